@@ -1,0 +1,35 @@
+# The two commands a new user needs: `make run` and `make test`. Both build .venv themselves.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PROTO_SRC := $(wildcard protos/metastore/v1/*.proto)
+ARGS ?=
+
+.PHONY: run test protos protos-check bench clean-data
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+## run: set up .venv and serve on embedded PostgreSQL (pass flags with ARGS='--port 50052')
+run: $(STAMP)
+	$(VENV)/bin/metastore-gateway serve $(ARGS)
+
+## test: set up .venv, check generated code is fresh, run the whole suite
+test: $(STAMP) protos-check
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+## protos: regenerate the Python code from protos/ (never edit the generated files)
+protos: $(STAMP)
+	$(PY) -m grpc_tools.protoc -I . --python_out=. --pyi_out=. --grpc_python_out=. $(PROTO_SRC)
+
+## protos-check: fail when the committed generated code differs from what protos/ produces
+protos-check: $(STAMP)
+	@tmp=$$(mktemp -d) && \
+	$(PY) -m grpc_tools.protoc -I . --python_out=$$tmp --pyi_out=$$tmp --grpc_python_out=$$tmp $(PROTO_SRC) && \
+	for f in $$(cd $$tmp && find protos -name '*_pb2*'); do \
+	  cmp -s $$tmp/$$f $$f || { echo "stale generated code: $$f (run 'make protos' and commit)"; rm -rf $$tmp; exit 1; }; \
+	done; rm -rf $$tmp; echo "generated code is fresh"

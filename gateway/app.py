@@ -1,0 +1,103 @@
+"""The composition root: builds every component in order and stops them in reverse.
+
+Start: embedded PostgreSQL (unless a DSN is given) -> schema migrations -> connection pool ->
+store -> gRPC server -> health SERVING. Stop (idempotent): health NOT_SERVING -> server stop with
+grace -> pool close (bounded, then terminate) -> the PostgreSQL this process started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import asyncpg
+
+from gateway.config import Settings
+from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
+from gateway.server import GrpcServer
+from store import migrations
+from store.catalog_store import CatalogStore
+from store.db import Database, PoolSettings
+
+_log = logging.getLogger(__name__)
+
+
+async def migrate_database(dsn: str) -> list[int]:
+    conn = await asyncpg.connect(dsn)
+    try:
+        return await migrations.migrate(conn)
+    finally:
+        await conn.close()
+
+
+@dataclass
+class Gateway:
+    settings: Settings
+    dsn: str = ""
+    port: int = 0
+    _pg: EmbeddedPostgres | None = field(default=None, init=False)
+    _db: Database | None = field(default=None, init=False)
+    _server: GrpcServer | None = field(default=None, init=False)
+    _stopped: bool = field(default=False, init=False)
+
+    async def start(self) -> None:
+        s = self.settings
+        try:
+            self.dsn = s.dsn or await self._start_embedded()
+            applied = await migrate_database(self.dsn)
+            if applied:
+                _log.info("schema migrated to version %d", applied[-1])
+            self._db = await Database.connect(self.dsn, PoolSettings(max_size=s.pool_max_size,
+                                                                     acquire_timeout_s=s.pool_acquire_timeout_s))
+            catalog = CatalogStore(self._db, warehouse_dir=s.warehouse_dir)
+            self._server = GrpcServer(s, catalog)
+            self.port = await self._server.start()
+            await self._server.set_serving(True)
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def _start_embedded(self) -> str:
+        self._pg = EmbeddedPostgres(Path(self.settings.data_dir),
+                                    settings=dict(UNSAFE_FAST_SETTINGS) if self.settings.embedded_unsafe_fast else {})
+        return await asyncio.to_thread(self._pg.start)
+
+    async def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        if self._server is not None:
+            await self._server.set_serving(False)
+            await self._server.stop(self.settings.shutdown_grace_s)
+        if self._db is not None:
+            await self._db.close()
+        if self._pg is not None:
+            await asyncio.to_thread(self._pg.stop)
+
+
+async def serve(settings: Settings) -> None:
+    """Run until SIGINT or SIGTERM, then shut down in order."""
+    gateway = Gateway(settings)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await gateway.start()
+    print(f"metastore gateway serving on {settings.host}:{gateway.port} (database: {_redact(gateway.dsn)})", flush=True)
+    try:
+        await stop.wait()
+    finally:
+        _log.info("shutting down")
+        await gateway.stop()
+        print("metastore gateway stopped", flush=True)
+
+
+def _redact(dsn: str) -> str:
+    if "@" in dsn and ":" in dsn.split("@")[0].split("//")[-1]:
+        scheme, rest = dsn.split("//", 1)
+        user = rest.split("@")[0].split(":")[0]
+        return f"{scheme}//{user}:***@{rest.split('@', 1)[1]}"
+    return dsn

@@ -1,0 +1,148 @@
+"""The gateway's settings: one frozen object, read from a file, the environment and flags.
+
+Keys use Hive's names and defaults where Hive has one (e.g. `hive.txn.timeout`, 300s). Sources,
+weakest first: built-in defaults, a TOML file (`--config`), environment variables, flags
+(`--conf key=value`, or the named shorthands of `serve`). An environment variable is the key in
+upper case with dots as underscores, prefixed `MSGW_`: `hive.txn.timeout` -> `MSGW_HIVE_TXN_TIMEOUT`.
+Durations take Hive's suffixes (ms, s, m, h, d; a bare number means seconds).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Mapping
+
+ENV_PREFIX = "MSGW_"
+_DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(ms|msec|s|sec|m|min|h|d)?\s*", re.IGNORECASE)
+_UNIT_SECONDS = {"ms": 0.001, "msec": 0.001, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "d": 86400}
+
+
+class ConfigError(ValueError):
+    """A setting is unknown or has a value of the wrong shape; the message names the key."""
+
+
+def parse_duration(value: str | int | float, key: str) -> float:
+    if isinstance(value, (int, float)):
+        return float(value)
+    m = _DURATION.fullmatch(value)
+    if not m:
+        raise ConfigError(f"{key}: {value!r} is not a duration (examples: 300s, 100ms, 5m)")
+    return float(m.group(1)) * _UNIT_SECONDS[(m.group(2) or "s").lower()]
+
+
+def _setting(key: str, default: Any, doc: str, kind: str = "") -> Any:
+    return field(default=default, metadata={"key": key, "doc": doc, "kind": kind})
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every knob of the gateway. Construct through `load_settings`, which validates."""
+
+    host: str = _setting("metastore.gateway.host", "127.0.0.1", "address the gRPC server binds")
+    port: int = _setting("metastore.gateway.port", 50051, "gRPC port (0: pick a free one)")
+    dsn: str = _setting("metastore.gateway.dsn", "", "PostgreSQL DSN; empty: start the embedded server")
+    data_dir: str = _setting("metastore.gateway.data.dir", ".data", "where the embedded PostgreSQL keeps its data")
+    warehouse_dir: str = _setting("hive.metastore.warehouse.dir", "/user/hive/warehouse",
+                                  "default root of database locations")
+    pool_max_size: int = _setting("datanucleus.connectionPool.maxPoolSize", 10, "database connections per gateway")
+    pool_acquire_timeout_s: float = _setting("metastore.gateway.pool.acquire.timeout", 10.0,
+                                             "longest wait for a free database connection", "duration")
+    max_message_bytes: int = _setting("hive.metastore.server.max.message.size", 104857600,
+                                      "largest request or response message, bytes")
+    max_batch_size: int = _setting("metastore.gateway.max.batch.size", 10000,
+                                   "most partitions or names one request may carry")
+    max_event_response: int = _setting("metastore.max.event.response", 2147483647,
+                                       "most events one GetNextNotification answers")
+    default_event_batch: int = _setting("metastore.gateway.event.batch.default", 1000,
+                                        "events answered when a request asks for max_events 0")
+    max_concurrent_rpcs: int = _setting("metastore.gateway.max.concurrent.rpcs", 1000,
+                                        "calls in flight before new ones get RESOURCE_EXHAUSTED")
+    shutdown_grace_s: float = _setting("metastore.gateway.shutdown.grace", 10.0,
+                                       "time in-flight calls get to finish on shutdown", "duration")
+    embedded_unsafe_fast: bool = _setting("metastore.gateway.embedded.unsafe.fast", False,
+                                          "run the embedded PostgreSQL without fsync (tests, demos only)")
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.port <= 65535:
+            raise ConfigError(f"metastore.gateway.port: {self.port} is not a TCP port")
+        for name in ("pool_max_size", "max_batch_size", "max_event_response", "default_event_batch",
+                     "max_concurrent_rpcs", "max_message_bytes"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{key_of(name)}: must be at least 1, got {getattr(self, name)}")
+        if self.dsn and not self.dsn.startswith(("postgresql://", "postgres://")):
+            raise ConfigError("metastore.gateway.dsn: expected a postgresql://... URL")
+
+
+def key_of(field_name: str) -> str:
+    return next(f.metadata["key"] for f in fields(Settings) if f.name == field_name)
+
+
+def settings_keys() -> dict[str, str]:
+    """Hive-style key -> field name."""
+    return {f.metadata["key"]: f.name for f in fields(Settings)}
+
+
+def _coerce(field_name: str, key: str, raw: Any) -> Any:
+    f = next(f for f in fields(Settings) if f.name == field_name)
+    if f.metadata.get("kind") == "duration":
+        return parse_duration(raw, key)
+    target = type(f.default)
+    if target is bool:
+        if isinstance(raw, bool):
+            return raw
+        if str(raw).lower() in ("true", "1", "yes", "on"):
+            return True
+        if str(raw).lower() in ("false", "0", "no", "off"):
+            return False
+        raise ConfigError(f"{key}: {raw!r} is not a boolean")
+    try:
+        return target(raw)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{key}: {raw!r} is not a valid {target.__name__}") from exc
+
+
+def _flatten(prefix: str, table: Mapping[str, Any]) -> dict[str, Any]:
+    """TOML's `hive.txn.timeout = "300s"` is nested tables; flatten back to dotted keys."""
+    out: dict[str, Any] = {}
+    for k, v in table.items():
+        key = f"{prefix}.{k}" if prefix else k
+        if isinstance(v, dict):
+            out.update(_flatten(key, v))
+        else:
+            out[key] = v
+    return out
+
+
+def load_settings(
+    config_file: str | Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Defaults < file < environment < overrides (flags). Unknown keys in the file or the
+    overrides are errors, so a typo does not silently fall back to a default."""
+    keys = settings_keys()
+    values: dict[str, Any] = {}
+    if config_file:
+        path = Path(config_file)
+        try:
+            data = _flatten("", tomllib.loads(path.read_text()))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"cannot read config file {path}: {exc}") from exc
+        for key, raw in data.items():
+            if key not in keys:
+                raise ConfigError(f"{path}: unknown setting {key!r}")
+            values[keys[key]] = _coerce(keys[key], key, raw)
+    env = os.environ if environ is None else environ
+    for key, name in keys.items():
+        env_name = ENV_PREFIX + key.upper().replace(".", "_")
+        if env_name in env:
+            values[name] = _coerce(name, env_name, env[env_name])
+    for key, raw in (overrides or {}).items():
+        if key not in keys:
+            raise ConfigError(f"unknown setting {key!r} (known: {', '.join(sorted(keys))})")
+        values[keys[key]] = _coerce(keys[key], key, raw)
+    return Settings(**values)

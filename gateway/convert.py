@@ -1,0 +1,122 @@
+"""Protobuf messages to store models and back. No validation beyond shape: the store validates."""
+
+from __future__ import annotations
+
+from protos.metastore.v1 import catalog_pb2 as pb
+from protos.metastore.v1 import events_pb2 as epb
+from store.models import (
+    Database,
+    FieldSchema,
+    NotificationEvent,
+    Partition,
+    SerDeInfo,
+    StorageDescriptor,
+    Table,
+    TableType,
+)
+
+_TABLE_TYPE_TO_MODEL = {pb.TABLE_TYPE_UNSPECIFIED: TableType.MANAGED, pb.MANAGED: TableType.MANAGED,
+                        pb.EXTERNAL: TableType.EXTERNAL}
+_TABLE_TYPE_TO_PB = {TableType.MANAGED: pb.MANAGED, TableType.EXTERNAL: pb.EXTERNAL}
+
+
+def sd_from_pb(m: pb.StorageDescriptor) -> StorageDescriptor:
+    return StorageDescriptor(
+        location=m.location,
+        input_format=m.input_format,
+        output_format=m.output_format,
+        serde=SerDeInfo(m.serde.name, m.serde.serialization_lib, dict(m.serde.parameters)),
+        compressed=m.compressed,
+        num_buckets=m.num_buckets or -1,  # proto3 default 0 means "not bucketed", Hive says -1
+        bucket_cols=tuple(m.bucket_cols),
+    )
+
+
+def sd_to_pb(sd: StorageDescriptor) -> pb.StorageDescriptor:
+    return pb.StorageDescriptor(
+        location=sd.location,
+        input_format=sd.input_format,
+        output_format=sd.output_format,
+        serde=pb.SerDeInfo(name=sd.serde.name, serialization_lib=sd.serde.serialization_lib,
+                           parameters=sd.serde.parameters),
+        compressed=sd.compressed,
+        num_buckets=sd.num_buckets,
+        bucket_cols=sd.bucket_cols,
+    )
+
+
+def _fields(ms: list[pb.FieldSchema]) -> tuple[FieldSchema, ...]:
+    return tuple(FieldSchema(f.name, f.type, f.comment) for f in ms)
+
+
+def database_from_pb(m: pb.Database) -> Database:
+    return Database(name=m.name, description=m.description, location=m.location, owner=m.owner,
+                    parameters=dict(m.parameters))
+
+
+def database_to_pb(d: Database) -> pb.Database:
+    return pb.Database(name=d.name, description=d.description, location=d.location, owner=d.owner,
+                       parameters=d.parameters, create_time=d.create_time)
+
+
+def table_from_pb(m: pb.Table) -> Table:
+    return Table(
+        db_name=m.db_name,
+        name=m.name,
+        table_type=_TABLE_TYPE_TO_MODEL.get(m.table_type, TableType.MANAGED),
+        transactional=m.transactional,
+        owner=m.owner,
+        columns=_fields(list(m.columns)),
+        partition_keys=_fields(list(m.partition_keys)),
+        sd=sd_from_pb(m.sd),
+        parameters=dict(m.parameters),
+    )
+
+
+def table_to_pb(t: Table) -> pb.Table:
+    return pb.Table(
+        table_id=t.table_id,
+        db_name=t.db_name,
+        name=t.name,
+        table_type=_TABLE_TYPE_TO_PB[t.table_type],
+        transactional=t.transactional,
+        owner=t.owner,
+        columns=[pb.FieldSchema(name=f.name, type=f.type, comment=f.comment) for f in t.columns],
+        partition_keys=[pb.FieldSchema(name=f.name, type=f.type, comment=f.comment) for f in t.partition_keys],
+        sd=sd_to_pb(t.sd),
+        parameters=t.parameters,
+        create_time=t.create_time,
+        write_id=t.write_id,
+    )
+
+
+def partition_from_pb(m: pb.Partition) -> Partition:
+    return Partition(db_name=m.db_name, table_name=m.table_name, values=tuple(m.values), sd=sd_from_pb(m.sd),
+                     parameters=dict(m.parameters))
+
+
+def partition_to_pb(p: Partition) -> pb.Partition:
+    return pb.Partition(
+        db_name=p.db_name,
+        table_name=p.table_name,
+        values=p.values,
+        name=p.name,
+        sd=sd_to_pb(p.sd),
+        parameters=p.parameters,
+        create_time=p.create_time,
+        write_id=p.write_id,
+    )
+
+
+def event_to_pb(e: NotificationEvent) -> epb.NotificationEvent:
+    return epb.NotificationEvent(
+        event_id=e.event_id,
+        event_time_ms=e.event_time_ms,
+        event_type=e.event_type,
+        db_name=e.db_name,
+        table_name=e.table_name,
+        table_id=e.table_id,
+        txn_id=e.txn_id,
+        write_id=e.write_id,
+        message=e.message,
+    )

@@ -1,0 +1,57 @@
+"""The grpc.aio server: services, health checking and reflection, bound to one address."""
+
+from __future__ import annotations
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from gateway.config import Settings
+from gateway.servicers.catalog import CatalogServicer
+from gateway.servicers.events import EventsServicer
+from protos.metastore.v1 import catalog_pb2, catalog_pb2_grpc, events_pb2, events_pb2_grpc
+from store.catalog_store import CatalogStore
+
+SERVICE_NAMES = (
+    catalog_pb2.DESCRIPTOR.services_by_name["Catalog"].full_name,
+    events_pb2.DESCRIPTOR.services_by_name["Events"].full_name,
+)
+
+
+class GrpcServer:
+    """Owns the grpc.aio server and its health servicer. `start()` returns the bound port."""
+
+    def __init__(self, settings: Settings, catalog: CatalogStore) -> None:
+        self._settings = settings
+        options = [
+            ("grpc.max_receive_message_length", settings.max_message_bytes),
+            ("grpc.max_send_message_length", settings.max_message_bytes),
+            ("grpc.so_reuseport", 0),
+        ]
+        self.server = grpc.aio.server(options=options, maximum_concurrent_rpcs=settings.max_concurrent_rpcs)
+        self.health = health.aio.HealthServicer()
+        catalog_pb2_grpc.add_CatalogServicer_to_server(CatalogServicer(catalog, settings), self.server)
+        events_pb2_grpc.add_EventsServicer_to_server(EventsServicer(catalog, settings), self.server)
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        reflection.enable_server_reflection(
+            (*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
+            self.server,
+        )
+        self.port = 0
+
+    async def start(self) -> int:
+        address = f"{self._settings.host}:{self._settings.port}"
+        self.port = self.server.add_insecure_port(address)
+        if self.port == 0:
+            raise OSError(f"cannot bind the gRPC server to {address}")
+        await self.server.start()
+        return self.port
+
+    async def set_serving(self, serving: bool) -> None:
+        status = health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
+        for name in ("", *SERVICE_NAMES):
+            await self.health.set(name, status)
+
+    async def stop(self, grace_s: float) -> None:
+        """Refuse new calls, give in-flight calls `grace_s` to finish, then cancel them."""
+        await self.server.stop(grace_s)

@@ -1,0 +1,36 @@
+"""metastore.v1.Events: the notification log."""
+
+from __future__ import annotations
+
+import grpc
+
+from gateway import convert
+from gateway.config import Settings
+from gateway.errors import rpc_methods
+from protos.metastore.v1 import events_pb2 as pb
+from protos.metastore.v1 import events_pb2_grpc
+from store.catalog_store import CatalogStore
+from store.errors import InvalidArgument
+
+Ctx = grpc.aio.ServicerContext
+
+
+@rpc_methods
+class EventsServicer(events_pb2_grpc.EventsServicer):
+    def __init__(self, store: CatalogStore, settings: Settings) -> None:
+        self._store = store
+        self._settings = settings
+
+    async def GetCurrentNotificationEventId(
+        self, request: pb.GetCurrentNotificationEventIdRequest, context: Ctx
+    ) -> pb.GetCurrentNotificationEventIdResponse:
+        return pb.GetCurrentNotificationEventIdResponse(event_id=await self._store.current_event_id())
+
+    async def GetNextNotification(
+        self, request: pb.GetNextNotificationRequest, context: Ctx
+    ) -> pb.GetNextNotificationResponse:
+        if request.max_events < 0 or request.last_event_id < 0:
+            raise InvalidArgument("last_event_id and max_events must not be negative")
+        limit = min(request.max_events or self._settings.default_event_batch, self._settings.max_event_response)
+        events = await self._store.next_events(request.last_event_id, limit, request.db_name, request.table_name)
+        return pb.GetNextNotificationResponse(events=[convert.event_to_pb(e) for e in events])

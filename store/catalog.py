@@ -1,0 +1,389 @@
+"""Catalog operations: databases, tables, partitions.
+
+Each write is a function taking a connection inside the caller's transaction: it validates,
+changes rows, and appends exactly one notification event per committed change as its last
+step. Any error raised before commit rolls the whole transaction back, so a failed batch leaves
+no partial state. Reads take their own snapshot (see `CatalogStore`).
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from dataclasses import replace
+from typing import Sequence
+
+import asyncpg
+
+from store import codec
+from store import names as n
+from store.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
+from store.events import EventType, NewEvent, append_event, append_events
+from store.models import Database, FieldSchema, Partition, Table, TableType
+from store.sql import catalog as sql
+
+TRANSACTIONAL_PARAM = "transactional"
+
+
+def _now_s() -> int:
+    return int(time.time())
+
+
+def _list_preview(items: Sequence[str], limit: int = 5) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+# -- databases ---------------------------------------------------------------------------------
+
+
+async def create_database(conn: asyncpg.Connection, db: Database, warehouse_dir: str) -> tuple[Database, int]:
+    name = n.normalize_identifier(db.name, "database")
+    created = replace(
+        db,
+        name=name,
+        location=db.location or f"{warehouse_dir.rstrip('/')}/{name}.db",
+        create_time=_now_s(),
+    )
+    row_id = await conn.fetchval(
+        sql.INSERT_DATABASE, created.name, created.description, created.location, created.owner,
+        dict(created.parameters), created.create_time,
+    )
+    if row_id is None:
+        raise AlreadyExists(f"database {name} already exists")
+    event_id = await append_event(
+        conn, NewEvent(EventType.CREATE_DATABASE, db_name=name, message={"database": codec.database_to_json(created)})
+    )
+    return created, event_id
+
+
+async def get_database(conn: asyncpg.Connection, name: str, *, for_update: bool = False) -> Database:
+    key = n.normalize_identifier(name, "database")
+    row = await conn.fetchrow(sql.SELECT_DATABASE_FOR_UPDATE if for_update else sql.SELECT_DATABASE, key)
+    if row is None:
+        raise NotFound(f"database {key} does not exist")
+    return codec.database_from_row(row)
+
+
+async def list_databases(conn: asyncpg.Connection, pattern: str = "") -> list[str]:
+    return [r["name"] for r in await conn.fetch(sql.LIST_DATABASES) if n.matches_hive_pattern(r["name"], pattern)]
+
+
+async def alter_database(conn: asyncpg.Connection, name: str, new: Database) -> tuple[Database, int]:
+    old = await get_database(conn, name, for_update=True)
+    if new.name and new.name.lower() != old.name:
+        raise InvalidArgument(f"database {old.name} cannot be renamed to {new.name}: Hive databases cannot be renamed")
+    altered = replace(old, description=new.description, location=new.location or old.location, owner=new.owner,
+                      parameters=dict(new.parameters))
+    await conn.execute(sql.UPDATE_DATABASE, old.name, altered.description, altered.location, altered.owner,
+                       dict(altered.parameters))
+    event_id = await append_event(
+        conn, NewEvent(EventType.ALTER_DATABASE, db_name=old.name, message={"database": codec.database_to_json(altered)})
+    )
+    return altered, event_id
+
+
+async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool, if_exists: bool) -> int:
+    try:
+        db = await get_database(conn, name, for_update=True)
+    except NotFound:
+        if if_exists:
+            return 0
+        raise
+    tables = [codec.table_from_row(r) for r in await conn.fetch(sql.LIST_LATEST_TABLES_FOR_UPDATE, db.name)]
+    if tables and not cascade:
+        raise FailedPrecondition(
+            f"database {db.name} is not empty: it has {len(tables)} table(s) ({_list_preview([t.name for t in tables])}); "
+            "drop them first or drop the database with cascade"
+        )
+    events = []
+    for table in tables:
+        await _delete_table_rows(conn, table.table_id)
+        events.append(_drop_table_event(table))
+    await conn.execute(sql.DELETE_DATABASE, db.name)
+    events.append(NewEvent(EventType.DROP_DATABASE, db_name=db.name, message={"database": codec.database_to_json(db)}))
+    return (await append_events(conn, events))[-1]
+
+
+# -- tables ------------------------------------------------------------------------------------
+
+
+def _normalize_fields(fields: Sequence[FieldSchema], *, partition_keys: bool) -> tuple[FieldSchema, ...]:
+    out = []
+    for f in fields:
+        name = n.normalize_identifier(f.name, "partition key") if partition_keys else n.normalize_column_name(f.name)
+        out.append(FieldSchema(name, n.normalize_type(f.type, primitive_only=partition_keys), f.comment))
+    seen: set[str] = set()
+    for f in out:
+        if f.name in seen:
+            raise InvalidArgument(f"{'partition key' if partition_keys else 'column'} {f.name!r} is declared twice")
+        seen.add(f.name)
+    return tuple(out)
+
+
+def _normalize_table(t: Table, db_location: str) -> Table:
+    db_name = n.normalize_identifier(t.db_name, "database")
+    name = n.normalize_identifier(t.name, "table")
+    columns = _normalize_fields(t.columns, partition_keys=False)
+    keys = _normalize_fields(t.partition_keys, partition_keys=True)
+    clash = sorted({c.name for c in columns} & {k.name for k in keys})
+    if clash:
+        raise InvalidArgument(f"partition key(s) {', '.join(clash)} must not also be regular columns")
+    transactional = t.transactional or t.parameters.get(TRANSACTIONAL_PARAM, "").lower() == "true"
+    if transactional and t.table_type is TableType.EXTERNAL:
+        raise InvalidArgument(f"table {db_name}.{name} is external and cannot be transactional (Hive forbids it)")
+    parameters = dict(t.parameters)
+    if transactional:
+        parameters[TRANSACTIONAL_PARAM] = "true"
+    else:
+        parameters.pop(TRANSACTIONAL_PARAM, None)
+    sd = t.sd if t.sd.location else replace(t.sd, location=f"{db_location.rstrip('/')}/{name}")
+    return replace(t, db_name=db_name, name=name, columns=columns, partition_keys=keys, transactional=transactional,
+                   parameters=parameters, sd=sd)
+
+
+async def create_table(conn: asyncpg.Connection, table: Table) -> tuple[Table, int]:
+    db = await get_database(conn, table.db_name)
+    t = replace(_normalize_table(table, db.location), create_time=_now_s(), write_id=0)
+    table_id = await conn.fetchval(
+        sql.INSERT_TABLE, t.db_name, t.name, t.table_type.value, t.transactional, codec.table_body(t), t.create_time
+    )
+    if table_id is None:
+        raise AlreadyExists(f"table {t.full_name} already exists")
+    created = replace(t, table_id=table_id)
+    event_id = await append_event(conn, NewEvent(
+        EventType.CREATE_TABLE, db_name=t.db_name, table_name=t.name, table_id=table_id,
+        message={"table": codec.table_to_json(created)},
+    ))
+    return created, event_id
+
+
+async def get_table(conn: asyncpg.Connection, db_name: str, table_name: str, *, lock: str = "") -> Table:
+    """The latest version of a table; `lock` is '', 'share' or 'update' (row lock until commit)."""
+    db_key = n.normalize_identifier(db_name, "database")
+    tbl_key = n.normalize_identifier(table_name, "table")
+    query = {"": sql.SELECT_LATEST_TABLE, "share": sql.SELECT_LATEST_TABLE_FOR_SHARE,
+             "update": sql.SELECT_LATEST_TABLE_FOR_UPDATE}[lock]
+    row = await conn.fetchrow(query, db_key, tbl_key)
+    if row is None:
+        await get_database(conn, db_key)  # a missing database is the clearer error
+        raise NotFound(f"table {db_key}.{tbl_key} does not exist")
+    return codec.table_from_row(row)
+
+
+async def list_tables(conn: asyncpg.Connection, db_name: str, pattern: str = "") -> list[str]:
+    db = await get_database(conn, db_name)
+    return [r["tbl_name"] for r in await conn.fetch(sql.LIST_TABLES, db.name) if n.matches_hive_pattern(r["tbl_name"], pattern)]
+
+
+async def alter_table(conn: asyncpg.Connection, db_name: str, table_name: str, new: Table) -> tuple[Table, int]:
+    """Replace a table's definition; a different db/name renames it (the table id is kept).
+
+    Partition keys cannot change, and a transactional table cannot become non-transactional.
+    Rename does not move data: locations change only when the caller sets them.
+    """
+    old = await get_table(conn, db_name, table_name, lock="update")
+    target_db = await get_database(conn, new.db_name or old.db_name)
+    candidate = replace(new, db_name=new.db_name or old.db_name, name=new.name or old.name,
+                        sd=new.sd if new.sd.location else replace(new.sd, location=old.sd.location))
+    altered = replace(_normalize_table(candidate, target_db.location), table_id=old.table_id,
+                      create_time=old.create_time, write_id=old.write_id)
+    if altered.partition_keys != old.partition_keys:
+        raise InvalidArgument(
+            f"the partition keys of {old.full_name} cannot be changed "
+            f"({', '.join(k.name + ' ' + k.type for k in old.partition_keys) or 'none'})"
+        )
+    if old.transactional and not altered.transactional:
+        raise InvalidArgument(
+            f"table {old.full_name} is transactional and cannot be made non-transactional "
+            "('transactional'='true' cannot be unset)"
+        )
+    renamed = (altered.db_name, altered.name) != (old.db_name, old.name)
+    if renamed and await conn.fetchrow(sql.SELECT_LATEST_TABLE, altered.db_name, altered.name) is not None:
+        raise AlreadyExists(f"cannot rename {old.full_name} to {altered.full_name}: that table already exists")
+    await conn.execute(sql.UPDATE_LATEST_TABLE_IN_PLACE, altered.table_id, altered.db_name, altered.name,
+                       altered.table_type.value, altered.transactional, codec.table_body(altered))
+    event_id = await append_event(conn, NewEvent(
+        EventType.ALTER_TABLE, db_name=altered.db_name, table_name=altered.name, table_id=altered.table_id,
+        message={"table_before": codec.table_to_json(old), "table": codec.table_to_json(altered)},
+    ))
+    return altered, event_id
+
+
+def _drop_table_event(table: Table) -> NewEvent:
+    return NewEvent(EventType.DROP_TABLE, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
+                    message={"table": codec.table_to_json(table)})
+
+
+async def _delete_table_rows(conn: asyncpg.Connection, table_id: int) -> None:
+    await conn.execute(sql.DELETE_TABLE_PARTITIONS, table_id)
+    await conn.execute(sql.DELETE_TABLE_VERSIONS, table_id)
+
+
+async def drop_table(conn: asyncpg.Connection, db_name: str, table_name: str, *, if_exists: bool) -> int:
+    try:
+        table = await get_table(conn, db_name, table_name, lock="update")
+    except NotFound:
+        if if_exists:
+            return 0
+        raise
+    await _delete_table_rows(conn, table.table_id)
+    return await append_event(conn, _drop_table_event(table))
+
+
+def check_table_id(table: Table, expected_table_id: int) -> None:
+    """A caller that pinned a table id (the seed's rename/re-create guard) must get that table."""
+    if expected_table_id and expected_table_id != table.table_id:
+        raise FailedPrecondition(
+            f"table {table.full_name} has table id {table.table_id} but the request expected {expected_table_id}: "
+            "it was renamed or dropped and re-created since the caller looked it up"
+        )
+
+
+# -- partitions --------------------------------------------------------------------------------
+
+
+def _require_partitioned(table: Table) -> None:
+    if not table.is_partitioned:
+        raise InvalidArgument(f"table {table.full_name} is not partitioned")
+
+
+def _complete_partition(table: Table, p: Partition) -> Partition:
+    """Validate values, compute the name, and default the storage descriptor from the table."""
+    values = n.validate_partition_values(table.partition_keys, p.values)
+    name = n.make_partition_name(table.partition_keys, values)
+    sd = p.sd
+    sd = replace(
+        sd,
+        location=sd.location or f"{table.sd.location.rstrip('/')}/{name}",
+        input_format=sd.input_format or table.sd.input_format,
+        output_format=sd.output_format or table.sd.output_format,
+        serde=sd.serde if (sd.serde.serialization_lib or sd.serde.name) else table.sd.serde,
+    )
+    return replace(p, db_name=table.db_name, table_name=table.name, values=values, name=name, sd=sd)
+
+
+def _unique_names(parts: Sequence[Partition], what: str) -> None:
+    seen: set[str] = set()
+    for p in parts:
+        if p.name in seen:
+            raise InvalidArgument(f"partition {p.name} appears twice in one {what} request")
+        seen.add(p.name)
+
+
+async def add_partitions(
+    conn: asyncpg.Connection, db_name: str, table_name: str, parts: Sequence[Partition], *, if_not_exists: bool,
+    expected_table_id: int = 0,
+) -> tuple[list[Partition], int]:
+    """Add a batch all-or-nothing. Existing partitions fail the whole batch unless `if_not_exists`,
+    in which case they are skipped. Returns the partitions added and the event id (0: none added)."""
+    table = await get_table(conn, db_name, table_name, lock="share")
+    check_table_id(table, expected_table_id)
+    _require_partitioned(table)
+    now = _now_s()
+    completed = [replace(_complete_partition(table, p), create_time=now) for p in parts]
+    _unique_names(completed, "add")
+    rows = [{"part_name": p.name, "part_values": list(p.values), "body": codec.partition_body(p)} for p in completed]
+    inserted = {r["part_name"] for r in await conn.fetch(sql.INSERT_PARTITIONS, table.table_id, rows, now, 0)}
+    if len(inserted) < len(completed) and not if_not_exists:
+        existing = [p.name for p in completed if p.name not in inserted]
+        raise AlreadyExists(f"partition(s) of {table.full_name} already exist: {_list_preview(existing)}; nothing was added")
+    added = [p for p in completed if p.name in inserted]
+    if not added:
+        return [], 0
+    event_id = await append_event(conn, NewEvent(
+        EventType.ADD_PARTITION, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
+        message={"partitions": [codec.partition_to_json(p) for p in added]},
+    ))
+    return added, event_id
+
+
+def canonical_names(table: Table, names: Sequence[str]) -> list[str]:
+    """Caller partition names in stored form, de-duplicated, request order kept."""
+    _require_partitioned(table)
+    out: dict[str, None] = {}
+    for name in names:
+        out[n.canonical_partition_name(table.partition_keys, name)] = None
+    return list(out)
+
+
+async def get_partitions_by_names(conn: asyncpg.Connection, table: Table, names: Sequence[str]) -> list[Partition]:
+    """Latest versions of the named partitions, in request order; names that do not exist are
+    left out (as Hive's get_partitions_by_names does)."""
+    wanted = canonical_names(table, names)
+    rows = await conn.fetch(sql.SELECT_LATEST_PARTITIONS_BY_NAMES, table.table_id, wanted)
+    by_name = {r["part_name"]: codec.partition_from_row(table.db_name, table.name, r) for r in rows}
+    return [by_name[name] for name in wanted if name in by_name]
+
+
+def encode_page_token(last_name: str) -> str:
+    return base64.urlsafe_b64encode(last_name.encode()).decode()
+
+
+def decode_page_token(token: str) -> str:
+    if not token:
+        return ""
+    try:
+        return base64.urlsafe_b64decode(token.encode()).decode()
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InvalidArgument("page_token is not a token this service returned") from exc
+
+
+async def list_partition_names(
+    conn: asyncpg.Connection, table: Table, page_size: int, page_token: str
+) -> tuple[list[str], str]:
+    _require_partitioned(table)
+    after = decode_page_token(page_token)
+    names = [r["part_name"] for r in await conn.fetch(sql.LIST_LATEST_PARTITION_NAMES, table.table_id, after, page_size + 1)]
+    if len(names) > page_size:
+        return names[:page_size], encode_page_token(names[page_size - 1])
+    return names, ""
+
+
+async def alter_partitions(
+    conn: asyncpg.Connection, db_name: str, table_name: str, parts: Sequence[Partition], expected_table_id: int = 0,
+) -> tuple[list[Partition], int]:
+    """Replace the storage descriptor and parameters of existing partitions, all or nothing.
+    An empty location keeps the partition's current one."""
+    table = await get_table(conn, db_name, table_name, lock="share")
+    check_table_id(table, expected_table_id)
+    _require_partitioned(table)
+    requested = [_complete_partition(table, p) for p in parts]
+    _unique_names(requested, "alter")
+    current = {p.name: p for p in await get_partitions_by_names(conn, table, [p.name for p in requested])}
+    missing = [p.name for p in requested if p.name not in current]
+    if missing:
+        raise NotFound(f"partition(s) of {table.full_name} do not exist: {_list_preview(missing)}; nothing was altered")
+    altered = []
+    for p in requested:
+        old = current[p.name]
+        given = next(q for q in parts if n.make_partition_name(table.partition_keys, q.values) == p.name)
+        sd = p.sd if given.sd.location else replace(p.sd, location=old.sd.location)
+        altered.append(replace(p, sd=sd, create_time=old.create_time, write_id=old.write_id))
+    rows = [{"part_name": p.name, "body": codec.partition_body(p)} for p in altered]
+    await conn.fetch(sql.UPDATE_PARTITIONS_IN_PLACE, table.table_id, rows)
+    event_id = await append_event(conn, NewEvent(
+        EventType.ALTER_PARTITION, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
+        message={"partitions": [codec.partition_to_json(p) for p in altered]},
+    ))
+    return altered, event_id
+
+
+async def drop_partitions(
+    conn: asyncpg.Connection, db_name: str, table_name: str, names: Sequence[str], *, if_exists: bool,
+    expected_table_id: int = 0,
+) -> tuple[list[str], int]:
+    table = await get_table(conn, db_name, table_name, lock="share")
+    check_table_id(table, expected_table_id)
+    wanted = canonical_names(table, names)
+    dropped = [r["part_name"] for r in await conn.fetch(sql.DELETE_LATEST_PARTITIONS, table.table_id, wanted)]
+    if len(dropped) < len(wanted) and not if_exists:
+        missing = sorted(set(wanted) - set(dropped))
+        raise NotFound(f"partition(s) of {table.full_name} do not exist: {_list_preview(missing)}; nothing was dropped")
+    if not dropped:
+        return [], 0
+    event_id = await append_event(conn, NewEvent(
+        EventType.DROP_PARTITION, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
+        message={"partition_names": dropped},
+    ))
+    return dropped, event_id

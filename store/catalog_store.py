@@ -1,0 +1,104 @@
+"""The catalog as the gateway sees it: one method per operation, each one database transaction.
+
+Writes run in `Database.transact` (bounded retry on serialization failures); reads that touch
+several rows run in one REPEATABLE READ snapshot so a table and its partitions are consistent.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import asyncpg
+
+from store import catalog, events
+from store.db import Database
+from store.models import Database as DatabaseModel
+from store.models import NotificationEvent, Partition, Table
+
+
+class CatalogStore:
+    def __init__(self, db: Database, *, warehouse_dir: str) -> None:
+        self._db = db
+        self._warehouse_dir = warehouse_dir
+
+    # databases
+    async def create_database(self, database: DatabaseModel) -> tuple[DatabaseModel, int]:
+        return await self._db.transact(catalog.create_database, database, self._warehouse_dir)
+
+    async def get_database(self, name: str) -> DatabaseModel:
+        return await self._db.read(catalog.get_database, name)
+
+    async def list_databases(self, pattern: str) -> list[str]:
+        return await self._db.read(catalog.list_databases, pattern)
+
+    async def alter_database(self, name: str, database: DatabaseModel) -> tuple[DatabaseModel, int]:
+        return await self._db.transact(catalog.alter_database, name, database)
+
+    async def drop_database(self, name: str, *, cascade: bool, if_exists: bool) -> int:
+        return await self._db.transact(catalog.drop_database, name, cascade=cascade, if_exists=if_exists)
+
+    # tables
+    async def create_table(self, table: Table) -> tuple[Table, int]:
+        return await self._db.transact(catalog.create_table, table)
+
+    async def get_table(self, db_name: str, table_name: str, expected_table_id: int = 0) -> Table:
+        async def read(conn: asyncpg.Connection) -> Table:
+            table = await catalog.get_table(conn, db_name, table_name)
+            catalog.check_table_id(table, expected_table_id)
+            return table
+
+        return await self._db.read(read)
+
+    async def list_tables(self, db_name: str, pattern: str) -> list[str]:
+        return await self._db.read(catalog.list_tables, db_name, pattern)
+
+    async def alter_table(self, db_name: str, table_name: str, table: Table) -> tuple[Table, int]:
+        return await self._db.transact(catalog.alter_table, db_name, table_name, table)
+
+    async def drop_table(self, db_name: str, table_name: str, *, if_exists: bool) -> int:
+        return await self._db.transact(catalog.drop_table, db_name, table_name, if_exists=if_exists)
+
+    # partitions
+    async def add_partitions(
+        self, db_name: str, table_name: str, parts: Sequence[Partition], *, if_not_exists: bool, expected_table_id: int = 0
+    ) -> tuple[list[Partition], int]:
+        return await self._db.transact(catalog.add_partitions, db_name, table_name, parts, if_not_exists=if_not_exists,
+                                       expected_table_id=expected_table_id)
+
+    async def get_partitions_by_names(
+        self, db_name: str, table_name: str, names: Sequence[str], expected_table_id: int = 0
+    ) -> list[Partition]:
+        async def read(conn: asyncpg.Connection) -> list[Partition]:
+            table = await catalog.get_table(conn, db_name, table_name)
+            catalog.check_table_id(table, expected_table_id)
+            return await catalog.get_partitions_by_names(conn, table, names)
+
+        return await self._db.read(read)
+
+    async def list_partition_names(
+        self, db_name: str, table_name: str, page_size: int, page_token: str, expected_table_id: int = 0
+    ) -> tuple[list[str], str]:
+        async def read(conn: asyncpg.Connection) -> tuple[list[str], str]:
+            table = await catalog.get_table(conn, db_name, table_name)
+            catalog.check_table_id(table, expected_table_id)
+            return await catalog.list_partition_names(conn, table, page_size, page_token)
+
+        return await self._db.read(read)
+
+    async def alter_partitions(
+        self, db_name: str, table_name: str, parts: Sequence[Partition], expected_table_id: int = 0
+    ) -> tuple[list[Partition], int]:
+        return await self._db.transact(catalog.alter_partitions, db_name, table_name, parts, expected_table_id)
+
+    async def drop_partitions(
+        self, db_name: str, table_name: str, names: Sequence[str], *, if_exists: bool, expected_table_id: int = 0
+    ) -> tuple[list[str], int]:
+        return await self._db.transact(catalog.drop_partitions, db_name, table_name, names, if_exists=if_exists,
+                                       expected_table_id=expected_table_id)
+
+    # notification log
+    async def current_event_id(self) -> int:
+        return await self._db.read(events.current_event_id)
+
+    async def next_events(self, last_event_id: int, max_events: int, db_name: str, table_name: str) -> list[NotificationEvent]:
+        return await self._db.read(events.next_events, last_event_id, max_events, db_name, table_name)

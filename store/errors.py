@@ -1,0 +1,44 @@
+"""The store's exceptions: one root, one class per caller-visible outcome.
+
+The gateway maps each class to exactly one gRPC status (gateway/errors.py). Messages are written
+for a person: they name the object and say what to do. The database cause is kept as __cause__.
+"""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """Root of every error the store raises on purpose."""
+
+
+class InvalidArgument(StoreError):
+    """The request is malformed: a bad name, value, filter or write-id list. Not retryable."""
+
+
+class NotFound(StoreError):
+    """A named database, table, partition or transaction does not exist."""
+
+
+class AlreadyExists(StoreError):
+    """The object to create exists already."""
+
+
+class FailedPrecondition(StoreError):
+    """The request is well-formed but the system is not in a state to serve it (non-empty database,
+    table id mismatch, snapshot missing or too old, transaction not open)."""
+
+
+class Aborted(StoreError):
+    """A conflict with a concurrent transaction, or the transaction was aborted; retry the whole txn."""
+
+
+class ResourceExhausted(StoreError):
+    """A limit was reached (batch too large, too many open transactions)."""
+
+
+class Unavailable(StoreError):
+    """The database cannot be reached; retryable."""
+
+
+class SchemaMismatch(StoreError):
+    """The database schema is newer than this gateway understands, or was never migrated."""

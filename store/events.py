@@ -1,0 +1,86 @@
+"""Appending to and reading the notification log.
+
+Every catalog change appends its event in the same database transaction (`append_events` is the
+last statement before commit, which keeps the sequence row lock short). Readers see events in id
+order with no gaps among committed ids; see store/sql/events.py for why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import asyncpg
+
+from store.models import NotificationEvent
+from store.sql import events as sql
+
+
+class EventType:
+    CREATE_DATABASE = "CREATE_DATABASE"
+    ALTER_DATABASE = "ALTER_DATABASE"
+    DROP_DATABASE = "DROP_DATABASE"
+    CREATE_TABLE = "CREATE_TABLE"
+    ALTER_TABLE = "ALTER_TABLE"
+    DROP_TABLE = "DROP_TABLE"
+    ADD_PARTITION = "ADD_PARTITION"
+    ALTER_PARTITION = "ALTER_PARTITION"
+    DROP_PARTITION = "DROP_PARTITION"
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    event_type: str
+    db_name: str = ""
+    table_name: str = ""
+    message: dict[str, Any] = field(default_factory=dict)
+    table_id: int = 0
+    txn_id: int = 0
+    write_id: int = 0
+
+
+async def append_events(conn: asyncpg.Connection, events: Sequence[NewEvent]) -> list[int]:
+    """Append `events` in order; return their ids. Must run inside the caller's transaction, as
+    its last step: the sequence row stays locked until that transaction ends."""
+    if not events:
+        return []
+    first = int(await conn.fetchval(sql.ALLOCATE_EVENT_IDS, len(events)))
+    ids = list(range(first, first + len(events)))
+    await conn.executemany(
+        sql.INSERT_EVENT,
+        [(i, e.event_type, e.db_name, e.table_name, e.table_id, e.txn_id, e.write_id, e.message) for i, e in zip(ids, events)],
+    )
+    await conn.execute(sql.NOTIFY_EVENT, str(ids[-1]))
+    return ids
+
+
+async def append_event(conn: asyncpg.Connection, event: NewEvent) -> int:
+    return (await append_events(conn, [event]))[0]
+
+
+async def current_event_id(conn: asyncpg.Connection) -> int:
+    return int(await conn.fetchval(sql.CURRENT_EVENT_ID))
+
+
+async def oldest_event_id(conn: asyncpg.Connection) -> int:
+    return int(await conn.fetchval(sql.OLDEST_EVENT_ID))
+
+
+async def next_events(
+    conn: asyncpg.Connection, last_event_id: int, max_events: int, db_name: str = "", table_name: str = ""
+) -> list[NotificationEvent]:
+    rows = await conn.fetch(sql.NEXT_EVENTS, last_event_id, max_events, db_name.lower(), table_name.lower())
+    return [
+        NotificationEvent(
+            event_id=r["event_id"],
+            event_time_ms=r["event_time_ms"],
+            event_type=r["event_type"],
+            db_name=r["db_name"],
+            table_name=r["tbl_name"],
+            table_id=r["table_id"],
+            txn_id=r["txn_id"],
+            write_id=r["write_id"],
+            message=r["message"],
+        )
+        for r in rows
+    ]

@@ -1,0 +1,103 @@
+"""The catalog's value objects: frozen dataclasses, independent of gRPC and of SQL rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Mapping
+
+class TableType(str, Enum):
+    MANAGED = "MANAGED_TABLE"
+    EXTERNAL = "EXTERNAL_TABLE"
+
+
+@dataclass(frozen=True, slots=True)
+class FieldSchema:
+    name: str
+    type: str
+    comment: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SerDeInfo:
+    name: str = ""
+    serialization_lib: str = ""
+    parameters: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class StorageDescriptor:
+    location: str = ""
+    input_format: str = ""
+    output_format: str = ""
+    serde: SerDeInfo = field(default_factory=SerDeInfo)
+    compressed: bool = False
+    num_buckets: int = -1
+    bucket_cols: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Database:
+    name: str
+    description: str = ""
+    location: str = ""
+    owner: str = ""
+    parameters: Mapping[str, str] = field(default_factory=dict)
+    create_time: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    db_name: str
+    name: str
+    table_type: TableType = TableType.MANAGED
+    transactional: bool = False
+    owner: str = ""
+    columns: tuple[FieldSchema, ...] = ()
+    partition_keys: tuple[FieldSchema, ...] = ()
+    sd: StorageDescriptor = field(default_factory=StorageDescriptor)
+    parameters: Mapping[str, str] = field(default_factory=dict)
+    create_time: int = 0
+    table_id: int = 0
+    write_id: int = 0
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.db_name}.{self.name}"
+
+    @property
+    def is_partitioned(self) -> bool:
+        return bool(self.partition_keys)
+
+
+@dataclass(frozen=True, slots=True)
+class Partition:
+    db_name: str
+    table_name: str
+    values: tuple[str, ...]
+    name: str = ""
+    sd: StorageDescriptor = field(default_factory=StorageDescriptor)
+    parameters: Mapping[str, str] = field(default_factory=dict)
+    create_time: int = 0
+    write_id: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class NotificationEvent:
+    event_id: int
+    event_time_ms: int
+    event_type: str
+    db_name: str
+    table_name: str
+    table_id: int
+    txn_id: int
+    write_id: int
+    message: str  # JSON, the new object(s), as Hive's JSON messages
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    """What a write RPC answers besides its object: the id of the event it appended (0 when the
+    request changed nothing, e.g. AddPartitions with if_not_exists and every partition present)."""
+
+    event_id: int

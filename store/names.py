@@ -1,0 +1,186 @@
+"""Hive's naming rules: identifiers, column types, partition values and partition names.
+
+Partition names are `k1=v1/k2=v2`, keys and values escaped as Hive's `FileUtils.escapePathName`
+does (a fixed set of characters becomes `%XX`, upper-case hex), so a name is also a relative path.
+Database, table, column and partition-key names are case-insensitive and normalised to lower case.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Sequence
+
+from store.errors import InvalidArgument
+from store.models import FieldSchema
+
+DEFAULT_PARTITION_NAME = "__HIVE_DEFAULT_PARTITION__"
+MAX_IDENTIFIER_LENGTH = 128  # DBS.NAME and the other identifier columns of Hive's schema
+MAX_COLUMN_NAME_LENGTH = 767  # COLUMNS_V2.COLUMN_NAME
+
+_IDENTIFIER = re.compile(r"[A-Za-z0-9_]+")  # MetaStoreUtils.validateName: [\w_]+ (ASCII)
+_CHARS_TO_ESCAPE = frozenset(
+    [chr(c) for c in range(0x00, 0x20)] + ['"', "#", "%", "'", "*", "/", ":", "=", "?", "\\", "\x7f", "{", "[", "]", "^"]
+)
+_PRIMITIVE_TYPES = frozenset(
+    ["tinyint", "smallint", "int", "integer", "bigint", "float", "double", "double precision", "decimal", "numeric",
+     "boolean", "string", "varchar", "char", "date", "timestamp", "binary", "interval_year_month",
+     "interval_day_time", "void"]
+)
+_PARAMETERISED = re.compile(r"(decimal|numeric|varchar|char)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)")
+_INT_RANGES = {"tinyint": 8, "smallint": 16, "int": 32, "integer": 32, "bigint": 64}
+
+
+def normalize_identifier(name: str, what: str) -> str:
+    """Validate a database, table or partition-key name and return it in lower case."""
+    if not name:
+        raise InvalidArgument(f"{what} name must not be empty")
+    if len(name) > MAX_IDENTIFIER_LENGTH:
+        raise InvalidArgument(f"{what} name {name[:40]!r}... is longer than {MAX_IDENTIFIER_LENGTH} characters")
+    if not _IDENTIFIER.fullmatch(name):
+        raise InvalidArgument(
+            f"{what} name {name!r} is not valid: use letters, digits and underscores only (Hive's [\\w_]+)"
+        )
+    return name.lower()
+
+
+def normalize_column_name(name: str) -> str:
+    if not name or len(name) > MAX_COLUMN_NAME_LENGTH:
+        raise InvalidArgument(f"column name {name[:40]!r} must have 1 to {MAX_COLUMN_NAME_LENGTH} characters")
+    if any(c in name for c in ",:") or any(ord(c) < 0x20 for c in name):
+        raise InvalidArgument(f"column name {name!r} must not contain ',', ':' or control characters")
+    return name.lower()
+
+
+def normalize_type(type_name: str, *, primitive_only: bool = False) -> str:
+    """Check a Hive type name (primitive, parameterised, or complex) and return it in lower case."""
+    t = " ".join(type_name.strip().lower().split())
+    if not t:
+        raise InvalidArgument("column type must not be empty")
+    if t in _PRIMITIVE_TYPES or _PARAMETERISED.fullmatch(t):
+        return t
+    if not primitive_only and re.fullmatch(r"(array|map|struct|uniontype)<.+>", t) and t.count("<") == t.count(">"):
+        return t
+    kind = "partition key type" if primitive_only else "column type"
+    raise InvalidArgument(f"{kind} {type_name!r} is not a Hive type{' (primitive types only)' if primitive_only else ''}")
+
+
+def escape_path_name(s: str) -> str:
+    """Hive's FileUtils.escapePathName."""
+    return "".join(f"%{ord(c):02X}" if c in _CHARS_TO_ESCAPE else c for c in s)
+
+
+def unescape_path_name(s: str) -> str:
+    """Hive's FileUtils.unescapePathName: `%XX` with two hex digits decodes, anything else is literal."""
+    out: list[str] = []
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "%" and i + 2 < len(s) and _is_hex(s[i + 1 : i + 3]):
+            out.append(chr(int(s[i + 1 : i + 3], 16)))
+            i += 3
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _is_hex(s: str) -> bool:
+    return len(s) == 2 and all(c in "0123456789abcdefABCDEF" for c in s)
+
+
+def make_partition_name(keys: Sequence[FieldSchema], values: Sequence[str]) -> str:
+    """Hive's Warehouse.makePartName: `k1=v1/k2=v2` with keys and values escaped."""
+    if len(keys) != len(values):
+        raise InvalidArgument(
+            f"partition has {len(values)} values but the table has {len(keys)} partition keys "
+            f"({', '.join(k.name for k in keys)})"
+        )
+    return "/".join(f"{escape_path_name(k.name)}={escape_path_name(v)}" for k, v in zip(keys, values))
+
+
+def parse_partition_name(keys: Sequence[FieldSchema], name: str) -> tuple[str, ...]:
+    """Split a partition name into its unescaped values, checking it names exactly the table's keys
+    in order; the name is matched case-insensitively on the keys, as Hive does."""
+    parts = name.split("/")
+    if len(parts) != len(keys):
+        raise InvalidArgument(
+            f"partition name {name!r} has {len(parts)} components but the table's partition keys are "
+            f"{'/'.join(k.name for k in keys)}"
+        )
+    values: list[str] = []
+    for part, key in zip(parts, keys):
+        k, sep, v = part.partition("=")
+        if not sep or unescape_path_name(k).lower() != key.name:
+            raise InvalidArgument(
+                f"partition name {name!r} does not match the partition keys {'/'.join(k.name for k in keys)}: "
+                f"expected '{key.name}=<value>' where it has {part!r}"
+            )
+        values.append(unescape_path_name(v))
+    return tuple(values)
+
+
+def canonical_partition_name(keys: Sequence[FieldSchema], name: str) -> str:
+    """The stored form of a caller's partition name (keys lower-cased, escaping canonical)."""
+    return make_partition_name(keys, parse_partition_name(keys, name))
+
+
+def validate_partition_values(keys: Sequence[FieldSchema], values: Sequence[str]) -> tuple[str, ...]:
+    """Check each value against its key's type; `__HIVE_DEFAULT_PARTITION__` fits every type."""
+    if len(keys) != len(values):
+        raise InvalidArgument(
+            f"partition has {len(values)} values but the table has {len(keys)} partition keys "
+            f"({', '.join(k.name for k in keys)})"
+        )
+    for key, value in zip(keys, values):
+        if value == "":
+            raise InvalidArgument(f"partition value for key {key.name!r} must not be empty")
+        if value != DEFAULT_PARTITION_NAME and not _value_fits(key.type, value):
+            raise InvalidArgument(f"partition value {value!r} is not a valid {key.type} for key {key.name!r}")
+    return tuple(values)
+
+
+def _value_fits(type_name: str, value: str) -> bool:
+    base = type_name.split("(")[0].strip()
+    if base in _INT_RANGES:
+        if not re.fullmatch(r"[+-]?\d+", value.strip()):
+            return False
+        bits = _INT_RANGES[base]
+        return -(2 ** (bits - 1)) <= int(value) < 2 ** (bits - 1)
+    if base in ("float", "double", "double precision", "decimal", "numeric"):
+        try:
+            Decimal(value.strip())
+        except InvalidOperation:
+            return False
+        return True
+    if base == "boolean":
+        return value.lower() in ("true", "false")
+    if base == "date":
+        try:
+            _dt.date.fromisoformat(value)
+        except ValueError:
+            return False
+        return bool(re.fullmatch(r"\d{4}-\d{2}-\d{2}", value))
+    if base == "timestamp":
+        try:
+            _dt.datetime.fromisoformat(value)
+        except ValueError:
+            return False
+        return True
+    m = _PARAMETERISED.fullmatch(type_name)
+    if m and m.group(1) in ("varchar", "char"):
+        return len(value) <= int(m.group(2))
+    return True
+
+
+def matches_hive_pattern(name: str, pattern: str) -> bool:
+    """Hive's SHOW TABLES/DATABASES pattern: `*` matches any run of characters, `|` separates
+    alternatives, case-insensitive; an empty pattern matches everything."""
+    if not pattern or pattern == "*":
+        return True
+    for alternative in pattern.lower().split("|"):
+        regex = ".*".join(re.escape(piece) for piece in alternative.strip().split("*"))
+        if re.fullmatch(regex, name.lower()):
+            return True
+    return False

@@ -1,0 +1,101 @@
+"""Query text for databases, tables and partitions. Values are always $n parameters.
+
+Row locks: table writes lock the table's latest version row (FOR UPDATE for DDL on the table,
+FOR SHARE for partition writes so they run side by side but never beside a drop or rename).
+A table row's foreign key to dbs takes KEY SHARE on the database row, so DROP DATABASE and
+CREATE TABLE in that database serialise.
+"""
+
+# -- databases (index: dbs.name unique) ------------------------------------------------------
+INSERT_DATABASE = """
+INSERT INTO dbs (name, description, location, owner, parameters, create_time)
+VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT (name) DO NOTHING
+RETURNING db_id
+"""
+
+SELECT_DATABASE = """
+SELECT name, description, location, owner, parameters, create_time FROM dbs WHERE name = $1
+"""
+
+# Locks the database row: alter/drop serialise with each other and with CREATE TABLE (FK).
+SELECT_DATABASE_FOR_UPDATE = SELECT_DATABASE + " FOR UPDATE"
+
+LIST_DATABASES = "SELECT name FROM dbs ORDER BY name"
+
+UPDATE_DATABASE = """
+UPDATE dbs SET description = $2, location = $3, owner = $4, parameters = $5 WHERE name = $1
+"""
+
+DELETE_DATABASE = "DELETE FROM dbs WHERE name = $1"
+
+# -- tables (index: tbls_latest_name, tbls_latest_id) -----------------------------------------
+_TABLE_COLUMNS = "version_id, table_id, db_name, tbl_name, table_type, transactional, body, create_time, created_wid"
+
+INSERT_TABLE = """
+INSERT INTO tbls (table_id, db_name, tbl_name, table_type, transactional, body, create_time)
+VALUES (nextval('table_id_seq'), $1, $2, $3, $4, $5, $6)
+ON CONFLICT (db_name, tbl_name) WHERE dropped_wid IS NULL DO NOTHING
+RETURNING table_id
+"""
+
+SELECT_LATEST_TABLE = f"""
+SELECT {_TABLE_COLUMNS} FROM tbls WHERE db_name = $1 AND tbl_name = $2 AND dropped_wid IS NULL
+"""
+
+SELECT_LATEST_TABLE_FOR_UPDATE = SELECT_LATEST_TABLE + " FOR UPDATE"
+SELECT_LATEST_TABLE_FOR_SHARE = SELECT_LATEST_TABLE + " FOR SHARE"
+
+LIST_TABLES = "SELECT tbl_name FROM tbls WHERE db_name = $1 AND dropped_wid IS NULL ORDER BY tbl_name"
+
+LIST_LATEST_TABLES_FOR_UPDATE = f"""
+SELECT {_TABLE_COLUMNS} FROM tbls WHERE db_name = $1 AND dropped_wid IS NULL ORDER BY tbl_name FOR UPDATE
+"""
+
+UPDATE_LATEST_TABLE_IN_PLACE = """
+UPDATE tbls SET db_name = $2, tbl_name = $3, table_type = $4, transactional = $5, body = $6
+WHERE table_id = $1 AND dropped_wid IS NULL
+"""
+
+DELETE_TABLE_VERSIONS = "DELETE FROM tbls WHERE table_id = $1"
+DELETE_TABLE_PARTITIONS = "DELETE FROM partitions WHERE table_id = $1"
+
+# -- partitions (index: partitions_latest on (table_id, part_name) of latest versions) ---------
+_PARTITION_COLUMNS = "part_name, part_values, body, create_time, created_wid"
+
+# $2: jsonb array of {part_name, part_values, body}. Existing names are skipped (the caller
+# compares the returned names with what it asked for to decide all-or-nothing).
+INSERT_PARTITIONS = """
+INSERT INTO partitions (table_id, part_name, part_values, body, create_time, created_wid)
+SELECT $1, x.part_name, x.part_values, x.body, $3, $4
+FROM jsonb_to_recordset($2::jsonb) AS x(part_name text, part_values text[], body jsonb)
+ON CONFLICT (table_id, part_name) WHERE dropped_wid IS NULL DO NOTHING
+RETURNING part_name
+"""
+
+SELECT_LATEST_PARTITIONS_BY_NAMES = f"""
+SELECT {_PARTITION_COLUMNS} FROM partitions
+WHERE table_id = $1 AND part_name = ANY($2::text[]) AND dropped_wid IS NULL
+"""
+
+# Keyset pagination in byte order of names (part_name is COLLATE "C"): stable across pages.
+LIST_LATEST_PARTITION_NAMES = """
+SELECT part_name FROM partitions
+WHERE table_id = $1 AND dropped_wid IS NULL AND part_name > $2
+ORDER BY part_name
+LIMIT $3
+"""
+
+UPDATE_PARTITIONS_IN_PLACE = """
+UPDATE partitions AS p SET body = x.body
+FROM jsonb_to_recordset($2::jsonb) AS x(part_name text, body jsonb)
+WHERE p.table_id = $1 AND p.part_name = x.part_name AND p.dropped_wid IS NULL
+RETURNING p.part_name
+"""
+
+DELETE_LATEST_PARTITIONS = """
+DELETE FROM partitions WHERE table_id = $1 AND part_name = ANY($2::text[]) AND dropped_wid IS NULL
+RETURNING part_name
+"""
+
+COUNT_LATEST_PARTITIONS = "SELECT count(*) FROM partitions WHERE table_id = $1 AND dropped_wid IS NULL"

@@ -324,8 +324,8 @@ def decode_page_token(token: str) -> str:
     if not token:
         return ""
     try:
-        return base64.urlsafe_b64decode(token.encode()).decode()
-    except (ValueError, UnicodeDecodeError) as exc:
+        return base64.b64decode(token.encode(), altchars=b"-_", validate=True).decode()
+    except (ValueError, UnicodeDecodeError) as exc:  # binascii.Error is a ValueError
         raise InvalidArgument("page_token is not a token this service returned") from exc
 
 

@@ -1,0 +1,149 @@
+"""Shared fixtures: a real PostgreSQL (the embedded one) and real gateways on 127.0.0.1.
+
+One PostgreSQL cluster per test session; the schema is migrated once into a template database
+and every test gets its own clone (CREATE DATABASE ... TEMPLATE), which is fast and isolated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import AsyncIterator, Iterator
+
+import asyncpg
+import grpc
+import pytest
+
+from gateway.app import Gateway, migrate_database
+from gateway.config import load_settings
+from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
+from protos.metastore.v1 import catalog_pb2_grpc, events_pb2_grpc
+
+REPO = Path(__file__).resolve().parent.parent
+TEMPLATE_DB = "metastore_template"
+_db_counter = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class PgCluster:
+    server: EmbeddedPostgres
+
+    def dsn(self, database: str) -> str:
+        return self.server.dsn(database)
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PgCluster]:
+    root = Path(tempfile.mkdtemp(prefix="msgw-test-"))
+    root.chmod(0o755)
+    server = EmbeddedPostgres(root, settings=dict(UNSAFE_FAST_SETTINGS))
+    server.start()
+    cluster = PgCluster(server)
+    asyncio.run(_create_template(cluster))
+    yield cluster
+    server.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+async def _create_template(cluster: PgCluster) -> None:
+    conn = await asyncpg.connect(cluster.dsn("postgres"))
+    try:
+        await conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE_DB}")
+        await conn.execute(f"CREATE DATABASE {TEMPLATE_DB}")
+    finally:
+        await conn.close()
+    await migrate_database(cluster.dsn(TEMPLATE_DB))
+
+
+@pytest.fixture
+async def pg_dsn(pg_cluster: PgCluster) -> str:
+    """A fresh, migrated database for this test."""
+    name = f"t{os.getpid()}_{next(_db_counter)}"
+    conn = await asyncpg.connect(pg_cluster.dsn("postgres"))
+    try:
+        await conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE_DB}")
+    finally:
+        await conn.close()
+    return pg_cluster.dsn(name)
+
+
+@dataclass
+class GatewayClient:
+    address: str
+    channel: grpc.aio.Channel
+    catalog: catalog_pb2_grpc.CatalogStub
+    events: events_pb2_grpc.EventsStub
+
+
+async def connect(address: str) -> GatewayClient:
+    channel = grpc.aio.insecure_channel(address)
+    await asyncio.wait_for(channel.channel_ready(), 20)
+    return GatewayClient(address, channel, catalog_pb2_grpc.CatalogStub(channel), events_pb2_grpc.EventsStub(channel))
+
+
+def gateway_settings(dsn: str, **conf: str):  # type: ignore[no-untyped-def]
+    return load_settings(environ={}, overrides={"metastore.gateway.dsn": dsn, "metastore.gateway.port": 0,
+                                                "metastore.gateway.shutdown.grace": "2s", **conf})
+
+
+@pytest.fixture
+async def gateway(pg_dsn: str) -> AsyncIterator[GatewayClient]:
+    """A real gateway in this process, on 127.0.0.1 with a free port, on a fresh database."""
+    gw = Gateway(gateway_settings(pg_dsn))
+    await gw.start()
+    client = await connect(f"127.0.0.1:{gw.port}")
+    try:
+        yield client
+    finally:
+        await client.channel.close()
+        await gw.stop()
+
+
+class GatewayProcess:
+    """`metastore-gateway serve` as its own OS process (what a second gateway host would run)."""
+
+    def __init__(self, *args: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "gateway.cli", "serve", "--port", "0", "--log-level", "WARNING", *args],
+            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        self.address = ""
+        self.output: list[str] = []
+
+    def wait_serving(self, timeout_s: float = 60) -> str:
+        assert self.proc.stdout is not None
+        import time
+
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            self.output.append(line)
+            m = re.search(r"serving on ([\d.]+:\d+)", line)
+            if m:
+                self.address = m.group(1)
+                return self.address
+        self.stop()
+        raise RuntimeError("gateway process did not start:\n" + "".join(self.output))
+
+    def stop(self, timeout_s: float = 30) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        if self.proc.stdout is not None:
+            self.output.append(self.proc.stdout.read())
+        return self.proc.returncode

@@ -1,0 +1,41 @@
+from pathlib import Path
+
+import pytest
+
+from gateway.config import ConfigError, load_settings, parse_duration
+
+
+def test_defaults_are_hives() -> None:
+    s = load_settings(environ={})
+    assert s.port == 50051 and s.host == "127.0.0.1"
+    assert s.warehouse_dir == "/user/hive/warehouse"
+    assert s.pool_max_size == 10
+    assert s.max_message_bytes == 104857600
+
+
+def test_flags_win_over_environment_which_wins_over_file(tmp_path: Path) -> None:
+    conf = tmp_path / "gateway.toml"
+    conf.write_text('metastore.gateway.port = 1111\nhive.metastore.warehouse.dir = "/from/file"\n'
+                    'metastore.gateway.shutdown.grace = "500ms"\n')
+    s = load_settings(conf, environ={"MSGW_METASTORE_GATEWAY_PORT": "2222"})
+    assert (s.port, s.warehouse_dir, s.shutdown_grace_s) == (2222, "/from/file", 0.5)
+    s = load_settings(conf, environ={"MSGW_METASTORE_GATEWAY_PORT": "2222"}, overrides={"metastore.gateway.port": "3333"})
+    assert s.port == 3333
+
+
+def test_unknown_keys_and_bad_values_are_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="unknown setting 'hive.txn.timeoutt'"):
+        load_settings(environ={}, overrides={"hive.txn.timeoutt": "1s"})
+    with pytest.raises(ConfigError, match="metastore.gateway.port"):
+        load_settings(environ={}, overrides={"metastore.gateway.port": "eighty"})
+    with pytest.raises(ConfigError, match="metastore.gateway.max.batch.size"):
+        load_settings(environ={}, overrides={"metastore.gateway.max.batch.size": "0"})
+    bad = tmp_path / "bad.toml"
+    bad.write_text("nonsense.key = 1\n")
+    with pytest.raises(ConfigError, match="unknown setting 'nonsense.key'"):
+        load_settings(bad, environ={})
+
+
+@pytest.mark.parametrize("text, seconds", [("300s", 300), ("100ms", 0.1), ("5m", 300), ("2h", 7200), ("1d", 86400), ("7", 7)])
+def test_durations_take_hive_suffixes(text: str, seconds: float) -> None:
+    assert parse_duration(text, "k") == pytest.approx(seconds)

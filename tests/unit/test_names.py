@@ -1,0 +1,84 @@
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from store import names as n
+from store.errors import InvalidArgument
+from store.models import FieldSchema
+
+KEYS = (FieldSchema("ds", "date"), FieldSchema("region", "string"))
+
+
+def test_escaping_matches_hive_file_utils() -> None:
+    assert n.escape_path_name("us/east=1") == "us%2Feast%3D1"
+    assert n.escape_path_name("a:b#c%d'e*f?g\\h{i[j]k^l\"m") == "a%3Ab%23c%25d%27e%2Af%3Fg%5Ch%7Bi%5Bj%5Dk%5El%22m"
+    assert n.escape_path_name("tab\there\x7f") == "tab%09here%7F"
+    assert n.escape_path_name("plain value-1_ok.") == "plain value-1_ok."
+
+
+@given(st.text())
+def test_unescape_inverts_escape(value: str) -> None:
+    assert n.unescape_path_name(n.escape_path_name(value)) == value
+
+
+def test_unescape_leaves_invalid_escapes_alone() -> None:
+    assert n.unescape_path_name("100%") == "100%"
+    assert n.unescape_path_name("%zz") == "%zz"
+    assert n.unescape_path_name("%41%2f") == "A/"
+
+
+def test_partition_name_round_trip_and_case_insensitive_keys() -> None:
+    name = n.make_partition_name(KEYS, ("2024-01-01", "us/east"))
+    assert name == "ds=2024-01-01/region=us%2Feast"
+    assert n.parse_partition_name(KEYS, "DS=2024-01-01/Region=us%2Feast") == ("2024-01-01", "us/east")
+    assert n.canonical_partition_name(KEYS, "DS=2024-01-01/Region=us%2feast") == name
+
+
+@pytest.mark.parametrize("bad", ["ds=2024-01-01", "region=x/ds=2024-01-01", "ds2024/region=x", "ds=1/region=x/extra=2"])
+def test_partition_name_must_name_the_keys_in_order(bad: str) -> None:
+    with pytest.raises(InvalidArgument):
+        n.parse_partition_name(KEYS, bad)
+
+
+@pytest.mark.parametrize(
+    "type_, good, bad",
+    [
+        ("int", "42", "4.2"),
+        ("tinyint", "-128", "128"),
+        ("bigint", "9223372036854775807", "9223372036854775808"),
+        ("date", "2024-02-29", "2023-02-29"),
+        ("boolean", "TRUE", "yes"),
+        ("decimal(10,2)", "12.50", "twelve"),
+        ("varchar(3)", "abc", "abcd"),
+        ("timestamp", "2024-01-01 10:00:00", "yesterday"),
+    ],
+)
+def test_partition_values_are_checked_against_key_types(type_: str, good: str, bad: str) -> None:
+    keys = (FieldSchema("k", type_),)
+    assert n.validate_partition_values(keys, (good,)) == (good,)
+    assert n.validate_partition_values(keys, (n.DEFAULT_PARTITION_NAME,)) == (n.DEFAULT_PARTITION_NAME,)
+    with pytest.raises(InvalidArgument, match="not a valid"):
+        n.validate_partition_values(keys, (bad,))
+
+
+def test_identifiers_follow_hive_rules() -> None:
+    assert n.normalize_identifier("Sales_2024", "table") == "sales_2024"
+    for bad in ("", "has space", "dash-name", "dot.name", "x" * 129):
+        with pytest.raises(InvalidArgument):
+            n.normalize_identifier(bad, "table")
+
+
+def test_types() -> None:
+    assert n.normalize_type("ARRAY<INT>") == "array<int>"
+    assert n.normalize_type("decimal(10, 2)") == "decimal(10, 2)"
+    with pytest.raises(InvalidArgument):
+        n.normalize_type("array<int>", primitive_only=True)
+    with pytest.raises(InvalidArgument):
+        n.normalize_type("uuid")
+
+
+def test_hive_patterns() -> None:
+    assert n.matches_hive_pattern("sales_orders", "sales*")
+    assert n.matches_hive_pattern("Web", "sales*|web")
+    assert not n.matches_hive_pattern("websales", "sales*|web")
+    assert n.matches_hive_pattern("anything", "")

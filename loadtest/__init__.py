@@ -1,0 +1,67 @@
+"""An asyncio load generator, Locust-style, for gRPC services (or anything awaitable).
+
+Define a `User` subclass with `@task` methods that time their requests with `self.measure(...)`,
+run it against one address with `run_load`, or against several targets in a row with `run_targets`,
+and turn the results into CSV / markdown / PNG with the functions re-exported here from `report`.
+"""
+
+from loadtest.clock import Clock, LoopClock, ManualClock, SystemClock, VirtualTimeLoop
+from loadtest.config import RunConfig
+from loadtest.driver import Target, run_targets
+from loadtest.errors import ConfigError, LoadTestError, RunnerError, StopUser
+from loadtest.grpc_user import GrpcUser
+from loadtest.histogram import Histogram
+from loadtest.report import (
+    METRICS,
+    ReportRow,
+    compare_ratios,
+    comparison_table,
+    markdown_table,
+    plot,
+    report_rows,
+    to_csv,
+    write_csv,
+    write_report,
+)
+from loadtest.results import TOTAL, RunResult, TimePoint
+from loadtest.runner import run_load
+from loadtest.stats import RequestStats
+from loadtest.users import Measurement, User, between, constant, constant_throughput, task
+
+__all__ = [
+    "Clock",
+    "ConfigError",
+    "GrpcUser",
+    "Histogram",
+    "LoadTestError",
+    "LoopClock",
+    "METRICS",
+    "ManualClock",
+    "Measurement",
+    "ReportRow",
+    "RequestStats",
+    "RunConfig",
+    "RunResult",
+    "RunnerError",
+    "StopUser",
+    "SystemClock",
+    "TOTAL",
+    "Target",
+    "TimePoint",
+    "User",
+    "VirtualTimeLoop",
+    "between",
+    "compare_ratios",
+    "comparison_table",
+    "constant",
+    "constant_throughput",
+    "markdown_table",
+    "plot",
+    "report_rows",
+    "run_load",
+    "run_targets",
+    "task",
+    "to_csv",
+    "write_csv",
+    "write_report",
+]

@@ -1,0 +1,328 @@
+"""Reports over one or several runs: per target and request name, as CSV, markdown and a PNG plot.
+
+Latencies are reported in milliseconds; `calls_per_s` and `items_per_s` divide by the run's measured
+duration (from the common start to the last user's end, so ramp-up is included, as in Locust).
+Several targets run one after another compare side by side: `markdown_table` lists them all,
+`comparison_table` puts one metric of every target in adjacent columns, and `compare_ratios` gives
+e.g. how many times faster the cached gateway's p99 is than the Hive metastore's.
+
+matplotlib is imported only by `plot` (optional extra `bench`), on the headless Agg canvas and
+without pyplot's global state.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import astuple, dataclass, fields
+from pathlib import Path
+from typing import Sequence
+
+from loadtest.errors import ConfigError
+from loadtest.results import TOTAL, RunResult
+from loadtest.stats import RequestStats
+
+__all__ = [
+    "METRICS",
+    "ReportRow",
+    "ReportFiles",
+    "report_rows",
+    "to_csv",
+    "write_csv",
+    "timeseries_csv",
+    "markdown_table",
+    "comparison_table",
+    "compare_ratios",
+    "plot",
+    "matplotlib_available",
+    "write_report",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ReportRow:
+    """One line of the report: one request name of one target (or `TOTAL` for all of them)."""
+
+    target: str
+    name: str
+    requests: int
+    failures: int
+    failure_pct: float
+    calls_per_s: float
+    items_per_s: float
+    mean_ms: float
+    p50_ms: float
+    p95_ms: float
+    p99_ms: float
+    p999_ms: float
+    max_ms: float
+
+
+METRICS: tuple[str, ...] = tuple(f.name for f in fields(ReportRow))[2:]
+_HEADERS = {
+    "target": "target",
+    "name": "request",
+    "requests": "requests",
+    "failures": "failures",
+    "failure_pct": "fail %",
+    "calls_per_s": "calls/s",
+    "items_per_s": "items/s",
+    "mean_ms": "mean ms",
+    "p50_ms": "p50 ms",
+    "p95_ms": "p95 ms",
+    "p99_ms": "p99 ms",
+    "p999_ms": "p99.9 ms",
+    "max_ms": "max ms",
+}
+
+
+def _row(target: str, name: str, stats: RequestStats, duration_s: float) -> ReportRow:
+    p50, p95, p99, p999 = stats.latency.percentiles((50, 95, 99, 99.9))
+    per_s = (lambda n: n / duration_s) if duration_s > 0 else (lambda n: math.nan)
+    return ReportRow(
+        target=target,
+        name=name,
+        requests=stats.requests,
+        failures=stats.failures,
+        failure_pct=100.0 * stats.failures / stats.requests if stats.requests else 0.0,
+        calls_per_s=per_s(stats.requests),
+        items_per_s=per_s(stats.items),
+        mean_ms=stats.latency.mean_s * 1e3,
+        p50_ms=p50 * 1e3,
+        p95_ms=p95 * 1e3,
+        p99_ms=p99 * 1e3,
+        p999_ms=p999 * 1e3,
+        max_ms=stats.latency.max_s * 1e3,
+    )
+
+
+def report_rows(results: Sequence[RunResult], *, include_total: bool = True) -> list[ReportRow]:
+    """Rows in run order; within a target, request names sorted, then the `TOTAL` row."""
+    rows = []
+    for result in results:
+        for name, stats in sorted(result.stats.items()):
+            rows.append(_row(result.target, name, stats, result.duration_s))
+        if include_total:
+            rows.append(_row(result.target, TOTAL, result.total(), result.duration_s))
+    return rows
+
+
+# -- CSV ------------------------------------------------------------------------------------------
+
+
+def to_csv(results: Sequence[RunResult]) -> str:
+    """The report rows as CSV text with a header; empty cells for undefined values (no requests)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([f.name for f in fields(ReportRow)])
+    for row in report_rows(results):
+        writer.writerow(["" if isinstance(v, float) and math.isnan(v) else _csv_number(v) for v in astuple(row)])
+    return out.getvalue()
+
+
+def _csv_number(value: object) -> object:
+    return round(value, 6) if isinstance(value, float) else value
+
+
+def write_csv(results: Sequence[RunResult], path: str | Path) -> Path:
+    path = Path(path)
+    path.write_text(to_csv(results), encoding="utf-8")
+    return path
+
+
+def timeseries_csv(results: Sequence[RunResult]) -> str:
+    """Per target and stats window: requests/s, failures, items/s and p50/p95/p99 in ms."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(
+        ["target", "start_s", "duration_s", "requests_per_s", "failures", "items_per_s", "p50_ms", "p95_ms", "p99_ms"]
+    )
+    for result in results:
+        for p in result.series:
+            values = [
+                p.start_s,
+                p.duration_s,
+                p.requests_per_s,
+                p.failures,
+                p.items_per_s,
+                p.p50_s * 1e3,
+                p.p95_s * 1e3,
+                p.p99_s * 1e3,
+            ]
+            writer.writerow(
+                [result.target] + ["" if isinstance(v, float) and math.isnan(v) else _csv_number(v) for v in values]
+            )
+    return out.getvalue()
+
+
+# -- markdown -------------------------------------------------------------------------------------
+
+
+def _fmt(metric: str, value: float | int) -> str:
+    if isinstance(value, float) and math.isnan(value):
+        return "–"
+    if metric in ("requests", "failures"):
+        return f"{int(value):,}"
+    if metric == "failure_pct":
+        return f"{value:.2f}"
+    if metric in ("calls_per_s", "items_per_s"):
+        return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}"
+    # milliseconds: three significant digits at most scales
+    if value < 1:
+        return f"{value:.3f}"
+    if value < 100:
+        return f"{value:.2f}"
+    return f"{value:,.0f}"
+
+
+def _table(header: list[str], rows: list[list[str]], numeric_from: int) -> str:
+    align = ["---"] * numeric_from + ["---:"] * (len(header) - numeric_from)
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def markdown_table(results: Sequence[RunResult], *, include_total: bool | None = None) -> str:
+    """A GitHub-flavoured markdown table with one row per target and request name.
+
+    `include_total=None` adds a target's `TOTAL` row only when it does not merely repeat the single
+    request row (the CSV always has it)."""
+    names = [f.name for f in fields(ReportRow)]
+    body = []
+    rows = []
+    for result in results:
+        with_total = include_total if include_total is not None else len(result.stats) != 1
+        rows += report_rows([result], include_total=with_total)
+    for row in rows:
+        values = astuple(row)
+        body.append([str(values[0]), str(values[1])] + [_fmt(m, v) for m, v in zip(names[2:], values[2:], strict=True)])
+    return _table([_HEADERS[n] for n in names], body, numeric_from=2)
+
+
+def _check_metric(metric: str) -> None:
+    if metric not in METRICS:
+        raise ConfigError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
+
+
+def comparison_table(results: Sequence[RunResult], metric: str, *, names: Sequence[str] | None = None) -> str:
+    """Markdown: one row per request name, one column per target, cells = `metric`."""
+    _check_metric(metric)
+    by_key = {(r.target, r.name): getattr(r, metric) for r in report_rows(results)}
+    targets = [r.target for r in results]
+    if names is None:
+        seen: dict[str, None] = {}
+        for result in results:
+            seen.update(dict.fromkeys(sorted(result.stats)))
+        names = list(seen) + [TOTAL]
+    body = [
+        [name] + [_fmt(metric, by_key[(t, name)]) if (t, name) in by_key else "–" for t in targets] for name in names
+    ]
+    return _table([f"request ({_HEADERS[metric]})"] + targets, body, numeric_from=1)
+
+
+def compare_ratios(results: Sequence[RunResult], numerator: str, denominator: str, metric: str) -> dict[str, float]:
+    """`metric` of target `numerator` divided by that of `denominator`, per request name both
+    targets recorded, plus `TOTAL`. NaN where the denominator is zero or undefined.
+
+    E.g. compare_ratios(results, "hive-metastore", "gateway-cached", "p99_ms")["GetTable"] == 12.0
+    reads "the metastore's p99 for GetTable is 12x the cached gateway's".
+    """
+    _check_metric(metric)
+    by_target = {r.target: r for r in results}
+    for name in (numerator, denominator):
+        if name not in by_target:
+            raise ConfigError(f"no results for target {name!r}; have {', '.join(by_target)}")
+    num_rows = {r.name: getattr(r, metric) for r in report_rows([by_target[numerator]])}
+    den_rows = {r.name: getattr(r, metric) for r in report_rows([by_target[denominator]])}
+    ratios = {}
+    for name, num in num_rows.items():
+        if name not in den_rows:
+            continue
+        den = den_rows[name]
+        ratios[name] = num / den if den and not math.isnan(den) and not math.isnan(num) else math.nan
+    return ratios
+
+
+# -- plot -----------------------------------------------------------------------------------------
+
+
+def matplotlib_available() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def plot(results: Sequence[RunResult], path: str | Path, *, title: str | None = None) -> Path:
+    """PNG with throughput over time (top) and p50 (solid) / p99 (dashed) latency over time (bottom,
+    log scale), one colour per target. Raises ImportError with an install hint without matplotlib."""
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+        from matplotlib.ticker import FuncFormatter
+    except ImportError as exc:
+        raise ImportError("plotting needs matplotlib: pip install 'metastore-gateway[bench]'") from exc
+
+    fig = Figure(figsize=(10, 7), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax_rate, ax_latency = fig.subplots(2, 1, sharex=True)
+    any_latency = False
+    for i, result in enumerate(results):
+        color = f"C{i % 10}"
+        xs = [p.start_s + p.duration_s / 2 for p in result.series]
+        ax_rate.plot(xs, [p.requests_per_s for p in result.series], color=color, label=result.target)
+        p50 = [p.p50_s * 1e3 for p in result.series]
+        p99 = [p.p99_s * 1e3 for p in result.series]
+        any_latency = any_latency or any(v > 0 for v in p50 + p99 if not math.isnan(v))
+        ax_latency.plot(xs, p50, color=color, linestyle="-", label=f"{result.target} p50")
+        ax_latency.plot(xs, p99, color=color, linestyle="--", label=f"{result.target} p99")
+    ax_rate.set_ylabel("requests/s")
+    ax_rate.set_ylim(bottom=0)
+    ax_rate.grid(True, alpha=0.3)
+    ax_rate.legend(loc="best", fontsize="small")
+    if any_latency:
+        ax_latency.set_yscale("log")  # targets differ by orders of magnitude (echo floor vs metastore)
+        plain = FuncFormatter(lambda value, _pos: f"{value:g}")
+        ax_latency.yaxis.set_major_formatter(plain)
+        low, high = ax_latency.get_ylim()
+        if high / low < 100:  # under two decades there are few major ticks: label the minor ones too
+            ax_latency.yaxis.set_minor_formatter(plain)
+    ax_latency.set_ylabel("latency (ms)")
+    ax_latency.set_xlabel("seconds since start")
+    ax_latency.grid(True, which="both", alpha=0.3)
+    ax_latency.legend(loc="best", fontsize="small", ncol=2)
+    fig.suptitle(title or "load test: " + ", ".join(r.target for r in results))
+    path = Path(path)
+    fig.savefig(path, format="png")
+    return path
+
+
+# -- everything at once ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ReportFiles:
+    csv: Path
+    timeseries_csv: Path
+    markdown: Path
+    png: Path | None
+
+
+def write_report(
+    results: Sequence[RunResult], out_dir: str | Path, *, basename: str = "loadtest", with_plot: bool | None = None
+) -> ReportFiles:
+    """Write <basename>.csv, <basename>-timeseries.csv, <basename>.md and <basename>.png into
+    `out_dir` (created). `with_plot=None` plots only when matplotlib is installed; True requires it."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    csv_path = write_csv(results, out / f"{basename}.csv")
+    series_path = out / f"{basename}-timeseries.csv"
+    series_path.write_text(timeseries_csv(results), encoding="utf-8")
+    md_path = out / f"{basename}.md"
+    md_path.write_text(markdown_table(results), encoding="utf-8")
+    png = None
+    if with_plot or (with_plot is None and matplotlib_available()):
+        png = plot(results, out / f"{basename}.png")
+    return ReportFiles(csv=csv_path, timeseries_csv=series_path, markdown=md_path, png=png)

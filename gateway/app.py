@@ -1,8 +1,9 @@
 """The composition root: builds every component in order and stops them in reverse.
 
 Start: embedded PostgreSQL (unless a DSN is given) -> schema migrations -> connection pool ->
-store -> gRPC server -> health SERVING. Stop (idempotent): health NOT_SERVING -> server stop with
-grace -> pool close (bounded, then terminate) -> the PostgreSQL this process started.
+stores -> housekeeping loops -> gRPC server -> health SERVING. Stop (idempotent): health
+NOT_SERVING -> server stop with grace -> background loops cancelled -> pool close (bounded, then
+terminate) -> the PostgreSQL this process started.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ import asyncpg
 from gateway.config import Settings
 from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
 from gateway.server import GrpcServer
+from poller.housekeeping import Housekeeper, HousekeepingSettings
 from store import migrations
 from store.catalog_store import CatalogStore
 from store.db import Database, PoolSettings
+from store.txn_store import TxnLimits, TxnStore
 
 _log = logging.getLogger(__name__)
 
@@ -41,6 +44,8 @@ class Gateway:
     _pg: EmbeddedPostgres | None = field(default=None, init=False)
     _db: Database | None = field(default=None, init=False)
     _server: GrpcServer | None = field(default=None, init=False)
+    _background: list[asyncio.Task[None]] = field(default_factory=list, init=False)
+    housekeeper: Housekeeper | None = field(default=None, init=False)
     _stopped: bool = field(default=False, init=False)
 
     async def start(self) -> None:
@@ -53,7 +58,13 @@ class Gateway:
             self._db = await Database.connect(self.dsn, PoolSettings(max_size=s.pool_max_size,
                                                                      acquire_timeout_s=s.pool_acquire_timeout_s))
             catalog = CatalogStore(self._db, warehouse_dir=s.warehouse_dir)
-            self._server = GrpcServer(s, catalog)
+            txn_store = TxnStore(self._db, TxnLimits(max_open_batch=s.txn_max_open_batch, max_open_txns=s.max_open_txns))
+            self.housekeeper = Housekeeper(self._db, txn_store, HousekeepingSettings(
+                txn_timeout_s=s.txn_timeout_s, reaper_start_s=s.reaper_start_s, reaper_interval_s=s.reaper_interval_s,
+                housekeeper_interval_s=s.housekeeper_interval_s, event_ttl_s=s.event_ttl_s,
+                event_clean_interval_s=s.event_clean_interval_s, count_open_txns_interval_s=s.count_open_txns_interval_s))
+            self._background.append(asyncio.create_task(self.housekeeper.run(), name="housekeeping"))
+            self._server = GrpcServer(s, catalog, txn_store)
             self.port = await self._server.start()
             await self._server.set_serving(True)
         except BaseException:
@@ -72,6 +83,10 @@ class Gateway:
         if self._server is not None:
             await self._server.set_serving(False)
             await self._server.stop(self.settings.shutdown_grace_s)
+        for task in self._background:
+            task.cancel()
+        if self._background:
+            await asyncio.wait(self._background, timeout=10)
         if self._db is not None:
             await self._db.close()
         if self._pg is not None:

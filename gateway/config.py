@@ -63,6 +63,22 @@ class Settings:
                                         "calls in flight before new ones get RESOURCE_EXHAUSTED")
     shutdown_grace_s: float = _setting("metastore.gateway.shutdown.grace", 10.0,
                                        "time in-flight calls get to finish on shutdown", "duration")
+    txn_max_open_batch: int = _setting("hive.txn.max.open.batch", 1000, "most txns one OpenTxns call may open")
+    max_open_txns: int = _setting("hive.max.open.txns", 100000, "open txns before OpenTxns is refused")
+    count_open_txns_interval_s: float = _setting("hive.count.open.txns.interval", 1.0,
+                                                 "how often the open-txn count is refreshed", "duration")
+    txn_timeout_s: float = _setting("hive.txn.timeout", 300.0,
+                                    "txns and standalone locks without a heartbeat this long are aborted", "duration")
+    reaper_start_s: float = _setting("hive.timedout.txn.reaper.start", 100.0,
+                                     "delay before the first time-out reaper run", "duration")
+    reaper_interval_s: float = _setting("hive.timedout.txn.reaper.interval", 180.0,
+                                        "time between time-out reaper runs", "duration")
+    housekeeper_interval_s: float = _setting("hive.metastore.acid.housekeeper.interval", 60.0,
+                                             "time between TXN_TO_WRITE_ID cleaning and version GC runs", "duration")
+    event_ttl_s: float = _setting("hive.metastore.event.db.listener.timetolive", 86400.0,
+                                  "how long notification events are kept", "duration")
+    event_clean_interval_s: float = _setting("hive.metastore.event.db.listener.clean.interval", 7200.0,
+                                             "time between notification log clean-ups", "duration")
     embedded_unsafe_fast: bool = _setting("metastore.gateway.embedded.unsafe.fast", False,
                                           "run the embedded PostgreSQL without fsync (tests, demos only)")
 
@@ -70,9 +86,13 @@ class Settings:
         if not 0 <= self.port <= 65535:
             raise ConfigError(f"metastore.gateway.port: {self.port} is not a TCP port")
         for name in ("pool_max_size", "max_batch_size", "max_event_response", "default_event_batch",
-                     "max_concurrent_rpcs", "max_message_bytes"):
+                     "max_concurrent_rpcs", "max_message_bytes", "txn_max_open_batch", "max_open_txns"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{key_of(name)}: must be at least 1, got {getattr(self, name)}")
+        for name in ("txn_timeout_s", "reaper_interval_s", "housekeeper_interval_s", "event_clean_interval_s",
+                     "count_open_txns_interval_s", "event_ttl_s"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"{key_of(name)}: must be a positive duration")
         if self.dsn and not self.dsn.startswith(("postgresql://", "postgres://")):
             raise ConfigError("metastore.gateway.dsn: expected a postgresql://... URL")
 

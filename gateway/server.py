@@ -9,19 +9,29 @@ from grpc_reflection.v1alpha import reflection
 from gateway.config import Settings
 from gateway.servicers.catalog import CatalogServicer
 from gateway.servicers.events import EventsServicer
-from protos.metastore.v1 import catalog_pb2, catalog_pb2_grpc, events_pb2, events_pb2_grpc
+from gateway.servicers.transactions import TransactionsServicer
+from protos.metastore.v1 import (
+    catalog_pb2,
+    catalog_pb2_grpc,
+    events_pb2,
+    events_pb2_grpc,
+    transactions_pb2,
+    transactions_pb2_grpc,
+)
 from store.catalog_store import CatalogStore
+from store.txn_store import TxnStore
 
 SERVICE_NAMES = (
     catalog_pb2.DESCRIPTOR.services_by_name["Catalog"].full_name,
     events_pb2.DESCRIPTOR.services_by_name["Events"].full_name,
+    transactions_pb2.DESCRIPTOR.services_by_name["Transactions"].full_name,
 )
 
 
 class GrpcServer:
     """Owns the grpc.aio server and its health servicer. `start()` returns the bound port."""
 
-    def __init__(self, settings: Settings, catalog: CatalogStore) -> None:
+    def __init__(self, settings: Settings, catalog: CatalogStore, txn_store: TxnStore) -> None:
         self._settings = settings
         options = [
             ("grpc.max_receive_message_length", settings.max_message_bytes),
@@ -32,6 +42,7 @@ class GrpcServer:
         self.health = health.aio.HealthServicer()
         catalog_pb2_grpc.add_CatalogServicer_to_server(CatalogServicer(catalog, settings), self.server)
         events_pb2_grpc.add_EventsServicer_to_server(EventsServicer(catalog, settings), self.server)
+        transactions_pb2_grpc.add_TransactionsServicer_to_server(TransactionsServicer(txn_store, settings), self.server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         reflection.enable_server_reflection(
             (*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),

@@ -4,23 +4,31 @@ Each write is a function taking a connection inside the caller's transaction: it
 changes rows, and appends exactly one notification event per committed change as its last
 step. Any error raised before commit rolls the whole transaction back, so a failed batch leaves
 no partial state. Reads take their own snapshot (see `CatalogStore`).
+
+Writes to transactional (ACID) tables run under an open txn and its write id W for the table:
+they never overwrite a version another snapshot may read. A replaced or dropped version gets
+dropped_wid = W and the new one created_wid = W; the txn's own later writes change its own
+versions in place. A version written by another open txn is a write-write conflict: ABORTED,
+naming that txn. Commit makes W committed (nothing to move); abort discards W's versions.
 """
 
 from __future__ import annotations
 
 import base64
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import asyncpg
 
-from store import codec
+from store import codec, txns
 from store import names as n
-from store.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
+from store.errors import Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
 from store.events import EventType, NewEvent, append_event, append_events
 from store.models import Database, FieldSchema, Partition, Table, TableType
+from store.snapshot import ReadSnapshot, check_not_too_old, is_visible, sql_params
 from store.sql import catalog as sql
+from store.sql import txns as txn_sql
 
 TRANSACTIONAL_PARAM = "transactional"
 
@@ -145,6 +153,7 @@ def _normalize_table(t: Table, db_location: str) -> Table:
 async def create_table(conn: asyncpg.Connection, table: Table) -> tuple[Table, int]:
     db = await get_database(conn, table.db_name)
     t = replace(_normalize_table(table, db.location), create_time=_now_s(), write_id=0)
+    await _check_name_not_reserved(conn, t.db_name, t.name, 0)
     table_id = await conn.fetchval(
         sql.INSERT_TABLE, t.db_name, t.name, t.table_type.value, t.transactional, codec.table_body(t), t.create_time
     )
@@ -176,7 +185,9 @@ async def list_tables(conn: asyncpg.Connection, db_name: str, pattern: str = "")
     return [r["tbl_name"] for r in await conn.fetch(sql.LIST_TABLES, db.name) if n.matches_hive_pattern(r["tbl_name"], pattern)]
 
 
-async def alter_table(conn: asyncpg.Connection, db_name: str, table_name: str, new: Table) -> tuple[Table, int]:
+async def alter_table(
+    conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, txn_id: int = 0
+) -> tuple[Table, int]:
     """Replace a table's definition; a different db/name renames it (the table id is kept).
 
     Partition keys cannot change, and a transactional table cannot become non-transactional.
@@ -201,13 +212,26 @@ async def alter_table(conn: asyncpg.Connection, db_name: str, table_name: str, n
     renamed = (altered.db_name, altered.name) != (old.db_name, old.name)
     if renamed and await conn.fetchrow(sql.SELECT_LATEST_TABLE, altered.db_name, altered.name) is not None:
         raise AlreadyExists(f"cannot rename {old.full_name} to {altered.full_name}: that table already exists")
-    await conn.execute(sql.UPDATE_LATEST_TABLE_IN_PLACE, altered.table_id, altered.db_name, altered.name,
-                       altered.table_type.value, altered.transactional, codec.table_body(altered))
-    event_id = await append_event(conn, NewEvent(
+    ctx = await _begin_write(conn, old, txn_id)
+    if ctx.write_id:
+        await _check_table_not_in_flight(conn, old, ctx.txn_id)
+        if renamed:
+            await _check_name_not_reserved(conn, altered.db_name, altered.name, ctx.txn_id)
+        altered = replace(altered, write_id=ctx.write_id)
+    body = codec.table_body(altered)
+    if ctx.write_id and old.write_id != ctx.write_id:
+        await conn.execute(sql.END_LATEST_TABLE_VERSION, old.table_id, ctx.write_id)
+        await conn.execute(sql.INSERT_TABLE_VERSION, old.table_id, altered.db_name, altered.name,
+                           altered.table_type.value, altered.transactional, body, altered.create_time, ctx.write_id)
+    else:
+        await conn.execute(sql.UPDATE_LATEST_TABLE_IN_PLACE, altered.table_id, altered.db_name, altered.name,
+                           altered.table_type.value, altered.transactional, body)
+    event_ids = await append_events(conn, [*ctx.events, NewEvent(
         EventType.ALTER_TABLE, db_name=altered.db_name, table_name=altered.name, table_id=altered.table_id,
+        txn_id=ctx.txn_id, write_id=ctx.write_id,
         message={"table_before": codec.table_to_json(old), "table": codec.table_to_json(altered)},
-    ))
-    return altered, event_id
+    )])
+    return altered, event_ids[-1]
 
 
 def _drop_table_event(table: Table) -> NewEvent:
@@ -238,6 +262,48 @@ def check_table_id(table: Table, expected_table_id: int) -> None:
             f"table {table.full_name} has table id {table.table_id} but the request expected {expected_table_id}: "
             "it was renamed or dropped and re-created since the caller looked it up"
         )
+
+
+@dataclass(frozen=True, slots=True)
+class WriteContext:
+    """How a write to one table is stamped: write id 0 writes in place (non-transactional)."""
+
+    write_id: int = 0
+    txn_id: int = 0
+    events: tuple[NewEvent, ...] = ()
+
+
+async def _begin_write(conn: asyncpg.Connection, table: Table, txn_id: int) -> WriteContext:
+    if not txns.is_acid(table):
+        return WriteContext()
+    if not txn_id:
+        raise FailedPrecondition(
+            f"{table.full_name} is transactional: writes need an open txn_id (OpenTxns), since every write to a "
+            "transactional table takes a write id"
+        )
+    ids, event = await txns.allocate_write_ids(conn, table, [txn_id])
+    return WriteContext(ids[txn_id], txn_id, (event,) if event else ())
+
+
+async def _check_table_not_in_flight(conn: asyncpg.Connection, table: Table, txn_id: int) -> None:
+    holder = await conn.fetchval(txn_sql.TABLE_WRITERS_IN_FLIGHT, table.table_id, txn_id)
+    if holder is not None:
+        raise Aborted(f"write conflict: table {table.full_name} was changed by txn {holder}, which is still open; "
+                      "retry after it commits or aborts")
+
+
+async def _check_name_not_reserved(conn: asyncpg.Connection, db_name: str, table_name: str, txn_id: int) -> None:
+    holder = await conn.fetchval(txn_sql.NAME_WRITERS_IN_FLIGHT, db_name, table_name, txn_id)
+    if holder is not None:
+        raise Aborted(f"the name {db_name}.{table_name} is held by open txn {holder} (it renamed a table from or to "
+                      "it); retry after that txn commits or aborts")
+
+
+async def _check_partitions_not_in_flight(conn: asyncpg.Connection, table: Table, names: Sequence[str], txn_id: int) -> None:
+    row = await conn.fetchrow(txn_sql.PARTITION_WRITERS_IN_FLIGHT, table.table_id, list(names), txn_id)
+    if row is not None:
+        raise Aborted(f"write conflict: partition {row['part_name']} of {table.full_name} was written by txn "
+                      f"{row['txn_id']}, which is still open; retry after it commits or aborts")
 
 
 # -- partitions --------------------------------------------------------------------------------
@@ -273,7 +339,7 @@ def _unique_names(parts: Sequence[Partition], what: str) -> None:
 
 async def add_partitions(
     conn: asyncpg.Connection, db_name: str, table_name: str, parts: Sequence[Partition], *, if_not_exists: bool,
-    expected_table_id: int = 0,
+    expected_table_id: int = 0, txn_id: int = 0,
 ) -> tuple[list[Partition], int]:
     """Add a batch all-or-nothing. Existing partitions fail the whole batch unless `if_not_exists`,
     in which case they are skipped. Returns the partitions added and the event id (0: none added)."""
@@ -281,21 +347,25 @@ async def add_partitions(
     check_table_id(table, expected_table_id)
     _require_partitioned(table)
     now = _now_s()
-    completed = [replace(_complete_partition(table, p), create_time=now) for p in parts]
+    ctx = await _begin_write(conn, table, txn_id)
+    completed = [replace(_complete_partition(table, p), create_time=now, write_id=ctx.write_id) for p in parts]
     _unique_names(completed, "add")
     rows = [{"part_name": p.name, "part_values": list(p.values), "body": codec.partition_body(p)} for p in completed]
-    inserted = {r["part_name"] for r in await conn.fetch(sql.INSERT_PARTITIONS, table.table_id, rows, now, 0)}
+    inserted = {r["part_name"] for r in await conn.fetch(sql.INSERT_PARTITIONS, table.table_id, rows, now, ctx.write_id)}
+    if ctx.write_id:  # after the insert: it waited for any concurrent writer of the same names
+        await _check_partitions_not_in_flight(conn, table, [p.name for p in completed], ctx.txn_id)
     if len(inserted) < len(completed) and not if_not_exists:
         existing = [p.name for p in completed if p.name not in inserted]
         raise AlreadyExists(f"partition(s) of {table.full_name} already exist: {_list_preview(existing)}; nothing was added")
     added = [p for p in completed if p.name in inserted]
     if not added:
         return [], 0
-    event_id = await append_event(conn, NewEvent(
+    event_ids = await append_events(conn, [*ctx.events, NewEvent(
         EventType.ADD_PARTITION, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
+        txn_id=ctx.txn_id, write_id=ctx.write_id,
         message={"partitions": [codec.partition_to_json(p) for p in added]},
-    ))
-    return added, event_id
+    )])
+    return added, event_ids[-1]
 
 
 def canonical_names(table: Table, names: Sequence[str]) -> list[str]:
@@ -307,11 +377,65 @@ def canonical_names(table: Table, names: Sequence[str]) -> list[str]:
     return list(out)
 
 
-async def get_partitions_by_names(conn: asyncpg.Connection, table: Table, names: Sequence[str]) -> list[Partition]:
-    """Latest versions of the named partitions, in request order; names that do not exist are
-    left out (as Hive's get_partitions_by_names does)."""
+# -- snapshot reads ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedRead:
+    """A table as one snapshot sees it, with what its partition reads need."""
+
+    table: Table
+    snapshot: ReadSnapshot
+    own_write_id: int = 0
+
+    @property
+    def versioned(self) -> bool:
+        return self.snapshot.write_ids is not None and txns.is_acid(self.table)
+
+
+async def resolve_table(conn: asyncpg.Connection, db_name: str, table_name: str, snapshot: ReadSnapshot) -> ResolvedRead:
+    """The version of the table the snapshot sees. ACID tables need a ValidWriteIdList; without
+    one only non-transactional and external tables can be read (latest wins)."""
+    db_key = n.normalize_identifier(db_name, "database")
+    tbl_key = n.normalize_identifier(table_name, "table")
+    snapshot.check_table_name(f"{db_key}.{tbl_key}")
+    if snapshot.write_ids is None:
+        table = await get_table(conn, db_key, tbl_key)
+        if txns.is_acid(table):
+            raise FailedPrecondition(
+                f"{table.full_name} is a transactional managed table: reads must carry the caller's ValidWriteIdList "
+                "(and table id) for it, from GetValidWriteIds"
+            )
+        check_table_id(table, snapshot.expected_table_id)
+        return ResolvedRead(table, snapshot)
+    versions = await conn.fetch(sql.SELECT_TABLE_VERSIONS_BY_NAME, db_key, tbl_key)
+    own: dict[int, int] = {}
+    for row in versions:
+        if row["table_id"] not in own:
+            own[row["table_id"]] = await txns.write_id_of(conn, snapshot.txn_id, row["table_id"])
+    visible = [r for r in versions if is_visible(snapshot.write_ids, own[r["table_id"]], r["created_wid"], r["dropped_wid"])]
+    if not visible:
+        await get_database(conn, db_key)
+        raise NotFound(f"table {db_key}.{tbl_key} does not exist in this snapshot")
+    table = codec.table_from_row(visible[0])
+    check_table_id(table, snapshot.expected_table_id)
+    if txns.is_acid(table):
+        state = await conn.fetchrow(txn_sql.TABLE_WRITE_ID_STATE, table.table_id)
+        check_not_too_old(table.full_name, snapshot.write_ids, state["gc_watermark"] if state else 0)
+    return ResolvedRead(table, snapshot, own[table.table_id])
+
+
+async def get_partitions_by_names(conn: asyncpg.Connection, read: ResolvedRead, names: Sequence[str]) -> list[Partition]:
+    """The named partitions as the snapshot sees them, in request order; names that do not exist
+    (in that snapshot) are left out, as Hive's get_partitions_by_names does."""
+    table = read.table
     wanted = canonical_names(table, names)
-    rows = await conn.fetch(sql.SELECT_LATEST_PARTITIONS_BY_NAMES, table.table_id, wanted)
+    if read.versioned:
+        assert read.snapshot.write_ids is not None
+        rows = await conn.fetch(sql.SELECT_VISIBLE_PARTITIONS_BY_NAMES, table.table_id, wanted,
+                                *sql_params(read.snapshot.write_ids, read.own_write_id))
+    else:
+        rows = await conn.fetch(sql.SELECT_LATEST_PARTITIONS_BY_NAMES, table.table_id, wanted)
     by_name = {r["part_name"]: codec.partition_from_row(table.db_name, table.name, r) for r in rows}
     return [by_name[name] for name in wanted if name in by_name]
 
@@ -330,60 +454,92 @@ def decode_page_token(token: str) -> str:
 
 
 async def list_partition_names(
-    conn: asyncpg.Connection, table: Table, page_size: int, page_token: str
+    conn: asyncpg.Connection, read: ResolvedRead, page_size: int, page_token: str
 ) -> tuple[list[str], str]:
+    table = read.table
     _require_partitioned(table)
     after = decode_page_token(page_token)
-    names = [r["part_name"] for r in await conn.fetch(sql.LIST_LATEST_PARTITION_NAMES, table.table_id, after, page_size + 1)]
+    if read.versioned:
+        assert read.snapshot.write_ids is not None
+        rows = await conn.fetch(sql.LIST_VISIBLE_PARTITION_NAMES, table.table_id, after, page_size + 1,
+                                *sql_params(read.snapshot.write_ids, read.own_write_id))
+    else:
+        rows = await conn.fetch(sql.LIST_LATEST_PARTITION_NAMES, table.table_id, after, page_size + 1)
+    names = [r["part_name"] for r in rows]
     if len(names) > page_size:
         return names[:page_size], encode_page_token(names[page_size - 1])
     return names, ""
 
 
+# -- partition changes -------------------------------------------------------------------------
+
+
 async def alter_partitions(
     conn: asyncpg.Connection, db_name: str, table_name: str, parts: Sequence[Partition], expected_table_id: int = 0,
+    txn_id: int = 0,
 ) -> tuple[list[Partition], int]:
     """Replace the storage descriptor and parameters of existing partitions, all or nothing.
     An empty location keeps the partition's current one."""
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
     _require_partitioned(table)
+    ctx = await _begin_write(conn, table, txn_id)
     requested = [_complete_partition(table, p) for p in parts]
     _unique_names(requested, "alter")
-    current = {p.name: p for p in await get_partitions_by_names(conn, table, [p.name for p in requested])}
-    missing = [p.name for p in requested if p.name not in current]
+    names = [p.name for p in requested]
+    current_rows = await conn.fetch(sql.SELECT_LATEST_PARTITIONS_BY_NAMES_FOR_UPDATE, table.table_id, names)
+    if ctx.write_id:  # after the row locks, so a concurrent writer's versions are seen
+        await _check_partitions_not_in_flight(conn, table, names, ctx.txn_id)
+    current = {r["part_name"]: codec.partition_from_row(table.db_name, table.name, r) for r in current_rows}
+    missing = [name for name in names if name not in current]
     if missing:
         raise NotFound(f"partition(s) of {table.full_name} do not exist: {_list_preview(missing)}; nothing was altered")
     altered = []
-    for p in requested:
+    for p, given in zip(requested, parts):
         old = current[p.name]
-        given = next(q for q in parts if n.make_partition_name(table.partition_keys, q.values) == p.name)
         sd = p.sd if given.sd.location else replace(p.sd, location=old.sd.location)
-        altered.append(replace(p, sd=sd, create_time=old.create_time, write_id=old.write_id))
-    rows = [{"part_name": p.name, "body": codec.partition_body(p)} for p in altered]
-    await conn.fetch(sql.UPDATE_PARTITIONS_IN_PLACE, table.table_id, rows)
-    event_id = await append_event(conn, NewEvent(
+        altered.append(replace(p, sd=sd, create_time=old.create_time, write_id=ctx.write_id or old.write_id))
+    bodies = [{"part_name": p.name, "body": codec.partition_body(p)} for p in altered]
+    if ctx.write_id:
+        await conn.fetch(sql.UPDATE_OWN_PARTITION_VERSIONS, table.table_id, bodies, ctx.write_id)
+        replaced = {r["part_name"] for r in await conn.fetch(sql.END_LATEST_PARTITION_VERSIONS, table.table_id, names, ctx.write_id)}
+        new_rows = [{"part_name": p.name, "part_values": list(p.values), "body": codec.partition_body(p),
+                     "create_time": p.create_time} for p in altered if p.name in replaced]
+        await conn.fetch(sql.INSERT_PARTITIONS, table.table_id, new_rows, _now_s(), ctx.write_id)
+    else:
+        await conn.fetch(sql.UPDATE_PARTITIONS_IN_PLACE, table.table_id, bodies)
+    event_ids = await append_events(conn, [*ctx.events, NewEvent(
         EventType.ALTER_PARTITION, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
+        txn_id=ctx.txn_id, write_id=ctx.write_id,
         message={"partitions": [codec.partition_to_json(p) for p in altered]},
-    ))
-    return altered, event_id
+    )])
+    return altered, event_ids[-1]
 
 
 async def drop_partitions(
     conn: asyncpg.Connection, db_name: str, table_name: str, names: Sequence[str], *, if_exists: bool,
-    expected_table_id: int = 0,
+    expected_table_id: int = 0, txn_id: int = 0,
 ) -> tuple[list[str], int]:
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
     wanted = canonical_names(table, names)
-    dropped = [r["part_name"] for r in await conn.fetch(sql.DELETE_LATEST_PARTITIONS, table.table_id, wanted)]
+    ctx = await _begin_write(conn, table, txn_id)
+    if ctx.write_id:
+        own = [r["part_name"] for r in await conn.fetch(sql.DELETE_OWN_PARTITION_VERSIONS, table.table_id, wanted, ctx.write_id)]
+        ended = [r["part_name"] for r in await conn.fetch(sql.END_LATEST_PARTITION_VERSIONS, table.table_id, wanted, ctx.write_id)]
+        dropped = own + ended
+        await _check_partitions_not_in_flight(conn, table, wanted, ctx.txn_id)
+    else:
+        dropped = [r["part_name"] for r in await conn.fetch(sql.DELETE_LATEST_PARTITIONS, table.table_id, wanted)]
     if len(dropped) < len(wanted) and not if_exists:
         missing = sorted(set(wanted) - set(dropped))
         raise NotFound(f"partition(s) of {table.full_name} do not exist: {_list_preview(missing)}; nothing was dropped")
     if not dropped:
         return [], 0
-    event_id = await append_event(conn, NewEvent(
+    order = {name: i for i, name in enumerate(wanted)}
+    dropped.sort(key=order.__getitem__)
+    event_ids = await append_events(conn, [*ctx.events, NewEvent(
         EventType.DROP_PARTITION, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
-        message={"partition_names": dropped},
-    ))
-    return dropped, event_id
+        txn_id=ctx.txn_id, write_id=ctx.write_id, message={"partition_names": dropped},
+    )])
+    return dropped, event_ids[-1]

@@ -14,6 +14,7 @@ from store import catalog, events
 from store.db import Database
 from store.models import Database as DatabaseModel
 from store.models import NotificationEvent, Partition, Table
+from store.snapshot import ReadSnapshot
 
 
 class CatalogStore:
@@ -41,60 +42,58 @@ class CatalogStore:
     async def create_table(self, table: Table) -> tuple[Table, int]:
         return await self._db.transact(catalog.create_table, table)
 
-    async def get_table(self, db_name: str, table_name: str, expected_table_id: int = 0) -> Table:
+    async def get_table(self, db_name: str, table_name: str, snapshot: ReadSnapshot) -> Table:
         async def read(conn: asyncpg.Connection) -> Table:
-            table = await catalog.get_table(conn, db_name, table_name)
-            catalog.check_table_id(table, expected_table_id)
-            return table
+            return (await catalog.resolve_table(conn, db_name, table_name, snapshot)).table
 
         return await self._db.read(read)
 
     async def list_tables(self, db_name: str, pattern: str) -> list[str]:
         return await self._db.read(catalog.list_tables, db_name, pattern)
 
-    async def alter_table(self, db_name: str, table_name: str, table: Table) -> tuple[Table, int]:
-        return await self._db.transact(catalog.alter_table, db_name, table_name, table)
+    async def alter_table(self, db_name: str, table_name: str, table: Table, txn_id: int = 0) -> tuple[Table, int]:
+        return await self._db.transact(catalog.alter_table, db_name, table_name, table, txn_id)
 
     async def drop_table(self, db_name: str, table_name: str, *, if_exists: bool) -> int:
         return await self._db.transact(catalog.drop_table, db_name, table_name, if_exists=if_exists)
 
     # partitions
     async def add_partitions(
-        self, db_name: str, table_name: str, parts: Sequence[Partition], *, if_not_exists: bool, expected_table_id: int = 0
+        self, db_name: str, table_name: str, parts: Sequence[Partition], *, if_not_exists: bool, expected_table_id: int = 0,
+        txn_id: int = 0,
     ) -> tuple[list[Partition], int]:
         return await self._db.transact(catalog.add_partitions, db_name, table_name, parts, if_not_exists=if_not_exists,
-                                       expected_table_id=expected_table_id)
+                                       expected_table_id=expected_table_id, txn_id=txn_id)
 
     async def get_partitions_by_names(
-        self, db_name: str, table_name: str, names: Sequence[str], expected_table_id: int = 0
+        self, db_name: str, table_name: str, names: Sequence[str], snapshot: ReadSnapshot
     ) -> list[Partition]:
         async def read(conn: asyncpg.Connection) -> list[Partition]:
-            table = await catalog.get_table(conn, db_name, table_name)
-            catalog.check_table_id(table, expected_table_id)
-            return await catalog.get_partitions_by_names(conn, table, names)
+            resolved = await catalog.resolve_table(conn, db_name, table_name, snapshot)
+            return await catalog.get_partitions_by_names(conn, resolved, names)
 
         return await self._db.read(read)
 
     async def list_partition_names(
-        self, db_name: str, table_name: str, page_size: int, page_token: str, expected_table_id: int = 0
+        self, db_name: str, table_name: str, page_size: int, page_token: str, snapshot: ReadSnapshot
     ) -> tuple[list[str], str]:
         async def read(conn: asyncpg.Connection) -> tuple[list[str], str]:
-            table = await catalog.get_table(conn, db_name, table_name)
-            catalog.check_table_id(table, expected_table_id)
-            return await catalog.list_partition_names(conn, table, page_size, page_token)
+            resolved = await catalog.resolve_table(conn, db_name, table_name, snapshot)
+            return await catalog.list_partition_names(conn, resolved, page_size, page_token)
 
         return await self._db.read(read)
 
     async def alter_partitions(
-        self, db_name: str, table_name: str, parts: Sequence[Partition], expected_table_id: int = 0
+        self, db_name: str, table_name: str, parts: Sequence[Partition], expected_table_id: int = 0, txn_id: int = 0
     ) -> tuple[list[Partition], int]:
-        return await self._db.transact(catalog.alter_partitions, db_name, table_name, parts, expected_table_id)
+        return await self._db.transact(catalog.alter_partitions, db_name, table_name, parts, expected_table_id, txn_id)
 
     async def drop_partitions(
-        self, db_name: str, table_name: str, names: Sequence[str], *, if_exists: bool, expected_table_id: int = 0
+        self, db_name: str, table_name: str, names: Sequence[str], *, if_exists: bool, expected_table_id: int = 0,
+        txn_id: int = 0,
     ) -> tuple[list[str], int]:
         return await self._db.transact(catalog.drop_partitions, db_name, table_name, names, if_exists=if_exists,
-                                       expected_table_id=expected_table_id)
+                                       expected_table_id=expected_table_id, txn_id=txn_id)
 
     # notification log
     async def current_event_id(self) -> int:

@@ -444,6 +444,7 @@ def build_valid_write_id_list(
     txn_list: ValidTxnList,
     t2w_rows: Sequence[tuple[int, int]],
     next_write_id: int | None,
+    cleaned_high_watermark: int = 0,
 ) -> ValidWriteIdList:
     """Hive 3 `TxnHandler.getValidWriteIdsForTable`: one table's snapshot from its TXN_TO_WRITE_ID rows.
 
@@ -454,11 +455,17 @@ def build_valid_write_id_list(
     ids without a row were cleaned below the low-water mark and count as committed. Not reproduced: the
     request-by-`writeId` variant (step 1) and Hive 4's collapse of a list with no valid write id to its
     lowest invalid id (same visible set, different string).
+
+    Beyond Hive 3: `cleaned_high_watermark` is the largest write id whose row the cleaner deleted.
+    Every such id is committed in any snapshot still allowed to read (the caller refuses older ones),
+    so the hwm never drops below it; this closes the out-of-order hazard described at
+    `txn_to_write_id_low_water_mark`.
     """
     txn_hwm = txn_list.high_watermark
     write_hwm = max((w for t, w in t2w_rows if t <= txn_hwm), default=0)
     if write_hwm <= 0 and next_write_id is not None and next_write_id - 1 > 0:
         write_hwm = next_write_id - 1
+    write_hwm = max(write_hwm, cleaned_high_watermark)
     exceptions: list[int] = []
     aborted: set[int] = set()
     min_open = LONG_MAX

@@ -7,11 +7,12 @@ import grpc
 from gateway import convert
 from gateway.config import Settings
 from gateway.errors import rpc_methods
-from gateway.servicers.validation import check_batch, check_no_txn, require
+from gateway.servicers.validation import check_batch, require
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc
 from store.catalog_store import CatalogStore
 from store.errors import InvalidArgument
+from store.snapshot import ReadSnapshot
 
 Ctx = grpc.aio.ServicerContext
 
@@ -52,7 +53,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
 
     async def GetTable(self, request: pb.GetTableRequest, context: Ctx) -> pb.GetTableResponse:
         table = await self._store.get_table(require(request.db_name, "db_name"), require(request.table_name, "table_name"),
-                                            request.read.table_id)
+                                            _snapshot(request.read))
         return pb.GetTableResponse(table=convert.table_to_pb(table))
 
     async def ListTables(self, request: pb.ListTablesRequest, context: Ctx) -> pb.ListTablesResponse:
@@ -60,10 +61,9 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
                                                                           request.pattern))
 
     async def AlterTable(self, request: pb.AlterTableRequest, context: Ctx) -> pb.AlterTableResponse:
-        check_no_txn(request.txn_id)
         table, event_id = await self._store.alter_table(require(request.db_name, "db_name"),
                                                         require(request.table_name, "table_name"),
-                                                        convert.table_from_pb(request.table))
+                                                        convert.table_from_pb(request.table), request.txn_id)
         return pb.AlterTableResponse(table=convert.table_to_pb(table), event_id=event_id)
 
     async def DropTable(self, request: pb.DropTableRequest, context: Ctx) -> pb.DropTableResponse:
@@ -72,12 +72,11 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         return pb.DropTableResponse(event_id=event_id)
 
     async def AddPartitions(self, request: pb.AddPartitionsRequest, context: Ctx) -> pb.AddPartitionsResponse:
-        check_no_txn(request.txn_id)
         check_batch(len(request.partitions), "AddPartitions", self._settings.max_batch_size)
         added, event_id = await self._store.add_partitions(
             require(request.db_name, "db_name"), require(request.table_name, "table_name"),
             [convert.partition_from_pb(p) for p in request.partitions], if_not_exists=request.if_not_exists,
-            expected_table_id=request.table_id,
+            expected_table_id=request.table_id, txn_id=request.txn_id,
         )
         return pb.AddPartitionsResponse(partitions=[convert.partition_to_pb(p) for p in added], event_id=event_id)
 
@@ -87,7 +86,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         check_batch(len(request.names), "GetPartitionsByNames", self._settings.max_batch_size)
         parts = await self._store.get_partitions_by_names(
             require(request.db_name, "db_name"), require(request.table_name, "table_name"), list(request.names),
-            request.read.table_id,
+            _snapshot(request.read),
         )
         return pb.GetPartitionsByNamesResponse(partitions=[convert.partition_to_pb(p) for p in parts])
 
@@ -99,24 +98,26 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
             raise InvalidArgument(f"page_size must not be negative, got {request.page_size}")
         names, token = await self._store.list_partition_names(
             require(request.db_name, "db_name"), require(request.table_name, "table_name"),
-            min(request.page_size or limit, limit), request.page_token, request.read.table_id,
+            min(request.page_size or limit, limit), request.page_token, _snapshot(request.read),
         )
         return pb.ListPartitionNamesResponse(names=names, next_page_token=token)
 
     async def AlterPartitions(self, request: pb.AlterPartitionsRequest, context: Ctx) -> pb.AlterPartitionsResponse:
-        check_no_txn(request.txn_id)
         check_batch(len(request.partitions), "AlterPartitions", self._settings.max_batch_size)
         altered, event_id = await self._store.alter_partitions(
             require(request.db_name, "db_name"), require(request.table_name, "table_name"),
-            [convert.partition_from_pb(p) for p in request.partitions], request.table_id,
+            [convert.partition_from_pb(p) for p in request.partitions], request.table_id, request.txn_id,
         )
         return pb.AlterPartitionsResponse(partitions=[convert.partition_to_pb(p) for p in altered], event_id=event_id)
 
     async def DropPartitions(self, request: pb.DropPartitionsRequest, context: Ctx) -> pb.DropPartitionsResponse:
-        check_no_txn(request.txn_id)
         check_batch(len(request.names), "DropPartitions", self._settings.max_batch_size)
         names, event_id = await self._store.drop_partitions(
             require(request.db_name, "db_name"), require(request.table_name, "table_name"), list(request.names),
-            if_exists=request.if_exists, expected_table_id=request.table_id,
+            if_exists=request.if_exists, expected_table_id=request.table_id, txn_id=request.txn_id,
         )
         return pb.DropPartitionsResponse(names=names, event_id=event_id)
+
+
+def _snapshot(read: pb.ReadContext) -> ReadSnapshot:
+    return ReadSnapshot.parse(read.valid_write_id_list, read.txn_id, read.table_id)

@@ -19,8 +19,3 @@ def check_batch(count: int, what: str, limit: int) -> None:
             f"{what}: {count} items in one request, more than metastore.gateway.max.batch.size ({limit}); "
             "split the request into batches"
         )
-
-
-def check_no_txn(txn_id: int) -> None:
-    if txn_id:
-        raise InvalidArgument("txn_id was given, but this gateway does not run transactions yet; omit it")

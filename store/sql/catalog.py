@@ -67,8 +67,8 @@ _PARTITION_COLUMNS = "part_name, part_values, body, create_time, created_wid"
 # compares the returned names with what it asked for to decide all-or-nothing).
 INSERT_PARTITIONS = """
 INSERT INTO partitions (table_id, part_name, part_values, body, create_time, created_wid)
-SELECT $1, x.part_name, x.part_values, x.body, $3, $4
-FROM jsonb_to_recordset($2::jsonb) AS x(part_name text, part_values text[], body jsonb)
+SELECT $1, x.part_name, x.part_values, x.body, coalesce(x.create_time, $3), $4
+FROM jsonb_to_recordset($2::jsonb) AS x(part_name text, part_values text[], body jsonb, create_time bigint)
 ON CONFLICT (table_id, part_name) WHERE dropped_wid IS NULL DO NOTHING
 RETURNING part_name
 """
@@ -99,3 +99,56 @@ RETURNING part_name
 """
 
 COUNT_LATEST_PARTITIONS = "SELECT count(*) FROM partitions WHERE table_id = $1 AND dropped_wid IS NULL"
+
+# -- versions of transactional tables (created_wid / dropped_wid stamped with write ids) -------
+SELECT_TABLE_VERSIONS_BY_NAME = f"""
+SELECT {_TABLE_COLUMNS}, dropped_wid FROM tbls WHERE db_name = $1 AND tbl_name = $2 ORDER BY version_id DESC
+"""
+
+INSERT_TABLE_VERSION = """
+INSERT INTO tbls (table_id, db_name, tbl_name, table_type, transactional, body, create_time, created_wid)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+"""
+
+# The latest version gets its end stamped with the writer's write id ($2); it stays for older snapshots.
+END_LATEST_TABLE_VERSION = "UPDATE tbls SET dropped_wid = $2 WHERE table_id = $1 AND dropped_wid IS NULL"
+
+SELECT_LATEST_PARTITIONS_BY_NAMES_FOR_UPDATE = SELECT_LATEST_PARTITIONS_BY_NAMES + " FOR UPDATE"
+
+END_LATEST_PARTITION_VERSIONS = """
+UPDATE partitions SET dropped_wid = $3
+WHERE table_id = $1 AND part_name = ANY($2::text[]) AND dropped_wid IS NULL AND created_wid <> $3
+RETURNING part_name
+"""
+
+DELETE_OWN_PARTITION_VERSIONS = """
+DELETE FROM partitions
+WHERE table_id = $1 AND part_name = ANY($2::text[]) AND dropped_wid IS NULL AND created_wid = $3
+RETURNING part_name
+"""
+
+UPDATE_OWN_PARTITION_VERSIONS = """
+UPDATE partitions AS p SET body = x.body
+FROM jsonb_to_recordset($2::jsonb) AS x(part_name text, body jsonb)
+WHERE p.table_id = $1 AND p.part_name = x.part_name AND p.dropped_wid IS NULL AND p.created_wid = $3
+RETURNING p.part_name
+"""
+
+# Visible to a snapshot (hwm $h, open/aborted exceptions $x, the reader's own write id $o): created
+# by a write id committed in it, and not dropped by one. Write id 0 (non-transactional) is committed.
+_VISIBLE = """
+(created_wid = {o} OR (created_wid <= {h} AND created_wid <> ALL({x}::bigint[])))
+AND (dropped_wid IS NULL OR NOT (dropped_wid = {o} OR (dropped_wid <= {h} AND dropped_wid <> ALL({x}::bigint[]))))
+"""
+
+SELECT_VISIBLE_PARTITIONS_BY_NAMES = f"""
+SELECT {_PARTITION_COLUMNS} FROM partitions
+WHERE table_id = $1 AND part_name = ANY($2::text[]) AND {_VISIBLE.format(h="$3", x="$4", o="$5")}
+"""
+
+LIST_VISIBLE_PARTITION_NAMES = f"""
+SELECT part_name FROM partitions
+WHERE table_id = $1 AND part_name > $2 AND {_VISIBLE.format(h="$4", x="$5", o="$6")}
+ORDER BY part_name
+LIMIT $3
+"""

@@ -1,0 +1,118 @@
+"""Housekeeping loops: time-out reaper, TXN_TO_WRITE_ID cleaner and version GC, event log
+retention, and the open-txn counter.
+
+Every gateway runs every loop with the same configuration. A round of an elected loop runs in
+one database transaction that first tries that loop's advisory lock; whoever gets it does the
+work, the others skip the round, so any number of gateways behave like one. The open-txn counter
+is per gateway (each gateway enforces hive.max.open.txns itself, as each Hive metastore does).
+Loops never hold a lock across rounds, log and back off on errors, and let cancellation through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Awaitable, Callable
+
+import asyncpg
+
+from store import housekeeping as hk
+from store.db import Database
+from store.events import append_events
+from store.sql import housekeeping as sql
+from store.txn_store import TxnStore
+
+_log = logging.getLogger(__name__)
+
+# Advisory lock ids, one per elected loop ("msgw" + loop number).
+REAPER_LOCK = 0x6D736777_0101
+ACID_HOUSEKEEPER_LOCK = 0x6D736777_0102
+EVENT_TRIM_LOCK = 0x6D736777_0103
+
+MAX_BACKOFF_S = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class HousekeepingSettings:
+    txn_timeout_s: float = 300.0
+    reaper_start_s: float = 100.0
+    reaper_interval_s: float = 180.0
+    housekeeper_interval_s: float = 60.0
+    event_ttl_s: float = 86400.0
+    event_clean_interval_s: float = 7200.0
+    count_open_txns_interval_s: float = 1.0
+
+
+@dataclass
+class Housekeeper:
+    db: Database
+    txn_store: TxnStore
+    settings: HousekeepingSettings
+    stats: dict[str, int] = field(default_factory=lambda: {"reaped_txns": 0, "t2w_tables_cleaned": 0,
+                                                          "versions_collected": 0, "events_trimmed": 0, "errors": 0})
+
+    async def run(self) -> None:
+        """Run every loop until cancelled."""
+        s = self.settings
+        async with asyncio.TaskGroup() as tg:
+            tg.create_task(self._loop("open-txn counter", 0.0, s.count_open_txns_interval_s, self.txn_store.refresh_open_count))
+            tg.create_task(self._loop("time-out reaper", s.reaper_start_s, s.reaper_interval_s, self.reap_once))
+            tg.create_task(self._loop("acid housekeeper", s.housekeeper_interval_s, s.housekeeper_interval_s, self.clean_once))
+            tg.create_task(self._loop("event log trim", s.event_clean_interval_s, s.event_clean_interval_s, self.trim_once))
+
+    async def _loop(self, name: str, start_s: float, interval_s: float, once: Callable[[], Awaitable[object]]) -> None:
+        await asyncio.sleep(start_s)
+        failures = 0
+        while True:
+            try:
+                async with asyncio.timeout(max(60.0, interval_s)):
+                    await once()
+                failures = 0
+                await asyncio.sleep(interval_s)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - a loop must survive database restarts and bugs alike
+                failures += 1
+                self.stats["errors"] += 1
+                _log.exception("housekeeping loop %r failed (%d in a row)", name, failures)
+                await asyncio.sleep(min(MAX_BACKOFF_S, interval_s * 2 ** min(failures, 5)))
+
+    async def _elected(self, lock_id: int, work: Callable[[asyncpg.Connection], Awaitable[int]]) -> int | None:
+        async def run(conn: asyncpg.Connection) -> int | None:
+            if not await conn.fetchval(sql.TRY_LEADERSHIP, lock_id):
+                return None
+            return await work(conn)
+
+        return await self.db.transact(run)
+
+    async def reap_once(self) -> int | None:
+        async def work(conn: asyncpg.Connection) -> int:
+            ids, events = await hk.reap_timed_out_txns(conn, self.settings.txn_timeout_s)
+            await append_events(conn, events)
+            if ids:
+                _log.warning("aborted %d txn(s) without a heartbeat for %gs: %s", len(ids), self.settings.txn_timeout_s,
+                             ids[:20])
+            return len(ids)
+
+        reaped = await self._elected(REAPER_LOCK, work)
+        self.stats["reaped_txns"] += reaped or 0
+        return reaped
+
+    async def clean_once(self) -> int | None:
+        async def work(conn: asyncpg.Connection) -> int:
+            result = await hk.clean_txn_to_write_id(conn)
+            self.stats["t2w_tables_cleaned"] += result.rows_deleted_tables
+            return await hk.gc_versions(conn)
+
+        collected = await self._elected(ACID_HOUSEKEEPER_LOCK, work)
+        self.stats["versions_collected"] += collected or 0
+        return collected
+
+    async def trim_once(self) -> int | None:
+        async def work(conn: asyncpg.Connection) -> int:
+            return await hk.trim_event_log(conn, self.settings.event_ttl_s)
+
+        trimmed = await self._elected(EVENT_TRIM_LOCK, work)
+        self.stats["events_trimmed"] += trimmed or 0
+        return trimmed

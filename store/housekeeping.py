@@ -1,0 +1,65 @@
+"""The housekeeping work itself, one function per job, each inside the caller's transaction.
+
+Loops and leader election live in poller/housekeeping.py; these functions only need a
+connection and return what they did, so tests can run them directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import asyncpg
+
+from store import txns
+from store.events import NewEvent
+from store.sql import housekeeping as sql
+
+TIMED_OUT_BATCH = 50000  # Hive's TIMED_OUT_TXN_ABORT_BATCH_SIZE
+
+
+@dataclass(frozen=True, slots=True)
+class CleanResult:
+    low_water_mark: int
+    rows_deleted_tables: int
+    committed_txns_deleted: int
+
+
+async def reap_timed_out_txns(conn: asyncpg.Connection, timeout_s: float) -> tuple[list[int], list[NewEvent]]:
+    """Abort open txns without a heartbeat for `timeout_s`; their versions are discarded and
+    their locks released. Rows locked by a concurrent commit or heartbeat are skipped."""
+    ids = [r["txn_id"] for r in await conn.fetch(sql.TIMED_OUT_TXNS, timeout_s, TIMED_OUT_BATCH)]
+    if not ids:
+        return [], []
+    events = await txns.abort_txns(conn, ids, reason=f"timed out: no heartbeat for {timeout_s:g}s (hive.txn.timeout)")
+    return ids, events
+
+
+async def clean_txn_to_write_id(conn: asyncpg.Connection) -> CleanResult:
+    """HIVE-18747: delete TXN_TO_WRITE_ID rows of txns below min(next, min MHL, min aborted);
+    every such txn is committed in every snapshot that can still be used. The per-table maximum
+    deleted write id becomes that table's floor for write-id high-water marks."""
+    lwm = int(await conn.fetchval(sql.T2W_LOW_WATER_MARK))
+    rows = await conn.fetch(sql.DELETE_T2W_BELOW, lwm)
+    if rows:
+        await conn.execute(sql.RAISE_CLEANED_HWM, [r["table_id"] for r in rows], [r["max_write_id"] for r in rows])
+    await conn.execute(sql.RAISE_T2W_CLEANED_BELOW, lwm)
+    status = await conn.execute(sql.DELETE_COMMITTED_TXNS_BELOW, lwm)
+    return CleanResult(lwm, len(rows), int(status.split()[-1]))
+
+
+async def gc_versions(conn: asyncpg.Connection) -> int:
+    """Delete table and partition versions no open snapshot can see; raise each table's
+    gc_watermark so an older snapshot gets 'snapshot too old' instead of a wrong answer."""
+    lwm = int(await conn.fetchval(sql.VERSION_LOW_WATER_MARK))
+    deleted = 0
+    for query in (sql.GC_PARTITION_VERSIONS, sql.GC_TABLE_VERSIONS):
+        rows = await conn.fetch(query, lwm)
+        if rows:
+            await conn.execute(sql.RAISE_GC_WATERMARK, [r["table_id"] for r in rows], [r["w"] for r in rows])
+            deleted += sum(r["n"] for r in rows)
+    return deleted
+
+
+async def trim_event_log(conn: asyncpg.Connection, ttl_s: float) -> int:
+    status = await conn.execute(sql.DELETE_OLD_EVENTS, ttl_s)
+    return int(status.split()[-1])

@@ -1,0 +1,64 @@
+"""What a read must be consistent with, and the visibility rule for versioned metadata.
+
+A version (created_wid, dropped_wid) is visible to a snapshot when its creating write id is
+committed in the snapshot and its dropping write id (if any) is not. The reader's own write id
+counts as committed for it (read-your-own-writes). Write id 0 marks non-transactional writes,
+committed for everyone. The SQL form of the same rule is `_VISIBLE` in store/sql/catalog.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from store.errors import FailedPrecondition, InvalidArgument
+from store.writeids import ValidWriteIdList
+
+
+@dataclass(frozen=True, slots=True)
+class ReadSnapshot:
+    """A read's context: the caller's ValidWriteIdList for the table (None: latest), its txn id
+    (its own uncommitted writes are visible to it), and the table id it expects (0: any)."""
+
+    write_ids: ValidWriteIdList | None = None
+    txn_id: int = 0
+    expected_table_id: int = 0
+
+    @classmethod
+    def parse(cls, valid_write_id_list: str, txn_id: int = 0, expected_table_id: int = 0) -> "ReadSnapshot":
+        if txn_id < 0 or expected_table_id < 0:
+            raise InvalidArgument("txn_id and table_id must not be negative")
+        write_ids = ValidWriteIdList.parse(valid_write_id_list) if valid_write_id_list else None
+        return cls(write_ids, txn_id, expected_table_id)
+
+    def check_table_name(self, full_name: str) -> None:
+        if self.write_ids is not None and self.write_ids.table_name not in (None, full_name):
+            raise InvalidArgument(
+                f"the ValidWriteIdList is for table {self.write_ids.table_name} but the request reads {full_name}"
+            )
+
+
+def is_visible(write_ids: ValidWriteIdList, own_write_id: int, created_wid: int, dropped_wid: int | None) -> bool:
+    def committed(w: int) -> bool:
+        return w == own_write_id or w == 0 or write_ids.is_write_id_valid(w)
+
+    return committed(created_wid) and (dropped_wid is None or not committed(dropped_wid))
+
+
+def sql_params(write_ids: ValidWriteIdList, own_write_id: int) -> tuple[int, list[int], int]:
+    """(hwm, exceptions, own write id) for the `_VISIBLE` predicate; -1 stands for no own write id."""
+    exceptions = [w for w in write_ids.exceptions if w != own_write_id]
+    return write_ids.high_watermark, exceptions, own_write_id or -1
+
+
+def check_not_too_old(full_name: str, write_ids: ValidWriteIdList, gc_watermark: int) -> None:
+    """Versions ended by write ids <= gc_watermark were garbage-collected. A snapshot to which one of
+    those write ids is not committed would need a deleted version: refuse rather than answer wrong.
+    Aborted write ids do not count: their versions were discarded at abort."""
+    if gc_watermark <= 0:
+        return
+    open_below = [w for w in write_ids.exceptions if w <= gc_watermark and not write_ids.is_write_id_aborted(w)]
+    if write_ids.high_watermark < gc_watermark or open_below:
+        raise FailedPrecondition(
+            f"snapshot too old for {full_name}: versions up to write id {gc_watermark} were garbage-collected after "
+            f"this snapshot ({write_ids.to_string()}) was taken; take a new snapshot (inside a txn, snapshots stay valid)"
+        )

@@ -1,0 +1,78 @@
+"""Query text of the housekeeping loops. Each loop's transaction first takes its advisory lock
+(pg_try_advisory_xact_lock), so with any number of gateways one runs a round at a time."""
+
+TRY_LEADERSHIP = "SELECT pg_try_advisory_xact_lock($1)"
+
+# Open txns whose heartbeat is older than $1 seconds, oldest first; rows being committed or
+# heartbeated right now are skipped rather than waited for.
+TIMED_OUT_TXNS = """
+SELECT txn_id FROM txns
+WHERE state = 'o' AND last_heartbeat < clock_timestamp() - make_interval(secs => $1)
+ORDER BY txn_id
+LIMIT $2
+FOR UPDATE SKIP LOCKED
+"""
+
+# HIVE-18747: min(next txn id, min MIN_HISTORY_LEVEL, min aborted txn).
+T2W_LOW_WATER_MARK = """
+SELECT LEAST((SELECT next FROM next_txn_id WHERE id = 1),
+             (SELECT min(min_open_txn_id) FROM min_history_level),
+             (SELECT min(txn_id) FROM txns WHERE state = 'a'))
+"""
+
+DELETE_T2W_BELOW = """
+WITH gone AS (DELETE FROM txn_to_write_id WHERE txn_id < $1 RETURNING table_id, write_id)
+SELECT table_id, max(write_id) AS max_write_id FROM gone GROUP BY table_id
+"""
+
+RAISE_CLEANED_HWM = """
+UPDATE next_write_id n SET cleaned_hwm = GREATEST(n.cleaned_hwm, x.w)
+FROM unnest($1::bigint[], $2::bigint[]) AS x(table_id, w) WHERE n.table_id = x.table_id
+"""
+
+RAISE_T2W_CLEANED_BELOW = "UPDATE txn_housekeeping SET t2w_cleaned_below = GREATEST(t2w_cleaned_below, $1) WHERE id = 1"
+
+DELETE_COMMITTED_TXNS_BELOW = "DELETE FROM txns WHERE state = 'c' AND txn_id < $1"
+
+# Below this txn id every txn is decided in every open txn's snapshot: min(next, min MHL).
+VERSION_LOW_WATER_MARK = """
+SELECT LEAST((SELECT next FROM next_txn_id WHERE id = 1), (SELECT min(min_open_txn_id) FROM min_history_level))
+"""
+
+# Per table, the highest write id h such that every write id <= h belongs to a txn below the mark
+# (decided for every open snapshot): versions ended by a write id <= h are seen by no one.
+_HORIZON = """
+SELECT nw.table_id,
+       LEAST(nw.next, coalesce((SELECT min(tw.write_id) FROM txn_to_write_id tw
+                                WHERE tw.table_id = nw.table_id AND tw.txn_id >= $1), nw.next)) - 1 AS h
+FROM next_write_id nw
+"""
+
+GC_PARTITION_VERSIONS = f"""
+WITH horizon AS ({_HORIZON}),
+gone AS (
+    DELETE FROM partitions p USING horizon
+    WHERE p.table_id = horizon.table_id AND p.dropped_wid IS NOT NULL AND p.dropped_wid <= horizon.h
+    RETURNING p.table_id, p.dropped_wid
+)
+SELECT table_id, max(dropped_wid) AS w, count(*) AS n FROM gone GROUP BY table_id
+"""
+
+GC_TABLE_VERSIONS = f"""
+WITH horizon AS ({_HORIZON}),
+gone AS (
+    DELETE FROM tbls t USING horizon
+    WHERE t.table_id = horizon.table_id AND t.dropped_wid IS NOT NULL AND t.dropped_wid <= horizon.h
+    RETURNING t.table_id, t.dropped_wid
+)
+SELECT table_id, max(dropped_wid) AS w, count(*) AS n FROM gone GROUP BY table_id
+"""
+
+RAISE_GC_WATERMARK = """
+UPDATE next_write_id n SET gc_watermark = GREATEST(n.gc_watermark, x.w)
+FROM unnest($1::bigint[], $2::bigint[]) AS x(table_id, w) WHERE n.table_id = x.table_id
+"""
+
+DELETE_OLD_EVENTS = """
+DELETE FROM notification_log WHERE event_time < clock_timestamp() - make_interval(secs => $1)
+"""

@@ -1,0 +1,125 @@
+"""Query text for transactions and write ids (Hive's TxnHandler tables).
+
+Locks: opening txns locks the next_txn_id row (ids are handed out in order); commit and abort
+lock the txn's row FOR UPDATE; writers and write-id allocation lock it FOR SHARE, so a txn cannot
+commit or be aborted while one of its writes is half done. Allocation locks next_write_id's row.
+"""
+
+# -- open (index: next_txn_id primary key) ---------------------------------------------------
+ALLOCATE_TXN_IDS = "UPDATE next_txn_id SET next = next + $1 WHERE id = 1 RETURNING next - $1"
+
+INSERT_TXNS = """
+INSERT INTO txns (txn_id, state, txn_type, user_name, host, agent_info)
+SELECT g, 'o', $3, $4, $5, $6 FROM generate_series($1::bigint, $2::bigint) AS g
+"""
+
+MIN_OPEN_TXN = "SELECT min(txn_id) FROM txns WHERE state = 'o'"  # index txns_not_committed
+
+INSERT_MIN_HISTORY = """
+INSERT INTO min_history_level (txn_id, min_open_txn_id)
+SELECT g, $3 FROM generate_series($1::bigint, $2::bigint) AS g
+"""
+
+COUNT_OPEN_TXNS = "SELECT count(*) FROM txns WHERE state = 'o'"
+
+# -- state ------------------------------------------------------------------------------------
+SELECT_TXNS_FOR_UPDATE = "SELECT txn_id, state FROM txns WHERE txn_id = ANY($1::bigint[]) ORDER BY txn_id FOR UPDATE"
+SELECT_TXNS_FOR_SHARE = "SELECT txn_id, state FROM txns WHERE txn_id = ANY($1::bigint[]) ORDER BY txn_id FOR SHARE"
+SELECT_TXN_STATES = "SELECT txn_id, state FROM txns WHERE txn_id = ANY($1::bigint[])"
+
+TXN_WRITE_IDS = """
+SELECT tw.txn_id, tw.table_id, tw.write_id, coalesce(t.db_name, '') AS db_name, coalesce(t.tbl_name, '') AS tbl_name
+FROM txn_to_write_id tw
+LEFT JOIN tbls t ON t.table_id = tw.table_id AND t.dropped_wid IS NULL
+WHERE tw.txn_id = ANY($1::bigint[])
+ORDER BY tw.txn_id, tw.table_id
+"""
+
+MARK_COMMITTED = "UPDATE txns SET state = 'c', finished_at = clock_timestamp() WHERE txn_id = $1"
+MARK_ABORTED = "UPDATE txns SET state = 'a', finished_at = clock_timestamp() WHERE txn_id = ANY($1::bigint[])"
+DELETE_MIN_HISTORY = "DELETE FROM min_history_level WHERE txn_id = ANY($1::bigint[])"
+
+# -- discarding the versions an aborted txn wrote ($1 table ids, $2 write ids, paired) ---------
+DISCARD_CREATED_PARTITIONS = """
+DELETE FROM partitions p USING unnest($1::bigint[], $2::bigint[]) AS w(table_id, write_id)
+WHERE p.table_id = w.table_id AND p.created_wid = w.write_id
+"""
+RESTORE_DROPPED_PARTITIONS = """
+UPDATE partitions p SET dropped_wid = NULL FROM unnest($1::bigint[], $2::bigint[]) AS w(table_id, write_id)
+WHERE p.table_id = w.table_id AND p.dropped_wid = w.write_id
+"""
+DISCARD_CREATED_TABLE_VERSIONS = """
+DELETE FROM tbls t USING unnest($1::bigint[], $2::bigint[]) AS w(table_id, write_id)
+WHERE t.table_id = w.table_id AND t.created_wid = w.write_id
+"""
+RESTORE_DROPPED_TABLE_VERSIONS = """
+UPDATE tbls t SET dropped_wid = NULL FROM unnest($1::bigint[], $2::bigint[]) AS w(table_id, write_id)
+WHERE t.table_id = w.table_id AND t.dropped_wid = w.write_id
+"""
+
+# -- heartbeat ---------------------------------------------------------------------------------
+HEARTBEAT_TXNS = """
+UPDATE txns SET last_heartbeat = clock_timestamp(), heartbeat_count = heartbeat_count + 1
+WHERE txn_id = ANY($1::bigint[]) AND state = 'o'
+RETURNING txn_id
+"""
+
+# -- snapshots (index: txns_not_committed) ----------------------------------------------------
+TXN_HIGH_WATERMARK = "SELECT next - 1 FROM next_txn_id WHERE id = 1"
+NOT_COMMITTED_TXNS = "SELECT txn_id, state FROM txns WHERE state <> 'c' AND txn_id <= $1 ORDER BY txn_id"
+
+SHOW_TRANSACTIONS = """
+SELECT txn_id, state, txn_type, (extract(epoch FROM started_at) * 1000)::bigint AS started_ms,
+       (extract(epoch FROM last_heartbeat) * 1000)::bigint AS heartbeat_ms, user_name, host, agent_info
+FROM txns WHERE state <> 'c' ORDER BY txn_id
+"""
+
+# -- write ids (index: txn_to_write_id primary key / unique (txn_id, table_id)) ---------------
+EXISTING_WRITE_IDS = "SELECT txn_id, write_id FROM txn_to_write_id WHERE table_id = $1 AND txn_id = ANY($2::bigint[])"
+
+# Locks the table's counter row: allocations for one table are serialised and contiguous.
+ALLOCATE_WRITE_IDS = """
+INSERT INTO next_write_id (table_id, next) VALUES ($1, 1 + $2)
+ON CONFLICT (table_id) DO UPDATE SET next = next_write_id.next + $2
+RETURNING next - $2
+"""
+
+INSERT_TXN_TO_WRITE_IDS = """
+INSERT INTO txn_to_write_id (txn_id, table_id, write_id)
+SELECT t, $1, w FROM unnest($2::bigint[], $3::bigint[]) AS x(t, w)
+"""
+
+WRITE_ID_OF_TXN = "SELECT write_id FROM txn_to_write_id WHERE txn_id = $1 AND table_id = $2"
+
+TABLE_WRITE_ID_ROWS = "SELECT txn_id, write_id FROM txn_to_write_id WHERE table_id = $1"
+TABLE_WRITE_ID_STATE = "SELECT next, cleaned_hwm, gc_watermark FROM next_write_id WHERE table_id = $1"
+T2W_CLEANED_BELOW = "SELECT t2w_cleaned_below FROM txn_housekeeping WHERE id = 1"
+
+# Which open txn (other than $3) wrote a version of these partitions: the write-write conflict.
+PARTITION_WRITERS_IN_FLIGHT = """
+SELECT p.part_name, tw.txn_id
+FROM partitions p
+JOIN txn_to_write_id tw ON tw.table_id = p.table_id AND tw.write_id IN (p.created_wid, p.dropped_wid)
+JOIN txns x ON x.txn_id = tw.txn_id AND x.state = 'o'
+WHERE p.table_id = $1 AND p.part_name = ANY($2::text[]) AND tw.txn_id <> $3
+LIMIT 1
+"""
+
+TABLE_WRITERS_IN_FLIGHT = """
+SELECT tw.txn_id
+FROM tbls t
+JOIN txn_to_write_id tw ON tw.table_id = t.table_id AND tw.write_id IN (t.created_wid, t.dropped_wid)
+JOIN txns x ON x.txn_id = tw.txn_id AND x.state = 'o'
+WHERE t.table_id = $1 AND tw.txn_id <> $2
+LIMIT 1
+"""
+
+# A name an open txn renamed away from (or into) is reserved until that txn ends.
+NAME_WRITERS_IN_FLIGHT = """
+SELECT tw.txn_id
+FROM tbls t
+JOIN txn_to_write_id tw ON tw.table_id = t.table_id AND tw.write_id IN (t.created_wid, t.dropped_wid)
+JOIN txns x ON x.txn_id = tw.txn_id AND x.state = 'o'
+WHERE t.db_name = $1 AND t.tbl_name = $2 AND tw.txn_id <> $3
+LIMIT 1
+"""

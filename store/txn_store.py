@@ -1,0 +1,116 @@
+"""Transactions as the gateway sees them: one method per operation, each one database transaction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import asyncpg
+
+from store import catalog, txns
+from store.db import Database
+from store.errors import InvalidArgument, ResourceExhausted
+from store.events import append_event, append_events
+from store.txns import TableWriteIds, TxnInfo
+from store.writeids import ValidTxnList
+
+
+@dataclass(frozen=True, slots=True)
+class TxnLimits:
+    max_open_batch: int = 1000  # hive.txn.max.open.batch
+    max_open_txns: int = 100000  # hive.max.open.txns
+
+
+class OpenTxnCounter:
+    """Hive's AcidOpenTxnsCounterService: a count of open txns refreshed periodically, with 90%
+    hysteresis: once the ceiling is reached, opens are refused until the count falls below 90%."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.count = 0
+        self.refusing = False
+
+    def update(self, count: int) -> None:
+        self.count = count
+        if count >= self.limit:
+            self.refusing = True
+        elif count < 0.9 * self.limit:
+            self.refusing = False
+
+    def check(self) -> None:
+        if self.refusing:
+            raise ResourceExhausted(
+                f"Maximum allowed number of open transactions ({self.limit}, hive.max.open.txns) has been reached "
+                f"({self.count} open); commit or abort transactions, or wait for the time-out reaper"
+            )
+
+
+class TxnStore:
+    def __init__(self, db: Database, limits: TxnLimits) -> None:
+        self._db = db
+        self._limits = limits
+        self.open_counter = OpenTxnCounter(limits.max_open_txns)
+
+    async def open_txns(self, count: int, *, user: str, host: str, agent_info: str) -> tuple[list[int], int]:
+        if count <= 0:
+            raise InvalidArgument(f"num_txns must be at least 1, got {count}")
+        if count > self._limits.max_open_batch:
+            raise ResourceExhausted(
+                f"{count} txns in one OpenTxns call, more than hive.txn.max.open.batch ({self._limits.max_open_batch})"
+            )
+        self.open_counter.check()
+
+        async def run(conn: asyncpg.Connection) -> tuple[list[int], int]:
+            ids, event = await txns.open_txns(conn, count, user=user, host=host, agent_info=agent_info)
+            return ids, await append_event(conn, event)
+
+        return await self._db.transact(run)
+
+    async def refresh_open_count(self) -> int:
+        count = await self._db.read(txns.count_open_txns)
+        self.open_counter.update(count)
+        return count
+
+    async def commit(self, txn_id: int) -> int:
+        async def run(conn: asyncpg.Connection) -> int:
+            event = await txns.commit_txn(conn, txn_id)
+            return await append_event(conn, event) if event else 0
+
+        return await self._db.transact(run)
+
+    async def abort(self, txn_ids: Sequence[int], reason: str = "aborted by the client") -> list[int]:
+        async def run(conn: asyncpg.Connection) -> list[int]:
+            return await append_events(conn, await txns.abort_txns(conn, txn_ids, reason=reason))
+
+        return await self._db.transact(run)
+
+    async def heartbeat(self, txn_ids: Sequence[int]) -> tuple[list[int], list[int]]:
+        return await self._db.transact(txns.heartbeat, txn_ids)
+
+    async def get_open_txns(self, current_txn: int = 0) -> ValidTxnList:
+        return await self._db.read(txns.get_open_txns, current_txn)
+
+    async def allocate_write_ids(self, txn_ids: Sequence[int], db_name: str, table_name: str) -> dict[int, int]:
+        async def run(conn: asyncpg.Connection) -> dict[int, int]:
+            table = await catalog.get_table(conn, db_name, table_name, lock="share")
+            ids, event = await txns.allocate_write_ids(conn, table, txn_ids)
+            if event is not None:
+                await append_event(conn, event)
+            return ids
+
+        return await self._db.transact(run)
+
+    async def get_valid_write_ids(self, full_table_names: Sequence[str], txn_list: ValidTxnList) -> list[TableWriteIds]:
+        async def run(conn: asyncpg.Connection) -> list[TableWriteIds]:
+            tables = []
+            for full_name in full_table_names:
+                db_name, sep, table_name = full_name.partition(".")
+                if not sep:
+                    raise InvalidArgument(f"{full_name!r} is not a full table name (db.table)")
+                tables.append(await catalog.get_table(conn, db_name, table_name))
+            return await txns.get_valid_write_ids(conn, tables, txn_list)
+
+        return await self._db.read(run)
+
+    async def show_transactions(self) -> list[TxnInfo]:
+        return await self._db.read(txns.show_transactions)

@@ -1,0 +1,260 @@
+"""Transactions and per-table write ids, after Hive's TxnHandler (hive-reference §3, §5).
+
+Design note. Txn ids come from one locked counter row, so they are handed out in order and the
+snapshot high-water mark is `next - 1`. Committed txns keep their row (state 'c') until
+housekeeping removes those below the low-water mark; open and aborted rows are what a snapshot
+lists. Write ids are per table (keyed by the stable table_id) and allocated by one upsert on the
+table's counter row. Aborting a txn discards the metadata versions it wrote, in the same database
+transaction, so no reader can ever see them. Every function takes a connection inside the
+caller's transaction and returns the events to append (the caller appends them last).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import asyncpg
+
+from store.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
+from store.events import NewEvent
+from store.models import Table, TableType
+from store.sql import txns as sql
+from store.writeids import ValidTxnList, ValidWriteIdList, build_valid_txn_list, build_valid_write_id_list
+
+OPEN, COMMITTED, ABORTED = "o", "c", "a"
+_STATE_NAMES = {OPEN: "OPEN", COMMITTED: "COMMITTED", ABORTED: "ABORTED"}
+
+
+class TxnEventType:
+    OPEN_TXN = "OPEN_TXN"
+    COMMIT_TXN = "COMMIT_TXN"
+    ABORT_TXN = "ABORT_TXN"
+    ALLOC_WRITE_ID = "ALLOC_WRITE_ID_EVENT"
+
+
+@dataclass(frozen=True, slots=True)
+class TxnInfo:
+    """One row of SHOW TRANSACTIONS."""
+
+    txn_id: int
+    state: str
+    txn_type: int
+    started_ms: int
+    last_heartbeat_ms: int
+    user: str
+    host: str
+    agent_info: str
+
+
+@dataclass(frozen=True, slots=True)
+class TableWriteIds:
+    full_table_name: str
+    table_id: int
+    valid_write_ids: ValidWriteIdList
+
+
+def is_acid(table: Table) -> bool:
+    return table.transactional and table.table_type is TableType.MANAGED
+
+
+# -- open / commit / abort ------------------------------------------------------------------------
+
+
+async def open_txns(
+    conn: asyncpg.Connection, count: int, *, user: str, host: str, agent_info: str, txn_type: int = 0
+) -> tuple[list[int], NewEvent]:
+    first = int(await conn.fetchval(sql.ALLOCATE_TXN_IDS, count))
+    last = first + count - 1
+    await conn.execute(sql.INSERT_TXNS, first, last, txn_type, user, host, agent_info)
+    # HIVE-18747: each new txn records the smallest txn open now; below min() of these, every
+    # txn is decided in every open txn's snapshot.
+    min_open = int(await conn.fetchval(sql.MIN_OPEN_TXN))
+    await conn.execute(sql.INSERT_MIN_HISTORY, first, last, min_open)
+    ids = list(range(first, last + 1))
+    return ids, NewEvent(TxnEventType.OPEN_TXN, message={"txn_ids": ids, "from_txn_id": first, "to_txn_id": last})
+
+
+async def count_open_txns(conn: asyncpg.Connection) -> int:
+    return int(await conn.fetchval(sql.COUNT_OPEN_TXNS))
+
+
+def _aborted_message(txn_id: int) -> str:
+    return (f"txn {txn_id} was aborted (by AbortTxns, a write conflict, or the time-out reaper after "
+            "hive.txn.timeout without a heartbeat); start a new transaction")
+
+
+async def _write_ids_of(conn: asyncpg.Connection, txn_ids: Sequence[int]) -> list[asyncpg.Record]:
+    return list(await conn.fetch(sql.TXN_WRITE_IDS, list(txn_ids)))
+
+
+def _write_ids_json(rows: Sequence[asyncpg.Record]) -> list[dict[str, object]]:
+    return [{"table_id": r["table_id"], "db_name": r["db_name"], "table_name": r["tbl_name"],
+             "write_id": r["write_id"]} for r in rows]
+
+
+async def commit_txn(conn: asyncpg.Connection, txn_id: int) -> NewEvent | None:
+    """Commit; None when it was already committed (commit is idempotent, as in Hive 4)."""
+    rows = await conn.fetch(sql.SELECT_TXNS_FOR_UPDATE, [txn_id])
+    if not rows:
+        raise NotFound(f"txn {txn_id} does not exist")
+    state = rows[0]["state"]
+    if state == COMMITTED:
+        return None
+    if state == ABORTED:
+        raise Aborted(_aborted_message(txn_id))
+    write_ids = await _write_ids_of(conn, [txn_id])
+    await conn.execute(sql.MARK_COMMITTED, txn_id)
+    await conn.execute(sql.DELETE_MIN_HISTORY, [txn_id])
+    await release_txn_locks(conn, [txn_id])
+    return NewEvent(TxnEventType.COMMIT_TXN, txn_id=txn_id,
+                    message={"txn_id": txn_id, "write_ids": _write_ids_json(write_ids)})
+
+
+async def abort_txns(conn: asyncpg.Connection, txn_ids: Sequence[int], *, reason: str = "") -> list[NewEvent]:
+    """Abort open txns and discard every metadata version they wrote. Already aborted txns are a
+    no-op; a committed or unknown txn fails the whole call."""
+    rows = {r["txn_id"]: r["state"] for r in await conn.fetch(sql.SELECT_TXNS_FOR_UPDATE, sorted(set(txn_ids)))}
+    missing = sorted(set(txn_ids) - rows.keys())
+    if missing:
+        raise NotFound(f"txn(s) {', '.join(map(str, missing))} do not exist; nothing was aborted")
+    committed = sorted(t for t, s in rows.items() if s == COMMITTED)
+    if committed:
+        raise FailedPrecondition(f"txn(s) {', '.join(map(str, committed))} already committed; nothing was aborted")
+    to_abort = sorted(t for t, s in rows.items() if s == OPEN)
+    if not to_abort:
+        return []
+    write_ids = await _write_ids_of(conn, to_abort)
+    await discard_versions(conn, [(r["table_id"], r["write_id"]) for r in write_ids])
+    await conn.execute(sql.MARK_ABORTED, to_abort)
+    await conn.execute(sql.DELETE_MIN_HISTORY, to_abort)
+    await release_txn_locks(conn, to_abort)
+    by_txn: dict[int, list[asyncpg.Record]] = {t: [] for t in to_abort}
+    for r in write_ids:
+        by_txn[r["txn_id"]].append(r)
+    return [NewEvent(TxnEventType.ABORT_TXN, txn_id=t,
+                     message={"txn_id": t, "write_ids": _write_ids_json(by_txn[t]), "reason": reason})
+            for t in to_abort]
+
+
+async def discard_versions(conn: asyncpg.Connection, table_write_ids: Sequence[tuple[int, int]]) -> None:
+    if not table_write_ids:
+        return
+    table_ids = [t for t, _ in table_write_ids]
+    write_ids = [w for _, w in table_write_ids]
+    # Created versions go first: restoring a dropped one must not collide with its replacement
+    # on the one-latest-version-per-name index.
+    await conn.execute(sql.DISCARD_CREATED_PARTITIONS, table_ids, write_ids)
+    await conn.execute(sql.RESTORE_DROPPED_PARTITIONS, table_ids, write_ids)
+    await conn.execute(sql.DISCARD_CREATED_TABLE_VERSIONS, table_ids, write_ids)
+    await conn.execute(sql.RESTORE_DROPPED_TABLE_VERSIONS, table_ids, write_ids)
+
+
+async def release_txn_locks(conn: asyncpg.Connection, txn_ids: Sequence[int]) -> None:
+    """Locks taken under a txn end with it (the lock manager's table joins later migrations)."""
+    if await conn.fetchval("SELECT to_regclass('hive_locks') IS NOT NULL"):
+        await conn.execute("DELETE FROM hive_locks WHERE txn_id = ANY($1::bigint[])", list(txn_ids))
+
+
+async def heartbeat(conn: asyncpg.Connection, txn_ids: Sequence[int]) -> tuple[list[int], list[int]]:
+    """Refresh open txns; return (aborted, no such) among those that could not be refreshed."""
+    if not txn_ids:
+        return [], []
+    alive = {r["txn_id"] for r in await conn.fetch(sql.HEARTBEAT_TXNS, list(txn_ids))}
+    rest = sorted(set(txn_ids) - alive)
+    if not rest:
+        return [], []
+    states = {r["txn_id"]: r["state"] for r in await conn.fetch(sql.SELECT_TXN_STATES, rest)}
+    aborted = [t for t in rest if states.get(t) == ABORTED]
+    return aborted, [t for t in rest if states.get(t) != ABORTED]
+
+
+async def require_open(conn: asyncpg.Connection, txn_ids: Sequence[int]) -> None:
+    """Lock the txns FOR SHARE (no commit or abort until our transaction ends) and check each is open."""
+    states = {r["txn_id"]: r["state"] for r in await conn.fetch(sql.SELECT_TXNS_FOR_SHARE, sorted(set(txn_ids)))}
+    for t in txn_ids:
+        state = states.get(t)
+        if state is None:
+            raise NotFound(f"txn {t} does not exist")
+        if state == ABORTED:
+            raise Aborted(_aborted_message(t))
+        if state == COMMITTED:
+            raise FailedPrecondition(f"txn {t} is already committed; start a new transaction to write")
+
+
+# -- snapshots --------------------------------------------------------------------------------
+
+
+async def get_open_txns(conn: asyncpg.Connection, current_txn: int = 0) -> ValidTxnList:
+    hwm = int(await conn.fetchval(sql.TXN_HIGH_WATERMARK))
+    if current_txn > hwm:
+        raise NotFound(f"txn {current_txn} does not exist (the highest txn id is {hwm})")
+    rows = await conn.fetch(sql.NOT_COMMITTED_TXNS, hwm)
+    return build_valid_txn_list(hwm, [(r["txn_id"], r["state"] == ABORTED) for r in rows], current_txn)
+
+
+async def check_txn_list_not_too_old(conn: asyncpg.Connection, txn_list: ValidTxnList) -> None:
+    """Txn-to-write-id rows below the cleaner's low-water mark are gone; a snapshot that did not
+    see every txn below it as decided can no longer be mapped to write ids (HIVE-18747)."""
+    cleaned_below = int(await conn.fetchval(sql.T2W_CLEANED_BELOW))
+    if cleaned_below == 0:
+        return
+    open_below = [t for t in txn_list.exceptions if t < cleaned_below and not txn_list.is_txn_aborted(t)]
+    if txn_list.high_watermark < cleaned_below - 1 or open_below:
+        raise FailedPrecondition(
+            f"snapshot too old: txn history below {cleaned_below} was cleaned after this ValidTxnList was taken "
+            "(take snapshots inside an open txn to keep them valid); take a new snapshot"
+        )
+
+
+async def get_valid_write_ids(
+    conn: asyncpg.Connection, tables: Sequence[Table], txn_list: ValidTxnList
+) -> list[TableWriteIds]:
+    """Hive's getValidWriteIds for already resolved tables (hive-reference §3)."""
+    await check_txn_list_not_too_old(conn, txn_list)
+    return [TableWriteIds(t.full_name, t.table_id, await table_write_ids(conn, t.full_name, t.table_id, txn_list))
+            for t in tables]
+
+
+async def table_write_ids(conn: asyncpg.Connection, full_name: str, table_id: int, txn_list: ValidTxnList) -> ValidWriteIdList:
+    rows = [(r["txn_id"], r["write_id"]) for r in await conn.fetch(sql.TABLE_WRITE_ID_ROWS, table_id)]
+    state = await conn.fetchrow(sql.TABLE_WRITE_ID_STATE, table_id)
+    return build_valid_write_id_list(full_name, txn_list, rows, state["next"] if state else None,
+                                     state["cleaned_hwm"] if state else 0)
+
+
+async def show_transactions(conn: asyncpg.Connection) -> list[TxnInfo]:
+    return [TxnInfo(r["txn_id"], _STATE_NAMES[r["state"]], r["txn_type"], r["started_ms"], r["heartbeat_ms"],
+                    r["user_name"], r["host"], r["agent_info"]) for r in await conn.fetch(sql.SHOW_TRANSACTIONS)]
+
+
+# -- write ids --------------------------------------------------------------------------------
+
+
+async def allocate_write_ids(
+    conn: asyncpg.Connection, table: Table, txn_ids: Sequence[int]
+) -> tuple[dict[int, int], NewEvent | None]:
+    """Write ids of `table` for each txn: reused when the txn has one (idempotent), else allocated
+    contiguously in txn-id order. Returns {txn: write id} and the ALLOC_WRITE_ID event, if any."""
+    if not is_acid(table):
+        raise InvalidArgument(f"table {table.full_name} is not transactional: write ids exist only for "
+                              "managed tables with 'transactional'='true'")
+    wanted = sorted(set(txn_ids))
+    await require_open(conn, wanted)
+    existing = {r["txn_id"]: r["write_id"] for r in await conn.fetch(sql.EXISTING_WRITE_IDS, table.table_id, wanted)}
+    new = [t for t in wanted if t not in existing]
+    if not new:
+        return existing, None
+    first = int(await conn.fetchval(sql.ALLOCATE_WRITE_IDS, table.table_id, len(new)))
+    allocated = {t: first + i for i, t in enumerate(new)}
+    await conn.execute(sql.INSERT_TXN_TO_WRITE_IDS, table.table_id, new, [allocated[t] for t in new])
+    event = NewEvent(TxnEventType.ALLOC_WRITE_ID, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
+                     message={"txn_ids": new, "write_ids": [allocated[t] for t in new]})
+    return {**existing, **allocated}, event
+
+
+async def write_id_of(conn: asyncpg.Connection, txn_id: int, table_id: int) -> int:
+    """The write id `txn_id` holds on the table, 0 when it has none."""
+    if not txn_id:
+        return 0
+    return int(await conn.fetchval(sql.WRITE_ID_OF_TXN, txn_id, table_id) or 0)

@@ -1,0 +1,290 @@
+"""Transactions, write ids and snapshot-versioned metadata through the real gRPC API."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import AsyncIterator
+
+import asyncpg
+import grpc
+import pytest
+
+from gateway.app import Gateway
+from protos.metastore.v1 import catalog_pb2 as pb
+from protos.metastore.v1 import transactions_pb2 as tpb
+from protos.metastore.v1 import transactions_pb2_grpc
+from store.writeids import ValidTxnList, ValidWriteIdList
+from tests.builders import table
+from tests.conftest import GatewayClient, connect, gateway_settings
+
+C = grpc.StatusCode
+
+
+@dataclass
+class Txns:
+    client: GatewayClient
+    txn: transactions_pb2_grpc.TransactionsStub
+    gw: Gateway
+    dsn: str
+
+    async def open(self, n: int = 1) -> list[int]:
+        return list((await self.txn.OpenTxns(tpb.OpenTxnsRequest(num_txns=n, user="test", hostname="h"))).txn_ids)
+
+    async def commit(self, txn_id: int) -> None:
+        await self.txn.CommitTxn(tpb.CommitTxnRequest(txn_id=txn_id))
+
+    async def txn_list(self, current_txn: int = 0) -> str:
+        return (await self.txn.GetOpenTxns(tpb.GetOpenTxnsRequest(current_txn_id=current_txn))).valid_txn_list
+
+    async def snapshot(self, current_txn: int = 0, name: str = "db.t", txn_list: str = "") -> pb.ReadContext:
+        txn_list = txn_list or await self.txn_list(current_txn)
+        got = (await self.txn.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+            full_table_names=[name], valid_txn_list=txn_list))).tables[0]
+        return pb.ReadContext(valid_write_id_list=got.valid_write_id_list, table_id=got.table_id, txn_id=current_txn)
+
+    async def names(self, read: pb.ReadContext, table_name: str = "t") -> list[str]:
+        reply = await self.client.catalog.ListPartitionNames(pb.ListPartitionNamesRequest(
+            db_name="db", table_name=table_name, read=read))
+        return list(reply.names)
+
+    async def add(self, txn_id: int, *values: str, table_name: str = "t") -> pb.AddPartitionsResponse:
+        return await self.client.catalog.AddPartitions(pb.AddPartitionsRequest(
+            db_name="db", table_name=table_name, txn_id=txn_id, partitions=[pb.Partition(values=[v]) for v in values]))
+
+    async def alter(self, txn_id: int, value: str, tag: str) -> pb.AlterPartitionsResponse:
+        return await self.client.catalog.AlterPartitions(pb.AlterPartitionsRequest(
+            db_name="db", table_name="t", txn_id=txn_id,
+            partitions=[pb.Partition(values=[value], parameters={"tag": tag})]))
+
+    async def tag(self, read: pb.ReadContext, value: str) -> str | None:
+        reply = await self.client.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(
+            db_name="db", table_name="t", names=[f"p={value}"], read=read))
+        return reply.partitions[0].parameters.get("tag", "") if reply.partitions else None
+
+    async def t2w_rows(self) -> list[tuple[int, int]]:
+        conn = await asyncpg.connect(self.dsn)
+        try:
+            return [(r[0], r[1]) for r in await conn.fetch("SELECT txn_id, write_id FROM txn_to_write_id ORDER BY 1")]
+        finally:
+            await conn.close()
+
+
+async def _start(pg_dsn: str, **conf: str) -> AsyncIterator[Txns]:
+    gw = Gateway(gateway_settings(pg_dsn, **conf))
+    await gw.start()
+    client = await connect(f"127.0.0.1:{gw.port}")
+    t = Txns(client, transactions_pb2_grpc.TransactionsStub(client.channel), gw, pg_dsn)
+    await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+    await client.catalog.CreateTable(pb.CreateTableRequest(table=table("db", "t", keys=(("p", "string"),), transactional=True)))
+    try:
+        yield t
+    finally:
+        await client.channel.close()
+        await gw.stop()
+
+
+@pytest.fixture
+async def txns(pg_dsn: str) -> AsyncIterator[Txns]:
+    async for t in _start(pg_dsn):
+        yield t
+
+
+async def test_open_allocate_commit_and_hive_strings(txns: Txns) -> None:
+    a, b, c = await txns.open(3)
+    alloc = await txns.txn.AllocateTableWriteIds(tpb.AllocateTableWriteIdsRequest(txn_ids=[b, a], db_name="db", table_name="t"))
+    assert [(x.txn_id, x.write_id) for x in alloc.txn_to_write_ids] == [(a, 1), (b, 2)]
+    again = await txns.txn.AllocateTableWriteIds(tpb.AllocateTableWriteIdsRequest(txn_ids=[a], db_name="db", table_name="t"))
+    assert [(x.txn_id, x.write_id) for x in again.txn_to_write_ids] == [(a, 1)]  # idempotent
+    await txns.commit(a)
+    await txns.txn.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[b]))
+    state = await txns.txn.GetOpenTxns(tpb.GetOpenTxnsRequest())
+    assert state.valid_txn_list == f"{c}:{c}:{c}:{b}"
+    assert ValidTxnList.parse(state.valid_txn_list).is_txn_aborted(b)
+    wids = await txns.snapshot()
+    assert wids.valid_write_id_list == "db.t:2:9223372036854775807::2"
+    await txns.commit(a)  # idempotent
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await txns.commit(b)
+    assert err.value.code() == C.ABORTED and f"txn {b} was aborted" in err.value.details()
+    shown = (await txns.txn.ShowTransactions(tpb.ShowTransactionsRequest())).transactions
+    assert [(t.txn_id, t.state, t.user) for t in shown] == [(b, "ABORTED", "test"), (c, "OPEN", "test")]
+
+
+async def test_snapshot_isolation_and_read_your_own_writes(txns: Txns) -> None:
+    (w1,) = await txns.open()
+    await txns.add(w1, "a")
+    await txns.commit(w1)
+    (reader,) = await txns.open()
+    old = await txns.snapshot(reader)
+
+    (w2,) = await txns.open()
+    mine_before_writing = await txns.snapshot(w2)
+    await txns.alter(w2, "a", "v2")
+    await txns.add(w2, "b")
+    # The writer sees its own uncommitted writes, even with a snapshot taken before it wrote.
+    assert await txns.names(mine_before_writing) == ["p=a", "p=b"]
+    assert await txns.tag(mine_before_writing, "a") == "v2"
+    # Nobody else does.
+    assert await txns.names(await txns.snapshot()) == ["p=a"]
+    await txns.commit(w2)
+
+    assert await txns.names(old) == ["p=a"] and await txns.tag(old, "a") == ""
+    new = await txns.snapshot()
+    assert await txns.names(new) == ["p=a", "p=b"] and await txns.tag(new, "a") == "v2"
+
+
+async def test_second_writer_of_a_partition_gets_aborted_naming_the_holder(txns: Txns) -> None:
+    (w0,) = await txns.open()
+    await txns.add(w0, "a")
+    await txns.commit(w0)
+    a, b = await txns.open(2)
+    await txns.alter(a, "a", "from-a")
+    for attempt in (lambda: txns.alter(b, "a", "from-b"), lambda: txns.add(b, "a"),
+                    lambda: txns.client.catalog.DropPartitions(pb.DropPartitionsRequest(
+                        db_name="db", table_name="t", txn_id=b, names=["p=a"]))):
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await attempt()
+        assert err.value.code() == C.ABORTED and f"txn {a}" in err.value.details()
+    await txns.commit(a)
+    await txns.alter(b, "a", "from-b")  # b is still open and may write once a is done
+    await txns.commit(b)
+    assert await txns.tag(await txns.snapshot(), "a") == "from-b"
+
+
+async def test_abort_discards_partitions_alters_and_renames(txns: Txns) -> None:
+    (w0,) = await txns.open()
+    await txns.add(w0, "a")
+    await txns.commit(w0)
+    (x,) = await txns.open()
+    await txns.add(x, "b")
+    await txns.alter(x, "a", "doomed")
+    await txns.client.catalog.AlterTable(pb.AlterTableRequest(
+        db_name="db", table_name="t", txn_id=x, table=table("db", "t_renamed", keys=(("p", "string"),), transactional=True)))
+    await txns.txn.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[x]))
+    after = await txns.snapshot()
+    assert await txns.names(after) == ["p=a"] and await txns.tag(after, "a") == ""
+    got = await txns.client.catalog.GetTable(pb.GetTableRequest(db_name="db", table_name="t", read=after))
+    assert got.table.name == "t"
+
+
+async def test_rename_is_seen_by_name_per_snapshot_and_table_id_is_kept(txns: Txns) -> None:
+    (w0,) = await txns.open()
+    await txns.add(w0, "a")
+    await txns.commit(w0)
+    (reader,) = await txns.open()
+    before = await txns.snapshot(reader)
+    (w,) = await txns.open()
+    renamed = await txns.client.catalog.AlterTable(pb.AlterTableRequest(
+        db_name="db", table_name="t", txn_id=w, table=table("db", "t2", keys=(("p", "string"),), transactional=True)))
+    await txns.commit(w)
+    old = await txns.client.catalog.GetTable(pb.GetTableRequest(db_name="db", table_name="t", read=before))
+    assert old.table.name == "t" and old.table.table_id == renamed.table.table_id
+    new = await txns.snapshot(name="db.t2")
+    assert new.table_id == renamed.table.table_id
+    assert await txns.names(new, table_name="t2") == ["p=a"]
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await txns.client.catalog.GetTable(pb.GetTableRequest(db_name="db", table_name="t", read=pb.ReadContext(
+            valid_write_id_list=new.valid_write_id_list.replace("db.t2:", "db.t:"), table_id=new.table_id)))
+    assert err.value.code() == C.NOT_FOUND
+
+
+async def test_acid_reads_need_a_snapshot_and_writes_need_a_txn(txns: Txns) -> None:
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await txns.client.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(db_name="db", table_name="t", names=["p=a"]))
+    assert err.value.code() == C.FAILED_PRECONDITION and "ValidWriteIdList" in err.value.details()
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await txns.add(0, "a")
+    assert err.value.code() == C.FAILED_PRECONDITION and "txn_id" in err.value.details()
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await txns.client.catalog.GetTable(pb.GetTableRequest(db_name="db", table_name="t", read=pb.ReadContext(
+            valid_write_id_list="db.t:5:oops::")))
+    assert err.value.code() == C.INVALID_ARGUMENT
+    snap = await txns.snapshot()
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await txns.client.catalog.GetTable(pb.GetTableRequest(db_name="db", table_name="t", read=pb.ReadContext(
+            valid_write_id_list=snap.valid_write_id_list, table_id=snap.table_id + 1)))
+    assert err.value.code() == C.FAILED_PRECONDITION and str(snap.table_id) in err.value.details()
+
+
+async def test_limits_answer_resource_exhausted(pg_dsn: str) -> None:
+    async for t in _start(pg_dsn, **{"hive.max.open.txns": "5", "hive.count.open.txns.interval": "50ms"}):
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await t.open(1001)
+        assert err.value.code() == C.RESOURCE_EXHAUSTED and "hive.txn.max.open.batch" in err.value.details()
+        await t.open(5)
+        await asyncio.sleep(0.3)
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await t.open(1)
+        assert err.value.code() == C.RESOURCE_EXHAUSTED and "hive.max.open.txns" in err.value.details()
+
+
+async def test_reaper_aborts_silent_txns_discards_their_writes_and_refuses_their_commit(pg_dsn: str) -> None:
+    conf = {"hive.txn.timeout": "1s", "hive.timedout.txn.reaper.start": "100ms", "hive.timedout.txn.reaper.interval": "200ms"}
+    async for t in _start(pg_dsn, **conf):
+        silent, alive = await t.open(2)
+        await t.add(silent, "lost")
+        await t.add(alive, "kept")
+        for _ in range(12):
+            await asyncio.sleep(0.25)
+            beat = await t.txn.Heartbeat(tpb.HeartbeatRequest(txn_ids=[alive]))
+            assert list(beat.aborted_txn_ids) == []
+        beat = await t.txn.Heartbeat(tpb.HeartbeatRequest(txn_ids=[silent]))
+        assert list(beat.aborted_txn_ids) == [silent]
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await t.commit(silent)
+        assert err.value.code() == C.ABORTED and "hive.txn.timeout" in err.value.details()
+        await t.commit(alive)
+        assert await t.names(await t.snapshot()) == ["p=kept"]
+        assert t.gw.housekeeper is not None and t.gw.housekeeper.stats["reaped_txns"] == 1
+
+
+async def test_hive_18747_cleaner_keeps_what_an_open_snapshot_needs(txns: Txns) -> None:
+    (setup,) = await txns.open()
+    await txns.add(setup, "a")
+    await txns.commit(setup)
+    x, reader = await txns.open(2)
+    reader_txn_list = await txns.txn_list(reader)  # the reader's snapshot, taken while x is open
+    snap = await txns.snapshot(reader, txn_list=reader_txn_list)
+    await txns.alter(x, "a", "by-x")
+    await txns.commit(x)
+    for _ in range(3):  # later committed txns move the low-water mark forward, if nothing holds it
+        (later,) = await txns.open()
+        await txns.add(later, f"later{_}")
+        await txns.commit(later)
+    hk = txns.gw.housekeeper
+    assert hk is not None
+    await hk.clean_once()
+    # The reader's MIN_HISTORY_LEVEL row (min open txn = x) keeps x's mapping: it is still an exception.
+    assert x in [txn for txn, _ in await txns.t2w_rows()] and setup not in [txn for txn, _ in await txns.t2w_rows()]
+    # The same ValidTxnList maps to write ids that still exclude x's write, after cleaning.
+    recomputed = await txns.snapshot(reader, txn_list=reader_txn_list)
+    assert not ValidWriteIdList.parse(recomputed.valid_write_id_list).is_write_id_valid(2)
+    assert await txns.tag(recomputed, "a") == ""
+    assert await txns.tag(snap, "a") == "" and await txns.names(snap) == ["p=a"]
+    await txns.commit(reader)
+    await hk.clean_once()
+    assert await txns.t2w_rows() == []  # nothing left that an open snapshot needs
+    with pytest.raises(grpc.aio.AioRpcError) as err:  # the reader is gone; its old list can no longer be mapped
+        await txns.snapshot(txn_list=reader_txn_list)
+    assert err.value.code() == C.FAILED_PRECONDITION and "snapshot too old" in err.value.details()
+    current = await txns.snapshot()
+    assert await txns.tag(current, "a") == "by-x" and len(await txns.names(current)) == 4
+
+
+async def test_a_snapshot_outside_any_txn_is_refused_once_its_versions_were_collected(txns: Txns) -> None:
+    (w0,) = await txns.open()
+    await txns.add(w0, "a")
+    await txns.commit(w0)
+    loose = await txns.snapshot()  # no txn: nothing protects it from garbage collection
+    (w,) = await txns.open()
+    await txns.alter(w, "a", "new")
+    await txns.commit(w)
+    assert await txns.tag(loose, "a") == ""  # still answered right while the old version exists
+    hk = txns.gw.housekeeper
+    assert hk is not None
+    assert await hk.clean_once() == 1
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await txns.tag(loose, "a")
+    assert err.value.code() == C.FAILED_PRECONDITION and "snapshot too old" in err.value.details()
+    assert await txns.tag(await txns.snapshot(), "a") == "new"

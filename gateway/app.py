@@ -18,11 +18,17 @@ import asyncpg
 
 from gateway.config import Settings
 from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
+from gateway import wire
+from gateway.metrics import GatewayMetrics
 from gateway.server import GrpcServer
+from poller.apply import Codec
 from poller.housekeeping import Housekeeper, HousekeepingSettings
+from poller.poller import Poller
+from store.cache.sharded import ShardedCache
 from store import migrations
 from store.catalog_store import CatalogStore
 from store.db import Database, PoolSettings
+from store.lock_store import LockStore
 from store.txn_store import TxnLimits, TxnStore
 
 _log = logging.getLogger(__name__)
@@ -46,6 +52,10 @@ class Gateway:
     _server: GrpcServer | None = field(default=None, init=False)
     _background: list[asyncio.Task[None]] = field(default_factory=list, init=False)
     housekeeper: Housekeeper | None = field(default=None, init=False)
+    cache: ShardedCache | None = field(default=None, init=False)
+    poller: Poller | None = field(default=None, init=False)
+    metrics: GatewayMetrics = field(default_factory=GatewayMetrics, init=False)
+    metrics_port: int = field(default=0, init=False)
     _stopped: bool = field(default=False, init=False)
 
     async def start(self) -> None:
@@ -64,12 +74,49 @@ class Gateway:
                 housekeeper_interval_s=s.housekeeper_interval_s, event_ttl_s=s.event_ttl_s,
                 event_clean_interval_s=s.event_clean_interval_s, count_open_txns_interval_s=s.count_open_txns_interval_s))
             self._background.append(asyncio.create_task(self.housekeeper.run(), name="housekeeping"))
-            self._server = GrpcServer(s, catalog, txn_store)
+            self.cache = ShardedCache(shards=s.cache_shards, max_partitions=s.cache_max_partitions, enabled=s.cache_enabled)
+            self.poller = Poller(self._db, self.dsn, self.cache, Codec(wire.partition_body, wire.table_message),
+                                 interval_s=s.poller_interval_s, batch_size=s.poller_batch_size, prewarm=s.cache_prewarm)
+            if s.cache_enabled:
+                await self.poller.bootstrap()
+                self._background.append(asyncio.create_task(self.poller.run(), name="poller"))
+            self.metrics.watch(self)
+            if s.metrics_port >= 0:
+                self.metrics_port = self.metrics.serve(s.host, s.metrics_port)
+            self._server = GrpcServer(s, catalog, txn_store, self.cache, self.metrics, self, LockStore(self._db))
             self.port = await self._server.start()
             await self._server.set_serving(True)
         except BaseException:
             await self.stop()
             raise
+
+    @property
+    def database(self) -> Database:
+        assert self._db is not None, "the gateway is not started"
+        return self._db
+
+    def cache_stats(self) -> dict[str, object]:
+        """A snapshot for metrics and `metastore-gateway cache-stats`."""
+        cache, poller = self.cache, self.poller
+        assert cache is not None and poller is not None
+        lags = sorted(poller.stats.lag_samples_ms)
+        return {
+            "enabled": cache.enabled,
+            "hits": cache.stats.hits,
+            "misses": dict(cache.stats.misses),
+            "tables": len(cache.entries()),
+            "partitions": cache.partition_count(),
+            "bytes": cache.size_bytes(),
+            "evictions": cache.stats.evictions,
+            "position": poller.position,
+            "lag_events": max(0, poller.stats.head_event_id - poller.position),
+            "lag_ms": poller.stats.last_apply_lag_ms,
+            "lag_p50_ms": lags[len(lags) // 2] if lags else 0.0,
+            "lag_p99_ms": lags[min(len(lags) - 1, int(len(lags) * 0.99))] if lags else 0.0,
+            "fills": poller.stats.fills,
+            "reloads": poller.stats.reloads,
+            "poller_errors": poller.stats.errors,
+        }
 
     async def _start_embedded(self) -> str:
         self._pg = EmbeddedPostgres(Path(self.settings.data_dir),

@@ -73,12 +73,39 @@ class Settings:
                                      "delay before the first time-out reaper run", "duration")
     reaper_interval_s: float = _setting("hive.timedout.txn.reaper.interval", 180.0,
                                         "time between time-out reaper runs", "duration")
+    lock_num_retries: int = _setting("hive.lock.numretries", 100,
+                                     "lock clients (pipeline/locking.py): CheckLock retries before giving up")
+    lock_sleep_between_retries_s: float = _setting("hive.lock.sleep.between.retries", 60.0,
+                                                   "lock clients: cap of the back-off between retries (from 100ms, "
+                                                   "doubling)", "duration")
+    txn_strict_locking_mode: bool = _setting("hive.txn.strict.locking.mode", True,
+                                             "lock clients: inserts into non-transactional tables take EXCLUSIVE "
+                                             "(false: SHARED_READ)")
+    txn_xlock_write: bool = _setting("hive.txn.xlock.write", True,
+                                     "lock clients: transactional INSERT takes SHARED_READ, UPDATE/DELETE EXCL_WRITE "
+                                     "(false: SHARED_WRITE for all three)")
+    txn_xlock_iow: bool = _setting("hive.txn.xlock.iow", True,
+                                   "lock clients: INSERT OVERWRITE of a transactional table takes EXCLUSIVE "
+                                   "(false: EXCL_WRITE)")
     housekeeper_interval_s: float = _setting("hive.metastore.acid.housekeeper.interval", 60.0,
                                              "time between TXN_TO_WRITE_ID cleaning and version GC runs", "duration")
     event_ttl_s: float = _setting("hive.metastore.event.db.listener.timetolive", 86400.0,
                                   "how long notification events are kept", "duration")
     event_clean_interval_s: float = _setting("hive.metastore.event.db.listener.clean.interval", 7200.0,
                                              "time between notification log clean-ups", "duration")
+    cache_enabled: bool = _setting("metastore.gateway.cache.enabled", True,
+                                   "serve reads from the write-id-checked cache (false: every read goes to PostgreSQL)")
+    cache_shards: int = _setting("metastore.gateway.cache.shards", 16, "cache shards (by table id)")
+    cache_max_partitions: int = _setting("metastore.gateway.cache.max.partitions", 5000000,
+                                         "partitions the cache holds before evicting least recently used tables")
+    cache_prewarm: str = _setting("metastore.gateway.cache.prewarm", "lazy",
+                                  "lazy: load a table on its first miss; eager: load everything at start")
+    poller_interval_s: float = _setting("metastore.cached.rawstore.cache.update.frequency", 60.0,
+                                        "poll the notification log at least this often (LISTEN/NOTIFY wakes it sooner)",
+                                        "duration")
+    poller_batch_size: int = _setting("metastore.gateway.poller.batch.size", 1000, "events applied per batch")
+    metrics_port: int = _setting("metastore.gateway.metrics.port", -1,
+                                 "Prometheus HTTP port on the gateway's host (-1: off, 0: any free port)")
     embedded_unsafe_fast: bool = _setting("metastore.gateway.embedded.unsafe.fast", False,
                                           "run the embedded PostgreSQL without fsync (tests, demos only)")
 
@@ -93,6 +120,14 @@ class Settings:
                      "count_open_txns_interval_s", "event_ttl_s"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{key_of(name)}: must be a positive duration")
+        if self.cache_prewarm not in ("lazy", "eager"):
+            raise ConfigError(f"metastore.gateway.cache.prewarm: expected lazy or eager, got {self.cache_prewarm!r}")
+        for name in ("cache_shards", "cache_max_partitions", "poller_batch_size"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{key_of(name)}: must be at least 1, got {getattr(self, name)}")
+        if self.lock_num_retries < 0 or self.lock_sleep_between_retries_s <= 0:
+            raise ConfigError("hive.lock.numretries must not be negative and hive.lock.sleep.between.retries must be "
+                              "a positive duration")
         if self.dsn and not self.dsn.startswith(("postgresql://", "postgres://")):
             raise ConfigError("metastore.gateway.dsn: expected a postgresql://... URL")
 

@@ -7,31 +7,43 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from gateway.config import Settings
+from gateway.metrics import GatewayMetrics, StatsSource
+from gateway.servicers import catalog as catalog_servicer
+from gateway.servicers.admin import AdminServicer
 from gateway.servicers.catalog import CatalogServicer
 from gateway.servicers.events import EventsServicer
+from gateway.servicers.locks import LocksServicer
 from gateway.servicers.transactions import TransactionsServicer
 from protos.metastore.v1 import (
+    admin_pb2,
+    admin_pb2_grpc,
     catalog_pb2,
-    catalog_pb2_grpc,
     events_pb2,
     events_pb2_grpc,
+    locks_pb2,
+    locks_pb2_grpc,
     transactions_pb2,
     transactions_pb2_grpc,
 )
+from store.cache.sharded import ShardedCache
 from store.catalog_store import CatalogStore
+from store.lock_store import LockStore
 from store.txn_store import TxnStore
 
 SERVICE_NAMES = (
     catalog_pb2.DESCRIPTOR.services_by_name["Catalog"].full_name,
     events_pb2.DESCRIPTOR.services_by_name["Events"].full_name,
     transactions_pb2.DESCRIPTOR.services_by_name["Transactions"].full_name,
+    admin_pb2.DESCRIPTOR.services_by_name["Admin"].full_name,
+    locks_pb2.DESCRIPTOR.services_by_name["Locks"].full_name,
 )
 
 
 class GrpcServer:
     """Owns the grpc.aio server and its health servicer. `start()` returns the bound port."""
 
-    def __init__(self, settings: Settings, catalog: CatalogStore, txn_store: TxnStore) -> None:
+    def __init__(self, settings: Settings, catalog: CatalogStore, txn_store: TxnStore, cache: ShardedCache,
+                 metrics: GatewayMetrics, stats: StatsSource, lock_store: LockStore | None = None) -> None:
         self._settings = settings
         options = [
             ("grpc.max_receive_message_length", settings.max_message_bytes),
@@ -40,9 +52,13 @@ class GrpcServer:
         ]
         self.server = grpc.aio.server(options=options, maximum_concurrent_rpcs=settings.max_concurrent_rpcs)
         self.health = health.aio.HealthServicer()
-        catalog_pb2_grpc.add_CatalogServicer_to_server(CatalogServicer(catalog, settings), self.server)
+        catalog_servicer.register(CatalogServicer(catalog, settings, cache, metrics), self.server)
+        admin_pb2_grpc.add_AdminServicer_to_server(AdminServicer(stats), self.server)
         events_pb2_grpc.add_EventsServicer_to_server(EventsServicer(catalog, settings), self.server)
-        transactions_pb2_grpc.add_TransactionsServicer_to_server(TransactionsServicer(txn_store, settings), self.server)
+        transactions_pb2_grpc.add_TransactionsServicer_to_server(TransactionsServicer(txn_store, settings, lock_store),
+                                                                 self.server)
+        if lock_store is not None:
+            locks_pb2_grpc.add_LocksServicer_to_server(LocksServicer(lock_store, settings), self.server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         reflection.enable_server_reflection(
             (*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),

@@ -18,6 +18,7 @@ from typing import Awaitable, Callable
 import asyncpg
 
 from store import housekeeping as hk
+from store import locks
 from store.db import Database
 from store.events import append_events
 from store.sql import housekeeping as sql
@@ -88,6 +89,13 @@ class Housekeeper:
 
     async def reap_once(self) -> int | None:
         async def work(conn: asyncpg.Connection) -> int:
+            # Hive's performTimeOuts: standalone locks first (timeOutLocks), then txns (their locks go with them).
+            expired = await locks.time_out_locks(conn, self.settings.txn_timeout_s)
+            if expired:
+                request_ids = sorted({r["ext_id"] for r in expired})
+                self.stats["timed_out_locks"] = self.stats.get("timed_out_locks", 0) + len(request_ids)
+                _log.warning("released %d lock request(s) without a heartbeat for %gs: %s", len(request_ids),
+                             self.settings.txn_timeout_s, request_ids[:20])
             ids, events = await hk.reap_timed_out_txns(conn, self.settings.txn_timeout_s)
             await append_events(conn, events)
             if ids:
@@ -103,7 +111,9 @@ class Housekeeper:
         async def work(conn: asyncpg.Connection) -> int:
             result = await hk.clean_txn_to_write_id(conn)
             self.stats["t2w_tables_cleaned"] += result.rows_deleted_tables
-            return await hk.gc_versions(conn)
+            collected, events = await hk.gc_versions(conn)
+            await append_events(conn, events)
+            return collected
 
         collected = await self._elected(ACID_HOUSEKEEPER_LOCK, work)
         self.stats["versions_collected"] += collected or 0

@@ -21,10 +21,11 @@ from typing import Sequence
 
 import asyncpg
 
-from store import codec, txns
+from store import codec, locks, txns
 from store import names as n
 from store.errors import Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
 from store.events import EventType, NewEvent, append_event, append_events
+from store.lock_rules import LockScope
 from store.models import Database, FieldSchema, Partition, Table, TableType
 from store.snapshot import ReadSnapshot, check_not_too_old, is_visible, sql_params
 from store.sql import catalog as sql
@@ -109,6 +110,7 @@ async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool, i
         await _delete_table_rows(conn, table.table_id)
         events.append(_drop_table_event(table))
     await conn.execute(sql.DELETE_DATABASE, db.name)
+    await locks.check_no_conflicting_holders(conn, LockScope(db.name), f"drop database {db.name}")
     events.append(NewEvent(EventType.DROP_DATABASE, db_name=db.name, message={"database": codec.database_to_json(db)}))
     return (await append_events(conn, events))[-1]
 
@@ -252,6 +254,8 @@ async def drop_table(conn: asyncpg.Connection, db_name: str, table_name: str, *,
             return 0
         raise
     await _delete_table_rows(conn, table.table_id)
+    # Last, so enqueues are held back only briefly: refuse while someone holds a conflicting lock.
+    await locks.check_no_conflicting_holders(conn, LockScope(table.db_name, table.name), f"drop table {table.full_name}")
     return await append_event(conn, _drop_table_event(table))
 
 
@@ -409,6 +413,13 @@ async def resolve_table(conn: asyncpg.Connection, db_name: str, table_name: str,
         check_table_id(table, snapshot.expected_table_id)
         return ResolvedRead(table, snapshot)
     versions = await conn.fetch(sql.SELECT_TABLE_VERSIONS_BY_NAME, db_key, tbl_key)
+    # Too old is decided before visibility: a version this snapshot needed may be the one GC deleted.
+    candidate_ids = {r["table_id"] for r in versions if r["transactional"] and r["table_type"] == "MANAGED_TABLE"}
+    if snapshot.expected_table_id:
+        candidate_ids.add(snapshot.expected_table_id)
+    for table_id in sorted(candidate_ids):
+        state = await conn.fetchrow(txn_sql.TABLE_WRITE_ID_STATE, table_id)
+        check_not_too_old(f"{db_key}.{tbl_key}", snapshot.write_ids, state["gc_watermark"] if state else 0)
     own: dict[int, int] = {}
     for row in versions:
         if row["table_id"] not in own:
@@ -419,9 +430,6 @@ async def resolve_table(conn: asyncpg.Connection, db_name: str, table_name: str,
         raise NotFound(f"table {db_key}.{tbl_key} does not exist in this snapshot")
     table = codec.table_from_row(visible[0])
     check_table_id(table, snapshot.expected_table_id)
-    if txns.is_acid(table):
-        state = await conn.fetchrow(txn_sql.TABLE_WRITE_ID_STATE, table.table_id)
-        check_not_too_old(table.full_name, snapshot.write_ids, state["gc_watermark"] if state else 0)
     return ResolvedRead(table, snapshot, own[table.table_id])
 
 

@@ -47,17 +47,23 @@ async def clean_txn_to_write_id(conn: asyncpg.Connection) -> CleanResult:
     return CleanResult(lwm, len(rows), int(status.split()[-1]))
 
 
-async def gc_versions(conn: asyncpg.Connection) -> int:
+async def gc_versions(conn: asyncpg.Connection) -> tuple[int, list[NewEvent]]:
     """Delete table and partition versions no open snapshot can see; raise each table's
-    gc_watermark so an older snapshot gets 'snapshot too old' instead of a wrong answer."""
+    gc_watermark so an older snapshot gets 'snapshot too old' instead of a wrong answer. Returns
+    the number deleted and one VERSIONS_GC event per table, so every cache prunes the same."""
     lwm = int(await conn.fetchval(sql.VERSION_LOW_WATER_MARK))
     deleted = 0
+    watermarks: dict[int, int] = {}
     for query in (sql.GC_PARTITION_VERSIONS, sql.GC_TABLE_VERSIONS):
         rows = await conn.fetch(query, lwm)
         if rows:
             await conn.execute(sql.RAISE_GC_WATERMARK, [r["table_id"] for r in rows], [r["w"] for r in rows])
             deleted += sum(r["n"] for r in rows)
-    return deleted
+            for r in rows:
+                watermarks[r["table_id"]] = max(watermarks.get(r["table_id"], 0), r["w"])
+    events = [NewEvent("VERSIONS_GC", table_id=table_id, message={"table_id": table_id, "gc_watermark": w})
+              for table_id, w in sorted(watermarks.items())]
+    return deleted, events
 
 
 async def trim_event_log(conn: asyncpg.Connection, ttl_s: float) -> int:

@@ -19,6 +19,7 @@ import asyncpg
 from store.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
 from store.events import NewEvent
 from store.models import Table, TableType
+from store.sql import locks as lock_sql
 from store.sql import txns as sql
 from store.writeids import ValidTxnList, ValidWriteIdList, build_valid_txn_list, build_valid_write_id_list
 
@@ -151,9 +152,8 @@ async def discard_versions(conn: asyncpg.Connection, table_write_ids: Sequence[t
 
 
 async def release_txn_locks(conn: asyncpg.Connection, txn_ids: Sequence[int]) -> None:
-    """Locks taken under a txn end with it (the lock manager's table joins later migrations)."""
-    if await conn.fetchval("SELECT to_regclass('hive_locks') IS NOT NULL"):
-        await conn.execute("DELETE FROM hive_locks WHERE txn_id = ANY($1::bigint[])", list(txn_ids))
+    """Locks taken under a txn end with it (store/locks.py)."""
+    await conn.execute(lock_sql.RELEASE_TXN_LOCKS, list(txn_ids))
 
 
 async def heartbeat(conn: asyncpg.Connection, txn_ids: Sequence[int]) -> tuple[list[int], list[int]]:

@@ -147,3 +147,14 @@ class GatewayProcess:
         if self.proc.stdout is not None:
             self.output.append(self.proc.stdout.read())
         return self.proc.returncode
+
+
+async def wait_applied(gw: Gateway, timeout_s: float = 10.0) -> None:
+    """Wait until the gateway's poller has applied every event committed so far."""
+    assert gw.poller is not None
+    from store import events
+
+    head = await gw.database.read(events.current_event_id)
+    async with asyncio.timeout(timeout_s):
+        while gw.poller.position < head:
+            await asyncio.sleep(0.01)

@@ -1,35 +1,64 @@
-"""metastore.v1.Catalog: convert, check batch limits, call the store, convert back."""
+"""metastore.v1.Catalog: convert, check batch limits, call the store, convert back.
+
+Reads of tables and partitions first ask the cache, synchronously (no awaits on a hit); a miss
+goes to PostgreSQL with the same snapshot. GetTable and GetPartitionsByNames answer serialized
+bytes (see gateway/wire.py and `register`), so cached responses are joined from stored bytes.
+"""
 
 from __future__ import annotations
 
+import time
+
 import grpc
 
-from gateway import convert
+from gateway import convert, wire
+from gateway.metrics import GatewayMetrics
 from gateway.config import Settings
 from gateway.errors import rpc_methods
 from gateway.servicers.validation import check_batch, require
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc
+from store import names
+from store.cache.sharded import Miss, PartitionsHit, ShardedCache
+from store.catalog import decode_page_token, encode_page_token
 from store.catalog_store import CatalogStore
 from store.errors import InvalidArgument
 from store.snapshot import ReadSnapshot
+
+RAW_RESPONSE_METHODS = frozenset({"GetTable", "GetPartitionsByNames"})
 
 Ctx = grpc.aio.ServicerContext
 
 
 @rpc_methods
 class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
-    def __init__(self, store: CatalogStore, settings: Settings) -> None:
+    def __init__(self, store: CatalogStore, settings: Settings, cache: ShardedCache | None = None,
+                 metrics: GatewayMetrics | None = None) -> None:
         self._store = store
         self._settings = settings
+        self._cache = cache if cache is not None else ShardedCache(enabled=False)
+        self._metrics = metrics or GatewayMetrics()
+
+    def _note_write(self, db_name: str, table_name: str, txn_id: int) -> None:
+        """Remember locally that a txn wrote the table, so this gateway serves that txn's reads
+        from the database until the poller applies its commit or abort (read-your-own-writes)."""
+        if txn_id:
+            self._cache.note_writer(db_name.lower(), table_name.lower(), txn_id)
 
     async def CreateDatabase(self, request: pb.CreateDatabaseRequest, context: Ctx) -> pb.CreateDatabaseResponse:
         require(request.database.name, "database.name")
         db, event_id = await self._store.create_database(convert.database_from_pb(request.database))
+        self._cache.note_write_event(db.name, "", event_id)
         return pb.CreateDatabaseResponse(database=convert.database_to_pb(db), event_id=event_id)
 
     async def GetDatabase(self, request: pb.GetDatabaseRequest, context: Ctx) -> pb.GetDatabaseResponse:
-        db = await self._store.get_database(require(request.name, "name"))
+        name = names.normalize_identifier(require(request.name, "name"), "database")
+        cached = self._cache.read_database(name, request.read.min_event_id)
+        if not isinstance(cached, Miss):
+            return pb.GetDatabaseResponse(database=convert.database_to_pb(cached))
+        started = time.perf_counter()
+        db = await self._store.get_database(name)
+        self._metrics.fallback(time.perf_counter() - started)
         return pb.GetDatabaseResponse(database=convert.database_to_pb(db))
 
     async def ListDatabases(self, request: pb.ListDatabasesRequest, context: Ctx) -> pb.ListDatabasesResponse:
@@ -38,23 +67,31 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
     async def AlterDatabase(self, request: pb.AlterDatabaseRequest, context: Ctx) -> pb.AlterDatabaseResponse:
         db, event_id = await self._store.alter_database(require(request.name, "name"),
                                                         convert.database_from_pb(request.database))
+        self._cache.note_write_event(db.name, "", event_id)
         return pb.AlterDatabaseResponse(database=convert.database_to_pb(db), event_id=event_id)
 
     async def DropDatabase(self, request: pb.DropDatabaseRequest, context: Ctx) -> pb.DropDatabaseResponse:
         event_id = await self._store.drop_database(require(request.name, "name"), cascade=request.cascade,
                                                    if_exists=request.if_exists)
+        self._cache.note_write_event(request.name.lower(), "", event_id)
         return pb.DropDatabaseResponse(event_id=event_id)
 
     async def CreateTable(self, request: pb.CreateTableRequest, context: Ctx) -> pb.CreateTableResponse:
         require(request.table.db_name, "table.db_name")
         require(request.table.name, "table.name")
         table, event_id = await self._store.create_table(convert.table_from_pb(request.table))
+        self._cache.note_write_event(table.db_name, table.name, event_id)
         return pb.CreateTableResponse(table=convert.table_to_pb(table), event_id=event_id)
 
-    async def GetTable(self, request: pb.GetTableRequest, context: Ctx) -> pb.GetTableResponse:
-        table = await self._store.get_table(require(request.db_name, "db_name"), require(request.table_name, "table_name"),
-                                            _snapshot(request.read))
-        return pb.GetTableResponse(table=convert.table_to_pb(table))
+    async def GetTable(self, request: pb.GetTableRequest, context: Ctx) -> bytes:
+        db_name, table_name, snapshot = _target(request.db_name, request.table_name, request.read)
+        cached = self._cache.read_table(db_name, table_name, snapshot, request.read.min_event_id)
+        if isinstance(cached, bytes):
+            return wire.table_response(cached)
+        started = time.perf_counter()
+        table = await self._store.get_table(db_name, table_name, snapshot)
+        self._metrics.fallback(time.perf_counter() - started)
+        return pb.GetTableResponse(table=convert.table_to_pb(table)).SerializeToString()
 
     async def ListTables(self, request: pb.ListTablesRequest, context: Ctx) -> pb.ListTablesResponse:
         return pb.ListTablesResponse(names=await self._store.list_tables(require(request.db_name, "db_name"),
@@ -64,11 +101,15 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         table, event_id = await self._store.alter_table(require(request.db_name, "db_name"),
                                                         require(request.table_name, "table_name"),
                                                         convert.table_from_pb(request.table), request.txn_id)
+        self._note_write(request.db_name, request.table_name, request.txn_id)
+        self._cache.note_write_event(request.db_name.lower(), request.table_name.lower(), event_id)
+        self._cache.note_write_event(table.db_name, table.name, event_id)
         return pb.AlterTableResponse(table=convert.table_to_pb(table), event_id=event_id)
 
     async def DropTable(self, request: pb.DropTableRequest, context: Ctx) -> pb.DropTableResponse:
         event_id = await self._store.drop_table(require(request.db_name, "db_name"),
                                                 require(request.table_name, "table_name"), if_exists=request.if_exists)
+        self._cache.note_write_event(request.db_name.lower(), request.table_name.lower(), event_id)
         return pb.DropTableResponse(event_id=event_id)
 
     async def AddPartitions(self, request: pb.AddPartitionsRequest, context: Ctx) -> pb.AddPartitionsResponse:
@@ -78,17 +119,20 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
             [convert.partition_from_pb(p) for p in request.partitions], if_not_exists=request.if_not_exists,
             expected_table_id=request.table_id, txn_id=request.txn_id,
         )
+        self._note_write(request.db_name, request.table_name, request.txn_id)
+        self._cache.note_write_event(request.db_name.lower(), request.table_name.lower(), event_id)
         return pb.AddPartitionsResponse(partitions=[convert.partition_to_pb(p) for p in added], event_id=event_id)
 
-    async def GetPartitionsByNames(
-        self, request: pb.GetPartitionsByNamesRequest, context: Ctx
-    ) -> pb.GetPartitionsByNamesResponse:
+    async def GetPartitionsByNames(self, request: pb.GetPartitionsByNamesRequest, context: Ctx) -> bytes:
         check_batch(len(request.names), "GetPartitionsByNames", self._settings.max_batch_size)
-        parts = await self._store.get_partitions_by_names(
-            require(request.db_name, "db_name"), require(request.table_name, "table_name"), list(request.names),
-            _snapshot(request.read),
-        )
-        return pb.GetPartitionsByNamesResponse(partitions=[convert.partition_to_pb(p) for p in parts])
+        db_name, table_name, snapshot = _target(request.db_name, request.table_name, request.read)
+        cached = self._cache.read_partitions(db_name, table_name, request.names, snapshot, request.read.min_event_id)
+        if isinstance(cached, PartitionsHit):
+            return wire.partitions_response(cached.db_name, cached.table_name, cached.bodies)
+        started = time.perf_counter()
+        parts = await self._store.get_partitions_by_names(db_name, table_name, list(request.names), snapshot)
+        self._metrics.fallback(time.perf_counter() - started)
+        return pb.GetPartitionsByNamesResponse(partitions=[convert.partition_to_pb(p) for p in parts]).SerializeToString()
 
     async def ListPartitionNames(
         self, request: pb.ListPartitionNamesRequest, context: Ctx
@@ -96,11 +140,18 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         limit = self._settings.max_batch_size
         if request.page_size < 0:
             raise InvalidArgument(f"page_size must not be negative, got {request.page_size}")
-        names, token = await self._store.list_partition_names(
-            require(request.db_name, "db_name"), require(request.table_name, "table_name"),
-            min(request.page_size or limit, limit), request.page_token, _snapshot(request.read),
-        )
-        return pb.ListPartitionNamesResponse(names=names, next_page_token=token)
+        page_size = min(request.page_size or limit, limit)
+        db_name, table_name, snapshot = _target(request.db_name, request.table_name, request.read)
+        cached = self._cache.list_partition_names(db_name, table_name, decode_page_token(request.page_token), page_size,
+                                                  snapshot, request.read.min_event_id)
+        if not isinstance(cached, Miss):
+            found, last = cached
+            return pb.ListPartitionNamesResponse(names=found, next_page_token=encode_page_token(last) if last else "")
+        started = time.perf_counter()
+        found, token = await self._store.list_partition_names(db_name, table_name, page_size, request.page_token,
+                                                              snapshot)
+        self._metrics.fallback(time.perf_counter() - started)
+        return pb.ListPartitionNamesResponse(names=found, next_page_token=token)
 
     async def AlterPartitions(self, request: pb.AlterPartitionsRequest, context: Ctx) -> pb.AlterPartitionsResponse:
         check_batch(len(request.partitions), "AlterPartitions", self._settings.max_batch_size)
@@ -108,6 +159,8 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
             require(request.db_name, "db_name"), require(request.table_name, "table_name"),
             [convert.partition_from_pb(p) for p in request.partitions], request.table_id, request.txn_id,
         )
+        self._note_write(request.db_name, request.table_name, request.txn_id)
+        self._cache.note_write_event(request.db_name.lower(), request.table_name.lower(), event_id)
         return pb.AlterPartitionsResponse(partitions=[convert.partition_to_pb(p) for p in altered], event_id=event_id)
 
     async def DropPartitions(self, request: pb.DropPartitionsRequest, context: Ctx) -> pb.DropPartitionsResponse:
@@ -116,8 +169,35 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
             require(request.db_name, "db_name"), require(request.table_name, "table_name"), list(request.names),
             if_exists=request.if_exists, expected_table_id=request.table_id, txn_id=request.txn_id,
         )
+        self._note_write(request.db_name, request.table_name, request.txn_id)
+        self._cache.note_write_event(request.db_name.lower(), request.table_name.lower(), event_id)
         return pb.DropPartitionsResponse(names=names, event_id=event_id)
 
 
 def _snapshot(read: pb.ReadContext) -> ReadSnapshot:
     return ReadSnapshot.parse(read.valid_write_id_list, read.txn_id, read.table_id)
+
+
+def _target(db_name: str, table_name: str, read: pb.ReadContext) -> tuple[str, str, ReadSnapshot]:
+    """Normalised names and the parsed snapshot; the same checks whichever path answers."""
+    db_key = names.normalize_identifier(require(db_name, "db_name"), "database")
+    table_key = names.normalize_identifier(require(table_name, "table_name"), "table")
+    snapshot = _snapshot(read)
+    snapshot.check_table_name(f"{db_key}.{table_key}")
+    return db_key, table_key, snapshot
+
+
+def register(servicer: CatalogServicer, server: grpc.aio.Server) -> None:
+    """Like the generated add_CatalogServicer_to_server, but the methods in
+    RAW_RESPONSE_METHODS return serialized bytes (no response serializer)."""
+    service = pb.DESCRIPTOR.services_by_name["Catalog"]
+    handlers = {}
+    for method in service.methods:
+        request_cls = getattr(pb, method.input_type.name)
+        response_cls = getattr(pb, method.output_type.name)
+        handlers[method.name] = grpc.unary_unary_rpc_method_handler(
+            getattr(servicer, method.name),
+            request_deserializer=request_cls.FromString,
+            response_serializer=None if method.name in RAW_RESPONSE_METHODS else response_cls.SerializeToString,
+        )
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service.full_name, handlers),))

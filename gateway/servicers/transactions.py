@@ -10,6 +10,7 @@ from gateway.servicers.validation import check_batch, require
 from protos.metastore.v1 import transactions_pb2 as pb
 from protos.metastore.v1 import transactions_pb2_grpc
 from store.errors import InvalidArgument, ResourceExhausted
+from store.lock_store import LockStore
 from store.txn_store import TxnStore
 from store.writeids import ValidTxnList
 
@@ -18,9 +19,10 @@ Ctx = grpc.aio.ServicerContext
 
 @rpc_methods
 class TransactionsServicer(transactions_pb2_grpc.TransactionsServicer):
-    def __init__(self, store: TxnStore, settings: Settings) -> None:
+    def __init__(self, store: TxnStore, settings: Settings, locks: LockStore | None = None) -> None:
         self._store = store
         self._settings = settings
+        self._locks = locks
 
     async def OpenTxns(self, request: pb.OpenTxnsRequest, context: Ctx) -> pb.OpenTxnsResponse:
         ids, event_id = await self._store.open_txns(request.num_txns, user=request.user, host=request.hostname,
@@ -46,9 +48,11 @@ class TransactionsServicer(transactions_pb2_grpc.TransactionsServicer):
             if hi - lo >= self._settings.txn_max_open_batch:
                 raise ResourceExhausted(f"txn_range covers {hi - lo + 1} txns, more than hive.txn.max.open.batch")
             txn_ids += range(lo, hi + 1)
-        aborted, nosuch = await self._store.heartbeat(txn_ids)
-        return pb.HeartbeatResponse(aborted_txn_ids=aborted, nosuch_txn_ids=nosuch,
-                                    nosuch_lock_ids=list(request.lock_ids))  # lock manager not in this release
+        check_batch(len(request.lock_ids) or 1, "Heartbeat (lock_ids)", self._settings.max_batch_size)
+        aborted, nosuch = await self._store.heartbeat(txn_ids) if txn_ids else ([], [])
+        lock_ids = list(request.lock_ids)
+        nosuch_locks = await self._locks.heartbeat(lock_ids) if lock_ids and self._locks else lock_ids
+        return pb.HeartbeatResponse(aborted_txn_ids=aborted, nosuch_txn_ids=nosuch, nosuch_lock_ids=nosuch_locks)
 
     async def GetOpenTxns(self, request: pb.GetOpenTxnsRequest, context: Ctx) -> pb.GetOpenTxnsResponse:
         if request.current_txn_id < 0:

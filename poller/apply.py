@@ -1,0 +1,232 @@
+"""Notification events to cache changes, without I/O.
+
+Each handler mirrors, on the cached versions, what the database write did (store/catalog.py and
+store/txns.py): a transactional write stages versions stamped with its write id (invisible until
+its COMMIT_TXN is applied), a commit marks the write id committed, an abort discards its
+versions; non-transactional writes replace the latest version in place. `TableBatch` collects a
+batch's changes to one table and builds one new immutable entry at the end.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from store import codec
+from store.cache.entry import CommittedWriteIds, PartitionEncoder, TableEncoder, TableEntry, Version, with_changes
+from store.models import NotificationEvent, Partition, Table
+
+TABLE_EVENTS = frozenset({"CREATE_TABLE", "ALTER_TABLE", "DROP_TABLE", "ADD_PARTITION", "ALTER_PARTITION",
+                          "DROP_PARTITION", "ALLOC_WRITE_ID_EVENT", "VERSIONS_GC"})
+TXN_OUTCOME_EVENTS = frozenset({"COMMIT_TXN", "ABORT_TXN"})
+DATABASE_EVENTS = frozenset({"CREATE_DATABASE", "ALTER_DATABASE", "DROP_DATABASE"})
+
+
+@dataclass(frozen=True, slots=True)
+class Codec:
+    partition_body: PartitionEncoder  # a Partition without db/table names (they vary with renames)
+    table: TableEncoder
+
+
+def decode(event: NotificationEvent) -> dict[str, Any]:
+    return json.loads(event.message) if event.message else {}
+
+
+def affected_table_ids(event: NotificationEvent, message: dict[str, Any]) -> list[int]:
+    if event.event_type in TXN_OUTCOME_EVENTS:
+        return sorted({int(w["table_id"]) for w in message.get("write_ids", [])})
+    if event.event_type in TABLE_EVENTS and event.table_id:
+        return [event.table_id]
+    return []
+
+
+@dataclass
+class TableBatch:
+    """Mutable working copy of one entry while a batch is applied; `finish()` freezes it."""
+
+    entry: TableEntry
+    codec: Codec
+    dropped: bool = False
+    _parts: dict[str, tuple[Version, ...]] | None = None
+    _tables: list[tuple[Version, Table]] | None = None
+    _committed: CommittedWriteIds | None = None
+    _writers: dict[int, int] | None = None
+    _gc: int | None = None
+    _applied: int = field(default=0)
+
+    def __post_init__(self) -> None:
+        self._applied = self.entry.applied_event_id
+
+    # copy-on-first-write accessors
+    def parts(self) -> dict[str, tuple[Version, ...]]:
+        if self._parts is None:
+            self._parts = dict(self.entry.partitions)
+        return self._parts
+
+    def tables(self) -> list[tuple[Version, Table]]:
+        if self._tables is None:
+            self._tables = list(self.entry.table_versions)
+        return self._tables
+
+    def writers(self) -> dict[int, int]:
+        if self._writers is None:
+            self._writers = dict(self.entry.writers)
+        return self._writers
+
+    def committed(self) -> CommittedWriteIds:
+        return self._committed if self._committed is not None else self.entry.committed
+
+    def apply(self, event: NotificationEvent, message: dict[str, Any]) -> None:
+        if event.event_id <= self._applied or self.dropped:
+            return  # already reflected (a fill that read past this event, or a replay)
+        handler = _HANDLERS.get(event.event_type)
+        if handler is not None:
+            handler(self, event, message)
+        self._applied = event.event_id
+
+    def finish(self) -> TableEntry | None:
+        if self.dropped:
+            return None
+        changes: dict[str, object] = {"applied_event_id": self._applied}
+        if self._parts is not None:
+            changes["partitions"] = self._parts
+        if self._tables is not None:
+            latest = next((t for v, t in self._tables if v.dropped_wid is None), self._tables[0][1])
+            changes.update(table_versions=tuple(self._tables), db_name=latest.db_name, name=latest.name)
+        if self._committed is not None:
+            changes["committed"] = self._committed
+        if self._writers is not None:
+            changes["writers"] = self._writers
+        if self._gc is not None:
+            changes["gc_watermark"] = self._gc
+        return with_changes(self.entry, **changes)
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _partition_version(self, p: Partition, write_id: int) -> Version:
+        return Version(write_id, None, self.codec.partition_body(p), p.values)
+
+    def _write(self, name: str, new: Version | None, write_id: int) -> None:
+        """Replace (new) or drop (None) the latest version of `name`, as the database did."""
+        parts = self.parts()
+        versions = parts.get(name, ())
+        latest = versions[0] if versions and versions[0].dropped_wid is None else None
+        rest = versions[1:] if latest is not None else versions
+        if write_id == 0 or (latest is not None and latest.created_wid == write_id):
+            kept = rest  # non-transactional, or the txn's own version: changed in place
+        elif latest is not None:
+            kept = (Version(latest.created_wid, write_id, latest.frame, latest.values), *rest)
+        else:
+            kept = rest
+        result = ((new,) if new is not None else ()) + tuple(kept)
+        if result:
+            parts[name] = result
+        else:
+            parts.pop(name, None)
+
+
+def _add_partitions(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
+    for pj in m.get("partitions", []):
+        p = codec.partition_from_json(b.entry.db_name, b.entry.name, pj)
+        b._write(p.name, b._partition_version(p, e.write_id), e.write_id)
+    if e.write_id:
+        b.writers()[e.txn_id] = e.write_id
+
+
+def _drop_partitions(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
+    for name in m.get("partition_names", []):
+        b._write(name, None, e.write_id)
+    if e.write_id:
+        b.writers()[e.txn_id] = e.write_id
+
+
+def _alter_table(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
+    table = codec.table_from_json(m["table"])
+    tables = b.tables()
+    new = Version(e.write_id, None, b.codec.table(table))
+    latest_i = next((i for i, (v, _) in enumerate(tables) if v.dropped_wid is None), None)
+    if latest_i is not None:
+        v, t = tables[latest_i]
+        if e.write_id == 0 or v.created_wid == e.write_id:
+            tables.pop(latest_i)
+        else:
+            tables[latest_i] = (Version(v.created_wid, e.write_id, v.frame), t)
+    tables.insert(0, (new, table))
+    if e.write_id:
+        b.writers()[e.txn_id] = e.write_id
+
+
+def _drop_table(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
+    b.dropped = True
+
+
+def _alloc(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
+    for txn_id, write_id in zip(m.get("txn_ids", []), m.get("write_ids", [])):
+        b.writers()[int(txn_id)] = int(write_id)
+
+
+def _outcome(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
+    for w in m.get("write_ids", []):
+        if int(w["table_id"]) != b.entry.table_id:
+            continue
+        write_id = int(w["write_id"])
+        if e.event_type == "COMMIT_TXN":
+            b._committed = b.committed().commit(write_id)
+        else:
+            b._committed = b.committed().abort(write_id)
+            _discard(b, write_id)
+        b.writers().pop(e.txn_id, None)
+
+
+def _discard(b: TableBatch, write_id: int) -> None:
+    """Abort: drop versions the write id created, reopen versions it ended (store.txns.discard_versions)."""
+    parts = b.parts()
+    for name, versions in list(parts.items()):
+        if any(v.created_wid == write_id or v.dropped_wid == write_id for v in versions):
+            kept = tuple(Version(v.created_wid, None if v.dropped_wid == write_id else v.dropped_wid, v.frame, v.values)
+                         for v in versions if v.created_wid != write_id)
+            if kept:
+                parts[name] = kept
+            else:
+                del parts[name]
+    tables = b.tables()
+    tables[:] = [(Version(v.created_wid, None if v.dropped_wid == write_id else v.dropped_wid, v.frame), t)
+                 for v, t in tables if v.created_wid != write_id]
+
+
+def _gc(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
+    watermark = int(m["gc_watermark"])
+    parts = b.parts()
+    for name, versions in list(parts.items()):
+        kept = tuple(v for v in versions if v.dropped_wid is None or v.dropped_wid > watermark)
+        if len(kept) != len(versions):
+            if kept:
+                parts[name] = kept
+            else:
+                del parts[name]
+    tables = b.tables()
+    tables[:] = [(v, t) for v, t in tables if v.dropped_wid is None or v.dropped_wid > watermark]
+    b._gc = max(watermark, b.entry.gc_watermark)
+
+
+_HANDLERS = {
+    "ADD_PARTITION": _add_partitions,
+    "ALTER_PARTITION": _add_partitions,  # same shape: the new objects replace the latest versions
+    "DROP_PARTITION": _drop_partitions,
+    "ALTER_TABLE": _alter_table,
+    "DROP_TABLE": _drop_table,
+    "ALLOC_WRITE_ID_EVENT": _alloc,
+    "COMMIT_TXN": _outcome,
+    "ABORT_TXN": _outcome,
+    "VERSIONS_GC": _gc,
+}
+
+
+def new_table_entry(event: NotificationEvent, message: dict[str, Any], c: Codec) -> TableEntry:
+    """A table created after this cache started: nothing written yet, no write ids."""
+    from store.cache.entry import build_entry
+
+    table = codec.table_from_json(message["table"])
+    return build_entry([(Version(0, None, c.table(table)), table)], {}, committed=CommittedWriteIds(),
+                       writers={}, gc_watermark=0, applied_event_id=event.event_id)

@@ -1,0 +1,275 @@
+"""The notification-log poller: keeps this gateway's cache in step with the shared database.
+
+Design note. One supervised loop per gateway. It is woken by LISTEN/NOTIFY after each commit
+(store/sql/events.py) and by a timer as a safety net, reads events after its cursor in batches,
+applies a batch to the cache and advances the cursor with no await in between. Event ids are dense
+and commit-ordered, so a gap means the log was trimmed past the cursor: the cache is dropped and
+reloads. Tables load lazily on first miss (or all at start with eager prewarm) in one REPEATABLE
+READ snapshot that records its log position; a fill that finishes after the poller moved past that
+position replays the events in between before installing, so no event is lost or applied twice.
+Database outages are survived: errors back off and the loop resumes from its cursor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import asyncpg
+
+from poller.apply import (
+    DATABASE_EVENTS,
+    Codec,
+    TableBatch,
+    affected_table_ids,
+    decode,
+    new_table_entry,
+)
+from store import codec as store_codec
+from store import events
+from store.cache import loader
+from store.cache.entry import TableEntry
+from store.cache.sharded import ShardedCache
+from store.db import Database
+from store.models import NotificationEvent
+from store.sql.events import EVENT_CHANNEL
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass
+class PollerStats:
+    batches: int = 0
+    events_applied: int = 0
+    reloads: int = 0
+    fills: int = 0
+    errors: int = 0
+    head_event_id: int = 0
+    last_apply_lag_ms: float = 0.0
+    lag_samples_ms: list[float] = field(default_factory=list)
+
+
+class Poller:
+    def __init__(
+        self, db: Database, dsn: str, cache: ShardedCache, codec: Codec, *, interval_s: float = 60.0,
+        batch_size: int = 1000, prewarm: str = "lazy",
+    ) -> None:
+        if prewarm not in ("lazy", "eager"):
+            raise ValueError(f"prewarm must be 'lazy' or 'eager', got {prewarm!r}")
+        self._db = db
+        self._dsn = dsn
+        self.cache = cache
+        self._codec = codec
+        self._interval_s = interval_s
+        self._batch_size = batch_size
+        self._prewarm = prewarm
+        self.position = 0
+        self.caught_up = asyncio.Event()
+        self.stats = PollerStats()
+        self._wake = asyncio.Event()
+        self._listener: asyncpg.Connection | None = None
+        self._loading: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self._shard_locks = [threading.Lock() for _ in range(64)]
+        cache.on_unknown_table = self.request_load
+
+    # -- start-up ------------------------------------------------------------------------------
+
+    async def bootstrap(self) -> None:
+        """Set the cursor (and, for eager prewarm, load everything) from one snapshot."""
+        if self._prewarm == "eager":
+            await self.prewarm()
+        else:
+            self.position = await self._db.read(events.current_event_id)
+            self.cache.applied_event_id = self.position
+        self.caught_up.set()
+
+    async def prewarm(self) -> None:
+        started = time.monotonic()
+        last_report = [0.0]
+
+        def progress(done: int, total: int) -> None:
+            now = time.monotonic()
+            if done == total or now - last_report[0] > 1.0:
+                last_report[0] = now
+                print(f"\rprewarm: {done}/{total} tables ({100 * done // max(total, 1)}%)", end="" if done < total else "\n",
+                      file=sys.stderr, flush=True)
+
+        position, entries, databases = await self._db.read(
+            loader.load_all, self._codec.partition_body, self._codec.table, progress)
+        self.cache.clear()
+        for entry in entries:
+            self._install(entry)
+        for database in databases:
+            self.cache.databases[database.name] = database
+        self.position = self.cache.applied_event_id = position
+        self.cache.enforce_memory_bound()
+        _log.info("prewarm loaded %d tables, %d partitions at event %d in %.1fs", len(entries),
+                  self.cache.partition_count(), position, time.monotonic() - started)
+
+    # -- the loop ------------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Catch up forever; cancellation stops it cleanly."""
+        failures = 0
+        try:
+            while True:
+                try:
+                    if self._listener is None or self._listener.is_closed():
+                        await self._listen()
+                    self._wake.clear()
+                    batch = await self._db.read(events.next_events, self.position, self._batch_size)
+                    if batch and batch[0].event_id != self.position + 1:
+                        await self._reload(f"the log continues at {batch[0].event_id} after {self.position}")
+                        continue
+                    self.apply(batch)
+                    failures = 0
+                    if len(batch) < self._batch_size:
+                        try:
+                            async with asyncio.timeout(self._interval_s):
+                                await self._wake.wait()
+                        except TimeoutError:
+                            pass
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - survive database restarts; keep the cursor
+                    failures += 1
+                    self.stats.errors += 1
+                    _log.warning("poller: %s (retry %d)", exc, failures)
+                    await self._close_listener()
+                    await asyncio.sleep(min(5.0, 0.05 * 2 ** min(failures, 7)))
+        finally:
+            await self._close_listener()
+            for task in self._loading.values():
+                task.cancel()
+
+    def apply(self, batch: Sequence[NotificationEvent]) -> None:
+        """Apply a batch and advance the cursor; no awaits, so readers see all of it or none."""
+        if not batch:
+            return
+        batches: dict[int, TableBatch] = {}
+        for event in batch:
+            message = decode(event)
+            if event.event_type in DATABASE_EVENTS:
+                if event.event_type == "DROP_DATABASE":
+                    self.cache.databases.pop(event.db_name, None)
+                else:
+                    self.cache.databases[event.db_name] = store_codec.database_from_row(message["database"])
+                continue
+            if event.event_type == "CREATE_TABLE" and self.cache.get(event.table_id) is None:
+                self._flush(batches)
+                self._install(new_table_entry(event, message, self._codec))
+                continue
+            for table_id in affected_table_ids(event, message):
+                working = batches.get(table_id)
+                if working is None:
+                    entry = self.cache.get(table_id)
+                    if entry is None:
+                        continue
+                    working = batches[table_id] = TableBatch(entry, self._codec)
+                working.apply(event, message)
+        self._flush(batches)
+        last = batch[-1]
+        self.position = self.cache.applied_event_id = last.event_id
+        self.cache.forget_applied_writes()
+        self.stats.batches += 1
+        self.stats.events_applied += len(batch)
+        self.stats.head_event_id = max(self.stats.head_event_id, last.event_id)
+        lag = max(0.0, time.time() * 1000 - last.event_time_ms)
+        self.stats.last_apply_lag_ms = lag
+        self.stats.lag_samples_ms.append(lag)
+        del self.stats.lag_samples_ms[:-1000]
+
+    def _flush(self, batches: dict[int, TableBatch]) -> None:
+        for table_id, working in batches.items():
+            entry = working.finish()
+            with self._shard_locks[table_id % len(self._shard_locks)]:
+                if entry is None:
+                    self.cache.remove(table_id)
+                else:
+                    self.cache.put(entry)
+        batches.clear()
+
+    def _install(self, entry: TableEntry) -> None:
+        with self._shard_locks[entry.table_id % len(self._shard_locks)]:
+            current = self.cache.get(entry.table_id)
+            if current is None or current.applied_event_id < entry.applied_event_id:
+                self.cache.put(entry)
+        self.cache.enforce_memory_bound(keep=entry.table_id)
+
+    async def _reload(self, why: str) -> None:
+        _log.warning("poller: %s; the log was trimmed past this gateway's position: reloading the cache", why)
+        self.stats.reloads += 1
+        self.cache.clear()
+        if self._prewarm == "eager":
+            await self.prewarm()
+        else:
+            self.position = self.cache.applied_event_id = await self._db.read(events.current_event_id)
+
+    # -- lazy fills ----------------------------------------------------------------------------
+
+    def request_load(self, db_name: str, table_name: str) -> None:
+        """Called on a miss for a table not in the cache: load it in the background (one at a time per name)."""
+        key = (db_name, table_name)
+        if key not in self._loading:
+            self._loading[key] = asyncio.get_running_loop().create_task(self._fill(db_name, table_name))
+
+    async def _fill(self, db_name: str, table_name: str) -> None:
+        try:
+            position, entry = await self._db.read(loader.load_table, db_name, table_name, self._codec.partition_body,
+                                                  self._codec.table)
+            while entry is not None and self.position > position:
+                # The poller moved past our snapshot while we loaded: replay what we missed.
+                missed = await self._db.read(events.next_events, position, self.position - position)
+                entry = self._replay(entry, missed)
+                position = missed[-1].event_id if missed else self.position
+            if entry is not None:
+                self._install(entry)
+                self.stats.fills += 1
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - a failed fill only means more database reads
+            self.stats.errors += 1
+            _log.exception("poller: loading %s.%s into the cache failed", db_name, table_name)
+        finally:
+            self._loading.pop((db_name, table_name), None)
+
+    def _replay(self, entry: TableEntry, missed: Sequence[NotificationEvent]) -> TableEntry | None:
+        working = TableBatch(entry, self._codec)
+        for event in missed:
+            message = decode(event)
+            if entry.table_id in affected_table_ids(event, message):
+                working.apply(event, message)
+        return working.finish()
+
+    async def wait_loaded(self, timeout_s: float = 30.0) -> None:
+        """Wait for the fills under way (tests and prewarm-on-demand)."""
+        if self._loading:
+            await asyncio.wait(list(self._loading.values()), timeout=timeout_s)
+
+    # -- LISTEN/NOTIFY -------------------------------------------------------------------------
+
+    async def _listen(self) -> None:
+        conn = await asyncpg.connect(self._dsn, timeout=10)
+
+        def notified(_conn: object, _pid: int, _channel: str, payload: str) -> None:
+            try:
+                self.stats.head_event_id = max(self.stats.head_event_id, int(payload))
+            except ValueError:
+                pass
+            self._wake.set()
+
+        await conn.add_listener(EVENT_CHANNEL, notified)
+        self._listener = conn
+
+    async def _close_listener(self) -> None:
+        conn, self._listener = self._listener, None
+        if conn is not None and not conn.is_closed():
+            try:
+                await asyncio.wait_for(conn.close(), 5)
+            except (Exception, asyncio.TimeoutError):  # noqa: BLE001
+                conn.terminate()

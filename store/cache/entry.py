@@ -1,0 +1,168 @@
+"""One cached table: its versions, pre-encoded, and the write-id state they reflect.
+
+Design note. The cache mirrors the database's versioned metadata rather than one "current"
+copy: every table and partition version is held with its (created_wid, dropped_wid) stamps and
+its protobuf bytes, so a snapshot is answered by the same visibility rule the SQL uses
+(store/snapshot.py), and an older snapshot can be answered too. What the cache may answer is
+decided by `committed`: the write ids whose COMMIT_TXN this cache has applied. A request whose
+committed write ids are all in `committed` needs nothing the cache has not seen.
+
+Entries are immutable. Writers (the poller, fills) build a new entry and swap the reference, so a
+reader holding an entry never sees half an update. Partition maps are copied once per applied
+batch, not once per event.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterable, Mapping
+
+from store.models import Partition, Table
+from store.writeids import LONG_MAX, ValidWriteIdList
+
+PartitionEncoder = Callable[[Partition], bytes]
+TableEncoder = Callable[[Table], bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """One version of a partition (or table): visible to snapshots that see `created_wid`
+    committed and `dropped_wid` (None: still the latest) not committed. `frame` is the encoded
+    message, ready to be joined into a response."""
+
+    created_wid: int
+    dropped_wid: int | None
+    frame: bytes
+    values: tuple[str, ...] = ()
+
+
+def visible(v: Version, snapshot: ValidWriteIdList | None) -> bool:
+    """The visibility rule of store/snapshot.py; None (non-transactional table) means latest."""
+    if snapshot is None:
+        return v.dropped_wid is None
+
+    def committed(w: int) -> bool:
+        return w == 0 or (w <= snapshot.high_watermark and not _contains(snapshot.exceptions, w))
+
+    return committed(v.created_wid) and (v.dropped_wid is None or not committed(v.dropped_wid))
+
+
+def _contains(sorted_ids: tuple[int, ...], w: int) -> bool:
+    if not sorted_ids:
+        return False
+    i = bisect.bisect_left(sorted_ids, w)
+    return i < len(sorted_ids) and sorted_ids[i] == w
+
+
+def pick(versions: tuple[Version, ...], snapshot: ValidWriteIdList | None) -> Version | None:
+    for v in versions:
+        if visible(v, snapshot):
+            return v
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class CommittedWriteIds:
+    """The write ids of one table this cache knows are committed: 1..hwm minus `open_or_aborted`."""
+
+    hwm: int = 0
+    open_or_aborted: frozenset[int] = frozenset()
+    aborted: frozenset[int] = frozenset()
+
+    @classmethod
+    def from_list(cls, wl: ValidWriteIdList) -> "CommittedWriteIds":
+        return cls(wl.high_watermark, frozenset(wl.exceptions), frozenset(wl.aborted))
+
+    def as_list(self, table_name: str) -> ValidWriteIdList:
+        exceptions = tuple(sorted(self.open_or_aborted))
+        opened = [w for w in exceptions if w not in self.aborted]
+        return ValidWriteIdList(table_name, self.hwm, min(opened) if opened else LONG_MAX, exceptions, self.aborted)
+
+    def _raise_hwm(self, w: int) -> tuple[int, frozenset[int]]:
+        if w <= self.hwm:
+            return self.hwm, self.open_or_aborted
+        # Ids between the old hwm and w belong to txns whose outcome this cache has not seen yet.
+        return w, self.open_or_aborted | frozenset(range(self.hwm + 1, w))
+
+    def commit(self, w: int) -> "CommittedWriteIds":
+        hwm, exceptions = self._raise_hwm(w)
+        return CommittedWriteIds(hwm, exceptions - {w}, self.aborted - {w})
+
+    def abort(self, w: int) -> "CommittedWriteIds":
+        hwm, exceptions = self._raise_hwm(w)
+        return CommittedWriteIds(hwm, exceptions | {w}, self.aborted | {w})
+
+
+@dataclass(frozen=True, slots=True)
+class TableEntry:
+    table_id: int
+    db_name: str
+    name: str
+    acid: bool
+    table_versions: tuple[tuple[Version, Table], ...]  # newest first
+    partitions: Mapping[str, tuple[Version, ...]]  # name -> versions, newest first
+    sorted_names: tuple[str, ...]
+    committed: CommittedWriteIds
+    committed_list: ValidWriteIdList  # `committed` in Hive's form, for writeids.covers
+    writers: Mapping[int, int]  # open txn id -> its write id on this table
+    gc_watermark: int  # versions ended by write ids <= this are gone (here and in the database)
+    applied_event_id: int  # every event <= this is reflected
+    partition_keys_count: int = 0
+    size_bytes: int = field(default=0, compare=False)
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.db_name}.{self.name}"
+
+    @property
+    def partition_count(self) -> int:
+        return len(self.partitions)
+
+    def table_for(self, snapshot: ValidWriteIdList | None) -> tuple[Version, Table] | None:
+        for version, table in self.table_versions:
+            if visible(version, snapshot):
+                return version, table
+        return None
+
+
+def build_entry(
+    table_versions: Iterable[tuple[Version, Table]],
+    partitions: Mapping[str, tuple[Version, ...]],
+    *,
+    committed: CommittedWriteIds,
+    writers: Mapping[int, int],
+    gc_watermark: int,
+    applied_event_id: int,
+) -> TableEntry:
+    versions = tuple(table_versions)
+    latest = next((t for v, t in versions if v.dropped_wid is None), versions[0][1])
+    return TableEntry(
+        table_id=latest.table_id,
+        db_name=latest.db_name,
+        name=latest.name,
+        acid=latest.transactional and latest.table_type.value == "MANAGED_TABLE",
+        table_versions=versions,
+        partitions=partitions,
+        sorted_names=tuple(sorted(partitions)),
+        committed=committed,
+        committed_list=committed.as_list(latest.full_name),
+        writers=writers,
+        gc_watermark=gc_watermark,
+        applied_event_id=applied_event_id,
+        partition_keys_count=len(latest.partition_keys),
+        size_bytes=sum(len(v.frame) for vs in partitions.values() for v in vs),
+    )
+
+
+def with_changes(entry: TableEntry, **changes: object) -> TableEntry:
+    if "committed" in changes:
+        committed = changes["committed"]
+        assert isinstance(committed, CommittedWriteIds)
+        changes["committed_list"] = committed.as_list(entry.full_name)
+    if "partitions" in changes:
+        parts = changes["partitions"]
+        assert isinstance(parts, dict)
+        changes["sorted_names"] = tuple(sorted(parts))
+        changes["size_bytes"] = sum(len(v.frame) for vs in parts.values() for v in vs)
+    return replace(entry, **changes)  # type: ignore[arg-type]

@@ -1,0 +1,77 @@
+"""Reading tables from PostgreSQL into cache entries, at a recorded log position.
+
+`load_table` and `load_all` run in one REPEATABLE READ snapshot: the rows, the committed write
+ids and `current_event_id` are of the same instant, so the entry reflects exactly the events up
+to that id and catch-up resumes right after it (no gap, no double apply).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import asyncpg
+
+from store import codec, events, txns
+from store.cache.entry import CommittedWriteIds, PartitionEncoder, TableEncoder, TableEntry, Version, build_entry
+from store.models import Database
+from store.sql import cache as sql
+from store.sql import txns as txn_sql
+
+
+async def load_table_by_id(
+    conn: asyncpg.Connection, table_id: int, partition_body: PartitionEncoder, table_encoder: TableEncoder,
+    txn_list: txns.ValidTxnList, position: int,
+) -> TableEntry | None:
+    rows = await conn.fetch(sql.TABLE_VERSIONS, table_id)
+    if not rows:
+        return None
+    tables = [(Version(r["created_wid"], r["dropped_wid"], b""), codec.table_from_row(r)) for r in rows]
+    tables = [(Version(v.created_wid, v.dropped_wid, table_encoder(t)), t) for v, t in tables]
+    latest = next((t for v, t in tables if v.dropped_wid is None), tables[0][1])
+    parts: dict[str, tuple[Version, ...]] = {}
+    for r in await conn.fetch(sql.PARTITION_VERSIONS, table_id):
+        p = codec.partition_from_row(latest.db_name, latest.name, r)
+        parts[r["part_name"]] = parts.get(r["part_name"], ()) + (
+            Version(r["created_wid"], r["dropped_wid"], partition_body(p), p.values),)
+    committed = CommittedWriteIds()
+    writers: dict[int, int] = {}
+    gc_watermark = 0
+    if txns.is_acid(latest):
+        committed = CommittedWriteIds.from_list(await txns.table_write_ids(conn, latest.full_name, table_id, txn_list))
+        writers = {r["txn_id"]: r["write_id"] for r in await conn.fetch(sql.OPEN_WRITERS, table_id)}
+        state = await conn.fetchrow(txn_sql.TABLE_WRITE_ID_STATE, table_id)
+        gc_watermark = state["gc_watermark"] if state else 0
+    return build_entry(tables, parts, committed=committed, writers=writers, gc_watermark=gc_watermark,
+                       applied_event_id=position)
+
+
+async def load_table(
+    conn: asyncpg.Connection, db_name: str, table_name: str, partition_body: PartitionEncoder,
+    table_encoder: TableEncoder,
+) -> tuple[int, TableEntry | None]:
+    """(log position, entry or None when the table does not exist) in the caller's snapshot."""
+    position = await events.current_event_id(conn)
+    table_id = await conn.fetchval(sql.LATEST_TABLE_ID, db_name, table_name)
+    if table_id is None:
+        return position, None
+    txn_list = await txns.get_open_txns(conn)
+    return position, await load_table_by_id(conn, table_id, partition_body, table_encoder, txn_list, position)
+
+
+async def load_all(
+    conn: asyncpg.Connection, partition_body: PartitionEncoder, table_encoder: TableEncoder,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[int, list[TableEntry], list[Database]]:
+    """Every table and database, for an eager prewarm; `progress(done, total)` after each table."""
+    position = await events.current_event_id(conn)
+    txn_list = await txns.get_open_txns(conn)
+    ids = [r["table_id"] for r in await conn.fetch(sql.ALL_TABLE_IDS)]
+    entries = []
+    for i, table_id in enumerate(ids, 1):
+        entry = await load_table_by_id(conn, table_id, partition_body, table_encoder, txn_list, position)
+        if entry is not None:
+            entries.append(entry)
+        if progress is not None:
+            progress(i, len(ids))
+    databases = [codec.database_from_row(r) for r in await conn.fetch(sql.ALL_DATABASES)]
+    return position, entries, databases

@@ -1,0 +1,287 @@
+"""The table cache: entries sharded by table id, the read decision, and the memory bound.
+
+Readers take no lock and never await: they look an entry up, check it against the request's
+snapshot and assemble the response from pre-encoded bytes, or return a `Miss` naming why the
+database must answer. Writers (poller batches, fills) hold their shard's lock while they swap in
+new entries; they never hold it across a database await.
+
+The read decision for a transactional table (seed 000, DESIGN.md): the cache answers only when
+every write id committed in the caller's ValidWriteIdList is committed in the cache's view
+(`covers`), the table id matches, the caller has no uncommitted writes of its own on the table,
+and the versions the snapshot needs are still held. Non-transactional tables and databases are
+eventually consistent; a `min_event_id` token makes the cache answer only once it has applied
+that event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from store import names as n
+from store.cache.entry import TableEntry, pick
+from store.errors import InvalidArgument
+from store.snapshot import ReadSnapshot
+from store.writeids import ValidWriteIdList, covers
+
+# Why a read went to the database (metric label values).
+STALE = "stale"
+UNKNOWN_TABLE = "unknown_table"
+TABLE_ID_MISMATCH = "table_id_mismatch"
+EVICTED = "evicted"
+NO_SNAPSHOT = "no_snapshot"
+OWN_WRITES = "own_writes"
+BEHIND_TOKEN = "behind_token"
+VERSIONS_NOT_HELD = "versions_not_held"
+NAME_NOT_VISIBLE = "name_not_in_snapshot"
+DISABLED = "disabled"
+
+
+@dataclass(frozen=True, slots=True)
+class Miss:
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionsHit:
+    db_name: str
+    table_name: str
+    bodies: list[bytes]
+
+
+@dataclass
+class _Shard:
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    entries: dict[int, TableEntry] = field(default_factory=dict)
+
+
+@dataclass
+class CacheStats:
+    hits: int = 0
+    misses: Counter[str] = field(default_factory=Counter)
+    evictions: int = 0
+
+
+class ShardedCache:
+    def __init__(self, *, shards: int = 16, max_partitions: int = 5_000_000, enabled: bool = True) -> None:
+        if shards < 1:
+            raise ValueError("the cache needs at least one shard")
+        self.enabled = enabled
+        self.max_partitions = max_partitions
+        self._shards = [_Shard() for _ in range(shards)]
+        self._by_name: dict[tuple[str, str], int] = {}
+        self._evicted_names: set[tuple[str, str]] = set()
+        self._last_used: dict[int, int] = {}
+        self._clock = itertools.count()
+        self.databases: dict[str, object] = {}  # name -> Database (the gateway encodes)
+        # Writes through this gateway not yet applied by the poller: (db, table or "") -> event id.
+        self._local_writes: dict[tuple[str, str], int] = {}
+        self.applied_event_id = 0
+        self.stats = CacheStats()
+        self.on_unknown_table: Callable[[str, str], None] | None = None  # lazy fill hook
+
+    # -- structure ---------------------------------------------------------------------------
+
+    def shard(self, table_id: int) -> _Shard:
+        return self._shards[table_id % len(self._shards)]
+
+    def get(self, table_id: int) -> TableEntry | None:
+        return self.shard(table_id).entries.get(table_id)
+
+    def by_name(self, db_name: str, table_name: str) -> TableEntry | None:
+        table_id = self._by_name.get((db_name, table_name))
+        return None if table_id is None else self.get(table_id)
+
+    def entries(self) -> list[TableEntry]:
+        return [e for s in self._shards for e in s.entries.values()]
+
+    def put(self, entry: TableEntry) -> None:
+        """Install or replace an entry (caller holds the shard lock, or runs without awaits)."""
+        old = self.get(entry.table_id)
+        if old is not None and self._by_name.get((old.db_name, old.name)) == old.table_id:
+            del self._by_name[(old.db_name, old.name)]
+        self.shard(entry.table_id).entries[entry.table_id] = entry
+        self._by_name[(entry.db_name, entry.name)] = entry.table_id
+        self._evicted_names.discard((entry.db_name, entry.name))
+        self._last_used[entry.table_id] = next(self._clock)
+
+    def remove(self, table_id: int) -> None:
+        old = self.shard(table_id).entries.pop(table_id, None)
+        self._last_used.pop(table_id, None)
+        if old is not None and self._by_name.get((old.db_name, old.name)) == table_id:
+            del self._by_name[(old.db_name, old.name)]
+
+    def clear(self) -> None:
+        for s in self._shards:
+            s.entries.clear()
+        self._by_name.clear()
+        self._last_used.clear()
+        self.databases.clear()
+
+    def partition_count(self) -> int:
+        return sum(e.partition_count for e in self.entries())
+
+    def size_bytes(self) -> int:
+        return sum(e.size_bytes for e in self.entries())
+
+    def enforce_memory_bound(self, keep: int = 0) -> list[int]:
+        """Evict least recently used whole tables until the partition count fits."""
+        evicted = []
+        total = self.partition_count()
+        for table_id in sorted(self._last_used, key=self._last_used.__getitem__):
+            if total <= self.max_partitions:
+                break
+            if table_id == keep:
+                continue
+            entry = self.get(table_id)
+            if entry is None:
+                continue
+            total -= entry.partition_count
+            self.remove(table_id)
+            self._evicted_names.add((entry.db_name, entry.name))
+            evicted.append(table_id)
+        self.stats.evictions += len(evicted)
+        return evicted
+
+    # -- reads (no awaits) --------------------------------------------------------------------
+
+    def _miss(self, reason: str, db_name: str = "", table_name: str = "") -> Miss:
+        self.stats.misses[reason] += 1
+        if reason in (UNKNOWN_TABLE, EVICTED) and self.on_unknown_table is not None:
+            self.on_unknown_table(db_name, table_name)
+        return Miss(reason)
+
+    def _resolve(self, db_name: str, table_name: str, snapshot: ReadSnapshot, min_event_id: int
+                 ) -> tuple[TableEntry, ValidWriteIdList | None] | Miss:
+        if not self.enabled:
+            return Miss(DISABLED)
+        entry = self.by_name(db_name, table_name)
+        if entry is None:
+            reason = EVICTED if (db_name, table_name) in self._evicted_names else UNKNOWN_TABLE
+            return self._miss(reason, db_name, table_name)
+        self._last_used[entry.table_id] = next(self._clock)
+        applied = max(entry.applied_event_id, self.applied_event_id)
+        if self._local_writes and max(self._local_writes.get((db_name, table_name), 0),
+                                      self._local_writes.get((db_name, ""), 0)) > applied:
+            return self._miss(BEHIND_TOKEN)
+        if snapshot.expected_table_id and snapshot.expected_table_id != entry.table_id:
+            return self._miss(TABLE_ID_MISMATCH)
+        if not entry.acid:
+            if min_event_id > applied:
+                return self._miss(BEHIND_TOKEN)
+            return entry, None
+        wl = snapshot.write_ids
+        if wl is None:
+            return self._miss(NO_SNAPSHOT)
+        if snapshot.txn_id and snapshot.txn_id in entry.writers:
+            return self._miss(OWN_WRITES)
+        if not covers(entry.committed_list, wl):
+            return self._miss(STALE)
+        if entry.gc_watermark and (wl.high_watermark < entry.gc_watermark or any(
+                w <= entry.gc_watermark and not wl.is_write_id_aborted(w) for w in wl.exceptions)):
+            return self._miss(VERSIONS_NOT_HELD)
+        return entry, wl
+
+    def read_table(self, db_name: str, table_name: str, snapshot: ReadSnapshot, min_event_id: int = 0) -> bytes | Miss:
+        """The encoded Table the snapshot sees, or a miss."""
+        resolved = self._resolve(db_name, table_name, snapshot, min_event_id)
+        if isinstance(resolved, Miss):
+            return resolved
+        entry, wl = resolved
+        found = entry.table_for(wl)
+        if found is None or (found[1].db_name, found[1].name) != (db_name, table_name):
+            return self._miss(NAME_NOT_VISIBLE)
+        self.stats.hits += 1
+        return found[0].frame
+
+    def read_partitions(self, db_name: str, table_name: str, names: Sequence[str], snapshot: ReadSnapshot,
+                        min_event_id: int = 0) -> PartitionsHit | Miss:
+        resolved = self._resolve(db_name, table_name, snapshot, min_event_id)
+        if isinstance(resolved, Miss):
+            return resolved
+        entry, wl = resolved
+        found = entry.table_for(wl)
+        if found is None or (found[1].db_name, found[1].name) != (db_name, table_name):
+            return self._miss(NAME_NOT_VISIBLE)
+        table = found[1]
+        if not table.partition_keys:
+            raise InvalidArgument(f"table {table.full_name} is not partitioned")
+        partitions = entry.partitions
+        bodies = []
+        seen: set[str] = set()
+        for name in names:
+            if name not in partitions:  # fast path: the caller sent the stored form and it exists
+                name = n.canonical_partition_name(table.partition_keys, name)
+                if name not in partitions:
+                    continue
+            if name in seen:
+                continue
+            seen.add(name)
+            version = pick(partitions[name], wl)
+            if version is not None:
+                bodies.append(version.frame)
+        self.stats.hits += 1
+        return PartitionsHit(table.db_name, table.name, bodies)
+
+    def list_partition_names(self, db_name: str, table_name: str, after: str, page_size: int,
+                             snapshot: ReadSnapshot, min_event_id: int = 0) -> tuple[list[str], str | None] | Miss:
+        """Up to page_size visible names after `after`, and the last name when more follow."""
+        import bisect
+
+        resolved = self._resolve(db_name, table_name, snapshot, min_event_id)
+        if isinstance(resolved, Miss):
+            return resolved
+        entry, wl = resolved
+        found = entry.table_for(wl)
+        if found is None or (found[1].db_name, found[1].name) != (db_name, table_name):
+            return self._miss(NAME_NOT_VISIBLE)
+        if not found[1].partition_keys:
+            raise InvalidArgument(f"table {found[1].full_name} is not partitioned")
+        names = entry.sorted_names
+        out: list[str] = []
+        for name in itertools.islice(names, bisect.bisect_right(names, after), None):
+            if pick(entry.partitions[name], wl) is not None:
+                out.append(name)
+                if len(out) > page_size:
+                    break
+        self.stats.hits += 1
+        if len(out) > page_size:
+            return out[:page_size], out[page_size - 1]
+        return out, None
+
+    def read_database(self, name: str, min_event_id: int = 0) -> object | Miss:
+        """Databases are eventually consistent, with the `min_event_id` token for session consistency."""
+        if not self.enabled:
+            return Miss(DISABLED)
+        if max(min_event_id, self._local_writes.get((name, ""), 0)) > self.applied_event_id:
+            return self._miss(BEHIND_TOKEN)
+        database = self.databases.get(name)
+        if database is None:
+            return self._miss(UNKNOWN_TABLE)
+        self.stats.hits += 1
+        return database
+
+    def note_writer(self, db_name: str, table_name: str, txn_id: int) -> None:
+        """A write through this gateway: until the poller applies the txn's outcome, its reads of
+        the table go to the database (the ALLOC event may not have been applied yet)."""
+        from store.cache.entry import with_changes
+
+        entry = self.by_name(db_name, table_name)
+        if entry is not None and txn_id not in entry.writers:
+            self.put(with_changes(entry, writers={**entry.writers, txn_id: -1}))
+
+    def note_write_event(self, db_name: str, table_name: str, event_id: int) -> None:
+        """A write through this gateway appended `event_id` for this table ("" for the database
+        itself): reads of it here go to the database until the poller has applied that event,
+        so a client always reads its own writes on the gateway that took them."""
+        if event_id > self.applied_event_id:
+            key = (db_name, table_name)
+            self._local_writes[key] = max(event_id, self._local_writes.get(key, 0))
+
+    def forget_applied_writes(self) -> None:
+        """Drop local-write marks the poller has caught up with (called after each batch)."""
+        if self._local_writes:
+            self._local_writes = {k: v for k, v in self._local_writes.items() if v > self.applied_event_id}

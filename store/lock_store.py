@@ -1,0 +1,47 @@
+"""The lock manager as the gateway sees it: one method per operation, each one database transaction."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from store import locks
+from store.db import Database
+from store.errors import InvalidArgument
+from store.lock_rules import LockScope
+from store.locks import LockInfo, LockRequest, LockResult
+
+
+def _lock_id(lock_id: int) -> int:
+    if lock_id <= 0:
+        raise InvalidArgument(f"lock_id must be a lock id (positive), got {lock_id}")
+    return lock_id
+
+
+class LockStore:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self.stats = {"requests": 0, "granted_at_once": 0, "unlocks": 0}
+
+    async def lock(self, request: LockRequest) -> LockResult:
+        result = await self._db.transact(locks.enqueue, request)
+        self.stats["requests"] += 1
+        self.stats["granted_at_once"] += result.blocked_by is None
+        return result
+
+    async def check_lock(self, lock_id: int) -> LockResult:
+        return await self._db.transact(locks.check_lock, _lock_id(lock_id))
+
+    async def unlock(self, lock_id: int) -> None:
+        await self._db.transact(locks.unlock, _lock_id(lock_id))
+        self.stats["unlocks"] += 1
+
+    async def heartbeat(self, lock_ids: Sequence[int]) -> list[int]:
+        """Refresh standalone locks; return the ids that do not exist."""
+        for lock_id in lock_ids:
+            _lock_id(lock_id)
+        return await self._db.transact(locks.heartbeat, lock_ids)
+
+    async def show_locks(self, scope: LockScope | None, *, extended: bool = False, txn_id: int = 0) -> list[LockInfo]:
+        if txn_id < 0:
+            raise InvalidArgument(f"txn_id must not be negative, got {txn_id}")
+        return await self._db.read(locks.show_locks, scope, extended=extended, txn_id=txn_id)

@@ -1,0 +1,229 @@
+"""The lock manager, after Hive's DbLockManager over HIVE_LOCKS (hive-reference §6): functions
+taking a connection inside the caller's transaction. The rules themselves are in lock_rules.py.
+
+Design note: why grants are correct across any number of gateways.
+
+1. *Strict FIFO, decided by existence only.* A request R waits while any earlier request (lower
+   ext id), in any state, has a component that conflicts with one of R's on an overlapping scope
+   (Hive's checkLock). Waiting requests count, so a stream of readers cannot starve a writer: a
+   reader arriving after a waiting writer waits behind it. Locks of the same txn never conflict.
+2. *Ext ids become visible in id order.* The enqueue takes the next_lock_id row lock, inserts its
+   rows and commits before the next enqueuer gets an id (Hive's NEXT_LOCK_ID ... FOR UPDATE).
+   So when R is checked, every earlier request is already visible to it.
+3. *Hence a grant needs no further mutex.* The set of requests earlier than R only shrinks
+   (unlock, commit, abort, time-out), so "R has no blocker" stays true once true, and two
+   conflicting requests can never both be granted: the later one always sees the earlier one.
+   The enqueue decides in the same transaction that inserts (one statement); CheckLock re-decides
+   holding the request's own rows FOR UPDATE, so the state flip cannot race an Unlock.
+4. *All or nothing.* One statement flips every component of R to ACQUIRED, or none.
+5. *The DDL guard* (drop table/database) holds the counter FOR SHARE, so no request is enqueued
+   (and granted) meanwhile, and the locks in its scope FOR SHARE, so none is granted or released
+   until it commits: it sees a settled set of holders.
+
+Standalone locks (txn 0) carry a heartbeat, refreshed by Heartbeat and CheckLock, and are deleted by
+the time-out reaper (Hive's timeOutLocks). Txn locks have none: they end at commit or abort, and
+Unlock refuses them once acquired (Hive's TxnOpenException).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import asyncpg
+
+from store import txns
+from store.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
+from store.lock_rules import (
+    DataOperationType,
+    LockComponent,
+    LockLevel,
+    LockScope,
+    LockState,
+    LockType,
+    conflict_keys,
+    conflicts,
+    normalize_components,
+)
+from store.sql import locks as sql
+
+_CONFLICT_KEYS = list(conflict_keys())
+
+
+@dataclass(frozen=True, slots=True)
+class LockRequest:
+    components: tuple[LockComponent, ...]
+    txn_id: int = 0
+    user: str = ""
+    host: str = ""
+    agent_info: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LockResult:
+    lock_id: int
+    state: LockState
+    blocked_by: tuple[int, int] | None = None  # (ext id, component id) of the first blocker
+
+
+@dataclass(frozen=True, slots=True)
+class LockInfo:
+    """One row of SHOW LOCKS (one component of a request)."""
+
+    lock_id: int
+    component_id: int
+    txn_id: int
+    scope: LockScope
+    state: LockState
+    type: LockType
+    operation: DataOperationType
+    last_heartbeat_ms: int
+    acquired_at_ms: int
+    user: str
+    host: str
+    agent_info: str
+    blocked_by: tuple[int, int] | None
+
+
+def _blocked_by(row: asyncpg.Record) -> tuple[int, int] | None:
+    ext = row["blocked_by_ext_id"]
+    return None if ext is None else (int(ext), int(row["blocked_by_int_id"]))
+
+
+def _scope(row: asyncpg.Record) -> LockScope:
+    return LockScope(row["db_name"], row["tbl_name"], row["part_name"])
+
+
+async def enqueue(conn: asyncpg.Connection, request: LockRequest) -> LockResult:
+    """Record a request and decide it at once (Hive's enqueueLock + checkLock)."""
+    components = normalize_components(request.components)
+    if request.txn_id < 0:
+        raise InvalidArgument(f"txn_id must not be negative, got {request.txn_id}")
+    if request.txn_id:
+        # FOR SHARE: the txn cannot commit or abort until these locks are in (and so released with it).
+        await txns.require_open(conn, [request.txn_id])
+    ext_id = int(await conn.fetchval(sql.ALLOCATE_LOCK_ID))
+    rows = await conn.fetch(
+        sql.ENQUEUE, ext_id, list(range(1, len(components) + 1)), [c.scope.db for c in components],
+        [c.scope.table for c in components], [c.scope.partition for c in components],
+        [c.type.value for c in components], [c.operation.value for c in components], request.txn_id,
+        [c.scope.level.value for c in components], _CONFLICT_KEYS, request.user, request.host, request.agent_info,
+    )
+    blocked = next((b for b in map(_blocked_by, rows) if b is not None), None)
+    return LockResult(ext_id, LockState.WAITING if blocked else LockState.ACQUIRED, blocked)
+
+
+def _no_such_lock(lock_id: int) -> NotFound:
+    return NotFound(f"lock {lock_id} does not exist: it was released (Unlock, or the commit/abort of its txn), "
+                    "timed out without a heartbeat (hive.txn.timeout), or never existed")
+
+
+async def check_lock(conn: asyncpg.Connection, lock_id: int) -> LockResult:
+    """Re-decide a request (Hive's checkLock); also its heartbeat, as in Hive."""
+    txn_id = await conn.fetchval(sql.TXN_OF_REQUEST, lock_id)
+    if txn_id is None:
+        raise _no_such_lock(lock_id)
+    if txn_id:  # before the lock rows: the order commit takes them in
+        aborted, _ = await txns.heartbeat(conn, [txn_id])
+        if aborted:
+            raise Aborted(f"txn {txn_id} of lock {lock_id} was aborted; its locks were released")
+    rows = await conn.fetch(sql.SELECT_REQUEST_FOR_UPDATE, lock_id)
+    if not rows:
+        raise _no_such_lock(lock_id)
+    if all(r["state"] == LockState.ACQUIRED.value for r in rows):
+        if not txn_id:
+            await conn.execute(sql.HEARTBEAT_LOCKS, [lock_id])
+        return LockResult(lock_id, LockState.ACQUIRED)
+    blocker = await conn.fetchrow(sql.FIRST_BLOCKER, lock_id, _CONFLICT_KEYS)
+    if blocker is not None:
+        await conn.execute(sql.MARK_WAITING, lock_id, blocker["int_id"], blocker["b_ext"], blocker["b_int"])
+        return LockResult(lock_id, LockState.WAITING, (int(blocker["b_ext"]), int(blocker["b_int"])))
+    await conn.execute(sql.MARK_ACQUIRED, lock_id)
+    return LockResult(lock_id, LockState.ACQUIRED)
+
+
+async def unlock(conn: asyncpg.Connection, lock_id: int) -> None:
+    """Release a request; an acquired request of a txn is released only by its commit or abort."""
+    rows = await conn.fetch(sql.SELECT_REQUEST_FOR_UPDATE, lock_id)
+    if not rows:
+        raise _no_such_lock(lock_id)
+    txn_id = rows[0]["txn_id"]
+    if txn_id and any(r["state"] == LockState.ACQUIRED.value for r in rows):
+        raise FailedPrecondition(f"lock {lock_id} is held by txn {txn_id}: locks acquired under a txn are released "
+                                 "when it commits or aborts (CommitTxn/AbortTxns), not by Unlock")
+    await conn.execute(sql.DELETE_REQUEST, lock_id)
+
+
+async def heartbeat(conn: asyncpg.Connection, lock_ids: Sequence[int]) -> list[int]:
+    """Refresh standalone requests; return the ids that do not exist. Ids of txn locks exist and
+    need nothing (their txn's heartbeat keeps them)."""
+    if not lock_ids:
+        return []
+    refreshed = {r["ext_id"] for r in await conn.fetch(sql.HEARTBEAT_LOCKS, list(lock_ids))}
+    rest = sorted(set(lock_ids) - refreshed)
+    if not rest:
+        return []
+    existing = {r["ext_id"] for r in await conn.fetch(sql.EXISTING_REQUESTS, rest)}
+    return [i for i in rest if i not in existing]
+
+
+async def time_out_locks(conn: asyncpg.Connection, timeout_s: float) -> list[asyncpg.Record]:
+    """Delete standalone requests without a heartbeat for `timeout_s` (Hive's timeOutLocks);
+    returns the deleted components."""
+    return list(await conn.fetch(sql.TIME_OUT_LOCKS, timeout_s))
+
+
+def _info(r: asyncpg.Record) -> LockInfo:
+    return LockInfo(
+        lock_id=r["ext_id"], component_id=r["int_id"], txn_id=r["txn_id"], scope=_scope(r),
+        state=LockState(r["state"]), type=LockType(r["lock_type"]), operation=DataOperationType(r["operation"]),
+        last_heartbeat_ms=r["heartbeat_ms"], acquired_at_ms=r["acquired_ms"], user=r["user_name"], host=r["host"],
+        agent_info=r["agent_info"], blocked_by=_blocked_by(r),
+    )
+
+
+async def show_locks(conn: asyncpg.Connection, scope: LockScope | None, *, extended: bool = False,
+                     txn_id: int = 0) -> list[LockInfo]:
+    """SHOW LOCKS: the components whose scope is exactly `scope` (Hive: equal db/table/partition as
+    far as given), or with `extended` every one whose scope overlaps it; by ext id, then int id."""
+    db, table, part = (scope.db, scope.table, scope.partition) if scope else (None, None, None)
+    query = sql.SHOW_LOCKS_OVERLAPPING if extended else sql.SHOW_LOCKS
+    return [_info(r) for r in await conn.fetch(query, db, table, part, txn_id)]
+
+
+async def check_no_conflicting_holders(conn: asyncpg.Connection, scope: LockScope, action: str) -> None:
+    """The DDL guard for dropping `scope` (a table or a database): refuse while anyone holds a lock
+    an EXCLUSIVE on `scope` would conflict with.
+
+    The drop is let through when an acquired EXCLUSIVE lock covers `scope`: that is Hive's own flow
+    (take the exclusive lock, then drop), and while it is held no conflicting lock can be acquired.
+    The gateway cannot tell whose it is (DropTable carries no lock id), so it presumes the caller's.
+    Waiting requests hold nothing and do not block the drop."""
+    await conn.execute(sql.BLOCK_ENQUEUES)
+    rows = await conn.fetch(sql.LOCKS_IN_SCOPE_FOR_SHARE, scope.db, scope.table)
+    acquired = [r for r in rows if r["state"] == LockState.ACQUIRED.value]
+    if any(r["lock_type"] == LockType.EXCLUSIVE.value and _scope(r).contains(scope) for r in acquired):
+        return
+    level = scope.level
+    holders = [r for r in acquired if _scope(r).overlaps(scope) and conflicts(
+        LockType.EXCLUSIVE, level, LockType(r["lock_type"]), _level(r))]
+    if not holders:
+        return
+    shown = "; ".join(_holder_text(r) for r in holders[:5])
+    more = f"; and {len(holders) - 5} more" if len(holders) > 5 else ""
+    raise FailedPrecondition(
+        f"cannot {action}: it is locked ({shown}{more}). Retry after these locks are released (Unlock, or the "
+        f"commit/abort of their txns), or take an EXCLUSIVE lock on {scope} with Locks.Lock first: it waits its "
+        "turn, and the drop then runs under it"
+    )
+
+
+def _level(r: asyncpg.Record) -> LockLevel:
+    return _scope(r).level
+
+
+def _holder_text(r: asyncpg.Record) -> str:
+    txn = f"txn {r['txn_id']}" if r["txn_id"] else "no txn"
+    agent = f", {r['agent_info']}" if r["agent_info"] else ""
+    return (f"lock {r['ext_id']}.{r['int_id']} {LockType(r['lock_type']).name} on {_scope(r)} "
+            f"held by {r['user_name'] or '?'}@{r['host'] or '?'} ({txn}{agent})")

@@ -1,0 +1,508 @@
+"""Hive-style partition filters (the text `get_partitions_by_filter` accepts) over a table's keys.
+
+Design note. A filter is parsed once into an immutable AST whose literals are already converted to
+the key's type, then used two ways that must agree exactly: `Filter.matches` (a precompiled closure,
+run over cached partitions) and `Filter.to_sql` (a parameterised PostgreSQL expression over
+`part_values`, for reads that go to the database). Agreement rests on three rules shared by both:
+
+* One strict syntax per type (the `_*_SYNTAX` regexes below, valid in Python and in PostgreSQL).
+  A stored value that does not match it, or that the type rejects (2024-02-30), is NULL, exactly
+  like `__HIVE_DEFAULT_PARTITION__`; SQL casts sit behind the same guard in a CASE, so a bad value
+  never fails a query. Integers compare as numeric, float/double/decimal as Decimal (exactly), dates
+  and timestamps as such, strings by code point (= bytes of UTF-8 = `COLLATE "C"`).
+* Three-valued logic: a leaf over a NULL value is unknown; NOT unknown is unknown; AND/OR are
+  Kleene's, as in SQL; only a filter that is true selects a partition.
+* Literals are checked against the key's type at parse time; SQL text holds only constants of
+  ours (the guards), never a caller's value.
+
+Grammar (keywords and key names case-insensitive; a key may be written `quoted` in backticks)::
+
+    filter   := or ; or := and (OR and)* ; and := not (AND not)* ; not := NOT not | primary
+    primary  := '(' or ')' | key op value | value op key | key [NOT] IN '(' value (',' value)* ')'
+              | key [NOT] BETWEEN value AND value | key [NOT] LIKE string
+    op       := = | == | != | <> | < | <= | > | >=
+    value    := 'string' | "string" | number | TRUE | FALSE
+
+In a quoted string a backslash makes the next character literal (`\\'`, `\\"`, `\\\\`); there are no
+C escapes (`'\\n'` is the letter n). LIKE patterns then follow SQL: `%` is any run, `_` one
+character, and a backslash *in the pattern* escapes the next character, so a literal percent is
+written `'100\\\\%'` (the string `100\\%`). A pattern may not end with a lone backslash. LIKE is
+case-sensitive and applies to the stored text of any key type.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import operator
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Callable, NoReturn, Sequence, Union
+
+from store.errors import InvalidArgument
+from store.models import FieldSchema
+from store.names import DEFAULT_PARTITION_NAME
+
+Value = Union[bool, int, Decimal, _dt.date, _dt.datetime, str]
+Tri = Union[bool, None]  # True, False, or unknown (SQL NULL)
+Matcher = Callable[[Sequence[str]], Tri]
+
+# --- typed values: one syntax per type, the same in Python and PostgreSQL --------------------------
+
+# PostgreSQL's regex engine caps repetition counts at 255; the caps also keep casts far from overflow.
+_INT_SYNTAX = r"[+-]?[0-9]{1,255}"
+_DECIMAL_SYNTAX = r"[+-]?([0-9]{1,255}(\.[0-9]{0,255})?|\.[0-9]{1,255})([eE][+-]?[0-9]{1,3})?"
+_DATE_SYNTAX = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+_TIMESTAMP_SYNTAX = _DATE_SYNTAX + r"([ T]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]{1,9})?)?)?"
+_BOOLEAN_SYNTAX = r"[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]"
+_TYPE_KINDS = {
+    "tinyint": "int", "smallint": "int", "int": "int", "integer": "int", "bigint": "int",
+    "float": "decimal", "double": "decimal", "double precision": "decimal", "decimal": "decimal",
+    "numeric": "decimal", "date": "date", "timestamp": "timestamp", "boolean": "boolean",
+    "string": "string", "varchar": "string", "char": "string",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _KeyType:
+    """How one partition-key type reads a stored value, in Python (`parse`) and in SQL."""
+
+    kind: str  # int, decimal, date, timestamp, boolean or string
+    syntax: str | None  # None for strings: every value but the default partition is valid
+    pg_type: str
+    convert: Callable[[str], Value]  # applied only to text matching `syntax`; may raise ValueError
+    regex: re.Pattern[str] | None
+
+    def parse(self, text: str) -> Value | None:
+        """The typed value of a stored partition value, or None (NULL) for the default partition
+        and for text this type does not accept."""
+        if self.regex is None:
+            return None if text == DEFAULT_PARTITION_NAME else text
+        if not self.regex.fullmatch(text):
+            return None
+        try:
+            return self.convert(text)
+        except ValueError:
+            return None
+
+    def sql_text(self, elem: str) -> str:
+        """The element's text, or NULL when `parse` would answer None."""
+        if self.syntax is None:
+            return f"NULLIF({elem}, '{DEFAULT_PARTITION_NAME}') COLLATE \"C\""
+        return f"(CASE WHEN {self._sql_guard(elem)} THEN {elem} END) COLLATE \"C\""
+
+    def sql_value(self, elem: str) -> str:
+        """The element as a typed SQL value, or NULL when `parse` would answer None."""
+        if self.syntax is None:
+            return self.sql_text(elem)
+        if self.kind == "boolean":
+            return f"(CASE WHEN {self._sql_guard(elem)} THEN {elem} ~ '^[Tt]' END)"
+        return f"(CASE WHEN {self._sql_guard(elem)} THEN {elem}::{self.pg_type} END)"
+
+    def _sql_guard(self, elem: str) -> str:
+        guard = f"{elem} ~ '^({self.syntax})$'"
+        if self.kind in ("date", "timestamp"):  # the syntax admits 2024-02-30 and year 0
+            guard += f" AND pg_input_is_valid({elem}, '{self.pg_type}')"
+        return guard
+
+
+def _key_type(kind: str, syntax: str | None, pg_type: str, convert: Callable[[str], Value]) -> _KeyType:
+    return _KeyType(kind, syntax, pg_type, convert, None if syntax is None else re.compile(syntax))
+
+
+_KEY_TYPES = {
+    "int": _key_type("int", _INT_SYNTAX, "numeric", int),
+    "decimal": _key_type("decimal", _DECIMAL_SYNTAX, "numeric", Decimal),
+    "date": _key_type("date", _DATE_SYNTAX, "date", _dt.date.fromisoformat),
+    "timestamp": _key_type("timestamp", _TIMESTAMP_SYNTAX, "timestamp", _dt.datetime.fromisoformat),
+    "boolean": _key_type("boolean", _BOOLEAN_SYNTAX, "boolean", lambda s: s[0] in "Tt"),
+    "string": _key_type("string", None, "text", str),
+}
+
+
+def _type_of(key: FieldSchema) -> _KeyType:
+    return _KEY_TYPES[key_type(key.type) or "string"]  # the parser admits only keys with a kind
+
+# --- the AST --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    key: int  # index into the table's partition keys (0-based)
+    op: str  # one of =, <>, <, <=, >, >= (the key is always on the left)
+    value: Value
+
+
+@dataclass(frozen=True, slots=True)
+class InList:
+    key: int
+    values: tuple[Value, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Between:
+    key: int
+    low: Value
+    high: Value
+
+
+@dataclass(frozen=True, slots=True)
+class Like:
+    key: int
+    pattern: str  # SQL LIKE syntax with backslash as the escape character
+
+
+@dataclass(frozen=True, slots=True)
+class Not:
+    operand: Node
+
+
+@dataclass(frozen=True, slots=True)
+class And:
+    operands: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Or:
+    operands: tuple[Node, ...]
+
+
+Node = Union[Comparison, InList, Between, Like, Not, And, Or]
+
+_OPS: dict[str, Callable[[object, object], bool]] = {
+    "=": operator.eq, "<>": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+}
+_FLIPPED = {"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_COLUMN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?")
+
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    """A parsed filter over one table's partition keys. Immutable; evaluate it as often as needed."""
+
+    text: str
+    keys: tuple[FieldSchema, ...]
+    root: Node
+    _match: Matcher = field(repr=False, compare=False)
+
+    def matches(self, values: Sequence[str]) -> bool:
+        """Whether a partition with these values (in key order, as stored) is selected: the filter
+        must be true; false and unknown (a NULL value somewhere decisive) both reject it."""
+        return self._match(values) is True
+
+    def to_sql(self, first_param: int, *, column: str = "part_values") -> tuple[str, list[object]]:
+        """A PostgreSQL boolean expression over the text[] `column` that selects exactly the rows
+        `matches` selects, and its parameter values, numbered from `$first_param`."""
+        if first_param < 1:
+            raise ValueError(f"first_param must be at least 1, not {first_param}")
+        if not _COLUMN.fullmatch(column):
+            raise ValueError(f"column must be a (qualified) identifier, not {column!r}")
+        params: list[object] = []
+        return _SqlWriter(self.keys, column, first_param, params).node(self.root), params
+
+
+def parse_filter(text: str, keys: Sequence[FieldSchema]) -> Filter:
+    """Parse `text` against the table's partition keys (names lower-case, types Hive's). Raises
+    InvalidArgument, naming the 1-based position with a caret line, for any syntax error, unknown
+    key, literal that does not fit its key's type, or key type that cannot be filtered on."""
+    key_tuple = tuple(keys)
+    root = _Parser(text, key_tuple).parse()
+    return Filter(text, key_tuple, root, _compile(root, key_tuple))
+
+
+def key_type(type_name: str) -> str | None:
+    """The comparison kind of a Hive type (int, decimal, date, timestamp, boolean, string), or None
+    when partitions cannot be filtered on it (binary, intervals, complex types)."""
+    return _TYPE_KINDS.get(type_name.split("(")[0].strip().lower())
+
+
+# --- lexer and parser -----------------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"""(?P<ws>\s+)
+      | (?P<str>'([^'\\]|\\.)*'|"([^"\\]|\\.)*")
+      | (?P<num>[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?)(?![A-Za-z0-9_])
+      | (?P<word>[A-Za-z0-9_]+)
+      | `(?P<quoted>[^`]*)`
+      | (?P<op>==|!=|<>|<=|>=|=|<|>)
+      | (?P<punct>[(),])""",
+    re.VERBOSE | re.DOTALL,
+)
+_UNESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_KEYWORDS = frozenset(["AND", "OR", "NOT", "IN", "BETWEEN", "LIKE"])
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    kind: str  # num, word, quoted, str, op, punct, eof
+    text: str  # source text, or for str/quoted the decoded content
+    pos: int  # 0-based offset in the filter text
+
+    def is_kw(self, keyword: str) -> bool:
+        return self.kind == "word" and self.text.upper() == keyword
+
+    def is_punct(self, char: str) -> bool:
+        return self.kind == "punct" and self.text == char
+
+    def show(self) -> str:
+        return "the end of the filter" if self.kind == "eof" else f"'{self.text}'"
+
+
+class _Parser:
+    """Recursive descent over the token list; literals are converted as soon as their key is known."""
+
+    def __init__(self, text: str, keys: tuple[FieldSchema, ...]) -> None:
+        self._text = text
+        self._keys = keys
+        self._tokens = self._lex()
+        self._i = 0
+
+    def parse(self) -> Node:
+        if self._peek().kind == "eof":
+            self._fail(self._peek(), "the filter is empty")
+        node = self._or()
+        if self._peek().kind != "eof":
+            self._fail(self._peek(), f"expected AND, OR or the end of the filter, found {self._peek().show()}")
+        return node
+
+    def _fail(self, tok: _Token, message: str) -> NoReturn:
+        line = "".join(" " if c.isspace() else c for c in self._text)  # one line, columns kept
+        start = max(0, tok.pos - 60)
+        shown = ("..." if start else "") + line[start:tok.pos + 60]
+        caret = " " * (tok.pos - start + (3 if start else 0)) + "^"
+        raise InvalidArgument(f"bad partition filter at position {tok.pos + 1}: {message}\n  {shown}\n  {caret}")
+
+    def _lex(self) -> list[_Token]:
+        tokens: list[_Token] = []
+        text, i = self._text, 0
+        while i < len(text):
+            m = _TOKEN.match(text, i)
+            if m is None or m.lastgroup is None:
+                problem = f"unterminated string: no closing {text[i]}" if text[i] in "'\"" else \
+                    f"unexpected character {text[i]!r}"
+                self._fail(_Token("char", text[i], i), problem)
+            kind = m.lastgroup
+            if kind == "str":
+                tokens.append(_Token(kind, _UNESCAPE.sub(r"\1", m.group()[1:-1]), i))
+            elif kind != "ws":
+                tokens.append(_Token(kind, m.group("quoted") if kind == "quoted" else m.group(), i))
+            i = m.end()
+        tokens.append(_Token("eof", "", len(text)))
+        return tokens
+
+    def _peek(self) -> _Token:
+        return self._tokens[self._i]
+
+    def _next(self) -> _Token:
+        tok = self._tokens[self._i]
+        self._i += tok.kind != "eof"
+        return tok
+
+    def _or(self) -> Node:
+        nodes = [self._and()]
+        while self._peek().is_kw("OR"):
+            self._next()
+            nodes.append(self._and())
+        return nodes[0] if len(nodes) == 1 else Or(tuple(nodes))
+
+    def _and(self) -> Node:
+        nodes = [self._not()]
+        while self._peek().is_kw("AND"):
+            self._next()
+            nodes.append(self._not())
+        return nodes[0] if len(nodes) == 1 else And(tuple(nodes))
+
+    def _not(self) -> Node:
+        if self._peek().is_kw("NOT"):
+            self._next()
+            return Not(self._not())
+        if self._peek().is_punct("("):
+            opening = self._next()
+            node = self._or()
+            tok = self._next()
+            if not tok.is_punct(")"):
+                self._fail(tok, f"expected ')' to close the '(' at position {opening.pos + 1}, found {tok.show()}")
+            return node
+        return self._predicate()
+
+    def _operand(self, what: str, where: str) -> tuple[int | None, _Token]:
+        """A partition key (its index) or a literal token (index None)."""
+        tok = self._next()
+        if tok.kind in ("word", "quoted"):
+            for index, key in enumerate(self._keys):
+                if key.name.lower() == tok.text.lower():
+                    if key_type(key.type) is None:
+                        self._fail(tok, f"partition key '{key.name}' has type {key.type}, which filters do not support")
+                    return index, tok
+            if tok.kind == "word" and tok.text.upper() in ("TRUE", "FALSE"):
+                return None, tok
+            if tok.kind == "quoted" or tok.text.upper() not in _KEYWORDS:
+                names = ", ".join(k.name for k in self._keys) or "none: the table is not partitioned"
+                self._fail(tok, f"unknown partition key '{tok.text}' (the keys are {names})")
+        elif tok.kind in ("str", "num"):
+            return None, tok
+        self._fail(tok, f"expected {what} {where}, found {tok.show()}")
+
+    def _literal(self, key: int, where: str) -> Value:
+        index, tok = self._operand("a value", where)
+        if index is not None:
+            self._fail(tok, f"expected a value {where}, found partition key '{tok.text}'")
+        return self._convert(key, tok)
+
+    def _predicate(self) -> Node:
+        left, left_tok = self._operand("a partition key or a value", "at the start of a condition")
+        tok = self._next()
+        if tok.kind == "op":
+            op = {"==": "=", "!=": "<>"}.get(tok.text, tok.text)
+            if left is not None:
+                return Comparison(left, op, self._literal(left, f"after '{tok.text}'"))
+            right, right_tok = self._operand("a partition key", f"after '{tok.text}'")
+            if right is None:
+                self._fail(left_tok, "a comparison needs a partition key on one side")
+            return Comparison(right, _FLIPPED[op], self._convert(right, left_tok))
+        negated = tok.is_kw("NOT")
+        if negated:
+            tok = self._next()
+        word = tok.text.upper() if tok.kind == "word" else ""
+        if word not in ("IN", "BETWEEN", "LIKE"):
+            expected = "IN, BETWEEN or LIKE after NOT" if negated else \
+                f"a comparison operator, IN, BETWEEN or LIKE after {left_tok.show()}"
+            self._fail(tok, f"expected {expected}, found {tok.show()}")
+        if left is None:
+            self._fail(left_tok, f"{word} needs a partition key on its left, not a value")
+        node: Node
+        if word == "IN":
+            node = InList(left, self._in_list(left, tok))
+        elif word == "BETWEEN":
+            low = self._literal(left, "after BETWEEN")
+            and_tok = self._next()
+            if not and_tok.is_kw("AND"):
+                self._fail(and_tok, f"expected AND between the bounds of BETWEEN, found {and_tok.show()}")
+            node = Between(left, low, self._literal(left, "after BETWEEN ... AND"))
+        else:
+            pattern = self._next()
+            if pattern.kind != "str":
+                self._fail(pattern, f"expected a quoted pattern after LIKE, found {pattern.show()}")
+            if (len(pattern.text) - len(pattern.text.rstrip("\\"))) % 2:
+                self._fail(pattern, "a LIKE pattern must not end with its escape character, a lone backslash")
+            node = Like(left, pattern.text)
+        return Not(node) if negated else node
+
+    def _in_list(self, key: int, in_tok: _Token) -> tuple[Value, ...]:
+        tok = self._next()
+        if not tok.is_punct("("):
+            self._fail(tok, f"expected '(' after IN, found {tok.show()}")
+        values = [self._literal(key, "in the IN list")]
+        while True:
+            tok = self._next()
+            if tok.is_punct(")"):
+                return tuple(values)
+            if not tok.is_punct(","):
+                self._fail(tok, f"expected ',' or ')' in the IN list at position {in_tok.pos + 1}, found {tok.show()}")
+            values.append(self._literal(key, "after ','"))
+
+    def _convert(self, key: int, tok: _Token) -> Value:
+        """The literal as a value of the key's type, or an error pointing at the literal."""
+        fs = self._keys[key]
+        kind = key_type(fs.type)
+        if tok.kind == "word":  # TRUE or FALSE
+            if kind != "boolean":
+                self._fail(tok, f"{tok.text} is a boolean, but key '{fs.name}' has type {fs.type}")
+            return tok.text.upper() == "TRUE"
+        if kind == "string":
+            return tok.text  # a number compares as its source text: hr = 05 means '05'
+        if tok.kind == "num" and kind in ("date", "timestamp", "boolean"):
+            self._fail(tok, f"key '{fs.name}' has type {fs.type}: write its value as a quoted string")
+        value = _type_of(fs).parse(tok.text)
+        if value is None:
+            self._fail(tok, f"'{tok.text}' is not a valid {fs.type} for key '{fs.name}'")
+        return value
+
+
+# --- evaluation in Python -------------------------------------------------------------------------
+
+
+def _compile(node: Node, keys: tuple[FieldSchema, ...]) -> Matcher:
+    if isinstance(node, (And, Or)):
+        parts = tuple(_compile(n, keys) for n in node.operands)
+        decisive = isinstance(node, Or)  # OR stops at True, AND at False
+
+        def junction(values: Sequence[str]) -> Tri:
+            unknown = False
+            for part in parts:
+                r = part(values)
+                if r is decisive:
+                    return decisive
+                unknown = unknown or r is None
+            return None if unknown else not decisive
+
+        return junction
+    if isinstance(node, Not):
+        inner = _compile(node.operand, keys)
+
+        def negation(values: Sequence[str]) -> Tri:
+            r = inner(values)
+            return None if r is None else not r
+
+        return negation
+    i = node.key
+    parse = _type_of(keys[i]).parse
+    test: Callable[[object], bool]
+    if isinstance(node, Comparison):
+        test = (lambda v, op=_OPS[node.op], lit=node.value: op(v, lit))
+    elif isinstance(node, InList):
+        test = frozenset(node.values).__contains__
+    elif isinstance(node, Between):
+        test = (lambda v, lo=node.low, hi=node.high: lo <= v <= hi)  # type: ignore[operator]
+    else:
+        regex = re.compile(_like_regex(node.pattern), re.DOTALL)
+        return lambda values: None if parse(values[i]) is None else regex.fullmatch(values[i]) is not None
+
+    def leaf(values: Sequence[str]) -> Tri:
+        v = parse(values[i])
+        return None if v is None else test(v)
+
+    return leaf
+
+
+def _like_regex(pattern: str) -> str:
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            i += 1
+            out.append(re.escape(pattern[i]))
+        else:
+            out.append(".*" if c == "%" else "." if c == "_" else re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+# --- translation to SQL ---------------------------------------------------------------------------
+
+
+class _SqlWriter:
+    def __init__(self, keys: tuple[FieldSchema, ...], column: str, first: int, params: list[object]) -> None:
+        self._keys, self._column, self._first, self._params = keys, column, first, params
+
+    def _param(self, value: object, pg_type: str) -> str:
+        self._params.append(value)
+        return f"${self._first + len(self._params) - 1}::{pg_type}"
+
+    def node(self, node: Node) -> str:
+        if isinstance(node, (And, Or)):
+            joiner = " AND " if isinstance(node, And) else " OR "
+            return "(" + joiner.join(self.node(n) for n in node.operands) + ")"
+        if isinstance(node, Not):
+            return f"(NOT {self.node(node.operand)})"
+        kt = _type_of(self._keys[node.key])
+        elem = f"{self._column}[{node.key + 1}]"
+        if isinstance(node, Like):
+            return f"({kt.sql_text(elem)} LIKE {self._param(node.pattern, 'text')})"
+        value = kt.sql_value(elem)
+        if isinstance(node, Comparison):
+            return f"({value} {node.op} {self._param(node.value, kt.pg_type)})"
+        if isinstance(node, InList):
+            return f"({value} = ANY({self._param(list(node.values), kt.pg_type + '[]')}))"
+        low, high = self._param(node.low, kt.pg_type), self._param(node.high, kt.pg_type)
+        return f"({value} BETWEEN {low} AND {high})"

@@ -72,6 +72,8 @@ class Poller:
         self.caught_up = asyncio.Event()
         self.stats = PollerStats()
         self._wake = asyncio.Event()
+        self._running = asyncio.Event()
+        self._running.set()
         self._listener: asyncpg.Connection | None = None
         self._loading: dict[tuple[str, str], asyncio.Task[None]] = {}
         self._shard_locks = [threading.Lock() for _ in range(64)]
@@ -119,12 +121,16 @@ class Poller:
         try:
             while True:
                 try:
+                    await self._running.wait()
                     if self._listener is None or self._listener.is_closed():
                         await self._listen()
                     self._wake.clear()
-                    batch = await self._db.read(events.next_events, self.position, self._batch_size)
+                    batch, head = await self._db.read(events.next_events_and_head, self.position, self._batch_size)
                     if batch and batch[0].event_id != self.position + 1:
                         await self._reload(f"the log continues at {batch[0].event_id} after {self.position}")
+                        continue
+                    if not batch and head > self.position:  # ids are dense: committed events that cannot be read
+                        await self._reload(f"events {self.position + 1}..{head} are gone from the log")
                         continue
                     self.apply(batch)
                     failures = 0
@@ -146,6 +152,15 @@ class Poller:
             await self._close_listener()
             for task in self._loading.values():
                 task.cancel()
+
+    def pause(self) -> None:
+        """Stop applying events after the current batch (operators: freeze a gateway's cache
+        while investigating; tests: hold a gateway at a known log position)."""
+        self._running.clear()
+
+    def resume(self) -> None:
+        self._running.set()
+        self._wake.set()
 
     def apply(self, batch: Sequence[NotificationEvent]) -> None:
         """Apply a batch and advance the cursor; no awaits, so readers see all of it or none."""
@@ -173,6 +188,8 @@ class Poller:
                     working = batches[table_id] = TableBatch(entry, self._codec)
                 working.apply(event, message)
         self._flush(batches)
+        if self.cache.partition_count() > self.cache.max_partitions:
+            self.cache.enforce_memory_bound()
         last = batch[-1]
         self.position = self.cache.applied_event_id = last.event_id
         self.cache.forget_applied_writes()

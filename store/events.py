@@ -84,3 +84,11 @@ async def next_events(
         )
         for r in rows
     ]
+
+
+async def next_events_and_head(
+    conn: asyncpg.Connection, last_event_id: int, max_events: int
+) -> tuple[list[NotificationEvent], int]:
+    """Events after `last_event_id` and the newest committed id, from the caller's one snapshot
+    (run it in a REPEATABLE READ transaction): an empty batch below the head means a gap."""
+    return await next_events(conn, last_event_id, max_events), await current_event_id(conn)

@@ -1,0 +1,250 @@
+"""The synchronized cache end to end: two gateways on one database, as in seed 000."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import AsyncIterator
+
+import asyncpg
+import grpc
+import pytest
+
+from gateway.app import Gateway
+from protos.metastore.v1 import admin_pb2, admin_pb2_grpc
+from protos.metastore.v1 import catalog_pb2 as pb
+from protos.metastore.v1 import transactions_pb2_grpc
+from tests.builders import table
+from tests.conftest import connect, gateway_settings, wait_applied
+from tests.txn_helpers import Txns
+
+C = grpc.StatusCode
+FAST_POLL = {"metastore.cached.rawstore.cache.update.frequency": "100ms"}
+
+
+async def _gateway(dsn: str, **conf: str) -> Txns:
+    gw = Gateway(gateway_settings(dsn, **{**FAST_POLL, **conf}))
+    await gw.start()
+    client = await connect(f"127.0.0.1:{gw.port}")
+    return Txns(client, transactions_pb2_grpc.TransactionsStub(client.channel), gw, dsn)
+
+
+@pytest.fixture
+async def two(pg_dsn: str) -> AsyncIterator[tuple[Txns, Txns]]:
+    g1, g2 = await _gateway(pg_dsn), await _gateway(pg_dsn)
+    await g1.client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+    await g1.client.catalog.CreateTable(pb.CreateTableRequest(table=table("db", "t", keys=(("p", "string"),), transactional=True)))
+    (w,) = await g1.open()
+    await g1.add(w, "a", "b")
+    await g1.commit(w)
+    for g in (g1, g2):
+        await wait_applied(g.gw)
+    try:
+        yield g1, g2
+    finally:
+        for g in (g1, g2):
+            await g.client.channel.close()
+            await g.gw.stop()
+
+
+async def _stats(g: Txns) -> admin_pb2.CacheStatsResponse:
+    return await admin_pb2_grpc.AdminStub(g.client.channel).CacheStats(admin_pb2.CacheStatsRequest())
+
+
+async def _served(g: Txns, call) -> tuple[object, str]:  # type: ignore[no-untyped-def]
+    """Run a read; say whether the cache ("cache") or the database ("db:<reason>") answered."""
+    before = await _stats(g)
+    result = await call()
+    after = await _stats(g)
+    if after.hits > before.hits:
+        return result, "cache"
+    reasons = [r for r, n in after.misses_by_reason.items() if n > before.misses_by_reason.get(r, 0)]
+    return result, "db:" + ",".join(reasons)
+
+
+async def _warm(g: Txns) -> None:
+    """First read of a table misses and loads it in the background."""
+    await g.tag(await g.snapshot(), "a")
+    assert g.gw.poller is not None
+    await g.gw.poller.wait_loaded()
+
+
+async def test_seed_two_gateway_flow_step_by_step(two: tuple[Txns, Txns]) -> None:
+    g1, g2 = two
+    await _warm(g2)
+    old = await g2.snapshot()
+    assert (await _served(g2, lambda: g2.tag(old, "a")))[1] == "cache"
+
+    assert g2.gw.poller is not None
+    g2.gw.poller.pause()  # gateway 2 has not read the log past this point
+    (w,) = await g1.open()
+    await g1.alter(w, "a", "v2")  # 1. alter on gateway 1 (an ALTER_PARTITION event)
+    await g1.commit(w)  # 2. commit (COMMIT_TXN)
+    new = await g2.snapshot()  # a query that starts now sees the commit
+    tag, path = await _served(g2, lambda: g2.tag(new, "a"))
+    assert (tag, path) == ("v2", "db:stale")  # 3. gateway 2 answers from the database
+    tag, path = await _served(g2, lambda: g2.tag(old, "a"))
+    assert (tag, path) == ("", "cache")  # the old snapshot is still fresh for gateway 2's cache
+
+    g2.gw.poller.resume()
+    await wait_applied(g2.gw)  # 4. gateway 2 applies the alter, then the commit
+    tag, path = await _served(g2, lambda: g2.tag(new, "a"))
+    assert (tag, path) == ("v2", "cache")  # 5. now from the cache
+    tag, path = await _served(g2, lambda: g2.tag(old, "a"))
+    assert (tag, path) == ("", "cache")  # older snapshots keep their versions, from the cache too
+
+
+async def test_read_your_own_writes_goes_to_the_database(two: tuple[Txns, Txns]) -> None:
+    g1, g2 = two
+    await _warm(g1)
+    (w,) = await g1.open()
+    before_writing = await g1.snapshot(w)
+    await g1.alter(w, "a", "mine")
+    tag, path = await _served(g1, lambda: g1.tag(before_writing, "a"))
+    assert tag == "mine" and path.startswith("db:")
+    other = await g1.snapshot()
+    assert (await _served(g1, lambda: g1.tag(other, "a"))) == ("", "cache")
+    await g1.commit(w)
+
+
+async def test_monotonic_reads_across_a_gateways_history(two: tuple[Txns, Txns]) -> None:
+    g1, g2 = two
+    await _warm(g2)
+    seen = []
+    for i in range(5):
+        (w,) = await g1.open()
+        await g1.alter(w, "a", f"v{i}")
+        await g1.commit(w)
+        for _ in range(3):
+            seen.append(await g2.tag(await g2.snapshot(), "a"))
+    order = ["", "v0", "v1", "v2", "v3", "v4"]
+    assert [order.index(t) for t in seen] == sorted(order.index(t) for t in seen)
+
+
+async def test_drop_and_recreate_is_caught_by_the_table_id(two: tuple[Txns, Txns]) -> None:
+    g1, g2 = two
+    await _warm(g2)
+    stale = await g2.snapshot()
+    await g1.client.catalog.DropTable(pb.DropTableRequest(db_name="db", table_name="t"))
+    await g1.client.catalog.CreateTable(pb.CreateTableRequest(table=table("db", "t", keys=(("p", "string"),), transactional=True)))
+    await wait_applied(g2.gw)
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await g2.client.catalog.GetTable(pb.GetTableRequest(db_name="db", table_name="t", read=stale))
+    assert err.value.code() == C.FAILED_PRECONDITION and str(stale.table_id) in err.value.details()
+
+
+async def test_managed_read_without_a_write_id_list_is_refused_by_both_paths(two: tuple[Txns, Txns]) -> None:
+    g1, g2 = two
+    await _warm(g2)
+    for g in (g1, g2):
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await g.client.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(db_name="db", table_name="t", names=["p=a"]))
+        assert err.value.code() == C.FAILED_PRECONDITION
+
+
+async def test_external_tables_are_eventually_consistent_and_the_token_makes_them_consistent(two: tuple[Txns, Txns]) -> None:
+    g1, g2 = two
+    c1, c2 = g1.client.catalog, g2.client.catalog
+    await c1.CreateTable(pb.CreateTableRequest(table=table("db", "ext", keys=(("p", "string"),), external=True)))
+    await c1.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name="ext", partitions=[pb.Partition(values=["a"])]))
+    await wait_applied(g2.gw)
+
+    async def get(read: pb.ReadContext) -> dict[str, str]:
+        reply = await c2.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(db_name="db", table_name="ext", names=["p=a"], read=read))
+        return dict(reply.partitions[0].parameters)
+
+    assert g2.gw.poller is not None
+    g2.gw.poller.pause()
+    altered = await c1.AlterPartitions(pb.AlterPartitionsRequest(db_name="db", table_name="ext", partitions=[
+        pb.Partition(values=["a"], parameters={"v": "2"})]))
+    assert await get(pb.ReadContext()) == {}  # eventually consistent: gateway 2 has not caught up
+    assert await get(pb.ReadContext(min_event_id=altered.event_id)) == {"v": "2"}  # the token goes to the database
+    g2.gw.poller.resume()
+    await wait_applied(g2.gw)
+    result, path = await _served(g2, lambda: get(pb.ReadContext(min_event_id=altered.event_id)))
+    assert (result, path) == ({"v": "2"}, "cache")
+
+
+async def test_databases_are_cached_under_the_token_rule(two: tuple[Txns, Txns]) -> None:
+    g1, g2 = two
+    altered = await g1.client.catalog.AlterDatabase(pb.AlterDatabaseRequest(name="db", database=pb.Database(description="new")))
+    got = await g2.client.catalog.GetDatabase(pb.GetDatabaseRequest(name="db", read=pb.ReadContext(min_event_id=altered.event_id)))
+    assert got.database.description == "new"
+    await wait_applied(g2.gw)
+    result, path = await _served(g2, lambda: g2.client.catalog.GetDatabase(pb.GetDatabaseRequest(name="db")))
+    assert path == "cache" and result.database.description == "new"  # type: ignore[attr-defined]
+
+
+async def test_evicted_tables_are_read_from_the_database_and_reload(pg_dsn: str) -> None:
+    g = await _gateway(pg_dsn, **{"metastore.gateway.cache.max.partitions": "3"})
+    try:
+        c = g.client.catalog
+        await c.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+        for name in ("t1", "t2"):
+            await c.CreateTable(pb.CreateTableRequest(table=table("db", name, keys=(("p", "string"),), external=True)))
+            await c.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name=name, partitions=[
+                pb.Partition(values=[v]) for v in ("a", "b")]))
+        await wait_applied(g.gw)
+        stats = await _stats(g)
+        assert stats.partitions <= 3 and stats.evictions >= 1
+        reads = [c.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(db_name="db", table_name=n, names=["p=a", "p=b"]))
+                 for n in ("t1", "t2")]
+        assert [len((await r).partitions) for r in reads] == [2, 2]
+        assert (await _stats(g)).misses_by_reason["evicted"] >= 1
+    finally:
+        await g.client.channel.close()
+        await g.gw.stop()
+
+
+async def test_a_log_trimmed_past_the_poller_reloads_the_cache(two: tuple[Txns, Txns]) -> None:
+    g1, g2 = two
+    await _warm(g2)
+    assert g2.gw.poller is not None
+    g2.gw.poller.pause()
+    (w,) = await g1.open()
+    await g1.alter(w, "a", "after-trim")
+    await g1.commit(w)
+    conn = await asyncpg.connect(g1.dsn)
+    try:  # retention deleted events gateway 2 has not read (all but the newest)
+        await conn.execute("DELETE FROM notification_log WHERE event_id > $1 AND event_id < "
+                           "(SELECT max(event_id) FROM notification_log)", g2.gw.poller.position)
+    finally:
+        await conn.close()
+    g2.gw.poller.resume()
+    for _ in range(100):
+        if g2.gw.poller.stats.reloads:
+            break
+        await asyncio.sleep(0.02)
+    assert g2.gw.poller.stats.reloads == 1
+    assert await g2.tag(await g2.snapshot(), "a") == "after-trim"
+
+
+async def test_the_poller_survives_a_database_restart(tmp_path: Path) -> None:
+    tmp_path.chmod(0o755)
+    from gateway.config import load_settings
+
+    gw = Gateway(load_settings(environ={}, overrides={
+        "metastore.gateway.data.dir": str(tmp_path / "data"), "metastore.gateway.port": 0,
+        "metastore.gateway.embedded.unsafe.fast": "true", **FAST_POLL}))
+    await gw.start()
+    client = await connect(f"127.0.0.1:{gw.port}")
+    try:
+        await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+        assert gw._pg is not None
+        await asyncio.to_thread(gw._pg.stop)
+        await asyncio.sleep(0.5)
+        await asyncio.to_thread(gw._pg.start)
+        for _ in range(100):  # the pool reconnects on its own; retry until a write goes through
+            try:
+                await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="after")))
+                break
+            except grpc.aio.AioRpcError as exc:
+                assert exc.code() == C.UNAVAILABLE
+                await asyncio.sleep(0.1)
+        await wait_applied(gw)
+        assert gw.poller is not None and gw.poller.stats.errors >= 0
+        got = await client.catalog.GetDatabase(pb.GetDatabaseRequest(name="after"))
+        assert got.database.name == "after"
+    finally:
+        await client.channel.close()
+        await gw.stop()

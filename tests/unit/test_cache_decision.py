@@ -1,0 +1,104 @@
+"""The read decision on hand-built cache entries: the seed's examples and every miss reason."""
+
+from __future__ import annotations
+
+from store.cache.entry import CommittedWriteIds, TableEntry, Version, build_entry
+from store.cache.sharded import (
+    NO_SNAPSHOT,
+    OWN_WRITES,
+    STALE,
+    TABLE_ID_MISMATCH,
+    UNKNOWN_TABLE,
+    VERSIONS_NOT_HELD,
+    Miss,
+    PartitionsHit,
+    ShardedCache,
+)
+from store.models import FieldSchema, Table, TableType
+from store.snapshot import ReadSnapshot
+from store.writeids import ValidWriteIdList
+
+TABLE = Table(db_name="db", name="t", table_type=TableType.MANAGED, transactional=True,
+              partition_keys=(FieldSchema("p", "string"),), table_id=42)
+
+
+def _entry(committed: str, partitions: dict[str, tuple[Version, ...]], gc_watermark: int = 0,
+           writers: dict[int, int] | None = None) -> TableEntry:
+    return build_entry([(Version(0, None, b"table"), TABLE)], partitions,
+                       committed=CommittedWriteIds.from_list(ValidWriteIdList.parse(committed)),
+                       writers=writers or {}, gc_watermark=gc_watermark, applied_event_id=100)
+
+
+def _cache(entry: TableEntry) -> ShardedCache:
+    cache = ShardedCache(shards=4)
+    cache.put(entry)
+    return cache
+
+
+def _read(cache: ShardedCache, request: str, names: list[str] | None = None, **kw: int) -> PartitionsHit | Miss:
+    snapshot = ReadSnapshot(ValidWriteIdList.parse(request), txn_id=kw.get("txn_id", 0),
+                            expected_table_id=kw.get("table_id", 0))
+    return cache.read_partitions("db", "t", names or ["p=a"], snapshot)
+
+
+def test_seed_cached_11_7_8_answers_a_request_12_7_8_12() -> None:
+    """Write ids 1..6, 9, 10, 11 are committed in both: the cache is fresh for this request."""
+    cache = _cache(_entry("db.t:11:9223372036854775807:7,8:", {"p=a": (Version(11, None, b"v11"),)}))
+    hit = _read(cache, "db.t:12:7:7,8,12:")
+    assert isinstance(hit, PartitionsHit) and hit.bodies == [b"v11"]
+
+
+def test_seed_cached_12_7_12_answers_12_7_8_12_only_with_what_that_snapshot_sees() -> None:
+    """Write id 8 committed after the caller's snapshot: the cache holds 8's change and the version
+    it replaced; the caller must get the replaced one, never 8's."""
+    versions = (Version(8, None, b"by-write-8"), Version(3, 8, b"before-8"))
+    cache = _cache(_entry("db.t:12:7:7,12:", {"p=a": versions}))
+    hit = _read(cache, "db.t:12:7:7,8,12:")
+    assert isinstance(hit, PartitionsHit) and hit.bodies == [b"before-8"]
+    newer = _read(cache, "db.t:12:7:7,12:")
+    assert isinstance(newer, PartitionsHit) and newer.bodies == [b"by-write-8"]
+
+
+def test_seed_example_goes_to_the_database_when_the_needed_version_is_gone() -> None:
+    cache = _cache(_entry("db.t:12:7:7,12:", {"p=a": (Version(8, None, b"by-write-8"),)}, gc_watermark=8))
+    assert _read(cache, "db.t:12:7:7,8,12:") == Miss(VERSIONS_NOT_HELD)
+
+
+def test_a_request_that_saw_a_commit_the_cache_has_not_is_stale() -> None:
+    cache = _cache(_entry("db.t:11:9223372036854775807:7,8:", {"p=a": (Version(1, None, b"x"),)}))
+    assert _read(cache, "db.t:12:9223372036854775807:7:") == Miss(STALE)  # 8 and 12 committed for the caller
+
+
+def test_other_miss_reasons() -> None:
+    cache = _cache(_entry("db.t:5:9223372036854775807::", {"p=a": (Version(1, None, b"x"),)}, writers={77: 6}))
+    assert _read(cache, "db.t:5:9223372036854775807::", table_id=41) == Miss(TABLE_ID_MISMATCH)
+    assert _read(cache, "db.t:5:9223372036854775807::", txn_id=77) == Miss(OWN_WRITES)
+    assert cache.read_partitions("db", "t", ["p=a"], ReadSnapshot()) == Miss(NO_SNAPSHOT)
+    assert cache.read_partitions("db", "other", ["p=a"], ReadSnapshot()) == Miss(UNKNOWN_TABLE)
+    assert cache.stats.misses == {TABLE_ID_MISMATCH: 1, OWN_WRITES: 1, NO_SNAPSHOT: 1, UNKNOWN_TABLE: 1}
+
+
+def test_uncommitted_and_aborted_versions_are_invisible() -> None:
+    versions = (Version(6, None, b"open-6"), Version(2, 6, b"committed-2"))
+    cache = _cache(_entry("db.t:6:6:6:5", {"p=a": versions, "p=b": (Version(5, None, b"aborted-5"),)}))
+    hit = _read(cache, "db.t:6:6:6:5", ["p=a", "p=b"])
+    assert isinstance(hit, PartitionsHit) and hit.bodies == [b"committed-2"]
+
+
+def test_names_are_canonicalised_deduplicated_and_kept_in_request_order() -> None:
+    parts = {"p=a": (Version(1, None, b"a"),), "p=b": (Version(1, None, b"b"),)}
+    cache = _cache(_entry("db.t:1:9223372036854775807::", parts))
+    hit = _read(cache, "db.t:1:9223372036854775807::", ["p=b", "P=a", "p=b", "p=zz"])
+    assert isinstance(hit, PartitionsHit) and hit.bodies == [b"b", b"a"]
+
+
+def test_memory_bound_evicts_least_recently_used_tables() -> None:
+    cache = ShardedCache(shards=2, max_partitions=3)
+    for table_id, name in ((1, "t1"), (2, "t2")):
+        table = Table(db_name="db", name=name, partition_keys=(FieldSchema("p", "string"),), table_id=table_id)
+        cache.put(build_entry([(Version(0, None, b""), table)], {"p=a": (Version(0, None, b""),), "p=b": (Version(0, None, b""),)},
+                              committed=CommittedWriteIds(), writers={}, gc_watermark=0, applied_event_id=1))
+    cache.read_partitions("db", "t1", ["p=a"], ReadSnapshot())  # t1 used after t2
+    assert cache.enforce_memory_bound() == [2]
+    assert isinstance(cache.read_partitions("db", "t2", ["p=a"], ReadSnapshot()), Miss)
+    assert cache.stats.misses["evicted"] == 1

@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PROTO_SRC := $(wildcard protos/metastore/v1/*.proto)
 ARGS ?=
 
-.PHONY: run test protos protos-check bench clean-data
+.PHONY: run test protos protos-check bench bench-all
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,3 +33,15 @@ protos-check: $(STAMP)
 	for f in $$(cd $$tmp && find protos -name '*_pb2*'); do \
 	  cmp -s $$tmp/$$f $$f || { echo "stale generated code: $$f (run 'make protos' and commit)"; rm -rf $$tmp; exit 1; }; \
 	done; rm -rf $$tmp; echo "generated code is fresh"
+
+## bench: the hot read path side by side (gateway cached / cache off / echo floor / Hive Metastore);
+## rewrites its section of docs/benchmarks.md and docs/bench-read.png
+bench: $(STAMP)
+	$(PY) -m loadtest.bench_read $(BENCH_ARGS)
+
+## bench-all: every figure in docs/benchmarks.md (read path, transactions, locks, cache, Spark)
+bench-all: bench
+	$(PY) -m loadtest.bench_txns
+	$(PY) -m loadtest.bench_locks
+	$(PY) -m loadtest.bench_cache
+	$(PY) -m loadtest.bench_spark

@@ -1,0 +1,267 @@
+"""`make bench`: the hot read path, side by side, in one run.
+
+Targets, each started by this script, on the same data and the same request shapes:
+  gateway-cached   the gateway with a warm cache (one process)
+  gateway-nocache  the same gateway with the cache off: every read goes to PostgreSQL
+  echo-floor       a bare grpc.aio server answering the same method with pre-built bytes of the
+                   cached reply's size: the floor of this stack
+  hive-metastore   Apache Hive Metastore 2.3 from the jars in the installed pyspark (embedded
+                   Derby), loaded with the same partitions, called through Thrift (if Java and
+                   pyspark are available; --skip-hms to leave it out)
+Workloads: GetPartitionsByNames with 1, 100 and 1,000 names, GetTable, and a mixed run with 5%
+small write transactions. Results go to docs/benchmarks.md (between markers), a CSV and a plot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import datetime as dt
+import functools
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import AsyncIterator, Sequence
+
+import grpc
+
+from loadtest import TOTAL, RunConfig, RunResult, Target, report_rows, run_targets, write_report
+from loadtest.echo import EchoUser
+from loadtest.gateway_targets import (
+    GET_PARTITIONS,
+    GET_TABLE,
+    GatewayProcess,
+    GatewayReader,
+    load_gateway,
+    partition_names,
+    partitions_request,
+    snapshot,
+    warm,
+)
+from loadtest.mixed import MixedUser
+from protos.metastore.v1 import catalog_pb2 as pb
+
+REPO = Path(__file__).resolve().parent.parent
+START, END = "<!-- bench:read:start -->", "<!-- bench:read:end -->"
+BATCHES = (1, 100, 1000)
+
+
+@contextlib.asynccontextmanager
+async def _running(address: str) -> AsyncIterator[str]:
+    yield address
+
+
+class EchoProcess:
+    def __init__(self, size: int, method: str, uvloop: bool) -> None:
+        args = [sys.executable, "-m", "loadtest.echo", "--size", str(size), "--method", method]
+        if not uvloop:
+            args.append("--no-uvloop")
+        self.proc = subprocess.Popen(args, cwd=REPO, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        m = re.search(r"listening on (\S+)", line)
+        if not m:
+            self.proc.kill()
+            raise RuntimeError(f"echo server did not start: {line!r}")
+        self.address = m.group(1)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def _reply_size(address: str, request: bytes, method: str) -> int:
+    with grpc.insecure_channel(address) as channel:
+        return len(channel.unary_unary(method)(request))
+
+
+def _machine() -> str:
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor())
+    import grpc as _grpc
+
+    return (f"{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, grpcio {_grpc.__version__}, "
+            f"{platform.system()} {platform.release()}")
+
+
+async def run(args: argparse.Namespace) -> list[tuple[str, list[RunResult]]]:
+    from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
+
+    root = Path(tempfile.mkdtemp(prefix="msgw-bench-"))
+    root.chmod(0o755)
+    pg = EmbeddedPostgres(root, settings=dict(UNSAFE_FAST_SETTINGS))
+    dsn = await asyncio.to_thread(pg.start)
+    names = partition_names(args.partitions)
+    processes: list[GatewayProcess | EchoProcess] = []
+    hms_ctx: contextlib.AbstractAsyncContextManager[str] | None = None
+    try:
+        print(f"loading {args.partitions} partitions ...", file=sys.stderr)
+        cached = await asyncio.to_thread(GatewayProcess, "--dsn", dsn, "--loop", args.loop)
+        processes.append(cached)
+        started = time.monotonic()
+        await asyncio.to_thread(load_gateway, cached.address, args.partitions)
+        print(f"loaded in {time.monotonic() - started:.1f}s; warming the cache", file=sys.stderr)
+        await asyncio.to_thread(warm, cached.address, names)
+        nocache = await asyncio.to_thread(GatewayProcess, "--dsn", dsn, "--loop", args.loop,
+                                          "--conf", "metastore.gateway.cache.enabled=false")
+        processes.append(nocache)
+        hms_address = None
+        if not args.skip_hms:
+            hms_address, hms_ctx = await _start_hms(args.partitions)
+        with grpc.insecure_channel(cached.address) as channel:
+            read = snapshot(channel)
+        config = RunConfig(users=args.users, run_time_s=args.duration, workers=args.workers, spawn_rate=None)
+        workloads: list[tuple[str, list[RunResult]]] = []
+        for batch in (*BATCHES, 0):  # 0: GetTable
+            label = f"GetPartitionsByNames({batch})" if batch else "GetTable"
+            method = GET_PARTITIONS if batch else GET_TABLE
+            request = (partitions_request(names[:batch], read) if batch else
+                       pb.GetTableRequest(db_name="bench", table_name="events", read=read).SerializeToString())
+            size = await asyncio.to_thread(_reply_size, cached.address, request, method)
+            echo = await asyncio.to_thread(EchoProcess, size, method, args.loop == "uvloop")
+            processes.append(echo)
+            options = {"batch": batch or 1, "names": names, "op": "partitions" if batch else "table"}
+            targets = [
+                Target("gateway-cached", functools.partial(_running, cached.address), GatewayReader, config, options),
+                Target("gateway-nocache", functools.partial(_running, nocache.address), GatewayReader, config, options),
+                Target("echo-floor", functools.partial(_running, echo.address), EchoUser, config,
+                       {"method": method, "items": batch or 1, "name": label}),
+            ]
+            if hms_address is not None:
+                from loadtest.hms import HmsReader
+
+                targets.append(Target("hive-metastore", functools.partial(_running, hms_address), HmsReader, config,
+                                      {"batch": batch or 1, "names": names, "op": "partitions" if batch else "table"}))
+            print(f"workload {label}: {', '.join(t.name for t in targets)} x {args.duration}s", file=sys.stderr)
+            workloads.append((label, await run_targets(targets, keep_going=True, pause_s=args.pause)))
+            echo.stop()
+            processes.remove(echo)
+        mixed_targets = [Target(name, functools.partial(_running, address), MixedUser, config,
+                                {"names": names, "batch": 100, "write_weight": 5})
+                         for name, address in (("gateway-cached", cached.address), ("gateway-nocache", nocache.address))]
+        print("workload mixed 95/5", file=sys.stderr)
+        workloads.append(("mixed 95% GetPartitionsByNames(100) / 5% write txn",
+                          await run_targets(mixed_targets, keep_going=True, pause_s=args.pause)))
+        return workloads
+    finally:
+        for p in processes:
+            await asyncio.to_thread(p.stop)
+        if hms_ctx is not None:
+            await hms_ctx.__aexit__(None, None, None)
+        await asyncio.to_thread(pg.stop)
+
+
+async def _start_hms(partitions: int) -> tuple[str | None, contextlib.AbstractAsyncContextManager[str] | None]:
+    try:
+        from loadtest import hms
+    except ImportError as exc:
+        print(f"hive-metastore target skipped: {exc}", file=sys.stderr)
+        return None, None
+    ctx = hms.hms_server()
+    try:
+        address = await ctx.__aenter__()
+        started = time.monotonic()
+        await asyncio.to_thread(hms.load_hms, address, partitions=partitions)
+        print(f"hive metastore loaded in {time.monotonic() - started:.1f}s", file=sys.stderr)
+        return address, ctx
+    except Exception as exc:  # noqa: BLE001 - the peer is optional; say why it is missing
+        print(f"hive-metastore target skipped: {exc}", file=sys.stderr)
+        await ctx.__aexit__(None, None, None)
+        return None, None
+
+
+def _row(r: RunResult) -> dict[str, float]:
+    rows = [x for x in report_rows([r]) if x.name != TOTAL]
+    row = next((x for x in rows if x.name.startswith("Get")), rows[0])  # the read, in the mixed run too
+    return {"calls": row.calls_per_s, "items": row.items_per_s, "p50": row.p50_ms, "p99": row.p99_ms,
+            "fail": row.failures}
+
+
+def render(workloads: Sequence[tuple[str, list[RunResult]]], args: argparse.Namespace, plot_path: str) -> str:
+    lines = [START, "## Hot read path: gateway vs. the gRPC floor vs. Hive Metastore", "",
+             f"Measured {dt.date.today().isoformat()} on {_machine()}; load generator on the same machine.",
+             f"Command: `make bench` (= `python -m loadtest.bench_read --duration {args.duration} --users {args.users} "
+             f"--workers {args.workers} --loop {args.loop}`). {args.partitions} partitions; {args.users} concurrent "
+             "callers, closed loop; the gateway's reads carry a ValidWriteIdList snapshot.", ""]
+    summary: dict[tuple[str, str], dict[str, float]] = {}
+    for label, results in workloads:
+        lines += [f"### {label}", "", "| target | calls/s | partitions/s | p50 ms | p99 ms | failures |",
+                  "| --- | ---: | ---: | ---: | ---: | ---: |"]
+        for r in results:
+            if not r.stats:
+                lines.append(f"| {r.target} | — | — | — | — | {'; '.join(r.worker_errors)[:80]} |")
+                continue
+            row = _row(r)
+            summary[(label, r.target)] = row
+            lines.append(f"| {r.target} | {row['calls']:.0f} | {row['items']:.0f} | {row['p50']:.2f} | {row['p99']:.2f} | "
+                         f"{int(row['fail'])} |")
+        lines.append("")
+    lines += ["In the mixed run the row is the reads; each reader also takes a snapshot every 20 reads and 5% of "
+              "tasks are write transactions (see loadtest/mixed.py and the CSV for those rows).", "",
+              "### Goals (ratios from this run)", "", "| goal | measured | met |", "| --- | ---: | --- |"]
+
+    def ratio(label: str, a: str, b: str, key: str) -> float | None:
+        x, y = summary.get((label, a)), summary.get((label, b))
+        return None if not x or not y or not y[key] else x[key] / y[key]
+
+    w100 = "GetPartitionsByNames(100)"
+    checks = [
+        ("cached GetPartitionsByNames(100) calls/s >= 80% of the echo floor", ratio(w100, "gateway-cached", "echo-floor", "calls"), 0.8, True),
+        ("cached partitions/s >= 40x the Hive Metastore", ratio(w100, "gateway-cached", "hive-metastore", "items"), 40.0, True),
+        (f"cached p99 <= 1.5x the echo floor's at {args.users} callers", ratio(w100, "gateway-cached", "echo-floor", "p99"), 1.5, False),
+        (f"cached >= 2x the cache-off path at {args.users} callers", ratio(w100, "gateway-cached", "gateway-nocache", "calls"), 2.0, True),
+    ]
+    for text, value, bound, higher in checks:
+        if value is None:
+            lines.append(f"| {text} | not measured | — |")
+            continue
+        met = value >= bound if higher else value <= bound
+        lines.append(f"| {text} | {value:.2f}x | {'yes' if met else f'no ({value / bound:.0%} of the goal)' if higher else f'no ({value / bound:.2f}x the bound)'} |")
+    lines += ["", f"![throughput and latency over time]({plot_path})", "", END]
+    return "\n".join(lines)
+
+
+def write_section(path: Path, section: str) -> None:
+    text = path.read_text() if path.exists() else "# Benchmarks\n\nEach section says how it was measured and the command that reproduces it.\n"
+    if START in text and END in text:
+        text = text[: text.index(START)] + section + text[text.index(END) + len(END):]
+    else:
+        text = text.rstrip() + "\n\n" + section + "\n"
+    path.write_text(text)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m loadtest.bench_read", description=__doc__.split("\n")[0])
+    parser.add_argument("--duration", type=float, default=15.0, help="seconds per target and workload")
+    parser.add_argument("--users", type=int, default=16)
+    parser.add_argument("--workers", type=int, default=1, help="load generator processes (0: in this process)")
+    parser.add_argument("--partitions", type=int, default=10000)
+    parser.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio", help="server event loop")
+    parser.add_argument("--pause", type=float, default=1.0, help="seconds between runs (lets the machine settle)")
+    parser.add_argument("--skip-hms", action="store_true")
+    parser.add_argument("--out", default=str(REPO / "docs" / "benchmarks.md"))
+    args = parser.parse_args(argv)
+    workloads = asyncio.run(run(args))
+    all_results = [r for _, rs in workloads for r in rs]
+    files = write_report(all_results, REPO / "loadtest" / "results", basename="bench-read")
+    plot_rel = "bench-read.png"
+    if files.png is not None:
+        target = Path(args.out).parent / plot_rel
+        target.write_bytes(Path(files.png).read_bytes())
+    section = render(workloads, args, plot_rel)
+    write_section(Path(args.out), section)
+    print(section)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

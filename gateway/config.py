@@ -55,6 +55,8 @@ class Settings:
                                       "largest request or response message, bytes")
     max_batch_size: int = _setting("metastore.gateway.max.batch.size", 10000,
                                    "most partitions or names one request may carry")
+    partition_request_limit: int = _setting("hive.metastore.limit.partition.request", -1,
+                                            "most partitions a filter read may match (-1: no limit)")
     max_event_response: int = _setting("metastore.max.event.response", 2147483647,
                                        "most events one GetNextNotification answers")
     default_event_batch: int = _setting("metastore.gateway.event.batch.default", 1000,

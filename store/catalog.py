@@ -27,6 +27,7 @@ from store.errors import Aborted, AlreadyExists, FailedPrecondition, InvalidArgu
 from store.events import EventType, NewEvent, append_event, append_events
 from store.lock_rules import LockScope
 from store.models import Database, FieldSchema, Partition, Table, TableType
+from store.partition_filter import Filter
 from store.snapshot import ReadSnapshot, check_not_too_old, is_visible, sql_params
 from store.sql import catalog as sql
 from store.sql import txns as txn_sql
@@ -313,7 +314,7 @@ async def _check_partitions_not_in_flight(conn: asyncpg.Connection, table: Table
 # -- partitions --------------------------------------------------------------------------------
 
 
-def _require_partitioned(table: Table) -> None:
+def require_partitioned(table: Table) -> None:
     if not table.is_partitioned:
         raise InvalidArgument(f"table {table.full_name} is not partitioned")
 
@@ -349,7 +350,7 @@ async def add_partitions(
     in which case they are skipped. Returns the partitions added and the event id (0: none added)."""
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
-    _require_partitioned(table)
+    require_partitioned(table)
     now = _now_s()
     ctx = await _begin_write(conn, table, txn_id)
     completed = [replace(_complete_partition(table, p), create_time=now, write_id=ctx.write_id) for p in parts]
@@ -374,7 +375,7 @@ async def add_partitions(
 
 def canonical_names(table: Table, names: Sequence[str]) -> list[str]:
     """Caller partition names in stored form, de-duplicated, request order kept."""
-    _require_partitioned(table)
+    require_partitioned(table)
     out: dict[str, None] = {}
     for name in names:
         out[n.canonical_partition_name(table.partition_keys, name)] = None
@@ -448,6 +449,26 @@ async def get_partitions_by_names(conn: asyncpg.Connection, read: ResolvedRead, 
     return [by_name[name] for name in wanted if name in by_name]
 
 
+async def get_partitions_by_filter(
+    conn: asyncpg.Connection, read: ResolvedRead, filter_: Filter, limit: int
+) -> list[Partition]:
+    """Partitions the snapshot sees that match the filter, in name order; at most `limit` + 1
+    rows are read so the caller can tell "more than the limit"."""
+    table = read.table
+    require_partitioned(table)
+    if read.versioned:
+        assert read.snapshot.write_ids is not None
+        predicate, params = filter_.to_sql(6)
+        query = sql.SELECT_VISIBLE_PARTITIONS_BY_FILTER.format(filter=predicate)
+        rows = await conn.fetch(query, table.table_id, limit + 1, *sql_params(read.snapshot.write_ids, read.own_write_id),
+                                *params)
+    else:
+        predicate, params = filter_.to_sql(3)
+        rows = await conn.fetch(sql.SELECT_LATEST_PARTITIONS_BY_FILTER.format(filter=predicate), table.table_id, limit + 1,
+                                *params)
+    return [codec.partition_from_row(table.db_name, table.name, r) for r in rows]
+
+
 def encode_page_token(last_name: str) -> str:
     return base64.urlsafe_b64encode(last_name.encode()).decode()
 
@@ -465,7 +486,7 @@ async def list_partition_names(
     conn: asyncpg.Connection, read: ResolvedRead, page_size: int, page_token: str
 ) -> tuple[list[str], str]:
     table = read.table
-    _require_partitioned(table)
+    require_partitioned(table)
     after = decode_page_token(page_token)
     if read.versioned:
         assert read.snapshot.write_ids is not None
@@ -490,7 +511,7 @@ async def alter_partitions(
     An empty location keeps the partition's current one."""
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
-    _require_partitioned(table)
+    require_partitioned(table)
     ctx = await _begin_write(conn, table, txn_id)
     requested = [_complete_partition(table, p) for p in parts]
     _unique_names(requested, "alter")

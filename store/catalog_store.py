@@ -14,6 +14,7 @@ from store import catalog, events
 from store.db import Database
 from store.models import Database as DatabaseModel
 from store.models import NotificationEvent, Partition, Table
+from store.partition_filter import parse_filter
 from store.snapshot import ReadSnapshot
 
 
@@ -71,6 +72,17 @@ class CatalogStore:
         async def read(conn: asyncpg.Connection) -> list[Partition]:
             resolved = await catalog.resolve_table(conn, db_name, table_name, snapshot)
             return await catalog.get_partitions_by_names(conn, resolved, names)
+
+        return await self._db.read(read)
+
+    async def get_partitions_by_filter(
+        self, db_name: str, table_name: str, filter_text: str, limit: int, snapshot: ReadSnapshot
+    ) -> list[Partition]:
+        async def read(conn: asyncpg.Connection) -> list[Partition]:
+            resolved = await catalog.resolve_table(conn, db_name, table_name, snapshot)
+            catalog.require_partitioned(resolved.table)
+            return await catalog.get_partitions_by_filter(
+                conn, resolved, parse_filter(filter_text, resolved.table.partition_keys), limit)
 
         return await self._db.read(read)
 

@@ -1,19 +1,20 @@
 """Hive-style partition filters (the text `get_partitions_by_filter` accepts) over a table's keys.
 
 Design note. A filter is parsed once into an immutable AST whose literals are already converted to
-the key's type, then used two ways that must agree exactly: `Filter.matches` (a precompiled closure,
-run over cached partitions) and `Filter.to_sql` (a parameterised PostgreSQL expression over
-`part_values`, for reads that go to the database). Agreement rests on three rules shared by both:
+the key's type, then used two ways that must agree exactly: `Filter.matches` (a precompiled closure
+with a bounded per-key memo of typed values, run over cached partitions) and `Filter.to_sql` (a
+parameterised PostgreSQL expression over `part_values`). Agreement rests on three shared rules:
 
-* One strict syntax per type (the `_*_SYNTAX` regexes below, valid in Python and in PostgreSQL).
-  A stored value that does not match it, or that the type rejects (2024-02-30), is NULL, exactly
-  like `__HIVE_DEFAULT_PARTITION__`; SQL casts sit behind the same guard in a CASE, so a bad value
-  never fails a query. Integers compare as numeric, float/double/decimal as Decimal (exactly), dates
-  and timestamps as such, strings by code point (= bytes of UTF-8 = `COLLATE "C"`).
+* One strict syntax per type (the `_*_SYNTAX` regexes, valid in Python and in PostgreSQL). A stored
+  value that does not match it, or that the type rejects (2024-02-30), is NULL exactly like
+  `__HIVE_DEFAULT_PARTITION__`; SQL casts sit behind the same guard in a CASE, so a bad value never
+  fails a query. Integer types compare as numeric, float/double/decimal as exact Decimal, dates and
+  timestamps (ISO, at most microseconds) as such, strings by code point (= UTF-8 bytes = COLLATE "C").
 * Three-valued logic: a leaf over a NULL value is unknown; NOT unknown is unknown; AND/OR are
   Kleene's, as in SQL; only a filter that is true selects a partition.
-* Literals are checked against the key's type at parse time; SQL text holds only constants of
-  ours (the guards), never a caller's value.
+* Literals are checked against the key's type when parsed and travel as parameters, never in the
+  SQL text. Dates and timestamps travel as ISO text cast in SQL: asyncpg would send date.max and
+  datetime.max as 'infinity'.
 
 Grammar (keywords and key names case-insensitive; a key may be written `quoted` in backticks)::
 
@@ -23,11 +24,14 @@ Grammar (keywords and key names case-insensitive; a key may be written `quoted` 
     op       := = | == | != | <> | < | <= | > | >=
     value    := 'string' | "string" | number | TRUE | FALSE
 
-In a quoted string a backslash makes the next character literal (`\\'`, `\\"`, `\\\\`); there are no
-C escapes (`'\\n'` is the letter n). LIKE patterns then follow SQL: `%` is any run, `_` one
-character, and a backslash *in the pattern* escapes the next character, so a literal percent is
-written `'100\\\\%'` (the string `100\\%`). A pattern may not end with a lone backslash. LIKE is
-case-sensitive and applies to the stored text of any key type.
+A value must fit its key: an integer for integer keys, a number for float/double/decimal (either
+may be quoted), a quoted ISO date or timestamp, TRUE/FALSE or 'true'/'false' for booleans; against
+a string key a number stands for its source text (`month = 05` means '05'). In a quoted string a
+backslash makes the next character literal (`\\'`, `\\"`, `\\\\`); there are no C escapes (`'\\n'` is
+the letter n). LIKE patterns then follow SQL: `%` is any run, `_` one character, and a backslash
+*in the pattern* escapes the next character, so a literal percent is written `'100\\\\%'` (the
+string `100\\%`); a pattern may not end with a lone backslash. LIKE is case-sensitive and applies to
+the stored text of a key of any type.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ import operator
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Callable, NoReturn, Sequence, Union
+from typing import Any, Callable, NoReturn, Sequence, Union
 
 from store.errors import InvalidArgument
 from store.models import FieldSchema
@@ -53,25 +57,18 @@ Matcher = Callable[[Sequence[str]], Tri]
 _INT_SYNTAX = r"[+-]?[0-9]{1,255}"
 _DECIMAL_SYNTAX = r"[+-]?([0-9]{1,255}(\.[0-9]{0,255})?|\.[0-9]{1,255})([eE][+-]?[0-9]{1,3})?"
 _DATE_SYNTAX = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
-_TIMESTAMP_SYNTAX = _DATE_SYNTAX + r"([ T]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]{1,9})?)?)?"
+_TIMESTAMP_SYNTAX = _DATE_SYNTAX + r"([ T]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]{1,6})?)?)?"
 _BOOLEAN_SYNTAX = r"[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]"
-_TYPE_KINDS = {
-    "tinyint": "int", "smallint": "int", "int": "int", "integer": "int", "bigint": "int",
-    "float": "decimal", "double": "decimal", "double precision": "decimal", "decimal": "decimal",
-    "numeric": "decimal", "date": "date", "timestamp": "timestamp", "boolean": "boolean",
-    "string": "string", "varchar": "string", "char": "string",
-}
 
 
 @dataclass(frozen=True, slots=True)
 class _KeyType:
-    """How one partition-key type reads a stored value, in Python (`parse`) and in SQL."""
+    """How one kind of partition key reads a stored value, in Python (`parse`) and in SQL."""
 
     kind: str  # int, decimal, date, timestamp, boolean or string
-    syntax: str | None  # None for strings: every value but the default partition is valid
+    regex: re.Pattern[str] | None  # the syntax; None for strings (all but the default partition)
     pg_type: str
-    convert: Callable[[str], Value]  # applied only to text matching `syntax`; may raise ValueError
-    regex: re.Pattern[str] | None
+    convert: Callable[[str], Value]  # applied only to text matching `regex`; may raise ValueError
 
     def parse(self, text: str) -> Value | None:
         """The typed value of a stored partition value, or None (NULL) for the default partition
@@ -85,43 +82,42 @@ class _KeyType:
         except ValueError:
             return None
 
-    def sql_text(self, elem: str) -> str:
-        """The element's text, or NULL when `parse` would answer None."""
-        if self.syntax is None:
+    def sql(self, elem: str, *, as_text: bool = False) -> str:
+        """The array element as a typed value (or as its text), NULL wherever `parse` answers None."""
+        if self.regex is None:
             return f"NULLIF({elem}, '{DEFAULT_PARTITION_NAME}') COLLATE \"C\""
-        return f"(CASE WHEN {self._sql_guard(elem)} THEN {elem} END) COLLATE \"C\""
-
-    def sql_value(self, elem: str) -> str:
-        """The element as a typed SQL value, or NULL when `parse` would answer None."""
-        if self.syntax is None:
-            return self.sql_text(elem)
-        if self.kind == "boolean":
-            return f"(CASE WHEN {self._sql_guard(elem)} THEN {elem} ~ '^[Tt]' END)"
-        return f"(CASE WHEN {self._sql_guard(elem)} THEN {elem}::{self.pg_type} END)"
-
-    def _sql_guard(self, elem: str) -> str:
-        guard = f"{elem} ~ '^({self.syntax})$'"
+        guard = f"{elem} ~ '^({self.regex.pattern})$'"
         if self.kind in ("date", "timestamp"):  # the syntax admits 2024-02-30 and year 0
             guard += f" AND pg_input_is_valid({elem}, '{self.pg_type}')"
-        return guard
+        if as_text:
+            return f"(CASE WHEN {guard} THEN {elem} END) COLLATE \"C\""
+        if self.kind == "boolean":
+            return f"(CASE WHEN {guard} THEN {elem} ~ '^[Tt]' END)"
+        return f"(CASE WHEN {guard} THEN {elem}::{self.pg_type} END)"
 
 
-def _key_type(kind: str, syntax: str | None, pg_type: str, convert: Callable[[str], Value]) -> _KeyType:
-    return _KeyType(kind, syntax, pg_type, convert, None if syntax is None else re.compile(syntax))
-
-
-_KEY_TYPES = {
-    "int": _key_type("int", _INT_SYNTAX, "numeric", int),
-    "decimal": _key_type("decimal", _DECIMAL_SYNTAX, "numeric", Decimal),
-    "date": _key_type("date", _DATE_SYNTAX, "date", _dt.date.fromisoformat),
-    "timestamp": _key_type("timestamp", _TIMESTAMP_SYNTAX, "timestamp", _dt.datetime.fromisoformat),
-    "boolean": _key_type("boolean", _BOOLEAN_SYNTAX, "boolean", lambda s: s[0] in "Tt"),
-    "string": _key_type("string", None, "text", str),
+_INT = _KeyType("int", re.compile(_INT_SYNTAX), "numeric", int)
+_DECIMAL = _KeyType("decimal", re.compile(_DECIMAL_SYNTAX), "numeric", Decimal)
+_DATE = _KeyType("date", re.compile(_DATE_SYNTAX), "date", _dt.date.fromisoformat)
+_TIMESTAMP = _KeyType("timestamp", re.compile(_TIMESTAMP_SYNTAX), "timestamp", _dt.datetime.fromisoformat)
+_BOOLEAN = _KeyType("boolean", re.compile(_BOOLEAN_SYNTAX), "boolean", lambda s: s[0] in "Tt")
+_STRING = _KeyType("string", None, "text", str)
+_BY_TYPE = {  # Hive type names without parameters; binary, intervals and complex types are not filterable
+    "tinyint": _INT, "smallint": _INT, "int": _INT, "integer": _INT, "bigint": _INT, "float": _DECIMAL,
+    "double": _DECIMAL, "double precision": _DECIMAL, "decimal": _DECIMAL, "numeric": _DECIMAL, "date": _DATE,
+    "timestamp": _TIMESTAMP, "boolean": _BOOLEAN, "string": _STRING, "varchar": _STRING, "char": _STRING,
 }
 
 
-def _type_of(key: FieldSchema) -> _KeyType:
-    return _KEY_TYPES[key_type(key.type) or "string"]  # the parser admits only keys with a kind
+def _type_of(key: FieldSchema) -> _KeyType | None:
+    return _BY_TYPE.get(key.type.split("(")[0].strip().lower())
+
+
+def _filterable_type(key: FieldSchema) -> _KeyType:
+    kt = _type_of(key)
+    assert kt is not None, key  # the parser admits only keys of a filterable type
+    return kt
+
 
 # --- the AST --------------------------------------------------------------------------------------
 
@@ -169,7 +165,7 @@ class Or:
 
 Node = Union[Comparison, InList, Between, Like, Not, And, Or]
 
-_OPS: dict[str, Callable[[object, object], bool]] = {
+_OPS: dict[str, Callable[[Any, Any], bool]] = {
     "=": operator.eq, "<>": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
 }
 _FLIPPED = {"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
@@ -207,13 +203,7 @@ def parse_filter(text: str, keys: Sequence[FieldSchema]) -> Filter:
     key, literal that does not fit its key's type, or key type that cannot be filtered on."""
     key_tuple = tuple(keys)
     root = _Parser(text, key_tuple).parse()
-    return Filter(text, key_tuple, root, _compile(root, key_tuple))
-
-
-def key_type(type_name: str) -> str | None:
-    """The comparison kind of a Hive type (int, decimal, date, timestamp, boolean, string), or None
-    when partitions cannot be filtered on it (binary, intervals, complex types)."""
-    return _TYPE_KINDS.get(type_name.split("(")[0].strip().lower())
+    return Filter(text, key_tuple, root, _Compiler(key_tuple).compile(root))
 
 
 # --- lexer and parser -----------------------------------------------------------------------------
@@ -331,7 +321,7 @@ class _Parser:
         if tok.kind in ("word", "quoted"):
             for index, key in enumerate(self._keys):
                 if key.name.lower() == tok.text.lower():
-                    if key_type(key.type) is None:
+                    if _type_of(key) is None:
                         self._fail(tok, f"partition key '{key.name}' has type {key.type}, which filters do not support")
                     return index, tok
             if tok.kind == "word" and tok.text.upper() in ("TRUE", "FALSE"):
@@ -358,7 +348,8 @@ class _Parser:
                 return Comparison(left, op, self._literal(left, f"after '{tok.text}'"))
             right, right_tok = self._operand("a partition key", f"after '{tok.text}'")
             if right is None:
-                self._fail(left_tok, "a comparison needs a partition key on one side")
+                self._fail(right_tok, f"expected a partition key after '{tok.text}', found {right_tok.show()}: "
+                                      "a comparison needs a key on one side")
             return Comparison(right, _FLIPPED[op], self._convert(right, left_tok))
         negated = tok.is_kw("NOT")
         if negated:
@@ -404,16 +395,16 @@ class _Parser:
     def _convert(self, key: int, tok: _Token) -> Value:
         """The literal as a value of the key's type, or an error pointing at the literal."""
         fs = self._keys[key]
-        kind = key_type(fs.type)
+        kt = _filterable_type(fs)
         if tok.kind == "word":  # TRUE or FALSE
-            if kind != "boolean":
+            if kt is not _BOOLEAN:
                 self._fail(tok, f"{tok.text} is a boolean, but key '{fs.name}' has type {fs.type}")
             return tok.text.upper() == "TRUE"
-        if kind == "string":
-            return tok.text  # a number compares as its source text: hr = 05 means '05'
-        if tok.kind == "num" and kind in ("date", "timestamp", "boolean"):
+        if kt is _STRING:
+            return tok.text  # a number stands for its source text: month = 05 means '05'
+        if tok.kind == "num" and kt in (_DATE, _TIMESTAMP, _BOOLEAN):
             self._fail(tok, f"key '{fs.name}' has type {fs.type}: write its value as a quoted string")
-        value = _type_of(fs).parse(tok.text)
+        value = kt.parse(tok.text)
         if value is None:
             self._fail(tok, f"'{tok.text}' is not a valid {fs.type} for key '{fs.name}'")
         return value
@@ -422,47 +413,72 @@ class _Parser:
 # --- evaluation in Python -------------------------------------------------------------------------
 
 
-def _compile(node: Node, keys: tuple[FieldSchema, ...]) -> Matcher:
-    if isinstance(node, (And, Or)):
-        parts = tuple(_compile(n, keys) for n in node.operands)
-        decisive = isinstance(node, Or)  # OR stops at True, AND at False
+_MEMO_LIMIT = 1 << 16  # typed values remembered per key and filter; the memo restarts when full
 
-        def junction(values: Sequence[str]) -> Tri:
-            unknown = False
-            for part in parts:
-                r = part(values)
-                if r is decisive:
-                    return decisive
-                unknown = unknown or r is None
-            return None if unknown else not decisive
 
-        return junction
-    if isinstance(node, Not):
-        inner = _compile(node.operand, keys)
+class _Compiler:
+    """Builds the closure behind `Filter.matches`. Cached partitions repeat a few values per key
+    (days, hours, regions), so each key's typed values are memoized, bounded, for the filter's life."""
 
-        def negation(values: Sequence[str]) -> Tri:
-            r = inner(values)
-            return None if r is None else not r
+    def __init__(self, keys: tuple[FieldSchema, ...]) -> None:
+        self._keys = keys
+        self._readers: dict[int, Callable[[Sequence[str]], Value | None]] = {}
 
-        return negation
-    i = node.key
-    parse = _type_of(keys[i]).parse
-    test: Callable[[object], bool]
-    if isinstance(node, Comparison):
-        test = (lambda v, op=_OPS[node.op], lit=node.value: op(v, lit))
-    elif isinstance(node, InList):
-        test = frozenset(node.values).__contains__
-    elif isinstance(node, Between):
-        test = (lambda v, lo=node.low, hi=node.high: lo <= v <= hi)  # type: ignore[operator]
-    else:
-        regex = re.compile(_like_regex(node.pattern), re.DOTALL)
-        return lambda values: None if parse(values[i]) is None else regex.fullmatch(values[i]) is not None
+    def reader(self, i: int) -> Callable[[Sequence[str]], Value | None]:
+        """values -> the typed value of key i, or None for NULL."""
+        if i in self._readers:
+            return self._readers[i]
+        kt = _filterable_type(self._keys[i])
+        if kt.regex is None:
+            def read(values: Sequence[str]) -> Value | None:
+                s = values[i]
+                return None if s == DEFAULT_PARTITION_NAME else s
+        else:
+            memo: dict[str, Value | None] = {}
 
-    def leaf(values: Sequence[str]) -> Tri:
-        v = parse(values[i])
-        return None if v is None else test(v)
+            def read(values: Sequence[str]) -> Value | None:
+                s = values[i]
+                try:
+                    return memo[s]
+                except KeyError:
+                    if len(memo) >= _MEMO_LIMIT:
+                        memo.clear()
+                    v = memo[s] = kt.parse(s)
+                    return v
 
-    return leaf
+        self._readers[i] = read
+        return read
+
+    def compile(self, node: Node) -> Matcher:
+        if isinstance(node, (And, Or)):
+            parts = tuple(self.compile(n) for n in node.operands)
+            decisive = isinstance(node, Or)  # OR stops at True, AND at False
+
+            def junction(values: Sequence[str]) -> Tri:
+                unknown = False
+                for part in parts:
+                    r = part(values)
+                    if r is decisive:
+                        return decisive
+                    unknown = unknown or r is None
+                return None if unknown else not decisive
+
+            return junction
+        if isinstance(node, Not):
+            inner = self.compile(node.operand)
+            return lambda values: None if (r := inner(values)) is None else not r
+        read, i = self.reader(node.key), node.key
+        if isinstance(node, Comparison):
+            op, lit = _OPS[node.op], node.value
+            return lambda values: None if (v := read(values)) is None else op(v, lit)
+        if isinstance(node, InList):
+            contains = frozenset(node.values).__contains__
+            return lambda values: None if (v := read(values)) is None else contains(v)
+        if isinstance(node, Between):
+            lo, hi = node.low, node.high
+            return lambda values: None if (v := read(values)) is None else lo <= v <= hi  # type: ignore[operator]
+        fullmatch = re.compile(_like_regex(node.pattern), re.DOTALL).fullmatch
+        return lambda values: None if read(values) is None else fullmatch(values[i]) is not None
 
 
 def _like_regex(pattern: str) -> str:
@@ -485,9 +501,14 @@ class _SqlWriter:
     def __init__(self, keys: tuple[FieldSchema, ...], column: str, first: int, params: list[object]) -> None:
         self._keys, self._column, self._first, self._params = keys, column, first, params
 
-    def _param(self, value: object, pg_type: str) -> str:
+    def _param(self, value: Value | list[Value], kt: _KeyType) -> str:
+        suffix = "[]" if isinstance(value, list) else ""
+        cast = f"::{kt.pg_type}{suffix}"
+        if kt in (_DATE, _TIMESTAMP):  # asyncpg would send date.max and datetime.max as infinity
+            value = [_iso(v) for v in value] if isinstance(value, list) else _iso(value)
+            cast = f"::text{suffix}{cast}"
         self._params.append(value)
-        return f"${self._first + len(self._params) - 1}::{pg_type}"
+        return f"${self._first + len(self._params) - 1}{cast}"
 
     def node(self, node: Node) -> str:
         if isinstance(node, (And, Or)):
@@ -495,14 +516,19 @@ class _SqlWriter:
             return "(" + joiner.join(self.node(n) for n in node.operands) + ")"
         if isinstance(node, Not):
             return f"(NOT {self.node(node.operand)})"
-        kt = _type_of(self._keys[node.key])
+        kt = _filterable_type(self._keys[node.key])
         elem = f"{self._column}[{node.key + 1}]"
         if isinstance(node, Like):
-            return f"({kt.sql_text(elem)} LIKE {self._param(node.pattern, 'text')})"
-        value = kt.sql_value(elem)
+            return f"({kt.sql(elem, as_text=True)} LIKE {self._param(node.pattern, _STRING)})"
+        value = kt.sql(elem)
         if isinstance(node, Comparison):
-            return f"({value} {node.op} {self._param(node.value, kt.pg_type)})"
+            return f"({value} {node.op} {self._param(node.value, kt)})"
         if isinstance(node, InList):
-            return f"({value} = ANY({self._param(list(node.values), kt.pg_type + '[]')}))"
-        low, high = self._param(node.low, kt.pg_type), self._param(node.high, kt.pg_type)
+            return f"({value} = ANY({self._param(list(node.values), kt)}))"
+        low, high = self._param(node.low, kt), self._param(node.high, kt)
         return f"({value} BETWEEN {low} AND {high})"
+
+
+def _iso(value: Value) -> str:
+    assert isinstance(value, _dt.date)  # datetime is a date too
+    return value.isoformat()

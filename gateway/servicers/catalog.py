@@ -22,10 +22,11 @@ from store import names
 from store.cache.sharded import Miss, PartitionsHit, ShardedCache
 from store.catalog import decode_page_token, encode_page_token
 from store.catalog_store import CatalogStore
-from store.errors import InvalidArgument
+from store.errors import InvalidArgument, ResourceExhausted
 from store.snapshot import ReadSnapshot
 
-RAW_RESPONSE_METHODS = frozenset({"GetTable", "GetPartitionsByNames"})
+RAW_RESPONSE_METHODS = frozenset({"GetTable", "GetPartitionsByNames", "GetPartitionsByFilter"})
+UNLIMITED = 2**31
 
 Ctx = grpc.aio.ServicerContext
 
@@ -134,6 +135,23 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         self._metrics.fallback(time.perf_counter() - started)
         return pb.GetPartitionsByNamesResponse(partitions=[convert.partition_to_pb(p) for p in parts]).SerializeToString()
 
+    async def GetPartitionsByFilter(self, request: pb.GetPartitionsByFilterRequest, context: Ctx) -> bytes:
+        db_name, table_name, snapshot = _target(request.db_name, request.table_name, request.read)
+        hive_limit = self._settings.partition_request_limit
+        wanted = request.max_parts if request.max_parts > 0 else UNLIMITED
+        scan = hive_limit if hive_limit >= 0 else wanted
+        cached = self._cache.read_partitions_by_filter(db_name, table_name, request.filter, scan, snapshot,
+                                                       request.read.min_event_id)
+        if isinstance(cached, PartitionsHit):
+            _check_partition_limit(len(cached.bodies), hive_limit, f"{db_name}.{table_name}")
+            return wire.partitions_response(cached.db_name, cached.table_name, cached.bodies[:wanted])
+        started = time.perf_counter()
+        parts = await self._store.get_partitions_by_filter(db_name, table_name, request.filter, scan, snapshot)
+        self._metrics.fallback(time.perf_counter() - started)
+        _check_partition_limit(len(parts), hive_limit, f"{db_name}.{table_name}")
+        return pb.GetPartitionsByFilterResponse(
+            partitions=[convert.partition_to_pb(p) for p in parts[:wanted]]).SerializeToString()
+
     async def ListPartitionNames(
         self, request: pb.ListPartitionNamesRequest, context: Ctx
     ) -> pb.ListPartitionNamesResponse:
@@ -176,6 +194,14 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
 
 def _snapshot(read: pb.ReadContext) -> ReadSnapshot:
     return ReadSnapshot.parse(read.valid_write_id_list, read.txn_id, read.table_id)
+
+
+def _check_partition_limit(matched: int, limit: int, table: str) -> None:
+    if 0 <= limit < matched:
+        raise ResourceExhausted(
+            f"the filter matches more than {limit} partitions of {table} (hive.metastore.limit.partition.request); "
+            "narrow the filter"
+        )
 
 
 def _target(db_name: str, table_name: str, read: pb.ReadContext) -> tuple[str, str, ReadSnapshot]:

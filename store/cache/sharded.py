@@ -226,6 +226,34 @@ class ShardedCache:
         self.stats.hits += 1
         return PartitionsHit(table.db_name, table.name, bodies)
 
+    def read_partitions_by_filter(self, db_name: str, table_name: str, filter_text: str, limit: int,
+                                  snapshot: ReadSnapshot, min_event_id: int = 0) -> PartitionsHit | Miss:
+        """Visible partitions matching a Hive filter, in name order, at most `limit` + 1 of them
+        (the caller tells "too many" from that); the filter runs in memory on each candidate."""
+        from store.partition_filter import parse_filter
+
+        resolved = self._resolve(db_name, table_name, snapshot, min_event_id)
+        if isinstance(resolved, Miss):
+            return resolved
+        entry, wl = resolved
+        found = entry.table_for(wl)
+        if found is None or (found[1].db_name, found[1].name) != (db_name, table_name):
+            return self._miss(NAME_NOT_VISIBLE)
+        table = found[1]
+        if not table.partition_keys:
+            raise InvalidArgument(f"table {table.full_name} is not partitioned")
+        matches = parse_filter(filter_text, table.partition_keys).matches
+        bodies = []
+        partitions = entry.partitions
+        for name in entry.sorted_names:
+            version = pick(partitions[name], wl)
+            if version is not None and matches(version.values):
+                bodies.append(version.frame)
+                if len(bodies) > limit:
+                    break
+        self.stats.hits += 1
+        return PartitionsHit(table.db_name, table.name, bodies)
+
     def list_partition_names(self, db_name: str, table_name: str, after: str, page_size: int,
                              snapshot: ReadSnapshot, min_event_id: int = 0) -> tuple[list[str], str | None] | Miss:
         """Up to page_size visible names after `after`, and the last name when more follow."""

@@ -152,3 +152,20 @@ WHERE table_id = $1 AND part_name > $2 AND {_VISIBLE.format(h="$4", x="$5", o="$
 ORDER BY part_name
 LIMIT $3
 """
+
+# Partitions by filter: {filter} is the parameterised predicate of store/partition_filter.py over
+# part_values (its parameters start at $5 / $2). Name order; LIMIT $2 (one more than wanted, to
+# detect "too many").
+SELECT_VISIBLE_PARTITIONS_BY_FILTER = f"""
+SELECT {_PARTITION_COLUMNS} FROM partitions
+WHERE table_id = $1 AND {_VISIBLE.format(h="$3", x="$4", o="$5")} AND ({{filter}})
+ORDER BY part_name
+LIMIT $2
+"""
+
+SELECT_LATEST_PARTITIONS_BY_FILTER = f"""
+SELECT {_PARTITION_COLUMNS} FROM partitions
+WHERE table_id = $1 AND dropped_wid IS NULL AND ({{filter}})
+ORDER BY part_name
+LIMIT $2
+"""

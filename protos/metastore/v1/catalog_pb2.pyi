@@ -352,6 +352,26 @@ class GetPartitionsByNamesResponse(_message.Message):
     partitions: _containers.RepeatedCompositeFieldContainer[Partition]
     def __init__(self, partitions: _Optional[_Iterable[_Union[Partition, _Mapping]]] = ...) -> None: ...
 
+class GetPartitionsByFilterRequest(_message.Message):
+    __slots__ = ("db_name", "table_name", "filter", "max_parts", "read")
+    DB_NAME_FIELD_NUMBER: _ClassVar[int]
+    TABLE_NAME_FIELD_NUMBER: _ClassVar[int]
+    FILTER_FIELD_NUMBER: _ClassVar[int]
+    MAX_PARTS_FIELD_NUMBER: _ClassVar[int]
+    READ_FIELD_NUMBER: _ClassVar[int]
+    db_name: str
+    table_name: str
+    filter: str
+    max_parts: int
+    read: ReadContext
+    def __init__(self, db_name: _Optional[str] = ..., table_name: _Optional[str] = ..., filter: _Optional[str] = ..., max_parts: _Optional[int] = ..., read: _Optional[_Union[ReadContext, _Mapping]] = ...) -> None: ...
+
+class GetPartitionsByFilterResponse(_message.Message):
+    __slots__ = ("partitions",)
+    PARTITIONS_FIELD_NUMBER: _ClassVar[int]
+    partitions: _containers.RepeatedCompositeFieldContainer[Partition]
+    def __init__(self, partitions: _Optional[_Iterable[_Union[Partition, _Mapping]]] = ...) -> None: ...
+
 class ListPartitionNamesRequest(_message.Message):
     __slots__ = ("db_name", "table_name", "page_size", "page_token", "read")
     DB_NAME_FIELD_NUMBER: _ClassVar[int]

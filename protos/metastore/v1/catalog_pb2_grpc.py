@@ -94,6 +94,11 @@ class CatalogStub(object):
                 request_serializer=protos_dot_metastore_dot_v1_dot_catalog__pb2.GetPartitionsByNamesRequest.SerializeToString,
                 response_deserializer=protos_dot_metastore_dot_v1_dot_catalog__pb2.GetPartitionsByNamesResponse.FromString,
                 _registered_method=True)
+        self.GetPartitionsByFilter = channel.unary_unary(
+                '/metastore.v1.Catalog/GetPartitionsByFilter',
+                request_serializer=protos_dot_metastore_dot_v1_dot_catalog__pb2.GetPartitionsByFilterRequest.SerializeToString,
+                response_deserializer=protos_dot_metastore_dot_v1_dot_catalog__pb2.GetPartitionsByFilterResponse.FromString,
+                _registered_method=True)
         self.ListPartitionNames = channel.unary_unary(
                 '/metastore.v1.Catalog/ListPartitionNames',
                 request_serializer=protos_dot_metastore_dot_v1_dot_catalog__pb2.ListPartitionNamesRequest.SerializeToString,
@@ -186,6 +191,12 @@ class CatalogServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetPartitionsByFilter(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListPartitionNames(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -266,6 +277,11 @@ def add_CatalogServicer_to_server(servicer, server):
                     servicer.GetPartitionsByNames,
                     request_deserializer=protos_dot_metastore_dot_v1_dot_catalog__pb2.GetPartitionsByNamesRequest.FromString,
                     response_serializer=protos_dot_metastore_dot_v1_dot_catalog__pb2.GetPartitionsByNamesResponse.SerializeToString,
+            ),
+            'GetPartitionsByFilter': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetPartitionsByFilter,
+                    request_deserializer=protos_dot_metastore_dot_v1_dot_catalog__pb2.GetPartitionsByFilterRequest.FromString,
+                    response_serializer=protos_dot_metastore_dot_v1_dot_catalog__pb2.GetPartitionsByFilterResponse.SerializeToString,
             ),
             'ListPartitionNames': grpc.unary_unary_rpc_method_handler(
                     servicer.ListPartitionNames,
@@ -607,6 +623,33 @@ class Catalog(object):
             '/metastore.v1.Catalog/GetPartitionsByNames',
             protos_dot_metastore_dot_v1_dot_catalog__pb2.GetPartitionsByNamesRequest.SerializeToString,
             protos_dot_metastore_dot_v1_dot_catalog__pb2.GetPartitionsByNamesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetPartitionsByFilter(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/metastore.v1.Catalog/GetPartitionsByFilter',
+            protos_dot_metastore_dot_v1_dot_catalog__pb2.GetPartitionsByFilterRequest.SerializeToString,
+            protos_dot_metastore_dot_v1_dot_catalog__pb2.GetPartitionsByFilterResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -248,3 +248,39 @@ async def test_the_poller_survives_a_database_restart(tmp_path: Path) -> None:
     finally:
         await client.channel.close()
         await gw.stop()
+
+
+def test_cache_stats_command_prints_what_the_gateway_reports(pg_dsn: str) -> None:
+    from tests.conftest import GatewayProcess
+    import subprocess
+    import sys
+
+    proc = GatewayProcess("--dsn", pg_dsn)
+    try:
+        address = proc.wait_serving()
+        out = subprocess.run([sys.executable, "-m", "gateway.cli", "cache-stats", "--address", address],
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0, out.stderr
+        assert "cache            enabled" in out.stdout and "poller           at event" in out.stdout
+    finally:
+        proc.stop()
+    down = subprocess.run([sys.executable, "-m", "gateway.cli", "cache-stats", "--address", "127.0.0.1:1"],
+                          capture_output=True, text=True, timeout=30)
+    assert down.returncode == 1 and "UNAVAILABLE" in down.stderr
+
+
+async def test_prometheus_endpoint_exports_hits_misses_and_poller_lag(pg_dsn: str) -> None:
+    import urllib.request
+
+    g = await _gateway(pg_dsn, **{"metastore.gateway.metrics.port": "0"})
+    try:
+        await g.client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+        await wait_applied(g.gw)
+        await g.client.catalog.GetDatabase(pb.GetDatabaseRequest(name="db"))
+        body = await asyncio.to_thread(
+            lambda: urllib.request.urlopen(f"http://127.0.0.1:{g.gw.metrics_port}/metrics", timeout=10).read().decode())
+        assert "metastore_cache_hits_total 1.0" in body
+        assert "metastore_poller_position" in body and "metastore_cache_fallback_seconds_bucket" in body
+    finally:
+        await g.client.channel.close()
+        await g.gw.stop()

@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PROTO_SRC := $(wildcard protos/metastore/v1/*.proto)
 ARGS ?=
 
-.PHONY: run test protos protos-check bench bench-all
+.PHONY: run test protos protos-check bench bench-all consistency
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -45,3 +45,7 @@ bench-all: bench
 	$(PY) -m loadtest.bench_locks
 	$(PY) -m loadtest.bench_cache
 	$(PY) -m loadtest.bench_spark
+
+## consistency: the long multi-gateway consistency run (three gateways + a cache-off oracle)
+consistency: $(STAMP)
+	$(PY) -m loadtest.consistency --duration 300

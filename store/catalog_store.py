@@ -6,7 +6,8 @@ several rows run in one REPEATABLE READ snapshot so a table and its partitions a
 
 from __future__ import annotations
 
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Generic, Sequence, TypeVar
 
 import asyncpg
 
@@ -18,6 +19,20 @@ from store.partition_filter import parse_filter
 from store.snapshot import ReadSnapshot
 
 
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Read(Generic[T]):
+    """A database read and the log position of the snapshot it came from. `latest` says it was a
+    latest-wins read (non-transactional table, database): a cache that has not applied `seen_event_id`
+    yet holds an older state, which this gateway must not show after this answer (monotonic reads)."""
+
+    value: T
+    seen_event_id: int
+    latest: bool
+
+
 class CatalogStore:
     def __init__(self, db: Database, *, warehouse_dir: str) -> None:
         self._db = db
@@ -27,8 +42,11 @@ class CatalogStore:
     async def create_database(self, database: DatabaseModel) -> tuple[DatabaseModel, int]:
         return await self._db.transact(catalog.create_database, database, self._warehouse_dir)
 
-    async def get_database(self, name: str) -> DatabaseModel:
-        return await self._db.read(catalog.get_database, name)
+    async def get_database(self, name: str) -> Read[DatabaseModel]:
+        async def read(conn: asyncpg.Connection) -> Read[DatabaseModel]:
+            return Read(await catalog.get_database(conn, name), await events.current_event_id(conn), True)
+
+        return await self._db.read(read)
 
     async def list_databases(self, pattern: str) -> list[str]:
         return await self._db.read(catalog.list_databases, pattern)
@@ -43,9 +61,10 @@ class CatalogStore:
     async def create_table(self, table: Table) -> tuple[Table, int]:
         return await self._db.transact(catalog.create_table, table)
 
-    async def get_table(self, db_name: str, table_name: str, snapshot: ReadSnapshot) -> Table:
-        async def read(conn: asyncpg.Connection) -> Table:
-            return (await catalog.resolve_table(conn, db_name, table_name, snapshot)).table
+    async def get_table(self, db_name: str, table_name: str, snapshot: ReadSnapshot) -> Read[Table]:
+        async def read(conn: asyncpg.Connection) -> Read[Table]:
+            resolved = await catalog.resolve_table(conn, db_name, table_name, snapshot)
+            return Read(resolved.table, await events.current_event_id(conn), not resolved.versioned)
 
         return await self._db.read(read)
 
@@ -68,30 +87,33 @@ class CatalogStore:
 
     async def get_partitions_by_names(
         self, db_name: str, table_name: str, names: Sequence[str], snapshot: ReadSnapshot
-    ) -> list[Partition]:
-        async def read(conn: asyncpg.Connection) -> list[Partition]:
+    ) -> Read[list[Partition]]:
+        async def read(conn: asyncpg.Connection) -> Read[list[Partition]]:
             resolved = await catalog.resolve_table(conn, db_name, table_name, snapshot)
-            return await catalog.get_partitions_by_names(conn, resolved, names)
+            parts = await catalog.get_partitions_by_names(conn, resolved, names)
+            return Read(parts, await events.current_event_id(conn), not resolved.versioned)
 
         return await self._db.read(read)
 
     async def get_partitions_by_filter(
         self, db_name: str, table_name: str, filter_text: str, limit: int, snapshot: ReadSnapshot
-    ) -> list[Partition]:
-        async def read(conn: asyncpg.Connection) -> list[Partition]:
+    ) -> Read[list[Partition]]:
+        async def read(conn: asyncpg.Connection) -> Read[list[Partition]]:
             resolved = await catalog.resolve_table(conn, db_name, table_name, snapshot)
             catalog.require_partitioned(resolved.table)
-            return await catalog.get_partitions_by_filter(
+            parts = await catalog.get_partitions_by_filter(
                 conn, resolved, parse_filter(filter_text, resolved.table.partition_keys), limit)
+            return Read(parts, await events.current_event_id(conn), not resolved.versioned)
 
         return await self._db.read(read)
 
     async def list_partition_names(
         self, db_name: str, table_name: str, page_size: int, page_token: str, snapshot: ReadSnapshot
-    ) -> tuple[list[str], str]:
-        async def read(conn: asyncpg.Connection) -> tuple[list[str], str]:
+    ) -> Read[tuple[list[str], str]]:
+        async def read(conn: asyncpg.Connection) -> Read[tuple[list[str], str]]:
             resolved = await catalog.resolve_table(conn, db_name, table_name, snapshot)
-            return await catalog.list_partition_names(conn, resolved, page_size, page_token)
+            page = await catalog.list_partition_names(conn, resolved, page_size, page_token)
+            return Read(page, await events.current_event_id(conn), not resolved.versioned)
 
         return await self._db.read(read)
 

@@ -8,6 +8,7 @@ bytes (see gateway/wire.py and `register`), so cached responses are joined from 
 from __future__ import annotations
 
 import time
+from typing import Awaitable, TypeVar
 
 import grpc
 
@@ -21,10 +22,11 @@ from protos.metastore.v1 import catalog_pb2_grpc
 from store import names
 from store.cache.sharded import Miss, PartitionsHit, ShardedCache
 from store.catalog import decode_page_token, encode_page_token
-from store.catalog_store import CatalogStore
+from store.catalog_store import CatalogStore, Read
 from store.errors import InvalidArgument, ResourceExhausted
 from store.snapshot import ReadSnapshot
 
+T = TypeVar("T")
 RAW_RESPONSE_METHODS = frozenset({"GetTable", "GetPartitionsByNames", "GetPartitionsByFilter"})
 UNLIMITED = 2**31
 
@@ -40,6 +42,16 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         self._cache = cache if cache is not None else ShardedCache(enabled=False)
         self._metrics = metrics or GatewayMetrics()
 
+    async def _fallback(self, read: Awaitable[Read[T]], db_name: str, table_name: str) -> T:
+        """A read the database answers after a cache miss: timed, and for latest-wins objects the
+        position it saw holds this gateway's cache back until it has caught up (monotonic reads)."""
+        started = time.perf_counter()
+        result = await read
+        self._metrics.fallback(time.perf_counter() - started)
+        if result.latest:
+            self._cache.hold_until(db_name, table_name, result.seen_event_id)
+        return result.value
+
     def _note_write(self, db_name: str, table_name: str, txn_id: int) -> None:
         """Remember locally that a txn wrote the table, so this gateway serves that txn's reads
         from the database until the poller applies its commit or abort (read-your-own-writes)."""
@@ -49,7 +61,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
     async def CreateDatabase(self, request: pb.CreateDatabaseRequest, context: Ctx) -> pb.CreateDatabaseResponse:
         require(request.database.name, "database.name")
         db, event_id = await self._store.create_database(convert.database_from_pb(request.database))
-        self._cache.note_write_event(db.name, "", event_id)
+        self._cache.hold_until(db.name, "", event_id)
         return pb.CreateDatabaseResponse(database=convert.database_to_pb(db), event_id=event_id)
 
     async def GetDatabase(self, request: pb.GetDatabaseRequest, context: Ctx) -> pb.GetDatabaseResponse:
@@ -57,9 +69,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         cached = self._cache.read_database(name, request.read.min_event_id)
         if not isinstance(cached, Miss):
             return pb.GetDatabaseResponse(database=convert.database_to_pb(cached))
-        started = time.perf_counter()
-        db = await self._store.get_database(name)
-        self._metrics.fallback(time.perf_counter() - started)
+        db = await self._fallback(self._store.get_database(name), name, "")
         return pb.GetDatabaseResponse(database=convert.database_to_pb(db))
 
     async def ListDatabases(self, request: pb.ListDatabasesRequest, context: Ctx) -> pb.ListDatabasesResponse:
@@ -68,20 +78,20 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
     async def AlterDatabase(self, request: pb.AlterDatabaseRequest, context: Ctx) -> pb.AlterDatabaseResponse:
         db, event_id = await self._store.alter_database(require(request.name, "name"),
                                                         convert.database_from_pb(request.database))
-        self._cache.note_write_event(db.name, "", event_id)
+        self._cache.hold_until(db.name, "", event_id)
         return pb.AlterDatabaseResponse(database=convert.database_to_pb(db), event_id=event_id)
 
     async def DropDatabase(self, request: pb.DropDatabaseRequest, context: Ctx) -> pb.DropDatabaseResponse:
         event_id = await self._store.drop_database(require(request.name, "name"), cascade=request.cascade,
                                                    if_exists=request.if_exists)
-        self._cache.note_write_event(request.name.lower(), "", event_id)
+        self._cache.hold_until(request.name.lower(), "", event_id)
         return pb.DropDatabaseResponse(event_id=event_id)
 
     async def CreateTable(self, request: pb.CreateTableRequest, context: Ctx) -> pb.CreateTableResponse:
         require(request.table.db_name, "table.db_name")
         require(request.table.name, "table.name")
         table, event_id = await self._store.create_table(convert.table_from_pb(request.table))
-        self._cache.note_write_event(table.db_name, table.name, event_id)
+        self._cache.hold_until(table.db_name, table.name, event_id)
         return pb.CreateTableResponse(table=convert.table_to_pb(table), event_id=event_id)
 
     async def GetTable(self, request: pb.GetTableRequest, context: Ctx) -> bytes:
@@ -89,9 +99,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         cached = self._cache.read_table(db_name, table_name, snapshot, request.read.min_event_id)
         if isinstance(cached, bytes):
             return wire.table_response(cached)
-        started = time.perf_counter()
-        table = await self._store.get_table(db_name, table_name, snapshot)
-        self._metrics.fallback(time.perf_counter() - started)
+        table = await self._fallback(self._store.get_table(db_name, table_name, snapshot), db_name, table_name)
         return pb.GetTableResponse(table=convert.table_to_pb(table)).SerializeToString()
 
     async def ListTables(self, request: pb.ListTablesRequest, context: Ctx) -> pb.ListTablesResponse:
@@ -103,14 +111,14 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
                                                         require(request.table_name, "table_name"),
                                                         convert.table_from_pb(request.table), request.txn_id)
         self._note_write(request.db_name, request.table_name, request.txn_id)
-        self._cache.note_write_event(request.db_name.lower(), request.table_name.lower(), event_id)
-        self._cache.note_write_event(table.db_name, table.name, event_id)
+        self._cache.hold_until(request.db_name.lower(), request.table_name.lower(), event_id)
+        self._cache.hold_until(table.db_name, table.name, event_id)
         return pb.AlterTableResponse(table=convert.table_to_pb(table), event_id=event_id)
 
     async def DropTable(self, request: pb.DropTableRequest, context: Ctx) -> pb.DropTableResponse:
         event_id = await self._store.drop_table(require(request.db_name, "db_name"),
                                                 require(request.table_name, "table_name"), if_exists=request.if_exists)
-        self._cache.note_write_event(request.db_name.lower(), request.table_name.lower(), event_id)
+        self._cache.hold_until(request.db_name.lower(), request.table_name.lower(), event_id)
         return pb.DropTableResponse(event_id=event_id)
 
     async def AddPartitions(self, request: pb.AddPartitionsRequest, context: Ctx) -> pb.AddPartitionsResponse:
@@ -121,7 +129,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
             expected_table_id=request.table_id, txn_id=request.txn_id,
         )
         self._note_write(request.db_name, request.table_name, request.txn_id)
-        self._cache.note_write_event(request.db_name.lower(), request.table_name.lower(), event_id)
+        self._cache.hold_until(request.db_name.lower(), request.table_name.lower(), event_id)
         return pb.AddPartitionsResponse(partitions=[convert.partition_to_pb(p) for p in added], event_id=event_id)
 
     async def GetPartitionsByNames(self, request: pb.GetPartitionsByNamesRequest, context: Ctx) -> bytes:
@@ -130,9 +138,8 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         cached = self._cache.read_partitions(db_name, table_name, request.names, snapshot, request.read.min_event_id)
         if isinstance(cached, PartitionsHit):
             return wire.partitions_response(cached.db_name, cached.table_name, cached.bodies)
-        started = time.perf_counter()
-        parts = await self._store.get_partitions_by_names(db_name, table_name, list(request.names), snapshot)
-        self._metrics.fallback(time.perf_counter() - started)
+        parts = await self._fallback(
+            self._store.get_partitions_by_names(db_name, table_name, list(request.names), snapshot), db_name, table_name)
         return pb.GetPartitionsByNamesResponse(partitions=[convert.partition_to_pb(p) for p in parts]).SerializeToString()
 
     async def GetPartitionsByFilter(self, request: pb.GetPartitionsByFilterRequest, context: Ctx) -> bytes:
@@ -145,9 +152,8 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         if isinstance(cached, PartitionsHit):
             _check_partition_limit(len(cached.bodies), hive_limit, f"{db_name}.{table_name}")
             return wire.partitions_response(cached.db_name, cached.table_name, cached.bodies[:wanted])
-        started = time.perf_counter()
-        parts = await self._store.get_partitions_by_filter(db_name, table_name, request.filter, scan, snapshot)
-        self._metrics.fallback(time.perf_counter() - started)
+        parts = await self._fallback(
+            self._store.get_partitions_by_filter(db_name, table_name, request.filter, scan, snapshot), db_name, table_name)
         _check_partition_limit(len(parts), hive_limit, f"{db_name}.{table_name}")
         return pb.GetPartitionsByFilterResponse(
             partitions=[convert.partition_to_pb(p) for p in parts[:wanted]]).SerializeToString()
@@ -165,10 +171,9 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         if not isinstance(cached, Miss):
             found, last = cached
             return pb.ListPartitionNamesResponse(names=found, next_page_token=encode_page_token(last) if last else "")
-        started = time.perf_counter()
-        found, token = await self._store.list_partition_names(db_name, table_name, page_size, request.page_token,
-                                                              snapshot)
-        self._metrics.fallback(time.perf_counter() - started)
+        found, token = await self._fallback(
+            self._store.list_partition_names(db_name, table_name, page_size, request.page_token, snapshot),
+            db_name, table_name)
         return pb.ListPartitionNamesResponse(names=found, next_page_token=token)
 
     async def AlterPartitions(self, request: pb.AlterPartitionsRequest, context: Ctx) -> pb.AlterPartitionsResponse:
@@ -178,7 +183,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
             [convert.partition_from_pb(p) for p in request.partitions], request.table_id, request.txn_id,
         )
         self._note_write(request.db_name, request.table_name, request.txn_id)
-        self._cache.note_write_event(request.db_name.lower(), request.table_name.lower(), event_id)
+        self._cache.hold_until(request.db_name.lower(), request.table_name.lower(), event_id)
         return pb.AlterPartitionsResponse(partitions=[convert.partition_to_pb(p) for p in altered], event_id=event_id)
 
     async def DropPartitions(self, request: pb.DropPartitionsRequest, context: Ctx) -> pb.DropPartitionsResponse:
@@ -188,7 +193,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
             if_exists=request.if_exists, expected_table_id=request.table_id, txn_id=request.txn_id,
         )
         self._note_write(request.db_name, request.table_name, request.txn_id)
-        self._cache.note_write_event(request.db_name.lower(), request.table_name.lower(), event_id)
+        self._cache.hold_until(request.db_name.lower(), request.table_name.lower(), event_id)
         return pb.DropPartitionsResponse(names=names, event_id=event_id)
 
 

@@ -176,7 +176,10 @@ class ShardedCache:
         wl = snapshot.write_ids
         if wl is None:
             return self._miss(NO_SNAPSHOT)
-        if snapshot.txn_id and snapshot.txn_id in entry.writers:
+        if snapshot.txn_id and (snapshot.txn_id in entry.writers or not 0 < min_event_id <= applied):
+            # The caller's own writes must be visible to it. This cache knows them only up to what it
+            # applied: without a `min_event_id` covering the txn's last write (any gateway may have
+            # taken it), only the database can tell.
             return self._miss(OWN_WRITES)
         if not covers(entry.committed_list, wl):
             return self._miss(STALE)
@@ -301,10 +304,11 @@ class ShardedCache:
         if entry is not None and txn_id not in entry.writers:
             self.put(with_changes(entry, writers={**entry.writers, txn_id: -1}))
 
-    def note_write_event(self, db_name: str, table_name: str, event_id: int) -> None:
-        """A write through this gateway appended `event_id` for this table ("" for the database
-        itself): reads of it here go to the database until the poller has applied that event,
-        so a client always reads its own writes on the gateway that took them."""
+    def hold_until(self, db_name: str, table_name: str, event_id: int) -> None:
+        """Reads of this table ("" for the database itself) on this gateway go to the database until
+        the cache has applied `event_id`: after a write through this gateway (a client reads its own
+        writes there), and after a database read that saw a newer state than the cache (reads on one
+        gateway never go back in time)."""
         if event_id > self.applied_event_id:
             key = (db_name, table_name)
             self._local_writes[key] = max(event_id, self._local_writes.get(key, 0))

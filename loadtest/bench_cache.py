@@ -1,0 +1,839 @@
+"""Cache figures for docs/benchmarks.md, measured on gateway processes over a real PostgreSQL.
+
+    python -m loadtest.bench_cache                          # all three figures (about 10 minutes)
+    python -m loadtest.bench_cache --only hit --users 4,16 --duration 30
+    python -m loadtest.bench_cache --only lag --commits 200
+    python -m loadtest.bench_cache --only prewarm --tables 20 --per-table 50000
+
+hit: cache hit share under a 95/5 read/write mix. Two caching gateway processes; users alternate
+    between them. Each user runs tasks in a closed loop (no think time), picked 95:5:
+    * read query, Hive's way: GetOpenTxns -> GetValidWriteIds(table) -> GetPartitionsByNames(100 names
+      of the table's initial partitions, with that snapshot);
+    * write txn: OpenTxns -> AddPartitions(2 new) -> AlterPartitions(2 of the initial partitions, the
+      ones readers read) -> CommitTxn (a write-write conflict aborts it).
+    Caches are warmed first (one read per table per gateway), then the share is Admin.CacheStats
+    hits / (hits + misses) over the run, summed over both gateways, with misses by reason, and per
+    second (PNG). The loadtest report (CSV, markdown, PNG of throughput/latency) is kept too.
+lag: commit-to-cache-visible across gateways. Gateway A takes OpenTxns -> AddPartitions(1 new) ->
+    CommitTxn; from the moment CommitTxn returns (t0), gateway B is polled until
+    * `poller`: B's Admin.CacheStats.poller_position >= the commit's event id (poll loop, ~0.3 ms);
+    * `served`: with a fresh snapshot taken right after the commit (GetOpenTxns -> GetValidWriteIds on
+      B), GetPartitionsByNames of the new partition on B returns it AND B's hit counter moved (the cache
+      answered it); probes repeat the read (+ a CacheStats), ~1-2 ms each.
+    The two are measured on separate commits, one at a time, on otherwise idle gateways.
+prewarm: prewarm time and resident memory per cached partition. 20 ACID tables x 50,000 partitions
+    (1,000,000) are loaded: per table one txn whose first 1,000 partitions go through AddPartitions
+    (gRPC, to a gateway with the cache disabled) and whose other 49,000 are COPYed into `partitions`
+    with exactly the rows AddPartitions writes (store.catalog's completion and store.codec's body, the
+    txn's write id, then CommitTxn). Then a gateway process with the cache disabled starts on that
+    database (baseline), and one with `metastore.gateway.cache.prewarm=eager` and
+    `metastore.gateway.cache.max.partitions=2000000`: wall time from spawn to "serving", VmRSS after
+    start minus the baseline's VmRSS, divided by the partitions cached; VmHWM is the peak.
+
+PostgreSQL is an embedded server started for the run in a temporary directory (durable settings,
+PostgreSQL's defaults) unless `--dsn` names a server; each figure runs in its own fresh database,
+dropped at the end. Results go to --results-dir (default loadtest/results/bench_cache, git-ignored)
+as JSON and PNG; the section between `<!-- bench:cache:start -->` and `<!-- bench:cache:end -->` of
+--out (default docs/benchmarks.md) is rewritten from the newest JSON of each figure, so running one
+figure keeps the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import json
+import os
+import platform
+import re
+import statistics
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Sequence
+
+import grpc
+
+from loadtest.config import RunConfig
+from loadtest.consistency import Endpoint, GatewayProc, conf_args, fresh_database, workdir
+from loadtest.grpc_user import GrpcUser
+from loadtest.report import markdown_table, matplotlib_available, write_report
+from loadtest.runner import run_load
+from loadtest.users import constant, task
+from protos.metastore.v1 import admin_pb2 as apb
+from protos.metastore.v1 import catalog_pb2 as pb
+from protos.metastore.v1 import catalog_pb2_grpc
+from protos.metastore.v1 import transactions_pb2 as tpb
+from protos.metastore.v1 import transactions_pb2_grpc
+
+REPO = Path(__file__).resolve().parent.parent
+SECTION_START = "<!-- bench:cache:start -->"
+SECTION_END = "<!-- bench:cache:end -->"
+DEFAULT_OUT = "docs/benchmarks.md"
+DEFAULT_RESULTS = "loadtest/results/bench_cache"
+DB = "bench"
+READ = "read-query(snapshot + 100 partitions)"
+WRITE = "write-txn(add 2, alter 2)"
+TIMEOUT_S = 60.0
+
+
+def table_message(name: str) -> pb.Table:
+    return pb.Table(
+        db_name=DB, name=name, table_type=pb.MANAGED, transactional=True,
+        columns=[pb.FieldSchema(name="id", type="bigint"), pb.FieldSchema(name="payload", type="string")],
+        partition_keys=[pb.FieldSchema(name="ds", type="string"), pb.FieldSchema(name="hr", type="int")],
+        sd=pb.StorageDescriptor(
+            input_format="org.apache.hadoop.hive.ql.io.orc.OrcInputFormat",
+            output_format="org.apache.hadoop.hive.ql.io.orc.OrcOutputFormat",
+            serde=pb.SerDeInfo(serialization_lib="org.apache.hadoop.hive.ql.io.orc.OrcSerde")),
+    )
+
+
+def day_hour_values(count: int) -> list[tuple[str, str]]:
+    start = dt.date(2020, 1, 1)
+    return [((start + dt.timedelta(days=i // 24)).isoformat(), str(i % 24)) for i in range(count)]
+
+
+def name_of(values: Sequence[str]) -> str:
+    return f"ds={values[0]}/hr={values[1]}"
+
+
+async def create_tables(ep: Endpoint, tables: Sequence[str], per_table: int, batch: int = 2000) -> None:
+    await ep.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name=DB)), timeout=TIMEOUT_S)
+    values = day_hour_values(per_table)
+    for t in tables:
+        await ep.catalog.CreateTable(pb.CreateTableRequest(table=table_message(t)), timeout=TIMEOUT_S)
+        (txn,) = (await ep.txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="bench"), timeout=TIMEOUT_S)).txn_ids
+        for i in range(0, per_table, batch):
+            await ep.catalog.AddPartitions(pb.AddPartitionsRequest(
+                db_name=DB, table_name=t, txn_id=txn,
+                partitions=[pb.Partition(values=list(v)) for v in values[i:i + batch]]), timeout=TIMEOUT_S)
+        await ep.txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn), timeout=TIMEOUT_S)
+
+
+async def snapshot(ep: Endpoint, table: str) -> pb.ReadContext:
+    state = await ep.txns.GetOpenTxns(tpb.GetOpenTxnsRequest(), timeout=TIMEOUT_S)
+    got = (await ep.txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+        full_table_names=[f"{DB}.{table}"], valid_txn_list=state.valid_txn_list), timeout=TIMEOUT_S)).tables[0]
+    return pb.ReadContext(valid_write_id_list=got.valid_write_id_list, table_id=got.table_id)
+
+
+async def warm(ep: Endpoint, tables: Sequence[str], names: Sequence[str]) -> None:
+    """Read each table once (a miss starts the lazy fill), then until a read is a hit."""
+    for t in tables:
+        for _ in range(2000):
+            before = (await ep.stats()).hits
+            await ep.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(
+                db_name=DB, table_name=t, names=list(names[:10]), read=await snapshot(ep, t)), timeout=TIMEOUT_S)
+            if (await ep.stats()).hits > before:
+                break
+            await asyncio.sleep(0.01)
+        else:
+            raise RuntimeError(f"{ep.name} never served {t} from its cache")
+
+
+def machine() -> dict[str, Any]:
+    cpu = ""
+    try:
+        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    mem_kb = 0
+    try:
+        mem_kb = int(next(line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")))
+    except (OSError, StopIteration):
+        pass
+    return {"nproc": os.cpu_count(), "cpu_model": cpu or platform.processor() or "unknown",
+            "mem_gib": round(mem_kb / 2**20, 1), "kernel": platform.release(), "python": platform.python_version()}
+
+
+def cpu_times() -> tuple[float, float]:
+    """(busy, total) jiffies of the whole machine, from /proc/stat."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return float(sum(fields) - idle), float(sum(fields))
+
+
+def loadavg1() -> float:
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    s = sorted(values)
+    if not s:
+        return float("nan")
+    k = (len(s) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (k - lo)
+
+
+# -- (a) hit share under a 95/5 read/write mix -----------------------------------------------------------
+
+
+class MixUser(GrpcUser):
+    """95 read queries to 5 write txns, on the gateway options["addresses"][user_id % 2]."""
+
+    wait_time = constant(0.0)
+    call_timeout_s = 30.0
+
+    async def on_start(self) -> None:
+        addresses = list(self.options["addresses"])
+        self.channel = grpc.aio.insecure_channel(addresses[self.user_id % len(addresses)])
+        await asyncio.wait_for(self.channel.channel_ready(), timeout=self.connect_timeout_s)
+        self.catalog = catalog_pb2_grpc.CatalogStub(self.channel)
+        self.txns = transactions_pb2_grpc.TransactionsStub(self.channel)
+        self.tables = list(self.options["tables"])
+        self.names = list(self.options["names"])
+        self.writes = 0
+
+    @task(95)
+    async def read_query(self) -> None:
+        table = self.rng.choice(self.tables)
+        async with self.measure(READ) as m:
+            state = await self.txns.GetOpenTxns(tpb.GetOpenTxnsRequest(), timeout=self.call_timeout_s)
+            got = (await self.txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+                full_table_names=[f"{DB}.{table}"], valid_txn_list=state.valid_txn_list),
+                timeout=self.call_timeout_s)).tables[0]
+            reply = await self.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(
+                db_name=DB, table_name=table, names=self.rng.sample(self.names, 100),
+                read=pb.ReadContext(valid_write_id_list=got.valid_write_id_list, table_id=got.table_id)),
+                timeout=self.call_timeout_s)
+            m.items = len(reply.partitions)
+            if m.items != 100:
+                m.fail("wrong-count")
+
+    @task(5)
+    async def write_txn(self) -> None:
+        table = self.rng.choice(self.tables)
+        self.writes += 1
+        txn = 0
+        try:
+            async with self.measure(WRITE):
+                txn = (await self.txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="bench"),
+                                                timeout=self.call_timeout_s)).txn_ids[0]
+                await self.catalog.AddPartitions(pb.AddPartitionsRequest(
+                    db_name=DB, table_name=table, txn_id=txn,
+                    partitions=[pb.Partition(values=[f"{self.options['tag']}u{self.user_id}", str(2 * self.writes + i)])
+                                for i in range(2)]),
+                    timeout=self.call_timeout_s)
+                tag = f"u{self.user_id}w{self.writes}"
+                await self.catalog.AlterPartitions(pb.AlterPartitionsRequest(
+                    db_name=DB, table_name=table, txn_id=txn,
+                    partitions=[pb.Partition(values=[n.split("/")[0][3:], n.split("hr=")[1]], parameters={"tag": tag})
+                                for n in self.rng.sample(self.names, 2)]), timeout=self.call_timeout_s)
+                await self.txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn), timeout=self.call_timeout_s)
+                txn = 0
+        finally:
+            if txn:
+                try:
+                    await self.txns.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[txn]), timeout=self.call_timeout_s)
+                except grpc.aio.AioRpcError:
+                    pass
+
+
+def _misses(stats: apb.CacheStatsResponse) -> dict[str, int]:
+    return dict(stats.misses_by_reason)
+
+
+async def figure_hit(admin_dsn: str, root: Path, opts: argparse.Namespace, results: Path) -> dict[str, Any]:
+    tables = [f"h{i}" for i in range(opts.hit_tables)]
+    names = [name_of(v) for v in day_hour_values(opts.hit_partitions)]
+    runs = []
+    async with fresh_database(admin_dsn, "bench_cache_hit", root) as dsn:
+        procs = [GatewayProc(["--dsn", dsn], root / f"hit-gw{i}.log") for i in (1, 2)]
+        try:
+            addresses = [await p.wait_serving(120) for p in procs]
+            eps = [await Endpoint.open(f"gw{i + 1}", a) for i, a in enumerate(addresses)]
+            await create_tables(eps[0], tables, opts.hit_partitions)
+            for ep in eps:
+                await warm(ep, tables, names)
+            for run_no, users in enumerate(opts.users):
+                series: list[dict[str, Any]] = []
+                before = [await ep.stats() for ep in eps]
+                stop = asyncio.Event()
+
+                async def sample() -> None:
+                    started = time.monotonic()
+                    last = before
+                    while not stop.is_set():
+                        try:
+                            await asyncio.wait_for(stop.wait(), 1.0)
+                        except TimeoutError:
+                            pass
+                        now = [await ep.stats() for ep in eps]
+                        hits = sum(n.hits - p.hits for n, p in zip(now, last))
+                        misses = sum(sum(_misses(n).values()) - sum(_misses(p).values()) for n, p in zip(now, last))
+                        series.append({"t": round(time.monotonic() - started, 2), "hits": hits, "misses": misses})
+                        last = now
+
+                sampler = asyncio.create_task(sample())
+                config = RunConfig(users=users, run_time_s=opts.duration, workers=1, seed=opts.seed,
+                                   stop_timeout_s=10.0)
+                result = await run_load(MixUser, addresses[0], config, target=f"{users} users",
+                                        options={"addresses": addresses, "tables": tables, "names": names,
+                                                 "tag": f"r{run_no}"},
+                                        progress=sys.stderr.isatty())
+                stop.set()
+                await sampler
+                after = [await ep.stats() for ep in eps]
+                per_gateway = []
+                for ep, b, a in zip(eps, before, after):
+                    misses = {k: v - _misses(b).get(k, 0) for k, v in _misses(a).items() if v - _misses(b).get(k, 0)}
+                    per_gateway.append({"gateway": ep.name, "hits": a.hits - b.hits, "misses": misses})
+                hits = sum(g["hits"] for g in per_gateway)
+                missed = sum(sum(g["misses"].values()) for g in per_gateway)
+                reads = result.stats[READ] if READ in result.stats else None
+                writes = result.stats[WRITE] if WRITE in result.stats else None
+                run = {
+                    "users": users, "duration_s": result.duration_s, "hits": hits, "misses": missed,
+                    "share": hits / (hits + missed) if hits + missed else 0.0, "per_gateway": per_gateway,
+                    "reads": reads.requests if reads else 0, "read_failures": reads.failures if reads else 0,
+                    "writes": writes.requests if writes else 0, "write_failures": writes.failures if writes else 0,
+                    "write_errors": dict(writes.errors) if writes else {},
+                    "reads_per_s": (reads.requests / result.duration_s) if reads else 0.0,
+                    "writes_per_s": (writes.requests / result.duration_s) if writes else 0.0,
+                    "read_p50_ms": reads.latency.percentile(50) * 1e3 if reads and reads.requests else float("nan"),
+                    "read_p99_ms": reads.latency.percentile(99) * 1e3 if reads and reads.requests else float("nan"),
+                    "series": series,
+                }
+                runs.append(run)
+                files = write_report([result], results, basename=f"hit-{users}users")
+                run["report_md"] = markdown_table([result])
+                print(f"hit share with {users} users: {run['share']:.2%} ({hits} hits, {missed} misses); "
+                      f"report {files.markdown}", flush=True)
+            for ep in eps:
+                await ep.channel.close()
+        finally:
+            for p in procs:
+                p.stop()
+    figure = {"figure": "hit", "tables": len(tables), "partitions_per_table": opts.hit_partitions,
+              "duration_s": opts.duration, "runs": runs}
+    if matplotlib_available():
+        figure["png"] = str(plot_hit(figure, results / "hit_share.png"))
+    return figure
+
+
+def plot_hit(figure: dict[str, Any], path: Path) -> Path:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 4.5), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    for i, run in enumerate(figure["runs"]):
+        xs = [p["t"] for p in run["series"] if p["hits"] + p["misses"]]
+        ys = [100 * p["hits"] / (p["hits"] + p["misses"]) for p in run["series"] if p["hits"] + p["misses"]]
+        ax.plot(xs, ys, color=f"C{i}", label=f"{run['users']} users ({100 * run['share']:.1f}% overall)")
+    ax.set_xlabel("seconds since start")
+    ax.set_ylabel("reads served by the caches (%)")
+    ax.set_ylim(top=100.5)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="lower right")
+    fig.suptitle("Cache hit share per second, 95/5 read/write mix, 2 gateways")
+    fig.savefig(path, format="png")
+    return path
+
+
+# -- (b) commit-to-cache-visible lag -------------------------------------------------------------------
+
+
+async def figure_lag(admin_dsn: str, root: Path, opts: argparse.Namespace, results: Path) -> dict[str, Any]:
+    samples: dict[str, list[float]] = {"poller": [], "served": []}
+    probes: dict[str, list[int]] = {"poller": [], "served": []}
+    commit_ms: list[float] = []
+    snapshot_ms: list[float] = []
+    async with fresh_database(admin_dsn, "bench_cache_lag", root) as dsn:
+        procs = [GatewayProc(["--dsn", dsn], root / f"lag-gw{i}.log") for i in ("a", "b")]
+        try:
+            a, b = [await Endpoint.open(n, await p.wait_serving(120)) for n, p in zip(("A", "B"), procs)]
+            await create_tables(a, ["lag"], 10)
+            await warm(b, ["lag"], [name_of(v) for v in day_hour_values(10)])
+            for method in ("poller", "served"):
+                for i in range(opts.commits):
+                    values = [f"{method}", str(i)]
+                    hits = (await b.stats()).hits  # nothing else reads on B: only the probes move it
+                    (txn,) = (await a.txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="bench"))).txn_ids
+                    await a.catalog.AddPartitions(pb.AddPartitionsRequest(
+                        db_name=DB, table_name="lag", txn_id=txn, partitions=[pb.Partition(values=values)]))
+                    sent = time.perf_counter()
+                    event_id = (await a.txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn))).event_id
+                    t0 = time.perf_counter()
+                    commit_ms.append((t0 - sent) * 1e3)
+                    n = 0
+                    if method == "served":
+                        read = await snapshot(b, "lag")  # a fresh snapshot, taken after the commit
+                        snapshot_ms.append((time.perf_counter() - t0) * 1e3)
+                    while True:
+                        n += 1
+                        if method == "poller":
+                            if (await b.stats()).poller_position >= event_id:
+                                done = time.perf_counter()
+                                break
+                        else:
+                            reply = await b.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(
+                                db_name=DB, table_name="lag", names=[name_of(values)], read=read))
+                            done = time.perf_counter()
+                            now_hits = (await b.stats()).hits
+                            if reply.partitions and now_hits > hits + 1:
+                                raise RuntimeError("someone else reads on gateway B")
+                            if reply.partitions and now_hits > hits:
+                                break
+                            hits = now_hits
+                        if time.perf_counter() - t0 > 30:
+                            raise RuntimeError(f"gateway B did not catch up with event {event_id} in 30 s")
+                    samples[method].append((done - t0) * 1e3)
+                    probes[method].append(n)
+            gateway_view = await b.stats()
+            for ep in (a, b):
+                await ep.channel.close()
+        finally:
+            for p in procs:
+                p.stop()
+    figure: dict[str, Any] = {"figure": "lag", "commits": opts.commits, "commit_ms_p50": percentile(commit_ms, 0.5),
+                              "snapshot_ms_p50": percentile(snapshot_ms, 0.5),
+                              "gateway_lag_p50_ms": gateway_view.poller_lag_p50_ms,
+                              "gateway_lag_p99_ms": gateway_view.poller_lag_p99_ms, "methods": {}}
+    for method, values in samples.items():
+        figure["methods"][method] = {
+            "n": len(values), "p50_ms": percentile(values, 0.5), "p90_ms": percentile(values, 0.9),
+            "p99_ms": percentile(values, 0.99), "max_ms": max(values), "mean_ms": statistics.fmean(values),
+            "probes_p50": percentile([float(x) for x in probes[method]], 0.5), "samples_ms": values,
+        }
+        print(f"lag ({method}): p50 {figure['methods'][method]['p50_ms']:.2f} ms, "
+              f"p99 {figure['methods'][method]['p99_ms']:.2f} ms over {len(values)} commits", flush=True)
+    if matplotlib_available():
+        figure["png"] = str(plot_lag(figure, results / "lag.png"))
+    return figure
+
+
+def plot_lag(figure: dict[str, Any], path: Path) -> Path:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 4.5), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    labels = {"poller": "B's poller applied the commit", "served": "B served the new partition from its cache"}
+    for i, (method, m) in enumerate(figure["methods"].items()):
+        xs = sorted(m["samples_ms"])
+        ys = [100 * (k + 1) / len(xs) for k in range(len(xs))]
+        ax.step(xs, ys, where="post", color=f"C{i}",
+                label=f"{labels[method]} (p50 {m['p50_ms']:.1f} ms, p99 {m['p99_ms']:.1f} ms)")
+    ax.set_xscale("log")
+    ax.set_xlabel("ms after CommitTxn returned on gateway A")
+    ax.set_ylabel("commits (%)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(loc="lower right")
+    fig.suptitle(f"Commit-to-cache-visible lag across gateways, {figure['commits']} commits each (CDF)")
+    fig.savefig(path, format="png")
+    return path
+
+
+# -- (c) prewarm time and memory per partition ----------------------------------------------------------
+
+
+async def load_partitions(dsn: str, ep: Endpoint, tables: int, per_table: int, via_api: int) -> float:
+    """Create the tables and their partitions; returns seconds taken. See the module docstring."""
+    import asyncpg
+
+    from gateway import convert
+    from store import codec
+    from store.catalog import _complete_partition  # the completion AddPartitions applies (sd defaults, name)
+    from store.models import Partition
+
+    started = time.monotonic()
+    await ep.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name=DB)), timeout=TIMEOUT_S)
+    values = day_hour_values(per_table)
+    conn = await asyncpg.connect(dsn)
+    try:
+        for i in range(tables):
+            name = f"p{i}"
+            created = await ep.catalog.CreateTable(pb.CreateTableRequest(table=table_message(name)), timeout=TIMEOUT_S)
+            # The table as the server completed it (location, normalized names); from_pb drops the id.
+            model = replace(convert.table_from_pb(created.table), table_id=created.table.table_id)
+            (txn,) = (await ep.txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="bench"))).txn_ids
+            added = await ep.catalog.AddPartitions(pb.AddPartitionsRequest(
+                db_name=DB, table_name=name, txn_id=txn,
+                partitions=[pb.Partition(values=list(v)) for v in values[:via_api]]), timeout=TIMEOUT_S)
+            write_id = added.partitions[0].write_id
+            now = int(time.time())
+            rows = []
+            for v in values[via_api:]:
+                p = _complete_partition(model, Partition(DB, name, tuple(v)))
+                rows.append((model.table_id, p.name, list(p.values), json.dumps(codec.partition_body(p)), now, write_id))
+            await conn.copy_records_to_table(
+                "partitions", records=rows,
+                columns=["table_id", "part_name", "part_values", "body", "create_time", "created_wid"])
+            await ep.txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn), timeout=TIMEOUT_S)
+            print(f"\rloaded {(i + 1) * per_table:,} partitions", end="", file=sys.stderr, flush=True)
+        print(file=sys.stderr)
+        await conn.execute("ANALYZE partitions")
+        # The COPYed rows must look like the API's: compare the first API row and the first COPYed one.
+        api, copied = await conn.fetch(
+            "SELECT part_name, part_values, body::text AS body, created_wid, dropped_wid FROM partitions "
+            "WHERE table_id = (SELECT table_id FROM tbls WHERE db_name = $1 AND tbl_name = 'p0') "
+            "AND part_name = ANY($2::text[]) ORDER BY part_name = $3 DESC",
+            DB, [name_of(values[0]), name_of(values[via_api])], name_of(values[0]))
+        same = (json.loads(api["body"].replace(api["part_name"], "<name>"))
+                == json.loads(copied["body"].replace(copied["part_name"], "<name>")))
+        if not same or (api["created_wid"], api["dropped_wid"]) != (copied["created_wid"], copied["dropped_wid"]):
+            raise RuntimeError(f"COPYed partition rows differ from the API's: {dict(api)} vs {dict(copied)}")
+    finally:
+        await conn.close()
+    return time.monotonic() - started
+
+
+def status_kib(pid: int, key: str) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no {key} for pid {pid}")
+
+
+async def settled_rss(proc: GatewayProc, seconds: float = 3.0) -> int:
+    """VmRSS after `seconds` of idling (sampled each 0.5 s; the last sample)."""
+    rss = 0
+    for _ in range(int(seconds / 0.5)):
+        await asyncio.sleep(0.5)
+        rss = status_kib(proc.pid, "VmRSS") * 1024
+    return rss
+
+
+async def figure_prewarm(admin_dsn: str, root: Path, opts: argparse.Namespace, results: Path) -> dict[str, Any]:
+    total = opts.tables * opts.per_table
+    async with fresh_database(admin_dsn, "bench_cache_prewarm", root) as dsn:
+        loader = GatewayProc(["--dsn", dsn, *conf_args("metastore.gateway.cache.enabled=false")], root / "loader.log")
+        try:
+            ep = await Endpoint.open("loader", await loader.wait_serving(120))
+            load_s = await load_partitions(dsn, ep, opts.tables, opts.per_table, opts.via_api)
+            await ep.channel.close()
+        finally:
+            loader.stop()
+        print(f"loaded {total:,} partitions in {load_s:.0f} s", flush=True)
+
+        async def start(conf: Sequence[str], log: str) -> tuple[GatewayProc, float, int, int, apb.CacheStatsResponse]:
+            proc = GatewayProc(["--dsn", dsn, *conf_args(*conf)], root / log, log_level="INFO")
+            address = await proc.wait_serving(3600)
+            serve_s = proc.serving_at - proc.started_at
+            endpoint = await Endpoint.open(log, address)
+            # One read of 100 partitions each, so both have used a database connection and the gRPC path.
+            names = [name_of(v) for v in day_hour_values(100)]
+            await endpoint.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(
+                db_name=DB, table_name="p0", names=names, read=await snapshot(endpoint, "p0")), timeout=TIMEOUT_S)
+            stats = await endpoint.stats()
+            await endpoint.channel.close()
+            rss = await settled_rss(proc)
+            return proc, serve_s, rss, status_kib(proc.pid, "VmHWM") * 1024, stats
+
+        base, base_s, base_rss, base_hwm, _ = await start(["metastore.gateway.cache.enabled=false"], "baseline.log")
+        base.stop()
+        eager, eager_s, eager_rss, eager_hwm, stats = await start(
+            ["metastore.gateway.cache.prewarm=eager", "metastore.gateway.cache.max.partitions=2000000"], "eager.log")
+        eager.stop()
+        logged = re.search(r"prewarm loaded (\d+) tables, (\d+) partitions at event (\d+) in ([\d.]+)s", eager.output())
+    cached = stats.partitions
+    figure = {
+        "figure": "prewarm", "tables": opts.tables, "per_table": opts.per_table, "partitions": total,
+        "load_s": load_s, "via_api_per_table": opts.via_api,
+        "baseline_serving_s": base_s, "eager_serving_s": eager_s,
+        "prewarm_logged_s": float(logged.group(4)) if logged else None,
+        "baseline_rss": base_rss, "eager_rss": eager_rss, "baseline_hwm": base_hwm, "eager_hwm": eager_hwm,
+        "cached_partitions": cached, "cached_tables": stats.tables, "cache_bytes": stats.bytes,
+        "first_read_hit": stats.hits >= 1,
+        "bytes_per_partition": (eager_rss - base_rss) / cached if cached else float("nan"),
+        "frame_bytes_per_partition": stats.bytes / cached if cached else float("nan"),
+    }
+    print(f"prewarm: {cached:,} partitions, serving after {eager_s:.1f} s (baseline {base_s:.1f} s), "
+          f"RSS {eager_rss / 2**20:.0f} MiB vs {base_rss / 2**20:.0f} MiB -> "
+          f"{figure['bytes_per_partition']:.0f} bytes per partition", flush=True)
+    return figure
+
+
+# -- the docs section -----------------------------------------------------------------------------------
+
+
+def _command(opts: argparse.Namespace, figure: str) -> str:
+    base = "python -m loadtest.bench_cache --only " + figure
+    if figure == "hit":
+        return base + f" --users {','.join(map(str, opts.users))} --duration {opts.duration:g}"
+    if figure == "lag":
+        return base + f" --commits {opts.commits}"
+    return base + f" --tables {opts.tables} --per-table {opts.per_table}"
+
+
+def _load_note(figure: dict[str, Any]) -> str:
+    load = figure.get("load")
+    if not load:
+        return ""
+    return (f" Machine while it ran: 1-minute load average {load['loadavg1_before']:.1f} before, "
+            f"{load['loadavg1_after']:.1f} after; CPU busy {100 * load['machine_busy']:.0f}% of both cores "
+            "(everything on the machine, other users' processes included).")
+
+
+def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> str:
+    m = meta["machine"]
+    lines = [
+        SECTION_START,
+        "## The synchronized cache: hit share, commit-to-cache lag, prewarm",
+        "",
+        "Produced by `loadtest/bench_cache.py` (`python -m loadtest.bench_cache` runs all three; each figure "
+        "below names its own command). Gateways run as separate `metastore-gateway serve` processes on one "
+        "embedded PostgreSQL with its default (durable) settings, on the same machine as the load generator.",
+        "",
+        f"- **Machine:** {m['nproc']} cores (`nproc`), CPU \"{m['cpu_model']}\" (/proc/cpuinfo), {m['mem_gib']} GiB RAM, "
+        f"Linux {m['kernel']}, Python {m['python']}, PostgreSQL {meta.get('pg_version', '?')}.",
+        f"- Everything (PostgreSQL, the gateways, the load generator) shares those {m['nproc']} cores, and the "
+        "machine is shared with other work (each figure notes the load while it ran), so absolute rates and tail "
+        "latencies are this machine's; the hit share, the lag and the memory per partition are the figures.",
+        "",
+    ]
+    hit = figures.get("hit")
+    if hit:
+        lines += [
+            "### Cache hit share under a 95/5 read/write mix",
+            "",
+            "```sh", hit["command"], "```", "",
+            f"Measured {hit['measured']}.{_load_note(hit)} Two caching gateways (default settings: lazy fill, LISTEN/NOTIFY poller); "
+            f"{hit['tables']} ACID tables of {hit['partitions_per_table']:,} partitions; users alternate between the "
+            "gateways and run, closed loop without think time, 95 read queries to 5 write txns. A read query is "
+            "Hive's: `GetOpenTxns` → `GetValidWriteIds(table)` → `GetPartitionsByNames` of 100 of the table's "
+            "partitions with that snapshot. A write txn: `OpenTxns` → `AddPartitions` (2 new) → `AlterPartitions` "
+            "(2 of the partitions the readers read) → `CommitTxn`. Caches warmed first; share = "
+            "`Admin.CacheStats` hits / (hits + misses) over the run, both gateways summed.",
+            "",
+            "| users | run s | read queries/s | write txns/s | read p50 ms | read p99 ms | cache hits | misses (by reason) | **hit share** |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |",
+        ]
+        for r in hit["runs"]:
+            reasons: dict[str, int] = {}
+            for g in r["per_gateway"]:
+                for k, v in g["misses"].items():
+                    reasons[k] = reasons.get(k, 0) + v
+            why = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())) or "none"
+            lines.append(f"| {r['users']} | {r['duration_s']:.0f} | {r['reads_per_s']:.0f} | {r['writes_per_s']:.1f} | "
+                         f"{r['read_p50_ms']:.1f} | {r['read_p99_ms']:.1f} | {r['hits']:,} | {r['misses']:,} ({why}) | "
+                         f"**{100 * r['share']:.2f}%** |")
+        failures = sum(r["read_failures"] + r["write_failures"] for r in hit["runs"])
+        lines += [
+            "",
+            f"Failed requests: {failures} (a write txn aborted by a write-write conflict would count as one). "
+            "Misses: `stale`, the reader's snapshot includes a commit this gateway's poller had not applied yet; "
+            "`behind_token`, a write through this gateway that its own poller had not applied yet: until it has, "
+            "every read of that table on that gateway goes to PostgreSQL, whoever sends it (the gateway's "
+            "read-your-writes mark is per table). Hit share per second: `loadtest/results/bench_cache/hit_share.png`; "
+            "latency/throughput report: `loadtest/results/bench_cache/hit-<users>users.{md,csv,png}` (regenerated "
+            "by the command above).",
+            "",
+        ]
+    lag = figures.get("lag")
+    if lag:
+        p, s = lag["methods"]["poller"], lag["methods"]["served"]
+        lines += [
+            "### Commit-to-cache-visible lag across gateways",
+            "",
+            "```sh", lag["command"], "```", "",
+            f"Measured {lag['measured']}.{_load_note(lag)} Gateway A commits a txn that added one partition (`OpenTxns` → "
+            "`AddPartitions` → `CommitTxn`); t0 is when `CommitTxn` returns. Gateway B (its cache warm, default "
+            "settings: woken by LISTEN/NOTIFY, timer 60 s) is then polled, one commit at a time, nothing else running:",
+            "",
+            "| visible means | commits | p50 ms | p90 ms | p99 ms | max ms | probes (p50) |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+            f"| B's `CacheStats.poller_position` ≥ the commit's event id | {p['n']} | {p['p50_ms']:.2f} | "
+            f"{p['p90_ms']:.2f} | **{p['p99_ms']:.2f}** | {p['max_ms']:.2f} | {p['probes_p50']:.0f} |",
+            f"| B answers a fresh snapshot's `GetPartitionsByNames` of the new partition from its cache "
+            f"(hit counter moved) | {s['n']} | {s['p50_ms']:.2f} | {s['p90_ms']:.2f} | **{s['p99_ms']:.2f}** | "
+            f"{s['max_ms']:.2f} | {s['probes_p50']:.0f} |",
+            "",
+            f"A `poller` probe is one `CacheStats` call. For `served`, the client takes a fresh snapshot right after "
+            f"the commit (`GetOpenTxns` → `GetValidWriteIds` on B, p50 {lag['snapshot_ms_p50']:.1f} ms, inside the "
+            "lag: no read can be sent before it), then probes `GetPartitionsByNames` of the new partition (each "
+            "followed by a `CacheStats` to tell whether the cache answered it; the time is taken at the read's "
+            f"response) until one is a hit. CommitTxn itself took {lag['commit_ms_p50']:.1f} ms (p50, durable "
+            f"commit). B's own view (`CacheStats.poller_lag_p50_ms`/`p99`, from the event's insert time to its "
+            f"apply): {lag['gateway_lag_p50_ms']:.1f} / {lag['gateway_lag_p99_ms']:.1f} ms. Distribution: "
+            "`loadtest/results/bench_cache/lag.png`.",
+            "",
+        ]
+        prev = lag.get("previous")
+        if prev:
+            pp, ps = prev["methods"]["poller"], prev["methods"]["served"]
+            load = prev.get("load") or {}
+            lines += [
+                f"The run before ({prev['measured']}, load average {load.get('loadavg1_before', float('nan')):.1f} → "
+                f"{load.get('loadavg1_after', float('nan')):.1f}): poller p50 {pp['p50_ms']:.2f} / p99 "
+                f"{pp['p99_ms']:.2f} ms, served p50 {ps['p50_ms']:.2f} / p99 {ps['p99_ms']:.2f} ms. The medians hold; "
+                "the tails follow the machine's load.",
+                "",
+            ]
+    pre = figures.get("prewarm")
+    if pre:
+        mib = 2**20
+        lines += [
+            "### Prewarm time and resident memory per cached partition",
+            "",
+            "```sh", pre["command"], "```", "",
+            f"Measured {pre['measured']}.{_load_note(pre)} {pre['tables']} ACID tables × {pre['per_table']:,} partitions = "
+            f"{pre['partitions']:,} partitions (keys ds string, hr int; storage descriptor as AddPartitions completes "
+            f"it). Per table one txn: {pre['via_api_per_table']:,} partitions through `AddPartitions`, the rest COPYed "
+            "into `partitions` with the same rows (`store.catalog` completion, `store.codec` body, the txn's write id), "
+            f"then `CommitTxn`; loading took {pre['load_s']:.0f} s. Then, one after the other on that database, a gateway "
+            "with `metastore.gateway.cache.enabled=false` (baseline) and one with "
+            "`metastore.gateway.cache.prewarm=eager` and `metastore.gateway.cache.max.partitions=2000000`; each "
+            "answered one 100-partition read, then idled 3 s before VmRSS was read from /proc.",
+            "",
+            "| | spawn → serving s | VmRSS MiB | peak VmHWM MiB |",
+            "| --- | ---: | ---: | ---: |",
+            f"| cache disabled | {pre['baseline_serving_s']:.1f} | {pre['baseline_rss'] / mib:.0f} | "
+            f"{pre['baseline_hwm'] / mib:.0f} |",
+            f"| eager prewarm | {pre['eager_serving_s']:.1f} | {pre['eager_rss'] / mib:.0f} | {pre['eager_hwm'] / mib:.0f} |",
+            "",
+            f"- **Prewarm:** {pre['cached_partitions']:,} partitions of {pre['cached_tables']} tables cached; serving "
+            f"{pre['eager_serving_s']:.1f} s after spawn ({pre['eager_serving_s'] - pre['baseline_serving_s']:.1f} s more "
+            "than without the cache" + (f"; the gateway logs the load itself as {pre['prewarm_logged_s']:.1f} s" if
+                                         pre.get("prewarm_logged_s") is not None else "") + ").",
+            f"- **Memory:** ({pre['eager_rss'] / mib:.0f} − {pre['baseline_rss'] / mib:.0f}) MiB / "
+            f"{pre['cached_partitions']:,} = **{pre['bytes_per_partition']:.0f} bytes of resident memory per cached "
+            f"partition**. Of that, the pre-encoded protobuf frames are {pre['frame_bytes_per_partition']:.0f} bytes "
+            "(`CacheStats.bytes` / partitions); the rest (not broken down here) is what holds them: the per-version "
+            "records, the name → versions maps, the values tuples, the sorted name lists, and whatever the allocator "
+            "kept from the load." + (f" Peak during prewarm (VmHWM): {pre['eager_hwm'] / mib:.0f} MiB."
+                                     if pre["eager_hwm"] > pre["eager_rss"] * 1.02 else ""),
+            f"- The first read after start was {'a cache hit' if pre['first_read_hit'] else 'NOT a cache hit'}.",
+        ]
+        prev = pre.get("previous")
+        if prev:
+            load = prev.get("load") or {}
+            lines.append(
+                f"- The run before ({prev['measured']}, load average {load.get('loadavg1_before', float('nan')):.1f} → "
+                f"{load.get('loadavg1_after', float('nan')):.1f}): serving after {prev['eager_serving_s']:.1f} s"
+                + (f" (prewarm logged {prev['prewarm_logged_s']:.1f} s)" if prev.get("prewarm_logged_s") else "")
+                + f", {prev['bytes_per_partition']:.0f} bytes per partition.")
+        lines.append("")
+    lines.append(SECTION_END)
+    return "\n".join(lines) + "\n"
+
+
+def replace_section(text: str, section: str) -> str:
+    start, end = text.find(SECTION_START), text.find(SECTION_END)
+    if start != -1 and end > start:
+        tail = text[end + len(SECTION_END):]
+        if tail.startswith("\n"):
+            tail = tail[1:]
+        return text[:start] + section + tail
+    if not text:
+        return "# Benchmarks\n\n" + section
+    return text.rstrip("\n") + "\n\n" + section
+
+
+def write_docs(out: Path, results: Path, meta: dict[str, Any] | None = None) -> None:
+    """Rewrite the bench:cache section of `out` from the newest JSON of each figure in `results`."""
+    figures = {}
+    for name in ("hit", "lag", "prewarm"):
+        path = results / f"{name}.json"
+        if path.exists():
+            figures[name] = json.loads(path.read_text())
+    if meta is None:
+        newest = max(figures.values(), key=lambda f: f.get("measured", ""), default={})
+        meta = {"machine": newest.get("machine") or machine(), "pg_version": newest.get("pg_version", "?")}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    text = out.read_text() if out.exists() else ""
+    out.write_text(replace_section(text, render_section(figures, meta)))
+
+
+async def pg_version(dsn: str) -> str:
+    import asyncpg
+
+    conn = await asyncpg.connect(dsn)
+    try:
+        return str(await conn.fetchval("SHOW server_version"))
+    finally:
+        await conn.close()
+
+
+async def _main_async(opts: argparse.Namespace) -> int:
+    from gateway.embedded_pg import EmbeddedPostgres
+
+    results = Path(opts.results_dir)
+    results.mkdir(parents=True, exist_ok=True)
+    if opts.render_only:
+        write_docs(Path(opts.out), results)
+        print(f"wrote the bench:cache section of {opts.out} from {results}/*.json", flush=True)
+        return 0
+    with workdir() as root:
+        pg = None
+        if opts.dsn:
+            admin_dsn = opts.dsn
+        else:
+            pg = EmbeddedPostgres(root / "pg")
+            admin_dsn = await asyncio.to_thread(pg.start)
+        try:
+            meta = {"machine": machine(), "pg_version": await pg_version(admin_dsn)}
+            runners = {"hit": figure_hit, "lag": figure_lag, "prewarm": figure_prewarm}
+            for name in opts.only:
+                load_before, (busy0, total0) = loadavg1(), cpu_times()
+                figure = await runners[name](admin_dsn, root, opts, results)
+                busy1, total1 = cpu_times()
+                figure["load"] = {"loadavg1_before": load_before, "loadavg1_after": loadavg1(),
+                                  "machine_busy": (busy1 - busy0) / max(total1 - total0, 1.0)}
+                figure["command"] = _command(opts, name)
+                figure["measured"] = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+                figure["machine"] = meta["machine"]
+                figure["pg_version"] = meta["pg_version"]
+                path = results / f"{name}.json"
+                if name == "lag" and path.exists():  # tails move with the machine's load: keep the last run's
+                    old = json.loads(path.read_text())
+                    figure["previous"] = {"measured": old.get("measured"), "load": old.get("load"), "methods": {
+                        m: {k: v for k, v in x.items() if k != "samples_ms"} for m, x in old["methods"].items()}}
+                if name == "prewarm" and path.exists():
+                    old = json.loads(path.read_text())
+                    if old.get("partitions") == figure["partitions"]:
+                        figure["previous"] = {k: old.get(k) for k in (
+                            "measured", "load", "eager_serving_s", "prewarm_logged_s", "bytes_per_partition")}
+                path.write_text(json.dumps(figure, indent=1))
+        finally:
+            if pg is not None:
+                await asyncio.to_thread(pg.stop)
+    if opts.out:
+        write_docs(Path(opts.out), results, meta)
+        print(f"wrote the bench:cache section of {opts.out}", flush=True)
+    return 0
+
+
+def _csv_ints(value: str) -> list[int]:
+    return [int(v) for v in value.split(",") if v]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m loadtest.bench_cache", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default="hit,lag,prewarm", type=lambda v: [x for x in v.split(",") if x],
+                        help="figures to measure: hit, lag, prewarm (comma-separated; default all)")
+    parser.add_argument("--users", default="4,16", type=_csv_ints, help="hit: user counts, one run each (default 4,16)")
+    parser.add_argument("--duration", type=float, default=30.0, help="hit: seconds per run (default 30)")
+    parser.add_argument("--hit-tables", type=int, default=8)
+    parser.add_argument("--hit-partitions", type=int, default=2000, help="hit: partitions per table (default 2000)")
+    parser.add_argument("--commits", type=int, default=200, help="lag: commits per method (default 200)")
+    parser.add_argument("--tables", type=int, default=20, help="prewarm: tables (default 20)")
+    parser.add_argument("--per-table", type=int, default=50_000, help="prewarm: partitions per table (default 50000)")
+    parser.add_argument("--via-api", type=int, default=1000, help="prewarm: partitions per table added over gRPC")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--dsn", help="PostgreSQL server to create the databases in (default: an embedded one)")
+    parser.add_argument("--out", default=DEFAULT_OUT, help="markdown file whose bench:cache section is rewritten "
+                                                           "('' to skip)")
+    parser.add_argument("--results-dir", default=DEFAULT_RESULTS)
+    parser.add_argument("--render-only", action="store_true",
+                        help="measure nothing: rewrite the docs section from the JSON in --results-dir")
+    opts = parser.parse_args(argv)
+    unknown = set(opts.only) - {"hit", "lag", "prewarm"}
+    if unknown:
+        parser.error(f"unknown figure(s): {', '.join(sorted(unknown))}")
+    return asyncio.run(_main_async(opts))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -20,20 +20,15 @@ def _lock_id(lock_id: int) -> int:
 class LockStore:
     def __init__(self, db: Database) -> None:
         self._db = db
-        self.stats = {"requests": 0, "granted_at_once": 0, "unlocks": 0}
 
     async def lock(self, request: LockRequest) -> LockResult:
-        result = await self._db.transact(locks.enqueue, request)
-        self.stats["requests"] += 1
-        self.stats["granted_at_once"] += result.blocked_by is None
-        return result
+        return await self._db.transact(locks.enqueue, request)
 
     async def check_lock(self, lock_id: int) -> LockResult:
         return await self._db.transact(locks.check_lock, _lock_id(lock_id))
 
     async def unlock(self, lock_id: int) -> None:
         await self._db.transact(locks.unlock, _lock_id(lock_id))
-        self.stats["unlocks"] += 1
 
     async def heartbeat(self, lock_ids: Sequence[int]) -> list[int]:
         """Refresh standalone locks; return the ids that do not exist."""

@@ -102,13 +102,14 @@ class TxnStore:
 
     async def get_valid_write_ids(self, full_table_names: Sequence[str], txn_list: ValidTxnList) -> list[TableWriteIds]:
         async def run(conn: asyncpg.Connection) -> list[TableWriteIds]:
-            tables = []
+            await txns.check_txn_list_not_too_old(conn, txn_list)
+            out = []
             for full_name in full_table_names:
                 db_name, sep, table_name = full_name.partition(".")
                 if not sep:
                     raise InvalidArgument(f"{full_name!r} is not a full table name (db.table)")
-                tables.append(await catalog.get_table(conn, db_name, table_name))
-            return await txns.get_valid_write_ids(conn, tables, txn_list)
+                out.append(await txns.write_ids_by_name(conn, db_name, table_name, txn_list))
+            return out
 
         return await self._db.read(run)
 

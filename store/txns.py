@@ -20,6 +20,9 @@ from store.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
 from store.events import NewEvent
 from store.models import Table, TableType
 from store.sql import locks as lock_sql
+from store import names
+from store.snapshot import is_visible
+from store.sql import catalog as catalog_sql
 from store.sql import txns as sql
 from store.writeids import ValidTxnList, ValidWriteIdList, build_valid_txn_list, build_valid_write_id_list
 
@@ -214,6 +217,25 @@ async def get_valid_write_ids(
     await check_txn_list_not_too_old(conn, txn_list)
     return [TableWriteIds(t.full_name, t.table_id, await table_write_ids(conn, t.full_name, t.table_id, txn_list))
             for t in tables]
+
+
+async def write_ids_by_name(conn: asyncpg.Connection, db_name: str, table_name: str, txn_list: ValidTxnList) -> TableWriteIds:
+    """The table that has this name in the snapshot, and its write ids. The name is resolved in
+    the snapshot too: while a rename is uncommitted, other readers still find the old name."""
+    db_key = names.normalize_identifier(db_name, "database")
+    tbl_key = names.normalize_identifier(table_name, "table")
+    full_name = f"{db_key}.{tbl_key}"
+    versions = await conn.fetch(catalog_sql.SELECT_TABLE_VERSIONS_BY_NAME, db_key, tbl_key)
+    lists: dict[int, ValidWriteIdList] = {}
+    for row in versions:
+        table_id = row["table_id"]
+        if table_id not in lists:
+            lists[table_id] = await table_write_ids(conn, full_name, table_id, txn_list)
+        if is_visible(lists[table_id], 0, row["created_wid"], row["dropped_wid"]):
+            return TableWriteIds(full_name, table_id, lists[table_id])
+    if await conn.fetchrow(catalog_sql.SELECT_DATABASE, db_key) is None:
+        raise NotFound(f"database {db_key} does not exist")
+    raise NotFound(f"table {full_name} does not exist" + (" in this snapshot" if versions else ""))
 
 
 async def table_write_ids(conn: asyncpg.Connection, full_name: str, table_id: int, txn_list: ValidTxnList) -> ValidWriteIdList:

@@ -39,8 +39,8 @@ INSERT INTO hive_locks (ext_id, int_id, txn_id, db_name, tbl_name, part_name, st
                         last_heartbeat, acquired_at, user_name, host, agent_info, blocked_by_ext_id, blocked_by_int_id)
 SELECT $1, r.int_id, $8, r.db_name, r.tbl_name, r.part_name,
        CASE WHEN b.b_ext IS NULL THEN 'a' ELSE 'w' END, r.lock_type, r.operation,
-       CASE WHEN $8 = 0 THEN clock_timestamp() END,
-       CASE WHEN b.b_ext IS NULL THEN clock_timestamp() END,
+       CASE WHEN $8 = 0 THEN statement_timestamp() END,
+       CASE WHEN b.b_ext IS NULL THEN statement_timestamp() END,
        $11, $12, $13,
        CASE WHEN b.int_id = r.int_id THEN b.b_ext END, CASE WHEN b.int_id = r.int_id THEN b.b_int END
 FROM r LEFT JOIN blocker b ON true
@@ -68,13 +68,13 @@ LIMIT 1
 MARK_WAITING = """
 UPDATE hive_locks SET blocked_by_ext_id = CASE WHEN int_id = $2 THEN $3::bigint END,
                       blocked_by_int_id = CASE WHEN int_id = $2 THEN $4::int END,
-                      last_heartbeat = CASE WHEN txn_id = 0 THEN clock_timestamp() END
+                      last_heartbeat = CASE WHEN txn_id = 0 THEN statement_timestamp() END
 WHERE ext_id = $1
 """
 
 MARK_ACQUIRED = """
-UPDATE hive_locks SET state = 'a', acquired_at = clock_timestamp(), blocked_by_ext_id = NULL, blocked_by_int_id = NULL,
-                      last_heartbeat = CASE WHEN txn_id = 0 THEN clock_timestamp() END
+UPDATE hive_locks SET state = 'a', acquired_at = statement_timestamp(), blocked_by_ext_id = NULL, blocked_by_int_id = NULL,
+                      last_heartbeat = CASE WHEN txn_id = 0 THEN statement_timestamp() END
 WHERE ext_id = $1
 """
 
@@ -88,20 +88,21 @@ DELETE FROM hive_locks WHERE (ext_id, int_id) IN (
 
 # -- heartbeat and time-out (standalone locks only; txn locks live and die with their txn) ------
 HEARTBEAT_LOCKS = """
-UPDATE hive_locks SET last_heartbeat = clock_timestamp()
+UPDATE hive_locks SET last_heartbeat = statement_timestamp()
 WHERE ext_id = ANY($1::bigint[]) AND txn_id = 0
 RETURNING ext_id
 """
 
 EXISTING_REQUESTS = "SELECT DISTINCT ext_id FROM hive_locks WHERE ext_id = ANY($1::bigint[])"
 
-# Hive's timeOutLocks. The heartbeat is re-checked on each locked row, and a heartbeat updates all
-# rows of a request at once, so a request is deleted whole or not at all.
+# Hive's timeOutLocks. Every statement here stamps all rows of a request with one
+# statement_timestamp(), and the heartbeat is re-checked on each row once locked, so a request is
+# deleted whole or not at all.
 # Index: hive_locks_standalone_heartbeat.
 TIME_OUT_LOCKS = """
 DELETE FROM hive_locks WHERE (ext_id, int_id) IN (
     SELECT ext_id, int_id FROM hive_locks
-    WHERE txn_id = 0 AND last_heartbeat < clock_timestamp() - make_interval(secs => $1)
+    WHERE txn_id = 0 AND last_heartbeat < statement_timestamp() - make_interval(secs => $1)
     ORDER BY ext_id, int_id FOR UPDATE)
 RETURNING ext_id, int_id, db_name, tbl_name, part_name, user_name, host
 """

@@ -1,0 +1,1 @@
+"""The PySpark side: executor- and driver-side client helpers and jobs (clients of the gRPC API)."""

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -76,7 +75,6 @@ class Poller:
         self._running.set()
         self._listener: asyncpg.Connection | None = None
         self._loading: dict[tuple[str, str], asyncio.Task[None]] = {}
-        self._shard_locks = [threading.Lock() for _ in range(64)]
         cache.on_unknown_table = self.request_load
 
     # -- start-up ------------------------------------------------------------------------------
@@ -204,7 +202,7 @@ class Poller:
     def _flush(self, batches: dict[int, TableBatch]) -> None:
         for table_id, working in batches.items():
             entry = working.finish()
-            with self._shard_locks[table_id % len(self._shard_locks)]:
+            with self.cache.shard(table_id).lock:
                 if entry is None:
                     self.cache.remove(table_id)
                 else:
@@ -212,7 +210,7 @@ class Poller:
         batches.clear()
 
     def _install(self, entry: TableEntry) -> None:
-        with self._shard_locks[entry.table_id % len(self._shard_locks)]:
+        with self.cache.shard(entry.table_id).lock:
             current = self.cache.get(entry.table_id)
             if current is None or current.applied_event_id < entry.applied_event_id:
                 self.cache.put(entry)

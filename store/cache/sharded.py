@@ -15,15 +15,18 @@ that event.
 
 from __future__ import annotations
 
-import asyncio
+import bisect
 import itertools
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from store import names as n
-from store.cache.entry import TableEntry, pick
+from store.cache.entry import TableEntry, Version, pick, with_changes
 from store.errors import InvalidArgument
+from store.models import Table
+from store.partition_filter import parse_filter
 from store.snapshot import ReadSnapshot
 from store.writeids import ValidWriteIdList, covers
 
@@ -54,7 +57,9 @@ class PartitionsHit:
 
 @dataclass
 class _Shard:
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # Taken by writers only (poller batches, fills, prewarm), never across an await; readers take
+    # no lock. A threading lock, so a writer may also run in a worker thread (a long prewarm).
+    lock: threading.Lock = field(default_factory=threading.Lock)
     entries: dict[int, TableEntry] = field(default_factory=dict)
 
 
@@ -188,8 +193,9 @@ class ShardedCache:
             return self._miss(VERSIONS_NOT_HELD)
         return entry, wl
 
-    def read_table(self, db_name: str, table_name: str, snapshot: ReadSnapshot, min_event_id: int = 0) -> bytes | Miss:
-        """The encoded Table the snapshot sees, or a miss."""
+    def _visible_table(self, db_name: str, table_name: str, snapshot: ReadSnapshot, min_event_id: int,
+                       *, partitioned: bool) -> tuple[TableEntry, ValidWriteIdList | None, Version, Table] | Miss:
+        """The entry, the snapshot, and the table version the snapshot sees under this name."""
         resolved = self._resolve(db_name, table_name, snapshot, min_event_id)
         if isinstance(resolved, Miss):
             return resolved
@@ -197,21 +203,24 @@ class ShardedCache:
         found = entry.table_for(wl)
         if found is None or (found[1].db_name, found[1].name) != (db_name, table_name):
             return self._miss(NAME_NOT_VISIBLE)
+        if partitioned and not found[1].partition_keys:
+            raise InvalidArgument(f"table {found[1].full_name} is not partitioned")
+        return entry, wl, found[0], found[1]
+
+    def read_table(self, db_name: str, table_name: str, snapshot: ReadSnapshot, min_event_id: int = 0) -> bytes | Miss:
+        """The encoded Table the snapshot sees, or a miss."""
+        found = self._visible_table(db_name, table_name, snapshot, min_event_id, partitioned=False)
+        if isinstance(found, Miss):
+            return found
         self.stats.hits += 1
-        return found[0].frame
+        return found[2].frame
 
     def read_partitions(self, db_name: str, table_name: str, names: Sequence[str], snapshot: ReadSnapshot,
                         min_event_id: int = 0) -> PartitionsHit | Miss:
-        resolved = self._resolve(db_name, table_name, snapshot, min_event_id)
-        if isinstance(resolved, Miss):
-            return resolved
-        entry, wl = resolved
-        found = entry.table_for(wl)
-        if found is None or (found[1].db_name, found[1].name) != (db_name, table_name):
-            return self._miss(NAME_NOT_VISIBLE)
-        table = found[1]
-        if not table.partition_keys:
-            raise InvalidArgument(f"table {table.full_name} is not partitioned")
+        found = self._visible_table(db_name, table_name, snapshot, min_event_id, partitioned=True)
+        if isinstance(found, Miss):
+            return found
+        entry, wl, _, table = found
         partitions = entry.partitions
         bodies = []
         seen: set[str] = set()
@@ -233,18 +242,10 @@ class ShardedCache:
                                   snapshot: ReadSnapshot, min_event_id: int = 0) -> PartitionsHit | Miss:
         """Visible partitions matching a Hive filter, in name order, at most `limit` + 1 of them
         (the caller tells "too many" from that); the filter runs in memory on each candidate."""
-        from store.partition_filter import parse_filter
-
-        resolved = self._resolve(db_name, table_name, snapshot, min_event_id)
-        if isinstance(resolved, Miss):
-            return resolved
-        entry, wl = resolved
-        found = entry.table_for(wl)
-        if found is None or (found[1].db_name, found[1].name) != (db_name, table_name):
-            return self._miss(NAME_NOT_VISIBLE)
-        table = found[1]
-        if not table.partition_keys:
-            raise InvalidArgument(f"table {table.full_name} is not partitioned")
+        found = self._visible_table(db_name, table_name, snapshot, min_event_id, partitioned=True)
+        if isinstance(found, Miss):
+            return found
+        entry, wl, _, table = found
         matches = parse_filter(filter_text, table.partition_keys).matches
         bodies = []
         partitions = entry.partitions
@@ -260,17 +261,10 @@ class ShardedCache:
     def list_partition_names(self, db_name: str, table_name: str, after: str, page_size: int,
                              snapshot: ReadSnapshot, min_event_id: int = 0) -> tuple[list[str], str | None] | Miss:
         """Up to page_size visible names after `after`, and the last name when more follow."""
-        import bisect
-
-        resolved = self._resolve(db_name, table_name, snapshot, min_event_id)
-        if isinstance(resolved, Miss):
-            return resolved
-        entry, wl = resolved
-        found = entry.table_for(wl)
-        if found is None or (found[1].db_name, found[1].name) != (db_name, table_name):
-            return self._miss(NAME_NOT_VISIBLE)
-        if not found[1].partition_keys:
-            raise InvalidArgument(f"table {found[1].full_name} is not partitioned")
+        found = self._visible_table(db_name, table_name, snapshot, min_event_id, partitioned=True)
+        if isinstance(found, Miss):
+            return found
+        entry, wl = found[0], found[1]
         names = entry.sorted_names
         out: list[str] = []
         for name in itertools.islice(names, bisect.bisect_right(names, after), None):
@@ -298,8 +292,6 @@ class ShardedCache:
     def note_writer(self, db_name: str, table_name: str, txn_id: int) -> None:
         """A write through this gateway: until the poller applies the txn's outcome, its reads of
         the table go to the database (the ALLOC event may not have been applied yet)."""
-        from store.cache.entry import with_changes
-
         entry = self.by_name(db_name, table_name)
         if entry is not None and txn_id not in entry.writers:
             self.put(with_changes(entry, writers={**entry.writers, txn_id: -1}))

@@ -160,7 +160,7 @@ async def run(args: argparse.Namespace) -> list[tuple[str, list[RunResult]]]:
         await asyncio.to_thread(pg.stop)
 
 
-async def _start_hms(partitions: int) -> tuple[str | None, contextlib.AbstractAsyncContextManager[str] | None]:
+async def _start_hms(partitions: int, warmup_s: float = 20.0) -> tuple[str | None, contextlib.AbstractAsyncContextManager[str] | None]:
     try:
         from loadtest import hms
     except ImportError as exc:
@@ -170,8 +170,10 @@ async def _start_hms(partitions: int) -> tuple[str | None, contextlib.AbstractAs
     try:
         address = await ctx.__aenter__()
         started = time.monotonic()
-        await asyncio.to_thread(hms.load_hms, address, partitions=partitions)
-        print(f"hive metastore loaded in {time.monotonic() - started:.1f}s", file=sys.stderr)
+        names = await asyncio.to_thread(hms.load_hms, address, partitions=partitions)
+        print(f"hive metastore loaded in {time.monotonic() - started:.1f}s; warming its JVM for {warmup_s:g}s",
+              file=sys.stderr)
+        await asyncio.to_thread(hms.warm_up, address, "bench", "events", names, warmup_s)
         return address, ctx
     except Exception as exc:  # noqa: BLE001 - the peer is optional; say why it is missing
         print(f"hive-metastore target skipped: {exc}", file=sys.stderr)

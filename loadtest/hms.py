@@ -1,0 +1,580 @@
+"""The real Apache Hive Metastore as a load-test target (issue 6, target (d)).
+
+The Hive Metastore 2.3.x that ships inside the installed `pyspark` package (its `jars/` folder holds
+hive-metastore-2.3.*.jar with everything it needs: Derby, DataNucleus, Thrift, log4j) runs as its
+own JVM, with embedded Derby in a temporary working directory, and is called through its Thrift API
+with `hmsclient` (PyPI) over thrift's C-accelerated binary protocol:
+
+    async with hms_server() as address:                      # "127.0.0.1:PORT", ready to serve
+        await asyncio.to_thread(load_hms, address, partitions=10_000)
+        names = partition_names(10_000)
+        result = await run_load(HmsReader, address, RunConfig(users=4, run_time_s=10),
+                                options={"batch": 100, "names": names})
+
+or, as one driver target that starts, loads and stops it:
+
+    Target("hive-metastore", functools.partial(hms_with_data, partitions=10_000), HmsReader,
+           RunConfig(...), options={"batch": 100, "names": partition_names(10_000)})
+
+The data are the gateway benchmark's (loadtest/gateway_targets.py): database `bench`, table `events`
+(id bigint, payload string) partitioned by (ds string, hr int), ORC, partitions ds=2024-01-01/hr=0,
+ds=2024-01-01/hr=1, ... 24 hours a day, each with parameters numRows/totalSize. `HmsReader` accepts
+the same options as `GatewayReader` (`batch`, `names`, `op`), so one options dict drives both.
+
+Notes for whoever reads the numbers:
+- HiveMetaStore 2.3's main() has no bind-host setting: it listens on the wildcard address. Everything
+  here connects to 127.0.0.1 only; nothing else is ever sent to it.
+- The JVM logs at WARN by default (`log_level`): at INFO, HMS writes an audit line per call, which
+  costs it throughput a production deployment would usually pay; pass log_level="INFO" to include it.
+- A Thrift client always decodes replies (no raw-bytes shortcut as for gRPC); the C decoder
+  (`fastbinary`) is used: ~1.5 ms of client CPU for 100 partitions, against ~50 ms of JVM CPU.
+- get_partitions_by_names goes through HMS's direct SQL, whose follow-up queries inline the
+  partition ids as literals, so Derby compiles new statements on most calls (jstack shows Derby
+  loading generated classes); that, not Thrift, is where HMS spends its time.
+- The JIT needs tens of seconds of calls to warm up (the first calls cost 3x the CPU):
+  `hms_with_data(warmup_s=...)` does that before the target is measured.
+- Settings chosen for the load, none of which changes a read: hive.warehouse.subdir.inherit.perms
+  and hive.stats.autogather off, Derby without fsync, partition directories made by `load_hms`
+  (without Hadoop's native library HMS forks `ls`/`chmod` per new directory).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import importlib.util
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable, Mapping, Sequence, TypeVar
+from urllib.parse import unquote
+
+from loadtest.errors import LoadTestError
+from loadtest.users import User, constant, task
+from store.names import escape_path_name
+
+__all__ = [
+    "DEFAULT_COLUMNS",
+    "DEFAULT_KEYS",
+    "HMS_MAIN_CLASS",
+    "HmsError",
+    "HmsReader",
+    "connect",
+    "hms_command",
+    "hms_server",
+    "hms_unavailable_reason",
+    "hms_version",
+    "hms_with_data",
+    "hourly_values",
+    "load_hms",
+    "partition_name",
+    "partition_names",
+    "pyspark_jars_dir",
+    "warm_up",
+]
+
+HMS_MAIN_CLASS = "org.apache.hadoop.hive.metastore.HiveMetaStore"
+DEFAULT_KEYS: tuple[tuple[str, str], ...] = (("ds", "string"), ("hr", "int"))
+DEFAULT_COLUMNS: tuple[tuple[str, str], ...] = (("id", "bigint"), ("payload", "string"))
+DEFAULT_PARTITION_PARAMETERS: Mapping[str, str] = {"numRows": "1000", "totalSize": "123456"}
+ORC_INPUT_FORMAT = "org.apache.hadoop.hive.ql.io.orc.OrcInputFormat"
+ORC_OUTPUT_FORMAT = "org.apache.hadoop.hive.ql.io.orc.OrcOutputFormat"
+ORC_SERDE = "org.apache.hadoop.hive.ql.io.orc.OrcSerde"
+
+_HOST = "127.0.0.1"
+_LOG_NAME = "hms.log"
+_T = TypeVar("_T")
+
+
+class HmsError(LoadTestError):
+    """The Hive Metastore could not be found, started or loaded."""
+
+
+# -- finding the jars -------------------------------------------------------------------------------
+
+
+def pyspark_jars_dir() -> Path | None:
+    """The `jars/` folder of the installed pyspark package (found without importing pyspark), or None."""
+    try:
+        spec = importlib.util.find_spec("pyspark")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        jars = Path(location) / "jars"
+        if any(jars.glob("hive-metastore-*.jar")):
+            return jars
+    return None
+
+
+def hms_version(jars_dir: Path | None = None) -> str:
+    """The Hive Metastore version shipped with pyspark, read from hive-metastore-X.Y.Z.jar's name."""
+    jars = jars_dir or pyspark_jars_dir()
+    if jars is None:
+        raise HmsError("pyspark is not installed (or its jars/ folder has no hive-metastore jar)")
+    for jar in sorted(jars.glob("hive-metastore-*.jar")):
+        m = re.fullmatch(r"hive-metastore-(\d+(?:\.\d+)+)\.jar", jar.name)
+        if m:
+            return m.group(1)
+    raise HmsError(f"no hive-metastore-<version>.jar in {jars}")
+
+
+def _java() -> str | None:
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / "java").is_file():
+        return str(Path(home) / "bin" / "java")
+    return shutil.which("java")
+
+
+def hms_unavailable_reason() -> str | None:
+    """Why `hms_server` cannot run here (for pytest.skip), or None when Java, the jars and the
+    Thrift client are all present."""
+    if _java() is None:
+        return "no Java runtime (java not on PATH and JAVA_HOME unset)"
+    if pyspark_jars_dir() is None:
+        return "pyspark with its Hive Metastore jars is not installed"
+    for module in ("hmsclient", "thrift"):
+        if importlib.util.find_spec(module) is None:
+            return f"the Thrift client is not installed (pip install hmsclient): no module {module!r}"
+    return None
+
+
+# -- the server -------------------------------------------------------------------------------------
+
+
+def hms_command(
+    port: int,
+    workdir: Path,
+    *,
+    jars_dir: Path | None = None,
+    java: str | None = None,
+    log_level: str = "WARN",
+    jvm_args: Sequence[str] = (),
+) -> list[str]:
+    """The command line that runs HiveMetaStore on `port` with embedded Derby under `workdir`.
+
+    Hive reads its settings from JVM system properties (HiveConf applies -D overrides of known
+    variables), so no hive-site.xml is needed. Hive's log4j2 config writes to a file under
+    ${java.io.tmpdir}/${user.name} by default; hive.root.logger=console sends it to stderr instead,
+    which hms_server captures in workdir/hms.log.
+    """
+    jars = jars_dir or pyspark_jars_dir()
+    if jars is None:
+        raise HmsError("pyspark is not installed (or its jars/ folder has no hive-metastore jar)")
+    java = java or _java()
+    if java is None:
+        raise HmsError("no Java runtime: java is not on PATH and JAVA_HOME is unset")
+    workdir = workdir.resolve()
+    props = {
+        "log4j2.contextSelector": "org.apache.logging.log4j.core.selector.BasicContextSelector",
+        "hive.root.logger": "console",
+        "hive.log.level": log_level,
+        "hive.log.dir": str(workdir),
+        "derby.system.home": str(workdir),
+        "derby.stream.error.file": str(workdir / "derby.log"),
+        # No fsync per commit (a throwaway database, like the gateway's test PostgreSQL settings).
+        "derby.system.durability": "test",
+        "java.io.tmpdir": str(workdir / "tmp"),
+        "javax.jdo.option.ConnectionURL": f"jdbc:derby:;databaseName={workdir / 'metastore_db'};create=true",
+        "hive.metastore.schema.verification": "false",
+        "datanucleus.schema.autoCreateAll": "true",
+        "hive.metastore.warehouse.dir": str(workdir / "warehouse"),
+        # Without Hadoop's native library, inheriting the warehouse's permissions on every new
+        # partition directory forks `ls -ld` per directory, which made loading 1,000 partitions
+        # take over a minute; no benchmark read depends on directory permissions.
+        "hive.warehouse.subdir.inherit.perms": "false",
+        # Keep the partition parameters the loader gives (numRows, totalSize): with this on, HMS
+        # lists each new partition's existing directory and overwrites them with numFiles=0,
+        # totalSize=0.
+        "hive.stats.autogather": "false",
+    }
+    return [
+        java,
+        *jvm_args,
+        *(f"-D{k}={v}" for k, v in props.items()),
+        "-cp",
+        f"{jars}/*",
+        HMS_MAIN_CLASS,
+        "-p",
+        str(port),
+    ]
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((_HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def _log_tail(path: Path, lines: int = 60) -> str:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return "(no log)"
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def _ping(address: str, timeout_s: float) -> list[str]:
+    """One real Thrift call (get_all_databases); raises if the server cannot answer it. A plain TCP
+    connect goes first, so a port not yet listening does not make thrift log a connection error."""
+    host, _, port = address.rpartition(":")
+    socket.create_connection((host, int(port)), timeout=timeout_s).close()
+    with contextlib.closing(connect(address, timeout_s=timeout_s)) as client:
+        return list(client.get_all_databases())
+
+
+def _stop(proc: subprocess.Popen[bytes], grace_s: float) -> None:
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+
+
+@contextlib.asynccontextmanager
+async def hms_server(
+    port: int = 0,
+    workdir: str | os.PathLike[str] | None = None,
+    *,
+    startup_timeout_s: float = 120.0,
+    stop_grace_s: float = 10.0,
+    log_level: str = "WARN",
+    jvm_args: Sequence[str] = (),
+) -> AsyncIterator[str]:
+    """Run the Hive Metastore from pyspark's jars for the duration of the block; yields
+    "127.0.0.1:PORT" once a real Thrift call has succeeded.
+
+    port=0 picks a free port. Derby's metastore_db, the warehouse and the JVM's output (hms.log)
+    live in `workdir` (a temporary directory, removed afterwards, when None; kept when given).
+    Raises HmsError, with the end of hms.log, when the JVM exits or does not answer within
+    `startup_timeout_s`. On exit the JVM is terminated, then killed after `stop_grace_s`.
+    Usable as a driver `Target.start` factory.
+    """
+    own_dir = workdir is None
+    root = Path(tempfile.mkdtemp(prefix="hms-")) if own_dir else Path(workdir)  # type: ignore[arg-type]
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "tmp").mkdir(exist_ok=True)
+    port = port or _free_port()
+    address = f"{_HOST}:{port}"
+    cmd = hms_command(port, root, log_level=log_level, jvm_args=jvm_args)
+    log_path = root / _LOG_NAME
+    proc: subprocess.Popen[bytes] | None = None
+    try:
+        with open(log_path, "ab") as log:
+            proc = subprocess.Popen(cmd, cwd=root, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + startup_timeout_s
+        last_error: BaseException | None = None
+        while True:
+            if proc.poll() is not None:
+                raise HmsError(
+                    f"the Hive Metastore exited with code {proc.returncode} while starting; {log_path}:\n"
+                    + _log_tail(log_path)
+                )
+            try:
+                await asyncio.to_thread(_ping, address, 5.0)
+                break
+            except Exception as exc:  # not listening yet, or listening but not ready
+                last_error = exc
+            if time.monotonic() > deadline:
+                raise HmsError(
+                    f"the Hive Metastore did not answer on {address} within {startup_timeout_s:.0f} s "
+                    f"(last error: {last_error!r}); {log_path}:\n" + _log_tail(log_path)
+                )
+            await asyncio.sleep(0.25)
+        yield address
+    finally:
+        if proc is not None:
+            await asyncio.to_thread(_stop, proc, stop_grace_s)
+        if own_dir:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+# -- the client and the data ------------------------------------------------------------------------
+
+
+def connect(address: str, *, timeout_s: float | None = 30.0) -> Any:
+    """An open `hmsclient.HMSClient` to "host:port" over a buffered socket and thrift's C-accelerated
+    binary protocol (hmsclient's own constructor uses the pure-Python one). Close it with .close()."""
+    from hmsclient import HMSClient
+    from thrift.protocol import TBinaryProtocol
+    from thrift.transport import TSocket, TTransport
+
+    host, _, port = address.rpartition(":")
+    sock = TSocket.TSocket(host.strip("[]"), int(port))
+    if timeout_s is not None:
+        sock.setTimeout(timeout_s * 1000.0)
+    transport = TTransport.TBufferedTransport(sock)
+    protocol = TBinaryProtocol.TBinaryProtocolAccelerated(transport)
+    client = HMSClient(iprot=protocol)
+    client.open()
+    return client
+
+
+def hourly_values(count: int) -> list[tuple[str, str]]:
+    """`count` (ds, hr) value pairs, 24 hours a day from 2024-01-01: the gateway benchmark's data
+    (the same as loadtest.gateway_targets.partition_values)."""
+    start = dt.date(2024, 1, 1)
+    return [((start + dt.timedelta(days=i // 24)).isoformat(), str(i % 24)) for i in range(count)]
+
+
+def partition_name(keys: Sequence[tuple[str, str]], values: Sequence[str]) -> str:
+    """Hive's partition name `k1=v1/k2=v2`, keys and values escaped as Hive's FileUtils does."""
+    if len(keys) != len(values):
+        raise HmsError(f"{len(values)} values for {len(keys)} partition keys")
+    return "/".join(f"{escape_path_name(k)}={escape_path_name(v)}" for (k, _), v in zip(keys, values))
+
+
+def partition_names(
+    count: int,
+    *,
+    keys: Sequence[tuple[str, str]] = DEFAULT_KEYS,
+    values: Callable[[int], Sequence[Sequence[str]]] = hourly_values,
+) -> list[str]:
+    """The names of the first `count` partitions `load_hms` creates with the same `keys`/`values`."""
+    return [partition_name(keys, v) for v in values(count)]
+
+
+def _storage(columns: Sequence[tuple[str, str]], location: str | None) -> Any:
+    from hmsclient.genthrift.hive_metastore.ttypes import FieldSchema, SerDeInfo, StorageDescriptor
+
+    return StorageDescriptor(
+        cols=[FieldSchema(name=n, type=t, comment=None) for n, t in columns],
+        location=location,
+        inputFormat=ORC_INPUT_FORMAT,
+        outputFormat=ORC_OUTPUT_FORMAT,
+        compressed=False,
+        numBuckets=-1,
+        serdeInfo=SerDeInfo(name=None, serializationLib=ORC_SERDE, parameters={"serialization.format": "1"}),
+        bucketCols=[],
+        sortCols=[],
+        parameters={},
+        storedAsSubDirectories=False,
+    )
+
+
+def load_hms(
+    address: str,
+    db: str = "bench",
+    table: str = "events",
+    partitions: int = 10_000,
+    *,
+    keys: Sequence[tuple[str, str]] = DEFAULT_KEYS,
+    columns: Sequence[tuple[str, str]] = DEFAULT_COLUMNS,
+    values: Callable[[int], Sequence[Sequence[str]]] = hourly_values,
+    parameters: Mapping[str, str] = DEFAULT_PARTITION_PARAMETERS,
+    batch: int = 1000,
+    precreate_dirs: bool | None = None,
+) -> list[str]:
+    """Create database `db`, the partitioned ORC table `db.table` (columns `columns`, partition keys
+    `keys`, as (name, type) pairs) and its first `partitions` partitions, whose values come from
+    `values(partitions)` (a list of value tuples, one per partition), added `batch` at a time with
+    add_partitions; each partition's location is <table location>/<partition name>. Blocking: from
+    asyncio call it with `asyncio.to_thread`. Returns the partition names, in order.
+
+    HMS creates a missing partition directory itself, but without Hadoop's native library it forks
+    `chmod` for each one, which dominates the load time. `precreate_dirs` (None: when the table's
+    location is a file: URI that exists on this machine, as with `hms_server`) makes the
+    directories here first, so HMS only finds them there; the stored metadata is the same."""
+    from hmsclient.genthrift.hive_metastore.ttypes import Database, FieldSchema, Partition, Table
+
+    if batch < 1:
+        raise HmsError(f"batch must be >= 1, got {batch}")
+    rows = [tuple(v) for v in values(partitions)]
+    if len(rows) != partitions:
+        raise HmsError(f"values({partitions}) returned {len(rows)} partitions")
+    names = [partition_name(keys, v) for v in rows]
+    with contextlib.closing(connect(address, timeout_s=600.0)) as client:
+        client.create_database(Database(name=db, description=f"{db} (load test)", parameters={}))
+        now = int(time.time())
+        client.create_table(
+            Table(
+                tableName=table,
+                dbName=db,
+                owner="bench",
+                createTime=now,
+                lastAccessTime=0,
+                retention=0,
+                sd=_storage(columns, None),
+                partitionKeys=[FieldSchema(name=n, type=t, comment=None) for n, t in keys],
+                parameters={},
+                tableType="MANAGED_TABLE",
+            )
+        )
+        location = client.get_table(db, table).sd.location.rstrip("/")
+        local = _local_dir(location)
+        if precreate_dirs is None:
+            precreate_dirs = local is not None and local.is_dir()
+        if precreate_dirs:
+            if local is None:
+                raise HmsError(f"cannot pre-create partition directories under {location}: not a local file: URI")
+            for name in names:
+                (local / name).mkdir(parents=True, exist_ok=True)
+        for start in range(0, partitions, batch):
+            chunk = [
+                Partition(
+                    values=list(v),
+                    dbName=db,
+                    tableName=table,
+                    createTime=now,
+                    lastAccessTime=0,
+                    sd=_storage(columns, f"{location}/{name}"),
+                    parameters=dict(parameters),
+                )
+                for v, name in zip(rows[start : start + batch], names[start : start + batch])
+            ]
+            added = client.add_partitions(chunk)
+            if added != len(chunk):
+                raise HmsError(f"add_partitions added {added} of {len(chunk)} partitions")
+    return names
+
+
+def _local_dir(location: str) -> Path | None:
+    """The local path of a `file:` location ("file:/a/b" or "file:///a/b"), else None."""
+    if not location.startswith("file:"):
+        return None
+    path = location[len("file:") :]
+    if path.startswith("//"):
+        host, _, rest = path[2:].partition("/")
+        if host not in ("", "localhost"):
+            return None
+        path = "/" + rest
+    return Path(unquote(path))
+
+
+@contextlib.asynccontextmanager
+async def hms_with_data(
+    partitions: int = 10_000,
+    db: str = "bench",
+    table: str = "events",
+    *,
+    port: int = 0,
+    workdir: str | os.PathLike[str] | None = None,
+    server_options: Mapping[str, Any] | None = None,
+    warmup_s: float = 0.0,
+    warmup_batch: int = 100,
+    **load_options: Any,
+) -> AsyncIterator[str]:
+    """`hms_server` with `load_hms(address, db, table, partitions, **load_options)` done before it
+    yields: a driver `Target.start` factory (use functools.partial to set the arguments).
+
+    `warmup_s` > 0 then calls get_partitions_by_names(`warmup_batch` random names) for that long
+    before yielding: the JVM's JIT takes tens of seconds of such calls to reach its speed (cold
+    calls cost HMS several times more CPU), as the gateway target warms its cache first."""
+    async with hms_server(port, workdir, **dict(server_options or {})) as address:
+        names = await asyncio.to_thread(load_hms, address, db, table, partitions, **load_options)
+        if warmup_s > 0:
+            await asyncio.to_thread(warm_up, address, db, table, names, warmup_s, warmup_batch)
+        yield address
+
+
+def warm_up(address: str, db: str, table: str, names: Sequence[str], seconds: float, batch: int = 100) -> int:
+    """Call get_partitions_by_names with `batch` random `names` for `seconds`; returns the calls made."""
+    import random
+
+    rng = random.Random(0)
+    calls = 0
+    with contextlib.closing(connect(address)) as client:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            client.get_partitions_by_names(db, table, rng.sample(list(names), min(batch, len(names))))
+            calls += 1
+    return calls
+
+
+def _close_quietly(client: Any) -> None:
+    with contextlib.suppress(Exception):
+        client.close()
+
+
+# -- the load-test user -----------------------------------------------------------------------------
+
+
+class HmsReader(User):
+    """Reads `db.table` through Thrift over its own connection, opened in `on_start`.
+
+    options: "names" (partition names to draw batches from; required for op "partitions"),
+    "batch" (names per call, default 100), "op" ("partitions": get_partitions_by_names, the
+    default; "table": get_table; "mixed": both, one after the other alternately), "db"/"table"
+    (default bench/events), "mode" ("thread", the default, or "blocking"; see below).
+
+    Like GatewayReader, each user pre-draws 32 batches with its seeded rng and cycles through them,
+    and checks in on_start that the first batch comes back whole. Items = partitions returned.
+
+    Thrift calls block. In "thread" mode each user owns one thread (a one-worker executor) that
+    makes its calls, so all users of a worker process are in flight at once, like the gRPC users;
+    "blocking" makes the call on the event loop, so a worker process has one call in flight at a
+    time and concurrency equals the number of worker processes. "thread" is the default because it
+    gives HMS its best throughput at a given number of users: with one worker process and 4 users,
+    get_partitions_by_names(100) ran at 18-20 calls/s threaded against 16-18 blocking, and 16
+    threaded users reached 47 calls/s in one worker (38 in two); one user is the same either way
+    (a thread hop costs ~0.1 ms next to HMS's ~50-70 ms per call).
+    """
+
+    wait_time = constant(0)
+
+    client: Any = None
+    _executor: ThreadPoolExecutor | None = None
+
+    async def on_start(self) -> None:
+        options = self.options
+        self.db = str(options.get("db", "bench"))
+        self.table = str(options.get("table", "events"))
+        self.op = str(options.get("op", "partitions"))
+        if self.op not in ("partitions", "table", "mixed"):
+            raise HmsError(f"op must be 'partitions', 'table' or 'mixed', got {self.op!r}")
+        mode = str(options.get("mode", "thread"))
+        if mode not in ("thread", "blocking"):
+            raise HmsError(f"mode must be 'thread' or 'blocking', got {mode!r}")
+        if mode == "thread":
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"hms-user-{self.user_id}")
+        self.batch = int(options.get("batch", 100))
+        self.client = await self._run(connect, self.host)
+        self.batches: list[list[str]] = []
+        if self.op != "table":
+            names = list(options["names"])
+            self.batches = [self.rng.sample(names, self.batch) for _ in range(32)]
+            first = await self._run(self.client.get_partitions_by_names, self.db, self.table, self.batches[0])
+            if len(first) != self.batch:
+                raise HmsError(f"expected {self.batch} partitions, got {len(first)}")
+        self.i = 0
+
+    async def on_stop(self) -> None:
+        client, self.client = self.client, None
+        executor, self._executor = self._executor, None
+        if client is not None:
+            if executor is not None:
+                executor.submit(_close_quietly, client)  # after a call still in flight, in its thread
+            else:
+                _close_quietly(client)
+        if executor is not None:
+            executor.shutdown(wait=False)
+
+    async def _run(self, fn: Callable[..., _T], *args: Any) -> _T:
+        if self._executor is None:
+            return fn(*args)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    @task
+    async def read(self) -> None:
+        self.i += 1
+        op = self.op
+        if op == "table" or (op == "mixed" and self.i % 2 == 0):
+            async with self.measure("GetTable") as m:
+                await self._run(self.client.get_table, self.db, self.table)
+                m.items = 1
+        else:
+            names = self.batches[self.i % len(self.batches)]
+            async with self.measure(f"GetPartitionsByNames({self.batch})") as m:
+                parts = await self._run(self.client.get_partitions_by_names, self.db, self.table, names)
+                m.items = len(parts)

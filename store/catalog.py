@@ -290,25 +290,35 @@ async def _begin_write(conn: asyncpg.Connection, table: Table, txn_id: int) -> W
     return WriteContext(ids[txn_id], txn_id, (event,) if event else ())
 
 
+# A txn id no txn can have: outside a txn only open writers conflict, never committed ones.
+_NO_TXN = 1 << 62
+
+
+def _conflict(what: str, holder: int, state: str, txn_id: int) -> Aborted:
+    if state == "o":
+        return Aborted(f"write conflict: {what} was written by txn {holder}, which is still open; "
+                       "retry after it commits or aborts")
+    return Aborted(f"write conflict: {what} was changed by txn {holder}, which committed after txn {txn_id} started "
+                   "(first committer wins, as Hive's write-set check); abort txn and retry in a new one")
+
+
 async def _check_table_not_in_flight(conn: asyncpg.Connection, table: Table, txn_id: int) -> None:
-    holder = await conn.fetchval(txn_sql.TABLE_WRITERS_IN_FLIGHT, table.table_id, txn_id)
-    if holder is not None:
-        raise Aborted(f"write conflict: table {table.full_name} was changed by txn {holder}, which is still open; "
-                      "retry after it commits or aborts")
+    row = await conn.fetchrow(txn_sql.TABLE_WRITERS_IN_FLIGHT, table.table_id, txn_id or _NO_TXN)
+    if row is not None:
+        raise _conflict(f"table {table.full_name}", row["txn_id"], row["state"], txn_id)
 
 
 async def _check_name_not_reserved(conn: asyncpg.Connection, db_name: str, table_name: str, txn_id: int) -> None:
-    holder = await conn.fetchval(txn_sql.NAME_WRITERS_IN_FLIGHT, db_name, table_name, txn_id)
-    if holder is not None:
-        raise Aborted(f"the name {db_name}.{table_name} is held by open txn {holder} (it renamed a table from or to "
-                      "it); retry after that txn commits or aborts")
+    row = await conn.fetchrow(txn_sql.NAME_WRITERS_IN_FLIGHT, db_name, table_name, txn_id or _NO_TXN)
+    if row is not None:
+        raise _conflict(f"the name {db_name}.{table_name} (a table was renamed from or to it)", row["txn_id"],
+                        row["state"], txn_id)
 
 
 async def _check_partitions_not_in_flight(conn: asyncpg.Connection, table: Table, names: Sequence[str], txn_id: int) -> None:
     row = await conn.fetchrow(txn_sql.PARTITION_WRITERS_IN_FLIGHT, table.table_id, list(names), txn_id)
     if row is not None:
-        raise Aborted(f"write conflict: partition {row['part_name']} of {table.full_name} was written by txn "
-                      f"{row['txn_id']}, which is still open; retry after it commits or aborts")
+        raise _conflict(f"partition {row['part_name']} of {table.full_name}", row["txn_id"], row["state"], txn_id)
 
 
 # -- partitions --------------------------------------------------------------------------------
@@ -363,8 +373,8 @@ async def add_partitions(
         existing = [p.name for p in completed if p.name not in inserted]
         raise AlreadyExists(f"partition(s) of {table.full_name} already exist: {_list_preview(existing)}; nothing was added")
     added = [p for p in completed if p.name in inserted]
-    if not added:
-        return [], 0
+    if not added:  # the write id may still be new: its allocation is an event of its own
+        return [], (await append_events(conn, list(ctx.events)))[-1] if ctx.events else 0
     event_ids = await append_events(conn, [*ctx.events, NewEvent(
         EventType.ADD_PARTITION, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
         txn_id=ctx.txn_id, write_id=ctx.write_id,
@@ -414,6 +424,15 @@ async def resolve_table(conn: asyncpg.Connection, db_name: str, table_name: str,
         check_table_id(table, snapshot.expected_table_id)
         return ResolvedRead(table, snapshot)
     versions = await conn.fetch(sql.SELECT_TABLE_VERSIONS_BY_NAME, db_key, tbl_key)
+    if any(r["transactional"] and r["table_type"] == "MANAGED_TABLE" for r in versions):
+        # A ValidWriteIdList belongs to one table: resolve by the id it came with, never across
+        # tables that had this name at other times.
+        if not snapshot.expected_table_id:
+            raise FailedPrecondition(
+                f"{db_key}.{tbl_key} is a transactional managed table: pass the table_id GetValidWriteIds returned "
+                "with its ValidWriteIdList"
+            )
+        versions = [r for r in versions if r["table_id"] == snapshot.expected_table_id] or versions
     # Too old is decided before visibility: a version this snapshot needed may be the one GC deleted.
     candidate_ids = {r["table_id"] for r in versions if r["transactional"] and r["table_type"] == "MANAGED_TABLE"}
     if snapshot.expected_table_id:
@@ -564,7 +583,7 @@ async def drop_partitions(
         missing = sorted(set(wanted) - set(dropped))
         raise NotFound(f"partition(s) of {table.full_name} do not exist: {_list_preview(missing)}; nothing was dropped")
     if not dropped:
-        return [], 0
+        return [], (await append_events(conn, list(ctx.events)))[-1] if ctx.events else 0
     order = {name: i for i, name in enumerate(wanted)}
     dropped.sort(key=order.__getitem__)
     event_ids = await append_events(conn, [*ctx.events, NewEvent(

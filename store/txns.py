@@ -83,6 +83,14 @@ async def count_open_txns(conn: asyncpg.Connection) -> int:
     return int(await conn.fetchval(sql.COUNT_OPEN_TXNS))
 
 
+async def _forgotten_state(conn: asyncpg.Connection, txn_id: int) -> str:
+    """The state of a txn whose row is gone. Housekeeping deletes only committed txns, and only
+    below the low-water mark it recorded; aborted rows are kept. Raises NotFound otherwise."""
+    if 0 < txn_id < int(await conn.fetchval(sql.T2W_CLEANED_BELOW)):
+        return COMMITTED
+    raise NotFound(f"txn {txn_id} does not exist")
+
+
 def _aborted_message(txn_id: int) -> str:
     return (f"txn {txn_id} was aborted (by AbortTxns, a write conflict, or the time-out reaper after "
             "hive.txn.timeout without a heartbeat); start a new transaction")
@@ -100,15 +108,14 @@ def _write_ids_json(rows: Sequence[asyncpg.Record]) -> list[dict[str, object]]:
 async def commit_txn(conn: asyncpg.Connection, txn_id: int) -> NewEvent | None:
     """Commit; None when it was already committed (commit is idempotent, as in Hive 4)."""
     rows = await conn.fetch(sql.SELECT_TXNS_FOR_UPDATE, [txn_id])
-    if not rows:
-        raise NotFound(f"txn {txn_id} does not exist")
-    state = rows[0]["state"]
+    state = rows[0]["state"] if rows else await _forgotten_state(conn, txn_id)
     if state == COMMITTED:
         return None
     if state == ABORTED:
         raise Aborted(_aborted_message(txn_id))
     write_ids = await _write_ids_of(conn, [txn_id])
-    await conn.execute(sql.MARK_COMMITTED, txn_id)
+    commit_id = int(await conn.fetchval(sql.CURRENT_COMMIT_ID))
+    await conn.execute(sql.MARK_COMMITTED, txn_id, commit_id)
     await conn.execute(sql.DELETE_MIN_HISTORY, [txn_id])
     await release_txn_locks(conn, [txn_id])
     return NewEvent(TxnEventType.COMMIT_TXN, txn_id=txn_id,
@@ -119,6 +126,11 @@ async def abort_txns(conn: asyncpg.Connection, txn_ids: Sequence[int], *, reason
     """Abort open txns and discard every metadata version they wrote. Already aborted txns are a
     no-op; a committed or unknown txn fails the whole call."""
     rows = {r["txn_id"]: r["state"] for r in await conn.fetch(sql.SELECT_TXNS_FOR_UPDATE, sorted(set(txn_ids)))}
+    for t in set(txn_ids) - rows.keys():
+        try:
+            rows[t] = await _forgotten_state(conn, t)
+        except NotFound:
+            pass
     missing = sorted(set(txn_ids) - rows.keys())
     if missing:
         raise NotFound(f"txn(s) {', '.join(map(str, missing))} do not exist; nothing was aborted")
@@ -176,9 +188,7 @@ async def require_open(conn: asyncpg.Connection, txn_ids: Sequence[int]) -> None
     """Lock the txns FOR SHARE (no commit or abort until our transaction ends) and check each is open."""
     states = {r["txn_id"]: r["state"] for r in await conn.fetch(sql.SELECT_TXNS_FOR_SHARE, sorted(set(txn_ids)))}
     for t in txn_ids:
-        state = states.get(t)
-        if state is None:
-            raise NotFound(f"txn {t} does not exist")
+        state = states.get(t) or await _forgotten_state(conn, t)
         if state == ABORTED:
             raise Aborted(_aborted_message(t))
         if state == COMMITTED:

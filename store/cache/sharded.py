@@ -179,8 +179,8 @@ class ShardedCache:
                 return self._miss(BEHIND_TOKEN)
             return entry, None
         wl = snapshot.write_ids
-        if wl is None:
-            return self._miss(NO_SNAPSHOT)
+        if wl is None or not snapshot.expected_table_id:
+            return self._miss(NO_SNAPSHOT)  # the database answers FAILED_PRECONDITION, saying what is missing
         if snapshot.txn_id and (snapshot.txn_id in entry.writers or not 0 < min_event_id <= applied):
             # The caller's own writes must be visible to it. This cache knows them only up to what it
             # applied: without a `min_event_id` covering the txn's last write (any gateway may have

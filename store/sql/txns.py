@@ -35,7 +35,10 @@ WHERE tw.txn_id = ANY($1::bigint[])
 ORDER BY tw.txn_id, tw.table_id
 """
 
-MARK_COMMITTED = "UPDATE txns SET state = 'c', finished_at = clock_timestamp() WHERE txn_id = $1"
+# FOR SHARE on the counter row: opens (which UPDATE it) wait for this commit, so a txn whose id is
+# above our commit id takes its snapshot after we are visible.
+CURRENT_COMMIT_ID = "SELECT next - 1 FROM next_txn_id WHERE id = 1 FOR SHARE"
+MARK_COMMITTED = "UPDATE txns SET state = 'c', commit_id = $2, finished_at = clock_timestamp() WHERE txn_id = $1"
 MARK_ABORTED = "UPDATE txns SET state = 'a', finished_at = clock_timestamp() WHERE txn_id = ANY($1::bigint[])"
 DELETE_MIN_HISTORY = "DELETE FROM min_history_level WHERE txn_id = ANY($1::bigint[])"
 
@@ -95,31 +98,34 @@ TABLE_WRITE_ID_ROWS = "SELECT txn_id, write_id FROM txn_to_write_id WHERE table_
 TABLE_WRITE_ID_STATE = "SELECT next, cleaned_hwm, gc_watermark FROM next_write_id WHERE table_id = $1"
 T2W_CLEANED_BELOW = "SELECT t2w_cleaned_below FROM txn_housekeeping WHERE id = 1"
 
-# Which open txn (other than $3) wrote a version of these partitions: the write-write conflict.
-PARTITION_WRITERS_IN_FLIGHT = """
-SELECT p.part_name, tw.txn_id
+# Write-write conflicts of txn $3: a version of these partitions written by another txn that is
+# still open, or that committed after $3 started (commit_id >= $3: first committer wins).
+_CONFLICTING = "(x.state = 'o' OR (x.state = 'c' AND x.commit_id >= {me}))"
+
+PARTITION_WRITERS_IN_FLIGHT = f"""
+SELECT p.part_name, tw.txn_id, x.state
 FROM partitions p
 JOIN txn_to_write_id tw ON tw.table_id = p.table_id AND tw.write_id IN (p.created_wid, p.dropped_wid)
-JOIN txns x ON x.txn_id = tw.txn_id AND x.state = 'o'
+JOIN txns x ON x.txn_id = tw.txn_id AND {_CONFLICTING.format(me="$3")}
 WHERE p.table_id = $1 AND p.part_name = ANY($2::text[]) AND tw.txn_id <> $3
 LIMIT 1
 """
 
-TABLE_WRITERS_IN_FLIGHT = """
-SELECT tw.txn_id
+TABLE_WRITERS_IN_FLIGHT = f"""
+SELECT tw.txn_id, x.state
 FROM tbls t
 JOIN txn_to_write_id tw ON tw.table_id = t.table_id AND tw.write_id IN (t.created_wid, t.dropped_wid)
-JOIN txns x ON x.txn_id = tw.txn_id AND x.state = 'o'
+JOIN txns x ON x.txn_id = tw.txn_id AND {_CONFLICTING.format(me="$2")}
 WHERE t.table_id = $1 AND tw.txn_id <> $2
 LIMIT 1
 """
 
 # A name an open txn renamed away from (or into) is reserved until that txn ends.
-NAME_WRITERS_IN_FLIGHT = """
-SELECT tw.txn_id
+NAME_WRITERS_IN_FLIGHT = f"""
+SELECT tw.txn_id, x.state
 FROM tbls t
 JOIN txn_to_write_id tw ON tw.table_id = t.table_id AND tw.write_id IN (t.created_wid, t.dropped_wid)
-JOIN txns x ON x.txn_id = tw.txn_id AND x.state = 'o'
+JOIN txns x ON x.txn_id = tw.txn_id AND {_CONFLICTING.format(me="$3")}
 WHERE t.db_name = $1 AND t.tbl_name = $2 AND tw.txn_id <> $3
 LIMIT 1
 """

@@ -97,8 +97,15 @@ async def test_second_writer_of_a_partition_gets_aborted_naming_the_holder(txns:
             await attempt()
         assert err.value.code() == C.ABORTED and f"txn {a}" in err.value.details()
     await txns.commit(a)
-    await txns.alter(b, "a", "from-b")  # b is still open and may write once a is done
-    await txns.commit(b)
+    # a committed after b started: b's snapshot cannot see a's change, so writing over it would lose
+    # it. First committer wins: b is refused, and retries in a new transaction.
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await txns.alter(b, "a", "from-b")
+    assert err.value.code() == C.ABORTED and f"txn {a}, which committed after txn {b} started" in err.value.details()
+    await txns.txn.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[b]))
+    (retry,) = await txns.open()
+    await txns.alter(retry, "a", "from-b")
+    await txns.commit(retry)
     assert await txns.tag(await txns.snapshot(), "a") == "from-b"
 
 

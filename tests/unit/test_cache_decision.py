@@ -37,7 +37,7 @@ def _cache(entry: TableEntry) -> ShardedCache:
 
 def _read(cache: ShardedCache, request: str, names: list[str] | None = None, **kw: int) -> PartitionsHit | Miss:
     snapshot = ReadSnapshot(ValidWriteIdList.parse(request), txn_id=kw.get("txn_id", 0),
-                            expected_table_id=kw.get("table_id", 0))
+                            expected_table_id=kw.get("table_id", 42))
     return cache.read_partitions("db", "t", names or ["p=a"], snapshot)
 
 

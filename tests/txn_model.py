@@ -1,0 +1,335 @@
+"""A pure-Python model of the gateway's transactional (ACID) metadata, for model-based tests.
+
+No I/O here: the driver (tests/e2e/test_txn_model.py) sends the same operations to a real gateway
+and compares. The model knows nothing about write ids, versions or SQL; it only keeps, per txn,
+the *net effect* of its writes, and derives everything from the commit order:
+
+* A txn's writes are state-setting: after it wrote object X (a partition, or the table itself for
+  AlterTable/rename), X is either a full new state or gone. `Txn.effects[X]` is the last such state.
+  Adding and then dropping a partition that did not exist before the txn leaves no trace (the
+  gateway deletes the txn's own version), so that effect is forgotten.
+* Latest state (what writers see and what existence checks use) = the effects of committed txns
+  applied in commit order, then the effects of open txns (disjoint, see conflicts).
+* A snapshot = the set C of txns committed when it was taken (for `GetOpenTxns(current_txn_id=R)`
+  only txns below R: Hive clips the high-water mark at the reader's txn) plus the reader's own txn.
+  What it reads = the effects of C in commit order, then the reader's own effects *now*
+  (read-your-own-writes also for writes made after the snapshot was taken).
+* Conflicts: a write touching an object some other open txn has an effect on is ABORTED; a rename
+  onto a name another open txn renamed a table from or to is ABORTED as well.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+DB = "db"
+OPEN, COMMITTED, ABORTED = "open", "committed", "aborted"
+
+Params = tuple[tuple[str, str], ...]
+
+
+def freeze(params: Mapping[str, str]) -> Params:
+    return tuple(sorted(params.items()))
+
+
+def escape(value: str) -> str:
+    """Hive's escapePathName for the characters the driver's value domain uses."""
+    return "".join(f"%{ord(c):02X}" if c in '"#%\'*/:=?\\{[]^' or ord(c) < 0x20 else c for c in value)
+
+
+def part_name(keys: Sequence[str], values: Sequence[str]) -> str:
+    return "/".join(f"{k}={escape(v)}" for k, v in zip(keys, values))
+
+
+@dataclass(frozen=True)
+class PartState:
+    values: tuple[str, ...]
+    location: str
+    params: Params
+    writer: int  # the txn whose write made this version
+
+
+@dataclass(frozen=True)
+class TableState:
+    name: str
+    params: Params  # without 'transactional', which the gateway always adds
+    writer: int  # 0: the CreateTable version (write id 0)
+
+
+State = PartState | TableState | None
+Key = tuple[int, str | None]  # (table key, partition name); None names the table itself
+
+
+@dataclass
+class Txn:
+    txn_id: int
+    opened_at: int
+    state: str = OPEN
+    committed_at: int = 0
+    effects: dict[Key, State] = field(default_factory=dict)
+    pre: dict[Key, State] = field(default_factory=dict)  # latest state before this txn first changed it
+    write_ids: dict[int, int] = field(default_factory=dict)  # table key -> write id, as answered
+
+
+@dataclass
+class TableInfo:
+    key: int
+    table_id: int
+    location: str
+    initial: TableState
+
+
+@dataclass(frozen=True)
+class Outcome:
+    code: str  # "OK" or a grpc.StatusCode name
+    changed: tuple[str, ...] = ()  # partition names the write changed, in request order
+    holders: frozenset[int] = frozenset()  # for ABORTED: the open txns in the way (any may be named)
+    why: str = ""
+
+
+@dataclass
+class Snapshot:
+    sid: int
+    reader: int  # 0: taken outside any txn
+    taken_at: int
+    committed: frozenset[int]
+    txn_list: str
+    captured: dict[int, tuple[str, str, int]]  # table key -> (name, valid_write_id_list, table_id)
+    gc_exposed: bool = False  # housekeeping ran while nothing protected it: "snapshot too old" allowed
+
+
+class Model:
+    def __init__(self, partition_keys: Sequence[str]) -> None:
+        self.keys = tuple(partition_keys)
+        self.tables: dict[int, TableInfo] = {}
+        self.txns: dict[int, Txn] = {}
+        self.commit_log: list[int] = []
+        self.clock = 0
+
+    # -- bookkeeping --------------------------------------------------------------------------
+
+    def tick(self) -> int:
+        self.clock += 1
+        return self.clock
+
+    def add_table(self, key: int, table_id: int, name: str, location: str) -> None:
+        self.tables[key] = TableInfo(key, table_id, location, TableState(name, (), 0))
+
+    def open_txn(self, txn_id: int) -> None:
+        assert txn_id not in self.txns, f"txn id {txn_id} handed out twice"
+        assert all(txn_id > t for t in self.txns), f"txn id {txn_id} not above earlier ids"
+        self.txns[txn_id] = Txn(txn_id, self.tick())
+
+    def open_txns(self) -> list[int]:
+        return sorted(t.txn_id for t in self.txns.values() if t.state == OPEN)
+
+    def name(self, values: Sequence[str]) -> str:
+        return part_name(self.keys, values)
+
+    def default_location(self, tk: int, name: str) -> str:
+        return f"{self.tables[tk].location.rstrip('/')}/{name}"
+
+    def learn_write_id(self, txn_id: int, tk: int, write_id: int) -> str | None:
+        """Record a write id the gateway answered; a problem description when it is inconsistent."""
+        txn = self.txns[txn_id]
+        known = txn.write_ids.get(tk)
+        if known is not None and known != write_id:
+            return f"txn {txn_id} has write id {known} on table #{tk} but now answered {write_id}"
+        for other in self.txns.values():
+            if other.txn_id != txn_id and other.write_ids.get(tk) == write_id:
+                return f"write id {write_id} of table #{tk} answered for txns {other.txn_id} and {txn_id}"
+        txn.write_ids[tk] = write_id
+        return None
+
+    def write_id_of(self, writer: int, tk: int) -> int | None:
+        return 0 if writer == 0 else self.txns[writer].write_ids.get(tk)
+
+    # -- txn outcomes ---------------------------------------------------------------------------
+
+    def commit(self, txn_id: int) -> Outcome:
+        txn = self.txns[txn_id]
+        if txn.state == ABORTED:
+            return Outcome("ABORTED", why="committing an aborted txn")
+        if txn.state == COMMITTED:
+            return Outcome("OK", why="idempotent re-commit")
+        txn.state, txn.committed_at = COMMITTED, self.tick()
+        self.commit_log.append(txn_id)
+        return Outcome("OK")
+
+    def abort(self, txn_id: int) -> Outcome:
+        txn = self.txns[txn_id]
+        if txn.state == COMMITTED:
+            return Outcome("FAILED_PRECONDITION", why="aborting a committed txn")
+        if txn.state == OPEN:
+            txn.state = ABORTED
+            self.tick()
+        return Outcome("OK")
+
+    # -- states ---------------------------------------------------------------------------------
+
+    def fold(self, tk: int, txn_ids: Iterable[int]) -> tuple[TableState, dict[str, PartState]]:
+        """The table and its partitions after applying these txns' effects, in this order."""
+        table = self.tables[tk].initial
+        parts: dict[str, PartState] = {}
+        for t in txn_ids:
+            for (k, pname), state in self.txns[t].effects.items():
+                if k != tk:
+                    continue
+                if pname is None:
+                    assert isinstance(state, TableState)
+                    table = state
+                elif state is None:
+                    parts.pop(pname, None)
+                else:
+                    assert isinstance(state, PartState)
+                    parts[pname] = state
+        return table, parts
+
+    def latest(self, tk: int) -> tuple[TableState, dict[str, PartState]]:
+        """The database's latest versions: committed effects in commit order, then open txns'."""
+        return self.fold(tk, [*self.commit_log, *self.open_txns()])
+
+    def latest_name(self, tk: int) -> str:
+        return self.latest(tk)[0].name
+
+    def view(self, tk: int, snap: Snapshot) -> tuple[TableState, dict[str, PartState]]:
+        """What a read through this snapshot must answer now."""
+        order = [t for t in self.commit_log if t in snap.committed]
+        if snap.reader and self.txns[snap.reader].state != ABORTED:
+            order.append(snap.reader)
+        return self.fold(tk, order)
+
+    def snapshot_committed(self, reader: int) -> frozenset[int]:
+        return frozenset(t for t in self.commit_log if not reader or t < reader)
+
+    # -- conflicts ------------------------------------------------------------------------------
+
+    def holder(self, key: Key, me: int) -> int:
+        for t in self.open_txns():
+            if t != me and key in self.txns[t].effects:
+                return t
+        return 0
+
+    def name_holder(self, name: str, me: int) -> int:
+        for t in self.open_txns():
+            if t == me:
+                continue
+            txn = self.txns[t]
+            for key, state in txn.effects.items():
+                if key[1] is None:
+                    pre = txn.pre[key]
+                    assert isinstance(state, TableState) and isinstance(pre, TableState)
+                    if name in (state.name, pre.name):
+                        return t
+        return 0
+
+    def stale_overwrite(self, me: int, keys: Iterable[Key]) -> frozenset[int]:
+        """The txns that committed a change to one of `keys` after `me` opened: first committer
+        wins, so `me` writing over it is ABORTED (a lost update under snapshot isolation); the
+        gateway may name any of them."""
+        opened = self.txns[me].opened_at
+        keys = list(keys)
+        return frozenset(t for t in self.commit_log if t != me and self.txns[t].committed_at > opened
+                         and any(k in self.txns[t].effects for k in keys))
+
+    def stale_name(self, me: int, name: str) -> int:
+        """A txn that committed a rename from or to `name` after `me` opened, or 0."""
+        opened = self.txns[me].opened_at
+        for t in self.commit_log:
+            txn = self.txns[t]
+            if t == me or txn.committed_at <= opened:
+                continue
+            for key, state in txn.effects.items():
+                pre = txn.pre.get(key)
+                if key[1] is None and isinstance(state, TableState) and isinstance(pre, TableState) \
+                        and state.name != pre.name and name in (state.name, pre.name):
+                    return t
+        return 0
+
+    def _set(self, me: int, key: Key, state: State, latest: State) -> None:
+        txn = self.txns[me]
+        if key not in txn.pre:
+            txn.pre[key] = latest
+        if key[1] is not None and txn.pre[key] is None and state is None:
+            del txn.pre[key]  # added and dropped again by this txn: the gateway keeps nothing
+            txn.effects.pop(key, None)
+        else:
+            txn.effects[key] = state
+
+    def _conflict(self, me: int, tk: int, names: Sequence[str]) -> Outcome | None:
+        held = {n: self.holder((tk, n), me) for n in names}
+        held = {n: h for n, h in held.items() if h}
+        if held:
+            return Outcome("ABORTED", holders=frozenset(held.values()), why=f"held by open txns: {held}")
+        winners = self.stale_overwrite(me, [(tk, n) for n in names])
+        if winners:
+            return Outcome("ABORTED", holders=winners, why=f"committed by txns {sorted(winners)} after {me} opened")
+        return None
+
+    # -- writes (predict the outcome; apply it when OK) ------------------------------------------
+
+    def add_partitions(self, me: int, tk: int, parts: Sequence[tuple[tuple[str, ...], str, Params]],
+                       if_not_exists: bool) -> Outcome:
+        names = [self.name(v) for v, _, _ in parts]
+        assert len(set(names)) == len(names)
+        conflict = self._conflict(me, tk, names)
+        if conflict:
+            return conflict
+        _, cur = self.latest(tk)
+        existing = [n for n in names if n in cur]
+        if existing and not if_not_exists:
+            return Outcome("ALREADY_EXISTS", why=f"{existing} exist")
+        added = []
+        for n, (values, location, params) in zip(names, parts):
+            if n in cur:
+                continue
+            self._set(me, (tk, n), PartState(values, location or self.default_location(tk, n), params, me), None)
+            added.append(n)
+        return Outcome("OK", tuple(added))
+
+    def alter_partitions(self, me: int, tk: int, parts: Sequence[tuple[tuple[str, ...], str, Params]]) -> Outcome:
+        names = [self.name(v) for v, _, _ in parts]
+        assert len(set(names)) == len(names)
+        conflict = self._conflict(me, tk, names)
+        if conflict:
+            return conflict
+        _, cur = self.latest(tk)
+        missing = [n for n in names if n not in cur]
+        if missing:
+            return Outcome("NOT_FOUND", why=f"{missing} missing")
+        for n, (values, location, params) in zip(names, parts):
+            self._set(me, (tk, n), PartState(values, location or cur[n].location, params, me), cur[n])
+        return Outcome("OK", tuple(names))
+
+    def drop_partitions(self, me: int, tk: int, names: Sequence[str], if_exists: bool) -> Outcome:
+        wanted = list(dict.fromkeys(names))
+        conflict = self._conflict(me, tk, wanted)
+        if conflict:
+            return conflict
+        _, cur = self.latest(tk)
+        missing = [n for n in wanted if n not in cur]
+        if missing and not if_exists:
+            return Outcome("NOT_FOUND", why=f"{missing} missing")
+        dropped = [n for n in wanted if n in cur]
+        for n in dropped:
+            self._set(me, (tk, n), None, cur[n])
+        return Outcome("OK", tuple(dropped))
+
+    def alter_table(self, me: int, tk: int, new_name: str, params: Params) -> Outcome:
+        cur, _ = self.latest(tk)
+        renamed = new_name != cur.name
+        if renamed and any(self.latest_name(x) == new_name for x in self.tables if x != tk):
+            return Outcome("ALREADY_EXISTS", why=f"a table is named {new_name}")
+        h = self.holder((tk, None), me)
+        if h:
+            return Outcome("ABORTED", holders=frozenset([h]), why=f"table held by open txn {h}")
+        winners = self.stale_overwrite(me, [(tk, None)])
+        if winners:
+            return Outcome("ABORTED", holders=winners, why=f"table changed by txns {sorted(winners)} after {me} opened")
+        if renamed:
+            h = self.name_holder(new_name, me) or self.stale_name(me, new_name)
+            if h:
+                return Outcome("ABORTED", holders=frozenset([h]), why=f"name {new_name} reserved by txn {h}")
+        self._set(me, (tk, None), TableState(new_name, params, me), cur)
+        return Outcome("OK")

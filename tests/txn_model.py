@@ -234,7 +234,8 @@ class Model:
                          and any(k in self.txns[t].effects for k in keys))
 
     def stale_name(self, me: int, name: str) -> int:
-        """A txn that committed a rename from or to `name` after `me` opened, or 0."""
+        """A txn that committed a change of a table named `name` (before or after) after `me`
+        opened, or 0: the gateway checks every version that carries the name."""
         opened = self.txns[me].opened_at
         for t in self.commit_log:
             txn = self.txns[t]
@@ -243,7 +244,7 @@ class Model:
             for key, state in txn.effects.items():
                 pre = txn.pre.get(key)
                 if key[1] is None and isinstance(state, TableState) and isinstance(pre, TableState) \
-                        and state.name != pre.name and name in (state.name, pre.name):
+                        and name in (state.name, pre.name):
                     return t
         return 0
 
@@ -260,11 +261,10 @@ class Model:
     def _conflict(self, me: int, tk: int, names: Sequence[str]) -> Outcome | None:
         held = {n: self.holder((tk, n), me) for n in names}
         held = {n: h for n, h in held.items() if h}
-        if held:
-            return Outcome("ABORTED", holders=frozenset(held.values()), why=f"held by open txns: {held}")
         winners = self.stale_overwrite(me, [(tk, n) for n in names])
-        if winners:
-            return Outcome("ABORTED", holders=winners, why=f"committed by txns {sorted(winners)} after {me} opened")
+        if held or winners:  # the gateway names any one of them
+            return Outcome("ABORTED", holders=frozenset(held.values()) | winners,
+                           why=f"held by open txns {held}; committed after {me} opened by {sorted(winners)}")
         return None
 
     # -- writes (predict the outcome; apply it when OK) ------------------------------------------
@@ -322,14 +322,12 @@ class Model:
         if renamed and any(self.latest_name(x) == new_name for x in self.tables if x != tk):
             return Outcome("ALREADY_EXISTS", why=f"a table is named {new_name}")
         h = self.holder((tk, None), me)
-        if h:
-            return Outcome("ABORTED", holders=frozenset([h]), why=f"table held by open txn {h}")
-        winners = self.stale_overwrite(me, [(tk, None)])
+        winners = self.stale_overwrite(me, [(tk, None)]) | ({h} if h else set())
         if winners:
-            return Outcome("ABORTED", holders=winners, why=f"table changed by txns {sorted(winners)} after {me} opened")
+            return Outcome("ABORTED", holders=frozenset(winners), why=f"table changed or held by txns {sorted(winners)}")
         if renamed:
-            h = self.name_holder(new_name, me) or self.stale_name(me, new_name)
-            if h:
-                return Outcome("ABORTED", holders=frozenset([h]), why=f"name {new_name} reserved by txn {h}")
+            names = {self.name_holder(new_name, me), self.stale_name(me, new_name)} - {0}
+            if names:
+                return Outcome("ABORTED", holders=frozenset(names), why=f"name {new_name} reserved by txns {names}")
         self._set(me, (tk, None), TableState(new_name, params, me), cur)
         return Outcome("OK")

@@ -1,0 +1,109 @@
+"""The pipeline's jobs from a shell: `python -m pipeline ...` or `spark-submit pipeline/__main__.py ...`.
+
+    spark-submit --master 'local[2]' --conf spark.metastore.gateway.address=127.0.0.1:50051 \\
+        pipeline/__main__.py snapshot-read sales orders --output /tmp/orders_usage
+    spark-submit --conf spark.metastore.gateway.address=127.0.0.1:50051 \\
+        pipeline/__main__.py write sales orders /data/orders.parquet --format parquet
+    python -m pipeline snapshot-read sales orders --address 127.0.0.1:50051 --master 'local[2]'
+
+Under spark-submit the master and conf come from spark-submit; run with plain Python, `--master`
+(default local[2]) and `--address` (else METASTORE_GATEWAY_ADDRESS) set them. Exit status: 0 done,
+1 the job failed (its txn aborted, nothing visible), 2 bad arguments or configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from typing import Any, Sequence
+
+if __package__ in (None, ""):  # spark-submit pipeline/__main__.py: make the repository importable
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from pipeline.client import ADDRESS_CONF, ClientConfig, ClientConfigError, GatewayError  # noqa: E402
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m pipeline", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--address", help=f"gateway host:port (else {ADDRESS_CONF}, else METASTORE_GATEWAY_ADDRESS)")
+    parser.add_argument("--master", help="Spark master when not under spark-submit (default local[2])")
+    parser.add_argument("--log-level", default="WARNING", help="Python logging level (and Spark's, once started)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    read = sub.add_parser("snapshot-read", help="files and bytes per partition under one pinned snapshot")
+    read.add_argument("db")
+    read.add_argument("table")
+    read.add_argument("--output", help="also write the per-partition rows as Parquet here")
+    read.add_argument("--filter", help="only partitions matching this Hive partition filter, e.g. \"ds >= '2024-01-01'\"")
+    read.add_argument("--batch-size", type=int)
+    read.add_argument("--in-flight", type=int)
+    read.add_argument("--slices", type=int, help="Spark partitions (default: from the core count)")
+    read.add_argument("--no-lock", action="store_true", help="skip the SHARED_READ table lock")
+    write = sub.add_parser("write", help="write a partitioned dataset into a transactional table, in one txn")
+    write.add_argument("db")
+    write.add_argument("table")
+    write.add_argument("input", help="input dataset (read with --input-format)")
+    write.add_argument("--input-format", default="parquet", choices=("parquet", "orc", "json", "csv"))
+    write.add_argument("--format", default="parquet", choices=("parquet", "orc"), help="file format written")
+    return parser
+
+
+def _session(args: argparse.Namespace) -> Any:
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName(f"pipeline {args.command}")
+    if args.master and not os.environ.get("SPARK_ENV_LOADED"):
+        builder = builder.master(args.master)
+    elif not os.environ.get("SPARK_ENV_LOADED"):  # plain python: no spark-submit gave a master
+        builder = builder.master("local[2]")
+    if args.address:
+        builder = builder.config(ADDRESS_CONF, args.address)
+    spark = builder.getOrCreate()
+    level = args.log_level.upper()
+    spark.sparkContext.setLogLevel({"WARNING": "WARN", "CRITICAL": "FATAL"}.get(level, level))
+    return spark
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        spark = _session(args)
+        config = ClientConfig.from_spark(spark)
+    except ClientConfigError as exc:
+        print(f"pipeline: {exc}", file=sys.stderr)
+        return 2
+    try:
+        if args.command == "snapshot-read":
+            from pipeline.snapshot_read import snapshot_read
+
+            overrides = {k: v for k, v in (("batch_size", args.batch_size), ("in_flight", args.in_flight)) if v}
+            result = snapshot_read(spark, args.db, args.table, config=config.with_(**overrides),
+                                   num_slices=args.slices, lock=not args.no_lock, output=args.output,
+                                   filter=args.filter)
+            print(json.dumps({"table": result.snapshot.full_name, "txn_id": result.txn_id,
+                              "valid_write_id_list": result.snapshot.valid_write_id_list,
+                              "partitions": len(result.rows), "files": result.files, "bytes": result.bytes,
+                              "timings_s": {k: round(v, 3) for k, v in result.timings_s.items()}}))
+        else:
+            from pipeline.txn_write import txn_write
+
+            df = spark.read.format(args.input_format).option("header", "true").load(args.input)
+            written = txn_write(df, args.db, args.table, config=config, file_format=args.format)
+            print(json.dumps({"txn_id": written.txn_id, "write_id": written.write_id, "added": len(written.added),
+                              "appended": len(written.appended),
+                              "timings_s": {k: round(v, 3) for k, v in written.timings_s.items()}}))
+        return 0
+    except (GatewayError, ValueError) as exc:
+        print(f"pipeline {args.command}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        spark.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""Hive's ACID directory names and which files under a partition a snapshot may read.
+
+Names (hive-reference §8.1): `delta_%07d_%07d[_%04d]`, `delete_delta_...`, `base_%07d[_v%07d]`;
+numbers wider than the pad are written in full and parsed as integers.
+
+`visible_files(location, write_ids, txns)` is a small version of Hive's `AcidUtils.getAcidState`
+(§8.2) for insert-only layouts, which is what the write job produces (plain Parquet/ORC files in
+`delta_w_w/`):
+
+1. hidden entries (`_` or `.` first, e.g. `_SUCCESS`, `.part-0.crc`, a writer's `_spark_staging...`)
+   are skipped at every level, as Hadoop's hidden-file filter does;
+2. the usable base is the highest `base_N` whose write id the snapshot allows (`isValidBase` for a
+   compactor base `base_N_vT`, whose visibility txn T must also be valid; `isWriteIdValid` for an
+   INSERT OVERWRITE base);
+3. deltas above that base are walked in Hive's order (min ascending, max descending, statement id)
+   and a delta is taken when it extends the covered range with a write id valid in the snapshot
+   (`isWriteIdRangeValid != NONE`), or repeats the range just taken with another statement id;
+   everything else (not yet committed, aborted, or covered by a wider delta) is skipped;
+4. files that are not in an ACID directory ("originals", written before the table was
+   transactional) count only when no base was chosen.
+
+So a reader never counts a file a txn wrote until that txn commits, and never counts an aborted
+txn's files, whether or not its writer removed them. A missing location has no files. Locations
+are local: a bare path, `file:/p` or `file:///p`; other schemes raise `ValueError`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Iterator
+from urllib.parse import unquote, urlsplit
+
+from store.writeids import RangeResponse, ValidTxnList, ValidWriteIdList
+
+_DELTA = re.compile(r"(delete_delta|delta)_(\d+)_(\d+)(?:_(\d+))?(?:_v(\d+))?")
+_BASE = re.compile(r"base_(\d+)(?:_v(\d+))?")
+
+
+def delta_dir_name(min_write_id: int, max_write_id: int | None = None, statement_id: int | None = None) -> str:
+    """`delta_0000005_0000005` (Hive's %07d), with `_%04d` when a statement id is given."""
+    name = f"delta_{min_write_id:07d}_{(min_write_id if max_write_id is None else max_write_id):07d}"
+    return name if statement_id is None else f"{name}_{statement_id:04d}"
+
+
+def base_dir_name(write_id: int, visibility_txn: int | None = None) -> str:
+    return f"base_{write_id:07d}" + ("" if visibility_txn is None else f"_v{visibility_txn:07d}")
+
+
+@dataclass(frozen=True, slots=True)
+class AcidDir:
+    name: str
+    kind: str                  # "base", "delta" or "delete_delta"
+    min_write_id: int
+    max_write_id: int
+    statement_id: int = -1
+    visibility_txn: int = 0    # 0: none (always visible)
+
+
+def parse_acid_dir(name: str) -> AcidDir | None:
+    """The ACID meaning of a directory name, or None for anything else."""
+    m = _DELTA.fullmatch(name)
+    if m:
+        return AcidDir(name, m.group(1), int(m.group(2)), int(m.group(3)),
+                       int(m.group(4)) if m.group(4) else -1, int(m.group(5) or 0))
+    m = _BASE.fullmatch(name)
+    if m:
+        return AcidDir(name, "base", int(m.group(1)), int(m.group(1)), -1, int(m.group(2) or 0))
+    return None
+
+
+def local_path(location: str) -> str:
+    """A local filesystem path for a partition or table location."""
+    if "://" not in location and not location.startswith("file:"):
+        return location
+    parts = urlsplit(location)
+    if parts.scheme != "file":
+        raise ValueError(f"location {location!r} is not on the local filesystem (only file: and bare paths are read "
+                         f"by this job)")
+    return unquote(parts.path)
+
+
+def _hidden(name: str) -> bool:
+    return name.startswith(("_", "."))
+
+
+def _files_under(path: str) -> Iterator[tuple[str, int]]:
+    """(path, size) of every non-hidden file under `path`, recursively."""
+    try:
+        entries = list(os.scandir(path))
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    for entry in sorted(entries, key=lambda e: e.name):
+        if _hidden(entry.name):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            yield from _files_under(entry.path)
+        elif entry.is_file(follow_symlinks=False):
+            yield entry.path, entry.stat(follow_symlinks=False).st_size
+
+
+def _valid_visibility(d: AcidDir, txns: ValidTxnList | None) -> bool:
+    return d.visibility_txn == 0 or txns is None or txns.is_txn_valid(d.visibility_txn)
+
+
+def choose_dirs(names: list[str], write_ids: ValidWriteIdList, txns: ValidTxnList | None = None,
+                ) -> tuple[AcidDir | None, list[AcidDir], list[str]]:
+    """(base, deltas to read, original entries) among a partition directory's entry names."""
+    acid: list[AcidDir] = []
+    originals: list[str] = []
+    for name in names:
+        if _hidden(name):
+            continue
+        d = parse_acid_dir(name)
+        if d is None:
+            originals.append(name)
+        else:
+            acid.append(d)
+    base: AcidDir | None = None
+    for d in acid:
+        if d.kind != "base" or not _valid_visibility(d, txns):
+            continue
+        usable = write_ids.is_valid_base(d.max_write_id) if d.visibility_txn else write_ids.is_write_id_valid(
+            d.max_write_id)
+        if usable and (base is None or d.max_write_id > base.max_write_id):
+            base = d
+    chosen: list[AcidDir] = []
+    for kind in ("delta", "delete_delta"):
+        current = base.max_write_id if base is not None else 0
+        last: AcidDir | None = None
+        deltas = sorted((d for d in acid if d.kind == kind and _valid_visibility(d, txns)),
+                        key=lambda d: (d.min_write_id, -d.max_write_id, d.statement_id, d.name))
+        for d in deltas:
+            if last is not None and (d.min_write_id, d.max_write_id) == (last.min_write_id, last.max_write_id):
+                chosen.append(d)  # the same write ids, another statement of the txn
+            elif d.max_write_id > current and write_ids.is_write_id_range_valid(
+                    max(current + 1, d.min_write_id), d.max_write_id) != RangeResponse.NONE:
+                chosen.append(d)
+                current = d.max_write_id
+                last = d
+    return base, chosen, ([] if base is not None else originals)
+
+
+def visible_files(location: str, write_ids: ValidWriteIdList | None,
+                  txns: ValidTxnList | None = None) -> list[tuple[str, int]]:
+    """(path, size) of the files a reader with this snapshot reads under `location`;
+    `write_ids` None (a non-transactional table): every non-hidden file."""
+    root = local_path(location)
+    if write_ids is None:
+        return list(_files_under(root))
+    try:
+        names = sorted(os.listdir(root))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    base, deltas, originals = choose_dirs(names, write_ids, txns)
+    out: list[tuple[str, int]] = []
+    for d in ([base] if base is not None else []) + deltas:
+        out.extend(_files_under(os.path.join(root, d.name)))
+    for name in originals:
+        path = os.path.join(root, name)
+        if os.path.isdir(path):
+            out.extend(_files_under(path))
+        elif os.path.isfile(path):
+            out.append((path, os.path.getsize(path)))
+    return out

@@ -1,0 +1,195 @@
+"""A transaction's life on the driver: open, keep alive, commit or abort; and the heartbeat keeper.
+
+`HeartbeatKeeper` is a daemon thread that heartbeats one txn every `interval_s` (Hive's client:
+hive.txn.timeout / 2) until stopped. It never raises in its thread. When the gateway answers that
+the txn is aborted or unknown (the reaper timed it out, someone aborted it), the keeper records a
+`TxnAborted`, calls `on_abort` once (a Spark job uses it to cancel its running job group, so the
+driver does not keep writing for a txn that can no longer commit) and stops. The caller sees the
+abort from `check()`, and at the latest from `commit()`. A heartbeat that fails for another reason
+(gateway briefly unreachable) is logged and tried again at the next tick: the txn lives until
+hive.txn.timeout without one, so one missed beat is not fatal.
+
+`Transaction` is a context manager: normal exit commits, an exception aborts (and is re-raised;
+a failing abort is logged, not raised over the original error). Commit and abort stop the keeper
+first, so no heartbeat races the end of the txn.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import TYPE_CHECKING, Callable, Iterable
+
+import grpc
+
+from pipeline.client.errors import GatewayError, TxnAborted
+from pipeline.client.snapshot import Snapshot, TableSnapshot, full_table_name
+from protos.metastore.v1 import locks_pb2 as lpb
+from protos.metastore.v1 import transactions_pb2 as tpb
+from store.lock_rules import Statement
+
+if TYPE_CHECKING:
+    from pipeline.client.gateway import GatewayClient
+
+_log = logging.getLogger(__name__)
+
+
+class HeartbeatKeeper:
+    def __init__(self, client: GatewayClient, txn_id: int, interval_s: float,
+                 on_abort: Callable[[TxnAborted], None] | None = None) -> None:
+        if interval_s <= 0:
+            raise ValueError(f"heartbeat interval must be positive, got {interval_s}")
+        self._client = client
+        self.txn_id = txn_id
+        self.interval_s = interval_s
+        self._on_abort = on_abort
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"txn-{txn_id}-heartbeat", daemon=True)
+        self.aborted: TxnAborted | None = None
+        self.beats = 0
+        self.failures = 0
+
+    def start(self) -> HeartbeatKeeper:
+        self._thread.start()
+        return self
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        """Stop beating; waits for a beat in progress. Idempotent."""
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout_s)
+
+    def check(self) -> None:
+        """Raise the `TxnAborted` the keeper saw, if any."""
+        if self.aborted is not None:
+            raise self.aborted
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            if self.beat_once():
+                return
+
+    def beat_once(self) -> bool:
+        """One heartbeat; True when the txn turned out aborted (the keeper is then done)."""
+        try:
+            # One attempt per tick: the next tick is the retry.
+            reply = self._client.txns.Heartbeat(_heartbeat_request(self.txn_id),
+                                                timeout=min(self.interval_s, self._client.config.call_timeout_s))
+        except grpc.RpcError as exc:
+            self.failures += 1
+            _log.warning("heartbeat of txn %d failed (%s: %s); retrying in %.1fs", self.txn_id,
+                         exc.code().name if hasattr(exc, "code") else "?",
+                         exc.details() if hasattr(exc, "details") else exc, self.interval_s)
+            return False
+        except Exception:  # never let the thread die silently
+            self.failures += 1
+            _log.exception("heartbeat of txn %d failed", self.txn_id)
+            return False
+        self.beats += 1
+        if self.txn_id in reply.aborted_txn_ids or self.txn_id in reply.nosuch_txn_ids:
+            why = ("aborted" if self.txn_id in reply.aborted_txn_ids else "unknown to the gateway (aborted and cleaned)")
+            self.aborted = TxnAborted(
+                f"txn {self.txn_id} is {why}: it missed heartbeats for hive.txn.timeout or was aborted by another "
+                f"client; nothing it wrote will become visible", txn_id=self.txn_id, method="Heartbeat",
+                code=grpc.StatusCode.ABORTED, address=self._client.config.address)
+            _log.error("%s", self.aborted)
+            self._stop.set()
+            if self._on_abort is not None:
+                try:
+                    self._on_abort(self.aborted)
+                except Exception:
+                    _log.exception("on_abort callback of txn %d failed", self.txn_id)
+            return True
+        return False
+
+
+def _heartbeat_request(txn_id: int) -> tpb.HeartbeatRequest:
+    return tpb.HeartbeatRequest(txn_ids=[txn_id])
+
+
+class Transaction:
+    """An open txn. Use `GatewayClient.transaction()` to make one."""
+
+    def __init__(self, client: GatewayClient, txn_id: int, keeper: HeartbeatKeeper | None) -> None:
+        self.client = client
+        self.id = txn_id
+        self.keeper = keeper
+        self.state = "open"
+        self._write_ids: dict[str, int] = {}
+
+    @classmethod
+    def open(cls, client: GatewayClient, *, heartbeat: bool = True,
+             on_abort: Callable[[TxnAborted], None] | None = None) -> Transaction:
+        txn_id = client.open_txn()
+        keeper = HeartbeatKeeper(client, txn_id, client.config.heartbeat_interval_s, on_abort).start() \
+            if heartbeat else None
+        return cls(client, txn_id, keeper)
+
+    def __enter__(self) -> Transaction:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        if self.state != "open":
+            return
+        if exc_type is None:
+            self.commit()
+            return
+        try:
+            self.abort()
+        except Exception:
+            _log.exception("aborting txn %d after %s failed", self.id, exc_type.__name__)
+
+    def check(self) -> None:
+        """Raise `TxnAborted` if the heartbeat keeper found the txn aborted."""
+        if self.keeper is not None:
+            self.keeper.check()
+
+    def snapshot(self, tables: Iterable[str]) -> Snapshot:
+        """The snapshot as this txn sees it (its own writes included)."""
+        self.check()
+        return self.client.snapshot(tables, self.id)
+
+    def table_snapshot(self, db: str, table: str) -> TableSnapshot:
+        return self.snapshot([full_table_name(db, table)]).tables[0]
+
+    def allocate_write_id(self, db: str, table: str) -> int:
+        self.check()
+        name = full_table_name(db, table)
+        if name not in self._write_ids:
+            self._write_ids[name] = self.client.allocate_write_id(self.id, db, table)
+        return self._write_ids[name]
+
+    def lock(self, statement: Statement, db: str, table: str) -> lpb.LockResponse:
+        """Hive's lock for `statement` on the table, held until this txn ends."""
+        self.check()
+        return self.client.lock_table_for(statement, db, table, self.id)
+
+    def commit(self) -> None:
+        if self.state != "open":
+            raise GatewayError(f"txn {self.id} is already {self.state}")
+        self._stop_keeper()
+        if self.keeper is not None and self.keeper.aborted is not None:
+            self.state = "aborted"
+            raise self.keeper.aborted
+        try:
+            self.client.commit_txn(self.id)
+        except GatewayError as exc:
+            if exc.code == grpc.StatusCode.ABORTED:
+                self.state = "aborted"
+                raise TxnAborted(str(exc), txn_id=self.id, method=exc.method, code=exc.code, details=exc.details,
+                                 address=exc.address) from exc
+            raise  # state unknown (e.g. UNAVAILABLE through every retry): leave it "open" for abort()
+        self.state = "committed"
+
+    def abort(self) -> None:
+        if self.state == "aborted":
+            return
+        if self.state == "committed":
+            raise GatewayError(f"txn {self.id} is already committed")
+        self._stop_keeper()
+        self.client.abort_txn(self.id)
+        self.state = "aborted"
+
+    def _stop_keeper(self) -> None:
+        if self.keeper is not None:
+            self.keeper.stop()

@@ -1,0 +1,260 @@
+"""The pipeline's gateway client against real gateway processes (no Spark needed): txns, snapshots,
+batched reads with several batches in flight, UNAVAILABLE retries, the heartbeat keeper, the lock
+helper, and one channel per process rebuilt after a fork."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+
+from pipeline.acid import choose_dirs, delta_dir_name, parse_acid_dir, visible_files
+from pipeline.client import (ADDRESS_CONF, ADDRESS_ENV, Backoff, ClientConfig, ClientConfigError, GatewayClient,
+                             GatewayError, GatewayUnavailable, LockAcquireTimeout, TxnAborted, call_with_retry)
+from protos.metastore.v1 import catalog_pb2 as pb
+from protos.metastore.v1 import locks_pb2 as lpb
+from store.lock_rules import Statement
+from store.writeids import ValidWriteIdList
+from tests.conftest import REPO
+from tests.spark.conftest import create_table, start_gateway
+
+pytestmark = pytest.mark.spark
+C = grpc.StatusCode
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class _Unavailable(grpc.RpcError):
+    def code(self) -> grpc.StatusCode:
+        return C.UNAVAILABLE
+
+    def details(self) -> str:
+        return "connection refused"
+
+
+def test_config_comes_from_argument_then_spark_conf_then_environment() -> None:
+    env = {ADDRESS_ENV: "env-host:1"}
+    conf = {ADDRESS_CONF: "conf-host:2", "spark.metastore.gateway.batch.size": "250",
+            "spark.hadoop.hive.txn.timeout": "5m"}
+    assert ClientConfig.resolve(conf, address="arg-host:3", environ=env).address == "arg-host:3"
+    from_conf = ClientConfig.resolve(conf, environ=env)
+    assert (from_conf.address, from_conf.batch_size, from_conf.heartbeat_interval_s) == ("conf-host:2", 250, 150.0)
+    assert ClientConfig.resolve({}, environ=env).address == "env-host:1"
+    with pytest.raises(ClientConfigError, match=f"{ADDRESS_CONF}.*{ADDRESS_ENV}"):
+        ClientConfig.resolve({}, environ={})
+    with pytest.raises(ClientConfigError, match="not host:port"):
+        ClientConfig("nohost")
+    with pytest.raises(ClientConfigError, match="duration"):
+        ClientConfig.resolve({ADDRESS_CONF: "h:1", "spark.hadoop.hive.txn.timeout": "soon"}, environ={})
+
+
+def test_only_unavailable_is_retried_with_growing_backoff() -> None:
+    sleeps: list[float] = []
+    answers: list[object] = [_Unavailable(), _Unavailable(), "ok"]
+
+    def call() -> object:
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    backoff = Backoff(retries=3, initial_s=0.1, max_s=0.15, jitter=0)
+    assert call_with_retry(call, method="M", address="a:1", backoff=backoff, sleep=sleeps.append) == "ok"
+    assert sleeps == [0.1, 0.15]
+    with pytest.raises(GatewayUnavailable, match="4 attempts"):
+        call_with_retry(lambda: (_ for _ in ()).throw(_Unavailable()), method="M", address="a:1", backoff=backoff,
+                        sleep=lambda s: None)
+
+
+def test_unreachable_gateway_fails_after_bounded_retries_naming_the_address() -> None:
+    address = f"127.0.0.1:{_free_port()}"
+    with GatewayClient(ClientConfig(address, unavailable_retries=3, backoff_initial_s=0.05, backoff_max_s=0.1)) as c:
+        started = time.monotonic()
+        with pytest.raises(GatewayUnavailable) as err:
+            c.open_txn()
+    assert time.monotonic() - started < 10
+    message = str(err.value)
+    assert address in message and "4 attempts" in message and ADDRESS_ENV in message
+    assert c.stats["OpenTxns"] == 1  # one logical call, four attempts
+
+
+def test_other_errors_raise_at_once_with_the_gateway_message(client: GatewayClient, tmp_path: Path) -> None:
+    with pytest.raises(GatewayError) as err:
+        client.get_table("nope", "missing")
+    assert err.value.code == C.NOT_FOUND and "nope" in err.value.details
+    create_table(client, tmp_path / "t")
+    with pytest.raises(GatewayError) as err:  # a transactional read without a snapshot
+        list(client.get_partitions_by_names("lake", "events", ["ds=a"]))
+    assert err.value.code == C.FAILED_PRECONDITION and "ValidWriteIdList" in err.value.details
+    assert not isinstance(err.value, GatewayUnavailable)
+
+
+def test_txn_commit_abort_snapshots_and_batched_reads_in_request_order(client: GatewayClient, tmp_path: Path) -> None:
+    table = create_table(client, tmp_path / "t")
+    values = [f"d{i:05d}" for i in range(2500)]
+    with client.transaction() as txn:
+        write_id = txn.allocate_write_id("lake", "events")
+        added = client.add_partitions("lake", "events", [pb.Partition(values=[v]) for v in values], txn_id=txn.id,
+                                      table_id=table.table_id)
+    assert txn.state == "committed" and len(added) == 2500 and write_id == 1
+    assert added[0].sd.location == f"file://{tmp_path}/t/ds=d00000"
+
+    with pytest.raises(RuntimeError):
+        with client.transaction() as doomed:
+            client.add_partitions("lake", "events", [pb.Partition(values=["gone"])], txn_id=doomed.id)
+            raise RuntimeError("the job failed")
+    assert doomed.state == "aborted"
+
+    snap = client.snapshot(["lake.events"])
+    assert snap.tables[0].table_id == table.table_id
+    assert ValidWriteIdList.parse(snap.tables[0].valid_write_id_list).is_write_id_aborted(2)
+    read = snap.read_context("lake.events")
+    names = client.list_partition_names("lake", "events", read, page_size=700)
+    assert names == [f"ds={v}" for v in values]
+    wanted = names[::-1] + ["ds=gone", "ds=missing"]
+    before = client.stats["GetPartitionsByNames"]
+    got = list(client.get_partitions_by_names("lake", "events", wanted, read, batch_size=300, in_flight=3))
+    assert [p.name for p in got] == names[::-1]  # request order; unknown and aborted names left out
+    assert client.stats["GetPartitionsByNames"] - before == 9
+    assert {p.write_id for p in got} == {1}
+
+
+def test_filter_reads_answer_for_the_snapshot(client: GatewayClient, tmp_path: Path) -> None:
+    if not client.has_filter_reads:
+        pytest.skip("these protos have no GetPartitionsByFilter")
+    create_table(client, tmp_path / "t")
+    with client.transaction() as txn:
+        client.add_partitions("lake", "events", [pb.Partition(values=[f"2024-01-0{d}"]) for d in range(1, 6)],
+                              txn_id=txn.id)
+    snap = client.snapshot(["lake.events"])
+    with client.transaction() as later:  # committed after the snapshot: not in its answer
+        client.add_partitions("lake", "events", [pb.Partition(values=["2024-01-09"])], txn_id=later.id)
+    got = client.get_partitions_by_filter("lake", "events", "ds >= '2024-01-03'", snap.read_context("lake.events"))
+    assert [p.name for p in got] == ["ds=2024-01-03", "ds=2024-01-04", "ds=2024-01-05"]
+    with pytest.raises(GatewayError) as err:
+        client.get_partitions_by_filter("lake", "events", "ds >>> 1", snap.read_context("lake.events"))
+    assert err.value.code == C.INVALID_ARGUMENT
+
+
+def test_heartbeat_keeper_outlives_the_timeout_and_surfaces_an_abort(pg_dsn: str, tmp_path: Path) -> None:
+    proc = start_gateway(pg_dsn, "hive.txn.timeout=1s", "hive.timedout.txn.reaper.start=100ms",
+                         "hive.timedout.txn.reaper.interval=200ms")
+    address = proc.wait_serving()
+    try:
+        config = ClientConfig(address, txn_timeout_s=1.0)  # heartbeats every 0.5 s
+        with GatewayClient(config) as client, GatewayClient(config) as other:
+            create_table(client, tmp_path / "t")
+            with client.transaction() as kept:
+                client.add_partitions("lake", "events", [pb.Partition(values=["kept"])], txn_id=kept.id)
+                time.sleep(2.5)  # well past hive.txn.timeout: only the keeper keeps it alive
+                assert kept.keeper is not None and kept.keeper.beats >= 3
+            assert kept.state == "committed"
+
+            seen: list[TxnAborted] = []
+            victim = client.transaction(on_abort=seen.append)
+            other.abort_txn(victim.id)  # e.g. an operator, or the reaper after a driver stall
+            deadline = time.monotonic() + 5
+            while not seen and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert seen and seen[0].txn_id == victim.id and "aborted" in str(seen[0])
+            with pytest.raises(TxnAborted):
+                victim.check()
+            with pytest.raises(TxnAborted):
+                victim.commit()
+            names = client.list_partition_names("lake", "events", client.snapshot(["lake.events"]).read_context(
+                "lake.events"))
+            assert names == ["ds=kept"]
+    finally:
+        proc.stop()
+
+
+def test_lock_helper_waits_with_hive_retries_then_gives_up_and_releases(gateway_address: str, tmp_path: Path) -> None:
+    config = ClientConfig(gateway_address, lock_num_retries=3, lock_sleep_between_retries_s=0.2)
+    with GatewayClient(config) as client:
+        create_table(client, tmp_path / "t")
+        holder = client.transaction()
+        client.lock_table_for(Statement.DROP_TABLE, "lake", "events", holder.id)  # EXCLUSIVE on the table
+        reader = client.transaction()
+        started = time.monotonic()
+        with pytest.raises(LockAcquireTimeout) as err:
+            reader.lock(Statement.SELECT, "lake", "events")
+        assert err.value.retries == 3 and 0.4 < time.monotonic() - started < 5  # 0.1 + 0.2 + 0.2 s of back-off
+        shown = client.locks.ShowLocks(lpb.ShowLocksRequest(db_name="lake", table_name="events"))
+        assert [lock.txn_id for lock in shown.locks] == [holder.id]  # the waiting request was released
+
+        waiter_result: list[object] = []
+        waiter = threading.Thread(target=lambda: waiter_result.append(reader.lock(Statement.SELECT, "lake", "events")))
+        waiter.start()
+        time.sleep(0.3)
+        holder.commit()  # releases the EXCLUSIVE lock; the reader's back-off finds it free
+        waiter.join(10)
+        assert waiter_result and waiter_result[0].state == lpb.ACQUIRED  # type: ignore[union-attr]
+        reader.commit()
+
+
+_FORK_SCRIPT = r"""
+import json, os, sys
+import pipeline.client as pc  # first: turns on gRPC fork support before grpc is imported
+config = pc.ClientConfig(sys.argv[1])
+parent = pc.process_client(config)
+assert pc.process_client(config) is parent  # reused, not rebuilt
+parent.valid_txn_list()
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    child = pc.process_client(config)
+    out = {"new_client": child is not parent, "stats": pc.process_stats(), "works": bool(child.valid_txn_list()),
+           "reused": pc.process_client(config) is child}
+    os.write(w, json.dumps(out).encode())
+    os._exit(0)
+os.waitpid(pid, 0)
+child = json.loads(os.read(r, 10000))
+print(json.dumps({"child": child, "parent_pid": os.getpid(), "parent_works": bool(parent.valid_txn_list()),
+                  "parent_stats": pc.process_stats()}))
+"""
+
+
+def test_one_channel_per_process_rebuilt_after_fork(gateway_address: str) -> None:
+    out = subprocess.run([sys.executable, "-c", _FORK_SCRIPT, gateway_address], cwd=REPO, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    child = report["child"]
+    assert child["new_client"] and child["works"] and child["reused"]
+    assert child["stats"]["pid"] != report["parent_pid"] and child["stats"]["channels_created"] == 1
+    assert report["parent_works"] and report["parent_stats"]["channels_created"] == 1
+
+
+def test_acid_names_and_what_a_snapshot_reads(tmp_path: Path) -> None:
+    assert delta_dir_name(5) == "delta_0000005_0000005" and delta_dir_name(12345678, 12345679) == \
+        "delta_12345678_12345679"
+    assert parse_acid_dir("delta_0000005_0000007_0001") is not None and parse_acid_dir("part-0.parquet") is None
+    snap = ValidWriteIdList.parse("db.t:6:4:4:5")  # 4 open, 5 aborted, 6 committed
+    names = ["delta_0000001_0000001", "delta_0000004_0000004", "delta_0000005_0000005", "delta_0000006_0000006",
+             "delta_0000007_0000007", "_spark_staging", ".hidden", "000000_0", "delta_0000001_0000003"]
+    base, deltas, originals = choose_dirs(names, snap)
+    assert base is None and [d.name for d in deltas] == ["delta_0000001_0000003", "delta_0000006_0000006"]
+    assert originals == ["000000_0"]
+    base, deltas, originals = choose_dirs(names + ["base_0000003"], snap)
+    assert base is not None and base.name == "base_0000003" and originals == []
+    assert [d.name for d in deltas] == ["delta_0000006_0000006"]
+    for name in ("delta_0000001_0000001", "delta_0000004_0000004"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "part-0.parquet").write_bytes(b"x" * 10)
+        (tmp_path / name / ".part-0.parquet.crc").write_bytes(b"c")
+    assert visible_files(f"file://{tmp_path}", snap) == [(str(tmp_path / "delta_0000001_0000001/part-0.parquet"), 10)]
+    assert visible_files(str(tmp_path / "missing"), snap) == []
+    with pytest.raises(ValueError, match="local filesystem"):
+        visible_files("s3://bucket/x", snap)
+    assert json.dumps(sorted(p for p, _ in visible_files(str(tmp_path), None)))  # non-ACID: every visible file

@@ -1,0 +1,187 @@
+"""The transactional write job: a committed write is visible as partitions and `delta_<w>_<w>`
+directories; a write that fails midway leaves nothing any snapshot can see."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pipeline.acid import delta_dir_name, local_path, visible_files
+from pipeline.client import ClientConfig, GatewayClient, TxnAborted
+from pipeline.snapshot_read import read_on_driver, snapshot_read
+from pipeline.txn_write import txn_write
+from protos.metastore.v1 import catalog_pb2 as pb
+from protos.metastore.v1 import locks_pb2 as lpb
+from protos.metastore.v1 import transactions_pb2 as tpb
+from store.writeids import ValidWriteIdList
+from tests.spark.conftest import create_table
+
+pytestmark = pytest.mark.spark
+DB, TABLE = "lake", "events"
+FULL = f"{DB}.{TABLE}"
+
+
+def _frame(spark: Any, days: list[str], rows_per_day: int = 20) -> Any:
+    rows = [(i * 100 + j, f"payload-{day}-{j}", day) for i, day in enumerate(days) for j in range(rows_per_day)]
+    return spark.createDataFrame(rows, "id long, payload string, ds string").repartition(2)
+
+
+def _setup(client: GatewayClient, root: Path) -> None:
+    """lake.events with one committed partition (ds=2024-01-01) holding one file in delta_1_1."""
+    create_table(client, root)
+    with client.transaction() as txn:
+        w = txn.allocate_write_id(DB, TABLE)
+        (p,) = client.add_partitions(DB, TABLE, [pb.Partition(values=["2024-01-01"])], txn_id=txn.id)
+        delta = Path(local_path(p.sd.location)) / delta_dir_name(w)
+        delta.mkdir(parents=True)
+        (delta / "part-00000.parquet").write_bytes(b"x" * 123)
+
+
+def _state(client: GatewayClient) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """(partition names, rows) as a new snapshot sees them."""
+    snap = client.snapshot([FULL])
+    names = client.list_partition_names(DB, TABLE, snap.read_context(FULL))
+    return names, sorted(r.key() for r in read_on_driver(client, snap.tables[0], snap.valid_txn_list, names))
+
+
+def _acid_dirs(root: Path) -> list[str]:
+    return sorted(str(Path(d).relative_to(root)) for d, _, _ in os.walk(root)
+                  if Path(d).name.startswith(("delta_", "_spark_staging")))
+
+
+def _no_open_txns_or_locks(client: GatewayClient) -> None:
+    shown = client.txns.ShowTransactions(tpb.ShowTransactionsRequest()).transactions
+    assert [t.txn_id for t in shown if t.state == "OPEN"] == []
+    assert list(client.locks.ShowLocks(lpb.ShowLocksRequest()).locks) == []
+
+
+def test_write_job_commits_partitions_and_delta_directories(spark: Any, gateway_address: str, tmp_path: Path) -> None:
+    root = tmp_path / "events"
+    config = ClientConfig(gateway_address)
+    with GatewayClient(config) as client:
+        _setup(client, root)
+        before = client.snapshot([FULL])
+        stages: list[str] = []
+        result = txn_write(_frame(spark, ["2024-01-01", "2024-01-02", "2024-01-03"]), DB, TABLE, config=config,
+                           on_stage=stages.append)
+        assert stages == ["locked", "written", "registered", "moved", "before_commit", "committed"]
+        assert result.write_id == 2
+        assert result.added == ["ds=2024-01-02", "ds=2024-01-03"] and result.appended == ["ds=2024-01-01"]
+        assert _acid_dirs(root) == [f"ds=2024-01-0{d}/delta_000000{w}_000000{w}"
+                                    for d, w in ((1, 1), (1, 2), (2, 2), (3, 2))]
+
+        names, rows = _state(client)
+        assert names == ["ds=2024-01-01", "ds=2024-01-02", "ds=2024-01-03"]
+        assert all(files >= 1 and size > 0 for *_, files, size in rows)
+        job = snapshot_read(spark, DB, TABLE, config=config)
+        assert sorted(r.key() for r in job.rows) == rows
+        if client.has_filter_reads:
+            some = snapshot_read(spark, DB, TABLE, config=config, filter="ds >= '2024-01-02'", lock=False)
+            assert sorted(r.key() for r in some.rows) == rows[1:]
+        data = spark.read.parquet(*(f"file://{d}" for d in result.delta_dirs))
+        assert data.count() == 60 and sorted(r.id for r in data.select("id").collect())[:3] == [0, 1, 2]
+
+        # A snapshot pinned before the write sees neither the new partitions nor the new delta.
+        old = read_on_driver(client, before.tables[0], before.valid_txn_list, names)
+        assert [(r.name, r.files, r.bytes) for r in old] == [("ds=2024-01-01", 1, 123)]
+        _no_open_txns_or_locks(client)
+
+
+def test_write_job_failing_in_a_task_midway_aborts_and_leaves_nothing(spark: Any, gateway_address: str,
+                                                                       tmp_path: Path) -> None:
+    from pyspark.sql import functions as F
+
+    root = tmp_path / "events"
+    config = ClientConfig(gateway_address)
+    with GatewayClient(config) as client:
+        _setup(client, root)
+        names_before, rows_before = _state(client)
+
+        def check(ds):  # type: ignore[no-untyped-def]
+            if ds == "2024-01-03":
+                raise ValueError("bad record in ds=2024-01-03")
+            return ds
+
+        frame = _frame(spark, ["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"])
+        frame = frame.withColumn("ds", F.udf(check, "string")("ds"))  # fails in one task, after others wrote
+        with pytest.raises(Exception, match="bad record"):
+            txn_write(frame, DB, TABLE, config=config)
+
+        assert _state(client) == (names_before, rows_before)
+        wids = ValidWriteIdList.parse(client.snapshot([FULL]).tables[0].valid_write_id_list)
+        assert wids.is_write_id_aborted(2)  # the job's txn got write id 2 and was aborted
+        assert _acid_dirs(root) == ["ds=2024-01-01/delta_0000001_0000001"]  # staging and its deltas removed
+        _no_open_txns_or_locks(client)
+
+
+def test_write_job_failing_after_its_files_are_in_place_leaves_them_invisible(spark: Any, gateway_address: str,
+                                                                              tmp_path: Path) -> None:
+    root = tmp_path / "events"
+    config = ClientConfig(gateway_address)
+    with GatewayClient(config) as client:
+        _setup(client, root)
+        names_before, rows_before = _state(client)
+
+        def crash(stage: str) -> None:
+            if stage == "before_commit":
+                raise RuntimeError("driver lost before commit")
+
+        # No clean-up, as if the driver died: the files stay where the job moved them.
+        with pytest.raises(RuntimeError, match="before commit"):
+            txn_write(_frame(spark, ["2024-01-01", "2024-01-02"]), DB, TABLE, config=config, on_stage=crash,
+                      cleanup_on_failure=False)
+        left = _acid_dirs(root)
+        assert "ds=2024-01-01/delta_0000002_0000002" in left and "ds=2024-01-02/delta_0000002_0000002" in left
+
+        assert _state(client) == (names_before, rows_before)  # the old partition's new delta is not read
+        snap = client.snapshot([FULL])
+        wids = snap.tables[0].write_ids()
+        assert wids.is_write_id_aborted(2)
+        assert visible_files(str(root / "ds=2024-01-02"), wids, snap.txn_list()) == []  # even if pointed at it
+        assert snapshot_read(spark, DB, TABLE, config=config).rows[0].key() == rows_before[0]
+        _no_open_txns_or_locks(client)
+
+
+def test_write_job_whose_txn_is_aborted_meanwhile_is_cancelled_and_leaves_nothing(
+    spark: Any, gateway_address: str, tmp_path: Path,
+) -> None:
+    from pyspark.sql import functions as F
+
+    root = tmp_path / "events"
+    config = ClientConfig(gateway_address, txn_timeout_s=1.0)  # the keeper heartbeats every 0.5 s
+    with GatewayClient(config) as client:
+        _setup(client, root)
+        names_before, rows_before = _state(client)
+
+        def slow(ds):  # type: ignore[no-untyped-def]
+            time.sleep(0.2)
+            return ds
+
+        frame = _frame(spark, ["2024-01-02", "2024-01-03"], rows_per_day=50)  # ~10 s of work per task
+        frame = frame.withColumn("ds", F.udf(slow, "string")("ds"))
+
+        def abort_it() -> None:  # an operator (or the reaper, after a driver stall) aborts the txn
+            for _ in range(200):
+                shown = client.txns.ShowTransactions(tpb.ShowTransactionsRequest()).transactions
+                open_ids = [t.txn_id for t in shown if t.state == "OPEN"]
+                if open_ids:
+                    time.sleep(1.0)
+                    client.abort_txn(open_ids[0])
+                    return
+                time.sleep(0.05)
+
+        aborter = threading.Thread(target=abort_it)
+        aborter.start()
+        started = time.monotonic()
+        with pytest.raises(TxnAborted, match="aborted"):
+            txn_write(frame, DB, TABLE, config=config)
+        aborter.join(10)
+        assert time.monotonic() - started < 9  # the keeper cancelled the Spark job; it did not run to the end
+        assert _state(client) == (names_before, rows_before)
+        assert _acid_dirs(root) == ["ds=2024-01-01/delta_0000001_0000001"]
+        _no_open_txns_or_locks(client)

@@ -114,7 +114,9 @@ async def commit_txn(conn: asyncpg.Connection, txn_id: int) -> NewEvent | None:
     if state == ABORTED:
         raise Aborted(_aborted_message(txn_id))
     write_ids = await _write_ids_of(conn, [txn_id])
-    commit_id = int(await conn.fetchval(sql.CURRENT_COMMIT_ID))
+    # Only a txn that wrote can be the first committer another writer loses to; read-only txns
+    # skip the counter lock that orders commit ids with opens.
+    commit_id = int(await conn.fetchval(sql.CURRENT_COMMIT_ID)) if write_ids else None
     await conn.execute(sql.MARK_COMMITTED, txn_id, commit_id)
     await conn.execute(sql.DELETE_MIN_HISTORY, [txn_id])
     await release_txn_locks(conn, [txn_id])

@@ -61,6 +61,8 @@ class Settings:
                                        "most events one GetNextNotification answers")
     default_event_batch: int = _setting("metastore.gateway.event.batch.default", 1000,
                                         "events answered when a request asks for max_events 0")
+    so_reuseport: bool = _setting("metastore.gateway.so.reuseport", False,
+                                  "let several gateway processes bind the same port (each with its own cache)")
     max_concurrent_rpcs: int = _setting("metastore.gateway.max.concurrent.rpcs", 1000,
                                         "calls in flight before new ones get RESOURCE_EXHAUSTED")
     shutdown_grace_s: float = _setting("metastore.gateway.shutdown.grace", 10.0,

@@ -79,6 +79,12 @@ class EchoProcess:
             self.proc.kill()
 
 
+def _reuseport(args: argparse.Namespace, port: int) -> list[str]:
+    if args.server_processes <= 1:
+        return []
+    return ["--port", str(port), "--conf", "metastore.gateway.so.reuseport=true"]
+
+
 def _reply_size(address: str, request: bytes, method: str) -> int:
     with grpc.insecure_channel(address) as channel:
         return len(channel.unary_unary(method)(request))
@@ -105,12 +111,18 @@ async def run(args: argparse.Namespace) -> list[tuple[str, list[RunResult]]]:
     hms_ctx: contextlib.AbstractAsyncContextManager[str] | None = None
     try:
         print(f"loading {args.partitions} partitions ...", file=sys.stderr)
-        cached = await asyncio.to_thread(GatewayProcess, "--dsn", dsn, "--loop", args.loop)
+        cached = await asyncio.to_thread(GatewayProcess, "--dsn", dsn, "--loop", args.loop, *_reuseport(args, 0))
         processes.append(cached)
         started = time.monotonic()
         await asyncio.to_thread(load_gateway, cached.address, args.partitions)
         print(f"loaded in {time.monotonic() - started:.1f}s; warming the cache", file=sys.stderr)
         await asyncio.to_thread(warm, cached.address, names)
+        port = int(cached.address.rsplit(":", 1)[1])
+        for _ in range(args.server_processes - 1):  # more processes on the same port, each with its own cache
+            extra = await asyncio.to_thread(GatewayProcess, "--dsn", dsn, "--loop", args.loop, *_reuseport(args, port))
+            processes.append(extra)
+            for _attempt in range(20):  # connections spread over processes: warm until each has loaded
+                await asyncio.to_thread(warm, cached.address, names)
         nocache = await asyncio.to_thread(GatewayProcess, "--dsn", dsn, "--loop", args.loop,
                                           "--conf", "metastore.gateway.cache.enabled=false")
         processes.append(nocache)
@@ -121,7 +133,7 @@ async def run(args: argparse.Namespace) -> list[tuple[str, list[RunResult]]]:
             read = snapshot(channel)
         config = RunConfig(users=args.users, run_time_s=args.duration, workers=args.workers, spawn_rate=None)
         workloads: list[tuple[str, list[RunResult]]] = []
-        for batch in (*BATCHES, 0):  # 0: GetTable
+        for batch in ((100,) if args.only == "100" else (*BATCHES, 0)):  # 0: GetTable
             label = f"GetPartitionsByNames({batch})" if batch else "GetTable"
             method = GET_PARTITIONS if batch else GET_TABLE
             request = (partitions_request(names[:batch], read) if batch else
@@ -136,6 +148,8 @@ async def run(args: argparse.Namespace) -> list[tuple[str, list[RunResult]]]:
                 Target("echo-floor", functools.partial(_running, echo.address), EchoUser, config,
                        {"method": method, "items": batch or 1, "name": label}),
             ]
+            if args.only == "100":
+                targets = [t for t in targets if t.name != "gateway-nocache"]
             if hms_address is not None:
                 from loadtest.hms import HmsReader
 
@@ -145,6 +159,8 @@ async def run(args: argparse.Namespace) -> list[tuple[str, list[RunResult]]]:
             workloads.append((label, await run_targets(targets, keep_going=True, pause_s=args.pause)))
             echo.stop()
             processes.remove(echo)
+        if args.only == "100":
+            return workloads
         mixed_targets = [Target(name, functools.partial(_running, address), MixedUser, config,
                                 {"names": names, "batch": 100, "write_weight": 5})
                          for name, address in (("gateway-cached", cached.address), ("gateway-nocache", nocache.address))]
@@ -247,7 +263,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--users", type=int, default=16)
     parser.add_argument("--workers", type=int, default=1, help="load generator processes (0: in this process)")
     parser.add_argument("--partitions", type=int, default=10000)
-    parser.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio", help="server event loop")
+    parser.add_argument("--loop", choices=("asyncio", "uvloop"), default="uvloop",
+                        help="event loop of the gateway and the echo floor")
+    parser.add_argument("--server-processes", type=int, default=1,
+                        help="cached gateway processes sharing one port (SO_REUSEPORT)")
+    parser.add_argument("--only", choices=("all", "100"), default="all",
+                        help="100: only GetPartitionsByNames(100) against cached and echo (quick comparisons)")
     parser.add_argument("--pause", type=float, default=1.0, help="seconds between runs (lets the machine settle)")
     parser.add_argument("--skip-hms", action="store_true")
     parser.add_argument("--out", default=str(REPO / "docs" / "benchmarks.md"))

@@ -31,7 +31,7 @@ from typing import AsyncIterator, Sequence
 
 import grpc
 
-from loadtest import TOTAL, RunConfig, RunResult, Target, report_rows, run_targets, write_report
+from loadtest import TOTAL, RunConfig, RunResult, Target, plot, report_rows, run_targets, write_report
 from loadtest.echo import EchoUser
 from loadtest.gateway_targets import (
     GET_PARTITIONS,
@@ -244,7 +244,14 @@ def render(workloads: Sequence[tuple[str, list[RunResult]]], args: argparse.Name
             continue
         met = value >= bound if higher else value <= bound
         lines.append(f"| {text} | {value:.2f}x | {'yes' if met else f'no ({value / bound:.0%} of the goal)' if higher else f'no ({value / bound:.2f}x the bound)'} |")
-    lines += ["", f"![throughput and latency over time]({plot_path})", "", END]
+    lines += ["", "What is in the way of the two missed goals (measured in-process with `python -m loadtest.profile_hit`, "
+              "no gRPC, 10,000 cached partitions): per GetPartitionsByNames(100) call the cached path spends about "
+              "1.5 µs parsing the request, 7 µs normalising names and parsing the ValidWriteIdList, 56 µs on the "
+              "read decision and 100 dictionary lookups with a visibility check each, and 43 µs framing 100 "
+              "partitions into the response: about 107 µs of Python per call on top of the gRPC cost the echo floor "
+              "already pays, with the load generator on the same two cores. Next steps: keep each partition framed "
+              "for its table's current name (framing becomes one join), and a visibility check without per-call "
+              "allocations.", "", f"![throughput and latency over time]({plot_path})", "", END]
     return "\n".join(lines)
 
 
@@ -275,11 +282,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     workloads = asyncio.run(run(args))
     all_results = [r for _, rs in workloads for r in rs]
-    files = write_report(all_results, REPO / "loadtest" / "results", basename="bench-read")
+    write_report(all_results, REPO / "loadtest" / "results", basename="bench-read", with_plot=False)
     plot_rel = "bench-read.png"
-    if files.png is not None:
-        target = Path(args.out).parent / plot_rel
-        target.write_bytes(Path(files.png).read_bytes())
+    headline = next(rs for label, rs in workloads if label == "GetPartitionsByNames(100)")
+    plot([r for r in headline if r.stats], Path(args.out).parent / plot_rel,
+         title=f"GetPartitionsByNames(100), {args.users} callers: throughput and latency by target")
     section = render(workloads, args, plot_rel)
     write_section(Path(args.out), section)
     print(section)

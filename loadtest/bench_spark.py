@@ -32,10 +32,8 @@ import datetime as dt
 import json
 import os
 import platform
-import re
 import shlex
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -53,38 +51,6 @@ SECTION_END = "<!-- bench:spark:end -->"
 DB, TABLE = "bench", "parts"
 
 
-class Gateway:
-    """A gateway process; its output goes to a log file."""
-
-    def __init__(self, args: Sequence[str], log_path: Path) -> None:
-        self.log_path = log_path
-        self._log = open(log_path, "w")  # noqa: SIM115 - closed in stop()
-        self.proc = subprocess.Popen([sys.executable, "-m", "gateway.cli", "serve", "--port", "0", "--log-level",
-                                      "WARNING", *args], cwd=REPO, stdout=self._log, stderr=subprocess.STDOUT)
-        self.address = self.dsn = ""
-
-    def wait_serving(self, timeout_s: float = 120.0) -> str:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            m = re.search(r"serving on ([\d.]+:\d+) \(database: (.*)\)", self.log_path.read_text())
-            if m:
-                self.address, self.dsn = m.group(1), m.group(2)
-                return self.address
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"the gateway did not start:\n{self.log_path.read_text()[-4000:]}")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        self._log.close()
 
 
 def _busy_s() -> float:

@@ -43,17 +43,32 @@ R = TypeVar("R")
 Handler = Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[R]]
 
 
+async def within_deadline(awaitable: Awaitable[R], context: grpc.aio.ServicerContext) -> R:
+    """Await, bounded by the call's deadline (TimeoutError past it)."""
+    remaining = context.time_remaining()
+    if remaining is None:
+        return await awaitable
+    async with asyncio.timeout(remaining):
+        return await awaitable
+
+
+def answers_from_memory(method: Handler[R]) -> Handler[R]:
+    """Mark a cache-first read: `rpc` does not wrap it in a deadline (a hit never awaits); the
+    method bounds its database fallback itself with `within_deadline`."""
+    method._answers_from_memory = True  # type: ignore[attr-defined]
+    return method
+
+
 def rpc(method: Handler[R]) -> Handler[R]:
     """Wrap a unary servicer method: deadline bound, error mapping. `context.abort` is terminal."""
+    bounded = not getattr(method, "_answers_from_memory", False)
 
     @functools.wraps(method)
     async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> R:
-        remaining = context.time_remaining()
         try:
-            if remaining is None:
-                return await method(self, request, context)
-            async with asyncio.timeout(remaining):
-                return await method(self, request, context)
+            if bounded:
+                return await within_deadline(method(self, request, context), context)
+            return await method(self, request, context)
         except se.StoreError as exc:
             await context.abort(status_for(exc), str(exc))
         except TimeoutError:

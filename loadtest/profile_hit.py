@@ -23,7 +23,7 @@ parts = {}
 for ds, hr in partition_values(10000):
     name = f"ds={ds}/hr={hr}"
     p = Partition("bench", "events", (ds, hr), name, StorageDescriptor(location=f"/w/bench.db/events/{name}", input_format=t.sd.input_format, output_format=t.sd.output_format, serde=t.sd.serde), {"numRows": "1000", "totalSize": "123456"}, 1700000000, 1)
-    parts[name] = (Version(1, None, wire.partition_body(p), p.values),)
+    parts[name] = (Version(1, None, wire.partition_element(p), p.values),)
 wl = ValidWriteIdList.parse("bench.events:1:9223372036854775807::")
 cache = ShardedCache()
 cache.put(build_entry([(Version(0, None, wire.table_message(t)), t)], parts, committed=CommittedWriteIds.from_list(wl), writers={}, gc_watermark=0, applied_event_id=1))
@@ -43,6 +43,6 @@ timeit("_target (names, ReadSnapshot.parse of the list)", lambda: _target(req.db
 db, tb, snap = _target(req.db_name, req.table_name, req.read)
 hit = cache.read_partitions(db, tb, req.names, snap)
 timeit("cache.read_partitions (decision + 100 lookups)", lambda: cache.read_partitions(db, tb, req.names, snap))
-timeit("wire.partitions_response (join 100 frames)", lambda: wire.partitions_response(hit.db_name, hit.table_name, hit.bodies))
-out = wire.partitions_response(hit.db_name, hit.table_name, hit.bodies)
+timeit("join 100 pre-framed partitions", lambda: b"".join(hit.frames))
+out = b"".join(hit.frames)
 print("response bytes", len(out), "partitions", len(pb.GetPartitionsByNamesResponse.FromString(out).partitions))

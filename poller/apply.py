@@ -14,7 +14,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from store import codec
-from store.cache.entry import CommittedWriteIds, PartitionEncoder, TableEncoder, TableEntry, Version, with_changes
+from store.cache.entry import (
+    CommittedWriteIds,
+    PartitionEncoder,
+    PartitionRenamer,
+    TableEncoder,
+    TableEntry,
+    Version,
+    with_changes,
+)
 from store.models import NotificationEvent, Partition, Table
 
 TABLE_EVENTS = frozenset({"CREATE_TABLE", "ALTER_TABLE", "DROP_TABLE", "ADD_PARTITION", "ALTER_PARTITION",
@@ -25,7 +33,8 @@ DATABASE_EVENTS = frozenset({"CREATE_DATABASE", "ALTER_DATABASE", "DROP_DATABASE
 
 @dataclass(frozen=True, slots=True)
 class Codec:
-    partition_body: PartitionEncoder  # a Partition without db/table names (they vary with renames)
+    partition: PartitionEncoder  # a Partition as a response element, carrying its table's name
+    rename_partition: PartitionRenamer  # the same element carrying another table name
     table: TableEncoder
 
 
@@ -94,6 +103,8 @@ class TableBatch:
         if self._tables is not None:
             latest = next((t for v, t in self._tables if v.dropped_wid is None), self._tables[0][1])
             changes.update(table_versions=tuple(self._tables), db_name=latest.db_name, name=latest.name)
+            if (latest.db_name, latest.name) != (self.entry.db_name, self.entry.name):
+                changes["partitions"] = self._renamed_partitions(latest.db_name, latest.name)
         if self._committed is not None:
             changes["committed"] = self._committed
         if self._writers is not None:
@@ -105,7 +116,15 @@ class TableBatch:
     # -- helpers -----------------------------------------------------------------------------
 
     def _partition_version(self, p: Partition, write_id: int) -> Version:
-        return Version(write_id, None, self.codec.partition_body(p), p.values)
+        return Version(write_id, None, self.codec.partition(p), p.values)
+
+    def _renamed_partitions(self, db_name: str, table_name: str) -> dict[str, tuple[Version, ...]]:
+        """Every partition frame re-framed for the table's new name (frames carry the entry's name;
+        partitions built in this batch were framed for the name the batch started with)."""
+        rename = self.codec.rename_partition
+        return {name: tuple(Version(v.created_wid, v.dropped_wid, rename(v.frame, db_name, table_name), v.values)
+                            for v in versions)
+                for name, versions in self.parts().items()}
 
     def _write(self, name: str, new: Version | None, write_id: int) -> None:
         """Replace (new) or drop (None) the latest version of `name`, as the database did."""

@@ -100,7 +100,7 @@ class Poller:
                       file=sys.stderr, flush=True)
 
         position, entries, databases = await self._db.read(
-            loader.load_all, self._codec.partition_body, self._codec.table, progress)
+            loader.load_all, self._codec.partition, self._codec.table, progress)
         self.cache.clear()
         for entry in entries:
             self._install(entry)
@@ -235,7 +235,7 @@ class Poller:
 
     async def _fill(self, db_name: str, table_name: str) -> None:
         try:
-            position, entry = await self._db.read(loader.load_table, db_name, table_name, self._codec.partition_body,
+            position, entry = await self._db.read(loader.load_table, db_name, table_name, self._codec.partition,
                                                   self._codec.table)
             while entry is not None and self.position > position:
                 # The poller moved past our snapshot while we loaded: replay what we missed.

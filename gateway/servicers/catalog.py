@@ -7,6 +7,7 @@ bytes (see gateway/wire.py and `register`), so cached responses are joined from 
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Awaitable, TypeVar
 
@@ -15,7 +16,7 @@ import grpc
 from gateway import convert, wire
 from gateway.metrics import GatewayMetrics
 from gateway.config import Settings
-from gateway.errors import rpc_methods
+from gateway.errors import answers_from_memory, rpc_methods, within_deadline
 from gateway.servicers.validation import check_batch, require
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc
@@ -42,11 +43,12 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         self._cache = cache if cache is not None else ShardedCache(enabled=False)
         self._metrics = metrics or GatewayMetrics()
 
-    async def _fallback(self, read: Awaitable[Read[T]], db_name: str, table_name: str) -> T:
-        """A read the database answers after a cache miss: timed, and for latest-wins objects the
-        position it saw holds this gateway's cache back until it has caught up (monotonic reads)."""
+    async def _fallback(self, read: Awaitable[Read[T]], context: Ctx, db_name: str, table_name: str) -> T:
+        """A read the database answers after a cache miss: bounded by the call's deadline, timed, and
+        for latest-wins objects the position it saw holds this gateway's cache back until it has
+        caught up (monotonic reads)."""
         started = time.perf_counter()
-        result = await read
+        result = await within_deadline(read, context)
         self._metrics.fallback(time.perf_counter() - started)
         if result.latest:
             self._cache.hold_until(db_name, table_name, result.seen_event_id)
@@ -64,12 +66,13 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         self._cache.hold_until(db.name, "", event_id)
         return pb.CreateDatabaseResponse(database=convert.database_to_pb(db), event_id=event_id)
 
+    @answers_from_memory
     async def GetDatabase(self, request: pb.GetDatabaseRequest, context: Ctx) -> pb.GetDatabaseResponse:
         name = names.normalize_identifier(require(request.name, "name"), "database")
         cached = self._cache.read_database(name, request.read.min_event_id)
         if not isinstance(cached, Miss):
             return pb.GetDatabaseResponse(database=convert.database_to_pb(cached))
-        db = await self._fallback(self._store.get_database(name), name, "")
+        db = await self._fallback(self._store.get_database(name), context, name, "")
         return pb.GetDatabaseResponse(database=convert.database_to_pb(db))
 
     async def ListDatabases(self, request: pb.ListDatabasesRequest, context: Ctx) -> pb.ListDatabasesResponse:
@@ -94,12 +97,13 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         self._cache.hold_until(table.db_name, table.name, event_id)
         return pb.CreateTableResponse(table=convert.table_to_pb(table), event_id=event_id)
 
+    @answers_from_memory
     async def GetTable(self, request: pb.GetTableRequest, context: Ctx) -> bytes:
         db_name, table_name, snapshot = _target(request.db_name, request.table_name, request.read)
         cached = self._cache.read_table(db_name, table_name, snapshot, request.read.min_event_id)
         if isinstance(cached, bytes):
             return wire.table_response(cached)
-        table = await self._fallback(self._store.get_table(db_name, table_name, snapshot), db_name, table_name)
+        table = await self._fallback(self._store.get_table(db_name, table_name, snapshot), context, db_name, table_name)
         return pb.GetTableResponse(table=convert.table_to_pb(table)).SerializeToString()
 
     async def ListTables(self, request: pb.ListTablesRequest, context: Ctx) -> pb.ListTablesResponse:
@@ -132,16 +136,19 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         self._cache.hold_until(request.db_name.lower(), request.table_name.lower(), event_id)
         return pb.AddPartitionsResponse(partitions=[convert.partition_to_pb(p) for p in added], event_id=event_id)
 
+    @answers_from_memory
     async def GetPartitionsByNames(self, request: pb.GetPartitionsByNamesRequest, context: Ctx) -> bytes:
         check_batch(len(request.names), "GetPartitionsByNames", self._settings.max_batch_size)
         db_name, table_name, snapshot = _target(request.db_name, request.table_name, request.read)
         cached = self._cache.read_partitions(db_name, table_name, request.names, snapshot, request.read.min_event_id)
         if isinstance(cached, PartitionsHit):
-            return wire.partitions_response(cached.db_name, cached.table_name, cached.bodies)
+            return b"".join(cached.frames)
         parts = await self._fallback(
-            self._store.get_partitions_by_names(db_name, table_name, list(request.names), snapshot), db_name, table_name)
+            self._store.get_partitions_by_names(db_name, table_name, list(request.names), snapshot), context, db_name,
+            table_name)
         return pb.GetPartitionsByNamesResponse(partitions=[convert.partition_to_pb(p) for p in parts]).SerializeToString()
 
+    @answers_from_memory
     async def GetPartitionsByFilter(self, request: pb.GetPartitionsByFilterRequest, context: Ctx) -> bytes:
         db_name, table_name, snapshot = _target(request.db_name, request.table_name, request.read)
         hive_limit = self._settings.partition_request_limit
@@ -150,14 +157,16 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         cached = self._cache.read_partitions_by_filter(db_name, table_name, request.filter, scan, snapshot,
                                                        request.read.min_event_id)
         if isinstance(cached, PartitionsHit):
-            _check_partition_limit(len(cached.bodies), hive_limit, f"{db_name}.{table_name}")
-            return wire.partitions_response(cached.db_name, cached.table_name, cached.bodies[:wanted])
+            _check_partition_limit(len(cached.frames), hive_limit, f"{db_name}.{table_name}")
+            return b"".join(cached.frames[:wanted])
         parts = await self._fallback(
-            self._store.get_partitions_by_filter(db_name, table_name, request.filter, scan, snapshot), db_name, table_name)
+            self._store.get_partitions_by_filter(db_name, table_name, request.filter, scan, snapshot), context, db_name,
+            table_name)
         _check_partition_limit(len(parts), hive_limit, f"{db_name}.{table_name}")
         return pb.GetPartitionsByFilterResponse(
             partitions=[convert.partition_to_pb(p) for p in parts[:wanted]]).SerializeToString()
 
+    @answers_from_memory
     async def ListPartitionNames(
         self, request: pb.ListPartitionNamesRequest, context: Ctx
     ) -> pb.ListPartitionNamesResponse:
@@ -173,7 +182,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
             return pb.ListPartitionNamesResponse(names=found, next_page_token=encode_page_token(last) if last else "")
         found, token = await self._fallback(
             self._store.list_partition_names(db_name, table_name, page_size, request.page_token, snapshot),
-            db_name, table_name)
+            context, db_name, table_name)
         return pb.ListPartitionNamesResponse(names=found, next_page_token=token)
 
     async def AlterPartitions(self, request: pb.AlterPartitionsRequest, context: Ctx) -> pb.AlterPartitionsResponse:
@@ -197,8 +206,18 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         return pb.DropPartitionsResponse(names=names, event_id=event_id)
 
 
+# A query's snapshot and table name arrive with each of its many reads: parse each form once.
+_parse_snapshot = functools.lru_cache(maxsize=1024)(ReadSnapshot.parse)
+
+
+@functools.lru_cache(maxsize=1024)
+def _table_key(db_name: str, table_name: str) -> tuple[str, str]:
+    return (names.normalize_identifier(require(db_name, "db_name"), "database"),
+            names.normalize_identifier(require(table_name, "table_name"), "table"))
+
+
 def _snapshot(read: pb.ReadContext) -> ReadSnapshot:
-    return ReadSnapshot.parse(read.valid_write_id_list, read.txn_id, read.table_id)
+    return _parse_snapshot(read.valid_write_id_list, read.txn_id, read.table_id)
 
 
 def _check_partition_limit(matched: int, limit: int, table: str) -> None:
@@ -211,8 +230,7 @@ def _check_partition_limit(matched: int, limit: int, table: str) -> None:
 
 def _target(db_name: str, table_name: str, read: pb.ReadContext) -> tuple[str, str, ReadSnapshot]:
     """Normalised names and the parsed snapshot; the same checks whichever path answers."""
-    db_key = names.normalize_identifier(require(db_name, "db_name"), "database")
-    table_key = names.normalize_identifier(require(table_name, "table_name"), "table")
+    db_key, table_key = _table_key(db_name, table_name)
     snapshot = _snapshot(read)
     snapshot.check_table_name(f"{db_key}.{table_key}")
     return db_key, table_key, snapshot

@@ -10,6 +10,9 @@ committed write ids are all in `committed` needs nothing the cache has not seen.
 Entries are immutable. Writers (the poller, fills) build a new entry and swap the reference, so a
 reader holding an entry never sees half an update. Partition maps are copied once per applied
 batch, not once per event.
+
+A partition version's `frame` is a ready response element carrying the entry's current
+(db_name, name); the poller re-frames them when a rename is applied (gateway/wire.py).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from store.models import Partition, Table
 from store.writeids import LONG_MAX, ValidWriteIdList
 
 PartitionEncoder = Callable[[Partition], bytes]
+PartitionRenamer = Callable[[bytes, str, str], bytes]  # (frame, db_name, table_name) -> frame
 TableEncoder = Callable[[Table], bytes]
 
 
@@ -41,11 +45,21 @@ def visible(v: Version, snapshot: ValidWriteIdList | None) -> bool:
     """The visibility rule of store/snapshot.py; None (non-transactional table) means latest."""
     if snapshot is None:
         return v.dropped_wid is None
+    return _committed(v.created_wid, snapshot) and (v.dropped_wid is None or not _committed(v.dropped_wid, snapshot))
 
-    def committed(w: int) -> bool:
-        return w == 0 or (w <= snapshot.high_watermark and not _contains(snapshot.exceptions, w))
 
-    return committed(v.created_wid) and (v.dropped_wid is None or not committed(v.dropped_wid))
+def _committed(w: int, snapshot: ValidWriteIdList) -> bool:
+    return w == 0 or (w <= snapshot.high_watermark and not _contains(snapshot.exceptions, w))
+
+
+def all_committed_through(snapshot: ValidWriteIdList | None) -> int:
+    """The highest write id at or below which every write id is committed in the snapshot: a
+    latest version created at or below it is visible without looking at the exceptions."""
+    if snapshot is None:
+        return LONG_MAX
+    if snapshot.exceptions:
+        return min(snapshot.high_watermark, snapshot.exceptions[0] - 1)
+    return snapshot.high_watermark
 
 
 def _contains(sorted_ids: tuple[int, ...], w: int) -> bool:

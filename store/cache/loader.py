@@ -19,7 +19,7 @@ from store.sql import txns as txn_sql
 
 
 async def load_table_by_id(
-    conn: asyncpg.Connection, table_id: int, partition_body: PartitionEncoder, table_encoder: TableEncoder,
+    conn: asyncpg.Connection, table_id: int, partition_encoder: PartitionEncoder, table_encoder: TableEncoder,
     txn_list: txns.ValidTxnList, position: int,
 ) -> TableEntry | None:
     rows = await conn.fetch(sql.TABLE_VERSIONS, table_id)
@@ -32,7 +32,7 @@ async def load_table_by_id(
     for r in await conn.fetch(sql.PARTITION_VERSIONS, table_id):
         p = codec.partition_from_row(latest.db_name, latest.name, r)
         parts[r["part_name"]] = parts.get(r["part_name"], ()) + (
-            Version(r["created_wid"], r["dropped_wid"], partition_body(p), p.values),)
+            Version(r["created_wid"], r["dropped_wid"], partition_encoder(p), p.values),)
     committed = CommittedWriteIds()
     writers: dict[int, int] = {}
     gc_watermark = 0
@@ -46,7 +46,7 @@ async def load_table_by_id(
 
 
 async def load_table(
-    conn: asyncpg.Connection, db_name: str, table_name: str, partition_body: PartitionEncoder,
+    conn: asyncpg.Connection, db_name: str, table_name: str, partition_encoder: PartitionEncoder,
     table_encoder: TableEncoder,
 ) -> tuple[int, TableEntry | None]:
     """(log position, entry or None when the table does not exist) in the caller's snapshot."""
@@ -55,11 +55,11 @@ async def load_table(
     if table_id is None:
         return position, None
     txn_list = await txns.get_open_txns(conn)
-    return position, await load_table_by_id(conn, table_id, partition_body, table_encoder, txn_list, position)
+    return position, await load_table_by_id(conn, table_id, partition_encoder, table_encoder, txn_list, position)
 
 
 async def load_all(
-    conn: asyncpg.Connection, partition_body: PartitionEncoder, table_encoder: TableEncoder,
+    conn: asyncpg.Connection, partition_encoder: PartitionEncoder, table_encoder: TableEncoder,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[int, list[TableEntry], list[Database]]:
     """Every table and database, for an eager prewarm; `progress(done, total)` after each table."""
@@ -68,7 +68,7 @@ async def load_all(
     ids = [r["table_id"] for r in await conn.fetch(sql.ALL_TABLE_IDS)]
     entries = []
     for i, table_id in enumerate(ids, 1):
-        entry = await load_table_by_id(conn, table_id, partition_body, table_encoder, txn_list, position)
+        entry = await load_table_by_id(conn, table_id, partition_encoder, table_encoder, txn_list, position)
         if entry is not None:
             entries.append(entry)
         if progress is not None:

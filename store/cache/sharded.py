@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from store import names as n
-from store.cache.entry import TableEntry, Version, pick, with_changes
+from store.cache.entry import TableEntry, Version, all_committed_through, pick, with_changes
 from store.errors import InvalidArgument
 from store.models import Table
 from store.partition_filter import parse_filter
@@ -50,9 +50,10 @@ class Miss:
 
 @dataclass(frozen=True, slots=True)
 class PartitionsHit:
-    db_name: str
-    table_name: str
-    bodies: list[bytes]
+    """Cached partitions as response elements. They carry the entry's current table name, which is
+    the name the read asked for: the by-name index holds current names only."""
+
+    frames: list[bytes]
 
 
 @dataclass
@@ -222,21 +223,27 @@ class ShardedCache:
             return found
         entry, wl, _, table = found
         partitions = entry.partitions
-        bodies = []
-        seen: set[str] = set()
-        for name in names:
-            if name not in partitions:  # fast path: the caller sent the stored form and it exists
+        settled = all_committed_through(wl)
+        frames = []
+        requested = dict.fromkeys(names)  # duplicates answer once, as the database's IN (...) does
+        respelled: set[str] = set()
+        for name in requested:
+            versions = partitions.get(name)
+            if versions is None:  # not the stored spelling (or absent): canonicalise, once per name
                 name = n.canonical_partition_name(table.partition_keys, name)
-                if name not in partitions:
+                if name in requested or name in respelled or name not in partitions:
                     continue
-            if name in seen:
-                continue
-            seen.add(name)
-            version = pick(partitions[name], wl)
-            if version is not None:
-                bodies.append(version.frame)
+                respelled.add(name)
+                versions = partitions[name]
+            latest = versions[0]
+            if latest.dropped_wid is None and latest.created_wid <= settled:
+                frames.append(latest.frame)  # the common case: nothing about it is in flight
+            else:
+                version = pick(versions, wl)
+                if version is not None:
+                    frames.append(version.frame)
         self.stats.hits += 1
-        return PartitionsHit(table.db_name, table.name, bodies)
+        return PartitionsHit(frames)
 
     def read_partitions_by_filter(self, db_name: str, table_name: str, filter_text: str, limit: int,
                                   snapshot: ReadSnapshot, min_event_id: int = 0) -> PartitionsHit | Miss:
@@ -247,16 +254,16 @@ class ShardedCache:
             return found
         entry, wl, _, table = found
         matches = parse_filter(filter_text, table.partition_keys).matches
-        bodies = []
+        frames = []
         partitions = entry.partitions
         for name in entry.sorted_names:
             version = pick(partitions[name], wl)
             if version is not None and matches(version.values):
-                bodies.append(version.frame)
-                if len(bodies) > limit:
+                frames.append(version.frame)
+                if len(frames) > limit:
                     break
         self.stats.hits += 1
-        return PartitionsHit(table.db_name, table.name, bodies)
+        return PartitionsHit(frames)
 
     def list_partition_names(self, db_name: str, table_name: str, after: str, page_size: int,
                              snapshot: ReadSnapshot, min_event_id: int = 0) -> tuple[list[str], str | None] | Miss:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from store.cache.entry import CommittedWriteIds, TableEntry, Version, build_entry
 from store.cache.sharded import (
     NO_SNAPSHOT,
@@ -15,7 +18,7 @@ from store.cache.sharded import (
     ShardedCache,
 )
 from store.models import FieldSchema, Table, TableType
-from store.snapshot import ReadSnapshot
+from store.snapshot import ReadSnapshot, is_visible
 from store.writeids import ValidWriteIdList
 
 TABLE = Table(db_name="db", name="t", table_type=TableType.MANAGED, transactional=True,
@@ -45,7 +48,7 @@ def test_seed_cached_11_7_8_answers_a_request_12_7_8_12() -> None:
     """Write ids 1..6, 9, 10, 11 are committed in both: the cache is fresh for this request."""
     cache = _cache(_entry("db.t:11:9223372036854775807:7,8:", {"p=a": (Version(11, None, b"v11"),)}))
     hit = _read(cache, "db.t:12:7:7,8,12:")
-    assert isinstance(hit, PartitionsHit) and hit.bodies == [b"v11"]
+    assert isinstance(hit, PartitionsHit) and hit.frames == [b"v11"]
 
 
 def test_seed_cached_12_7_12_answers_12_7_8_12_only_with_what_that_snapshot_sees() -> None:
@@ -54,9 +57,9 @@ def test_seed_cached_12_7_12_answers_12_7_8_12_only_with_what_that_snapshot_sees
     versions = (Version(8, None, b"by-write-8"), Version(3, 8, b"before-8"))
     cache = _cache(_entry("db.t:12:7:7,12:", {"p=a": versions}))
     hit = _read(cache, "db.t:12:7:7,8,12:")
-    assert isinstance(hit, PartitionsHit) and hit.bodies == [b"before-8"]
+    assert isinstance(hit, PartitionsHit) and hit.frames == [b"before-8"]
     newer = _read(cache, "db.t:12:7:7,12:")
-    assert isinstance(newer, PartitionsHit) and newer.bodies == [b"by-write-8"]
+    assert isinstance(newer, PartitionsHit) and newer.frames == [b"by-write-8"]
 
 
 def test_seed_example_goes_to_the_database_when_the_needed_version_is_gone() -> None:
@@ -82,14 +85,14 @@ def test_uncommitted_and_aborted_versions_are_invisible() -> None:
     versions = (Version(6, None, b"open-6"), Version(2, 6, b"committed-2"))
     cache = _cache(_entry("db.t:6:6:6:5", {"p=a": versions, "p=b": (Version(5, None, b"aborted-5"),)}))
     hit = _read(cache, "db.t:6:6:6:5", ["p=a", "p=b"])
-    assert isinstance(hit, PartitionsHit) and hit.bodies == [b"committed-2"]
+    assert isinstance(hit, PartitionsHit) and hit.frames == [b"committed-2"]
 
 
 def test_names_are_canonicalised_deduplicated_and_kept_in_request_order() -> None:
     parts = {"p=a": (Version(1, None, b"a"),), "p=b": (Version(1, None, b"b"),)}
     cache = _cache(_entry("db.t:1:9223372036854775807::", parts))
     hit = _read(cache, "db.t:1:9223372036854775807::", ["p=b", "P=a", "p=b", "p=zz"])
-    assert isinstance(hit, PartitionsHit) and hit.bodies == [b"b", b"a"]
+    assert isinstance(hit, PartitionsHit) and hit.frames == [b"b", b"a"]
 
 
 def test_memory_bound_evicts_least_recently_used_tables() -> None:
@@ -102,3 +105,35 @@ def test_memory_bound_evicts_least_recently_used_tables() -> None:
     assert cache.enforce_memory_bound() == [2]
     assert isinstance(cache.read_partitions("db", "t2", ["p=a"], ReadSnapshot()), Miss)
     assert cache.stats.misses["evicted"] == 1
+
+
+@st.composite
+def _histories_and_snapshots(draw: st.DrawFn) -> tuple[dict[str, tuple[Version, ...]], str]:
+    """Partition histories over write ids 1..12 (newest first, each version ended by the next one's
+    write id, as the database writes them) and a snapshot the cache covers. Not every history is one
+    the conflict rules allow; the cache must still pick what the rule picks: the newest visible."""
+    hwm = draw(st.integers(1, 12))
+    exceptions = draw(st.sets(st.integers(1, hwm), max_size=hwm))
+    aborted = draw(st.sets(st.sampled_from(sorted(exceptions)), max_size=len(exceptions))) if exceptions else set()
+    parts = {}
+    for i in range(draw(st.integers(1, 6))):
+        wids = sorted(draw(st.sets(st.integers(1, 12), min_size=1, max_size=4)), reverse=True)
+        dropped = draw(st.booleans())
+        ends = [None if not dropped else draw(st.integers(wids[0] + 1, 13))] + wids[:-1]
+        parts[f"p={i}"] = tuple(Version(w, end, f"{i}@{w}".encode()) for w, end in zip(wids, ends))
+    open_ids = sorted(exceptions - aborted)
+    min_open = open_ids[0] if open_ids else 9223372036854775807
+    listed = ",".join(map(str, open_ids))
+    return parts, f"db.t:{hwm}:{min_open}:{listed}:{','.join(map(str, sorted(aborted)))}"
+
+
+@given(_histories_and_snapshots())
+def test_a_cached_read_answers_what_the_databases_visibility_rule_selects(case: tuple[dict[str, tuple[Version, ...]], str]) -> None:
+    parts, request = case
+    cache = _cache(_entry("db.t:13:9223372036854775807::", parts))
+    wl = ValidWriteIdList.parse(request)
+    hit = _read(cache, request, list(parts))
+    newest_visible = (next((v for v in versions if is_visible(wl, 0, v.created_wid, v.dropped_wid)), None)
+                      for versions in parts.values())
+    expected = [v.frame for v in newest_visible if v is not None]
+    assert isinstance(hit, PartitionsHit) and hit.frames == expected

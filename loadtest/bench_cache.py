@@ -44,8 +44,6 @@ import argparse
 import asyncio
 import datetime as dt
 import json
-import os
-import platform
 import re
 import statistics
 import sys
@@ -56,8 +54,10 @@ from typing import Any, Sequence
 
 import grpc
 
+from loadtest import benchdoc
 from loadtest.config import RunConfig
-from loadtest.consistency import Endpoint, GatewayProc, conf_args, fresh_database, workdir
+from loadtest.consistency import Endpoint, conf_args, fresh_database, workdir
+from loadtest.gateway_process import GatewayProcess
 from loadtest.grpc_user import GrpcUser
 from loadtest.report import markdown_table, matplotlib_available, write_report
 from loadtest.runner import run_load
@@ -69,8 +69,7 @@ from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 
 REPO = Path(__file__).resolve().parent.parent
-SECTION_START = "<!-- bench:cache:start -->"
-SECTION_END = "<!-- bench:cache:end -->"
+SECTION_START, SECTION_END = benchdoc.markers("cache")
 DEFAULT_OUT = "docs/benchmarks.md"
 DEFAULT_RESULTS = "loadtest/results/bench_cache"
 DB = "bench"
@@ -132,21 +131,6 @@ async def warm(ep: Endpoint, tables: Sequence[str], names: Sequence[str]) -> Non
             await asyncio.sleep(0.01)
         else:
             raise RuntimeError(f"{ep.name} never served {t} from its cache")
-
-
-def machine() -> dict[str, Any]:
-    cpu = ""
-    try:
-        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    mem_kb = 0
-    try:
-        mem_kb = int(next(line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")))
-    except (OSError, StopIteration):
-        pass
-    return {"nproc": os.cpu_count(), "cpu_model": cpu or platform.processor() or "unknown",
-            "mem_gib": round(mem_kb / 2**20, 1), "kernel": platform.release(), "python": platform.python_version()}
 
 
 def cpu_times() -> tuple[float, float]:
@@ -244,9 +228,9 @@ async def figure_hit(admin_dsn: str, root: Path, opts: argparse.Namespace, resul
     names = [name_of(v) for v in day_hour_values(opts.hit_partitions)]
     runs = []
     async with fresh_database(admin_dsn, "bench_cache_hit", root) as dsn:
-        procs = [GatewayProc(["--dsn", dsn], root / f"hit-gw{i}.log") for i in (1, 2)]
+        procs = [GatewayProcess(["--dsn", dsn], root / f"hit-gw{i}.log") for i in (1, 2)]
         try:
-            addresses = [await p.wait_serving(120) for p in procs]
+            addresses = [await asyncio.to_thread(p.wait_serving, 120) for p in procs]
             eps = [await Endpoint.open(f"gw{i + 1}", a) for i, a in enumerate(addresses)]
             await create_tables(eps[0], tables, opts.hit_partitions)
             for ep in eps:
@@ -347,9 +331,10 @@ async def figure_lag(admin_dsn: str, root: Path, opts: argparse.Namespace, resul
     commit_ms: list[float] = []
     snapshot_ms: list[float] = []
     async with fresh_database(admin_dsn, "bench_cache_lag", root) as dsn:
-        procs = [GatewayProc(["--dsn", dsn], root / f"lag-gw{i}.log") for i in ("a", "b")]
+        procs = [GatewayProcess(["--dsn", dsn], root / f"lag-gw{i}.log") for i in ("a", "b")]
         try:
-            a, b = [await Endpoint.open(n, await p.wait_serving(120)) for n, p in zip(("A", "B"), procs)]
+            addresses = [await asyncio.to_thread(p.wait_serving, 120) for p in procs]
+            a, b = [await Endpoint.open(n, address) for n, address in zip(("A", "B"), addresses)]
             await create_tables(a, ["lag"], 10)
             await warm(b, ["lag"], [name_of(v) for v in day_hour_values(10)])
             for method in ("poller", "served"):
@@ -495,7 +480,7 @@ def status_kib(pid: int, key: str) -> int:
     raise RuntimeError(f"no {key} for pid {pid}")
 
 
-async def settled_rss(proc: GatewayProc, seconds: float = 3.0) -> int:
+async def settled_rss(proc: GatewayProcess, seconds: float = 3.0) -> int:
     """VmRSS after `seconds` of idling (sampled each 0.5 s; the last sample)."""
     rss = 0
     for _ in range(int(seconds / 0.5)):
@@ -507,18 +492,19 @@ async def settled_rss(proc: GatewayProc, seconds: float = 3.0) -> int:
 async def figure_prewarm(admin_dsn: str, root: Path, opts: argparse.Namespace, results: Path) -> dict[str, Any]:
     total = opts.tables * opts.per_table
     async with fresh_database(admin_dsn, "bench_cache_prewarm", root) as dsn:
-        loader = GatewayProc(["--dsn", dsn, *conf_args("metastore.gateway.cache.enabled=false")], root / "loader.log")
+        loader = GatewayProcess(["--dsn", dsn, *conf_args("metastore.gateway.cache.enabled=false")], root / "loader.log")
         try:
-            ep = await Endpoint.open("loader", await loader.wait_serving(120))
+            ep = await Endpoint.open("loader", await asyncio.to_thread(loader.wait_serving, 120))
             load_s = await load_partitions(dsn, ep, opts.tables, opts.per_table, opts.via_api)
             await ep.channel.close()
         finally:
             loader.stop()
         print(f"loaded {total:,} partitions in {load_s:.0f} s", flush=True)
 
-        async def start(conf: Sequence[str], log: str) -> tuple[GatewayProc, float, int, int, apb.CacheStatsResponse]:
-            proc = GatewayProc(["--dsn", dsn, *conf_args(*conf)], root / log, log_level="INFO")
-            address = await proc.wait_serving(3600)
+        async def start(conf: Sequence[str],
+                        log: str) -> tuple[GatewayProcess, float, int, int, apb.CacheStatsResponse]:
+            proc = GatewayProcess(["--dsn", dsn, *conf_args(*conf)], root / log, log_level="INFO")
+            address = await asyncio.to_thread(proc.wait_serving, 3600)
             serve_s = proc.serving_at - proc.started_at
             endpoint = await Endpoint.open(log, address)
             # One read of 100 partitions each, so both have used a database connection and the gRPC path.
@@ -718,18 +704,6 @@ def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> 
     return "\n".join(lines) + "\n"
 
 
-def replace_section(text: str, section: str) -> str:
-    start, end = text.find(SECTION_START), text.find(SECTION_END)
-    if start != -1 and end > start:
-        tail = text[end + len(SECTION_END):]
-        if tail.startswith("\n"):
-            tail = tail[1:]
-        return text[:start] + section + tail
-    if not text:
-        return "# Benchmarks\n\n" + section
-    return text.rstrip("\n") + "\n\n" + section
-
-
 def write_docs(out: Path, results: Path, meta: dict[str, Any] | None = None) -> None:
     """Rewrite the bench:cache section of `out` from the newest JSON of each figure in `results`."""
     figures = {}
@@ -739,10 +713,8 @@ def write_docs(out: Path, results: Path, meta: dict[str, Any] | None = None) -> 
             figures[name] = json.loads(path.read_text())
     if meta is None:
         newest = max(figures.values(), key=lambda f: f.get("measured", ""), default={})
-        meta = {"machine": newest.get("machine") or machine(), "pg_version": newest.get("pg_version", "?")}
-    out.parent.mkdir(parents=True, exist_ok=True)
-    text = out.read_text() if out.exists() else ""
-    out.write_text(replace_section(text, render_section(figures, meta)))
+        meta = {"machine": newest.get("machine") or benchdoc.machine(), "pg_version": newest.get("pg_version", "?")}
+    benchdoc.write_section(out, "cache", render_section(figures, meta))
 
 
 async def pg_version(dsn: str) -> str:
@@ -772,7 +744,7 @@ async def _main_async(opts: argparse.Namespace) -> int:
             pg = EmbeddedPostgres(root / "pg")
             admin_dsn = await asyncio.to_thread(pg.start)
         try:
-            meta = {"machine": machine(), "pg_version": await pg_version(admin_dsn)}
+            meta = {"machine": benchdoc.machine(), "pg_version": await pg_version(admin_dsn)}
             runners = {"hit": figure_hit, "lag": figure_lag, "prewarm": figure_prewarm}
             for name in opts.only:
                 load_before, (busy0, total0) = loadavg1(), cpu_times()

@@ -28,15 +28,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime as dt
-import os
-import platform
 import random
-import re
 import shlex
 import shutil
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -46,51 +41,15 @@ from typing import Sequence
 
 import grpc
 
+from loadtest import benchdoc
+from loadtest.gateway_process import GatewayProcess
 from pipeline.locking import LockClient, RetryPolicy
 from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import locks_pb2_grpc
 
 REPO = Path(__file__).resolve().parent.parent
-SECTION_START = "<!-- bench:locks:start -->"
-SECTION_END = "<!-- bench:locks:end -->"
+SECTION_START, SECTION_END = benchdoc.markers("locks")
 UNSAFE_FAST_CONF = "metastore.gateway.embedded.unsafe.fast=true"
-
-
-class GatewayProcess:
-    """`python -m gateway.cli serve` on its own embedded PostgreSQL in a temporary directory."""
-
-    def __init__(self, unsafe_fast: bool) -> None:
-        self.dir = Path(tempfile.mkdtemp(prefix="msgw-bench-locks-"))
-        self.dir.chmod(0o755)
-        argv = [sys.executable, "-m", "gateway.cli", "serve", "--port", "0", "--data-dir", str(self.dir / "pg"),
-                "--log-level", "WARNING", "--conf", "metastore.gateway.max.concurrent.rpcs=10000"]
-        if unsafe_fast:
-            argv += ["--conf", UNSAFE_FAST_CONF]
-        self.log = self.dir / "gateway.log"
-        self._log = self.log.open("w")
-        self.proc = subprocess.Popen(argv, cwd=REPO, stdout=self._log, stderr=subprocess.STDOUT, text=True)
-
-    def wait_serving(self, timeout_s: float = 120.0) -> str:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            m = re.search(r"serving on ([\d.]+:\d+)", self.log.read_text())
-            if m:
-                return m.group(1)
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.1)
-        raise RuntimeError("the gateway did not start:\n" + self.log.read_text())
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-        self._log.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def _comp(table: str, lock_type: int) -> lpb.LockComponent:
@@ -227,7 +186,12 @@ class Run:
 
 async def bench(fsync_on: bool, args: argparse.Namespace) -> Run:
     load_before = _load_average()
-    gateway = GatewayProcess(unsafe_fast=not fsync_on)
+    work = Path(tempfile.mkdtemp(prefix="msgw-bench-locks-"))
+    work.chmod(0o755)
+    gateway_args = ["--data-dir", str(work / "pg"), "--conf", "metastore.gateway.max.concurrent.rpcs=10000"]
+    if not fsync_on:
+        gateway_args += ["--conf", UNSAFE_FAST_CONF]
+    gateway = GatewayProcess(gateway_args, work / "gateway.log")
     try:
         address = await asyncio.to_thread(gateway.wait_serving)
         print(f"gateway (fsync {'on' if fsync_on else 'off'}) at {address}", flush=True)
@@ -243,13 +207,13 @@ async def bench(fsync_on: bool, args: argparse.Namespace) -> Run:
                   f"max {max(w.waits_ms):.0f} ms", flush=True)
         return Run("on" if fsync_on else "off", load_before, _load_average(), reference, un, waits)
     finally:
-        gateway.stop()
+        gateway.stop(60)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def render(runs: list[Run], args: argparse.Namespace, command: str) -> str:
     now = dt.datetime.now(dt.timezone.utc)
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else ""
+    machine = benchdoc.machine()
     lines = [
         SECTION_START,
         "## Locks",
@@ -260,11 +224,11 @@ def render(runs: list[Run], args: argparse.Namespace, command: str) -> str:
         command,
         "```",
         "",
-        f"on {now:%Y-%m-%d %H:%M} UTC: {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}. The gateway "
-        "is its own process on a fresh embedded PostgreSQL; the clients run in the benchmark process (asyncio, "
-        "one gRPC channel each), all on this machine. 1-minute load average before/after each run (other work "
-        "on the machine shows here): " + ", ".join(f"fsync {r.fsync} {r.load_before}/{r.load_after}" for r in runs)
-        + ".",
+        f"on {now:%Y-%m-%d %H:%M} UTC: {machine['nproc']} cores ({machine['cpu_model']}), Python {machine['python']}. "
+        "The gateway is its own process on a fresh embedded PostgreSQL; the clients run in the benchmark "
+        "process (asyncio, one gRPC channel each), all on this machine. 1-minute load average before/after "
+        "each run (other work on the machine shows here): "
+        + ", ".join(f"fsync {r.fsync} {r.load_before}/{r.load_after}" for r in runs) + ".",
         "",
         f"**Uncontended lock + unlock** (`Lock` EXCLUSIVE on the client's own table, then `Unlock`; "
         f"{args.seconds:g} s per row):",
@@ -312,13 +276,6 @@ def render(runs: list[Run], args: argparse.Namespace, command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def replace_section(text: str, section: str) -> str:
-    start, end = text.find(SECTION_START), text.find(SECTION_END)
-    if start >= 0 and end > start:
-        return text[:start] + section + text[end + len(SECTION_END):].lstrip("\n")
-    return (text.rstrip("\n") + "\n\n" if text.strip() else "# Benchmarks\n\n") + section
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m loadtest.bench_locks", description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="duration of each uncontended run")
@@ -337,8 +294,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(section)
     else:
         out = REPO / args.out if not Path(args.out).is_absolute() else Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(replace_section(out.read_text() if out.exists() else "", section))
+        benchdoc.write_section(out, "locks", section)
         print(f"wrote the locks section of {out}")
     return 0
 

@@ -31,7 +31,6 @@ import argparse
 import datetime as dt
 import json
 import os
-import platform
 import shlex
 import shutil
 import statistics
@@ -43,14 +42,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from loadtest import benchdoc
+from loadtest.gateway_process import GatewayProcess
 from pipeline.client import ClientConfig, GatewayClient, close_process_clients, process_client
 
 REPO = Path(__file__).resolve().parent.parent
-SECTION_START = "<!-- bench:spark:start -->"
-SECTION_END = "<!-- bench:spark:end -->"
+SECTION_START, SECTION_END = benchdoc.markers("spark")
 DB, TABLE = "bench", "parts"
-
-
 
 
 def _busy_s() -> float:
@@ -104,20 +102,11 @@ def _postmaster_pid(data_dir: Path) -> int:
 
 
 def machine_info() -> dict[str, Any]:
-    model = ""
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
+    """benchdoc.machine() plus the Java and PySpark versions."""
     java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()
-    import grpc
     import pyspark
 
-    return {"nproc": os.cpu_count(), "cpu_model": model, "mem_gib": round(os.sysconf("SC_PAGE_SIZE")
-            * os.sysconf("SC_PHYS_PAGES") / 2**30, 1), "python": platform.python_version(),
-            "java": java[0] if java else "?", "pyspark": pyspark.__version__, "grpcio": grpc.__version__,
-            "kernel": platform.release()}
+    return {**benchdoc.machine(), "java": java[0] if java else "?", "pyspark": pyspark.__version__}
 
 
 @dataclass
@@ -166,7 +155,7 @@ def _made_up_rows(names: Any) -> Any:
     return ((n, "", 0, "{}", 0, 0, pid) for n in names)
 
 
-def _run_once(spark: Any, row: Row, gateway: Gateway, count: int, record: bool, postmaster: int) -> None:
+def _run_once(spark: Any, row: Row, gateway: GatewayProcess, count: int, record: bool, postmaster: int) -> None:
     from pipeline.snapshot_read import read_on_driver, snapshot_read
 
     config = ClientConfig(gateway.address, batch_size=row.batch_size, in_flight=row.in_flight)
@@ -208,7 +197,7 @@ def _run_once(spark: Any, row: Row, gateway: Gateway, count: int, record: bool, 
     row.postgres_cores.append((_tree_cpu_s(postmaster) - pg_cpu) / elapsed)
 
 
-def _run_rows(spark: Any, rows: list[Row], gateways: dict[str, Gateway], runs: int, count: int,
+def _run_rows(spark: Any, rows: list[Row], gateways: dict[str, GatewayProcess], runs: int, count: int,
               postmaster: int) -> None:
     """One warm-up per row, then `runs` rounds that run every row once each: rows interleaved, so
     the load other users put on the machine falls on all rows alike."""
@@ -283,22 +272,6 @@ def render(command: str, when: dt.datetime, machine: dict[str, Any], rows: list[
     return "\n".join(lines) + "\n"
 
 
-def write_section(path: Path, section: str) -> None:
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    start, end = text.find(SECTION_START), text.find(SECTION_END)
-    if start != -1 and end > start:
-        tail = text[end + len(SECTION_END):]
-        text = text[:start] + section + (tail[1:] if tail.startswith("\n") else tail)
-    elif text:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        text = "# Benchmarks\n\n" + section
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m loadtest.bench_spark", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -317,13 +290,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     idle_busy = (_busy_s() - b) / 2
     work = Path(tempfile.mkdtemp(prefix="bench-spark-"))
     work.chmod(0o755)
-    cached = Gateway(["--data-dir", str(work / "pg")], work / "gateway-cache-on.log")
-    uncached: Gateway | None = None
+    cached = GatewayProcess(["--data-dir", str(work / "pg")], work / "gateway-cache-on.log")
+    uncached: GatewayProcess | None = None
     spark = None
     try:
         cached.wait_serving()
-        uncached = Gateway(["--dsn", cached.dsn, "--conf", "metastore.gateway.cache.enabled=false"],
-                           work / "gateway-cache-off.log")
+        uncached = GatewayProcess(["--dsn", cached.dsn, "--conf", "metastore.gateway.cache.enabled=false"],
+                                  work / "gateway-cache-off.log")
         uncached.wait_serving()
         t = time.perf_counter()
         _setup(cached.address, opts.partitions, work / "warehouse")
@@ -356,7 +329,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"embedded PostgreSQL postmaster pid {postmaster or 'not found'}", flush=True)
         _run_rows(spark, rows, {"cache on": cached, "cache off": uncached}, opts.runs, opts.partitions, postmaster)
         section = render(command, when, machine, rows, opts.partitions, opts.runs, idle_busy)
-        write_section(REPO / opts.out if not os.path.isabs(opts.out) else Path(opts.out), section)
+        benchdoc.write_section(REPO / opts.out if not os.path.isabs(opts.out) else Path(opts.out), "spark", section)
         results = REPO / opts.results_dir
         results.mkdir(parents=True, exist_ok=True)
         (results / f"bench_spark_{when:%Y%m%dT%H%M%S}.json").write_text(json.dumps(

@@ -40,7 +40,6 @@ import datetime as dt
 import json
 import math
 import os
-import platform
 import re
 import shlex
 import shutil
@@ -58,8 +57,9 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import grpc
 
-from loadtest.gateway_process import GatewayProcess
+from loadtest import benchdoc
 from loadtest.config import RunConfig
+from loadtest.gateway_process import GatewayProcess
 from loadtest.grpc_user import GrpcUser
 from loadtest.progress import ProgressLine
 from loadtest.report import matplotlib_available, write_report
@@ -73,8 +73,7 @@ from protos.metastore.v1 import transactions_pb2_grpc
 
 REPO = Path(__file__).resolve().parent.parent
 REQUEST = "write-txn(10 partitions)"
-SECTION_START = "<!-- bench:txns:start -->"
-SECTION_END = "<!-- bench:txns:end -->"
+SECTION_START, SECTION_END = benchdoc.markers("txns")
 DEFAULT_OUT = "docs/benchmarks.md"
 DEFAULT_RESULTS = "loadtest/results/bench_txns"
 UNSAFE_FAST_CONF = "metastore.gateway.embedded.unsafe.fast=true"
@@ -614,23 +613,6 @@ async def run_mode(opts: Options, mode: str) -> tuple[ModeInfo, list[RunResult]]
 # -- the report ----------------------------------------------------------------------------------------
 
 
-def machine_info() -> dict[str, Any]:
-    model = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {
-        "nproc": len(os.sched_getaffinity(0)),
-        "cpu_model": model,
-        "python": platform.python_version(),
-        "kernel": platform.release(),
-    }
-
-
 def code_version() -> dict[str, Any]:
     """The commit under test and how many files of the server differ from it (read-only git calls)."""
     def git(*args: str) -> str:
@@ -972,27 +954,6 @@ def render_section(command: str, when: dt.datetime, machine: Mapping[str, Any], 
     return "\n".join(lines) + "\n"
 
 
-def replace_section(text: str, section: str) -> str:
-    """`text` with the bench:txns section replaced by `section` (appended when absent)."""
-    start, end = text.find(SECTION_START), text.find(SECTION_END)
-    if start != -1 and end > start:
-        tail = text[end + len(SECTION_END):]
-        if tail.startswith("\n"):
-            tail = tail[1:]
-        return text[:start] + section + tail
-    if not text:
-        return "# Benchmarks\n\n" + section
-    return text.rstrip("\n") + "\n\n" + section
-
-
-def write_section(path: Path, section: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(replace_section(text, section), encoding="utf-8")
-    os.replace(tmp, path)
-
-
 # -- entry point -----------------------------------------------------------------------------------------
 
 
@@ -1114,7 +1075,7 @@ def render_from_json(path: Path, out: Path) -> int:
         if (REPO / candidate if not candidate.is_absolute() else candidate).exists():
             files[name] = str(candidate)
     when = dt.datetime.fromisoformat(data["date_utc"])
-    write_section(out, render_section(data["command"], when, data["machine"], modes, opts, files))
+    benchdoc.write_section(out, "txns", render_section(data["command"], when, data["machine"], modes, opts, files))
     print(f"bench_txns: re-rendered {out} from {path}", file=sys.stderr)
     return 0
 
@@ -1141,7 +1102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    gateway_conf=tuple(args.gateway_conf), progress=not args.quiet, plot=not args.no_plot,
                    pause_s=args.pause, max_other_cores=args.max_other_cores, retries=max(0, args.retries))
     when = dt.datetime.now(dt.timezone.utc)
-    machine = {**machine_info(), "code": code_version()}
+    machine = {**benchdoc.machine(), "code": code_version()}
     modes, results = asyncio.run(run_benchmark(opts))
 
     opts.results_dir.mkdir(parents=True, exist_ok=True)
@@ -1168,7 +1129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if report.png is not None:
         files["png"] = shown(report.png)
     section = render_section(command, when, machine, modes, opts, files)
-    write_section(opts.out, section)
+    benchdoc.write_section(opts.out, "txns", section)
     print(section if opts.progress else "", end="")
     print(f"bench_txns: wrote {opts.out} and {', '.join(files.values())}", file=sys.stderr)
     failures = sum(r.failures for m in modes for r in m.runs)

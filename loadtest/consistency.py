@@ -59,10 +59,7 @@ import contextlib
 import itertools
 import os
 import random
-import re
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -74,6 +71,7 @@ from typing import Any, AsyncIterator, Callable, Iterator, Sequence
 import grpc
 from google.protobuf import text_format
 
+from loadtest.gateway_process import GatewayProcess
 from protos.metastore.v1 import admin_pb2 as apb
 from protos.metastore.v1 import admin_pb2_grpc
 from protos.metastore.v1 import catalog_pb2 as pb
@@ -85,7 +83,6 @@ from protos.metastore.v1 import transactions_pb2_grpc
 from store import names as hive_names
 from store.models import FieldSchema
 
-REPO = Path(__file__).resolve().parent.parent
 C = grpc.StatusCode
 DB = "cons"
 KEYS = (FieldSchema("ds", "string"), FieldSchema("hr", "int"))
@@ -867,59 +864,6 @@ def seed_from_env(default: int | None = None) -> int:
 # -- running gateways as processes (the CLI and bench_cache) --------------------------------------------
 
 
-class GatewayProc:
-    """`python -m gateway.cli serve` as its own OS process, output to a log file (nobody has to drain
-    a pipe). `started_at` / `serving_at` are time.monotonic() stamps, for start-up timing."""
-
-    def __init__(self, args: Sequence[str], log_path: Path, *, log_level: str = "WARNING") -> None:
-        self.log_path = log_path
-        self._log = open(log_path, "w")  # noqa: SIM115 - closed in stop()
-        self.argv = [sys.executable, "-m", "gateway.cli", "serve", "--port", "0", "--log-level", log_level, *args]
-        self.started_at = time.monotonic()
-        self.proc = subprocess.Popen(self.argv, cwd=REPO, stdout=self._log, stderr=subprocess.STDOUT, text=True)
-        self.address = ""
-        self.serving_at = 0.0
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
-
-    def output(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
-    async def wait_serving(self, timeout_s: float = 600.0) -> str:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            m = re.search(r"serving on ([\d.]+:\d+)", self.output())
-            if m:
-                self.serving_at = time.monotonic()
-                self.address = m.group(1)
-                return self.address
-            if self.proc.poll() is not None:
-                break
-            await asyncio.sleep(0.02)
-        self.stop()
-        raise RuntimeError(f"the gateway did not start; its output:\n{self.output()[-4000:]}")
-
-    def rss_bytes(self) -> int:
-        with open(f"/proc/{self.proc.pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-        raise RuntimeError("no VmRSS")
-
-    def stop(self, timeout_s: float = 30.0) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout_s)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        self._log.close()
-        return self.proc.returncode
-
-
 @contextlib.asynccontextmanager
 async def fresh_database(dsn: str | None, prefix: str, workdir: Path) -> AsyncIterator[str]:
     """A new, migrated database: in the PostgreSQL server of `dsn`, or in an embedded server (fsync
@@ -984,11 +928,11 @@ async def _main_async(args: argparse.Namespace) -> int:
     with workdir() as root:
         async with fresh_database(args.dsn, "consistency", root) as dsn:
             common = [f"hive.metastore.acid.housekeeper.interval={args.housekeeping}"]
-            procs = [GatewayProc(["--dsn", dsn, *conf_args(*CACHED_GATEWAY_CONF, *common)], root / f"gw{i + 1}.log")
+            procs = [GatewayProcess(["--dsn", dsn, *conf_args(*CACHED_GATEWAY_CONF, *common)], root / f"gw{i + 1}.log")
                      for i in range(args.gateways)]
-            procs.append(GatewayProc(["--dsn", dsn, *conf_args(*ORACLE_CONF, *common)], root / "oracle.log"))
+            procs.append(GatewayProcess(["--dsn", dsn, *conf_args(*ORACLE_CONF, *common)], root / "oracle.log"))
             try:
-                addresses = [await p.wait_serving(120) for p in procs]
+                addresses = [await asyncio.to_thread(p.wait_serving, 120) for p in procs]
                 report = await run_consistency(addresses[:-1], addresses[-1], cfg)
             finally:
                 codes = [p.stop() for p in procs]

@@ -1,44 +1,79 @@
-"""A gateway as its own OS process, for benchmarks: `metastore-gateway serve` on a free port."""
+"""A gateway as its own OS process, for benchmarks and tests: `metastore-gateway serve` on a free port.
+
+The one helper for running a gateway as a subprocess (loadtest.gateway_targets, loadtest.consistency,
+the bench_* scripts and tests/conftest.py build on it).
+"""
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 class GatewayProcess:
-    """`python -m gateway.cli serve` as its own OS process; output goes to a log file (a pipe nobody
-    reads could fill up and stall the server)."""
+    """`python -m gateway.cli serve --port 0 ARGS` as its own OS process; output goes to a log file (a
+    pipe nobody reads could fill up and stall the server). Without `log_path`, a temporary file that
+    stop() removes (what it held stays readable through output()). `env` is added to this process's
+    environment; `python` is the interpreter to run it with (default: this one). `started_at` /
+    `serving_at` are time.monotonic() stamps, for start-up timing."""
 
-    def __init__(self, args: Sequence[str], log_path: Path) -> None:
+    def __init__(self, args: Sequence[str], log_path: Path | None = None, *, log_level: str = "WARNING",
+                 env: Mapping[str, str] | None = None, python: str | None = None) -> None:
+        self._temporary_log = log_path is None
+        if log_path is None:
+            fd, name = tempfile.mkstemp(prefix="msgw-gateway-", suffix=".log")
+            os.close(fd)
+            log_path = Path(name)
         self.log_path = log_path
         self._log = open(log_path, "w")  # noqa: SIM115 - closed in stop()
-        self.argv = [sys.executable, "-m", "gateway.cli", "serve", "--port", "0", "--log-level", "WARNING", *args]
-        self.proc = subprocess.Popen(self.argv, cwd=REPO, stdout=self._log, stderr=subprocess.STDOUT, text=True)
+        self._kept_output: str | None = None
+        self.argv = [python or sys.executable, "-m", "gateway.cli", "serve", "--port", "0", "--log-level", log_level,
+                     *args]
+        self.started_at = time.monotonic()
+        self.proc = subprocess.Popen(self.argv, cwd=REPO, stdout=self._log, stderr=subprocess.STDOUT, text=True,
+                                     env={**os.environ, **env} if env else None)
         self.address = ""
         self.dsn = ""
+        self.serving_at = 0.0
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def output(self) -> str:
+        """Everything the gateway printed so far."""
+        if self._kept_output is not None:
+            return self._kept_output
+        return self.log_path.read_text(errors="replace")
 
     def wait_serving(self, timeout_s: float = 120.0) -> str:
+        """Wait for "serving on HOST:PORT" and return that address (also in `address`, the database in
+        `dsn`); stop the process and raise with its output when it exits or `timeout_s` passes first.
+        From asyncio: `await asyncio.to_thread(proc.wait_serving)`."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            m = re.search(r"serving on ([\d.]+:\d+) \(database: (.*)\)", self.log_path.read_text())
+            m = re.search(r"serving on ([\d.]+:\d+) \(database: (.*)\)", self.output())
             if m:
+                self.serving_at = time.monotonic()
                 self.address, self.dsn = m.group(1), m.group(2)
                 return self.address
             if self.proc.poll() is not None:
                 break
-            time.sleep(0.05)
+            time.sleep(0.02)
         self.stop()
-        raise RuntimeError(f"the gateway did not start; its output:\n{self.log_path.read_text()[-4000:]}")
+        raise RuntimeError(f"the gateway did not start; its output:\n{self.output()[-4000:]}")
 
     def stop(self, timeout_s: float = 30.0) -> int:
+        """SIGTERM, then SIGKILL after `timeout_s`; the exit code."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -46,5 +81,9 @@ class GatewayProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(5)
-        self._log.close()
+        if not self._log.closed:
+            self._log.close()
+            if self._temporary_log:
+                self._kept_output = self.log_path.read_text(errors="replace")
+                self.log_path.unlink(missing_ok=True)
         return self.proc.returncode

@@ -7,17 +7,12 @@ own OS processes so the load generator never shares their event loop.
 from __future__ import annotations
 
 import contextlib
-import os
-import re
-import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 from typing import AsyncIterator, Sequence
 
 import grpc
 
+from loadtest import gateway_process
 from loadtest.grpc_user import GrpcUser
 from loadtest.users import constant, task
 from protos.metastore.v1 import admin_pb2, admin_pb2_grpc
@@ -26,7 +21,6 @@ from protos.metastore.v1 import catalog_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 
-REPO = Path(__file__).resolve().parent.parent
 DB, TABLE = "bench", "events"
 GET_PARTITIONS = "/metastore.v1.Catalog/GetPartitionsByNames"
 GET_TABLE = "/metastore.v1.Catalog/GetTable"
@@ -86,37 +80,13 @@ def partitions_request(names: Sequence[str], read: pb.ReadContext) -> bytes:
     return pb.GetPartitionsByNamesRequest(db_name=DB, table_name=TABLE, names=list(names), read=read).SerializeToString()
 
 
-class GatewayProcess:
-    """`metastore-gateway serve` in its own process; `address` once it serves."""
+class GatewayProcess(gateway_process.GatewayProcess):
+    """`metastore-gateway serve ARGS` in its own process, serving (`address`) once constructed; its
+    output in a temporary log file."""
 
     def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "gateway.cli", "serve", "--port", "0", "--log-level", "WARNING", *args],
-            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, **(env or {})})
-        self.address = ""
-        deadline = time.monotonic() + 120
-        lines = []
-        assert self.proc.stdout is not None
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            lines.append(line)
-            m = re.search(r"serving on ([\d.]+:\d+)", line)
-            if m:
-                self.address = m.group(1)
-                return
-        self.stop()
-        raise RuntimeError("gateway did not start:\n" + "".join(lines))
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        super().__init__(args, env=env)
+        self.wait_serving(120)
 
 
 def warm(address: str, names: Sequence[str]) -> None:

@@ -9,11 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
-import re
 import shutil
-import signal
-import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +22,7 @@ import pytest
 from gateway.app import Gateway, migrate_database
 from gateway.config import load_settings
 from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
+from loadtest import gateway_process
 from protos.metastore.v1 import catalog_pb2_grpc, events_pb2_grpc
 
 REPO = Path(__file__).resolve().parent.parent
@@ -108,45 +105,12 @@ async def gateway(pg_dsn: str) -> AsyncIterator[GatewayClient]:
         await gw.stop()
 
 
-class GatewayProcess:
-    """`metastore-gateway serve` as its own OS process (what a second gateway host would run)."""
+class GatewayProcess(gateway_process.GatewayProcess):
+    """`metastore-gateway serve ARGS` as its own OS process (what a second gateway host would run); its
+    output in a temporary log file, `output()` (also after stop())."""
 
     def __init__(self, *args: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "gateway.cli", "serve", "--port", "0", "--log-level", "WARNING", *args],
-            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        )
-        self.address = ""
-        self.output: list[str] = []
-
-    def wait_serving(self, timeout_s: float = 60) -> str:
-        assert self.proc.stdout is not None
-        import time
-
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            self.output.append(line)
-            m = re.search(r"serving on ([\d.]+:\d+)", line)
-            if m:
-                self.address = m.group(1)
-                return self.address
-        self.stop()
-        raise RuntimeError("gateway process did not start:\n" + "".join(self.output))
-
-    def stop(self, timeout_s: float = 30) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout_s)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        if self.proc.stdout is not None:
-            self.output.append(self.proc.stdout.read())
-        return self.proc.returncode
+        super().__init__(args)
 
 
 async def wait_applied(gw: Gateway, timeout_s: float = 10.0) -> None:

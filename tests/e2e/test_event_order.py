@@ -72,4 +72,4 @@ async def test_two_gateways_concurrent_writers_reader_sees_every_event_once_in_o
             await c.channel.close()
     finally:
         codes = [p.stop() for p in processes]
-    assert codes == [0, 0], [p.output for p in processes]
+    assert codes == [0, 0], [p.output() for p in processes]

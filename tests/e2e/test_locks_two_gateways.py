@@ -71,7 +71,7 @@ async def nodes(dsn: str) -> AsyncIterator[tuple[Node, Node]]:
             await n.channel.close()
     finally:
         codes = [p.stop() for p in processes]
-    assert codes == [0, 0], [p.output for p in processes]
+    assert codes == [0, 0], [p.output() for p in processes]
 
 
 async def test_each_gateway_sees_and_respects_the_others_locks(nodes: tuple[Node, Node]) -> None:

@@ -49,7 +49,7 @@ def test_embedded_default_serves_then_stops_cleanly_on_sigterm(tmp_path: Path) -
 
     asyncio.run(check())
     assert proc.stop() == 0
-    assert "metastore gateway stopped" in "".join(proc.output)
+    assert "metastore gateway stopped" in proc.output()
     assert not (data_dir / "pgdata" / "postmaster.pid").exists(), "the PostgreSQL it started is still running"
 
 

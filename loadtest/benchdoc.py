@@ -1,0 +1,61 @@
+"""What every benchmark writes into docs/benchmarks.md: the machine it ran on, and its own section.
+
+One job: the shared plumbing of the `bench_*` scripts' reports. A bench renders its markdown section
+(between `<!-- bench:NAME:start -->` and `<!-- bench:NAME:end -->`) and `write_section` puts it in
+place of the old one, leaving the rest of the file as it is.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from pathlib import Path
+from typing import Any
+
+
+def machine() -> dict[str, Any]:
+    """Cores this process may use, CPU model, RAM, kernel, Python and grpcio versions."""
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+    except OSError:
+        pass
+    import grpc
+
+    return {
+        "nproc": len(os.sched_getaffinity(0)),
+        "cpu_model": cpu or platform.processor() or "unknown",
+        "mem_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+        "kernel": platform.release(),
+        "python": platform.python_version(),
+        "grpcio": grpc.__version__,
+    }
+
+
+def markers(name: str) -> tuple[str, str]:
+    """The start and end markers of the bench `name`'s section."""
+    return f"<!-- bench:{name}:start -->", f"<!-- bench:{name}:end -->"
+
+
+def replace_section(text: str, name: str, section: str) -> str:
+    """`text` with its `name` section replaced by `section` (which includes the markers); appended
+    when absent; a new "# Benchmarks" document when `text` is empty."""
+    start_marker, end_marker = markers(name)
+    start, end = text.find(start_marker), text.find(end_marker)
+    if start != -1 and end > start:
+        tail = text[end + len(end_marker):]
+        return text[:start] + section + (tail[1:] if tail.startswith("\n") else tail)
+    if not text.strip():
+        return "# Benchmarks\n\n" + section
+    return text.rstrip("\n") + "\n\n" + section
+
+
+def write_section(path: Path, name: str, section: str) -> None:
+    """Replace the `name` section of the markdown file `path` (created when missing) by `section`,
+    atomically: a temporary file next to it, then os.replace."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(replace_section(text, name, section), encoding="utf-8")
+    os.replace(tmp, path)

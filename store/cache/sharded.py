@@ -225,16 +225,24 @@ class ShardedCache:
         partitions = entry.partitions
         settled = all_committed_through(wl)
         frames = []
-        requested = dict.fromkeys(names)  # duplicates answer once, as the database's IN (...) does
+        # Each partition answers once, where the request first names it (in any spelling), as the
+        # database's answer does.
+        requested = dict.fromkeys(names)
         respelled: set[str] = set()
-        for name in requested:
+        position: dict[str, int] = {}
+        for i, name in enumerate(requested):
             versions = partitions.get(name)
-            if versions is None:  # not the stored spelling (or absent): canonicalise, once per name
+            if versions is None:  # not the stored spelling (or absent): canonicalise
                 name = n.canonical_partition_name(table.partition_keys, name)
-                if name in requested or name in respelled or name not in partitions:
+                if name in respelled or name not in partitions:
                     continue
+                position = position or {k: j for j, k in enumerate(requested)}
+                if position.get(name, i) < i:
+                    continue  # named earlier in its stored spelling
                 respelled.add(name)
                 versions = partitions[name]
+            elif respelled and name in respelled:
+                continue  # named earlier in another spelling
             latest = versions[0]
             if latest.dropped_wid is None and latest.created_wid <= settled:
                 frames.append(latest.frame)  # the common case: nothing about it is in flight

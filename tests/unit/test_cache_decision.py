@@ -93,6 +93,8 @@ def test_names_are_canonicalised_deduplicated_and_kept_in_request_order() -> Non
     cache = _cache(_entry("db.t:1:9223372036854775807::", parts))
     hit = _read(cache, "db.t:1:9223372036854775807::", ["p=b", "P=a", "p=b", "p=zz"])
     assert isinstance(hit, PartitionsHit) and hit.frames == [b"b", b"a"]
+    hit = _read(cache, "db.t:1:9223372036854775807::", ["P=a", "p=b", "p=a", "p=zz", "P=b"])
+    assert isinstance(hit, PartitionsHit) and hit.frames == [b"a", b"b"]  # where each is first named
 
 
 def test_memory_bound_evicts_least_recently_used_tables() -> None:

@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PROTO_SRC := $(wildcard protos/metastore/v1/*.proto)
 ARGS ?=
 
-.PHONY: run test protos protos-check bench bench-all consistency
+.PHONY: run test protos protos-check bench bench-grpcio bench-all consistency
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -39,8 +39,13 @@ protos-check: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m loadtest.bench_read $(BENCH_ARGS)
 
-## bench-all: every figure in docs/benchmarks.md (read path, transactions, locks, cache, Spark)
-bench-all: bench
+## bench-grpcio: the cached read path and the echo floor served by each grpcio version (the pin's evidence);
+## builds .bench-venvs/grpcio-<version> on first use
+bench-grpcio: $(STAMP)
+	$(PY) -m loadtest.bench_grpcio
+
+## bench-all: every figure in docs/benchmarks.md (read path, grpcio versions, transactions, locks, cache, Spark)
+bench-all: bench bench-grpcio
 	$(PY) -m loadtest.bench_txns
 	$(PY) -m loadtest.bench_locks
 	$(PY) -m loadtest.bench_cache

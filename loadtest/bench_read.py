@@ -19,8 +19,6 @@ import asyncio
 import contextlib
 import datetime as dt
 import functools
-import os
-import platform
 import re
 import subprocess
 import sys
@@ -44,22 +42,25 @@ from loadtest.gateway_targets import (
     snapshot,
     warm,
 )
+from loadtest import benchdoc, profile_hit
 from loadtest.mixed import MixedUser
 from protos.metastore.v1 import catalog_pb2 as pb
 
 REPO = Path(__file__).resolve().parent.parent
-START, END = "<!-- bench:read:start -->", "<!-- bench:read:end -->"
+START, END = benchdoc.markers("read")
 BATCHES = (1, 100, 1000)
 
 
 @contextlib.asynccontextmanager
-async def _running(address: str) -> AsyncIterator[str]:
+async def running(address: str) -> AsyncIterator[str]:
     yield address
 
 
 class EchoProcess:
-    def __init__(self, size: int, method: str, uvloop: bool) -> None:
-        args = [sys.executable, "-m", "loadtest.echo", "--size", str(size), "--method", method]
+    """The echo floor (loadtest/echo.py) in its own process, served by `python` (default: this one)."""
+
+    def __init__(self, size: int, method: str, uvloop: bool, python: str = sys.executable) -> None:
+        args = [python, "-m", "loadtest.echo", "--size", str(size), "--method", method]
         if not uvloop:
             args.append("--no-uvloop")
         self.proc = subprocess.Popen(args, cwd=REPO, stdout=subprocess.PIPE, text=True)
@@ -85,18 +86,15 @@ def _reuseport(args: argparse.Namespace, port: int) -> list[str]:
     return ["--port", str(port), "--conf", "metastore.gateway.so.reuseport=true"]
 
 
-def _reply_size(address: str, request: bytes, method: str) -> int:
+def reply_size(address: str, request: bytes, method: str) -> int:
     with grpc.insecure_channel(address) as channel:
         return len(channel.unary_unary(method)(request))
 
 
-def _machine() -> str:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor())
-    import grpc as _grpc
-
-    return (f"{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, grpcio {_grpc.__version__}, "
-            f"{platform.system()} {platform.release()}")
+def machine_line() -> str:
+    m = benchdoc.machine()
+    return (f"{m['nproc']} cores ({m['cpu_model']}), Python {m['python']}, grpcio {m['grpcio']}, "
+            f"Linux {m['kernel']}")
 
 
 async def run(args: argparse.Namespace) -> list[tuple[str, list[RunResult]]]:
@@ -138,22 +136,22 @@ async def run(args: argparse.Namespace) -> list[tuple[str, list[RunResult]]]:
             method = GET_PARTITIONS if batch else GET_TABLE
             request = (partitions_request(names[:batch], read) if batch else
                        pb.GetTableRequest(db_name="bench", table_name="events", read=read).SerializeToString())
-            size = await asyncio.to_thread(_reply_size, cached.address, request, method)
+            size = await asyncio.to_thread(reply_size, cached.address, request, method)
             echo = await asyncio.to_thread(EchoProcess, size, method, args.loop == "uvloop")
             processes.append(echo)
             options = {"batch": batch or 1, "names": names, "op": "partitions" if batch else "table"}
             targets = [
-                Target("gateway-cached", functools.partial(_running, cached.address), GatewayReader, config, options),
-                Target("gateway-nocache", functools.partial(_running, nocache.address), GatewayReader, config, options),
-                Target("echo-floor", functools.partial(_running, echo.address), EchoUser, config,
-                       {"method": method, "items": batch or 1, "name": label}),
+                Target("gateway-cached", functools.partial(running, cached.address), GatewayReader, config, options),
+                Target("gateway-nocache", functools.partial(running, nocache.address), GatewayReader, config, options),
+                Target("echo-floor", functools.partial(running, echo.address), EchoUser, config,
+                       {"method": method, "request": request, "items": batch or 1, "name": label}),
             ]
             if args.only == "100":
                 targets = [t for t in targets if t.name != "gateway-nocache"]
             if hms_address is not None:
                 from loadtest.hms import HmsReader
 
-                targets.append(Target("hive-metastore", functools.partial(_running, hms_address), HmsReader, config,
+                targets.append(Target("hive-metastore", functools.partial(running, hms_address), HmsReader, config,
                                       {"batch": batch or 1, "names": names, "op": "partitions" if batch else "table"}))
             print(f"workload {label}: {', '.join(t.name for t in targets)} x {args.duration}s", file=sys.stderr)
             workloads.append((label, await run_targets(targets, keep_going=True, pause_s=args.pause)))
@@ -161,7 +159,7 @@ async def run(args: argparse.Namespace) -> list[tuple[str, list[RunResult]]]:
             processes.remove(echo)
         if args.only == "100":
             return workloads
-        mixed_targets = [Target(name, functools.partial(_running, address), MixedUser, config,
+        mixed_targets = [Target(name, functools.partial(running, address), MixedUser, config,
                                 {"names": names, "batch": 100, "write_weight": 5})
                          for name, address in (("gateway-cached", cached.address), ("gateway-nocache", nocache.address))]
         print("workload mixed 95/5", file=sys.stderr)
@@ -204,9 +202,27 @@ def _row(r: RunResult) -> dict[str, float]:
             "fail": row.failures}
 
 
-def render(workloads: Sequence[tuple[str, list[RunResult]]], args: argparse.Namespace, plot_path: str) -> str:
+def _where_the_time_goes(cached: dict[str, float] | None, echo: dict[str, float] | None,
+                         steps: Sequence[tuple[str, float]]) -> list[str]:
+    """The time per cached call against the floor's, and the gateway's own steps timed in-process."""
+    if not cached or not echo or not cached["calls"] or not echo["calls"]:
+        return []
+    per_call, floor = 1e6 / cached["calls"], 1e6 / echo["calls"]
+    own = sum(us for _, us in steps)
+    return [f"Where the time goes in GetPartitionsByNames(100): at the measured rates the gateway completes a call every "
+            f"{per_call:.0f} µs and the echo floor every {floor:.0f} µs, {per_call - floor:.0f} µs apart. The gateway's "
+            f"own steps of a hit, timed in-process without gRPC (`python -m loadtest.profile_hit`), take {own:.0f} µs: "
+            + "; ".join(f"{label} {us:.1f} µs" for label, us in steps)
+            + f". The other {max(per_call - floor - own, 0):.0f} µs lie outside those steps, in what the floor's "
+            "handler skips: it returns a reply built once, while the gateway's call runs the request deserializer "
+            "registered with gRPC, the error-mapping wrapper and the servicer coroutine, and hands gRPC a new reply; "
+            "the load generator shares the same two cores."]
+
+
+def render(workloads: Sequence[tuple[str, list[RunResult]]], args: argparse.Namespace, plot_path: str,
+           steps: Sequence[tuple[str, float]] = ()) -> str:
     lines = [START, "## Hot read path: gateway vs. the gRPC floor vs. Hive Metastore", "",
-             f"Measured {dt.date.today().isoformat()} on {_machine()}; load generator on the same machine.",
+             f"Measured {dt.date.today().isoformat()} on {machine_line()}; load generator on the same machine.",
              f"Command: `make bench` (= `python -m loadtest.bench_read --duration {args.duration} --users {args.users} "
              f"--workers {args.workers} --loop {args.loop}`). {args.partitions} partitions; {args.users} concurrent "
              "callers, closed loop; the gateway's reads carry a ValidWriteIdList snapshot.", ""]
@@ -244,24 +260,10 @@ def render(workloads: Sequence[tuple[str, list[RunResult]]], args: argparse.Name
             continue
         met = value >= bound if higher else value <= bound
         lines.append(f"| {text} | {value:.2f}x | {'yes' if met else f'no ({value / bound:.0%} of the goal)' if higher else f'no ({value / bound:.2f}x the bound)'} |")
-    lines += ["", "What is in the way of the two missed goals (measured in-process with `python -m loadtest.profile_hit`, "
-              "no gRPC, 10,000 cached partitions): per GetPartitionsByNames(100) call the cached path spends about "
-              "1.5 µs parsing the request, 7 µs normalising names and parsing the ValidWriteIdList, 56 µs on the "
-              "read decision and 100 dictionary lookups with a visibility check each, and 43 µs framing 100 "
-              "partitions into the response: about 107 µs of Python per call on top of the gRPC cost the echo floor "
-              "already pays, with the load generator on the same two cores. Next steps: keep each partition framed "
-              "for its table's current name (framing becomes one join), and a visibility check without per-call "
-              "allocations.", "", f"![throughput and latency over time]({plot_path})", "", END]
+    lines += ["", *_where_the_time_goes(summary.get((w100, "gateway-cached")), summary.get((w100, "echo-floor")),
+                                        steps), "",
+              f"![throughput and latency over time]({plot_path})", "", END]
     return "\n".join(lines)
-
-
-def write_section(path: Path, section: str) -> None:
-    text = path.read_text() if path.exists() else "# Benchmarks\n\nEach section says how it was measured and the command that reproduces it.\n"
-    if START in text and END in text:
-        text = text[: text.index(START)] + section + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip() + "\n\n" + section + "\n"
-    path.write_text(text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -287,8 +289,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     headline = next(rs for label, rs in workloads if label == "GetPartitionsByNames(100)")
     plot([r for r in headline if r.stats], Path(args.out).parent / plot_rel,
          title=f"GetPartitionsByNames(100), {args.users} callers: throughput and latency by target")
-    section = render(workloads, args, plot_rel)
-    write_section(Path(args.out), section)
+    section = render(workloads, args, plot_rel, profile_hit.profile())
+    benchdoc.write_section(Path(args.out), "read", section)
     print(section)
     return 0
 

@@ -21,6 +21,7 @@ from store.cache.entry import (
     TableEncoder,
     TableEntry,
     Version,
+    refresh_live,
     with_changes,
 )
 from store.models import NotificationEvent, Partition, Table
@@ -63,6 +64,8 @@ class TableBatch:
     _writers: dict[int, int] | None = None
     _gc: int | None = None
     _applied: int = field(default=0)
+    _touched: set[str] = field(default_factory=set)  # partitions whose versions changed
+    _decided: set[int] = field(default_factory=set)  # write ids committed or aborted
 
     def __post_init__(self) -> None:
         self._applied = self.entry.applied_event_id
@@ -105,13 +108,18 @@ class TableBatch:
             changes.update(table_versions=tuple(self._tables), db_name=latest.db_name, name=latest.name)
             if (latest.db_name, latest.name) != (self.entry.db_name, self.entry.name):
                 changes["partitions"] = self._renamed_partitions(latest.db_name, latest.name)
+                self._touched.update(self.parts())
         if self._committed is not None:
             changes["committed"] = self._committed
         if self._writers is not None:
             changes["writers"] = self._writers
         if self._gc is not None:
             changes["gc_watermark"] = self._gc
-        return with_changes(self.entry, **changes)
+        entry = with_changes(self.entry, **changes)
+        if self._touched or self._decided:
+            entry = with_changes(entry, live=refresh_live(entry.live, entry.partitions, entry.view,
+                                                          touched=self._touched, decided=self._decided))
+        return entry
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -139,6 +147,7 @@ class TableBatch:
         else:
             kept = rest
         result = ((new,) if new is not None else ()) + tuple(kept)
+        self._touched.add(name)
         if result:
             parts[name] = result
         else:
@@ -190,6 +199,7 @@ def _outcome(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
         if int(w["table_id"]) != b.entry.table_id:
             continue
         write_id = int(w["write_id"])
+        b._decided.add(write_id)
         if e.event_type == "COMMIT_TXN":
             b._committed = b.committed().commit(write_id)
         else:
@@ -205,6 +215,7 @@ def _discard(b: TableBatch, write_id: int) -> None:
         if any(v.created_wid == write_id or v.dropped_wid == write_id for v in versions):
             kept = tuple(Version(v.created_wid, None if v.dropped_wid == write_id else v.dropped_wid, v.frame, v.values)
                          for v in versions if v.created_wid != write_id)
+            b._touched.add(name)
             if kept:
                 parts[name] = kept
             else:
@@ -220,6 +231,7 @@ def _gc(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
     for name, versions in list(parts.items()):
         kept = tuple(v for v in versions if v.dropped_wid is None or v.dropped_wid > watermark)
         if len(kept) != len(versions):
+            b._touched.add(name)
             if kept:
                 parts[name] = kept
             else:

@@ -109,6 +109,72 @@ class CommittedWriteIds:
 
 
 @dataclass(frozen=True, slots=True)
+class LiveView:
+    """Each partition's frame as this cache's own committed view sees it, kept up to date by the
+    poller so that most reads are one dictionary lookup per name.
+
+    A read may use it when every write id up to `through` is committed in the read's snapshot:
+    write ids at or below `through` are then committed for both, and any other write id a partition
+    version carries is not committed here, so (the read being covered) not for the reader either.
+    Both see every version alike. `pending` lists the partitions each write id wrote that is neither
+    committed nor aborted here yet: its outcome changes what they show."""
+
+    frames: Mapping[str, bytes] = field(default_factory=dict)
+    through: int = 0  # the highest write id committed here that a partition version carries
+    pending: Mapping[int, frozenset[str]] = field(default_factory=dict)
+
+
+def _live_of(versions: tuple[Version, ...], view: ValidWriteIdList | None) -> tuple[bytes | None, int, set[int]]:
+    """A partition under the cache's view: its visible frame, the highest committed write id its
+    versions carry, and the write ids they carry that the view has no outcome for."""
+    frame = None
+    through = 0
+    undecided: set[int] = set()
+    for v in versions:
+        if frame is None and visible(v, view):
+            frame = v.frame
+        if view is not None:
+            for w in (v.created_wid, v.dropped_wid):
+                if not w:
+                    continue
+                if _committed(w, view):
+                    through = max(through, w)
+                elif not view.is_write_id_aborted(w):
+                    undecided.add(w)
+    return frame, through, undecided
+
+
+def live_view(partitions: Mapping[str, tuple[Version, ...]], view: ValidWriteIdList | None) -> LiveView:
+    return refresh_live(LiveView(), partitions, view, touched=partitions)
+
+
+def refresh_live(old: LiveView, partitions: Mapping[str, tuple[Version, ...]], view: ValidWriteIdList | None,
+                 *, touched: Iterable[str] = (), decided: Iterable[int] = ()) -> LiveView:
+    """`old` after a batch changed the versions of `touched` and decided (committed or aborted) the
+    write ids `decided`; only those partitions are looked at again."""
+    pending = dict(old.pending)
+    names = set(touched)
+    for w in decided:
+        names |= pending.pop(w, frozenset())
+    frames = dict(old.frames)
+    through = old.through
+    added: dict[int, set[str]] = {}
+    for name in names:
+        versions = partitions.get(name)
+        frame, name_through, undecided = _live_of(versions, view) if versions else (None, 0, set())
+        if frame is None:
+            frames.pop(name, None)
+        else:
+            frames[name] = frame
+        through = max(through, name_through)
+        for w in undecided:
+            added.setdefault(w, set()).add(name)
+    for w, written in added.items():
+        pending[w] = pending.get(w, frozenset()) | written
+    return LiveView(frames, through, pending)
+
+
+@dataclass(frozen=True, slots=True)
 class TableEntry:
     table_id: int
     db_name: str
@@ -122,8 +188,14 @@ class TableEntry:
     writers: Mapping[int, int]  # open txn id -> its write id on this table
     gc_watermark: int  # versions ended by write ids <= this are gone (here and in the database)
     applied_event_id: int  # every event <= this is reflected
+    live: LiveView = field(default_factory=LiveView)
     partition_keys_count: int = 0
     size_bytes: int = field(default=0, compare=False)
+
+    @property
+    def view(self) -> ValidWriteIdList | None:
+        """What this cache itself sees committed (None: not transactional, latest wins)."""
+        return self.committed_list if self.acid else None
 
     @property
     def full_name(self) -> str:
@@ -151,19 +223,22 @@ def build_entry(
 ) -> TableEntry:
     versions = tuple(table_versions)
     latest = next((t for v, t in versions if v.dropped_wid is None), versions[0][1])
+    acid = latest.transactional and latest.table_type.value == "MANAGED_TABLE"
+    committed_list = committed.as_list(latest.full_name)
     return TableEntry(
         table_id=latest.table_id,
         db_name=latest.db_name,
         name=latest.name,
-        acid=latest.transactional and latest.table_type.value == "MANAGED_TABLE",
+        acid=acid,
         table_versions=versions,
         partitions=partitions,
         sorted_names=tuple(sorted(partitions)),
         committed=committed,
-        committed_list=committed.as_list(latest.full_name),
+        committed_list=committed_list,
         writers=writers,
         gc_watermark=gc_watermark,
         applied_event_id=applied_event_id,
+        live=live_view(partitions, committed_list if acid else None),
         partition_keys_count=len(latest.partition_keys),
         size_bytes=sum(len(v.frame) for vs in partitions.values() for v in vs),
     )
@@ -173,7 +248,8 @@ def with_changes(entry: TableEntry, **changes: object) -> TableEntry:
     if "committed" in changes:
         committed = changes["committed"]
         assert isinstance(committed, CommittedWriteIds)
-        changes["committed_list"] = committed.as_list(entry.full_name)
+        db_name, name = changes.get("db_name", entry.db_name), changes.get("name", entry.name)
+        changes["committed_list"] = committed.as_list(f"{db_name}.{name}")
     if "partitions" in changes:
         parts = changes["partitions"]
         assert isinstance(parts, dict)

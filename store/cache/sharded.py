@@ -224,10 +224,15 @@ class ShardedCache:
         entry, wl, _, table = found
         partitions = entry.partitions
         settled = all_committed_through(wl)
-        frames = []
         # Each partition answers once, where the request first names it (in any spelling), as the
         # database's answer does.
         requested = dict.fromkeys(names)
+        if settled >= entry.live.through:  # the snapshot sees these partitions as this cache does
+            live = list(map(entry.live.frames.get, requested))
+            if None not in live:  # (else a name is absent or spelled otherwise: the general path)
+                self.stats.hits += 1
+                return PartitionsHit(live)  # type: ignore[arg-type]  # no None in it
+        frames = []
         respelled: set[str] = set()
         position: dict[str, int] = {}
         for i, name in enumerate(requested):

@@ -51,6 +51,7 @@ from gateway.app import Gateway
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
+from store.cache.entry import live_view
 from store.writeids import ValidTxnList, ValidWriteIdList
 from tests.builders import table as table_def
 from tests.conftest import connect, gateway_settings, wait_applied
@@ -236,6 +237,7 @@ class Driver:
                 self.resume_pollers(self.step)
                 while not await self.rng.choices(funcs, weights)[0]():
                     pass
+                self.check_live_views()
         finally:
             self.resume_pollers(None)
         self.stats["steps"] = self.steps
@@ -246,6 +248,17 @@ class Driver:
                 for reason, n in (gw.cache.stats.misses if gw.cache else {}).items():
                     self.stats[f"cache miss {reason}"] += n
         return self.stats
+
+    def check_live_views(self) -> None:
+        """The poller keeps each entry's LiveView up to date batch by batch; it must equal one built
+        from scratch (`through` may only be higher: that only sends reads to the general path)."""
+        for i, gw in enumerate(self.gws):
+            for entry in gw.cache.entries() if gw.cache else ():
+                fresh = live_view(entry.partitions, entry.view)
+                if entry.live.frames != fresh.frames or entry.live.through < fresh.through:
+                    self.fail(f"gateway {i}: live view of {entry.full_name} drifted: through {entry.live.through} "
+                              f"(fresh {fresh.through}), frames differ for "
+                              f"{sorted(set(entry.live.frames.items()) ^ set(fresh.frames.items()))[:4]}")
 
     def pick_open(self) -> int:
         return self.rng.choice(self.m.open_txns())

@@ -686,8 +686,8 @@ def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> 
             f"{pre['cached_partitions']:,} = **{pre['bytes_per_partition']:.0f} bytes of resident memory per cached "
             f"partition**. Of that, the pre-encoded protobuf frames are {pre['frame_bytes_per_partition']:.0f} bytes "
             "(`CacheStats.bytes` / partitions); the rest (not broken down here) is what holds them: the per-version "
-            "records, the name → versions maps, the values tuples, the sorted name lists, and whatever the allocator "
-            "kept from the load." + (f" Peak during prewarm (VmHWM): {pre['eager_hwm'] / mib:.0f} MiB."
+            "records, the name → versions maps, the values tuples, the sorted name lists, the live view "
+            "(name → frame), and whatever the allocator kept from the load." + (f" Peak during prewarm (VmHWM): {pre['eager_hwm'] / mib:.0f} MiB."
                                      if pre["eager_hwm"] > pre["eager_rss"] * 1.02 else ""),
             f"- The first read after start was {'a cache hit' if pre['first_read_hit'] else 'NOT a cache hit'}.",
         ]

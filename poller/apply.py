@@ -101,14 +101,14 @@ class TableBatch:
         if self.dropped:
             return None
         changes: dict[str, object] = {"applied_event_id": self._applied}
-        if self._parts is not None:
-            changes["partitions"] = self._parts
         if self._tables is not None:
             latest = next((t for v, t in self._tables if v.dropped_wid is None), self._tables[0][1])
             changes.update(table_versions=tuple(self._tables), db_name=latest.db_name, name=latest.name)
             if (latest.db_name, latest.name) != (self.entry.db_name, self.entry.name):
-                changes["partitions"] = self._renamed_partitions(latest.db_name, latest.name)
-                self._touched.update(self.parts())
+                self._parts = self._renamed_partitions(latest.db_name, latest.name)
+                self._touched.update(self._parts)
+        if self._parts is not None:
+            changes.update(partitions=self._parts, sorted_names=self._sorted_names(), size_bytes=self._size_bytes())
         if self._committed is not None:
             changes["committed"] = self._committed
         if self._writers is not None:
@@ -125,6 +125,22 @@ class TableBatch:
 
     def _partition_version(self, p: Partition, write_id: int) -> Version:
         return Version(write_id, None, self.codec.partition(p), p.values)
+
+    def _sorted_names(self) -> tuple[str, ...]:
+        """The entry's sorted names with this batch's additions and removals: a large table's list is
+        not sorted again for a batch that only changed some of its partitions."""
+        old, new = self.entry.partitions, self.parts()
+        added = [name for name in self._touched if name in new and name not in old]
+        removed = {name for name in self._touched if name in old and name not in new}
+        if not added and not removed:
+            return self.entry.sorted_names
+        kept = self.entry.sorted_names if not removed else tuple(n for n in self.entry.sorted_names if n not in removed)
+        return tuple(sorted(kept + tuple(added)))  # two sorted runs: timsort merges them in linear time
+
+    def _size_bytes(self) -> int:
+        old, new = self.entry.partitions, self.parts()
+        return self.entry.size_bytes + sum(sum(len(v.frame) for v in new.get(name, ()))
+                                           - sum(len(v.frame) for v in old.get(name, ())) for name in self._touched)
 
     def _renamed_partitions(self, db_name: str, table_name: str) -> dict[str, tuple[Version, ...]]:
         """Every partition frame re-framed for the table's new name (frames carry the entry's name;

@@ -253,6 +253,8 @@ def with_changes(entry: TableEntry, **changes: object) -> TableEntry:
     if "partitions" in changes:
         parts = changes["partitions"]
         assert isinstance(parts, dict)
-        changes["sorted_names"] = tuple(sorted(parts))
-        changes["size_bytes"] = sum(len(v.frame) for vs in parts.values() for v in vs)
+        if "sorted_names" not in changes:
+            changes["sorted_names"] = tuple(sorted(parts))
+        if "size_bytes" not in changes:
+            changes["size_bytes"] = sum(len(v.frame) for vs in parts.values() for v in vs)
     return replace(entry, **changes)  # type: ignore[arg-type]

@@ -237,7 +237,7 @@ class Driver:
                 self.resume_pollers(self.step)
                 while not await self.rng.choices(funcs, weights)[0]():
                     pass
-                self.check_live_views()
+                self.check_derived_state()
         finally:
             self.resume_pollers(None)
         self.stats["steps"] = self.steps
@@ -249,11 +249,16 @@ class Driver:
                     self.stats[f"cache miss {reason}"] += n
         return self.stats
 
-    def check_live_views(self) -> None:
-        """The poller keeps each entry's LiveView up to date batch by batch; it must equal one built
-        from scratch (`through` may only be higher: that only sends reads to the general path)."""
+    def check_derived_state(self) -> None:
+        """The poller keeps each entry's LiveView, sorted names and size up to date batch by batch;
+        they must equal what a from-scratch build gives (`through` may only be higher: that only
+        sends reads to the general path)."""
         for i, gw in enumerate(self.gws):
             for entry in gw.cache.entries() if gw.cache else ():
+                if entry.sorted_names != tuple(sorted(entry.partitions)):
+                    self.fail(f"gateway {i}: sorted names of {entry.full_name} drifted: {entry.sorted_names}")
+                if entry.size_bytes != sum(len(v.frame) for vs in entry.partitions.values() for v in vs):
+                    self.fail(f"gateway {i}: size of {entry.full_name} drifted: {entry.size_bytes}")
                 fresh = live_view(entry.partitions, entry.view)
                 if entry.live.frames != fresh.frames or entry.live.through < fresh.through:
                     self.fail(f"gateway {i}: live view of {entry.full_name} drifted: through {entry.live.through} "

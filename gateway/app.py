@@ -75,7 +75,7 @@ class Gateway:
                 event_clean_interval_s=s.event_clean_interval_s, count_open_txns_interval_s=s.count_open_txns_interval_s))
             self._background.append(asyncio.create_task(self.housekeeper.run(), name="housekeeping"))
             self.cache = ShardedCache(shards=s.cache_shards, max_partitions=s.cache_max_partitions, enabled=s.cache_enabled)
-            codec = Codec(partition=wire.partition_element, rename_partition=wire.rename_partition_element,
+            codec = Codec(partition=wire.partition_element, rename_partition=wire.partition_renamer,
                           table=wire.table_message)
             self.poller = Poller(self._db, self.dsn, self.cache, codec,
                                  interval_s=s.poller_interval_s, batch_size=s.poller_batch_size, prewarm=s.cache_prewarm)

@@ -4,10 +4,12 @@ A repeated message field is, on the wire, each element's tag and length followed
 so a response can be built by joining pre-encoded elements; standard clients parse it as usual.
 Cached partitions are kept as such elements (`partition_element`), each already carrying its
 table's current db_name/table_name, so a cached GetPartitionsByNames answer is one join. The
-poller re-frames them when it applies a rename (`rename_partition_element`).
+poller re-frames them when it applies a rename (`partition_renamer`).
 """
 
 from __future__ import annotations
+
+from typing import Callable
 
 from store.models import Partition, Table
 from gateway import convert
@@ -80,6 +82,20 @@ def partition_element(p: Partition) -> bytes:
 def rename_partition_element(element: bytes, db_name: str, table_name: str) -> bytes:
     """The same element, carrying another table name."""
     return _element(_names_prefix(db_name, table_name), _element_body(element))
+
+
+def partition_renamer(old: tuple[str, str], new: tuple[str, str]) -> Callable[[bytes], bytes]:
+    """`rename_partition_element` for many elements of one table: elements framed for `old` are
+    re-framed by slicing off the known prefix (a rename re-frames every partition of the table)."""
+    old_prefix, new_prefix = _names_prefix(*old), _names_prefix(*new)
+
+    def rename(element: bytes) -> bytes:
+        _, start = _read_varint(element, 1)
+        if not element.startswith(old_prefix, start):
+            return rename_partition_element(element, *new)
+        return _element(new_prefix, element[start + len(old_prefix):])
+
+    return rename
 
 
 def table_message(t: Table) -> bytes:

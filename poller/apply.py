@@ -21,6 +21,7 @@ from store.cache.entry import (
     TableEncoder,
     TableEntry,
     Version,
+    reframed_live,
     refresh_live,
     with_changes,
 )
@@ -101,14 +102,16 @@ class TableBatch:
         if self.dropped:
             return None
         changes: dict[str, object] = {"applied_event_id": self._applied}
+        reframed: dict[int, bytes] | None = None  # id of a frame -> the frame under the new name
         if self._tables is not None:
             latest = next((t for v, t in self._tables if v.dropped_wid is None), self._tables[0][1])
             changes.update(table_versions=tuple(self._tables), db_name=latest.db_name, name=latest.name)
             if (latest.db_name, latest.name) != (self.entry.db_name, self.entry.name):
-                self._parts = self._renamed_partitions(latest.db_name, latest.name)
-                self._touched.update(self._parts)
+                reframed = self._rename_partitions((latest.db_name, latest.name))
         if self._parts is not None:
-            changes.update(partitions=self._parts, sorted_names=self._sorted_names(), size_bytes=self._size_bytes())
+            size = (self._size_bytes() if reframed is None else
+                    sum(len(v.frame) for vs in self._parts.values() for v in vs))
+            changes.update(partitions=self._parts, sorted_names=self._sorted_names(), size_bytes=size)
         if self._committed is not None:
             changes["committed"] = self._committed
         if self._writers is not None:
@@ -116,9 +119,13 @@ class TableBatch:
         if self._gc is not None:
             changes["gc_watermark"] = self._gc
         entry = with_changes(self.entry, **changes)
-        if self._touched or self._decided:
-            entry = with_changes(entry, live=refresh_live(entry.live, entry.partitions, entry.view,
-                                                          touched=self._touched, decided=self._decided))
+        live, touched = entry.live, self._touched
+        if reframed is not None:
+            live, stale = reframed_live(live, reframed)
+            touched = touched | stale
+        if touched or self._decided or reframed is not None:
+            live = refresh_live(live, entry.partitions, entry.view, touched=touched, decided=self._decided)
+            entry = with_changes(entry, live=live)
         return entry
 
     # -- helpers -----------------------------------------------------------------------------
@@ -142,13 +149,22 @@ class TableBatch:
         return self.entry.size_bytes + sum(sum(len(v.frame) for v in new.get(name, ()))
                                            - sum(len(v.frame) for v in old.get(name, ())) for name in self._touched)
 
-    def _renamed_partitions(self, db_name: str, table_name: str) -> dict[str, tuple[Version, ...]]:
-        """Every partition frame re-framed for the table's new name (frames carry the entry's name;
-        partitions built in this batch were framed for the name the batch started with)."""
-        rename = self.codec.rename_partition
-        return {name: tuple(Version(v.created_wid, v.dropped_wid, rename(v.frame, db_name, table_name), v.values)
-                            for v in versions)
-                for name, versions in self.parts().items()}
+    def _rename_partitions(self, new_name: tuple[str, str]) -> dict[int, bytes]:
+        """Re-frame every partition for the table's new name (frames carry the entry's name;
+        partitions built in this batch were framed for the name the batch started with). Returns
+        the new frame of each old one, by id, so the live view can follow without a recompute."""
+        rename = self.codec.rename_partition((self.entry.db_name, self.entry.name), new_name)
+        reframed: dict[int, bytes] = {}
+
+        def frame(old: bytes) -> bytes:
+            new = reframed.get(id(old))
+            if new is None:
+                new = reframed[id(old)] = rename(old)
+            return new
+
+        self._parts = {name: tuple(Version(v.created_wid, v.dropped_wid, frame(v.frame), v.values) for v in versions)
+                       for name, versions in self.parts().items()}
+        return reframed
 
     def _write(self, name: str, new: Version | None, write_id: int) -> None:
         """Replace (new) or drop (None) the latest version of `name`, as the database did."""

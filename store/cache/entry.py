@@ -25,7 +25,8 @@ from store.models import Partition, Table
 from store.writeids import LONG_MAX, ValidWriteIdList
 
 PartitionEncoder = Callable[[Partition], bytes]
-PartitionRenamer = Callable[[bytes, str, str], bytes]  # (frame, db_name, table_name) -> frame
+# (old (db, table), new (db, table)) -> re-frames a partition frame framed for the old name
+PartitionRenamer = Callable[[tuple[str, str], tuple[str, str]], Callable[[bytes], bytes]]
 TableEncoder = Callable[[Table], bytes]
 
 
@@ -172,6 +173,21 @@ def refresh_live(old: LiveView, partitions: Mapping[str, tuple[Version, ...]], v
     for w, written in added.items():
         pending[w] = pending.get(w, frozenset()) | written
     return LiveView(frames, through, pending)
+
+
+def reframed_live(old: LiveView, reframed: Mapping[int, bytes]) -> tuple[LiveView, set[str]]:
+    """`old` with each frame replaced by its re-framed copy (a rename; `reframed` maps a frame's id
+    to its copy); visibility is unchanged. Also the names whose frame has no copy: a batch replaced
+    them, so they need `refresh_live`."""
+    frames: dict[str, bytes] = {}
+    stale: set[str] = set()
+    for name, frame in old.frames.items():
+        copy = reframed.get(id(frame))
+        if copy is None:
+            stale.add(name)
+        else:
+            frames[name] = copy
+    return LiveView(frames, old.through, old.pending), stale
 
 
 @dataclass(frozen=True, slots=True)

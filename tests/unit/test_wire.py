@@ -38,3 +38,13 @@ def test_a_renamed_element_carries_the_new_name_and_everything_else_unchanged(
 def test_the_table_response_wraps_the_cached_table_message() -> None:
     table = pb.Table(db_name="db", name="t", table_id=3)
     assert pb.GetTableResponse.FromString(wire.table_response(table.SerializeToString())).table == table
+
+
+@given(old_db=identifiers, old_table=identifiers, new_db=identifiers, new_table=identifiers)
+def test_the_table_renamer_agrees_with_renaming_one_element(old_db: str, old_table: str, new_db: str,
+                                                            new_table: str) -> None:
+    rename = wire.partition_renamer((old_db, old_table), (new_db, new_table))
+    element = wire.partition_element(_partition(old_db, old_table, 3))
+    assert rename(element) == wire.rename_partition_element(element, new_db, new_table)
+    other = wire.partition_element(_partition("elsewhere", "other", 3))  # not framed for `old`: still right
+    assert rename(other) == wire.rename_partition_element(other, new_db, new_table)

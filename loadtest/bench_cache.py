@@ -58,6 +58,7 @@ from loadtest import benchdoc
 from loadtest.config import RunConfig
 from loadtest.consistency import Endpoint, conf_args, fresh_database, workdir
 from loadtest.gateway_process import GatewayProcess
+from loadtest.gateway_targets import DB, bench_table
 from loadtest.grpc_user import GrpcUser
 from loadtest.report import markdown_table, matplotlib_available, write_report
 from loadtest.runner import run_load
@@ -72,22 +73,9 @@ REPO = Path(__file__).resolve().parent.parent
 SECTION_START, SECTION_END = benchdoc.markers("cache")
 DEFAULT_OUT = "docs/benchmarks.md"
 DEFAULT_RESULTS = "loadtest/results/bench_cache"
-DB = "bench"
 READ = "read-query(snapshot + 100 partitions)"
 WRITE = "write-txn(add 2, alter 2)"
 TIMEOUT_S = 60.0
-
-
-def table_message(name: str) -> pb.Table:
-    return pb.Table(
-        db_name=DB, name=name, table_type=pb.MANAGED, transactional=True,
-        columns=[pb.FieldSchema(name="id", type="bigint"), pb.FieldSchema(name="payload", type="string")],
-        partition_keys=[pb.FieldSchema(name="ds", type="string"), pb.FieldSchema(name="hr", type="int")],
-        sd=pb.StorageDescriptor(
-            input_format="org.apache.hadoop.hive.ql.io.orc.OrcInputFormat",
-            output_format="org.apache.hadoop.hive.ql.io.orc.OrcOutputFormat",
-            serde=pb.SerDeInfo(serialization_lib="org.apache.hadoop.hive.ql.io.orc.OrcSerde")),
-    )
 
 
 def day_hour_values(count: int) -> list[tuple[str, str]]:
@@ -103,7 +91,7 @@ async def create_tables(ep: Endpoint, tables: Sequence[str], per_table: int, bat
     await ep.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name=DB)), timeout=TIMEOUT_S)
     values = day_hour_values(per_table)
     for t in tables:
-        await ep.catalog.CreateTable(pb.CreateTableRequest(table=table_message(t)), timeout=TIMEOUT_S)
+        await ep.catalog.CreateTable(pb.CreateTableRequest(table=bench_table(t)), timeout=TIMEOUT_S)
         (txn,) = (await ep.txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="bench"), timeout=TIMEOUT_S)).txn_ids
         for i in range(0, per_table, batch):
             await ep.catalog.AddPartitions(pb.AddPartitionsRequest(
@@ -437,7 +425,7 @@ async def load_partitions(dsn: str, ep: Endpoint, tables: int, per_table: int, v
     try:
         for i in range(tables):
             name = f"p{i}"
-            created = await ep.catalog.CreateTable(pb.CreateTableRequest(table=table_message(name)), timeout=TIMEOUT_S)
+            created = await ep.catalog.CreateTable(pb.CreateTableRequest(table=bench_table(name)), timeout=TIMEOUT_S)
             # The table as the server completed it (location, normalized names); from_pb drops the id.
             model = replace(convert.table_from_pb(created.table), table_id=created.table.table_id)
             (txn,) = (await ep.txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="bench"))).txn_ids

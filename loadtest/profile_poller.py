@@ -1,0 +1,76 @@
+"""What a poller batch costs the event loop on a large cached table, in-process:
+`python -m loadtest.profile_poller [--partitions 1000000]`.
+
+Times three batches the way the poller applies them (`poller.apply.TableBatch`): one partition
+altered by a transaction, that transaction's commit, and a rename of the table. Reads on the
+gateway wait while a batch runs, so these are the stalls a large table can cause.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import replace
+
+from gateway import wire
+from poller.apply import Codec, TableBatch
+from store.cache.entry import CommittedWriteIds, TableEntry, Version, build_entry
+from store import codec
+from store.models import FieldSchema, NotificationEvent, Partition, Table
+from store.writeids import ValidWriteIdList
+
+CODEC = Codec(partition=wire.partition_element, rename_partition=wire.partition_renamer, table=wire.table_message)
+
+
+def _entry(partitions: int) -> TableEntry:
+    table = Table(db_name="db", name="t", transactional=True, partition_keys=(FieldSchema("p", "string"),),
+                  table_id=1)
+    parts = {}
+    for i in range(partitions):
+        p = Partition("db", "t", (f"{i:07d}",), f"p={i:07d}")
+        parts[p.name] = (Version(1, None, CODEC.partition(p), p.values),)
+    committed = CommittedWriteIds.from_list(ValidWriteIdList.parse("db.t:1:9223372036854775807::"))
+    return build_entry([(Version(0, None, CODEC.table(table)), table)], parts, committed=committed, writers={},
+                       gc_watermark=0, applied_event_id=1)
+
+
+def _applied(entry: TableEntry, event_id: int, kind: str, message: dict[str, object], write_id: int = 0,
+             txn_id: int = 0) -> tuple[TableEntry, float]:
+    """`entry` after a batch of one event, and the batch's milliseconds (apply and finish)."""
+    event = NotificationEvent(event_id, 0, kind, "db", entry.name, entry.table_id, txn_id, write_id, json.dumps(message))
+    started = time.perf_counter()
+    batch = TableBatch(entry, CODEC)
+    batch.apply(event, message)
+    new = batch.finish()
+    assert new is not None
+    return new, (time.perf_counter() - started) * 1000
+
+
+def profile(partitions: int) -> list[tuple[str, float]]:
+    """(batch, milliseconds) for each of the three batches."""
+    entry = _entry(partitions)
+    altered = Partition("db", "t", ("0000001",), "p=0000001", parameters={"altered": "yes"})
+    entry, write_ms = _applied(entry, 2, "ALTER_PARTITION", {"partitions": [codec.partition_to_json(altered)]},
+                               write_id=2, txn_id=5)
+    entry, commit_ms = _applied(entry, 3, "COMMIT_TXN", {"write_ids": [{"table_id": 1, "write_id": 2}]}, txn_id=5)
+    renamed = Table(db_name="db", name="t_renamed", transactional=True, partition_keys=(FieldSchema("p", "string"),),
+                    table_id=1)
+    entry, rename_ms = _applied(entry, 4, "ALTER_TABLE", {"table": codec.table_to_json(renamed)})
+    assert entry.name == "t_renamed" and len(entry.live.frames) == partitions
+    assert entry.live.frames["p=0000001"] == wire.partition_element(replace(altered, table_name="t_renamed"))
+    return [("alter one partition (txn write)", write_ms), ("commit that txn", commit_ms),
+            ("rename the table", rename_ms)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m loadtest.profile_poller", description=__doc__.split("\n")[0])
+    parser.add_argument("--partitions", type=int, default=1_000_000)
+    args = parser.parse_args()
+    print(f"building a cached table of {args.partitions:,} partitions ...", flush=True)
+    for label, ms in profile(args.partitions):
+        print(f"{label:35} {ms:10.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

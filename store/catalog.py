@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import time
 from dataclasses import dataclass, replace
-from typing import Sequence
+from typing import Callable, Sequence
 
 import asyncpg
 
@@ -42,6 +42,31 @@ def _now_s() -> int:
 def _list_preview(items: Sequence[str], limit: int = 5) -> str:
     shown = ", ".join(items[:limit])
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+# A locking read in READ COMMITTED that had to wait re-checks its row once the holder commits. When
+# the holder replaced the version (a txn's alter ends it and inserts the next one) or deleted it (an
+# abort discards the txn's version and restores the one before), the statement finds nothing: the
+# replacement is outside its snapshot. A new statement sees it, so lock again. Each retry follows a
+# concurrent commit that changed these very rows, hence the bound only guards against a livelock.
+MAX_RELOCKS = 20
+
+
+async def _lock_latest(
+    conn: asyncpg.Connection, what: str, lock_query: str, current_query: str, *args: object,
+    settled: Callable[[list[asyncpg.Record]], bool] = lambda rows: False,
+) -> list[asyncpg.Record]:
+    """The rows `lock_query` locks (each with its version_id), once they are the latest versions
+    `current_query` finds in a statement of its own. `settled(rows)` skips that check when the locked
+    rows are all there can be (the one table row was found, every named partition was)."""
+    for _ in range(MAX_RELOCKS):
+        rows = list(await conn.fetch(lock_query, *args))
+        if settled(rows):
+            return rows
+        current = {r["version_id"] for r in await conn.fetch(current_query, *args)}
+        if current == {r["version_id"] for r in rows}:
+            return rows
+    raise Aborted(f"{what} changed {MAX_RELOCKS} times while this write waited for it; retry the write")
 
 
 # -- databases ---------------------------------------------------------------------------------
@@ -100,7 +125,9 @@ async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool, i
         if if_exists:
             return 0
         raise
-    tables = [codec.table_from_row(r) for r in await conn.fetch(sql.LIST_LATEST_TABLES_FOR_UPDATE, db.name)]
+    locked = await _lock_latest(conn, f"the tables of database {db.name}", sql.LIST_LATEST_TABLES_FOR_UPDATE,
+                                sql.CURRENT_TABLE_VERSIONS_OF_DATABASE, db.name)
+    tables = [codec.table_from_row(r) for r in locked]
     if tables and not cascade:
         raise FailedPrecondition(
             f"database {db.name} is not empty: it has {len(tables)} table(s) ({_list_preview([t.name for t in tables])}); "
@@ -174,9 +201,13 @@ async def get_table(conn: asyncpg.Connection, db_name: str, table_name: str, *, 
     """The latest version of a table; `lock` is '', 'share' or 'update' (row lock until commit)."""
     db_key = n.normalize_identifier(db_name, "database")
     tbl_key = n.normalize_identifier(table_name, "table")
-    query = {"": sql.SELECT_LATEST_TABLE, "share": sql.SELECT_LATEST_TABLE_FOR_SHARE,
-             "update": sql.SELECT_LATEST_TABLE_FOR_UPDATE}[lock]
-    row = await conn.fetchrow(query, db_key, tbl_key)
+    if lock:
+        query = {"share": sql.SELECT_LATEST_TABLE_FOR_SHARE, "update": sql.SELECT_LATEST_TABLE_FOR_UPDATE}[lock]
+        rows = await _lock_latest(conn, f"table {db_key}.{tbl_key}", query, sql.CURRENT_TABLE_VERSION, db_key, tbl_key,
+                                  settled=bool)
+        row = rows[0] if rows else None
+    else:
+        row = await conn.fetchrow(sql.SELECT_LATEST_TABLE, db_key, tbl_key)
     if row is None:
         await get_database(conn, db_key)  # a missing database is the clearer error
         raise NotFound(f"table {db_key}.{tbl_key} does not exist")
@@ -522,6 +553,13 @@ async def list_partition_names(
 # -- partition changes -------------------------------------------------------------------------
 
 
+async def _lock_partitions(conn: asyncpg.Connection, table: Table, names: Sequence[str]) -> list[asyncpg.Record]:
+    """The latest versions of the named partitions, locked FOR UPDATE (missing names are absent)."""
+    return await _lock_latest(conn, f"partitions of {table.full_name}", sql.SELECT_LATEST_PARTITIONS_BY_NAMES_FOR_UPDATE,
+                              sql.CURRENT_PARTITION_VERSIONS, table.table_id, list(names),
+                              settled=lambda rows: len(rows) == len(names))
+
+
 async def alter_partitions(
     conn: asyncpg.Connection, db_name: str, table_name: str, parts: Sequence[Partition], expected_table_id: int = 0,
     txn_id: int = 0,
@@ -535,7 +573,7 @@ async def alter_partitions(
     requested = [_complete_partition(table, p) for p in parts]
     _unique_names(requested, "alter")
     names = [p.name for p in requested]
-    current_rows = await conn.fetch(sql.SELECT_LATEST_PARTITIONS_BY_NAMES_FOR_UPDATE, table.table_id, names)
+    current_rows = await _lock_partitions(conn, table, names)
     if ctx.write_id:  # after the row locks, so a concurrent writer's versions are seen
         await _check_partitions_not_in_flight(conn, table, names, ctx.txn_id)
     current = {r["part_name"]: codec.partition_from_row(table.db_name, table.name, r) for r in current_rows}
@@ -573,6 +611,8 @@ async def drop_partitions(
     wanted = canonical_names(table, names)
     ctx = await _begin_write(conn, table, txn_id)
     if ctx.write_id:
+        # Lock first: the statements below must not wait, as one that waited misses a version replaced meanwhile.
+        await _lock_partitions(conn, table, wanted)
         own = [r["part_name"] for r in await conn.fetch(sql.DELETE_OWN_PARTITION_VERSIONS, table.table_id, wanted, ctx.write_id)]
         ended = [r["part_name"] for r in await conn.fetch(sql.END_LATEST_PARTITION_VERSIONS, table.table_id, wanted, ctx.write_id)]
         dropped = own + ended

@@ -3,7 +3,8 @@
 Row locks: table writes lock the table's latest version row (FOR UPDATE for DDL on the table,
 FOR SHARE for partition writes so they run side by side but never beside a drop or rename).
 A table row's foreign key to dbs takes KEY SHARE on the database row, so DROP DATABASE and
-CREATE TABLE in that database serialise.
+CREATE TABLE in that database serialise. A locking read that waited may find its row replaced
+(store/catalog.py `_lock_latest`): the `CURRENT_*` queries look again in a new statement.
 """
 
 # -- databases (index: dbs.name unique) ------------------------------------------------------
@@ -51,6 +52,10 @@ LIST_TABLES = "SELECT tbl_name FROM tbls WHERE db_name = $1 AND dropped_wid IS N
 LIST_LATEST_TABLES_FOR_UPDATE = f"""
 SELECT {_TABLE_COLUMNS} FROM tbls WHERE db_name = $1 AND dropped_wid IS NULL ORDER BY tbl_name FOR UPDATE
 """
+
+# The latest versions as a new statement sees them, to compare with what a waiting lock returned.
+CURRENT_TABLE_VERSION = "SELECT version_id FROM tbls WHERE db_name = $1 AND tbl_name = $2 AND dropped_wid IS NULL"
+CURRENT_TABLE_VERSIONS_OF_DATABASE = "SELECT version_id FROM tbls WHERE db_name = $1 AND dropped_wid IS NULL"
 
 UPDATE_LATEST_TABLE_IN_PLACE = """
 UPDATE tbls SET db_name = $2, tbl_name = $3, table_type = $4, transactional = $5, body = $6
@@ -113,7 +118,14 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 # The latest version gets its end stamped with the writer's write id ($2); it stays for older snapshots.
 END_LATEST_TABLE_VERSION = "UPDATE tbls SET dropped_wid = $2 WHERE table_id = $1 AND dropped_wid IS NULL"
 
-SELECT_LATEST_PARTITIONS_BY_NAMES_FOR_UPDATE = SELECT_LATEST_PARTITIONS_BY_NAMES + " FOR UPDATE"
+SELECT_LATEST_PARTITIONS_BY_NAMES_FOR_UPDATE = f"""
+SELECT version_id, {_PARTITION_COLUMNS} FROM partitions
+WHERE table_id = $1 AND part_name = ANY($2::text[]) AND dropped_wid IS NULL
+FOR UPDATE
+"""
+CURRENT_PARTITION_VERSIONS = """
+SELECT version_id FROM partitions WHERE table_id = $1 AND part_name = ANY($2::text[]) AND dropped_wid IS NULL
+"""
 
 END_LATEST_PARTITION_VERSIONS = """
 UPDATE partitions SET dropped_wid = $3

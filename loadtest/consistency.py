@@ -44,6 +44,10 @@ or after that write. Reads without the token (per gateway and table, one at a ti
 the history that never go backwards: monotonic reads per gateway. Both are checked at the end, against
 the complete history (a gateway may show a write before the writer's call returned).
 
+Writes are judged too (loadtest/ddl_race.py): churn tables are altered under txns, renamed away and
+back, dropped and re-created while partition-write txns run on them; a partition write or write-id
+allocation must never answer NOT_FOUND while its table kept its name throughout the call.
+
 At the end the writers stop, every gateway catches up (poller position >= the log head), and a final
 sweep with a fresh snapshot reads every table through every gateway: all equal to the oracle, and all
 answered by the caches (hit counter deltas). The share of reads each gateway's cache served during the
@@ -110,6 +114,8 @@ class ConsistencyConfig:
     external_write_share: float = 0.15
     reader_txn_share: float = 0.5
     initial_partitions: int = 18
+    churn_tables: int = 1  # ACID tables renamed, dropped and re-created, altered (loadtest/ddl_race.py)
+    churn_write_share: float = 0.35  # of writer iterations: a partition-write txn on a churn table
 
 
 @dataclass
@@ -373,6 +379,9 @@ class Driver:
         self._old_snapshots: list[dict[str, pb.ReadContext]] = []
         self._deadline = 0.0
         self._stop = asyncio.Event()
+        from loadtest.ddl_race import DdlRace  # it builds on this module's helpers
+
+        self.ddl = DdlRace(self, cfg.churn_tables)
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -696,7 +705,10 @@ class Driver:
     async def writer(self, i: int) -> None:
         rng = random.Random(f"{self.cfg.seed}/writer/{i}")
         while self.running():
-            if self.ext and rng.random() < self.cfg.external_write_share:
+            choice = rng.random()
+            if self.ddl.tables and choice < self.cfg.churn_write_share:
+                await self.ddl.write_txn(rng)
+            elif self.ext and choice < self.cfg.churn_write_share + self.cfg.external_write_share:
                 await self.ext_write(rng)
             else:
                 await self.acid_txn(rng, i)
@@ -761,6 +773,7 @@ class Driver:
                 partitions=[pb.Partition(values=list(v), parameters={"tag": "init"})
                             for v in rng.sample(UNIVERSE, self.cfg.initial_partitions)]), timeout=CALL_TIMEOUT_S)
             ext.history.append((added.event_id, await self.ext_state(ext.name)))
+        await self.ddl.setup()
         await self.wait_caught_up()
 
     async def wait_caught_up(self, timeout_s: float = 30.0) -> int:
@@ -818,6 +831,7 @@ class Driver:
         self._deadline = time.monotonic() + self.cfg.duration_s
         tasks = [asyncio.create_task(self.writer(i)) for i in range(self.cfg.writers)]
         tasks += [asyncio.create_task(self.reader(i)) for i in range(self.cfg.readers)]
+        tasks += [asyncio.create_task(self.ddl.churner(t)) for t in self.ddl.tables]
         try:
             for task in asyncio.as_completed(tasks):
                 await task

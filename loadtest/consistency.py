@@ -596,6 +596,11 @@ class Driver:
                 except grpc.aio.AioRpcError as exc:
                     if exc.code() == C.ABORTED:
                         self.counts["write_conflicts"] += 1
+                    elif exc.code() == C.NOT_FOUND and (exc.details() or "").startswith("table "):
+                        # The ACID tables are never dropped or renamed: a write must always find them.
+                        self.violate(Violation("write_not_found", "?", "acid_write", f"txn {txn} on {DB}.{table}",
+                                               f"NOT_FOUND: {exc.details()}", "OK or ABORTED",
+                                               "the table existed throughout the run", scope="acid_write"))
                     elif exc.code() in (C.NOT_FOUND, C.ALREADY_EXISTS):
                         self.counts["write_races"] += 1  # altered/dropped what another txn just dropped
                     else:

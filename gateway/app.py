@@ -21,6 +21,9 @@ from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
 from gateway import wire
 from gateway.metrics import GatewayMetrics
 from gateway.server import GrpcServer
+from gateway.thrift.handler import HiveMetastoreHandler
+from gateway.thrift.idl import SERVICE as THRIFT_SERVICE
+from gateway.thrift.server import ThriftServer, ThriftSettings
 from poller.apply import Codec
 from poller.housekeeping import Housekeeper, HousekeepingSettings
 from poller.poller import Poller
@@ -50,6 +53,8 @@ class Gateway:
     _pg: EmbeddedPostgres | None = field(default=None, init=False)
     _db: Database | None = field(default=None, init=False)
     _server: GrpcServer | None = field(default=None, init=False)
+    _thrift: ThriftServer | None = field(default=None, init=False)
+    thrift_port: int = field(default=0, init=False)
     _background: list[asyncio.Task[None]] = field(default_factory=list, init=False)
     housekeeper: Housekeeper | None = field(default=None, init=False)
     cache: ShardedCache | None = field(default=None, init=False)
@@ -87,6 +92,12 @@ class Gateway:
                 self.metrics_port = self.metrics.serve(s.host, s.metrics_port)
             self._server = GrpcServer(s, catalog, txn_store, self.cache, self.metrics, self, LockStore(self._db))
             self.port = await self._server.start()
+            if s.thrift_enabled:
+                self._thrift = ThriftServer(THRIFT_SERVICE, HiveMetastoreHandler(catalog, s), ThriftSettings(
+                    host=s.host, port=s.thrift_port, framed=s.thrift_framed, max_message_bytes=s.max_message_bytes,
+                    max_connections=s.thrift_max_connections, read_timeout_s=s.thrift_read_timeout_s))
+                await self._thrift.start()
+                self.thrift_port = self._thrift.port
             await self._server.set_serving(True)
         except BaseException:
             await self.stop()
@@ -96,6 +107,9 @@ class Gateway:
     def database(self) -> Database:
         assert self._db is not None, "the gateway is not started"
         return self._db
+
+    def thrift_stats(self) -> dict[str, int]:
+        return self._thrift.stats() if self._thrift is not None else {"connections": 0}
 
     def cache_stats(self) -> dict[str, object]:
         """A snapshot for metrics and `metastore-gateway cache-stats`."""
@@ -131,6 +145,9 @@ class Gateway:
         self._stopped = True
         if self._server is not None:
             await self._server.set_serving(False)
+        if self._thrift is not None:
+            await self._thrift.stop(self.settings.shutdown_grace_s)
+        if self._server is not None:
             await self._server.stop(self.settings.shutdown_grace_s)
         for task in self._background:
             task.cancel()
@@ -150,6 +167,8 @@ async def serve(settings: Settings) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await gateway.start()
+    if gateway.thrift_port:
+        print(f"metastore gateway Hive Thrift API on {settings.host}:{gateway.thrift_port}", flush=True)
     print(f"metastore gateway serving on {settings.host}:{gateway.port} (database: {_redact(gateway.dsn)})", flush=True)
     try:
         await stop.wait()

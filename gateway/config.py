@@ -110,12 +110,27 @@ class Settings:
     poller_batch_size: int = _setting("metastore.gateway.poller.batch.size", 1000, "events applied per batch")
     metrics_port: int = _setting("metastore.gateway.metrics.port", -1,
                                  "Prometheus HTTP port on the gateway's host (-1: off, 0: any free port)")
+    thrift_enabled: bool = _setting("metastore.gateway.thrift.enabled", True,
+                                    "serve Hive's metastore Thrift API (Spark, Trino, Hive clients) beside gRPC")
+    thrift_port: int = _setting("hive.metastore.port", 9083, "Hive metastore Thrift port, on the gRPC host (0: any free one)")
+    thrift_framed: bool = _setting("hive.metastore.thrift.framed.transport.enabled", False,
+                                   "Thrift clients send framed messages (a length before each)")
+    thrift_max_connections: int = _setting("hive.metastore.server.max.threads", 1000,
+                                           "Thrift connections served at once; more are closed at once")
+    thrift_read_timeout_s: float = _setting("metastore.gateway.thrift.read.timeout", 60.0,
+                                            "a Thrift connection that sent part of a message and then nothing for "
+                                            "this long is closed", "duration")
     embedded_unsafe_fast: bool = _setting("metastore.gateway.embedded.unsafe.fast", False,
                                           "run the embedded PostgreSQL without fsync (tests, demos only)")
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
             raise ConfigError(f"metastore.gateway.port: {self.port} is not a TCP port")
+        if not 0 <= self.thrift_port <= 65535:
+            raise ConfigError(f"hive.metastore.port: {self.thrift_port} is not a TCP port")
+        if self.thrift_max_connections < 1 or self.thrift_read_timeout_s <= 0:
+            raise ConfigError("hive.metastore.server.max.threads must be at least 1 and "
+                              "metastore.gateway.thrift.read.timeout a positive duration")
         for name in ("pool_max_size", "max_batch_size", "max_event_response", "default_event_batch",
                      "max_concurrent_rpcs", "max_message_bytes", "txn_max_open_batch", "max_open_txns"):
             if getattr(self, name) < 1:

@@ -36,12 +36,13 @@ class GatewayProcess:
         self.log_path = log_path
         self._log = open(log_path, "w")  # noqa: SIM115 - closed in stop()
         self._kept_output: str | None = None
-        self.argv = [python or sys.executable, "-m", "gateway.cli", "serve", "--port", "0", "--log-level", log_level,
-                     *args]
+        self.argv = [python or sys.executable, "-m", "gateway.cli", "serve", "--port", "0",
+                     "--conf", "hive.metastore.port=0", "--log-level", log_level, *args]
         self.started_at = time.monotonic()
         self.proc = subprocess.Popen(self.argv, cwd=REPO, stdout=self._log, stderr=subprocess.STDOUT, text=True,
                                      env={**os.environ, **env} if env else None)
         self.address = ""
+        self.thrift_address = ""
         self.dsn = ""
         self.serving_at = 0.0
 
@@ -65,6 +66,8 @@ class GatewayProcess:
             if m:
                 self.serving_at = time.monotonic()
                 self.address, self.dsn = m.group(1), m.group(2)
+                thrift = re.search(r"Hive Thrift API on ([\d.]+:\d+)", self.output())
+                self.thrift_address = thrift.group(1) if thrift else ""
                 return self.address
             if self.proc.poll() is not None:
                 break

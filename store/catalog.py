@@ -445,6 +445,8 @@ async def resolve_table(conn: asyncpg.Connection, db_name: str, table_name: str,
     db_key = n.normalize_identifier(db_name, "database")
     tbl_key = n.normalize_identifier(table_name, "table")
     snapshot.check_table_name(f"{db_key}.{tbl_key}")
+    if snapshot.write_ids is None and snapshot.latest_committed:
+        snapshot = await _committed_now(conn, db_key, tbl_key)
     if snapshot.write_ids is None:
         table = await get_table(conn, db_key, tbl_key)
         if txns.is_acid(table):
@@ -484,6 +486,13 @@ async def resolve_table(conn: asyncpg.Connection, db_name: str, table_name: str,
     return ResolvedRead(table, snapshot, own[table.table_id])
 
 
+async def _committed_now(conn: asyncpg.Connection, db_key: str, tbl_key: str) -> ReadSnapshot:
+    """A snapshot of what is committed now, for a caller that brought none: the table this name has
+    in it, with that table's write ids (Hive's GetOpenTxns, then GetValidWriteIds)."""
+    table_write_ids = await txns.write_ids_by_name(conn, db_key, tbl_key, await txns.get_open_txns(conn))
+    return ReadSnapshot(table_write_ids.valid_write_ids, 0, table_write_ids.table_id)
+
+
 async def get_partitions_by_names(conn: asyncpg.Connection, read: ResolvedRead, names: Sequence[str]) -> list[Partition]:
     """The named partitions as the snapshot sees them, in request order; names that do not exist
     (in that snapshot) are left out, as Hive's get_partitions_by_names does."""
@@ -516,6 +525,19 @@ async def get_partitions_by_filter(
         predicate, params = filter_.to_sql(3)
         rows = await conn.fetch(sql.SELECT_LATEST_PARTITIONS_BY_FILTER.format(filter=predicate), table.table_id, limit + 1,
                                 *params)
+    return [codec.partition_from_row(table.db_name, table.name, r) for r in rows]
+
+
+async def list_partitions(conn: asyncpg.Connection, read: ResolvedRead, limit: int) -> list[Partition]:
+    """Every partition the snapshot sees, in name order, at most `limit` + 1 (to tell "more")."""
+    table = read.table
+    require_partitioned(table)
+    if read.versioned:
+        assert read.snapshot.write_ids is not None
+        rows = await conn.fetch(sql.SELECT_VISIBLE_PARTITIONS, table.table_id, limit + 1,
+                                *sql_params(read.snapshot.write_ids, read.own_write_id))
+    else:
+        rows = await conn.fetch(sql.SELECT_LATEST_PARTITIONS, table.table_id, limit + 1)
     return [codec.partition_from_row(table.db_name, table.name, r) for r in rows]
 
 

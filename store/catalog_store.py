@@ -107,6 +107,17 @@ class CatalogStore:
 
         return await self._db.read(read)
 
+    async def list_partitions(
+        self, db_name: str, table_name: str, limit: int, snapshot: ReadSnapshot
+    ) -> Read[tuple[Table, list[Partition]]]:
+        """The table and every partition the snapshot sees, in name order (at most `limit` + 1)."""
+        async def read(conn: asyncpg.Connection) -> Read[tuple[Table, list[Partition]]]:
+            resolved = await catalog.resolve_table(conn, db_name, table_name, snapshot)
+            parts = await catalog.list_partitions(conn, resolved, limit)
+            return Read((resolved.table, parts), await events.current_event_id(conn), not resolved.versioned)
+
+        return await self._db.read(read)
+
     async def list_partition_names(
         self, db_name: str, table_name: str, page_size: int, page_token: str, snapshot: ReadSnapshot
     ) -> Read[tuple[list[str], str]]:

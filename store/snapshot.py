@@ -17,11 +17,16 @@ from store.writeids import ValidWriteIdList
 @dataclass(frozen=True, slots=True)
 class ReadSnapshot:
     """A read's context: the caller's ValidWriteIdList for the table (None: latest), its txn id
-    (its own uncommitted writes are visible to it), and the table id it expects (0: any)."""
+    (its own uncommitted writes are visible to it), and the table id it expects (0: any).
+
+    `latest_committed` is for callers that carry no snapshot at all (Hive 2.3 clients and Trino over
+    Thrift): the read takes one itself, so a transactional table answers what is committed now,
+    never uncommitted versions, where a read without a ValidWriteIdList would be refused."""
 
     write_ids: ValidWriteIdList | None = None
     txn_id: int = 0
     expected_table_id: int = 0
+    latest_committed: bool = False
 
     @classmethod
     def parse(cls, valid_write_id_list: str, txn_id: int = 0, expected_table_id: int = 0) -> "ReadSnapshot":

@@ -89,6 +89,7 @@ async def connect(address: str) -> GatewayClient:
 
 def gateway_settings(dsn: str, **conf: str):  # type: ignore[no-untyped-def]
     return load_settings(environ={}, overrides={"metastore.gateway.dsn": dsn, "metastore.gateway.port": 0,
+                                                "hive.metastore.port": 0,
                                                 "metastore.gateway.shutdown.grace": "2s", **conf})
 
 

@@ -181,3 +181,7 @@ WHERE table_id = $1 AND dropped_wid IS NULL AND ({{filter}})
 ORDER BY part_name
 LIMIT $2
 """
+
+# Every partition a read sees, in name order, LIMIT $2 (one more than wanted, to detect "too many").
+SELECT_VISIBLE_PARTITIONS = SELECT_VISIBLE_PARTITIONS_BY_FILTER.format(filter="TRUE")
+SELECT_LATEST_PARTITIONS = SELECT_LATEST_PARTITIONS_BY_FILTER.format(filter="TRUE")

@@ -224,7 +224,7 @@ async def test_the_poller_survives_a_database_restart(tmp_path: Path) -> None:
     from gateway.config import load_settings
 
     gw = Gateway(load_settings(environ={}, overrides={
-        "metastore.gateway.data.dir": str(tmp_path / "data"), "metastore.gateway.port": 0,
+        "metastore.gateway.data.dir": str(tmp_path / "data"), "metastore.gateway.port": 0, "hive.metastore.port": 0,
         "metastore.gateway.embedded.unsafe.fast": "true", **FAST_POLL}))
     await gw.start()
     client = await connect(f"127.0.0.1:{gw.port}")

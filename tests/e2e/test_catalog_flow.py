@@ -15,7 +15,7 @@ from tests.conftest import connect
 
 async def _start_embedded(data_dir: Path) -> Gateway:
     gw = Gateway(load_settings(environ={}, overrides={
-        "metastore.gateway.data.dir": str(data_dir), "metastore.gateway.port": 0,
+        "metastore.gateway.data.dir": str(data_dir), "metastore.gateway.port": 0, "hive.metastore.port": 0,
         "metastore.gateway.embedded.unsafe.fast": "true", "metastore.gateway.shutdown.grace": "2s"}))
     await gw.start()
     return gw

@@ -1,0 +1,361 @@
+"""The Hive metastore Thrift methods: thin adapters from Hive's call shapes to the store.
+
+Each method converts its arguments, makes one store call (or a few for the composite calls Hive
+has), and converts back; errors pass through to the server, which answers them with an exception
+the method declares. Reads that carry no snapshot (every Hive 2.3 read, Trino's) get the latest
+committed state (`LATEST`): a transactional table answers what is committed now, never uncommitted
+versions. Names are case-insensitive, as in Hive; the store normalises them.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Sequence
+
+from gateway.config import Settings, settings_keys
+from gateway.thrift import convert
+from gateway.thrift.idl import hms
+from store.catalog_store import CatalogStore
+from store.errors import InvalidArgument, NotFound
+from store.models import Partition, Table
+from store.names import normalize_identifier, parse_partition_name
+from store.snapshot import ReadSnapshot
+
+LATEST = ReadSnapshot(latest_committed=True)
+ALIVE = 2  # fb303's fb_status.ALIVE
+VERSION = "2.3.10-metastore-gateway"
+
+
+def _required(value: Any, what: str) -> Any:
+    if value is None or value == "":
+        raise InvalidArgument(f"{what} is required")
+    return value
+
+
+def _limit(max_parts: int | None, cap: int) -> int:
+    """Hive's max_parts: negative means all (here: up to the gateway's batch limit)."""
+    if max_parts is None or max_parts < 0:
+        return cap
+    return min(max_parts, cap)
+
+
+def _matches_partial(values: Sequence[str], partial: Sequence[str]) -> bool:
+    """Hive's partial partition spec: a value per leading key, '' matching any value."""
+    return all(want == "" or want == have for want, have in zip(partial, values))
+
+
+class HiveMetastoreHandler:
+    """ThriftHiveMetastore (and fb303) over the gateway's catalog store."""
+
+    def __init__(self, catalog: CatalogStore, settings: Settings) -> None:
+        self._catalog = catalog
+        self._settings = settings
+        self._started = int(time.time())
+
+    # -- fb303 and session ------------------------------------------------------------------------
+
+    async def getName(self) -> str:  # noqa: N802 - Thrift's method names
+        return "metastore-gateway"
+
+    async def getVersion(self) -> str:  # noqa: N802
+        return VERSION
+
+    async def getStatus(self) -> int:  # noqa: N802
+        return ALIVE
+
+    async def aliveSince(self) -> int:  # noqa: N802
+        return self._started
+
+    async def shutdown(self) -> None:
+        """fb303's shutdown: clients send it when they close a connection; it stops nothing here."""
+
+    async def set_ugi(self, user_name: str | None, group_names: list[str] | None) -> list[str]:
+        return list(group_names or [])
+
+    async def get_config_value(self, name: str | None, defaultValue: str | None) -> str:  # noqa: N803
+        field_name = settings_keys().get(_required(name, "name"))
+        if field_name is None:
+            return defaultValue or ""
+        value = getattr(self._settings, field_name)
+        return str(value).lower() if isinstance(value, bool) else str(value)
+
+    # -- databases --------------------------------------------------------------------------------
+
+    async def get_database(self, name: str | None) -> Any:
+        read = await self._catalog.get_database(_required(name, "name"))
+        return convert.database_to_thrift(read.value)
+
+    async def get_databases(self, pattern: str | None) -> list[str]:
+        return await self._catalog.list_databases(pattern or "")
+
+    async def get_all_databases(self) -> list[str]:
+        return await self._catalog.list_databases("")
+
+    async def create_database(self, database: Any) -> None:
+        await self._catalog.create_database(convert.database_from_thrift(_required(database, "database")))
+
+    async def alter_database(self, dbname: str | None, db: Any) -> None:
+        await self._catalog.alter_database(_required(dbname, "dbname"),
+                                           convert.database_from_thrift(_required(db, "db")))
+
+    async def drop_database(self, name: str | None, deleteData: bool | None, cascade: bool | None) -> None:  # noqa: N803
+        await self._catalog.drop_database(_required(name, "name"), cascade=bool(cascade), if_exists=False)
+
+    # -- tables -----------------------------------------------------------------------------------
+
+    async def _table(self, db_name: str | None, table_name: str | None, snapshot: ReadSnapshot = LATEST) -> Table:
+        read = await self._catalog.get_table(_required(db_name, "db_name"), _required(table_name, "table_name"),
+                                             snapshot)
+        return read.value
+
+    async def get_table(self, dbname: str | None, tbl_name: str | None) -> Any:
+        return convert.table_to_thrift(await self._table(dbname, tbl_name))
+
+    async def get_table_req(self, req: Any) -> Any:
+        """Hive 4 clients may pass their snapshot: then the write-id-checked read, as over gRPC."""
+        req = _required(req, "req")
+        snapshot = LATEST
+        if req.validWriteIdList:
+            snapshot = ReadSnapshot.parse(req.validWriteIdList, 0, req.id if req.id and req.id > 0 else 0)
+        table = await self._table(req.dbName, req.tblName, snapshot)
+        return hms.GetTableResult(table=convert.table_to_thrift(table))
+
+    async def get_table_objects_by_name(self, dbname: str | None, tbl_names: list[str] | None) -> list[Any]:
+        found = []
+        for name in tbl_names or []:
+            try:
+                found.append(convert.table_to_thrift(await self._table(dbname, name)))
+            except NotFound:
+                continue  # Hive leaves out the names that do not exist
+        return found
+
+    async def get_table_objects_by_name_req(self, req: Any) -> Any:
+        req = _required(req, "req")
+        return hms.GetTablesResult(tables=await self.get_table_objects_by_name(req.dbName, req.tblNames))
+
+    async def get_tables(self, db_name: str | None, pattern: str | None) -> list[str]:
+        return await self._catalog.list_tables(_required(db_name, "db_name"), pattern or "")
+
+    async def get_all_tables(self, db_name: str | None) -> list[str]:
+        return await self._catalog.list_tables(_required(db_name, "db_name"), "")
+
+    async def get_tables_by_type(self, db_name: str | None, pattern: str | None, tableType: str | None) -> list[str]:  # noqa: N803
+        names = await self.get_tables(db_name, pattern)
+        if not tableType:
+            return names
+        tables = await self.get_table_objects_by_name(db_name, names)
+        return [t.tableName for t in tables if t.tableType == tableType]
+
+    async def get_table_meta(self, db_patterns: str | None, tbl_patterns: str | None,
+                             tbl_types: list[str] | None) -> list[Any]:
+        out = []
+        for db in await self._catalog.list_databases(db_patterns or ""):
+            for t in await self.get_table_objects_by_name(db, await self.get_tables(db, tbl_patterns)):
+                if not tbl_types or t.tableType in tbl_types:
+                    out.append(hms.TableMeta(dbName=t.dbName, tableName=t.tableName, tableType=t.tableType,
+                                             comments=t.parameters.get("comment")))
+        return out
+
+    async def create_table(self, tbl: Any) -> None:
+        await self._catalog.create_table(convert.table_from_thrift(_required(tbl, "tbl")))
+
+    async def create_table_with_environment_context(self, tbl: Any, environment_context: Any) -> None:
+        await self.create_table(tbl)
+
+    async def alter_table(self, dbname: str | None, tbl_name: str | None, new_tbl: Any) -> None:
+        db_name, table_name = _required(dbname, "dbname"), _required(tbl_name, "tbl_name")
+        table = convert.table_from_thrift(_required(new_tbl, "new_tbl"), db_name=db_name, name=table_name)
+        await self._catalog.alter_table(db_name, table_name, table)
+
+    async def alter_table_with_environment_context(self, dbname: str | None, tbl_name: str | None, new_tbl: Any,
+                                                   environment_context: Any) -> None:
+        await self.alter_table(dbname, tbl_name, new_tbl)
+
+    async def alter_table_with_cascade(self, dbname: str | None, tbl_name: str | None, new_tbl: Any,
+                                       cascade: bool | None) -> None:
+        await self.alter_table(dbname, tbl_name, new_tbl)
+
+    async def drop_table(self, dbname: str | None, name: str | None, deleteData: bool | None) -> None:  # noqa: N803
+        await self._catalog.drop_table(_required(dbname, "dbname"), _required(name, "name"), if_exists=False)
+
+    async def drop_table_with_environment_context(self, dbname: str | None, name: str | None,
+                                                  deleteData: bool | None, environment_context: Any) -> None:  # noqa: N803
+        await self.drop_table(dbname, name, deleteData)
+
+    # -- partitions: writes -----------------------------------------------------------------------
+
+    async def _add(self, parts: list[Any], *, if_not_exists: bool, db_name: str = "", table_name: str = "") -> list[Any]:
+        models = [convert.partition_from_thrift(p) for p in parts]
+        targets = {(normalize_identifier(p.db_name or db_name, "database"),
+                    normalize_identifier(p.table_name or table_name, "table")) for p in models}
+        if not models:
+            return []
+        if len(targets) != 1:
+            raise InvalidArgument("the partitions of one add_partitions call must all belong to one table")
+        ((db, table_name_),) = targets
+        added, _ = await self._catalog.add_partitions(db, table_name_, models, if_not_exists=if_not_exists)
+        table = await self._table(db, table_name_)
+        return [convert.partition_to_thrift(table, p) for p in added]
+
+    async def add_partition(self, new_part: Any) -> Any:
+        return (await self._add([_required(new_part, "new_part")], if_not_exists=False))[0]
+
+    async def add_partitions(self, new_parts: list[Any] | None) -> int:
+        return len(await self._add(new_parts or [], if_not_exists=False))
+
+    async def add_partitions_req(self, request: Any) -> Any:
+        request = _required(request, "request")
+        added = await self._add(request.parts or [], if_not_exists=bool(request.ifNotExists),
+                                db_name=_required(request.dbName, "dbName"), table_name=_required(request.tblName, "tblName"))
+        return hms.AddPartitionsResult(partitions=added if request.needResult is not False else None)
+
+    async def alter_partition(self, db_name: str | None, tbl_name: str | None, new_part: Any) -> None:
+        await self.alter_partitions(db_name, tbl_name, [_required(new_part, "new_part")])
+
+    async def alter_partitions(self, db_name: str | None, tbl_name: str | None, new_parts: list[Any] | None) -> None:
+        await self._catalog.alter_partitions(_required(db_name, "db_name"), _required(tbl_name, "tbl_name"),
+                                             [convert.partition_from_thrift(p) for p in new_parts or []])
+
+    async def alter_partitions_with_environment_context(self, db_name: str | None, tbl_name: str | None,
+                                                        new_parts: list[Any] | None, environment_context: Any) -> None:
+        await self.alter_partitions(db_name, tbl_name, new_parts)
+
+    async def _drop(self, db_name: str | None, tbl_name: str | None, names: list[str]) -> bool:
+        dropped, _ = await self._catalog.drop_partitions(_required(db_name, "db_name"), _required(tbl_name, "tbl_name"),
+                                                         names, if_exists=False)
+        return bool(dropped)
+
+    async def _name_of(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None) -> str:
+        table = await self._table(db_name, tbl_name)
+        return convert.partition_name(table, _required(part_vals, "part_vals"))
+
+    async def drop_partition(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
+                             deleteData: bool | None) -> bool:  # noqa: N803
+        return await self._drop(db_name, tbl_name, [await self._name_of(db_name, tbl_name, part_vals)])
+
+    async def drop_partition_with_environment_context(self, db_name: str | None, tbl_name: str | None,
+                                                      part_vals: list[str] | None, deleteData: bool | None,  # noqa: N803
+                                                      environment_context: Any) -> bool:
+        return await self.drop_partition(db_name, tbl_name, part_vals, deleteData)
+
+    async def drop_partition_by_name(self, db_name: str | None, tbl_name: str | None, part_name: str | None,
+                                     deleteData: bool | None) -> bool:  # noqa: N803
+        return await self._drop(db_name, tbl_name, [_required(part_name, "part_name")])
+
+    async def drop_partition_by_name_with_environment_context(self, db_name: str | None, tbl_name: str | None,
+                                                              part_name: str | None, deleteData: bool | None,  # noqa: N803
+                                                              environment_context: Any) -> bool:
+        return await self.drop_partition_by_name(db_name, tbl_name, part_name, deleteData)
+
+    async def drop_partitions_req(self, req: Any) -> Any:
+        """Hive's DropPartitionsRequest by names (expressions are not supported: InvalidObjectException)."""
+        req = _required(req, "req")
+        parts = _required(req.parts, "parts")
+        if parts.names is None:
+            raise InvalidArgument("drop_partitions_req by expression is not supported by this gateway; pass names")
+        table = await self._table(req.dbName, req.tblName)
+        dropped = []
+        if parts.names:
+            names, _ = await self._catalog.drop_partitions(table.db_name, table.name, parts.names,
+                                                           if_exists=bool(req.ifExists is not False and req.ifExists))
+            dropped = names
+        result = [convert.partition_to_thrift(table, Partition(table.db_name, table.name,
+                                                                 parse_partition_name(table.partition_keys, n), n))
+                  for n in dropped]
+        return hms.DropPartitionsResult(partitions=result if req.needResult is not False else None)
+
+    # -- partitions: reads ------------------------------------------------------------------------
+
+    async def _partitions(self, db_name: str | None, tbl_name: str | None, max_parts: int | None,
+                          partial: Sequence[str] = ()) -> list[Any]:
+        limit = _limit(max_parts, self._settings.max_batch_size)
+        read = await self._catalog.list_partitions(_required(db_name, "db_name"), _required(tbl_name, "tbl_name"),
+                                                   self._settings.max_batch_size if partial else limit, LATEST)
+        table, parts = read.value
+        if partial:
+            parts = [p for p in parts if _matches_partial(p.values, partial)]
+        return [convert.partition_to_thrift(table, p) for p in parts[:limit]]
+
+    async def get_partitions(self, db_name: str | None, tbl_name: str | None, max_parts: int | None) -> list[Any]:
+        return await self._partitions(db_name, tbl_name, max_parts)
+
+    async def get_partitions_with_auth(self, db_name: str | None, tbl_name: str | None, max_parts: int | None,
+                                       user_name: str | None, group_names: list[str] | None) -> list[Any]:
+        return await self._partitions(db_name, tbl_name, max_parts)
+
+    async def get_partitions_ps(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
+                                max_parts: int | None) -> list[Any]:
+        return await self._partitions(db_name, tbl_name, max_parts, part_vals or [])
+
+    async def get_partitions_ps_with_auth(self, db_name: str | None, tbl_name: str | None,
+                                          part_vals: list[str] | None, max_parts: int | None, user_name: str | None,
+                                          group_names: list[str] | None) -> list[Any]:
+        return await self._partitions(db_name, tbl_name, max_parts, part_vals or [])
+
+    async def get_partition_names(self, db_name: str | None, tbl_name: str | None, max_parts: int | None) -> list[str]:
+        return await self.get_partition_names_ps(db_name, tbl_name, [], max_parts)
+
+    async def get_partition_names_ps(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
+                                     max_parts: int | None) -> list[str]:
+        table = await self._table(db_name, tbl_name)
+        return [convert.partition_name(table, p.values)
+                for p in await self._partitions(db_name, tbl_name, max_parts, part_vals or [])]
+
+    async def _by_names(self, db_name: str | None, tbl_name: str | None, names: list[str],
+                        snapshot: ReadSnapshot = LATEST) -> list[Any]:
+        table = await self._table(db_name, tbl_name, snapshot)
+        read = await self._catalog.get_partitions_by_names(table.db_name, table.name, names, snapshot)
+        return [convert.partition_to_thrift(table, p) for p in read.value]
+
+    async def get_partitions_by_names(self, db_name: str | None, tbl_name: str | None,
+                                      names: list[str] | None) -> list[Any]:
+        return await self._by_names(db_name, tbl_name, names or [])
+
+    async def get_partitions_by_names_req(self, req: Any) -> Any:
+        req = _required(req, "req")
+        snapshot = LATEST
+        if req.validWriteIdList:
+            snapshot = ReadSnapshot.parse(req.validWriteIdList, 0, req.id if req.id and req.id > 0 else 0)
+        return hms.GetPartitionsByNamesResult(
+            partitions=await self._by_names(req.db_name, req.tbl_name, req.names or [], snapshot))
+
+    async def _one(self, db_name: str | None, tbl_name: str | None, name: str) -> Any:
+        found = await self._by_names(db_name, tbl_name, [name])
+        if not found:
+            raise NotFound(f"partition {name} of {db_name}.{tbl_name} does not exist")
+        return found[0]
+
+    async def get_partition(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None) -> Any:
+        return await self._one(db_name, tbl_name, await self._name_of(db_name, tbl_name, part_vals))
+
+    async def get_partition_with_auth(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
+                                      user_name: str | None, group_names: list[str] | None) -> Any:
+        return await self.get_partition(db_name, tbl_name, part_vals)
+
+    async def get_partition_by_name(self, db_name: str | None, tbl_name: str | None, part_name: str | None) -> Any:
+        return await self._one(db_name, tbl_name, _required(part_name, "part_name"))
+
+    async def get_partitions_by_filter(self, db_name: str | None, tbl_name: str | None, filter: str | None,  # noqa: A002
+                                       max_parts: int | None) -> list[Any]:
+        limit = _limit(max_parts, self._settings.max_batch_size)
+        if not filter:
+            return await self._partitions(db_name, tbl_name, max_parts)
+        table = await self._table(db_name, tbl_name)
+        read = await self._catalog.get_partitions_by_filter(table.db_name, table.name, filter, limit, LATEST)
+        return [convert.partition_to_thrift(table, p) for p in read.value[:limit]]
+
+    async def get_num_partitions_by_filter(self, db_name: str | None, tbl_name: str | None,
+                                           filter: str | None) -> int:  # noqa: A002
+        return len(await self.get_partitions_by_filter(db_name, tbl_name, filter, -1))
+
+    # -- functions: the gateway stores none ---------------------------------------------------------
+
+    async def get_function(self, dbName: str | None, funcName: str | None) -> Any:  # noqa: N803
+        raise NotFound(f"function {dbName}.{funcName} does not exist (this gateway stores no functions)")
+
+    async def get_functions(self, dbName: str | None, pattern: str | None) -> list[str]:  # noqa: N803
+        return []
+
+    async def get_all_functions(self) -> Any:
+        return hms.GetAllFunctionsResponse(functions=[])
+

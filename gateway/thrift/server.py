@@ -1,0 +1,230 @@
+"""Hive's metastore Thrift API on the gateway's event loop: one coroutine per connection, no threads.
+
+TBinaryProtocol over a plain socket (what Spark's Hive client and Trino send by default), or framed
+(`hive.metastore.thrift.framed.transport.enabled`, a 4-byte length before each message). A connection
+carries one call at a time, as Thrift has no multiplexing: read a whole message (its end found by
+`MessageScanner` as the bytes arrive), decode it with the C codec, await the handler, write the reply.
+
+What a client can get wrong is answered, never a dropped connection or a traceback:
+* a method this server does not serve: TApplicationException UNKNOWN_METHOD (clients fall back on it);
+* arguments that do not decode: TApplicationException PROTOCOL_ERROR;
+* a store error, or a bug: an exception the method declares (gateway/thrift/errors.py), with a request
+  id in the log for a bug.
+What cannot be answered closes the connection: bytes that are not a Thrift message, a message over
+`hive.metastore.server.max.message.size`, half a message and then silence for
+`metastore.gateway.thrift.read.timeout`. Connections over `hive.metastore.server.max.threads` are
+closed at once, so memory stays bounded (each holds at most one message).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import struct
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable
+
+from thriftpy2.protocol.cybin import TCyBinaryProtocol
+from thriftpy2.thrift import TApplicationException, TMessageType, TType
+from thriftpy2.transport import TCyMemoryBuffer
+
+from gateway.thrift.errors import bounded, declared_exception
+from gateway.thrift.framing import FramingError, MessageScanner
+from store.errors import StoreError
+
+_log = logging.getLogger(__name__)
+_FRAME = struct.Struct("!i")
+READ_CHUNK = 256 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class ThriftSettings:
+    host: str = "127.0.0.1"
+    port: int = 9083
+    framed: bool = False
+    max_message_bytes: int = 100 * 1024 * 1024
+    max_connections: int = 1000
+    read_timeout_s: float = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class RawValue:
+    """A handler's success value already encoded (a cached list of structs): the server writes it
+    as the result's field 0 of `ttype` without re-encoding."""
+
+    ttype: int
+    payload: bytes
+
+
+Method = Callable[..., Awaitable[Any]]
+
+
+class ThriftServer:
+    """Serve `handler`'s coroutine methods named as `service`'s Thrift methods."""
+
+    def __init__(self, service: Any, handler: Any, settings: ThriftSettings) -> None:
+        self._service = service
+        self._settings = settings
+        self._methods: dict[str, Method] = {
+            name: getattr(handler, name) for name in service.thrift_services if hasattr(handler, name)}
+        self._server: asyncio.base_events.Server | None = None
+        self._connections: set[asyncio.Task[None]] = set()
+        self.port = 0
+
+    @property
+    def served_methods(self) -> frozenset[str]:
+        return frozenset(self._methods)
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._accept, self._settings.host, self._settings.port,
+                                                  limit=READ_CHUNK)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def stop(self, grace_s: float = 2.0) -> None:
+        """Stop accepting, let calls in flight finish within `grace_s`, then close every connection."""
+        if self._server is None:
+            return
+        self._server.close()
+        tasks = list(self._connections)
+        if tasks:
+            _, pending = await asyncio.wait(tasks, timeout=grace_s)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+        await self._server.wait_closed()
+        self._server = None
+
+    def stats(self) -> dict[str, int]:
+        return {"connections": len(self._connections)}
+
+    # -- connections ------------------------------------------------------------------------------
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        if len(self._connections) >= self._settings.max_connections:
+            _log.warning("thrift: refused a connection from %s: %d connections open (hive.metastore.server.max.threads)",
+                         writer.get_extra_info("peername"), len(self._connections))
+            writer.close()
+            return
+        self._connections.add(task)
+        try:
+            await self._serve(reader, writer)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        except FramingError as exc:
+            _log.info("thrift: closed a connection from %s: %s", writer.get_extra_info("peername"), exc)
+        except TimeoutError:
+            _log.info("thrift: closed a connection from %s: half a message and no more bytes for %.0fs "
+                      "(metastore.gateway.thrift.read.timeout)", writer.get_extra_info("peername"),
+                      self._settings.read_timeout_s)
+        finally:
+            self._connections.discard(task)
+            writer.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        buffer = bytearray()
+        scanner = MessageScanner(self._settings.max_message_bytes)
+        while True:
+            length = self._complete(buffer, scanner)
+            if length is None:
+                chunk = await self._read(reader, partial=bool(buffer))
+                if not chunk:
+                    return  # the client closed the connection
+                buffer += chunk
+                continue
+            start = 4 if self._settings.framed else 0
+            message = bytes(buffer[start:length])
+            del buffer[:length]
+            reply = await self._call(message)
+            if reply is not None:
+                writer.write(_FRAME.pack(len(reply)) + reply if self._settings.framed else reply)
+                await writer.drain()
+
+    def _complete(self, buffer: bytearray, scanner: MessageScanner) -> int | None:
+        """The length of the first whole message in `buffer` (with its frame header), or None."""
+        if not self._settings.framed:
+            return scanner.scan(buffer)
+        if len(buffer) < 4:
+            return None
+        size = _FRAME.unpack_from(buffer)[0]
+        if not 0 < size <= self._settings.max_message_bytes:
+            raise FramingError(f"frame of {size} bytes: not in 1..{self._settings.max_message_bytes} "
+                               "(hive.metastore.server.max.message.size)")
+        return 4 + size if len(buffer) >= 4 + size else None
+
+    async def _read(self, reader: asyncio.StreamReader, *, partial: bool) -> bytes:
+        if not partial:  # an idle connection between calls may stay open as long as the client likes
+            return await reader.read(READ_CHUNK)
+        async with asyncio.timeout(self._settings.read_timeout_s):
+            return await reader.read(READ_CHUNK)
+
+    # -- calls ------------------------------------------------------------------------------------
+
+    async def _call(self, message: bytes) -> bytes | None:
+        """Decode, dispatch and encode one call; None for a oneway call."""
+        proto = TCyBinaryProtocol(TCyMemoryBuffer(message))
+        name, mtype, seqid = proto.read_message_begin()
+        if mtype not in (TMessageType.CALL, TMessageType.ONEWAY):
+            raise FramingError(f"message type {mtype} where a call was expected")
+        method = self._methods.get(name)
+        if method is None:
+            return _application_error(name, seqid, TApplicationException.UNKNOWN_METHOD,
+                                      f"Invalid method name: '{bounded(name)}' (not served by this gateway)")
+        args = getattr(self._service, f"{name}_args")()
+        try:
+            proto.read_struct(args)
+        except Exception as exc:  # noqa: BLE001 - the codec's errors are of several kinds
+            return _application_error(name, seqid, TApplicationException.PROTOCOL_ERROR,
+                                      f"the arguments of {name} do not decode: {bounded(str(exc))}")
+        result_cls = getattr(self._service, f"{name}_result")
+        result = result_cls()
+        started = time.perf_counter()
+        try:
+            value = await method(*(getattr(args, spec[1]) for _, spec in sorted(args.thrift_spec.items())))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a declared exception
+            text = str(exc) if isinstance(exc, StoreError) else self._internal(name, exc)
+            declared = declared_exception(result_cls.thrift_spec, exc, text)
+            if declared is None:
+                return _application_error(name, seqid, TApplicationException.INTERNAL_ERROR, text)
+            setattr(result, *declared)
+            value = None
+        finally:
+            _log.debug("thrift: %s took %.1f ms", name, (time.perf_counter() - started) * 1000)
+        if result_cls.oneway:
+            return None
+        return _reply(name, seqid, result, value)
+
+    @staticmethod
+    def _internal(name: str, exc: BaseException) -> str:
+        request_id = uuid.uuid4().hex[:12]
+        _log.error("internal error in thrift %s (request id %s)", name, request_id, exc_info=exc)
+        return f"internal error (request id {request_id}); see the gateway log"
+
+
+def _reply(name: str, seqid: int, result: Any, value: Any) -> bytes:
+    out = TCyMemoryBuffer()
+    proto = TCyBinaryProtocol(out)
+    proto.write_message_begin(name, TMessageType.REPLY, seqid)
+    if isinstance(value, RawValue):
+        head = struct.pack("!bh", value.ttype, 0)
+        proto.write_message_end()
+        return out.getvalue() + head + value.payload + bytes([TType.STOP])
+    if value is not None:
+        result.success = value
+    proto.write_struct(result)
+    proto.write_message_end()
+    return out.getvalue()
+
+
+def _application_error(name: str, seqid: int, kind: int, message: str) -> bytes:
+    out = TCyMemoryBuffer()
+    proto = TCyBinaryProtocol(out)
+    proto.write_message_begin(name, TMessageType.EXCEPTION, seqid)
+    proto.write_struct(TApplicationException(kind, message))
+    proto.write_message_end()
+    return out.getvalue()

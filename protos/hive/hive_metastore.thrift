@@ -1,0 +1,554 @@
+// The subset of Apache Hive's metastore Thrift API that the gateway serves (hive.metastore.port).
+//
+// Written from Hive's wire facts: every struct, field id, type, default and `required` marker is the one
+// Hive 2.3 uses (the version Spark's built-in client speaks), so 2.3 clients interoperate; fields Hive 4
+// added for the synchronized cache (Table.writeId/id/ownerType, Partition.writeId,
+// GetTableRequest.validWriteIdList/id, GetPartitionsByNamesRequest and its method) and truncate_table
+// (Hive 3) carry Hive's own field ids. Clients skip fields they do not know, so one IDL serves both
+// generations. Enum-typed fields are declared i32, as they are on the wire.
+//
+// A method a client calls that is not declared here is answered with TApplicationException
+// UNKNOWN_METHOD, on which clients fall back to an older method.
+
+
+enum PrincipalType {
+  USER = 1,
+  ROLE = 2,
+  GROUP = 3,
+}
+
+enum TxnState {
+  COMMITTED = 1,
+  ABORTED = 2,
+  OPEN = 3,
+}
+
+enum LockLevel {
+  DB = 1,
+  TABLE = 2,
+  PARTITION = 3,
+}
+
+enum LockState {
+  ACQUIRED = 1,
+  WAITING = 2,
+  ABORT = 3,
+  NOT_ACQUIRED = 4,
+}
+
+enum LockType {
+  SHARED_READ = 1,
+  SHARED_WRITE = 2,
+  EXCLUSIVE = 3,
+}
+
+enum DataOperationType {
+  SELECT = 1,
+  INSERT = 2,
+  UPDATE = 3,
+  DELETE = 4,
+  UNSET = 5,
+  NO_TXN = 6,
+}
+
+enum ClientCapability {
+  TEST_CAPABILITY = 1,
+}
+
+struct Version {
+  1: string version,
+  2: string comments,
+}
+
+struct FieldSchema {
+  1: string name,
+  2: string type,
+  3: string comment,
+}
+
+struct PrincipalPrivilegeSet {
+  1: map<string,list<PrivilegeGrantInfo>> userPrivileges,
+  2: map<string,list<PrivilegeGrantInfo>> groupPrivileges,
+  3: map<string,list<PrivilegeGrantInfo>> rolePrivileges,
+}
+
+struct PrivilegeGrantInfo {
+  1: string privilege,
+  2: i32 createTime,
+  3: string grantor,
+  4: i32 grantorType,
+  5: bool grantOption,
+}
+
+struct Database {
+  1: string name,
+  2: string description,
+  3: string locationUri,
+  4: map<string,string> parameters,
+  5: PrincipalPrivilegeSet privileges,
+  6: string ownerName,
+  7: i32 ownerType,
+}
+
+struct SerDeInfo {
+  1: string name,
+  2: string serializationLib,
+  3: map<string,string> parameters,
+}
+
+struct Order {
+  1: string col,
+  2: i32 order,
+}
+
+struct SkewedInfo {
+  1: list<string> skewedColNames,
+  2: list<list<string>> skewedColValues,
+  3: map<list<string>,string> skewedColValueLocationMaps,
+}
+
+struct StorageDescriptor {
+  1: list<FieldSchema> cols,
+  2: string location,
+  3: string inputFormat,
+  4: string outputFormat,
+  5: bool compressed,
+  6: i32 numBuckets,
+  7: SerDeInfo serdeInfo,
+  8: list<string> bucketCols,
+  9: list<Order> sortCols,
+  10: map<string,string> parameters,
+  11: SkewedInfo skewedInfo,
+  12: bool storedAsSubDirectories,
+}
+
+struct Table {
+  1: string tableName,
+  2: string dbName,
+  3: string owner,
+  4: i32 createTime,
+  5: i32 lastAccessTime,
+  6: i32 retention,
+  7: StorageDescriptor sd,
+  8: list<FieldSchema> partitionKeys,
+  9: map<string,string> parameters,
+  10: string viewOriginalText,
+  11: string viewExpandedText,
+  12: string tableType,
+  13: PrincipalPrivilegeSet privileges,
+  14: bool temporary = false,
+  15: bool rewriteEnabled,
+  18: PrincipalType ownerType = 1,
+  19: i64 writeId = -1,
+  25: i64 id = -1,
+}
+
+struct Partition {
+  1: list<string> values,
+  2: string dbName,
+  3: string tableName,
+  4: i32 createTime,
+  5: i32 lastAccessTime,
+  6: StorageDescriptor sd,
+  7: map<string,string> parameters,
+  8: PrincipalPrivilegeSet privileges,
+  10: i64 writeId = -1,
+}
+
+struct EnvironmentContext {
+  1: map<string,string> properties,
+}
+
+struct AddPartitionsResult {
+  1: list<Partition> partitions,
+}
+
+struct AddPartitionsRequest {
+  1: required string dbName,
+  2: required string tblName,
+  3: required list<Partition> parts,
+  4: required bool ifNotExists,
+  5: bool needResult = true,
+}
+
+struct DropPartitionsResult {
+  1: list<Partition> partitions,
+}
+
+struct DropPartitionsExpr {
+  1: required binary expr,
+  2: i32 partArchiveLevel,
+}
+
+struct RequestPartsSpec {
+  1: list<string> names,
+  2: list<DropPartitionsExpr> exprs,
+}
+
+struct DropPartitionsRequest {
+  1: required string dbName,
+  2: required string tblName,
+  3: required RequestPartsSpec parts,
+  4: bool deleteData,
+  5: bool ifExists = true,
+  6: bool ignoreProtection,
+  7: EnvironmentContext environmentContext,
+  8: bool needResult = true,
+}
+
+struct ResourceUri {
+  1: i32 resourceType,
+  2: string uri,
+}
+
+struct Function {
+  1: string functionName,
+  2: string dbName,
+  3: string className,
+  4: string ownerName,
+  5: i32 ownerType,
+  6: i32 createTime,
+  7: i32 functionType,
+  8: list<ResourceUri> resourceUris,
+}
+
+struct GetAllFunctionsResponse {
+  1: list<Function> functions,
+}
+
+struct ClientCapabilities {
+  1: required list<i32> values,
+}
+
+struct GetTableRequest {
+  1: required string dbName,
+  2: required string tblName,
+  3: ClientCapabilities capabilities,
+  4: string catName,
+  6: string validWriteIdList,
+  11: i64 id = -1,
+}
+
+struct GetTableResult {
+  1: required Table table,
+  2: bool isStatsCompliant,
+}
+
+struct GetTablesRequest {
+  1: required string dbName,
+  2: list<string> tblNames,
+  3: ClientCapabilities capabilities,
+}
+
+struct GetTablesResult {
+  1: required list<Table> tables,
+}
+
+struct TableMeta {
+  1: required string dbName,
+  2: required string tableName,
+  3: required string tableType,
+  4: string comments,
+}
+
+struct TxnInfo {
+  1: required i64 id,
+  2: required i32 state,
+  3: required string user,
+  4: required string hostname,
+  5: string agentInfo = "Unknown",
+  6: i32 heartbeatCount = 0,
+  7: string metaInfo,
+  8: i64 startedTime,
+  9: i64 lastHeartbeatTime,
+}
+
+struct GetOpenTxnsInfoResponse {
+  1: required i64 txn_high_water_mark,
+  2: required list<TxnInfo> open_txns,
+}
+
+struct GetOpenTxnsResponse {
+  1: required i64 txn_high_water_mark,
+  2: required set<i64> open_txns,
+  3: i64 min_open_txn,
+}
+
+struct OpenTxnRequest {
+  1: required i32 num_txns,
+  2: required string user,
+  3: required string hostname,
+  4: string agentInfo = "Unknown",
+}
+
+struct OpenTxnsResponse {
+  1: required list<i64> txn_ids,
+}
+
+struct AbortTxnRequest {
+  1: required i64 txnid,
+}
+
+struct AbortTxnsRequest {
+  1: required list<i64> txn_ids,
+}
+
+struct CommitTxnRequest {
+  1: required i64 txnid,
+}
+
+struct LockComponent {
+  1: required i32 type,
+  2: required i32 level,
+  3: required string dbname,
+  4: string tablename,
+  5: string partitionname,
+  6: i32 operationType = 5,
+  7: bool isAcid = false,
+  8: bool isDynamicPartitionWrite = false,
+}
+
+struct LockRequest {
+  1: required list<LockComponent> component,
+  2: i64 txnid,
+  3: required string user,
+  4: required string hostname,
+  5: string agentInfo = "Unknown",
+}
+
+struct LockResponse {
+  1: required i64 lockid,
+  2: required i32 state,
+}
+
+struct CheckLockRequest {
+  1: required i64 lockid,
+  2: i64 txnid,
+  3: i64 elapsed_ms,
+}
+
+struct UnlockRequest {
+  1: required i64 lockid,
+}
+
+struct ShowLocksRequest {
+  1: string dbname,
+  2: string tablename,
+  3: string partname,
+  4: bool isExtended = false,
+}
+
+struct ShowLocksResponseElement {
+  1: required i64 lockid,
+  2: required string dbname,
+  3: string tablename,
+  4: string partname,
+  5: required i32 state,
+  6: required i32 type,
+  7: i64 txnid,
+  8: required i64 lastheartbeat,
+  9: i64 acquiredat,
+  10: required string user,
+  11: required string hostname,
+  12: i32 heartbeatCount = 0,
+  13: string agentInfo,
+  14: i64 blockedByExtId,
+  15: i64 blockedByIntId,
+  16: i64 lockIdInternal,
+}
+
+struct ShowLocksResponse {
+  1: list<ShowLocksResponseElement> locks,
+}
+
+struct HeartbeatRequest {
+  1: i64 lockid,
+  2: i64 txnid,
+}
+
+struct HeartbeatTxnRangeRequest {
+  1: required i64 min,
+  2: required i64 max,
+}
+
+struct HeartbeatTxnRangeResponse {
+  1: required set<i64> aborted,
+  2: required set<i64> nosuch,
+}
+
+struct NotificationEventRequest {
+  1: required i64 lastEvent,
+  2: i32 maxEvents,
+}
+
+struct NotificationEvent {
+  1: required i64 eventId,
+  2: required i32 eventTime,
+  3: required string eventType,
+  4: string dbName,
+  5: string tableName,
+  6: required string message,
+  7: string messageFormat,
+}
+
+struct NotificationEventResponse {
+  1: required list<NotificationEvent> events,
+}
+
+struct CurrentNotificationEventId {
+  1: required i64 eventId,
+}
+
+struct GetPartitionsByNamesRequest {
+  1: required string db_name,
+  2: required string tbl_name,
+  3: list<string> names,
+  4: bool get_col_stats,
+  5: list<string> processorCapabilities,
+  6: string processorIdentifier,
+  7: string engine = "hive",
+  8: string validWriteIdList,
+  9: bool getFileMetadata,
+  10: i64 id = -1,
+}
+
+struct GetPartitionsByNamesResult {
+  1: required list<Partition> partitions,
+}
+
+exception MetaException {
+  1: string message,
+}
+
+exception UnknownTableException {
+  1: string message,
+}
+
+exception UnknownDBException {
+  1: string message,
+}
+
+exception AlreadyExistsException {
+  1: string message,
+}
+
+exception InvalidPartitionException {
+  1: string message,
+}
+
+exception UnknownPartitionException {
+  1: string message,
+}
+
+exception InvalidObjectException {
+  1: string message,
+}
+
+exception NoSuchObjectException {
+  1: string message,
+}
+
+exception InvalidOperationException {
+  1: string message,
+}
+
+exception ConfigValSecurityException {
+  1: string message,
+}
+
+exception InvalidInputException {
+  1: string message,
+}
+
+exception NoSuchTxnException {
+  1: string message,
+}
+
+exception TxnAbortedException {
+  1: string message,
+}
+
+exception TxnOpenException {
+  1: string message,
+}
+
+exception NoSuchLockException {
+  1: string message,
+}
+
+service FacebookService {
+  string getName(),
+  string getVersion(),
+  i32 getStatus(),
+  i64 aliveSince(),
+  oneway void shutdown(),
+}
+
+service ThriftHiveMetastore extends FacebookService {
+  list<string> set_ugi(1: string user_name, 2: list<string> group_names) throws (1: MetaException o1),
+  string get_config_value(1: string name, 2: string defaultValue) throws (1: ConfigValSecurityException o1),
+  Database get_database(1: string name) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  list<string> get_databases(1: string pattern) throws (1: MetaException o1),
+  list<string> get_all_databases() throws (1: MetaException o1),
+  void create_database(1: Database database) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3),
+  void alter_database(1: string dbname, 2: Database db) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  void drop_database(1: string name, 2: bool deleteData, 3: bool cascade) throws (1: NoSuchObjectException o1, 2: InvalidOperationException o2, 3: MetaException o3),
+  Table get_table(1: string dbname, 2: string tbl_name) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  GetTableResult get_table_req(1: GetTableRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  list<Table> get_table_objects_by_name(1: string dbname, 2: list<string> tbl_names),
+  GetTablesResult get_table_objects_by_name_req(1: GetTablesRequest req) throws (1: MetaException o1, 2: InvalidOperationException o2, 3: UnknownDBException o3),
+  list<string> get_tables(1: string db_name, 2: string pattern) throws (1: MetaException o1),
+  list<string> get_tables_by_type(1: string db_name, 2: string pattern, 3: string tableType) throws (1: MetaException o1),
+  list<string> get_all_tables(1: string db_name) throws (1: MetaException o1),
+  list<TableMeta> get_table_meta(1: string db_patterns, 2: string tbl_patterns, 3: list<string> tbl_types) throws (1: MetaException o1),
+  void create_table(1: Table tbl) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: NoSuchObjectException o4),
+  void create_table_with_environment_context(1: Table tbl, 2: EnvironmentContext environment_context) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: NoSuchObjectException o4),
+  void alter_table(1: string dbname, 2: string tbl_name, 3: Table new_tbl) throws (1: InvalidOperationException o1, 2: MetaException o2),
+  void alter_table_with_environment_context(1: string dbname, 2: string tbl_name, 3: Table new_tbl, 4: EnvironmentContext environment_context) throws (1: InvalidOperationException o1, 2: MetaException o2),
+  void alter_table_with_cascade(1: string dbname, 2: string tbl_name, 3: Table new_tbl, 4: bool cascade) throws (1: InvalidOperationException o1, 2: MetaException o2),
+  void truncate_table(1: string dbName, 2: string tableName, 3: list<string> partNames) throws (1: MetaException o1),
+  void drop_table(1: string dbname, 2: string name, 3: bool deleteData) throws (1: NoSuchObjectException o1, 2: MetaException o3),
+  void drop_table_with_environment_context(1: string dbname, 2: string name, 3: bool deleteData, 4: EnvironmentContext environment_context) throws (1: NoSuchObjectException o1, 2: MetaException o3),
+  Partition add_partition(1: Partition new_part) throws (1: InvalidObjectException o1, 2: AlreadyExistsException o2, 3: MetaException o3),
+  i32 add_partitions(1: list<Partition> new_parts) throws (1: InvalidObjectException o1, 2: AlreadyExistsException o2, 3: MetaException o3),
+  AddPartitionsResult add_partitions_req(1: AddPartitionsRequest request) throws (1: InvalidObjectException o1, 2: AlreadyExistsException o2, 3: MetaException o3),
+  Partition get_partition(1: string db_name, 2: string tbl_name, 3: list<string> part_vals) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  Partition get_partition_by_name(1: string db_name, 2: string tbl_name, 3: string part_name) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  Partition get_partition_with_auth(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: string user_name, 5: list<string> group_names) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  list<Partition> get_partitions(1: string db_name, 2: string tbl_name, 3: i16 max_parts = -1) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  list<Partition> get_partitions_with_auth(1: string db_name, 2: string tbl_name, 3: i16 max_parts = -1, 4: string user_name, 5: list<string> group_names) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  list<Partition> get_partitions_ps(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: i16 max_parts = -1) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  list<Partition> get_partitions_ps_with_auth(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: i16 max_parts = -1, 5: string user_name, 6: list<string> group_names) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  list<string> get_partition_names(1: string db_name, 2: string tbl_name, 3: i16 max_parts = -1) throws (1: MetaException o2),
+  list<string> get_partition_names_ps(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: i16 max_parts = -1) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  GetPartitionsByNamesResult get_partitions_by_names_req(1: GetPartitionsByNamesRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  list<Partition> get_partitions_by_names(1: string db_name, 2: string tbl_name, 3: list<string> names) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  list<Partition> get_partitions_by_filter(1: string db_name, 2: string tbl_name, 3: string filter, 4: i16 max_parts = -1) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  i32 get_num_partitions_by_filter(1: string db_name, 2: string tbl_name, 3: string filter) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  void alter_partition(1: string db_name, 2: string tbl_name, 3: Partition new_part) throws (1: InvalidOperationException o1, 2: MetaException o2),
+  void alter_partitions(1: string db_name, 2: string tbl_name, 3: list<Partition> new_parts) throws (1: InvalidOperationException o1, 2: MetaException o2),
+  void alter_partitions_with_environment_context(1: string db_name, 2: string tbl_name, 3: list<Partition> new_parts, 4: EnvironmentContext environment_context) throws (1: InvalidOperationException o1, 2: MetaException o2),
+  void rename_partition(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: Partition new_part) throws (1: InvalidOperationException o1, 2: MetaException o2),
+  bool drop_partition(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: bool deleteData) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  bool drop_partition_by_name(1: string db_name, 2: string tbl_name, 3: string part_name, 4: bool deleteData) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  bool drop_partition_with_environment_context(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: bool deleteData, 5: EnvironmentContext environment_context) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  bool drop_partition_by_name_with_environment_context(1: string db_name, 2: string tbl_name, 3: string part_name, 4: bool deleteData, 5: EnvironmentContext environment_context) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  DropPartitionsResult drop_partitions_req(1: DropPartitionsRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  Function get_function(1: string dbName, 2: string funcName) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  list<string> get_functions(1: string dbName, 2: string pattern) throws (1: MetaException o1),
+  GetAllFunctionsResponse get_all_functions() throws (1: MetaException o1),
+  OpenTxnsResponse open_txns(1: OpenTxnRequest rqst),
+  void commit_txn(1: CommitTxnRequest rqst) throws (1: NoSuchTxnException o1, 2: TxnAbortedException o2),
+  void abort_txn(1: AbortTxnRequest rqst) throws (1: NoSuchTxnException o1),
+  void abort_txns(1: AbortTxnsRequest rqst) throws (1: NoSuchTxnException o1),
+  GetOpenTxnsResponse get_open_txns(),
+  GetOpenTxnsInfoResponse get_open_txns_info(),
+  void heartbeat(1: HeartbeatRequest ids) throws (1: NoSuchLockException o1, 2: NoSuchTxnException o2, 3: TxnAbortedException o3),
+  HeartbeatTxnRangeResponse heartbeat_txn_range(1: HeartbeatTxnRangeRequest txns),
+  LockResponse lock(1: LockRequest rqst) throws (1: NoSuchTxnException o1, 2: TxnAbortedException o2),
+  LockResponse check_lock(1: CheckLockRequest rqst) throws (1: NoSuchTxnException o1, 2: TxnAbortedException o2, 3: NoSuchLockException o3),
+  void unlock(1: UnlockRequest rqst) throws (1: NoSuchLockException o1, 2: TxnOpenException o2),
+  ShowLocksResponse show_locks(1: ShowLocksRequest rqst),
+  CurrentNotificationEventId get_current_notificationEventId(),
+  NotificationEventResponse get_next_notification(1: NotificationEventRequest rqst),
+}

@@ -1,0 +1,246 @@
+"""Hive's metastore Thrift API on a real gateway, driven by a third-party client (hmsclient, Apache
+Thrift's Python library) and by raw sockets for the inputs no client library would send.
+
+hmsclient is synchronous: every call runs in a thread (`call`), as the gateway serves on this loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+from typing import Any, AsyncIterator
+
+import pytest
+from hmsclient import hmsclient
+from hmsclient.genthrift.hive_metastore import ThriftHiveMetastore
+from hmsclient.genthrift.hive_metastore import ttypes as ht
+from thrift.Thrift import TApplicationException
+
+from gateway.app import Gateway
+from protos.metastore.v1 import catalog_pb2 as pb
+from protos.metastore.v1 import transactions_pb2 as tpb
+from protos.metastore.v1 import transactions_pb2_grpc
+from tests.builders import table
+from tests.conftest import connect, gateway_settings
+
+PARQUET = ("org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+           "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
+           "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe")
+
+
+class Thrift:
+    def __init__(self, gw: Gateway) -> None:
+        self.gw = gw
+        self.port = gw.thrift_port
+        self.client = hmsclient.HMSClient(host="127.0.0.1", port=self.port)
+        self.client.open()
+
+    async def call(self, method: str, *args: Any) -> Any:
+        # The generated client's method (hmsclient overrides some with helpers of its own).
+        return await asyncio.to_thread(getattr(ThriftHiveMetastore.Client, method), self.client, *args)
+
+    async def raises(self, exc_type: type[BaseException], method: str, *args: Any) -> BaseException:
+        with pytest.raises(exc_type) as info:
+            await self.call(method, *args)
+        return info.value
+
+
+@pytest.fixture
+async def gw(pg_dsn: str) -> AsyncIterator[Gateway]:
+    gateway = Gateway(gateway_settings(pg_dsn, **{"metastore.gateway.thrift.read.timeout": "1s"}))
+    await gateway.start()
+    try:
+        yield gateway
+    finally:
+        await gateway.stop()
+
+
+@pytest.fixture
+async def hms(gw: Gateway) -> AsyncIterator[Thrift]:
+    thrift = Thrift(gw)
+    try:
+        yield thrift
+    finally:
+        thrift.client.close()
+
+
+def _table(db: str, name: str, *, params: dict[str, str] | None = None, external: bool = False) -> ht.Table:
+    sd = ht.StorageDescriptor(
+        cols=[ht.FieldSchema("id", "bigint", "the id"), ht.FieldSchema("amount", "double", None)],
+        location=None, inputFormat=PARQUET[0], outputFormat=PARQUET[1], compressed=False, numBuckets=-1,
+        serdeInfo=ht.SerDeInfo(None, PARQUET[2], {"serialization.format": "1"}), bucketCols=[], sortCols=[],
+        parameters={}, storedAsSubDirectories=False)
+    return ht.Table(tableName=name, dbName=db, owner="alice", createTime=0, lastAccessTime=0, retention=0, sd=sd,
+                    partitionKeys=[ht.FieldSchema("ds", "string", None)], parameters=dict(params or {}),
+                    tableType="EXTERNAL_TABLE" if external else "MANAGED_TABLE")
+
+
+def _partition(db: str, name: str, ds: str, **params: str) -> ht.Partition:
+    return ht.Partition(values=[ds], dbName=db, tableName=name, parameters=dict(params))
+
+
+async def test_fb303_and_session_start_as_spark_does(hms: Thrift) -> None:
+    assert await hms.call("getName") == "metastore-gateway"
+    assert await hms.call("getStatus") == 2  # ALIVE
+    assert await hms.call("set_ugi", "alice", ["alice", "staff"]) == ["alice", "staff"]
+    await hms.raises(ht.NoSuchObjectException, "get_database", "default")
+    await hms.call("create_database", ht.Database("default", "the default database", None, {}))
+    assert (await hms.call("get_database", "DEFAULT")).name == "default"
+    assert await hms.call("get_databases", "*") == ["default"]
+    assert await hms.call("get_config_value", "hive.txn.timeout", "x") == "300.0"
+    assert await hms.call("get_config_value", "no.such.key", "fallback") == "fallback"
+
+
+async def test_database_table_and_partition_lifecycle(hms: Thrift) -> None:
+    await hms.call("create_database", ht.Database("sales", "", None, {"team": "a"}, ownerName="alice"))
+    err = await hms.raises(ht.AlreadyExistsException, "create_database", ht.Database("sales", "", None, {}))
+    assert "sales already exists" in err.message
+    await hms.call("create_table", _table("sales", "orders", params={"spark.sql.sources.schema": "{}"}))
+    got = await hms.call("get_table", "sales", "orders")
+    assert (got.tableName, got.dbName, got.owner, got.tableType) == ("orders", "sales", "alice", "MANAGED_TABLE")
+    assert [(c.name, c.type, c.comment) for c in got.sd.cols] == [("id", "bigint", "the id"), ("amount", "double", "")]
+    assert (got.sd.inputFormat, got.sd.serdeInfo.serializationLib) == (PARQUET[0], PARQUET[2])
+    assert got.sd.serdeInfo.parameters == {"serialization.format": "1"}
+    assert got.sd.location.endswith("/sales.db/orders") and got.parameters["spark.sql.sources.schema"] == "{}"
+    assert await hms.call("get_tables", "sales", "ord*") == ["orders"]
+    assert await hms.call("get_all_tables", "sales") == ["orders"]
+
+    request = ht.AddPartitionsRequest("sales", "orders", [_partition("sales", "orders", d, src=d)
+                                                         for d in ("2024-01-01", "2024-01-02", "2024-02-01")],
+                                      ifNotExists=False, needResult=True)
+    added = await hms.call("add_partitions_req", request)
+    assert [p.values for p in added.partitions] == [["2024-01-01"], ["2024-01-02"], ["2024-02-01"]]
+    assert await hms.call("get_partition_names", "sales", "orders", -1) == [
+        "ds=2024-01-01", "ds=2024-01-02", "ds=2024-02-01"]
+    pruned = await hms.call("get_partitions_by_filter", "sales", "orders", 'ds >= "2024-01-02"', -1)
+    assert [p.values for p in pruned] == [["2024-01-02"], ["2024-02-01"]]
+    assert [c.name for c in pruned[0].sd.cols] == ["id", "amount"]  # the table's columns, as Hive answers
+    by_ps = await hms.call("get_partitions_ps_with_auth", "sales", "orders", ["2024-01-01"], -1, "alice", [])
+    assert [p.parameters["src"] for p in by_ps] == ["2024-01-01"]
+    assert len(await hms.call("get_partitions_ps_with_auth", "sales", "orders", [""], -1, "alice", [])) == 3
+    by_names = await hms.call("get_partitions_by_names", "sales", "orders", ["ds=2024-02-01", "ds=1999-01-01"])
+    assert [p.values for p in by_names] == [["2024-02-01"]]
+    await hms.raises(ht.AlreadyExistsException, "add_partition", _partition("sales", "orders", "2024-01-01"))
+
+    one = await hms.call("get_partition", "sales", "orders", ["2024-01-01"])
+    one.parameters["spark.sql.statistics.numRows"] = "42"
+    await hms.call("alter_partitions", "sales", "orders", [one])
+    assert (await hms.call("get_partition_by_name", "sales", "orders", "ds=2024-01-01")).parameters[
+        "spark.sql.statistics.numRows"] == "42"
+    assert await hms.call("drop_partition", "sales", "orders", ["2024-01-02"], True) is True
+    await hms.raises(ht.NoSuchObjectException, "get_partition", "sales", "orders", ["2024-01-02"])
+
+    got.parameters["spark.sql.statistics.totalSize"] = "1234"
+    await hms.call("alter_table_with_environment_context", "sales", "orders", got, None)
+    assert (await hms.call("get_table", "sales", "orders")).parameters["spark.sql.statistics.totalSize"] == "1234"
+    got.tableName = "orders_v2"
+    await hms.call("alter_table", "sales", "orders", got)
+    assert await hms.call("get_all_tables", "sales") == ["orders_v2"]
+    await hms.call("drop_table", "sales", "orders_v2", True)
+    await hms.raises(ht.NoSuchObjectException, "get_table", "sales", "orders_v2")
+    await hms.call("drop_database", "sales", True, True)
+    assert await hms.call("get_all_databases") == []
+
+
+async def test_failures_answer_a_declared_exception_and_the_connection_keeps_serving(hms: Thrift) -> None:
+    err = await hms.raises(ht.NoSuchObjectException, "get_table", "nodb", "t")
+    assert err.message == "database nodb does not exist"
+    await hms.call("create_database", ht.Database("d", "", None, {}))
+    err = await hms.raises(ht.InvalidObjectException, "create_table", _table("d", "bad name!"))
+    assert "bad name!" in err.message
+    err = await hms.raises(ht.NoSuchObjectException, "get_partitions_by_filter", "d", "missing", "ds = 1", -1)
+    assert err.message == "table d.missing does not exist"
+    await hms.call("create_table", _table("d", "t"))
+    err = await hms.raises(ht.MetaException, "get_partitions_by_filter", "d", "t", "ds = ", -1)
+    assert "filter" in err.message.lower()
+    assert await hms.call("get_all_databases") == ["d"]
+
+
+async def test_unknown_method_answers_unknown_method(hms: Thrift) -> None:
+    err = await hms.raises(TApplicationException, "get_partitions_by_expr",
+                           ht.PartitionsByExprRequest("d", "t", b"", None, -1))
+    assert err.type == TApplicationException.UNKNOWN_METHOD
+    assert await hms.call("get_all_databases") == []  # the same connection goes on
+
+
+async def test_transactional_table_reads_without_a_snapshot_see_only_committed_state(gw: Gateway, hms: Thrift) -> None:
+    client = await connect(f"127.0.0.1:{gw.port}")
+    try:
+        txns = transactions_pb2_grpc.TransactionsStub(client.channel)
+        await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+        await client.catalog.CreateTable(pb.CreateTableRequest(
+            table=table("db", "t", keys=(("p", "string"),), transactional=True)))
+        (txn,) = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="u"))).txn_ids
+        await client.catalog.AddPartitions(pb.AddPartitionsRequest(
+            db_name="db", table_name="t", txn_id=txn, partitions=[pb.Partition(values=["a"])]))
+        assert await hms.call("get_partition_names", "db", "t", -1) == []  # uncommitted: not seen
+        assert await hms.call("get_partitions_by_names", "db", "t", ["p=a"]) == []
+        await txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn))
+        assert await hms.call("get_partition_names", "db", "t", -1) == ["p=a"]
+        assert (await hms.call("get_table", "db", "t")).parameters["transactional"] == "true"
+    finally:
+        await client.channel.close()
+
+
+# -- raw bytes: what a broken or hostile client sends --------------------------------------------
+
+
+def _call_header(name: str, seqid: int = 1) -> bytes:
+    return struct.pack("!iI", -2147418111, len(name)) + name.encode() + struct.pack("!i", seqid)  # 0x80010001
+
+
+async def _raw(port: int, payload: bytes, *, read: bool = True, wait_s: float = 5.0) -> bytes:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(payload)
+        await writer.drain()
+        if not read:
+            return b""
+        async with asyncio.timeout(wait_s):
+            return await reader.read()  # until the server closes the connection
+    finally:
+        writer.close()
+
+
+async def test_a_list_of_two_billion_elements_closes_the_connection_at_once(hms: Thrift) -> None:
+    bomb = _call_header("get_partitions_by_names") + bytes([11]) + struct.pack("!h", 1) + struct.pack("!i", 1) + b"d" \
+        + bytes([15]) + struct.pack("!h", 3) + bytes([11]) + struct.pack("!i", 2**31 - 1)
+    assert await _raw(hms.port, bomb, wait_s=2.0) == b""
+    assert await hms.call("get_all_databases") == []  # other clients keep being served
+
+
+async def test_half_a_message_then_silence_is_closed_after_the_read_timeout(hms: Thrift) -> None:
+    started = asyncio.get_running_loop().time()
+    assert await _raw(hms.port, _call_header("get_all_databases")[:7], wait_s=5.0) == b""
+    assert asyncio.get_running_loop().time() - started < 4.0  # read timeout is 1s in this fixture
+    assert await hms.call("get_all_databases") == []
+
+
+async def test_garbage_and_wrong_argument_types(hms: Thrift) -> None:
+    assert await _raw(hms.port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", wait_s=3.0) == b""
+    # get_database(name) with field 1 sent as an i32: skipped by type, so the name is missing.
+    wrong = _call_header("get_database") + bytes([8]) + struct.pack("!hi", 1, 7) + bytes([0])
+    reply = await _raw_reply(hms.port, wrong)
+    assert b"name is required" in reply  # a MetaException, and the connection answered
+
+
+async def _raw_reply(port: int, payload: bytes) -> bytes:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(payload)
+        await writer.drain()
+        async with asyncio.timeout(5):
+            return await reader.read(65536)
+    finally:
+        writer.close()
+
+
+async def test_many_idle_connections_do_not_stop_service(hms: Thrift) -> None:
+    idle = [await asyncio.open_connection("127.0.0.1", hms.port) for _ in range(500)]
+    try:
+        assert await hms.call("get_all_databases") == []
+        assert hms.gw.thrift_stats()["connections"] >= 500
+    finally:
+        for _, writer in idle:
+            writer.close()
+

@@ -8,16 +8,18 @@ from store.models import (
     Database,
     FieldSchema,
     NotificationEvent,
+    Order,
     Partition,
     SerDeInfo,
+    SkewedInfo,
     StorageDescriptor,
     Table,
     TableType,
 )
 
 _TABLE_TYPE_TO_MODEL = {pb.TABLE_TYPE_UNSPECIFIED: TableType.MANAGED, pb.MANAGED: TableType.MANAGED,
-                        pb.EXTERNAL: TableType.EXTERNAL}
-_TABLE_TYPE_TO_PB = {TableType.MANAGED: pb.MANAGED, TableType.EXTERNAL: pb.EXTERNAL}
+                        pb.EXTERNAL: TableType.EXTERNAL, pb.VIRTUAL_VIEW: TableType.VIRTUAL_VIEW}
+_TABLE_TYPE_TO_PB = {model: proto for proto, model in _TABLE_TYPE_TO_MODEL.items() if proto != pb.TABLE_TYPE_UNSPECIFIED}
 
 
 def sd_from_pb(m: pb.StorageDescriptor) -> StorageDescriptor:
@@ -29,6 +31,11 @@ def sd_from_pb(m: pb.StorageDescriptor) -> StorageDescriptor:
         compressed=m.compressed,
         num_buckets=m.num_buckets or -1,  # proto3 default 0 means "not bucketed", Hive says -1
         bucket_cols=tuple(m.bucket_cols),
+        sort_cols=tuple(Order(o.col, o.order) for o in m.sort_cols),
+        skewed=SkewedInfo(tuple(m.skewed_info.col_names), tuple(tuple(v.values) for v in m.skewed_info.col_values),
+                          tuple((tuple(x.values), x.location) for x in m.skewed_info.value_locations)),
+        parameters=dict(m.parameters),
+        stored_as_subdirectories=m.stored_as_subdirectories,
     )
 
 
@@ -42,6 +49,13 @@ def sd_to_pb(sd: StorageDescriptor) -> pb.StorageDescriptor:
         compressed=sd.compressed,
         num_buckets=sd.num_buckets,
         bucket_cols=sd.bucket_cols,
+        sort_cols=[pb.Order(col=o.column, order=o.order) for o in sd.sort_cols],
+        skewed_info=pb.SkewedInfo(
+            col_names=sd.skewed.column_names, col_values=[pb.SkewedValues(values=v) for v in sd.skewed.column_values],
+            value_locations=[pb.SkewedValueLocation(values=v, location=loc) for v, loc in sd.skewed.value_locations],
+        ) if sd.skewed != SkewedInfo() else None,
+        parameters=sd.parameters,
+        stored_as_subdirectories=sd.stored_as_subdirectories,
     )
 
 
@@ -70,6 +84,10 @@ def table_from_pb(m: pb.Table) -> Table:
         partition_keys=_fields(list(m.partition_keys)),
         sd=sd_from_pb(m.sd),
         parameters=dict(m.parameters),
+        view_original_text=m.view_original_text,
+        view_expanded_text=m.view_expanded_text,
+        owner_type=m.owner_type or "USER",
+        last_access_time=m.last_access_time,
     )
 
 
@@ -87,12 +105,17 @@ def table_to_pb(t: Table) -> pb.Table:
         parameters=t.parameters,
         create_time=t.create_time,
         write_id=t.write_id,
+        view_original_text=t.view_original_text,
+        view_expanded_text=t.view_expanded_text,
+        owner_type=t.owner_type,
+        last_access_time=t.last_access_time,
     )
 
 
 def partition_from_pb(m: pb.Partition) -> Partition:
     return Partition(db_name=m.db_name, table_name=m.table_name, values=tuple(m.values), sd=sd_from_pb(m.sd),
-                     parameters=dict(m.parameters))
+                     parameters=dict(m.parameters), columns=_fields(list(m.columns)) or None,
+                     last_access_time=m.last_access_time)
 
 
 def partition_to_pb(p: Partition) -> pb.Partition:
@@ -105,6 +128,8 @@ def partition_to_pb(p: Partition) -> pb.Partition:
         parameters=p.parameters,
         create_time=p.create_time,
         write_id=p.write_id,
+        columns=[pb.FieldSchema(name=f.name, type=f.type, comment=f.comment) for f in p.columns or ()],
+        last_access_time=p.last_access_time,
     )
 
 

@@ -33,6 +33,7 @@ from store.sql import catalog as sql
 from store.sql import txns as txn_sql
 
 TRANSACTIONAL_PARAM = "transactional"
+OWNER_TYPES = ("USER", "ROLE", "GROUP")
 
 
 def _now_s() -> int:
@@ -168,14 +169,25 @@ def _normalize_table(t: Table, db_location: str) -> Table:
     if clash:
         raise InvalidArgument(f"partition key(s) {', '.join(clash)} must not also be regular columns")
     transactional = t.transactional or t.parameters.get(TRANSACTIONAL_PARAM, "").lower() == "true"
-    if transactional and t.table_type is TableType.EXTERNAL:
-        raise InvalidArgument(f"table {db_name}.{name} is external and cannot be transactional (Hive forbids it)")
+    if transactional and t.table_type is not TableType.MANAGED:
+        raise InvalidArgument(f"{db_name}.{name} is {'a view' if t.table_type is TableType.VIRTUAL_VIEW else 'external'} "
+                              "and cannot be transactional (Hive forbids it)")
+    if t.owner_type not in OWNER_TYPES:
+        raise InvalidArgument(f"owner type {t.owner_type!r} of {db_name}.{name} is not one of {', '.join(OWNER_TYPES)}")
     parameters = dict(t.parameters)
     if transactional:
         parameters[TRANSACTIONAL_PARAM] = "true"
     else:
         parameters.pop(TRANSACTIONAL_PARAM, None)
-    sd = t.sd if t.sd.location else replace(t.sd, location=f"{db_location.rstrip('/')}/{name}")
+    has_text = bool(t.view_original_text or t.view_expanded_text)
+    if t.table_type is TableType.VIRTUAL_VIEW:
+        if not has_text:
+            raise InvalidArgument(f"view {db_name}.{name} needs its text (view_original_text and view_expanded_text)")
+        sd = t.sd  # a view has no data, so no location of its own
+    else:
+        if has_text:
+            raise InvalidArgument(f"{db_name}.{name} is not a view (VIRTUAL_VIEW) and cannot carry view text")
+        sd = t.sd if t.sd.location else replace(t.sd, location=f"{db_location.rstrip('/')}/{name}")
     return replace(t, db_name=db_name, name=name, columns=columns, partition_keys=keys, transactional=transactional,
                    parameters=parameters, sd=sd)
 
@@ -372,7 +384,10 @@ def _complete_partition(table: Table, p: Partition) -> Partition:
         output_format=sd.output_format or table.sd.output_format,
         serde=sd.serde if (sd.serde.serialization_lib or sd.serde.name) else table.sd.serde,
     )
-    return replace(p, db_name=table.db_name, table_name=table.name, values=values, name=name, sd=sd)
+    # A partition keeps columns of its own only where they differ from the table's (Hive copies them).
+    columns = _normalize_fields(p.columns, partition_keys=False) if p.columns else None
+    return replace(p, db_name=table.db_name, table_name=table.name, values=values, name=name, sd=sd,
+                   columns=None if columns == table.columns else columns)
 
 
 def _unique_names(parts: Sequence[Partition], what: str) -> None:

@@ -7,14 +7,32 @@ from typing import Any, Mapping
 from store.models import (
     Database,
     FieldSchema,
+    Order,
     Partition,
     SerDeInfo,
+    SkewedInfo,
     StorageDescriptor,
     Table,
     TableType,
 )
 
 Json = dict[str, Any]
+
+
+# Keys Hive's rarer fields are stored under, written only when not at their default so the common
+# row stays small (each partition row carries one storage descriptor).
+def _rare_sd_fields(sd: StorageDescriptor) -> Json:
+    out: Json = {}
+    if sd.sort_cols:
+        out["sort_cols"] = [[o.column, o.order] for o in sd.sort_cols]
+    if sd.skewed != SkewedInfo():
+        out["skewed"] = {"names": list(sd.skewed.column_names), "values": [list(v) for v in sd.skewed.column_values],
+                         "locations": [[list(v), loc] for v, loc in sd.skewed.value_locations]}
+    if sd.parameters:
+        out["parameters"] = dict(sd.parameters)
+    if sd.stored_as_subdirectories:
+        out["subdirectories"] = True
+    return out
 
 
 def sd_to_json(sd: StorageDescriptor) -> Json:
@@ -26,6 +44,7 @@ def sd_to_json(sd: StorageDescriptor) -> Json:
         "compressed": sd.compressed,
         "num_buckets": sd.num_buckets,
         "bucket_cols": list(sd.bucket_cols),
+        **_rare_sd_fields(sd),
     }
 
 
@@ -39,7 +58,18 @@ def sd_from_json(d: Mapping[str, Any]) -> StorageDescriptor:
         compressed=bool(d.get("compressed", False)),
         num_buckets=int(d.get("num_buckets", -1)),
         bucket_cols=tuple(d.get("bucket_cols", ())),
+        sort_cols=tuple(Order(c, int(o)) for c, o in d.get("sort_cols", ())),
+        skewed=_skewed_from_json(d.get("skewed")),
+        parameters=dict(d.get("parameters", {})),
+        stored_as_subdirectories=bool(d.get("subdirectories", False)),
     )
+
+
+def _skewed_from_json(d: Mapping[str, Any] | None) -> SkewedInfo:
+    if not d:
+        return SkewedInfo()
+    return SkewedInfo(tuple(d.get("names", ())), tuple(tuple(v) for v in d.get("values", ())),
+                      tuple((tuple(v), loc) for v, loc in d.get("locations", ())))
 
 
 def _fields_to_json(fields: tuple[FieldSchema, ...]) -> list[list[str]]:
@@ -52,13 +82,21 @@ def _fields_from_json(rows: list[list[str]]) -> tuple[FieldSchema, ...]:
 
 def table_body(t: Table) -> Json:
     """The document stored in tbls.body: everything not held in its own column."""
-    return {
+    body: Json = {
         "owner": t.owner,
         "columns": _fields_to_json(t.columns),
         "partition_keys": _fields_to_json(t.partition_keys),
         "sd": sd_to_json(t.sd),
         "parameters": dict(t.parameters),
     }
+    if t.view_original_text or t.view_expanded_text:
+        body["view_original_text"] = t.view_original_text
+        body["view_expanded_text"] = t.view_expanded_text
+    if t.owner_type != "USER":
+        body["owner_type"] = t.owner_type
+    if t.last_access_time:
+        body["last_access_time"] = t.last_access_time
+    return body
 
 
 def table_from_row(row: Mapping[str, Any]) -> Table:
@@ -76,6 +114,10 @@ def table_from_row(row: Mapping[str, Any]) -> Table:
         create_time=row["create_time"],
         table_id=row["table_id"],
         write_id=row["created_wid"],
+        view_original_text=body.get("view_original_text", ""),
+        view_expanded_text=body.get("view_expanded_text", ""),
+        owner_type=body.get("owner_type", "USER"),
+        last_access_time=int(body.get("last_access_time", 0)),
     )
 
 
@@ -98,7 +140,12 @@ def table_from_json(d: Mapping[str, Any]) -> Table:
 
 
 def partition_body(p: Partition) -> Json:
-    return {"sd": sd_to_json(p.sd), "parameters": dict(p.parameters)}
+    body: Json = {"sd": sd_to_json(p.sd), "parameters": dict(p.parameters)}
+    if p.columns is not None:
+        body["columns"] = _fields_to_json(p.columns)
+    if p.last_access_time:
+        body["last_access_time"] = p.last_access_time
+    return body
 
 
 def partition_from_row(db_name: str, table_name: str, row: Mapping[str, Any]) -> Partition:
@@ -112,6 +159,8 @@ def partition_from_row(db_name: str, table_name: str, row: Mapping[str, Any]) ->
         parameters=dict(body.get("parameters", {})),
         create_time=row["create_time"],
         write_id=row["created_wid"],
+        columns=_fields_from_json(body["columns"]) if "columns" in body else None,
+        last_access_time=int(body.get("last_access_time", 0)),
     )
 
 

@@ -9,6 +9,7 @@ from typing import Mapping
 class TableType(str, Enum):
     MANAGED = "MANAGED_TABLE"
     EXTERNAL = "EXTERNAL_TABLE"
+    VIRTUAL_VIEW = "VIRTUAL_VIEW"
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,23 @@ class SerDeInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class Order:
+    """A sort column of a bucketed table: Hive's order 1 is ascending, 0 descending."""
+
+    column: str
+    order: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class SkewedInfo:
+    """Hive's skewed columns, their skewed value tuples, and where each tuple's rows live."""
+
+    column_names: tuple[str, ...] = ()
+    column_values: tuple[tuple[str, ...], ...] = ()
+    value_locations: tuple[tuple[tuple[str, ...], str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class StorageDescriptor:
     location: str = ""
     input_format: str = ""
@@ -34,6 +52,10 @@ class StorageDescriptor:
     compressed: bool = False
     num_buckets: int = -1
     bucket_cols: tuple[str, ...] = ()
+    sort_cols: tuple[Order, ...] = ()
+    skewed: SkewedInfo = field(default_factory=SkewedInfo)
+    parameters: Mapping[str, str] = field(default_factory=dict)
+    stored_as_subdirectories: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +82,10 @@ class Table:
     create_time: int = 0
     table_id: int = 0
     write_id: int = 0
+    view_original_text: str = ""  # views only: the text as written, and as Hive expanded it
+    view_expanded_text: str = ""
+    owner_type: str = "USER"  # Hive's PrincipalType name: USER, ROLE or GROUP
+    last_access_time: int = 0
 
     @property
     def full_name(self) -> str:
@@ -80,6 +106,8 @@ class Partition:
     parameters: Mapping[str, str] = field(default_factory=dict)
     create_time: int = 0
     write_id: int = 0
+    columns: tuple[FieldSchema, ...] | None = None  # its own columns (Hive's sd.cols); None: the table's
+    last_access_time: int = 0
 
 
 @dataclass(frozen=True, slots=True)

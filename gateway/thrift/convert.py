@@ -10,11 +10,23 @@ from typing import Any, Iterable
 
 from gateway.thrift.idl import hms
 from store.errors import InvalidArgument
-from store.models import Database, FieldSchema, Partition, SerDeInfo, StorageDescriptor, Table, TableType
+from store.models import (
+    Database,
+    FieldSchema,
+    Order,
+    Partition,
+    SerDeInfo,
+    SkewedInfo,
+    StorageDescriptor,
+    Table,
+    TableType,
+)
 from store.names import make_partition_name
 
-_TABLE_TYPES = {TableType.MANAGED.value: TableType.MANAGED, TableType.EXTERNAL.value: TableType.EXTERNAL}
-USER_PRINCIPAL = 1  # PrincipalType.USER
+_TABLE_TYPES = {t.value: t for t in TableType}
+PRINCIPAL_TYPES = {1: "USER", 2: "ROLE", 3: "GROUP"}  # Hive's PrincipalType
+PRINCIPAL_IDS = {name: i for i, name in PRINCIPAL_TYPES.items()}
+USER_PRINCIPAL = 1
 
 
 def _text(value: str | None) -> str:
@@ -42,24 +54,37 @@ def sd_from_thrift(sd: Any) -> StorageDescriptor:
         compressed=bool(sd.compressed),
         num_buckets=sd.numBuckets if sd.numBuckets is not None else -1,
         bucket_cols=tuple(sd.bucketCols or ()),
+        sort_cols=tuple(Order(_text(o.col), o.order if o.order is not None else 1) for o in sd.sortCols or ()),
+        skewed=_skewed_from_thrift(sd.skewedInfo),
+        parameters=dict(sd.parameters or {}),
+        stored_as_subdirectories=bool(sd.storedAsSubDirectories),
     )
+
+
+def _skewed_from_thrift(info: Any) -> SkewedInfo:
+    if info is None:
+        return SkewedInfo()
+    return SkewedInfo(tuple(info.skewedColNames or ()), tuple(tuple(v) for v in info.skewedColValues or ()),
+                      tuple((tuple(k), v) for k, v in (info.skewedColValueLocationMaps or {}).items()))
 
 
 def sd_to_thrift(sd: StorageDescriptor, columns: Iterable[FieldSchema]) -> Any:
     return hms.StorageDescriptor(
         cols=fields_to_thrift(columns),
-        location=sd.location,
-        inputFormat=sd.input_format,
-        outputFormat=sd.output_format,
+        location=sd.location or None,  # Hive's views have none; Hive's client refuses an empty path
+        inputFormat=sd.input_format or None,
+        outputFormat=sd.output_format or None,
         compressed=sd.compressed,
         numBuckets=sd.num_buckets,
         serdeInfo=hms.SerDeInfo(name=sd.serde.name or None, serializationLib=sd.serde.serialization_lib,
                                 parameters=dict(sd.serde.parameters)),
         bucketCols=list(sd.bucket_cols),
-        sortCols=[],
-        parameters={},
-        skewedInfo=hms.SkewedInfo(skewedColNames=[], skewedColValues=[], skewedColValueLocationMaps={}),
-        storedAsSubDirectories=False,
+        sortCols=[hms.Order(col=o.column, order=o.order) for o in sd.sort_cols],
+        parameters=dict(sd.parameters),
+        skewedInfo=hms.SkewedInfo(skewedColNames=list(sd.skewed.column_names),
+                                  skewedColValues=[list(v) for v in sd.skewed.column_values],
+                                  skewedColValueLocationMaps={tuple(v): loc for v, loc in sd.skewed.value_locations}),
+        storedAsSubDirectories=sd.stored_as_subdirectories,
     )
 
 
@@ -95,28 +120,37 @@ def table_from_thrift(t: Any, *, db_name: str = "", name: str = "") -> Table:
         sd=sd_from_thrift(t.sd),
         parameters=parameters,
         create_time=t.createTime or 0,
+        view_original_text=_text(t.viewOriginalText),
+        view_expanded_text=_text(t.viewExpandedText),
+        owner_type=PRINCIPAL_TYPES.get(t.ownerType or USER_PRINCIPAL, "USER"),
+        last_access_time=t.lastAccessTime or 0,
     )
 
 
 def table_to_thrift(t: Table) -> Any:
     return hms.Table(
-        tableName=t.name, dbName=t.db_name, owner=t.owner, createTime=t.create_time, lastAccessTime=0, retention=0,
-        sd=sd_to_thrift(t.sd, t.columns), partitionKeys=fields_to_thrift(t.partition_keys),
-        parameters=dict(t.parameters), viewOriginalText=None, viewExpandedText=None, tableType=t.table_type.value,
-        temporary=False, rewriteEnabled=False, ownerType=USER_PRINCIPAL, writeId=t.write_id, id=t.table_id,
+        tableName=t.name, dbName=t.db_name, owner=t.owner, createTime=t.create_time,
+        lastAccessTime=t.last_access_time, retention=0, sd=sd_to_thrift(t.sd, t.columns),
+        partitionKeys=fields_to_thrift(t.partition_keys), parameters=dict(t.parameters),
+        viewOriginalText=t.view_original_text or None, viewExpandedText=t.view_expanded_text or None,
+        tableType=t.table_type.value, temporary=False, rewriteEnabled=False,
+        ownerType=PRINCIPAL_IDS.get(t.owner_type, USER_PRINCIPAL), writeId=t.write_id, id=t.table_id,
     )
 
 
 def partition_from_thrift(p: Any) -> Partition:
     return Partition(db_name=_text(p.dbName), table_name=_text(p.tableName), values=tuple(p.values or ()),
-                     sd=sd_from_thrift(p.sd), parameters=dict(p.parameters or {}))
+                     sd=sd_from_thrift(p.sd), parameters=dict(p.parameters or {}),
+                     columns=fields_from_thrift(p.sd.cols) if p.sd is not None and p.sd.cols else None,
+                     last_access_time=p.lastAccessTime or 0)
 
 
 def partition_to_thrift(table: Table, p: Partition) -> Any:
-    """Hive's partition: its storage descriptor carries the table's columns."""
+    """Hive's partition: its storage descriptor carries its own columns, or the table's."""
+    columns = p.columns if p.columns is not None else table.columns
     return hms.Partition(values=list(p.values), dbName=p.db_name, tableName=p.table_name, createTime=p.create_time,
-                         lastAccessTime=0, sd=sd_to_thrift(p.sd, table.columns), parameters=dict(p.parameters),
-                         writeId=p.write_id)
+                         lastAccessTime=p.last_access_time, sd=sd_to_thrift(p.sd, columns),
+                         parameters=dict(p.parameters), writeId=p.write_id)
 
 
 def partition_name(table: Table, values: Iterable[str]) -> str:

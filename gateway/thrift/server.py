@@ -26,9 +26,10 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
+import thriftpy2.protocol.binary as pure_binary
 from thriftpy2.protocol.cybin import TCyBinaryProtocol
 from thriftpy2.thrift import TApplicationException, TMessageType, TType
-from thriftpy2.transport import TCyMemoryBuffer
+from thriftpy2.transport import TCyMemoryBuffer, TMemoryBuffer
 
 from gateway.thrift.errors import bounded, declared_exception
 from gateway.thrift.framing import FramingError, MessageScanner
@@ -175,7 +176,13 @@ class ThriftServer:
                                       f"Invalid method name: '{bounded(name)}' (not served by this gateway)")
         args = getattr(self._service, f"{name}_args")()
         try:
-            proto.read_struct(args)
+            try:
+                proto.read_struct(args)
+            except TypeError as exc:
+                if "unhashable" not in str(exc):
+                    raise
+                args = getattr(self._service, f"{name}_args")()
+                _read_with_list_keys(message, args)
         except Exception as exc:  # noqa: BLE001 - the codec's errors are of several kinds
             return _application_error(name, seqid, TApplicationException.PROTOCOL_ERROR,
                                       f"the arguments of {name} do not decode: {bounded(str(exc))}")
@@ -204,6 +211,35 @@ class ThriftServer:
         request_id = uuid.uuid4().hex[:12]
         _log.error("internal error in thrift %s (request id %s)", name, request_id, exc_info=exc)
         return f"internal error (request id {request_id}); see the gateway log"
+
+
+def _read_with_list_keys(message: bytes, args: Any) -> None:
+    """Decode a call whose arguments hold a map keyed by lists (Hive's SkewedInfo keys skewed value
+    tuples to locations: map<list<string>, string>). thriftpy2's decoders build dicts and cannot key
+    them by lists; its pure-Python decoder, with map keys made tuples, can. Synchronous, so the
+    module function is swapped for this one call without another coroutine seeing it."""
+    original = pure_binary.read_val
+
+    def read_val(inbuf: Any, ttype: int, spec: Any = None, decode_response: bool = True,
+                 strict_decode: bool = False, budget: int = pure_binary.DEFAULT_MAX_DEPTH) -> Any:
+        if ttype != TType.MAP:
+            return original(inbuf, ttype, spec, decode_response, strict_decode, budget)
+        (k_type, k_spec), (v_type, v_spec) = ((x, None) if isinstance(x, int) else x for x in spec)
+        _, _, size = pure_binary.read_map_begin(inbuf)
+        out = {}
+        for _ in range(size):
+            key = read_val(inbuf, k_type, k_spec, decode_response, strict_decode, budget - 1)
+            out[tuple(key) if isinstance(key, list) else key] = read_val(
+                inbuf, v_type, v_spec, decode_response, strict_decode, budget - 1)
+        return out
+
+    pure_binary.read_val = read_val
+    try:
+        proto = pure_binary.TBinaryProtocol(TMemoryBuffer(message))
+        proto.read_message_begin()
+        proto.read_struct(args)
+    finally:
+        pure_binary.read_val = original
 
 
 def _reply(name: str, seqid: int, result: Any, value: Any) -> bytes:

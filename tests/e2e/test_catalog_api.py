@@ -129,3 +129,27 @@ async def test_transactional_flag_cannot_be_unset_and_mirrors_the_parameter(gate
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await c.AlterTable(pb.AlterTableRequest(db_name="db", table_name="acid", table=table("db", "acid")))
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "cannot be made non-transactional" in err.value.details()
+
+
+async def test_views_owner_types_and_their_rules(gateway: GatewayClient) -> None:
+    c = gateway.catalog
+    await c.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+    view = pb.Table(db_name="db", name="v", table_type=pb.VIRTUAL_VIEW, owner_type="ROLE",
+                    columns=[pb.FieldSchema(name="id", type="bigint")],
+                    view_original_text="SELECT id FROM t", view_expanded_text="SELECT `t`.`id` FROM `db`.`t`")
+    created = (await c.CreateTable(pb.CreateTableRequest(table=view))).table
+    assert (created.table_type, created.owner_type, created.sd.location) == (pb.VIRTUAL_VIEW, "ROLE", "")
+    got = (await c.GetTable(pb.GetTableRequest(db_name="db", table_name="v"))).table
+    assert (got.view_original_text, got.view_expanded_text) == (view.view_original_text, view.view_expanded_text)
+    refused = {
+        "needs its text": pb.Table(db_name="db", name="v2", table_type=pb.VIRTUAL_VIEW),
+        "cannot be transactional": pb.Table(db_name="db", name="v3", table_type=pb.VIRTUAL_VIEW, transactional=True,
+                                            view_original_text="SELECT 1"),
+        "is not a view": pb.Table(db_name="db", name="t4", view_original_text="SELECT 1"),
+        "owner type": pb.Table(db_name="db", name="t5", owner_type="SOMEONE"),
+    }
+    for message, bad in refused.items():
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await c.CreateTable(pb.CreateTableRequest(table=bad))
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and message in err.value.details()
+    assert list((await c.ListTables(pb.ListTablesRequest(db_name="db"))).names) == ["v"]

@@ -12,9 +12,11 @@ class TableType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TABLE_TYPE_UNSPECIFIED: _ClassVar[TableType]
     MANAGED: _ClassVar[TableType]
     EXTERNAL: _ClassVar[TableType]
+    VIRTUAL_VIEW: _ClassVar[TableType]
 TABLE_TYPE_UNSPECIFIED: TableType
 MANAGED: TableType
 EXTERNAL: TableType
+VIRTUAL_VIEW: TableType
 
 class FieldSchema(_message.Message):
     __slots__ = ("name", "type", "comment")
@@ -43,8 +45,47 @@ class SerDeInfo(_message.Message):
     parameters: _containers.ScalarMap[str, str]
     def __init__(self, name: _Optional[str] = ..., serialization_lib: _Optional[str] = ..., parameters: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
+class Order(_message.Message):
+    __slots__ = ("col", "order")
+    COL_FIELD_NUMBER: _ClassVar[int]
+    ORDER_FIELD_NUMBER: _ClassVar[int]
+    col: str
+    order: int
+    def __init__(self, col: _Optional[str] = ..., order: _Optional[int] = ...) -> None: ...
+
+class SkewedValueLocation(_message.Message):
+    __slots__ = ("values", "location")
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    LOCATION_FIELD_NUMBER: _ClassVar[int]
+    values: _containers.RepeatedScalarFieldContainer[str]
+    location: str
+    def __init__(self, values: _Optional[_Iterable[str]] = ..., location: _Optional[str] = ...) -> None: ...
+
+class SkewedInfo(_message.Message):
+    __slots__ = ("col_names", "col_values", "value_locations")
+    COL_NAMES_FIELD_NUMBER: _ClassVar[int]
+    COL_VALUES_FIELD_NUMBER: _ClassVar[int]
+    VALUE_LOCATIONS_FIELD_NUMBER: _ClassVar[int]
+    col_names: _containers.RepeatedScalarFieldContainer[str]
+    col_values: _containers.RepeatedCompositeFieldContainer[SkewedValues]
+    value_locations: _containers.RepeatedCompositeFieldContainer[SkewedValueLocation]
+    def __init__(self, col_names: _Optional[_Iterable[str]] = ..., col_values: _Optional[_Iterable[_Union[SkewedValues, _Mapping]]] = ..., value_locations: _Optional[_Iterable[_Union[SkewedValueLocation, _Mapping]]] = ...) -> None: ...
+
+class SkewedValues(_message.Message):
+    __slots__ = ("values",)
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    values: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, values: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class StorageDescriptor(_message.Message):
-    __slots__ = ("location", "input_format", "output_format", "serde", "compressed", "num_buckets", "bucket_cols")
+    __slots__ = ("location", "input_format", "output_format", "serde", "compressed", "num_buckets", "bucket_cols", "sort_cols", "skewed_info", "parameters", "stored_as_subdirectories")
+    class ParametersEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     LOCATION_FIELD_NUMBER: _ClassVar[int]
     INPUT_FORMAT_FIELD_NUMBER: _ClassVar[int]
     OUTPUT_FORMAT_FIELD_NUMBER: _ClassVar[int]
@@ -52,6 +93,10 @@ class StorageDescriptor(_message.Message):
     COMPRESSED_FIELD_NUMBER: _ClassVar[int]
     NUM_BUCKETS_FIELD_NUMBER: _ClassVar[int]
     BUCKET_COLS_FIELD_NUMBER: _ClassVar[int]
+    SORT_COLS_FIELD_NUMBER: _ClassVar[int]
+    SKEWED_INFO_FIELD_NUMBER: _ClassVar[int]
+    PARAMETERS_FIELD_NUMBER: _ClassVar[int]
+    STORED_AS_SUBDIRECTORIES_FIELD_NUMBER: _ClassVar[int]
     location: str
     input_format: str
     output_format: str
@@ -59,7 +104,11 @@ class StorageDescriptor(_message.Message):
     compressed: bool
     num_buckets: int
     bucket_cols: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, location: _Optional[str] = ..., input_format: _Optional[str] = ..., output_format: _Optional[str] = ..., serde: _Optional[_Union[SerDeInfo, _Mapping]] = ..., compressed: bool = ..., num_buckets: _Optional[int] = ..., bucket_cols: _Optional[_Iterable[str]] = ...) -> None: ...
+    sort_cols: _containers.RepeatedCompositeFieldContainer[Order]
+    skewed_info: SkewedInfo
+    parameters: _containers.ScalarMap[str, str]
+    stored_as_subdirectories: bool
+    def __init__(self, location: _Optional[str] = ..., input_format: _Optional[str] = ..., output_format: _Optional[str] = ..., serde: _Optional[_Union[SerDeInfo, _Mapping]] = ..., compressed: bool = ..., num_buckets: _Optional[int] = ..., bucket_cols: _Optional[_Iterable[str]] = ..., sort_cols: _Optional[_Iterable[_Union[Order, _Mapping]]] = ..., skewed_info: _Optional[_Union[SkewedInfo, _Mapping]] = ..., parameters: _Optional[_Mapping[str, str]] = ..., stored_as_subdirectories: bool = ...) -> None: ...
 
 class Database(_message.Message):
     __slots__ = ("name", "description", "location", "owner", "parameters", "create_time")
@@ -85,7 +134,7 @@ class Database(_message.Message):
     def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., owner: _Optional[str] = ..., parameters: _Optional[_Mapping[str, str]] = ..., create_time: _Optional[int] = ...) -> None: ...
 
 class Table(_message.Message):
-    __slots__ = ("table_id", "db_name", "name", "table_type", "transactional", "owner", "columns", "partition_keys", "sd", "parameters", "create_time", "write_id")
+    __slots__ = ("table_id", "db_name", "name", "table_type", "transactional", "owner", "columns", "partition_keys", "sd", "parameters", "create_time", "write_id", "view_original_text", "view_expanded_text", "owner_type", "last_access_time")
     class ParametersEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -105,6 +154,10 @@ class Table(_message.Message):
     PARAMETERS_FIELD_NUMBER: _ClassVar[int]
     CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
     WRITE_ID_FIELD_NUMBER: _ClassVar[int]
+    VIEW_ORIGINAL_TEXT_FIELD_NUMBER: _ClassVar[int]
+    VIEW_EXPANDED_TEXT_FIELD_NUMBER: _ClassVar[int]
+    OWNER_TYPE_FIELD_NUMBER: _ClassVar[int]
+    LAST_ACCESS_TIME_FIELD_NUMBER: _ClassVar[int]
     table_id: int
     db_name: str
     name: str
@@ -117,10 +170,14 @@ class Table(_message.Message):
     parameters: _containers.ScalarMap[str, str]
     create_time: int
     write_id: int
-    def __init__(self, table_id: _Optional[int] = ..., db_name: _Optional[str] = ..., name: _Optional[str] = ..., table_type: _Optional[_Union[TableType, str]] = ..., transactional: bool = ..., owner: _Optional[str] = ..., columns: _Optional[_Iterable[_Union[FieldSchema, _Mapping]]] = ..., partition_keys: _Optional[_Iterable[_Union[FieldSchema, _Mapping]]] = ..., sd: _Optional[_Union[StorageDescriptor, _Mapping]] = ..., parameters: _Optional[_Mapping[str, str]] = ..., create_time: _Optional[int] = ..., write_id: _Optional[int] = ...) -> None: ...
+    view_original_text: str
+    view_expanded_text: str
+    owner_type: str
+    last_access_time: int
+    def __init__(self, table_id: _Optional[int] = ..., db_name: _Optional[str] = ..., name: _Optional[str] = ..., table_type: _Optional[_Union[TableType, str]] = ..., transactional: bool = ..., owner: _Optional[str] = ..., columns: _Optional[_Iterable[_Union[FieldSchema, _Mapping]]] = ..., partition_keys: _Optional[_Iterable[_Union[FieldSchema, _Mapping]]] = ..., sd: _Optional[_Union[StorageDescriptor, _Mapping]] = ..., parameters: _Optional[_Mapping[str, str]] = ..., create_time: _Optional[int] = ..., write_id: _Optional[int] = ..., view_original_text: _Optional[str] = ..., view_expanded_text: _Optional[str] = ..., owner_type: _Optional[str] = ..., last_access_time: _Optional[int] = ...) -> None: ...
 
 class Partition(_message.Message):
-    __slots__ = ("db_name", "table_name", "values", "name", "sd", "parameters", "create_time", "write_id")
+    __slots__ = ("db_name", "table_name", "values", "name", "sd", "parameters", "create_time", "write_id", "columns", "last_access_time")
     class ParametersEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -136,6 +193,8 @@ class Partition(_message.Message):
     PARAMETERS_FIELD_NUMBER: _ClassVar[int]
     CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
     WRITE_ID_FIELD_NUMBER: _ClassVar[int]
+    COLUMNS_FIELD_NUMBER: _ClassVar[int]
+    LAST_ACCESS_TIME_FIELD_NUMBER: _ClassVar[int]
     db_name: str
     table_name: str
     values: _containers.RepeatedScalarFieldContainer[str]
@@ -144,7 +203,9 @@ class Partition(_message.Message):
     parameters: _containers.ScalarMap[str, str]
     create_time: int
     write_id: int
-    def __init__(self, db_name: _Optional[str] = ..., table_name: _Optional[str] = ..., values: _Optional[_Iterable[str]] = ..., name: _Optional[str] = ..., sd: _Optional[_Union[StorageDescriptor, _Mapping]] = ..., parameters: _Optional[_Mapping[str, str]] = ..., create_time: _Optional[int] = ..., write_id: _Optional[int] = ...) -> None: ...
+    columns: _containers.RepeatedCompositeFieldContainer[FieldSchema]
+    last_access_time: int
+    def __init__(self, db_name: _Optional[str] = ..., table_name: _Optional[str] = ..., values: _Optional[_Iterable[str]] = ..., name: _Optional[str] = ..., sd: _Optional[_Union[StorageDescriptor, _Mapping]] = ..., parameters: _Optional[_Mapping[str, str]] = ..., create_time: _Optional[int] = ..., write_id: _Optional[int] = ..., columns: _Optional[_Iterable[_Union[FieldSchema, _Mapping]]] = ..., last_access_time: _Optional[int] = ...) -> None: ...
 
 class ReadContext(_message.Message):
     __slots__ = ("valid_write_id_list", "table_id", "txn_id", "min_event_id")

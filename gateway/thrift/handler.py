@@ -24,6 +24,16 @@ from store.snapshot import ReadSnapshot
 LATEST = ReadSnapshot(latest_committed=True)
 ALIVE = 2  # fb303's fb_status.ALIVE
 VERSION = "2.3.10-metastore-gateway"
+DDL_TIME = "transient_lastDdlTime"
+
+
+def _stamp_ddl_time(parameters: dict[str, str] | None) -> dict[str, str]:
+    """Hive's metastore stamps a table or partition it creates or alters with the time of that DDL
+    (seconds) when the client sent none (Hive's own client removes the old one before an alter)."""
+    out = dict(parameters or {})
+    if out.get(DDL_TIME, "0") in ("", "0"):
+        out[DDL_TIME] = str(int(time.time()))
+    return out
 
 
 def _required(value: Any, what: str) -> Any:
@@ -157,14 +167,18 @@ class HiveMetastoreHandler:
         return out
 
     async def create_table(self, tbl: Any) -> None:
-        await self._catalog.create_table(convert.table_from_thrift(_required(tbl, "tbl")))
+        tbl = _required(tbl, "tbl")
+        tbl.parameters = _stamp_ddl_time(tbl.parameters)
+        await self._catalog.create_table(convert.table_from_thrift(tbl))
 
     async def create_table_with_environment_context(self, tbl: Any, environment_context: Any) -> None:
         await self.create_table(tbl)
 
     async def alter_table(self, dbname: str | None, tbl_name: str | None, new_tbl: Any) -> None:
         db_name, table_name = _required(dbname, "dbname"), _required(tbl_name, "tbl_name")
-        table = convert.table_from_thrift(_required(new_tbl, "new_tbl"), db_name=db_name, name=table_name)
+        new_tbl = _required(new_tbl, "new_tbl")
+        new_tbl.parameters = _stamp_ddl_time(new_tbl.parameters)
+        table = convert.table_from_thrift(new_tbl, db_name=db_name, name=table_name)
         await self._catalog.alter_table(db_name, table_name, table)
 
     async def alter_table_with_environment_context(self, dbname: str | None, tbl_name: str | None, new_tbl: Any,
@@ -185,6 +199,8 @@ class HiveMetastoreHandler:
     # -- partitions: writes -----------------------------------------------------------------------
 
     async def _add(self, parts: list[Any], *, if_not_exists: bool, db_name: str = "", table_name: str = "") -> list[Any]:
+        for p in parts:
+            p.parameters = _stamp_ddl_time(p.parameters)
         models = [convert.partition_from_thrift(p) for p in parts]
         targets = {(normalize_identifier(p.db_name or db_name, "database"),
                     normalize_identifier(p.table_name or table_name, "table")) for p in models}
@@ -213,6 +229,8 @@ class HiveMetastoreHandler:
         await self.alter_partitions(db_name, tbl_name, [_required(new_part, "new_part")])
 
     async def alter_partitions(self, db_name: str | None, tbl_name: str | None, new_parts: list[Any] | None) -> None:
+        for p in new_parts or []:
+            p.parameters = _stamp_ddl_time(p.parameters)
         await self._catalog.alter_partitions(_required(db_name, "db_name"), _required(tbl_name, "tbl_name"),
                                              [convert.partition_from_thrift(p) for p in new_parts or []])
 

@@ -102,6 +102,7 @@ async def test_database_table_and_partition_lifecycle(hms: Thrift) -> None:
     assert (got.sd.inputFormat, got.sd.serdeInfo.serializationLib) == (PARQUET[0], PARQUET[2])
     assert got.sd.serdeInfo.parameters == {"serialization.format": "1"}
     assert got.sd.location.endswith("/sales.db/orders") and got.parameters["spark.sql.sources.schema"] == "{}"
+    assert int(got.parameters["transient_lastDdlTime"]) > 1_700_000_000  # stamped, as Hive's metastore does
     assert await hms.call("get_tables", "sales", "ord*") == ["orders"]
     assert await hms.call("get_all_tables", "sales") == ["orders"]
 

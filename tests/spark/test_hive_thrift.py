@@ -1,0 +1,96 @@
+"""Spark SQL with Hive support, unmodified, using the gateway as its metastore over Thrift; and the
+same statements against the real Hive Metastore 2.3.10 from pyspark's jars: the same answers.
+
+Each session runs tests/spark/hive_sql_script.py in a process of its own (a Hive-enabled session
+cannot share the test session's JVM). The comparison leaves out what differs by nature: times,
+locations (each run has its own warehouse) and the file statistics Hive's metastore reads from the
+file system (numFiles, totalSize; the gateway never reads the data files).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loadtest.hms import hms_server, hms_unavailable_reason
+from tests.spark.conftest import java_problem, start_gateway
+
+HERE = Path(__file__).resolve().parent
+SCRIPT = HERE / "hive_sql_script.py"
+VOLATILE_ROWS = ("Created Time", "Last Access")
+VOLATILE_PARAMETERS = re.compile(r"(, )?\b(transient_lastDdlTime|numFiles|totalSize)=[^,\]]*")
+
+
+def run_script(uri: str, warehouse: Path, out: Path) -> list[dict[str, Any]]:
+    done = subprocess.run([sys.executable, str(SCRIPT), uri, str(warehouse), str(out)], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0 and out.exists(), done.stderr[-4000:]
+    return json.loads(out.read_text())
+
+
+def normalised(results: list[dict[str, Any]], warehouse: Path) -> list[dict[str, Any]]:
+    out = []
+    for r in results:
+        rows = []
+        for row in r.get("rows", []):
+            if row and row[0] in VOLATILE_ROWS:
+                continue
+            cells = [None if c is None else VOLATILE_PARAMETERS.sub("", c.replace(str(warehouse), "<warehouse>"))
+                     .replace("[, ", "[") for c in row]
+            if cells[0] in ("Table Properties", "Partition Parameters") and cells[1] == "[]":
+                continue
+            rows.append(cells)
+        out.append({"sql": r["sql"], "rows": rows, "error": r.get("error")})
+    return out
+
+
+@pytest.fixture(scope="module")
+def spark_ready() -> None:
+    problem = java_problem()
+    if problem:
+        pytest.skip(problem)
+    pytest.importorskip("pyspark")
+
+
+def test_spark_sql_runs_against_the_gateway_as_against_hive_metastore(spark_ready: None, pg_dsn: str,
+                                                                      tmp_path: Path) -> None:
+    gateway = start_gateway(pg_dsn)
+    try:
+        gateway.wait_serving()
+        assert gateway.thrift_address, gateway.output()[-2000:]
+        ours = run_script(f"thrift://{gateway.thrift_address}", tmp_path / "gw-warehouse", tmp_path / "gw.json")
+    finally:
+        gateway.stop()
+    errors = [(r["sql"], r["error"][:500]) for r in ours if "error" in r]
+    assert not errors, errors
+    by_sql = {r["sql"]: r["rows"] for r in ours}
+    # Pruning and the partition calls: the right rows, partitions and names.
+    assert by_sql["SELECT id, amount, ds FROM shop.orders WHERE ds >= '2024-01-02' ORDER BY id"] == [
+        ["3", "30.0", "2024-01-02"], ["4", "40.0", "2024-01-03"]]
+    assert by_sql["SELECT id, amount FROM shop.orders WHERE ds = '2024-01-01' ORDER BY id"] == [
+        ["1", "11.0"], ["2", "21.0"]]  # INSERT OVERWRITE replaced the first insert
+    assert by_sql["SHOW PARTITIONS shop.events"] == [["ds=2024-01-01/hr=1"], ["ds=2024-01-01/hr=2"]]
+    assert by_sql["SELECT * FROM shop.big ORDER BY id"] == [["2", "21.0"], ["3", "30.0"], ["4", "40.0"]]
+    assert by_sql["SHOW TABLES IN shop"] == [["shop", "orders", "False"]]
+
+    reason = hms_unavailable_reason()
+    if reason:
+        pytest.skip(f"the Hive Metastore reference is not available: {reason}")
+
+    async def reference() -> list[dict[str, Any]]:
+        # dbcp: pyspark's jars lack BoneCP, Hive 2.3's default pool, which drop_database needs.
+        async with hms_server(jvm_args=["-Ddatanucleus.connectionPoolingType=dbcp"]) as address:
+            return await asyncio.to_thread(run_script, f"thrift://{address}", tmp_path / "hms-warehouse",
+                                           tmp_path / "hms.json")
+
+    theirs = asyncio.run(reference())
+    mine, hive = normalised(ours, tmp_path / "gw-warehouse"), normalised(theirs, tmp_path / "hms-warehouse")
+    differences = [(a["sql"], a, b) for a, b in zip(mine, hive) if a != b]
+    assert not differences, json.dumps(differences, indent=1)[:6000]

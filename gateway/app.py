@@ -21,9 +21,9 @@ from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
 from gateway import wire
 from gateway.metrics import GatewayMetrics
 from gateway.server import GrpcServer
-from poller.apply import Codec
 from poller.housekeeping import Housekeeper, HousekeepingSettings
 from poller.poller import Poller
+from store.cache.entry import Codec
 from store.cache.sharded import ShardedCache
 from store import migrations
 from store.catalog_store import CatalogStore

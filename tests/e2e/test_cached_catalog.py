@@ -23,13 +23,12 @@ from tests.builders import table
 from tests.conftest import connect, gateway_settings, wait_applied
 from tests.txn_helpers import Txns
 
-FAST_POLL = {"metastore.cached.rawstore.cache.update.frequency": "100ms"}
 LATEST = ReadSnapshot()
 
 
 @pytest.fixture
 async def g(pg_dsn: str) -> AsyncIterator[Txns]:
-    gw = Gateway(gateway_settings(pg_dsn, **FAST_POLL))
+    gw = Gateway(gateway_settings(pg_dsn))  # no 100 ms timer: a paused poller stays where it is
     await gw.start()
     client = await connect(f"127.0.0.1:{gw.port}")
     g = Txns(client, transactions_pb2_grpc.TransactionsStub(client.channel), gw, pg_dsn)

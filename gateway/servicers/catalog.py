@@ -19,8 +19,7 @@ from gateway.errors import answers_from_memory, rpc_methods, within_deadline
 from gateway.servicers.validation import check_batch, require
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc
-from store.cache.facade import CachedCatalog, database_key, table_key
-from store.cache.sharded import Miss, PartitionsHit, ShardedCache
+from store.cache.facade import CachedCatalog, Miss, PartitionsHit, database_key, table_key
 from store.catalog import decode_page_token, encode_page_token
 from store.catalog_store import CatalogStore
 from store.errors import InvalidArgument, ResourceExhausted
@@ -37,7 +36,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
     def __init__(self, store: CatalogStore, settings: Settings, catalog: CachedCatalog | None = None) -> None:
         self._store = store
         self._settings = settings
-        self._catalog = catalog if catalog is not None else CachedCatalog(ShardedCache(enabled=False), store)
+        self._catalog = catalog if catalog is not None else CachedCatalog.uncached(store)
 
     async def CreateDatabase(self, request: pb.CreateDatabaseRequest, context: Ctx) -> pb.CreateDatabaseResponse:
         require(request.database.name, "database.name")

@@ -36,6 +36,8 @@ import time
 from typing import Awaitable, Callable, Sequence, TypeVar
 
 from store import names
+from store.cache.sharded import Miss as Miss  # the answers of the cached step, for servicers
+from store.cache.sharded import PartitionsHit as PartitionsHit
 from store.cache.sharded import ShardedCache
 from store.catalog_store import CatalogStore, Read
 from store.models import Database, Partition, Table
@@ -73,6 +75,11 @@ class CachedCatalog:
         self.cached_partitions_by_filter = cache.read_partitions_by_filter
         self.cached_partition_names = cache.list_partition_names
         self.cached_database = cache.read_database
+
+    @classmethod
+    def uncached(cls, store: CatalogStore) -> "CachedCatalog":
+        """Every read from the database (a disabled cache), no bookkeeping."""
+        return cls(ShardedCache(enabled=False), store)
 
     # -- reads, step two: the database after a miss -------------------------------------------
 

@@ -1,9 +1,10 @@
 """The composition root: builds every component in order and stops them in reverse.
 
 Start: embedded PostgreSQL (unless a DSN is given) -> schema migrations -> connection pool ->
-stores -> housekeeping loops -> gRPC server -> health SERVING. Stop (idempotent): health
-NOT_SERVING -> server stop with grace -> background loops cancelled -> pool close (bounded, then
-terminate) -> the PostgreSQL this process started.
+stores -> housekeeping loops -> cache, poller (bootstrapped) and the read-through catalog over them
+(store/cache/facade.py) -> gRPC server -> health SERVING. Stop (idempotent): health NOT_SERVING ->
+server stop with grace -> background loops cancelled -> pool close (bounded, then terminate) -> the
+PostgreSQL this process started.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from gateway.server import GrpcServer
 from gateway.thrift.handler import HiveMetastoreHandler
 from gateway.thrift.idl import SERVICE as THRIFT_SERVICE
 from gateway.thrift.server import ThriftServer, ThriftSettings
-from poller.apply import Codec
 from poller.housekeeping import Housekeeper, HousekeepingSettings
 from poller.poller import Poller
+from store.cache.entry import Codec
+from store.cache.facade import CachedCatalog
 from store.cache.sharded import ShardedCache
 from store import migrations
 from store.catalog_store import CatalogStore
@@ -58,6 +60,7 @@ class Gateway:
     _background: list[asyncio.Task[None]] = field(default_factory=list, init=False)
     housekeeper: Housekeeper | None = field(default=None, init=False)
     cache: ShardedCache | None = field(default=None, init=False)
+    cached_catalog: CachedCatalog | None = field(default=None, init=False)
     poller: Poller | None = field(default=None, init=False)
     metrics: GatewayMetrics = field(default_factory=GatewayMetrics, init=False)
     metrics_port: int = field(default=0, init=False)
@@ -90,7 +93,8 @@ class Gateway:
             self.metrics.watch(self)
             if s.metrics_port >= 0:
                 self.metrics_port = self.metrics.serve(s.host, s.metrics_port)
-            self._server = GrpcServer(s, catalog, txn_store, self.cache, self.metrics, self, LockStore(self._db))
+            self.cached_catalog = CachedCatalog(self.cache, catalog, on_fallback=self.metrics.fallback)
+            self._server = GrpcServer(s, catalog, txn_store, self.cached_catalog, self, LockStore(self._db))
             self.port = await self._server.start()
             if s.thrift_enabled:
                 self._thrift = ThriftServer(THRIFT_SERVICE, HiveMetastoreHandler(catalog, s), ThriftSettings(

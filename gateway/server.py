@@ -7,7 +7,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from gateway.config import Settings
-from gateway.metrics import GatewayMetrics, StatsSource
+from gateway.metrics import StatsSource
 from gateway.servicers import catalog as catalog_servicer
 from gateway.servicers.admin import AdminServicer
 from gateway.servicers.catalog import CatalogServicer
@@ -25,7 +25,7 @@ from protos.metastore.v1 import (
     transactions_pb2,
     transactions_pb2_grpc,
 )
-from store.cache.sharded import ShardedCache
+from store.cache.facade import CachedCatalog
 from store.catalog_store import CatalogStore
 from store.lock_store import LockStore
 from store.txn_store import TxnStore
@@ -42,8 +42,8 @@ SERVICE_NAMES = (
 class GrpcServer:
     """Owns the grpc.aio server and its health servicer. `start()` returns the bound port."""
 
-    def __init__(self, settings: Settings, catalog: CatalogStore, txn_store: TxnStore, cache: ShardedCache,
-                 metrics: GatewayMetrics, stats: StatsSource, lock_store: LockStore | None = None) -> None:
+    def __init__(self, settings: Settings, catalog: CatalogStore, txn_store: TxnStore, cached: CachedCatalog,
+                 stats: StatsSource, lock_store: LockStore | None = None) -> None:
         self._settings = settings
         options = [
             ("grpc.max_receive_message_length", settings.max_message_bytes),
@@ -52,7 +52,7 @@ class GrpcServer:
         ]
         self.server = grpc.aio.server(options=options, maximum_concurrent_rpcs=settings.max_concurrent_rpcs)
         self.health = health.aio.HealthServicer()
-        catalog_servicer.register(CatalogServicer(catalog, settings, cache, metrics), self.server)
+        catalog_servicer.register(CatalogServicer(catalog, settings, cached), self.server)
         admin_pb2_grpc.add_AdminServicer_to_server(AdminServicer(stats), self.server)
         events_pb2_grpc.add_EventsServicer_to_server(EventsServicer(catalog, settings), self.server)
         transactions_pb2_grpc.add_TransactionsServicer_to_server(TransactionsServicer(txn_store, settings, lock_store),

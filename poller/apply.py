@@ -14,13 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from store import codec
+from store.cache.entry import Codec as Codec  # lives beside the entries; still importable from here
 from store.cache.entry import (
     CommittedWriteIds,
-    PartitionEncoder,
-    PartitionRenamer,
-    TableEncoder,
     TableEntry,
     Version,
+    build_entry,
     reframed_live,
     refresh_live,
     with_changes,
@@ -31,13 +30,6 @@ TABLE_EVENTS = frozenset({"CREATE_TABLE", "ALTER_TABLE", "DROP_TABLE", "ADD_PART
                           "DROP_PARTITION", "ALLOC_WRITE_ID_EVENT", "VERSIONS_GC"})
 TXN_OUTCOME_EVENTS = frozenset({"COMMIT_TXN", "ABORT_TXN"})
 DATABASE_EVENTS = frozenset({"CREATE_DATABASE", "ALTER_DATABASE", "DROP_DATABASE"})
-
-
-@dataclass(frozen=True, slots=True)
-class Codec:
-    partition: PartitionEncoder  # a Partition as a response element, carrying its table's name
-    rename_partition: PartitionRenamer  # the same element carrying another table name
-    table: TableEncoder
 
 
 def decode(event: NotificationEvent) -> dict[str, Any]:
@@ -288,8 +280,6 @@ _HANDLERS = {
 
 def new_table_entry(event: NotificationEvent, message: dict[str, Any], c: Codec) -> TableEntry:
     """A table created after this cache started: nothing written yet, no write ids."""
-    from store.cache.entry import build_entry
-
     table = codec.table_from_json(message["table"])
     return build_entry([(Version(0, None, c.table(table)), table)], {}, committed=CommittedWriteIds(),
                        writers={}, gc_watermark=0, applied_event_id=event.event_id)

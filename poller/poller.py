@@ -7,6 +7,10 @@ and commit-ordered, so a gap means the log was trimmed past the cursor: the cach
 reloads. Tables load lazily on first miss (or all at start with eager prewarm) in one REPEATABLE
 READ snapshot that records its log position; a fill that finishes after the poller moved past that
 position replays the events in between before installing, so no event is lost or applied twice.
+A miss does not call into the poller: reads leave the names they missed in the cache's
+`fill_requests`, which a companion task of `run` drains, one load per name at a time.
+The poller changes the cache only through its methods (`advance`, `install`, `replace`,
+`put_database`, `drop_database`, `clear`), each one synchronous step on the event loop.
 Database outages are survived: errors back off and the loop resumes from its cursor.
 """
 
@@ -23,7 +27,6 @@ import asyncpg
 
 from poller.apply import (
     DATABASE_EVENTS,
-    Codec,
     TableBatch,
     affected_table_ids,
     decode,
@@ -32,7 +35,7 @@ from poller.apply import (
 from store import codec as store_codec
 from store import events
 from store.cache import loader
-from store.cache.entry import TableEntry
+from store.cache.entry import Codec, TableEntry
 from store.cache.sharded import ShardedCache
 from store.db import Database
 from store.models import NotificationEvent
@@ -75,7 +78,6 @@ class Poller:
         self._running.set()
         self._listener: asyncpg.Connection | None = None
         self._loading: dict[tuple[str, str], asyncio.Task[None]] = {}
-        cache.on_unknown_table = self.request_load
 
     # -- start-up ------------------------------------------------------------------------------
 
@@ -85,7 +87,7 @@ class Poller:
             await self.prewarm()
         else:
             self.position = await self._db.read(events.current_event_id)
-            self.cache.applied_event_id = self.position
+            self.cache.advance(self.position)
         self.caught_up.set()
 
     async def prewarm(self) -> None:
@@ -103,10 +105,11 @@ class Poller:
             loader.load_all, self._codec.partition, self._codec.table, progress)
         self.cache.clear()
         for entry in entries:
-            self._install(entry)
+            self.cache.install(entry)
         for database in databases:
-            self.cache.databases[database.name] = database
-        self.position = self.cache.applied_event_id = position
+            self.cache.put_database(database)
+        self.position = position
+        self.cache.advance(position)
         self.cache.enforce_memory_bound()
         _log.info("prewarm loaded %d tables, %d partitions at event %d in %.1fs", len(entries),
                   self.cache.partition_count(), position, time.monotonic() - started)
@@ -116,6 +119,7 @@ class Poller:
     async def run(self) -> None:
         """Catch up forever; cancellation stops it cleanly."""
         failures = 0
+        fills = asyncio.get_running_loop().create_task(self._serve_fill_requests(), name="cache fills")
         try:
             while True:
                 try:
@@ -147,6 +151,8 @@ class Poller:
                     await self._close_listener()
                     await asyncio.sleep(min(5.0, 0.05 * 2 ** min(failures, 7)))
         finally:
+            fills.cancel()
+            await asyncio.wait([fills])
             await self._close_listener()
             for task in self._loading.values():
                 task.cancel()
@@ -169,13 +175,13 @@ class Poller:
             message = decode(event)
             if event.event_type in DATABASE_EVENTS:
                 if event.event_type == "DROP_DATABASE":
-                    self.cache.databases.pop(event.db_name, None)
+                    self.cache.drop_database(event.db_name)
                 else:
-                    self.cache.databases[event.db_name] = store_codec.database_from_row(message["database"])
+                    self.cache.put_database(store_codec.database_from_row(message["database"]))
                 continue
             if event.event_type == "CREATE_TABLE" and self.cache.get(event.table_id) is None:
                 self._flush(batches)
-                self._install(new_table_entry(event, message, self._codec))
+                self.cache.install(new_table_entry(event, message, self._codec))
                 continue
             for table_id in affected_table_ids(event, message):
                 working = batches.get(table_id)
@@ -186,11 +192,10 @@ class Poller:
                     working = batches[table_id] = TableBatch(entry, self._codec)
                 working.apply(event, message)
         self._flush(batches)
-        if self.cache.partition_count() > self.cache.max_partitions:
-            self.cache.enforce_memory_bound()
+        self.cache.enforce_memory_bound()
         last = batch[-1]
-        self.position = self.cache.applied_event_id = last.event_id
-        self.cache.forget_applied_writes()
+        self.position = last.event_id
+        self.cache.advance(last.event_id)
         self.stats.batches += 1
         self.stats.events_applied += len(batch)
         self.stats.head_event_id = max(self.stats.head_event_id, last.event_id)
@@ -201,20 +206,8 @@ class Poller:
 
     def _flush(self, batches: dict[int, TableBatch]) -> None:
         for table_id, working in batches.items():
-            entry = working.finish()
-            with self.cache.shard(table_id).lock:
-                if entry is None:
-                    self.cache.remove(table_id)
-                else:
-                    self.cache.put(entry)
+            self.cache.replace(table_id, working.finish())
         batches.clear()
-
-    def _install(self, entry: TableEntry) -> None:
-        with self.cache.shard(entry.table_id).lock:
-            current = self.cache.get(entry.table_id)
-            if current is None or current.applied_event_id < entry.applied_event_id:
-                self.cache.put(entry)
-        self.cache.enforce_memory_bound(keep=entry.table_id)
 
     async def _reload(self, why: str) -> None:
         _log.warning("poller: %s; the log was trimmed past this gateway's position: reloading the cache", why)
@@ -223,12 +216,23 @@ class Poller:
         if self._prewarm == "eager":
             await self.prewarm()
         else:
-            self.position = self.cache.applied_event_id = await self._db.read(events.current_event_id)
+            self.position = await self._db.read(events.current_event_id)
+            self.cache.advance(self.position)
 
     # -- lazy fills ----------------------------------------------------------------------------
 
+    async def _serve_fill_requests(self) -> None:
+        """Start a load for each table reads missed (`cache.fill_requests`), as they come."""
+        while True:
+            await self.cache.fill_requests.wait()
+            self._start_requested_fills()
+
+    def _start_requested_fills(self) -> None:
+        for db_name, table_name in self.cache.fill_requests.drain():
+            self.request_load(db_name, table_name)
+
     def request_load(self, db_name: str, table_name: str) -> None:
-        """Called on a miss for a table not in the cache: load it in the background (one at a time per name)."""
+        """Load a table into the cache in the background (one load at a time per name)."""
         key = (db_name, table_name)
         if key not in self._loading:
             self._loading[key] = asyncio.get_running_loop().create_task(self._fill(db_name, table_name))
@@ -243,7 +247,7 @@ class Poller:
                 entry = self._replay(entry, missed)
                 position = missed[-1].event_id if missed else self.position
             if entry is not None:
-                self._install(entry)
+                self.cache.install(entry)
                 self.stats.fills += 1
         except asyncio.CancelledError:
             raise
@@ -262,7 +266,9 @@ class Poller:
         return working.finish()
 
     async def wait_loaded(self, timeout_s: float = 30.0) -> None:
-        """Wait for the fills under way (tests and prewarm-on-demand)."""
+        """Wait for the fills under way, including those asked for and not started yet (tests and
+        prewarm-on-demand)."""
+        self._start_requested_fills()
         if self._loading:
             await asyncio.wait(list(self._loading.values()), timeout=timeout_s)
 

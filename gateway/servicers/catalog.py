@@ -1,33 +1,30 @@
-"""metastore.v1.Catalog: convert, check batch limits, call the store, convert back.
+"""metastore.v1.Catalog: convert and validate, call the catalog, convert back.
 
-Reads of tables and partitions first ask the cache, synchronously (no awaits on a hit); a miss
-goes to PostgreSQL with the same snapshot. GetTable and GetPartitionsByNames answer serialized
-bytes (see gateway/wire.py and `register`), so cached responses are joined from stored bytes.
+Reads of tables, partitions and databases go through `CachedCatalog` (store/cache/facade.py): the
+cache first, synchronously (no awaits on a hit), and on a miss the database, bounded here by the
+call's deadline. Writes go to `CatalogStore` and hand their outcome to `CachedCatalog.wrote`, which
+owns the cache's bookkeeping. GetTable and GetPartitionsByNames answer serialized bytes (see
+gateway/wire.py and `register`), so cached responses are joined from stored bytes.
 """
 
 from __future__ import annotations
 
 import functools
-import time
-from typing import Awaitable, TypeVar
 
 import grpc
 
 from gateway import convert, wire
-from gateway.metrics import GatewayMetrics
 from gateway.config import Settings
 from gateway.errors import answers_from_memory, rpc_methods, within_deadline
 from gateway.servicers.validation import check_batch, require
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc
-from store import names
-from store.cache.sharded import Miss, PartitionsHit, ShardedCache
+from store.cache.facade import CachedCatalog, Miss, PartitionsHit, database_key, table_key
 from store.catalog import decode_page_token, encode_page_token
-from store.catalog_store import CatalogStore, Read
+from store.catalog_store import CatalogStore
 from store.errors import InvalidArgument, ResourceExhausted
 from store.snapshot import ReadSnapshot
 
-T = TypeVar("T")
 RAW_RESPONSE_METHODS = frozenset({"GetTable", "GetPartitionsByNames", "GetPartitionsByFilter"})
 UNLIMITED = 2**31
 
@@ -36,44 +33,24 @@ Ctx = grpc.aio.ServicerContext
 
 @rpc_methods
 class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
-    def __init__(self, store: CatalogStore, settings: Settings, cache: ShardedCache | None = None,
-                 metrics: GatewayMetrics | None = None) -> None:
+    def __init__(self, store: CatalogStore, settings: Settings, catalog: CachedCatalog | None = None) -> None:
         self._store = store
         self._settings = settings
-        self._cache = cache if cache is not None else ShardedCache(enabled=False)
-        self._metrics = metrics or GatewayMetrics()
-
-    async def _fallback(self, read: Awaitable[Read[T]], context: Ctx, db_name: str, table_name: str) -> T:
-        """A read the database answers after a cache miss: bounded by the call's deadline, timed, and
-        for latest-wins objects the position it saw holds this gateway's cache back until it has
-        caught up (monotonic reads)."""
-        started = time.perf_counter()
-        result = await within_deadline(read, context)
-        self._metrics.fallback(time.perf_counter() - started)
-        if result.latest:
-            self._cache.hold_until(db_name, table_name, result.seen_event_id)
-        return result.value
-
-    def _note_write(self, db_name: str, table_name: str, txn_id: int) -> None:
-        """Remember locally that a txn wrote the table, so this gateway serves that txn's reads
-        from the database until the poller applies its commit or abort (read-your-own-writes)."""
-        if txn_id:
-            self._cache.note_writer(db_name.lower(), table_name.lower(), txn_id)
+        self._catalog = catalog if catalog is not None else CachedCatalog.uncached(store)
 
     async def CreateDatabase(self, request: pb.CreateDatabaseRequest, context: Ctx) -> pb.CreateDatabaseResponse:
         require(request.database.name, "database.name")
         db, event_id = await self._store.create_database(convert.database_from_pb(request.database))
-        self._cache.hold_until(db.name, "", event_id)
+        self._catalog.wrote(db.name, "", event_id)
         return pb.CreateDatabaseResponse(database=convert.database_to_pb(db), event_id=event_id)
 
     @answers_from_memory
     async def GetDatabase(self, request: pb.GetDatabaseRequest, context: Ctx) -> pb.GetDatabaseResponse:
-        name = names.normalize_identifier(require(request.name, "name"), "database")
-        cached = self._cache.read_database(name, request.read.min_event_id)
-        if not isinstance(cached, Miss):
-            return pb.GetDatabaseResponse(database=convert.database_to_pb(cached))
-        db = await self._fallback(self._store.get_database(name), context, name, "")
-        return pb.GetDatabaseResponse(database=convert.database_to_pb(db))
+        name = database_key(require(request.name, "name"))
+        cached = self._catalog.cached_database(name, request.read.min_event_id)
+        if isinstance(cached, Miss):
+            cached = await within_deadline(self._catalog.fetch_database(name), context)
+        return pb.GetDatabaseResponse(database=convert.database_to_pb(cached))
 
     async def ListDatabases(self, request: pb.ListDatabasesRequest, context: Ctx) -> pb.ListDatabasesResponse:
         return pb.ListDatabasesResponse(names=await self._store.list_databases(request.pattern))
@@ -81,29 +58,29 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
     async def AlterDatabase(self, request: pb.AlterDatabaseRequest, context: Ctx) -> pb.AlterDatabaseResponse:
         db, event_id = await self._store.alter_database(require(request.name, "name"),
                                                         convert.database_from_pb(request.database))
-        self._cache.hold_until(db.name, "", event_id)
+        self._catalog.wrote(db.name, "", event_id)
         return pb.AlterDatabaseResponse(database=convert.database_to_pb(db), event_id=event_id)
 
     async def DropDatabase(self, request: pb.DropDatabaseRequest, context: Ctx) -> pb.DropDatabaseResponse:
         event_id = await self._store.drop_database(require(request.name, "name"), cascade=request.cascade,
                                                    if_exists=request.if_exists)
-        self._cache.hold_until(request.name.lower(), "", event_id)
+        self._catalog.wrote(request.name, "", event_id)
         return pb.DropDatabaseResponse(event_id=event_id)
 
     async def CreateTable(self, request: pb.CreateTableRequest, context: Ctx) -> pb.CreateTableResponse:
         require(request.table.db_name, "table.db_name")
         require(request.table.name, "table.name")
         table, event_id = await self._store.create_table(convert.table_from_pb(request.table))
-        self._cache.hold_until(table.db_name, table.name, event_id)
+        self._catalog.wrote(table.db_name, table.name, event_id)
         return pb.CreateTableResponse(table=convert.table_to_pb(table), event_id=event_id)
 
     @answers_from_memory
     async def GetTable(self, request: pb.GetTableRequest, context: Ctx) -> bytes:
         db_name, table_name, snapshot = _target(request.db_name, request.table_name, request.read)
-        cached = self._cache.read_table(db_name, table_name, snapshot, request.read.min_event_id)
+        cached = self._catalog.cached_table(db_name, table_name, snapshot, request.read.min_event_id)
         if isinstance(cached, bytes):
             return wire.table_response(cached)
-        table = await self._fallback(self._store.get_table(db_name, table_name, snapshot), context, db_name, table_name)
+        table = await within_deadline(self._catalog.fetch_table(db_name, table_name, snapshot), context)
         return pb.GetTableResponse(table=convert.table_to_pb(table)).SerializeToString()
 
     async def ListTables(self, request: pb.ListTablesRequest, context: Ctx) -> pb.ListTablesResponse:
@@ -114,15 +91,14 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         table, event_id = await self._store.alter_table(require(request.db_name, "db_name"),
                                                         require(request.table_name, "table_name"),
                                                         convert.table_from_pb(request.table), request.txn_id)
-        self._note_write(request.db_name, request.table_name, request.txn_id)
-        self._cache.hold_until(request.db_name.lower(), request.table_name.lower(), event_id)
-        self._cache.hold_until(table.db_name, table.name, event_id)
+        self._catalog.wrote(request.db_name, request.table_name, event_id, request.txn_id,
+                            renamed_to=(table.db_name, table.name))
         return pb.AlterTableResponse(table=convert.table_to_pb(table), event_id=event_id)
 
     async def DropTable(self, request: pb.DropTableRequest, context: Ctx) -> pb.DropTableResponse:
         event_id = await self._store.drop_table(require(request.db_name, "db_name"),
                                                 require(request.table_name, "table_name"), if_exists=request.if_exists)
-        self._cache.hold_until(request.db_name.lower(), request.table_name.lower(), event_id)
+        self._catalog.wrote(request.db_name, request.table_name, event_id)
         return pb.DropTableResponse(event_id=event_id)
 
     async def AddPartitions(self, request: pb.AddPartitionsRequest, context: Ctx) -> pb.AddPartitionsResponse:
@@ -132,20 +108,19 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
             [convert.partition_from_pb(p) for p in request.partitions], if_not_exists=request.if_not_exists,
             expected_table_id=request.table_id, txn_id=request.txn_id,
         )
-        self._note_write(request.db_name, request.table_name, request.txn_id)
-        self._cache.hold_until(request.db_name.lower(), request.table_name.lower(), event_id)
+        self._catalog.wrote(request.db_name, request.table_name, event_id, request.txn_id)
         return pb.AddPartitionsResponse(partitions=[convert.partition_to_pb(p) for p in added], event_id=event_id)
 
     @answers_from_memory
     async def GetPartitionsByNames(self, request: pb.GetPartitionsByNamesRequest, context: Ctx) -> bytes:
         check_batch(len(request.names), "GetPartitionsByNames", self._settings.max_batch_size)
         db_name, table_name, snapshot = _target(request.db_name, request.table_name, request.read)
-        cached = self._cache.read_partitions(db_name, table_name, request.names, snapshot, request.read.min_event_id)
+        cached = self._catalog.cached_partitions_by_names(db_name, table_name, request.names, snapshot,
+                                                          request.read.min_event_id)
         if isinstance(cached, PartitionsHit):
             return b"".join(cached.frames)
-        parts = await self._fallback(
-            self._store.get_partitions_by_names(db_name, table_name, list(request.names), snapshot), context, db_name,
-            table_name)
+        parts = await within_deadline(
+            self._catalog.fetch_partitions_by_names(db_name, table_name, request.names, snapshot), context)
         return pb.GetPartitionsByNamesResponse(partitions=[convert.partition_to_pb(p) for p in parts]).SerializeToString()
 
     @answers_from_memory
@@ -154,14 +129,13 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         hive_limit = self._settings.partition_request_limit
         wanted = request.max_parts if request.max_parts > 0 else UNLIMITED
         scan = hive_limit if hive_limit >= 0 else wanted
-        cached = self._cache.read_partitions_by_filter(db_name, table_name, request.filter, scan, snapshot,
-                                                       request.read.min_event_id)
+        cached = self._catalog.cached_partitions_by_filter(db_name, table_name, request.filter, scan, snapshot,
+                                                           request.read.min_event_id)
         if isinstance(cached, PartitionsHit):
             _check_partition_limit(len(cached.frames), hive_limit, f"{db_name}.{table_name}")
             return b"".join(cached.frames[:wanted])
-        parts = await self._fallback(
-            self._store.get_partitions_by_filter(db_name, table_name, request.filter, scan, snapshot), context, db_name,
-            table_name)
+        parts = await within_deadline(
+            self._catalog.fetch_partitions_by_filter(db_name, table_name, request.filter, scan, snapshot), context)
         _check_partition_limit(len(parts), hive_limit, f"{db_name}.{table_name}")
         return pb.GetPartitionsByFilterResponse(
             partitions=[convert.partition_to_pb(p) for p in parts[:wanted]]).SerializeToString()
@@ -175,14 +149,13 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
             raise InvalidArgument(f"page_size must not be negative, got {request.page_size}")
         page_size = min(request.page_size or limit, limit)
         db_name, table_name, snapshot = _target(request.db_name, request.table_name, request.read)
-        cached = self._cache.list_partition_names(db_name, table_name, decode_page_token(request.page_token), page_size,
-                                                  snapshot, request.read.min_event_id)
+        cached = self._catalog.cached_partition_names(db_name, table_name, decode_page_token(request.page_token),
+                                                      page_size, snapshot, request.read.min_event_id)
         if not isinstance(cached, Miss):
             found, last = cached
             return pb.ListPartitionNamesResponse(names=found, next_page_token=encode_page_token(last) if last else "")
-        found, token = await self._fallback(
-            self._store.list_partition_names(db_name, table_name, page_size, request.page_token, snapshot),
-            context, db_name, table_name)
+        found, token = await within_deadline(
+            self._catalog.fetch_partition_names(db_name, table_name, page_size, request.page_token, snapshot), context)
         return pb.ListPartitionNamesResponse(names=found, next_page_token=token)
 
     async def AlterPartitions(self, request: pb.AlterPartitionsRequest, context: Ctx) -> pb.AlterPartitionsResponse:
@@ -191,8 +164,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
             require(request.db_name, "db_name"), require(request.table_name, "table_name"),
             [convert.partition_from_pb(p) for p in request.partitions], request.table_id, request.txn_id,
         )
-        self._note_write(request.db_name, request.table_name, request.txn_id)
-        self._cache.hold_until(request.db_name.lower(), request.table_name.lower(), event_id)
+        self._catalog.wrote(request.db_name, request.table_name, event_id, request.txn_id)
         return pb.AlterPartitionsResponse(partitions=[convert.partition_to_pb(p) for p in altered], event_id=event_id)
 
     async def DropPartitions(self, request: pb.DropPartitionsRequest, context: Ctx) -> pb.DropPartitionsResponse:
@@ -201,8 +173,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
             require(request.db_name, "db_name"), require(request.table_name, "table_name"), list(request.names),
             if_exists=request.if_exists, expected_table_id=request.table_id, txn_id=request.txn_id,
         )
-        self._note_write(request.db_name, request.table_name, request.txn_id)
-        self._cache.hold_until(request.db_name.lower(), request.table_name.lower(), event_id)
+        self._catalog.wrote(request.db_name, request.table_name, event_id, request.txn_id)
         return pb.DropPartitionsResponse(names=names, event_id=event_id)
 
 
@@ -212,8 +183,7 @@ _parse_snapshot = functools.lru_cache(maxsize=1024)(ReadSnapshot.parse)
 
 @functools.lru_cache(maxsize=1024)
 def _table_key(db_name: str, table_name: str) -> tuple[str, str]:
-    return (names.normalize_identifier(require(db_name, "db_name"), "database"),
-            names.normalize_identifier(require(table_name, "table_name"), "table"))
+    return table_key(require(db_name, "db_name"), require(table_name, "table_name"))
 
 
 def _snapshot(read: pb.ReadContext) -> ReadSnapshot:
@@ -230,10 +200,10 @@ def _check_partition_limit(matched: int, limit: int, table: str) -> None:
 
 def _target(db_name: str, table_name: str, read: pb.ReadContext) -> tuple[str, str, ReadSnapshot]:
     """Normalised names and the parsed snapshot; the same checks whichever path answers."""
-    db_key, table_key = _table_key(db_name, table_name)
+    db_key, tbl_key = _table_key(db_name, table_name)
     snapshot = _snapshot(read)
-    snapshot.check_table_name(f"{db_key}.{table_key}")
-    return db_key, table_key, snapshot
+    snapshot.check_table_name(f"{db_key}.{tbl_key}")
+    return db_key, tbl_key, snapshot
 
 
 def register(servicer: CatalogServicer, server: grpc.aio.Server) -> None:

@@ -31,6 +31,16 @@ TableEncoder = Callable[[Table], bytes]
 
 
 @dataclass(frozen=True, slots=True)
+class Codec:
+    """How cached objects become frames: handed in by the gateway (gateway/wire.py), so the store
+    never imports a protocol's messages."""
+
+    partition: PartitionEncoder  # a Partition as a response element, carrying its table's name
+    rename_partition: PartitionRenamer  # the same element carrying another table name
+    table: TableEncoder
+
+
+@dataclass(frozen=True, slots=True)
 class Version:
     """One version of a partition (or table): visible to snapshots that see `created_wid`
     committed and `dropped_wid` (None: still the latest) not committed. `frame` is the encoded

@@ -16,11 +16,12 @@ from store.cache.entry import CommittedWriteIds, PartitionEncoder, TableEncoder,
 from store.models import Database
 from store.sql import cache as sql
 from store.sql import txns as txn_sql
+from store.writeids import ValidTxnList
 
 
 async def load_table_by_id(
     conn: asyncpg.Connection, table_id: int, partition_encoder: PartitionEncoder, table_encoder: TableEncoder,
-    txn_list: txns.ValidTxnList, position: int,
+    txn_list: ValidTxnList, position: int,
 ) -> TableEntry | None:
     rows = await conn.fetch(sql.TABLE_VERSIONS, table_id)
     if not rows:

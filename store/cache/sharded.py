@@ -2,8 +2,16 @@
 
 Readers take no lock and never await: they look an entry up, check it against the request's
 snapshot and assemble the response from pre-encoded bytes, or return a `Miss` naming why the
-database must answer. Writers (poller batches, fills) hold their shard's lock while they swap in
-new entries; they never hold it across a database await.
+database must answer. A miss for a table the cache does not hold asks for it in `fill_requests`,
+which the poller drains.
+
+Why there is no lock. Every writer runs on the gateway's one event loop and none awaits while it
+changes the cache: the poller applies a batch, installs a fill or a prewarm, and the read-through
+facade (store/cache/facade.py) marks a write, each in one synchronous step. Entries are immutable
+(store/cache/entry.py): a writer builds a new one and swaps the reference, so a reader holding an
+entry never sees half an update, and a reader never runs in the middle of a writer. The writers
+change the cache only through the methods below (`advance`, `install`, `replace`, `put_database`,
+`drop_database`, `clear`; `hold_until` and `note_writer` for the facade), never its fields.
 
 The read decision for a transactional table (seed 000, DESIGN.md): the cache answers only when
 every write id committed in the caller's ValidWriteIdList is committed in the cache's view
@@ -17,15 +25,16 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import threading
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from types import MappingProxyType
+from typing import Mapping, Sequence
 
 from store import names as n
 from store.cache.entry import TableEntry, Version, all_committed_through, pick, with_changes
+from store.cache.fills import FillRequests
 from store.errors import InvalidArgument
-from store.models import Table
+from store.models import Database, Table
 from store.partition_filter import parse_filter
 from store.snapshot import ReadSnapshot
 from store.writeids import ValidWriteIdList, covers
@@ -57,14 +66,6 @@ class PartitionsHit:
 
 
 @dataclass
-class _Shard:
-    # Taken by writers only (poller batches, fills, prewarm), never across an await; readers take
-    # no lock. A threading lock, so a writer may also run in a worker thread (a long prewarm).
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    entries: dict[int, TableEntry] = field(default_factory=dict)
-
-
-@dataclass
 class CacheStats:
     hits: int = 0
     misses: Counter[str] = field(default_factory=Counter)
@@ -77,55 +78,42 @@ class ShardedCache:
             raise ValueError("the cache needs at least one shard")
         self.enabled = enabled
         self.max_partitions = max_partitions
-        self._shards = [_Shard() for _ in range(shards)]
+        self._shards: list[dict[int, TableEntry]] = [{} for _ in range(shards)]
         self._by_name: dict[tuple[str, str], int] = {}
         self._evicted_names: set[tuple[str, str]] = set()
         self._last_used: dict[int, int] = {}
         self._clock = itertools.count()
-        self.databases: dict[str, object] = {}  # name -> Database (the gateway encodes)
+        self._databases: dict[str, Database] = {}
         # Writes through this gateway not yet applied by the poller: (db, table or "") -> event id.
         self._local_writes: dict[tuple[str, str], int] = {}
-        self.applied_event_id = 0
+        self._applied_event_id = 0
         self.stats = CacheStats()
-        self.on_unknown_table: Callable[[str, str], None] | None = None  # lazy fill hook
+        self.fill_requests = FillRequests()  # tables reads missed; the poller drains it
 
     # -- structure ---------------------------------------------------------------------------
 
-    def shard(self, table_id: int) -> _Shard:
+    @property
+    def applied_event_id(self) -> int:
+        """Every event up to this one is reflected (moved only by `advance`)."""
+        return self._applied_event_id
+
+    @property
+    def databases(self) -> Mapping[str, Database]:
+        """The cached databases by name (read-only; `put_database`/`drop_database` change them)."""
+        return MappingProxyType(self._databases)
+
+    def _shard(self, table_id: int) -> dict[int, TableEntry]:
         return self._shards[table_id % len(self._shards)]
 
     def get(self, table_id: int) -> TableEntry | None:
-        return self.shard(table_id).entries.get(table_id)
+        return self._shard(table_id).get(table_id)
 
     def by_name(self, db_name: str, table_name: str) -> TableEntry | None:
         table_id = self._by_name.get((db_name, table_name))
         return None if table_id is None else self.get(table_id)
 
     def entries(self) -> list[TableEntry]:
-        return [e for s in self._shards for e in s.entries.values()]
-
-    def put(self, entry: TableEntry) -> None:
-        """Install or replace an entry (caller holds the shard lock, or runs without awaits)."""
-        old = self.get(entry.table_id)
-        if old is not None and self._by_name.get((old.db_name, old.name)) == old.table_id:
-            del self._by_name[(old.db_name, old.name)]
-        self.shard(entry.table_id).entries[entry.table_id] = entry
-        self._by_name[(entry.db_name, entry.name)] = entry.table_id
-        self._evicted_names.discard((entry.db_name, entry.name))
-        self._last_used[entry.table_id] = next(self._clock)
-
-    def remove(self, table_id: int) -> None:
-        old = self.shard(table_id).entries.pop(table_id, None)
-        self._last_used.pop(table_id, None)
-        if old is not None and self._by_name.get((old.db_name, old.name)) == table_id:
-            del self._by_name[(old.db_name, old.name)]
-
-    def clear(self) -> None:
-        for s in self._shards:
-            s.entries.clear()
-        self._by_name.clear()
-        self._last_used.clear()
-        self.databases.clear()
+        return [e for s in self._shards for e in s.values()]
 
     def partition_count(self) -> int:
         return sum(e.partition_count for e in self.entries())
@@ -133,10 +121,70 @@ class ShardedCache:
     def size_bytes(self) -> int:
         return sum(e.size_bytes for e in self.entries())
 
+    # -- writes (the poller's: batches, fills, prewarm; each one synchronous step) ------------
+
+    def put(self, entry: TableEntry) -> None:
+        """Install or replace an entry, unconditionally."""
+        old = self.get(entry.table_id)
+        if old is not None and self._by_name.get((old.db_name, old.name)) == old.table_id:
+            del self._by_name[(old.db_name, old.name)]
+        self._shard(entry.table_id)[entry.table_id] = entry
+        self._by_name[(entry.db_name, entry.name)] = entry.table_id
+        self._evicted_names.discard((entry.db_name, entry.name))
+        self._last_used[entry.table_id] = next(self._clock)
+
+    def remove(self, table_id: int) -> None:
+        old = self._shard(table_id).pop(table_id, None)
+        self._last_used.pop(table_id, None)
+        if old is not None and self._by_name.get((old.db_name, old.name)) == table_id:
+            del self._by_name[(old.db_name, old.name)]
+
+    def replace(self, table_id: int, entry: TableEntry | None) -> None:
+        """A batch's outcome for one table: its new entry, or None when the batch dropped it."""
+        if entry is None:
+            self.remove(table_id)
+        else:
+            self.put(entry)
+
+    def install(self, entry: TableEntry) -> bool:
+        """A table loaded (or created) at a log position: kept unless the cache already holds a copy
+        at least as new; then the memory bound is enforced, sparing this entry. Says if it was kept."""
+        current = self.get(entry.table_id)
+        kept = current is None or current.applied_event_id < entry.applied_event_id
+        if kept:
+            self.put(entry)
+        self.enforce_memory_bound(keep=entry.table_id)
+        return kept
+
+    def put_database(self, database: Database) -> None:
+        self._databases[database.name] = database
+
+    def drop_database(self, name: str) -> None:
+        self._databases.pop(name, None)
+
+    def advance(self, event_id: int) -> None:
+        """The cache reflects every event up to `event_id` (after a batch, a prewarm, or at start).
+        Positions only move forward; read holds the position covers are dropped."""
+        if event_id < self._applied_event_id:
+            raise ValueError(f"the cache cannot move back from event {self._applied_event_id} to {event_id}")
+        self._applied_event_id = event_id
+        if self._local_writes:
+            self._local_writes = {k: v for k, v in self._local_writes.items() if v > event_id}
+
+    def clear(self) -> None:
+        """Drop every table and database (a reload follows); the position and read holds stay."""
+        for s in self._shards:
+            s.clear()
+        self._by_name.clear()
+        self._last_used.clear()
+        self._databases.clear()
+
     def enforce_memory_bound(self, keep: int = 0) -> list[int]:
         """Evict least recently used whole tables until the partition count fits."""
-        evicted = []
         total = self.partition_count()
+        if total <= self.max_partitions:
+            return []
+        evicted = []
         for table_id in sorted(self._last_used, key=self._last_used.__getitem__):
             if total <= self.max_partitions:
                 break
@@ -152,12 +200,28 @@ class ShardedCache:
         self.stats.evictions += len(evicted)
         return evicted
 
+    # -- write marks (the read-through facade's: store/cache/facade.py) ------------------------
+
+    def note_writer(self, db_name: str, table_name: str, txn_id: int) -> None:
+        """A write through this gateway: until the poller applies the txn's outcome, its reads of
+        the table go to the database (the ALLOC event may not have been applied yet)."""
+        entry = self.by_name(db_name, table_name)
+        if entry is not None and txn_id not in entry.writers:
+            self.put(with_changes(entry, writers={**entry.writers, txn_id: -1}))
+
+    def hold_until(self, db_name: str, table_name: str, event_id: int) -> None:
+        """Reads of this table ("" for the database itself) on this gateway go to the database until
+        the cache has applied `event_id`: after a write through this gateway (a client reads its own
+        writes there), and after a database read that saw a newer state than the cache (reads on one
+        gateway never go back in time)."""
+        if event_id > self._applied_event_id:
+            key = (db_name, table_name)
+            self._local_writes[key] = max(event_id, self._local_writes.get(key, 0))
+
     # -- reads (no awaits) --------------------------------------------------------------------
 
-    def _miss(self, reason: str, db_name: str = "", table_name: str = "") -> Miss:
+    def _miss(self, reason: str) -> Miss:
         self.stats.misses[reason] += 1
-        if reason in (UNKNOWN_TABLE, EVICTED) and self.on_unknown_table is not None:
-            self.on_unknown_table(db_name, table_name)
         return Miss(reason)
 
     def _resolve(self, db_name: str, table_name: str, snapshot: ReadSnapshot, min_event_id: int
@@ -166,10 +230,11 @@ class ShardedCache:
             return Miss(DISABLED)
         entry = self.by_name(db_name, table_name)
         if entry is None:
-            reason = EVICTED if (db_name, table_name) in self._evicted_names else UNKNOWN_TABLE
-            return self._miss(reason, db_name, table_name)
+            key = (db_name, table_name)
+            self.fill_requests.want(key)
+            return self._miss(EVICTED if key in self._evicted_names else UNKNOWN_TABLE)
         self._last_used[entry.table_id] = next(self._clock)
-        applied = max(entry.applied_event_id, self.applied_event_id)
+        applied = max(entry.applied_event_id, self._applied_event_id)
         if self._local_writes and max(self._local_writes.get((db_name, table_name), 0),
                                       self._local_writes.get((db_name, ""), 0)) > applied:
             return self._miss(BEHIND_TOKEN)
@@ -297,35 +362,14 @@ class ShardedCache:
             return out[:page_size], out[page_size - 1]
         return out, None
 
-    def read_database(self, name: str, min_event_id: int = 0) -> object | Miss:
+    def read_database(self, name: str, min_event_id: int = 0) -> Database | Miss:
         """Databases are eventually consistent, with the `min_event_id` token for session consistency."""
         if not self.enabled:
             return Miss(DISABLED)
-        if max(min_event_id, self._local_writes.get((name, ""), 0)) > self.applied_event_id:
+        if max(min_event_id, self._local_writes.get((name, ""), 0)) > self._applied_event_id:
             return self._miss(BEHIND_TOKEN)
-        database = self.databases.get(name)
+        database = self._databases.get(name)
         if database is None:
             return self._miss(UNKNOWN_TABLE)
         self.stats.hits += 1
         return database
-
-    def note_writer(self, db_name: str, table_name: str, txn_id: int) -> None:
-        """A write through this gateway: until the poller applies the txn's outcome, its reads of
-        the table go to the database (the ALLOC event may not have been applied yet)."""
-        entry = self.by_name(db_name, table_name)
-        if entry is not None and txn_id not in entry.writers:
-            self.put(with_changes(entry, writers={**entry.writers, txn_id: -1}))
-
-    def hold_until(self, db_name: str, table_name: str, event_id: int) -> None:
-        """Reads of this table ("" for the database itself) on this gateway go to the database until
-        the cache has applied `event_id`: after a write through this gateway (a client reads its own
-        writes there), and after a database read that saw a newer state than the cache (reads on one
-        gateway never go back in time)."""
-        if event_id > self.applied_event_id:
-            key = (db_name, table_name)
-            self._local_writes[key] = max(event_id, self._local_writes.get(key, 0))
-
-    def forget_applied_writes(self) -> None:
-        """Drop local-write marks the poller has caught up with (called after each batch)."""
-        if self._local_writes:
-            self._local_writes = {k: v for k, v in self._local_writes.items() if v > self.applied_event_id}

@@ -97,7 +97,7 @@ class Gateway:
             self._server = GrpcServer(s, catalog, txn_store, self.cached_catalog, self, LockStore(self._db))
             self.port = await self._server.start()
             if s.thrift_enabled:
-                self._thrift = ThriftServer(THRIFT_SERVICE, HiveMetastoreHandler(catalog, s), ThriftSettings(
+                self._thrift = ThriftServer(THRIFT_SERVICE, HiveMetastoreHandler(catalog, self.cached_catalog, s), ThriftSettings(
                     host=s.host, port=s.thrift_port, framed=s.thrift_framed, max_message_bytes=s.max_message_bytes,
                     max_connections=s.thrift_max_connections, read_timeout_s=s.thrift_read_timeout_s))
                 await self._thrift.start()

@@ -2,9 +2,11 @@
 
 Each method converts its arguments, makes one store call (or a few for the composite calls Hive
 has), and converts back; errors pass through to the server, which answers them with an exception
-the method declares. Reads that carry no snapshot (every Hive 2.3 read, Trino's) get the latest
-committed state (`LATEST`): a transactional table answers what is committed now, never uncommitted
-versions. Names are case-insensitive, as in Hive; the store normalises them.
+the method declares. Reads go through the gateway's one read facade (store/cache/facade.py) and
+every write hands its outcome to it, as the gRPC servicer does, so a write through either protocol
+is read back on this gateway through either. Reads that carry no snapshot (every Hive 2.3 read,
+Trino's) get the latest committed state (`LATEST`): a transactional table answers what is committed
+now, never uncommitted versions. Names are case-insensitive, as in Hive; the store normalises them.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any, Sequence
 from gateway.config import Settings, settings_keys
 from gateway.thrift import convert
 from gateway.thrift.idl import hms
+from store.cache.facade import CachedCatalog
 from store.catalog_store import CatalogStore
 from store.errors import InvalidArgument, NotFound
 from store.models import Partition, Table
@@ -57,8 +60,9 @@ def _matches_partial(values: Sequence[str], partial: Sequence[str]) -> bool:
 class HiveMetastoreHandler:
     """ThriftHiveMetastore (and fb303) over the gateway's catalog store."""
 
-    def __init__(self, catalog: CatalogStore, settings: Settings) -> None:
+    def __init__(self, catalog: CatalogStore, cached: CachedCatalog, settings: Settings) -> None:
         self._catalog = catalog
+        self._cached = cached
         self._settings = settings
         self._started = int(time.time())
 
@@ -92,8 +96,7 @@ class HiveMetastoreHandler:
     # -- databases --------------------------------------------------------------------------------
 
     async def get_database(self, name: str | None) -> Any:
-        read = await self._catalog.get_database(_required(name, "name"))
-        return convert.database_to_thrift(read.value)
+        return convert.database_to_thrift(await self._cached.fetch_database(_required(name, "name")))
 
     async def get_databases(self, pattern: str | None) -> list[str]:
         return await self._catalog.list_databases(pattern or "")
@@ -102,21 +105,23 @@ class HiveMetastoreHandler:
         return await self._catalog.list_databases("")
 
     async def create_database(self, database: Any) -> None:
-        await self._catalog.create_database(convert.database_from_thrift(_required(database, "database")))
+        db, event_id = await self._catalog.create_database(convert.database_from_thrift(_required(database, "database")))
+        self._cached.wrote(db.name, "", event_id)
 
     async def alter_database(self, dbname: str | None, db: Any) -> None:
-        await self._catalog.alter_database(_required(dbname, "dbname"),
-                                           convert.database_from_thrift(_required(db, "db")))
+        altered, event_id = await self._catalog.alter_database(_required(dbname, "dbname"),
+                                                               convert.database_from_thrift(_required(db, "db")))
+        self._cached.wrote(altered.name, "", event_id)
 
     async def drop_database(self, name: str | None, deleteData: bool | None, cascade: bool | None) -> None:  # noqa: N803
-        await self._catalog.drop_database(_required(name, "name"), cascade=bool(cascade), if_exists=False)
+        event_id = await self._catalog.drop_database(_required(name, "name"), cascade=bool(cascade), if_exists=False)
+        self._cached.wrote(name or "", "", event_id)
 
     # -- tables -----------------------------------------------------------------------------------
 
     async def _table(self, db_name: str | None, table_name: str | None, snapshot: ReadSnapshot = LATEST) -> Table:
-        read = await self._catalog.get_table(_required(db_name, "db_name"), _required(table_name, "table_name"),
-                                             snapshot)
-        return read.value
+        return await self._cached.fetch_table(_required(db_name, "db_name"), _required(table_name, "table_name"),
+                                              snapshot)
 
     async def get_table(self, dbname: str | None, tbl_name: str | None) -> Any:
         return convert.table_to_thrift(await self._table(dbname, tbl_name))
@@ -169,7 +174,8 @@ class HiveMetastoreHandler:
     async def create_table(self, tbl: Any) -> None:
         tbl = _required(tbl, "tbl")
         tbl.parameters = _stamp_ddl_time(tbl.parameters)
-        await self._catalog.create_table(convert.table_from_thrift(tbl))
+        table, event_id = await self._catalog.create_table(convert.table_from_thrift(tbl))
+        self._cached.wrote(table.db_name, table.name, event_id)
 
     async def create_table_with_environment_context(self, tbl: Any, environment_context: Any) -> None:
         await self.create_table(tbl)
@@ -179,7 +185,8 @@ class HiveMetastoreHandler:
         new_tbl = _required(new_tbl, "new_tbl")
         new_tbl.parameters = _stamp_ddl_time(new_tbl.parameters)
         table = convert.table_from_thrift(new_tbl, db_name=db_name, name=table_name)
-        await self._catalog.alter_table(db_name, table_name, table)
+        altered, event_id = await self._catalog.alter_table(db_name, table_name, table)
+        self._cached.wrote(db_name, table_name, event_id, renamed_to=(altered.db_name, altered.name))
 
     async def alter_table_with_environment_context(self, dbname: str | None, tbl_name: str | None, new_tbl: Any,
                                                    environment_context: Any) -> None:
@@ -190,7 +197,8 @@ class HiveMetastoreHandler:
         await self.alter_table(dbname, tbl_name, new_tbl)
 
     async def drop_table(self, dbname: str | None, name: str | None, deleteData: bool | None) -> None:  # noqa: N803
-        await self._catalog.drop_table(_required(dbname, "dbname"), _required(name, "name"), if_exists=False)
+        event_id = await self._catalog.drop_table(_required(dbname, "dbname"), _required(name, "name"), if_exists=False)
+        self._cached.wrote(dbname or "", name or "", event_id)
 
     async def drop_table_with_environment_context(self, dbname: str | None, name: str | None,
                                                   deleteData: bool | None, environment_context: Any) -> None:  # noqa: N803
@@ -209,7 +217,8 @@ class HiveMetastoreHandler:
         if len(targets) != 1:
             raise InvalidArgument("the partitions of one add_partitions call must all belong to one table")
         ((db, table_name_),) = targets
-        added, _ = await self._catalog.add_partitions(db, table_name_, models, if_not_exists=if_not_exists)
+        added, event_id = await self._catalog.add_partitions(db, table_name_, models, if_not_exists=if_not_exists)
+        self._cached.wrote(db, table_name_, event_id)
         table = await self._table(db, table_name_)
         return [convert.partition_to_thrift(table, p) for p in added]
 
@@ -231,16 +240,19 @@ class HiveMetastoreHandler:
     async def alter_partitions(self, db_name: str | None, tbl_name: str | None, new_parts: list[Any] | None) -> None:
         for p in new_parts or []:
             p.parameters = _stamp_ddl_time(p.parameters)
-        await self._catalog.alter_partitions(_required(db_name, "db_name"), _required(tbl_name, "tbl_name"),
-                                             [convert.partition_from_thrift(p) for p in new_parts or []])
+        _, event_id = await self._catalog.alter_partitions(
+            _required(db_name, "db_name"), _required(tbl_name, "tbl_name"),
+            [convert.partition_from_thrift(p) for p in new_parts or []])
+        self._cached.wrote(db_name or "", tbl_name or "", event_id)
 
     async def alter_partitions_with_environment_context(self, db_name: str | None, tbl_name: str | None,
                                                         new_parts: list[Any] | None, environment_context: Any) -> None:
         await self.alter_partitions(db_name, tbl_name, new_parts)
 
     async def _drop(self, db_name: str | None, tbl_name: str | None, names: list[str]) -> bool:
-        dropped, _ = await self._catalog.drop_partitions(_required(db_name, "db_name"), _required(tbl_name, "tbl_name"),
-                                                         names, if_exists=False)
+        dropped, event_id = await self._catalog.drop_partitions(_required(db_name, "db_name"),
+                                                                _required(tbl_name, "tbl_name"), names, if_exists=False)
+        self._cached.wrote(db_name or "", tbl_name or "", event_id)
         return bool(dropped)
 
     async def _name_of(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None) -> str:
@@ -274,9 +286,9 @@ class HiveMetastoreHandler:
         table = await self._table(req.dbName, req.tblName)
         dropped = []
         if parts.names:
-            names, _ = await self._catalog.drop_partitions(table.db_name, table.name, parts.names,
-                                                           if_exists=bool(req.ifExists is not False and req.ifExists))
-            dropped = names
+            dropped, event_id = await self._catalog.drop_partitions(table.db_name, table.name, parts.names,
+                                                                    if_exists=bool(req.ifExists))
+            self._cached.wrote(table.db_name, table.name, event_id)
         result = [convert.partition_to_thrift(table, Partition(table.db_name, table.name,
                                                                  parse_partition_name(table.partition_keys, n), n))
                   for n in dropped]
@@ -287,9 +299,8 @@ class HiveMetastoreHandler:
     async def _partitions(self, db_name: str | None, tbl_name: str | None, max_parts: int | None,
                           partial: Sequence[str] = ()) -> list[Any]:
         limit = _limit(max_parts, self._settings.max_batch_size)
-        read = await self._catalog.list_partitions(_required(db_name, "db_name"), _required(tbl_name, "tbl_name"),
-                                                   self._settings.max_batch_size if partial else limit, LATEST)
-        table, parts = read.value
+        table, parts = await self._cached.fetch_partitions(_required(db_name, "db_name"), _required(tbl_name, "tbl_name"),
+                                                           self._settings.max_batch_size if partial else limit, LATEST)
         if partial:
             parts = [p for p in parts if _matches_partial(p.values, partial)]
         return [convert.partition_to_thrift(table, p) for p in parts[:limit]]
@@ -322,8 +333,8 @@ class HiveMetastoreHandler:
     async def _by_names(self, db_name: str | None, tbl_name: str | None, names: list[str],
                         snapshot: ReadSnapshot = LATEST) -> list[Any]:
         table = await self._table(db_name, tbl_name, snapshot)
-        read = await self._catalog.get_partitions_by_names(table.db_name, table.name, names, snapshot)
-        return [convert.partition_to_thrift(table, p) for p in read.value]
+        parts = await self._cached.fetch_partitions_by_names(table.db_name, table.name, names, snapshot)
+        return [convert.partition_to_thrift(table, p) for p in parts]
 
     async def get_partitions_by_names(self, db_name: str | None, tbl_name: str | None,
                                       names: list[str] | None) -> list[Any]:
@@ -359,8 +370,8 @@ class HiveMetastoreHandler:
         if not filter:
             return await self._partitions(db_name, tbl_name, max_parts)
         table = await self._table(db_name, tbl_name)
-        read = await self._catalog.get_partitions_by_filter(table.db_name, table.name, filter, limit, LATEST)
-        return [convert.partition_to_thrift(table, p) for p in read.value[:limit]]
+        parts = await self._cached.fetch_partitions_by_filter(table.db_name, table.name, filter, limit, LATEST)
+        return [convert.partition_to_thrift(table, p) for p in parts[:limit]]
 
     async def get_num_partitions_by_filter(self, db_name: str | None, tbl_name: str | None,
                                            filter: str | None) -> int:  # noqa: A002

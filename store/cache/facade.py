@@ -105,6 +105,12 @@ class CachedCatalog:
         return await self._fallback(
             self._store.list_partition_names(db_name, table_name, page_size, page_token, snapshot), db_name, table_name)
 
+    async def fetch_partitions(self, db_name: str, table_name: str, limit: int,
+                               snapshot: ReadSnapshot) -> tuple[Table, list[Partition]]:
+        """The table and every partition the snapshot sees, in name order, at most `limit` + 1."""
+        return await self._fallback(self._store.list_partitions(db_name, table_name, limit, snapshot),
+                                    db_name, table_name)
+
     async def fetch_database(self, name: str) -> Database:
         return await self._fallback(self._store.get_database(name), name, "")
 

@@ -94,10 +94,12 @@ class Gateway:
             if s.metrics_port >= 0:
                 self.metrics_port = self.metrics.serve(s.host, s.metrics_port)
             self.cached_catalog = CachedCatalog(self.cache, catalog, on_fallback=self.metrics.fallback)
-            self._server = GrpcServer(s, catalog, txn_store, self.cached_catalog, self, LockStore(self._db))
+            lock_store = LockStore(self._db)
+            self._server = GrpcServer(s, catalog, txn_store, self.cached_catalog, self, lock_store)
             self.port = await self._server.start()
             if s.thrift_enabled:
-                self._thrift = ThriftServer(THRIFT_SERVICE, HiveMetastoreHandler(catalog, self.cached_catalog, s), ThriftSettings(
+                self._thrift = ThriftServer(THRIFT_SERVICE, HiveMetastoreHandler(
+                    catalog, self.cached_catalog, txn_store, lock_store, s), ThriftSettings(
                     host=s.host, port=s.thrift_port, framed=s.thrift_framed, max_message_bytes=s.max_message_bytes,
                     max_connections=s.thrift_max_connections, read_timeout_s=s.thrift_read_timeout_s))
                 await self._thrift.start()

@@ -17,12 +17,15 @@ from typing import Any, Sequence
 from gateway.config import Settings, settings_keys
 from gateway.thrift import convert
 from gateway.thrift.idl import hms
+from gateway.thrift.txn_methods import TxnLockMethods
 from store.cache.facade import CachedCatalog
 from store.catalog_store import CatalogStore
+from store.lock_store import LockStore
 from store.errors import InvalidArgument, NotFound
 from store.models import Partition, Table
 from store.names import normalize_identifier, parse_partition_name
 from store.snapshot import ReadSnapshot
+from store.txn_store import TxnStore
 
 LATEST = ReadSnapshot(latest_committed=True)
 ALIVE = 2  # fb303's fb_status.ALIVE
@@ -57,12 +60,15 @@ def _matches_partial(values: Sequence[str], partial: Sequence[str]) -> bool:
     return all(want == "" or want == have for want, have in zip(partial, values))
 
 
-class HiveMetastoreHandler:
-    """ThriftHiveMetastore (and fb303) over the gateway's catalog store."""
+class HiveMetastoreHandler(TxnLockMethods):
+    """ThriftHiveMetastore (and fb303) over the gateway's stores; txns and locks in TxnLockMethods."""
 
-    def __init__(self, catalog: CatalogStore, cached: CachedCatalog, settings: Settings) -> None:
+    def __init__(self, catalog: CatalogStore, cached: CachedCatalog, txns: TxnStore, locks: LockStore,
+                 settings: Settings) -> None:
         self._catalog = catalog
         self._cached = cached
+        self._txns = txns
+        self._locks = locks
         self._settings = settings
         self._started = int(time.time())
 

@@ -194,8 +194,10 @@ class ThriftServer:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure becomes a declared exception
-            text = str(exc) if isinstance(exc, StoreError) else self._internal(name, exc)
-            declared = declared_exception(result_cls.thrift_spec, exc, text)
+            declared = _as_declared(result_cls.thrift_spec, exc)
+            if declared is None:
+                text = str(exc) if isinstance(exc, StoreError) else self._internal(name, exc)
+                declared = declared_exception(result_cls.thrift_spec, exc, text)
             if declared is None:
                 return _application_error(name, seqid, TApplicationException.INTERNAL_ERROR, text)
             setattr(result, *declared)
@@ -211,6 +213,14 @@ class ThriftServer:
         request_id = uuid.uuid4().hex[:12]
         _log.error("internal error in thrift %s (request id %s)", name, request_id, exc_info=exc)
         return f"internal error (request id {request_id}); see the gateway log"
+
+
+def _as_declared(result_spec: dict[int, Any], exc: BaseException) -> tuple[str, Any] | None:
+    """A Thrift exception the method declares, raised by the handler itself: sent as it is."""
+    for fid, spec in result_spec.items():
+        if fid != 0 and type(exc) is spec[2]:
+            return spec[1], exc
+    return None
 
 
 def _read_with_list_keys(message: bytes, args: Any) -> None:

@@ -5,7 +5,9 @@
 // added for the synchronized cache (Table.writeId/id/ownerType, Partition.writeId,
 // GetTableRequest.validWriteIdList/id, GetPartitionsByNamesRequest and its method) and truncate_table
 // (Hive 3) carry Hive's own field ids. Clients skip fields they do not know, so one IDL serves both
-// generations. Enum-typed fields are declared i32, as they are on the wire.
+// generations. Enum-typed fields are declared i32, as they are on the wire. The txn calls have Hive 3's
+// shapes (GetOpenTxnsResponse with a list and abortedBits; get_valid_write_ids and
+// allocate_table_write_ids): Spark's 2.3 client never calls them, Trino's and Hive's newer ones do.
 //
 // A method a client calls that is not declared here is answered with TApplicationException
 // UNKNOWN_METHOD, on which clients fall back to an older method.
@@ -40,6 +42,7 @@ enum LockType {
   SHARED_READ = 1,
   SHARED_WRITE = 2,
   EXCLUSIVE = 3,
+  EXCL_WRITE = 4,
 }
 
 enum DataOperationType {
@@ -270,8 +273,9 @@ struct GetOpenTxnsInfoResponse {
 
 struct GetOpenTxnsResponse {
   1: required i64 txn_high_water_mark,
-  2: required set<i64> open_txns,
+  2: required list<i64> open_txns,
   3: i64 min_open_txn,
+  4: required binary abortedBits,
 }
 
 struct OpenTxnRequest {
@@ -416,6 +420,41 @@ struct GetPartitionsByNamesResult {
   1: required list<Partition> partitions,
 }
 
+struct GetValidWriteIdsRequest {
+  1: required list<string> fullTableNames,
+  2: string validTxnList,
+  3: i64 writeId,
+}
+
+struct TableValidWriteIds {
+  1: required string fullTableName,
+  2: required i64 writeIdHighWaterMark,
+  3: required list<i64> invalidWriteIds,
+  4: i64 minOpenWriteId,
+  5: required binary abortedBits,
+}
+
+struct GetValidWriteIdsResponse {
+  1: required list<TableValidWriteIds> tblValidWriteIds,
+}
+
+struct TxnToWriteId {
+  1: required i64 txnId,
+  2: required i64 writeId,
+}
+
+struct AllocateTableWriteIdsRequest {
+  1: required string dbName,
+  2: required string tableName,
+  3: list<i64> txnIds,
+  4: string replPolicy,
+  5: list<TxnToWriteId> srcTxnToWriteIdList,
+}
+
+struct AllocateTableWriteIdsResponse {
+  1: required list<TxnToWriteId> txnToWriteIds,
+}
+
 exception MetaException {
   1: string message,
 }
@@ -543,6 +582,8 @@ service ThriftHiveMetastore extends FacebookService {
   void abort_txns(1: AbortTxnsRequest rqst) throws (1: NoSuchTxnException o1),
   GetOpenTxnsResponse get_open_txns(),
   GetOpenTxnsInfoResponse get_open_txns_info(),
+  GetValidWriteIdsResponse get_valid_write_ids(1: GetValidWriteIdsRequest rqst) throws (1: NoSuchTxnException o1, 2: MetaException o2),
+  AllocateTableWriteIdsResponse allocate_table_write_ids(1: AllocateTableWriteIdsRequest rqst) throws (1: NoSuchTxnException o1, 2: TxnAbortedException o2, 3: MetaException o3),
   void heartbeat(1: HeartbeatRequest ids) throws (1: NoSuchLockException o1, 2: NoSuchTxnException o2, 3: TxnAbortedException o3),
   HeartbeatTxnRangeResponse heartbeat_txn_range(1: HeartbeatTxnRangeRequest txns),
   LockResponse lock(1: LockRequest rqst) throws (1: NoSuchTxnException o1, 2: TxnAbortedException o2),

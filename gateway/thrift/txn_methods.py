@@ -1,0 +1,207 @@
+"""The Hive metastore Thrift methods for transactions, write ids, locks and the notification log:
+thin adapters over the same TxnStore and LockStore the gRPC services use.
+
+Hive's enums travel as i32 (LockType, LockLevel, LockState, TxnState, DataOperationType); the
+tables below hold Hive's values. Where a method declares an exception the store's error table
+cannot pick by itself (heartbeat names a lock or a txn), the method raises the declared one.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from gateway.config import Settings
+from gateway.thrift.idl import hms
+from store.catalog_store import CatalogStore
+from store.errors import InvalidArgument, ResourceExhausted
+from store.lock_rules import DataOperationType, LockComponent, LockState, LockType, make_scope
+from store.lock_store import LockStore
+from store.locks import LockInfo, LockRequest, LockResult
+from store.txn_store import TxnStore
+from store.writeids import LONG_MAX, ValidTxnList
+
+LOCK_TYPES = {1: LockType.SHARED_READ, 2: LockType.SHARED_WRITE, 3: LockType.EXCLUSIVE, 4: LockType.EXCL_WRITE}
+LOCK_TYPE_IDS = {v: k for k, v in LOCK_TYPES.items()}
+OPERATIONS = {1: DataOperationType.SELECT, 2: DataOperationType.INSERT, 3: DataOperationType.UPDATE,
+              4: DataOperationType.DELETE, 5: DataOperationType.UNSET, 6: DataOperationType.NO_TXN}
+LOCK_STATE_IDS = {LockState.ACQUIRED: 1, LockState.WAITING: 2}
+TXN_STATE_IDS = {"COMMITTED": 1, "ABORTED": 2, "OPEN": 3}
+MESSAGE_FORMAT = "metastore-gateway-json-1"
+
+
+def bitset(flags: Iterable[bool]) -> bytes:
+    """java.util.BitSet.toByteArray of the flags: bit i in byte i // 8 at i % 8, no trailing zeros."""
+    out = bytearray()
+    for i, flag in enumerate(flags):
+        if i % 8 == 0:
+            out.append(0)
+        if flag:
+            out[-1] |= 1 << (i % 8)
+    return bytes(out.rstrip(b"\0"))
+
+
+def _txn_id(value: int | None, what: str) -> int:
+    if value is None or value <= 0:
+        raise InvalidArgument(f"{what} must be a txn id (positive), got {value}")
+    return value
+
+
+class TxnLockMethods:
+    """Mixed into the Thrift handler; needs `_txns`, `_locks`, `_catalog` and `_settings`."""
+
+    _txns: TxnStore
+    _locks: LockStore
+    _catalog: CatalogStore
+    _settings: Settings
+
+    # -- txns ------------------------------------------------------------------------------------
+
+    async def open_txns(self, rqst: Any) -> Any:
+        if rqst is None or not rqst.num_txns or rqst.num_txns < 1:
+            raise InvalidArgument("open_txns needs num_txns of at least 1")
+        ids, _ = await self._txns.open_txns(rqst.num_txns, user=rqst.user or "", host=rqst.hostname or "",
+                                            agent_info=rqst.agentInfo or "")
+        return hms.OpenTxnsResponse(txn_ids=ids)
+
+    async def commit_txn(self, rqst: Any) -> None:
+        await self._txns.commit(_txn_id(rqst and rqst.txnid, "txnid"))
+
+    async def abort_txn(self, rqst: Any) -> None:
+        await self._txns.abort([_txn_id(rqst and rqst.txnid, "txnid")])
+
+    async def abort_txns(self, rqst: Any) -> None:
+        txn_ids = [_txn_id(t, "txn_ids") for t in (rqst.txn_ids if rqst else None) or []]
+        if len(txn_ids) > self._settings.txn_max_open_batch:
+            raise ResourceExhausted(f"abort_txns of {len(txn_ids)} txns: more than hive.txn.max.open.batch")
+        await self._txns.abort(txn_ids)
+
+    async def get_open_txns(self) -> Any:
+        snapshot = await self._txns.get_open_txns(0)
+        return hms.GetOpenTxnsResponse(
+            txn_high_water_mark=snapshot.high_watermark, open_txns=list(snapshot.exceptions),
+            min_open_txn=snapshot.min_open_txn if snapshot.min_open_txn != LONG_MAX else None,
+            abortedBits=bitset(t in snapshot.aborted for t in snapshot.exceptions))
+
+    async def get_open_txns_info(self) -> Any:
+        snapshot = await self._txns.get_open_txns(0)
+        txns = [hms.TxnInfo(id=t.txn_id, state=TXN_STATE_IDS[t.state], user=t.user, hostname=t.host,
+                            agentInfo=t.agent_info or "Unknown", startedTime=t.started_ms,
+                            lastHeartbeatTime=t.last_heartbeat_ms)
+                for t in await self._txns.show_transactions() if t.txn_id <= snapshot.high_watermark]
+        return hms.GetOpenTxnsInfoResponse(txn_high_water_mark=snapshot.high_watermark, open_txns=txns)
+
+    async def heartbeat(self, ids: Any) -> None:
+        if ids is None or not (ids.txnid or ids.lockid):
+            raise InvalidArgument("heartbeat needs a txnid or a lockid")
+        if ids.txnid:
+            aborted, nosuch = await self._txns.heartbeat([ids.txnid])
+            if aborted:
+                raise hms.TxnAbortedException(message=f"txn {ids.txnid} was aborted; start a new transaction")
+            if nosuch:
+                raise hms.NoSuchTxnException(message=f"txn {ids.txnid} does not exist")
+        if ids.lockid and await self._locks.heartbeat([ids.lockid]):
+            raise hms.NoSuchLockException(message=f"lock {ids.lockid} does not exist (released or timed out)")
+
+    async def heartbeat_txn_range(self, txns: Any) -> Any:
+        low, high = (txns.min, txns.max) if txns is not None else (None, None)
+        if low is None or high is None or low <= 0 or high < low:
+            raise InvalidArgument(f"heartbeat_txn_range [{low}, {high}] is not a range of txn ids")
+        if high - low >= self._settings.txn_max_open_batch:
+            raise ResourceExhausted(f"heartbeat_txn_range covers {high - low + 1} txns, more than "
+                                    "hive.txn.max.open.batch")
+        aborted, nosuch = await self._txns.heartbeat(list(range(low, high + 1)))
+        return hms.HeartbeatTxnRangeResponse(aborted=set(aborted), nosuch=set(nosuch))
+
+    # -- write ids ---------------------------------------------------------------------------------
+
+    async def get_valid_write_ids(self, rqst: Any) -> Any:
+        names = (rqst.fullTableNames if rqst else None) or []
+        if not names or len(names) > self._settings.max_batch_size:
+            raise InvalidArgument(f"get_valid_write_ids needs 1 to {self._settings.max_batch_size} fullTableNames")
+        txn_list = (ValidTxnList.parse(rqst.validTxnList) if rqst.validTxnList
+                    else await self._txns.get_open_txns(0))
+        tables = await self._txns.get_valid_write_ids(list(names), txn_list)
+        return hms.GetValidWriteIdsResponse(tblValidWriteIds=[hms.TableValidWriteIds(
+            fullTableName=t.full_table_name, writeIdHighWaterMark=t.valid_write_ids.high_watermark,
+            invalidWriteIds=list(t.valid_write_ids.exceptions),
+            minOpenWriteId=(t.valid_write_ids.min_open_write_id
+                            if t.valid_write_ids.min_open_write_id != LONG_MAX else None),
+            abortedBits=bitset(w in t.valid_write_ids.aborted for w in t.valid_write_ids.exceptions))
+            for t in tables])
+
+    async def allocate_table_write_ids(self, rqst: Any) -> Any:
+        if rqst is None or not rqst.txnIds:
+            raise InvalidArgument("allocate_table_write_ids needs txnIds (replication's srcTxnToWriteIdList is not "
+                                  "supported)")
+        ids = await self._txns.allocate_write_ids([_txn_id(t, "txnIds") for t in rqst.txnIds], rqst.dbName or "",
+                                                  rqst.tableName or "")
+        return hms.AllocateTableWriteIdsResponse(
+            txnToWriteIds=[hms.TxnToWriteId(txnId=t, writeId=w) for t, w in sorted(ids.items())])
+
+    # -- locks -----------------------------------------------------------------------------------
+
+    async def lock(self, rqst: Any) -> Any:
+        components = (rqst.component if rqst else None) or []
+        if not components or len(components) > self._settings.max_batch_size:
+            raise InvalidArgument(f"lock needs 1 to {self._settings.max_batch_size} components")
+        result = await self._locks.lock(LockRequest(
+            tuple(_component(i, c) for i, c in enumerate(components)), rqst.txnid or 0, rqst.user or "",
+            rqst.hostname or "", rqst.agentInfo or ""))
+        return _lock_response(result)
+
+    async def check_lock(self, rqst: Any) -> Any:
+        return _lock_response(await self._locks.check_lock(_lock_id(rqst)))
+
+    async def unlock(self, rqst: Any) -> None:
+        await self._locks.unlock(_lock_id(rqst))
+
+    async def show_locks(self, rqst: Any) -> Any:
+        db, table, part = (rqst.dbname, rqst.tablename, rqst.partname) if rqst else (None, None, None)
+        scope = make_scope(db, table or None, part or None) if db else None
+        infos = await self._locks.show_locks(scope, extended=bool(rqst and rqst.isExtended))
+        return hms.ShowLocksResponse(locks=[_lock_element(i) for i in infos])
+
+    # -- the notification log --------------------------------------------------------------------
+
+    async def get_current_notificationEventId(self) -> Any:  # noqa: N802 - Hive's method name
+        return hms.CurrentNotificationEventId(eventId=await self._catalog.current_event_id())
+
+    async def get_next_notification(self, rqst: Any) -> Any:
+        last = rqst.lastEvent if rqst is not None and rqst.lastEvent is not None else -1
+        if last < 0 or (rqst.maxEvents is not None and rqst.maxEvents < 0):
+            raise InvalidArgument("get_next_notification needs lastEvent and maxEvents that are not negative")
+        limit = min(rqst.maxEvents or self._settings.default_event_batch, self._settings.max_event_response)
+        events = await self._catalog.next_events(last, limit, "", "")
+        return hms.NotificationEventResponse(events=[hms.NotificationEvent(
+            eventId=e.event_id, eventTime=e.event_time_ms // 1000, eventType=e.event_type, dbName=e.db_name or None,
+            tableName=e.table_name or None, message=e.message, messageFormat=MESSAGE_FORMAT) for e in events])
+
+
+def _lock_id(rqst: Any) -> int:
+    if rqst is None or not rqst.lockid or rqst.lockid <= 0:
+        raise InvalidArgument("lockid must be a lock id (positive)")
+    return int(rqst.lockid)
+
+
+def _component(index: int, c: Any) -> LockComponent:
+    if c.type not in LOCK_TYPES:
+        raise InvalidArgument(f"component[{index}]: lock type {c.type} is not SHARED_READ (1), SHARED_WRITE (2), "
+                              "EXCLUSIVE (3) or EXCL_WRITE (4)")
+    operation = OPERATIONS.get(c.operationType if c.operationType is not None else 5)
+    if operation is None:
+        raise InvalidArgument(f"component[{index}]: unknown operation type {c.operationType}")
+    return LockComponent(make_scope(c.dbname or "", c.tablename or None, c.partitionname or None),
+                         LOCK_TYPES[c.type], operation)
+
+
+def _lock_response(result: LockResult) -> Any:
+    return hms.LockResponse(lockid=result.lock_id, state=LOCK_STATE_IDS[result.state])
+
+
+def _lock_element(i: LockInfo) -> Any:
+    ext, internal = i.blocked_by or (None, None)
+    return hms.ShowLocksResponseElement(
+        lockid=i.lock_id, dbname=i.scope.db, tablename=i.scope.table, partname=i.scope.partition,
+        state=LOCK_STATE_IDS[i.state], type=LOCK_TYPE_IDS[i.type], txnid=i.txn_id or None,
+        lastheartbeat=i.last_heartbeat_ms, acquiredat=i.acquired_at_ms or None, user=i.user, hostname=i.host,
+        agentInfo=i.agent_info or None, blockedByExtId=ext, blockedByIntId=internal, lockIdInternal=i.component_id)

@@ -1,0 +1,139 @@
+"""Transactions, write ids, locks and the notification log over Hive's Thrift API, with a Thrift client
+of Hive 3's shapes (thriftpy2 on the gateway's IDL; Spark's 2.3 client never calls these, Trino's and
+Hive's newer ones do), checked against the gRPC API of the same gateway."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, AsyncIterator
+
+import pytest
+import thriftpy2.rpc
+from thriftpy2.thrift import TApplicationException
+
+from gateway.app import Gateway
+from gateway.thrift.idl import SERVICE, hms
+from gateway.thrift.txn_methods import bitset
+from protos.metastore.v1 import catalog_pb2 as pb
+from protos.metastore.v1 import transactions_pb2 as tpb
+from protos.metastore.v1 import transactions_pb2_grpc
+from tests.builders import table
+from tests.conftest import GatewayClient, connect, gateway_settings
+
+SHARED_READ, EXCLUSIVE = 1, 3
+TABLE_LEVEL = 2
+ACQUIRED, WAITING = 1, 2
+
+
+class Client:
+    def __init__(self, port: int) -> None:
+        self._client = thriftpy2.rpc.make_client(SERVICE, "127.0.0.1", port, timeout=30_000)
+
+    async def __call__(self, method: str, *args: Any) -> Any:
+        return await asyncio.to_thread(getattr(self._client, method), *args)
+
+    def close(self) -> None:
+        self._client.close()
+
+
+@pytest.fixture
+async def env(pg_dsn: str) -> AsyncIterator[tuple[Client, GatewayClient, transactions_pb2_grpc.TransactionsStub]]:
+    gw = Gateway(gateway_settings(pg_dsn))
+    await gw.start()
+    grpc_client = await connect(f"127.0.0.1:{gw.port}")
+    await grpc_client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+    await grpc_client.catalog.CreateTable(pb.CreateTableRequest(
+        table=table("db", "t", keys=(("p", "string"),), transactional=True)))
+    client = Client(gw.thrift_port)
+    try:
+        yield client, grpc_client, transactions_pb2_grpc.TransactionsStub(grpc_client.channel)
+    finally:
+        client.close()
+        await grpc_client.channel.close()
+        await gw.stop()
+
+
+def test_aborted_bits_are_java_bitsets() -> None:
+    assert bitset([]) == b"" and bitset([False, False]) == b""
+    assert bitset([True, False, True]) == bytes([0b101])
+    assert bitset([False] * 9 + [True]) == bytes([0, 0b10])
+
+
+async def test_txns_open_commit_abort_and_their_exceptions(env: Any) -> None:
+    hms_call, _, grpc_txns = env
+    a, b, c = (await hms_call("open_txns", hms.OpenTxnRequest(num_txns=3, user="trino", hostname="h"))).txn_ids
+    await hms_call("commit_txn", hms.CommitTxnRequest(txnid=a))
+    await hms_call("abort_txn", hms.AbortTxnRequest(txnid=b))
+    with pytest.raises(hms.TxnAbortedException) as aborted:
+        await hms_call("commit_txn", hms.CommitTxnRequest(txnid=b))
+    assert f"txn {b} was aborted" in aborted.value.message
+    with pytest.raises(hms.NoSuchTxnException):
+        await hms_call("commit_txn", hms.CommitTxnRequest(txnid=c + 100))
+    state = await hms_call("get_open_txns")
+    assert (state.txn_high_water_mark, state.open_txns, state.min_open_txn) == (c, [b, c], c)
+    assert state.abortedBits == bitset([True, False])
+    grpc_state = await grpc_txns.GetOpenTxns(tpb.GetOpenTxnsRequest())
+    assert grpc_state.valid_txn_list == f"{c}:{c}:{c}:{b}"  # the same snapshot, in Hive's string form
+    info = await hms_call("get_open_txns_info")
+    assert [(t.id, t.state, t.user) for t in info.open_txns] == [(b, 2, "trino"), (c, 3, "trino")]
+
+
+async def test_write_ids_allocated_and_read_back_as_the_grpc_api_answers(env: Any) -> None:
+    hms_call, grpc_client, grpc_txns = env
+    t1, t2 = (await hms_call("open_txns", hms.OpenTxnRequest(num_txns=2, user="u", hostname="h"))).txn_ids
+    alloc = await hms_call("allocate_table_write_ids", hms.AllocateTableWriteIdsRequest(
+        dbName="db", tableName="t", txnIds=[t2, t1]))
+    assert [(x.txnId, x.writeId) for x in alloc.txnToWriteIds] == [(t1, 1), (t2, 2)]
+    await grpc_client.catalog.AddPartitions(pb.AddPartitionsRequest(
+        db_name="db", table_name="t", txn_id=t1, partitions=[pb.Partition(values=["a"])]))
+    await hms_call("commit_txn", hms.CommitTxnRequest(txnid=t1))
+    await hms_call("abort_txn", hms.AbortTxnRequest(txnid=t2))
+    got = (await hms_call("get_valid_write_ids", hms.GetValidWriteIdsRequest(fullTableNames=["db.t"]))).tblValidWriteIds
+    assert (got[0].fullTableName, got[0].writeIdHighWaterMark, got[0].invalidWriteIds) == ("db.t", 2, [2])
+    assert got[0].abortedBits == bitset([True]) and got[0].minOpenWriteId is None
+    txn_list = (await grpc_txns.GetOpenTxns(tpb.GetOpenTxnsRequest())).valid_txn_list
+    grpc_got = (await grpc_txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+        full_table_names=["db.t"], valid_txn_list=txn_list))).tables[0]
+    assert grpc_got.valid_write_id_list == "db.t:2:9223372036854775807::2"
+    assert await hms_call("get_partition_names", "db", "t", -1) == ["p=a"]
+    with pytest.raises(hms.TxnAbortedException):
+        await hms_call("allocate_table_write_ids", hms.AllocateTableWriteIdsRequest(
+            dbName="db", tableName="t", txnIds=[t2]))
+
+
+async def test_locks_queue_grant_and_show_as_hive_does(env: Any) -> None:
+    hms_call, _, _ = env
+
+    def component(lock_type: int) -> Any:
+        return hms.LockComponent(type=lock_type, level=TABLE_LEVEL, dbname="db", tablename="t", operationType=5)
+
+    writer = await hms_call("lock", hms.LockRequest(component=[component(EXCLUSIVE)], user="w", hostname="h"))
+    assert writer.state == ACQUIRED
+    reader = await hms_call("lock", hms.LockRequest(component=[component(SHARED_READ)], user="r", hostname="h"))
+    assert reader.state == WAITING
+    shown = (await hms_call("show_locks", hms.ShowLocksRequest(dbname="db", tablename="t"))).locks
+    assert [(x.lockid, x.type, x.state, x.user) for x in shown] == [
+        (writer.lockid, EXCLUSIVE, ACQUIRED, "w"), (reader.lockid, SHARED_READ, WAITING, "r")]
+    assert shown[1].blockedByExtId == writer.lockid
+    await hms_call("unlock", hms.UnlockRequest(lockid=writer.lockid))
+    assert (await hms_call("check_lock", hms.CheckLockRequest(lockid=reader.lockid))).state == ACQUIRED
+    with pytest.raises(hms.NoSuchLockException):
+        await hms_call("unlock", hms.UnlockRequest(lockid=writer.lockid))
+    with pytest.raises(hms.NoSuchLockException):
+        await hms_call("heartbeat", hms.HeartbeatRequest(lockid=writer.lockid))
+    await hms_call("heartbeat", hms.HeartbeatRequest(lockid=reader.lockid))
+    txn = (await hms_call("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids[0]
+    ranged = await hms_call("heartbeat_txn_range", hms.HeartbeatTxnRangeRequest(min=txn, max=txn + 1))
+    assert (set(ranged.aborted), set(ranged.nosuch)) == (set(), {txn + 1})
+
+
+async def test_notification_log(env: Any) -> None:
+    hms_call, grpc_client, _ = env
+    head = (await hms_call("get_current_notificationEventId")).eventId
+    assert head >= 2  # the database and the table
+    events = (await hms_call("get_next_notification", hms.NotificationEventRequest(lastEvent=0, maxEvents=10))).events
+    assert [e.eventType for e in events][:2] == ["CREATE_DATABASE", "CREATE_TABLE"]
+    assert events[1].tableName == "t" and events[-1].eventId == head
+    with pytest.raises(TApplicationException) as bad:  # Hive declares no exception for this method
+        await hms_call("get_next_notification", hms.NotificationEventRequest(lastEvent=-1))
+    assert "not negative" in bad.value.message

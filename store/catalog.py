@@ -384,10 +384,10 @@ def _complete_partition(table: Table, p: Partition) -> Partition:
         output_format=sd.output_format or table.sd.output_format,
         serde=sd.serde if (sd.serde.serialization_lib or sd.serde.name) else table.sd.serde,
     )
-    # A partition keeps columns of its own only where they differ from the table's (Hive copies them).
+    # Columns given are the partition's own from then on, as in Hive (a later change of the table's
+    # columns leaves them be); none given: the partition reads as having the table's.
     columns = _normalize_fields(p.columns, partition_keys=False) if p.columns else None
-    return replace(p, db_name=table.db_name, table_name=table.name, values=values, name=name, sd=sd,
-                   columns=None if columns == table.columns else columns)
+    return replace(p, db_name=table.db_name, table_name=table.name, values=values, name=name, sd=sd, columns=columns)
 
 
 def _unique_names(parts: Sequence[Partition], what: str) -> None:

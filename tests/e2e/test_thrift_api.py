@@ -279,6 +279,11 @@ async def test_what_spark_and_hive_write_round_trips(gw: Gateway, hms: Thrift) -
     p1, p2 = await hms.call("get_partitions_by_names", "d", "t", ["ds=2024-01-01", "ds=2024-01-02"])
     assert [c.name for c in p1.sd.cols] == ["id"] and p1.sd.location == "/elsewhere/p1"
     assert [c.name for c in p2.sd.cols] == ["id", "amount"]
+    got.sd.cols.append(ht.FieldSchema("note", "string", None))  # ALTER TABLE ADD COLUMNS, without CASCADE
+    await hms.call("alter_table", "d", "t", got)
+    assert [c.name for c in (await hms.call("get_table", "d", "t")).sd.cols] == ["id", "amount", "note"]
+    p2 = (await hms.call("get_partitions_by_names", "d", "t", ["ds=2024-01-02"]))[0]
+    assert [c.name for c in p2.sd.cols] == ["id", "amount"]  # a partition keeps the columns it was written with
 
     view = ht.Table(tableName="v", dbName="d", owner="alice", sd=ht.StorageDescriptor(
         cols=[ht.FieldSchema("id", "bigint", None)], serdeInfo=ht.SerDeInfo(None, None, {})), partitionKeys=[],
@@ -302,7 +307,7 @@ async def test_what_spark_and_hive_write_round_trips(gw: Gateway, hms: Thrift) -
             (["1"], "/w/d/skewed/id=1")]
         parts = (await client.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(
             db_name="d", table_name="t", names=["ds=2024-01-01", "ds=2024-01-02"]))).partitions
-        assert [[c.name for c in p.columns] for p in parts] == [["id"], []]  # empty: the table's columns
+        assert [[c.name for c in p.columns] for p in parts] == [["id"], ["id", "amount"]]
     finally:
         await client.channel.close()
 

@@ -453,6 +453,12 @@ class ResolvedRead:
     def versioned(self) -> bool:
         return self.snapshot.write_ids is not None and txns.is_acid(self.table)
 
+    @property
+    def latest(self) -> bool:
+        """The answer is the latest state (latest wins, or the latest committed for a caller that
+        brought no snapshot): a cache behind it must not answer this caller's later reads."""
+        return not self.versioned or self.snapshot.latest_committed
+
 
 async def resolve_table(conn: asyncpg.Connection, db_name: str, table_name: str, snapshot: ReadSnapshot) -> ResolvedRead:
     """The version of the table the snapshot sees. ACID tables need a ValidWriteIdList; without
@@ -505,7 +511,7 @@ async def _committed_now(conn: asyncpg.Connection, db_key: str, tbl_key: str) ->
     """A snapshot of what is committed now, for a caller that brought none: the table this name has
     in it, with that table's write ids (Hive's GetOpenTxns, then GetValidWriteIds)."""
     table_write_ids = await txns.write_ids_by_name(conn, db_key, tbl_key, await txns.get_open_txns(conn))
-    return ReadSnapshot(table_write_ids.valid_write_ids, 0, table_write_ids.table_id)
+    return ReadSnapshot(table_write_ids.valid_write_ids, 0, table_write_ids.table_id, latest_committed=True)
 
 
 async def get_partitions_by_names(conn: asyncpg.Connection, read: ResolvedRead, names: Sequence[str]) -> list[Partition]:

@@ -24,9 +24,10 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Read(Generic[T]):
-    """A database read and the log position of the snapshot it came from. `latest` says it was a
-    latest-wins read (non-transactional table, database): a cache that has not applied `seen_event_id`
-    yet holds an older state, which this gateway must not show after this answer (monotonic reads)."""
+    """A database read and the log position of the snapshot it came from. `latest` says it answered
+    the latest state (a non-transactional table, a database, or a caller that brought no snapshot): a
+    cache that has not applied `seen_event_id` yet holds an older state, which this gateway must not
+    show after this answer (monotonic reads)."""
 
     value: T
     seen_event_id: int
@@ -64,7 +65,7 @@ class CatalogStore:
     async def get_table(self, db_name: str, table_name: str, snapshot: ReadSnapshot) -> Read[Table]:
         async def read(conn: asyncpg.Connection) -> Read[Table]:
             resolved = await catalog.resolve_table(conn, db_name, table_name, snapshot)
-            return Read(resolved.table, await events.current_event_id(conn), not resolved.versioned)
+            return Read(resolved.table, await events.current_event_id(conn), resolved.latest)
 
         return await self._db.read(read)
 
@@ -91,7 +92,7 @@ class CatalogStore:
         async def read(conn: asyncpg.Connection) -> Read[list[Partition]]:
             resolved = await catalog.resolve_table(conn, db_name, table_name, snapshot)
             parts = await catalog.get_partitions_by_names(conn, resolved, names)
-            return Read(parts, await events.current_event_id(conn), not resolved.versioned)
+            return Read(parts, await events.current_event_id(conn), resolved.latest)
 
         return await self._db.read(read)
 
@@ -103,7 +104,7 @@ class CatalogStore:
             catalog.require_partitioned(resolved.table)
             parts = await catalog.get_partitions_by_filter(
                 conn, resolved, parse_filter(filter_text, resolved.table.partition_keys), limit)
-            return Read(parts, await events.current_event_id(conn), not resolved.versioned)
+            return Read(parts, await events.current_event_id(conn), resolved.latest)
 
         return await self._db.read(read)
 
@@ -114,7 +115,7 @@ class CatalogStore:
         async def read(conn: asyncpg.Connection) -> Read[tuple[Table, list[Partition]]]:
             resolved = await catalog.resolve_table(conn, db_name, table_name, snapshot)
             parts = await catalog.list_partitions(conn, resolved, limit)
-            return Read((resolved.table, parts), await events.current_event_id(conn), not resolved.versioned)
+            return Read((resolved.table, parts), await events.current_event_id(conn), resolved.latest)
 
         return await self._db.read(read)
 
@@ -124,7 +125,7 @@ class CatalogStore:
         async def read(conn: asyncpg.Connection) -> Read[tuple[list[str], str]]:
             resolved = await catalog.resolve_table(conn, db_name, table_name, snapshot)
             page = await catalog.list_partition_names(conn, resolved, page_size, page_token)
-            return Read(page, await events.current_event_id(conn), not resolved.versioned)
+            return Read(page, await events.current_event_id(conn), resolved.latest)
 
         return await self._db.read(read)
 

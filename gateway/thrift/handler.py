@@ -19,6 +19,7 @@ from gateway.thrift import convert
 from gateway.thrift.idl import hms
 from gateway.thrift.txn_methods import TxnLockMethods
 from store.cache.facade import CachedCatalog
+from store.cache.facade import table_key as table_key_of
 from store.catalog_store import CatalogStore
 from store.lock_store import LockStore
 from store.errors import InvalidArgument, NotFound
@@ -126,8 +127,12 @@ class HiveMetastoreHandler(TxnLockMethods):
     # -- tables -----------------------------------------------------------------------------------
 
     async def _table(self, db_name: str | None, table_name: str | None, snapshot: ReadSnapshot = LATEST) -> Table:
-        return await self._cached.fetch_table(_required(db_name, "db_name"), _required(table_name, "table_name"),
-                                              snapshot)
+        """Clients ask for a table many times per statement: the cache answers when it may."""
+        db_key, table_key = table_key_of(_required(db_name, "db_name"), _required(table_name, "table_name"))
+        cached = self._cached.cached_table_object(db_key, table_key, snapshot)
+        if isinstance(cached, Table):
+            return cached
+        return await self._cached.fetch_table(db_key, table_key, snapshot)
 
     async def get_table(self, dbname: str | None, tbl_name: str | None) -> Any:
         return convert.table_to_thrift(await self._table(dbname, tbl_name))

@@ -71,6 +71,7 @@ class CachedCatalog:
         self._on_fallback = on_fallback
         # Step one of each read: the cache itself (see the module note).
         self.cached_table = cache.read_table
+        self.cached_table_object = cache.read_table_object
         self.cached_partitions_by_names = cache.read_partitions
         self.cached_partitions_by_filter = cache.read_partitions_by_filter
         self.cached_partition_names = cache.list_partition_names

@@ -70,6 +70,7 @@ class CacheStats:
     hits: int = 0
     misses: Counter[str] = field(default_factory=Counter)
     evictions: int = 0
+    latest_committed_reads: int = 0  # reads that carried no snapshot (Hive 2.3 and Trino over Thrift)
 
 
 class ShardedCache:
@@ -244,6 +245,11 @@ class ShardedCache:
             if min_event_id > applied:
                 return self._miss(BEHIND_TOKEN)
             return entry, None
+        if snapshot.latest_committed and snapshot.write_ids is None:
+            # No snapshot came: what this cache knows is committed (eventually consistent across
+            # gateways; this gateway's own writes were held back above until applied).
+            self.stats.latest_committed_reads += 1
+            return entry, entry.committed_list
         wl = snapshot.write_ids
         if wl is None or not snapshot.expected_table_id:
             return self._miss(NO_SNAPSHOT)  # the database answers FAILED_PRECONDITION, saying what is missing
@@ -280,6 +286,15 @@ class ShardedCache:
             return found
         self.stats.hits += 1
         return found[2].frame
+
+    def read_table_object(self, db_name: str, table_name: str, snapshot: ReadSnapshot,
+                          min_event_id: int = 0) -> Table | Miss:
+        """The Table the snapshot sees, as an object (for a protocol that encodes it itself), or a miss."""
+        found = self._visible_table(db_name, table_name, snapshot, min_event_id, partitioned=False)
+        if isinstance(found, Miss):
+            return found
+        self.stats.hits += 1
+        return found[3]
 
     def read_partitions(self, db_name: str, table_name: str, names: Sequence[str], snapshot: ReadSnapshot,
                         min_event_id: int = 0) -> PartitionsHit | Miss:

@@ -18,7 +18,7 @@ from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import table
-from tests.conftest import GatewayClient, connect, gateway_settings
+from tests.conftest import GatewayClient, connect, gateway_settings, wait_applied
 
 SHARED_READ, EXCLUSIVE = 1, 3
 TABLE_LEVEL = 2
@@ -137,3 +137,62 @@ async def test_notification_log(env: Any) -> None:
     with pytest.raises(TApplicationException) as bad:  # Hive declares no exception for this method
         await hms_call("get_next_notification", hms.NotificationEventRequest(lastEvent=-1))
     assert "not negative" in bad.value.message
+
+
+async def test_hive4_reads_with_a_snapshot_follow_the_seeds_two_gateway_flow(pg_dsn: str) -> None:
+    """The seed's example over Thrift: gateway B has the table cached and has not applied a commit made
+    through gateway A. A Hive 4 get_table_req carrying the new snapshot (validWriteIdList and table id)
+    is answered by B from the database, right; once B applies the commit, from its cache, the same."""
+    a, b = Gateway(gateway_settings(pg_dsn)), Gateway(gateway_settings(pg_dsn))
+    await a.start()
+    await b.start()
+    on_a, on_b = Client(a.thrift_port), Client(b.thrift_port)
+    try:
+        await on_a("create_database", hms.Database(name="db", parameters={}))
+        t = hms.Table(tableName="t", dbName="db", owner="u", partitionKeys=[], tableType="MANAGED_TABLE",
+                      parameters={"transactional": "true", "tag": "v1"},
+                      sd=hms.StorageDescriptor(cols=[hms.FieldSchema("id", "bigint", "")],
+                                               serdeInfo=hms.SerDeInfo(parameters={})))
+        await on_a("create_table", t)
+        assert (await on_b("get_table", "db", "t")).parameters["tag"] == "v1"  # B loads and caches it
+        assert b.poller is not None and b.cache is not None
+        await b.poller.wait_loaded()
+        b.poller.pause()
+
+        txn = (await on_a("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids[0]
+        current = await on_a("get_table", "db", "t")
+        grpc_a = await connect(f"127.0.0.1:{a.port}")  # a write under a txn: Hive 2.3's Thrift API has none
+        try:
+            txns_a = transactions_pb2_grpc.TransactionsStub(grpc_a.channel)
+            txn_list = (await txns_a.GetOpenTxns(tpb.GetOpenTxnsRequest(current_txn_id=txn))).valid_txn_list
+            ids = (await txns_a.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+                full_table_names=["db.t"], valid_txn_list=txn_list))).tables[0]
+            read = pb.ReadContext(valid_write_id_list=ids.valid_write_id_list, table_id=ids.table_id)
+            tbl = (await grpc_a.catalog.GetTable(pb.GetTableRequest(db_name="db", table_name="t", read=read))).table
+            tbl.parameters["tag"] = "v2"
+            await grpc_a.catalog.AlterTable(pb.AlterTableRequest(db_name="db", table_name="t", table=tbl, txn_id=txn))
+        finally:
+            await grpc_a.channel.close()
+        await on_a("commit_txn", hms.CommitTxnRequest(txnid=txn))
+
+        snapshot = (await on_a("get_valid_write_ids", hms.GetValidWriteIdsRequest(fullTableNames=["db.t"])))
+        wl = snapshot.tblValidWriteIds[0]
+        write_id_list = f"db.t:{wl.writeIdHighWaterMark}:9223372036854775807::"  # nothing open or aborted
+        request = hms.GetTableRequest(dbName="db", tblName="t", validWriteIdList=write_id_list, id=current.id)
+        stale_before = b.cache.stats.misses["stale"]
+        assert (await on_b("get_table_req", request)).table.parameters["tag"] == "v2"
+        assert b.cache.stats.misses["stale"] == stale_before + 1  # B's cache is behind: the database answered
+        # Without a snapshot, B answers what its cache knows is committed (eventually consistent).
+        assert (await on_b("get_table", "db", "t")).parameters["tag"] == "v1"
+
+        b.poller.resume()
+        await wait_applied(b)
+        hits_before = b.cache.stats.hits
+        assert (await on_b("get_table_req", request)).table.parameters["tag"] == "v2"
+        assert b.cache.stats.hits == hits_before + 1  # now from the cache
+        assert (await on_b("get_table", "db", "t")).parameters["tag"] == "v2"
+    finally:
+        on_a.close()
+        on_b.close()
+        await a.stop()
+        await b.stop()

@@ -72,6 +72,7 @@ class ThriftServer:
             name: getattr(handler, name) for name in service.thrift_services if hasattr(handler, name)}
         self._server: asyncio.base_events.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
+        self._busy: set[asyncio.Task[None]] = set()  # connections with a call under way
         self.port = 0
 
     @property
@@ -84,16 +85,19 @@ class ThriftServer:
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def stop(self, grace_s: float = 2.0) -> None:
-        """Stop accepting, let calls in flight finish within `grace_s`, then close every connection."""
+        """Stop accepting, close idle connections at once, let calls under way finish within
+        `grace_s`, then close the rest."""
         if self._server is None:
             return
         self._server.close()
+        for task in self._connections - self._busy:
+            task.cancel()
         tasks = list(self._connections)
         if tasks:
             _, pending = await asyncio.wait(tasks, timeout=grace_s)
             for task in pending:
                 task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
+            await asyncio.gather(*tasks, return_exceptions=True)
         await self._server.wait_closed()
         self._server = None
 
@@ -113,8 +117,8 @@ class ThriftServer:
         self._connections.add(task)
         try:
             await self._serve(reader, writer)
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            pass  # the client went away, or the server is stopping
         except FramingError as exc:
             _log.info("thrift: closed a connection from %s: %s", writer.get_extra_info("peername"), exc)
         except TimeoutError:
@@ -139,10 +143,16 @@ class ThriftServer:
             start = 4 if self._settings.framed else 0
             message = bytes(buffer[start:length])
             del buffer[:length]
-            reply = await self._call(message)
-            if reply is not None:
-                writer.write(_FRAME.pack(len(reply)) + reply if self._settings.framed else reply)
-                await writer.drain()
+            task = asyncio.current_task()
+            assert task is not None
+            self._busy.add(task)
+            try:
+                reply = await self._call(message)
+                if reply is not None:
+                    writer.write(_FRAME.pack(len(reply)) + reply if self._settings.framed else reply)
+                    await writer.drain()
+            finally:
+                self._busy.discard(task)
 
     def _complete(self, buffer: bytearray, scanner: MessageScanner) -> int | None:
         """The length of the first whole message in `buffer` (with its frame header), or None."""

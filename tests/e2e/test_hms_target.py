@@ -3,7 +3,8 @@ loaded with the benchmark's data and driven by the load generator through Thrift
 
 Skipped when Java, pyspark's jars or the Thrift client (hmsclient) are missing. One JVM serves all
 the checks; the test took 23-28 s here (the JVM starts in 9-12 s on a quiet machine, up to ~35 s
-when the machine is busy, as it creates the Derby schema).
+when the machine is busy, as it creates the Derby schema). Marked `bench`: it runs in `make test-bench`
+(the JVM's start alone is longer than a short version could be).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from loadtest.hms import (
 )
 
 _REASON = hms_unavailable_reason()
-pytestmark = [pytest.mark.skipif(_REASON is not None, reason=f"Hive Metastore target: {_REASON}")]
+pytestmark = [pytest.mark.bench, pytest.mark.skipif(_REASON is not None, reason=f"Hive Metastore target: {_REASON}")]
 
 
 @contextlib.asynccontextmanager

@@ -1,10 +1,12 @@
 """Three caching gateway processes on one database, writers committing and aborting through all of
 them, readers with snapshots through all of them: every read equals what PostgreSQL answers for that
-snapshot (a fourth gateway with the cache disabled is the oracle). The driver is loadtest/consistency.py;
-this is its short run. The long one: `python -m loadtest.consistency --duration 300`.
+snapshot (a fourth gateway with the cache disabled is the oracle). The driver is loadtest/consistency.py.
+
+Three lengths, the same checks: the short run here is in `make test` (SHORT_DURATION_S); the 20 s run
+(marked `soak`) in `make test-bench`; the long one is `make consistency` (300 s).
 
 The seed is printed; CONSISTENCY_SEED=<seed> replays the same choices (timing still varies).
-CONSISTENCY_DURATION overrides the length of the run (seconds).
+CONSISTENCY_DURATION overrides the length of the 20 s run (seconds).
 """
 
 from __future__ import annotations
@@ -12,24 +14,36 @@ from __future__ import annotations
 import asyncio
 import os
 
+import pytest
+
 from loadtest.consistency import CACHED_GATEWAY_CONF, ORACLE_CONF, ConsistencyConfig, run_consistency, seed_from_env
 from tests.conftest import GatewayProcess
 
 DURATION_S = float(os.environ.get("CONSISTENCY_DURATION", "20"))
+SHORT_DURATION_S = 6.0
 
 
 def _conf(items: tuple[str, ...]) -> list[str]:
     return [arg for item in items for arg in ("--conf", item)]
 
 
+async def test_every_read_through_three_caching_gateways_equals_the_database_short_run(pg_dsn: str) -> None:
+    await _check_consistency(pg_dsn, SHORT_DURATION_S)
+
+
+@pytest.mark.soak
 async def test_every_read_through_three_caching_gateways_equals_the_database(pg_dsn: str) -> None:
+    await _check_consistency(pg_dsn, DURATION_S)
+
+
+async def _check_consistency(pg_dsn: str, duration_s: float) -> None:
     seed = seed_from_env()
     print(f"\nconsistency seed: {seed} (rerun with CONSISTENCY_SEED={seed})")
     processes = [GatewayProcess("--dsn", pg_dsn, *_conf(CACHED_GATEWAY_CONF)) for _ in range(3)]
     processes.append(GatewayProcess("--dsn", pg_dsn, *_conf(ORACLE_CONF)))
     try:
         addresses = await asyncio.gather(*(asyncio.to_thread(p.wait_serving) for p in processes))
-        report = await run_consistency(addresses[:3], addresses[3], ConsistencyConfig(duration_s=DURATION_S, seed=seed))
+        report = await run_consistency(addresses[:3], addresses[3], ConsistencyConfig(duration_s=duration_s, seed=seed))
     finally:
         codes = [p.stop() for p in processes]
     print(report.summary())

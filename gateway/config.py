@@ -149,7 +149,7 @@ def _coerce(field_name: str, key: str, raw: Any) -> Any:
     f = next(f for f in fields(Settings) if f.name == field_name)
     if f.metadata.get("kind") == "duration":
         return parse_duration(raw, key)
-    target = type(f.default)
+    target: type = type(f.default)
     if target is bool:
         if isinstance(raw, bool):
             return raw

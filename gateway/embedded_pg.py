@@ -189,7 +189,8 @@ class EmbeddedPostgres:
                    "-o", " ".join(options), "start"], timeout=self.start_timeout_s + 10)
 
     def _ensure_database(self) -> None:
-        psql = ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", str(self.socket_dir), "-U", SUPERUSER, "-d", "postgres",
+        psql = ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", str(self.socket_dir), "-U", SUPERUSER, "-d",
+                "postgres",
                 "-tA", "-c"]
         exists = self._run([*psql, f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'"], timeout=30)
         if exists.stdout.strip() != "1":

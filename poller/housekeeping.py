@@ -59,10 +59,13 @@ class Housekeeper:
         """Run every loop until cancelled."""
         s = self.settings
         async with asyncio.TaskGroup() as tg:
-            tg.create_task(self._loop("open-txn counter", 0.0, s.count_open_txns_interval_s, self.txn_store.refresh_open_count))
+            tg.create_task(self._loop("open-txn counter", 0.0, s.count_open_txns_interval_s,
+                                      self.txn_store.refresh_open_count))
             tg.create_task(self._loop("time-out reaper", s.reaper_start_s, s.reaper_interval_s, self.reap_once))
-            tg.create_task(self._loop("acid housekeeper", s.housekeeper_interval_s, s.housekeeper_interval_s, self.clean_once))
-            tg.create_task(self._loop("event log trim", s.event_clean_interval_s, s.event_clean_interval_s, self.trim_once))
+            tg.create_task(self._loop("acid housekeeper", s.housekeeper_interval_s, s.housekeeper_interval_s,
+                                      self.clean_once))
+            tg.create_task(self._loop("event log trim", s.event_clean_interval_s, s.event_clean_interval_s,
+                                      self.trim_once))
 
     async def _loop(self, name: str, start_s: float, interval_s: float, once: Callable[[], Awaitable[object]]) -> None:
         await self.clock.sleep(start_s)

@@ -22,7 +22,7 @@ import grpc
 import pytest
 
 from gateway.app import Gateway, migrate_database
-from gateway.config import load_settings
+from gateway.config import Settings, load_settings
 from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
 from loadtest import gateway_process
 from protos.metastore.v1 import catalog_pb2_grpc, events_pb2_grpc
@@ -129,7 +129,7 @@ async def connect(address: str) -> GatewayClient:
     return GatewayClient(address, channel, catalog_pb2_grpc.CatalogStub(channel), events_pb2_grpc.EventsStub(channel))
 
 
-def gateway_settings(dsn: str, **conf: str):  # type: ignore[no-untyped-def]
+def gateway_settings(dsn: str, **conf: str) -> Settings:
     return load_settings(environ={}, overrides={"metastore.gateway.dsn": dsn, "metastore.gateway.port": 0,
                                                 "metastore.gateway.shutdown.grace": "2s", **conf})
 

@@ -89,7 +89,8 @@ class HeartbeatKeeper:
             return False
         self.beats += 1
         if self.txn_id in reply.aborted_txn_ids or self.txn_id in reply.nosuch_txn_ids:
-            why = ("aborted" if self.txn_id in reply.aborted_txn_ids else "unknown to the gateway (aborted and cleaned)")
+            why = ("aborted" if self.txn_id in reply.aborted_txn_ids
+                   else "unknown to the gateway (aborted and cleaned)")
             self.aborted = TxnAborted(
                 f"txn {self.txn_id} is {why}: it missed heartbeats for hive.txn.timeout or was aborted by another "
                 f"client; nothing it wrote will become visible", txn_id=self.txn_id, method="Heartbeat",

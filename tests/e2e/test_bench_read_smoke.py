@@ -28,15 +28,17 @@ def test_bench_read_tiny(tmp_path: Path) -> None:
 @pytest.mark.bench
 def test_bench_read_smoke(tmp_path: Path) -> None:
     out = tmp_path / "benchmarks.md"
-    assert bench_read.main(["--duration", "1", "--users", "2", "--partitions", "1000", "--skip-hms", "--workers", "0", "--pause", "0", "--rounds", "2", "--out", str(out)]) == 0
+    assert bench_read.main(["--duration", "1", "--users", "2", "--partitions", "1000", "--skip-hms", "--workers", "0",
+                            "--pause", "0", "--rounds", "2", "--out", str(out)]) == 0
     text = out.read_text()
     assert bench_read.START in text and bench_read.END in text
-    for workload in ("GetPartitionsByNames(1)", "GetPartitionsByNames(100)", "GetPartitionsByNames(1000)", "GetTable", "mixed"):
+    for workload in ("GetPartitionsByNames(1)", "GetPartitionsByNames(100)", "GetPartitionsByNames(1000)", "GetTable",
+                     "mixed"):
         assert f"### {workload}" in text
     rows = [line for line in text.splitlines() if line.startswith("| gateway-") or line.startswith("| echo-floor")]
     assert len(rows) == 4 * 3 + 2
     assert all(line.rstrip().endswith("| 0 |") for line in rows), rows  # no failures anywhere
     rounds = text.split("round by round", 1)[1].split("### Goals", 1)[0]
-    assert [line.split("|")[1].strip() for line in rounds.splitlines() if line.startswith("| ") and line.split("|")[1].strip().isdigit()] \
-        == ["1", "2"]
+    assert [line.split("|")[1].strip() for line in rounds.splitlines()
+            if line.startswith("| ") and line.split("|")[1].strip().isdigit()] == ["1", "2"]
     assert "(rounds: " in text  # the echo goals are judged on the median of both rounds

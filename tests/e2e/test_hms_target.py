@@ -13,7 +13,7 @@ import contextlib
 import socket
 import time
 from pathlib import Path
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 import pytest
 
@@ -63,7 +63,7 @@ async def test_hms_serves_the_benchmark_data_and_the_load_generator_drives_it(tm
         expected = dict(zip(names, hourly_values(200)))
         wanted = names[50:150]
 
-        def read() -> tuple[list, object]:
+        def read() -> tuple[list[Any], Any]:
             with contextlib.closing(connect(address)) as client:
                 return client.get_partitions_by_names("bench", "events", wanted), client.get_table("bench", "events")
 

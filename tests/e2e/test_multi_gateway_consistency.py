@@ -52,7 +52,8 @@ async def _check_consistency(pg_dsn: str, duration_s: float) -> None:
     early = [v for v in report.violations if v.scope == "own_writes_early_snapshot"]
     assert not [v for v in report.violations if v not in early], report.summary()
     compared = sum(v for k, v in report.counts.items() if k.startswith("compared."))
-    assert compared > 200 and report.counts["txns_committed"] > 10 and report.counts["txns_aborted"] > 0, report.summary()
+    assert compared > 200 and report.counts["txns_committed"] > 10 and report.counts["txns_aborted"] > 0, \
+        report.summary()
     assert report.counts["ext_monotonic_checked"] > 0 and report.counts["compared.ext_token"] > 0, report.summary()
     for share in report.shares:
         # Every read the driver sent was decided exactly once by the cache (a hit or a miss with a reason).

@@ -42,7 +42,8 @@ class Writer:
                 DB, TABLE, [f"ds={v}" for v in {*alter, *relocate, *append}], read)}
             changed = []
             for v in {*alter, *relocate}:
-                p = pb.Partition(values=[v], sd=old[v].sd, parameters={**old[v].parameters, "tag": f"round{self.rounds}"})
+                p = pb.Partition(values=[v], sd=old[v].sd, parameters={**old[v].parameters,
+                                                                       "tag": f"round{self.rounds}"})
                 if v in relocate:
                     p.sd.location = f"file://{self.root}/relocated/r{self.rounds}/ds={v}"
                 changed.append(p)
@@ -87,7 +88,8 @@ def test_snapshot_read_under_a_concurrent_writer_equals_the_pinned_snapshot(
         writer = Writer(writer_client, root)
         writer.commit_round(add=[f"d{i:03d}" for i in range(120)])
         writer.commit_round(add=[], alter=[f"d{i:03d}" for i in range(0, 120, 6)],
-                            relocate=[f"d{i:03d}" for i in range(1, 120, 12)], append=[f"d{i:03d}" for i in range(2, 120, 5)])
+                            relocate=[f"d{i:03d}" for i in range(1, 120, 12)],
+                            append=[f"d{i:03d}" for i in range(2, 120, 5)])
 
         with client.transaction() as reader:
             snap = reader.snapshot([f"{DB}.{TABLE}"])

@@ -122,7 +122,8 @@ async def test_hold_heartbeats_a_standalone_lock_and_unlocks_it() -> None:
 
 async def test_hold_leaves_txn_locks_to_the_txn() -> None:
     locks = FakeLocks(waits=0)
-    async with LockClient(locks).hold(lpb.LockRequest(components=REQUEST.components, txn_id=5)):  # type: ignore[arg-type]
+    client = LockClient(locks)  # type: ignore[arg-type]
+    async with client.hold(lpb.LockRequest(components=REQUEST.components, txn_id=5)):
         pass
     assert locks.unlocked == []
 
@@ -138,7 +139,8 @@ async def test_release_errors_while_giving_up_do_not_hide_the_timeout() -> None:
 
 
 def test_policies_come_from_the_gateway_settings_with_hive_names() -> None:
-    settings = load_settings(environ={}, overrides={"hive.lock.numretries": "7", "hive.lock.sleep.between.retries": "2s",
+    settings = load_settings(environ={}, overrides={"hive.lock.numretries": "7",
+                                                    "hive.lock.sleep.between.retries": "2s",
                                                     "hive.txn.strict.locking.mode": "false"})
     assert RetryPolicy.from_settings(settings) == RetryPolicy(num_retries=7, max_sleep_s=2.0)
     assert lock_policy_from_settings(settings) == LockPolicy(strict_locking_mode=False)

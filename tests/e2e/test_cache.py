@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import AsyncIterator, Awaitable, Callable
+from typing import AsyncIterator, Awaitable, Callable, TypeVar
 
 import asyncpg
 import grpc
@@ -19,6 +19,7 @@ from tests.conftest import connect, gateway_settings, wait_applied
 from tests.txn_helpers import Txns
 
 C = grpc.StatusCode
+T = TypeVar("T")
 FAST_POLL = {"metastore.cached.rawstore.cache.update.frequency": "100ms"}
 
 
@@ -52,7 +53,7 @@ async def _stats(g: Txns) -> admin_pb2.CacheStatsResponse:
     return await admin_pb2_grpc.AdminStub(g.client.channel).CacheStats(admin_pb2.CacheStatsRequest())
 
 
-async def _served(g: Txns, call: Callable[[], Awaitable[object]]) -> tuple[object, str]:
+async def _served(g: Txns, call: Callable[[], Awaitable[T]]) -> tuple[T, str]:
     """Run a read; say whether the cache ("cache") or the database ("db:<reason>") answered."""
     before = await _stats(g)
     result = await call()
@@ -180,7 +181,7 @@ async def test_databases_are_cached_under_the_token_rule(two: tuple[Txns, Txns])
     assert got.database.description == "new"
     await wait_applied(g2.gw)
     result, path = await _served(g2, lambda: g2.client.catalog.GetDatabase(pb.GetDatabaseRequest(name="db")))
-    assert path == "cache" and result.database.description == "new"  # type: ignore[attr-defined]
+    assert path == "cache" and result.database.description == "new"
 
 
 async def test_evicted_tables_are_read_from_the_database_and_reload(pg_dsn: str) -> None:

@@ -8,7 +8,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 import pytest
 
@@ -32,8 +32,8 @@ class Writer:
     rounds: int = 0
     commit_times: list[float] = field(default_factory=list)
 
-    def commit_round(self, add: list[str], alter: list[str] = (), relocate: list[str] = (),  # type: ignore[assignment]
-                     append: list[str] = ()) -> None:  # type: ignore[assignment]
+    def commit_round(self, add: Sequence[str], alter: Sequence[str] = (), relocate: Sequence[str] = (),
+                     append: Sequence[str] = ()) -> None:
         with self.client.transaction() as txn:
             w = txn.allocate_write_id(DB, TABLE)
             read = txn.table_snapshot(DB, TABLE).read_context()

@@ -13,7 +13,6 @@ import logging
 import signal
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import asyncpg
 
@@ -102,7 +101,7 @@ class Gateway:
         assert self._db is not None, "the gateway is not started"
         return self._db
 
-    def cache_stats(self) -> dict[str, Any]:
+    def cache_stats(self) -> dict[str, object]:
         """A snapshot for metrics and `metastore-gateway cache-stats`."""
         cache, poller = self.cache, self.poller
         assert cache is not None and poller is not None

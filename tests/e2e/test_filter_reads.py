@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import cast
 
 import grpc
 import pytest
@@ -66,7 +67,7 @@ async def test_cached_and_database_answers_are_the_same(pg_dsn: str) -> None:
         assert cached.poller is not None
         await cached.poller.wait_loaded()
         await wait_applied(cached)
-        hits_before = cached.cache_stats()["hits"]
+        hits_before = cast(int, cached.cache_stats()["hits"])
         for i in range(120):
             text = _random_filter(rng)
             read = snapshots[i % len(snapshots)]
@@ -75,7 +76,7 @@ async def test_cached_and_database_answers_are_the_same(pg_dsn: str) -> None:
             b = await dc.catalog.GetPartitionsByFilter(request)
             assert [p.name for p in a.partitions] == [p.name for p in b.partitions], text
             assert a == b, text
-        assert cached.cache_stats()["hits"] - hits_before == 120  # every one answered from memory
+        assert cast(int, cached.cache_stats()["hits"]) - hits_before == 120  # every one answered from memory
     finally:
         for c in (cc, dc):
             await c.channel.close()

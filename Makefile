@@ -1,4 +1,12 @@
 # The two commands a new user needs: `make run` and `make test`. Both build .venv themselves.
+#
+#   make test         lint (ruff + mypy), generated code fresh, then pytest without the `bench` and `soak`
+#                     tests: unit, e2e (real PostgreSQL, real gRPC), spark; the short versions of the long runs
+#                     (a 6 s multi-gateway consistency run, a tiny `make bench` run); SLOW=1 adds `slow` tests
+#   make test-bench   the tests marked `bench` or `soak`: the bench_read and bench_txns smoke runs, the Hive
+#                     Metastore target (a JVM), the 20 s multi-gateway consistency run
+#   make lint         ruff check and mypy (configured in pyproject.toml)
+#   make bench, bench-grpcio, bench-all, consistency: the figures and the long run themselves (below)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -6,7 +14,10 @@ STAMP := $(VENV)/.installed
 PROTO_SRC := $(wildcard protos/metastore/v1/*.proto)
 ARGS ?=
 
-.PHONY: run test protos protos-check bench bench-grpcio bench-all consistency
+.PHONY: run test test-bench lint protos protos-check bench bench-grpcio bench-all consistency
+
+# What `make test` leaves to `make test-bench` (markers registered in pyproject.toml).
+LONG_MARKERS := bench or soak
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,9 +29,18 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(VENV)/bin/metastore-gateway serve $(ARGS)
 
-## test: set up .venv, check generated code is fresh, run the whole suite
-test: $(STAMP) protos-check
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+## test: set up .venv, lint, check generated code is fresh, run the suite except the `bench` and `soak` tests
+test: $(STAMP) lint protos-check
+	$(PY) -m pytest -q -m 'not ($(LONG_MARKERS))' $(PYTEST_ARGS)
+
+## test-bench: the benchmark smoke runs, the Hive Metastore target and the 20 s consistency run
+test-bench: $(STAMP)
+	$(PY) -m pytest -q -m '$(LONG_MARKERS)' $(PYTEST_ARGS)
+
+## lint: ruff and mypy over the whole tree (generated protos: their .pyi stubs are checked, not the code)
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 ## protos: regenerate the Python code from protos/ (never edit the generated files)
 protos: $(STAMP)

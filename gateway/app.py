@@ -76,17 +76,21 @@ class Gateway:
             self._db = await Database.connect(self.dsn, PoolSettings(max_size=s.pool_max_size,
                                                                      acquire_timeout_s=s.pool_acquire_timeout_s))
             catalog = CatalogStore(self._db, warehouse_dir=s.warehouse_dir)
-            txn_store = TxnStore(self._db, TxnLimits(max_open_batch=s.txn_max_open_batch, max_open_txns=s.max_open_txns))
+            txn_store = TxnStore(self._db, TxnLimits(max_open_batch=s.txn_max_open_batch,
+                                                     max_open_txns=s.max_open_txns))
             self.housekeeper = Housekeeper(self._db, txn_store, HousekeepingSettings(
                 txn_timeout_s=s.txn_timeout_s, reaper_start_s=s.reaper_start_s, reaper_interval_s=s.reaper_interval_s,
                 housekeeper_interval_s=s.housekeeper_interval_s, event_ttl_s=s.event_ttl_s,
-                event_clean_interval_s=s.event_clean_interval_s, count_open_txns_interval_s=s.count_open_txns_interval_s))
+                event_clean_interval_s=s.event_clean_interval_s,
+                count_open_txns_interval_s=s.count_open_txns_interval_s))
             self._background.append(asyncio.create_task(self.housekeeper.run(), name="housekeeping"))
-            self.cache = ShardedCache(shards=s.cache_shards, max_partitions=s.cache_max_partitions, enabled=s.cache_enabled)
+            self.cache = ShardedCache(shards=s.cache_shards, max_partitions=s.cache_max_partitions,
+                                      enabled=s.cache_enabled)
             codec = Codec(partition=wire.partition_element, rename_partition=wire.partition_renamer,
                           table=wire.table_message)
             self.poller = Poller(self._db, self.dsn, self.cache, codec,
-                                 interval_s=s.poller_interval_s, batch_size=s.poller_batch_size, prewarm=s.cache_prewarm)
+                                 interval_s=s.poller_interval_s, batch_size=s.poller_batch_size,
+                                 prewarm=s.cache_prewarm)
             if s.cache_enabled:
                 await self.poller.bootstrap()
                 self._background.append(asyncio.create_task(self.poller.run(), name="poller"))

@@ -102,7 +102,8 @@ def _cache_stats(address: str) -> int:
         return 1
     total = s.hits + sum(s.misses_by_reason.values())
     print(f"cache            {'enabled' if s.enabled else 'disabled'}")
-    print(f"hits             {s.hits} ({100 * s.hits / total:.1f}% of {total} reads)" if total else "hits             0")
+    print(f"hits             {s.hits} ({100 * s.hits / total:.1f}% of {total} reads)" if total
+          else "hits             0")
     for reason, count in sorted(s.misses_by_reason.items(), key=lambda kv: -kv[1]):
         print(f"  miss {reason:<16} {count}")
     print(f"tables           {s.tables}")
@@ -120,7 +121,7 @@ def _migrate(settings: Settings) -> int:
     from gateway.embedded_pg import EmbeddedPostgres
 
     pg = None if settings.dsn else EmbeddedPostgres(Path(settings.data_dir))
-    dsn = settings.dsn or pg.start()  # type: ignore[union-attr]
+    dsn = settings.dsn if pg is None else pg.start()
     try:
         applied = asyncio.run(migrate_database(dsn))
         print(f"applied migrations: {applied}" if applied else "schema is up to date")

@@ -112,7 +112,8 @@ class Settings:
                                  "Prometheus HTTP port on the gateway's host (-1: off, 0: any free port)")
     thrift_enabled: bool = _setting("metastore.gateway.thrift.enabled", True,
                                     "serve Hive's metastore Thrift API (Spark, Trino, Hive clients) beside gRPC")
-    thrift_port: int = _setting("hive.metastore.port", 9083, "Hive metastore Thrift port, on the gRPC host (0: any free one)")
+    thrift_port: int = _setting("hive.metastore.port", 9083,
+                                "Hive metastore Thrift port, on the gRPC host (0: any free one)")
     thrift_framed: bool = _setting("hive.metastore.thrift.framed.transport.enabled", False,
                                    "Thrift clients send framed messages (a length before each)")
     thrift_max_connections: int = _setting("hive.metastore.server.max.threads", 1000,
@@ -164,7 +165,7 @@ def _coerce(field_name: str, key: str, raw: Any) -> Any:
     f = next(f for f in fields(Settings) if f.name == field_name)
     if f.metadata.get("kind") == "duration":
         return parse_duration(raw, key)
-    target = type(f.default)
+    target: type = type(f.default)
     if target is bool:
         if isinstance(raw, bool):
             return raw

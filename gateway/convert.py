@@ -19,7 +19,8 @@ from store.models import (
 
 _TABLE_TYPE_TO_MODEL = {pb.TABLE_TYPE_UNSPECIFIED: TableType.MANAGED, pb.MANAGED: TableType.MANAGED,
                         pb.EXTERNAL: TableType.EXTERNAL, pb.VIRTUAL_VIEW: TableType.VIRTUAL_VIEW}
-_TABLE_TYPE_TO_PB = {model: proto for proto, model in _TABLE_TYPE_TO_MODEL.items() if proto != pb.TABLE_TYPE_UNSPECIFIED}
+_TABLE_TYPE_TO_PB = {model: proto for proto, model in _TABLE_TYPE_TO_MODEL.items()
+                     if proto != pb.TABLE_TYPE_UNSPECIFIED}
 
 
 def sd_from_pb(m: pb.StorageDescriptor) -> StorageDescriptor:

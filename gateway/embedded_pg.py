@@ -25,6 +25,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 _log = logging.getLogger(__name__)
 
@@ -145,14 +146,14 @@ class EmbeddedPostgres:
 
     def _run(self, argv: list[str], *, timeout: float, check: bool = True) -> subprocess.CompletedProcess[str]:
         exe = str(_bin_dir() / argv[0])
-        kwargs: dict[str, object] = {}
+        kwargs: dict[str, Any] = {}
         if self._run_as is not None:
             kwargs.update(user=self._run_as.pw_uid, group=self._run_as.pw_gid, extra_groups=[])
         try:
             # stdout/stderr go to files: pg_ctl's daemonised child keeps inherited pipes open.
             with tempfile.TemporaryFile("w+") as out:
                 result = subprocess.run([exe, *argv[1:]], stdout=out, stderr=subprocess.STDOUT, text=True,
-                                        timeout=timeout, check=False, cwd="/", **kwargs)  # type: ignore[call-overload]
+                                        timeout=timeout, check=False, cwd="/", **kwargs)
                 out.seek(0)
                 output = out.read()
         except subprocess.TimeoutExpired as exc:
@@ -189,7 +190,8 @@ class EmbeddedPostgres:
                    "-o", " ".join(options), "start"], timeout=self.start_timeout_s + 10)
 
     def _ensure_database(self) -> None:
-        psql = ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", str(self.socket_dir), "-U", SUPERUSER, "-d", "postgres",
+        psql = ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", str(self.socket_dir), "-U", SUPERUSER, "-d",
+                "postgres",
                 "-tA", "-c"]
         exists = self._run([*psql, f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'"], timeout=30)
         if exists.stdout.strip() != "1":

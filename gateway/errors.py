@@ -35,7 +35,7 @@ STATUS_OF: dict[type[se.StoreError], grpc.StatusCode] = {
 def status_for(exc: se.StoreError) -> grpc.StatusCode:
     for cls in type(exc).__mro__:
         if cls in STATUS_OF:
-            return STATUS_OF[cls]  # type: ignore[index]
+            return STATUS_OF[cls]
     return grpc.StatusCode.INTERNAL
 
 
@@ -72,13 +72,15 @@ def rpc(method: Handler[R]) -> Handler[R]:
         except se.StoreError as exc:
             await context.abort(status_for(exc), str(exc))
         except TimeoutError:
-            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "the call's deadline expired before the gateway answered")
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
+                                "the call's deadline expired before the gateway answered")
         except (asyncio.CancelledError, grpc.aio.AbortError):
             raise
         except Exception:  # noqa: BLE001 - the boundary: never leak a stack trace to a client
             request_id = uuid.uuid4().hex[:12]
             _log.exception("internal error in %s (request id %s)", method.__qualname__, request_id)
-            await context.abort(grpc.StatusCode.INTERNAL, f"internal error (request id {request_id}); see the gateway log")
+            await context.abort(grpc.StatusCode.INTERNAL,
+                                f"internal error (request id {request_id}); see the gateway log")
         raise AssertionError("unreachable: abort raises")
 
     return wrapper

@@ -228,7 +228,8 @@ async def figure_hit(admin_dsn: str, root: Path, opts: argparse.Namespace, resul
                 before = [await ep.stats() for ep in eps]
                 stop = asyncio.Event()
 
-                async def sample() -> None:
+                async def sample(before: list[apb.CacheStatsResponse], stop: asyncio.Event,
+                                 series: list[dict[str, Any]]) -> None:
                     started = time.monotonic()
                     last = before
                     while not stop.is_set():
@@ -242,7 +243,7 @@ async def figure_hit(admin_dsn: str, root: Path, opts: argparse.Namespace, resul
                         series.append({"t": round(time.monotonic() - started, 2), "hits": hits, "misses": misses})
                         last = now
 
-                sampler = asyncio.create_task(sample())
+                sampler = asyncio.create_task(sample(before, stop, series))
                 config = RunConfig(users=users, run_time_s=opts.duration, workers=1, seed=opts.seed,
                                    stop_timeout_s=10.0)
                 result = await run_load(MixUser, addresses[0], config, target=f"{users} users",
@@ -252,7 +253,7 @@ async def figure_hit(admin_dsn: str, root: Path, opts: argparse.Namespace, resul
                 stop.set()
                 await sampler
                 after = [await ep.stats() for ep in eps]
-                per_gateway = []
+                per_gateway: list[dict[str, Any]] = []
                 for ep, b, a in zip(eps, before, after):
                     misses = {k: v - _misses(b).get(k, 0) for k, v in _misses(a).items() if v - _misses(b).get(k, 0)}
                     per_gateway.append({"gateway": ep.name, "hits": a.hits - b.hits, "misses": misses})
@@ -370,14 +371,14 @@ async def figure_lag(admin_dsn: str, root: Path, opts: argparse.Namespace, resul
                               "snapshot_ms_p50": percentile(snapshot_ms, 0.5),
                               "gateway_lag_p50_ms": gateway_view.poller_lag_p50_ms,
                               "gateway_lag_p99_ms": gateway_view.poller_lag_p99_ms, "methods": {}}
-    for method, values in samples.items():
+    for method, ms in samples.items():
         figure["methods"][method] = {
-            "n": len(values), "p50_ms": percentile(values, 0.5), "p90_ms": percentile(values, 0.9),
-            "p99_ms": percentile(values, 0.99), "max_ms": max(values), "mean_ms": statistics.fmean(values),
-            "probes_p50": percentile([float(x) for x in probes[method]], 0.5), "samples_ms": values,
+            "n": len(ms), "p50_ms": percentile(ms, 0.5), "p90_ms": percentile(ms, 0.9),
+            "p99_ms": percentile(ms, 0.99), "max_ms": max(ms), "mean_ms": statistics.fmean(ms),
+            "probes_p50": percentile([float(x) for x in probes[method]], 0.5), "samples_ms": ms,
         }
         print(f"lag ({method}): p50 {figure['methods'][method]['p50_ms']:.2f} ms, "
-              f"p99 {figure['methods'][method]['p99_ms']:.2f} ms over {len(values)} commits", flush=True)
+              f"p99 {figure['methods'][method]['p99_ms']:.2f} ms over {len(ms)} commits", flush=True)
     if matplotlib_available():
         figure["png"] = str(plot_lag(figure, results / "lag.png"))
     return figure
@@ -437,7 +438,8 @@ async def load_partitions(dsn: str, ep: Endpoint, tables: int, per_table: int, v
             rows = []
             for v in values[via_api:]:
                 p = _complete_partition(model, Partition(DB, name, tuple(v)))
-                rows.append((model.table_id, p.name, list(p.values), json.dumps(codec.partition_body(p)), now, write_id))
+                rows.append((model.table_id, p.name, list(p.values), json.dumps(codec.partition_body(p)), now,
+                             write_id))
             await conn.copy_records_to_table(
                 "partitions", records=rows,
                 columns=["table_id", "part_name", "part_values", "body", "create_time", "created_wid"])
@@ -480,7 +482,8 @@ async def settled_rss(proc: GatewayProcess, seconds: float = 3.0) -> int:
 async def figure_prewarm(admin_dsn: str, root: Path, opts: argparse.Namespace, results: Path) -> dict[str, Any]:
     total = opts.tables * opts.per_table
     async with fresh_database(admin_dsn, "bench_cache_prewarm", root) as dsn:
-        loader = GatewayProcess(["--dsn", dsn, *conf_args("metastore.gateway.cache.enabled=false")], root / "loader.log")
+        loader = GatewayProcess(["--dsn", dsn, *conf_args("metastore.gateway.cache.enabled=false")],
+                                root / "loader.log")
         try:
             ep = await Endpoint.open("loader", await asyncio.to_thread(loader.wait_serving, 120))
             load_s = await load_partitions(dsn, ep, opts.tables, opts.per_table, opts.via_api)
@@ -559,7 +562,8 @@ def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> 
         "below names its own command). Gateways run as separate `metastore-gateway serve` processes on one "
         "embedded PostgreSQL with its default (durable) settings, on the same machine as the load generator.",
         "",
-        f"- **Machine:** {m['nproc']} cores (`nproc`), CPU \"{m['cpu_model']}\" (/proc/cpuinfo), {m['mem_gib']} GiB RAM, "
+        f"- **Machine:** {m['nproc']} cores (`nproc`), CPU \"{m['cpu_model']}\" (/proc/cpuinfo), "
+        f"{m['mem_gib']} GiB RAM, "
         f"Linux {m['kernel']}, Python {m['python']}, PostgreSQL {meta.get('pg_version', '?')}.",
         f"- Everything (PostgreSQL, the gateways, the load generator) shares those {m['nproc']} cores, and the "
         "machine is shared with other work (each figure notes the load while it ran), so absolute rates and tail "
@@ -572,7 +576,8 @@ def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> 
             "### Cache hit share under a 95/5 read/write mix",
             "",
             "```sh", hit["command"], "```", "",
-            f"Measured {hit['measured']}.{_load_note(hit)} Two caching gateways (default settings: lazy fill, LISTEN/NOTIFY poller); "
+            f"Measured {hit['measured']}.{_load_note(hit)} Two caching gateways (default settings: lazy fill, "
+            "LISTEN/NOTIFY poller); "
             f"{hit['tables']} ACID tables of {hit['partitions_per_table']:,} partitions; users alternate between the "
             "gateways and run, closed loop without think time, 95 read queries to 5 write txns. A read query is "
             "Hive's: `GetOpenTxns` → `GetValidWriteIds(table)` → `GetPartitionsByNames` of 100 of the table's "
@@ -580,7 +585,8 @@ def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> 
             "(2 of the partitions the readers read) → `CommitTxn`. Caches warmed first; share = "
             "`Admin.CacheStats` hits / (hits + misses) over the run, both gateways summed.",
             "",
-            "| users | run s | read queries/s | write txns/s | read p50 ms | read p99 ms | cache hits | misses (by reason) | **hit share** |",
+            "| users | run s | read queries/s | write txns/s | read p50 ms | read p99 ms | cache hits "
+            "| misses (by reason) | **hit share** |",
             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |",
         ]
         for r in hit["runs"]:
@@ -611,7 +617,8 @@ def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> 
             "### Commit-to-cache-visible lag across gateways",
             "",
             "```sh", lag["command"], "```", "",
-            f"Measured {lag['measured']}.{_load_note(lag)} Gateway A commits a txn that added one partition (`OpenTxns` → "
+            f"Measured {lag['measured']}.{_load_note(lag)} Gateway A commits a txn that added one partition "
+            "(`OpenTxns` → "
             "`AddPartitions` → `CommitTxn`); t0 is when `CommitTxn` returns. Gateway B (its cache warm, default "
             "settings: woken by LISTEN/NOTIFY, timer 60 s) is then polled, one commit at a time, nothing else running:",
             "",
@@ -651,11 +658,13 @@ def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> 
             "### Prewarm time and resident memory per cached partition",
             "",
             "```sh", pre["command"], "```", "",
-            f"Measured {pre['measured']}.{_load_note(pre)} {pre['tables']} ACID tables × {pre['per_table']:,} partitions = "
+            f"Measured {pre['measured']}.{_load_note(pre)} {pre['tables']} ACID tables × {pre['per_table']:,} "
+            "partitions = "
             f"{pre['partitions']:,} partitions (keys ds string, hr int; storage descriptor as AddPartitions completes "
             f"it). Per table one txn: {pre['via_api_per_table']:,} partitions through `AddPartitions`, the rest COPYed "
-            "into `partitions` with the same rows (`store.catalog` completion, `store.codec` body, the txn's write id), "
-            f"then `CommitTxn`; loading took {pre['load_s']:.0f} s. Then, one after the other on that database, a gateway "
+            "into `partitions` with the same rows (`store.catalog` completion, `store.codec` body, the txn's write "
+            f"id), then `CommitTxn`; loading took {pre['load_s']:.0f} s. Then, one after the other on that database, "
+            "a gateway "
             "with `metastore.gateway.cache.enabled=false` (baseline) and one with "
             "`metastore.gateway.cache.prewarm=eager` and `metastore.gateway.cache.max.partitions=2000000`; each "
             "answered one 100-partition read, then idled 3 s before VmRSS was read from /proc.",
@@ -664,10 +673,12 @@ def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> 
             "| --- | ---: | ---: | ---: |",
             f"| cache disabled | {pre['baseline_serving_s']:.1f} | {pre['baseline_rss'] / mib:.0f} | "
             f"{pre['baseline_hwm'] / mib:.0f} |",
-            f"| eager prewarm | {pre['eager_serving_s']:.1f} | {pre['eager_rss'] / mib:.0f} | {pre['eager_hwm'] / mib:.0f} |",
+            f"| eager prewarm | {pre['eager_serving_s']:.1f} | {pre['eager_rss'] / mib:.0f} | "
+            f"{pre['eager_hwm'] / mib:.0f} |",
             "",
             f"- **Prewarm:** {pre['cached_partitions']:,} partitions of {pre['cached_tables']} tables cached; serving "
-            f"{pre['eager_serving_s']:.1f} s after spawn ({pre['eager_serving_s'] - pre['baseline_serving_s']:.1f} s more "
+            f"{pre['eager_serving_s']:.1f} s after spawn "
+            f"({pre['eager_serving_s'] - pre['baseline_serving_s']:.1f} s more "
             "than without the cache" + (f"; the gateway logs the load itself as {pre['prewarm_logged_s']:.1f} s" if
                                          pre.get("prewarm_logged_s") is not None else "") + ").",
             f"- **Memory:** ({pre['eager_rss'] / mib:.0f} − {pre['baseline_rss'] / mib:.0f}) MiB / "
@@ -675,8 +686,9 @@ def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> 
             f"partition**. Of that, the pre-encoded protobuf frames are {pre['frame_bytes_per_partition']:.0f} bytes "
             "(`CacheStats.bytes` / partitions); the rest (not broken down here) is what holds them: the per-version "
             "records, the name → versions maps, the values tuples, the sorted name lists, the live view "
-            "(name → frame), and whatever the allocator kept from the load." + (f" Peak during prewarm (VmHWM): {pre['eager_hwm'] / mib:.0f} MiB."
-                                     if pre["eager_hwm"] > pre["eager_rss"] * 1.02 else ""),
+            "(name → frame), and whatever the allocator kept from the load."
+            + (f" Peak during prewarm (VmHWM): {pre['eager_hwm'] / mib:.0f} MiB."
+               if pre["eager_hwm"] > pre["eager_rss"] * 1.02 else ""),
             f"- The first read after start was {'a cache hit' if pre['first_read_hit'] else 'NOT a cache hit'}.",
         ]
         prev = pre.get("previous")
@@ -694,7 +706,7 @@ def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> 
 
 def write_docs(out: Path, results: Path, meta: dict[str, Any] | None = None) -> None:
     """Rewrite the bench:cache section of `out` from the newest JSON of each figure in `results`."""
-    figures = {}
+    figures: dict[str, dict[str, Any]] = {}
     for name in ("hit", "lag", "prewarm"):
         path = results / f"{name}.json"
         if path.exists():

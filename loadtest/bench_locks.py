@@ -52,7 +52,7 @@ SECTION_START, SECTION_END = benchdoc.markers("locks")
 UNSAFE_FAST_CONF = "metastore.gateway.embedded.unsafe.fast=true"
 
 
-def _comp(table: str, lock_type: int) -> lpb.LockComponent:
+def _comp(table: str, lock_type: lpb.LockType) -> lpb.LockComponent:
     return lpb.LockComponent(db_name="bench", table_name=table, type=lock_type)
 
 
@@ -127,7 +127,8 @@ async def reference_read(address: str, seconds: float) -> float:
     return count / elapsed
 
 
-async def writer_behind_readers(address: str, readers: int, hold_ms: float, writers: int, fast_poll: bool) -> WriterWaits:
+async def writer_behind_readers(address: str, readers: int, hold_ms: float, writers: int,
+                                fast_poll: bool) -> WriterWaits:
     channels = await _channels(address, readers + 1)
     result = WriterWaits("CheckLock every 5 ms" if fast_poll else "Hive back-off (100 ms doubling)")
     stop = asyncio.Event()
@@ -203,8 +204,8 @@ async def bench(fsync_on: bool, args: argparse.Namespace) -> Run:
         waits = [await writer_behind_readers(address, args.readers, args.hold_ms, args.writers, fast)
                  for fast in (False, True)]
         for w in waits:
-            print(f"  writer behind {args.readers} readers ({w.polling}): median {statistics.median(w.waits_ms):.0f} ms, "
-                  f"max {max(w.waits_ms):.0f} ms", flush=True)
+            print(f"  writer behind {args.readers} readers ({w.polling}): "
+                  f"median {statistics.median(w.waits_ms):.0f} ms, max {max(w.waits_ms):.0f} ms", flush=True)
         return Run("on" if fsync_on else "off", load_before, _load_average(), reference, un, waits)
     finally:
         gateway.stop(60)

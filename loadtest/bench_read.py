@@ -170,7 +170,8 @@ async def run(args: argparse.Namespace) -> list[tuple[str, list[RunResult]]]:
             return workloads
         mixed_targets = [Target(name, functools.partial(running, address), MixedUser, config,
                                 {"names": names, "batch": 100, "write_weight": 5})
-                         for name, address in (("gateway-cached", cached.address), ("gateway-nocache", nocache.address))]
+                         for name, address in (("gateway-cached", cached.address), ("gateway-nocache",
+                                                                                    nocache.address))]
         print("workload mixed 95/5", file=sys.stderr)
         workloads.append(("mixed 95% GetPartitionsByNames(100) / 5% write txn",
                           await run_targets(mixed_targets, keep_going=True, pause_s=args.pause)))
@@ -183,7 +184,8 @@ async def run(args: argparse.Namespace) -> list[tuple[str, list[RunResult]]]:
         await asyncio.to_thread(pg.stop)
 
 
-async def _start_hms(partitions: int, warmup_s: float = 20.0) -> tuple[str | None, contextlib.AbstractAsyncContextManager[str] | None]:
+async def _start_hms(partitions: int,
+                     warmup_s: float = 20.0) -> tuple[str | None, contextlib.AbstractAsyncContextManager[str] | None]:
     try:
         from loadtest import hms
     except ImportError as exc:
@@ -218,9 +220,10 @@ def _where_the_time_goes(cached: dict[str, float] | None, echo: dict[str, float]
         return []
     per_call, floor = 1e6 / cached["calls"], 1e6 / echo["calls"]
     own = sum(us for _, us in steps)
-    return [f"Where the time goes in GetPartitionsByNames(100): at the measured rates the gateway completes a call every "
-            f"{per_call:.0f} µs and the echo floor every {floor:.0f} µs, {per_call - floor:.0f} µs apart. The gateway's "
-            f"own steps of a hit, timed in-process without gRPC (`python -m loadtest.profile_hit`), take {own:.0f} µs: "
+    return [f"Where the time goes in GetPartitionsByNames(100): at the measured rates the gateway completes a call "
+            f"every {per_call:.0f} µs and the echo floor every {floor:.0f} µs, {per_call - floor:.0f} µs apart. "
+            f"The gateway's own steps of a hit, timed in-process without gRPC (`python -m loadtest.profile_hit`), "
+            f"take {own:.0f} µs: "
             + "; ".join(f"{label} {us:.1f} µs" for label, us in steps)
             + f". The other {max(per_call - floor - own, 0):.0f} µs are those steps' extra cost under load, and the "
             "servicer path around them: in-process the same dictionary stays in the CPU caches, under load its "
@@ -249,8 +252,8 @@ def render(workloads: Sequence[tuple[str, list[RunResult]]], args: argparse.Name
             if row is None:
                 lines.append(f"| {r.target} | — | — | — | — | {'; '.join(r.worker_errors)[:80]} |")
                 continue
-            lines.append(f"| {r.target} | {row['calls']:.0f} | {row['items']:.0f} | {row['p50']:.2f} | {row['p99']:.2f} | "
-                         f"{int(row['fail'])} |")
+            lines.append(f"| {r.target} | {row['calls']:.0f} | {row['items']:.0f} | {row['p50']:.2f} | "
+                         f"{row['p99']:.2f} | {int(row['fail'])} |")
         lines.append("")
     lines += ["In the mixed run the row is the reads; each reader also takes a snapshot every 20 reads and 5% of "
               "tasks are write transactions (see loadtest/mixed.py and the CSV for those rows).", ""]
@@ -267,13 +270,15 @@ def render(workloads: Sequence[tuple[str, list[RunResult]]], args: argparse.Name
     for k, label in enumerate(rounds, 1):
         cached, echo = summary.get((label, "gateway-cached")), summary.get((label, "echo-floor"))
         if cached and echo:
-            lines.append(f"| {k} | {cached['calls']:.0f} | {echo['calls']:.0f} | {cached['calls'] / echo['calls']:.2f} | "
-                         f"{cached['p99']:.2f} | {echo['p99']:.2f} | {cached['p99'] / echo['p99']:.2f} |")
+            lines.append(f"| {k} | {cached['calls']:.0f} | {echo['calls']:.0f} | "
+                         f"{cached['calls'] / echo['calls']:.2f} | {cached['p99']:.2f} | {echo['p99']:.2f} | "
+                         f"{cached['p99'] / echo['p99']:.2f} |")
 
     def over_rounds(key: str) -> list[float]:
         return [v for v in (ratio(label, "gateway-cached", "echo-floor", key) for label in rounds) if v is not None]
 
-    lines += ["", f"### Goals (ratios from this run; against the echo floor, the median of the {len(rounds)} rounds)", "",
+    lines += ["", f"### Goals (ratios from this run; against the echo floor, the median of the {len(rounds)} rounds)",
+              "",
               "| goal | measured | met |", "| --- | ---: | --- |"]
     checks = [
         ("cached GetPartitionsByNames(100) calls/s >= 80% of the echo floor", over_rounds("calls"), 0.8, True),
@@ -290,7 +295,8 @@ def render(workloads: Sequence[tuple[str, list[RunResult]]], args: argparse.Name
         value = statistics.median(values)
         spread = f" (rounds: {min(values):.2f}–{max(values):.2f})" if len(values) > 1 else ""
         met = value >= bound if higher else value <= bound
-        verdict = "yes" if met else f"no ({value / bound:.0%} of the goal)" if higher else f"no ({value / bound:.2f}x the bound)"
+        verdict = ("yes" if met else f"no ({value / bound:.0%} of the goal)" if higher
+                   else f"no ({value / bound:.2f}x the bound)")
         lines.append(f"| {text} | {value:.2f}x{spread} | {verdict} |")
     lines += ["", *_where_the_time_goes(summary.get((w100, "gateway-cached")), summary.get((w100, "echo-floor")),
                                         steps), "",

@@ -239,7 +239,8 @@ def render(command: str, when: dt.datetime, machine: dict[str, Any], rows: list[
         f"during it.",
         "",
         f"Table: {count:,} partitions of one transactional table (2 keys, 7 parameters each). "
-        f"Median of {runs} timed runs after one warm-up, rows interleaved (round after round); \"fetch phase\" = Spark job submitted -> all rows on "
+        f"Median of {runs} timed runs after one warm-up, rows interleaved (round after round); "
+        "\"fetch phase\" = Spark job submitted -> all rows on "
         f"the driver; \"job\" adds the driver's txn, lock, snapshot, GetTable and ListPartitionNames.",
         "",
         "| run | gateway | batch | in flight | Spark tasks | partitions/s, fetch phase (median) | range over runs | "
@@ -257,7 +258,8 @@ def render(command: str, when: dt.datetime, machine: dict[str, Any], rows: list[
             f"{statistics.median(r.gateway_cores) if r.kind != 'floor' else 0:.2f} | "
             f"{statistics.median(r.postgres_cores):.2f} | "
             f"{statistics.median(r.machine_busy_cores):.1f} | {statistics.median(r.other_cores):.1f} |")
-    job, driver, floor = rows[0], next(r for r in rows if r.kind == "driver"), next(r for r in rows if r.kind == "floor")
+    job = rows[0]
+    driver, floor = next(r for r in rows if r.kind == "driver"), next(r for r in rows if r.kind == "floor")
     lines += [
         "",
         f"Reading it: with the defaults the fetch phase takes {statistics.median(job.fetch_s):.2f} s for {count:,} "

@@ -589,7 +589,8 @@ async def run_mode(opts: Options, mode: str) -> tuple[ModeInfo, list[RunResult]]
                     break
                 discarded.append(round(other, 3))
                 print(f"bench_txns: other processes used {other:.2f} cores during {label}; repeating it "
-                      f"(attempt {len(discarded) + 1} of {opts.retries + 1}) once the machine is quiet", file=sys.stderr)
+                      f"(attempt {len(discarded) + 1} of {opts.retries + 1}) once the machine is quiet",
+                      file=sys.stderr)
                 await asyncio.to_thread(wait_quiet, opts.max_other_cores, opts.quiet_wait_s)
             summary.discarded_other_cores = discarded
             results.append(result)
@@ -742,8 +743,9 @@ def interpretation(modes: list[ModeInfo], nproc: int) -> list[str]:
             if r_on_hi.wal_fsyncs_per_txn >= COMMITS_PER_TXN - 0.2:
                 out.append(
                     f"**No group commit.** {disk}Durable runs made {r_on_hi.wal_fsyncs_per_txn:.2f} WAL fsyncs per "
-                    f"transaction at {hi} client{plural}: one for each of the {COMMITS_PER_TXN} writing commits (one per "
-                    f"RPC), never shared. Every write appends its event last and keeps the `notification_sequence` row "
+                    f"transaction at {hi} client{plural}: one for each of the {COMMITS_PER_TXN} writing commits "
+                    f"(one per RPC), never shared. Every write appends its event last and keeps the "
+                    f"`notification_sequence` row "
                     f"locked until its commit is flushed (store/sql/events.py), so no two writing commits ever wait "
                     f"for the disk together.")
             else:
@@ -784,7 +786,7 @@ def interpretation(modes: list[ModeInfo], nproc: int) -> list[str]:
                 f"samples. Every write locks that row as its last step and holds it through three more round trips to "
                 f"the gateway (event insert, NOTIFY, COMMIT) and the commit itself, so writes pass it one at a time"
                 + ("; " if len(locks) > 1 else ".")
-                + (f"the transactions waiting in "
+                + ("the transactions waiting in "
                    + ", ".join(f"`{k}`" for k in locks if "notification_sequence" not in k)
                    + " wait for row locks that earlier transactions took first and keep until they commit, i.e. "
                      "until after their own turn on `notification_sequence`." if len(locks) > 1 else ""))
@@ -934,7 +936,8 @@ def render_section(command: str, when: dt.datetime, machine: Mapping[str, Any], 
                                      + ", ".join(f"{x:.2f}" for x in d) + " cores)" for r, d in repeated)
                     if repeated else "; none was") + ")." + (
                      f" **The machine was not idle: other processes used up to {busiest_other:.2f} cores during a run, "
-                     f"so these numbers understate what an idle machine does.**" if busiest_other > opts.max_other_cores else ""))
+                     f"so these numbers understate what an idle machine does.**"
+                     if busiest_other > opts.max_other_cores else ""))
     lines += [
         "",
         f"What the gateway's PostgreSQL connections were doing, sampled from `pg_stat_activity` every "
@@ -981,7 +984,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--duration", type=float, default=20.0, metavar="SECONDS", help="load per client count (default 20)")
     p.add_argument("--clients", type=_client_counts, default=(1, 16), metavar="N,N",
                    help="concurrent clients, one run each (default 1,16)")
-    p.add_argument("--out", default=DEFAULT_OUT, help=f"markdown file whose section is replaced (default {DEFAULT_OUT})")
+    p.add_argument("--out", default=DEFAULT_OUT,
+                   help=f"markdown file whose section is replaced (default {DEFAULT_OUT})")
     p.add_argument("--results-dir", default=DEFAULT_RESULTS,
                    help=f"where the CSV/PNG/JSON report goes (default {DEFAULT_RESULTS})")
     p.add_argument("--dsn", default="", help="use this PostgreSQL (as configured) instead of a fresh embedded one")
@@ -1097,7 +1101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.workers < 1:
         print("bench_txns: --workers must be at least 1", file=sys.stderr)
         return 2
-    opts = Options(duration_s=args.duration, clients=args.clients, out=Path(args.out), results_dir=Path(args.results_dir),
+    opts = Options(duration_s=args.duration, clients=args.clients, out=Path(args.out),
+                   results_dir=Path(args.results_dir),
                    dsn=args.dsn, fsync_modes=args.fsync, workers=args.workers, partitions=args.partitions,
                    gateway_conf=tuple(args.gateway_conf), progress=not args.quiet, plot=not args.no_plot,
                    pause_s=args.pause, max_other_cores=args.max_other_cores, retries=max(0, args.retries))

@@ -31,11 +31,12 @@ for all ACID tables), through any gateway, then read GetTable / GetPartitionsByN
 with missing names, duplicates and non-canonical spellings) / ListPartitionNames (random page sizes,
 following one page token) several times over a second or so (10% of reader txns hold their snapshot
 for several seconds; 15% of reads outside txns reuse a snapshot up to ~30 sessions old, which the
-caches answer from older versions, or, after version GC, refuse as "snapshot too old" like PostgreSQL). Each read goes to every caching gateway
-(concurrently) and then to the oracle; the parsed responses (or the gRPC status code and message) must
-be equal. Gateways are asked first: a version GC between the two can only turn a right gateway answer
-into an oracle "snapshot too old" (counted as `gc_race`, not a violation, and only outside txns); the
-reverse order would be a violation. Inside reader txns "snapshot too old" is always a violation.
+caches answer from older versions, or, after version GC, refuse as "snapshot too old" like PostgreSQL).
+Each read goes to every caching gateway (concurrently) and then to the oracle; the parsed responses (or
+the gRPC status code and message) must be equal. Gateways are asked first: a version GC between the
+two can only turn a right gateway answer into an oracle "snapshot too old" (counted as `gc_race`, not a
+violation, and only outside txns); the reverse order would be a violation. Inside reader txns
+"snapshot too old" is always a violation.
 
 External tables have no snapshot. Reads with `min_event_id` = the event id of the table's last
 completed write are compared with the oracle when no write to that table started or was in flight
@@ -404,7 +405,8 @@ class Driver:
         state = await self.any_gateway(rng).txns.GetOpenTxns(tpb.GetOpenTxnsRequest(current_txn_id=txn_id),
                                                              timeout=CALL_TIMEOUT_S)
         got = await self.any_gateway(rng).txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
-            full_table_names=[f"{DB}.{t}" for t in tables], valid_txn_list=state.valid_txn_list), timeout=CALL_TIMEOUT_S)
+            full_table_names=[f"{DB}.{t}" for t in tables], valid_txn_list=state.valid_txn_list),
+            timeout=CALL_TIMEOUT_S)
         return {t.full_table_name.split(".", 1)[1]: pb.ReadContext(
             valid_write_id_list=t.valid_write_id_list, table_id=t.table_id, txn_id=txn_id) for t in got.tables}
 
@@ -553,7 +555,8 @@ class Driver:
 
     # -- writers --------------------------------------------------------------------------------
 
-    async def own_read(self, rng: random.Random, table: str, ctx: pb.ReadContext, kind: str = "own_writes") -> list[str]:
+    async def own_read(self, rng: random.Random, table: str, ctx: pb.ReadContext,
+                       kind: str = "own_writes") -> list[str]:
         """Read-your-own-writes: the txn's view through a random gateway and the oracle; the names it sees."""
         g = self.any_gateway(rng)
         if rng.random() < 0.3:
@@ -567,7 +570,8 @@ class Driver:
                                in_txn=True, gateways=[g])
         return list(listed.reply.names) if listed.ok else []
 
-    async def own_reads(self, rng: random.Random, table: str, txn: int, early: pb.ReadContext, wrote: bool) -> list[str]:
+    async def own_reads(self, rng: random.Random, table: str, txn: int, early: pb.ReadContext,
+                        wrote: bool) -> list[str]:
         """Before its first write a txn reads with the snapshot taken when it opened. After writing, it
         reads twice: Hive's way, with a snapshot taken after its write id was allocated (its own write
         id is valid in it: `own_writes`), and with the snapshot taken before it wrote plus its txn id
@@ -654,7 +658,8 @@ class Driver:
         self.counts[f"acid_{op}"] += 1
 
     async def ext_state(self, table: str) -> ExtState:
-        got = await self.oracle.catalog.GetTable(pb.GetTableRequest(db_name=DB, table_name=table), timeout=CALL_TIMEOUT_S)
+        got = await self.oracle.catalog.GetTable(pb.GetTableRequest(db_name=DB, table_name=table),
+                                                 timeout=CALL_TIMEOUT_S)
         listed = await self.oracle.catalog.ListPartitionNames(pb.ListPartitionNamesRequest(
             db_name=DB, table_name=table), timeout=CALL_TIMEOUT_S)
         parts = await self.oracle.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(
@@ -684,7 +689,8 @@ class Driver:
                     chosen = rng.sample(sorted(current), min(len(current), rng.randint(1, 2)))
                     reply = await g.catalog.AlterPartitions(pb.AlterPartitionsRequest(
                         db_name=DB, table_name=ext.name,
-                        partitions=[pb.Partition(values=list(part_values(n)), parameters={"tag": tag}) for n in chosen]),
+                        partitions=[pb.Partition(values=list(part_values(n)),
+                                                 parameters={"tag": tag}) for n in chosen]),
                         timeout=CALL_TIMEOUT_S)
                 elif op == "drop":
                     chosen = rng.sample(sorted(current), min(len(current), rng.randint(1, 2)))
@@ -763,7 +769,8 @@ class Driver:
         o = self.oracle
         await o.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name=DB)), timeout=CALL_TIMEOUT_S)
         for t in self.acid:
-            await o.catalog.CreateTable(pb.CreateTableRequest(table=table_message(t, acid=True)), timeout=CALL_TIMEOUT_S)
+            await o.catalog.CreateTable(pb.CreateTableRequest(table=table_message(t, acid=True)),
+                                        timeout=CALL_TIMEOUT_S)
             (txn,) = (await o.txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="consistency"))).txn_ids
             await o.catalog.AddPartitions(pb.AddPartitionsRequest(
                 db_name=DB, table_name=t, txn_id=txn,

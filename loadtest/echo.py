@@ -71,7 +71,7 @@ def _payload_behavior(payload: bytes) -> Callable[[bytes, grpc.aio.ServicerConte
     return respond
 
 
-class _FixedReplies(grpc.GenericRpcHandler):  # type: ignore[misc]  # grpc ships no type stubs
+class _FixedReplies(grpc.GenericRpcHandler):
     """Looks a call's full method path up in a dict; unknown methods get UNIMPLEMENTED from grpc."""
 
     def __init__(self, method_payloads: Mapping[str, bytes]) -> None:

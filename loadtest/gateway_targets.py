@@ -78,7 +78,8 @@ def snapshot(channel: grpc.Channel) -> pb.ReadContext:
 
 
 def partitions_request(names: Sequence[str], read: pb.ReadContext) -> bytes:
-    return pb.GetPartitionsByNamesRequest(db_name=DB, table_name=TABLE, names=list(names), read=read).SerializeToString()
+    return pb.GetPartitionsByNamesRequest(db_name=DB, table_name=TABLE, names=list(names),
+                                          read=read).SerializeToString()
 
 
 class GatewayProcess(gateway_process.GatewayProcess):
@@ -106,7 +107,8 @@ def warm(address: str, names: Sequence[str]) -> None:
 
 
 @contextlib.asynccontextmanager
-async def gateway_target(dsn: str, *, cache: bool, names: Sequence[str], extra: Sequence[str] = ()) -> AsyncIterator[str]:
+async def gateway_target(dsn: str, *, cache: bool, names: Sequence[str],
+                         extra: Sequence[str] = ()) -> AsyncIterator[str]:
     import asyncio
 
     conf = ["--conf", f"metastore.gateway.cache.enabled={'true' if cache else 'false'}"]

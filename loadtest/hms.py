@@ -262,7 +262,7 @@ async def hms_server(
     Usable as a driver `Target.start` factory.
     """
     own_dir = workdir is None
-    root = Path(tempfile.mkdtemp(prefix="hms-")) if own_dir else Path(workdir)  # type: ignore[arg-type]
+    root = Path(tempfile.mkdtemp(prefix="hms-")) if workdir is None else Path(workdir)
     root.mkdir(parents=True, exist_ok=True)
     (root / "tmp").mkdir(exist_ok=True)
     port = port or _free_port()

@@ -62,7 +62,8 @@ def profile(batch: int = 100, partitions: int = 10_000, calls: int = 5000) -> li
     reply = pb.GetPartitionsByNamesResponse.FromString(b"".join(hit.frames))
     assert len(reply.partitions) == batch and reply.partitions[0].table_name == "events"
     return [
-        (f"parse the request ({batch} names)", _per_call_us(lambda: pb.GetPartitionsByNamesRequest.FromString(raw), calls)),
+        (f"parse the request ({batch} names)", _per_call_us(lambda: pb.GetPartitionsByNamesRequest.FromString(raw),
+                                                            calls)),
         ("check names, parse the snapshot", _per_call_us(lambda: _target(request.db_name, request.table_name,
                                                                           request.read), calls)),
         (f"read decision and {batch} lookups", _per_call_us(lambda: cache.read_partitions(db, table, request.names,

@@ -38,7 +38,8 @@ def _entry(partitions: int) -> TableEntry:
 def _applied(entry: TableEntry, event_id: int, kind: str, message: dict[str, object], write_id: int = 0,
              txn_id: int = 0) -> tuple[TableEntry, float]:
     """`entry` after a batch of one event, and the batch's milliseconds (apply and finish)."""
-    event = NotificationEvent(event_id, 0, kind, "db", entry.name, entry.table_id, txn_id, write_id, json.dumps(message))
+    event = NotificationEvent(event_id, 0, kind, "db", entry.name, entry.table_id, txn_id, write_id,
+                              json.dumps(message))
     started = time.perf_counter()
     batch = TableBatch(entry, CODEC)
     batch.apply(event, message)

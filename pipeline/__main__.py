@@ -37,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     read.add_argument("db")
     read.add_argument("table")
     read.add_argument("--output", help="also write the per-partition rows as Parquet here")
-    read.add_argument("--filter", help="only partitions matching this Hive partition filter, e.g. \"ds >= '2024-01-01'\"")
+    read.add_argument("--filter",
+                      help="only partitions matching this Hive partition filter, e.g. \"ds >= '2024-01-01'\"")
     read.add_argument("--batch-size", type=int)
     read.add_argument("--in-flight", type=int)
     read.add_argument("--slices", type=int, help="Spark partitions (default: from the core count)")

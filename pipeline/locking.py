@@ -12,7 +12,7 @@ floors the cap at 15 s; here the setting is the cap, so short waits can be confi
 Unlock. Locks under a txn are neither heartbeated nor unlocked here: the txn's own heartbeat keeps
 them, and its commit or abort releases them.
 
-Sleep and clock are injectable so tests never really wait.
+The clock (`store.clock.Clock`: monotonic time and sleep) is injectable so tests never really wait.
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any, AsyncIterator, Iterator
 
 import grpc
 
@@ -30,6 +29,7 @@ from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import locks_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
+from store.clock import SYSTEM_CLOCK, Clock
 from store.lock_rules import DataOperationType, LockPlan, LockPolicy, LockType
 
 _log = logging.getLogger(__name__)
@@ -98,17 +98,15 @@ class LockClient:
         locks: locks_pb2_grpc.LocksStub,
         policy: RetryPolicy = RetryPolicy(),
         *,
-        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self._locks = locks
         self.policy = policy
-        self._sleep = sleep
         self._clock = clock
 
     async def acquire(self, request: lpb.LockRequest) -> lpb.LockResponse:
         """Lock, waiting with Hive's back-off; ACQUIRED or `LockAcquireTimeout` (request released)."""
-        started = self._clock()
+        started = self._clock.monotonic()
         response = await self._locks.Lock(request)
         lock_id = response.lock_id
         retries = 0
@@ -116,7 +114,7 @@ class LockClient:
             for delay in self.policy.sleeps():
                 if response.state == lpb.ACQUIRED:
                     return response
-                await self._sleep(delay)
+                await self._clock.sleep(delay)
                 retries += 1
                 response = await self._locks.CheckLock(lpb.CheckLockRequest(lock_id=lock_id))
         except BaseException:
@@ -125,7 +123,7 @@ class LockClient:
         if response.state == lpb.ACQUIRED:
             return response
         await self._release_quietly(lock_id)
-        waited = self._clock() - started
+        waited = self._clock.monotonic() - started
         blocked_by = f"{response.blocked_by_lock_id}.{response.blocked_by_component_id}"
         raise LockAcquireTimeout(
             f"could not acquire lock {lock_id}: still waiting (for lock {blocked_by}) after {retries} retries over "
@@ -165,7 +163,7 @@ class LockClient:
 
     async def _heartbeat(self, txns: transactions_pb2_grpc.TransactionsStub, lock_id: int, interval_s: float) -> None:
         while True:
-            await self._sleep(interval_s)
+            await self._clock.sleep(interval_s)
             try:
                 reply = await txns.Heartbeat(tpb.HeartbeatRequest(lock_ids=[lock_id]))
             except grpc.aio.AioRpcError as exc:  # keep trying: the lock lives until hive.txn.timeout

@@ -9,6 +9,7 @@
 # %%
 import os
 import sys
+from typing import Callable
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors' Python: this environment (grpc, pipeline)
 GATEWAY = os.environ.get("METASTORE_GATEWAY_ADDRESS", "127.0.0.1:50051")
@@ -31,7 +32,7 @@ config = ClientConfig.from_spark(spark)
 client = process_client(config)  # this process's channel; executors build their own
 
 
-def create_if_missing(rpc, request):  # type: ignore[no-untyped-def]
+def create_if_missing(rpc: Callable[[object], object], request: object) -> None:
     try:
         rpc(request)
     except grpc.RpcError as exc:

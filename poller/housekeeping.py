@@ -19,6 +19,7 @@ import asyncpg
 
 from store import housekeeping as hk
 from store import locks
+from store.clock import SYSTEM_CLOCK, Clock
 from store.db import Database
 from store.events import append_events
 from store.sql import housekeeping as sql
@@ -52,32 +53,36 @@ class Housekeeper:
     settings: HousekeepingSettings
     stats: dict[str, int] = field(default_factory=lambda: {"reaped_txns": 0, "t2w_tables_cleaned": 0,
                                                           "versions_collected": 0, "events_trimmed": 0, "errors": 0})
+    clock: Clock = field(default=SYSTEM_CLOCK, kw_only=True)  # the loops' sleeps; tests pass a fake one
 
     async def run(self) -> None:
         """Run every loop until cancelled."""
         s = self.settings
         async with asyncio.TaskGroup() as tg:
-            tg.create_task(self._loop("open-txn counter", 0.0, s.count_open_txns_interval_s, self.txn_store.refresh_open_count))
+            tg.create_task(self._loop("open-txn counter", 0.0, s.count_open_txns_interval_s,
+                                      self.txn_store.refresh_open_count))
             tg.create_task(self._loop("time-out reaper", s.reaper_start_s, s.reaper_interval_s, self.reap_once))
-            tg.create_task(self._loop("acid housekeeper", s.housekeeper_interval_s, s.housekeeper_interval_s, self.clean_once))
-            tg.create_task(self._loop("event log trim", s.event_clean_interval_s, s.event_clean_interval_s, self.trim_once))
+            tg.create_task(self._loop("acid housekeeper", s.housekeeper_interval_s, s.housekeeper_interval_s,
+                                      self.clean_once))
+            tg.create_task(self._loop("event log trim", s.event_clean_interval_s, s.event_clean_interval_s,
+                                      self.trim_once))
 
     async def _loop(self, name: str, start_s: float, interval_s: float, once: Callable[[], Awaitable[object]]) -> None:
-        await asyncio.sleep(start_s)
+        await self.clock.sleep(start_s)
         failures = 0
         while True:
             try:
                 async with asyncio.timeout(max(60.0, interval_s)):
                     await once()
                 failures = 0
-                await asyncio.sleep(interval_s)
+                await self.clock.sleep(interval_s)
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - a loop must survive database restarts and bugs alike
                 failures += 1
                 self.stats["errors"] += 1
                 _log.exception("housekeeping loop %r failed (%d in a row)", name, failures)
-                await asyncio.sleep(min(MAX_BACKOFF_S, interval_s * 2 ** min(failures, 5)))
+                await self.clock.sleep(min(MAX_BACKOFF_S, interval_s * 2 ** min(failures, 5)))
 
     async def _elected(self, lock_id: int, work: Callable[[asyncpg.Connection], Awaitable[int]]) -> int | None:
         async def run(conn: asyncpg.Connection) -> int | None:

@@ -80,8 +80,8 @@ class CatalogStore:
 
     # partitions
     async def add_partitions(
-        self, db_name: str, table_name: str, parts: Sequence[Partition], *, if_not_exists: bool, expected_table_id: int = 0,
-        txn_id: int = 0,
+        self, db_name: str, table_name: str, parts: Sequence[Partition], *, if_not_exists: bool,
+        expected_table_id: int = 0, txn_id: int = 0,
     ) -> tuple[list[Partition], int]:
         return await self._db.transact(catalog.add_partitions, db_name, table_name, parts, if_not_exists=if_not_exists,
                                        expected_table_id=expected_table_id, txn_id=txn_id)
@@ -145,5 +145,6 @@ class CatalogStore:
     async def current_event_id(self) -> int:
         return await self._db.read(events.current_event_id)
 
-    async def next_events(self, last_event_id: int, max_events: int, db_name: str, table_name: str) -> list[NotificationEvent]:
+    async def next_events(self, last_event_id: int, max_events: int, db_name: str,
+                          table_name: str) -> list[NotificationEvent]:
         return await self._db.read(events.next_events, last_event_id, max_events, db_name, table_name)

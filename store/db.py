@@ -93,7 +93,7 @@ class Database:
                 # Jittered back-off so colliding writers do not collide again in lock step.
                 await asyncio.sleep(random.uniform(0, 0.01 * 2**attempt))
             except asyncio.TimeoutError as exc:
-                if asyncio.current_task() is not None and asyncio.current_task().cancelling():  # type: ignore[union-attr]
+                if (task := asyncio.current_task()) is not None and task.cancelling():
                     raise
                 raise Unavailable("no database connection became free in time (pool exhausted)") from exc
             except _CONNECTION_LOST as exc:
@@ -111,7 +111,7 @@ class Database:
                 async with conn.transaction(isolation="repeatable_read", readonly=True):
                     return await fn(conn, *args, **kwargs)
         except asyncio.TimeoutError as exc:
-            if asyncio.current_task() is not None and asyncio.current_task().cancelling():  # type: ignore[union-attr]
+            if (task := asyncio.current_task()) is not None and task.cancelling():
                 raise
             raise Unavailable("no database connection became free in time (pool exhausted)") from exc
         except _CONNECTION_LOST as exc:

@@ -48,7 +48,8 @@ async def append_events(conn: asyncpg.Connection, events: Sequence[NewEvent]) ->
     ids = list(range(first, first + len(events)))
     await conn.executemany(
         sql.INSERT_EVENT,
-        [(i, e.event_type, e.db_name, e.table_name, e.table_id, e.txn_id, e.write_id, e.message) for i, e in zip(ids, events)],
+        [(i, e.event_type, e.db_name, e.table_name, e.table_id, e.txn_id, e.write_id, e.message)
+         for i, e in zip(ids, events)],
     )
     await conn.execute(sql.NOTIFY_EVENT, str(ids[-1]))
     return ids

@@ -83,12 +83,14 @@ def conflicts(requested: LockType, requested_level: LockLevel, existing: LockTyp
     (1) except a SHARED_READ on a database against an EXCLUSIVE on a table or partition in it.
     """
     if requested is LockType.SHARED_READ:
-        return existing is LockType.EXCLUSIVE and not (requested_level is LockLevel.DB and existing_level is not LockLevel.DB)
+        return existing is LockType.EXCLUSIVE and not (requested_level is LockLevel.DB
+                                                       and existing_level is not LockLevel.DB)
     if requested is LockType.SHARED_WRITE:
         return existing in (LockType.EXCL_WRITE, LockType.EXCLUSIVE)
     if requested is LockType.EXCL_WRITE:
         return existing is not LockType.SHARED_READ
-    return not (existing is LockType.SHARED_READ and existing_level is LockLevel.DB and requested_level is not LockLevel.DB)
+    return not (existing is LockType.SHARED_READ and existing_level is LockLevel.DB
+                and requested_level is not LockLevel.DB)
 
 
 def conflict_keys() -> tuple[str, ...]:
@@ -307,7 +309,8 @@ def _write_type(statement: Statement, target: TableRef, policy: LockPolicy) -> t
             return LockType.EXCL_WRITE, DataOperationType.INSERT
         return LockType.EXCLUSIVE, DataOperationType.INSERT
     if not acid:
-        raise InvalidArgument(f"{statement.value.upper()} needs a transactional table; {target.db}.{target.table} is not")
+        raise InvalidArgument(f"{statement.value.upper()} needs a transactional table; "
+                              f"{target.db}.{target.table} is not")
     operation = DataOperationType.UPDATE if statement is Statement.UPDATE else DataOperationType.DELETE
     return (LockType.EXCL_WRITE if policy.xlock_write else LockType.SHARED_WRITE), operation
 
@@ -338,7 +341,8 @@ def statement_locks(
         raise InvalidArgument(f"{statement.value.upper()} needs a target table")
     if statement in _TABLE_DDL:
         if target.partition is not None:
-            raise InvalidArgument(f"{statement.value.upper()} locks the whole table; drop the partition from the target")
+            raise InvalidArgument(f"{statement.value.upper()} locks the whole table; "
+                                  "drop the partition from the target")
         components.append(LockComponent(target.scope, _TABLE_DDL[statement], DataOperationType.NO_TXN))
     elif statement in _PARTITION_DDL:
         if target.partition is None:

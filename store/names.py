@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from decimal import Decimal, InvalidOperation
-from typing import Sequence
+from typing import Protocol, Sequence
 
 from store.errors import InvalidArgument
 from store.models import FieldSchema
@@ -21,7 +21,8 @@ MAX_COLUMN_NAME_LENGTH = 767  # COLUMNS_V2.COLUMN_NAME
 
 _IDENTIFIER = re.compile(r"[A-Za-z0-9_]+")  # MetaStoreUtils.validateName: [\w_]+ (ASCII)
 _CHARS_TO_ESCAPE = frozenset(
-    [chr(c) for c in range(0x00, 0x20)] + ['"', "#", "%", "'", "*", "/", ":", "=", "?", "\\", "\x7f", "{", "[", "]", "^"]
+    [chr(c) for c in range(0x00, 0x20)]
+    + ['"', "#", "%", "'", "*", "/", ":", "=", "?", "\\", "\x7f", "{", "[", "]", "^"]
 )
 _PRIMITIVE_TYPES = frozenset(
     ["tinyint", "smallint", "int", "integer", "bigint", "float", "double", "double precision", "decimal", "numeric",
@@ -63,7 +64,8 @@ def normalize_type(type_name: str, *, primitive_only: bool = False) -> str:
     if not primitive_only and re.fullmatch(r"(array|map|struct|uniontype)<.+>", t) and t.count("<") == t.count(">"):
         return t
     kind = "partition key type" if primitive_only else "column type"
-    raise InvalidArgument(f"{kind} {type_name!r} is not a Hive type{' (primitive types only)' if primitive_only else ''}")
+    only = " (primitive types only)" if primitive_only else ""
+    raise InvalidArgument(f"{kind} {type_name!r} is not a Hive type{only}")
 
 
 def escape_path_name(s: str) -> str:
@@ -90,7 +92,14 @@ def _is_hex(s: str) -> bool:
     return len(s) == 2 and all(c in "0123456789abcdefABCDEF" for c in s)
 
 
-def make_partition_name(keys: Sequence[FieldSchema], values: Sequence[str]) -> str:
+class NamedKey(Protocol):
+    """A partition key as far as its name goes: `store.models.FieldSchema` or the protobuf FieldSchema."""
+
+    @property
+    def name(self) -> str: ...
+
+
+def make_partition_name(keys: Sequence[NamedKey], values: Sequence[str]) -> str:
     """Hive's Warehouse.makePartName: `k1=v1/k2=v2` with keys and values escaped."""
     if len(keys) != len(values):
         raise InvalidArgument(
@@ -146,8 +155,8 @@ def _value_fits(type_name: str, value: str) -> bool:
     if base in _INT_RANGES:
         if not re.fullmatch(r"[+-]?\d+", value.strip()):
             return False
-        bits = _INT_RANGES[base]
-        return -(2 ** (bits - 1)) <= int(value) < 2 ** (bits - 1)
+        limit = 1 << (_INT_RANGES[base] - 1)
+        return -limit <= int(value) < limit
     if base in ("float", "double", "double precision", "decimal", "numeric"):
         try:
             Decimal(value.strip())

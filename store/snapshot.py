@@ -65,5 +65,6 @@ def check_not_too_old(full_name: str, write_ids: ValidWriteIdList, gc_watermark:
     if write_ids.high_watermark < gc_watermark or open_below:
         raise FailedPrecondition(
             f"snapshot too old for {full_name}: versions up to write id {gc_watermark} were garbage-collected after "
-            f"this snapshot ({write_ids.to_string()}) was taken; take a new snapshot (inside a txn, snapshots stay valid)"
+            f"this snapshot ({write_ids.to_string()}) was taken; "
+            "take a new snapshot (inside a txn, snapshots stay valid)"
         )

@@ -231,7 +231,8 @@ async def get_valid_write_ids(
             for t in tables]
 
 
-async def write_ids_by_name(conn: asyncpg.Connection, db_name: str, table_name: str, txn_list: ValidTxnList) -> TableWriteIds:
+async def write_ids_by_name(conn: asyncpg.Connection, db_name: str, table_name: str,
+                            txn_list: ValidTxnList) -> TableWriteIds:
     """The table that has this name in the snapshot, and its write ids. The name is resolved in
     the snapshot too: while a rename is uncommitted, other readers still find the old name."""
     db_key = names.normalize_identifier(db_name, "database")
@@ -250,7 +251,8 @@ async def write_ids_by_name(conn: asyncpg.Connection, db_name: str, table_name: 
     raise NotFound(f"table {full_name} does not exist" + (" in this snapshot" if versions else ""))
 
 
-async def table_write_ids(conn: asyncpg.Connection, full_name: str, table_id: int, txn_list: ValidTxnList) -> ValidWriteIdList:
+async def table_write_ids(conn: asyncpg.Connection, full_name: str, table_id: int,
+                          txn_list: ValidTxnList) -> ValidWriteIdList:
     rows = [(r["txn_id"], r["write_id"]) for r in await conn.fetch(sql.TABLE_WRITE_ID_ROWS, table_id)]
     state = await conn.fetchrow(sql.TABLE_WRITE_ID_STATE, table_id)
     return build_valid_write_id_list(full_name, txn_list, rows, state["next"] if state else None,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from protos.metastore.v1 import catalog_pb2 as pb
 
 
@@ -23,7 +25,7 @@ def table(db: str, name: str, *, keys: tuple[tuple[str, str], ...] = (("ds", "st
     )
 
 
-def partitions(values: list[tuple[str, ...]]) -> list[pb.Partition]:
+def partitions(values: Sequence[tuple[str, ...]]) -> list[pb.Partition]:
     return [pb.Partition(values=list(v)) for v in values]
 
 

@@ -7,20 +7,22 @@ and every test gets its own clone (CREATE DATABASE ... TEMPLATE), which is fast 
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import os
 import shutil
 import tempfile
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AsyncIterator, Iterator
+from typing import Any, AsyncIterator, Iterator
 
 import asyncpg
 import grpc
 import pytest
 
 from gateway.app import Gateway, migrate_database
-from gateway.config import load_settings
+from gateway.config import Settings, load_settings
 from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
 from loadtest import gateway_process
 from protos.metastore.v1 import catalog_pb2_grpc, events_pb2_grpc
@@ -28,6 +30,46 @@ from protos.metastore.v1 import catalog_pb2_grpc, events_pb2_grpc
 REPO = Path(__file__).resolve().parent.parent
 TEMPLATE_DB = "metastore_template"
 _db_counter = itertools.count(1)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "allow_loop_exceptions: the test expects unhandled exceptions in the event "
+                                       "loop (no test needs it today; say why where it is used)")
+
+
+@pytest.fixture(autouse=True)
+async def fail_on_loop_exceptions(request: pytest.FixtureRequest) -> AsyncIterator[None]:
+    """Fail the test when the event loop reported an exception nobody handled: "Task exception was
+    never retrieved", an exception in a callback, a future's lost error (asyncpg's _testbase does the
+    same). Such errors are otherwise only logged, and a background task can die unseen.
+
+    The tests share one loop (session scope); the handler is installed for each test and the loop's
+    own handler is put back after it. A task dropped with its exception is reported when it is
+    garbage collected, hence the collection before the check."""
+    loop = asyncio.get_running_loop()
+    seen: list[dict[str, Any]] = []
+    previous = loop.get_exception_handler()
+    loop.set_exception_handler(lambda _loop, context: seen.append(context))
+    gc.freeze()  # what exists now is not this test's: the collection below then scans only the test's objects
+    try:
+        yield
+        await asyncio.sleep(0)  # callbacks scheduled by the test's last step run now
+        gc.collect()
+    finally:
+        gc.unfreeze()
+        loop.set_exception_handler(previous)
+    if seen and request.node.get_closest_marker("allow_loop_exceptions") is None:
+        pytest.fail("unhandled exception(s) in the event loop:\n" + "\n".join(_describe(c) for c in seen),
+                    pytrace=False)
+
+
+def _describe(context: dict[str, Any]) -> str:
+    where = context.get("task") or context.get("future") or context.get("handle") or ""
+    text = f"- {context.get('message', '')} {where}".rstrip()
+    exc = context.get("exception")
+    if exc is not None:
+        text += "\n" + "".join(traceback.format_exception(exc)).rstrip()
+    return text
 
 
 @dataclass(frozen=True)
@@ -87,7 +129,7 @@ async def connect(address: str) -> GatewayClient:
     return GatewayClient(address, channel, catalog_pb2_grpc.CatalogStub(channel), events_pb2_grpc.EventsStub(channel))
 
 
-def gateway_settings(dsn: str, **conf: str):  # type: ignore[no-untyped-def]
+def gateway_settings(dsn: str, **conf: str) -> Settings:
     return load_settings(environ={}, overrides={"metastore.gateway.dsn": dsn, "metastore.gateway.port": 0,
                                                 "hive.metastore.port": 0,
                                                 "metastore.gateway.shutdown.grace": "2s", **conf})

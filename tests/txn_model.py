@@ -324,7 +324,8 @@ class Model:
         h = self.holder((tk, None), me)
         winners = self.stale_overwrite(me, [(tk, None)]) | ({h} if h else set())
         if winners:
-            return Outcome("ABORTED", holders=frozenset(winners), why=f"table changed or held by txns {sorted(winners)}")
+            return Outcome("ABORTED", holders=frozenset(winners),
+                           why=f"table changed or held by txns {sorted(winners)}")
         if renamed:
             names = {self.name_holder(new_name, me), self.stale_name(me, new_name)} - {0}
             if names:

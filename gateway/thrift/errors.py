@@ -37,7 +37,7 @@ def declared_exception(result_spec: dict[int, Any], exc: BaseException, message:
     wanted: tuple[str, ...] = ()
     for cls in type(exc).__mro__:
         if cls in EXCEPTIONS_FOR:
-            wanted = EXCEPTIONS_FOR[cls]  # type: ignore[index]
+            wanted = EXCEPTIONS_FOR[cls]
             break
     for name in (*wanted, "MetaException"):
         if name in declared:

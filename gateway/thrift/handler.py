@@ -112,7 +112,8 @@ class HiveMetastoreHandler(TxnLockMethods):
         return await self._catalog.list_databases("")
 
     async def create_database(self, database: Any) -> None:
-        db, event_id = await self._catalog.create_database(convert.database_from_thrift(_required(database, "database")))
+        model = convert.database_from_thrift(_required(database, "database"))
+        db, event_id = await self._catalog.create_database(model)
         self._cached.wrote(db.name, "", event_id)
 
     async def alter_database(self, dbname: str | None, db: Any) -> None:
@@ -217,7 +218,8 @@ class HiveMetastoreHandler(TxnLockMethods):
 
     # -- partitions: writes -----------------------------------------------------------------------
 
-    async def _add(self, parts: list[Any], *, if_not_exists: bool, db_name: str = "", table_name: str = "") -> list[Any]:
+    async def _add(self, parts: list[Any], *, if_not_exists: bool, db_name: str = "",
+                   table_name: str = "") -> list[Any]:
         for p in parts:
             p.parameters = _stamp_ddl_time(p.parameters)
         models = [convert.partition_from_thrift(p) for p in parts]
@@ -242,7 +244,8 @@ class HiveMetastoreHandler(TxnLockMethods):
     async def add_partitions_req(self, request: Any) -> Any:
         request = _required(request, "request")
         added = await self._add(request.parts or [], if_not_exists=bool(request.ifNotExists),
-                                db_name=_required(request.dbName, "dbName"), table_name=_required(request.tblName, "tblName"))
+                                db_name=_required(request.dbName, "dbName"),
+                                table_name=_required(request.tblName, "tblName"))
         return hms.AddPartitionsResult(partitions=added if request.needResult is not False else None)
 
     async def alter_partition(self, db_name: str | None, tbl_name: str | None, new_part: Any) -> None:
@@ -295,7 +298,7 @@ class HiveMetastoreHandler(TxnLockMethods):
         if parts.names is None:
             raise InvalidArgument("drop_partitions_req by expression is not supported by this gateway; pass names")
         table = await self._table(req.dbName, req.tblName)
-        dropped = []
+        dropped: list[str] = []
         if parts.names:
             dropped, event_id = await self._catalog.drop_partitions(table.db_name, table.name, parts.names,
                                                                     if_exists=bool(req.ifExists))
@@ -310,7 +313,8 @@ class HiveMetastoreHandler(TxnLockMethods):
     async def _partitions(self, db_name: str | None, tbl_name: str | None, max_parts: int | None,
                           partial: Sequence[str] = ()) -> list[Any]:
         limit = _limit(max_parts, self._settings.max_batch_size)
-        table, parts = await self._cached.fetch_partitions(_required(db_name, "db_name"), _required(tbl_name, "tbl_name"),
+        table, parts = await self._cached.fetch_partitions(_required(db_name, "db_name"),
+                                                           _required(tbl_name, "tbl_name"),
                                                            self._settings.max_batch_size if partial else limit, LATEST)
         if partial:
             parts = [p for p in parts if _matches_partial(p.values, partial)]

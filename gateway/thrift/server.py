@@ -110,7 +110,8 @@ class ThriftServer:
         task = asyncio.current_task()
         assert task is not None
         if len(self._connections) >= self._settings.max_connections:
-            _log.warning("thrift: refused a connection from %s: %d connections open (hive.metastore.server.max.threads)",
+            _log.warning("thrift: refused a connection from %s: %d connections open "
+                         "(hive.metastore.server.max.threads)",
                          writer.get_extra_info("peername"), len(self._connections))
             writer.close()
             return

@@ -6,6 +6,8 @@ gRPC error as `__cause__`.
 
 from __future__ import annotations
 
+from typing import Any
+
 import grpc
 
 
@@ -31,8 +33,8 @@ class TxnAborted(GatewayError):
     nothing it wrote will ever be visible. Raised by commit, by `Transaction.check()` and by the
     heartbeat keeper's report."""
 
-    def __init__(self, message: str, *, txn_id: int, **kwargs: object) -> None:
-        super().__init__(message, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, message: str, *, txn_id: int, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
         self.txn_id = txn_id
 
 

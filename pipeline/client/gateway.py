@@ -230,9 +230,9 @@ class GatewayClient:
             raise GatewayError("this client's generated stubs have no Catalog.GetPartitionsByFilter; "
                                "regenerate protos/ (make protos) from a catalog.proto that has it",
                                method="GetPartitionsByFilter", address=self.config.address)
-        request = pb.GetPartitionsByFilterRequest(db_name=db, table_name=table, filter=filter,  # type: ignore[attr-defined]
+        request = pb.GetPartitionsByFilterRequest(db_name=db, table_name=table, filter=filter,
                                                   max_parts=max_parts, read=read)
-        return list(self.call(self.catalog.GetPartitionsByFilter, request,  # type: ignore[attr-defined]
+        return list(self.call(self.catalog.GetPartitionsByFilter, request,
                               method="GetPartitionsByFilter").partitions)
 
     def add_partitions(self, db: str, table: str, partitions: Sequence[pb.Partition], *, txn_id: int,

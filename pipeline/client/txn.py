@@ -26,6 +26,7 @@ from pipeline.client.errors import GatewayError, TxnAborted
 from pipeline.client.snapshot import Snapshot, TableSnapshot, full_table_name
 from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import transactions_pb2 as tpb
+from store.clock import SYSTEM_CLOCK, ThreadClock
 from store.lock_rules import Statement
 
 if TYPE_CHECKING:
@@ -36,13 +37,14 @@ _log = logging.getLogger(__name__)
 
 class HeartbeatKeeper:
     def __init__(self, client: GatewayClient, txn_id: int, interval_s: float,
-                 on_abort: Callable[[TxnAborted], None] | None = None) -> None:
+                 on_abort: Callable[[TxnAborted], None] | None = None, *, clock: ThreadClock = SYSTEM_CLOCK) -> None:
         if interval_s <= 0:
             raise ValueError(f"heartbeat interval must be positive, got {interval_s}")
         self._client = client
         self.txn_id = txn_id
         self.interval_s = interval_s
         self._on_abort = on_abort
+        self._clock = clock
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"txn-{txn_id}-heartbeat", daemon=True)
         self.aborted: TxnAborted | None = None
@@ -65,7 +67,7 @@ class HeartbeatKeeper:
             raise self.aborted
 
     def _run(self) -> None:
-        while not self._stop.wait(self.interval_s):
+        while not self._clock.wait(self._stop, self.interval_s):
             if self.beat_once():
                 return
 
@@ -87,7 +89,8 @@ class HeartbeatKeeper:
             return False
         self.beats += 1
         if self.txn_id in reply.aborted_txn_ids or self.txn_id in reply.nosuch_txn_ids:
-            why = ("aborted" if self.txn_id in reply.aborted_txn_ids else "unknown to the gateway (aborted and cleaned)")
+            why = ("aborted" if self.txn_id in reply.aborted_txn_ids
+                   else "unknown to the gateway (aborted and cleaned)")
             self.aborted = TxnAborted(
                 f"txn {self.txn_id} is {why}: it missed heartbeats for hive.txn.timeout or was aborted by another "
                 f"client; nothing it wrote will become visible", txn_id=self.txn_id, method="Heartbeat",

@@ -1,16 +1,19 @@
 """Smoke run of `python -m loadtest.bench_txns`: a real gateway process on a fresh embedded PostgreSQL
 (fsync off), a real load-generator worker process, two seconds per client count (about 10 s on an idle
 2-core machine). It checks the plumbing (transactions commit, the markdown section is written in
-place, the report files exist), not the numbers."""
+place, the report files exist), not the numbers. Marked `bench`: it runs in `make test-bench`."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
+
 from loadtest import bench_txns
 
 
+@pytest.mark.bench
 def test_bench_txns_runs_and_replaces_only_its_section(tmp_path: Path) -> None:
     out = tmp_path / "benchmarks.md"
     out.write_text(f"# Benchmarks\n\nintro\n\n{bench_txns.SECTION_START}\nstale\n{bench_txns.SECTION_END}\n\n"

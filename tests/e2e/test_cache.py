@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import AsyncIterator
+from typing import AsyncIterator, Awaitable, Callable, TypeVar
 
 import asyncpg
 import grpc
@@ -19,6 +19,7 @@ from tests.conftest import connect, gateway_settings, wait_applied
 from tests.txn_helpers import Txns
 
 C = grpc.StatusCode
+T = TypeVar("T")
 FAST_POLL = {"metastore.cached.rawstore.cache.update.frequency": "100ms"}
 
 
@@ -33,7 +34,8 @@ async def _gateway(dsn: str, **conf: str) -> Txns:
 async def two(pg_dsn: str) -> AsyncIterator[tuple[Txns, Txns]]:
     g1, g2 = await _gateway(pg_dsn), await _gateway(pg_dsn)
     await g1.client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
-    await g1.client.catalog.CreateTable(pb.CreateTableRequest(table=table("db", "t", keys=(("p", "string"),), transactional=True)))
+    await g1.client.catalog.CreateTable(pb.CreateTableRequest(table=table("db", "t", keys=(("p", "string"),),
+                                                                          transactional=True)))
     (w,) = await g1.open()
     await g1.add(w, "a", "b")
     await g1.commit(w)
@@ -51,7 +53,7 @@ async def _stats(g: Txns) -> admin_pb2.CacheStatsResponse:
     return await admin_pb2_grpc.AdminStub(g.client.channel).CacheStats(admin_pb2.CacheStatsRequest())
 
 
-async def _served(g: Txns, call) -> tuple[object, str]:  # type: ignore[no-untyped-def]
+async def _served(g: Txns, call: Callable[[], Awaitable[T]]) -> tuple[T, str]:
     """Run a read; say whether the cache ("cache") or the database ("db:<reason>") answered."""
     before = await _stats(g)
     result = await call()
@@ -117,7 +119,7 @@ async def test_monotonic_reads_across_a_gateways_history(two: tuple[Txns, Txns])
         await g1.commit(w)
         for _ in range(3):
             seen.append(await g2.tag(await g2.snapshot(), "a"))
-    order = ["", "v0", "v1", "v2", "v3", "v4"]
+    order: list[str | None] = ["", "v0", "v1", "v2", "v3", "v4"]
     assert [order.index(t) for t in seen] == sorted(order.index(t) for t in seen)
 
 
@@ -126,7 +128,8 @@ async def test_drop_and_recreate_is_caught_by_the_table_id(two: tuple[Txns, Txns
     await _warm(g2)
     stale = await g2.snapshot()
     await g1.client.catalog.DropTable(pb.DropTableRequest(db_name="db", table_name="t"))
-    await g1.client.catalog.CreateTable(pb.CreateTableRequest(table=table("db", "t", keys=(("p", "string"),), transactional=True)))
+    await g1.client.catalog.CreateTable(pb.CreateTableRequest(table=table("db", "t", keys=(("p", "string"),),
+                                                                          transactional=True)))
     await wait_applied(g2.gw)
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await g2.client.catalog.GetTable(pb.GetTableRequest(db_name="db", table_name="t", read=stale))
@@ -138,19 +141,23 @@ async def test_managed_read_without_a_write_id_list_is_refused_by_both_paths(two
     await _warm(g2)
     for g in (g1, g2):
         with pytest.raises(grpc.aio.AioRpcError) as err:
-            await g.client.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(db_name="db", table_name="t", names=["p=a"]))
+            await g.client.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(db_name="db", table_name="t",
+                                                                                       names=["p=a"]))
         assert err.value.code() == C.FAILED_PRECONDITION
 
 
-async def test_external_tables_are_eventually_consistent_and_the_token_makes_them_consistent(two: tuple[Txns, Txns]) -> None:
+async def test_external_tables_are_eventually_consistent_and_the_token_makes_them_consistent(two: tuple[Txns,
+                                                                                                        Txns]) -> None:
     g1, g2 = two
     c1, c2 = g1.client.catalog, g2.client.catalog
     await c1.CreateTable(pb.CreateTableRequest(table=table("db", "ext", keys=(("p", "string"),), external=True)))
-    await c1.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name="ext", partitions=[pb.Partition(values=["a"])]))
+    await c1.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name="ext",
+                                                   partitions=[pb.Partition(values=["a"])]))
     await wait_applied(g2.gw)
 
     async def get(read: pb.ReadContext) -> dict[str, str]:
-        reply = await c2.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(db_name="db", table_name="ext", names=["p=a"], read=read))
+        reply = await c2.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(db_name="db", table_name="ext",
+                                                                             names=["p=a"], read=read))
         return dict(reply.partitions[0].parameters)
 
     assert g2.gw.poller is not None
@@ -167,12 +174,14 @@ async def test_external_tables_are_eventually_consistent_and_the_token_makes_the
 
 async def test_databases_are_cached_under_the_token_rule(two: tuple[Txns, Txns]) -> None:
     g1, g2 = two
-    altered = await g1.client.catalog.AlterDatabase(pb.AlterDatabaseRequest(name="db", database=pb.Database(description="new")))
-    got = await g2.client.catalog.GetDatabase(pb.GetDatabaseRequest(name="db", read=pb.ReadContext(min_event_id=altered.event_id)))
+    altered = await g1.client.catalog.AlterDatabase(pb.AlterDatabaseRequest(name="db",
+                                                                            database=pb.Database(description="new")))
+    got = await g2.client.catalog.GetDatabase(pb.GetDatabaseRequest(name="db",
+                                                                    read=pb.ReadContext(min_event_id=altered.event_id)))
     assert got.database.description == "new"
     await wait_applied(g2.gw)
     result, path = await _served(g2, lambda: g2.client.catalog.GetDatabase(pb.GetDatabaseRequest(name="db")))
-    assert path == "cache" and result.database.description == "new"  # type: ignore[attr-defined]
+    assert path == "cache" and result.database.description == "new"
 
 
 async def test_evicted_tables_are_read_from_the_database_and_reload(pg_dsn: str) -> None:
@@ -187,7 +196,8 @@ async def test_evicted_tables_are_read_from_the_database_and_reload(pg_dsn: str)
         await wait_applied(g.gw)
         stats = await _stats(g)
         assert stats.partitions <= 3 and stats.evictions >= 1
-        reads = [c.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(db_name="db", table_name=n, names=["p=a", "p=b"]))
+        reads = [c.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(db_name="db", table_name=n, names=["p=a",
+                                                                                                          "p=b"]))
                  for n in ("t1", "t2")]
         assert [len((await r).partitions) for r in reads] == [2, 2]
         assert (await _stats(g)).misses_by_reason["evicted"] >= 1
@@ -243,7 +253,7 @@ async def test_the_poller_survives_a_database_restart(tmp_path: Path) -> None:
                 await asyncio.sleep(0.1)
         await wait_applied(gw)  # the poller read the log again after the outage ...
         assert gw.poller is not None and gw.poller.stats.errors >= 1  # ... which it did run into
-        assert "after" in gw.cache.databases  # and applied the write made after the restart
+        assert gw.cache is not None and "after" in gw.cache.databases  # and applied the write made after the restart
         before = gw.cache.stats.hits
         got = await client.catalog.GetDatabase(pb.GetDatabaseRequest(name="after"))
         assert got.database.name == "after" and gw.cache.stats.hits == before + 1

@@ -35,7 +35,8 @@ async def g(pg_dsn: str) -> AsyncIterator[Txns]:
     c = client.catalog
     await c.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
     await c.CreateTable(pb.CreateTableRequest(table=table("db", "ext", keys=(("p", "string"),), external=True)))
-    await c.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name="ext", partitions=[pb.Partition(values=["a"])]))
+    await c.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name="ext",
+                                                  partitions=[pb.Partition(values=["a"])]))
     await c.CreateTable(pb.CreateTableRequest(table=table("db", "t", keys=(("p", "string"),), transactional=True)))
     (w,) = await g.open()
     await g.add(w, "a")
@@ -61,7 +62,8 @@ def _other_gateway(g: Txns) -> CatalogStore:
 def _tags(hit: PartitionsHit | Miss) -> list[str] | Miss:
     if isinstance(hit, Miss):
         return hit
-    return [p.parameters.get("tag", "") for p in pb.GetPartitionsByNamesResponse.FromString(b"".join(hit.frames)).partitions]
+    reply = pb.GetPartitionsByNamesResponse.FromString(b"".join(hit.frames))
+    return [p.parameters.get("tag", "") for p in reply.partitions]
 
 
 def _ext(facade: CachedCatalog) -> list[str] | Miss:

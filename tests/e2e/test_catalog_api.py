@@ -19,8 +19,10 @@ async def _events(client: GatewayClient, after: int = 0) -> list[epb.Notificatio
 
 async def test_names_are_case_insensitive_and_stored_lower_case(gateway: GatewayClient) -> None:
     await gateway.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="Sales")))
-    created = await gateway.catalog.CreateTable(pb.CreateTableRequest(table=table("SALES", "Orders", keys=(("DS", "string"),))))
-    assert (created.table.db_name, created.table.name, created.table.partition_keys[0].name) == ("sales", "orders", "ds")
+    created = await gateway.catalog.CreateTable(pb.CreateTableRequest(table=table("SALES", "Orders",
+                                                                                  keys=(("DS", "string"),))))
+    assert (created.table.db_name, created.table.name, created.table.partition_keys[0].name) == ("sales", "orders",
+                                                                                                 "ds")
     got = await gateway.catalog.GetTable(pb.GetTableRequest(db_name="sAlEs", table_name="ORDERS"))
     assert got.table.table_id == created.table.table_id
 
@@ -31,8 +33,10 @@ async def test_every_write_appends_one_event_and_returns_its_id(gateway: Gateway
         (await c.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))).event_id,
         (await c.AlterDatabase(pb.AlterDatabaseRequest(name="db", database=pb.Database(description="d")))).event_id,
         (await c.CreateTable(pb.CreateTableRequest(table=table("db", "t")))).event_id,
-        (await c.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name="t", partitions=partitions([("a", "1"), ("a", "2")])))).event_id,
-        (await c.AlterPartitions(pb.AlterPartitionsRequest(db_name="db", table_name="t", partitions=partitions([("a", "1")])))).event_id,
+        (await c.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name="t",
+                                                       partitions=partitions([("a", "1"), ("a", "2")])))).event_id,
+        (await c.AlterPartitions(pb.AlterPartitionsRequest(db_name="db", table_name="t",
+                                                           partitions=partitions([("a", "1")])))).event_id,
         (await c.AlterTable(pb.AlterTableRequest(db_name="db", table_name="t", table=table("db", "t2")))).event_id,
         (await c.DropPartitions(pb.DropPartitionsRequest(db_name="db", table_name="t2", names=["ds=a/hr=2"]))).event_id,
         (await c.DropTable(pb.DropTableRequest(db_name="db", table_name="t2"))).event_id,
@@ -70,13 +74,16 @@ async def test_partition_defaults_come_from_the_table_and_alter_keeps_location(g
     t = (await c.CreateTable(pb.CreateTableRequest(table=table("db", "t")))).table
     assert t.sd.location == "s3://lake/db/t"
     added = (await c.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name="t", partitions=[
-        pb.Partition(values=["x y", "1"]), pb.Partition(values=["b", "2"], sd=pb.StorageDescriptor(location="s3://else/b"))]))).partitions
+        pb.Partition(values=["x y", "1"]), pb.Partition(values=["b", "2"],
+                                                        sd=pb.StorageDescriptor(location="s3://else/b"))]))).partitions
     assert added[0].sd.location == "s3://lake/db/t/ds=x y/hr=1"
-    assert added[0].sd.input_format == t.sd.input_format and added[0].sd.serde.serialization_lib == t.sd.serde.serialization_lib
+    assert added[0].sd.input_format == t.sd.input_format
+    assert added[0].sd.serde.serialization_lib == t.sd.serde.serialization_lib
     assert added[1].sd.location == "s3://else/b"
     await c.AlterPartitions(pb.AlterPartitionsRequest(db_name="db", table_name="t", partitions=[
         pb.Partition(values=["b", "2"], parameters={"numRows": "10"})]))
-    got = (await c.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(db_name="db", table_name="t", names=["ds=b/hr=2"]))).partitions[0]
+    got = (await c.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(db_name="db", table_name="t",
+                                                                       names=["ds=b/hr=2"]))).partitions[0]
     assert got.sd.location == "s3://else/b" and dict(got.parameters) == {"numRows": "10"}
 
 
@@ -84,7 +91,8 @@ async def test_get_partitions_by_names_keeps_request_order_and_skips_missing(gat
     c = gateway.catalog
     await c.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
     await c.CreateTable(pb.CreateTableRequest(table=table("db", "t")))
-    await c.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name="t", partitions=partitions([("a", str(i)) for i in range(5)])))
+    await c.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name="t",
+                                                  partitions=partitions([("a", str(i)) for i in range(5)])))
     reply = await c.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(
         db_name="db", table_name="t", names=["ds=a/hr=3", "ds=zz/hr=1", "ds=a/hr=0", "DS=a/HR=3"]))
     assert [p.name for p in reply.partitions] == ["ds=a/hr=3", "ds=a/hr=0"]
@@ -96,7 +104,8 @@ async def test_drop_database_cascade_drops_tables_and_partitions(gateway: Gatewa
     await c.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
     for name in ("a", "b"):
         await c.CreateTable(pb.CreateTableRequest(table=table("db", name)))
-        await c.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name=name, partitions=partitions([("x", "1")])))
+        await c.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name=name, partitions=partitions([("x",
+                                                                                                             "1")])))
     before = (await c.GetTable(pb.GetTableRequest(db_name="db", table_name="a"))).table.table_id
     dropped = await c.DropDatabase(pb.DropDatabaseRequest(name="db", cascade=True))
     types = [e.event_type for e in await _events(gateway, after=dropped.event_id - 3)]
@@ -115,7 +124,8 @@ async def test_list_with_hive_patterns(gateway: GatewayClient) -> None:
     c = gateway.catalog
     for name in ("sales", "sales_eu", "web"):
         await c.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name=name)))
-    assert list((await c.ListDatabases(pb.ListDatabasesRequest(pattern="sales*|web"))).names) == ["sales", "sales_eu", "web"]
+    assert list((await c.ListDatabases(pb.ListDatabasesRequest(pattern="sales*|web"))).names) == ["sales", "sales_eu",
+                                                                                                  "web"]
     assert list((await c.ListDatabases(pb.ListDatabasesRequest(pattern="*_eu"))).names) == ["sales_eu"]
 
 
@@ -128,7 +138,8 @@ async def test_transactional_flag_cannot_be_unset_and_mirrors_the_parameter(gate
     assert created.transactional and created.parameters["transactional"] == "true"
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await c.AlterTable(pb.AlterTableRequest(db_name="db", table_name="acid", table=table("db", "acid")))
-    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "cannot be made non-transactional" in err.value.details()
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "cannot be made non-transactional" in err.value.details()
 
 
 async def test_views_owner_types_and_their_rules(gateway: GatewayClient) -> None:

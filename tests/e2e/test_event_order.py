@@ -32,7 +32,8 @@ async def _writer(client: GatewayClient, gateway_no: int, writer_no: int, count:
 async def _reader(client: GatewayClient, expected: int, seen: list[int], done: asyncio.Event) -> None:
     last = 0
     while len(seen) < expected:
-        reply = await client.events.GetNextNotification(epb.GetNextNotificationRequest(last_event_id=last, max_events=97))
+        reply = await client.events.GetNextNotification(epb.GetNextNotificationRequest(last_event_id=last,
+                                                                                       max_events=97))
         for event in reply.events:
             assert event.event_id == last + 1, f"gap or reorder: got {event.event_id} after {last}"
             seen.append(event.event_id)
@@ -49,7 +50,8 @@ async def test_two_gateways_concurrent_writers_reader_sees_every_event_once_in_o
     try:
         clients = [await connect(p.wait_serving()) for p in processes]
         await clients[0].catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
-        await clients[1].catalog.CreateTable(pb.CreateTableRequest(table=table("db", "t", keys=(("who", "string"), ("n", "int")))))
+        await clients[1].catalog.CreateTable(pb.CreateTableRequest(table=table("db", "t", keys=(("who", "string"),
+                                                                                                ("n", "int")))))
         per_writer = -(-WRITES_PER_GATEWAY // WRITERS_PER_GATEWAY)  # ceil: at least 500 adds per gateway
         writes_per_gateway = WRITERS_PER_GATEWAY * (per_writer + per_writer // 5)  # adds + alters
         expected = 2 + 2 * writes_per_gateway

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import cast
 
 import grpc
 import pytest
@@ -33,7 +34,8 @@ def _random_filter(rng: random.Random, depth: int = 0) -> str:
         return rng.choice([f"ds >= '2024-01-0{rng.randint(1, 9)}'", f"ds = '2024-01-0{rng.randint(1, 9)}'",
                            "ds BETWEEN '2024-01-02' AND '2024-01-05'", "ds <> '2024-01-03'"])
     if key == "hr":
-        return rng.choice([f"hr < {rng.randint(0, 23)}", f"hr IN (1, 2, {rng.randint(3, 23)})", f"hr != {rng.randint(0, 23)}",
+        return rng.choice([f"hr < {rng.randint(0, 23)}", f"hr IN (1, 2, {rng.randint(3, 23)})",
+                           f"hr != {rng.randint(0, 23)}",
                            "hr NOT BETWEEN 5 AND 10"])
     return rng.choice(["region = 'us'", "region LIKE 'e%'", "region IN ('eu', 'ap')", "region > 'b'",
                        "region = \"it's\"", "region NOT LIKE '_s'"])
@@ -51,19 +53,21 @@ async def test_cached_and_database_answers_are_the_same(pg_dsn: str) -> None:
         await cc.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
         await cc.catalog.CreateTable(pb.CreateTableRequest(table=table("db", "t", keys=KEYS, transactional=True)))
         snapshots = []
-        for round_ in range(4):
+        for _round in range(4):
             (w,) = await t.open()
             parts = {tuple(_values(rng)) for _ in range(25)}
-            await cc.catalog.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name="t", txn_id=w, if_not_exists=True,
-                                                                   partitions=[pb.Partition(values=list(v)) for v in parts]))
+            await cc.catalog.AddPartitions(pb.AddPartitionsRequest(
+                db_name="db", table_name="t", txn_id=w, if_not_exists=True,
+                partitions=[pb.Partition(values=list(v)) for v in parts]))
             await t.commit(w)
             snapshots.append(await t.snapshot())
-        await cc.catalog.GetPartitionsByFilter(pb.GetPartitionsByFilterRequest(db_name="db", table_name="t", filter="hr > 0",
+        await cc.catalog.GetPartitionsByFilter(pb.GetPartitionsByFilterRequest(db_name="db", table_name="t",
+                                                                               filter="hr > 0",
                                                                                read=snapshots[-1]))
         assert cached.poller is not None
         await cached.poller.wait_loaded()
         await wait_applied(cached)
-        hits_before = cached.cache_stats()["hits"]
+        hits_before = cast(int, cached.cache_stats()["hits"])
         for i in range(120):
             text = _random_filter(rng)
             read = snapshots[i % len(snapshots)]
@@ -72,7 +76,7 @@ async def test_cached_and_database_answers_are_the_same(pg_dsn: str) -> None:
             b = await dc.catalog.GetPartitionsByFilter(request)
             assert [p.name for p in a.partitions] == [p.name for p in b.partitions], text
             assert a == b, text
-        assert cached.cache_stats()["hits"] - hits_before == 120  # every one answered from memory
+        assert cast(int, cached.cache_stats()["hits"]) - hits_before == 120  # every one answered from memory
     finally:
         for c in (cc, dc):
             await c.channel.close()
@@ -91,14 +95,18 @@ async def test_bad_filters_name_the_position_and_limits_apply(pg_dsn: str) -> No
             pb.Partition(values=["2024-01-01", str(h), "us"]) for h in range(3)]))
         for bad in ("hr >", "nope = 1", "hr = 'abc'", "(hr = 1"):
             with pytest.raises(grpc.aio.AioRpcError) as err:
-                await c.catalog.GetPartitionsByFilter(pb.GetPartitionsByFilterRequest(db_name="db", table_name="e", filter=bad))
+                await c.catalog.GetPartitionsByFilter(pb.GetPartitionsByFilterRequest(db_name="db", table_name="e",
+                                                                                      filter=bad))
             assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "position" in err.value.details(), bad
-        few = await c.catalog.GetPartitionsByFilter(pb.GetPartitionsByFilterRequest(db_name="db", table_name="e", filter="hr < 2"))
+        few = await c.catalog.GetPartitionsByFilter(pb.GetPartitionsByFilterRequest(db_name="db", table_name="e",
+                                                                                    filter="hr < 2"))
         assert [p.name for p in few.partitions] == ["ds=2024-01-01/hr=0/region=us", "ds=2024-01-01/hr=1/region=us"]
-        one = await c.catalog.GetPartitionsByFilter(pb.GetPartitionsByFilterRequest(db_name="db", table_name="e", filter="hr < 2", max_parts=1))
+        one = await c.catalog.GetPartitionsByFilter(pb.GetPartitionsByFilterRequest(db_name="db", table_name="e",
+                                                                                    filter="hr < 2", max_parts=1))
         assert len(one.partitions) == 1
         with pytest.raises(grpc.aio.AioRpcError) as err:
-            await c.catalog.GetPartitionsByFilter(pb.GetPartitionsByFilterRequest(db_name="db", table_name="e", filter="hr >= 0"))
+            await c.catalog.GetPartitionsByFilter(pb.GetPartitionsByFilterRequest(db_name="db", table_name="e",
+                                                                                  filter="hr >= 0"))
         assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     finally:
         await c.channel.close()

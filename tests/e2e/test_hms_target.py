@@ -3,7 +3,8 @@ loaded with the benchmark's data and driven by the load generator through Thrift
 
 Skipped when Java, pyspark's jars or the Thrift client (hmsclient) are missing. One JVM serves all
 the checks; the test took 23-28 s here (the JVM starts in 9-12 s on a quiet machine, up to ~35 s
-when the machine is busy, as it creates the Derby schema).
+when the machine is busy, as it creates the Derby schema). Marked `bench`: it runs in `make test-bench`
+(the JVM's start alone is longer than a short version could be).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import contextlib
 import socket
 import time
 from pathlib import Path
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 import pytest
 
@@ -29,7 +30,7 @@ from loadtest.hms import (
 )
 
 _REASON = hms_unavailable_reason()
-pytestmark = [pytest.mark.skipif(_REASON is not None, reason=f"Hive Metastore target: {_REASON}")]
+pytestmark = [pytest.mark.bench, pytest.mark.skipif(_REASON is not None, reason=f"Hive Metastore target: {_REASON}")]
 
 
 @contextlib.asynccontextmanager
@@ -62,7 +63,7 @@ async def test_hms_serves_the_benchmark_data_and_the_load_generator_drives_it(tm
         expected = dict(zip(names, hourly_values(200)))
         wanted = names[50:150]
 
-        def read() -> tuple[list, object]:
+        def read() -> tuple[list[Any], Any]:
             with contextlib.closing(connect(address)) as client:
                 return client.get_partitions_by_names("bench", "events", wanted), client.get_table("bench", "events")
 

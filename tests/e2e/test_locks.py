@@ -13,7 +13,7 @@ import itertools
 import os
 import time
 from dataclasses import dataclass
-from typing import AsyncIterator
+from typing import AsyncIterator, cast
 
 import asyncpg
 import grpc
@@ -27,6 +27,7 @@ from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import locks_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
+from store.lock_rules import LockType
 from tests.builders import table
 from tests.conftest import TEMPLATE_DB, PgCluster, gateway_settings
 from tests.unit.test_lock_rules import CELLS, SEED_002_ROWS
@@ -36,7 +37,8 @@ SR, SW, XW, X = lpb.SHARED_READ, lpb.SHARED_WRITE, lpb.EXCL_WRITE, lpb.EXCLUSIVE
 _names = itertools.count(1)
 
 
-def comp(scope: str, lock_type: int, operation: int = lpb.DATA_OPERATION_UNSET) -> lpb.LockComponent:
+def comp(scope: str, lock_type: lpb.LockType,
+         operation: lpb.DataOperationType = lpb.DATA_OPERATION_UNSET) -> lpb.LockComponent:
     """"db", "db.t" or "db.t/k=v/..." -> a component."""
     db, _, rest = scope.partition(".")
     tbl, _, part = rest.partition("/")
@@ -108,12 +110,12 @@ async def _assert_no_locks(api: Api, db: str) -> None:
 # -- the matrix, every cell, through gRPC ------------------------------------------------------
 
 @pytest.mark.parametrize("requested,existing,blocked", CELLS, ids=[f"{r.name}-after-{e.name}" for r, e, _ in CELLS])
-async def test_matrix_cell(api: Api, requested: object, existing: object, blocked: bool) -> None:
+async def test_matrix_cell(api: Api, requested: LockType, existing: LockType, blocked: bool) -> None:
     to_pb = {"SHARED_READ": SR, "SHARED_WRITE": SW, "EXCL_WRITE": XW, "EXCLUSIVE": X}
-    db = f"mx_{requested.name}_{existing.name}".lower()  # type: ignore[attr-defined]
-    first = await api.lock(comp(f"{db}.t", to_pb[existing.name]))  # type: ignore[attr-defined]
+    db = f"mx_{requested.name}_{existing.name}".lower()
+    first = await api.lock(comp(f"{db}.t", to_pb[existing.name]))
     assert first.state == lpb.ACQUIRED
-    second = await api.lock(comp(f"{db}.t", to_pb[requested.name]))  # type: ignore[attr-defined]
+    second = await api.lock(comp(f"{db}.t", to_pb[requested.name]))
     assert second.state == (lpb.WAITING if blocked else lpb.ACQUIRED)
     if blocked:
         assert (second.blocked_by_lock_id, second.blocked_by_component_id) == (first.lock_id, 1)
@@ -152,7 +154,7 @@ async def test_matrix_across_levels(api: Api, existing: lpb.LockComponent, reque
 async def test_seed_002_row_through_grpc(api: Api, index: int) -> None:
     _, plan, _ = SEED_002_ROWS[index]
     db = f"seed{index}"
-    request = to_request(plan, user="test")  # type: ignore[arg-type]
+    request = to_request(plan, user="test")
     for c in request.components:
         c.db_name = db
     held = await api.locks.Lock(request)
@@ -406,7 +408,8 @@ async def test_client_helper_waits_its_turn_or_gives_up_and_withdraws(api: Api) 
      C.INVALID_ARGUMENT, "has no table"),
     (lpb.LockRequest(components=[comp("bad-name.t", SR)]), C.INVALID_ARGUMENT, "not valid"),
     (lpb.LockRequest(components=[comp("d.t", lpb.LOCK_TYPE_UNSPECIFIED)]), C.INVALID_ARGUMENT, "type must be"),
-    (lpb.LockRequest(components=[comp("d.t", SR, 99)]), C.INVALID_ARGUMENT, "unknown operation"),
+    (lpb.LockRequest(components=[comp("d.t", SR, cast(lpb.DataOperationType, 99))]), C.INVALID_ARGUMENT,
+     "unknown operation"),
     (lpb.LockRequest(components=[comp("d.t/p", SR)]), C.INVALID_ARGUMENT, "k1=v1/k2=v2"),
     (lpb.LockRequest(components=[comp("d.t", SR)], txn_id=-1), C.INVALID_ARGUMENT, "must not be negative"),
     (lpb.LockRequest(components=[comp(f"d.t{i}", SR) for i in range(51)]), C.RESOURCE_EXHAUSTED, "max.batch.size"),

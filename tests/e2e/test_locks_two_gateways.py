@@ -96,7 +96,7 @@ async def test_conflicting_requests_from_two_gateways_are_never_granted_together
     violations: list[str] = []
     grants = 0
 
-    async def worker(node: Node, lock_type: int, rounds: int) -> None:
+    async def worker(node: Node, lock_type: lpb.LockType, rounds: int) -> None:
         nonlocal writers_inside, readers_inside, grants
         for _ in range(rounds):
             r = await node.lock(comp("mutex.t", lock_type))

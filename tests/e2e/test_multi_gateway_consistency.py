@@ -1,11 +1,14 @@
 """Three caching gateway processes on one database, writers committing and aborting through all of
 them, readers with snapshots through all of them: every read equals what PostgreSQL answers for that
 snapshot (a fourth gateway with the cache disabled is the oracle), and no write answers NOT_FOUND for a
-table that kept its name throughout the call while other tables are altered, renamed and re-created. The driver is loadtest/consistency.py;
-this is its short run. The long one: `python -m loadtest.consistency --duration 300`.
+table that kept its name throughout the call while other tables are altered, renamed and re-created.
+The driver is loadtest/consistency.py.
+
+Three lengths, the same checks: the short run here is in `make test` (SHORT_DURATION_S); the 20 s run
+(marked `soak`) in `make test-bench`; the long one is `make consistency` (300 s).
 
 The seed is printed; CONSISTENCY_SEED=<seed> replays the same choices (timing still varies).
-CONSISTENCY_DURATION overrides the length of the run (seconds).
+CONSISTENCY_DURATION overrides the length of the 20 s run (seconds).
 """
 
 from __future__ import annotations
@@ -13,24 +16,36 @@ from __future__ import annotations
 import asyncio
 import os
 
+import pytest
+
 from loadtest.consistency import CACHED_GATEWAY_CONF, ORACLE_CONF, ConsistencyConfig, run_consistency, seed_from_env
 from tests.conftest import GatewayProcess
 
 DURATION_S = float(os.environ.get("CONSISTENCY_DURATION", "20"))
+SHORT_DURATION_S = 6.0
 
 
 def _conf(items: tuple[str, ...]) -> list[str]:
     return [arg for item in items for arg in ("--conf", item)]
 
 
+async def test_every_read_through_three_caching_gateways_equals_the_database_short_run(pg_dsn: str) -> None:
+    await _check_consistency(pg_dsn, SHORT_DURATION_S)
+
+
+@pytest.mark.soak
 async def test_every_read_through_three_caching_gateways_equals_the_database(pg_dsn: str) -> None:
+    await _check_consistency(pg_dsn, DURATION_S)
+
+
+async def _check_consistency(pg_dsn: str, duration_s: float) -> None:
     seed = seed_from_env()
     print(f"\nconsistency seed: {seed} (rerun with CONSISTENCY_SEED={seed})")
     processes = [GatewayProcess("--dsn", pg_dsn, *_conf(CACHED_GATEWAY_CONF)) for _ in range(3)]
     processes.append(GatewayProcess("--dsn", pg_dsn, *_conf(ORACLE_CONF)))
     try:
         addresses = await asyncio.gather(*(asyncio.to_thread(p.wait_serving) for p in processes))
-        report = await run_consistency(addresses[:3], addresses[3], ConsistencyConfig(duration_s=DURATION_S, seed=seed))
+        report = await run_consistency(addresses[:3], addresses[3], ConsistencyConfig(duration_s=duration_s, seed=seed))
     finally:
         codes = [p.stop() for p in processes]
     print(report.summary())
@@ -39,7 +54,8 @@ async def test_every_read_through_three_caching_gateways_equals_the_database(pg_
     early = [v for v in report.violations if v.scope == "own_writes_early_snapshot"]
     assert not [v for v in report.violations if v not in early], report.summary()
     compared = sum(v for k, v in report.counts.items() if k.startswith("compared."))
-    assert compared > 200 and report.counts["txns_committed"] > 10 and report.counts["txns_aborted"] > 0, report.summary()
+    assert compared > 200 and report.counts["txns_committed"] > 10 and report.counts["txns_aborted"] > 0, \
+        report.summary()
     assert report.counts["ext_monotonic_checked"] > 0 and report.counts["compared.ext_token"] > 0, report.summary()
     # Writes were judged while tables were altered, renamed and re-created beside them (no write_not_found
     # violation: the violations assertion above covers it).

@@ -47,7 +47,7 @@ def _values(type_name: str) -> st.SearchStrategy[str]:
     """Stored values for a key of this type: ordinary ones and the edge cases above."""
     base = type_name.split("(")[0]
     if base in ("string", "varchar"):
-        text = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=5)
+        text = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=5)
         return st.one_of(st.sampled_from(_TEXTS), text)
     if base in ("int", "bigint", "smallint"):
         return st.one_of(st.integers(-20, 20).map(str), st.sampled_from(_INTS + _BAD_NUMBERS))

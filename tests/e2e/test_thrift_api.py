@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import struct
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, TypeVar
 
 import pytest
 from hmsclient import hmsclient
@@ -23,6 +23,7 @@ from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import table
 from tests.conftest import connect, gateway_settings
 
+E = TypeVar("E", bound=BaseException)
 PARQUET = ("org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
            "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
            "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe")
@@ -39,7 +40,7 @@ class Thrift:
         # The generated client's method (hmsclient overrides some with helpers of its own).
         return await asyncio.to_thread(getattr(ThriftHiveMetastore.Client, method), self.client, *args)
 
-    async def raises(self, exc_type: type[BaseException], method: str, *args: Any) -> BaseException:
+    async def raises(self, exc_type: type[E], method: str, *args: Any) -> E:
         with pytest.raises(exc_type) as info:
             await self.call(method, *args)
         return info.value
@@ -261,7 +262,8 @@ async def test_what_spark_and_hive_write_round_trips(gw: Gateway, hms: Thrift) -
     await hms.call("create_table", t)
     got = await hms.call("get_table", "d", "t")
     assert len(got.parameters["spark.sql.sources.schema"]) == len(schema) > 60_000
-    assert ([(o.col, o.order) for o in got.sd.sortCols], got.sd.numBuckets, got.sd.bucketCols) == ([("id", 0)], 4, ["id"])
+    assert ([(o.col, o.order) for o in got.sd.sortCols], got.sd.numBuckets, got.sd.bucketCols) == \
+        ([("id", 0)], 4, ["id"])
     assert got.sd.skewedInfo.skewedColValues == [["1"], ["2"]]
     # Skew locations are a map keyed by lists; Python's Thrift client cannot decode those (Java's can), so
     # they are written over Thrift here and read back over gRPC below.

@@ -26,7 +26,8 @@ async def _start(pg_dsn: str, **conf: str) -> AsyncIterator[Txns]:
     client = await connect(f"127.0.0.1:{gw.port}")
     t = Txns(client, transactions_pb2_grpc.TransactionsStub(client.channel), gw, pg_dsn)
     await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
-    await client.catalog.CreateTable(pb.CreateTableRequest(table=table("db", "t", keys=(("p", "string"),), transactional=True)))
+    await client.catalog.CreateTable(pb.CreateTableRequest(table=table("db", "t", keys=(("p", "string"),),
+                                                                       transactional=True)))
     try:
         yield t
     finally:
@@ -42,9 +43,11 @@ async def txns(pg_dsn: str) -> AsyncIterator[Txns]:
 
 async def test_open_allocate_commit_and_hive_strings(txns: Txns) -> None:
     a, b, c = await txns.open(3)
-    alloc = await txns.txn.AllocateTableWriteIds(tpb.AllocateTableWriteIdsRequest(txn_ids=[b, a], db_name="db", table_name="t"))
+    alloc = await txns.txn.AllocateTableWriteIds(tpb.AllocateTableWriteIdsRequest(txn_ids=[b, a], db_name="db",
+                                                                                  table_name="t"))
     assert [(x.txn_id, x.write_id) for x in alloc.txn_to_write_ids] == [(a, 1), (b, 2)]
-    again = await txns.txn.AllocateTableWriteIds(tpb.AllocateTableWriteIdsRequest(txn_ids=[a], db_name="db", table_name="t"))
+    again = await txns.txn.AllocateTableWriteIds(tpb.AllocateTableWriteIdsRequest(txn_ids=[a], db_name="db",
+                                                                                  table_name="t"))
     assert [(x.txn_id, x.write_id) for x in again.txn_to_write_ids] == [(a, 1)]  # idempotent
     await txns.commit(a)
     await txns.txn.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[b]))
@@ -117,7 +120,8 @@ async def test_abort_discards_partitions_alters_and_renames(txns: Txns) -> None:
     await txns.add(x, "b")
     await txns.alter(x, "a", "doomed")
     await txns.client.catalog.AlterTable(pb.AlterTableRequest(
-        db_name="db", table_name="t", txn_id=x, table=table("db", "t_renamed", keys=(("p", "string"),), transactional=True)))
+        db_name="db", table_name="t", txn_id=x, table=table("db", "t_renamed", keys=(("p", "string"),),
+                                                            transactional=True)))
     await txns.txn.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[x]))
     after = await txns.snapshot()
     assert await txns.names(after) == ["p=a"] and await txns.tag(after, "a") == ""
@@ -148,7 +152,8 @@ async def test_rename_is_seen_by_name_per_snapshot_and_table_id_is_kept(txns: Tx
 
 async def test_acid_reads_need_a_snapshot_and_writes_need_a_txn(txns: Txns) -> None:
     with pytest.raises(grpc.aio.AioRpcError) as err:
-        await txns.client.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(db_name="db", table_name="t", names=["p=a"]))
+        await txns.client.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(db_name="db", table_name="t",
+                                                                                      names=["p=a"]))
     assert err.value.code() == C.FAILED_PRECONDITION and "ValidWriteIdList" in err.value.details()
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await txns.add(0, "a")
@@ -177,7 +182,8 @@ async def test_limits_answer_resource_exhausted(pg_dsn: str) -> None:
 
 
 async def test_reaper_aborts_silent_txns_discards_their_writes_and_refuses_their_commit(pg_dsn: str) -> None:
-    conf = {"hive.txn.timeout": "1s", "hive.timedout.txn.reaper.start": "100ms", "hive.timedout.txn.reaper.interval": "200ms"}
+    conf = {"hive.txn.timeout": "1s", "hive.timedout.txn.reaper.start": "100ms",
+            "hive.timedout.txn.reaper.interval": "200ms"}
     async for t in _start(pg_dsn, **conf):
         silent, alive = await t.open(2)
         await t.add(silent, "lost")

@@ -233,8 +233,9 @@ class Driver:
             actions += [(self.act_sync, 4), (self.act_lag, 5)]
         funcs, weights = zip(*actions)
         try:
-            for self.step in range(1, self.steps + 1):
-                self.resume_pollers(self.step)
+            for step in range(1, self.steps + 1):
+                self.step = step
+                self.resume_pollers(step)
                 while not await self.rng.choices(funcs, weights)[0]():
                     pass
                 self.check_derived_state()
@@ -357,7 +358,7 @@ class Driver:
         kind = self.rng.choices(["add", "alter", "drop", "alter_table", "rename", "swap"], [30, 30, 16, 9, 12, 3])[0]
         return await getattr(self, f"write_{kind}")(me, tk)
 
-    def sample_values(self, tk: int | None = None, k_max: int = 3) -> list[tuple[str, str]]:
+    def sample_values(self, tk: int | None = None, k_max: int = 3) -> list[tuple[str, ...]]:
         """1..k_max distinct partition values; with a table, mostly ones that exist there now."""
         k = self.rng.randint(1, k_max)
         if tk is not None and self.rng.random() < 0.7:
@@ -756,7 +757,9 @@ class Driver:
             return False
         i = self.rng.choice(running)
         self.paused[i] = self.step + self.rng.randint(3, 30)
-        self.gws[i].poller.pause()  # type: ignore[union-attr]
+        poller = self.gws[i].poller
+        assert poller is not None
+        poller.pause()
         self.stats["poller pauses"] += 1
         self.log(f"poller of gateway {i} paused until step {self.paused[i]}")
         return True
@@ -764,7 +767,9 @@ class Driver:
     def resume_pollers(self, step: int | None) -> None:
         for i, until in list(self.paused.items()):
             if step is None or until <= step:
-                self.gws[i].poller.resume()  # type: ignore[union-attr]
+                poller = self.gws[i].poller
+                assert poller is not None
+                poller.resume()
                 del self.paused[i]
                 self.log(f"poller of gateway {i} resumed")
 

@@ -21,6 +21,7 @@ import pytest
 
 from gateway.app import Gateway
 from protos.metastore.v1 import catalog_pb2 as pb
+from protos.metastore.v1 import catalog_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import table
@@ -73,7 +74,7 @@ class Race:
     barrier: Barrier
 
     @property
-    def catalog(self):  # type: ignore[no-untyped-def]
+    def catalog(self) -> catalog_pb2_grpc.CatalogStub:
         return self.txns.client.catalog
 
     async def alter_table(self, txn_id: int, tag: str) -> pb.AlterTableResponse:
@@ -84,7 +85,8 @@ class Race:
             db_name="db", table_name="t", table=current, txn_id=txn_id))
 
     async def run(self, writer_b: Callable[[], Awaitable[object]],
-                  write_under_test: Callable[[], Awaitable[object]], row_query: str = TABLE_ROW) -> tuple[object, object]:
+                  write_under_test: Callable[[], Awaitable[object]],
+                  row_query: str = TABLE_ROW) -> tuple[object, object]:
         """The barrier holds a row; B queues; the write under test queues behind B; then the barrier lets go."""
         await self.barrier.hold(row_query)
         try:
@@ -176,7 +178,7 @@ async def test_alter_table_waiting_behind_an_open_writer_is_a_write_conflict(rac
     b_result, c_result = await race.run(b, lambda: race.alter_table(c, "c"))
     _ok(b_result)
     assert _code(c_result) is C.ABORTED
-    assert "still open" in c_result.details()  # type: ignore[union-attr]
+    assert isinstance(c_result, grpc.aio.AioRpcError) and "still open" in c_result.details()
     assert await race.table_exists()
 
 

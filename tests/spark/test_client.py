@@ -193,13 +193,13 @@ def test_lock_helper_waits_with_hive_retries_then_gives_up_and_releases(gateway_
         shown = client.locks.ShowLocks(lpb.ShowLocksRequest(db_name="lake", table_name="events"))
         assert [lock.txn_id for lock in shown.locks] == [holder.id]  # the waiting request was released
 
-        waiter_result: list[object] = []
+        waiter_result: list[lpb.LockResponse] = []
         waiter = threading.Thread(target=lambda: waiter_result.append(reader.lock(Statement.SELECT, "lake", "events")))
         waiter.start()
         time.sleep(0.3)
         holder.commit()  # releases the EXCLUSIVE lock; the reader's back-off finds it free
         waiter.join(10)
-        assert waiter_result and waiter_result[0].state == lpb.ACQUIRED  # type: ignore[union-attr]
+        assert waiter_result and waiter_result[0].state == lpb.ACQUIRED
         reader.commit()
 
 

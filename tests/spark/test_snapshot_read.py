@@ -8,7 +8,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 import pytest
 
@@ -32,8 +32,8 @@ class Writer:
     rounds: int = 0
     commit_times: list[float] = field(default_factory=list)
 
-    def commit_round(self, add: list[str], alter: list[str] = (), relocate: list[str] = (),  # type: ignore[assignment]
-                     append: list[str] = ()) -> None:  # type: ignore[assignment]
+    def commit_round(self, add: Sequence[str], alter: Sequence[str] = (), relocate: Sequence[str] = (),
+                     append: Sequence[str] = ()) -> None:
         with self.client.transaction() as txn:
             w = txn.allocate_write_id(DB, TABLE)
             read = txn.table_snapshot(DB, TABLE).read_context()
@@ -42,7 +42,8 @@ class Writer:
                 DB, TABLE, [f"ds={v}" for v in {*alter, *relocate, *append}], read)}
             changed = []
             for v in {*alter, *relocate}:
-                p = pb.Partition(values=[v], sd=old[v].sd, parameters={**old[v].parameters, "tag": f"round{self.rounds}"})
+                p = pb.Partition(values=[v], sd=old[v].sd, parameters={**old[v].parameters,
+                                                                       "tag": f"round{self.rounds}"})
                 if v in relocate:
                     p.sd.location = f"file://{self.root}/relocated/r{self.rounds}/ds={v}"
                 changed.append(p)
@@ -87,7 +88,8 @@ def test_snapshot_read_under_a_concurrent_writer_equals_the_pinned_snapshot(
         writer = Writer(writer_client, root)
         writer.commit_round(add=[f"d{i:03d}" for i in range(120)])
         writer.commit_round(add=[], alter=[f"d{i:03d}" for i in range(0, 120, 6)],
-                            relocate=[f"d{i:03d}" for i in range(1, 120, 12)], append=[f"d{i:03d}" for i in range(2, 120, 5)])
+                            relocate=[f"d{i:03d}" for i in range(1, 120, 12)],
+                            append=[f"d{i:03d}" for i in range(2, 120, 5)])
 
         with client.transaction() as reader:
             snap = reader.snapshot([f"{DB}.{TABLE}"])

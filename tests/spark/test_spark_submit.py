@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,13 +19,14 @@ from tests.spark.conftest import create_table, java_problem
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 
-def _spark_submit(address: str, *args: str) -> dict[str, object]:
+def _spark_submit(address: str, *args: str) -> dict[str, Any]:
     submit = shutil.which("spark-submit", path=os.path.dirname(sys.executable)) or shutil.which("spark-submit")
     if submit is None or java_problem():
         pytest.skip(java_problem() or "spark-submit not found (pip install pyspark)")
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
     out = subprocess.run([submit, "--master", "local[2]", "--conf", f"spark.metastore.gateway.address={address}",
-                          "--conf", "spark.ui.enabled=false", "--conf", "spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1",
+                          "--conf", "spark.ui.enabled=false", "--conf",
+                          "spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1",
                           "pipeline/__main__.py", *args],
                          cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
     problems = [line for line in out.stderr.splitlines() if " INFO " not in line]

@@ -102,7 +102,7 @@ def test_write_job_failing_in_a_task_midway_aborts_and_leaves_nothing(spark: Any
         _setup(client, root)
         names_before, rows_before = _state(client)
 
-        def check(ds):  # type: ignore[no-untyped-def]
+        def check(ds):  # no annotations: pyspark would read them as a pandas UDF's
             if ds == "2024-01-03":
                 raise ValueError("bad record in ds=2024-01-03")
             return ds
@@ -158,7 +158,7 @@ def test_write_job_whose_txn_is_aborted_meanwhile_is_cancelled_and_leaves_nothin
         _setup(client, root)
         names_before, rows_before = _state(client)
 
-        def slow(ds):  # type: ignore[no-untyped-def]
+        def slow(ds):  # no annotations: pyspark would read them as a pandas UDF's
             time.sleep(0.2)
             return ds
 

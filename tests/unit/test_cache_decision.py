@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -25,7 +27,7 @@ TABLE = Table(db_name="db", name="t", table_type=TableType.MANAGED, transactiona
               partition_keys=(FieldSchema("p", "string"),), table_id=42)
 
 
-def _entry(committed: str, partitions: dict[str, tuple[Version, ...]], gc_watermark: int = 0,
+def _entry(committed: str, partitions: Mapping[str, tuple[Version, ...]], gc_watermark: int = 0,
            writers: dict[int, int] | None = None) -> TableEntry:
     return build_entry([(Version(0, None, b"table"), TABLE)], partitions,
                        committed=CommittedWriteIds.from_list(ValidWriteIdList.parse(committed)),
@@ -101,7 +103,8 @@ def test_memory_bound_evicts_least_recently_used_tables() -> None:
     cache = ShardedCache(shards=2, max_partitions=3)
     for table_id, name in ((1, "t1"), (2, "t2")):
         table = Table(db_name="db", name=name, partition_keys=(FieldSchema("p", "string"),), table_id=table_id)
-        cache.put(build_entry([(Version(0, None, b""), table)], {"p=a": (Version(0, None, b""),), "p=b": (Version(0, None, b""),)},
+        cache.put(build_entry([(Version(0, None, b""), table)], {"p=a": (Version(0, None, b""),),
+                                                                 "p=b": (Version(0, None, b""),)},
                               committed=CommittedWriteIds(), writers={}, gc_watermark=0, applied_event_id=1))
     cache.read_partitions("db", "t1", ["p=a"], ReadSnapshot())  # t1 used after t2
     assert cache.enforce_memory_bound() == [2]
@@ -130,7 +133,8 @@ def _histories_and_snapshots(draw: st.DrawFn) -> tuple[dict[str, tuple[Version, 
 
 
 @given(_histories_and_snapshots())
-def test_a_cached_read_answers_what_the_databases_visibility_rule_selects(case: tuple[dict[str, tuple[Version, ...]], str]) -> None:
+def test_a_cached_read_answers_what_the_databases_visibility_rule_selects(case: tuple[dict[str, tuple[Version, ...]],
+                                                                                      str]) -> None:
     parts, request = case
     cache = _cache(_entry("db.t:13:9223372036854775807::", parts))
     wl = ValidWriteIdList.parse(request)

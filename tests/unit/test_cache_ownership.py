@@ -37,7 +37,10 @@ def _facade(*entries: TableEntry, enabled: bool = True) -> CachedCatalog:
     return CachedCatalog(cache, CatalogStore(None, warehouse_dir=""))  # type: ignore[arg-type]
 
 
-def _read(facade: CachedCatalog, name: str, snapshot: ReadSnapshot = ReadSnapshot(), token: int = 0) -> PartitionsHit | Miss:
+LATEST = ReadSnapshot()
+
+
+def _read(facade: CachedCatalog, name: str, snapshot: ReadSnapshot = LATEST, token: int = 0) -> PartitionsHit | Miss:
     return facade.cached_partitions_by_names("db", name, ["p=a"], snapshot, token)
 
 

@@ -19,7 +19,8 @@ def test_flags_win_over_environment_which_wins_over_file(tmp_path: Path) -> None
                     'metastore.gateway.shutdown.grace = "500ms"\n')
     s = load_settings(conf, environ={"MSGW_METASTORE_GATEWAY_PORT": "2222"})
     assert (s.port, s.warehouse_dir, s.shutdown_grace_s) == (2222, "/from/file", 0.5)
-    s = load_settings(conf, environ={"MSGW_METASTORE_GATEWAY_PORT": "2222"}, overrides={"metastore.gateway.port": "3333"})
+    s = load_settings(conf, environ={"MSGW_METASTORE_GATEWAY_PORT": "2222"},
+                      overrides={"metastore.gateway.port": "3333"})
     assert s.port == 3333
 
 
@@ -36,6 +37,7 @@ def test_unknown_keys_and_bad_values_are_named(tmp_path: Path) -> None:
         load_settings(bad, environ={})
 
 
-@pytest.mark.parametrize("text, seconds", [("300s", 300), ("100ms", 0.1), ("5m", 300), ("2h", 7200), ("1d", 86400), ("7", 7)])
+@pytest.mark.parametrize("text, seconds", [("300s", 300), ("100ms", 0.1), ("5m", 300), ("2h", 7200), ("1d", 86400),
+                                           ("7", 7)])
 def test_durations_take_hive_suffixes(text: str, seconds: float) -> None:
     assert parse_duration(text, "k") == pytest.approx(seconds)

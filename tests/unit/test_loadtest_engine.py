@@ -7,7 +7,7 @@ numbers are exact rather than approximately right on a loaded CI machine.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable, TypeVar
+from typing import Any, Callable, Coroutine, TypeVar
 
 import pytest
 
@@ -20,9 +20,9 @@ from loadtest.results import LiveView
 T = TypeVar("T")
 
 
-def run_virtual(fn: Callable[[], Awaitable[T]]) -> T:
+def run_virtual(fn: Callable[[], Coroutine[Any, Any, T]]) -> T:
     with asyncio.Runner(loop_factory=VirtualTimeLoop) as runner:
-        return runner.run(fn())  # type: ignore[arg-type]
+        return runner.run(fn())
 
 
 def run(

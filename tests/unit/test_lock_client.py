@@ -1,5 +1,6 @@
-"""The client-side waiting helper with a fake stub and an injected sleep: Hive's back-off, the
-give-up path that releases the request, and release on cancellation. Nothing really waits."""
+"""The client-side waiting helper with a fake stub and a fake clock: Hive's back-off, the give-up
+path that releases the request, release on cancellation, the heartbeat of a held lock. Nothing
+really waits."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pipeline.locking import LockAcquireTimeout, LockClient, RetryPolicy, lock_p
 from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from store.lock_rules import LockPolicy, Statement, TableRef, statement_locks
+from tests.clock import FakeClock
 
 
 @dataclass
@@ -43,34 +45,21 @@ class FakeLocks:
         return lpb.UnlockResponse()
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.sleeps: list[float] = []
-
-    async def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-    def __call__(self) -> float:
-        return self.now
-
-
 REQUEST = lpb.LockRequest(components=[lpb.LockComponent(db_name="db", table_name="t", type=lpb.EXCLUSIVE)])
 
 
 def _client(locks: FakeLocks, clock: FakeClock, **policy: float) -> LockClient:
-    return LockClient(locks, RetryPolicy(**policy), sleep=clock.sleep, clock=clock)  # type: ignore[arg-type]
+    return LockClient(locks, RetryPolicy(**policy), clock=clock)  # type: ignore[arg-type]
 
 
 async def test_acquired_at_once_does_not_sleep() -> None:
-    locks, clock = FakeLocks(waits=0), FakeClock()
+    locks, clock = FakeLocks(waits=0), FakeClock(autojump=True)
     assert (await _client(locks, clock).acquire(REQUEST)).state == lpb.ACQUIRED
     assert locks.calls == ["Lock"] and clock.sleeps == [] and locks.unlocked == []
 
 
 async def test_backoff_starts_at_100ms_doubles_and_is_capped() -> None:
-    locks, clock = FakeLocks(waits=9), FakeClock()
+    locks, clock = FakeLocks(waits=9), FakeClock(autojump=True)
     response = await _client(locks, clock, max_sleep_s=3.0).acquire(REQUEST)
     assert response.state == lpb.ACQUIRED
     assert clock.sleeps == pytest.approx([0.1, 0.2, 0.4, 0.8, 1.6, 3.0, 3.0, 3.0, 3.0])
@@ -83,7 +72,7 @@ async def test_hive_defaults_give_the_documented_92_minutes_before_giving_up() -
 
 
 async def test_gives_up_after_numretries_releases_the_request_and_says_why() -> None:
-    locks, clock = FakeLocks(waits=1000), FakeClock()
+    locks, clock = FakeLocks(waits=1000), FakeClock(autojump=True)
     with pytest.raises(LockAcquireTimeout) as err:
         await _client(locks, clock, num_retries=5, max_sleep_s=0.25).acquire(REQUEST)
     assert clock.sleeps == pytest.approx([0.1, 0.2, 0.25, 0.25, 0.25])
@@ -94,17 +83,18 @@ async def test_gives_up_after_numretries_releases_the_request_and_says_why() -> 
 
 
 async def test_zero_retries_means_one_try() -> None:
-    locks, clock = FakeLocks(waits=1), FakeClock()
+    locks, clock = FakeLocks(waits=1), FakeClock(autojump=True)
     with pytest.raises(LockAcquireTimeout):
         await _client(locks, clock, num_retries=0).acquire(REQUEST)
     assert locks.calls == ["Lock"] and locks.unlocked == [7]
 
 
 async def test_a_cancelled_waiter_withdraws_its_request() -> None:
-    locks = FakeLocks(waits=1000)
-    client = LockClient(locks, RetryPolicy(max_sleep_s=0.01))  # type: ignore[arg-type]
+    locks, clock = FakeLocks(waits=1000), FakeClock(autojump=True)
+    client = LockClient(locks, RetryPolicy(max_sleep_s=0.01), clock=clock)  # type: ignore[arg-type]
     task = asyncio.create_task(client.acquire(REQUEST))
-    await asyncio.sleep(0.05)
+    while len(clock.sleeps) < 5:  # waiting, several retries in
+        await asyncio.sleep(0)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -119,17 +109,21 @@ async def test_hold_heartbeats_a_standalone_lock_and_unlocks_it() -> None:
             beats.append(list(request.lock_ids))
             return tpb.HeartbeatResponse()
 
-    locks = FakeLocks(waits=0)
-    client = LockClient(locks)  # type: ignore[arg-type]
-    async with client.hold(REQUEST, FakeTxns(), heartbeat_interval_s=0.01) as held:  # type: ignore[arg-type]
+    locks, clock = FakeLocks(waits=0), FakeClock()
+    client = LockClient(locks, clock=clock)  # type: ignore[arg-type]
+    async with client.hold(REQUEST, FakeTxns(), heartbeat_interval_s=150.0) as held:  # type: ignore[arg-type]
         assert held.lock_id == 7
-        await asyncio.sleep(0.05)
+        await clock.advance(149.0)
+        assert beats == []
+        await clock.advance(1.0 + 2 * 150.0)
     assert beats and all(b == [7] for b in beats) and locks.unlocked == [7]
+    assert len(beats) == 3 and clock.sleeps == [150.0] * 4  # the fourth sleep was cancelled by the exit
 
 
 async def test_hold_leaves_txn_locks_to_the_txn() -> None:
     locks = FakeLocks(waits=0)
-    async with LockClient(locks).hold(lpb.LockRequest(components=REQUEST.components, txn_id=5)):  # type: ignore[arg-type]
+    client = LockClient(locks)  # type: ignore[arg-type]
+    async with client.hold(lpb.LockRequest(components=REQUEST.components, txn_id=5)):
         pass
     assert locks.unlocked == []
 
@@ -139,13 +133,14 @@ async def test_release_errors_while_giving_up_do_not_hide_the_timeout() -> None:
         async def Unlock(self, request: lpb.UnlockRequest) -> lpb.UnlockResponse:
             raise grpc.aio.AioRpcError(grpc.StatusCode.NOT_FOUND, grpc.aio.Metadata(), grpc.aio.Metadata(), "gone")
 
-    clock = FakeClock()
+    clock = FakeClock(autojump=True)
     with pytest.raises(LockAcquireTimeout):
         await _client(GoneLocks(waits=1000), clock, num_retries=2).acquire(REQUEST)
 
 
 def test_policies_come_from_the_gateway_settings_with_hive_names() -> None:
-    settings = load_settings(environ={}, overrides={"hive.lock.numretries": "7", "hive.lock.sleep.between.retries": "2s",
+    settings = load_settings(environ={}, overrides={"hive.lock.numretries": "7",
+                                                    "hive.lock.sleep.between.retries": "2s",
                                                     "hive.txn.strict.locking.mode": "false"})
     assert RetryPolicy.from_settings(settings) == RetryPolicy(num_retries=7, max_sleep_s=2.0)
     assert lock_policy_from_settings(settings) == LockPolicy(strict_locking_mode=False)

@@ -10,6 +10,7 @@ from store.lock_rules import (
     DataOperationType,
     LockComponent,
     LockLevel,
+    LockPlan,
     LockPolicy,
     LockScope,
     LockType,
@@ -38,7 +39,8 @@ CELLS = [(r, e, MATRIX[r][e]) for r in MATRIX for e in MATRIX[r]]
 
 @pytest.mark.parametrize("requested,existing,expected", CELLS, ids=[f"{r.name}-after-{e.name}" for r, e, _ in CELLS])
 @pytest.mark.parametrize("level", [DB, TBL, PART])
-def test_matrix_cell_on_the_same_scope(requested: LockType, existing: LockType, expected: bool, level: LockLevel) -> None:
+def test_matrix_cell_on_the_same_scope(requested: LockType, existing: LockType, expected: bool,
+                                       level: LockLevel) -> None:
     assert conflicts(requested, level, existing, level) is expected
 
 
@@ -149,7 +151,8 @@ SEED_002_ROWS = [
     ("alter table T1 change cols", statement_locks(Statement.CHANGE_COLS, T1), {"X on t1"}),
     ("alter table T1 add partition P1", statement_locks(Statement.ADD_PARTITION, T1P1), {"S on t1", "X on t1.p=P1"}),
     ("alter table T1 drop partition P1", statement_locks(Statement.DROP_PARTITION, T1P1), {"S on t1", "X on t1.p=P1"}),
-    ("alter table T1 touch partition P1", statement_locks(Statement.TOUCH_PARTITION, T1P1), {"S on t1", "X on t1.p=P1"}),
+    ("alter table T1 touch partition P1", statement_locks(Statement.TOUCH_PARTITION, T1P1), {"S on t1",
+                                                                                             "X on t1.p=P1"}),
     ("alter table T1 set serdeproperties", statement_locks(Statement.SET_SERDEPROPERTIES, T1), {"S on t1"}),
     ("alter table T1 set serializer", statement_locks(Statement.SET_SERIALIZER, T1), {"S on t1"}),
     ("alter table T1 set file format", statement_locks(Statement.SET_FILEFORMAT, T1), {"S on t1"}),
@@ -165,11 +168,11 @@ SEED_002_ROWS = [
 
 
 @pytest.mark.parametrize("row", SEED_002_ROWS, ids=[r[0] for r in SEED_002_ROWS])
-def test_seed_002_row(row: tuple[str, object, set[str]]) -> None:
+def test_seed_002_row(row: tuple[str, LockPlan, set[str]]) -> None:
     _, plan, expected = row
-    assert plan.notation() == expected  # type: ignore[attr-defined]
+    assert plan.notation() == expected
     # Every lock also implies a shared lock on its database.
-    assert LockScope("db") in plan.implied()  # type: ignore[attr-defined]
+    assert LockScope("db") in plan.implied()
 
 
 def test_the_explicit_components_are_the_objects_themselves_and_parents_stay_implied() -> None:
@@ -179,9 +182,9 @@ def test_the_explicit_components_are_the_objects_themselves_and_parents_stay_imp
     assert [str(s) for s in plan.implied()] == ["db", "db.t1", "db.t2", "db.t2/p=P"]
 
 
-def _blocks_between(first: object, second: object) -> bool:
+def _blocks_between(first: LockPlan, second: LockPlan) -> bool:
     """Would `second` (requested later, another owner) wait for `first`?"""
-    return any(blocks(a, 0, b, 0) for a in first.components for b in second.components)  # type: ignore[attr-defined]
+    return any(blocks(a, 0, b, 0) for a in first.components for b in second.components)
 
 
 def test_seed_002_consequences_hold_under_the_scope_rule() -> None:
@@ -211,8 +214,8 @@ def test_dynamic_partition_prefix_lock_covers_the_partitions_below_it() -> None:
 # -- policies: strict mode, transactional tables (hive-reference §6.6, seed 003) -----------------
 
 
-def _types(plan: object) -> list[LockType]:
-    return [c.type for c in plan.components]  # type: ignore[attr-defined]
+def _types(plan: LockPlan) -> list[LockType]:
+    return [c.type for c in plan.components]
 
 
 def test_strict_locking_mode_decides_inserts_into_non_transactional_tables() -> None:
@@ -247,6 +250,7 @@ def test_update_delete_and_insert_overwrite_follow_hive_4() -> None:
     (Statement.INSERT, None, "needs a target"),
     (Statement.SELECT, None, "at least one table"),
 ])
-def test_statements_missing_their_objects_are_refused(statement: Statement, target: TableRef | None, message: str) -> None:
+def test_statements_missing_their_objects_are_refused(statement: Statement, target: TableRef | None,
+                                                      message: str) -> None:
     with pytest.raises(InvalidArgument, match=message):
         statement_locks(statement, target)

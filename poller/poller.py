@@ -98,7 +98,8 @@ class Poller:
             now = time.monotonic()
             if done == total or now - last_report[0] > 1.0:
                 last_report[0] = now
-                print(f"\rprewarm: {done}/{total} tables ({100 * done // max(total, 1)}%)", end="" if done < total else "\n",
+                print(f"\rprewarm: {done}/{total} tables ({100 * done // max(total, 1)}%)",
+                      end="" if done < total else "\n",
                       file=sys.stderr, flush=True)
 
         position, entries, databases = await self._db.read(

@@ -114,7 +114,8 @@ async def alter_database(conn: asyncpg.Connection, name: str, new: Database) -> 
     await conn.execute(sql.UPDATE_DATABASE, old.name, altered.description, altered.location, altered.owner,
                        dict(altered.parameters))
     event_id = await append_event(
-        conn, NewEvent(EventType.ALTER_DATABASE, db_name=old.name, message={"database": codec.database_to_json(altered)})
+        conn, NewEvent(EventType.ALTER_DATABASE, db_name=old.name,
+                       message={"database": codec.database_to_json(altered)})
     )
     return altered, event_id
 
@@ -131,7 +132,8 @@ async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool, i
     tables = [codec.table_from_row(r) for r in locked]
     if tables and not cascade:
         raise FailedPrecondition(
-            f"database {db.name} is not empty: it has {len(tables)} table(s) ({_list_preview([t.name for t in tables])}); "
+            f"database {db.name} is not empty: it has {len(tables)} table(s) "
+            f"({_list_preview([t.name for t in tables])}); "
             "drop them first or drop the database with cascade"
         )
     events = []
@@ -170,8 +172,8 @@ def _normalize_table(t: Table, db_location: str) -> Table:
         raise InvalidArgument(f"partition key(s) {', '.join(clash)} must not also be regular columns")
     transactional = t.transactional or t.parameters.get(TRANSACTIONAL_PARAM, "").lower() == "true"
     if transactional and t.table_type is not TableType.MANAGED:
-        raise InvalidArgument(f"{db_name}.{name} is {'a view' if t.table_type is TableType.VIRTUAL_VIEW else 'external'} "
-                              "and cannot be transactional (Hive forbids it)")
+        kind = "a view" if t.table_type is TableType.VIRTUAL_VIEW else "external"
+        raise InvalidArgument(f"{db_name}.{name} is {kind} and cannot be transactional (Hive forbids it)")
     if t.owner_type not in OWNER_TYPES:
         raise InvalidArgument(f"owner type {t.owner_type!r} of {db_name}.{name} is not one of {', '.join(OWNER_TYPES)}")
     parameters = dict(t.parameters)
@@ -228,7 +230,8 @@ async def get_table(conn: asyncpg.Connection, db_name: str, table_name: str, *, 
 
 async def list_tables(conn: asyncpg.Connection, db_name: str, pattern: str = "") -> list[str]:
     db = await get_database(conn, db_name)
-    return [r["tbl_name"] for r in await conn.fetch(sql.LIST_TABLES, db.name) if n.matches_hive_pattern(r["tbl_name"], pattern)]
+    return [r["tbl_name"] for r in await conn.fetch(sql.LIST_TABLES, db.name) if n.matches_hive_pattern(r["tbl_name"],
+                                                                                                        pattern)]
 
 
 async def alter_table(
@@ -299,7 +302,8 @@ async def drop_table(conn: asyncpg.Connection, db_name: str, table_name: str, *,
         raise
     await _delete_table_rows(conn, table.table_id)
     # Last, so enqueues are held back only briefly: refuse while someone holds a conflicting lock.
-    await locks.check_no_conflicting_holders(conn, LockScope(table.db_name, table.name), f"drop table {table.full_name}")
+    await locks.check_no_conflicting_holders(conn, LockScope(table.db_name, table.name),
+                                             f"drop table {table.full_name}")
     return await append_event(conn, _drop_table_event(table))
 
 
@@ -358,7 +362,8 @@ async def _check_name_not_reserved(conn: asyncpg.Connection, db_name: str, table
                         row["state"], txn_id)
 
 
-async def _check_partitions_not_in_flight(conn: asyncpg.Connection, table: Table, names: Sequence[str], txn_id: int) -> None:
+async def _check_partitions_not_in_flight(conn: asyncpg.Connection, table: Table, names: Sequence[str],
+                                          txn_id: int) -> None:
     row = await conn.fetchrow(txn_sql.PARTITION_WRITERS_IN_FLIGHT, table.table_id, list(names), txn_id)
     if row is not None:
         raise _conflict(f"partition {row['part_name']} of {table.full_name}", row["txn_id"], row["state"], txn_id)
@@ -412,12 +417,14 @@ async def add_partitions(
     completed = [replace(_complete_partition(table, p), create_time=now, write_id=ctx.write_id) for p in parts]
     _unique_names(completed, "add")
     rows = [{"part_name": p.name, "part_values": list(p.values), "body": codec.partition_body(p)} for p in completed]
-    inserted = {r["part_name"] for r in await conn.fetch(sql.INSERT_PARTITIONS, table.table_id, rows, now, ctx.write_id)}
+    inserted = {r["part_name"] for r in await conn.fetch(sql.INSERT_PARTITIONS, table.table_id, rows, now,
+                                                         ctx.write_id)}
     if ctx.write_id:  # after the insert: it waited for any concurrent writer of the same names
         await _check_partitions_not_in_flight(conn, table, [p.name for p in completed], ctx.txn_id)
     if len(inserted) < len(completed) and not if_not_exists:
         existing = [p.name for p in completed if p.name not in inserted]
-        raise AlreadyExists(f"partition(s) of {table.full_name} already exist: {_list_preview(existing)}; nothing was added")
+        raise AlreadyExists(
+            f"partition(s) of {table.full_name} already exist: {_list_preview(existing)}; nothing was added")
     added = [p for p in completed if p.name in inserted]
     if not added:  # the write id may still be new: its allocation is an event of its own
         return [], (await append_events(conn, list(ctx.events)))[-1] if ctx.events else 0
@@ -460,7 +467,8 @@ class ResolvedRead:
         return not self.versioned or self.snapshot.latest_committed
 
 
-async def resolve_table(conn: asyncpg.Connection, db_name: str, table_name: str, snapshot: ReadSnapshot) -> ResolvedRead:
+async def resolve_table(conn: asyncpg.Connection, db_name: str, table_name: str,
+                        snapshot: ReadSnapshot) -> ResolvedRead:
     """The version of the table the snapshot sees. ACID tables need a ValidWriteIdList; without
     one only non-transactional and external tables can be read (latest wins)."""
     db_key = n.normalize_identifier(db_name, "database")
@@ -498,7 +506,8 @@ async def resolve_table(conn: asyncpg.Connection, db_name: str, table_name: str,
     for row in versions:
         if row["table_id"] not in own:
             own[row["table_id"]] = await txns.write_id_of(conn, snapshot.txn_id, row["table_id"])
-    visible = [r for r in versions if is_visible(snapshot.write_ids, own[r["table_id"]], r["created_wid"], r["dropped_wid"])]
+    visible = [r for r in versions if is_visible(snapshot.write_ids, own[r["table_id"]], r["created_wid"],
+                                                 r["dropped_wid"])]
     if not visible:
         await get_database(conn, db_key)
         raise NotFound(f"table {db_key}.{tbl_key} does not exist in this snapshot")
@@ -514,7 +523,8 @@ async def _committed_now(conn: asyncpg.Connection, db_key: str, tbl_key: str) ->
     return ReadSnapshot(table_write_ids.valid_write_ids, 0, table_write_ids.table_id, latest_committed=True)
 
 
-async def get_partitions_by_names(conn: asyncpg.Connection, read: ResolvedRead, names: Sequence[str]) -> list[Partition]:
+async def get_partitions_by_names(conn: asyncpg.Connection, read: ResolvedRead,
+                                  names: Sequence[str]) -> list[Partition]:
     """The named partitions as the snapshot sees them, in request order; names that do not exist
     (in that snapshot) are left out, as Hive's get_partitions_by_names does."""
     table = read.table
@@ -540,11 +550,13 @@ async def get_partitions_by_filter(
         assert read.snapshot.write_ids is not None
         predicate, params = filter_.to_sql(6)
         query = sql.SELECT_VISIBLE_PARTITIONS_BY_FILTER.format(filter=predicate)
-        rows = await conn.fetch(query, table.table_id, limit + 1, *sql_params(read.snapshot.write_ids, read.own_write_id),
+        rows = await conn.fetch(query, table.table_id, limit + 1, *sql_params(read.snapshot.write_ids,
+                                                                              read.own_write_id),
                                 *params)
     else:
         predicate, params = filter_.to_sql(3)
-        rows = await conn.fetch(sql.SELECT_LATEST_PARTITIONS_BY_FILTER.format(filter=predicate), table.table_id, limit + 1,
+        rows = await conn.fetch(sql.SELECT_LATEST_PARTITIONS_BY_FILTER.format(filter=predicate), table.table_id,
+                                limit + 1,
                                 *params)
     return [codec.partition_from_row(table.db_name, table.name, r) for r in rows]
 
@@ -598,7 +610,8 @@ async def list_partition_names(
 
 async def _lock_partitions(conn: asyncpg.Connection, table: Table, names: Sequence[str]) -> list[asyncpg.Record]:
     """The latest versions of the named partitions, locked FOR UPDATE (missing names are absent)."""
-    return await _lock_latest(conn, f"partitions of {table.full_name}", sql.SELECT_LATEST_PARTITIONS_BY_NAMES_FOR_UPDATE,
+    return await _lock_latest(conn, f"partitions of {table.full_name}",
+                              sql.SELECT_LATEST_PARTITIONS_BY_NAMES_FOR_UPDATE,
                               sql.CURRENT_PARTITION_VERSIONS, table.table_id, list(names),
                               settled=lambda rows: len(rows) == len(names))
 
@@ -631,7 +644,8 @@ async def alter_partitions(
     bodies = [{"part_name": p.name, "body": codec.partition_body(p)} for p in altered]
     if ctx.write_id:
         await conn.fetch(sql.UPDATE_OWN_PARTITION_VERSIONS, table.table_id, bodies, ctx.write_id)
-        replaced = {r["part_name"] for r in await conn.fetch(sql.END_LATEST_PARTITION_VERSIONS, table.table_id, names, ctx.write_id)}
+        replaced = {r["part_name"] for r in await conn.fetch(sql.END_LATEST_PARTITION_VERSIONS, table.table_id, names,
+                                                             ctx.write_id)}
         new_rows = [{"part_name": p.name, "part_values": list(p.values), "body": codec.partition_body(p),
                      "create_time": p.create_time} for p in altered if p.name in replaced]
         await conn.fetch(sql.INSERT_PARTITIONS, table.table_id, new_rows, _now_s(), ctx.write_id)
@@ -656,8 +670,10 @@ async def drop_partitions(
     if ctx.write_id:
         # Lock first: the statements below must not wait, as one that waited misses a version replaced meanwhile.
         await _lock_partitions(conn, table, wanted)
-        own = [r["part_name"] for r in await conn.fetch(sql.DELETE_OWN_PARTITION_VERSIONS, table.table_id, wanted, ctx.write_id)]
-        ended = [r["part_name"] for r in await conn.fetch(sql.END_LATEST_PARTITION_VERSIONS, table.table_id, wanted, ctx.write_id)]
+        own = [r["part_name"] for r in await conn.fetch(sql.DELETE_OWN_PARTITION_VERSIONS, table.table_id, wanted,
+                                                        ctx.write_id)]
+        ended = [r["part_name"] for r in await conn.fetch(sql.END_LATEST_PARTITION_VERSIONS, table.table_id, wanted,
+                                                          ctx.write_id)]
         dropped = own + ended
         await _check_partitions_not_in_flight(conn, table, wanted, ctx.txn_id)
     else:

@@ -15,7 +15,8 @@ class AdminServicer(admin_pb2_grpc.AdminServicer):
     def __init__(self, source: StatsSource) -> None:
         self._source = source
 
-    async def CacheStats(self, request: pb.CacheStatsRequest, context: grpc.aio.ServicerContext) -> pb.CacheStatsResponse:
+    async def CacheStats(self, request: pb.CacheStatsRequest,
+                         context: grpc.aio.ServicerContext) -> pb.CacheStatsResponse:
         s = self._source.cache_stats()
         return pb.CacheStatsResponse(
             enabled=s["enabled"], hits=s["hits"], misses_by_reason=s["misses"], tables=s["tables"],

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 
+from typing import TypeAlias
+
 import grpc
 
 from gateway import convert, wire
@@ -28,7 +30,7 @@ from store.snapshot import ReadSnapshot
 RAW_RESPONSE_METHODS = frozenset({"GetTable", "GetPartitionsByNames", "GetPartitionsByFilter"})
 UNLIMITED = 2**31
 
-Ctx = grpc.aio.ServicerContext
+Ctx: TypeAlias = grpc.aio.ServicerContext
 
 
 @rpc_methods
@@ -121,7 +123,8 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
             return b"".join(cached.frames)
         parts = await within_deadline(
             self._catalog.fetch_partitions_by_names(db_name, table_name, request.names, snapshot), context)
-        return pb.GetPartitionsByNamesResponse(partitions=[convert.partition_to_pb(p) for p in parts]).SerializeToString()
+        return pb.GetPartitionsByNamesResponse(
+            partitions=[convert.partition_to_pb(p) for p in parts]).SerializeToString()
 
     @answers_from_memory
     async def GetPartitionsByFilter(self, request: pb.GetPartitionsByFilterRequest, context: Ctx) -> bytes:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
 import grpc
 
 from gateway import convert
@@ -12,7 +14,7 @@ from protos.metastore.v1 import events_pb2_grpc
 from store.catalog_store import CatalogStore
 from store.errors import InvalidArgument
 
-Ctx = grpc.aio.ServicerContext
+Ctx: TypeAlias = grpc.aio.ServicerContext
 
 
 @rpc_methods

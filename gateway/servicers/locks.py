@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
 import grpc
 
 from gateway.config import Settings
@@ -14,7 +16,7 @@ from store.lock_rules import DataOperationType, LockComponent, LockState, LockTy
 from store.lock_store import LockStore
 from store.locks import LockInfo, LockRequest, LockResult
 
-Ctx = grpc.aio.ServicerContext
+Ctx: TypeAlias = grpc.aio.ServicerContext
 
 _TYPE_FROM_PB = {pb.SHARED_READ: LockType.SHARED_READ, pb.SHARED_WRITE: LockType.SHARED_WRITE,
                  pb.EXCL_WRITE: LockType.EXCL_WRITE, pb.EXCLUSIVE: LockType.EXCLUSIVE}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
 import grpc
 
 from gateway.config import Settings
@@ -14,7 +16,7 @@ from store.lock_store import LockStore
 from store.txn_store import TxnStore
 from store.writeids import ValidTxnList
 
-Ctx = grpc.aio.ServicerContext
+Ctx: TypeAlias = grpc.aio.ServicerContext
 
 
 @rpc_methods

@@ -98,7 +98,8 @@ class CachedCatalog:
         """At most `limit` + 1 matching partitions (as the cached step), so the caller can tell
         "more than the limit"."""
         return await self._fallback(
-            self._store.get_partitions_by_filter(db_name, table_name, filter_text, limit, snapshot), db_name, table_name)
+            self._store.get_partitions_by_filter(db_name, table_name, filter_text, limit,
+                                                 snapshot), db_name, table_name)
 
     async def fetch_partition_names(self, db_name: str, table_name: str, page_size: int, page_token: str,
                                     snapshot: ReadSnapshot) -> tuple[list[str], str]:

@@ -73,7 +73,8 @@ WHERE ext_id = $1
 """
 
 MARK_ACQUIRED = """
-UPDATE hive_locks SET state = 'a', acquired_at = statement_timestamp(), blocked_by_ext_id = NULL, blocked_by_int_id = NULL,
+UPDATE hive_locks SET state = 'a', acquired_at = statement_timestamp(),
+                      blocked_by_ext_id = NULL, blocked_by_int_id = NULL,
                       last_heartbeat = CASE WHEN txn_id = 0 THEN statement_timestamp() END
 WHERE ext_id = $1
 """

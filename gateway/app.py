@@ -24,6 +24,7 @@ from gateway.metrics import GatewayMetrics
 from gateway.server import GrpcServer
 from gateway.thrift.handler import HiveMetastoreHandler
 from gateway.thrift.idl import SERVICE as THRIFT_SERVICE
+from gateway.thrift import wire as thrift_wire
 from gateway.thrift.server import ThriftServer, ThriftSettings
 from poller.housekeeping import Housekeeper, HousekeepingSettings
 from poller.poller import Poller
@@ -87,6 +88,7 @@ class Gateway:
             self.cache = ShardedCache(shards=s.cache_shards, max_partitions=s.cache_max_partitions,
                                       enabled=s.cache_enabled)
             codec = Codec(partition=wire.partition_element, rename_partition=wire.partition_renamer,
+                          thrift_partition=thrift_wire.partition_body if s.thrift_enabled else None,
                           table=wire.table_message)
             self.poller = Poller(self._db, self.dsn, self.cache, codec,
                                  interval_s=s.poller_interval_s, batch_size=s.poller_batch_size,

@@ -55,8 +55,8 @@ class GrpcServer:
         catalog_servicer.register(CatalogServicer(catalog, settings, cached), self.server)
         admin_pb2_grpc.add_AdminServicer_to_server(AdminServicer(stats), self.server)
         events_pb2_grpc.add_EventsServicer_to_server(EventsServicer(catalog, settings), self.server)
-        transactions_pb2_grpc.add_TransactionsServicer_to_server(TransactionsServicer(txn_store, settings, lock_store),
-                                                                 self.server)
+        transactions_pb2_grpc.add_TransactionsServicer_to_server(
+            TransactionsServicer(txn_store, settings, lock_store, cached), self.server)
         if lock_store is not None:
             locks_pb2_grpc.add_LocksServicer_to_server(LocksServicer(lock_store, settings), self.server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)

@@ -10,7 +10,7 @@ batch's changes to one table and builds one new immutable entry at the end.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from store import codec
@@ -23,6 +23,7 @@ from store.cache.entry import (
     reframed_live,
     refresh_live,
     with_changes,
+    partition_version,
 )
 from store.models import NotificationEvent, Partition, Table
 
@@ -123,7 +124,7 @@ class TableBatch:
     # -- helpers -----------------------------------------------------------------------------
 
     def _partition_version(self, p: Partition, write_id: int) -> Version:
-        return Version(write_id, None, self.codec.partition(p), p.values)
+        return partition_version(self.codec, write_id, None, p)
 
     def _sorted_names(self) -> tuple[str, ...]:
         """The entry's sorted names with this batch's additions and removals: a large table's list is
@@ -154,7 +155,7 @@ class TableBatch:
                 new = reframed[id(old)] = rename(old)
             return new
 
-        self._parts = {name: tuple(Version(v.created_wid, v.dropped_wid, frame(v.frame), v.values) for v in versions)
+        self._parts = {name: tuple(replace(v, frame=frame(v.frame)) for v in versions)
                        for name, versions in self.parts().items()}
         return reframed
 
@@ -167,7 +168,7 @@ class TableBatch:
         if write_id == 0 or (latest is not None and latest.created_wid == write_id):
             kept = rest  # non-transactional, or the txn's own version: changed in place
         elif latest is not None:
-            kept = (Version(latest.created_wid, write_id, latest.frame, latest.values), *rest)
+            kept = (replace(latest, dropped_wid=write_id), *rest)
         else:
             kept = rest
         result = ((new,) if new is not None else ()) + tuple(kept)
@@ -237,7 +238,7 @@ def _discard(b: TableBatch, write_id: int) -> None:
     parts = b.parts()
     for name, versions in list(parts.items()):
         if any(v.created_wid == write_id or v.dropped_wid == write_id for v in versions):
-            kept = tuple(Version(v.created_wid, None if v.dropped_wid == write_id else v.dropped_wid, v.frame, v.values)
+            kept = tuple(replace(v, dropped_wid=None if v.dropped_wid == write_id else v.dropped_wid)
                          for v in versions if v.created_wid != write_id)
             b._touched.add(name)
             if kept:

@@ -103,7 +103,7 @@ class Poller:
                       file=sys.stderr, flush=True)
 
         position, entries, databases = await self._db.read(
-            loader.load_all, self._codec.partition, self._codec.table, progress)
+            loader.load_all, self._codec, progress)
         self.cache.clear()
         for entry in entries:
             self.cache.install(entry)
@@ -240,8 +240,7 @@ class Poller:
 
     async def _fill(self, db_name: str, table_name: str) -> None:
         try:
-            position, entry = await self._db.read(loader.load_table, db_name, table_name, self._codec.partition,
-                                                  self._codec.table)
+            position, entry = await self._db.read(loader.load_table, db_name, table_name, self._codec)
             while entry is not None and self.position > position:
                 # The poller moved past our snapshot while we loaded: replay what we missed.
                 missed = await self._db.read(events.next_events, position, self.position - position)

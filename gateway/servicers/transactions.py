@@ -12,6 +12,7 @@ from gateway.servicers.validation import check_batch, require
 from protos.metastore.v1 import transactions_pb2 as pb
 from protos.metastore.v1 import transactions_pb2_grpc
 from store.errors import InvalidArgument, ResourceExhausted
+from store.cache.facade import CachedCatalog
 from store.lock_store import LockStore
 from store.txn_store import TxnStore
 from store.writeids import ValidTxnList
@@ -21,10 +22,12 @@ Ctx: TypeAlias = grpc.aio.ServicerContext
 
 @rpc_methods
 class TransactionsServicer(transactions_pb2_grpc.TransactionsServicer):
-    def __init__(self, store: TxnStore, settings: Settings, locks: LockStore | None = None) -> None:
+    def __init__(self, store: TxnStore, settings: Settings, locks: LockStore | None = None,
+                 cached: CachedCatalog | None = None) -> None:
         self._store = store
         self._settings = settings
         self._locks = locks
+        self._cached = cached
 
     async def OpenTxns(self, request: pb.OpenTxnsRequest, context: Ctx) -> pb.OpenTxnsResponse:
         ids, event_id = await self._store.open_txns(request.num_txns, user=request.user, host=request.hostname,
@@ -33,13 +36,20 @@ class TransactionsServicer(transactions_pb2_grpc.TransactionsServicer):
 
     async def CommitTxn(self, request: pb.CommitTxnRequest, context: Ctx) -> pb.CommitTxnResponse:
         _positive(request.txn_id, "txn_id")
-        return pb.CommitTxnResponse(event_id=await self._store.commit(request.txn_id))
+        event_id = await self._store.commit(request.txn_id)
+        if self._cached is not None:
+            self._cached.ended_txn(request.txn_id, event_id)
+        return pb.CommitTxnResponse(event_id=event_id)
 
     async def AbortTxns(self, request: pb.AbortTxnsRequest, context: Ctx) -> pb.AbortTxnsResponse:
         check_batch(len(request.txn_ids), "AbortTxns", self._settings.txn_max_open_batch)
         for t in request.txn_ids:
             _positive(t, "txn_ids")
-        return pb.AbortTxnsResponse(event_ids=await self._store.abort(list(request.txn_ids)))
+        event_ids = await self._store.abort(list(request.txn_ids))
+        if self._cached is not None and event_ids:
+            for t in request.txn_ids:
+                self._cached.ended_txn(t, max(event_ids))
+        return pb.AbortTxnsResponse(event_ids=event_ids)
 
     async def Heartbeat(self, request: pb.HeartbeatRequest, context: Ctx) -> pb.HeartbeatResponse:
         txn_ids = list(request.txn_ids)

@@ -14,15 +14,19 @@ from __future__ import annotations
 import time
 from typing import Any, Sequence
 
+from thriftpy2.thrift import TType
+
 from gateway.config import Settings, settings_keys
 from gateway.thrift import convert
+from gateway.thrift import wire
 from gateway.thrift.idl import hms
+from gateway.thrift.server import RawValue
 from gateway.thrift.txn_methods import TxnLockMethods
-from store.cache.facade import CachedCatalog
+from store.cache.facade import CachedCatalog, VersionsHit
 from store.cache.facade import table_key as table_key_of
 from store.catalog_store import CatalogStore
 from store.lock_store import LockStore
-from store.errors import InvalidArgument, NotFound
+from store.errors import InvalidArgument, NotFound, ResourceExhausted
 from store.models import Partition, Table
 from store.names import normalize_identifier, parse_partition_name
 from store.snapshot import ReadSnapshot
@@ -309,88 +313,111 @@ class HiveMetastoreHandler(TxnLockMethods):
         return hms.DropPartitionsResult(partitions=result if req.needResult is not False else None)
 
     # -- partitions: reads ------------------------------------------------------------------------
+    # Cache first (pre-encoded Thrift bytes, gateway/thrift/wire.py), else PostgreSQL; both answers
+    # are framed by the same code, so they are the same bytes.
 
-    async def _partitions(self, db_name: str | None, tbl_name: str | None, max_parts: int | None,
-                          partial: Sequence[str] = ()) -> list[Any]:
+    async def _by_names(self, db_name: str | None, tbl_name: str | None, names: list[str],
+                        snapshot: ReadSnapshot = LATEST) -> VersionsHit:
+        if len(names) > self._settings.max_batch_size:
+            raise ResourceExhausted(f"{len(names)} partition names in one call, more than "
+                                    f"metastore.gateway.max.batch.size ({self._settings.max_batch_size})")
+        db_key, table_key = table_key_of(_required(db_name, "db_name"), _required(tbl_name, "tbl_name"))
+        hit = self._cached.cached_partition_versions(db_key, table_key, names, snapshot)
+        if isinstance(hit, VersionsHit):
+            return hit
+        table = await self._table(db_key, table_key, snapshot)
+        parts = await self._cached.fetch_partitions_by_names(db_key, table_key, names, snapshot)
+        return VersionsHit(table, [wire.version_of(p) for p in parts])
+
+    async def _matching(self, db_name: str | None, tbl_name: str | None, filter_text: str, limit: int) -> VersionsHit:
+        """Partitions matching a Hive filter ('' matches all), in name order, at most `limit` + 1."""
+        db_key, table_key = table_key_of(_required(db_name, "db_name"), _required(tbl_name, "tbl_name"))
+        hit = self._cached.cached_versions_by_filter(db_key, table_key, filter_text, limit, LATEST)
+        if isinstance(hit, VersionsHit):
+            return hit
+        if filter_text:
+            table = await self._table(db_key, table_key)
+            parts = await self._cached.fetch_partitions_by_filter(db_key, table_key, filter_text, limit, LATEST)
+        else:
+            table, parts = await self._cached.fetch_partitions(db_key, table_key, limit, LATEST)
+        return VersionsHit(table, [wire.version_of(p) for p in parts])
+
+    async def _partial(self, db_name: str | None, tbl_name: str | None, partial: Sequence[str],
+                       max_parts: int | None) -> VersionsHit:
+        """Hive's partial specification (a value per leading key, '' for any), up to `max_parts`."""
         limit = _limit(max_parts, self._settings.max_batch_size)
-        table, parts = await self._cached.fetch_partitions(_required(db_name, "db_name"),
-                                                           _required(tbl_name, "tbl_name"),
-                                                           self._settings.max_batch_size if partial else limit, LATEST)
-        if partial:
-            parts = [p for p in parts if _matches_partial(p.values, partial)]
-        return [convert.partition_to_thrift(table, p) for p in parts[:limit]]
+        found = await self._matching(db_name, tbl_name, "", self._settings.max_batch_size if partial else limit)
+        versions = [v for v in found.versions if _matches_partial(v.values, partial)] if partial else found.versions
+        return VersionsHit(found.table, versions[:limit])
 
-    async def get_partitions(self, db_name: str | None, tbl_name: str | None, max_parts: int | None) -> list[Any]:
-        return await self._partitions(db_name, tbl_name, max_parts)
+    @staticmethod
+    def _list(found: VersionsHit) -> RawValue:
+        return RawValue(TType.LIST, wire.partition_list(found.table, found.versions))
+
+    async def get_partitions(self, db_name: str | None, tbl_name: str | None, max_parts: int | None) -> RawValue:
+        return self._list(await self._partial(db_name, tbl_name, (), max_parts))
 
     async def get_partitions_with_auth(self, db_name: str | None, tbl_name: str | None, max_parts: int | None,
-                                       user_name: str | None, group_names: list[str] | None) -> list[Any]:
-        return await self._partitions(db_name, tbl_name, max_parts)
+                                       user_name: str | None, group_names: list[str] | None) -> RawValue:
+        return await self.get_partitions(db_name, tbl_name, max_parts)
 
     async def get_partitions_ps(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
-                                max_parts: int | None) -> list[Any]:
-        return await self._partitions(db_name, tbl_name, max_parts, part_vals or [])
+                                max_parts: int | None) -> RawValue:
+        return self._list(await self._partial(db_name, tbl_name, part_vals or (), max_parts))
 
     async def get_partitions_ps_with_auth(self, db_name: str | None, tbl_name: str | None,
                                           part_vals: list[str] | None, max_parts: int | None, user_name: str | None,
-                                          group_names: list[str] | None) -> list[Any]:
-        return await self._partitions(db_name, tbl_name, max_parts, part_vals or [])
+                                          group_names: list[str] | None) -> RawValue:
+        return await self.get_partitions_ps(db_name, tbl_name, part_vals, max_parts)
 
     async def get_partition_names(self, db_name: str | None, tbl_name: str | None, max_parts: int | None) -> list[str]:
         return await self.get_partition_names_ps(db_name, tbl_name, [], max_parts)
 
     async def get_partition_names_ps(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
                                      max_parts: int | None) -> list[str]:
-        table = await self._table(db_name, tbl_name)
-        return [convert.partition_name(table, p.values)
-                for p in await self._partitions(db_name, tbl_name, max_parts, part_vals or [])]
-
-    async def _by_names(self, db_name: str | None, tbl_name: str | None, names: list[str],
-                        snapshot: ReadSnapshot = LATEST) -> list[Any]:
-        table = await self._table(db_name, tbl_name, snapshot)
-        parts = await self._cached.fetch_partitions_by_names(table.db_name, table.name, names, snapshot)
-        return [convert.partition_to_thrift(table, p) for p in parts]
+        found = await self._partial(db_name, tbl_name, part_vals or (), max_parts)
+        return [convert.partition_name(found.table, v.values) for v in found.versions]
 
     async def get_partitions_by_names(self, db_name: str | None, tbl_name: str | None,
-                                      names: list[str] | None) -> list[Any]:
-        return await self._by_names(db_name, tbl_name, names or [])
+                                      names: list[str] | None) -> RawValue:
+        return self._list(await self._by_names(db_name, tbl_name, names or []))
 
-    async def get_partitions_by_names_req(self, req: Any) -> Any:
+    async def get_partitions_by_names_req(self, req: Any) -> RawValue:
         req = _required(req, "req")
         snapshot = LATEST
         if req.validWriteIdList:
             snapshot = ReadSnapshot.parse(req.validWriteIdList, 0, req.id if req.id and req.id > 0 else 0)
-        return hms.GetPartitionsByNamesResult(
-            partitions=await self._by_names(req.db_name, req.tbl_name, req.names or [], snapshot))
+        found = await self._by_names(req.db_name, req.tbl_name, req.names or [], snapshot)
+        return RawValue(TType.STRUCT, wire.partition_list_field(1, found.table, found.versions))
 
-    async def _one(self, db_name: str | None, tbl_name: str | None, name: str) -> Any:
+    async def _one(self, db_name: str | None, tbl_name: str | None, name: str) -> RawValue:
         found = await self._by_names(db_name, tbl_name, [name])
-        if not found:
+        if not found.versions:
             raise NotFound(f"partition {name} of {db_name}.{tbl_name} does not exist")
-        return found[0]
+        return RawValue(TType.STRUCT, wire.partition_element(found.table, found.versions[0]))
 
-    async def get_partition(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None) -> Any:
+    async def get_partition(self, db_name: str | None, tbl_name: str | None,
+                            part_vals: list[str] | None) -> RawValue:
         return await self._one(db_name, tbl_name, await self._name_of(db_name, tbl_name, part_vals))
 
     async def get_partition_with_auth(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
-                                      user_name: str | None, group_names: list[str] | None) -> Any:
+                                      user_name: str | None, group_names: list[str] | None) -> RawValue:
         return await self.get_partition(db_name, tbl_name, part_vals)
 
-    async def get_partition_by_name(self, db_name: str | None, tbl_name: str | None, part_name: str | None) -> Any:
+    async def get_partition_by_name(self, db_name: str | None, tbl_name: str | None,
+                                    part_name: str | None) -> RawValue:
         return await self._one(db_name, tbl_name, _required(part_name, "part_name"))
 
     async def get_partitions_by_filter(self, db_name: str | None, tbl_name: str | None, filter: str | None,  # noqa: A002
-                                       max_parts: int | None) -> list[Any]:
+                                       max_parts: int | None) -> RawValue:
         limit = _limit(max_parts, self._settings.max_batch_size)
-        if not filter:
-            return await self._partitions(db_name, tbl_name, max_parts)
-        table = await self._table(db_name, tbl_name)
-        parts = await self._cached.fetch_partitions_by_filter(table.db_name, table.name, filter, limit, LATEST)
-        return [convert.partition_to_thrift(table, p) for p in parts[:limit]]
+        found = await self._matching(db_name, tbl_name, filter or "", limit)
+        return self._list(VersionsHit(found.table, found.versions[:limit]))
 
     async def get_num_partitions_by_filter(self, db_name: str | None, tbl_name: str | None,
                                            filter: str | None) -> int:  # noqa: A002
-        return len(await self.get_partitions_by_filter(db_name, tbl_name, filter, -1))
+        found = await self._matching(db_name, tbl_name, filter or "", self._settings.max_batch_size)
+        return min(len(found.versions), self._settings.max_batch_size)
 
     # -- functions: the gateway stores none ---------------------------------------------------------
 

@@ -12,6 +12,7 @@ from typing import Any, Iterable
 
 from gateway.config import Settings
 from gateway.thrift.idl import hms
+from store.cache.facade import CachedCatalog
 from store.catalog_store import CatalogStore
 from store.errors import InvalidArgument, ResourceExhausted
 from store.lock_rules import DataOperationType, LockComponent, LockState, LockType, make_scope
@@ -51,6 +52,7 @@ class TxnLockMethods:
 
     _txns: TxnStore
     _locks: LockStore
+    _cached: CachedCatalog
     _catalog: CatalogStore
     _settings: Settings
 
@@ -64,16 +66,19 @@ class TxnLockMethods:
         return hms.OpenTxnsResponse(txn_ids=ids)
 
     async def commit_txn(self, rqst: Any) -> None:
-        await self._txns.commit(_txn_id(rqst and rqst.txnid, "txnid"))
+        txn_id = _txn_id(rqst and rqst.txnid, "txnid")
+        self._cached.ended_txn(txn_id, await self._txns.commit(txn_id))
 
     async def abort_txn(self, rqst: Any) -> None:
-        await self._txns.abort([_txn_id(rqst and rqst.txnid, "txnid")])
+        await self.abort_txns(hms.AbortTxnsRequest(txn_ids=[rqst.txnid if rqst else None]))
 
     async def abort_txns(self, rqst: Any) -> None:
         txn_ids = [_txn_id(t, "txn_ids") for t in (rqst.txn_ids if rqst else None) or []]
         if len(txn_ids) > self._settings.txn_max_open_batch:
             raise ResourceExhausted(f"abort_txns of {len(txn_ids)} txns: more than hive.txn.max.open.batch")
-        await self._txns.abort(txn_ids)
+        event_ids = await self._txns.abort(txn_ids)
+        for txn_id in txn_ids:
+            self._cached.ended_txn(txn_id, max(event_ids, default=0))
 
     async def get_open_txns(self) -> Any:
         snapshot = await self._txns.get_open_txns(0)

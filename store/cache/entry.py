@@ -25,6 +25,8 @@ from store.models import Partition, Table
 from store.writeids import LONG_MAX, ValidWriteIdList
 
 PartitionEncoder = Callable[[Partition], bytes]
+# A Partition as Hive Thrift struct fields (gateway/thrift/wire.py), and whether it carries columns of its own
+ThriftPartitionEncoder = Callable[[Partition], tuple[bytes, bool]]
 # (old (db, table), new (db, table)) -> re-frames a partition frame framed for the old name
 PartitionRenamer = Callable[[tuple[str, str], tuple[str, str]], Callable[[bytes], bytes]]
 TableEncoder = Callable[[Table], bytes]
@@ -38,6 +40,7 @@ class Codec:
     partition: PartitionEncoder  # a Partition as a response element, carrying its table's name
     rename_partition: PartitionRenamer  # the same element carrying another table name
     table: TableEncoder
+    thrift_partition: ThriftPartitionEncoder | None = None  # None: no Thrift endpoint, no Thrift bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +53,16 @@ class Version:
     dropped_wid: int | None
     frame: bytes
     values: tuple[str, ...] = ()
+    # The same partition for Hive's Thrift API: its struct's fields but the table's names (and the
+    # table's columns, unless it has its own), so a rename or a column change needs no re-encoding.
+    thrift: bytes = b""
+    thrift_own_columns: bool = False
+
+
+def partition_version(codec: Codec, created_wid: int, dropped_wid: int | None, p: Partition) -> Version:
+    """A partition version encoded for every protocol the codec serves."""
+    thrift, own_columns = codec.thrift_partition(p) if codec.thrift_partition is not None else (b"", False)
+    return Version(created_wid, dropped_wid, codec.partition(p), p.values, thrift, own_columns)
 
 
 def visible(v: Version, snapshot: ValidWriteIdList | None) -> bool:

@@ -38,6 +38,7 @@ from typing import Awaitable, Callable, Sequence, TypeVar
 from store import names
 from store.cache.sharded import Miss as Miss  # the answers of the cached step, for servicers
 from store.cache.sharded import PartitionsHit as PartitionsHit
+from store.cache.sharded import VersionsHit as VersionsHit
 from store.cache.sharded import ShardedCache
 from store.catalog_store import CatalogStore, Read
 from store.models import Database, Partition, Table
@@ -72,6 +73,8 @@ class CachedCatalog:
         # Step one of each read: the cache itself (see the module note).
         self.cached_table = cache.read_table
         self.cached_table_object = cache.read_table_object
+        self.cached_partition_versions = cache.read_partition_versions
+        self.cached_versions_by_filter = cache.read_versions_by_filter
         self.cached_partitions_by_names = cache.read_partitions
         self.cached_partitions_by_filter = cache.read_partitions_by_filter
         self.cached_partition_names = cache.list_partition_names
@@ -145,6 +148,15 @@ class CachedCatalog:
         self.cache.hold_until(db_key, tbl_key, event_id)
         if renamed_to is not None:
             self.cache.hold_until(*table_key(*renamed_to), event_id)
+
+    def ended_txn(self, txn_id: int, event_id: int) -> None:
+        """A txn committed or aborted through this gateway (its outcome is event `event_id`; 0: nothing
+        to apply): reads of the tables it wrote, also without a snapshot, see the outcome at once here."""
+        if self.cache.enabled and event_id > self.cache.applied_event_id:
+            # The tables this cache knows the txn wrote (its own writes here, or ALLOC events applied).
+            for entry in self.cache.entries():
+                if txn_id in entry.writers:
+                    self.cache.hold_until(entry.db_name, entry.name, event_id)
 
     def _hold(self, db_name: str, table_name: str, event_id: int) -> None:
         if self.cache.enabled:

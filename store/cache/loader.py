@@ -12,7 +12,7 @@ from typing import Callable
 import asyncpg
 
 from store import codec, events, txns
-from store.cache.entry import CommittedWriteIds, PartitionEncoder, TableEncoder, TableEntry, Version, build_entry
+from store.cache.entry import Codec, CommittedWriteIds, TableEntry, Version, build_entry, partition_version
 from store.models import Database
 from store.sql import cache as sql
 from store.sql import txns as txn_sql
@@ -20,20 +20,19 @@ from store.writeids import ValidTxnList
 
 
 async def load_table_by_id(
-    conn: asyncpg.Connection, table_id: int, partition_encoder: PartitionEncoder, table_encoder: TableEncoder,
-    txn_list: ValidTxnList, position: int,
+    conn: asyncpg.Connection, table_id: int, encoders: Codec, txn_list: ValidTxnList, position: int,
 ) -> TableEntry | None:
     rows = await conn.fetch(sql.TABLE_VERSIONS, table_id)
     if not rows:
         return None
     tables = [(Version(r["created_wid"], r["dropped_wid"], b""), codec.table_from_row(r)) for r in rows]
-    tables = [(Version(v.created_wid, v.dropped_wid, table_encoder(t)), t) for v, t in tables]
+    tables = [(Version(v.created_wid, v.dropped_wid, encoders.table(t)), t) for v, t in tables]
     latest = next((t for v, t in tables if v.dropped_wid is None), tables[0][1])
     parts: dict[str, tuple[Version, ...]] = {}
     for r in await conn.fetch(sql.PARTITION_VERSIONS, table_id):
         p = codec.partition_from_row(latest.db_name, latest.name, r)
         parts[r["part_name"]] = parts.get(r["part_name"], ()) + (
-            Version(r["created_wid"], r["dropped_wid"], partition_encoder(p), p.values),)
+            partition_version(encoders, r["created_wid"], r["dropped_wid"], p),)
     committed = CommittedWriteIds()
     writers: dict[int, int] = {}
     gc_watermark = 0
@@ -47,8 +46,7 @@ async def load_table_by_id(
 
 
 async def load_table(
-    conn: asyncpg.Connection, db_name: str, table_name: str, partition_encoder: PartitionEncoder,
-    table_encoder: TableEncoder,
+    conn: asyncpg.Connection, db_name: str, table_name: str, encoders: Codec,
 ) -> tuple[int, TableEntry | None]:
     """(log position, entry or None when the table does not exist) in the caller's snapshot."""
     position = await events.current_event_id(conn)
@@ -56,12 +54,11 @@ async def load_table(
     if table_id is None:
         return position, None
     txn_list = await txns.get_open_txns(conn)
-    return position, await load_table_by_id(conn, table_id, partition_encoder, table_encoder, txn_list, position)
+    return position, await load_table_by_id(conn, table_id, encoders, txn_list, position)
 
 
 async def load_all(
-    conn: asyncpg.Connection, partition_encoder: PartitionEncoder, table_encoder: TableEncoder,
-    progress: Callable[[int, int], None] | None = None,
+    conn: asyncpg.Connection, encoders: Codec, progress: Callable[[int, int], None] | None = None,
 ) -> tuple[int, list[TableEntry], list[Database]]:
     """Every table and database, for an eager prewarm; `progress(done, total)` after each table."""
     position = await events.current_event_id(conn)
@@ -69,7 +66,7 @@ async def load_all(
     ids = [r["table_id"] for r in await conn.fetch(sql.ALL_TABLE_IDS)]
     entries = []
     for i, table_id in enumerate(ids, 1):
-        entry = await load_table_by_id(conn, table_id, partition_encoder, table_encoder, txn_list, position)
+        entry = await load_table_by_id(conn, table_id, encoders, txn_list, position)
         if entry is not None:
             entries.append(entry)
         if progress is not None:

@@ -28,7 +28,7 @@ import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from store import names as n
 from store.cache.entry import TableEntry, Version, all_committed_through, pick, with_changes
@@ -63,6 +63,15 @@ class PartitionsHit:
     the name the read asked for: the by-name index holds current names only."""
 
     frames: list[bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class VersionsHit:
+    """Cached partition versions with the table version the snapshot sees, for a protocol that
+    frames them itself (Hive's Thrift API: gateway/thrift/wire.py)."""
+
+    table: Table
+    versions: list[Version]
 
 
 @dataclass
@@ -302,7 +311,6 @@ class ShardedCache:
         if isinstance(found, Miss):
             return found
         entry, wl, _, table = found
-        partitions = entry.partitions
         settled = all_committed_through(wl)
         # Each partition answers once, where the request first names it (in any spelling), as the
         # database's answer does.
@@ -312,29 +320,7 @@ class ShardedCache:
             if None not in live:  # (else a name is absent or spelled otherwise: the general path)
                 self.stats.hits += 1
                 return PartitionsHit(live)  # type: ignore[arg-type]  # no None in it
-        frames = []
-        respelled: set[str] = set()
-        position: dict[str, int] = {}
-        for i, name in enumerate(requested):
-            versions = partitions.get(name)
-            if versions is None:  # not the stored spelling (or absent): canonicalise
-                name = n.canonical_partition_name(table.partition_keys, name)
-                if name in respelled or name not in partitions:
-                    continue
-                position = position or {k: j for j, k in enumerate(requested)}
-                if position.get(name, i) < i:
-                    continue  # named earlier in its stored spelling
-                respelled.add(name)
-                versions = partitions[name]
-            elif respelled and name in respelled:
-                continue  # named earlier in another spelling
-            latest = versions[0]
-            if latest.dropped_wid is None and latest.created_wid <= settled:
-                frames.append(latest.frame)  # the common case: nothing about it is in flight
-            else:
-                version = pick(versions, wl)
-                if version is not None:
-                    frames.append(version.frame)
+        frames = [v.frame for v in _named_versions(entry, wl, table, requested, settled)]
         self.stats.hits += 1
         return PartitionsHit(frames)
 
@@ -347,16 +333,29 @@ class ShardedCache:
             return found
         entry, wl, _, table = found
         matches = parse_filter(filter_text, table.partition_keys).matches
-        frames = []
-        partitions = entry.partitions
-        for name in entry.sorted_names:
-            version = pick(partitions[name], wl)
-            if version is not None and matches(version.values):
-                frames.append(version.frame)
-                if len(frames) > limit:
-                    break
         self.stats.hits += 1
-        return PartitionsHit(frames)
+        return PartitionsHit([v.frame for v in _matching_versions(entry, wl, matches, limit)])
+
+    def read_partition_versions(self, db_name: str, table_name: str, names: Sequence[str], snapshot: ReadSnapshot,
+                                min_event_id: int = 0) -> VersionsHit | Miss:
+        """`read_partitions`, as versions with their table (a protocol that frames them itself)."""
+        found = self._visible_table(db_name, table_name, snapshot, min_event_id, partitioned=True)
+        if isinstance(found, Miss):
+            return found
+        entry, wl, _, table = found
+        self.stats.hits += 1
+        return VersionsHit(table, _named_versions(entry, wl, table, dict.fromkeys(names), all_committed_through(wl)))
+
+    def read_versions_by_filter(self, db_name: str, table_name: str, filter_text: str, limit: int,
+                                snapshot: ReadSnapshot, min_event_id: int = 0) -> VersionsHit | Miss:
+        """`read_partitions_by_filter` as versions with their table; an empty filter matches all."""
+        found = self._visible_table(db_name, table_name, snapshot, min_event_id, partitioned=True)
+        if isinstance(found, Miss):
+            return found
+        entry, wl, _, table = found
+        matches = parse_filter(filter_text, table.partition_keys).matches if filter_text else _any
+        self.stats.hits += 1
+        return VersionsHit(table, _matching_versions(entry, wl, matches, limit))
 
     def list_partition_names(self, db_name: str, table_name: str, after: str, page_size: int,
                              snapshot: ReadSnapshot, min_event_id: int = 0) -> tuple[list[str], str | None] | Miss:
@@ -388,3 +387,52 @@ class ShardedCache:
             return self._miss(UNKNOWN_TABLE)
         self.stats.hits += 1
         return database
+
+
+def _named_versions(entry: TableEntry, wl: ValidWriteIdList | None, table: Table, requested: dict[str, None],
+                    settled: int) -> list[Version]:
+    """The versions the snapshot sees of the requested partitions, each once, where the request
+    first names it (in any spelling), as the database's answer has them."""
+    partitions = entry.partitions
+    found: list[Version] = []
+    respelled: set[str] = set()
+    position: dict[str, int] = {}
+    for i, name in enumerate(requested):
+        versions = partitions.get(name)
+        if versions is None:  # not the stored spelling (or absent): canonicalise
+            name = n.canonical_partition_name(table.partition_keys, name)
+            if name in respelled or name not in partitions:
+                continue
+            position = position or {k: j for j, k in enumerate(requested)}
+            if position.get(name, i) < i:
+                continue  # named earlier in its stored spelling
+            respelled.add(name)
+            versions = partitions[name]
+        elif respelled and name in respelled:
+            continue  # named earlier in another spelling
+        latest = versions[0]
+        if latest.dropped_wid is None and latest.created_wid <= settled:
+            found.append(latest)  # the common case: nothing about it is in flight
+        else:
+            version = pick(versions, wl)
+            if version is not None:
+                found.append(version)
+    return found
+
+
+def _any(values: Sequence[str]) -> bool:
+    return True
+
+
+def _matching_versions(entry: TableEntry, wl: ValidWriteIdList | None, matches: Callable[[Sequence[str]], bool],
+                       limit: int) -> list[Version]:
+    """Visible versions whose values match, in name order, at most `limit` + 1 of them."""
+    found: list[Version] = []
+    partitions = entry.partitions
+    for name in entry.sorted_names:
+        version = pick(partitions[name], wl)
+        if version is not None and matches(version.values):
+            found.append(version)
+            if len(found) > limit:
+                break
+    return found

@@ -21,7 +21,7 @@ from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import table
-from tests.conftest import connect, gateway_settings
+from tests.conftest import connect, gateway_settings, wait_applied
 
 E = TypeVar("E", bound=BaseException)
 PARQUET = ("org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
@@ -365,3 +365,71 @@ async def test_stop_closes_idle_connections_at_once(gw: Gateway, hms: Thrift) ->
     started = asyncio.get_running_loop().time()
     await gw.stop()
     assert asyncio.get_running_loop().time() - started < 1.5  # not the 2 s grace of calls under way
+
+
+async def test_partition_reads_come_from_the_cache_and_equal_the_databases(gw: Gateway, hms: Thrift) -> None:
+    await hms.call("create_database", ht.Database("d", "", None, {}))
+    await hms.call("create_table", _table("d", "t"))
+    await hms.call("add_partitions", [_partition("d", "t", f"2024-01-{i:02d}", n=str(i)) for i in range(1, 21)])
+    names = [f"ds=2024-01-{i:02d}" for i in (3, 1, 20)] + ["ds=1999-01-01"]
+    assert len(await hms.call("get_partitions_by_names", "d", "t", names)) == 3  # a miss starts the table's load
+    assert gw.poller is not None and gw.cache is not None
+    await gw.poller.wait_loaded()
+    await wait_applied(gw)
+    cached: dict[str, Any] = {}
+    hits = gw.cache.stats.hits
+    cached["names"] = await hms.call("get_partitions_by_names", "d", "t", names)
+    cached["filter"] = await hms.call("get_partitions_by_filter", "d", "t", 'ds >= "2024-01-18"', -1)
+    cached["ps"] = await hms.call("get_partitions_ps_with_auth", "d", "t", ["2024-01-05"], -1, "u", [])
+    cached["all"] = await hms.call("get_partitions", "d", "t", 5)
+    cached["one"] = await hms.call("get_partition_by_name", "d", "t", "ds=2024-01-07")
+    cached["part names"] = await hms.call("get_partition_names", "d", "t", -1)
+    assert gw.cache.stats.hits == hits + 6  # every one of them answered from the cache
+
+    oracle = Gateway(gateway_settings(gw.dsn, **{"metastore.gateway.cache.enabled": "false"}))
+    await oracle.start()
+    client = hmsclient.HMSClient(host="127.0.0.1", port=oracle.thrift_port)
+    client.open()
+    try:
+        def call(method: str, *args: Any) -> Any:
+            return getattr(ThriftHiveMetastore.Client, method)(client, *args)
+
+        from_database = {
+            "names": await asyncio.to_thread(call, "get_partitions_by_names", "d", "t", names),
+            "filter": await asyncio.to_thread(call, "get_partitions_by_filter", "d", "t", 'ds >= "2024-01-18"', -1),
+            "ps": await asyncio.to_thread(call, "get_partitions_ps_with_auth", "d", "t", ["2024-01-05"], -1, "u", []),
+            "all": await asyncio.to_thread(call, "get_partitions", "d", "t", 5),
+            "one": await asyncio.to_thread(call, "get_partition_by_name", "d", "t", "ds=2024-01-07"),
+            "part names": await asyncio.to_thread(call, "get_partition_names", "d", "t", -1),
+        }
+    finally:
+        client.close()
+        await oracle.stop()
+    assert cached == from_database
+    assert [p.values[0] for p in cached["names"]] == ["2024-01-03", "2024-01-01", "2024-01-20"]
+    assert [p.values[0] for p in cached["filter"]] == ["2024-01-18", "2024-01-19", "2024-01-20"]
+    assert len(cached["all"]) == 5 and len(cached["part names"]) == 20
+
+
+async def test_a_commit_through_this_gateway_is_seen_at_once_by_reads_without_a_snapshot(
+        gw: Gateway, hms: Thrift) -> None:
+    client = await connect(f"127.0.0.1:{gw.port}")
+    try:
+        txns = transactions_pb2_grpc.TransactionsStub(client.channel)
+        await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+        await client.catalog.CreateTable(pb.CreateTableRequest(
+            table=table("db", "t", keys=(("p", "string"),), transactional=True)))
+        (txn,) = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="u"))).txn_ids
+        await client.catalog.AddPartitions(pb.AddPartitionsRequest(
+            db_name="db", table_name="t", txn_id=txn, partitions=[pb.Partition(values=["a"])]))
+        assert await hms.call("get_partition_names", "db", "t", -1) == []
+        assert gw.poller is not None and gw.cache is not None
+        await gw.poller.wait_loaded()
+        await wait_applied(gw)
+        assert await hms.call("get_partition_names", "db", "t", -1) == []  # from the cache: not committed
+        gw.poller.pause()
+        await txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn))
+        assert await hms.call("get_partition_names", "db", "t", -1) == ["p=a"]  # the cache is held back
+        gw.poller.resume()
+    finally:
+        await client.channel.close()

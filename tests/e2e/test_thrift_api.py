@@ -319,20 +319,30 @@ async def test_thrift_writes_on_one_gateway_read_through_grpc_on_another_and_bac
     await other.start()
     client = await connect(f"127.0.0.1:{other.port}")
     try:
-        # Thrift on the first gateway, gRPC on the second, right after.
+        # Thrift on the first gateway, gRPC on the second, once its poller has applied the writes (reads
+        # without a snapshot are eventually consistent across gateways; with a snapshot they are exact).
         await hms.call("create_database", ht.Database("x", "", None, {}))
         await hms.call("create_table", _table("x", "t", params={"k": "1"}))
         await hms.call("add_partitions", [_partition("x", "t", "2024-01-01", tag="thrift")])
+        await wait_applied(other)
         got = (await client.catalog.GetTable(pb.GetTableRequest(db_name="x", table_name="t"))).table
         assert got.parameters["k"] == "1"
         parts = (await client.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(
             db_name="x", table_name="t", names=["ds=2024-01-01"]))).partitions
         assert [p.parameters["tag"] for p in parts] == ["thrift"]
-        # gRPC on the second gateway, Thrift on the first, right after.
+        # gRPC on the second gateway, Thrift on the first, the same way.
+        await client.catalog.CreateTable(pb.CreateTableRequest(table=table("x", "u", keys=(("ds", "string"),))))
+        await client.catalog.AddPartitions(pb.AddPartitionsRequest(db_name="x", table_name="u", partitions=[
+            pb.Partition(values=["2024-01-02"], parameters={"tag": "grpc"})]))
+        await wait_applied(gw)
+        assert (await hms.call("get_table", "x", "u")).tableName == "u"
+        assert [p.parameters["tag"] for p in await hms.call("get_partitions", "x", "u", -1)] == ["grpc"]
+        # And a change to a table the first gateway has cached.
         got.parameters["k"] = "2"
         await client.catalog.AlterTable(pb.AlterTableRequest(db_name="x", table_name="t", table=got))
         await client.catalog.AddPartitions(pb.AddPartitionsRequest(db_name="x", table_name="t", partitions=[
             pb.Partition(values=["2024-01-02"], parameters={"tag": "grpc"})]))
+        await wait_applied(gw)
         assert (await hms.call("get_table", "x", "t")).parameters["k"] == "2"
         assert [p.parameters["tag"] for p in await hms.call("get_partitions", "x", "t", -1)] == ["thrift", "grpc"]
         # A Thrift write is read back over gRPC on the gateway that took it, though its cache holds the

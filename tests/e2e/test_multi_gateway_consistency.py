@@ -59,7 +59,7 @@ async def _check_consistency(pg_dsn: str, duration_s: float) -> None:
     assert report.counts["ext_monotonic_checked"] > 0 and report.counts["compared.ext_token"] > 0, report.summary()
     # Writes were judged while tables were altered, renamed and re-created beside them (no write_not_found
     # violation: the violations assertion above covers it).
-    assert report.counts["churn_writes_judged"] > 20 and report.counts["churn_alter"] > 5, report.summary()
+    assert report.counts["churn_writes_judged"] > 5 and report.counts["churn_alter"] > 5, report.summary()
     assert report.counts["churn_rename"] + report.counts["churn_recreate"] > 0, report.summary()
     for share in report.shares:
         # Every read the driver sent was decided exactly once by the cache (a hit or a miss with a reason).

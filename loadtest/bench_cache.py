@@ -60,6 +60,8 @@ from loadtest.consistency import Endpoint, conf_args, fresh_database, workdir
 from loadtest.gateway_process import GatewayProcess
 from loadtest.gateway_targets import DB, bench_table
 from loadtest.grpc_user import GrpcUser
+from loadtest.histogram import percentile
+from loadtest.probes import load_average, machine, machine_busy_s, machine_total_s, peak_rss_bytes, rss_bytes
 from loadtest.report import markdown_table, matplotlib_available, write_report
 from loadtest.runner import run_load
 from loadtest.users import constant, task
@@ -119,28 +121,6 @@ async def warm(ep: Endpoint, tables: Sequence[str], names: Sequence[str]) -> Non
             await asyncio.sleep(0.01)
         else:
             raise RuntimeError(f"{ep.name} never served {t} from its cache")
-
-
-def cpu_times() -> tuple[float, float]:
-    """(busy, total) jiffies of the whole machine, from /proc/stat."""
-    with open("/proc/stat") as f:
-        fields = [int(x) for x in f.readline().split()[1:]]
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
-    return float(sum(fields) - idle), float(sum(fields))
-
-
-def loadavg1() -> float:
-    with open("/proc/loadavg") as f:
-        return float(f.read().split()[0])
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    s = sorted(values)
-    if not s:
-        return float("nan")
-    k = (len(s) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (k - lo)
 
 
 # -- (a) hit share under a 95/5 read/write mix -----------------------------------------------------------
@@ -367,15 +347,15 @@ async def figure_lag(admin_dsn: str, root: Path, opts: argparse.Namespace, resul
         finally:
             for p in procs:
                 p.stop()
-    figure: dict[str, Any] = {"figure": "lag", "commits": opts.commits, "commit_ms_p50": percentile(commit_ms, 0.5),
-                              "snapshot_ms_p50": percentile(snapshot_ms, 0.5),
+    figure: dict[str, Any] = {"figure": "lag", "commits": opts.commits, "commit_ms_p50": percentile(commit_ms, 50),
+                              "snapshot_ms_p50": percentile(snapshot_ms, 50),
                               "gateway_lag_p50_ms": gateway_view.poller_lag_p50_ms,
                               "gateway_lag_p99_ms": gateway_view.poller_lag_p99_ms, "methods": {}}
     for method, ms in samples.items():
         figure["methods"][method] = {
-            "n": len(ms), "p50_ms": percentile(ms, 0.5), "p90_ms": percentile(ms, 0.9),
-            "p99_ms": percentile(ms, 0.99), "max_ms": max(ms), "mean_ms": statistics.fmean(ms),
-            "probes_p50": percentile([float(x) for x in probes[method]], 0.5), "samples_ms": ms,
+            "n": len(ms), "p50_ms": percentile(ms, 50), "p90_ms": percentile(ms, 90),
+            "p99_ms": percentile(ms, 99), "max_ms": max(ms), "mean_ms": statistics.fmean(ms),
+            "probes_p50": percentile([float(x) for x in probes[method]], 50), "samples_ms": ms,
         }
         print(f"lag ({method}): p50 {figure['methods'][method]['p50_ms']:.2f} ms, "
               f"p99 {figure['methods'][method]['p99_ms']:.2f} ms over {len(ms)} commits", flush=True)
@@ -462,20 +442,12 @@ async def load_partitions(dsn: str, ep: Endpoint, tables: int, per_table: int, v
     return time.monotonic() - started
 
 
-def status_kib(pid: int, key: str) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    raise RuntimeError(f"no {key} for pid {pid}")
-
-
 async def settled_rss(proc: GatewayProcess, seconds: float = 3.0) -> int:
     """VmRSS after `seconds` of idling (sampled each 0.5 s; the last sample)."""
     rss = 0
     for _ in range(int(seconds / 0.5)):
         await asyncio.sleep(0.5)
-        rss = status_kib(proc.pid, "VmRSS") * 1024
+        rss = rss_bytes(proc.pid)
     return rss
 
 
@@ -505,7 +477,7 @@ async def figure_prewarm(admin_dsn: str, root: Path, opts: argparse.Namespace, r
             stats = await endpoint.stats()
             await endpoint.channel.close()
             rss = await settled_rss(proc)
-            return proc, serve_s, rss, status_kib(proc.pid, "VmHWM") * 1024, stats
+            return proc, serve_s, rss, peak_rss_bytes(proc.pid), stats
 
         base, base_s, base_rss, base_hwm, _ = await start(["metastore.gateway.cache.enabled=false"], "baseline.log")
         base.stop()
@@ -713,7 +685,7 @@ def write_docs(out: Path, results: Path, meta: dict[str, Any] | None = None) -> 
             figures[name] = json.loads(path.read_text())
     if meta is None:
         newest = max(figures.values(), key=lambda f: f.get("measured", ""), default={})
-        meta = {"machine": newest.get("machine") or benchdoc.machine(), "pg_version": newest.get("pg_version", "?")}
+        meta = {"machine": newest.get("machine") or machine(), "pg_version": newest.get("pg_version", "?")}
     benchdoc.write_section(out, "cache", render_section(figures, meta))
 
 
@@ -744,14 +716,14 @@ async def _main_async(opts: argparse.Namespace) -> int:
             pg = EmbeddedPostgres(root / "pg")
             admin_dsn = await asyncio.to_thread(pg.start)
         try:
-            meta = {"machine": benchdoc.machine(), "pg_version": await pg_version(admin_dsn)}
+            meta = {"machine": machine(), "pg_version": await pg_version(admin_dsn)}
             runners = {"hit": figure_hit, "lag": figure_lag, "prewarm": figure_prewarm}
             for name in opts.only:
-                load_before, (busy0, total0) = loadavg1(), cpu_times()
+                load_before, busy0, total0 = load_average(), machine_busy_s(), machine_total_s()
                 figure = await runners[name](admin_dsn, root, opts, results)
-                busy1, total1 = cpu_times()
-                figure["load"] = {"loadavg1_before": load_before, "loadavg1_after": loadavg1(),
-                                  "machine_busy": (busy1 - busy0) / max(total1 - total0, 1.0)}
+                busy1, total1 = machine_busy_s(), machine_total_s()
+                figure["load"] = {"loadavg1_before": load_before, "loadavg1_after": load_average(),
+                                  "machine_busy": (busy1 - busy0) / max(total1 - total0, 0.01)}
                 figure["command"] = _command(opts, name)
                 figure["measured"] = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
                 figure["machine"] = meta["machine"]

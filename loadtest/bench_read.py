@@ -44,6 +44,7 @@ from loadtest.gateway_targets import (
     warm,
 )
 from loadtest import benchdoc, profile_hit
+from loadtest.probes import machine
 from loadtest.mixed import MixedUser
 from protos.metastore.v1 import catalog_pb2 as pb
 
@@ -95,7 +96,7 @@ def reply_size(address: str, request: bytes, method: str) -> int:
 
 
 def machine_line() -> str:
-    m = benchdoc.machine()
+    m = machine()
     return (f"{m['nproc']} cores ({m['cpu_model']}), Python {m['python']}, grpcio {m['grpcio']}, "
             f"Linux {m['kernel']}")
 

@@ -57,7 +57,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import grpc
 
-from loadtest import benchdoc
+from loadtest import benchdoc, probes
 from loadtest.config import RunConfig
 from loadtest.gateway_process import GatewayProcess
 from loadtest.grpc_user import GrpcUser
@@ -144,80 +144,6 @@ class WriteTxnUser(GrpcUser):
 
 # -- measurements on the side --------------------------------------------------------------------------
 
-_CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def _proc_stat(pid: int) -> tuple[int, float] | None:
-    """(ppid, CPU seconds used so far) of a process, None when it is gone or not visible."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            data = f.read()
-    except OSError:
-        return None
-    rest = data[data.rindex(")") + 2:].split()
-    return int(rest[1]), (int(rest[11]) + int(rest[12])) / _CLK_TCK
-
-
-def _all_procs() -> dict[int, tuple[int, float]]:
-    out = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            st = _proc_stat(int(name))
-            if st is not None:
-                out[int(name)] = st
-    return out
-
-
-def _machine_busy_s() -> float:
-    """CPU seconds spent not idle, all CPUs together, since boot."""
-    with open("/proc/stat") as f:
-        values = [int(v) for v in f.readline().split()[1:]]
-    idle = values[3] + (values[4] if len(values) > 4 else 0)
-    return (sum(values[:8]) - idle) / _CLK_TCK
-
-
-@dataclass
-class CpuSnapshot:
-    at: float
-    machine_s: float
-    gateway_s: float
-    postgres_s: dict[int, float]
-    generator_s: dict[int, float]
-    self_s: float
-
-
-def cpu_snapshot(gateway_pid: int, postmaster_pid: int | None) -> CpuSnapshot:
-    procs = _all_procs()
-    me = os.getpid()
-    gateway = procs.get(gateway_pid, (0, 0.0))[1]
-    postgres = {}
-    if postmaster_pid is not None:
-        postgres = {pid: cpu for pid, (ppid, cpu) in procs.items() if pid == postmaster_pid or ppid == postmaster_pid}
-    generator = {pid: cpu for pid, (ppid, cpu) in procs.items() if ppid == me and pid != gateway_pid}
-    t = os.times()
-    return CpuSnapshot(time.monotonic(), _machine_busy_s(), gateway, postgres, generator, t.user + t.system)
-
-
-def cpu_usage(a: CpuSnapshot, b: CpuSnapshot) -> dict[str, float]:
-    """Cores in use between two snapshots (CPU seconds / wall seconds), by party."""
-    wall = b.at - a.at
-    if wall <= 0:
-        return {}
-    pg = sum(cpu - a.postgres_s.get(pid, 0.0) for pid, cpu in b.postgres_s.items())
-    gen = sum(cpu - a.generator_s.get(pid, 0.0) for pid, cpu in b.generator_s.items()) + (b.self_s - a.self_s)
-    out = {
-        "wall_s": wall,
-        "machine": (b.machine_s - a.machine_s) / wall,
-        "gateway": (b.gateway_s - a.gateway_s) / wall,
-        "generator": gen / wall,
-    }
-    out["postgres"] = pg / wall if b.postgres_s else math.nan
-    # Clamped: the parts are read a few ms apart, so an idle remainder can come out at -0.0x.
-    out["other"] = max(0.0, out["machine"] - out["gateway"] - out["generator"]
-                       - (0.0 if math.isnan(out["postgres"]) else out["postgres"]))
-    return out
-
-
 _STATS_SQL = """
 SELECT (SELECT coalesce(sum(fsyncs), 0) FROM pg_stat_io WHERE object = 'wal')::bigint AS wal_fsyncs,
        (SELECT xact_commit FROM pg_stat_database WHERE datname = $1)::bigint AS commits,
@@ -276,18 +202,18 @@ class RunProbe:
     datname: str
     started: asyncio.Event = field(default_factory=asyncio.Event)
     ended: asyncio.Event = field(default_factory=asyncio.Event)
-    cpu_a: CpuSnapshot | None = None
-    cpu_b: CpuSnapshot | None = None
+    cpu_a: probes.CpuSnapshot | None = None
+    cpu_b: probes.CpuSnapshot | None = None
     samples: int = 0
     seq_waiter_samples: int = 0
     states: Counter = field(default_factory=Counter)
 
     def start(self) -> None:
-        self.cpu_a = cpu_snapshot(self.gateway_pid, self.postmaster_pid)
+        self.cpu_a = probes.cpu_snapshot(self.gateway_pid, self.postmaster_pid)
         self.started.set()
 
     def end(self) -> None:
-        self.cpu_b = cpu_snapshot(self.gateway_pid, self.postmaster_pid)
+        self.cpu_b = probes.cpu_snapshot(self.gateway_pid, self.postmaster_pid)
         self.ended.set()
 
     async def sample(self) -> None:
@@ -310,7 +236,7 @@ class RunProbe:
             await asyncio.sleep(max(0.0, next_at - loop.time()))
 
     def cpu(self) -> dict[str, float]:
-        return cpu_usage(self.cpu_a, self.cpu_b) if self.cpu_a and self.cpu_b else {}
+        return probes.cpu_usage(self.cpu_a, self.cpu_b) if self.cpu_a and self.cpu_b else {}
 
     def wait_profile(self) -> dict[str, float]:
         """Average number of backends in each state over the samples."""
@@ -435,14 +361,8 @@ async def _connect_stats(dsn: str) -> tuple[asyncpg.Connection, str, int | None]
     except (OSError, asyncpg.PostgresError):
         conn = await asyncpg.connect(dsn)
     backend = await conn.fetchval("SELECT pg_backend_pid()")
-    st = _proc_stat(int(backend))
-    postmaster = None
-    if st is not None:
-        try:
-            if Path(f"/proc/{st[0]}/comm").read_text().strip() in ("postgres", "postmaster"):
-                postmaster = st[0]
-        except OSError:
-            pass
+    parent = probes.parent_pid(int(backend))
+    postmaster = parent if parent and probes.is_postgres(parent) else None
     return conn, datname, postmaster
 
 
@@ -591,7 +511,7 @@ async def run_mode(opts: Options, mode: str) -> tuple[ModeInfo, list[RunResult]]
                 print(f"bench_txns: other processes used {other:.2f} cores during {label}; repeating it "
                       f"(attempt {len(discarded) + 1} of {opts.retries + 1}) once the machine is quiet",
                       file=sys.stderr)
-                await asyncio.to_thread(wait_quiet, opts.max_other_cores, opts.quiet_wait_s)
+                await asyncio.to_thread(probes.wait_quiet, opts.max_other_cores, opts.quiet_wait_s)
             summary.discarded_other_cores = discarded
             results.append(result)
             info.runs.append(summary)
@@ -1008,27 +928,10 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def machine_load(seconds: float = 0.5) -> float:
-    """Cores busy over the next `seconds` (before any of the benchmark's processes run)."""
-    a = _machine_busy_s()
-    time.sleep(seconds)
-    return (_machine_busy_s() - a) / seconds
-
-
-def wait_quiet(max_cores: float, timeout_s: float, window_s: float = 5.0) -> bool:
-    """Wait until the machine is at most `max_cores` busy over `window_s` (our idle gateway and PostgreSQL
-    included), for at most `timeout_s`; True when it got quiet."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if machine_load(window_s) <= max_cores:
-            return True
-    return False
-
-
 async def run_benchmark(opts: Options) -> tuple[list[ModeInfo], list[RunResult]]:
     modes, results = [], []
     for mode in (("dsn",) if opts.dsn else opts.fsync_modes):
-        busy = await asyncio.to_thread(machine_load)
+        busy = await asyncio.to_thread(probes.machine_load)
         if busy > 0.3:
             print(f"bench_txns: warning: the machine is already {busy:.2f} cores busy before the {mode} runs; "
                   "results will be lower than on an idle machine", file=sys.stderr)
@@ -1107,7 +1010,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    gateway_conf=tuple(args.gateway_conf), progress=not args.quiet, plot=not args.no_plot,
                    pause_s=args.pause, max_other_cores=args.max_other_cores, retries=max(0, args.retries))
     when = dt.datetime.now(dt.timezone.utc)
-    machine = {**benchdoc.machine(), "code": code_version()}
+    machine = {**probes.machine(), "code": code_version()}
     modes, results = asyncio.run(run_benchmark(opts))
 
     opts.results_dir.mkdir(parents=True, exist_ok=True)

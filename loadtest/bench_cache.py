@@ -56,8 +56,7 @@ import grpc
 
 from loadtest import benchdoc
 from loadtest.config import RunConfig
-from loadtest.consistency import Endpoint, conf_args, fresh_database, workdir
-from loadtest.gateway_process import GatewayProcess
+from loadtest.harness import Endpoint, GatewayProcess, conf_args, fresh_database, postgres, workdir
 from loadtest.gateway_targets import DB, bench_table
 from loadtest.grpc_user import GrpcUser
 from loadtest.histogram import percentile
@@ -700,8 +699,6 @@ async def pg_version(dsn: str) -> str:
 
 
 async def _main_async(opts: argparse.Namespace) -> int:
-    from gateway.embedded_pg import EmbeddedPostgres
-
     results = Path(opts.results_dir)
     results.mkdir(parents=True, exist_ok=True)
     if opts.render_only:
@@ -709,13 +706,7 @@ async def _main_async(opts: argparse.Namespace) -> int:
         print(f"wrote the bench:cache section of {opts.out} from {results}/*.json", flush=True)
         return 0
     with workdir() as root:
-        pg = None
-        if opts.dsn:
-            admin_dsn = opts.dsn
-        else:
-            pg = EmbeddedPostgres(root / "pg")
-            admin_dsn = await asyncio.to_thread(pg.start)
-        try:
+        async with postgres(root / "pg", dsn=opts.dsn, fast=False) as admin_dsn:
             meta = {"machine": machine(), "pg_version": await pg_version(admin_dsn)}
             runners = {"hit": figure_hit, "lag": figure_lag, "prewarm": figure_prewarm}
             for name in opts.only:
@@ -739,9 +730,6 @@ async def _main_async(opts: argparse.Namespace) -> int:
                         figure["previous"] = {k: old.get(k) for k in (
                             "measured", "load", "eager_serving_s", "prewarm_logged_s", "bytes_per_partition")}
                 path.write_text(json.dumps(figure, indent=1))
-        finally:
-            if pg is not None:
-                await asyncio.to_thread(pg.stop)
     if opts.out:
         write_docs(Path(opts.out), results, meta)
         print(f"wrote the bench:cache section of {opts.out}", flush=True)

@@ -52,7 +52,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import grpc
@@ -61,6 +60,7 @@ from loadtest import benchdoc, probes
 from loadtest.config import RunConfig
 from loadtest.gateway_process import GatewayProcess
 from loadtest.grpc_user import GrpcUser
+from loadtest.harness import with_database
 from loadtest.progress import ProgressLine
 from loadtest.report import matplotlib_available, write_report
 from loadtest.results import LiveView, RunResult
@@ -332,11 +332,6 @@ class ModeInfo:
     runs: list[RunSummary] = field(default_factory=list)
 
 
-def _derive_dsn(dsn: str, database: str) -> str:
-    parts = urlsplit(dsn)
-    return urlunsplit(parts._replace(path="/" + database))
-
-
 async def _stats(conn: asyncpg.Connection, datname: str) -> dict[str, int] | None:
     for query in (_STATS_SQL, _STATS_SQL_PRE18):
         try:
@@ -357,7 +352,7 @@ async def _connect_stats(dsn: str) -> tuple[asyncpg.Connection, str, int | None]
     finally:
         await probe.close()
     try:
-        conn = await asyncpg.connect(_derive_dsn(dsn, "postgres"))
+        conn = await asyncpg.connect(with_database(dsn, "postgres"))
     except (OSError, asyncpg.PostgresError):
         conn = await asyncpg.connect(dsn)
     backend = await conn.fetchval("SELECT pg_backend_pid()")

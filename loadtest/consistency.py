@@ -64,27 +64,19 @@ import contextlib
 import itertools
 import os
 import random
-import shutil
 import sys
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, AsyncIterator, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 import grpc
 from google.protobuf import text_format
 
-from loadtest.gateway_process import GatewayProcess
-from protos.metastore.v1 import admin_pb2 as apb
-from protos.metastore.v1 import admin_pb2_grpc
+from loadtest.harness import CALL_TIMEOUT_S, Endpoint, GatewayProcess, conf_args, fresh_database, workdir
 from protos.metastore.v1 import catalog_pb2 as pb
-from protos.metastore.v1 import catalog_pb2_grpc
 from protos.metastore.v1 import events_pb2 as epb
-from protos.metastore.v1 import events_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
-from protos.metastore.v1 import transactions_pb2_grpc
 from store import names as hive_names
 from store.models import FieldSchema
 
@@ -93,7 +85,6 @@ DB = "cons"
 KEYS = (FieldSchema("ds", "string"), FieldSchema("hr", "int"))
 DS_VALUES = ("2024-01-01", "2024-01-02", "a:b/c")  # the last one needs Hive's escaping: a%3Ab%2Fc
 HOURS = 12
-CALL_TIMEOUT_S = 30.0
 SERVER_PAGE_LIMIT = 10000  # metastore.gateway.max.batch.size default: page_size 0 means this
 CACHED_GATEWAY_CONF = ("metastore.cached.rawstore.cache.update.frequency=200ms",)
 ORACLE_CONF = ("metastore.gateway.cache.enabled=false",)
@@ -191,30 +182,7 @@ class ConsistencyReport:
         return "\n".join(lines)
 
 
-# -- endpoints ----------------------------------------------------------------------------------------
-
-
-@dataclass
-class Endpoint:
-    name: str
-    address: str
-    channel: grpc.aio.Channel
-    catalog: catalog_pb2_grpc.CatalogStub
-    txns: transactions_pb2_grpc.TransactionsStub
-    admin: admin_pb2_grpc.AdminStub
-    events: events_pb2_grpc.EventsStub
-    reads_sent: int = 0
-
-    @classmethod
-    async def open(cls, name: str, address: str) -> "Endpoint":
-        channel = grpc.aio.insecure_channel(address)
-        await asyncio.wait_for(channel.channel_ready(), 30)
-        return cls(name, address, channel, catalog_pb2_grpc.CatalogStub(channel),
-                   transactions_pb2_grpc.TransactionsStub(channel), admin_pb2_grpc.AdminStub(channel),
-                   events_pb2_grpc.EventsStub(channel))
-
-    async def stats(self) -> apb.CacheStatsResponse:
-        return await self.admin.CacheStats(apb.CacheStatsRequest(), timeout=CALL_TIMEOUT_S)
+# -- answers ------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -885,66 +853,6 @@ def seed_from_env(default: int | None = None) -> int:
     if value:
         return int(value)
     return default if default is not None else random.SystemRandom().randrange(1, 2**31)
-
-
-# -- running gateways as processes (the CLI and bench_cache) --------------------------------------------
-
-
-@contextlib.asynccontextmanager
-async def fresh_database(dsn: str | None, prefix: str, workdir: Path) -> AsyncIterator[str]:
-    """A new, migrated database: in the PostgreSQL server of `dsn`, or in an embedded server (fsync
-    off) under `workdir`. Dropped (or the embedded server stopped) on exit."""
-    import asyncpg
-
-    from gateway.app import migrate_database
-    from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
-
-    pg = None
-    if dsn is None:
-        pg = EmbeddedPostgres(workdir / "pg", settings=dict(UNSAFE_FAST_SETTINGS))
-        admin_dsn = await asyncio.to_thread(pg.start)
-    else:
-        admin_dsn = dsn
-    name = f"{prefix}_{os.getpid()}_{int(time.time())}"
-    conn = await asyncpg.connect(admin_dsn)
-    try:
-        await conn.execute(f"CREATE DATABASE {name}")
-    finally:
-        await conn.close()
-    target = _with_database(admin_dsn, name)
-    try:
-        await migrate_database(target)
-        yield target
-    finally:
-        conn = await asyncpg.connect(admin_dsn)
-        try:
-            await conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        finally:
-            await conn.close()
-        if pg is not None:
-            await asyncio.to_thread(pg.stop)
-
-
-def _with_database(dsn: str, database: str) -> str:
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(dsn)
-    return urlunsplit((parts.scheme, parts.netloc, "/" + database, parts.query, parts.fragment))
-
-
-@contextlib.contextmanager
-def workdir(keep: bool = False) -> Iterator[Path]:
-    root = Path(tempfile.mkdtemp(prefix="msgw-cons-"))
-    root.chmod(0o755)
-    try:
-        yield root
-    finally:
-        if not keep:
-            shutil.rmtree(root, ignore_errors=True)
-
-
-def conf_args(*items: str) -> list[str]:
-    return [arg for item in items for arg in ("--conf", item)]
 
 
 async def _main_async(args: argparse.Namespace) -> int:

@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 import grpc
 
-from loadtest.consistency import CALL_TIMEOUT_S, DB, UNIVERSE, Endpoint, Violation, part_name, table_message
+from loadtest.consistency import DB, UNIVERSE, Violation, part_name, table_message
+from loadtest.harness import CALL_TIMEOUT_S, Endpoint
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 

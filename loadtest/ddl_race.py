@@ -31,13 +31,13 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 import grpc
 
-from loadtest.consistency import DB, UNIVERSE, Violation, part_name, table_message
+from loadtest.consistency.model import DB, UNIVERSE, Violation, part_name, table_message
 from loadtest.harness import CALL_TIMEOUT_S, Endpoint
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 
 if TYPE_CHECKING:
-    from loadtest.consistency import Driver
+    from loadtest.consistency.driver import Driver
 
 C = grpc.StatusCode
 

@@ -395,8 +395,8 @@ async def load_partitions(dsn: str, ep: Endpoint, tables: int, per_table: int, v
 
     from gateway import convert
     from store import codec
-    from store.catalog import _complete_partition  # the completion AddPartitions applies (sd defaults, name)
-    from store.models import Partition
+    from store.models import Partition, StorageDescriptor
+    from store.names import make_partition_name, validate_partition_values
 
     started = time.monotonic()
     await ep.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name=DB)), timeout=TIMEOUT_S)
@@ -416,7 +416,12 @@ async def load_partitions(dsn: str, ep: Endpoint, tables: int, per_table: int, v
             now = int(time.time())
             rows = []
             for v in values[via_api:]:
-                p = _complete_partition(model, Partition(DB, name, tuple(v)))
+                # As AddPartitions completes a partition: its name, and the table's storage under its own location.
+                checked = validate_partition_values(model.partition_keys, v)
+                part_name = make_partition_name(model.partition_keys, checked)
+                p = Partition(DB, name, checked, part_name, StorageDescriptor(
+                    location=f"{model.sd.location.rstrip('/')}/{part_name}", input_format=model.sd.input_format,
+                    output_format=model.sd.output_format, serde=model.sd.serde))
                 rows.append((model.table_id, p.name, list(p.values), json.dumps(codec.partition_body(p)), now,
                              write_id))
             await conn.copy_records_to_table(

@@ -465,9 +465,8 @@ async def run_mode(opts: Options, mode: str) -> tuple[ModeInfo, list[RunResult]]
         pg_settings = {name: await stats_conn.fetchval(f"SHOW {name}") for name in
                        ("fsync", "synchronous_commit", "full_page_writes", "wal_sync_method", "shared_buffers")}
         from gateway.config import load_settings
-        from gateway.cli import _parse_conf
 
-        gw_settings = load_settings(overrides=_parse_conf(conf))
+        gw_settings = load_settings(overrides=dict(item.split("=", 1) for item in conf))
         info = ModeInfo(mode=mode, conf=conf, pg_version=pg_version, pg_settings=pg_settings,
                         gateway_settings={"pool_max_size": gw_settings.pool_max_size,
                                           "max_concurrent_rpcs": gw_settings.max_concurrent_rpcs},

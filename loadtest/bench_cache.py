@@ -54,7 +54,7 @@ from typing import Any, Sequence
 
 import grpc
 
-from loadtest import benchdoc
+from loadtest import benchdoc, pg_probes
 from loadtest.config import RunConfig
 from loadtest.harness import Endpoint, GatewayProcess, conf_args, fresh_database, postgres, workdir
 from loadtest.gateway_targets import DB, bench_table
@@ -693,16 +693,6 @@ def write_docs(out: Path, results: Path, meta: dict[str, Any] | None = None) -> 
     benchdoc.write_section(out, "cache", render_section(figures, meta))
 
 
-async def pg_version(dsn: str) -> str:
-    import asyncpg
-
-    conn = await asyncpg.connect(dsn)
-    try:
-        return str(await conn.fetchval("SHOW server_version"))
-    finally:
-        await conn.close()
-
-
 async def _main_async(opts: argparse.Namespace) -> int:
     results = Path(opts.results_dir)
     results.mkdir(parents=True, exist_ok=True)
@@ -712,7 +702,7 @@ async def _main_async(opts: argparse.Namespace) -> int:
         return 0
     with workdir() as root:
         async with postgres(root / "pg", dsn=opts.dsn, fast=False) as admin_dsn:
-            meta = {"machine": machine(), "pg_version": await pg_version(admin_dsn)}
+            meta = {"machine": machine(), "pg_version": await pg_probes.server_version(admin_dsn)}
             runners = {"hit": figure_hit, "lag": figure_lag, "prewarm": figure_prewarm}
             for name in opts.only:
                 load_before, busy0, total0 = load_average(), machine_busy_s(), machine_total_s()

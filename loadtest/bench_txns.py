@@ -47,8 +47,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -56,11 +54,10 @@ from typing import Any, Mapping, Sequence
 import asyncpg
 import grpc
 
-from loadtest import benchdoc, probes
+from loadtest import benchdoc, pg_probes, probes
 from loadtest.config import RunConfig
 from loadtest.gateway_process import GatewayProcess
 from loadtest.grpc_user import GrpcUser
-from loadtest.harness import with_database
 from loadtest.progress import ProgressLine
 from loadtest.report import matplotlib_available, write_report
 from loadtest.results import LiveView, RunResult
@@ -77,7 +74,6 @@ SECTION_START, SECTION_END = benchdoc.markers("txns")
 DEFAULT_OUT = "docs/benchmarks.md"
 DEFAULT_RESULTS = "loadtest/results/bench_txns"
 UNSAFE_FAST_CONF = "metastore.gateway.embedded.unsafe.fast=true"
-SAMPLE_INTERVAL_S = 0.025
 COMMITS_PER_TXN = 4  # OpenTxns, AllocateTableWriteIds, AddPartitions, CommitTxn: one database transaction each
 
 
@@ -144,109 +140,10 @@ class WriteTxnUser(GrpcUser):
 
 # -- measurements on the side --------------------------------------------------------------------------
 
-_STATS_SQL = """
-SELECT (SELECT coalesce(sum(fsyncs), 0) FROM pg_stat_io WHERE object = 'wal')::bigint AS wal_fsyncs,
-       (SELECT xact_commit FROM pg_stat_database WHERE datname = $1)::bigint AS commits,
-       pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint AS wal_bytes
-"""
-_STATS_SQL_PRE18 = """
-SELECT (SELECT wal_sync FROM pg_stat_wal)::bigint AS wal_fsyncs,
-       (SELECT xact_commit FROM pg_stat_database WHERE datname = $1)::bigint AS commits,
-       pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint AS wal_bytes
-"""
-
-_ACTIVITY_SQL = """
-SELECT state, wait_event_type, wait_event, left(query, 200) AS query
-FROM pg_stat_activity
-WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()
-"""
-
-
-def statement_label(query: str) -> str:
-    """A short name for the statement a backend is running: 'UPDATE notification_sequence', 'COMMIT'."""
-    q = " ".join(query.split())
-    for pattern in (r"^(UPDATE) (\w+)", r"^(INSERT INTO) (\w+)", r"^(DELETE FROM) (\w+)", r"^SELECT (pg_notify)",
-                    r"^(SELECT) .*? FROM (\w+)"):
-        m = re.match(pattern, q, re.IGNORECASE)
-        if m:
-            return " ".join(g for g in m.groups())
-    return q.split(" ", 1)[0].upper() if q else "?"
-
-
-def backend_state(state: str | None, wait_type: str | None, wait_event: str | None, query: str) -> str:
-    """One pg_stat_activity row as a category of the wait profile."""
-    if state == "idle":
-        return "idle"
-    if state == "idle in transaction":
-        return "idle in transaction (waiting for the gateway)"
-    if state != "active":
-        return str(state)
-    if wait_type is None:
-        return "running (on CPU or runnable)"
-    if wait_type == "IO" and wait_event == "WalSync":
-        return "WAL fsync (IO:WalSync)"
-    if wait_type == "LWLock" and wait_event == "WALWrite":
-        return "waiting for another backend's WAL flush (LWLock:WALWrite)"
-    if wait_type == "Lock":
-        return f"lock wait (Lock:{wait_event}) in {statement_label(query)}"
-    return f"{wait_type}:{wait_event}"
-
-
-@dataclass
-class RunProbe:
-    """Server-side measurements for one run; `start`/`end` bracket the load window (called by the sink)."""
-
-    gateway_pid: int
-    postmaster_pid: int | None
-    stats_conn: asyncpg.Connection | None
-    datname: str
-    started: asyncio.Event = field(default_factory=asyncio.Event)
-    ended: asyncio.Event = field(default_factory=asyncio.Event)
-    cpu_a: probes.CpuSnapshot | None = None
-    cpu_b: probes.CpuSnapshot | None = None
-    samples: int = 0
-    seq_waiter_samples: int = 0
-    states: Counter = field(default_factory=Counter)
-
-    def start(self) -> None:
-        self.cpu_a = probes.cpu_snapshot(self.gateway_pid, self.postmaster_pid)
-        self.started.set()
-
-    def end(self) -> None:
-        self.cpu_b = probes.cpu_snapshot(self.gateway_pid, self.postmaster_pid)
-        self.ended.set()
-
-    async def sample(self) -> None:
-        """Tally pg_stat_activity of the gateway's database every SAMPLE_INTERVAL_S inside the window."""
-        if self.stats_conn is None:
-            return
-        await self.started.wait()
-        loop = asyncio.get_running_loop()
-        next_at = loop.time()
-        while not self.ended.is_set():
-            rows = await self.stats_conn.fetch(_ACTIVITY_SQL, self.datname)
-            self.samples += 1
-            seq_waiter = False
-            for r in rows:
-                state = backend_state(r["state"], r["wait_event_type"], r["wait_event"], r["query"] or "")
-                self.states[state] += 1
-                seq_waiter = seq_waiter or (state.startswith("lock wait") and "notification_sequence" in state)
-            self.seq_waiter_samples += seq_waiter
-            next_at += SAMPLE_INTERVAL_S
-            await asyncio.sleep(max(0.0, next_at - loop.time()))
-
-    def cpu(self) -> dict[str, float]:
-        return probes.cpu_usage(self.cpu_a, self.cpu_b) if self.cpu_a and self.cpu_b else {}
-
-    def wait_profile(self) -> dict[str, float]:
-        """Average number of backends in each state over the samples."""
-        return {k: v / self.samples for k, v in self.states.most_common()} if self.samples else {}
-
-
 class ProbeSink:
     """The run's progress sink: brackets the load window for `probe`, then forwards to `inner`."""
 
-    def __init__(self, inner: Any, probe: RunProbe, run_time_s: float) -> None:
+    def __init__(self, inner: Any, probe: pg_probes.RunProbe, run_time_s: float) -> None:
         self._inner = inner
         self._probe = probe
         self._run_time_s = run_time_s
@@ -266,27 +163,6 @@ class ProbeSink:
         self._probe.started.set()
         if self._inner is not None:
             self._inner.finish(view)
-
-
-def fdatasync_probe(directory: Path, seconds: float = 1.0, size: int = 8192) -> dict[str, float]:
-    """Rewrite one 8 KiB block and fdatasync it in a loop (what a WAL flush of a small commit costs)."""
-    path = directory / "fdatasync-probe"
-    block = os.urandom(size)
-    fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
-    try:
-        os.pwrite(fd, block, 0)
-        os.fdatasync(fd)
-        count = 0
-        started = time.perf_counter()
-        while time.perf_counter() - started < seconds:
-            os.pwrite(fd, block, 0)
-            os.fdatasync(fd)
-            count += 1
-        elapsed = time.perf_counter() - started
-    finally:
-        os.close(fd)
-        path.unlink(missing_ok=True)
-    return {"ops_per_s": count / elapsed, "mean_ms": 1e3 * elapsed / count}
 
 
 # -- one benchmark mode: a gateway, a table, the runs ----------------------------------------------------
@@ -332,35 +208,6 @@ class ModeInfo:
     runs: list[RunSummary] = field(default_factory=list)
 
 
-async def _stats(conn: asyncpg.Connection, datname: str) -> dict[str, int] | None:
-    for query in (_STATS_SQL, _STATS_SQL_PRE18):
-        try:
-            row = await conn.fetchrow(query, datname)
-            return dict(row)
-        except asyncpg.PostgresError:
-            continue
-    return None
-
-
-async def _connect_stats(dsn: str) -> tuple[asyncpg.Connection, str, int | None]:
-    """A side connection for pg_stat_* (to the cluster's `postgres` database when allowed, so its own
-    queries do not count as commits of the gateway's database); the gateway's database name; the
-    postmaster's pid when PostgreSQL runs on this host."""
-    probe = await asyncpg.connect(dsn)
-    try:
-        datname = await probe.fetchval("SELECT current_database()")
-    finally:
-        await probe.close()
-    try:
-        conn = await asyncpg.connect(with_database(dsn, "postgres"))
-    except (OSError, asyncpg.PostgresError):
-        conn = await asyncpg.connect(dsn)
-    backend = await conn.fetchval("SELECT pg_backend_pid()")
-    parent = probes.parent_pid(int(backend))
-    postmaster = parent if parent and probes.is_postgres(parent) else None
-    return conn, datname, postmaster
-
-
 async def _setup_catalog(address: str, db_name: str, table_name: str) -> None:
     async with grpc.aio.insecure_channel(address) as channel:
         await asyncio.wait_for(channel.channel_ready(), 20)
@@ -383,7 +230,7 @@ async def _drop_catalog(address: str, db_name: str) -> None:
             cpb.DropDatabaseRequest(name=db_name, cascade=True, if_exists=True), timeout=60)
 
 
-def _summary(mode: str, clients: int, workers: int, result: RunResult, probe: RunProbe,
+def _summary(mode: str, clients: int, workers: int, result: RunResult, probe: pg_probes.RunProbe,
              before: dict[str, int] | None, after: dict[str, int] | None) -> RunSummary:
     stats = result.stats.get(REQUEST)
     nan = math.nan
@@ -452,7 +299,7 @@ async def run_mode(opts: Options, mode: str) -> tuple[ModeInfo, list[RunResult]]
         data_dir.mkdir()
         args += ["--data-dir", str(data_dir)]
         if mode == "on":
-            fsync_probe = fdatasync_probe(data_dir)
+            fsync_probe = pg_probes.fdatasync_probe(data_dir)
     gateway = GatewayProcess(args, tmp / "gateway.log")
     stats_conn: asyncpg.Connection | None = None
     db_name = f"bench_txns_{dt.datetime.now(dt.timezone.utc):%Y%m%d%H%M%S}_{os.getpid()}"
@@ -460,7 +307,7 @@ async def run_mode(opts: Options, mode: str) -> tuple[ModeInfo, list[RunResult]]
     try:
         address = await asyncio.to_thread(gateway.wait_serving)
         dsn = opts.dsn or gateway.dsn
-        stats_conn, datname, postmaster = await _connect_stats(dsn)
+        stats_conn, datname, postmaster = await pg_probes.connect_stats(dsn)
         pg_version = await stats_conn.fetchval("SHOW server_version")
         pg_settings = {name: await stats_conn.fetchval(f"SHOW {name}") for name in
                        ("fsync", "synchronous_commit", "full_page_writes", "wal_sync_method", "shared_buffers")}
@@ -474,14 +321,14 @@ async def run_mode(opts: Options, mode: str) -> tuple[ModeInfo, list[RunResult]]
         await _setup_catalog(address, db_name, "writes")
         created = True
         results = []
-        before = await _stats(stats_conn, datname)
+        before = await pg_probes.wal_stats(stats_conn, datname)
         for clients in opts.clients:
             label = f"fsync={mode} c={clients}" if mode in ("on", "off") else f"c={clients}"
             workers = min(opts.workers, clients)
             config = RunConfig(users=clients, run_time_s=opts.duration_s, workers=workers, stop_timeout_s=5.0)
             discarded: list[float] = []
             while True:
-                probe = RunProbe(gateway.proc.pid, postmaster, stats_conn, datname)
+                probe = pg_probes.RunProbe(gateway.proc.pid, postmaster, stats_conn, datname)
                 sink = ProbeSink(ProgressLine(label) if opts.progress else None, probe, opts.duration_s)
                 sampler = asyncio.create_task(probe.sample())
                 try:
@@ -495,7 +342,7 @@ async def run_mode(opts: Options, mode: str) -> tuple[ModeInfo, list[RunResult]]
                 # Idle backends flush their pg_stat counters after 10 s (PGSTAT_IDLE_INTERVAL); wait that out so
                 # the counters read next hold exactly this run (and the next run starts on a quiet server).
                 await asyncio.sleep(opts.pause_s)
-                after = await _stats(stats_conn, datname)
+                after = await pg_probes.wal_stats(stats_conn, datname)
                 summary = _summary(mode, clients, workers, result, probe, before, after)
                 before = after
                 other = summary.cpu.get("other", 0.0)
@@ -855,7 +702,7 @@ def render_section(command: str, when: dt.datetime, machine: Mapping[str, Any], 
     lines += [
         "",
         f"What the gateway's PostgreSQL connections were doing, sampled from `pg_stat_activity` every "
-        f"{SAMPLE_INTERVAL_S * 1e3:g} ms (average number of backends per state; states under "
+        f"{pg_probes.SAMPLE_INTERVAL_S * 1e3:g} ms (average number of backends per state; states under "
         f"0.02 everywhere are summed as *other*):",
         "",
         _wait_table(modes),

@@ -56,7 +56,7 @@ import grpc
 
 from loadtest import benchdoc, pg_probes
 from loadtest.config import RunConfig
-from loadtest.harness import Endpoint, GatewayProcess, conf_args, fresh_database, postgres, workdir
+from loadtest.harness import Endpoint, GatewayProcess, conf_args, fresh_database, gateways, postgres, workdir
 from loadtest.gateway_targets import DB, bench_table
 from loadtest.grpc_user import GrpcUser
 from loadtest.histogram import percentile
@@ -195,10 +195,8 @@ async def figure_hit(admin_dsn: str, root: Path, opts: argparse.Namespace, resul
     names = [name_of(v) for v in day_hour_values(opts.hit_partitions)]
     runs = []
     async with fresh_database(admin_dsn, "bench_cache_hit", root) as dsn:
-        procs = [GatewayProcess(["--dsn", dsn], root / f"hit-gw{i}.log") for i in (1, 2)]
-        try:
-            addresses = [await asyncio.to_thread(p.wait_serving, 120) for p in procs]
-            eps = [await Endpoint.open(f"gw{i + 1}", a) for i, a in enumerate(addresses)]
+        async with gateways(dsn, root, ["gw1", "gw2"], log_prefix="hit-") as eps:
+            addresses = [ep.address for ep in eps]
             await create_tables(eps[0], tables, opts.hit_partitions)
             for ep in eps:
                 await warm(ep, tables, names)
@@ -257,11 +255,6 @@ async def figure_hit(admin_dsn: str, root: Path, opts: argparse.Namespace, resul
                 run["report_md"] = markdown_table([result])
                 print(f"hit share with {users} users: {run['share']:.2%} ({hits} hits, {missed} misses); "
                       f"report {files.markdown}", flush=True)
-            for ep in eps:
-                await ep.channel.close()
-        finally:
-            for p in procs:
-                p.stop()
     figure = {"figure": "hit", "tables": len(tables), "partitions_per_table": opts.hit_partitions,
               "duration_s": opts.duration, "runs": runs}
     if matplotlib_available():
@@ -299,10 +292,7 @@ async def figure_lag(admin_dsn: str, root: Path, opts: argparse.Namespace, resul
     commit_ms: list[float] = []
     snapshot_ms: list[float] = []
     async with fresh_database(admin_dsn, "bench_cache_lag", root) as dsn:
-        procs = [GatewayProcess(["--dsn", dsn], root / f"lag-gw{i}.log") for i in ("a", "b")]
-        try:
-            addresses = [await asyncio.to_thread(p.wait_serving, 120) for p in procs]
-            a, b = [await Endpoint.open(n, address) for n, address in zip(("A", "B"), addresses)]
+        async with gateways(dsn, root, ["A", "B"], log_prefix="lag-gw") as (a, b):
             await create_tables(a, ["lag"], 10)
             await warm(b, ["lag"], [name_of(v) for v in day_hour_values(10)])
             for method in ("poller", "served"):
@@ -341,11 +331,6 @@ async def figure_lag(admin_dsn: str, root: Path, opts: argparse.Namespace, resul
                     samples[method].append((done - t0) * 1e3)
                     probes[method].append(n)
             gateway_view = await b.stats()
-            for ep in (a, b):
-                await ep.channel.close()
-        finally:
-            for p in procs:
-                p.stop()
     figure: dict[str, Any] = {"figure": "lag", "commits": opts.commits, "commit_ms_p50": percentile(commit_ms, 50),
                               "snapshot_ms_p50": percentile(snapshot_ms, 50),
                               "gateway_lag_p50_ms": gateway_view.poller_lag_p50_ms,
@@ -458,14 +443,8 @@ async def settled_rss(proc: GatewayProcess, seconds: float = 3.0) -> int:
 async def figure_prewarm(admin_dsn: str, root: Path, opts: argparse.Namespace, results: Path) -> dict[str, Any]:
     total = opts.tables * opts.per_table
     async with fresh_database(admin_dsn, "bench_cache_prewarm", root) as dsn:
-        loader = GatewayProcess(["--dsn", dsn, *conf_args("metastore.gateway.cache.enabled=false")],
-                                root / "loader.log")
-        try:
-            ep = await Endpoint.open("loader", await asyncio.to_thread(loader.wait_serving, 120))
+        async with gateways(dsn, root, ["loader"], "metastore.gateway.cache.enabled=false") as (ep,):
             load_s = await load_partitions(dsn, ep, opts.tables, opts.per_table, opts.via_api)
-            await ep.channel.close()
-        finally:
-            loader.stop()
         print(f"loaded {total:,} partitions in {load_s:.0f} s", flush=True)
 
         async def start(conf: Sequence[str],

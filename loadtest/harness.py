@@ -3,8 +3,9 @@
 * a work directory (`workdir`), a PostgreSQL server (`postgres`: given, or embedded in the work
   directory), a fresh migrated database in it (`fresh_database`);
 * gateways as OS processes (`GatewayProcess`, from loadtest.gateway_process: ready once they log their
-  address and answer the health check SERVING), their `--conf` arguments (`conf_args`), and a client
-  bundle of one gateway's public services (`Endpoint`);
+  address and answer the health check SERVING), their `--conf` arguments (`conf_args`), a client
+  bundle of one gateway's public services (`Endpoint`), and several gateways on one database with
+  their Endpoints (`gateways`);
 * the echo floor as a process (`EchoProcess`);
 * machine and process probes: loadtest.probes; percentiles: loadtest.histogram; report sections:
   loadtest.benchdoc; tables and plots: loadtest.report.
@@ -25,7 +26,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AsyncIterator, Iterator
+from typing import AsyncIterator, Iterator, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 import grpc
@@ -34,8 +35,8 @@ from loadtest.gateway_process import REPO, GatewayProcess
 from protos.metastore.v1 import admin_pb2 as apb
 from protos.metastore.v1 import admin_pb2_grpc, catalog_pb2_grpc, events_pb2_grpc, transactions_pb2_grpc
 
-__all__ = ["EchoProcess", "Endpoint", "GatewayProcess", "conf_args", "fresh_database", "postgres", "with_database",
-           "workdir"]
+__all__ = ["EchoProcess", "Endpoint", "GatewayProcess", "conf_args", "fresh_database", "gateways", "postgres",
+           "with_database", "workdir"]
 
 CALL_TIMEOUT_S = 30.0
 
@@ -131,6 +132,25 @@ class Endpoint:
 
     async def stats(self) -> apb.CacheStatsResponse:
         return await self.admin.CacheStats(apb.CacheStatsRequest(), timeout=CALL_TIMEOUT_S)
+
+
+@contextlib.asynccontextmanager
+async def gateways(dsn: str, root: Path, names: Sequence[str], *conf: str,
+                   log_prefix: str = "") -> AsyncIterator[list[Endpoint]]:
+    """A gateway process per name on the database `dsn` with the `--conf` items `conf`, its log in
+    `root/<log_prefix><name>.log`; yields their Endpoints once all are ready. Channels closed and
+    processes stopped on exit."""
+    procs = [GatewayProcess(["--dsn", dsn, *conf_args(*conf)], root / f"{log_prefix}{name}.log") for name in names]
+    endpoints: list[Endpoint] = []
+    try:
+        for name, proc in zip(names, procs):
+            endpoints.append(await Endpoint.open(name, await asyncio.to_thread(proc.wait_serving, 120)))
+        yield endpoints
+    finally:
+        for ep in endpoints:
+            await ep.channel.close()
+        for proc in procs:
+            await asyncio.to_thread(proc.stop)
 
 
 class EchoProcess:

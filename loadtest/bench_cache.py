@@ -57,7 +57,7 @@ import grpc
 from loadtest import benchdoc, pg_probes
 from loadtest.config import RunConfig
 from loadtest.harness import Endpoint, GatewayProcess, conf_args, fresh_database, gateways, postgres, workdir
-from loadtest.gateway_targets import DB, bench_table
+from loadtest.gateway_targets import DB, bench_table, partition_values
 from loadtest.grpc_user import GrpcUser
 from loadtest.histogram import percentile
 from loadtest.probes import load_average, machine, machine_busy_s, machine_total_s, peak_rss_bytes, rss_bytes
@@ -80,8 +80,7 @@ TIMEOUT_S = 60.0
 
 
 def day_hour_values(count: int) -> list[tuple[str, str]]:
-    start = dt.date(2020, 1, 1)
-    return [((start + dt.timedelta(days=i // 24)).isoformat(), str(i % 24)) for i in range(count)]
+    return partition_values(count, start=dt.date(2020, 1, 1))
 
 
 def name_of(values: Sequence[str]) -> str:

@@ -24,8 +24,8 @@ lag: commit-to-cache-visible across gateways. Gateway A takes OpenTxns -> AddPar
 prewarm: prewarm time and resident memory per cached partition. 20 ACID tables x 50,000 partitions
     (1,000,000) are loaded: per table one txn whose first 1,000 partitions go through AddPartitions
     (gRPC, to a gateway with the cache disabled) and whose other 49,000 are COPYed into `partitions`
-    with exactly the rows AddPartitions writes (store.catalog's completion and store.codec's body, the
-    txn's write id, then CommitTxn). Then a gateway process with the cache disabled starts on that
+    with exactly the rows AddPartitions writes (the name and storage it completes, store.codec's body,
+    the txn's write id, then CommitTxn). Then a gateway process with the cache disabled starts on that
     database (baseline), and one with `metastore.gateway.cache.prewarm=eager` and
     `metastore.gateway.cache.max.partitions=2000000`: wall time from spawn to "serving", VmRSS after
     start minus the baseline's VmRSS, divided by the partitions cached; VmHWM is the peak.

@@ -1,5 +1,5 @@
 """Table DDL racing partition writes, and the judge of the writes' answers: a part of the
-multi-gateway consistency run (loadtest/consistency.py) that checks writes as its readers check reads.
+multi-gateway consistency run (loadtest/consistency/) that checks writes as its readers check reads.
 
 Churn tables (`c0`, ...) are ACID tables that readers leave alone. One churner per churn table loops,
 each call through a randomly chosen gateway:

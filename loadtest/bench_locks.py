@@ -33,7 +33,6 @@ import shlex
 import shutil
 import statistics
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +42,7 @@ import grpc
 
 from loadtest import benchdoc, probes
 from loadtest.gateway_process import GatewayProcess
+from loadtest.harness import new_workdir
 from loadtest.histogram import percentile
 from pipeline.locking import LockClient, RetryPolicy
 from protos.metastore.v1 import locks_pb2 as lpb
@@ -178,8 +178,7 @@ class Run:
 
 async def bench(fsync_on: bool, args: argparse.Namespace) -> Run:
     load_before = f"{probes.load_average():.2f}"
-    work = Path(tempfile.mkdtemp(prefix="msgw-bench-locks-"))
-    work.chmod(0o755)
+    work = new_workdir("msgw-bench-locks-")
     gateway_args = ["--data-dir", str(work / "pg"), "--conf", "metastore.gateway.max.concurrent.rpcs=10000"]
     if not fsync_on:
         gateway_args += ["--conf", UNSAFE_FAST_CONF]

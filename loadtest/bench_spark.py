@@ -36,7 +36,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -44,6 +43,7 @@ from typing import Any, Sequence
 
 from loadtest import benchdoc
 from loadtest.gateway_process import GatewayProcess
+from loadtest.harness import new_workdir
 from loadtest.probes import cpu_s, machine, machine_busy_s, postmaster_pid, tree_cpu_s
 from pipeline.client import ClientConfig, GatewayClient, close_process_clients, process_client
 
@@ -241,8 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     b = machine_busy_s()
     time.sleep(2)
     idle_busy = (machine_busy_s() - b) / 2
-    work = Path(tempfile.mkdtemp(prefix="bench-spark-"))
-    work.chmod(0o755)
+    work = new_workdir("bench-spark-")
     cached = GatewayProcess(["--data-dir", str(work / "pg")], work / "gateway-cache-on.log")
     uncached: GatewayProcess | None = None
     spark = None

@@ -47,7 +47,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -62,6 +61,7 @@ from loadtest.bench_txns_report import (
 )
 from loadtest.config import RunConfig
 from loadtest.gateway_process import GatewayProcess
+from loadtest.harness import new_workdir
 from loadtest.grpc_user import GrpcUser
 from loadtest.progress import ProgressLine
 from loadtest.report import matplotlib_available, write_report
@@ -222,8 +222,7 @@ def _summary(mode: str, clients: int, workers: int, result: RunResult, probe: pg
 async def run_mode(opts: Options, mode: str) -> tuple[ModeInfo, list[RunResult]]:
     """Start one gateway (fresh embedded PostgreSQL or `opts.dsn`), create the table, run every client
     count against it, stop it and clean up."""
-    tmp = Path(tempfile.mkdtemp(prefix="msgw-bench-txns-"))
-    tmp.chmod(0o755)
+    tmp = new_workdir("msgw-bench-txns-")
     conf = list(opts.gateway_conf)
     if mode == "off":
         conf.append(UNSAFE_FAST_CONF)

@@ -35,18 +35,23 @@ from loadtest.gateway_process import REPO, GatewayProcess
 from protos.metastore.v1 import admin_pb2 as apb
 from protos.metastore.v1 import admin_pb2_grpc, catalog_pb2_grpc, events_pb2_grpc, transactions_pb2_grpc
 
-__all__ = ["EchoProcess", "Endpoint", "GatewayProcess", "conf_args", "fresh_database", "gateways", "postgres",
-           "with_database", "workdir"]
+__all__ = ["EchoProcess", "Endpoint", "GatewayProcess", "conf_args", "fresh_database", "gateways", "new_workdir",
+           "postgres", "with_database", "workdir"]
 
 CALL_TIMEOUT_S = 30.0
 
 
-@contextlib.contextmanager
-def workdir(keep: bool = False, prefix: str = "msgw-cons-") -> Iterator[Path]:
-    """A new directory (world-readable: the embedded PostgreSQL may run as another user), removed on
-    exit unless `keep`."""
+def new_workdir(prefix: str) -> Path:
+    """A new temporary directory, world-readable: the embedded PostgreSQL may run as another user."""
     root = Path(tempfile.mkdtemp(prefix=prefix))
     root.chmod(0o755)
+    return root
+
+
+@contextlib.contextmanager
+def workdir(keep: bool = False, prefix: str = "msgw-cons-") -> Iterator[Path]:
+    """new_workdir(prefix), removed on exit unless `keep`."""
+    root = new_workdir(prefix)
     try:
         yield root
     finally:

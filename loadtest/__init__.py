@@ -1,8 +1,21 @@
-"""An asyncio load generator, Locust-style, for gRPC services (or anything awaitable).
+"""An asyncio load generator, Locust-style, for gRPC services (or anything awaitable), and the
+benchmarks built on it.
 
 Define a `User` subclass with `@task` methods that time their requests with `self.measure(...)`,
 run it against one address with `run_load`, or against several targets in a row with `run_targets`,
 and turn the results into CSV / markdown / PNG with the functions re-exported here from `report`.
+
+Each benchmark (`bench_*`, `consistency/`) is its workload plus a main on one harness: gateway
+processes, a fresh database and a work directory (`harness`, `gateway_process`), machine and process
+probes (`probes`), one histogram and percentile (`histogram`), report sections (`benchdoc`, `report`).
+They reach the gateway through its public gRPC API and its command line.
+
+Why not Locust itself: Locust runs its users on gevent, which monkey-patches sockets and cannot drive
+grpc.aio channels on an asyncio (or uvloop) event loop, the client stack whose cost these figures
+measure; it records response times in whole milliseconds (rounded further above 100 ms), where a cached
+read takes a fraction of one and `Histogram` keeps microseconds with a bounded relative error; and its
+users cannot run on an injected clock in tests. The user/task/wait-time model is Locust's, kept so that
+the users read familiar.
 """
 
 from loadtest.clock import Clock, LoopClock, ManualClock, SystemClock, VirtualTimeLoop

@@ -24,8 +24,8 @@ lag: commit-to-cache-visible across gateways. Gateway A takes OpenTxns -> AddPar
 prewarm: prewarm time and resident memory per cached partition. 20 ACID tables x 50,000 partitions
     (1,000,000) are loaded: per table one txn whose first 1,000 partitions go through AddPartitions
     (gRPC, to a gateway with the cache disabled) and whose other 49,000 are COPYed into `partitions`
-    with exactly the rows AddPartitions writes (store.catalog's completion and store.codec's body, the
-    txn's write id, then CommitTxn). Then a gateway process with the cache disabled starts on that
+    with exactly the rows AddPartitions writes (the name and storage it completes, store.codec's body,
+    the txn's write id, then CommitTxn). Then a gateway process with the cache disabled starts on that
     database (baseline), and one with `metastore.gateway.cache.prewarm=eager` and
     `metastore.gateway.cache.max.partitions=2000000`: wall time from spawn to "serving", VmRSS after
     start minus the baseline's VmRSS, divided by the partitions cached; VmHWM is the peak.
@@ -35,7 +35,7 @@ PostgreSQL's defaults) unless `--dsn` names a server; each figure runs in its ow
 dropped at the end. Results go to --results-dir (default loadtest/results/bench_cache, git-ignored)
 as JSON and PNG; the section between `<!-- bench:cache:start -->` and `<!-- bench:cache:end -->` of
 --out (default docs/benchmarks.md) is rewritten from the newest JSON of each figure, so running one
-figure keeps the others.
+figure keeps the others (loadtest/bench_cache_report.py renders it and the PNGs).
 """
 
 from __future__ import annotations
@@ -54,12 +54,14 @@ from typing import Any, Sequence
 
 import grpc
 
-from loadtest import benchdoc
+from loadtest import pg_probes
+from loadtest.bench_cache_report import plot_hit, plot_lag, write_docs
 from loadtest.config import RunConfig
-from loadtest.consistency import Endpoint, conf_args, fresh_database, workdir
-from loadtest.gateway_process import GatewayProcess
-from loadtest.gateway_targets import DB, bench_table
+from loadtest.harness import Endpoint, GatewayProcess, conf_args, fresh_database, gateways, postgres, workdir
+from loadtest.gateway_targets import DB, bench_table, partition_values
 from loadtest.grpc_user import GrpcUser
+from loadtest.histogram import percentile
+from loadtest.probes import load_average, machine, machine_busy_s, machine_total_s, peak_rss_bytes, rss_bytes
 from loadtest.report import markdown_table, matplotlib_available, write_report
 from loadtest.runner import run_load
 from loadtest.users import constant, task
@@ -70,7 +72,6 @@ from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 
 REPO = Path(__file__).resolve().parent.parent
-SECTION_START, SECTION_END = benchdoc.markers("cache")
 DEFAULT_OUT = "docs/benchmarks.md"
 DEFAULT_RESULTS = "loadtest/results/bench_cache"
 READ = "read-query(snapshot + 100 partitions)"
@@ -79,8 +80,7 @@ TIMEOUT_S = 60.0
 
 
 def day_hour_values(count: int) -> list[tuple[str, str]]:
-    start = dt.date(2020, 1, 1)
-    return [((start + dt.timedelta(days=i // 24)).isoformat(), str(i % 24)) for i in range(count)]
+    return partition_values(count, start=dt.date(2020, 1, 1))
 
 
 def name_of(values: Sequence[str]) -> str:
@@ -119,28 +119,6 @@ async def warm(ep: Endpoint, tables: Sequence[str], names: Sequence[str]) -> Non
             await asyncio.sleep(0.01)
         else:
             raise RuntimeError(f"{ep.name} never served {t} from its cache")
-
-
-def cpu_times() -> tuple[float, float]:
-    """(busy, total) jiffies of the whole machine, from /proc/stat."""
-    with open("/proc/stat") as f:
-        fields = [int(x) for x in f.readline().split()[1:]]
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
-    return float(sum(fields) - idle), float(sum(fields))
-
-
-def loadavg1() -> float:
-    with open("/proc/loadavg") as f:
-        return float(f.read().split()[0])
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    s = sorted(values)
-    if not s:
-        return float("nan")
-    k = (len(s) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (k - lo)
 
 
 # -- (a) hit share under a 95/5 read/write mix -----------------------------------------------------------
@@ -216,10 +194,8 @@ async def figure_hit(admin_dsn: str, root: Path, opts: argparse.Namespace, resul
     names = [name_of(v) for v in day_hour_values(opts.hit_partitions)]
     runs = []
     async with fresh_database(admin_dsn, "bench_cache_hit", root) as dsn:
-        procs = [GatewayProcess(["--dsn", dsn], root / f"hit-gw{i}.log") for i in (1, 2)]
-        try:
-            addresses = [await asyncio.to_thread(p.wait_serving, 120) for p in procs]
-            eps = [await Endpoint.open(f"gw{i + 1}", a) for i, a in enumerate(addresses)]
+        async with gateways(dsn, root, ["gw1", "gw2"], log_prefix="hit-") as eps:
+            addresses = [ep.address for ep in eps]
             await create_tables(eps[0], tables, opts.hit_partitions)
             for ep in eps:
                 await warm(ep, tables, names)
@@ -278,37 +254,11 @@ async def figure_hit(admin_dsn: str, root: Path, opts: argparse.Namespace, resul
                 run["report_md"] = markdown_table([result])
                 print(f"hit share with {users} users: {run['share']:.2%} ({hits} hits, {missed} misses); "
                       f"report {files.markdown}", flush=True)
-            for ep in eps:
-                await ep.channel.close()
-        finally:
-            for p in procs:
-                p.stop()
     figure = {"figure": "hit", "tables": len(tables), "partitions_per_table": opts.hit_partitions,
               "duration_s": opts.duration, "runs": runs}
     if matplotlib_available():
         figure["png"] = str(plot_hit(figure, results / "hit_share.png"))
     return figure
-
-
-def plot_hit(figure: dict[str, Any], path: Path) -> Path:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9, 4.5), dpi=100, layout="constrained")
-    FigureCanvasAgg(fig)
-    ax = fig.subplots()
-    for i, run in enumerate(figure["runs"]):
-        xs = [p["t"] for p in run["series"] if p["hits"] + p["misses"]]
-        ys = [100 * p["hits"] / (p["hits"] + p["misses"]) for p in run["series"] if p["hits"] + p["misses"]]
-        ax.plot(xs, ys, color=f"C{i}", label=f"{run['users']} users ({100 * run['share']:.1f}% overall)")
-    ax.set_xlabel("seconds since start")
-    ax.set_ylabel("reads served by the caches (%)")
-    ax.set_ylim(top=100.5)
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="lower right")
-    fig.suptitle("Cache hit share per second, 95/5 read/write mix, 2 gateways")
-    fig.savefig(path, format="png")
-    return path
 
 
 # -- (b) commit-to-cache-visible lag -------------------------------------------------------------------
@@ -320,10 +270,7 @@ async def figure_lag(admin_dsn: str, root: Path, opts: argparse.Namespace, resul
     commit_ms: list[float] = []
     snapshot_ms: list[float] = []
     async with fresh_database(admin_dsn, "bench_cache_lag", root) as dsn:
-        procs = [GatewayProcess(["--dsn", dsn], root / f"lag-gw{i}.log") for i in ("a", "b")]
-        try:
-            addresses = [await asyncio.to_thread(p.wait_serving, 120) for p in procs]
-            a, b = [await Endpoint.open(n, address) for n, address in zip(("A", "B"), addresses)]
+        async with gateways(dsn, root, ["A", "B"], log_prefix="lag-gw") as (a, b):
             await create_tables(a, ["lag"], 10)
             await warm(b, ["lag"], [name_of(v) for v in day_hour_values(10)])
             for method in ("poller", "served"):
@@ -362,49 +309,21 @@ async def figure_lag(admin_dsn: str, root: Path, opts: argparse.Namespace, resul
                     samples[method].append((done - t0) * 1e3)
                     probes[method].append(n)
             gateway_view = await b.stats()
-            for ep in (a, b):
-                await ep.channel.close()
-        finally:
-            for p in procs:
-                p.stop()
-    figure: dict[str, Any] = {"figure": "lag", "commits": opts.commits, "commit_ms_p50": percentile(commit_ms, 0.5),
-                              "snapshot_ms_p50": percentile(snapshot_ms, 0.5),
+    figure: dict[str, Any] = {"figure": "lag", "commits": opts.commits, "commit_ms_p50": percentile(commit_ms, 50),
+                              "snapshot_ms_p50": percentile(snapshot_ms, 50),
                               "gateway_lag_p50_ms": gateway_view.poller_lag_p50_ms,
                               "gateway_lag_p99_ms": gateway_view.poller_lag_p99_ms, "methods": {}}
     for method, ms in samples.items():
         figure["methods"][method] = {
-            "n": len(ms), "p50_ms": percentile(ms, 0.5), "p90_ms": percentile(ms, 0.9),
-            "p99_ms": percentile(ms, 0.99), "max_ms": max(ms), "mean_ms": statistics.fmean(ms),
-            "probes_p50": percentile([float(x) for x in probes[method]], 0.5), "samples_ms": ms,
+            "n": len(ms), "p50_ms": percentile(ms, 50), "p90_ms": percentile(ms, 90),
+            "p99_ms": percentile(ms, 99), "max_ms": max(ms), "mean_ms": statistics.fmean(ms),
+            "probes_p50": percentile([float(x) for x in probes[method]], 50), "samples_ms": ms,
         }
         print(f"lag ({method}): p50 {figure['methods'][method]['p50_ms']:.2f} ms, "
               f"p99 {figure['methods'][method]['p99_ms']:.2f} ms over {len(ms)} commits", flush=True)
     if matplotlib_available():
         figure["png"] = str(plot_lag(figure, results / "lag.png"))
     return figure
-
-
-def plot_lag(figure: dict[str, Any], path: Path) -> Path:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9, 4.5), dpi=100, layout="constrained")
-    FigureCanvasAgg(fig)
-    ax = fig.subplots()
-    labels = {"poller": "B's poller applied the commit", "served": "B served the new partition from its cache"}
-    for i, (method, m) in enumerate(figure["methods"].items()):
-        xs = sorted(m["samples_ms"])
-        ys = [100 * (k + 1) / len(xs) for k in range(len(xs))]
-        ax.step(xs, ys, where="post", color=f"C{i}",
-                label=f"{labels[method]} (p50 {m['p50_ms']:.1f} ms, p99 {m['p99_ms']:.1f} ms)")
-    ax.set_xscale("log")
-    ax.set_xlabel("ms after CommitTxn returned on gateway A")
-    ax.set_ylabel("commits (%)")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(loc="lower right")
-    fig.suptitle(f"Commit-to-cache-visible lag across gateways, {figure['commits']} commits each (CDF)")
-    fig.savefig(path, format="png")
-    return path
 
 
 # -- (c) prewarm time and memory per partition ----------------------------------------------------------
@@ -416,8 +335,8 @@ async def load_partitions(dsn: str, ep: Endpoint, tables: int, per_table: int, v
 
     from gateway import convert
     from store import codec
-    from store.catalog import _complete_partition  # the completion AddPartitions applies (sd defaults, name)
-    from store.models import Partition
+    from store.models import Partition, StorageDescriptor
+    from store.names import make_partition_name, validate_partition_values
 
     started = time.monotonic()
     await ep.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name=DB)), timeout=TIMEOUT_S)
@@ -437,7 +356,12 @@ async def load_partitions(dsn: str, ep: Endpoint, tables: int, per_table: int, v
             now = int(time.time())
             rows = []
             for v in values[via_api:]:
-                p = _complete_partition(model, Partition(DB, name, tuple(v)))
+                # As AddPartitions completes a partition: its name, and the table's storage under its own location.
+                checked = validate_partition_values(model.partition_keys, v)
+                part_name = make_partition_name(model.partition_keys, checked)
+                p = Partition(DB, name, checked, part_name, StorageDescriptor(
+                    location=f"{model.sd.location.rstrip('/')}/{part_name}", input_format=model.sd.input_format,
+                    output_format=model.sd.output_format, serde=model.sd.serde))
                 rows.append((model.table_id, p.name, list(p.values), json.dumps(codec.partition_body(p)), now,
                              write_id))
             await conn.copy_records_to_table(
@@ -462,34 +386,20 @@ async def load_partitions(dsn: str, ep: Endpoint, tables: int, per_table: int, v
     return time.monotonic() - started
 
 
-def status_kib(pid: int, key: str) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    raise RuntimeError(f"no {key} for pid {pid}")
-
-
 async def settled_rss(proc: GatewayProcess, seconds: float = 3.0) -> int:
     """VmRSS after `seconds` of idling (sampled each 0.5 s; the last sample)."""
     rss = 0
     for _ in range(int(seconds / 0.5)):
         await asyncio.sleep(0.5)
-        rss = status_kib(proc.pid, "VmRSS") * 1024
+        rss = rss_bytes(proc.pid)
     return rss
 
 
 async def figure_prewarm(admin_dsn: str, root: Path, opts: argparse.Namespace, results: Path) -> dict[str, Any]:
     total = opts.tables * opts.per_table
     async with fresh_database(admin_dsn, "bench_cache_prewarm", root) as dsn:
-        loader = GatewayProcess(["--dsn", dsn, *conf_args("metastore.gateway.cache.enabled=false")],
-                                root / "loader.log")
-        try:
-            ep = await Endpoint.open("loader", await asyncio.to_thread(loader.wait_serving, 120))
+        async with gateways(dsn, root, ["loader"], "metastore.gateway.cache.enabled=false") as (ep,):
             load_s = await load_partitions(dsn, ep, opts.tables, opts.per_table, opts.via_api)
-            await ep.channel.close()
-        finally:
-            loader.stop()
         print(f"loaded {total:,} partitions in {load_s:.0f} s", flush=True)
 
         async def start(conf: Sequence[str],
@@ -505,7 +415,7 @@ async def figure_prewarm(admin_dsn: str, root: Path, opts: argparse.Namespace, r
             stats = await endpoint.stats()
             await endpoint.channel.close()
             rss = await settled_rss(proc)
-            return proc, serve_s, rss, status_kib(proc.pid, "VmHWM") * 1024, stats
+            return proc, serve_s, rss, peak_rss_bytes(proc.pid), stats
 
         base, base_s, base_rss, base_hwm, _ = await start(["metastore.gateway.cache.enabled=false"], "baseline.log")
         base.stop()
@@ -543,193 +453,7 @@ def _command(opts: argparse.Namespace, figure: str) -> str:
     return base + f" --tables {opts.tables} --per-table {opts.per_table}"
 
 
-def _load_note(figure: dict[str, Any]) -> str:
-    load = figure.get("load")
-    if not load:
-        return ""
-    return (f" Machine while it ran: 1-minute load average {load['loadavg1_before']:.1f} before, "
-            f"{load['loadavg1_after']:.1f} after; CPU busy {100 * load['machine_busy']:.0f}% of both cores "
-            "(everything on the machine, other users' processes included).")
-
-
-def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> str:
-    m = meta["machine"]
-    lines = [
-        SECTION_START,
-        "## The synchronized cache: hit share, commit-to-cache lag, prewarm",
-        "",
-        "Produced by `loadtest/bench_cache.py` (`python -m loadtest.bench_cache` runs all three; each figure "
-        "below names its own command). Gateways run as separate `metastore-gateway serve` processes on one "
-        "embedded PostgreSQL with its default (durable) settings, on the same machine as the load generator.",
-        "",
-        f"- **Machine:** {m['nproc']} cores (`nproc`), CPU \"{m['cpu_model']}\" (/proc/cpuinfo), "
-        f"{m['mem_gib']} GiB RAM, "
-        f"Linux {m['kernel']}, Python {m['python']}, PostgreSQL {meta.get('pg_version', '?')}.",
-        f"- Everything (PostgreSQL, the gateways, the load generator) shares those {m['nproc']} cores, and the "
-        "machine is shared with other work (each figure notes the load while it ran), so absolute rates and tail "
-        "latencies are this machine's; the hit share, the lag and the memory per partition are the figures.",
-        "",
-    ]
-    hit = figures.get("hit")
-    if hit:
-        lines += [
-            "### Cache hit share under a 95/5 read/write mix",
-            "",
-            "```sh", hit["command"], "```", "",
-            f"Measured {hit['measured']}.{_load_note(hit)} Two caching gateways (default settings: lazy fill, "
-            "LISTEN/NOTIFY poller); "
-            f"{hit['tables']} ACID tables of {hit['partitions_per_table']:,} partitions; users alternate between the "
-            "gateways and run, closed loop without think time, 95 read queries to 5 write txns. A read query is "
-            "Hive's: `GetOpenTxns` → `GetValidWriteIds(table)` → `GetPartitionsByNames` of 100 of the table's "
-            "partitions with that snapshot. A write txn: `OpenTxns` → `AddPartitions` (2 new) → `AlterPartitions` "
-            "(2 of the partitions the readers read) → `CommitTxn`. Caches warmed first; share = "
-            "`Admin.CacheStats` hits / (hits + misses) over the run, both gateways summed.",
-            "",
-            "| users | run s | read queries/s | write txns/s | read p50 ms | read p99 ms | cache hits "
-            "| misses (by reason) | **hit share** |",
-            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |",
-        ]
-        for r in hit["runs"]:
-            reasons: dict[str, int] = {}
-            for g in r["per_gateway"]:
-                for k, v in g["misses"].items():
-                    reasons[k] = reasons.get(k, 0) + v
-            why = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())) or "none"
-            lines.append(f"| {r['users']} | {r['duration_s']:.0f} | {r['reads_per_s']:.0f} | {r['writes_per_s']:.1f} | "
-                         f"{r['read_p50_ms']:.1f} | {r['read_p99_ms']:.1f} | {r['hits']:,} | {r['misses']:,} ({why}) | "
-                         f"**{100 * r['share']:.2f}%** |")
-        failures = sum(r["read_failures"] + r["write_failures"] for r in hit["runs"])
-        lines += [
-            "",
-            f"Failed requests: {failures} (a write txn aborted by a write-write conflict would count as one). "
-            "Misses: `stale`, the reader's snapshot includes a commit this gateway's poller had not applied yet; "
-            "`behind_token`, a write through this gateway that its own poller had not applied yet: until it has, "
-            "every read of that table on that gateway goes to PostgreSQL, whoever sends it (the gateway's "
-            "read-your-writes mark is per table). Hit share per second: `loadtest/results/bench_cache/hit_share.png`; "
-            "latency/throughput report: `loadtest/results/bench_cache/hit-<users>users.{md,csv,png}` (regenerated "
-            "by the command above).",
-            "",
-        ]
-    lag = figures.get("lag")
-    if lag:
-        p, s = lag["methods"]["poller"], lag["methods"]["served"]
-        lines += [
-            "### Commit-to-cache-visible lag across gateways",
-            "",
-            "```sh", lag["command"], "```", "",
-            f"Measured {lag['measured']}.{_load_note(lag)} Gateway A commits a txn that added one partition "
-            "(`OpenTxns` → "
-            "`AddPartitions` → `CommitTxn`); t0 is when `CommitTxn` returns. Gateway B (its cache warm, default "
-            "settings: woken by LISTEN/NOTIFY, timer 60 s) is then polled, one commit at a time, nothing else running:",
-            "",
-            "| visible means | commits | p50 ms | p90 ms | p99 ms | max ms | probes (p50) |",
-            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
-            f"| B's `CacheStats.poller_position` ≥ the commit's event id | {p['n']} | {p['p50_ms']:.2f} | "
-            f"{p['p90_ms']:.2f} | **{p['p99_ms']:.2f}** | {p['max_ms']:.2f} | {p['probes_p50']:.0f} |",
-            f"| B answers a fresh snapshot's `GetPartitionsByNames` of the new partition from its cache "
-            f"(hit counter moved) | {s['n']} | {s['p50_ms']:.2f} | {s['p90_ms']:.2f} | **{s['p99_ms']:.2f}** | "
-            f"{s['max_ms']:.2f} | {s['probes_p50']:.0f} |",
-            "",
-            f"A `poller` probe is one `CacheStats` call. For `served`, the client takes a fresh snapshot right after "
-            f"the commit (`GetOpenTxns` → `GetValidWriteIds` on B, p50 {lag['snapshot_ms_p50']:.1f} ms, inside the "
-            "lag: no read can be sent before it), then probes `GetPartitionsByNames` of the new partition (each "
-            "followed by a `CacheStats` to tell whether the cache answered it; the time is taken at the read's "
-            f"response) until one is a hit. CommitTxn itself took {lag['commit_ms_p50']:.1f} ms (p50, durable "
-            f"commit). B's own view (`CacheStats.poller_lag_p50_ms`/`p99`, from the event's insert time to its "
-            f"apply): {lag['gateway_lag_p50_ms']:.1f} / {lag['gateway_lag_p99_ms']:.1f} ms. Distribution: "
-            "`loadtest/results/bench_cache/lag.png`.",
-            "",
-        ]
-        prev = lag.get("previous")
-        if prev:
-            pp, ps = prev["methods"]["poller"], prev["methods"]["served"]
-            load = prev.get("load") or {}
-            lines += [
-                f"The run before ({prev['measured']}, load average {load.get('loadavg1_before', float('nan')):.1f} → "
-                f"{load.get('loadavg1_after', float('nan')):.1f}): poller p50 {pp['p50_ms']:.2f} / p99 "
-                f"{pp['p99_ms']:.2f} ms, served p50 {ps['p50_ms']:.2f} / p99 {ps['p99_ms']:.2f} ms. The medians hold; "
-                "the tails follow the machine's load.",
-                "",
-            ]
-    pre = figures.get("prewarm")
-    if pre:
-        mib = 2**20
-        lines += [
-            "### Prewarm time and resident memory per cached partition",
-            "",
-            "```sh", pre["command"], "```", "",
-            f"Measured {pre['measured']}.{_load_note(pre)} {pre['tables']} ACID tables × {pre['per_table']:,} "
-            "partitions = "
-            f"{pre['partitions']:,} partitions (keys ds string, hr int; storage descriptor as AddPartitions completes "
-            f"it). Per table one txn: {pre['via_api_per_table']:,} partitions through `AddPartitions`, the rest COPYed "
-            "into `partitions` with the same rows (`store.catalog` completion, `store.codec` body, the txn's write "
-            f"id), then `CommitTxn`; loading took {pre['load_s']:.0f} s. Then, one after the other on that database, "
-            "a gateway "
-            "with `metastore.gateway.cache.enabled=false` (baseline) and one with "
-            "`metastore.gateway.cache.prewarm=eager` and `metastore.gateway.cache.max.partitions=2000000`; each "
-            "answered one 100-partition read, then idled 3 s before VmRSS was read from /proc.",
-            "",
-            "| | spawn → serving s | VmRSS MiB | peak VmHWM MiB |",
-            "| --- | ---: | ---: | ---: |",
-            f"| cache disabled | {pre['baseline_serving_s']:.1f} | {pre['baseline_rss'] / mib:.0f} | "
-            f"{pre['baseline_hwm'] / mib:.0f} |",
-            f"| eager prewarm | {pre['eager_serving_s']:.1f} | {pre['eager_rss'] / mib:.0f} | "
-            f"{pre['eager_hwm'] / mib:.0f} |",
-            "",
-            f"- **Prewarm:** {pre['cached_partitions']:,} partitions of {pre['cached_tables']} tables cached; serving "
-            f"{pre['eager_serving_s']:.1f} s after spawn "
-            f"({pre['eager_serving_s'] - pre['baseline_serving_s']:.1f} s more "
-            "than without the cache" + (f"; the gateway logs the load itself as {pre['prewarm_logged_s']:.1f} s" if
-                                         pre.get("prewarm_logged_s") is not None else "") + ").",
-            f"- **Memory:** ({pre['eager_rss'] / mib:.0f} − {pre['baseline_rss'] / mib:.0f}) MiB / "
-            f"{pre['cached_partitions']:,} = **{pre['bytes_per_partition']:.0f} bytes of resident memory per cached "
-            f"partition**. Of that, the pre-encoded protobuf frames are {pre['frame_bytes_per_partition']:.0f} bytes "
-            "(`CacheStats.bytes` / partitions); the rest (not broken down here) is what holds them: the per-version "
-            "records, the name → versions maps, the values tuples, the sorted name lists, the live view "
-            "(name → frame), and whatever the allocator kept from the load."
-            + (f" Peak during prewarm (VmHWM): {pre['eager_hwm'] / mib:.0f} MiB."
-               if pre["eager_hwm"] > pre["eager_rss"] * 1.02 else ""),
-            f"- The first read after start was {'a cache hit' if pre['first_read_hit'] else 'NOT a cache hit'}.",
-        ]
-        prev = pre.get("previous")
-        if prev:
-            load = prev.get("load") or {}
-            lines.append(
-                f"- The run before ({prev['measured']}, load average {load.get('loadavg1_before', float('nan')):.1f} → "
-                f"{load.get('loadavg1_after', float('nan')):.1f}): serving after {prev['eager_serving_s']:.1f} s"
-                + (f" (prewarm logged {prev['prewarm_logged_s']:.1f} s)" if prev.get("prewarm_logged_s") else "")
-                + f", {prev['bytes_per_partition']:.0f} bytes per partition.")
-        lines.append("")
-    lines.append(SECTION_END)
-    return "\n".join(lines) + "\n"
-
-
-def write_docs(out: Path, results: Path, meta: dict[str, Any] | None = None) -> None:
-    """Rewrite the bench:cache section of `out` from the newest JSON of each figure in `results`."""
-    figures: dict[str, dict[str, Any]] = {}
-    for name in ("hit", "lag", "prewarm"):
-        path = results / f"{name}.json"
-        if path.exists():
-            figures[name] = json.loads(path.read_text())
-    if meta is None:
-        newest = max(figures.values(), key=lambda f: f.get("measured", ""), default={})
-        meta = {"machine": newest.get("machine") or benchdoc.machine(), "pg_version": newest.get("pg_version", "?")}
-    benchdoc.write_section(out, "cache", render_section(figures, meta))
-
-
-async def pg_version(dsn: str) -> str:
-    import asyncpg
-
-    conn = await asyncpg.connect(dsn)
-    try:
-        return str(await conn.fetchval("SHOW server_version"))
-    finally:
-        await conn.close()
-
-
 async def _main_async(opts: argparse.Namespace) -> int:
-    from gateway.embedded_pg import EmbeddedPostgres
-
     results = Path(opts.results_dir)
     results.mkdir(parents=True, exist_ok=True)
     if opts.render_only:
@@ -737,21 +461,15 @@ async def _main_async(opts: argparse.Namespace) -> int:
         print(f"wrote the bench:cache section of {opts.out} from {results}/*.json", flush=True)
         return 0
     with workdir() as root:
-        pg = None
-        if opts.dsn:
-            admin_dsn = opts.dsn
-        else:
-            pg = EmbeddedPostgres(root / "pg")
-            admin_dsn = await asyncio.to_thread(pg.start)
-        try:
-            meta = {"machine": benchdoc.machine(), "pg_version": await pg_version(admin_dsn)}
+        async with postgres(root / "pg", dsn=opts.dsn, fast=False) as admin_dsn:
+            meta = {"machine": machine(), "pg_version": await pg_probes.server_version(admin_dsn)}
             runners = {"hit": figure_hit, "lag": figure_lag, "prewarm": figure_prewarm}
             for name in opts.only:
-                load_before, (busy0, total0) = loadavg1(), cpu_times()
+                load_before, busy0, total0 = load_average(), machine_busy_s(), machine_total_s()
                 figure = await runners[name](admin_dsn, root, opts, results)
-                busy1, total1 = cpu_times()
-                figure["load"] = {"loadavg1_before": load_before, "loadavg1_after": loadavg1(),
-                                  "machine_busy": (busy1 - busy0) / max(total1 - total0, 1.0)}
+                busy1, total1 = machine_busy_s(), machine_total_s()
+                figure["load"] = {"loadavg1_before": load_before, "loadavg1_after": load_average(),
+                                  "machine_busy": (busy1 - busy0) / max(total1 - total0, 0.01)}
                 figure["command"] = _command(opts, name)
                 figure["measured"] = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
                 figure["machine"] = meta["machine"]
@@ -767,9 +485,6 @@ async def _main_async(opts: argparse.Namespace) -> int:
                         figure["previous"] = {k: old.get(k) for k in (
                             "measured", "load", "eager_serving_s", "prewarm_logged_s", "bytes_per_partition")}
                 path.write_text(json.dumps(figure, indent=1))
-        finally:
-            if pg is not None:
-                await asyncio.to_thread(pg.stop)
     if opts.out:
         write_docs(Path(opts.out), results, meta)
         print(f"wrote the bench:cache section of {opts.out}", flush=True)

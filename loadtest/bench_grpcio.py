@@ -18,7 +18,6 @@ import functools
 import re
 import subprocess
 import sys
-import tempfile
 import tomllib
 from pathlib import Path
 from typing import Sequence
@@ -26,7 +25,8 @@ from typing import Sequence
 import grpc
 
 from loadtest import RunConfig, RunResult, Target, report_rows, run_targets
-from loadtest.bench_read import EchoProcess, machine_line, reply_size, running
+from loadtest.bench_read import machine_line, reply_size, running
+from loadtest.harness import EchoProcess, postgres, workdir
 from loadtest.benchdoc import markers, write_section
 from loadtest.echo import EchoUser
 from loadtest.gateway_process import GatewayProcess
@@ -82,17 +82,17 @@ def _installed_grpcio(python: Path) -> str:
 
 
 async def run(args: argparse.Namespace) -> list[RunResult]:
-    from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
-
     pythons = {v: await asyncio.to_thread(venv_python, v) for v in args.versions}
     for version, python in pythons.items():
         installed = await asyncio.to_thread(_installed_grpcio, python)
         if installed != version:
             raise RuntimeError(f"{python} has grpcio {installed}, not {version}")
-    root = Path(tempfile.mkdtemp(prefix="msgw-bench-grpcio-"))
-    root.chmod(0o755)
-    pg = EmbeddedPostgres(root, settings=dict(UNSAFE_FAST_SETTINGS))
-    dsn = await asyncio.to_thread(pg.start)
+    with workdir(prefix="msgw-bench-grpcio-") as root:
+        async with postgres(root) as dsn:
+            return await _run(args, pythons, dsn)
+
+
+async def _run(args: argparse.Namespace, pythons: dict[str, Path], dsn: str) -> list[RunResult]:
     names = partition_names(args.partitions)
     servers: list[GatewayProcess | EchoProcess] = []
     try:
@@ -128,7 +128,6 @@ async def run(args: argparse.Namespace) -> list[RunResult]:
     finally:
         for server in servers:
             await asyncio.to_thread(server.stop)
-        await asyncio.to_thread(pg.stop)
 
 
 def _combine(rounds: Sequence[Sequence[RunResult]]) -> list[RunResult]:

@@ -33,7 +33,6 @@ import shlex
 import shutil
 import statistics
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,8 +40,10 @@ from typing import Sequence
 
 import grpc
 
-from loadtest import benchdoc
+from loadtest import benchdoc, probes
 from loadtest.gateway_process import GatewayProcess
+from loadtest.harness import new_workdir
+from loadtest.histogram import percentile
 from pipeline.locking import LockClient, RetryPolicy
 from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import locks_pb2_grpc
@@ -54,11 +55,6 @@ UNSAFE_FAST_CONF = "metastore.gateway.embedded.unsafe.fast=true"
 
 def _comp(table: str, lock_type: lpb.LockType) -> lpb.LockComponent:
     return lpb.LockComponent(db_name="bench", table_name=table, type=lock_type)
-
-
-def _pct(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
 @dataclass
@@ -170,11 +166,6 @@ async def writer_behind_readers(address: str, readers: int, hold_ms: float, writ
     return result
 
 
-def _load_average() -> str:
-    path = Path("/proc/loadavg")
-    return path.read_text().split()[0] if path.exists() else "?"
-
-
 @dataclass
 class Run:
     fsync: str
@@ -186,9 +177,8 @@ class Run:
 
 
 async def bench(fsync_on: bool, args: argparse.Namespace) -> Run:
-    load_before = _load_average()
-    work = Path(tempfile.mkdtemp(prefix="msgw-bench-locks-"))
-    work.chmod(0o755)
+    load_before = f"{probes.load_average():.2f}"
+    work = new_workdir("msgw-bench-locks-")
     gateway_args = ["--data-dir", str(work / "pg"), "--conf", "metastore.gateway.max.concurrent.rpcs=10000"]
     if not fsync_on:
         gateway_args += ["--conf", UNSAFE_FAST_CONF]
@@ -200,13 +190,13 @@ async def bench(fsync_on: bool, args: argparse.Namespace) -> Run:
         un = [await uncontended(address, n, args.seconds) for n in (1, 16)]
         for u in un:
             print(f"  uncontended, {u.clients} client(s): {u.per_second:.0f} lock+unlock/s, "
-                  f"p50 {_pct(u.latencies_ms, 0.5):.2f} ms", flush=True)
+                  f"p50 {percentile(u.latencies_ms, 50):.2f} ms", flush=True)
         waits = [await writer_behind_readers(address, args.readers, args.hold_ms, args.writers, fast)
                  for fast in (False, True)]
         for w in waits:
             print(f"  writer behind {args.readers} readers ({w.polling}): "
                   f"median {statistics.median(w.waits_ms):.0f} ms, max {max(w.waits_ms):.0f} ms", flush=True)
-        return Run("on" if fsync_on else "off", load_before, _load_average(), reference, un, waits)
+        return Run("on" if fsync_on else "off", load_before, f"{probes.load_average():.2f}", reference, un, waits)
     finally:
         gateway.stop(60)
         shutil.rmtree(work, ignore_errors=True)
@@ -214,7 +204,7 @@ async def bench(fsync_on: bool, args: argparse.Namespace) -> Run:
 
 def render(runs: list[Run], args: argparse.Namespace, command: str) -> str:
     now = dt.datetime.now(dt.timezone.utc)
-    machine = benchdoc.machine()
+    machine = probes.machine()
     lines = [
         SECTION_START,
         "## Locks",
@@ -239,8 +229,8 @@ def render(runs: list[Run], args: argparse.Namespace, command: str) -> str:
     ]
     for run in runs:
         for u in run.uncontended:
-            lines.append(f"| {run.fsync} | {u.clients} | {u.per_second:,.0f} | {_pct(u.latencies_ms, 0.5):.2f} | "
-                         f"{_pct(u.latencies_ms, 0.99):.2f} |")
+            lines.append(f"| {run.fsync} | {u.clients} | {u.per_second:,.0f} | {percentile(u.latencies_ms, 50):.2f} | "
+                         f"{percentile(u.latencies_ms, 99):.2f} |")
     lines += [
         "",
         "For reference, one client's read-only `ShowLocks` (one read-only database transaction per call) runs at "
@@ -259,9 +249,10 @@ def render(runs: list[Run], args: argparse.Namespace, command: str) -> str:
     for run in runs:
         for w in run.writer:
             lines.append(
-                f"| {run.fsync} | {w.polling} | {statistics.median(w.waits_ms):.0f} | {_pct(w.waits_ms, 0.9):.0f} | "
+                f"| {run.fsync} | {w.polling} | {statistics.median(w.waits_ms):.0f} | "
+                f"{percentile(w.waits_ms, 90):.0f} | "
                 f"{max(w.waits_ms):.0f} | {statistics.median(w.reader_waits_ms):.0f} | "
-                f"{_pct(w.reader_waits_ms, 0.99):.0f} | {w.reader_grants} |")
+                f"{percentile(w.reader_waits_ms, 99):.0f} | {w.reader_grants} |")
     lines += [
         "",
         "Reading it: the table is never free of readers, yet the writer waits only for the readers that were "

@@ -22,11 +22,8 @@ import asyncio
 import contextlib
 import datetime as dt
 import functools
-import re
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import AsyncIterator, Sequence
@@ -35,6 +32,7 @@ import grpc
 
 from loadtest import TOTAL, RunConfig, RunResult, Target, plot, report_rows, run_targets, write_report
 from loadtest.echo import EchoUser
+from loadtest.harness import EchoProcess, postgres, workdir
 from loadtest.gateway_targets import (
     GET_PARTITIONS,
     GET_TABLE,
@@ -47,6 +45,7 @@ from loadtest.gateway_targets import (
     warm,
 )
 from loadtest import benchdoc, profile_hit
+from loadtest.probes import machine
 from loadtest.mixed import MixedUser
 from protos.metastore.v1 import catalog_pb2 as pb
 
@@ -62,30 +61,6 @@ async def running(address: str) -> AsyncIterator[str]:
     yield address
 
 
-class EchoProcess:
-    """The echo floor (loadtest/echo.py) in its own process, served by `python` (default: this one)."""
-
-    def __init__(self, size: int, method: str, uvloop: bool, python: str = sys.executable) -> None:
-        args = [python, "-m", "loadtest.echo", "--size", str(size), "--method", method]
-        if not uvloop:
-            args.append("--no-uvloop")
-        self.proc = subprocess.Popen(args, cwd=REPO, stdout=subprocess.PIPE, text=True)
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        m = re.search(r"listening on (\S+)", line)
-        if not m:
-            self.proc.kill()
-            raise RuntimeError(f"echo server did not start: {line!r}")
-        self.address = m.group(1)
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-
-
 def _reuseport(args: argparse.Namespace, port: int) -> list[str]:
     if args.server_processes <= 1:
         return []
@@ -98,18 +73,18 @@ def reply_size(address: str, request: bytes, method: str) -> int:
 
 
 def machine_line() -> str:
-    m = benchdoc.machine()
+    m = machine()
     return (f"{m['nproc']} cores ({m['cpu_model']}), Python {m['python']}, grpcio {m['grpcio']}, "
             f"Linux {m['kernel']}")
 
 
 async def run(args: argparse.Namespace) -> list[tuple[str, list[RunResult]]]:
-    from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
+    with workdir(prefix="msgw-bench-") as root:
+        async with postgres(root) as dsn:
+            return await _run(args, dsn)
 
-    root = Path(tempfile.mkdtemp(prefix="msgw-bench-"))
-    root.chmod(0o755)
-    pg = EmbeddedPostgres(root, settings=dict(UNSAFE_FAST_SETTINGS))
-    dsn = await asyncio.to_thread(pg.start)
+
+async def _run(args: argparse.Namespace, dsn: str) -> list[tuple[str, list[RunResult]]]:
     names = partition_names(args.partitions)
     processes: list[GatewayProcess | EchoProcess] = []
     hms_ctx: contextlib.AbstractAsyncContextManager[str] | None = None
@@ -190,7 +165,6 @@ async def run(args: argparse.Namespace) -> list[tuple[str, list[RunResult]]]:
             await asyncio.to_thread(p.stop)
         if hms_ctx is not None:
             await hms_ctx.__aexit__(None, None, None)
-        await asyncio.to_thread(pg.stop)
 
 
 async def _start_hms(partitions: int,

@@ -36,7 +36,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -44,6 +43,8 @@ from typing import Any, Sequence
 
 from loadtest import benchdoc
 from loadtest.gateway_process import GatewayProcess
+from loadtest.harness import new_workdir
+from loadtest.probes import cpu_s, machine, machine_busy_s, postmaster_pid, tree_cpu_s
 from pipeline.client import ClientConfig, GatewayClient, close_process_clients, process_client
 
 REPO = Path(__file__).resolve().parent.parent
@@ -51,62 +52,12 @@ SECTION_START, SECTION_END = benchdoc.markers("spark")
 DB, TABLE = "bench", "parts"
 
 
-def _busy_s() -> float:
-    """CPU seconds the whole machine has been busy (all cores, /proc/stat)."""
-    with open("/proc/stat") as f:
-        fields = [int(x) for x in f.readline().split()[1:]]
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
-
-
-def _proc_cpu_s(pid: int) -> float:
-    """utime + stime of one process, in seconds."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _tree_cpu_s(*roots: int) -> float:
-    """CPU seconds of the `roots` and every live descendant (gateways, the JVM, Python workers; the
-    embedded PostgreSQL daemonizes, so its postmaster is a root of its own), including what their
-    exited children used."""
-    parents: dict[int, int] = {}
-    cpu: dict[int, float] = {}
-    tick = os.sysconf("SC_CLK_TCK")
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parents[int(entry)] = int(fields[1])
-        cpu[int(entry)] = sum(int(x) for x in fields[11:15]) / tick
-    total = 0.0
-    wanted = {r for r in roots if r > 0}
-    for pid in cpu:
-        p = pid
-        while p > 1 and p not in wanted:
-            p = parents.get(p, 0)
-        if p in wanted:
-            total += cpu[pid]
-    return total
-
-
-def _postmaster_pid(data_dir: Path) -> int:
-    try:
-        return int((data_dir / "postmaster.pid").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
 def machine_info() -> dict[str, Any]:
-    """benchdoc.machine() plus the Java and PySpark versions."""
+    """machine() plus the Java and PySpark versions."""
     java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()
     import pyspark
 
-    return {**benchdoc.machine(), "java": java[0] if java else "?", "pyspark": pyspark.__version__}
+    return {**machine(), "java": java[0] if java else "?", "pyspark": pyspark.__version__}
 
 
 @dataclass
@@ -159,10 +110,10 @@ def _run_once(spark: Any, row: Row, gateway: GatewayProcess, count: int, record:
     from pipeline.snapshot_read import read_on_driver, snapshot_read
 
     config = ClientConfig(gateway.address, batch_size=row.batch_size, in_flight=row.in_flight)
-    busy = _busy_s()
-    ours = _tree_cpu_s(os.getpid(), postmaster)
-    pg_cpu = _tree_cpu_s(postmaster)
-    gateway_cpu = _proc_cpu_s(gateway.proc.pid)
+    busy = machine_busy_s()
+    ours = tree_cpu_s(os.getpid(), postmaster)
+    pg_cpu = tree_cpu_s(postmaster)
+    gateway_cpu = cpu_s(gateway.proc.pid)
     t = time.perf_counter()
     if row.kind == "job":
         result = snapshot_read(spark, DB, TABLE, config=config, num_slices=row.slices)
@@ -190,11 +141,11 @@ def _run_once(spark: Any, row: Row, gateway: GatewayProcess, count: int, record:
         return
     row.jobs_s.append(elapsed)
     row.fetch_s.append(fetch_s)
-    busy = _busy_s() - busy
+    busy = machine_busy_s() - busy
     row.machine_busy_cores.append(busy / elapsed)
-    row.other_cores.append(max(0.0, busy - (_tree_cpu_s(os.getpid(), postmaster) - ours)) / elapsed)
-    row.gateway_cores.append((_proc_cpu_s(gateway.proc.pid) - gateway_cpu) / elapsed)
-    row.postgres_cores.append((_tree_cpu_s(postmaster) - pg_cpu) / elapsed)
+    row.other_cores.append(max(0.0, busy - (tree_cpu_s(os.getpid(), postmaster) - ours)) / elapsed)
+    row.gateway_cores.append((cpu_s(gateway.proc.pid) - gateway_cpu) / elapsed)
+    row.postgres_cores.append((tree_cpu_s(postmaster) - pg_cpu) / elapsed)
 
 
 def _run_rows(spark: Any, rows: list[Row], gateways: dict[str, GatewayProcess], runs: int, count: int,
@@ -287,11 +238,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     when = dt.datetime.now(dt.timezone.utc)
     machine = machine_info()
-    b = _busy_s()
+    b = machine_busy_s()
     time.sleep(2)
-    idle_busy = (_busy_s() - b) / 2
-    work = Path(tempfile.mkdtemp(prefix="bench-spark-"))
-    work.chmod(0o755)
+    idle_busy = (machine_busy_s() - b) / 2
+    work = new_workdir("bench-spark-")
     cached = GatewayProcess(["--data-dir", str(work / "pg")], work / "gateway-cache-on.log")
     uncached: GatewayProcess | None = None
     spark = None
@@ -327,7 +277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ]
         for r in rows:
             r.tasks = r.slices or 0
-        postmaster = _postmaster_pid(work / "pg" / "pgdata")
+        postmaster = postmaster_pid(work / "pg" / "pgdata")
         print(f"embedded PostgreSQL postmaster pid {postmaster or 'not found'}", flush=True)
         _run_rows(spark, rows, {"cache on": cached, "cache off": uncached}, opts.runs, opts.partitions, postmaster)
         section = render(command, when, machine, rows, opts.partitions, opts.runs, idle_busy)

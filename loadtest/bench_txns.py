@@ -29,6 +29,7 @@ Besides the client-side numbers, every run measures on the server side, over the
 The markdown section between `<!-- bench:txns:start -->` and `<!-- bench:txns:end -->` of `--out` is
 replaced (the file and the markers are created when missing); the loadtest report (CSV, time series,
 PNG) and every measurement (JSON) go to `--results-dir` (default loadtest/results/bench_txns, git-ignored).
+The section is written by loadtest/bench_txns_report.py.
 """
 
 from __future__ import annotations
@@ -46,20 +47,21 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
-import time
-from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any, Sequence
 
 import asyncpg
 import grpc
 
-from loadtest import benchdoc
+from loadtest import benchdoc, pg_probes, probes
+from loadtest.bench_txns_report import SECTION_END as SECTION_END  # re-exported: the section's markers
+from loadtest.bench_txns_report import SECTION_START as SECTION_START
+from loadtest.bench_txns_report import (
+    REPO, REQUEST, UNSAFE_FAST_CONF, ModeInfo, Options, RunSummary, jsonable, render_from_json, render_section,
+)
 from loadtest.config import RunConfig
 from loadtest.gateway_process import GatewayProcess
+from loadtest.harness import new_workdir
 from loadtest.grpc_user import GrpcUser
 from loadtest.progress import ProgressLine
 from loadtest.report import matplotlib_available, write_report
@@ -71,14 +73,8 @@ from protos.metastore.v1 import catalog_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 
-REPO = Path(__file__).resolve().parent.parent
-REQUEST = "write-txn(10 partitions)"
-SECTION_START, SECTION_END = benchdoc.markers("txns")
 DEFAULT_OUT = "docs/benchmarks.md"
 DEFAULT_RESULTS = "loadtest/results/bench_txns"
-UNSAFE_FAST_CONF = "metastore.gateway.embedded.unsafe.fast=true"
-SAMPLE_INTERVAL_S = 0.025
-COMMITS_PER_TXN = 4  # OpenTxns, AllocateTableWriteIds, AddPartitions, CommitTxn: one database transaction each
 
 
 # -- the simulated client ------------------------------------------------------------------------------
@@ -137,190 +133,13 @@ class WriteTxnUser(GrpcUser):
             raise
 
 
-# -- the gateway under test ----------------------------------------------------------------------------
-
-
-
-
-# -- measurements on the side --------------------------------------------------------------------------
-
-_CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def _proc_stat(pid: int) -> tuple[int, float] | None:
-    """(ppid, CPU seconds used so far) of a process, None when it is gone or not visible."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            data = f.read()
-    except OSError:
-        return None
-    rest = data[data.rindex(")") + 2:].split()
-    return int(rest[1]), (int(rest[11]) + int(rest[12])) / _CLK_TCK
-
-
-def _all_procs() -> dict[int, tuple[int, float]]:
-    out = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            st = _proc_stat(int(name))
-            if st is not None:
-                out[int(name)] = st
-    return out
-
-
-def _machine_busy_s() -> float:
-    """CPU seconds spent not idle, all CPUs together, since boot."""
-    with open("/proc/stat") as f:
-        values = [int(v) for v in f.readline().split()[1:]]
-    idle = values[3] + (values[4] if len(values) > 4 else 0)
-    return (sum(values[:8]) - idle) / _CLK_TCK
-
-
-@dataclass
-class CpuSnapshot:
-    at: float
-    machine_s: float
-    gateway_s: float
-    postgres_s: dict[int, float]
-    generator_s: dict[int, float]
-    self_s: float
-
-
-def cpu_snapshot(gateway_pid: int, postmaster_pid: int | None) -> CpuSnapshot:
-    procs = _all_procs()
-    me = os.getpid()
-    gateway = procs.get(gateway_pid, (0, 0.0))[1]
-    postgres = {}
-    if postmaster_pid is not None:
-        postgres = {pid: cpu for pid, (ppid, cpu) in procs.items() if pid == postmaster_pid or ppid == postmaster_pid}
-    generator = {pid: cpu for pid, (ppid, cpu) in procs.items() if ppid == me and pid != gateway_pid}
-    t = os.times()
-    return CpuSnapshot(time.monotonic(), _machine_busy_s(), gateway, postgres, generator, t.user + t.system)
-
-
-def cpu_usage(a: CpuSnapshot, b: CpuSnapshot) -> dict[str, float]:
-    """Cores in use between two snapshots (CPU seconds / wall seconds), by party."""
-    wall = b.at - a.at
-    if wall <= 0:
-        return {}
-    pg = sum(cpu - a.postgres_s.get(pid, 0.0) for pid, cpu in b.postgres_s.items())
-    gen = sum(cpu - a.generator_s.get(pid, 0.0) for pid, cpu in b.generator_s.items()) + (b.self_s - a.self_s)
-    out = {
-        "wall_s": wall,
-        "machine": (b.machine_s - a.machine_s) / wall,
-        "gateway": (b.gateway_s - a.gateway_s) / wall,
-        "generator": gen / wall,
-    }
-    out["postgres"] = pg / wall if b.postgres_s else math.nan
-    # Clamped: the parts are read a few ms apart, so an idle remainder can come out at -0.0x.
-    out["other"] = max(0.0, out["machine"] - out["gateway"] - out["generator"]
-                       - (0.0 if math.isnan(out["postgres"]) else out["postgres"]))
-    return out
-
-
-_STATS_SQL = """
-SELECT (SELECT coalesce(sum(fsyncs), 0) FROM pg_stat_io WHERE object = 'wal')::bigint AS wal_fsyncs,
-       (SELECT xact_commit FROM pg_stat_database WHERE datname = $1)::bigint AS commits,
-       pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint AS wal_bytes
-"""
-_STATS_SQL_PRE18 = """
-SELECT (SELECT wal_sync FROM pg_stat_wal)::bigint AS wal_fsyncs,
-       (SELECT xact_commit FROM pg_stat_database WHERE datname = $1)::bigint AS commits,
-       pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint AS wal_bytes
-"""
-
-_ACTIVITY_SQL = """
-SELECT state, wait_event_type, wait_event, left(query, 200) AS query
-FROM pg_stat_activity
-WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()
-"""
-
-
-def statement_label(query: str) -> str:
-    """A short name for the statement a backend is running: 'UPDATE notification_sequence', 'COMMIT'."""
-    q = " ".join(query.split())
-    for pattern in (r"^(UPDATE) (\w+)", r"^(INSERT INTO) (\w+)", r"^(DELETE FROM) (\w+)", r"^SELECT (pg_notify)",
-                    r"^(SELECT) .*? FROM (\w+)"):
-        m = re.match(pattern, q, re.IGNORECASE)
-        if m:
-            return " ".join(g for g in m.groups())
-    return q.split(" ", 1)[0].upper() if q else "?"
-
-
-def backend_state(state: str | None, wait_type: str | None, wait_event: str | None, query: str) -> str:
-    """One pg_stat_activity row as a category of the wait profile."""
-    if state == "idle":
-        return "idle"
-    if state == "idle in transaction":
-        return "idle in transaction (waiting for the gateway)"
-    if state != "active":
-        return str(state)
-    if wait_type is None:
-        return "running (on CPU or runnable)"
-    if wait_type == "IO" and wait_event == "WalSync":
-        return "WAL fsync (IO:WalSync)"
-    if wait_type == "LWLock" and wait_event == "WALWrite":
-        return "waiting for another backend's WAL flush (LWLock:WALWrite)"
-    if wait_type == "Lock":
-        return f"lock wait (Lock:{wait_event}) in {statement_label(query)}"
-    return f"{wait_type}:{wait_event}"
-
-
-@dataclass
-class RunProbe:
-    """Server-side measurements for one run; `start`/`end` bracket the load window (called by the sink)."""
-
-    gateway_pid: int
-    postmaster_pid: int | None
-    stats_conn: asyncpg.Connection | None
-    datname: str
-    started: asyncio.Event = field(default_factory=asyncio.Event)
-    ended: asyncio.Event = field(default_factory=asyncio.Event)
-    cpu_a: CpuSnapshot | None = None
-    cpu_b: CpuSnapshot | None = None
-    samples: int = 0
-    seq_waiter_samples: int = 0
-    states: Counter = field(default_factory=Counter)
-
-    def start(self) -> None:
-        self.cpu_a = cpu_snapshot(self.gateway_pid, self.postmaster_pid)
-        self.started.set()
-
-    def end(self) -> None:
-        self.cpu_b = cpu_snapshot(self.gateway_pid, self.postmaster_pid)
-        self.ended.set()
-
-    async def sample(self) -> None:
-        """Tally pg_stat_activity of the gateway's database every SAMPLE_INTERVAL_S inside the window."""
-        if self.stats_conn is None:
-            return
-        await self.started.wait()
-        loop = asyncio.get_running_loop()
-        next_at = loop.time()
-        while not self.ended.is_set():
-            rows = await self.stats_conn.fetch(_ACTIVITY_SQL, self.datname)
-            self.samples += 1
-            seq_waiter = False
-            for r in rows:
-                state = backend_state(r["state"], r["wait_event_type"], r["wait_event"], r["query"] or "")
-                self.states[state] += 1
-                seq_waiter = seq_waiter or (state.startswith("lock wait") and "notification_sequence" in state)
-            self.seq_waiter_samples += seq_waiter
-            next_at += SAMPLE_INTERVAL_S
-            await asyncio.sleep(max(0.0, next_at - loop.time()))
-
-    def cpu(self) -> dict[str, float]:
-        return cpu_usage(self.cpu_a, self.cpu_b) if self.cpu_a and self.cpu_b else {}
-
-    def wait_profile(self) -> dict[str, float]:
-        """Average number of backends in each state over the samples."""
-        return {k: v / self.samples for k, v in self.states.most_common()} if self.samples else {}
+# -- measurements on the side (loadtest/pg_probes.py) ----------------------------------------------------
 
 
 class ProbeSink:
     """The run's progress sink: brackets the load window for `probe`, then forwards to `inner`."""
 
-    def __init__(self, inner: Any, probe: RunProbe, run_time_s: float) -> None:
+    def __init__(self, inner: Any, probe: pg_probes.RunProbe, run_time_s: float) -> None:
         self._inner = inner
         self._probe = probe
         self._run_time_s = run_time_s
@@ -342,108 +161,7 @@ class ProbeSink:
             self._inner.finish(view)
 
 
-def fdatasync_probe(directory: Path, seconds: float = 1.0, size: int = 8192) -> dict[str, float]:
-    """Rewrite one 8 KiB block and fdatasync it in a loop (what a WAL flush of a small commit costs)."""
-    path = directory / "fdatasync-probe"
-    block = os.urandom(size)
-    fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
-    try:
-        os.pwrite(fd, block, 0)
-        os.fdatasync(fd)
-        count = 0
-        started = time.perf_counter()
-        while time.perf_counter() - started < seconds:
-            os.pwrite(fd, block, 0)
-            os.fdatasync(fd)
-            count += 1
-        elapsed = time.perf_counter() - started
-    finally:
-        os.close(fd)
-        path.unlink(missing_ok=True)
-    return {"ops_per_s": count / elapsed, "mean_ms": 1e3 * elapsed / count}
-
-
 # -- one benchmark mode: a gateway, a table, the runs ----------------------------------------------------
-
-
-@dataclass
-class RunSummary:
-    mode: str
-    clients: int
-    workers: int
-    duration_s: float
-    txns: int
-    failures: int
-    errors: dict[str, int]
-    partitions: int
-    txns_per_s: float
-    partitions_per_s: float
-    mean_ms: float
-    p50_ms: float
-    p95_ms: float
-    p99_ms: float
-    max_ms: float
-    worker_errors: list[str]
-    cpu: dict[str, float]
-    wal_fsyncs_per_commit: float
-    wal_fsyncs_per_txn: float
-    commits_per_txn: float
-    wal_bytes_per_txn: float
-    wait_profile: dict[str, float]
-    samples: int
-    seq_waiter_share: float
-    discarded_other_cores: list[float] = field(default_factory=list)
-
-
-@dataclass
-class ModeInfo:
-    mode: str
-    conf: list[str]
-    pg_version: str
-    pg_settings: dict[str, str]
-    gateway_settings: dict[str, Any]
-    fdatasync: dict[str, float] | None
-    runs: list[RunSummary] = field(default_factory=list)
-
-
-def _derive_dsn(dsn: str, database: str) -> str:
-    parts = urlsplit(dsn)
-    return urlunsplit(parts._replace(path="/" + database))
-
-
-async def _stats(conn: asyncpg.Connection, datname: str) -> dict[str, int] | None:
-    for query in (_STATS_SQL, _STATS_SQL_PRE18):
-        try:
-            row = await conn.fetchrow(query, datname)
-            return dict(row)
-        except asyncpg.PostgresError:
-            continue
-    return None
-
-
-async def _connect_stats(dsn: str) -> tuple[asyncpg.Connection, str, int | None]:
-    """A side connection for pg_stat_* (to the cluster's `postgres` database when allowed, so its own
-    queries do not count as commits of the gateway's database); the gateway's database name; the
-    postmaster's pid when PostgreSQL runs on this host."""
-    probe = await asyncpg.connect(dsn)
-    try:
-        datname = await probe.fetchval("SELECT current_database()")
-    finally:
-        await probe.close()
-    try:
-        conn = await asyncpg.connect(_derive_dsn(dsn, "postgres"))
-    except (OSError, asyncpg.PostgresError):
-        conn = await asyncpg.connect(dsn)
-    backend = await conn.fetchval("SELECT pg_backend_pid()")
-    st = _proc_stat(int(backend))
-    postmaster = None
-    if st is not None:
-        try:
-            if Path(f"/proc/{st[0]}/comm").read_text().strip() in ("postgres", "postmaster"):
-                postmaster = st[0]
-        except OSError:
-            pass
-    return conn, datname, postmaster
 
 
 async def _setup_catalog(address: str, db_name: str, table_name: str) -> None:
@@ -468,7 +186,7 @@ async def _drop_catalog(address: str, db_name: str) -> None:
             cpb.DropDatabaseRequest(name=db_name, cascade=True, if_exists=True), timeout=60)
 
 
-def _summary(mode: str, clients: int, workers: int, result: RunResult, probe: RunProbe,
+def _summary(mode: str, clients: int, workers: int, result: RunResult, probe: pg_probes.RunProbe,
              before: dict[str, int] | None, after: dict[str, int] | None) -> RunSummary:
     stats = result.stats.get(REQUEST)
     nan = math.nan
@@ -501,30 +219,10 @@ def _summary(mode: str, clients: int, workers: int, result: RunResult, probe: Ru
         seq_waiter_share=probe.seq_waiter_samples / probe.samples if probe.samples else math.nan)
 
 
-@dataclass(frozen=True)
-class Options:
-    duration_s: float
-    clients: tuple[int, ...]
-    out: Path
-    results_dir: Path
-    dsn: str
-    fsync_modes: tuple[str, ...]
-    workers: int
-    partitions: int
-    gateway_conf: tuple[str, ...]
-    progress: bool
-    plot: bool
-    pause_s: float
-    max_other_cores: float = 0.25
-    retries: int = 3
-    quiet_wait_s: float = 300.0
-
-
 async def run_mode(opts: Options, mode: str) -> tuple[ModeInfo, list[RunResult]]:
     """Start one gateway (fresh embedded PostgreSQL or `opts.dsn`), create the table, run every client
     count against it, stop it and clean up."""
-    tmp = Path(tempfile.mkdtemp(prefix="msgw-bench-txns-"))
-    tmp.chmod(0o755)
+    tmp = new_workdir("msgw-bench-txns-")
     conf = list(opts.gateway_conf)
     if mode == "off":
         conf.append(UNSAFE_FAST_CONF)
@@ -537,7 +235,7 @@ async def run_mode(opts: Options, mode: str) -> tuple[ModeInfo, list[RunResult]]
         data_dir.mkdir()
         args += ["--data-dir", str(data_dir)]
         if mode == "on":
-            fsync_probe = fdatasync_probe(data_dir)
+            fsync_probe = pg_probes.fdatasync_probe(data_dir)
     gateway = GatewayProcess(args, tmp / "gateway.log")
     stats_conn: asyncpg.Connection | None = None
     db_name = f"bench_txns_{dt.datetime.now(dt.timezone.utc):%Y%m%d%H%M%S}_{os.getpid()}"
@@ -545,14 +243,13 @@ async def run_mode(opts: Options, mode: str) -> tuple[ModeInfo, list[RunResult]]
     try:
         address = await asyncio.to_thread(gateway.wait_serving)
         dsn = opts.dsn or gateway.dsn
-        stats_conn, datname, postmaster = await _connect_stats(dsn)
+        stats_conn, datname, postmaster = await pg_probes.connect_stats(dsn)
         pg_version = await stats_conn.fetchval("SHOW server_version")
         pg_settings = {name: await stats_conn.fetchval(f"SHOW {name}") for name in
                        ("fsync", "synchronous_commit", "full_page_writes", "wal_sync_method", "shared_buffers")}
         from gateway.config import load_settings
-        from gateway.cli import _parse_conf
 
-        gw_settings = load_settings(overrides=_parse_conf(conf))
+        gw_settings = load_settings(overrides=dict(item.split("=", 1) for item in conf))
         info = ModeInfo(mode=mode, conf=conf, pg_version=pg_version, pg_settings=pg_settings,
                         gateway_settings={"pool_max_size": gw_settings.pool_max_size,
                                           "max_concurrent_rpcs": gw_settings.max_concurrent_rpcs},
@@ -560,14 +257,14 @@ async def run_mode(opts: Options, mode: str) -> tuple[ModeInfo, list[RunResult]]
         await _setup_catalog(address, db_name, "writes")
         created = True
         results = []
-        before = await _stats(stats_conn, datname)
+        before = await pg_probes.wal_stats(stats_conn, datname)
         for clients in opts.clients:
             label = f"fsync={mode} c={clients}" if mode in ("on", "off") else f"c={clients}"
             workers = min(opts.workers, clients)
             config = RunConfig(users=clients, run_time_s=opts.duration_s, workers=workers, stop_timeout_s=5.0)
             discarded: list[float] = []
             while True:
-                probe = RunProbe(gateway.proc.pid, postmaster, stats_conn, datname)
+                probe = pg_probes.RunProbe(gateway.proc.pid, postmaster, stats_conn, datname)
                 sink = ProbeSink(ProgressLine(label) if opts.progress else None, probe, opts.duration_s)
                 sampler = asyncio.create_task(probe.sample())
                 try:
@@ -581,7 +278,7 @@ async def run_mode(opts: Options, mode: str) -> tuple[ModeInfo, list[RunResult]]
                 # Idle backends flush their pg_stat counters after 10 s (PGSTAT_IDLE_INTERVAL); wait that out so
                 # the counters read next hold exactly this run (and the next run starts on a quiet server).
                 await asyncio.sleep(opts.pause_s)
-                after = await _stats(stats_conn, datname)
+                after = await pg_probes.wal_stats(stats_conn, datname)
                 summary = _summary(mode, clients, workers, result, probe, before, after)
                 before = after
                 other = summary.cpu.get("other", 0.0)
@@ -591,7 +288,7 @@ async def run_mode(opts: Options, mode: str) -> tuple[ModeInfo, list[RunResult]]
                 print(f"bench_txns: other processes used {other:.2f} cores during {label}; repeating it "
                       f"(attempt {len(discarded) + 1} of {opts.retries + 1}) once the machine is quiet",
                       file=sys.stderr)
-                await asyncio.to_thread(wait_quiet, opts.max_other_cores, opts.quiet_wait_s)
+                await asyncio.to_thread(probes.wait_quiet, opts.max_other_cores, opts.quiet_wait_s)
             summary.discarded_other_cores = discarded
             results.append(result)
             info.runs.append(summary)
@@ -611,7 +308,7 @@ async def run_mode(opts: Options, mode: str) -> tuple[ModeInfo, list[RunResult]]
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-# -- the report ----------------------------------------------------------------------------------------
+# -- what the report records beside the figures --------------------------------------------------------
 
 
 def code_version() -> dict[str, Any]:
@@ -626,335 +323,6 @@ def code_version() -> dict[str, Any]:
     commit = git("rev-parse", "--short", "HEAD")
     changed = git("status", "--porcelain", "--", "gateway", "store", "poller", "protos")
     return {"commit": commit, "server_files_changed": len(changed.splitlines()) if changed else 0}
-
-
-def _num(value: float, digits: int = 0) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    return f"{value:,.{digits}f}"
-
-
-def _ms(value: float) -> str:
-    if math.isnan(value):
-        return "–"
-    return f"{value:.2f}" if value < 10 else f"{value:.1f}" if value < 100 else f"{value:,.0f}"
-
-
-def _mode_label(info: ModeInfo) -> str:
-    s = info.pg_settings
-    if info.mode == "on":
-        return f"durable: fsync={s['fsync']}, synchronous_commit={s['synchronous_commit']}"
-    if info.mode == "off":
-        return f"unsafe fast: fsync={s['fsync']}, synchronous_commit={s['synchronous_commit']}"
-    return f"your server: fsync={s['fsync']}, synchronous_commit={s['synchronous_commit']}"
-
-
-def _ratio(modes: list[ModeInfo], mode: str, metric: str) -> float:
-    info = next((m for m in modes if m.mode == mode), None)
-    if info is None or len(info.runs) < 2:
-        return math.nan
-    lo, hi = min(info.runs, key=lambda r: r.clients), max(info.runs, key=lambda r: r.clients)
-    a, b = getattr(lo, metric), getattr(hi, metric)
-    return b / a if a and not math.isnan(a) and not math.isnan(b) else math.nan
-
-
-def _run(modes: list[ModeInfo], mode: str, clients: int) -> RunSummary | None:
-    for m in modes:
-        if m.mode == mode:
-            for r in m.runs:
-                if r.clients == clients:
-                    return r
-    return None
-
-
-def _lock_waits(profile: Mapping[str, float]) -> dict[str, float]:
-    """Average backends waiting for a lock, by the statement that waits (Lock:tuple and Lock:transactionid
-    waits on the same statement are one row-lock queue)."""
-    out: dict[str, float] = {}
-    for k, v in profile.items():
-        m = re.match(r"lock wait \(Lock:\w+\) in (.*)", k)
-        if m:
-            out[m.group(1)] = out.get(m.group(1), 0.0) + v
-    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
-
-
-def interpretation(modes: list[ModeInfo], nproc: int) -> list[str]:
-    """Sentences computed from the measurements, so a re-run on another machine keeps them true.
-    Mechanisms named here come from the code (store/events.py, store/txns.py), not from the numbers."""
-    out: list[str] = []
-    on = next((m for m in modes if m.mode == "on"), None)
-    off = next((m for m in modes if m.mode == "off"), None)
-    main = on or off or (modes[0] if modes else None)
-    if main is None or not main.runs:
-        return out
-    lo = min(r.clients for r in main.runs)
-    hi = max(r.clients for r in main.runs)
-    r_lo, r_hi = _run(modes, main.mode, lo), _run(modes, main.mode, hi)
-    assert r_lo is not None and r_hi is not None
-    plural = "s" if hi > 1 else ""
-    if hi != lo:
-        ratio = _ratio(modes, main.mode, "txns_per_s")
-        head = ("More clients, fewer transactions." if ratio < 0.95 else
-                "Concurrency barely pays." if ratio < 2 else "Concurrency.")
-        out.append(
-            f"**{head}** {hi} clients commit {ratio:.2f}× the transactions per second of {lo} "
-            f"({_num(r_hi.txns_per_s)} vs {_num(r_lo.txns_per_s)} txns/s) while each transaction's median latency "
-            f"goes from {_ms(r_lo.p50_ms)} ms to {_ms(r_hi.p50_ms)} ms.")
-    # 1 client: one request in flight, so average backends in a state = share of wall time.
-    single = _run(modes, main.mode, 1)
-    if single is not None and single.wait_profile:
-        prof = single.wait_profile
-        in_txn = sum(v for k, v in prof.items() if k != "idle")
-        out.append(
-            f"**One client ({main.mode if main.mode != 'dsn' else 'your server'}).** With one request in flight, the "
-            f"samples are shares of time: a database transaction is open {100 * in_txn:.0f}% of the time — "
-            f"{100 * prof.get('idle in transaction (waiting for the gateway)', 0):.0f}% idle in the transaction "
-            f"waiting for the gateway's next statement, "
-            f"{100 * prof.get('running (on CPU or runnable)', 0):.0f}% executing, "
-            f"{100 * prof.get('WAL fsync (IO:WalSync)', 0):.0f}% in the commit's WAL fsync — and "
-            f"{100 * max(0.0, 1 - in_txn):.0f}% of the time no transaction is open (gRPC, the gateway's Python code "
-            f"outside transactions, the client)."
-            + (f" The gateway process was on CPU {single.cpu['gateway']:.2f} of the time "
-               f"({1e3 * single.cpu['gateway'] / single.txns_per_s:.1f} ms per transaction of the "
-               f"{_ms(single.mean_ms)} ms mean), PostgreSQL {_num(single.cpu['postgres'], 2)}: for one client the "
-               f"time goes mostly to the gateway's own processing."
-               if single.cpu and single.txns_per_s and single.cpu["gateway"] > 0.5 else ""))
-    if on is not None and off is not None:
-        counts = (lo, hi) if hi != lo else (lo,)
-        parts = []
-        for clients in counts:
-            a, b = _run(modes, "on", clients), _run(modes, "off", clients)
-            if a is None or b is None or math.isnan(a.mean_ms) or math.isnan(b.mean_ms):
-                continue
-            share = 1 - b.mean_ms / a.mean_ms
-            parts.append(f"at {clients} client{'s' if clients > 1 else ''} {_num(b.txns_per_s)} instead of "
-                         f"{_num(a.txns_per_s)} txns/s (mean {_ms(b.mean_ms)} instead of {_ms(a.mean_ms)} ms, "
-                         + (f"so flushes are ~{100 * share:.0f}% of a durable transaction's time)" if share >= 0.02
-                            else "no gain: the flushes are not what the transactions wait for)"))
-        if parts:
-            small = all(r_off.mean_ms > 0.7 * r_on.mean_ms for c in counts
-                        if (r_on := _run(modes, "on", c)) is not None and (r_off := _run(modes, "off", c)) is not None)
-            out.append(("**fsync is a small share.**" if small else "**fsync.**")
-                       + " With fsync off (same gateway, same load) it does " + "; ".join(parts) + ".")
-        fd = on.fdatasync
-        r_on_hi = _run(modes, "on", hi)
-        if r_on_hi is not None and not math.isnan(r_on_hi.wal_fsyncs_per_txn):
-            disk = (f"An 8 KiB write + fdatasync on this disk takes {fd['mean_ms']:.2f} ms. " if fd else "")
-            if r_on_hi.wal_fsyncs_per_txn >= COMMITS_PER_TXN - 0.2:
-                out.append(
-                    f"**No group commit.** {disk}Durable runs made {r_on_hi.wal_fsyncs_per_txn:.2f} WAL fsyncs per "
-                    f"transaction at {hi} client{plural}: one for each of the {COMMITS_PER_TXN} writing commits "
-                    f"(one per RPC), never shared. Every write appends its event last and keeps the "
-                    f"`notification_sequence` row "
-                    f"locked until its commit is flushed (store/sql/events.py), so no two writing commits ever wait "
-                    f"for the disk together.")
-            else:
-                out.append(f"**Group commit.** {disk}Durable runs made {r_on_hi.wal_fsyncs_per_txn:.2f} WAL fsyncs per "
-                           f"transaction at {hi} client{plural} for {COMMITS_PER_TXN} writing commits.")
-    if r_hi.commits_per_txn > COMMITS_PER_TXN + 0.5 and not math.isnan(r_lo.commits_per_txn):
-        out.append(
-            f"**Read-only commits.** PostgreSQL counted {r_lo.commits_per_txn:.1f} (at {lo} client) and "
-            f"{r_hi.commits_per_txn:.1f} (at {hi}) commits in the gateway's database per transaction, of which "
-            f"{COMMITS_PER_TXN} write; the others are read-only statements — among them the reset query asyncpg's pool "
-            f"sends each time an RPC returns its connection, and the gateway's own readers of the notification log — "
-            f"round trips and CPU, but no WAL flush.")
-    for info in [m for m in (on, off) if m is not None] or [main]:
-        r = _run(modes, info.mode, hi)
-        if r is None or hi == 1 or not r.wait_profile:
-            continue
-        prof = r.wait_profile
-        locks = _lock_waits(prof)
-        lock_all = sum(locks.values())
-        flush = prof.get("WAL fsync (IO:WalSync)", 0.0) + prof.get(
-            "waiting for another backend's WAL flush (LWLock:WALWrite)", 0.0)
-        in_txn = sum(v for k, v in prof.items() if k != "idle")
-        top = ", ".join(f"`{k}` {v:.2f}" for k, v in list(locks.items())[:3])
-        pool = info.gateway_settings["pool_max_size"]
-        idle_tx = prof.get("idle in transaction (waiting for the gateway)", 0.0)
-        cap = (f", so at most {pool} of the {hi} requests can be in the database at a time"
-               if hi > pool and in_txn > 0.8 * pool else "")
-        text = (
-            f"**{hi} clients, {_mode_label(info)}.** On average {in_txn:.2f} of the gateway's {pool} pooled "
-            f"connections are inside a transaction{cap}. {lock_all:.2f} of them wait for a row lock"
-            + (f" ({top})" if top else "")
-            + f", {idle_tx:.2f} are idle in a transaction, holding their locks while the gateway gets to their next "
-            f"statement, {prof.get('running (on CPU or runnable)', 0):.2f} are executing and {flush:.2f} are in a WAL "
-            f"flush.")
-        if r.seq_waiter_share >= 0.5:
-            text += (
-                f" A backend was queued on the `notification_sequence` row in {100 * r.seq_waiter_share:.0f}% of the "
-                f"samples. Every write locks that row as its last step and holds it through three more round trips to "
-                f"the gateway (event insert, NOTIFY, COMMIT) and the commit itself, so writes pass it one at a time"
-                + ("; " if len(locks) > 1 else ".")
-                + ("the transactions waiting in "
-                   + ", ".join(f"`{k}`" for k in locks if "notification_sequence" not in k)
-                   + " wait for row locks that earlier transactions took first and keep until they commit, i.e. "
-                     "until after their own turn on `notification_sequence`." if len(locks) > 1 else ""))
-        cpu = r.cpu
-        if cpu and r.txns_per_s:
-            text += (f" CPU: the machine was {cpu['machine']:.2f} of {nproc} cores busy — gateway process "
-                     f"{cpu['gateway']:.2f} (its Python event loop can use about one), PostgreSQL "
-                     f"{_num(cpu['postgres'], 2)}, load generator {cpu['generator']:.2f}; per transaction "
-                     f"{1e3 * cpu['gateway'] / r.txns_per_s:.1f} ms of gateway CPU and "
-                     f"{_num(1e3 * cpu['postgres'] / r.txns_per_s, 1)} ms of PostgreSQL CPU.")
-        out.append(text)
-    r = _run(modes, main.mode, hi)
-    r_off = _run(modes, "off", hi)
-    if r is not None and r.cpu and hi > 1 and r.seq_waiter_share >= 0.5:
-        cpu_free = r.cpu["machine"] < 0.9 * nproc and r.cpu["gateway"] < 0.9
-        fsync_small = main.mode == "on" and r_off is not None and r_off.txns_per_s < 1.25 * r.txns_per_s
-        if cpu_free:
-            out.append(
-                f"**So at {hi} clients** neither the cores nor the gateway's event loop are saturated"
-                + (" and turning fsync off gains little" if fsync_small else "")
-                + f": the rate is set by writes passing the row locks one at a time, each lock held across round "
-                f"trips to a gateway process using {r.cpu['gateway']:.2f} cores (the "
-                f"{r.wait_profile.get('idle in transaction (waiting for the gateway)', 0):.2f} transactions idle "
-                f"in the database are waiting for it).")
-    return out
-
-
-def _wait_table(modes: list[ModeInfo], min_share: float = 0.02) -> str:
-    runs = [r for m in modes for r in m.runs]
-    keys: dict[str, None] = {}
-    for r in runs:
-        for k, v in r.wait_profile.items():
-            if v >= min_share:
-                keys[k] = None
-    order = sorted(keys, key=lambda k: -max(r.wait_profile.get(k, 0.0) for r in runs))
-    header = "| backend state (average number of backends) | " + " | ".join(
-        f"fsync={r.mode} c={r.clients}" if r.mode in ("on", "off") else f"c={r.clients}" for r in runs) + " |"
-    lines = [header, "| --- |" + " ---: |" * len(runs)]
-    for k in order:
-        lines.append(f"| {k} | " + " | ".join(f"{r.wait_profile.get(k, 0.0):.2f}" for r in runs) + " |")
-    other = [sum(v for k, v in r.wait_profile.items() if k not in keys) for r in runs]
-    if any(o > 0 for o in other):
-        lines.append("| other | " + " | ".join(f"{o:.2f}" for o in other) + " |")
-    lines.append("| *samples with a backend queued on `notification_sequence`* | " + " | ".join(
-        f"{100 * r.seq_waiter_share:.0f}%" if not math.isnan(r.seq_waiter_share) else "–" for r in runs) + " |")
-    lines.append("| *samples* | " + " | ".join(f"{r.samples:,}" for r in runs) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def render_section(command: str, when: dt.datetime, machine: Mapping[str, Any], modes: list[ModeInfo],
-                   opts: Options, files: Mapping[str, str]) -> str:
-    first = modes[0]
-    lines = [
-        SECTION_START,
-        "## Small write transactions per second",
-        "",
-        f"One write transaction is what a Hive writer does for a small insert into a partitioned ACID table: "
-        f"`OpenTxns(num_txns=1)` → `AllocateTableWriteIds` → `AddPartitions` ({opts.partitions} new partitions, "
-        f"`txn_id` set) → `CommitTxn`, issued back to back by one client and timed together as one request, "
-        f"`{REQUEST}`. Closed loop, no think time, one gRPC channel per client. Produced by "
-        f"`loadtest/bench_txns.py` with",
-        "",
-        "```sh",
-        command,
-        "```",
-        "",
-        f"on {when:%Y-%m-%d %H:%M} UTC, {opts.duration_s:g} s per client count.",
-        "",
-        f"- **Machine:** {machine['nproc']} cores (`nproc`), CPU \"{machine['cpu_model']}\" (/proc/cpuinfo), "
-        f"Linux {machine['kernel']}, Python {machine['python']}, PostgreSQL {first.pg_version}.",
-    ]
-    code = machine.get("code") or {}
-    if code.get("commit"):
-        changed = code["server_files_changed"]
-        lines.append(f"- **Code:** commit `{code['commit']}`" + (
-            f" plus uncommitted changes in {changed} file{'s' if changed > 1 else ''} under gateway/, store/, "
-            "poller/, protos/." if changed else ", no uncommitted changes under gateway/, store/, poller/, protos/."))
-    if opts.dsn:
-        lines.append("- **PostgreSQL:** the server given with `--dsn`, as configured "
-                     f"({', '.join(f'{k}={v}' for k, v in first.pg_settings.items())}).")
-    else:
-        described = []
-        for m in modes:
-            settings = ", ".join(f"{k}={v}" for k, v in m.pg_settings.items())
-            if m.mode == "on":
-                described.append(f"*durable* is PostgreSQL's and the gateway's default configuration ({settings})")
-            else:
-                described.append(f"*unsafe fast* is the gateway started with `--conf {UNSAFE_FAST_CONF}` ({settings}), "
-                                 f"run to measure what the WAL flushes cost")
-        lines.append("- **PostgreSQL:** the embedded server, a fresh cluster in a temporary directory per mode "
-                     "(deleted afterwards); " + "; ".join(described) + ".")
-        fd = next((m.fdatasync for m in modes if m.fdatasync), None)
-        if fd:
-            lines.append(f"- **Disk:** 8 KiB write + fdatasync on the data directory's filesystem: "
-                         f"{fd['mean_ms']:.2f} ms each ({_num(fd['ops_per_s'])}/s), measured just before the run.")
-    lines.append(
-        f"- **Processes:** one gateway process (`python -m gateway.cli serve`, asyncio loop, connection pool "
-        f"{first.gateway_settings['pool_max_size']}); the load generator in {opts.workers} worker process"
-        f"{'es' if opts.workers > 1 else ''} (uvloop) plus the parent script; PostgreSQL; all on the same "
-        f"{machine['nproc']} cores.")
-    lines += [
-        "",
-        "| PostgreSQL | clients | txns/s | partitions/s | p50 ms | p95 ms | p99 ms | max ms | failures |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
-    for info in modes:
-        label = {"on": "durable (fsync on)", "off": "unsafe fast (fsync off)"}.get(info.mode, "`--dsn` server")
-        for r in info.runs:
-            lines.append(f"| {label} | {r.clients} | {_num(r.txns_per_s)} | {_num(r.partitions_per_s)} | "
-                         f"{_ms(r.p50_ms)} | {_ms(r.p95_ms)} | {_ms(r.p99_ms)} | {_ms(r.max_ms)} | {r.failures:,} |")
-    lines.append("")
-    ratios = []
-    for info in modes:
-        if len(info.runs) >= 2:
-            lo, hi = min(r.clients for r in info.runs), max(r.clients for r in info.runs)
-            label = {"on": "durable", "off": "unsafe fast"}.get(info.mode, "`--dsn`")
-            ratios.append(f"×{_ratio(modes, info.mode, 'txns_per_s'):.2f} ({label})")
-    if ratios:
-        lines += [f"Throughput ratio {hi} clients / {lo} client: " + ", ".join(ratios) + ".", ""]
-    lines += [
-        "### Where the time goes",
-        "",
-        "Measured in the same runs, over the load window: CPU from /proc (cores in use), WAL fsyncs and commits "
-        "from `pg_stat_io` / `pg_stat_database`, WAL bytes from `pg_current_wal_lsn()`.",
-        "",
-        "| run | gateway CPU | PostgreSQL CPU | load generator CPU | other processes | machine busy | commits / txn | "
-        "WAL fsyncs / txn | WAL KiB / txn |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
-    for info in modes:
-        for r in info.runs:
-            c = r.cpu
-            name = f"fsync={r.mode} c={r.clients}" if r.mode in ("on", "off") else f"c={r.clients}"
-            lines.append(
-                f"| {name} | {_num(c.get('gateway', math.nan), 2)} | {_num(c.get('postgres', math.nan), 2)} | "
-                f"{_num(c.get('generator', math.nan), 2)} | {_num(c.get('other', math.nan), 2)} | "
-                f"{_num(c.get('machine', math.nan), 2)} / {machine['nproc']} | "
-                f"{_num(r.commits_per_txn, 2)} | {_num(r.wal_fsyncs_per_txn, 2)} | "
-                f"{_num(r.wal_bytes_per_txn / 1024, 1)} |")
-    busiest_other = max((r.cpu.get("other", 0.0) for m in modes for r in m.runs), default=0.0)
-    repeated = [(r, r.discarded_other_cores) for m in modes for r in m.runs if r.discarded_other_cores]
-    lines.append("")
-    lines.append("*load generator* is its worker process(es) plus this script (which also runs the sampler below); "
-                 "*other processes* is whatever else ran on the machine meanwhile (a run during which they used more "
-                 f"than {opts.max_other_cores:g} cores is discarded and repeated, up to {opts.retries} times"
-                 + (": " + "; ".join(f"fsync={r.mode} c={r.clients} was repeated {len(d)}× (others had used "
-                                     + ", ".join(f"{x:.2f}" for x in d) + " cores)" for r, d in repeated)
-                    if repeated else "; none was") + ")." + (
-                     f" **The machine was not idle: other processes used up to {busiest_other:.2f} cores during a run, "
-                     f"so these numbers understate what an idle machine does.**"
-                     if busiest_other > opts.max_other_cores else ""))
-    lines += [
-        "",
-        f"What the gateway's PostgreSQL connections were doing, sampled from `pg_stat_activity` every "
-        f"{SAMPLE_INTERVAL_S * 1e3:g} ms (average number of backends per state; states under "
-        f"0.02 everywhere are summed as *other*):",
-        "",
-        _wait_table(modes),
-    ]
-    lines += ["### Interpretation", "",
-              "Computed from the measurements above by the script (mechanisms named are the code's, "
-              "store/sql/events.py and store/txns.py):", "",
-              *(f"- {s}" for s in interpretation(modes, machine['nproc'])), ""]
-    if files:
-        lines += ["Loadtest report and raw measurements: " + ", ".join(f"`{p}`" for p in files.values()) +
-                  " (git-ignored; regenerate with the command above).", ""]
-    lines.append(SECTION_END)
-    return "\n".join(lines) + "\n"
 
 
 # -- entry point -----------------------------------------------------------------------------------------
@@ -1008,27 +376,10 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def machine_load(seconds: float = 0.5) -> float:
-    """Cores busy over the next `seconds` (before any of the benchmark's processes run)."""
-    a = _machine_busy_s()
-    time.sleep(seconds)
-    return (_machine_busy_s() - a) / seconds
-
-
-def wait_quiet(max_cores: float, timeout_s: float, window_s: float = 5.0) -> bool:
-    """Wait until the machine is at most `max_cores` busy over `window_s` (our idle gateway and PostgreSQL
-    included), for at most `timeout_s`; True when it got quiet."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if machine_load(window_s) <= max_cores:
-            return True
-    return False
-
-
 async def run_benchmark(opts: Options) -> tuple[list[ModeInfo], list[RunResult]]:
     modes, results = [], []
     for mode in (("dsn",) if opts.dsn else opts.fsync_modes):
-        busy = await asyncio.to_thread(machine_load)
+        busy = await asyncio.to_thread(probes.machine_load)
         if busy > 0.3:
             print(f"bench_txns: warning: the machine is already {busy:.2f} cores busy before the {mode} runs; "
                   "results will be lower than on an idle machine", file=sys.stderr)
@@ -1041,47 +392,6 @@ async def run_benchmark(opts: Options) -> tuple[list[ModeInfo], list[RunResult]]
                       f"partitions/s, p50 {r.p50_ms:.2f} ms, p99 {r.p99_ms:.2f} ms, failures {r.failures}",
                       file=sys.stderr)
     return modes, results
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
-
-
-def _floats(value: Any) -> Any:
-    if value is None:
-        return math.nan
-    if isinstance(value, dict):
-        return {k: _floats(v) for k, v in value.items()}
-    return value
-
-
-def render_from_json(path: Path, out: Path) -> int:
-    """Re-render the markdown section from a saved bench_txns.json (same numbers, same command)."""
-    data = json.loads(path.read_text())
-    modes = []
-    for m in data["modes"]:
-        runs = [RunSummary(**{k: (_floats(v) if k in ("cpu", "wait_profile") or v is None else v)
-                              for k, v in r.items()}) for r in m.pop("runs")]
-        modes.append(ModeInfo(**m, runs=runs))
-    o = data["options"]
-    opts = Options(**{**o, "clients": tuple(o["clients"]), "fsync_modes": tuple(o["fsync_modes"]),
-                      "gateway_conf": tuple(o["gateway_conf"]), "out": Path(o["out"]),
-                      "results_dir": Path(o["results_dir"])})
-    files = {}
-    for name, suffix in (("csv", ".csv"), ("timeseries", "-timeseries.csv"), ("json", ".json"), ("png", ".png")):
-        candidate = opts.results_dir / f"bench_txns{suffix}"
-        if (REPO / candidate if not candidate.is_absolute() else candidate).exists():
-            files[name] = str(candidate)
-    when = dt.datetime.fromisoformat(data["date_utc"])
-    benchdoc.write_section(out, "txns", render_section(data["command"], when, data["machine"], modes, opts, files))
-    print(f"bench_txns: re-rendered {out} from {path}", file=sys.stderr)
-    return 0
 
 
 def _redact(text: str) -> str:
@@ -1107,7 +417,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    gateway_conf=tuple(args.gateway_conf), progress=not args.quiet, plot=not args.no_plot,
                    pause_s=args.pause, max_other_cores=args.max_other_cores, retries=max(0, args.retries))
     when = dt.datetime.now(dt.timezone.utc)
-    machine = {**benchdoc.machine(), "code": code_version()}
+    machine = {**probes.machine(), "code": code_version()}
     modes, results = asyncio.run(run_benchmark(opts))
 
     opts.results_dir.mkdir(parents=True, exist_ok=True)
@@ -1117,7 +427,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # A DSN's password must not end up in the docs: postgresql://user:secret@host -> postgresql://user:***@host
     shown_args = [_redact(a) for a in args_list]
     command = shlex.join(["python", "-m", "loadtest.bench_txns", *shown_args])
-    json_path.write_text(json.dumps(_jsonable({
+    json_path.write_text(json.dumps(jsonable({
         "command": command, "date_utc": when.isoformat(timespec="seconds"), "machine": machine,
         "options": {k: str(v) if isinstance(v, Path) else _redact(v) if isinstance(v, str) else v
                     for k, v in dataclasses.asdict(opts).items()},

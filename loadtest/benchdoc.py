@@ -8,29 +8,11 @@ place of the old one, leaving the rest of the file as it is.
 from __future__ import annotations
 
 import os
-import platform
 from pathlib import Path
-from typing import Any
 
+from loadtest.probes import machine
 
-def machine() -> dict[str, Any]:
-    """Cores this process may use, CPU model, RAM, kernel, Python and grpcio versions."""
-    cpu = ""
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
-    except OSError:
-        pass
-    import grpc
-
-    return {
-        "nproc": len(os.sched_getaffinity(0)),
-        "cpu_model": cpu or platform.processor() or "unknown",
-        "mem_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
-        "kernel": platform.release(),
-        "python": platform.python_version(),
-        "grpcio": grpc.__version__,
-    }
+__all__ = ["machine", "markers", "replace_section", "write_section"]
 
 
 def markers(name: str) -> tuple[str, str]:

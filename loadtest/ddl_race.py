@@ -1,5 +1,5 @@
 """Table DDL racing partition writes, and the judge of the writes' answers: a part of the
-multi-gateway consistency run (loadtest/consistency.py) that checks writes as its readers check reads.
+multi-gateway consistency run (loadtest/consistency/) that checks writes as its readers check reads.
 
 Churn tables (`c0`, ...) are ACID tables that readers leave alone. One churner per churn table loops,
 each call through a randomly chosen gateway:
@@ -31,12 +31,13 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 import grpc
 
-from loadtest.consistency import CALL_TIMEOUT_S, DB, UNIVERSE, Endpoint, Violation, part_name, table_message
+from loadtest.consistency.model import DB, UNIVERSE, Violation, part_name, table_message
+from loadtest.harness import CALL_TIMEOUT_S, Endpoint
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 
 if TYPE_CHECKING:
-    from loadtest.consistency import Driver
+    from loadtest.consistency.driver import Driver
 
 C = grpc.StatusCode
 

@@ -1,7 +1,8 @@
 """A gateway as its own OS process, for benchmarks and tests: `metastore-gateway serve` on a free port.
 
-The one helper for running a gateway as a subprocess (loadtest.gateway_targets, loadtest.consistency,
-the bench_* scripts and tests/conftest.py build on it).
+The one helper for running a gateway as a subprocess (loadtest.harness, the bench_* scripts and
+tests/conftest.py build on it). Ready means: it logged the address it serves on, and the standard
+health service there answers SERVING.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Mapping, Sequence
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -57,13 +61,14 @@ class GatewayProcess:
         return self.log_path.read_text(errors="replace")
 
     def wait_serving(self, timeout_s: float = 120.0) -> str:
-        """Wait for "serving on HOST:PORT" and return that address (also in `address`, the database in
-        `dsn`); stop the process and raise with its output when it exits or `timeout_s` passes first.
+        """Wait for "serving on HOST:PORT" and for the health check there to answer SERVING; return that
+        address (also in `address`, the database in `dsn`). Stop the process and raise with its output
+        when it exits or `timeout_s` passes first.
         From asyncio: `await asyncio.to_thread(proc.wait_serving)`."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             m = re.search(r"serving on ([\d.]+:\d+) \(database: (.*)\)", self.output())
-            if m:
+            if m and _serving(m.group(1), deadline):
                 self.serving_at = time.monotonic()
                 self.address, self.dsn = m.group(1), m.group(2)
                 thrift = re.search(r"Hive Thrift API on ([\d.]+:\d+)", self.output())
@@ -90,3 +95,18 @@ class GatewayProcess:
                 self._kept_output = self.log_path.read_text(errors="replace")
                 self.log_path.unlink(missing_ok=True)
         return self.proc.returncode
+
+
+def _serving(address: str, deadline: float) -> bool:
+    """Whether grpc.health.v1 at `address` answers SERVING (for the whole server) before `deadline`."""
+    with grpc.insecure_channel(address) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        while time.monotonic() < deadline:
+            try:
+                reply = health.Check(health_pb2.HealthCheckRequest(), timeout=max(0.1, deadline - time.monotonic()))
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return True
+            except grpc.RpcError:
+                pass
+            time.sleep(0.02)
+    return False

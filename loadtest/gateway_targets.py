@@ -7,6 +7,7 @@ own OS processes so the load generator never shares their event loop.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import time
 from typing import AsyncIterator, Sequence
 
@@ -26,11 +27,9 @@ GET_PARTITIONS = "/metastore.v1.Catalog/GetPartitionsByNames"
 GET_TABLE = "/metastore.v1.Catalog/GetTable"
 
 
-def partition_values(count: int) -> list[tuple[str, str]]:
-    """`count` (ds, hr) pairs, 24 hours a day from 2024-01-01 — the same for every target."""
-    import datetime as dt
-
-    start = dt.date(2024, 1, 1)
+def partition_values(count: int, start: dt.date = dt.date(2024, 1, 1)) -> list[tuple[str, str]]:
+    """`count` (ds, hr) pairs, 24 hours a day from `start` — the same for every target (loadtest.hms's
+    hourly_values is this function)."""
     return [((start + dt.timedelta(days=i // 24)).isoformat(), str(i % 24)) for i in range(count)]
 
 

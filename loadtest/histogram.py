@@ -269,3 +269,16 @@ class Histogram:
         return (
             f"Histogram(count={self._count}, p50={p50 * 1e3:.3f}ms, p99={p99 * 1e3:.3f}ms, max={self._max * 1e3:.3f}ms)"
         )
+
+
+def percentile(values: Iterable[float], p: float) -> float:
+    """The nearest-rank p-th percentile (0 <= p <= 100) of a list of non-negative samples in any unit, NaN
+    when empty: what the benches that keep their samples report, through the same Histogram (so within
+    its relative precision of the exact value)."""
+    values = list(values)
+    if not values:
+        return math.nan
+    hist = Histogram(highest_s=max(max(values), 1e-6) * 1.01)
+    for v in values:
+        hist.record(v)
+    return hist.percentile(p)

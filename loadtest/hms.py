@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as dt
 import importlib.util
 import os
 import re
@@ -57,6 +56,7 @@ from typing import Any, AsyncIterator, Callable, Mapping, Sequence, TypeVar
 from urllib.parse import unquote
 
 from loadtest.errors import LoadTestError
+from loadtest.gateway_targets import partition_values as hourly_values  # the gateway benchmark's data
 from loadtest.users import User, constant, task
 from store.names import escape_path_name
 
@@ -319,13 +319,6 @@ def connect(address: str, *, timeout_s: float | None = 30.0) -> Any:
     client = HMSClient(iprot=protocol)
     client.open()
     return client
-
-
-def hourly_values(count: int) -> list[tuple[str, str]]:
-    """`count` (ds, hr) value pairs, 24 hours a day from 2024-01-01: the gateway benchmark's data
-    (the same as loadtest.gateway_targets.partition_values)."""
-    start = dt.date(2024, 1, 1)
-    return [((start + dt.timedelta(days=i // 24)).isoformat(), str(i % 24)) for i in range(count)]
 
 
 def partition_name(keys: Sequence[tuple[str, str]], values: Sequence[str]) -> str:

@@ -7,20 +7,32 @@ in-process. `make bench` reports these steps next to the ratios, so a missed goa
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from typing import Callable
 
 from gateway import wire
-from gateway.servicers.catalog import _target
 from loadtest.gateway_targets import partition_values, partitions_request
 from protos.metastore.v1 import catalog_pb2 as pb
 from store.cache.entry import CommittedWriteIds, Version, build_entry
+from store.cache.facade import table_key
 from store.cache.sharded import PartitionsHit, ShardedCache
 from store.models import FieldSchema, Partition, SerDeInfo, StorageDescriptor, Table
+from store.snapshot import ReadSnapshot
 from store.writeids import ValidWriteIdList
 
 ORC = "org.apache.hadoop.hive.ql.io.orc."
+_parse_snapshot = functools.lru_cache(maxsize=1024)(ReadSnapshot.parse)  # as the Catalog servicer keeps it
+
+
+def _target(db_name: str, table_name: str, read: pb.ReadContext) -> tuple[str, str, ReadSnapshot]:
+    """What the Catalog servicer checks before a cached read: normalized names, the parsed snapshot, the
+    snapshot's table name."""
+    db_key, tbl_key = table_key(db_name, table_name)
+    snapshot = _parse_snapshot(read.valid_write_id_list, read.txn_id, read.table_id)
+    snapshot.check_table_name(f"{db_key}.{tbl_key}")
+    return db_key, tbl_key, snapshot
 
 
 def _cache(partitions: int) -> tuple[ShardedCache, list[str]]:

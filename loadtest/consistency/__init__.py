@@ -1,0 +1,69 @@
+"""Multi-gateway consistency check: every read through a caching gateway must equal what PostgreSQL
+answers for the same request and snapshot.
+
+    python -m loadtest.consistency                     # 3 gateway processes + oracle, 30 s
+    python -m loadtest.consistency --duration 300      # the long version
+    python -m loadtest.consistency --seed 42 --dsn postgresql://...   # in an existing PostgreSQL server
+
+The same driver (`run_consistency`) runs for ~20 s in tests/e2e/test_multi_gateway_consistency.py.
+
+Setup. Several gateways (3 by default) with their caches on one database, and an ORACLE: one more
+gateway started with `metastore.gateway.cache.enabled=false`, so every read it answers comes from
+PostgreSQL. One database `cons` with ACID partitioned tables (`a0`, `a1`, ...; keys ds string, hr int;
+names drawn from a small universe so writers collide) and external tables (`e0`, ...).
+
+Writers (through all gateways, every call to a randomly chosen one, so one txn's writes go through
+several gateways, as the seed's "one txn, several HMS" case):
+* ACID txns: OpenTxns, take the txn's snapshot, then 1-3 of add partitions / alter partitions / drop
+  partitions / alter table on one table, each preceded (and the last one followed) by reads of the
+  table inside the txn, compared with the oracle like any other read; commit, or abort ~20%.
+  Write-write conflicts (ABORTED) abort the txn. Once the txn has written, it reads its own writes two
+  ways: `own_writes_early_snapshot`, with the snapshot it took when it opened (before its write id
+  existed) plus its txn id, which the API promises shows its own writes; and `own_writes`, Hive's way,
+  with a snapshot taken after the write (GetOpenTxns(current_txn_id) -> GetValidWriteIds: its own write
+  id is valid in it).
+* External (non-transactional) writes: add / alter / drop partitions or alter the table, serialized per
+  table by the driver, which records after each write the table's state (read from the oracle) with
+  the write's event id: the table's history, in event order.
+
+Readers take snapshots Hive's way (GetOpenTxns, with or without a reader txn, then GetValidWriteIds
+for all ACID tables), through any gateway, then read GetTable / GetPartitionsByNames (random name sets
+with missing names, duplicates and non-canonical spellings) / ListPartitionNames (random page sizes,
+following one page token) several times over a second or so (10% of reader txns hold their snapshot
+for several seconds; 15% of reads outside txns reuse a snapshot up to ~30 sessions old, which the
+caches answer from older versions, or, after version GC, refuse as "snapshot too old" like PostgreSQL).
+Each read goes to every caching gateway (concurrently) and then to the oracle; the parsed responses (or
+the gRPC status code and message) must be equal. Gateways are asked first: a version GC between the
+two can only turn a right gateway answer into an oracle "snapshot too old" (counted as `gc_race`, not a
+violation, and only outside txns); the reverse order would be a violation. Inside reader txns
+"snapshot too old" is always a violation.
+
+External tables have no snapshot. Reads with `min_event_id` = the event id of the table's last
+completed write are compared with the oracle when no write to that table started or was in flight
+during the comparison (else counted as `ext_token_skipped`), and must show a state of the history at
+or after that write. Reads without the token (per gateway and table, one at a time) must show states of
+the history that never go backwards: monotonic reads per gateway. Both are checked at the end, against
+the complete history (a gateway may show a write before the writer's call returned).
+
+Writes are judged too (loadtest/ddl_race.py): churn tables are altered under txns, renamed away and
+back, dropped and re-created while partition-write txns run on them; a partition write or write-id
+allocation must never answer NOT_FOUND while its table kept its name throughout the call.
+
+At the end the writers stop, every gateway catches up (poller position >= the log head), and a final
+sweep with a fresh snapshot reads every table through every gateway: all equal to the oracle, and all
+answered by the caches (hit counter deltas). The share of reads each gateway's cache served during the
+run (Admin.CacheStats hits / (hits + misses), as deltas) is reported, with misses by reason, and
+checked against the number of reads the driver sent to that gateway.
+
+The parts: model.py (configuration, report, answers, the catalog), reader.py and writer.py (the
+workload), judge.py (the comparisons and the history checks), driver.py (phases, command line);
+loadtest/ddl_race.py (DDL racing partition writes, and the judge of those writes).
+"""
+
+from loadtest.consistency.driver import Driver, main, run_consistency, seed_from_env
+from loadtest.consistency.model import (
+    CACHED_GATEWAY_CONF, ORACLE_CONF, ConsistencyConfig, ConsistencyReport, GatewayShare, Violation,
+)
+
+__all__ = ["CACHED_GATEWAY_CONF", "ConsistencyConfig", "ConsistencyReport", "Driver", "GatewayShare", "ORACLE_CONF",
+           "Violation", "main", "run_consistency", "seed_from_env"]

@@ -1,0 +1,231 @@
+"""The consistency run's driver: sets up the catalog through the oracle, runs the writers, readers
+and churners until the deadline, waits for every gateway to catch up, sweeps, and reports; and the
+command line (`python -m loadtest.consistency`)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import random
+import sys
+import time
+from typing import Any, Callable, Sequence
+
+import grpc
+
+from loadtest.consistency.judge import Judge
+from loadtest.consistency.model import (
+    ALL_NAMES, CACHED_GATEWAY_CONF, CALL_TIMEOUT_S, DB, ORACLE_CONF, UNIVERSE, ConsistencyConfig, ConsistencyReport,
+    ExtTable, GatewayShare, table_message,
+)
+from loadtest.consistency.reader import Reader
+from loadtest.consistency.writer import Writer
+from loadtest.harness import Endpoint, GatewayProcess, conf_args, fresh_database, workdir
+from protos.metastore.v1 import catalog_pb2 as pb
+from protos.metastore.v1 import events_pb2 as epb
+from protos.metastore.v1 import transactions_pb2 as tpb
+
+
+class Driver:
+    """One run: the shared state (gateways, oracle, tables, open txns, deadline) and its phases. The
+    judge's counters and its `violate` and `error` are also reachable here (loadtest/ddl_race.py)."""
+
+    def __init__(self, gateways: Sequence[Endpoint], oracle: Endpoint, cfg: ConsistencyConfig,
+                 log: Callable[[str], None] = print) -> None:
+        self.gateways = list(gateways)
+        self.oracle = oracle
+        self.cfg = cfg
+        self.log = log
+        self.acid = [f"a{i}" for i in range(cfg.acid_tables)]
+        self.ext = {f"e{i}": ExtTable(f"e{i}") for i in range(cfg.external_tables)}
+        self.judge = Judge(self.gateways, oracle, self.ext, log)
+        self.counts = self.judge.counts
+        self.violate = self.judge.violate
+        self.error = self.judge.error
+        self.open_txns: set[int] = set()
+        self._deadline = 0.0
+        self._stop = asyncio.Event()
+        from loadtest.ddl_race import DdlRace  # it builds on this package's model
+
+        self.ddl = DdlRace(self, cfg.churn_tables)
+        self.readers = Reader(self)
+        self.writers = Writer(self)
+
+    def any_gateway(self, rng: random.Random) -> Endpoint:
+        return rng.choice(self.gateways)
+
+    async def snapshot(self, rng: random.Random, txn_id: int, tables: Sequence[str]) -> dict[str, pb.ReadContext]:
+        """Hive's way: the ValidTxnList (as `txn_id` sees it), then each table's ValidWriteIdList."""
+        state = await self.any_gateway(rng).txns.GetOpenTxns(tpb.GetOpenTxnsRequest(current_txn_id=txn_id),
+                                                             timeout=CALL_TIMEOUT_S)
+        got = await self.any_gateway(rng).txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+            full_table_names=[f"{DB}.{t}" for t in tables], valid_txn_list=state.valid_txn_list),
+            timeout=CALL_TIMEOUT_S)
+        return {t.full_table_name.split(".", 1)[1]: pb.ReadContext(
+            valid_write_id_list=t.valid_write_id_list, table_id=t.table_id, txn_id=txn_id) for t in got.tables}
+
+    def running(self) -> bool:
+        return not self._stop.is_set() and time.monotonic() < self._deadline
+
+    async def setup(self) -> None:
+        rng = random.Random(f"{self.cfg.seed}/setup")
+        o = self.oracle
+        await o.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name=DB)), timeout=CALL_TIMEOUT_S)
+        for t in self.acid:
+            await o.catalog.CreateTable(pb.CreateTableRequest(table=table_message(t, acid=True)),
+                                        timeout=CALL_TIMEOUT_S)
+            (txn,) = (await o.txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="consistency"))).txn_ids
+            await o.catalog.AddPartitions(pb.AddPartitionsRequest(
+                db_name=DB, table_name=t, txn_id=txn,
+                partitions=[pb.Partition(values=list(v), parameters={"tag": "init"})
+                            for v in rng.sample(UNIVERSE, self.cfg.initial_partitions)]), timeout=CALL_TIMEOUT_S)
+            await o.txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn), timeout=CALL_TIMEOUT_S)
+        for ext in self.ext.values():
+            await o.catalog.CreateTable(pb.CreateTableRequest(table=table_message(ext.name, acid=False, tag="init")),
+                                        timeout=CALL_TIMEOUT_S)
+            added = await o.catalog.AddPartitions(pb.AddPartitionsRequest(
+                db_name=DB, table_name=ext.name,
+                partitions=[pb.Partition(values=list(v), parameters={"tag": "init"})
+                            for v in rng.sample(UNIVERSE, self.cfg.initial_partitions)]), timeout=CALL_TIMEOUT_S)
+            ext.history.append((added.event_id, await self.writers.ext_state(ext.name)))
+        await self.ddl.setup()
+        await self.wait_caught_up()
+
+    async def wait_caught_up(self, timeout_s: float = 30.0) -> int:
+        head = (await self.oracle.events.GetCurrentNotificationEventId(
+            epb.GetCurrentNotificationEventIdRequest(), timeout=CALL_TIMEOUT_S)).event_id
+        async with asyncio.timeout(timeout_s):
+            for g in self.gateways:
+                while (await g.stats()).poller_position < head:
+                    await asyncio.sleep(0.02)
+        return head
+
+    async def final_sweep(self) -> list[GatewayShare]:
+        """After catch-up, with a fresh snapshot: every read equals the oracle and comes from the cache.
+        A table a gateway never loaded misses once (unknown_table starts its lazy fill): then the pass
+        is repeated, for up to 10 s, until it has no such miss."""
+        await self.wait_caught_up()
+        rng = random.Random(f"{self.cfg.seed}/final")
+        out = []
+        for g in self.gateways:
+            for _ in range(50):
+                snap = await self.snapshot(rng, 0, self.acid)
+                before, sent = await g.stats(), g.reads_sent
+                requests: list[tuple[str, Any]] = []
+                for t in self.acid:
+                    requests += [("GetTable", pb.GetTableRequest(db_name=DB, table_name=t, read=snap[t])),
+                                 ("GetPartitionsByNames", pb.GetPartitionsByNamesRequest(
+                                     db_name=DB, table_name=t, names=list(ALL_NAMES), read=snap[t])),
+                                 ("ListPartitionNames", pb.ListPartitionNamesRequest(
+                                     db_name=DB, table_name=t, read=snap[t]))]
+                for t in self.ext:
+                    requests += [("GetTable", pb.GetTableRequest(db_name=DB, table_name=t)),
+                                 ("GetPartitionsByNames", pb.GetPartitionsByNamesRequest(
+                                     db_name=DB, table_name=t, names=list(ALL_NAMES))),
+                                 ("ListPartitionNames", pb.ListPartitionNamesRequest(db_name=DB, table_name=t))]
+                for method, request in requests:
+                    await self.judge.compare("final", method, request, in_txn=False, gateways=[g])
+                after = await g.stats()
+                misses = {k: v - before.misses_by_reason.get(k, 0) for k, v in after.misses_by_reason.items()
+                          if v - before.misses_by_reason.get(k, 0)}
+                share = GatewayShare(g.name, after.hits - before.hits, misses, g.reads_sent - sent)
+                if set(misses) != {"unknown_table"}:
+                    break
+                self.counts["final_sweep_refills"] += 1
+                await asyncio.sleep(0.2)
+            out.append(share)
+        return out
+
+    async def run(self) -> ConsistencyReport:
+        started = time.monotonic()
+        await self.setup()
+        self.log(f"consistency: seed {self.cfg.seed}, {len(self.gateways)} gateways + oracle, "
+                 f"{self.cfg.duration_s:g}s, {self.cfg.writers} writers, {self.cfg.readers} readers")
+        before = [await g.stats() for g in self.gateways]
+        sent = [g.reads_sent for g in self.gateways]
+        self._deadline = time.monotonic() + self.cfg.duration_s
+        tasks = [asyncio.create_task(self.writers.loop(i)) for i in range(self.cfg.writers)]
+        tasks += [asyncio.create_task(self.readers.loop(i)) for i in range(self.cfg.readers)]
+        tasks += [asyncio.create_task(self.ddl.churner(t)) for t in self.ddl.tables]
+        try:
+            for task in asyncio.as_completed(tasks):
+                await task
+        except BaseException:
+            self._stop.set()
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            if self.open_txns:
+                with contextlib.suppress(grpc.aio.AioRpcError):
+                    await self.oracle.txns.AbortTxns(tpb.AbortTxnsRequest(txn_ids=sorted(self.open_txns)))
+            raise
+        after = [await g.stats() for g in self.gateways]
+        shares = []
+        for g, b, a, s in zip(self.gateways, before, after, sent):
+            misses = {k: a.misses_by_reason.get(k, 0) - b.misses_by_reason.get(k, 0) for k in a.misses_by_reason}
+            shares.append(GatewayShare(g.name, a.hits - b.hits, misses, g.reads_sent - s))
+        run_s = time.monotonic() - started
+        final = await self.final_sweep()
+        self.judge.check_observations()
+        return ConsistencyReport(self.cfg.seed, run_s, self.counts, self.judge.violations, shares, final,
+                                 self.judge.errors)
+
+
+async def run_consistency(gateway_addresses: Sequence[str], oracle_address: str, cfg: ConsistencyConfig,
+                          log: Callable[[str], None] = print) -> ConsistencyReport:
+    """Drive the caching gateways at `gateway_addresses` and the cache-less `oracle_address` (all on
+    one fresh, migrated database) for `cfg.duration_s`; see the module docstring for what is checked."""
+    gateways = [await Endpoint.open(f"gw{i + 1}", a) for i, a in enumerate(gateway_addresses)]
+    oracle = await Endpoint.open("oracle", oracle_address)
+    try:
+        return await Driver(gateways, oracle, cfg, log).run()
+    finally:
+        for ep in (*gateways, oracle):
+            await ep.channel.close()
+
+
+def seed_from_env(default: int | None = None) -> int:
+    value = os.environ.get("CONSISTENCY_SEED")
+    if value:
+        return int(value)
+    return default if default is not None else random.SystemRandom().randrange(1, 2**31)
+
+
+async def _main_async(args: argparse.Namespace) -> int:
+    cfg = ConsistencyConfig(duration_s=args.duration, seed=args.seed if args.seed is not None else seed_from_env(),
+                            writers=args.writers, readers=args.readers)
+    print(f"consistency seed: {cfg.seed}", flush=True)
+    with workdir() as root:
+        async with fresh_database(args.dsn, "consistency", root) as dsn:
+            common = [f"hive.metastore.acid.housekeeper.interval={args.housekeeping}"]
+            procs = [GatewayProcess(["--dsn", dsn, *conf_args(*CACHED_GATEWAY_CONF, *common)], root / f"gw{i + 1}.log")
+                     for i in range(args.gateways)]
+            procs.append(GatewayProcess(["--dsn", dsn, *conf_args(*ORACLE_CONF, *common)], root / "oracle.log"))
+            try:
+                addresses = [await asyncio.to_thread(p.wait_serving, 120) for p in procs]
+                report = await run_consistency(addresses[:-1], addresses[-1], cfg)
+            finally:
+                codes = [p.stop() for p in procs]
+                bad = [p for p, c in zip(procs, codes) if c != 0]
+                for p in bad:
+                    print(f"gateway {p.argv} exited {p.proc.returncode}:\n{p.output()[-3000:]}", file=sys.stderr)
+    print(report.summary(), flush=True)
+    return 0 if report.ok and not bad else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m loadtest.consistency", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--duration", type=float, default=30.0, help="seconds of writes and reads (default 30)")
+    parser.add_argument("--seed", type=int, help="default: $CONSISTENCY_SEED, else random (printed)")
+    parser.add_argument("--gateways", type=int, default=3, help="caching gateway processes (default 3)")
+    parser.add_argument("--writers", type=int, default=3)
+    parser.add_argument("--readers", type=int, default=4)
+    parser.add_argument("--housekeeping", default="30s",
+                        help="hive.metastore.acid.housekeeper.interval of every gateway (default 30s: version GC "
+                             "runs during a long run, so snapshots outside txns may become too old)")
+    parser.add_argument("--dsn", help="PostgreSQL server to create the run's database in (default: an embedded one)")
+    return asyncio.run(_main_async(parser.parse_args(argv)))
+

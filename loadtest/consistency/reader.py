@@ -1,0 +1,141 @@
+"""The readers of the consistency run: snapshots taken Hive's way (with or without a reader txn), then
+reads of the ACID tables under them and of the external tables with and without an event token,
+each handed to the judge (see loadtest/consistency/__init__.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import TYPE_CHECKING, Any
+
+from loadtest.consistency.model import (
+    CALL_TIMEOUT_S, DB, READ_METHODS, ExtObservation, ExtTable, Violation, ext_projection, one_line, random_names,
+    read,
+)
+from loadtest.harness import Endpoint
+from protos.metastore.v1 import catalog_pb2 as pb
+from protos.metastore.v1 import transactions_pb2 as tpb
+
+if TYPE_CHECKING:
+    from loadtest.consistency.driver import Driver
+
+
+class Reader:
+    """The reader loops (`loop(i)`, several at once) of one run; they share the old snapshots."""
+
+    def __init__(self, driver: Driver) -> None:
+        self.d = driver
+        self.judge = driver.judge
+        self._monotonic_locks = {(g.name, t): asyncio.Lock() for g in driver.gateways for t in driver.ext}
+        self._old_snapshots: list[dict[str, pb.ReadContext]] = []
+
+    async def loop(self, i: int) -> None:
+        rng = random.Random(f"{self.d.cfg.seed}/reader/{i}")
+        while self.d.running():
+            in_txn = rng.random() < self.d.cfg.reader_txn_share
+            txn = 0
+            if in_txn:
+                opened = await self.d.any_gateway(rng).txns.OpenTxns(tpb.OpenTxnsRequest(
+                    num_txns=1, user="consistency", hostname="driver", agent_info=f"reader{i}"), timeout=CALL_TIMEOUT_S)
+                txn = opened.txn_ids[0]
+                self.d.open_txns.add(txn)
+            try:
+                kind = "reader_txn" if in_txn else "snapshot"
+                if not in_txn and self._old_snapshots and rng.random() < 0.15:
+                    # An old snapshot outside any txn (seconds to a minute old): the cache may still hold
+                    # the versions it needs; once version GC passed it, "snapshot too old" on both sides.
+                    snap, kind = rng.choice(self._old_snapshots), "old_snapshot"
+                else:
+                    snap = await self.d.snapshot(rng, txn, self.d.acid)
+                    if not in_txn:
+                        self._old_snapshots = [*self._old_snapshots[-30:], snap]
+                long_txn = in_txn and rng.random() < 0.1  # holds its snapshot for several seconds
+                for _ in range(rng.randint(15, 25) if long_txn else rng.randint(2, 6)):
+                    if self.d.ext and rng.random() < 0.25:
+                        await self.ext_read(rng, rng.choice(sorted(self.d.ext)))
+                    elif rng.random() < 0.02:  # a managed read without a snapshot: refused by all alike
+                        await self.judge.compare("no_snapshot", "GetTable", pb.GetTableRequest(
+                            db_name=DB, table_name=rng.choice(self.d.acid)), in_txn=in_txn)
+                    else:
+                        table = rng.choice(self.d.acid)
+                        await self.acid_read(rng, table, snap[table], in_txn=in_txn, kind=kind)
+                    await asyncio.sleep(rng.uniform(0, 0.25))
+                self.judge.counts["reader_snapshots"] += 1
+            finally:
+                if txn:
+                    await self.d.any_gateway(rng).txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn),
+                                                                 timeout=CALL_TIMEOUT_S)
+                    self.d.open_txns.discard(txn)
+
+    async def acid_read(self, rng: random.Random, table: str, ctx: pb.ReadContext, *, in_txn: bool, kind: str) -> None:
+        if rng.random() < 0.3:
+            ctx = pb.ReadContext(valid_write_id_list=ctx.valid_write_id_list, txn_id=ctx.txn_id)  # no table-id guard
+        which = rng.choices(READ_METHODS, weights=(2, 5, 3))[0]
+        if which == "GetTable":
+            await self.judge.compare(kind, which, pb.GetTableRequest(db_name=DB, table_name=table, read=ctx),
+                                     in_txn=in_txn)
+        elif which == "GetPartitionsByNames":
+            await self.judge.compare(kind, which, pb.GetPartitionsByNamesRequest(
+                db_name=DB, table_name=table, names=random_names(rng, variants=True), read=ctx), in_txn=in_txn)
+        else:
+            request = pb.ListPartitionNamesRequest(db_name=DB, table_name=table, page_size=rng.choice((0, 3, 7, 20)),
+                                                   read=ctx)
+            first = await self.judge.compare(kind, which, request, in_txn=in_txn)
+            if first.ok and first.reply.next_page_token:
+                request.page_token = first.reply.next_page_token
+                await self.judge.compare(kind, which, request, in_txn=in_txn)
+
+    async def ext_read(self, rng: random.Random, table: str) -> None:
+        ext = self.d.ext[table]
+        which = rng.choices(READ_METHODS, weights=(2, 5, 3))[0]
+        if which == "GetTable":
+            request: Any = pb.GetTableRequest(db_name=DB, table_name=table)
+        elif which == "GetPartitionsByNames":
+            request = pb.GetPartitionsByNamesRequest(db_name=DB, table_name=table,
+                                                     names=random_names(rng, variants=False))
+        else:
+            request = pb.ListPartitionNamesRequest(db_name=DB, table_name=table, page_size=rng.choice((0, 4, 9)))
+        if rng.random() < 0.5:
+            await self._ext_token_read(ext, which, request)
+        else:
+            await self._ext_monotonic_read(ext, which, request)
+
+    async def _ext_token_read(self, ext: ExtTable, method: str, request: Any) -> None:
+        token_index = len(ext.history) - 1
+        request.read.min_event_id = ext.history[token_index][0]
+        started, quiet = ext.started, ext.in_flight == 0
+        answers = await asyncio.gather(*(read(g, method, request) for g in self.d.gateways))
+        expected = await read(self.d.oracle, method, request)
+        strict = quiet and ext.started == started
+        for g, got in zip(self.d.gateways, answers):
+            if not got.ok:
+                self.judge.violate(Violation("error", g.name, method, one_line(request), got.render(),
+                                             expected.render(), "(external read with token)", scope="ext_token"))
+                continue
+            self.judge.observations.append(ExtObservation(g.name, ext.name, method, one_line(request),
+                                                    ext_projection(method, request, got.reply), token_index,
+                                                    next(self.judge.seq)))
+            if not strict:
+                self.judge.counts["ext_token_skipped"] += 1
+                continue
+            self.judge.counts["compared.ext_token"] += 1
+            if not got.same(expected):
+                self.judge.violate(Violation("mismatch", g.name, method, one_line(request), got.render(),
+                                             expected.render(),
+                                             "(external, min_event_id = the last write's event, no write in between)",
+                                             scope="ext_token"))
+
+    async def _ext_monotonic_read(self, ext: ExtTable, method: str, request: Any) -> None:
+        async def one(g: Endpoint) -> None:
+            async with self._monotonic_locks[(g.name, ext.name)]:
+                got = await read(g, method, request)
+                if not got.ok:
+                    self.judge.violate(Violation("error", g.name, method, one_line(request), got.render(), "an answer",
+                                           "(external read without token)", scope="ext_no_token"))
+                    return
+                self.judge.counts["ext_no_token_reads"] += 1
+                self.judge.observations.append(ExtObservation(g.name, ext.name, method, one_line(request),
+                                                        ext_projection(method, request, got.reply), None,
+                                                        next(self.judge.seq)))
+
+        await asyncio.gather(*(one(g) for g in self.d.gateways))

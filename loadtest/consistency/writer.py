@@ -1,0 +1,197 @@
+"""The writers of the consistency run: ACID txns (reads of their own writes, both ways, then commit or
+abort) and serialized external writes, whose resulting states make the external tables' history; a
+share of the iterations runs the DDL race's partition-write txns (loadtest/ddl_race.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import random
+from typing import TYPE_CHECKING, Any
+
+import grpc
+
+from loadtest.consistency.model import (
+    C, CALL_TIMEOUT_S, DB, UNIVERSE, ExtState, Violation, part_values, random_names, table_message,
+)
+from protos.metastore.v1 import catalog_pb2 as pb
+from protos.metastore.v1 import transactions_pb2 as tpb
+
+if TYPE_CHECKING:
+    from loadtest.consistency.driver import Driver
+
+
+class Writer:
+    """The writer loops (`loop(i)`, several at once) of one run."""
+
+    def __init__(self, driver: Driver) -> None:
+        self.d = driver
+        self.judge = driver.judge
+        self._tags = itertools.count(1)
+
+    async def loop(self, i: int) -> None:
+        rng = random.Random(f"{self.d.cfg.seed}/writer/{i}")
+        while self.d.running():
+            choice = rng.random()
+            if self.d.ddl.tables and choice < self.d.cfg.churn_write_share:
+                await self.d.ddl.write_txn(rng)
+            elif self.d.ext and choice < self.d.cfg.churn_write_share + self.d.cfg.external_write_share:
+                await self.ext_write(rng)
+            else:
+                await self.acid_txn(rng, i)
+            await asyncio.sleep(rng.uniform(0, 0.02))
+
+    async def own_read(self, rng: random.Random, table: str, ctx: pb.ReadContext,
+                       kind: str = "own_writes") -> list[str]:
+        """Read-your-own-writes: the txn's view through a random gateway and the oracle; the names it sees."""
+        g = self.d.any_gateway(rng)
+        if rng.random() < 0.3:
+            await self.judge.compare(kind, "GetPartitionsByNames", pb.GetPartitionsByNamesRequest(
+                db_name=DB, table_name=table, names=random_names(rng, variants=False), read=ctx),
+                in_txn=True, gateways=[g])
+        listed = await self.judge.compare(kind, "ListPartitionNames", pb.ListPartitionNamesRequest(
+            db_name=DB, table_name=table, read=ctx), in_txn=True, gateways=[g])
+        if rng.random() < 0.2:
+            await self.judge.compare(kind, "GetTable", pb.GetTableRequest(db_name=DB, table_name=table, read=ctx),
+                               in_txn=True, gateways=[g])
+        return list(listed.reply.names) if listed.ok else []
+
+    async def own_reads(self, rng: random.Random, table: str, txn: int, early: pb.ReadContext,
+                        wrote: bool) -> list[str]:
+        """Before its first write a txn reads with the snapshot taken when it opened. After writing, it
+        reads twice: Hive's way, with a snapshot taken after its write id was allocated (its own write
+        id is valid in it: `own_writes`), and with the snapshot taken before it wrote plus its txn id
+        (`own_writes_early_snapshot`: the gateway must still show the txn its own writes)."""
+        if not wrote:
+            return await self.own_read(rng, table, early)
+        await self.own_read(rng, table, early, "own_writes_early_snapshot")
+        fresh = (await self.d.snapshot(rng, txn, [table]))[table]
+        return await self.own_read(rng, table, fresh)
+
+    async def acid_txn(self, rng: random.Random, writer: int) -> None:
+        table = rng.choice(self.d.acid)
+        opened = await self.d.any_gateway(rng).txns.OpenTxns(tpb.OpenTxnsRequest(
+            num_txns=1, user="consistency", hostname="driver", agent_info=f"writer{writer}"), timeout=CALL_TIMEOUT_S)
+        txn = opened.txn_ids[0]
+        self.d.open_txns.add(txn)
+        outcome = "commit"
+        try:
+            ctx = (await self.d.snapshot(rng, txn, [table]))[table]
+            wrote = False
+            for _ in range(rng.randint(1, 3)):
+                visible = await self.own_reads(rng, table, txn, ctx, wrote)
+                try:
+                    await self.acid_write(rng, table, txn, ctx.table_id, visible)
+                    wrote = True
+                except grpc.aio.AioRpcError as exc:
+                    if exc.code() == C.ABORTED:
+                        self.judge.counts["write_conflicts"] += 1
+                    elif exc.code() == C.NOT_FOUND and (exc.details() or "").startswith("table "):
+                        # The ACID tables are never dropped or renamed: a write must always find them.
+                        self.judge.violate(Violation("write_not_found", "?", "acid_write", f"txn {txn} on {DB}.{table}",
+                                               f"NOT_FOUND: {exc.details()}", "OK or ABORTED",
+                                               "the table existed throughout the run", scope="acid_write"))
+                    elif exc.code() in (C.NOT_FOUND, C.ALREADY_EXISTS):
+                        self.judge.counts["write_races"] += 1  # altered/dropped what another txn just dropped
+                    else:
+                        self.judge.error(f"txn {txn} write to {table}: {exc.code().name}: {exc.details()}")
+                    outcome = "abort"
+                    break
+            if outcome == "commit":
+                await self.own_reads(rng, table, txn, ctx, wrote)
+                if rng.random() < self.d.cfg.abort_share:
+                    outcome = "abort"
+            if outcome == "commit":
+                try:
+                    await self.d.any_gateway(rng).txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn),
+                                                                 timeout=CALL_TIMEOUT_S)
+                    self.judge.counts["txns_committed"] += 1
+                except grpc.aio.AioRpcError as exc:
+                    self.judge.error(f"commit of txn {txn}: {exc.code().name}: {exc.details()}")
+            if outcome == "abort":
+                await self.d.any_gateway(rng).txns.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[txn]),
+                                                             timeout=CALL_TIMEOUT_S)
+                self.judge.counts["txns_aborted"] += 1
+        finally:
+            self.d.open_txns.discard(txn)
+
+    async def acid_write(self, rng: random.Random, table: str, txn: int, table_id: int, visible: list[str]) -> None:
+        tag = f"t{txn}.{next(self._tags)}"
+        guard = table_id if rng.random() < 0.5 else 0
+        g = self.d.any_gateway(rng)
+        op = rng.choices(("add", "alter", "drop", "alter_table"), weights=(45, 35, 15, 5))[0]
+        if op in ("alter", "drop") and not visible:
+            op = "add"
+        if op == "add":
+            values = rng.sample(UNIVERSE, rng.randint(1, 3))
+            await g.catalog.AddPartitions(pb.AddPartitionsRequest(
+                db_name=DB, table_name=table, txn_id=txn, table_id=guard, if_not_exists=True,
+                partitions=[pb.Partition(values=list(v), parameters={"tag": tag}) for v in values]),
+                timeout=CALL_TIMEOUT_S)
+        elif op == "alter":
+            chosen = rng.sample(visible, min(len(visible), rng.randint(1, 3)))
+            await g.catalog.AlterPartitions(pb.AlterPartitionsRequest(
+                db_name=DB, table_name=table, txn_id=txn, table_id=guard,
+                partitions=[pb.Partition(values=list(part_values(n)), parameters={"tag": tag}) for n in chosen]),
+                timeout=CALL_TIMEOUT_S)
+        elif op == "drop":
+            chosen = rng.sample(visible, min(len(visible), rng.randint(1, 2)))
+            await g.catalog.DropPartitions(pb.DropPartitionsRequest(
+                db_name=DB, table_name=table, txn_id=txn, table_id=guard, names=chosen, if_exists=True),
+                timeout=CALL_TIMEOUT_S)
+        else:
+            await g.catalog.AlterTable(pb.AlterTableRequest(
+                db_name=DB, table_name=table, txn_id=txn, table=table_message(table, acid=True, tag=tag)),
+                timeout=CALL_TIMEOUT_S)
+        self.judge.counts[f"acid_{op}"] += 1
+
+    async def ext_state(self, table: str) -> ExtState:
+        got = await self.d.oracle.catalog.GetTable(pb.GetTableRequest(db_name=DB, table_name=table),
+                                                 timeout=CALL_TIMEOUT_S)
+        listed = await self.d.oracle.catalog.ListPartitionNames(pb.ListPartitionNamesRequest(
+            db_name=DB, table_name=table), timeout=CALL_TIMEOUT_S)
+        parts = await self.d.oracle.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(
+            db_name=DB, table_name=table, names=list(listed.names)), timeout=CALL_TIMEOUT_S)
+        return ExtState(got.table.parameters.get("tag", ""),
+                        tuple(sorted((p.name, p.parameters.get("tag", "")) for p in parts.partitions)))
+
+    async def ext_write(self, rng: random.Random) -> None:
+        ext = self.d.ext[rng.choice(sorted(self.d.ext))]
+        async with ext.lock:
+            ext.started += 1
+            ext.in_flight += 1
+            try:
+                current = ext.history[-1][1].part_map
+                tag = f"x{next(self._tags)}"
+                g = self.d.any_gateway(rng)
+                op = rng.choices(("add", "alter", "drop", "alter_table"), weights=(40, 35, 15, 10))[0]
+                if op in ("alter", "drop") and not current:
+                    op = "add"
+                if op == "add":
+                    values = rng.sample(UNIVERSE, rng.randint(1, 3))
+                    reply: Any = await g.catalog.AddPartitions(pb.AddPartitionsRequest(
+                        db_name=DB, table_name=ext.name, if_not_exists=True,
+                        partitions=[pb.Partition(values=list(v), parameters={"tag": tag}) for v in values]),
+                        timeout=CALL_TIMEOUT_S)
+                elif op == "alter":
+                    chosen = rng.sample(sorted(current), min(len(current), rng.randint(1, 2)))
+                    reply = await g.catalog.AlterPartitions(pb.AlterPartitionsRequest(
+                        db_name=DB, table_name=ext.name,
+                        partitions=[pb.Partition(values=list(part_values(n)),
+                                                 parameters={"tag": tag}) for n in chosen]),
+                        timeout=CALL_TIMEOUT_S)
+                elif op == "drop":
+                    chosen = rng.sample(sorted(current), min(len(current), rng.randint(1, 2)))
+                    reply = await g.catalog.DropPartitions(pb.DropPartitionsRequest(
+                        db_name=DB, table_name=ext.name, names=chosen), timeout=CALL_TIMEOUT_S)
+                else:
+                    reply = await g.catalog.AlterTable(pb.AlterTableRequest(
+                        db_name=DB, table_name=ext.name, table=table_message(ext.name, acid=False, tag=tag)),
+                        timeout=CALL_TIMEOUT_S)
+                self.judge.counts[f"ext_{op}"] += 1
+                if reply.event_id:
+                    ext.history.append((reply.event_id, await self.ext_state(ext.name)))
+            except grpc.aio.AioRpcError as exc:
+                self.judge.error(f"external write to {ext.name}: {exc.code().name}: {exc.details()}")
+            finally:
+                ext.in_flight -= 1

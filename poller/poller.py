@@ -175,12 +175,12 @@ class Poller:
         for event in batch:
             message = decode(event)
             if event.event_type in DATABASE_EVENTS:
-                if event.event_type == "DROP_DATABASE":
+                if event.event_type == events.EventType.DROP_DATABASE:
                     self.cache.drop_database(event.db_name)
                 else:
                     self.cache.put_database(store_codec.database_from_row(message["database"]))
                 continue
-            if event.event_type == "CREATE_TABLE" and self.cache.get(event.table_id) is None:
+            if event.event_type == events.EventType.CREATE_TABLE and self.cache.get(event.table_id) is None:
                 self._flush(batches)
                 self.cache.install(new_table_entry(event, message, self._codec))
                 continue

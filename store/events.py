@@ -8,6 +8,7 @@ order with no gaps among committed ids; see store/sql/events.py for why.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Sequence
 
 import asyncpg
@@ -16,7 +17,13 @@ from store.models import NotificationEvent
 from store.sql import events as sql
 
 
-class EventType:
+class EventType(StrEnum):
+    """Every event type the notification log holds: the one list producers (store/catalog.py,
+    store/txns.py, store/housekeeping.py) and consumers (the poller, tests) name them by. The values
+    are the wire strings, stored in the log and sent to clients (Hive's names where Hive has the
+    event); never change one. A `StrEnum`, so a member equals its string and a plain `str` read back
+    from the log looks a member up by value (`EventType(row["event_type"])`)."""
+
     CREATE_DATABASE = "CREATE_DATABASE"
     ALTER_DATABASE = "ALTER_DATABASE"
     DROP_DATABASE = "DROP_DATABASE"
@@ -26,11 +33,16 @@ class EventType:
     ADD_PARTITION = "ADD_PARTITION"
     ALTER_PARTITION = "ALTER_PARTITION"
     DROP_PARTITION = "DROP_PARTITION"
+    OPEN_TXN = "OPEN_TXN"
+    COMMIT_TXN = "COMMIT_TXN"
+    ABORT_TXN = "ABORT_TXN"
+    ALLOC_WRITE_ID = "ALLOC_WRITE_ID_EVENT"
+    VERSIONS_GC = "VERSIONS_GC"  # the gateway's own: versions no snapshot can see were collected (housekeeping)
 
 
 @dataclass(frozen=True, slots=True)
 class NewEvent:
-    event_type: str
+    event_type: EventType
     db_name: str = ""
     table_name: str = ""
     message: dict[str, Any] = field(default_factory=dict)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from store import txns
-from store.events import NewEvent
+from store.events import EventType, NewEvent
 from store.sql import housekeeping as sql
 
 TIMED_OUT_BATCH = 50000  # Hive's TIMED_OUT_TXN_ABORT_BATCH_SIZE
@@ -61,7 +61,7 @@ async def gc_versions(conn: asyncpg.Connection) -> tuple[int, list[NewEvent]]:
             deleted += sum(r["n"] for r in rows)
             for r in rows:
                 watermarks[r["table_id"]] = max(watermarks.get(r["table_id"], 0), r["w"])
-    events = [NewEvent("VERSIONS_GC", table_id=table_id, message={"table_id": table_id, "gc_watermark": w})
+    events = [NewEvent(EventType.VERSIONS_GC, table_id=table_id, message={"table_id": table_id, "gc_watermark": w})
               for table_id, w in sorted(watermarks.items())]
     return deleted, events
 

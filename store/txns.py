@@ -17,7 +17,7 @@ from typing import Sequence
 import asyncpg
 
 from store.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
-from store.events import NewEvent
+from store.events import EventType, NewEvent
 from store.models import Table, TableType
 from store.sql import locks as lock_sql
 from store import names
@@ -28,13 +28,6 @@ from store.writeids import ValidTxnList, ValidWriteIdList, build_valid_txn_list,
 
 OPEN, COMMITTED, ABORTED = "o", "c", "a"
 _STATE_NAMES = {OPEN: "OPEN", COMMITTED: "COMMITTED", ABORTED: "ABORTED"}
-
-
-class TxnEventType:
-    OPEN_TXN = "OPEN_TXN"
-    COMMIT_TXN = "COMMIT_TXN"
-    ABORT_TXN = "ABORT_TXN"
-    ALLOC_WRITE_ID = "ALLOC_WRITE_ID_EVENT"
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +69,7 @@ async def open_txns(
     min_open = int(await conn.fetchval(sql.MIN_OPEN_TXN))
     await conn.execute(sql.INSERT_MIN_HISTORY, first, last, min_open)
     ids = list(range(first, last + 1))
-    return ids, NewEvent(TxnEventType.OPEN_TXN, message={"txn_ids": ids, "from_txn_id": first, "to_txn_id": last})
+    return ids, NewEvent(EventType.OPEN_TXN, message={"txn_ids": ids, "from_txn_id": first, "to_txn_id": last})
 
 
 async def count_open_txns(conn: asyncpg.Connection) -> int:
@@ -120,7 +113,7 @@ async def commit_txn(conn: asyncpg.Connection, txn_id: int) -> NewEvent | None:
     await conn.execute(sql.MARK_COMMITTED, txn_id, commit_id)
     await conn.execute(sql.DELETE_MIN_HISTORY, [txn_id])
     await release_txn_locks(conn, [txn_id])
-    return NewEvent(TxnEventType.COMMIT_TXN, txn_id=txn_id,
+    return NewEvent(EventType.COMMIT_TXN, txn_id=txn_id,
                     message={"txn_id": txn_id, "write_ids": _write_ids_json(write_ids)})
 
 
@@ -150,7 +143,7 @@ async def abort_txns(conn: asyncpg.Connection, txn_ids: Sequence[int], *, reason
     by_txn: dict[int, list[asyncpg.Record]] = {t: [] for t in to_abort}
     for r in write_ids:
         by_txn[r["txn_id"]].append(r)
-    return [NewEvent(TxnEventType.ABORT_TXN, txn_id=t,
+    return [NewEvent(EventType.ABORT_TXN, txn_id=t,
                      message={"txn_id": t, "write_ids": _write_ids_json(by_txn[t]), "reason": reason})
             for t in to_abort]
 
@@ -284,7 +277,7 @@ async def allocate_write_ids(
     first = int(await conn.fetchval(sql.ALLOCATE_WRITE_IDS, table.table_id, len(new)))
     allocated = {t: first + i for i, t in enumerate(new)}
     await conn.execute(sql.INSERT_TXN_TO_WRITE_IDS, table.table_id, new, [allocated[t] for t in new])
-    event = NewEvent(TxnEventType.ALLOC_WRITE_ID, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
+    event = NewEvent(EventType.ALLOC_WRITE_ID, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
                      message={"txn_ids": new, "write_ids": [allocated[t] for t in new]})
     return {**existing, **allocated}, event
 

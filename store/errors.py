@@ -37,7 +37,16 @@ class ResourceExhausted(StoreError):
 
 
 class Unavailable(StoreError):
-    """The database cannot be reached; retryable."""
+    """The database cannot be reached, or no connection became free in time; retryable."""
+
+
+class CommandTimeout(Unavailable):
+    """A statement ran past the pool's command time-out and was cancelled, its transaction rolled back.
+
+    A kind of Unavailable, so it answers UNAVAILABLE (gateway/errors.py and the Thrift table resolve
+    a class through its bases): nothing was written, so a retry is safe, and the usual causes (an
+    overloaded database, a long lock wait) pass. Not DEADLINE_EXCEEDED: that status says the
+    *caller's* deadline expired, which it did not; the message names the setting instead."""
 
 
 class SchemaMismatch(StoreError):

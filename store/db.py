@@ -16,11 +16,12 @@ import logging
 import random
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Awaitable, Callable, Concatenate, ParamSpec, TypeVar
+from typing import Any, AsyncIterator, Awaitable, Callable, Concatenate, ParamSpec, TypeVar, overload
 
 import asyncpg
 
 from store.errors import CommandTimeout, StoreError, Unavailable
+from store.events import Outcome, Written, append_events
 
 _log = logging.getLogger(__name__)
 
@@ -83,20 +84,43 @@ class Database:
     def pool(self) -> asyncpg.Pool:
         return self._pool
 
+    @overload
+    async def transact(  # an Outcome: its events appended, `Written` back (listed first: it wins, as at run time)
+        self,
+        fn: Callable[Concatenate[asyncpg.Connection, P], Awaitable[Outcome[T]]],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> Written[T]: ...
+
+    @overload
     async def transact(
         self,
         fn: Callable[Concatenate[asyncpg.Connection, P], Awaitable[T]],
         *args: P.args,
         **kwargs: P.kwargs,
-    ) -> T:
-        """Run `fn(conn, ...)` inside one transaction; bounded retry on serialization/deadlock."""
+    ) -> T: ...
+
+    async def transact(
+        self,
+        fn: Callable[Concatenate[asyncpg.Connection, P], Awaitable[Any]],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> Any:
+        """Run `fn(conn, ...)` inside one transaction; bounded retry on serialization/deadlock.
+
+        When `fn` returns an `Outcome`, its events are appended in order as the transaction's last
+        step (after `fn` returned, right before commit: the event ids are allocated last) and the
+        answer is `Written(value, event ids)`; otherwise `fn`'s result as it is."""
         attempt = 0
         while True:
             attempt += 1
             try:
                 async with self._connection() as conn:
                     async with conn.transaction():
-                        return await fn(conn, *args, **kwargs)
+                        result = await fn(conn, *args, **kwargs)
+                        if isinstance(result, Outcome):
+                            return Written(result.value, tuple(await append_events(conn, result.events)))
+                        return result
             except _RETRYABLE as exc:
                 if attempt > self._settings.max_retries:
                     raise StoreError(f"gave up after {attempt} attempts on a database conflict: {exc}") from exc

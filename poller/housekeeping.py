@@ -19,6 +19,7 @@ import asyncpg
 
 from store import housekeeping as hk
 from store import locks
+from store.backoff import Backoff
 from store.clock import SYSTEM_CLOCK, Clock
 from store.db import Database
 from store.events import Outcome
@@ -69,6 +70,7 @@ class Housekeeper:
 
     async def _loop(self, name: str, start_s: float, interval_s: float, once: Callable[[], Awaitable[object]]) -> None:
         await self.clock.sleep(start_s)
+        backoff = Backoff(initial_s=interval_s, max_s=MAX_BACKOFF_S, max_doublings=5)  # interval x 2^failures
         failures = 0
         while True:
             try:
@@ -82,7 +84,7 @@ class Housekeeper:
                 failures += 1
                 self.stats["errors"] += 1
                 _log.exception("housekeeping loop %r failed (%d in a row)", name, failures)
-                await self.clock.sleep(min(MAX_BACKOFF_S, interval_s * 2 ** min(failures, 5)))
+                await self.clock.sleep(backoff.delay(failures))
 
     async def _elected(self, lock_id: int,
                        work: Callable[[asyncpg.Connection], Awaitable[Outcome[int]]]) -> int | None:

@@ -37,11 +37,15 @@ from store import events
 from store.cache import loader
 from store.cache.entry import Codec, TableEntry
 from store.cache.sharded import ShardedCache
+from store.backoff import Backoff
 from store.db import Database
 from store.models import NotificationEvent
 from store.sql.events import EVENT_CHANNEL
 
 _log = logging.getLogger(__name__)
+
+# After the n-th failure in a row: 0.1, 0.2, 0.4 ... s, at most 5 s (the database may be restarting).
+_ERROR_BACKOFF = Backoff(initial_s=0.05, max_s=5.0)
 
 
 @dataclass
@@ -150,7 +154,7 @@ class Poller:
                     self.stats.errors += 1
                     _log.warning("poller: %s (retry %d)", exc, failures)
                     await self._close_listener()
-                    await asyncio.sleep(min(5.0, 0.05 * 2 ** min(failures, 7)))
+                    await asyncio.sleep(_ERROR_BACKOFF.delay(failures))
         finally:
             fills.cancel()
             await asyncio.wait([fills])

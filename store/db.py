@@ -13,13 +13,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import random
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Awaitable, Callable, Concatenate, ParamSpec, TypeVar, overload
 
 import asyncpg
 
+from store.backoff import Backoff
 from store.errors import CommandTimeout, StoreError, Unavailable
 from store.events import Outcome, Written, append_events
 
@@ -27,6 +27,10 @@ _log = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 T = TypeVar("T")
+
+# Between attempts after a conflict: uniform in [0, 0.01 * 2**attempt] s (attempt 1, 2 ...), jittered in full
+# so colliding writers do not collide again in lock step.
+_CONFLICT_BACKOFF = Backoff(initial_s=0.005, max_s=1.0, jitter=1.0)
 
 _RETRYABLE = (asyncpg.SerializationError, asyncpg.DeadlockDetectedError)
 _CONNECTION_LOST = (
@@ -124,8 +128,7 @@ class Database:
             except _RETRYABLE as exc:
                 if attempt > self._settings.max_retries:
                     raise StoreError(f"gave up after {attempt} attempts on a database conflict: {exc}") from exc
-                # Jittered back-off so colliding writers do not collide again in lock step.
-                await asyncio.sleep(random.uniform(0, 0.01 * 2**attempt))
+                await asyncio.sleep(_CONFLICT_BACKOFF.delay(attempt))
             except _CONNECTION_LOST as exc:
                 raise Unavailable(f"lost the connection to PostgreSQL: {exc}") from exc
 

@@ -169,8 +169,8 @@ class Database:
                 raise
             raise CommandTimeout(
                 f"a database statement ran longer than the command time-out ({s.command_timeout_s:g}s) and was "
-                "cancelled; nothing was written. Retry; if it keeps happening the database is overloaded or a "
-                "statement waits on a lock held elsewhere"
+                "cancelled, its transaction rolled back. Retry; if it keeps happening the database is overloaded or "
+                "a statement waits on a lock held elsewhere"
             ) from exc
         finally:
             await self._pool.release(conn)

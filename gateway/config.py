@@ -4,21 +4,20 @@ Keys use Hive's names and defaults where Hive has one (e.g. `hive.txn.timeout`, 
 weakest first: built-in defaults, a TOML file (`--config`), environment variables, flags
 (`--conf key=value`, or the named shorthands of `serve`). An environment variable is the key in
 upper case with dots as underscores, prefixed `MSGW_`: `hive.txn.timeout` -> `MSGW_HIVE_TXN_TIMEOUT`.
-Durations take Hive's suffixes (ms, s, m, h, d; a bare number means seconds).
+Durations take Hive's suffixes (ms, s, m, h, d; a bare number means seconds): store/durations.py.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
 
+from store import durations
+
 ENV_PREFIX = "MSGW_"
-_DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(ms|msec|s|sec|m|min|h|d)?\s*", re.IGNORECASE)
-_UNIT_SECONDS = {"ms": 0.001, "msec": 0.001, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "d": 86400}
 
 
 class ConfigError(ValueError):
@@ -26,12 +25,11 @@ class ConfigError(ValueError):
 
 
 def parse_duration(value: str | int | float, key: str) -> float:
-    if isinstance(value, (int, float)):
-        return float(value)
-    m = _DURATION.fullmatch(value)
-    if not m:
-        raise ConfigError(f"{key}: {value!r} is not a duration (examples: 300s, 100ms, 5m)")
-    return float(m.group(1)) * _UNIT_SECONDS[(m.group(2) or "s").lower()]
+    """Seconds in a duration setting (store/durations.py); ConfigError naming `key` otherwise."""
+    try:
+        return durations.parse_duration(value)
+    except durations.DurationError:
+        raise ConfigError(f"{key}: {value!r} is not a duration (examples: 300s, 100ms, 5m)") from None
 
 
 def _setting(key: str, default: Any, doc: str, kind: str = "") -> Any:

@@ -29,6 +29,7 @@ from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import locks_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
+from store.backoff import Backoff
 from store.clock import SYSTEM_CLOCK, Clock
 from store.lock_rules import DataOperationType, LockPlan, LockPolicy, LockType
 
@@ -70,11 +71,8 @@ class RetryPolicy:
         return cls(num_retries=settings.lock_num_retries, max_sleep_s=settings.lock_sleep_between_retries_s)
 
     def sleeps(self) -> Iterator[float]:
-        """The sleep before each retry: 0.1, 0.2, 0.4 ... s, each at most max_sleep_s."""
-        delay = self.initial_sleep_s
-        for _ in range(self.num_retries):
-            yield min(delay, self.max_sleep_s)
-            delay *= 2
+        """The sleep before each retry: 0.1, 0.2, 0.4 ... s, each at most max_sleep_s (no jitter, as Hive)."""
+        return Backoff(initial_s=self.initial_sleep_s, max_s=self.max_sleep_s).delays(self.num_retries)
 
 
 def lock_policy_from_settings(settings: Any) -> LockPolicy:

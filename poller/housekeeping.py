@@ -19,9 +19,10 @@ import asyncpg
 
 from store import housekeeping as hk
 from store import locks
+from store.backoff import Backoff
 from store.clock import SYSTEM_CLOCK, Clock
 from store.db import Database
-from store.events import append_events
+from store.events import Outcome
 from store.sql import housekeeping as sql
 from store.txn_store import TxnStore
 
@@ -69,6 +70,7 @@ class Housekeeper:
 
     async def _loop(self, name: str, start_s: float, interval_s: float, once: Callable[[], Awaitable[object]]) -> None:
         await self.clock.sleep(start_s)
+        backoff = Backoff(initial_s=interval_s, max_s=MAX_BACKOFF_S, max_doublings=5)  # interval x 2^failures
         failures = 0
         while True:
             try:
@@ -82,18 +84,22 @@ class Housekeeper:
                 failures += 1
                 self.stats["errors"] += 1
                 _log.exception("housekeeping loop %r failed (%d in a row)", name, failures)
-                await self.clock.sleep(min(MAX_BACKOFF_S, interval_s * 2 ** min(failures, 5)))
+                await self.clock.sleep(backoff.delay(failures))
 
-    async def _elected(self, lock_id: int, work: Callable[[asyncpg.Connection], Awaitable[int]]) -> int | None:
-        async def run(conn: asyncpg.Connection) -> int | None:
+    async def _elected(self, lock_id: int,
+                       work: Callable[[asyncpg.Connection], Awaitable[Outcome[int]]]) -> int | None:
+        """`work` in one transaction, if this gateway holds `lock_id`; None when another one does.
+        The events `work` returns are appended last in the same transaction (Database.transact)."""
+        async def run(conn: asyncpg.Connection) -> Outcome[int | None]:
             if not await conn.fetchval(sql.TRY_LEADERSHIP, lock_id):
-                return None
-            return await work(conn)
+                return Outcome(None)
+            done = await work(conn)
+            return Outcome(done.value, done.events)
 
-        return await self.db.transact(run)
+        return (await self.db.transact(run)).value
 
     async def reap_once(self) -> int | None:
-        async def work(conn: asyncpg.Connection) -> int:
+        async def work(conn: asyncpg.Connection) -> Outcome[int]:
             # Hive's performTimeOuts: standalone locks first (timeOutLocks), then txns (their locks go with them).
             expired = await locks.time_out_locks(conn, self.settings.txn_timeout_s)
             if expired:
@@ -101,32 +107,30 @@ class Housekeeper:
                 self.stats["timed_out_locks"] = self.stats.get("timed_out_locks", 0) + len(request_ids)
                 _log.warning("released %d lock request(s) without a heartbeat for %gs: %s", len(request_ids),
                              self.settings.txn_timeout_s, request_ids[:20])
-            ids, events = await hk.reap_timed_out_txns(conn, self.settings.txn_timeout_s)
-            await append_events(conn, events)
+            reaped = await hk.reap_timed_out_txns(conn, self.settings.txn_timeout_s)
+            ids = reaped.value
             if ids:
                 _log.warning("aborted %d txn(s) without a heartbeat for %gs: %s", len(ids), self.settings.txn_timeout_s,
                              ids[:20])
-            return len(ids)
+            return Outcome(len(ids), reaped.events)
 
         reaped = await self._elected(REAPER_LOCK, work)
         self.stats["reaped_txns"] += reaped or 0
         return reaped
 
     async def clean_once(self) -> int | None:
-        async def work(conn: asyncpg.Connection) -> int:
+        async def work(conn: asyncpg.Connection) -> Outcome[int]:
             result = await hk.clean_txn_to_write_id(conn)
             self.stats["t2w_tables_cleaned"] += result.rows_deleted_tables
-            collected, events = await hk.gc_versions(conn)
-            await append_events(conn, events)
-            return collected
+            return await hk.gc_versions(conn)
 
         collected = await self._elected(ACID_HOUSEKEEPER_LOCK, work)
         self.stats["versions_collected"] += collected or 0
         return collected
 
     async def trim_once(self) -> int | None:
-        async def work(conn: asyncpg.Connection) -> int:
-            return await hk.trim_event_log(conn, self.settings.event_ttl_s)
+        async def work(conn: asyncpg.Connection) -> Outcome[int]:
+            return Outcome(await hk.trim_event_log(conn, self.settings.event_ttl_s))
 
         trimmed = await self._elected(EVENT_TRIM_LOCK, work)
         self.stats["events_trimmed"] += trimmed or 0

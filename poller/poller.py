@@ -37,11 +37,15 @@ from store import events
 from store.cache import loader
 from store.cache.entry import Codec, TableEntry
 from store.cache.sharded import ShardedCache
+from store.backoff import Backoff
 from store.db import Database
 from store.models import NotificationEvent
 from store.sql.events import EVENT_CHANNEL
 
 _log = logging.getLogger(__name__)
+
+# After the n-th failure in a row: 0.1, 0.2, 0.4 ... s, at most 5 s (the database may be restarting).
+_ERROR_BACKOFF = Backoff(initial_s=0.05, max_s=5.0)
 
 
 @dataclass
@@ -150,7 +154,7 @@ class Poller:
                     self.stats.errors += 1
                     _log.warning("poller: %s (retry %d)", exc, failures)
                     await self._close_listener()
-                    await asyncio.sleep(min(5.0, 0.05 * 2 ** min(failures, 7)))
+                    await asyncio.sleep(_ERROR_BACKOFF.delay(failures))
         finally:
             fills.cancel()
             await asyncio.wait([fills])
@@ -175,12 +179,12 @@ class Poller:
         for event in batch:
             message = decode(event)
             if event.event_type in DATABASE_EVENTS:
-                if event.event_type == "DROP_DATABASE":
+                if event.event_type == events.EventType.DROP_DATABASE:
                     self.cache.drop_database(event.db_name)
                 else:
                     self.cache.put_database(store_codec.database_from_row(message["database"]))
                 continue
-            if event.event_type == "CREATE_TABLE" and self.cache.get(event.table_id) is None:
+            if event.event_type == events.EventType.CREATE_TABLE and self.cache.get(event.table_id) is None:
                 self._flush(batches)
                 self.cache.install(new_table_entry(event, message, self._codec))
                 continue

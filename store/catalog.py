@@ -1,9 +1,10 @@
 """Catalog operations: databases, tables, partitions.
 
 Each write is a function taking a connection inside the caller's transaction: it validates,
-changes rows, and appends exactly one notification event per committed change as its last
-step. Any error raised before commit rolls the whole transaction back, so a failed batch leaves
-no partial state. Reads take their own snapshot (see `CatalogStore`).
+changes rows, and returns an `Outcome`: its result and exactly one notification event per
+committed change (after the write id allocation's, if it took one), which `Database.transact`
+appends as the transaction's last step. Any error raised before commit rolls the whole
+transaction back, so a failed batch leaves no partial state. Reads take their own snapshot (see `CatalogStore`).
 
 Writes to transactional (ACID) tables run under an open txn and its write id W for the table:
 they never overwrite a version another snapshot may read. A replaced or dropped version gets
@@ -24,7 +25,7 @@ import asyncpg
 from store import codec, locks, txns
 from store import names as n
 from store.errors import Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
-from store.events import EventType, NewEvent, append_event, append_events
+from store.events import EventType, NewEvent, Outcome
 from store.lock_rules import LockScope
 from store.models import Database, FieldSchema, Partition, Table, TableType
 from store.partition_filter import Filter
@@ -73,7 +74,7 @@ async def _lock_latest(
 # -- databases ---------------------------------------------------------------------------------
 
 
-async def create_database(conn: asyncpg.Connection, db: Database, warehouse_dir: str) -> tuple[Database, int]:
+async def create_database(conn: asyncpg.Connection, db: Database, warehouse_dir: str) -> Outcome[Database]:
     name = n.normalize_identifier(db.name, "database")
     created = replace(
         db,
@@ -87,10 +88,8 @@ async def create_database(conn: asyncpg.Connection, db: Database, warehouse_dir:
     )
     if row_id is None:
         raise AlreadyExists(f"database {name} already exists")
-    event_id = await append_event(
-        conn, NewEvent(EventType.CREATE_DATABASE, db_name=name, message={"database": codec.database_to_json(created)})
-    )
-    return created, event_id
+    return Outcome(created, (
+        NewEvent(EventType.CREATE_DATABASE, db_name=name, message={"database": codec.database_to_json(created)}),))
 
 
 async def get_database(conn: asyncpg.Connection, name: str, *, for_update: bool = False) -> Database:
@@ -105,7 +104,7 @@ async def list_databases(conn: asyncpg.Connection, pattern: str = "") -> list[st
     return [r["name"] for r in await conn.fetch(sql.LIST_DATABASES) if n.matches_hive_pattern(r["name"], pattern)]
 
 
-async def alter_database(conn: asyncpg.Connection, name: str, new: Database) -> tuple[Database, int]:
+async def alter_database(conn: asyncpg.Connection, name: str, new: Database) -> Outcome[Database]:
     old = await get_database(conn, name, for_update=True)
     if new.name and new.name.lower() != old.name:
         raise InvalidArgument(f"database {old.name} cannot be renamed to {new.name}: Hive databases cannot be renamed")
@@ -113,19 +112,16 @@ async def alter_database(conn: asyncpg.Connection, name: str, new: Database) -> 
                       parameters=dict(new.parameters))
     await conn.execute(sql.UPDATE_DATABASE, old.name, altered.description, altered.location, altered.owner,
                        dict(altered.parameters))
-    event_id = await append_event(
-        conn, NewEvent(EventType.ALTER_DATABASE, db_name=old.name,
-                       message={"database": codec.database_to_json(altered)})
-    )
-    return altered, event_id
+    return Outcome(altered, (
+        NewEvent(EventType.ALTER_DATABASE, db_name=old.name, message={"database": codec.database_to_json(altered)}),))
 
 
-async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool, if_exists: bool) -> int:
+async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool, if_exists: bool) -> Outcome[None]:
     try:
         db = await get_database(conn, name, for_update=True)
     except NotFound:
         if if_exists:
-            return 0
+            return Outcome(None)
         raise
     locked = await _lock_latest(conn, f"the tables of database {db.name}", sql.LIST_LATEST_TABLES_FOR_UPDATE,
                                 sql.CURRENT_TABLE_VERSIONS_OF_DATABASE, db.name)
@@ -143,7 +139,7 @@ async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool, i
     await conn.execute(sql.DELETE_DATABASE, db.name)
     await locks.check_no_conflicting_holders(conn, LockScope(db.name), f"drop database {db.name}")
     events.append(NewEvent(EventType.DROP_DATABASE, db_name=db.name, message={"database": codec.database_to_json(db)}))
-    return (await append_events(conn, events))[-1]
+    return Outcome(None, tuple(events))
 
 
 # -- tables ------------------------------------------------------------------------------------
@@ -194,7 +190,7 @@ def _normalize_table(t: Table, db_location: str) -> Table:
                    parameters=parameters, sd=sd)
 
 
-async def create_table(conn: asyncpg.Connection, table: Table) -> tuple[Table, int]:
+async def create_table(conn: asyncpg.Connection, table: Table) -> Outcome[Table]:
     db = await get_database(conn, table.db_name)
     t = replace(_normalize_table(table, db.location), create_time=_now_s(), write_id=0)
     await _check_name_not_reserved(conn, t.db_name, t.name, 0)
@@ -204,11 +200,10 @@ async def create_table(conn: asyncpg.Connection, table: Table) -> tuple[Table, i
     if table_id is None:
         raise AlreadyExists(f"table {t.full_name} already exists")
     created = replace(t, table_id=table_id)
-    event_id = await append_event(conn, NewEvent(
+    return Outcome(created, (NewEvent(
         EventType.CREATE_TABLE, db_name=t.db_name, table_name=t.name, table_id=table_id,
         message={"table": codec.table_to_json(created)},
-    ))
-    return created, event_id
+    ),))
 
 
 async def get_table(conn: asyncpg.Connection, db_name: str, table_name: str, *, lock: str = "") -> Table:
@@ -236,7 +231,7 @@ async def list_tables(conn: asyncpg.Connection, db_name: str, pattern: str = "")
 
 async def alter_table(
     conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, txn_id: int = 0
-) -> tuple[Table, int]:
+) -> Outcome[Table]:
     """Replace a table's definition; a different db/name renames it (the table id is kept).
 
     Partition keys cannot change, and a transactional table cannot become non-transactional.
@@ -275,12 +270,11 @@ async def alter_table(
     else:
         await conn.execute(sql.UPDATE_LATEST_TABLE_IN_PLACE, altered.table_id, altered.db_name, altered.name,
                            altered.table_type.value, altered.transactional, body)
-    event_ids = await append_events(conn, [*ctx.events, NewEvent(
+    return Outcome(altered, (*ctx.events, NewEvent(
         EventType.ALTER_TABLE, db_name=altered.db_name, table_name=altered.name, table_id=altered.table_id,
         txn_id=ctx.txn_id, write_id=ctx.write_id,
         message={"table_before": codec.table_to_json(old), "table": codec.table_to_json(altered)},
-    )])
-    return altered, event_ids[-1]
+    )))
 
 
 def _drop_table_event(table: Table) -> NewEvent:
@@ -293,18 +287,18 @@ async def _delete_table_rows(conn: asyncpg.Connection, table_id: int) -> None:
     await conn.execute(sql.DELETE_TABLE_VERSIONS, table_id)
 
 
-async def drop_table(conn: asyncpg.Connection, db_name: str, table_name: str, *, if_exists: bool) -> int:
+async def drop_table(conn: asyncpg.Connection, db_name: str, table_name: str, *, if_exists: bool) -> Outcome[None]:
     try:
         table = await get_table(conn, db_name, table_name, lock="update")
     except NotFound:
         if if_exists:
-            return 0
+            return Outcome(None)
         raise
     await _delete_table_rows(conn, table.table_id)
     # Last, so enqueues are held back only briefly: refuse while someone holds a conflicting lock.
     await locks.check_no_conflicting_holders(conn, LockScope(table.db_name, table.name),
                                              f"drop table {table.full_name}")
-    return await append_event(conn, _drop_table_event(table))
+    return Outcome(None, (_drop_table_event(table),))
 
 
 def check_table_id(table: Table, expected_table_id: int) -> None:
@@ -333,8 +327,8 @@ async def _begin_write(conn: asyncpg.Connection, table: Table, txn_id: int) -> W
             f"{table.full_name} is transactional: writes need an open txn_id (OpenTxns), since every write to a "
             "transactional table takes a write id"
         )
-    ids, event = await txns.allocate_write_ids(conn, table, [txn_id])
-    return WriteContext(ids[txn_id], txn_id, (event,) if event else ())
+    allocated = await txns.allocate_write_ids(conn, table, [txn_id])
+    return WriteContext(allocated.value[txn_id], txn_id, allocated.events)
 
 
 # A txn id no txn can have: outside a txn only open writers conflict, never committed ones.
@@ -406,7 +400,7 @@ def _unique_names(parts: Sequence[Partition], what: str) -> None:
 async def add_partitions(
     conn: asyncpg.Connection, db_name: str, table_name: str, parts: Sequence[Partition], *, if_not_exists: bool,
     expected_table_id: int = 0, txn_id: int = 0,
-) -> tuple[list[Partition], int]:
+) -> Outcome[list[Partition]]:
     """Add a batch all-or-nothing. Existing partitions fail the whole batch unless `if_not_exists`,
     in which case they are skipped. Returns the partitions added and the event id (0: none added)."""
     table = await get_table(conn, db_name, table_name, lock="share")
@@ -427,13 +421,12 @@ async def add_partitions(
             f"partition(s) of {table.full_name} already exist: {_list_preview(existing)}; nothing was added")
     added = [p for p in completed if p.name in inserted]
     if not added:  # the write id may still be new: its allocation is an event of its own
-        return [], (await append_events(conn, list(ctx.events)))[-1] if ctx.events else 0
-    event_ids = await append_events(conn, [*ctx.events, NewEvent(
+        return Outcome([], ctx.events)
+    return Outcome(added, (*ctx.events, NewEvent(
         EventType.ADD_PARTITION, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
         txn_id=ctx.txn_id, write_id=ctx.write_id,
         message={"partitions": [codec.partition_to_json(p) for p in added]},
-    )])
-    return added, event_ids[-1]
+    )))
 
 
 def canonical_names(table: Table, names: Sequence[str]) -> list[str]:
@@ -619,7 +612,7 @@ async def _lock_partitions(conn: asyncpg.Connection, table: Table, names: Sequen
 async def alter_partitions(
     conn: asyncpg.Connection, db_name: str, table_name: str, parts: Sequence[Partition], expected_table_id: int = 0,
     txn_id: int = 0,
-) -> tuple[list[Partition], int]:
+) -> Outcome[list[Partition]]:
     """Replace the storage descriptor and parameters of existing partitions, all or nothing.
     An empty location keeps the partition's current one."""
     table = await get_table(conn, db_name, table_name, lock="share")
@@ -651,18 +644,17 @@ async def alter_partitions(
         await conn.fetch(sql.INSERT_PARTITIONS, table.table_id, new_rows, _now_s(), ctx.write_id)
     else:
         await conn.fetch(sql.UPDATE_PARTITIONS_IN_PLACE, table.table_id, bodies)
-    event_ids = await append_events(conn, [*ctx.events, NewEvent(
+    return Outcome(altered, (*ctx.events, NewEvent(
         EventType.ALTER_PARTITION, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
         txn_id=ctx.txn_id, write_id=ctx.write_id,
         message={"partitions": [codec.partition_to_json(p) for p in altered]},
-    )])
-    return altered, event_ids[-1]
+    )))
 
 
 async def drop_partitions(
     conn: asyncpg.Connection, db_name: str, table_name: str, names: Sequence[str], *, if_exists: bool,
     expected_table_id: int = 0, txn_id: int = 0,
-) -> tuple[list[str], int]:
+) -> Outcome[list[str]]:
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
     wanted = canonical_names(table, names)
@@ -682,11 +674,10 @@ async def drop_partitions(
         missing = sorted(set(wanted) - set(dropped))
         raise NotFound(f"partition(s) of {table.full_name} do not exist: {_list_preview(missing)}; nothing was dropped")
     if not dropped:
-        return [], (await append_events(conn, list(ctx.events)))[-1] if ctx.events else 0
+        return Outcome([], ctx.events)
     order = {name: i for i, name in enumerate(wanted)}
     dropped.sort(key=order.__getitem__)
-    event_ids = await append_events(conn, [*ctx.events, NewEvent(
+    return Outcome(dropped, (*ctx.events, NewEvent(
         EventType.DROP_PARTITION, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
         txn_id=ctx.txn_id, write_id=ctx.write_id, message={"partition_names": dropped},
-    )])
-    return dropped, event_ids[-1]
+    )))

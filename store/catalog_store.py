@@ -1,6 +1,7 @@
 """The catalog as the gateway sees it: one method per operation, each one database transaction.
 
-Writes run in `Database.transact` (bounded retry on serialization failures); reads that touch
+Writes run in `Database.transact` (bounded retry on serialization failures; it appends the events
+a write returns and answers their ids: each method passes on the last one, 0 when nothing changed); reads that touch
 several rows run in one REPEATABLE READ snapshot so a table and its partitions are consistent.
 """
 
@@ -41,7 +42,8 @@ class CatalogStore:
 
     # databases
     async def create_database(self, database: DatabaseModel) -> tuple[DatabaseModel, int]:
-        return await self._db.transact(catalog.create_database, database, self._warehouse_dir)
+        written = await self._db.transact(catalog.create_database, database, self._warehouse_dir)
+        return written.value, written.event_id
 
     async def get_database(self, name: str) -> Read[DatabaseModel]:
         async def read(conn: asyncpg.Connection) -> Read[DatabaseModel]:
@@ -53,14 +55,16 @@ class CatalogStore:
         return await self._db.read(catalog.list_databases, pattern)
 
     async def alter_database(self, name: str, database: DatabaseModel) -> tuple[DatabaseModel, int]:
-        return await self._db.transact(catalog.alter_database, name, database)
+        written = await self._db.transact(catalog.alter_database, name, database)
+        return written.value, written.event_id
 
     async def drop_database(self, name: str, *, cascade: bool, if_exists: bool) -> int:
-        return await self._db.transact(catalog.drop_database, name, cascade=cascade, if_exists=if_exists)
+        return (await self._db.transact(catalog.drop_database, name, cascade=cascade, if_exists=if_exists)).event_id
 
     # tables
     async def create_table(self, table: Table) -> tuple[Table, int]:
-        return await self._db.transact(catalog.create_table, table)
+        written = await self._db.transact(catalog.create_table, table)
+        return written.value, written.event_id
 
     async def get_table(self, db_name: str, table_name: str, snapshot: ReadSnapshot) -> Read[Table]:
         async def read(conn: asyncpg.Connection) -> Read[Table]:
@@ -73,18 +77,21 @@ class CatalogStore:
         return await self._db.read(catalog.list_tables, db_name, pattern)
 
     async def alter_table(self, db_name: str, table_name: str, table: Table, txn_id: int = 0) -> tuple[Table, int]:
-        return await self._db.transact(catalog.alter_table, db_name, table_name, table, txn_id)
+        written = await self._db.transact(catalog.alter_table, db_name, table_name, table, txn_id)
+        return written.value, written.event_id
 
     async def drop_table(self, db_name: str, table_name: str, *, if_exists: bool) -> int:
-        return await self._db.transact(catalog.drop_table, db_name, table_name, if_exists=if_exists)
+        return (await self._db.transact(catalog.drop_table, db_name, table_name, if_exists=if_exists)).event_id
 
     # partitions
     async def add_partitions(
         self, db_name: str, table_name: str, parts: Sequence[Partition], *, if_not_exists: bool,
         expected_table_id: int = 0, txn_id: int = 0,
     ) -> tuple[list[Partition], int]:
-        return await self._db.transact(catalog.add_partitions, db_name, table_name, parts, if_not_exists=if_not_exists,
-                                       expected_table_id=expected_table_id, txn_id=txn_id)
+        written = await self._db.transact(catalog.add_partitions, db_name, table_name, parts,
+                                          if_not_exists=if_not_exists, expected_table_id=expected_table_id,
+                                          txn_id=txn_id)
+        return written.value, written.event_id
 
     async def get_partitions_by_names(
         self, db_name: str, table_name: str, names: Sequence[str], snapshot: ReadSnapshot
@@ -132,14 +139,17 @@ class CatalogStore:
     async def alter_partitions(
         self, db_name: str, table_name: str, parts: Sequence[Partition], expected_table_id: int = 0, txn_id: int = 0
     ) -> tuple[list[Partition], int]:
-        return await self._db.transact(catalog.alter_partitions, db_name, table_name, parts, expected_table_id, txn_id)
+        written = await self._db.transact(catalog.alter_partitions, db_name, table_name, parts, expected_table_id,
+                                          txn_id)
+        return written.value, written.event_id
 
     async def drop_partitions(
         self, db_name: str, table_name: str, names: Sequence[str], *, if_exists: bool, expected_table_id: int = 0,
         txn_id: int = 0,
     ) -> tuple[list[str], int]:
-        return await self._db.transact(catalog.drop_partitions, db_name, table_name, names, if_exists=if_exists,
-                                       expected_table_id=expected_table_id, txn_id=txn_id)
+        written = await self._db.transact(catalog.drop_partitions, db_name, table_name, names, if_exists=if_exists,
+                                          expected_table_id=expected_table_id, txn_id=txn_id)
+        return written.value, written.event_id
 
     # notification log
     async def current_event_id(self) -> int:

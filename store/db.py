@@ -2,7 +2,10 @@
 
 `Database.transact(fn, *args)` runs `fn(conn, *args)` in one database transaction and retries it
 a bounded number of times on serialization failures and deadlocks, the only errors for which a
-blind retry is correct. Connection loss becomes `Unavailable` (retryable by the caller).
+blind retry is correct. Connection loss becomes `Unavailable` (retryable by the caller), and so do
+the two time-outs, each named for what it is: no connection became free within the acquire
+time-out (the pool is busy), or a statement ran past asyncpg's `command_timeout`
+(`CommandTimeout`; asyncpg cancels the statement, the transaction rolls back).
 """
 
 from __future__ import annotations
@@ -10,18 +13,24 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import random
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Concatenate, ParamSpec, TypeVar
+from typing import Any, AsyncIterator, Awaitable, Callable, Concatenate, ParamSpec, TypeVar, overload
 
 import asyncpg
 
-from store.errors import StoreError, Unavailable
+from store.backoff import Backoff
+from store.errors import CommandTimeout, StoreError, Unavailable
+from store.events import Outcome, Written, append_events
 
 _log = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 T = TypeVar("T")
+
+# Between attempts after a conflict: uniform in [0, 0.01 * 2**attempt] s (attempt 1, 2 ...), jittered in full
+# so colliding writers do not collide again in lock step.
+_CONFLICT_BACKOFF = Backoff(initial_s=0.005, max_s=1.0, jitter=1.0)
 
 _RETRYABLE = (asyncpg.SerializationError, asyncpg.DeadlockDetectedError)
 _CONNECTION_LOST = (
@@ -32,6 +41,12 @@ _CONNECTION_LOST = (
     ConnectionError,
     OSError,
 )
+
+
+def _cancelling() -> bool:
+    """True when this task is being cancelled: a TimeoutError then belongs to the caller's own
+    time-out (asyncio.timeout turns the cancellation into one), not to the database."""
+    return (task := asyncio.current_task()) is not None and task.cancelling() > 0
 
 
 async def _init_connection(conn: asyncpg.Connection) -> None:
@@ -73,29 +88,47 @@ class Database:
     def pool(self) -> asyncpg.Pool:
         return self._pool
 
+    @overload
+    async def transact(  # an Outcome: its events appended, `Written` back (listed first: it wins, as at run time)
+        self,
+        fn: Callable[Concatenate[asyncpg.Connection, P], Awaitable[Outcome[T]]],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> Written[T]: ...
+
+    @overload
     async def transact(
         self,
         fn: Callable[Concatenate[asyncpg.Connection, P], Awaitable[T]],
         *args: P.args,
         **kwargs: P.kwargs,
-    ) -> T:
-        """Run `fn(conn, ...)` inside one transaction; bounded retry on serialization/deadlock."""
+    ) -> T: ...
+
+    async def transact(
+        self,
+        fn: Callable[Concatenate[asyncpg.Connection, P], Awaitable[Any]],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> Any:
+        """Run `fn(conn, ...)` inside one transaction; bounded retry on serialization/deadlock.
+
+        When `fn` returns an `Outcome`, its events are appended in order as the transaction's last
+        step (after `fn` returned, right before commit: the event ids are allocated last) and the
+        answer is `Written(value, event ids)`; otherwise `fn`'s result as it is."""
         attempt = 0
         while True:
             attempt += 1
             try:
-                async with self._pool.acquire(timeout=self._settings.acquire_timeout_s) as conn:
+                async with self._connection() as conn:
                     async with conn.transaction():
-                        return await fn(conn, *args, **kwargs)
+                        result = await fn(conn, *args, **kwargs)
+                        if isinstance(result, Outcome):
+                            return Written(result.value, tuple(await append_events(conn, result.events)))
+                        return result
             except _RETRYABLE as exc:
                 if attempt > self._settings.max_retries:
                     raise StoreError(f"gave up after {attempt} attempts on a database conflict: {exc}") from exc
-                # Jittered back-off so colliding writers do not collide again in lock step.
-                await asyncio.sleep(random.uniform(0, 0.01 * 2**attempt))
-            except asyncio.TimeoutError as exc:
-                if (task := asyncio.current_task()) is not None and task.cancelling():
-                    raise
-                raise Unavailable("no database connection became free in time (pool exhausted)") from exc
+                await asyncio.sleep(_CONFLICT_BACKOFF.delay(attempt))
             except _CONNECTION_LOST as exc:
                 raise Unavailable(f"lost the connection to PostgreSQL: {exc}") from exc
 
@@ -107,15 +140,40 @@ class Database:
     ) -> T:
         """Run a read-only `fn(conn, ...)` in one REPEATABLE READ snapshot (consistent multi-query reads)."""
         try:
-            async with self._pool.acquire(timeout=self._settings.acquire_timeout_s) as conn:
+            async with self._connection() as conn:
                 async with conn.transaction(isolation="repeatable_read", readonly=True):
                     return await fn(conn, *args, **kwargs)
-        except asyncio.TimeoutError as exc:
-            if (task := asyncio.current_task()) is not None and task.cancelling():
-                raise
-            raise Unavailable("no database connection became free in time (pool exhausted)") from exc
         except _CONNECTION_LOST as exc:
             raise Unavailable(f"lost the connection to PostgreSQL: {exc}") from exc
+
+    @asynccontextmanager
+    async def _connection(self) -> AsyncIterator[asyncpg.Connection]:
+        """A pooled connection, released however the block ends. The two time-outs become
+        `Unavailable` with their own messages: the acquire (every connection busy) and, inside the
+        block, asyncpg's `command_timeout` (it raises TimeoutError from the statement it cancelled)."""
+        s = self._settings
+        try:
+            conn = await self._pool.acquire(timeout=s.acquire_timeout_s)
+        except asyncio.TimeoutError as exc:
+            if _cancelling():
+                raise
+            raise Unavailable(
+                f"no database connection became free in time: all {s.max_size} connections of the pool stayed busy "
+                f"for {s.acquire_timeout_s:g}s (metastore.gateway.pool.acquire.timeout); retry, or raise "
+                "datanucleus.connectionPool.maxPoolSize"
+            ) from exc
+        try:
+            yield conn
+        except asyncio.TimeoutError as exc:
+            if _cancelling():
+                raise
+            raise CommandTimeout(
+                f"a database statement ran longer than the command time-out ({s.command_timeout_s:g}s) and was "
+                "cancelled, its transaction rolled back. Retry; if it keeps happening the database is overloaded or "
+                "a statement waits on a lock held elsewhere"
+            ) from exc
+        finally:
+            await self._pool.release(conn)
 
     async def close(self, timeout_s: float = 10.0) -> None:
         """Close gracefully within `timeout_s`, then terminate what is left."""

@@ -37,7 +37,18 @@ class ResourceExhausted(StoreError):
 
 
 class Unavailable(StoreError):
-    """The database cannot be reached; retryable."""
+    """The database cannot be reached, or no connection became free in time; retryable."""
+
+
+class CommandTimeout(Unavailable):
+    """A statement ran past the pool's command time-out and was cancelled, its transaction rolled back.
+
+    A kind of Unavailable, so it answers UNAVAILABLE (gateway/errors.py and the Thrift table resolve
+    a class through its bases): the transaction was rolled back, so a retry is safe (the one doubt,
+    a COMMIT itself timing out, is the same as a connection lost at commit, which is Unavailable
+    too), and the usual causes (an overloaded database, a long lock wait) pass. Not
+    DEADLINE_EXCEEDED: that status says the *caller's* deadline expired, which it did not; the
+    message names the time-out instead."""
 
 
 class SchemaMismatch(StoreError):

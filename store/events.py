@@ -1,14 +1,19 @@
 """Appending to and reading the notification log.
 
-Every catalog change appends its event in the same database transaction (`append_events` is the
-last statement before commit, which keeps the sequence row lock short). Readers see events in id
-order with no gaps among committed ids; see store/sql/events.py for why.
+Every change appends its events in the same database transaction, as its last step before commit:
+taking ids locks the sequence row until the transaction ends, so the later it happens the shorter
+writers queue on it (see store/sql/events.py for why ids are then in commit order). That order is
+structural: a write returns an `Outcome` (its result and its events), and `Database.transact`
+appends those events after the write returned, right before commit, and hands back `Written` (the
+result and the event ids). Nothing else calls `append_events`. Readers see events in id order with
+no gaps among committed ids.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from enum import StrEnum
+from typing import Any, Generic, Sequence, TypeVar
 
 import asyncpg
 
@@ -16,7 +21,13 @@ from store.models import NotificationEvent
 from store.sql import events as sql
 
 
-class EventType:
+class EventType(StrEnum):
+    """Every event type the notification log holds: the one list producers (store/catalog.py,
+    store/txns.py, store/housekeeping.py) and consumers (the poller, tests) name them by. The values
+    are the wire strings, stored in the log and sent to clients (Hive's names where Hive has the
+    event); never change one. A `StrEnum`, so a member equals its string and a plain `str` read back
+    from the log looks a member up by value (`EventType(row["event_type"])`)."""
+
     CREATE_DATABASE = "CREATE_DATABASE"
     ALTER_DATABASE = "ALTER_DATABASE"
     DROP_DATABASE = "DROP_DATABASE"
@@ -26,11 +37,16 @@ class EventType:
     ADD_PARTITION = "ADD_PARTITION"
     ALTER_PARTITION = "ALTER_PARTITION"
     DROP_PARTITION = "DROP_PARTITION"
+    OPEN_TXN = "OPEN_TXN"
+    COMMIT_TXN = "COMMIT_TXN"
+    ABORT_TXN = "ABORT_TXN"
+    ALLOC_WRITE_ID = "ALLOC_WRITE_ID_EVENT"
+    VERSIONS_GC = "VERSIONS_GC"  # the gateway's own: versions no snapshot can see were collected (housekeeping)
 
 
 @dataclass(frozen=True, slots=True)
 class NewEvent:
-    event_type: str
+    event_type: EventType
     db_name: str = ""
     table_name: str = ""
     message: dict[str, Any] = field(default_factory=dict)
@@ -39,9 +55,34 @@ class NewEvent:
     write_id: int = 0
 
 
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome(Generic[T]):
+    """What a write returns to `Database.transact`: its result and the events that record it, in
+    order (none: nothing changed). transact appends the events last, in the same transaction."""
+
+    value: T
+    events: tuple[NewEvent, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Written(Generic[T]):
+    """What `Database.transact` hands back for an `Outcome`: the result and its events' ids."""
+
+    value: T
+    event_ids: tuple[int, ...] = ()
+
+    @property
+    def event_id(self) -> int:
+        """The id of the write's last event, the one a caller passes on as its token; 0: nothing changed."""
+        return self.event_ids[-1] if self.event_ids else 0
+
+
 async def append_events(conn: asyncpg.Connection, events: Sequence[NewEvent]) -> list[int]:
-    """Append `events` in order; return their ids. Must run inside the caller's transaction, as
-    its last step: the sequence row stays locked until that transaction ends."""
+    """Append `events` in order; return their ids. `Database.transact` calls it as the last step of
+    the caller's transaction (the sequence row stays locked until that transaction ends)."""
     if not events:
         return []
     first = int(await conn.fetchval(sql.ALLOCATE_EVENT_IDS, len(events)))
@@ -53,10 +94,6 @@ async def append_events(conn: asyncpg.Connection, events: Sequence[NewEvent]) ->
     )
     await conn.execute(sql.NOTIFY_EVENT, str(ids[-1]))
     return ids
-
-
-async def append_event(conn: asyncpg.Connection, event: NewEvent) -> int:
-    return (await append_events(conn, [event]))[0]
 
 
 async def current_event_id(conn: asyncpg.Connection) -> int:

@@ -1,7 +1,8 @@
 """The housekeeping work itself, one function per job, each inside the caller's transaction.
 
 Loops and leader election live in poller/housekeeping.py; these functions only need a
-connection and return what they did, so tests can run them directly.
+connection and return what they did (with the events to append, as an `Outcome` for
+`Database.transact`), so tests can run them directly.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from store import txns
-from store.events import NewEvent
+from store.events import EventType, NewEvent, Outcome
 from store.sql import housekeeping as sql
 
 TIMED_OUT_BATCH = 50000  # Hive's TIMED_OUT_TXN_ABORT_BATCH_SIZE
@@ -24,14 +25,14 @@ class CleanResult:
     committed_txns_deleted: int
 
 
-async def reap_timed_out_txns(conn: asyncpg.Connection, timeout_s: float) -> tuple[list[int], list[NewEvent]]:
+async def reap_timed_out_txns(conn: asyncpg.Connection, timeout_s: float) -> Outcome[list[int]]:
     """Abort open txns without a heartbeat for `timeout_s`; their versions are discarded and
     their locks released. Rows locked by a concurrent commit or heartbeat are skipped."""
     ids = [r["txn_id"] for r in await conn.fetch(sql.TIMED_OUT_TXNS, timeout_s, TIMED_OUT_BATCH)]
     if not ids:
-        return [], []
-    events = await txns.abort_txns(conn, ids, reason=f"timed out: no heartbeat for {timeout_s:g}s (hive.txn.timeout)")
-    return ids, events
+        return Outcome([])
+    aborted = await txns.abort_txns(conn, ids, reason=f"timed out: no heartbeat for {timeout_s:g}s (hive.txn.timeout)")
+    return Outcome(ids, aborted.events)
 
 
 async def clean_txn_to_write_id(conn: asyncpg.Connection) -> CleanResult:
@@ -47,7 +48,7 @@ async def clean_txn_to_write_id(conn: asyncpg.Connection) -> CleanResult:
     return CleanResult(lwm, len(rows), int(status.split()[-1]))
 
 
-async def gc_versions(conn: asyncpg.Connection) -> tuple[int, list[NewEvent]]:
+async def gc_versions(conn: asyncpg.Connection) -> Outcome[int]:
     """Delete table and partition versions no open snapshot can see; raise each table's
     gc_watermark so an older snapshot gets 'snapshot too old' instead of a wrong answer. Returns
     the number deleted and one VERSIONS_GC event per table, so every cache prunes the same."""
@@ -61,9 +62,9 @@ async def gc_versions(conn: asyncpg.Connection) -> tuple[int, list[NewEvent]]:
             deleted += sum(r["n"] for r in rows)
             for r in rows:
                 watermarks[r["table_id"]] = max(watermarks.get(r["table_id"], 0), r["w"])
-    events = [NewEvent("VERSIONS_GC", table_id=table_id, message={"table_id": table_id, "gc_watermark": w})
-              for table_id, w in sorted(watermarks.items())]
-    return deleted, events
+    events = tuple(NewEvent(EventType.VERSIONS_GC, table_id=table_id, message={"table_id": table_id, "gc_watermark": w})
+                   for table_id, w in sorted(watermarks.items()))
+    return Outcome(deleted, events)
 
 
 async def trim_event_log(conn: asyncpg.Connection, ttl_s: float) -> int:

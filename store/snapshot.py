@@ -1,9 +1,14 @@
 """What a read must be consistent with, and the visibility rule for versioned metadata.
 
-A version (created_wid, dropped_wid) is visible to a snapshot when its creating write id is
-committed in the snapshot and its dropping write id (if any) is not. The reader's own write id
-counts as committed for it (read-your-own-writes). Write id 0 marks non-transactional writes,
-committed for everyone. The SQL form of the same rule is `_VISIBLE` in store/sql/catalog.py.
+This module owns the rule. A version (created_wid, dropped_wid) is visible to a snapshot when its
+creating write id is committed in the snapshot and its dropping write id (if any) is not. The
+reader's own write id counts as committed for it (read-your-own-writes). Write id 0 marks
+non-transactional writes, committed for everyone.
+
+Its other form: `VISIBLE` in store/sql/catalog.py, the same rule as a SQL predicate (parameters
+from `sql_params`), since partition reads filter in PostgreSQL. tests/e2e/test_visibility_rule.py
+evaluates both over a grid of versions, snapshots and own write ids, so they cannot drift. (The
+cache's entries apply the rule once more in store/cache/; that copy is not yet tied to this one.)
 """
 
 from __future__ import annotations
@@ -50,7 +55,7 @@ def is_visible(write_ids: ValidWriteIdList, own_write_id: int, created_wid: int,
 
 
 def sql_params(write_ids: ValidWriteIdList, own_write_id: int) -> tuple[int, list[int], int]:
-    """(hwm, exceptions, own write id) for the `_VISIBLE` predicate; -1 stands for no own write id."""
+    """(hwm, exceptions, own write id) for `VISIBLE` in store/sql/catalog.py; -1 stands for no own write id."""
     exceptions = [w for w in write_ids.exceptions if w != own_write_id]
     return write_ids.high_watermark, exceptions, own_write_id or -1
 

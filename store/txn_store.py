@@ -10,7 +10,7 @@ import asyncpg
 from store import catalog, txns
 from store.db import Database
 from store.errors import InvalidArgument, ResourceExhausted
-from store.events import append_event, append_events
+from store.events import Outcome
 from store.txns import TableWriteIds, TxnInfo
 from store.writeids import ValidTxnList
 
@@ -60,11 +60,8 @@ class TxnStore:
             )
         self.open_counter.check()
 
-        async def run(conn: asyncpg.Connection) -> tuple[list[int], int]:
-            ids, event = await txns.open_txns(conn, count, user=user, host=host, agent_info=agent_info)
-            return ids, await append_event(conn, event)
-
-        return await self._db.transact(run)
+        written = await self._db.transact(txns.open_txns, count, user=user, host=host, agent_info=agent_info)
+        return written.value, written.event_id
 
     async def refresh_open_count(self) -> int:
         count = await self._db.read(txns.count_open_txns)
@@ -72,17 +69,12 @@ class TxnStore:
         return count
 
     async def commit(self, txn_id: int) -> int:
-        async def run(conn: asyncpg.Connection) -> int:
-            event = await txns.commit_txn(conn, txn_id)
-            return await append_event(conn, event) if event else 0
-
-        return await self._db.transact(run)
+        """The COMMIT_TXN event's id; 0 when the txn was committed already."""
+        return (await self._db.transact(txns.commit_txn, txn_id)).event_id
 
     async def abort(self, txn_ids: Sequence[int], reason: str = "aborted by the client") -> list[int]:
-        async def run(conn: asyncpg.Connection) -> list[int]:
-            return await append_events(conn, await txns.abort_txns(conn, txn_ids, reason=reason))
-
-        return await self._db.transact(run)
+        """The ABORT_TXN events' ids, one per txn that was open."""
+        return list((await self._db.transact(txns.abort_txns, txn_ids, reason=reason)).event_ids)
 
     async def heartbeat(self, txn_ids: Sequence[int]) -> tuple[list[int], list[int]]:
         return await self._db.transact(txns.heartbeat, txn_ids)
@@ -91,14 +83,11 @@ class TxnStore:
         return await self._db.read(txns.get_open_txns, current_txn)
 
     async def allocate_write_ids(self, txn_ids: Sequence[int], db_name: str, table_name: str) -> dict[int, int]:
-        async def run(conn: asyncpg.Connection) -> dict[int, int]:
+        async def run(conn: asyncpg.Connection) -> Outcome[dict[int, int]]:
             table = await catalog.get_table(conn, db_name, table_name, lock="share")
-            ids, event = await txns.allocate_write_ids(conn, table, txn_ids)
-            if event is not None:
-                await append_event(conn, event)
-            return ids
+            return await txns.allocate_write_ids(conn, table, txn_ids)
 
-        return await self._db.transact(run)
+        return (await self._db.transact(run)).value
 
     async def get_valid_write_ids(self, full_table_names: Sequence[str], txn_list: ValidTxnList) -> list[TableWriteIds]:
         async def run(conn: asyncpg.Connection) -> list[TableWriteIds]:

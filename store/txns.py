@@ -6,7 +6,8 @@ housekeeping removes those below the low-water mark; open and aborted rows are w
 lists. Write ids are per table (keyed by the stable table_id) and allocated by one upsert on the
 table's counter row. Aborting a txn discards the metadata versions it wrote, in the same database
 transaction, so no reader can ever see them. Every function takes a connection inside the
-caller's transaction and returns the events to append (the caller appends them last).
+caller's transaction; a write returns an `Outcome` with its events, which `Database.transact`
+appends last.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Sequence
 import asyncpg
 
 from store.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
-from store.events import NewEvent
+from store.events import EventType, NewEvent, Outcome
 from store.models import Table, TableType
 from store.sql import locks as lock_sql
 from store import names
@@ -28,13 +29,6 @@ from store.writeids import ValidTxnList, ValidWriteIdList, build_valid_txn_list,
 
 OPEN, COMMITTED, ABORTED = "o", "c", "a"
 _STATE_NAMES = {OPEN: "OPEN", COMMITTED: "COMMITTED", ABORTED: "ABORTED"}
-
-
-class TxnEventType:
-    OPEN_TXN = "OPEN_TXN"
-    COMMIT_TXN = "COMMIT_TXN"
-    ABORT_TXN = "ABORT_TXN"
-    ALLOC_WRITE_ID = "ALLOC_WRITE_ID_EVENT"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +61,7 @@ def is_acid(table: Table) -> bool:
 
 async def open_txns(
     conn: asyncpg.Connection, count: int, *, user: str, host: str, agent_info: str, txn_type: int = 0
-) -> tuple[list[int], NewEvent]:
+) -> Outcome[list[int]]:
     first = int(await conn.fetchval(sql.ALLOCATE_TXN_IDS, count))
     last = first + count - 1
     await conn.execute(sql.INSERT_TXNS, first, last, txn_type, user, host, agent_info)
@@ -76,7 +70,8 @@ async def open_txns(
     min_open = int(await conn.fetchval(sql.MIN_OPEN_TXN))
     await conn.execute(sql.INSERT_MIN_HISTORY, first, last, min_open)
     ids = list(range(first, last + 1))
-    return ids, NewEvent(TxnEventType.OPEN_TXN, message={"txn_ids": ids, "from_txn_id": first, "to_txn_id": last})
+    return Outcome(ids, (NewEvent(EventType.OPEN_TXN, message={"txn_ids": ids, "from_txn_id": first,
+                                                              "to_txn_id": last}),))
 
 
 async def count_open_txns(conn: asyncpg.Connection) -> int:
@@ -105,12 +100,12 @@ def _write_ids_json(rows: Sequence[asyncpg.Record]) -> list[dict[str, object]]:
              "write_id": r["write_id"]} for r in rows]
 
 
-async def commit_txn(conn: asyncpg.Connection, txn_id: int) -> NewEvent | None:
-    """Commit; None when it was already committed (commit is idempotent, as in Hive 4)."""
+async def commit_txn(conn: asyncpg.Connection, txn_id: int) -> Outcome[None]:
+    """Commit; no event when it was already committed (commit is idempotent, as in Hive 4)."""
     rows = await conn.fetch(sql.SELECT_TXNS_FOR_UPDATE, [txn_id])
     state = rows[0]["state"] if rows else await _forgotten_state(conn, txn_id)
     if state == COMMITTED:
-        return None
+        return Outcome(None)
     if state == ABORTED:
         raise Aborted(_aborted_message(txn_id))
     write_ids = await _write_ids_of(conn, [txn_id])
@@ -120,13 +115,13 @@ async def commit_txn(conn: asyncpg.Connection, txn_id: int) -> NewEvent | None:
     await conn.execute(sql.MARK_COMMITTED, txn_id, commit_id)
     await conn.execute(sql.DELETE_MIN_HISTORY, [txn_id])
     await release_txn_locks(conn, [txn_id])
-    return NewEvent(TxnEventType.COMMIT_TXN, txn_id=txn_id,
-                    message={"txn_id": txn_id, "write_ids": _write_ids_json(write_ids)})
+    return Outcome(None, (NewEvent(EventType.COMMIT_TXN, txn_id=txn_id,
+                                   message={"txn_id": txn_id, "write_ids": _write_ids_json(write_ids)}),))
 
 
-async def abort_txns(conn: asyncpg.Connection, txn_ids: Sequence[int], *, reason: str = "") -> list[NewEvent]:
+async def abort_txns(conn: asyncpg.Connection, txn_ids: Sequence[int], *, reason: str = "") -> Outcome[list[int]]:
     """Abort open txns and discard every metadata version they wrote. Already aborted txns are a
-    no-op; a committed or unknown txn fails the whole call."""
+    no-op; a committed or unknown txn fails the whole call. The txns aborted, one ABORT_TXN each."""
     rows = {r["txn_id"]: r["state"] for r in await conn.fetch(sql.SELECT_TXNS_FOR_UPDATE, sorted(set(txn_ids)))}
     for t in set(txn_ids) - rows.keys():
         try:
@@ -141,7 +136,7 @@ async def abort_txns(conn: asyncpg.Connection, txn_ids: Sequence[int], *, reason
         raise FailedPrecondition(f"txn(s) {', '.join(map(str, committed))} already committed; nothing was aborted")
     to_abort = sorted(t for t, s in rows.items() if s == OPEN)
     if not to_abort:
-        return []
+        return Outcome([])
     write_ids = await _write_ids_of(conn, to_abort)
     await discard_versions(conn, [(r["table_id"], r["write_id"]) for r in write_ids])
     await conn.execute(sql.MARK_ABORTED, to_abort)
@@ -150,9 +145,10 @@ async def abort_txns(conn: asyncpg.Connection, txn_ids: Sequence[int], *, reason
     by_txn: dict[int, list[asyncpg.Record]] = {t: [] for t in to_abort}
     for r in write_ids:
         by_txn[r["txn_id"]].append(r)
-    return [NewEvent(TxnEventType.ABORT_TXN, txn_id=t,
-                     message={"txn_id": t, "write_ids": _write_ids_json(by_txn[t]), "reason": reason})
-            for t in to_abort]
+    return Outcome(to_abort, tuple(
+        NewEvent(EventType.ABORT_TXN, txn_id=t,
+                 message={"txn_id": t, "write_ids": _write_ids_json(by_txn[t]), "reason": reason})
+        for t in to_abort))
 
 
 async def discard_versions(conn: asyncpg.Connection, table_write_ids: Sequence[tuple[int, int]]) -> None:
@@ -269,7 +265,7 @@ async def show_transactions(conn: asyncpg.Connection) -> list[TxnInfo]:
 
 async def allocate_write_ids(
     conn: asyncpg.Connection, table: Table, txn_ids: Sequence[int]
-) -> tuple[dict[int, int], NewEvent | None]:
+) -> Outcome[dict[int, int]]:
     """Write ids of `table` for each txn: reused when the txn has one (idempotent), else allocated
     contiguously in txn-id order. Returns {txn: write id} and the ALLOC_WRITE_ID event, if any."""
     if not is_acid(table):
@@ -280,13 +276,13 @@ async def allocate_write_ids(
     existing = {r["txn_id"]: r["write_id"] for r in await conn.fetch(sql.EXISTING_WRITE_IDS, table.table_id, wanted)}
     new = [t for t in wanted if t not in existing]
     if not new:
-        return existing, None
+        return Outcome(existing)
     first = int(await conn.fetchval(sql.ALLOCATE_WRITE_IDS, table.table_id, len(new)))
     allocated = {t: first + i for i, t in enumerate(new)}
     await conn.execute(sql.INSERT_TXN_TO_WRITE_IDS, table.table_id, new, [allocated[t] for t in new])
-    event = NewEvent(TxnEventType.ALLOC_WRITE_ID, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
+    event = NewEvent(EventType.ALLOC_WRITE_ID, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
                      message={"txn_ids": new, "write_ids": [allocated[t] for t in new]})
-    return {**existing, **allocated}, event
+    return Outcome({**existing, **allocated}, (event,))
 
 
 async def write_id_of(conn: asyncpg.Connection, txn_id: int, table_id: int) -> int:

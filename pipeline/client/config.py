@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import getpass
 import os
-import re
 import socket
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Mapping, Protocol
 
 from pipeline.client.errors import ClientConfigError
+from store import durations
 
 ADDRESS_CONF = "spark.metastore.gateway.address"
 ADDRESS_ENV = "METASTORE_GATEWAY_ADDRESS"
@@ -38,8 +38,6 @@ _CONF_KEYS: dict[str, str] = {
     "spark.hadoop.hive.lock.numretries": "lock_num_retries",
     "spark.hadoop.hive.lock.sleep.between.retries": "lock_sleep_between_retries_s",
 }
-_DURATION = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*(ms|s|sec|m|min|h)?\s*", re.IGNORECASE)
-_UNIT_S = {None: 1.0, "ms": 0.001, "s": 1.0, "sec": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0}
 
 
 class ConfLike(Protocol):
@@ -47,11 +45,11 @@ class ConfLike(Protocol):
 
 
 def parse_duration_s(text: str, key: str) -> float:
-    """Hive's time values: `300s`, `5m`, `150ms`; a bare number is seconds."""
-    m = _DURATION.fullmatch(str(text))
-    if not m:
-        raise ClientConfigError(f"{key}: expected a duration like '300s', '5m' or '150ms', got {text!r}")
-    return float(m.group(1)) * _UNIT_S[m.group(2).lower() if m.group(2) else None]
+    """Hive's time values: `300s`, `5m`, `150ms`, `1d`; a bare number is seconds (store/durations.py)."""
+    try:
+        return durations.parse_duration(text)
+    except durations.DurationError:
+        raise ClientConfigError(f"{key}: expected a duration like '300s', '5m' or '150ms', got {text!r}") from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,12 +25,15 @@ from typing import Callable, Iterator, TypeVar
 import grpc
 
 from pipeline.client.errors import GatewayError, GatewayUnavailable
+from store import backoff
 
 T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
 class Backoff:
+    """The client's UNAVAILABLE retries: how many, and their waits (store/backoff.py's, +-`jitter`)."""
+
     retries: int = 6
     initial_s: float = 0.2
     max_s: float = 5.0
@@ -38,11 +41,8 @@ class Backoff:
 
     def delays(self, rng: random.Random | None = None) -> Iterator[float]:
         """The wait before each retry (`retries` of them)."""
-        rng = rng or random.Random()
-        delay = self.initial_s
-        for _ in range(self.retries):
-            yield min(delay, self.max_s) * (1 + rng.uniform(-self.jitter, self.jitter))
-            delay *= 2
+        waits = backoff.Backoff(initial_s=self.initial_s, max_s=self.max_s, jitter=self.jitter)
+        return waits.delays(self.retries, rng or random.Random())
 
 
 def translate(exc: grpc.RpcError, method: str, address: str) -> GatewayError:

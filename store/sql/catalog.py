@@ -148,19 +148,21 @@ RETURNING p.part_name
 
 # Visible to a snapshot (hwm $h, open/aborted exceptions $x, the reader's own write id $o): created
 # by a write id committed in it, and not dropped by one. Write id 0 (non-transactional) is committed.
-_VISIBLE = """
+# The rule is owned by store/snapshot.py (`is_visible`, whose `sql_params` fill $h, $x, $o); this is its
+# SQL form, kept equal to it by tests/e2e/test_visibility_rule.py. Change both or neither.
+VISIBLE = """
 (created_wid = {o} OR (created_wid <= {h} AND created_wid <> ALL({x}::bigint[])))
 AND (dropped_wid IS NULL OR NOT (dropped_wid = {o} OR (dropped_wid <= {h} AND dropped_wid <> ALL({x}::bigint[]))))
 """
 
 SELECT_VISIBLE_PARTITIONS_BY_NAMES = f"""
 SELECT {_PARTITION_COLUMNS} FROM partitions
-WHERE table_id = $1 AND part_name = ANY($2::text[]) AND {_VISIBLE.format(h="$3", x="$4", o="$5")}
+WHERE table_id = $1 AND part_name = ANY($2::text[]) AND {VISIBLE.format(h="$3", x="$4", o="$5")}
 """
 
 LIST_VISIBLE_PARTITION_NAMES = f"""
 SELECT part_name FROM partitions
-WHERE table_id = $1 AND part_name > $2 AND {_VISIBLE.format(h="$4", x="$5", o="$6")}
+WHERE table_id = $1 AND part_name > $2 AND {VISIBLE.format(h="$4", x="$5", o="$6")}
 ORDER BY part_name
 LIMIT $3
 """
@@ -170,7 +172,7 @@ LIMIT $3
 # detect "too many").
 SELECT_VISIBLE_PARTITIONS_BY_FILTER = f"""
 SELECT {_PARTITION_COLUMNS} FROM partitions
-WHERE table_id = $1 AND {_VISIBLE.format(h="$3", x="$4", o="$5")} AND ({{filter}})
+WHERE table_id = $1 AND {VISIBLE.format(h="$3", x="$4", o="$5")} AND ({{filter}})
 ORDER BY part_name
 LIMIT $2
 """

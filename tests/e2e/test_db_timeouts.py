@@ -1,0 +1,42 @@
+"""store/db.py names its two time-outs for what they are, on the real embedded PostgreSQL: a
+statement that runs past the pool's command time-out, and a pool whose connections all stay busy."""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+import pytest
+
+from store.db import Database, PoolSettings
+from store.errors import CommandTimeout, Unavailable
+
+
+async def _sleep(conn: asyncpg.Connection, seconds: float) -> None:
+    await conn.execute("SELECT pg_sleep($1)", seconds)
+
+
+async def test_a_statement_past_the_command_timeout_is_reported_as_such(pg_dsn: str) -> None:
+    db = await Database.connect(pg_dsn, PoolSettings(min_size=1, max_size=1, command_timeout_s=0.2))
+    try:
+        for run in (db.transact, db.read):
+            with pytest.raises(CommandTimeout, match=r"ran longer than the command time-out \(0\.2s\)") as err:
+                await run(_sleep, 5.0)
+            assert isinstance(err.value, Unavailable)  # answers UNAVAILABLE (see store/errors.py)
+            assert "connection became free" not in str(err.value)
+        assert await db.read(lambda conn: conn.fetchval("SELECT 1")) == 1  # the connection was not lost
+    finally:
+        await db.close()
+
+
+async def test_no_free_connection_is_not_a_command_timeout(pg_dsn: str) -> None:
+    db = await Database.connect(pg_dsn, PoolSettings(min_size=1, max_size=1, acquire_timeout_s=0.1))
+    try:
+        holder = asyncio.create_task(db.read(_sleep, 1.0))
+        await asyncio.sleep(0.2)  # the holder has the one connection
+        with pytest.raises(Unavailable, match="no database connection became free in time") as err:
+            await db.transact(_sleep, 0.0)
+        assert not isinstance(err.value, CommandTimeout)
+        await holder
+    finally:
+        await db.close()

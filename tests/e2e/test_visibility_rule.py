@@ -1,0 +1,63 @@
+"""The visibility rule has one owner, `store.snapshot.is_visible`, and one SQL form, `VISIBLE` in
+store/sql/catalog.py (partition reads filter in PostgreSQL). Both are evaluated here over a grid of
+versions (created_wid, dropped_wid), snapshots (committed, open and aborted write ids, below and
+above the high-water mark) and the reader's own write id, on the real PostgreSQL: they must agree on
+every case."""
+
+from __future__ import annotations
+
+import itertools
+
+import asyncpg
+import pytest
+
+from store.snapshot import is_visible, sql_params
+from store.sql.catalog import VISIBLE
+from store.writeids import ValidWriteIdList
+
+SNAPSHOTS = [
+    "db.t:0:9223372036854775807::",  # nothing written yet
+    "db.t:5:9223372036854775807::",  # 1..5 committed
+    "db.t:5:2:2:4",                  # 2 open, 4 aborted
+    "db.t:7:3:3,6:5",                # 3 and 6 open, 5 aborted
+    "db.t:8:1:1,2,3,8:",             # open at the bottom and at the high-water mark
+]
+WRITE_IDS = range(0, 10)              # 0: non-transactional; 9 is above every high-water mark
+OWN_WRITE_IDS = [0, 1, 2, 3, 6, 8, 9]  # 0: the reader writes nothing; others open or above the hwm
+
+_QUERY = f"""
+SELECT ({VISIBLE.format(h="$3", x="$4", o="$5")}) AS visible
+FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS v(created_wid, dropped_wid, n)
+ORDER BY n
+"""
+
+
+@pytest.fixture
+async def conn(pg_dsn: str) -> asyncpg.Connection:
+    c = await asyncpg.connect(pg_dsn)
+    yield c
+    await c.close()
+
+
+async def test_the_sql_predicate_and_is_visible_agree_on_every_case(conn: asyncpg.Connection) -> None:
+    versions = [(c, d) for c in WRITE_IDS for d in [None, *WRITE_IDS]]
+    created = [c for c, _ in versions]
+    dropped = [d for _, d in versions]
+    checked = 0
+    for text, own in itertools.product(SNAPSHOTS, OWN_WRITE_IDS):
+        snapshot = ValidWriteIdList.parse(text)
+        rows = await conn.fetch(_QUERY, created, dropped, *sql_params(snapshot, own))
+        in_sql = [r["visible"] for r in rows]
+        in_python = [is_visible(snapshot, own, c, d) for c, d in versions]
+        differ = [(c, d, s, p) for (c, d), s, p in zip(versions, in_sql, in_python) if s != p]
+        assert not differ, f"snapshot {text}, own write id {own}: (created, dropped, sql, python) {differ}"
+        checked += len(versions)
+    assert checked == len(SNAPSHOTS) * len(OWN_WRITE_IDS) * 10 * 11
+
+
+def test_the_grid_sees_both_answers() -> None:
+    """The grid is not degenerate: each snapshot shows some versions and hides others."""
+    for text in SNAPSHOTS[1:]:
+        snapshot = ValidWriteIdList.parse(text)
+        answers = {is_visible(snapshot, 0, c, d) for c in WRITE_IDS for d in [None, *WRITE_IDS]}
+        assert answers == {True, False}

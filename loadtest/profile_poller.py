@@ -17,6 +17,7 @@ from gateway import wire
 from poller.apply import Codec, TableBatch
 from store.cache.entry import CommittedWriteIds, TableEntry, Version, build_entry
 from store import codec
+from store.events import EventType
 from store.models import FieldSchema, NotificationEvent, Partition, Table
 from store.writeids import ValidWriteIdList
 
@@ -52,12 +53,13 @@ def profile(partitions: int) -> list[tuple[str, float]]:
     """(batch, milliseconds) for each of the three batches."""
     entry = _entry(partitions)
     altered = Partition("db", "t", ("0000001",), "p=0000001", parameters={"altered": "yes"})
-    entry, write_ms = _applied(entry, 2, "ALTER_PARTITION", {"partitions": [codec.partition_to_json(altered)]},
+    entry, write_ms = _applied(entry, 2, EventType.ALTER_PARTITION, {"partitions": [codec.partition_to_json(altered)]},
                                write_id=2, txn_id=5)
-    entry, commit_ms = _applied(entry, 3, "COMMIT_TXN", {"write_ids": [{"table_id": 1, "write_id": 2}]}, txn_id=5)
+    entry, commit_ms = _applied(entry, 3, EventType.COMMIT_TXN, {"write_ids": [{"table_id": 1, "write_id": 2}]},
+                                txn_id=5)
     renamed = Table(db_name="db", name="t_renamed", transactional=True, partition_keys=(FieldSchema("p", "string"),),
                     table_id=1)
-    entry, rename_ms = _applied(entry, 4, "ALTER_TABLE", {"table": codec.table_to_json(renamed)})
+    entry, rename_ms = _applied(entry, 4, EventType.ALTER_TABLE, {"table": codec.table_to_json(renamed)})
     assert entry.name == "t_renamed" and len(entry.live.frames) == partitions
     assert entry.live.frames["p=0000001"] == wire.partition_element(replace(altered, table_name="t_renamed"))
     return [("alter one partition (txn write)", write_ms), ("commit that txn", commit_ms),

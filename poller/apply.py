@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Callable
 
 from store import codec
+from store.events import EventType
 from store.cache.entry import Codec as Codec  # lives beside the entries; still importable from here
 from store.cache.entry import (
     CommittedWriteIds,
@@ -27,10 +28,11 @@ from store.cache.entry import (
 )
 from store.models import NotificationEvent, Partition, Table
 
-TABLE_EVENTS = frozenset({"CREATE_TABLE", "ALTER_TABLE", "DROP_TABLE", "ADD_PARTITION", "ALTER_PARTITION",
-                          "DROP_PARTITION", "ALLOC_WRITE_ID_EVENT", "VERSIONS_GC"})
-TXN_OUTCOME_EVENTS = frozenset({"COMMIT_TXN", "ABORT_TXN"})
-DATABASE_EVENTS = frozenset({"CREATE_DATABASE", "ALTER_DATABASE", "DROP_DATABASE"})
+TABLE_EVENTS = frozenset({EventType.CREATE_TABLE, EventType.ALTER_TABLE, EventType.DROP_TABLE, EventType.ADD_PARTITION,
+                          EventType.ALTER_PARTITION, EventType.DROP_PARTITION, EventType.ALLOC_WRITE_ID,
+                          EventType.VERSIONS_GC})
+TXN_OUTCOME_EVENTS = frozenset({EventType.COMMIT_TXN, EventType.ABORT_TXN})
+DATABASE_EVENTS = frozenset({EventType.CREATE_DATABASE, EventType.ALTER_DATABASE, EventType.DROP_DATABASE})
 
 
 def decode(event: NotificationEvent) -> dict[str, Any]:
@@ -225,7 +227,7 @@ def _outcome(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
             continue
         write_id = int(w["write_id"])
         b._decided.add(write_id)
-        if e.event_type == "COMMIT_TXN":
+        if e.event_type == EventType.COMMIT_TXN:
             b._committed = b.committed().commit(write_id)
         else:
             b._committed = b.committed().abort(write_id)
@@ -266,16 +268,16 @@ def _gc(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
     b._gc = max(watermark, b.entry.gc_watermark)
 
 
-_HANDLERS = {
-    "ADD_PARTITION": _add_partitions,
-    "ALTER_PARTITION": _add_partitions,  # same shape: the new objects replace the latest versions
-    "DROP_PARTITION": _drop_partitions,
-    "ALTER_TABLE": _alter_table,
-    "DROP_TABLE": _drop_table,
-    "ALLOC_WRITE_ID_EVENT": _alloc,
-    "COMMIT_TXN": _outcome,
-    "ABORT_TXN": _outcome,
-    "VERSIONS_GC": _gc,
+_HANDLERS: dict[str, Callable[[TableBatch, NotificationEvent, dict[str, Any]], None]] = {
+    EventType.ADD_PARTITION: _add_partitions,
+    EventType.ALTER_PARTITION: _add_partitions,  # same shape: the new objects replace the latest versions
+    EventType.DROP_PARTITION: _drop_partitions,
+    EventType.ALTER_TABLE: _alter_table,
+    EventType.DROP_TABLE: _drop_table,
+    EventType.ALLOC_WRITE_ID: _alloc,
+    EventType.COMMIT_TXN: _outcome,
+    EventType.ABORT_TXN: _outcome,
+    EventType.VERSIONS_GC: _gc,
 }
 
 

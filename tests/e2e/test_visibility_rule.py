@@ -61,3 +61,15 @@ def test_the_grid_sees_both_answers() -> None:
         snapshot = ValidWriteIdList.parse(text)
         answers = {is_visible(snapshot, 0, c, d) for c in WRITE_IDS for d in [None, *WRITE_IDS]}
         assert answers == {True, False}
+
+
+def test_the_caches_copy_agrees_with_is_visible() -> None:
+    """The cache keeps its own fast form of the rule (store/cache/entry.py `visible`, no own write id:
+    a reader with writes of its own is sent to the database); it must agree with the owner."""
+    from store.cache.entry import Version, visible
+
+    for text in SNAPSHOTS:
+        snapshot = ValidWriteIdList.parse(text)
+        for c in WRITE_IDS:
+            for d in [None, *WRITE_IDS]:
+                assert visible(Version(c, d, b""), snapshot) == is_visible(snapshot, 0, c, d), (text, c, d)

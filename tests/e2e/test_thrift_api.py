@@ -165,16 +165,22 @@ async def test_unknown_method_answers_unknown_method(hms: Thrift) -> None:
     assert await hms.call("get_all_databases") == []  # the same connection goes on
 
 
+async def _uncommitted_partition(client: Any) -> tuple[transactions_pb2_grpc.TransactionsStub, int]:
+    """Transactional table db.t with partition p=a added over gRPC by a txn left open: (stub, txn)."""
+    txns = transactions_pb2_grpc.TransactionsStub(client.channel)
+    await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+    await client.catalog.CreateTable(pb.CreateTableRequest(
+        table=table("db", "t", keys=(("p", "string"),), transactional=True)))
+    (txn,) = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="u"))).txn_ids
+    await client.catalog.AddPartitions(pb.AddPartitionsRequest(
+        db_name="db", table_name="t", txn_id=txn, partitions=[pb.Partition(values=["a"])]))
+    return txns, txn
+
+
 async def test_transactional_table_reads_without_a_snapshot_see_only_committed_state(gw: Gateway, hms: Thrift) -> None:
     client = await connect(f"127.0.0.1:{gw.port}")
     try:
-        txns = transactions_pb2_grpc.TransactionsStub(client.channel)
-        await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
-        await client.catalog.CreateTable(pb.CreateTableRequest(
-            table=table("db", "t", keys=(("p", "string"),), transactional=True)))
-        (txn,) = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="u"))).txn_ids
-        await client.catalog.AddPartitions(pb.AddPartitionsRequest(
-            db_name="db", table_name="t", txn_id=txn, partitions=[pb.Partition(values=["a"])]))
+        txns, txn = await _uncommitted_partition(client)
         assert await hms.call("get_partition_names", "db", "t", -1) == []  # uncommitted: not seen
         assert await hms.call("get_partitions_by_names", "db", "t", ["p=a"]) == []
         await txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn))
@@ -432,13 +438,7 @@ async def test_a_commit_through_this_gateway_is_seen_at_once_by_reads_without_a_
         gw: Gateway, hms: Thrift) -> None:
     client = await connect(f"127.0.0.1:{gw.port}")
     try:
-        txns = transactions_pb2_grpc.TransactionsStub(client.channel)
-        await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
-        await client.catalog.CreateTable(pb.CreateTableRequest(
-            table=table("db", "t", keys=(("p", "string"),), transactional=True)))
-        (txn,) = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="u"))).txn_ids
-        await client.catalog.AddPartitions(pb.AddPartitionsRequest(
-            db_name="db", table_name="t", txn_id=txn, partitions=[pb.Partition(values=["a"])]))
+        txns, txn = await _uncommitted_partition(client)
         assert await hms.call("get_partition_names", "db", "t", -1) == []
         assert gw.poller is not None and gw.cache is not None
         await gw.poller.wait_loaded()

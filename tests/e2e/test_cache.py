@@ -104,6 +104,7 @@ async def test_read_your_own_writes_goes_to_the_database(two: tuple[Txns, Txns])
     await g1.alter(w, "a", "mine")
     tag, path = await _served(g1, lambda: g1.tag(before_writing, "a"))
     assert tag == "mine" and path.startswith("db:")
+    await wait_applied(g1.gw)  # the write's own hold on g1 ends when its poller has applied it
     other = await g1.snapshot()
     assert (await _served(g1, lambda: g1.tag(other, "a"))) == ("", "cache")
     await g1.commit(w)

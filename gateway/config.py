@@ -4,7 +4,7 @@ Keys use Hive's names and defaults where Hive has one (e.g. `hive.txn.timeout`, 
 weakest first: built-in defaults, a TOML file (`--config`), environment variables, flags
 (`--conf key=value`, or the named shorthands of `serve`). An environment variable is the key in
 upper case with dots as underscores, prefixed `MSGW_`: `hive.txn.timeout` -> `MSGW_HIVE_TXN_TIMEOUT`.
-Durations take Hive's suffixes (ms, s, m, h, d; a bare number means seconds): store/durations.py.
+Durations take Hive's suffixes (ms, s, m, h, d; a bare number means seconds): hive/durations.py.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
 
-from store import durations
+from hive import durations
 
 ENV_PREFIX = "MSGW_"
 
@@ -25,7 +25,7 @@ class ConfigError(ValueError):
 
 
 def parse_duration(value: str | int | float, key: str) -> float:
-    """Seconds in a duration setting (store/durations.py); ConfigError naming `key` otherwise."""
+    """Seconds in a duration setting (hive/durations.py); ConfigError naming `key` otherwise."""
     try:
         return durations.parse_duration(value)
     except durations.DurationError:

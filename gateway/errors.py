@@ -20,7 +20,7 @@ from store import errors as se
 
 _log = logging.getLogger(__name__)
 
-STATUS_OF: dict[type[se.StoreError], grpc.StatusCode] = {
+STATUS_OF: dict[type[Exception], grpc.StatusCode] = {
     se.InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
     se.NotFound: grpc.StatusCode.NOT_FOUND,
     se.AlreadyExists: grpc.StatusCode.ALREADY_EXISTS,
@@ -32,7 +32,7 @@ STATUS_OF: dict[type[se.StoreError], grpc.StatusCode] = {
 }
 
 
-def status_for(exc: se.StoreError) -> grpc.StatusCode:
+def status_for(exc: Exception) -> grpc.StatusCode:
     for cls in type(exc).__mro__:
         if cls in STATUS_OF:
             return STATUS_OF[cls]
@@ -69,7 +69,7 @@ def rpc(method: Handler[R]) -> Handler[R]:
             if bounded:
                 return await within_deadline(method(self, request, context), context)
             return await method(self, request, context)
-        except se.StoreError as exc:
+        except se.ON_PURPOSE as exc:
             await context.abort(status_for(exc), str(exc))
         except TimeoutError:
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,

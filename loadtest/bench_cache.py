@@ -336,7 +336,7 @@ async def load_partitions(dsn: str, ep: Endpoint, tables: int, per_table: int, v
     from gateway import convert
     from store import codec
     from store.models import Partition, StorageDescriptor
-    from store.names import make_partition_name, validate_partition_values
+    from hive.names import make_partition_name, validate_partition_values
 
     started = time.monotonic()
     await ep.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name=DB)), timeout=TIMEOUT_S)

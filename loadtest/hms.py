@@ -58,7 +58,7 @@ from urllib.parse import unquote
 from loadtest.errors import LoadTestError
 from loadtest.gateway_targets import partition_values as hourly_values  # the gateway benchmark's data
 from loadtest.users import User, constant, task
-from store.names import escape_path_name
+from hive.names import escape_path_name
 
 __all__ = [
     "DEFAULT_COLUMNS",

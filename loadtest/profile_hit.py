@@ -20,7 +20,7 @@ from store.cache.facade import table_key
 from store.cache.sharded import PartitionsHit, ShardedCache
 from store.models import FieldSchema, Partition, SerDeInfo, StorageDescriptor, Table
 from store.snapshot import ReadSnapshot
-from store.writeids import ValidWriteIdList
+from hive.writeids import ValidWriteIdList
 
 ORC = "org.apache.hadoop.hive.ql.io.orc."
 _parse_snapshot = functools.lru_cache(maxsize=1024)(ReadSnapshot.parse)  # as the Catalog servicer keeps it

@@ -19,7 +19,7 @@ from store.cache.entry import CommittedWriteIds, TableEntry, Version, build_entr
 from store import codec
 from store.events import EventType
 from store.models import FieldSchema, NotificationEvent, Partition, Table
-from store.writeids import ValidWriteIdList
+from hive.writeids import ValidWriteIdList
 
 CODEC = Codec(partition=wire.partition_element, rename_partition=wire.partition_renamer, table=wire.table_message)
 

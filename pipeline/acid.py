@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Iterator
 from urllib.parse import unquote, urlsplit
 
-from store.writeids import RangeResponse, ValidTxnList, ValidWriteIdList
+from hive.writeids import RangeResponse, ValidTxnList, ValidWriteIdList
 
 _DELTA = re.compile(r"(delete_delta|delta)_(\d+)_(\d+)(?:_(\d+))?(?:_v(\d+))?")
 _BASE = re.compile(r"base_(\d+)(?:_v(\d+))?")

@@ -12,7 +12,7 @@ floors the cap at 15 s; here the setting is the cap, so short waits can be confi
 Unlock. Locks under a txn are neither heartbeated nor unlocked here: the txn's own heartbeat keeps
 them, and its commit or abort releases them.
 
-The clock (`store.clock.Clock`: monotonic time and sleep) is injectable so tests never really wait.
+The clock (`hive.clock.Clock`: monotonic time and sleep) is injectable so tests never really wait.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import locks_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
-from store.backoff import Backoff
-from store.clock import SYSTEM_CLOCK, Clock
-from store.lock_rules import DataOperationType, LockPlan, LockPolicy, LockType
+from hive.backoff import Backoff
+from hive.clock import SYSTEM_CLOCK, Clock
+from hive.lock_rules import DataOperationType, LockPlan, LockPolicy, LockType
 
 _log = logging.getLogger(__name__)
 
@@ -82,7 +82,7 @@ def lock_policy_from_settings(settings: Any) -> LockPolicy:
 
 def to_request(plan: LockPlan, *, txn_id: int = 0, user: str = "", hostname: str = "",
                agent_info: str = "") -> lpb.LockRequest:
-    """The gRPC request for a plan from `store.lock_rules.statement_locks`."""
+    """The gRPC request for a plan from `hive.lock_rules.statement_locks`."""
     return lpb.LockRequest(
         components=[lpb.LockComponent(db_name=c.scope.db, table_name=c.scope.table or "",
                                       partition_name=c.scope.partition or "", type=_TYPE_TO_PB[c.type],

@@ -73,7 +73,7 @@ files = [path for p in client.get_partitions_by_names("demo", "events", [r.name 
 print(spark.read.parquet(*(f"file://{f}" for f in files)).count(), "rows")
 
 # %% A transaction by hand: snapshot, batched reads with several batches in flight, lock, heartbeat.
-from store.lock_rules import Statement  # noqa: E402
+from hive.lock_rules import Statement  # noqa: E402
 
 try:
     with client.transaction() as txn:  # heartbeated every hive.txn.timeout/2; commit on success, abort on error

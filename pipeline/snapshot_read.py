@@ -30,8 +30,8 @@ from typing import Any, Iterable, Iterator, Sequence
 from pipeline.acid import visible_files
 from pipeline.client import ClientConfig, GatewayClient, TableSnapshot, Transaction, process_client, process_stats
 from protos.metastore.v1 import catalog_pb2 as pb
-from store.lock_rules import Statement
-from store.writeids import ValidTxnList, ValidWriteIdList
+from hive.lock_rules import Statement
+from hive.writeids import ValidTxnList, ValidWriteIdList
 
 SCHEMA = ("name string, location string, write_id long, parameters string, files long, bytes long, "
           "fetch_pid int")

@@ -45,8 +45,8 @@ from typing import Any, Callable
 from pipeline.acid import delta_dir_name, local_path
 from pipeline.client import ClientConfig, GatewayClient, Transaction, TxnAborted, process_client
 from protos.metastore.v1 import catalog_pb2 as pb
-from store.lock_rules import Statement
-from store.names import make_partition_name, unescape_path_name
+from hive.lock_rules import Statement
+from hive.names import make_partition_name, unescape_path_name
 
 _log = logging.getLogger(__name__)
 STAGES = ("locked", "written", "registered", "moved", "before_commit", "committed")

@@ -19,8 +19,8 @@ import asyncpg
 
 from store import housekeeping as hk
 from store import locks
-from store.backoff import Backoff
-from store.clock import SYSTEM_CLOCK, Clock
+from hive.backoff import Backoff
+from hive.clock import SYSTEM_CLOCK, Clock
 from store.db import Database
 from store.events import Outcome
 from store.sql import housekeeping as sql

@@ -37,7 +37,7 @@ from store import events
 from store.cache import loader
 from store.cache.entry import Codec, TableEntry
 from store.cache.sharded import ShardedCache
-from store.backoff import Backoff
+from hive.backoff import Backoff
 from store.db import Database
 from store.models import NotificationEvent
 from store.sql.events import EVENT_CHANNEL

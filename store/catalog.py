@@ -23,12 +23,12 @@ from typing import Callable, Sequence
 import asyncpg
 
 from store import codec, locks, txns
-from store import names as n
+from hive import names as n
 from store.errors import Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
 from store.events import EventType, NewEvent, Outcome
-from store.lock_rules import LockScope
+from hive.lock_rules import LockScope
 from store.models import Database, FieldSchema, Partition, Table, TableType
-from store.partition_filter import Filter
+from hive.partition_filter import Filter
 from store.snapshot import ReadSnapshot, check_not_too_old, is_visible, sql_params
 from store.sql import catalog as sql
 from store.sql import txns as txn_sql

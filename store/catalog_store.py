@@ -16,7 +16,7 @@ from store import catalog, events
 from store.db import Database
 from store.models import Database as DatabaseModel
 from store.models import NotificationEvent, Partition, Table
-from store.partition_filter import parse_filter
+from hive.partition_filter import parse_filter
 from store.snapshot import ReadSnapshot
 
 

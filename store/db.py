@@ -19,7 +19,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Concatenate, ParamSp
 
 import asyncpg
 
-from store.backoff import Backoff
+from hive.backoff import Backoff
 from store.errors import CommandTimeout, StoreError, Unavailable
 from store.events import Outcome, Written, append_events
 

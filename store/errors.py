@@ -6,13 +6,13 @@ for a person: they name the object and say what to do. The database cause is kep
 
 from __future__ import annotations
 
+from hive.errors import HiveError as HiveError  # Hive's rules' root: the gateway answers it as StoreErrors
+from hive.errors import InvalidArgument as InvalidArgument  # a malformed request; not retryable
+
 
 class StoreError(Exception):
     """Root of every error the store raises on purpose."""
 
-
-class InvalidArgument(StoreError):
-    """The request is malformed: a bad name, value, filter or write-id list. Not retryable."""
 
 
 class NotFound(StoreError):
@@ -53,3 +53,7 @@ class CommandTimeout(Unavailable):
 
 class SchemaMismatch(StoreError):
     """The database schema is newer than this gateway understands, or was never migrated."""
+
+
+# Every error raised on purpose below the gateway, for the one place each protocol maps them.
+ON_PURPOSE: tuple[type[Exception], ...] = (StoreError, HiveError)

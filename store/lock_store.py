@@ -7,7 +7,7 @@ from typing import Sequence
 from store import locks
 from store.db import Database
 from store.errors import InvalidArgument
-from store.lock_rules import LockScope
+from hive.lock_rules import LockScope
 from store.locks import LockInfo, LockRequest, LockResult
 
 

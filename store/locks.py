@@ -34,7 +34,7 @@ import asyncpg
 
 from store import txns
 from store.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
-from store.lock_rules import (
+from hive.lock_rules import (
     DataOperationType,
     LockComponent,
     LockLevel,

@@ -6,17 +6,12 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Mapping
 
+from hive.schema import FieldSchema as FieldSchema  # a column, as Hive's rules (hive/) use it too
+
 class TableType(str, Enum):
     MANAGED = "MANAGED_TABLE"
     EXTERNAL = "EXTERNAL_TABLE"
     VIRTUAL_VIEW = "VIRTUAL_VIEW"
-
-
-@dataclass(frozen=True, slots=True)
-class FieldSchema:
-    name: str
-    type: str
-    comment: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from store.errors import FailedPrecondition, InvalidArgument
-from store.writeids import ValidWriteIdList
+from hive.writeids import ValidWriteIdList
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from store.db import Database
 from store.errors import InvalidArgument, ResourceExhausted
 from store.events import Outcome
 from store.txns import TableWriteIds, TxnInfo
-from store.writeids import ValidTxnList
+from hive.writeids import ValidTxnList
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,11 +21,11 @@ from store.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
 from store.events import EventType, NewEvent, Outcome
 from store.models import Table, TableType
 from store.sql import locks as lock_sql
-from store import names
+from hive import names
 from store.snapshot import is_visible
 from store.sql import catalog as catalog_sql
 from store.sql import txns as sql
-from store.writeids import ValidTxnList, ValidWriteIdList, build_valid_txn_list, build_valid_write_id_list
+from hive.writeids import ValidTxnList, ValidWriteIdList, build_valid_txn_list, build_valid_write_id_list
 
 OPEN, COMMITTED, ABORTED = "o", "c", "a"
 _STATE_NAMES = {OPEN: "OPEN", COMMITTED: "COMMITTED", ABORTED: "ABORTED"}

@@ -1,4 +1,4 @@
-"""A fake clock for the code that takes a `store.clock.Clock` or `ThreadClock`: time moves only when
+"""A fake clock for the code that takes a `hive.clock.Clock` or `ThreadClock`: time moves only when
 the test says so (or, with `autojump`, straight to each sleeper's deadline), so nothing really waits.
 """
 

@@ -12,7 +12,7 @@ from gateway.servicers.validation import check_batch
 from protos.metastore.v1 import locks_pb2 as pb
 from protos.metastore.v1 import locks_pb2_grpc
 from store.errors import InvalidArgument
-from store.lock_rules import DataOperationType, LockComponent, LockState, LockType, make_scope
+from hive.lock_rules import DataOperationType, LockComponent, LockState, LockType, make_scope
 from store.lock_store import LockStore
 from store.locks import LockInfo, LockRequest, LockResult
 

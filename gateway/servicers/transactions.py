@@ -15,7 +15,7 @@ from store.errors import InvalidArgument, ResourceExhausted
 from store.cache.facade import CachedCatalog
 from store.lock_store import LockStore
 from store.txn_store import TxnStore
-from store.writeids import ValidTxnList
+from hive.writeids import ValidTxnList
 
 Ctx: TypeAlias = grpc.aio.ServicerContext
 

@@ -21,7 +21,7 @@ from store.models import (
     Table,
     TableType,
 )
-from store.names import make_partition_name
+from hive.names import make_partition_name
 
 _TABLE_TYPES = {t.value: t for t in TableType}
 PRINCIPAL_TYPES = {1: "USER", 2: "ROLE", 3: "GROUP"}  # Hive's PrincipalType

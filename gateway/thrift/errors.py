@@ -15,7 +15,7 @@ from store import errors as se
 
 MAX_MESSAGE_CHARS = 2000
 
-EXCEPTIONS_FOR: dict[type[se.StoreError], tuple[str, ...]] = {
+EXCEPTIONS_FOR: dict[type[Exception], tuple[str, ...]] = {
     se.NotFound: ("NoSuchObjectException", "NoSuchTxnException", "NoSuchLockException", "UnknownDBException",
                   "UnknownTableException", "InvalidOperationException", "InvalidObjectException"),
     se.AlreadyExists: ("AlreadyExistsException", "InvalidObjectException", "InvalidOperationException"),

@@ -28,7 +28,7 @@ from store.catalog_store import CatalogStore
 from store.lock_store import LockStore
 from store.errors import InvalidArgument, NotFound, ResourceExhausted
 from store.models import Partition, Table
-from store.names import normalize_identifier, parse_partition_name
+from hive.names import normalize_identifier, parse_partition_name
 from store.snapshot import ReadSnapshot
 from store.txn_store import TxnStore
 

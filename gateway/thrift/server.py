@@ -33,7 +33,7 @@ from thriftpy2.transport import TCyMemoryBuffer, TMemoryBuffer
 
 from gateway.thrift.errors import bounded, declared_exception
 from gateway.thrift.framing import FramingError, MessageScanner
-from store.errors import StoreError
+from store.errors import ON_PURPOSE
 
 _log = logging.getLogger(__name__)
 _FRAME = struct.Struct("!i")
@@ -207,7 +207,7 @@ class ThriftServer:
         except Exception as exc:  # noqa: BLE001 - every failure becomes a declared exception
             declared = _as_declared(result_cls.thrift_spec, exc)
             if declared is None:
-                text = str(exc) if isinstance(exc, StoreError) else self._internal(name, exc)
+                text = str(exc) if isinstance(exc, ON_PURPOSE) else self._internal(name, exc)
                 declared = declared_exception(result_cls.thrift_spec, exc, text)
             if declared is None:
                 return _application_error(name, seqid, TApplicationException.INTERNAL_ERROR, text)

@@ -15,11 +15,11 @@ from gateway.thrift.idl import hms
 from store.cache.facade import CachedCatalog
 from store.catalog_store import CatalogStore
 from store.errors import InvalidArgument, ResourceExhausted
-from store.lock_rules import DataOperationType, LockComponent, LockState, LockType, make_scope
+from hive.lock_rules import DataOperationType, LockComponent, LockState, LockType, make_scope
 from store.lock_store import LockStore
 from store.locks import LockInfo, LockRequest, LockResult
 from store.txn_store import TxnStore
-from store.writeids import LONG_MAX, ValidTxnList
+from hive.writeids import LONG_MAX, ValidTxnList
 
 LOCK_TYPES = {1: LockType.SHARED_READ, 2: LockType.SHARED_WRITE, 3: LockType.EXCLUSIVE, 4: LockType.EXCL_WRITE}
 LOCK_TYPE_IDS = {v: k for k, v in LOCK_TYPES.items()}

@@ -15,8 +15,8 @@ from google.protobuf import text_format
 
 from loadtest.harness import CALL_TIMEOUT_S, Endpoint
 from protos.metastore.v1 import catalog_pb2 as pb
-from store import names as hive_names
-from store.models import FieldSchema
+from hive import names as hive_names
+from hive.schema import FieldSchema
 
 C = grpc.StatusCode
 DB = "cons"

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Mapping, Protocol
 
 from pipeline.client.errors import ClientConfigError
-from store import durations
+from hive import durations
 
 ADDRESS_CONF = "spark.metastore.gateway.address"
 ADDRESS_ENV = "METASTORE_GATEWAY_ADDRESS"
@@ -45,7 +45,7 @@ class ConfLike(Protocol):
 
 
 def parse_duration_s(text: str, key: str) -> float:
-    """Hive's time values: `300s`, `5m`, `150ms`, `1d`; a bare number is seconds (store/durations.py)."""
+    """Hive's time values: `300s`, `5m`, `150ms`, `1d`; a bare number is seconds (hive/durations.py)."""
     try:
         return durations.parse_duration(text)
     except durations.DurationError:

@@ -25,14 +25,14 @@ from typing import Callable, Iterator, TypeVar
 import grpc
 
 from pipeline.client.errors import GatewayError, GatewayUnavailable
-from store import backoff
+from hive import backoff
 
 T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
 class Backoff:
-    """The client's UNAVAILABLE retries: how many, and their waits (store/backoff.py's, +-`jitter`)."""
+    """The client's UNAVAILABLE retries: how many, and their waits (hive/backoff.py's, +-`jitter`)."""
 
     retries: int = 6
     initial_s: float = 0.2

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from protos.metastore.v1 import catalog_pb2 as pb
-from store.writeids import ValidTxnList, ValidWriteIdList
+from hive.writeids import ValidTxnList, ValidWriteIdList
 
 
 def full_table_name(db: str, table: str) -> str:

@@ -26,8 +26,8 @@ from pipeline.client.errors import GatewayError, TxnAborted
 from pipeline.client.snapshot import Snapshot, TableSnapshot, full_table_name
 from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import transactions_pb2 as tpb
-from store.clock import SYSTEM_CLOCK, ThreadClock
-from store.lock_rules import Statement
+from hive.clock import SYSTEM_CLOCK, ThreadClock
+from hive.lock_rules import Statement
 
 if TYPE_CHECKING:
     from pipeline.client.gateway import GatewayClient

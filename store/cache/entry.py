@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Mapping
 
 from store.models import Partition, Table
-from store.writeids import LONG_MAX, ValidWriteIdList
+from hive.writeids import LONG_MAX, ValidWriteIdList
 
 PartitionEncoder = Callable[[Partition], bytes]
 # A Partition as Hive Thrift struct fields (gateway/thrift/wire.py), and whether it carries columns of its own

@@ -26,7 +26,7 @@ reads its own writes on the gateway that took them); a write under a txn also se
 reads of the table to the database until the poller applies its commit or abort.
 
 Names are normalised once, here, by `table_key` and `database_key`
-(store.names.normalize_identifier): the bookkeeping normalises whatever it is handed, so a key a
+(hive.names.normalize_identifier): the bookkeeping normalises whatever it is handed, so a key a
 write marks is the key a read looks up, whatever the spelling of the request.
 """
 
@@ -35,7 +35,7 @@ from __future__ import annotations
 import time
 from typing import Awaitable, Callable, Sequence, TypeVar
 
-from store import names
+from hive import names
 from store.cache.sharded import Miss as Miss  # the answers of the cached step, for servicers
 from store.cache.sharded import PartitionsHit as PartitionsHit
 from store.cache.sharded import VersionsHit as VersionsHit

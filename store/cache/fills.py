@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 
-TableKey = tuple[str, str]  # (database, table), normalised (store.names.normalize_identifier)
+TableKey = tuple[str, str]  # (database, table), normalised (hive.names.normalize_identifier)
 
 
 class FillRequests:

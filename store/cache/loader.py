@@ -16,7 +16,7 @@ from store.cache.entry import Codec, CommittedWriteIds, TableEntry, Version, bui
 from store.models import Database
 from store.sql import cache as sql
 from store.sql import txns as txn_sql
-from store.writeids import ValidTxnList
+from hive.writeids import ValidTxnList
 
 
 async def load_table_by_id(

@@ -30,14 +30,14 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Callable, Mapping, Sequence
 
-from store import names as n
+from hive import names as n
 from store.cache.entry import TableEntry, Version, all_committed_through, pick, with_changes
 from store.cache.fills import FillRequests
 from store.errors import InvalidArgument
 from store.models import Database, Table
-from store.partition_filter import parse_filter
+from hive.partition_filter import parse_filter
 from store.snapshot import ReadSnapshot
-from store.writeids import ValidWriteIdList, covers
+from hive.writeids import ValidWriteIdList, covers
 
 # Why a read went to the database (metric label values).
 STALE = "stale"

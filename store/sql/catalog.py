@@ -167,7 +167,7 @@ ORDER BY part_name
 LIMIT $3
 """
 
-# Partitions by filter: {filter} is the parameterised predicate of store/partition_filter.py over
+# Partitions by filter: {filter} is the parameterised predicate of hive/partition_filter.py over
 # part_values (its parameters start at $5 / $2). Name order; LIMIT $2 (one more than wanted, to
 # detect "too many").
 SELECT_VISIBLE_PARTITIONS_BY_FILTER = f"""

@@ -10,7 +10,7 @@ next_lock_id is what makes ext ids visible in id order (see store/locks.py).
 # `r` is the request's component, `ex` a component of an earlier request (same database). Scopes
 # overlap when one contains the other: a database-level scope, or the same table and a table-level
 # scope, or equal partition names, or one a '/'-prefix of the other. The type/level pair must be
-# one of `conflict_keys()` (store/lock_rules.py), passed as a parameter.
+# one of `conflict_keys()` (hive/lock_rules.py), passed as a parameter.
 _BLOCKER = """
     (ex.tbl_name IS NULL OR r.tbl_name IS NULL OR (ex.tbl_name = r.tbl_name AND (
         ex.part_name IS NULL OR r.part_name IS NULL OR ex.part_name = r.part_name

@@ -27,7 +27,7 @@ from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import locks_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
-from store.lock_rules import LockType
+from hive.lock_rules import LockType
 from tests.builders import table
 from tests.conftest import TEMPLATE_DB, PgCluster, gateway_settings
 from tests.unit.test_lock_rules import CELLS, SEED_002_ROWS

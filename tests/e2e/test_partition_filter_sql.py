@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from store.errors import InvalidArgument
-from store.models import FieldSchema
-from store.names import DEFAULT_PARTITION_NAME as DEFAULT
-from store.partition_filter import Filter, parse_filter
+from hive.schema import FieldSchema
+from hive.names import DEFAULT_PARTITION_NAME as DEFAULT
+from hive.partition_filter import Filter, parse_filter
 
 _TEXTS = ["a", "A", "b", "ab", "us", "us%", "u_s", "it's", 'say "hi"', "back\\slash", "a\\%b", "é", "日本", "😀",
           "z", "a b", "100%", "_", "%", "x\ny", "Z9", "", "abc", "a\u0301", "a.b", "(x)+", "[z]*", "$1^", DEFAULT]

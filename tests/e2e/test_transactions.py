@@ -12,7 +12,7 @@ from gateway.app import Gateway
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
-from store.writeids import ValidTxnList, ValidWriteIdList
+from hive.writeids import ValidTxnList, ValidWriteIdList
 from tests.builders import table
 from tests.conftest import connect, gateway_settings, wait_applied
 from tests.txn_helpers import Txns

@@ -52,7 +52,7 @@ from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from store.cache.entry import live_view
-from store.writeids import ValidTxnList, ValidWriteIdList
+from hive.writeids import ValidTxnList, ValidWriteIdList
 from tests.builders import table as table_def
 from tests.conftest import connect, gateway_settings, wait_applied
 from tests.txn_model import DB, OPEN, Model, Outcome, Snapshot, TableState, freeze

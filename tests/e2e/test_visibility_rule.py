@@ -13,7 +13,7 @@ import pytest
 
 from store.snapshot import is_visible, sql_params
 from store.sql.catalog import VISIBLE
-from store.writeids import ValidWriteIdList
+from hive.writeids import ValidWriteIdList
 
 SNAPSHOTS = [
     "db.t:0:9223372036854775807::",  # nothing written yet

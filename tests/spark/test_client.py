@@ -20,8 +20,8 @@ from pipeline.client import (ADDRESS_CONF, ADDRESS_ENV, Backoff, ClientConfig, C
                              GatewayError, GatewayUnavailable, LockAcquireTimeout, TxnAborted, call_with_retry)
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import locks_pb2 as lpb
-from store.lock_rules import Statement
-from store.writeids import ValidWriteIdList
+from hive.lock_rules import Statement
+from hive.writeids import ValidWriteIdList
 from tests.conftest import REPO
 from tests.spark.conftest import create_table, start_gateway
 

@@ -18,7 +18,7 @@ from pipeline.txn_write import txn_write
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import transactions_pb2 as tpb
-from store.writeids import ValidWriteIdList
+from hive.writeids import ValidWriteIdList
 from tests.spark.conftest import create_table
 
 pytestmark = pytest.mark.spark

@@ -1,4 +1,4 @@
-"""The one back-off (store/backoff.py) and the one duration parser (store/durations.py)."""
+"""The one back-off (hive/backoff.py) and the one duration parser (hive/durations.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from store.backoff import Backoff
-from store.durations import DurationError, parse_duration
+from hive.backoff import Backoff
+from hive.durations import DurationError, parse_duration
 
 
 def test_waits_double_up_to_the_cap() -> None:

@@ -21,7 +21,7 @@ from store.cache.sharded import (
 )
 from store.models import FieldSchema, Table, TableType
 from store.snapshot import ReadSnapshot, is_visible
-from store.writeids import ValidWriteIdList
+from hive.writeids import ValidWriteIdList
 
 TABLE = Table(db_name="db", name="t", table_type=TableType.MANAGED, transactional=True,
               partition_keys=(FieldSchema("p", "string"),), table_id=42)

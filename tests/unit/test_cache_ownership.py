@@ -15,7 +15,7 @@ from store.cache.sharded import BEHIND_TOKEN, OWN_WRITES, Miss, PartitionsHit, S
 from store.catalog_store import CatalogStore
 from store.models import Database, FieldSchema, Table, TableType
 from store.snapshot import ReadSnapshot
-from store.writeids import ValidWriteIdList
+from hive.writeids import ValidWriteIdList
 
 KEYS = (FieldSchema("p", "string"),)
 

@@ -14,7 +14,7 @@ from gateway.config import load_settings
 from pipeline.locking import LockAcquireTimeout, LockClient, RetryPolicy, lock_policy_from_settings, to_request
 from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import transactions_pb2 as tpb
-from store.lock_rules import LockPolicy, Statement, TableRef, statement_locks
+from hive.lock_rules import LockPolicy, Statement, TableRef, statement_locks
 from tests.clock import FakeClock
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from store.errors import InvalidArgument
-from store.lock_rules import (
+from hive.lock_rules import (
     DataOperationType,
     LockComponent,
     LockLevel,

@@ -2,9 +2,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from store import names as n
+from hive import names as n
 from store.errors import InvalidArgument
-from store.models import FieldSchema
+from hive.schema import FieldSchema
 
 KEYS = (FieldSchema("ds", "date"), FieldSchema("region", "string"))
 

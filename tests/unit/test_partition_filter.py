@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from store.errors import InvalidArgument
-from store.models import FieldSchema
-from store.names import DEFAULT_PARTITION_NAME as DEFAULT
-from store.partition_filter import And, Between, Comparison, InList, Like, Not, Or, parse_filter
+from hive.schema import FieldSchema
+from hive.names import DEFAULT_PARTITION_NAME as DEFAULT
+from hive.partition_filter import And, Between, Comparison, InList, Like, Not, Or, parse_filter
 
 KEYS = (FieldSchema("ds", "date"), FieldSchema("hr", "int"), FieldSchema("region", "string"))
 

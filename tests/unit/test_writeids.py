@@ -1,4 +1,4 @@
-"""store.writeids: Hive's snapshot strings, TxnIdUtils.compare, the cache's covers test, snapshot builders.
+"""hive.writeids: Hive's snapshot strings, TxnIdUtils.compare, the cache's covers test, snapshot builders.
 
 Worked examples are those of docs hive-reference §1.6, §2.4 and §4.1 (scenario S); properties check
 the efficient set tests against brute force over small write-id ranges.
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from store.errors import InvalidArgument
-from store.writeids import (
+from hive.writeids import (
     LONG_MAX,
     InvalidSnapshotError,
     RangeResponse,

@@ -12,8 +12,8 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Protocol, Sequence
 
-from store.errors import InvalidArgument
-from store.models import FieldSchema
+from hive.errors import InvalidArgument
+from hive.schema import FieldSchema
 
 DEFAULT_PARTITION_NAME = "__HIVE_DEFAULT_PARTITION__"
 MAX_IDENTIFIER_LENGTH = 128  # DBS.NAME and the other identifier columns of Hive's schema

@@ -24,7 +24,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from store.errors import InvalidArgument
+from hive.errors import InvalidArgument
 
 LONG_MAX = 9223372036854775807
 """Java `Long.MAX_VALUE`: the "no open id" value of minOpenTxn / minOpenWriteId, and the hwm of ''."""

@@ -43,9 +43,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Callable, NoReturn, Sequence, Union
 
-from store.errors import InvalidArgument
-from store.models import FieldSchema
-from store.names import DEFAULT_PARTITION_NAME
+from hive.errors import InvalidArgument
+from hive.schema import FieldSchema
+from hive.names import DEFAULT_PARTITION_NAME
 
 Value = Union[bool, int, Decimal, _dt.date, _dt.datetime, str]
 Tri = Union[bool, None]  # True, False, or unknown (SQL NULL)

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Iterable, Sequence
 
-from store import names
-from store.errors import InvalidArgument
+from hive import names
+from hive.errors import InvalidArgument
 
 
 class LockType(str, Enum):

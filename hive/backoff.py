@@ -6,7 +6,7 @@ Wait number n (counting from 0) is `initial_s * 2**n`, at most `max_s`, then sca
 drawn uniformly from [1 - jitter, 1 + jitter]: jitter 0 gives exact waits (Hive's lock back-off),
 jitter 1 spreads a wait over [0, 2x] so that writers that collided do not collide again in lock
 step. Randomness is injectable (`rng`), and nothing here sleeps: callers sleep on their own
-injected clock (store/clock.py), so tests never really wait.
+injected clock (hive/clock.py), so tests never really wait.
 
 Pure: no I/O, no imports beyond the standard library (the PySpark client ships this package).
 """

@@ -1,0 +1,12 @@
+"""The exceptions of Hive's rules: one root, and the one way a value can fail them."""
+
+from __future__ import annotations
+
+
+class HiveError(Exception):
+    """Root of every error this package raises on purpose."""
+
+
+class InvalidArgument(HiveError, ValueError):
+    """A value that Hive's rules refuse: a bad name, partition value, filter or write-id list. The
+    store raises it too for malformed requests; both protocols answer it as a client's mistake."""

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from loadtest.consistency.driver import Driver
 
 C = grpc.StatusCode
+RENAME_BACK_TRIES = 50
 
 
 @dataclass
@@ -139,8 +140,12 @@ class DdlRace:
         away = f"{t.name}_renamed"
         t.disrupt()
         if await self._in_txn(rng, self._alter_call(rng, t.name, away, "away"), abort_share=0.2):
-            while not await self._in_txn(rng, self._alter_call(rng, away, t.name, "back"), abort_share=0.0):
-                pass  # refused by a conflict: try the rename back again
+            for _ in range(RENAME_BACK_TRIES):  # a conflict refuses it: try again, a bounded number of times
+                if await self._in_txn(rng, self._alter_call(rng, away, t.name, "back"), abort_share=0.0):
+                    break
+            else:
+                self.d.error(f"churner: {away} could not be renamed back to {t.name} in {RENAME_BACK_TRIES} tries")
+                return  # the name stays disrupted: no write to it is judged from now on
         t.restore()
 
     async def _recreate(self, rng: random.Random, t: ChurnTable) -> None:

@@ -455,6 +455,46 @@ struct AllocateTableWriteIdsResponse {
   1: required list<TxnToWriteId> txnToWriteIds,
 }
 
+struct NotificationEventsCountRequest {
+  1: required i64 fromEventId,
+  2: required string dbName,
+  3: string catName,
+  4: i64 toEventId,
+  5: i64 limit,
+}
+
+struct NotificationEventsCountResponse {
+  1: required i64 eventsCount,
+}
+
+struct AlterTableRequest {
+  1: string catName,
+  2: required string dbName,
+  3: required string tableName,
+  4: required Table table,
+  5: EnvironmentContext environmentContext,
+  6: i64 writeId = -1,
+  7: string validWriteIdList,
+  8: list<string> processorCapabilities,
+  9: string processorIdentifier,
+}
+
+struct AlterTableResponse {
+}
+
+struct AlterPartitionsRequest {
+  1: string catName,
+  2: required string dbName,
+  3: required string tableName,
+  4: required list<Partition> partitions,
+  5: EnvironmentContext environmentContext,
+  6: i64 writeId = -1,
+  7: string validWriteIdList,
+}
+
+struct AlterPartitionsResponse {
+}
+
 exception MetaException {
   1: string message,
 }
@@ -544,6 +584,7 @@ service ThriftHiveMetastore extends FacebookService {
   void create_table_with_environment_context(1: Table tbl, 2: EnvironmentContext environment_context) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: NoSuchObjectException o4),
   void alter_table(1: string dbname, 2: string tbl_name, 3: Table new_tbl) throws (1: InvalidOperationException o1, 2: MetaException o2),
   void alter_table_with_environment_context(1: string dbname, 2: string tbl_name, 3: Table new_tbl, 4: EnvironmentContext environment_context) throws (1: InvalidOperationException o1, 2: MetaException o2),
+  AlterTableResponse alter_table_req(1: AlterTableRequest req) throws (1: InvalidOperationException o1, 2: MetaException o2),
   void alter_table_with_cascade(1: string dbname, 2: string tbl_name, 3: Table new_tbl, 4: bool cascade) throws (1: InvalidOperationException o1, 2: MetaException o2),
   void truncate_table(1: string dbName, 2: string tableName, 3: list<string> partNames) throws (1: MetaException o1),
   void drop_table(1: string dbname, 2: string name, 3: bool deleteData) throws (1: NoSuchObjectException o1, 2: MetaException o3),
@@ -567,6 +608,7 @@ service ThriftHiveMetastore extends FacebookService {
   void alter_partition(1: string db_name, 2: string tbl_name, 3: Partition new_part) throws (1: InvalidOperationException o1, 2: MetaException o2),
   void alter_partitions(1: string db_name, 2: string tbl_name, 3: list<Partition> new_parts) throws (1: InvalidOperationException o1, 2: MetaException o2),
   void alter_partitions_with_environment_context(1: string db_name, 2: string tbl_name, 3: list<Partition> new_parts, 4: EnvironmentContext environment_context) throws (1: InvalidOperationException o1, 2: MetaException o2),
+  AlterPartitionsResponse alter_partitions_req(1: AlterPartitionsRequest req) throws (1: InvalidOperationException o1, 2: MetaException o2),
   void rename_partition(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: Partition new_part) throws (1: InvalidOperationException o1, 2: MetaException o2),
   bool drop_partition(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: bool deleteData) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   bool drop_partition_by_name(1: string db_name, 2: string tbl_name, 3: string part_name, 4: bool deleteData) throws (1: NoSuchObjectException o1, 2: MetaException o2),
@@ -592,4 +634,5 @@ service ThriftHiveMetastore extends FacebookService {
   ShowLocksResponse show_locks(1: ShowLocksRequest rqst),
   CurrentNotificationEventId get_current_notificationEventId(),
   NotificationEventResponse get_next_notification(1: NotificationEventRequest rqst),
+  NotificationEventsCountResponse get_notification_events_count(1: NotificationEventsCountRequest rqst),
 }

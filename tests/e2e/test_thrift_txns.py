@@ -4,36 +4,24 @@ Hive's newer ones do), checked against the gRPC API of the same gateway."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, AsyncIterator
 
 import pytest
-import thriftpy2.rpc
 from thriftpy2.thrift import TApplicationException
 
 from gateway.app import Gateway
-from gateway.thrift.idl import SERVICE, hms
+from gateway.thrift.idl import hms
 from gateway.thrift.txn_methods import bitset
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import table
 from tests.conftest import GatewayClient, connect, gateway_settings, wait_applied
+from tests.thrift_client import ThriftClient as Client
 
 SHARED_READ, EXCLUSIVE = 1, 3
 TABLE_LEVEL = 2
 ACQUIRED, WAITING = 1, 2
-
-
-class Client:
-    def __init__(self, port: int) -> None:
-        self._client = thriftpy2.rpc.make_client(SERVICE, "127.0.0.1", port, timeout=30_000)
-
-    async def __call__(self, method: str, *args: Any) -> Any:
-        return await asyncio.to_thread(getattr(self._client, method), *args)
-
-    def close(self) -> None:
-        self._client.close()
 
 
 @pytest.fixture

@@ -130,31 +130,35 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods):
             return cached
         return await self._cached.fetch_table(db_key, table_key, snapshot)
 
-    async def get_table(self, dbname: str | None, tbl_name: str | None) -> Any:
-        return convert.table_to_thrift(await self._table(dbname, tbl_name))
+    async def get_table(self, dbname: str | None, tbl_name: str | None) -> RawValue:
+        return RawValue(TType.STRUCT, wire.table_struct(await self._table(dbname, tbl_name)))
 
-    async def get_table_req(self, req: Any) -> Any:
+    async def get_table_req(self, req: Any) -> RawValue:
         """Hive 4 clients may pass their snapshot: then the write-id-checked read, as over gRPC."""
         req = required(req, "req")
         snapshot = LATEST
         if req.validWriteIdList:
             snapshot = ReadSnapshot.parse(req.validWriteIdList, 0, req.id if req.id and req.id > 0 else 0)
         table = await self._table(req.dbName, req.tblName, snapshot)
-        return hms.GetTableResult(table=convert.table_to_thrift(table))
+        return RawValue(TType.STRUCT, wire.struct_field(1, wire.table_struct(table)))  # GetTableResult
 
-    async def get_table_objects_by_name(self, dbname: str | None, tbl_names: list[str] | None) -> list[Any]:
+    async def _tables(self, dbname: str | None, tbl_names: list[str] | None) -> list[Table]:
         _check_batch(len(tbl_names or []), "get_table_objects_by_name", self._settings.max_batch_size)
         found = []
         for name in tbl_names or []:
             try:
-                found.append(convert.table_to_thrift(await self._table(dbname, name)))
+                found.append(await self._table(dbname, name))
             except NotFound:
                 continue  # Hive leaves out the names that do not exist
         return found
 
-    async def get_table_objects_by_name_req(self, req: Any) -> Any:
+    async def get_table_objects_by_name(self, dbname: str | None, tbl_names: list[str] | None) -> RawValue:
+        return RawValue(TType.LIST, wire.table_list(await self._tables(dbname, tbl_names)))
+
+    async def get_table_objects_by_name_req(self, req: Any) -> RawValue:
         req = required(req, "req")
-        return hms.GetTablesResult(tables=await self.get_table_objects_by_name(req.dbName, req.tblNames))
+        tables = wire.table_list(await self._tables(req.dbName, req.tblNames))
+        return RawValue(TType.STRUCT, wire.list_field(1, tables))  # GetTablesResult
 
     async def get_tables(self, db_name: str | None, pattern: str | None) -> list[str]:
         return await self._catalog.list_tables(required(db_name, "db_name"), pattern or "")
@@ -166,16 +170,15 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods):
         names = await self.get_tables(db_name, pattern)
         if not tableType:
             return names
-        tables = await self.get_table_objects_by_name(db_name, names)
-        return [t.tableName for t in tables if t.tableType == tableType]
+        return [t.name for t in await self._tables(db_name, names) if t.table_type.value == tableType]
 
     async def get_table_meta(self, db_patterns: str | None, tbl_patterns: str | None,
                              tbl_types: list[str] | None) -> list[Any]:
         out = []
         for db in await self._catalog.list_databases(db_patterns or ""):
-            for t in await self.get_table_objects_by_name(db, await self.get_tables(db, tbl_patterns)):
-                if not tbl_types or t.tableType in tbl_types:
-                    out.append(hms.TableMeta(dbName=t.dbName, tableName=t.tableName, tableType=t.tableType,
+            for t in await self._tables(db, await self.get_tables(db, tbl_patterns)):
+                if not tbl_types or t.table_type.value in tbl_types:
+                    out.append(hms.TableMeta(dbName=t.db_name, tableName=t.name, tableType=t.table_type.value,
                                              comments=t.parameters.get("comment")))
         return out
 

@@ -52,6 +52,13 @@ def _matches_partial(values: Sequence[str], partial: Sequence[str]) -> bool:
     return all(want == "" or want == have for want, have in zip(partial, values))
 
 
+def _snapshot_of(req: Any) -> ReadSnapshot:
+    """The snapshot a Hive 4 request carries (`validWriteIdList`, the table `id` when set), or LATEST."""
+    if not req.validWriteIdList:
+        return LATEST
+    return ReadSnapshot.parse(req.validWriteIdList, 0, req.id if req.id and req.id > 0 else 0)
+
+
 def _check_batch(count: int, what: str, limit: int) -> None:
     if count > limit:
         raise ResourceExhausted(f"{what}: {count} items in one call, more than metastore.gateway.max.batch.size "
@@ -136,10 +143,7 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods):
     async def get_table_req(self, req: Any) -> RawValue:
         """Hive 4 clients may pass their snapshot: then the write-id-checked read, as over gRPC."""
         req = required(req, "req")
-        snapshot = LATEST
-        if req.validWriteIdList:
-            snapshot = ReadSnapshot.parse(req.validWriteIdList, 0, req.id if req.id and req.id > 0 else 0)
-        table = await self._table(req.dbName, req.tblName, snapshot)
+        table = await self._table(req.dbName, req.tblName, _snapshot_of(req))
         return RawValue(TType.STRUCT, wire.struct_field(1, wire.table_struct(table)))  # GetTableResult
 
     async def _tables(self, dbname: str | None, tbl_names: list[str] | None) -> list[Table]:
@@ -275,24 +279,26 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods):
         parts = await self._cached.fetch_partitions_by_names(db_key, table_key, names, snapshot)
         return VersionsHit(table, [wire.version_of(p) for p in parts])
 
-    async def _matching(self, db_name: str | None, tbl_name: str | None, filter_text: str, limit: int) -> VersionsHit:
+    async def _matching(self, db_name: str | None, tbl_name: str | None, filter_text: str, limit: int,
+                        snapshot: ReadSnapshot = LATEST) -> VersionsHit:
         """Partitions matching a Hive filter ('' matches all), in name order, at most `limit` + 1."""
         db_key, table_key = table_key_of(required(db_name, "db_name"), required(tbl_name, "tbl_name"))
-        hit = self._cached.cached_versions_by_filter(db_key, table_key, filter_text, limit, LATEST)
+        hit = self._cached.cached_versions_by_filter(db_key, table_key, filter_text, limit, snapshot)
         if isinstance(hit, VersionsHit):
             return hit
         if filter_text:
-            table = await self._table(db_key, table_key)
-            parts = await self._cached.fetch_partitions_by_filter(db_key, table_key, filter_text, limit, LATEST)
+            table = await self._table(db_key, table_key, snapshot)
+            parts = await self._cached.fetch_partitions_by_filter(db_key, table_key, filter_text, limit, snapshot)
         else:
-            table, parts = await self._cached.fetch_partitions(db_key, table_key, limit, LATEST)
+            table, parts = await self._cached.fetch_partitions(db_key, table_key, limit, snapshot)
         return VersionsHit(table, [wire.version_of(p) for p in parts])
 
     async def _partial(self, db_name: str | None, tbl_name: str | None, partial: Sequence[str],
-                       max_parts: int | None) -> VersionsHit:
+                       max_parts: int | None, snapshot: ReadSnapshot = LATEST) -> VersionsHit:
         """Hive's partial specification (a value per leading key, '' for any), up to `max_parts`."""
         limit = _limit(max_parts, self._settings.max_batch_size)
-        found = await self._matching(db_name, tbl_name, "", self._settings.max_batch_size if partial else limit)
+        found = await self._matching(db_name, tbl_name, "", self._settings.max_batch_size if partial else limit,
+                                     snapshot)
         versions = [v for v in found.versions if _matches_partial(v.values, partial)] if partial else found.versions
         return VersionsHit(found.table, versions[:limit])
 
@@ -330,14 +336,41 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods):
 
     async def get_partitions_by_names_req(self, req: Any) -> RawValue:
         req = required(req, "req")
-        snapshot = LATEST
-        if req.validWriteIdList:
-            snapshot = ReadSnapshot.parse(req.validWriteIdList, 0, req.id if req.id and req.id > 0 else 0)
-        found = await self._by_names(req.db_name, req.tbl_name, req.names or [], snapshot)
+        found = await self._by_names(req.db_name, req.tbl_name, req.names or [], _snapshot_of(req))
         return RawValue(TType.STRUCT, wire.partition_list_field(1, found.table, found.versions))
 
-    async def _one(self, db_name: str | None, tbl_name: str | None, name: str) -> RawValue:
-        found = await self._by_names(db_name, tbl_name, [name])
+    # Hive 4's request shapes of the reads above: their snapshot, when they carry one, is the
+    # write-id-checked read (as over gRPC); without one, the latest committed state.
+
+    async def get_partition_req(self, req: Any) -> RawValue:
+        req = required(req, "req")
+        name = await self._name_of(req.dbName, req.tblName, req.partVals)
+        found = await self._one(req.dbName, req.tblName, name, _snapshot_of(req))
+        return RawValue(TType.STRUCT, wire.struct_field(1, found.payload))  # GetPartitionResponse
+
+    async def get_partitions_req(self, req: Any) -> RawValue:
+        req = required(req, "req")
+        found = await self._partial(req.dbName, req.tblName, (), req.maxParts, _snapshot_of(req))
+        return RawValue(TType.STRUCT, wire.partition_list_field(1, found.table, found.versions))
+
+    async def get_partitions_ps_with_auth_req(self, req: Any) -> RawValue:
+        req = required(req, "req")
+        found = await self._partial(req.dbName, req.tblName, req.partVals or (), req.maxParts, _snapshot_of(req))
+        return RawValue(TType.STRUCT, wire.partition_list_field(1, found.table, found.versions))
+
+    async def get_partition_names_ps_req(self, req: Any) -> Any:
+        req = required(req, "req")
+        found = await self._partial(req.dbName, req.tblName, req.partValues or (), req.maxParts, _snapshot_of(req))
+        return hms.GetPartitionNamesPsResponse(names=[convert.partition_name(found.table, v.values)
+                                                      for v in found.versions])
+
+    async def get_partitions_by_filter_req(self, req: Any) -> RawValue:
+        req = required(req, "req")
+        return await self.get_partitions_by_filter(req.dbName, req.tblName, req.filter, req.maxParts)
+
+    async def _one(self, db_name: str | None, tbl_name: str | None, name: str,
+                   snapshot: ReadSnapshot = LATEST) -> RawValue:
+        found = await self._by_names(db_name, tbl_name, [name], snapshot)
         if not found.versions:
             raise NotFound(f"partition {name} of {db_name}.{tbl_name} does not exist")
         return RawValue(TType.STRUCT, wire.partition_element(found.table, found.versions[0]))

@@ -184,3 +184,48 @@ async def test_hive4_reads_with_a_snapshot_follow_the_seeds_two_gateway_flow(pg_
         on_b.close()
         await a.stop()
         await b.stop()
+
+
+async def test_hive4_request_shaped_partition_reads_answer_their_snapshot(env: Any) -> None:
+    """get_partition_req, get_partitions_req, get_partitions_ps_with_auth_req and
+    get_partition_names_ps_req read under the snapshot they carry (a reader's snapshot from before a
+    commit keeps not seeing it); without one, the latest committed state."""
+    hms_call, grpc_client, grpc_txns = env
+
+    async def write_id_list() -> tuple[str, int]:
+        txn_list = (await grpc_txns.GetOpenTxns(tpb.GetOpenTxnsRequest())).valid_txn_list
+        got = (await grpc_txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+            full_table_names=["db.t"], valid_txn_list=txn_list))).tables[0]
+        return got.valid_write_id_list, got.table_id
+
+    before, table_id = await write_id_list()
+    (txn,) = (await hms_call("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids
+    await grpc_client.catalog.AddPartitions(pb.AddPartitionsRequest(
+        db_name="db", table_name="t", txn_id=txn, partitions=[pb.Partition(values=["a"])]))
+    await hms_call("commit_txn", hms.CommitTxnRequest(txnid=txn))
+    after, _ = await write_id_list()
+
+    async def reads(snapshot: str | None) -> tuple[list[list[str]], list[list[str]], list[str]]:
+        kw: dict[str, Any] = {"validWriteIdList": snapshot, "id": table_id} if snapshot else {}
+        every = await hms_call("get_partitions_req", hms.PartitionsRequest(dbName="db", tblName="t", **kw))
+        ps = await hms_call("get_partitions_ps_with_auth_req", hms.GetPartitionsPsWithAuthRequest(
+            dbName="db", tblName="t", partVals=["a"], **kw))
+        names = await hms_call("get_partition_names_ps_req", hms.GetPartitionNamesPsRequest(
+            dbName="db", tblName="t", partValues=[], **kw))
+        return [p.values for p in every.partitions], [p.values for p in ps.partitions], names.names
+
+    assert await reads(before) == ([], [], [])
+    assert await reads(after) == ([["a"]], [["a"]], ["p=a"])
+    assert await reads(None) == ([["a"]], [["a"]], ["p=a"])
+    one = await hms_call("get_partition_req", hms.GetPartitionRequest(
+        dbName="db", tblName="t", partVals=["a"], validWriteIdList=after, id=table_id))
+    assert one.partition.values == ["a"] and one.partition.tableName == "t"
+    with pytest.raises(hms.NoSuchObjectException):
+        await hms_call("get_partition_req", hms.GetPartitionRequest(
+            dbName="db", tblName="t", partVals=["a"], validWriteIdList=before, id=table_id))
+    with pytest.raises(hms.MetaException, match="table id"):
+        await hms_call("get_partitions_req", hms.PartitionsRequest(
+            dbName="db", tblName="t", validWriteIdList=after, id=table_id + 1000))
+    by_filter = await hms_call("get_partitions_by_filter_req", hms.GetPartitionsByFilterRequest(
+        dbName="db", tblName="t", filter='p = "a"'))
+    assert [p.values for p in by_filter] == [["a"]]

@@ -235,6 +235,12 @@ class GatewayClient:
         return list(self.call(self.catalog.GetPartitionsByFilter, request,
                               method="GetPartitionsByFilter").partitions)
 
+    def alter_table(self, db: str, table: str, definition: pb.Table, *, txn_id: int = 0) -> pb.Table:
+        """Replace the table's definition (under `txn_id` for a transactional table: a new version,
+        visible when the txn commits). Answers the table as stored."""
+        return self.call(self.catalog.AlterTable, pb.AlterTableRequest(
+            db_name=db, table_name=table, table=definition, txn_id=txn_id), method="AlterTable").table
+
     def add_partitions(self, db: str, table: str, partitions: Sequence[pb.Partition], *, txn_id: int,
                        table_id: int = 0) -> list[pb.Partition]:
         """AddPartitions in batches under `txn_id` (all invisible until the txn commits, all gone

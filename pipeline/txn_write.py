@@ -1,4 +1,4 @@
-"""Transactional write job: a partitioned DataFrame into a transactional table, all or nothing.
+"""Transactional write job: a DataFrame into a transactional table, all or nothing.
 
     spark-submit --conf spark.metastore.gateway.address=HOST:PORT -m pipeline write DB TABLE INPUT
     txn_write(df, "lake", "events")                                   # append, dynamic partitions
@@ -30,7 +30,8 @@ nothing is written, no txn opened. Then, inside one txn that a heartbeat keeper 
    the older directories, which are left in place for them (a compactor's Cleaner removes them
    once no snapshot can read them). The rename is atomic on one filesystem. An overwrite whose
    partitions are all static and which has no rows writes an empty base: the partition is emptied,
-   as Hive's INSERT OVERWRITE ... PARTITION (...) SELECT with no rows does.
+   as Hive's INSERT OVERWRITE ... PARTITION (...) SELECT with no rows does. An unpartitioned
+   table has one such directory, under its own location (no partitions to register).
 7. Commit. The keeper is stopped first; a txn the gateway aborted meanwhile fails the commit.
 
 If anything fails (a task, the gateway, a hook, a lost txn) the txn is aborted: the partitions it
@@ -180,8 +181,6 @@ def _target_format(definition: pb.Table, requested: StorageFormat | None) -> Sto
     full = f"{definition.db_name}.{definition.name}"
     if not definition.transactional:
         raise ValueError(f"{full} is not a transactional table; this job writes ACID delta directories")
-    if not definition.partition_keys:
-        raise ValueError(f"{full} has no partition keys; this job writes partitioned tables")
     recorded = format_of(definition.sd)
     if recorded is not None and requested is not None and recorded != requested:
         raise ValueError(f"{full} is stored as {recorded.name} (its storage descriptor says so); writing "
@@ -233,8 +232,8 @@ class _Job:
         t = time.perf_counter()
         keys = list(definition.partition_keys)
         by_name: dict[str, tuple[tuple[str, ...], str | None]] = {
-            make_partition_name(keys, values): (values, path)
-                   for values, path in _staging_leaves(self.undo.staging, len(keys))}
+            make_partition_name(keys, values) if keys else "": (values, path)
+            for values, path in _staging_leaves(self.undo.staging, len(keys))}
         if not by_name and len(plan.static) == len(keys):
             # No rows for a fully static partition: Hive still creates the partition, and an
             # overwrite empties it (an empty base).
@@ -244,21 +243,18 @@ class _Job:
             altered.CopyFrom(definition)
             altered.sd.CopyFrom(with_format(definition.sd, fmt))
             self.client.alter_table(self.db, self.table, altered, txn_id=txn.id)
-        existing = {p.name: p for p in self.client.get_partitions_by_names(self.db, self.table, list(by_name), read)}
-        self._record_format(txn, existing, fmt, snap.table_id)
-        new = [pb.Partition(values=list(values), sd=with_format(pb.StorageDescriptor(), fmt))
-               for name, (values, _) in by_name.items() if name not in existing]
-        added = {p.name: p for p in self.client.add_partitions(self.db, self.table, new, txn_id=txn.id,
-                                                                table_id=snap.table_id)}
+        if keys:
+            added, existing = self._register(txn, by_name, read, fmt, snap.table_id)
+            parents = {name: local_path((added.get(name) or existing[name]).sd.location) for name in by_name}
+        else:  # the table's location is the one ACID directory root
+            added, existing, parents = {}, {}, {"": table_root}
         self.stage("registered")
 
         result = WriteResult(txn.id, write_id, snap.table_id, sorted(added), sorted(existing), mode=self.mode,
                              file_format=fmt.name)
         target_name = base_dir_name(write_id) if overwrite else delta_dir_name(write_id)
         for name, (_, source) in sorted(by_name.items()):
-            partition = added.get(name) or existing[name]
-            target = self._move(source, local_path(partition.sd.location), target_name, write_id, txn.id,
-                                empty_ok=overwrite)
+            target = self._move(source, parents[name], target_name, write_id, txn.id, empty_ok=overwrite)
             if target:
                 result.delta_dirs.append(target)
         self.stage("moved")
@@ -272,13 +268,28 @@ class _Job:
     def _spark_write(self, txn: Transaction, plan: FramePlan, fmt: StorageFormat) -> None:
         self.sc.addJobTag(self.tag)
         try:
-            (plan.apply(self.df).write.partitionBy(*plan.key_names)  # type: ignore[attr-defined]
-             .format(fmt.name).mode("errorifexists").save("file://" + os.path.abspath(self.undo.staging)))
+            writer = plan.apply(self.df).write  # type: ignore[attr-defined]
+            if plan.key_names:
+                writer = writer.partitionBy(*plan.key_names)
+            writer.format(fmt.name).mode("errorifexists").save("file://" + os.path.abspath(self.undo.staging))
         except Exception:
             txn.check()  # cancelled because the txn was aborted: say that, not Spark's "job cancelled"
             raise
         finally:
             self.sc.removeJobTag(self.tag)
+
+    def _register(self, txn: Transaction, by_name: dict[str, tuple[tuple[str, ...], str | None]],
+                  read: pb.ReadContext, fmt: StorageFormat, table_id: int,
+                  ) -> tuple[dict[str, pb.Partition], dict[str, pb.Partition]]:
+        """(added, existing) partitions among those written: new ones are added under the txn
+        with the format; old ones get the format recorded where they have none."""
+        existing = {p.name: p for p in self.client.get_partitions_by_names(self.db, self.table, list(by_name), read)}
+        self._record_format(txn, existing, fmt, table_id)
+        new = [pb.Partition(values=list(values), sd=with_format(pb.StorageDescriptor(), fmt))
+               for name, (values, _) in by_name.items() if name not in existing]
+        added = {p.name: p for p in self.client.add_partitions(self.db, self.table, new, txn_id=txn.id,
+                                                                table_id=table_id)}
+        return added, existing
 
     def _record_format(self, txn: Transaction, existing: dict[str, pb.Partition], fmt: StorageFormat,
                        table_id: int) -> None:

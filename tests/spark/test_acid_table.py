@@ -244,3 +244,25 @@ def test_read_table_reads_a_partition_at_a_location_of_its_own(spark: Any, gatew
         assert _rows(frame) == [(1, "x", "2024-01-01"), (2, "y", "a b/c")]
         plan = plan_table_read(process_client(config), full)
         assert {p.name: p.format for p in plan.locations} == {"ds=2024-01-01": PARQUET, "ds=a b%2Fc": PARQUET}
+
+
+def test_an_unpartitioned_table_is_appended_to_overwritten_and_read(spark: Any, gateway_address: str,
+                                                                     tmp_path: Path) -> None:
+    root = tmp_path / "flat"
+    config = ClientConfig(gateway_address)
+    full = f"{DB}.flat"
+    schema = "id long, payload string"
+    with GatewayClient(config) as client:
+        create_table(client, root, table="flat", keys=())
+        txn_write(spark.createDataFrame([(1, "a"), (2, "b")], schema), DB, "flat", config=config)
+        txn_write(spark.createDataFrame([(3, "c")], schema), DB, "flat", config=config)
+        before = client.snapshot([full])
+        result = txn_write(spark.createDataFrame([(4, "d")], schema), DB, "flat", config=config, mode="overwrite")
+        assert result.added == [] and [Path(d).name for d in result.delta_dirs] == ["base_0000003"]
+        assert sorted(p.name for p in root.iterdir()) == ["base_0000003", "delta_0000001_0000001",
+                                                         "delta_0000002_0000002"]
+        assert _rows(read_table(spark, full, config=config)) == [(4, "d")]
+        assert _rows(read_table(spark, full, snapshot=before, config=config)) == [(1, "a"), (2, "b"), (3, "c")]
+        with pytest.raises(ValueError, match="no partition keys"):
+            read_table(spark, full, filter="id = 1", config=config)
+        _no_open_txns_or_locks(client)

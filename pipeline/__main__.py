@@ -140,6 +140,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from pipeline.txn_write import txn_write
 
             df = spark.read.format(args.input_format).option("header", "true").load(args.input)
+            if args.input_format == "csv":  # every column reads as text: parse it as the table's types first
+                from pipeline.client import process_client
+                from pipeline.schema import parse_text_columns
+
+                client = process_client(config)
+                table = client.get_table(args.db, args.table,
+                                         client.table_snapshot(args.db, args.table).read_context())
+                df = parse_text_columns(df, table)
             written = txn_write(df, args.db, args.table, config=config, file_format=args.format, mode=args.mode,
                                 partition=_static_partition(args.partition))
             print(json.dumps({"txn_id": written.txn_id, "write_id": written.write_id, "mode": written.mode,

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from pyspark.sql import types as T
 
@@ -285,3 +285,37 @@ def check_frame(schema: T.StructType, table: pb.Table, static: Mapping[str, str]
                              f"keys: {_describe(keys)}): {_name_some(problems)}; nothing was written")
     n = len(table.columns)
     return FramePlan(tuple(targets[:n]), tuple(targets[n:]), static_values)
+
+
+def parse_text_columns(df: Any, table: pb.Table) -> Any:
+    """`df` with its string columns parsed as the table's types, for text input (CSV) whose every
+    column reads as a string: one pass over the data finds, per column, the values that are not
+    of the column's type, and any is a `SchemaMismatch` naming the column, the count and an
+    example (so the check still comes before the write job's txn). Columns the table keeps as
+    strings, and columns that are not strings, are left as they are."""
+    from pyspark.sql import functions as F
+
+    by_lower = {f.name.lower(): f for f in df.schema.fields}
+    parsed: dict[str, tuple[Any, Any]] = {}  # DataFrame column -> (parsed column, "value did not parse")
+    for col in [*table.columns, *table.partition_keys]:
+        field = by_lower.get(col.name.lower())
+        want = spark_type(col.type)
+        if field is None or not isinstance(field.dataType, T.StringType) or isinstance(want, T.StringType):
+            continue
+        raw = F.col(_quoted(field.name))
+        value = raw.try_cast(want)
+        parsed[field.name] = (value, raw.isNotNull() & value.isNull() & (raw != DEFAULT_PARTITION_NAME))
+    if not parsed:
+        return df
+    counts = df.select(*[F.sum(bad.cast("long")).alias(str(i)) for i, (_, bad) in enumerate(parsed.values())]).first()
+    problems = []
+    for i, (name, (_, bad)) in enumerate(parsed.items()):
+        if counts is not None and counts[i]:
+            example = df.where(bad).select(_quoted(name)).first()
+            want_type = next(c.type for c in [*table.columns, *table.partition_keys] if c.name.lower() == name.lower())
+            problems.append(f"{counts[i]} value(s) of {name!r} are not {want_type} (e.g. {str(example[0])[:40]!r})")
+    if problems:
+        raise SchemaMismatch(f"the input does not fit {table.db_name}.{table.name}: {_name_some(problems)}; "
+                             f"nothing was written")
+    return df.select(*[parsed[f.name][0].alias(f.name) if f.name in parsed else F.col(_quoted(f.name))
+                       for f in df.schema.fields])

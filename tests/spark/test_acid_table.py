@@ -17,7 +17,7 @@ import pytest
 from pipeline.acid import local_path
 from pipeline.client import ClientConfig, GatewayClient, LockAcquireTimeout, process_client
 from pipeline.formats import PARQUET
-from pipeline.schema import SchemaMismatch
+from pipeline.schema import SchemaMismatch, parse_text_columns
 from pipeline.snapshot_read import plan_table_read, read_rows, read_table
 from pipeline.txn_write import txn_write
 from protos.metastore.v1 import catalog_pb2 as pb
@@ -266,3 +266,22 @@ def test_an_unpartitioned_table_is_appended_to_overwritten_and_read(spark: Any, 
         with pytest.raises(ValueError, match="no partition keys"):
             read_table(spark, full, filter="id = 1", config=config)
         _no_open_txns_or_locks(client)
+
+
+def test_text_input_is_parsed_as_the_table_types_and_a_bad_value_is_named(spark: Any) -> None:
+    from pyspark.sql import types as T
+
+    table = pb.Table(db_name=DB, name="t", columns=[pb.FieldSchema(name="id", type="bigint"),
+                                                    pb.FieldSchema(name="payload", type="string")],
+                     partition_keys=[pb.FieldSchema(name="ds", type="date")])
+    text = "id string, payload string, ds string"  # what CSV input reads as
+    good = parse_text_columns(spark.createDataFrame([("1", "7", "2024-01-01"), (None, "x", "2024-01-02")], text),
+                              table)
+    assert [(f.name, f.dataType) for f in good.schema.fields] == [
+        ("id", T.LongType()), ("payload", T.StringType()), ("ds", T.DateType())]
+    assert [tuple(r) for r in good.orderBy("payload").collect()] == [
+        (1, "7", dt.date(2024, 1, 1)), (None, "x", dt.date(2024, 1, 2))]
+    bad = spark.createDataFrame([("1", "a", "2024-01-01"), ("not-a-number-0", "b", "2024-02-30")], text)
+    with pytest.raises(SchemaMismatch, match=r"1 value\(s\) of 'id' are not bigint \(e.g. 'not-a-number-0'\); "
+                                             r"1 value\(s\) of 'ds' are not date"):
+        parse_text_columns(bad, table)

@@ -14,18 +14,20 @@ from typing import Any
 
 import pytest
 
-from pipeline.acid import local_path
-from pipeline.client import ClientConfig, GatewayClient, LockAcquireTimeout, process_client
-from pipeline.formats import PARQUET
-from pipeline.schema import SchemaMismatch, parse_text_columns
-from pipeline.snapshot_read import plan_table_read, read_rows, read_table
-from pipeline.txn_write import txn_write
-from protos.metastore.v1 import catalog_pb2 as pb
-from protos.metastore.v1 import locks_pb2 as lpb
-from protos.metastore.v1 import transactions_pb2 as tpb
-from hive.lock_rules import Statement
-from hive.writeids import ValidTxnList
-from tests.spark.conftest import create_table
+pytest.importorskip("pyspark", reason="pyspark is in the dev extra: pip install -e '.[dev]'")  # the jobs import it
+
+from pipeline.acid import local_path  # noqa: E402
+from pipeline.client import ClientConfig, GatewayClient, LockAcquireTimeout, process_client  # noqa: E402
+from pipeline.formats import PARQUET  # noqa: E402
+from pipeline.schema import SchemaMismatch, parse_text_columns  # noqa: E402
+from pipeline.snapshot_read import plan_table_read, read_rows, read_table  # noqa: E402
+from pipeline.txn_write import txn_write  # noqa: E402
+from protos.metastore.v1 import catalog_pb2 as pb  # noqa: E402
+from protos.metastore.v1 import locks_pb2 as lpb  # noqa: E402
+from protos.metastore.v1 import transactions_pb2 as tpb  # noqa: E402
+from hive.lock_rules import Statement  # noqa: E402
+from hive.writeids import ValidTxnList  # noqa: E402
+from tests.spark.conftest import create_table  # noqa: E402
 
 pytestmark = pytest.mark.spark
 DB = "lake"

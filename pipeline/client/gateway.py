@@ -39,7 +39,7 @@ from protos.metastore.v1 import catalog_pb2_grpc, locks_pb2_grpc
 from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
-from hive.lock_rules import Statement, TableRef, statement_locks
+from hive.lock_rules import LockPolicy, Statement, TableRef, statement_locks
 
 _log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -151,10 +151,12 @@ class GatewayClient:
     def lock_table_for(self, statement: Statement, db: str, table: str, txn_id: int) -> lpb.LockResponse:
         """The lock Hive takes for `statement` on a transactional table, bound to `txn_id`
         (released by its commit or abort): SELECT -> SHARED_READ; INSERT -> SHARED_READ with
-        hive.txn.xlock.write=true (hive.lock_rules)."""
+        hive.txn.xlock.write=true; INSERT OVERWRITE -> EXCLUSIVE with hive.txn.xlock.iow=true, else
+        EXCL_WRITE (hive.lock_rules; both settings from the config)."""
         ref = TableRef(db, table, transactional=True)
-        plan = (statement_locks(statement, inputs=[ref]) if statement is Statement.SELECT
-                else statement_locks(statement, target=ref))
+        policy = LockPolicy(xlock_write=self.config.xlock_write, xlock_iow=self.config.xlock_iow)
+        plan = (statement_locks(statement, inputs=[ref], policy=policy) if statement is Statement.SELECT
+                else statement_locks(statement, target=ref, policy=policy))
         return self.lock(to_request(plan, txn_id=txn_id, user=self.config.user, hostname=self.config.hostname,
                                     agent_info=self.config.agent_info))
 

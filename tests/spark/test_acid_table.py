@@ -170,29 +170,28 @@ def test_overwrite_replaces_what_later_snapshots_see_and_older_snapshots_keep_re
         first = [(i, f"a{i}", d) for i, d in enumerate(["2024-01-01"] * 3 + ["2024-01-02"] * 2)]
         txn_write(spark.createDataFrame(first, schema), DB, "events", config=config, file_format="orc")
 
-        # While a reader holds Hive's SELECT lock, an overwrite waits for it (hive.txn.xlock.iow:
-        # INSERT OVERWRITE takes EXCLUSIVE), and one that gives up waiting leaves nothing.
-        impatient = ClientConfig(gateway_address, lock_num_retries=1, lock_sleep_between_retries_s=0.2)
-        with client.transaction() as locked_reader:
-            locked_reader.lock(Statement.SELECT, DB, "events")
-            with pytest.raises(LockAcquireTimeout):
-                txn_write(spark.createDataFrame([(9, "z", "2024-01-01")], schema), DB, "events", config=impatient,
-                          mode="overwrite")
-        assert sorted(p.name for p in (root / "ds=2024-01-01").iterdir()) == ["delta_0000001_0000001"]
-
-        # A reader that pinned its snapshot in a read txn (no lock: a Spark job reading a snapshot)
-        # before the writes below.
+        # A reader pins its snapshot in a read txn holding Hive's SELECT lock, before the writes below.
         with client.transaction() as reader:
+            reader.lock(Statement.SELECT, DB, "events")
             before = reader.snapshot([full])
             pinned = read_table(spark, full, snapshot=before, config=config)
             assert _rows(pinned) == sorted(first)
 
+            # An overwrite waits for the reader (hive.txn.xlock.iow: EXCLUSIVE); one that gives up
+            # waiting leaves nothing.
+            impatient = ClientConfig(gateway_address, lock_num_retries=1, lock_sleep_between_retries_s=0.2)
+            with pytest.raises(LockAcquireTimeout):
+                txn_write(spark.createDataFrame([(9, "z", "2024-01-01")], schema), DB, "events", config=impatient,
+                          mode="overwrite")
+            assert sorted(p.name for p in (root / "ds=2024-01-01").iterdir()) == ["delta_0000001_0000001"]
+
             appended = [(10, "b10", "2024-01-01"), (11, "b11", "2024-01-02")]
-            txn_write(spark.createDataFrame(appended, schema), DB, "events", config=config)
+            txn_write(spark.createDataFrame(appended, schema), DB, "events", config=config)  # beside the reader
             after_append = client.snapshot([full])
             replacement = [(20, "c20", "2024-01-01")]
-            result = txn_write(spark.createDataFrame(replacement, schema), DB, "events", config=config,
-                               mode="overwrite")
+            # hive.txn.xlock.iow=false: EXCL_WRITE, granted beside the reader.
+            result = txn_write(spark.createDataFrame(replacement, schema), DB, "events", mode="overwrite",
+                               config=config.with_(xlock_iow=False))
             assert result.write_id == 3 and result.appended == ["ds=2024-01-01"] and result.file_format == "orc"
             assert [Path(d).name for d in result.delta_dirs] == ["base_0000003"]
 

@@ -286,3 +286,38 @@ def test_text_input_is_parsed_as_the_table_types_and_a_bad_value_is_named(spark:
     with pytest.raises(SchemaMismatch, match=r"1 value\(s\) of 'id' are not bigint \(e.g. 'not-a-number-0'\); "
                                              r"1 value\(s\) of 'ds' are not date"):
         parse_text_columns(bad, table)
+
+
+def test_data_written_before_formats_were_recorded_is_read_and_gets_its_format_with_the_next_write(
+    spark: Any, gateway_address: str, tmp_path: Path,
+) -> None:
+    root = tmp_path / "events"
+    config = ClientConfig(gateway_address)
+    full = f"{DB}.events"
+    schema = "id long, payload string"
+    with GatewayClient(config) as client:
+        create_table(client, root)
+        with client.transaction() as txn:  # as the earlier write job did: no format anywhere
+            w = txn.allocate_write_id(DB, "events")
+            (p,) = client.add_partitions(DB, "events", [pb.Partition(values=["2024-01-01"])], txn_id=txn.id)
+            spark.createDataFrame([(1, "old")], schema).write.parquet(f"{p.sd.location}/delta_{w:07d}_{w:07d}")
+        before = client.snapshot([full])
+        old_read = before.read_context(full)
+        assert client.get_table(DB, "events", old_read).sd.input_format == ""
+        assert _rows(read_table(spark, full, config=config)) == [(1, "old", "2024-01-01")]  # by the files' suffix
+
+        txn_write(spark.createDataFrame([(2, "new", "2024-01-01"), (3, "new", "2024-01-02")], f"{schema}, ds string"),
+                  DB, "events", config=config)
+        snap = client.snapshot([full])
+        read = snap.read_context(full)
+        assert client.get_table(DB, "events", read).sd.input_format == PARQUET.input_format
+        parts = client.get_partitions_by_names(DB, "events", ["ds=2024-01-01", "ds=2024-01-02"], read)
+        assert [(q.name, q.sd.serde.serialization_lib) for q in parts] == [("ds=2024-01-01", PARQUET.serde),
+                                                                           ("ds=2024-01-02", PARQUET.serde)]
+        # Recorded under the write's txn: the older snapshot still sees the definitions it saw.
+        assert client.get_table(DB, "events", old_read).sd.input_format == ""
+        (old_p,) = client.get_partitions_by_names(DB, "events", ["ds=2024-01-01"], old_read)
+        assert old_p.sd.input_format == ""
+        assert _rows(read_table(spark, full, config=config)) == [
+            (1, "old", "2024-01-01"), (2, "new", "2024-01-01"), (3, "new", "2024-01-02")]
+        _no_open_txns_or_locks(client)

@@ -5,6 +5,7 @@
     spark-submit --conf spark.metastore.gateway.address=127.0.0.1:50051 \\
         pipeline/__main__.py write sales orders /data/orders.parquet --format parquet
     python -m pipeline snapshot-read sales orders --address 127.0.0.1:50051 --master 'local[2]'
+    python -m pipeline compact --address 127.0.0.1:50051 [--loop]
 
 Under spark-submit the master and conf come from spark-submit; run with plain Python, `--master`
 (default local[2]) and `--address` (else METASTORE_GATEWAY_ADDRESS) set them. Exit status: 0 done,
@@ -49,7 +50,29 @@ def build_parser() -> argparse.ArgumentParser:
     write.add_argument("input", help="input dataset (read with --input-format)")
     write.add_argument("--input-format", default="parquet", choices=("parquet", "orc", "json", "csv"))
     write.add_argument("--format", default="parquet", choices=("parquet", "orc"), help="file format written")
+    compact = sub.add_parser("compact", help="compaction worker: claim queued compactions and run them on Spark")
+    compact.add_argument("--loop", action="store_true", help="keep claiming until interrupted (default: one entry)")
+    compact.add_argument("--worker-id", help="this worker's name in SHOW COMPACTIONS (default host-pid-thread)")
+    compact.add_argument("--poll-interval", type=float, default=10.8,
+                         help="seconds to wait on an empty queue (hive.compactor.worker.sleep.time)")
+    compact.add_argument("--heartbeat-interval", type=float, default=30.0,
+                         help="seconds between heartbeats (well below hive.compactor.worker.timeout)")
+    compact.add_argument("--max-compactions", type=int, help="with --loop: stop after this many entries")
     return parser
+
+
+def _compact(spark: Any, config: ClientConfig, args: argparse.Namespace) -> None:
+    from dataclasses import asdict
+
+    from pipeline.compactor import run_loop, run_one
+
+    if not args.loop:
+        run = run_one(spark, config, worker_id=args.worker_id, heartbeat_interval_s=args.heartbeat_interval)
+        print(json.dumps(asdict(run) if run else {"outcome": "queue empty"}))
+        return
+    run_loop(spark, config, worker_id=args.worker_id, poll_interval_s=args.poll_interval,
+             heartbeat_interval_s=args.heartbeat_interval, max_compactions=args.max_compactions,
+             on_run=lambda run: print(json.dumps(asdict(run)), flush=True))
 
 
 def _session(args: argparse.Namespace) -> Any:
@@ -90,6 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                               "valid_write_id_list": result.snapshot.valid_write_id_list,
                               "partitions": len(result.rows), "files": result.files, "bytes": result.bytes,
                               "timings_s": {k: round(v, 3) for k, v in result.timings_s.items()}}))
+        elif args.command == "compact":
+            _compact(spark, config, args)
         else:
             from pipeline.txn_write import txn_write
 

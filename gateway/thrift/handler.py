@@ -21,6 +21,7 @@ from gateway.thrift import convert
 from gateway.thrift import wire
 from gateway.thrift.idl import hms
 from gateway.thrift.server import RawValue
+from gateway.thrift.compaction_methods import CompactionMethods
 from gateway.thrift.txn_methods import TxnLockMethods
 from store.cache.facade import CachedCatalog, VersionsHit
 from store.cache.facade import table_key as table_key_of
@@ -71,7 +72,7 @@ def _check_batch(count: int, what: str, limit: int) -> None:
                                 f"({limit}); split the call")
 
 
-class HiveMetastoreHandler(TxnLockMethods):
+class HiveMetastoreHandler(TxnLockMethods, CompactionMethods):
     """ThriftHiveMetastore (and fb303) over the gateway's stores; txns and locks in TxnLockMethods."""
 
     def __init__(self, catalog: CatalogStore, cached: CachedCatalog, txns: TxnStore, locks: LockStore,
@@ -82,6 +83,7 @@ class HiveMetastoreHandler(TxnLockMethods):
         self._locks = locks
         self._settings = settings
         self._started = int(time.time())
+        self._compaction_db = catalog.database  # compact2 / show_compact (gateway/thrift/compaction_methods.py)
 
     # -- fb303 and session ------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 import os
 from pathlib import Path
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 import grpc
 import pytest
@@ -277,3 +277,36 @@ async def test_history_retention(world: World) -> None:
     assert len(await world.show()) == 5
     assert await world.compactor.purge_once() == 2  # hive.compactor.history.retention.failed = 3
     assert [r.state for r in await world.show()] == ["failed"] * 3
+
+
+# -- Thrift: compact2 and show_compact ------------------------------------------------------------
+
+
+async def test_thrift_compact2_and_show_compact(world: World) -> None:
+    import thriftpy2.rpc
+    from thriftpy2.thrift import TApplicationException
+
+    from gateway.thrift.idl import SERVICE, hms
+
+    await world.write("a")
+    client = thriftpy2.rpc.make_client(SERVICE, "127.0.0.1", world.gw.thrift_port, timeout=30_000)
+    try:
+        def call(method: str, *args: object) -> Any:
+            return getattr(client, method)(*args)
+
+        reply = await asyncio.to_thread(call, "compact2", hms.CompactionRequest(
+            dbname="db", tablename="t", partitionname="p=a", type=2, properties={"k": "v"}))
+        assert (reply.accepted, reply.state) == (True, "initiated")
+        again = await asyncio.to_thread(call, "compact2", hms.CompactionRequest(
+            dbname="db", tablename="t", partitionname="p=a", type=1))
+        assert (again.accepted, again.id) == (False, reply.id)
+        with pytest.raises(TApplicationException, match="does not exist"):
+            await asyncio.to_thread(call, "compact2", hms.CompactionRequest(dbname="db", tablename="nope", type=2))
+        shown = await asyncio.to_thread(call, "show_compact", hms.ShowCompactRequest())
+        [row] = shown.compacts
+        assert (row.id, row.dbname, row.tablename, row.partitionname, row.type, row.state, row.hadoopJobId) == (
+            reply.id, "db", "t", "p=a", 2, "initiated", "None")
+        grpc_rows = await world.show()  # the same queue through both protocols
+        assert [(r.id, r.state) for r in grpc_rows] == [(row.id, row.state)]
+    finally:
+        client.close()

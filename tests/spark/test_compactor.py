@@ -21,7 +21,7 @@ import pytest
 from gateway.app import Gateway
 from pipeline.acid import visible_files
 from pipeline.client import ClientConfig, GatewayClient
-from pipeline.compactor import run_one
+from pipeline.compactor import run_loop, run_one
 from poller.compactor import Compactor
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import compaction_pb2 as cpb
@@ -240,3 +240,31 @@ def test_killed_worker_leaves_readers_unaffected_and_is_retried(lake: Lake) -> N
     assert lake.gw.run(lake.gw.compactor.clean_once()) == 1
     assert lake.dirs() == [Path(run.output_dir).name] and dead not in lake.dirs()
     assert lake.rows() == before and lake.state(queued.id) == "succeeded"
+
+
+def test_worker_loop_takes_entries_until_told_to_stop(lake: Lake) -> None:
+    for _ in range(2):
+        lake.append(20)
+    before = lake.rows()
+    lake.comp.Compact(cpb.CompactRequest(db_name="lake", table_name="events", partition_name=f"ds={PART}",
+                                         type=cpb.MINOR))
+    runs: list[Any] = []
+    handled = run_loop(lake.spark, lake.config, worker_id="loop-1", poll_interval_s=0.05, max_compactions=1,
+                       on_run=runs.append)
+    assert handled == 1 and [r.outcome for r in runs] == ["compacted"]
+    assert Path(runs[0].output_dir).name == f"delta_0000001_0000002_v{runs[0].txn_id:07d}"
+    # Only the minor compaction's own delta is left: another minor one has nothing to do (refused).
+    lake.gw.run(lake.gw.compactor.clean_once())
+    lake.comp.Compact(cpb.CompactRequest(db_name="lake", table_name="events", partition_name=f"ds={PART}",
+                                         type=cpb.MINOR))
+    stop = threading.Event()
+
+    def record_and_stop(run: Any) -> None:
+        runs.append(run)
+        stop.set()
+
+    handled = run_loop(lake.spark, lake.config, worker_id="loop-1", poll_interval_s=0.05, on_run=record_and_stop,
+                       stop=stop)
+    assert handled == 1 and runs[-1].outcome == "refused" and "at least two" in runs[-1].error
+    assert [r.state for r in lake.show()] == ["succeeded", "refused"]
+    assert lake.rows() == before

@@ -69,14 +69,22 @@ class CompactorSettings:
     round_timeout_s: float = 600.0             # a stuck filesystem or database cannot hold a round forever
 
     def __post_init__(self) -> None:
-        for name in ("check_interval_s", "cleaner_interval_s", "worker_timeout_s", "history_interval_s",
-                     "round_timeout_s"):
+        keys = {"check_interval_s": "hive.compactor.check.interval",
+                "cleaner_interval_s": "hive.compactor.cleaner.run.interval",
+                "worker_timeout_s": "hive.compactor.worker.timeout",
+                "history_interval_s": "hive.compactor.history.reaper.interval"}
+        for name, key in keys.items():
             if getattr(self, name) <= 0:
-                raise InvalidArgument(f"compactor setting {name}: must be a positive duration")
-        for name in ("retention_succeeded", "retention_failed", "retention_attempted", "retention_refused",
-                     "failed_threshold"):
+                raise InvalidArgument(f"{key}: must be a positive duration, got {getattr(self, name)}")
+        counts = {"retention_succeeded": "hive.compactor.history.retention.succeeded",
+                  "retention_failed": "hive.compactor.history.retention.failed",
+                  "retention_attempted": "hive.compactor.history.retention.attempted",
+                  "failed_threshold": "hive.compactor.initiator.failed.compacts.threshold"}
+        for name, key in counts.items():
             if getattr(self, name) < 0:
-                raise InvalidArgument(f"compactor setting {name}: must not be negative")
+                raise InvalidArgument(f"{key}: must not be negative, got {getattr(self, name)}")
+        if self.round_timeout_s <= 0 or self.retention_refused < 0 or self.tables_per_round < 1:
+            raise InvalidArgument("compactor round time-out, refused retention and tables per round must be positive")
 
 
 @dataclass

@@ -36,10 +36,14 @@ class Thresholds:
     aborted_age_s: float = 12 * 3600.0  # hive.compactor.aborted.txn.time.threshold
 
     def __post_init__(self) -> None:
-        if self.delta_num < 1 or self.delta_pct <= 0 or self.aborted_num < 0 or self.aborted_age_s <= 0:
-            raise InvalidArgument(
-                f"compactor thresholds out of range: delta.num {self.delta_num} (>= 1), delta.pct {self.delta_pct} "
-                f"(> 0), abortedtxn {self.aborted_num} (>= 0), aborted.txn.time {self.aborted_age_s}s (> 0)")
+        problems = [f"{key}: {value} ({rule})" for key, value, rule, ok in (
+            ("hive.compactor.delta.num.threshold", self.delta_num, "at least 1", self.delta_num >= 1),
+            ("hive.compactor.delta.pct.threshold", self.delta_pct, "above 0", self.delta_pct > 0),
+            ("hive.compactor.abortedtxn.threshold", self.aborted_num, "not negative", self.aborted_num >= 0),
+            ("hive.compactor.aborted.txn.time.threshold", self.aborted_age_s, "a positive duration",
+             self.aborted_age_s > 0)) if not ok]
+        if problems:
+            raise InvalidArgument("compactor thresholds out of range: " + "; ".join(problems))
 
 
 @dataclass(frozen=True, slots=True)

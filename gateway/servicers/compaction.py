@@ -11,7 +11,7 @@ from typing import TypeAlias
 import asyncpg
 import grpc
 
-from gateway.config import Settings
+from gateway.config import ConfigError, Settings
 from gateway.errors import rpc_methods
 from gateway.servicers.validation import require
 from protos.metastore.v1 import compaction_pb2 as pb
@@ -31,7 +31,15 @@ MAX_SHOW = 10000
 
 
 def compactor_settings(s: Settings) -> CompactorSettings:
-    """The compactor loops' settings from the gateway's (Hive's keys, gateway/config.py)."""
+    """The compactor loops' settings from the gateway's (Hive's keys, gateway/config.py); a value out
+    of range is a ConfigError naming its key, like every other setting."""
+    try:
+        return _compactor_settings(s)
+    except InvalidArgument as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def _compactor_settings(s: Settings) -> CompactorSettings:
     return CompactorSettings(
         initiator_on=s.compactor_initiator_on, cleaner_on=s.compactor_cleaner_on,
         check_interval_s=s.compactor_check_interval_s, cleaner_interval_s=s.compactor_cleaner_interval_s,

@@ -310,3 +310,11 @@ async def test_thrift_compact2_and_show_compact(world: World) -> None:
         assert [(r.id, r.state) for r in grpc_rows] == [(row.id, row.state)]
     finally:
         client.close()
+
+
+async def test_bad_compactor_setting_names_its_key(pg_dsn: str) -> None:
+    from gateway.config import ConfigError
+
+    gw = Gateway(gateway_settings(pg_dsn, **{"hive.compactor.delta.num.threshold": "0"}))
+    with pytest.raises(ConfigError, match="hive.compactor.delta.num.threshold: 0"):
+        await gw.start()

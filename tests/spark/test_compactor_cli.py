@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import grpc
@@ -34,7 +36,15 @@ def test_spark_submit_compacts_one_entry(gateway_address: str, tmp_path: Path) -
         assert (run["outcome"], run["type"], run["rows"], run["files_in"] >= 2) == ("compacted", "MAJOR", 20, True)
         assert Path(run["output_dir"]).name.startswith("base_0000002_v")
         assert _spark_submit(gateway_address, "compact") == {"outcome": "queue empty"}
-        [row] = stub.ShowCompactions(cpb.ShowCompactionsRequest()).compactions
-        assert (row.state, row.worker_id) == ("ready for cleaning", "cli-1")
+        # The gateway's own Cleaner loop (on by default, every hive.compactor.cleaner.run.interval = 5s)
+        # removes the two deltas once no txn is open.
+        deadline = time.monotonic() + 60
+        while (row := stub.ShowCompactions(cpb.ShowCompactionsRequest()).compactions[0]).state != "succeeded":
+            assert row.state == "ready for cleaning" and time.monotonic() < deadline, row
+            time.sleep(0.5)
+        assert row.worker_id == "cli-1"
+        partition = Path(run["output_dir"]).parent
+        assert sorted(n for n in os.listdir(partition) if not n.startswith((".", "_"))) == [
+            Path(run["output_dir"]).name]
     finally:
         channel.close()

@@ -318,3 +318,24 @@ async def test_bad_compactor_setting_names_its_key(pg_dsn: str) -> None:
     gw = Gateway(gateway_settings(pg_dsn, **{"hive.compactor.delta.num.threshold": "0"}))
     with pytest.raises(ConfigError, match="hive.compactor.delta.num.threshold: 0"):
         await gw.start()
+
+
+async def test_initiator_aborted_txn_rules(world: World) -> None:
+    await world.write("a")
+    _, _, aborted_dir = await world.write("a", commit=False)
+    s = world.compactor.settings
+    # One aborted write id with files, over a threshold of 0: too many aborts -> MAJOR.
+    world.compactor.settings = dataclasses.replace(s, thresholds=Thresholds(aborted_num=0))
+    assert await world.compactor.initiate_once() == 1
+    [row] = await world.show()
+    assert (row.type, row.partition_name) == ("MAJOR", "p=a")
+    await world.comp.FailCompaction(cpb.FailCompactionRequest(
+        id=(await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="w-1"))).id, worker_id="w-1",
+        error_message="x"))
+    # An abort older than hive.compactor.aborted.txn.time.threshold -> MINOR (the table has aborted
+    # write ids, so it is looked at every round even without new writes).
+    world.compactor.settings = dataclasses.replace(s, thresholds=Thresholds(aborted_age_s=0.01))
+    await asyncio.sleep(0.05)
+    assert await world.compactor.initiate_once() == 1
+    assert [(r.type, r.state) for r in await world.show()] == [("MAJOR", "failed"), ("MINOR", "initiated")]
+    assert aborted_dir.exists()

@@ -14,7 +14,7 @@ STAMP := $(VENV)/.installed
 PROTO_SRC := $(wildcard protos/metastore/v1/*.proto)
 ARGS ?=
 
-.PHONY: run test test-bench lint protos protos-check bench bench-grpcio bench-all consistency
+.PHONY: run test test-bench lint protos protos-check bench bench-grpcio bench-all bench-compaction consistency
 
 # What `make test` leaves to `make test-bench` (markers registered in pyproject.toml).
 LONG_MARKERS := bench or soak
@@ -70,6 +70,11 @@ bench-all: bench bench-grpcio
 	$(PY) -m loadtest.bench_locks
 	$(PY) -m loadtest.bench_cache
 	$(PY) -m loadtest.bench_spark
+
+## bench-compaction: reads of a 100-delta partition before/after a major compaction, and the worker's
+## throughput on local[2]; rewrites its section of docs/compaction-benchmarks.md
+bench-compaction: $(STAMP)
+	$(PY) -m pipeline.compactor.bench $(BENCH_ARGS)
 
 ## consistency: the long multi-gateway consistency run (three gateways + a cache-off oracle)
 consistency: $(STAMP)

@@ -22,12 +22,15 @@ from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
 from gateway import wire
 from gateway.metrics import GatewayMetrics
 from gateway.server import GrpcServer
+from gateway.servicers.compaction import CompactorServicer, compactor_settings
 from gateway.thrift.handler import HiveMetastoreHandler
 from gateway.thrift.idl import SERVICE as THRIFT_SERVICE
 from gateway.thrift import wire as thrift_wire
 from gateway.thrift.server import ThriftServer, ThriftSettings
+from poller.compactor import Compactor
 from poller.housekeeping import Housekeeper, HousekeepingSettings
 from poller.poller import Poller
+from protos.metastore.v1 import compaction_pb2_grpc
 from store.cache.entry import Codec
 from store.cache.facade import CachedCatalog
 from store.cache.sharded import ShardedCache
@@ -60,6 +63,7 @@ class Gateway:
     thrift_port: int = field(default=0, init=False)
     _background: list[asyncio.Task[None]] = field(default_factory=list, init=False)
     housekeeper: Housekeeper | None = field(default=None, init=False)
+    compactor: Compactor | None = field(default=None, init=False)
     cache: ShardedCache | None = field(default=None, init=False)
     cached_catalog: CachedCatalog | None = field(default=None, init=False)
     poller: Poller | None = field(default=None, init=False)
@@ -85,6 +89,8 @@ class Gateway:
                 event_clean_interval_s=s.event_clean_interval_s,
                 count_open_txns_interval_s=s.count_open_txns_interval_s))
             self._background.append(asyncio.create_task(self.housekeeper.run(), name="housekeeping"))
+            self.compactor = Compactor(self._db, compactor_settings(s))
+            self._background.append(asyncio.create_task(self.compactor.run(), name="compactor"))
             self.cache = ShardedCache(shards=s.cache_shards, max_partitions=s.cache_max_partitions,
                                       enabled=s.cache_enabled)
             codec = Codec(partition=wire.partition_element, rename_partition=wire.partition_renamer,
@@ -102,6 +108,7 @@ class Gateway:
             self.cached_catalog = CachedCatalog(self.cache, catalog, on_fallback=self.metrics.fallback)
             lock_store = LockStore(self._db)
             self._server = GrpcServer(s, catalog, txn_store, self.cached_catalog, self, lock_store)
+            compaction_pb2_grpc.add_CompactorServicer_to_server(CompactorServicer(self._db, s), self._server.server)
             self.port = await self._server.start()
             if s.thrift_enabled:
                 self._thrift = ThriftServer(THRIFT_SERVICE, HiveMetastoreHandler(

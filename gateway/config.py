@@ -119,6 +119,37 @@ class Settings:
     thrift_read_timeout_s: float = _setting("metastore.gateway.thrift.read.timeout", 60.0,
                                             "a Thrift connection that sent part of a message and then nothing for "
                                             "this long is closed", "duration")
+    # -- the compactor (poller/compactor.py; Hive's names and defaults) --
+    compactor_initiator_on: bool = _setting("hive.compactor.initiator.on", False,
+                                            "run the compaction Initiator (and history reaper) on this gateway")
+    compactor_cleaner_on: bool = _setting("hive.compactor.cleaner.on", True, "run the compaction Cleaner")
+    compactor_check_interval_s: float = _setting("hive.compactor.check.interval", 300.0,
+                                                 "time between Initiator rounds", "duration")
+    compactor_cleaner_interval_s: float = _setting("hive.compactor.cleaner.run.interval", 5.0,
+                                                   "time between Cleaner rounds", "duration")
+    compactor_worker_timeout_s: float = _setting("hive.compactor.worker.timeout", 86400.0,
+                                                 "a working compaction without a worker heartbeat this long is "
+                                                 "queued again", "duration")
+    compactor_delta_num_threshold: int = _setting("hive.compactor.delta.num.threshold", 10,
+                                                  "more deltas than this in a partition: minor compaction")
+    compactor_delta_pct_threshold: float = _setting("hive.compactor.delta.pct.threshold", 0.1,
+                                                    "delta bytes / base bytes above this: major compaction")
+    compactor_aborted_threshold: int = _setting("hive.compactor.abortedtxn.threshold", 1000,
+                                                "more aborted write ids with files than this: major compaction")
+    compactor_aborted_time_s: float = _setting("hive.compactor.aborted.txn.time.threshold", 43200.0,
+                                               "an aborted write id with files older than this: compaction",
+                                               "duration")
+    compactor_failed_threshold: int = _setting("hive.compactor.initiator.failed.compacts.threshold", 2,
+                                               "consecutive failed compactions after which the Initiator stops "
+                                               "queueing a partition until a manual one succeeds")
+    compactor_retention_succeeded: int = _setting("hive.compactor.history.retention.succeeded", 3,
+                                                  "succeeded compactions kept in history per partition")
+    compactor_retention_failed: int = _setting("hive.compactor.history.retention.failed", 3,
+                                               "failed compactions kept in history per partition")
+    compactor_retention_attempted: int = _setting("hive.compactor.history.retention.attempted", 2,
+                                                  "did-not-initiate entries kept in history per partition")
+    compactor_history_interval_s: float = _setting("hive.compactor.history.reaper.interval", 120.0,
+                                                   "time between compaction history purges", "duration")
     embedded_unsafe_fast: bool = _setting("metastore.gateway.embedded.unsafe.fast", False,
                                           "run the embedded PostgreSQL without fsync (tests, demos only)")
 

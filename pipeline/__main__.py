@@ -15,7 +15,8 @@ replaces the partitions written for later snapshots (Hive's base_<w>), earlier s
 theirs; `--partition k=v` gives static partition values (the input then has no such column).
 `read` prints the rows (JSON lines: the table's columns, then its partition keys) of one snapshot
 taken in a read txn, or writes them to --output; the summary (snapshot, partitions, files) goes to
-stderr. `snapshot-read` reports files and bytes per partition instead of rows.
+stderr. `snapshot-read` reports files and bytes per partition instead of rows. `compact` is the
+compaction worker: `python -m pipeline compact --address 127.0.0.1:50051 [--loop]`.
 
 Under spark-submit the master and conf come from spark-submit; run with plain Python, `--master`
 (default local[2]) and `--address` (else METASTORE_GATEWAY_ADDRESS) set them. Exit status: 0 done,
@@ -75,6 +76,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="overwrite: replace the contents of the partitions written")
     write.add_argument("--partition", action="append", default=[], metavar="KEY=VALUE",
                        help="a static partition value (repeat for a prefix of the keys)")
+    compact = sub.add_parser("compact", help="compaction worker: claim queued compactions and run them on Spark")
+    compact.add_argument("--loop", action="store_true", help="keep claiming until interrupted (default: one entry)")
+    compact.add_argument("--worker-id", help="this worker's name in SHOW COMPACTIONS (default host-pid-thread)")
+    compact.add_argument("--poll-interval", type=float, default=10.8,
+                         help="seconds to wait on an empty queue (hive.compactor.worker.sleep.time)")
+    compact.add_argument("--heartbeat-interval", type=float, default=30.0,
+                         help="seconds between heartbeats (well below hive.compactor.worker.timeout)")
+    compact.add_argument("--max-compactions", type=int, help="with --loop: stop after this many entries")
     return parser
 
 
@@ -86,6 +95,20 @@ def _static_partition(items: Sequence[str]) -> dict[str, str]:
             raise ValueError(f"--partition takes KEY=VALUE, got {item!r}")
         out[key] = value
     return out
+
+
+def _compact(spark: Any, config: ClientConfig, args: argparse.Namespace) -> None:
+    from dataclasses import asdict
+
+    from pipeline.compactor import run_loop, run_one
+
+    if not args.loop:
+        run = run_one(spark, config, worker_id=args.worker_id, heartbeat_interval_s=args.heartbeat_interval)
+        print(json.dumps(asdict(run) if run else {"outcome": "queue empty"}))
+        return
+    run_loop(spark, config, worker_id=args.worker_id, poll_interval_s=args.poll_interval,
+             heartbeat_interval_s=args.heartbeat_interval, max_compactions=args.max_compactions,
+             on_run=lambda run: print(json.dumps(asdict(run)), flush=True))
 
 
 def _session(args: argparse.Namespace) -> Any:
@@ -136,6 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 columns=columns, limit=args.limit, output=args.output,
                                 output_format=args.output_format, lock=not args.no_lock)
             print(json.dumps(summary), file=sys.stderr)
+        elif args.command == "compact":
+            _compact(spark, config, args)
         else:
             from pipeline.txn_write import txn_write
 

@@ -100,6 +100,12 @@ def _files_under(path: str) -> Iterator[tuple[str, int]]:
             yield entry.path, entry.stat(follow_symlinks=False).st_size
 
 
+def dir_files(path: str) -> list[tuple[str, int]]:
+    """(path, size) of every non-hidden file under `path`, as a reader lists them (the compactor's
+    size facts and its input)."""
+    return list(_files_under(path))
+
+
 def _valid_visibility(d: AcidDir, txns: ValidTxnList | None) -> bool:
     return d.visibility_txn == 0 or txns is None or txns.is_txn_valid(d.visibility_txn)
 

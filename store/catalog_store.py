@@ -40,6 +40,11 @@ class CatalogStore:
         self._db = db
         self._warehouse_dir = warehouse_dir
 
+    @property
+    def database(self) -> Database:
+        """The pool, for adapters that compose their own store calls (the Thrift compaction methods)."""
+        return self._db
+
     # databases
     async def create_database(self, database: DatabaseModel) -> tuple[DatabaseModel, int]:
         written = await self._db.transact(catalog.create_database, database, self._warehouse_dir)

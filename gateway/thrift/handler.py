@@ -22,6 +22,7 @@ from gateway.thrift.convert import required, stamp_ddl_time
 from gateway.thrift import wire
 from gateway.thrift.idl import hms
 from gateway.thrift.server import RawValue
+from gateway.thrift.compaction_methods import CompactionMethods
 from gateway.thrift.data_methods import DataMethods
 from gateway.thrift.txn_methods import TxnLockMethods
 from gateway.warehouse import Warehouse
@@ -65,9 +66,10 @@ def _check_batch(count: int, what: str, limit: int) -> None:
                                 f"({limit}); split the call")
 
 
-class HiveMetastoreHandler(DataMethods, TxnLockMethods):
+class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
     """ThriftHiveMetastore (and fb303) over the gateway's stores; drops, truncate and partition renames
-    (which touch a managed table's files) in DataMethods, txns and locks in TxnLockMethods."""
+    (which touch a managed table's files) in DataMethods, txns and locks in TxnLockMethods, compact2 and
+    show_compact in CompactionMethods."""
 
     def __init__(self, catalog: CatalogStore, cached: CachedCatalog, txns: TxnStore, locks: LockStore,
                  settings: Settings, warehouse: Warehouse | None = None) -> None:
@@ -78,6 +80,7 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods):
         self._locks = locks
         self._settings = settings
         self._started = int(time.time())
+        self._compaction_db = catalog.database  # compact2 / show_compact (gateway/thrift/compaction_methods.py)
 
     # -- fb303 and session ------------------------------------------------------------------------
 

@@ -620,6 +620,61 @@ exception NoSuchLockException {
   1: string message,
 }
 
+// -- compaction (Hive 3's CompactionRequest .. ShowCompactResponse, Hive 4's added element fields) --
+enum CompactionType {
+  MINOR = 1,
+  MAJOR = 2,
+}
+
+struct CompactionRequest {
+  1: required string dbname,
+  2: required string tablename,
+  3: optional string partitionname,
+  4: required CompactionType type,
+  5: optional string runas,
+  6: optional map<string, string> properties,
+}
+
+struct CompactionResponse {
+  1: required i64 id,
+  2: required string state,
+  3: required bool accepted,
+}
+
+struct ShowCompactRequest {
+}
+
+struct ShowCompactResponseElement {
+  1: required string dbname,
+  2: required string tablename,
+  3: optional string partitionname,
+  4: required CompactionType type,
+  5: required string state,
+  6: optional string workerid,
+  7: optional i64 start,
+  8: optional string runAs,
+  9: optional i64 hightestTxnId,
+  10: optional string metaInfo,
+  11: optional i64 endTime,
+  12: optional string hadoopJobId = "None",
+  13: optional i64 id,
+  14: optional string errorMessage,
+  15: optional i64 enqueueTime,
+  16: optional string workerVersion,
+  17: optional string initiatorId,
+  18: optional string initiatorVersion,
+  19: optional i64 cleanerStart,
+  20: optional string poolName,
+  21: optional i64 nextTxnId,
+  22: optional i64 txnId,
+  23: optional i64 commitTime,
+  24: optional i64 hightestWriteId,
+}
+
+struct ShowCompactResponse {
+  1: required list<ShowCompactResponseElement> compacts,
+}
+
 service FacebookService {
   string getName(),
   string getVersion(),
@@ -702,6 +757,8 @@ service ThriftHiveMetastore extends FacebookService {
   LockResponse check_lock(1: CheckLockRequest rqst) throws (1: NoSuchTxnException o1, 2: TxnAbortedException o2, 3: NoSuchLockException o3),
   void unlock(1: UnlockRequest rqst) throws (1: NoSuchLockException o1, 2: TxnOpenException o2),
   ShowLocksResponse show_locks(1: ShowLocksRequest rqst),
+  CompactionResponse compact2(1: CompactionRequest rqst),
+  ShowCompactResponse show_compact(1: ShowCompactRequest rqst),
   CurrentNotificationEventId get_current_notificationEventId(),
   NotificationEventResponse get_next_notification(1: NotificationEventRequest rqst),
   NotificationEventsCountResponse get_notification_events_count(1: NotificationEventsCountRequest rqst),

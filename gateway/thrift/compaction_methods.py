@@ -1,0 +1,62 @@
+"""The Hive metastore Thrift methods of the compactor: `compact2` (ALTER TABLE ... COMPACT) and
+`show_compact` (SHOW COMPACTIONS), over the same store functions as the gRPC Compactor service.
+
+Hive declares no exception on either method, so a refused request reaches a Thrift client as
+TApplicationException carrying the store's message (gateway/thrift/errors.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import asyncpg
+
+from gateway.thrift.idl import hms
+from store import compaction
+from store.db import Database
+from store.errors import InvalidArgument
+
+# Hive's CompactionType values on the wire.
+_TYPES = {1: compaction.MINOR, 2: compaction.MAJOR}
+_TYPE_IDS = {"MINOR": 1, "MAJOR": 2}
+MAX_PROPERTIES = 100
+
+
+class CompactionMethods:
+    """Mixed into the Thrift handler; needs `_compaction_db`."""
+
+    _compaction_db: Database
+
+    async def compact2(self, rqst: Any) -> Any:
+        if rqst is None or not rqst.dbname or not rqst.tablename:
+            raise InvalidArgument("compact2 needs dbname and tablename")
+        if rqst.type not in _TYPES:
+            raise InvalidArgument(f"compact2: type must be MINOR (1) or MAJOR (2), got {rqst.type}")
+        properties = dict(rqst.properties or {})
+        if len(properties) > MAX_PROPERTIES:
+            raise InvalidArgument(f"compact2: at most {MAX_PROPERTIES} properties, got {len(properties)}")
+
+        async def run(conn: asyncpg.Connection) -> compaction.Enqueued:
+            table, partition = await compaction.resolve_target(conn, rqst.dbname, rqst.tablename,
+                                                               rqst.partitionname or None)
+            return await compaction.enqueue(conn, table, partition.name if partition else None, _TYPES[rqst.type],
+                                            properties=properties, run_as=rqst.runas or "", initiator_id="manual",
+                                            manual=True)
+
+        done = await self._compaction_db.transact(run)
+        return hms.CompactionResponse(id=done.id, state=compaction.STATE_NAMES[done.state], accepted=done.accepted)
+
+    async def show_compact(self, rqst: Any) -> Any:
+        rows = await self._compaction_db.read(compaction.show)
+        return hms.ShowCompactResponse(compacts=[_element(c) for c in rows])
+
+
+def _element(c: compaction.CompactionInfo) -> Any:
+    return hms.ShowCompactResponseElement(
+        dbname=c.db_name, tablename=c.table_name, partitionname=c.partition_name, type=_TYPE_IDS[c.type],
+        state=c.state, workerid=c.worker_id or None, start=c.start_ms or None, runAs=c.run_as or None,
+        endTime=c.end_ms or None, hadoopJobId="None", id=c.id, errorMessage=c.error_message or None,
+        enqueueTime=c.enqueue_time_ms or None, workerVersion=c.worker_version or None,
+        initiatorId=c.initiator_id or None, initiatorVersion=c.initiator_version or None, poolName=c.pool_name,
+        nextTxnId=c.next_txn_id or None, txnId=c.txn_id or None, commitTime=c.commit_time_ms or None,
+        hightestWriteId=c.highest_write_id or None)

@@ -1,0 +1,88 @@
+"""The compactor's filesystem side in the gateway: a partition's file facts for the Initiator, and
+what the Cleaner deletes. Blocking calls; the loops run them in a worker thread.
+
+Both read the directory through `pipeline.acid.choose_dirs`, the same directory choice readers
+and the worker make, so "what a reader reads" has one definition.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from typing import Mapping
+
+from hive.writeids import LONG_MAX, ValidTxnList, ValidWriteIdList
+from pipeline.acid import choose_dirs, dir_files, local_path, parse_acid_dir
+from store.compaction_policy import PartitionFacts
+
+
+def _entries(location: str) -> tuple[str, list[str]]:
+    root = local_path(location)
+    try:
+        return root, sorted(os.listdir(root))
+    except (FileNotFoundError, NotADirectoryError):
+        return root, []
+
+
+def _size(path: str) -> int:
+    return sum(size for _, size in dir_files(path))
+
+
+def partition_facts(location: str, view: ValidWriteIdList, txns: ValidTxnList,
+                    aborted_ended_s: Mapping[int, float]) -> PartitionFacts:
+    """Base and delta sizes the compactor would read under `view` (its write-id view), and the end
+    times of aborted write ids that still have a delta directory here."""
+    root, names = _entries(location)
+    base, deltas, _ = choose_dirs(names, view, txns)
+    aborted_here: dict[int, float] = {}
+    for name in names:
+        d = parse_acid_dir(name)
+        if d is None or d.kind == "base":
+            continue
+        for w in range(d.min_write_id, min(d.max_write_id, d.min_write_id + 10000) + 1):
+            if w in aborted_ended_s:
+                aborted_here[w] = aborted_ended_s[w]
+    return PartitionFacts(
+        base_write_id=base.max_write_id if base is not None else 0,
+        base_bytes=_size(os.path.join(root, base.name)) if base is not None else 0,
+        delta_count=len(deltas), delta_bytes=sum(_size(os.path.join(root, d.name)) for d in deltas),
+        aborted_ended_s=tuple(sorted(aborted_here.values())))
+
+
+def cleaner_view(current: ValidWriteIdList, highest_write_id: int) -> ValidWriteIdList | None:
+    """The write ids a compaction up to `highest_write_id` covered, as the Cleaner judges them (Hive
+    cleans with hwm = CQ_HIGHEST_WRITE_ID); None while one of them is still open (not to happen:
+    the compaction's view stopped below the lowest open write id, so wait rather than guess)."""
+    if current.min_open_write_id <= highest_write_id:
+        return None
+    aborted = frozenset(w for w in current.aborted if w <= highest_write_id)
+    return ValidWriteIdList(current.table_name, highest_write_id, LONG_MAX, tuple(sorted(aborted)), aborted)
+
+
+def obsolete_dirs(location: str, view: ValidWriteIdList, txns: ValidTxnList) -> list[str]:
+    """Directories no reader at or after the compaction reads: ACID dirs up to the view's
+    high-water mark that the directory choice passes over (covered by the new base or delta, or
+    aborted), and any dir whose visibility txn aborted (a failed worker's output). A dir whose
+    visibility txn is still open is a live worker's, and stays."""
+    root, names = _entries(location)
+    base, deltas, _ = choose_dirs(names, view, txns)
+    keep = {d.name for d in deltas} | ({base.name} if base is not None else set())
+    out: list[str] = []
+    for name in names:
+        d = parse_acid_dir(name)
+        if d is None or name in keep:
+            continue
+        if d.visibility_txn and txns.is_txn_aborted(d.visibility_txn):
+            out.append(os.path.join(root, name))
+        elif d.visibility_txn and not txns.is_txn_valid(d.visibility_txn):
+            continue
+        elif d.max_write_id <= view.high_watermark:
+            out.append(os.path.join(root, name))
+    return out
+
+
+def remove(paths: list[str]) -> list[str]:
+    """Delete each directory (a missing one counts as removed: cleaning is idempotent)."""
+    for path in paths:
+        shutil.rmtree(path, ignore_errors=True)
+    return [p for p in paths if not os.path.exists(p)]

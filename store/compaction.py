@@ -1,0 +1,353 @@
+"""The compactor's queue and history (Hive's CompactionTxnHandler, hive-reference §7).
+
+Design note. An entry moves `i` (initiated) -> `w` (working: a worker claimed it) -> `r` (ready for
+cleaning: the worker's compaction txn committed) -> history `s` (succeeded: the Cleaner removed what
+it made obsolete). A worker's failure sends it to history as `f` (failed) or `c` (refused: nothing
+to compact); the Initiator records `a` (did not initiate) when a partition failed too often.
+Entries are keyed by the table's stable id and carry its names for SHOW COMPACTIONS.
+
+The worker's compaction txn is opened here (`start`), with its snapshot, in the same database
+transaction that records it on the entry, and committed here (`complete`) in the same database
+transaction that marks the entry ready for cleaning and records the Cleaner's horizon (the next txn
+id at that moment). So there is no window in which the new base is visible and the entry does not
+say so, or the reverse. A worker that stops heartbeating loses its entry (`requeue_timed_out`) and
+its txn is aborted in that step: whatever it wrote carries an aborted visibility txn, which no
+reader reads and the Cleaner removes; a late `complete` from it fails.
+
+Every function takes a connection inside the caller's transaction.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import asyncpg
+
+from hive.writeids import LONG_MAX, ValidTxnList, ValidWriteIdList
+from store import catalog, txns
+from store.errors import FailedPrecondition, InvalidArgument, NotFound
+from store.events import NewEvent, Outcome
+from store.models import Partition, Table
+from store.codec import partition_from_row, table_from_row
+from store.sql import compaction as sql
+from store.sql import txns as txn_sql
+
+MAJOR, MINOR = "a", "i"
+TYPE_NAMES = {MAJOR: "MAJOR", MINOR: "MINOR"}
+TYPES_BY_NAME = {"MAJOR": MAJOR, "MINOR": MINOR}
+INITIATED, WORKING, READY_FOR_CLEANING = "i", "w", "r"
+SUCCEEDED, FAILED, DID_NOT_INITIATE, REFUSED, ABORTED = "s", "f", "a", "c", "x"
+# SHOW COMPACTIONS' words for the states (Hive's CompactionState / TxnStore constants).
+STATE_NAMES = {INITIATED: "initiated", WORKING: "working", READY_FOR_CLEANING: "ready for cleaning",
+               SUCCEEDED: "succeeded", FAILED: "failed", DID_NOT_INITIATE: "did not initiate", REFUSED: "refused",
+               ABORTED: "aborted"}
+COMPACTION_TXN_TYPE = 3  # Hive's TxnType.COMPACTION
+MAX_ERROR_MESSAGE = 4000  # Hive's CQ_ERROR_MESSAGE is a bounded text column too
+MAX_WORKER_ID = 256
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionInfo:
+    """One row of SHOW COMPACTIONS (queue or history)."""
+
+    id: int
+    db_name: str
+    table_name: str
+    partition_name: str | None
+    type: str                  # MAJOR or MINOR
+    state: str                 # a STATE_NAMES value
+    worker_id: str
+    enqueue_time_ms: int
+    start_ms: int
+    end_ms: int
+    run_as: str
+    highest_write_id: int
+    error_message: str
+    next_txn_id: int
+    txn_id: int
+    commit_time_ms: int
+    initiator_id: str
+    initiator_version: str
+    worker_version: str
+    pool_name: str
+    manual: bool
+
+
+@dataclass(frozen=True, slots=True)
+class QueueEntry:
+    id: int
+    db_name: str
+    table_name: str
+    partition_name: str | None
+    table_id: int
+    state: str
+    type: str
+    properties: Mapping[str, str]
+    worker_id: str
+    txn_id: int
+    highest_write_id: int
+    next_txn_id: int
+    manual: bool
+
+    @classmethod
+    def from_row(cls, r: Any) -> QueueEntry:
+        props = r["cq_tblproperties"]
+        return cls(r["cq_id"], r["cq_database"], r["cq_table"], r["cq_partition"], r["cq_table_id"], r["cq_state"],
+                   r["cq_type"], dict(json.loads(props) if isinstance(props, str) else props or {}),
+                   r["cq_worker_id"] or "", r["cq_txn_id"] or 0, r["cq_highest_write_id"] or 0,
+                   r["cq_next_txn_id"] or 0, r["cq_manual"])
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionJob:
+    """What a worker needs once its compaction txn is open (the answer to `start`)."""
+
+    entry: QueueEntry
+    txn_id: int
+    valid_txn_list: ValidTxnList
+    write_ids: ValidWriteIdList  # the compactor's view (§2.2): no open write ids, aborted ones kept
+    location: str                # the partition's (or the unpartitioned table's) directory
+    table: Table = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Enqueued:
+    id: int
+    accepted: bool             # False: an initiated or working entry for the partition existed (its id)
+    state: str
+
+
+def _bounded(text: str, limit: int = MAX_ERROR_MESSAGE) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def compactor_view(write_ids: ValidWriteIdList) -> ValidWriteIdList:
+    """Hive's createValidCompactWriteIdList (§2.2): the high-water mark drops below the lowest open
+    write id and only aborted exceptions stay, so a compactor never folds in a write that may still
+    commit, and never reads one that aborted."""
+    hwm = write_ids.high_watermark
+    if write_ids.min_open_write_id != LONG_MAX:
+        hwm = write_ids.min_open_write_id - 1
+    aborted = frozenset(w for w in write_ids.aborted if w <= hwm)
+    return ValidWriteIdList(write_ids.table_name, hwm, LONG_MAX, tuple(sorted(aborted)), aborted)
+
+
+def check_worker_id(worker_id: str) -> str:
+    if not worker_id or len(worker_id) > MAX_WORKER_ID:
+        raise InvalidArgument(f"worker_id must be 1 to {MAX_WORKER_ID} characters (Hive names workers host-thread)")
+    return worker_id
+
+
+# -- enqueue --------------------------------------------------------------------------------------
+
+
+async def resolve_target(conn: asyncpg.Connection, db_name: str, table_name: str,
+                         partition_name: str | None) -> tuple[Table, Partition | None]:
+    """The table (managed, transactional) and partition a compaction request names."""
+    table = await catalog.get_table(conn, db_name, table_name)
+    if not txns.is_acid(table):
+        raise InvalidArgument(f"table {table.full_name} is not transactional: only managed tables with "
+                              "'transactional'='true' have deltas to compact")
+    if not table.is_partitioned:
+        if partition_name:
+            raise InvalidArgument(f"table {table.full_name} is not partitioned; leave the partition out")
+        return table, None
+    if not partition_name:
+        raise InvalidArgument(f"table {table.full_name} is partitioned: name the partition to compact "
+                              f"(ALTER TABLE {table.full_name} PARTITION (...) COMPACT ...)")
+    names = catalog.canonical_names(table, [partition_name])
+    row = await conn.fetchrow(sql.LATEST_PARTITION, table.table_id, names[0])
+    if row is None:
+        raise NotFound(f"partition {names[0]} of table {table.full_name} does not exist")
+    return table, partition_from_row(table.db_name, table.name, row)
+
+
+async def enqueue(conn: asyncpg.Connection, table: Table, partition_name: str | None, type_: str, *,
+                  properties: Mapping[str, str] | None = None, run_as: str = "", initiator_id: str = "",
+                  initiator_version: str = "", manual: bool) -> Enqueued:
+    """Queue a compaction unless one is initiated or working for the partition already (then its
+    id, accepted False, as Hive's compact() answers)."""
+    if type_ not in TYPE_NAMES:
+        raise InvalidArgument(f"compaction type must be MAJOR or MINOR, got {type_!r}")
+    for _ in range(2):  # a concurrent enqueue can win between the probe and the insert: look again
+        row = await conn.fetchrow(sql.ACTIVE_ENTRY, table.table_id, partition_name)
+        if row is not None:
+            return Enqueued(int(row["cq_id"]), False, str(row["cq_state"]))
+        new_id = await conn.fetchval(sql.INSERT_ENTRY, table.db_name, table.name, partition_name, table.table_id,
+                                     type_, json.dumps(dict(properties or {})), run_as, initiator_id,
+                                     initiator_version, manual)
+        if new_id is not None:
+            return Enqueued(int(new_id), True, INITIATED)
+    raise FailedPrecondition(f"could not queue a compaction of {table.full_name} {partition_name or ''}: "
+                             "the queue changed twice under the request; retry")
+
+
+async def record_not_initiated(conn: asyncpg.Connection, table: Table, partition_name: str | None, type_: str,
+                               message: str, initiator_id: str, initiator_version: str) -> int:
+    return int(await conn.fetchval(sql.INSERT_NOT_INITIATED, table.db_name, table.name, partition_name,
+                                   table.table_id, type_, _bounded(message), initiator_id, initiator_version))
+
+
+async def failed_too_often(conn: asyncpg.Connection, table_id: int, partition_name: str | None,
+                           threshold: int) -> bool:
+    """Hive's checkFailedCompactions: the newest `threshold` outcomes (did-not-initiate left out) all
+    failed. A manual compaction that succeeds puts a success on top, which ends the streak."""
+    if threshold <= 0:
+        return False
+    rows = await conn.fetch(sql.RECENT_OUTCOMES, table_id, partition_name, threshold)
+    return len(rows) >= threshold and all(r["cc_state"] == FAILED for r in rows)
+
+
+# -- worker ---------------------------------------------------------------------------------------
+
+
+async def claim_next(conn: asyncpg.Connection, worker_id: str, worker_version: str) -> QueueEntry | None:
+    """The oldest initiated entry, now `working` for `worker_id`; None when the queue has none."""
+    check_worker_id(worker_id)
+    row = await conn.fetchrow(sql.PICK_NEXT)
+    if row is None:
+        return None
+    await conn.execute(sql.CLAIM, row["cq_id"], worker_id, worker_version)
+    return QueueEntry.from_row(await conn.fetchrow(sql.ENTRY_FOR_UPDATE, row["cq_id"]))
+
+
+async def _owned(conn: asyncpg.Connection, compaction_id: int, worker_id: str) -> QueueEntry:
+    """The entry, locked, checked to be working for this worker."""
+    row = await conn.fetchrow(sql.ENTRY_FOR_UPDATE, compaction_id)
+    if row is None:
+        raise NotFound(f"compaction {compaction_id} is not in the queue (finished, or purged from history); "
+                       "claim another one")
+    entry = QueueEntry.from_row(row)
+    if entry.state != WORKING or entry.worker_id != worker_id:
+        raise FailedPrecondition(
+            f"compaction {compaction_id} is {STATE_NAMES[entry.state]}"
+            + (f" by worker {entry.worker_id!r}" if entry.worker_id else "")
+            + f", not working for {worker_id!r}: it was given back to the queue after "
+              "hive.compactor.worker.timeout without a heartbeat; drop this attempt")
+    return entry
+
+
+async def target_of(conn: asyncpg.Connection, entry: QueueEntry) -> tuple[Table, str]:
+    """The entry's table (latest version) and the directory to compact; NotFound once dropped."""
+    row = await conn.fetchrow(sql.LATEST_TABLE_BY_ID, entry.table_id)
+    if row is None:
+        raise NotFound(f"table {entry.db_name}.{entry.table_name} (id {entry.table_id}) was dropped")
+    table = table_from_row(row)
+    if entry.partition_name is None:
+        return table, table.sd.location
+    prow = await conn.fetchrow(sql.LATEST_PARTITION, entry.table_id, entry.partition_name)
+    if prow is None:
+        raise NotFound(f"partition {entry.partition_name} of {table.full_name} was dropped")
+    return table, partition_from_row(table.db_name, table.name, prow).sd.location
+
+
+async def start(conn: asyncpg.Connection, compaction_id: int, worker_id: str, *, user: str, host: str,
+                ) -> Outcome[CompactionJob]:
+    """Open the entry's compaction txn and take its snapshot: the txns it sees, the compactor's
+    view of the table's write ids, and the directory to compact."""
+    entry = await _owned(conn, compaction_id, worker_id)
+    if entry.txn_id:
+        raise FailedPrecondition(f"compaction {compaction_id} has txn {entry.txn_id} already; one attempt per claim")
+    table, location = await target_of(conn, entry)
+    opened = await txns.open_txns(conn, 1, user=user, host=host, agent_info=f"compactor {worker_id}",
+                                  txn_type=COMPACTION_TXN_TYPE)
+    txn_id = opened.value[0]
+    await conn.execute(sql.SET_TXN, compaction_id, txn_id)
+    txn_list = await txns.get_open_txns(conn, txn_id)
+    write_ids = await txns.table_write_ids(conn, table.full_name, table.table_id, txn_list)
+    return Outcome(CompactionJob(entry, txn_id, txn_list, compactor_view(write_ids), location, table), opened.events)
+
+
+async def heartbeat(conn: asyncpg.Connection, compaction_id: int, worker_id: str) -> None:
+    """Keep the entry (and its compaction txn) alive."""
+    entry = await _owned(conn, compaction_id, worker_id)
+    await conn.execute(sql.HEARTBEAT, compaction_id)
+    if entry.txn_id:
+        aborted, missing = await txns.heartbeat(conn, [entry.txn_id])
+        if aborted or missing:
+            raise FailedPrecondition(f"the compaction txn {entry.txn_id} of compaction {compaction_id} was aborted "
+                                     "(hive.txn.timeout without a heartbeat); drop this attempt")
+
+
+async def complete(conn: asyncpg.Connection, compaction_id: int, worker_id: str, txn_id: int,
+                   highest_write_id: int) -> Outcome[None]:
+    """Commit the compaction txn and mark the entry ready for cleaning, in one step."""
+    entry = await _owned(conn, compaction_id, worker_id)
+    if not entry.txn_id or entry.txn_id != txn_id:
+        raise FailedPrecondition(f"txn {txn_id} is not the compaction txn of compaction {compaction_id} "
+                                 f"({entry.txn_id or 'none opened'}); call StartCompaction first")
+    if highest_write_id < 1:
+        raise InvalidArgument(f"highest_write_id must be at least 1, got {highest_write_id}")
+    committed = await txns.commit_txn(conn, txn_id)
+    await conn.execute(sql.MARK_COMPACTED, compaction_id, highest_write_id)
+    return Outcome(None, committed.events)
+
+
+async def _abort_if_open(conn: asyncpg.Connection, txn_ids: Sequence[int], reason: str) -> tuple[NewEvent, ...]:
+    ids = [t for t in txn_ids if t]
+    if not ids:
+        return ()
+    open_ids = [r["txn_id"] for r in await conn.fetch(txn_sql.SELECT_TXN_STATES, ids) if r["state"] == txns.OPEN]
+    return (await txns.abort_txns(conn, open_ids, reason=reason)).events if open_ids else ()
+
+
+async def fail(conn: asyncpg.Connection, compaction_id: int, worker_id: str, message: str, *,
+               refused: bool) -> Outcome[None]:
+    """The worker gives up: history `f` (failed) or `c` (refused: nothing to compact). Its txn, if
+    open, is aborted, so anything it wrote stays invisible and is the Cleaner's to remove."""
+    entry = await _owned(conn, compaction_id, worker_id)
+    events = await _abort_if_open(conn, [entry.txn_id], f"compaction {compaction_id} failed")
+    await conn.fetchval(sql.MOVE_TO_HISTORY, compaction_id, REFUSED if refused else FAILED, _bounded(message))
+    return Outcome(None, events)
+
+
+async def requeue_timed_out(conn: asyncpg.Connection, timeout_s: float) -> Outcome[list[int]]:
+    """Working entries without a heartbeat for `timeout_s` go back to `initiated`; their txns are aborted."""
+    rows = await conn.fetch(sql.TIMED_OUT_WORKERS, timeout_s)
+    if not rows:
+        return Outcome([])
+    ids = [int(r["cq_id"]) for r in rows]
+    events = await _abort_if_open(conn, [int(r["cq_txn_id"] or 0) for r in rows],
+                                  f"compaction worker timed out (hive.compactor.worker.timeout {timeout_s:g}s)")
+    await conn.execute(sql.REQUEUE, ids, f"worker timed out after {timeout_s:g}s without a heartbeat "
+                                         "(hive.compactor.worker.timeout); queued again")
+    return Outcome(ids, events)
+
+
+# -- Cleaner --------------------------------------------------------------------------------------
+
+
+async def ready_to_clean(conn: asyncpg.Connection, limit: int) -> list[QueueEntry]:
+    """Ready entries that no open txn can still need the old files of, locked for this round."""
+    watermark = int(await conn.fetchval(sql.MIN_OPEN_TXN_WATERMARK))
+    return [QueueEntry.from_row(r) for r in await conn.fetch(sql.READY_TO_CLEAN, watermark, limit)]
+
+
+async def mark_cleaned(conn: asyncpg.Connection, compaction_id: int) -> None:
+    await conn.fetchval(sql.MOVE_TO_HISTORY, compaction_id, SUCCEEDED, None)
+
+
+async def mark_clean_failed(conn: asyncpg.Connection, compaction_id: int, message: str) -> None:
+    await conn.fetchval(sql.MOVE_TO_HISTORY, compaction_id, FAILED, _bounded(message))
+
+
+async def purge_history(conn: asyncpg.Connection, *, succeeded: int, failed: int, attempted: int,
+                        refused: int) -> int:
+    status = await conn.execute(sql.PURGE_HISTORY, succeeded, failed, attempted, refused)
+    return int(status.split()[-1])
+
+
+# -- SHOW COMPACTIONS -----------------------------------------------------------------------------
+
+
+async def show(conn: asyncpg.Connection, *, db_name: str | None = None, table_name: str | None = None,
+               partition_name: str | None = None, limit: int = 10000) -> list[CompactionInfo]:
+    rows = await conn.fetch(sql.SHOW, db_name.lower() if db_name else None,
+                            table_name.lower() if table_name else None, partition_name or None, limit)
+    return [CompactionInfo(
+        r["id"], r["db"], r["tbl"], r["part"], TYPE_NAMES[r["type"]], STATE_NAMES[r["state"]], r["worker_id"] or "",
+        r["enqueue_ms"] or 0, r["start_ms"] or 0, r["end_ms"] or 0, r["run_as"], r["highest_write_id"] or 0,
+        r["error_message"] or "", r["next_txn_id"] or 0, r["txn_id"] or 0, r["commit_ms"] or 0, r["initiator_id"],
+        r["initiator_version"], r["worker_version"] or "", r["pool_name"], r["manual"]) for r in rows]

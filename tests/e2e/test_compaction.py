@@ -1,0 +1,341 @@
+"""The compactor's queue, Initiator and Cleaner through a real gateway on a real PostgreSQL.
+
+Data files here are opaque bytes (the Initiator and the Cleaner only list and size directories;
+the Spark worker that reads them is tested in tests/spark/test_compactor.py). The loops are driven
+round by round (`initiate_once`, `clean_once`) so each step is observable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import grpc
+import pytest
+
+from gateway.app import Gateway
+from poller.compactor import Compactor
+from protos.metastore.v1 import catalog_pb2 as pb
+from protos.metastore.v1 import catalog_pb2_grpc
+from protos.metastore.v1 import compaction_pb2 as cpb
+from protos.metastore.v1 import compaction_pb2_grpc
+from protos.metastore.v1 import transactions_pb2 as tpb
+from protos.metastore.v1 import transactions_pb2_grpc
+from store.compaction_policy import MAJOR, MINOR, PartitionFacts, Thresholds, decide, thresholds_for
+from tests.builders import table
+from tests.conftest import connect, gateway_settings
+
+C = grpc.StatusCode
+
+
+@dataclasses.dataclass
+class World:
+    gw: Gateway
+    catalog: catalog_pb2_grpc.CatalogStub
+    txn: transactions_pb2_grpc.TransactionsStub
+    comp: compaction_pb2_grpc.CompactorStub
+    root: Path
+
+    @property
+    def compactor(self) -> Compactor:
+        assert self.gw.compactor is not None
+        return self.gw.compactor
+
+    async def write(self, part: str, size: int = 100, *, commit: bool = True, tbl: str = "t") -> tuple[int, int, Path]:
+        """One txn appending a delta of `size` bytes to partition p=`part`; (txn, write id, dir)."""
+        txn_id = (await self.txn.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="t", hostname="h"))).txn_ids[0]
+        w = (await self.txn.AllocateTableWriteIds(tpb.AllocateTableWriteIdsRequest(
+            txn_ids=[txn_id], db_name="db", table_name=tbl))).txn_to_write_ids[0].write_id
+        location = self.root / tbl / f"p={part}"
+        if not location.exists():
+            await self.catalog.AddPartitions(pb.AddPartitionsRequest(
+                db_name="db", table_name=tbl, txn_id=txn_id, partitions=[pb.Partition(values=[part])]))
+        delta = location / f"delta_{w:07d}_{w:07d}"
+        delta.mkdir(parents=True)
+        (delta / "part-00000.parquet").write_bytes(os.urandom(size))
+        (delta / ".part-00000.parquet.crc").write_bytes(b"x")  # hidden: never counted
+        if commit:
+            await self.txn.CommitTxn(tpb.CommitTxnRequest(txn_id=txn_id))
+        else:
+            await self.txn.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[txn_id]))
+        return txn_id, w, delta
+
+    async def show(self) -> list[cpb.CompactionInfo]:
+        return list((await self.comp.ShowCompactions(cpb.ShowCompactionsRequest(db_name="db"))).compactions)
+
+
+@pytest.fixture
+async def world(pg_dsn: str, tmp_path: Path) -> AsyncIterator[World]:
+    gw = Gateway(gateway_settings(pg_dsn, **{"hive.compactor.cleaner.on": "false",
+                                             "hive.compactor.initiator.on": "false"}))
+    await gw.start()
+    client = await connect(f"127.0.0.1:{gw.port}")
+    await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+    t = table("db", "t", keys=(("p", "string"),), transactional=True, location=f"file://{tmp_path}/t")
+    t.parameters["compactorthreshold.hive.compactor.delta.num.threshold"] = "3"
+    await client.catalog.CreateTable(pb.CreateTableRequest(table=t))
+    try:
+        yield World(gw, client.catalog, transactions_pb2_grpc.TransactionsStub(client.channel),
+                    compaction_pb2_grpc.CompactorStub(client.channel), tmp_path)
+    finally:
+        await client.channel.close()
+        await gw.stop()
+
+
+# -- the policy, pure -----------------------------------------------------------------------------
+
+
+def test_policy_follows_hive_order() -> None:
+    t = Thresholds()
+    assert decide(PartitionFacts(), t, 0).type is None
+    assert decide(PartitionFacts(delta_count=11, delta_bytes=11), t, 0).type == MAJOR  # no base
+    assert decide(PartitionFacts(base_write_id=5, base_bytes=1000, delta_count=11, delta_bytes=50), t, 0).type == MINOR
+    assert decide(PartitionFacts(base_write_id=5, base_bytes=1000, delta_count=2, delta_bytes=101), t, 0).type == MAJOR
+    assert decide(PartitionFacts(base_write_id=5, base_bytes=1000, delta_count=2, delta_bytes=100), t, 0).type is None
+    many_aborts = PartitionFacts(aborted_ended_s=tuple([0.0] * 1001))
+    assert decide(many_aborts, t, 0).type == MAJOR
+    old_abort = PartitionFacts(base_write_id=5, base_bytes=1000, aborted_ended_s=(0.0,))
+    assert decide(old_abort, t, 12 * 3600 - 1).type is None
+    assert decide(old_abort, t, 12 * 3600 + 1).type == MINOR
+
+
+def test_table_properties_override_thresholds() -> None:
+    t = thresholds_for(Thresholds(), {"COMPACTORTHRESHOLD.hive.compactor.delta.num.threshold": "3",
+                                      "compactorthreshold.hive.compactor.aborted.txn.time.threshold": "5m"})
+    assert (t.delta_num, t.delta_pct, t.aborted_age_s) == (3, 0.1, 300.0)
+    with pytest.raises(Exception, match="compactorthreshold.hive.compactor.delta.pct.threshold='lots'"):
+        thresholds_for(Thresholds(), {"compactorthreshold.hive.compactor.delta.pct.threshold": "lots"})
+
+
+# -- the API --------------------------------------------------------------------------------------
+
+
+async def test_compact_validates_and_does_not_double_queue(world: World) -> None:
+    await world.write("a")
+    bad = [
+        (cpb.CompactRequest(db_name="db", table_name="t", partition_name="p=a"), C.INVALID_ARGUMENT, "MAJOR or MINOR"),
+        (cpb.CompactRequest(db_name="db", table_name="t", type=cpb.MAJOR), C.INVALID_ARGUMENT, "name the partition"),
+        (cpb.CompactRequest(db_name="db", table_name="nope", partition_name="p=a", type=cpb.MAJOR), C.NOT_FOUND,
+         "db.nope"),
+        (cpb.CompactRequest(db_name="db", table_name="t", partition_name="p=zz", type=cpb.MAJOR), C.NOT_FOUND,
+         "p=zz"),
+        (cpb.CompactRequest(table_name="t", type=cpb.MAJOR), C.INVALID_ARGUMENT, "db_name"),
+    ]
+    for request, code, text in bad:
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await world.comp.Compact(request)
+        assert err.value.code() == code and text in (err.value.details() or ""), err.value.details()
+    first = await world.comp.Compact(cpb.CompactRequest(db_name="db", table_name="t", partition_name="p=a",
+                                                        type=cpb.MAJOR, properties={"k": "v"}))
+    again = await world.comp.Compact(cpb.CompactRequest(db_name="DB", table_name="T", partition_name="p=a",
+                                                        type=cpb.MINOR))
+    assert first.accepted and not again.accepted and again.id == first.id and again.state == "initiated"
+    [row] = await world.show()
+    assert (row.id, row.table_name, row.partition_name, row.type, row.state, row.hadoop_job_id) == (
+        first.id, "t", "p=a", "MAJOR", "initiated", "None")
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id=""))
+    assert err.value.code() == C.INVALID_ARGUMENT
+
+
+async def test_worker_protocol_and_timeout(world: World) -> None:
+    await world.write("a")
+    queued = await world.comp.Compact(cpb.CompactRequest(db_name="db", table_name="t", partition_name="p=a",
+                                                         type=cpb.MAJOR))
+    claim = await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="host-1"))
+    assert claim.found and claim.id == queued.id and claim.type == cpb.MAJOR
+    assert not (await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="host-2"))).found
+    with pytest.raises(grpc.aio.AioRpcError) as err:  # another worker cannot act on it
+        await world.comp.StartCompaction(cpb.StartCompactionRequest(id=claim.id, worker_id="host-2"))
+    assert err.value.code() == C.FAILED_PRECONDITION and "host-1" in (err.value.details() or "")
+    started = await world.comp.StartCompaction(cpb.StartCompactionRequest(id=claim.id, worker_id="host-1"))
+    assert started.location.endswith("/t/p=a") and started.valid_write_id_list == "db.t:1:9223372036854775807::"
+    assert (await world.show())[0].state == "working"
+    await world.comp.HeartbeatCompaction(cpb.HeartbeatCompactionRequest(id=claim.id, worker_id="host-1"))
+    # The worker goes silent: after hive.compactor.worker.timeout the Initiator queues it again and aborts its txn.
+    world.compactor.settings = dataclasses.replace(world.compactor.settings, worker_timeout_s=0.2)
+    await asyncio.sleep(0.3)
+    await world.compactor.initiate_once()
+    [row] = await world.show()
+    assert row.state == "initiated" and "timed out" in row.error_message
+    txns = (await world.txn.GetOpenTxns(tpb.GetOpenTxnsRequest())).aborted_txn_ids
+    assert started.txn_id in txns
+    with pytest.raises(grpc.aio.AioRpcError) as err:  # the late worker cannot complete
+        await world.comp.CompleteCompaction(cpb.CompleteCompactionRequest(
+            id=claim.id, worker_id="host-1", txn_id=started.txn_id, highest_write_id=1))
+    assert err.value.code() == C.FAILED_PRECONDITION and "worker.timeout" in (err.value.details() or "")
+    # Retried by another worker: complete -> ready for cleaning -> (Cleaner) succeeded.
+    claim2 = await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="host-2"))
+    assert claim2.id == claim.id
+    started2 = await world.comp.StartCompaction(cpb.StartCompactionRequest(id=claim.id, worker_id="host-2"))
+    await world.comp.CompleteCompaction(cpb.CompleteCompactionRequest(
+        id=claim.id, worker_id="host-2", txn_id=started2.txn_id, highest_write_id=1))
+    [row] = await world.show()
+    assert (row.state, row.highest_write_id, row.txn_id, row.worker_id) == ("ready for cleaning", 1,
+                                                                            started2.txn_id, "host-2")
+    assert row.next_txn_id > started2.txn_id
+    assert await world.compactor.clean_once() == 1
+    [row] = await world.show()
+    assert row.state == "succeeded" and row.duration_ms >= 0 and row.end_ms >= row.start_ms
+
+
+async def test_fail_and_refuse_go_to_history(world: World) -> None:
+    await world.write("a")
+    await world.write("b")
+    for part, refused in (("p=a", False), ("p=b", True)):
+        await world.comp.Compact(cpb.CompactRequest(db_name="db", table_name="t", partition_name=part, type=cpb.MINOR))
+        claim = await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="w-1"))
+        started = await world.comp.StartCompaction(cpb.StartCompactionRequest(id=claim.id, worker_id="w-1"))
+        await world.comp.FailCompaction(cpb.FailCompactionRequest(id=claim.id, worker_id="w-1", error_message="boom",
+                                                                  refused=refused))
+        assert started.txn_id in (await world.txn.GetOpenTxns(tpb.GetOpenTxnsRequest())).aborted_txn_ids
+    assert [(r.partition_name, r.state, r.error_message) for r in await world.show()] == [
+        ("p=a", "failed", "boom"), ("p=b", "refused", "boom")]
+
+
+# -- the Initiator --------------------------------------------------------------------------------
+
+
+async def test_initiator_thresholds_no_auto_compaction_and_failures(world: World) -> None:
+    for _ in range(3):
+        await world.write("a")
+    assert await world.compactor.initiate_once() == 0  # 3 deltas: not more than the table's threshold 3
+    assert await world.compactor.initiate_once() == 0  # nothing new: the table is not even listed
+    await world.write("a")
+    assert await world.compactor.initiate_once() == 1
+    [row] = await world.show()
+    assert (row.type, row.state, row.partition_name) == ("MAJOR", "initiated", "p=a")  # no base yet: major
+    assert row.initiator_id.endswith("-initiator")
+    # The entry fails twice in a row (hive.compactor.initiator.failed.compacts.threshold = 2) ...
+    for _ in range(2):
+        claim = await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="w-1"))
+        await world.comp.FailCompaction(cpb.FailCompactionRequest(id=claim.id, worker_id="w-1", error_message="x"))
+        await world.write("a")  # a new write makes the Initiator look again
+        await world.compactor.initiate_once()
+    # ... so the next round records "did not initiate" instead of queueing.
+    states = [r.state for r in await world.show()]
+    assert states == ["failed", "failed", "did not initiate"], states
+    # A manual compaction that succeeds ends the streak.
+    queued = await world.comp.Compact(cpb.CompactRequest(db_name="db", table_name="t", partition_name="p=a",
+                                                         type=cpb.MAJOR))
+    claim = await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="w-1"))
+    started = await world.comp.StartCompaction(cpb.StartCompactionRequest(id=queued.id, worker_id="w-1"))
+    await world.comp.CompleteCompaction(cpb.CompleteCompactionRequest(id=claim.id, worker_id="w-1",
+                                                                      txn_id=started.txn_id, highest_write_id=6))
+    await world.compactor.clean_once()
+    await world.write("a")
+    for _ in range(4):
+        await world.write("a")
+    assert await world.compactor.initiate_once() == 1  # auto compaction is back
+
+    # NO_AUTO_COMPACTION turns the Initiator off for the table.
+    t = table("db", "quiet", keys=(("p", "string"),), transactional=True, location=f"file://{world.root}/quiet")
+    t.parameters["no_auto_compaction"] = "TRUE"
+    await world.catalog.CreateTable(pb.CreateTableRequest(table=t))
+    for _ in range(12):  # more than the default delta.num.threshold (10) and no base
+        await world.write("a", tbl="quiet")
+    assert await world.compactor.initiate_once() == 0
+    assert {r.table_name for r in await world.show()} == {"t"}
+
+
+async def test_cleaner_waits_for_open_readers_and_removes_aborted_files(world: World) -> None:
+    dirs = [(await world.write("a"))[2] for _ in range(2)]
+    _, _, aborted_dir = await world.write("a", commit=False)
+    dirs.append((await world.write("a"))[2])
+    queued = await world.comp.Compact(cpb.CompactRequest(db_name="db", table_name="t", partition_name="p=a",
+                                                         type=cpb.MAJOR))
+    reader = (await world.txn.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="r", hostname="h"))).txn_ids[0]
+    claim = await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="w-1"))
+    started = await world.comp.StartCompaction(cpb.StartCompactionRequest(id=queued.id, worker_id="w-1"))
+    assert started.valid_write_id_list == "db.t:4:9223372036854775807::3"  # the abort is listed, not read
+    base = world.root / "t" / "p=a" / f"base_0000004_v{started.txn_id:07d}"
+    base.mkdir()
+    (base / "part-00000.parquet").write_bytes(b"compacted")
+    await world.comp.CompleteCompaction(cpb.CompleteCompactionRequest(id=claim.id, worker_id="w-1",
+                                                                      txn_id=started.txn_id, highest_write_id=4))
+    # The reader's txn was open before the compaction committed: it may still read the deltas.
+    assert await world.compactor.clean_once() == 0
+    assert all(d.exists() for d in dirs + [aborted_dir])
+    assert (await world.show())[0].state == "ready for cleaning"
+    await world.txn.CommitTxn(tpb.CommitTxnRequest(txn_id=reader))
+    assert await world.compactor.clean_once() == 1
+    assert not any(d.exists() for d in dirs + [aborted_dir]) and base.exists()
+    assert sorted(os.listdir(world.root / "t" / "p=a")) == [base.name]
+    assert (await world.show())[0].state == "succeeded"
+
+
+async def test_history_retention(world: World) -> None:
+    await world.write("a")
+    for _ in range(5):
+        await world.comp.Compact(cpb.CompactRequest(db_name="db", table_name="t", partition_name="p=a",
+                                                    type=cpb.MINOR))
+        claim = await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="w-1"))
+        await world.comp.FailCompaction(cpb.FailCompactionRequest(id=claim.id, worker_id="w-1", error_message="x"))
+    assert len(await world.show()) == 5
+    assert await world.compactor.purge_once() == 2  # hive.compactor.history.retention.failed = 3
+    assert [r.state for r in await world.show()] == ["failed"] * 3
+
+
+# -- Thrift: compact2 and show_compact ------------------------------------------------------------
+
+
+async def test_thrift_compact2_and_show_compact(world: World) -> None:
+    import thriftpy2.rpc
+    from thriftpy2.thrift import TApplicationException
+
+    from gateway.thrift.idl import SERVICE, hms
+
+    await world.write("a")
+    client = thriftpy2.rpc.make_client(SERVICE, "127.0.0.1", world.gw.thrift_port, timeout=30_000)
+    try:
+        def call(method: str, *args: object) -> Any:
+            return getattr(client, method)(*args)
+
+        reply = await asyncio.to_thread(call, "compact2", hms.CompactionRequest(
+            dbname="db", tablename="t", partitionname="p=a", type=2, properties={"k": "v"}))
+        assert (reply.accepted, reply.state) == (True, "initiated")
+        again = await asyncio.to_thread(call, "compact2", hms.CompactionRequest(
+            dbname="db", tablename="t", partitionname="p=a", type=1))
+        assert (again.accepted, again.id) == (False, reply.id)
+        with pytest.raises(TApplicationException, match="does not exist"):
+            await asyncio.to_thread(call, "compact2", hms.CompactionRequest(dbname="db", tablename="nope", type=2))
+        shown = await asyncio.to_thread(call, "show_compact", hms.ShowCompactRequest())
+        [row] = shown.compacts
+        assert (row.id, row.dbname, row.tablename, row.partitionname, row.type, row.state, row.hadoopJobId) == (
+            reply.id, "db", "t", "p=a", 2, "initiated", "None")
+        grpc_rows = await world.show()  # the same queue through both protocols
+        assert [(r.id, r.state) for r in grpc_rows] == [(row.id, row.state)]
+    finally:
+        client.close()
+
+
+async def test_bad_compactor_setting_names_its_key(pg_dsn: str) -> None:
+    from gateway.config import ConfigError
+
+    gw = Gateway(gateway_settings(pg_dsn, **{"hive.compactor.delta.num.threshold": "0"}))
+    with pytest.raises(ConfigError, match="hive.compactor.delta.num.threshold: 0"):
+        await gw.start()
+
+
+async def test_initiator_aborted_txn_rules(world: World) -> None:
+    await world.write("a")
+    _, _, aborted_dir = await world.write("a", commit=False)
+    s = world.compactor.settings
+    # One aborted write id with files, over a threshold of 0: too many aborts -> MAJOR.
+    world.compactor.settings = dataclasses.replace(s, thresholds=Thresholds(aborted_num=0))
+    assert await world.compactor.initiate_once() == 1
+    [row] = await world.show()
+    assert (row.type, row.partition_name) == ("MAJOR", "p=a")
+    await world.comp.FailCompaction(cpb.FailCompactionRequest(
+        id=(await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="w-1"))).id, worker_id="w-1",
+        error_message="x"))
+    # An abort older than hive.compactor.aborted.txn.time.threshold -> MINOR (the table has aborted
+    # write ids, so it is looked at every round even without new writes).
+    world.compactor.settings = dataclasses.replace(s, thresholds=Thresholds(aborted_age_s=0.01))
+    await asyncio.sleep(0.05)
+    assert await world.compactor.initiate_once() == 1
+    assert [(r.type, r.state) for r in await world.show()] == [("MAJOR", "failed"), ("MINOR", "initiated")]
+    assert aborted_dir.exists()

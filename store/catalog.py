@@ -23,13 +23,16 @@ from typing import Callable, Sequence
 import asyncpg
 
 from store import codec, locks, txns
+from hive import limits
 from hive import names as n
+from store import model_checks
 from store.errors import Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
 from store.events import EventType, NewEvent, Outcome
 from hive.lock_rules import LockScope
 from store.models import Database, FieldSchema, Partition, Table, TableType
 from hive.partition_filter import Filter
 from store.snapshot import ReadSnapshot, check_not_too_old, is_visible, sql_params
+from hive.writeids import ValidWriteIdList
 from store.sql import catalog as sql
 from store.sql import txns as txn_sql
 
@@ -75,6 +78,7 @@ async def _lock_latest(
 
 
 async def create_database(conn: asyncpg.Connection, db: Database, warehouse_dir: str) -> Outcome[Database]:
+    model_checks.check_database(db)
     name = n.normalize_identifier(db.name, "database")
     created = replace(
         db,
@@ -101,10 +105,12 @@ async def get_database(conn: asyncpg.Connection, name: str, *, for_update: bool 
 
 
 async def list_databases(conn: asyncpg.Connection, pattern: str = "") -> list[str]:
+    limits.check_text(pattern, "pattern", limits.PATTERN)
     return [r["name"] for r in await conn.fetch(sql.LIST_DATABASES) if n.matches_hive_pattern(r["name"], pattern)]
 
 
 async def alter_database(conn: asyncpg.Connection, name: str, new: Database) -> Outcome[Database]:
+    model_checks.check_database(new)
     old = await get_database(conn, name, for_update=True)
     if new.name and new.name.lower() != old.name:
         raise InvalidArgument(f"database {old.name} cannot be renamed to {new.name}: Hive databases cannot be renamed")
@@ -159,6 +165,7 @@ def _normalize_fields(fields: Sequence[FieldSchema], *, partition_keys: bool) ->
 
 
 def _normalize_table(t: Table, db_location: str) -> Table:
+    model_checks.check_table(t)
     db_name = n.normalize_identifier(t.db_name, "database")
     name = n.normalize_identifier(t.name, "table")
     columns = _normalize_fields(t.columns, partition_keys=False)
@@ -224,6 +231,7 @@ async def get_table(conn: asyncpg.Connection, db_name: str, table_name: str, *, 
 
 
 async def list_tables(conn: asyncpg.Connection, db_name: str, pattern: str = "") -> list[str]:
+    limits.check_text(pattern, "pattern", limits.PATTERN)
     db = await get_database(conn, db_name)
     return [r["tbl_name"] for r in await conn.fetch(sql.LIST_TABLES, db.name) if n.matches_hive_pattern(r["tbl_name"],
                                                                                                         pattern)]
@@ -373,6 +381,7 @@ def require_partitioned(table: Table) -> None:
 
 def _complete_partition(table: Table, p: Partition) -> Partition:
     """Validate values, compute the name, and default the storage descriptor from the table."""
+    model_checks.check_partition(p, f"a partition of {table.full_name}")
     values = n.validate_partition_values(table.partition_keys, p.values)
     name = n.make_partition_name(table.partition_keys, values)
     sd = p.sd
@@ -494,6 +503,8 @@ async def resolve_table(conn: asyncpg.Connection, db_name: str, table_name: str,
         candidate_ids.add(snapshot.expected_table_id)
     for table_id in sorted(candidate_ids):
         state = await conn.fetchrow(txn_sql.TABLE_WRITE_ID_STATE, table_id)
+        if table_id == snapshot.expected_table_id:
+            _check_within_allocated(f"{db_key}.{tbl_key}", snapshot.write_ids, int(state["next"]) - 1 if state else 0)
         check_not_too_old(f"{db_key}.{tbl_key}", snapshot.write_ids, state["gc_watermark"] if state else 0)
     own: dict[int, int] = {}
     for row in versions:
@@ -507,6 +518,18 @@ async def resolve_table(conn: asyncpg.Connection, db_name: str, table_name: str,
     table = codec.table_from_row(visible[0])
     check_table_id(table, snapshot.expected_table_id)
     return ResolvedRead(table, snapshot, own[table.table_id])
+
+
+def _check_within_allocated(full_name: str, write_ids: ValidWriteIdList, allocated: int) -> None:
+    """A ValidWriteIdList whose mark is beyond the write ids the table ever allocated would count
+    write ids allocated later (by txns still open) as committed: not a list GetValidWriteIds gave."""
+    above = sum(1 for w in write_ids.exceptions if w > allocated)  # listed as not committed: harmless
+    if write_ids.high_watermark - allocated > above:
+        raise InvalidArgument(
+            f"the ValidWriteIdList's high-water mark {write_ids.high_watermark} for {full_name} is beyond the highest "
+            f"write id the table allocated ({allocated}) and counts the ones above as committed; take the list from "
+            "GetValidWriteIds"
+        )
 
 
 async def _committed_now(conn: asyncpg.Connection, db_key: str, tbl_key: str) -> ReadSnapshot:
@@ -574,10 +597,15 @@ def encode_page_token(last_name: str) -> str:
 def decode_page_token(token: str) -> str:
     if not token:
         return ""
+    if len(token) > limits.PAGE_TOKEN:
+        raise InvalidArgument(f"page_token has {len(token)} characters: it is not a token this service returned")
     try:
-        return base64.b64decode(token.encode(), altchars=b"-_", validate=True).decode()
+        after = base64.b64decode(token.encode(), altchars=b"-_", validate=True).decode()
     except (ValueError, UnicodeDecodeError) as exc:  # binascii.Error is a ValueError
         raise InvalidArgument("page_token is not a token this service returned") from exc
+    if "\x00" in after:  # a name never holds one (it is escaped), and PostgreSQL text cannot
+        raise InvalidArgument("page_token is not a token this service returned")
+    return after
 
 
 async def list_partition_names(

@@ -96,6 +96,7 @@ def _scope(row: asyncpg.Record) -> LockScope:
 
 async def enqueue(conn: asyncpg.Connection, request: LockRequest) -> LockResult:
     """Record a request and decide it at once (Hive's enqueueLock + checkLock)."""
+    txns.check_client_identity(request.user, request.host, request.agent_info)
     components = normalize_components(request.components)
     if request.txn_id < 0:
         raise InvalidArgument(f"txn_id must not be negative, got {request.txn_id}")

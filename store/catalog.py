@@ -9,8 +9,10 @@ transaction back, so a failed batch leaves no partial state. Reads take their ow
 Writes to transactional (ACID) tables run under an open txn and its write id W for the table:
 they never overwrite a version another snapshot may read. A replaced or dropped version gets
 dropped_wid = W and the new one created_wid = W; the txn's own later writes change its own
-versions in place. A version written by another open txn is a write-write conflict: ABORTED,
-naming that txn. Commit makes W committed (nothing to move); abort discards W's versions.
+versions in place. A version written by another open txn (or by one that committed after this
+txn started) is a write-write conflict: ABORTED, naming that txn, and, as in Hive, this txn is
+aborted (`WriteConflict`; store/catalog_store.py aborts it once this write's transaction rolled back).
+Commit makes W committed (nothing to move); abort discards W's versions.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from store import codec, locks, txns
 from hive import limits
 from hive import names as n
 from store import model_checks
-from store.errors import Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
+from store.errors import Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, WriteConflict
 from store.events import EventType, NewEvent, Outcome
 from hive.lock_rules import LockScope
 from store.models import Database, FieldSchema, Partition, Table, TableType
@@ -238,14 +240,16 @@ async def list_tables(conn: asyncpg.Connection, db_name: str, pattern: str = "")
 
 
 async def alter_table(
-    conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, txn_id: int = 0
+    conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, txn_id: int = 0, expected_table_id: int = 0
 ) -> Outcome[Table]:
     """Replace a table's definition; a different db/name renames it (the table id is kept).
 
     Partition keys cannot change, and a transactional table cannot become non-transactional.
     Rename does not move data: locations change only when the caller sets them.
     """
+    _check_guard(expected_table_id)
     old = await get_table(conn, db_name, table_name, lock="update")
+    check_table_id(old, expected_table_id)
     target_db = await get_database(conn, new.db_name or old.db_name)
     candidate = replace(new, db_name=new.db_name or old.db_name, name=new.name or old.name,
                         sd=new.sd if new.sd.location else replace(new.sd, location=old.sd.location))
@@ -295,18 +299,26 @@ async def _delete_table_rows(conn: asyncpg.Connection, table_id: int) -> None:
     await conn.execute(sql.DELETE_TABLE_VERSIONS, table_id)
 
 
-async def drop_table(conn: asyncpg.Connection, db_name: str, table_name: str, *, if_exists: bool) -> Outcome[None]:
+async def drop_table(conn: asyncpg.Connection, db_name: str, table_name: str, *, if_exists: bool,
+                     expected_table_id: int = 0) -> Outcome[None]:
+    _check_guard(expected_table_id)
     try:
         table = await get_table(conn, db_name, table_name, lock="update")
     except NotFound:
         if if_exists:
             return Outcome(None)
         raise
+    check_table_id(table, expected_table_id)
     await _delete_table_rows(conn, table.table_id)
     # Last, so enqueues are held back only briefly: refuse while someone holds a conflicting lock.
     await locks.check_no_conflicting_holders(conn, LockScope(table.db_name, table.name),
                                              f"drop table {table.full_name}")
     return Outcome(None, (_drop_table_event(table),))
+
+
+def _check_guard(expected_table_id: int) -> None:
+    if expected_table_id < 0:
+        raise InvalidArgument(f"table_id must not be negative, got {expected_table_id} (0: no guard)")
 
 
 def check_table_id(table: Table, expected_table_id: int) -> None:
@@ -343,12 +355,11 @@ async def _begin_write(conn: asyncpg.Connection, table: Table, txn_id: int) -> W
 _NO_TXN = 1 << 62
 
 
-def _conflict(what: str, holder: int, state: str, txn_id: int) -> Aborted:
+def _conflict(what: str, holder: int, state: str, txn_id: int) -> WriteConflict:
     if state == "o":
-        return Aborted(f"write conflict: {what} was written by txn {holder}, which is still open; "
-                       "retry after it commits or aborts")
-    return Aborted(f"write conflict: {what} was changed by txn {holder}, which committed after txn {txn_id} started "
-                   "(first committer wins, as Hive's write-set check); abort txn and retry in a new one")
+        return WriteConflict(f"write conflict: {what} was written by txn {holder}, which is still open", txn_id)
+    return WriteConflict(f"write conflict: {what} was changed by txn {holder}, which committed after txn {txn_id} "
+                         "started (first committer wins, as Hive's write-set check)", txn_id)
 
 
 async def _check_table_not_in_flight(conn: asyncpg.Connection, table: Table, txn_id: int) -> None:
@@ -412,6 +423,7 @@ async def add_partitions(
 ) -> Outcome[list[Partition]]:
     """Add a batch all-or-nothing. Existing partitions fail the whole batch unless `if_not_exists`,
     in which case they are skipped. Returns the partitions added and the event id (0: none added)."""
+    _check_guard(expected_table_id)
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
     require_partitioned(table)
@@ -643,6 +655,7 @@ async def alter_partitions(
 ) -> Outcome[list[Partition]]:
     """Replace the storage descriptor and parameters of existing partitions, all or nothing.
     An empty location keeps the partition's current one."""
+    _check_guard(expected_table_id)
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
     require_partitioned(table)
@@ -683,6 +696,7 @@ async def drop_partitions(
     conn: asyncpg.Connection, db_name: str, table_name: str, names: Sequence[str], *, if_exists: bool,
     expected_table_id: int = 0, txn_id: int = 0,
 ) -> Outcome[list[str]]:
+    _check_guard(expected_table_id)
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
     wanted = canonical_names(table, names)

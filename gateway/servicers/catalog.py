@@ -92,14 +92,16 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
     async def AlterTable(self, request: pb.AlterTableRequest, context: Ctx) -> pb.AlterTableResponse:
         table, event_id = await self._store.alter_table(require(request.db_name, "db_name"),
                                                         require(request.table_name, "table_name"),
-                                                        convert.table_from_pb(request.table), request.txn_id)
+                                                        convert.table_from_pb(request.table), request.txn_id,
+                                                        request.table_id)
         self._catalog.wrote(request.db_name, request.table_name, event_id, request.txn_id,
                             renamed_to=(table.db_name, table.name))
         return pb.AlterTableResponse(table=convert.table_to_pb(table), event_id=event_id)
 
     async def DropTable(self, request: pb.DropTableRequest, context: Ctx) -> pb.DropTableResponse:
         event_id = await self._store.drop_table(require(request.db_name, "db_name"),
-                                                require(request.table_name, "table_name"), if_exists=request.if_exists)
+                                                require(request.table_name, "table_name"), if_exists=request.if_exists,
+                                                expected_table_id=request.table_id)
         self._catalog.wrote(request.db_name, request.table_name, event_id)
         return pb.DropTableResponse(event_id=event_id)
 

@@ -154,6 +154,7 @@ class Database:
             except _BAD_VALUE as exc:
                 raise _bad_value(exc) from exc
             except _CONNECTION_LOST as exc:
+                await self.expire_connections()
                 raise _lost(exc) from exc
 
     async def read(
@@ -170,7 +171,14 @@ class Database:
         except _BAD_VALUE as exc:
             raise _bad_value(exc) from exc
         except _CONNECTION_LOST as exc:
+            await self.expire_connections()
             raise _lost(exc) from exc
+
+    async def expire_connections(self) -> None:
+        """Replace every pooled connection at its next acquire. A lost connection usually means the
+        server restarted and the idle ones are dead too: without this each would fail one call
+        before the pool noticed."""
+        await self._pool.expire_connections()
 
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[asyncpg.Connection]:

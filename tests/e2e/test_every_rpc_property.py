@@ -142,7 +142,7 @@ class World:
                                         response_deserializer=None)
 
     async def call(self, path: str, request: Message) -> bytes:
-        return await self.stub(path, type(request))(request, timeout=CALL_TIMEOUT_S)  # type: ignore[no-any-return]
+        return await self.stub(path, type(request))(request, timeout=CALL_TIMEOUT_S)
 
     async def _get(self, path: str, request: Message, response_cls: Any) -> Any:
         return response_cls.FromString(await self.call(path, request))

@@ -148,3 +148,6 @@ WHERE db_name = $1 AND ($2::text IS NULL OR tbl_name IS NULL OR tbl_name = $2)
 ORDER BY ext_id, int_id
 FOR SHARE
 """
+
+# The databases among $1 that exist (a lock must name an existing object); index: dbs.name unique.
+EXISTING_DATABASES = "SELECT name FROM dbs WHERE name = ANY($1::text[])"

@@ -242,7 +242,8 @@ async def show_locks(conn: asyncpg.Connection, scope: LockScope | None, *, exten
     far as given), or with `extended` every one whose scope overlaps it; by ext id, then int id."""
     db, table, part = (scope.db, scope.table, scope.partition) if scope else (None, None, None)
     query = sql.SHOW_LOCKS_OVERLAPPING if extended else sql.SHOW_LOCKS
-    return [_info(r) for r in await conn.fetch(query, db, table, part, txn_id)]
+    # Bounded as SHOW TRANSACTIONS is (store/txns.py): at most MAX_SHOW_ROWS + 1, to tell "more".
+    return [_info(r) for r in await conn.fetch(query, db, table, part, txn_id, txns.MAX_SHOW_ROWS + 1)]
 
 
 async def check_no_conflicting_holders(conn: asyncpg.Connection, scope: LockScope, action: str) -> None:

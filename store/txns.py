@@ -274,9 +274,16 @@ async def table_write_ids(conn: asyncpg.Connection, full_name: str, table_id: in
                                      state["cleaned_hwm"] if state else 0)
 
 
-async def show_transactions(conn: asyncpg.Connection) -> list[TxnInfo]:
+MAX_SHOW_ROWS = 10_000
+"""SHOW TRANSACTIONS / SHOW LOCKS answer at most this many rows (plus one, so a caller can tell that
+more exist): every list an RPC returns is bounded, and open txns alone may number hive.max.open.txns."""
+
+
+async def show_transactions(conn: asyncpg.Connection, limit: int = MAX_SHOW_ROWS) -> list[TxnInfo]:
+    """Open and aborted txns by id, at most `limit` + 1."""
     return [TxnInfo(r["txn_id"], _STATE_NAMES[r["state"]], r["txn_type"], r["started_ms"], r["heartbeat_ms"],
-                    r["user_name"], r["host"], r["agent_info"]) for r in await conn.fetch(sql.SHOW_TRANSACTIONS)]
+                    r["user_name"], r["host"], r["agent_info"])
+            for r in await conn.fetch(sql.SHOW_TRANSACTIONS, min(limit, MAX_SHOW_ROWS) + 1)]
 
 
 # -- write ids --------------------------------------------------------------------------------

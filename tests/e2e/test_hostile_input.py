@@ -206,3 +206,18 @@ async def test_a_write_id_list_beyond_the_tables_write_ids_is_refused(api: Stubs
     got = await api.catalog.GetTable(pb.GetTableRequest(db_name="db", table_name="acid", read=pb.ReadContext(
         valid_write_id_list=f"db.acid:50:1:{listed}:", table_id=table_id)))
     assert got.table.name == "acid"
+
+
+async def test_show_transactions_is_bounded_and_says_when_it_was_cut(api: Stubs) -> None:
+    """A default client's 4 MB limit holds however many txns are open with the longest user, host and
+    agent strings the gateway takes."""
+    from hive import limits
+
+    assert not (await api.txns.ShowTransactions(tpb.ShowTransactionsRequest())).truncated
+    for _ in range(3):
+        await api.txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1000, user="u" * limits.NAME, hostname="h" * limits.HOST,
+                                                    agent_info="a" * limits.AGENT_INFO))
+    got = await api.txns.ShowTransactions(tpb.ShowTransactionsRequest())
+    assert got.truncated and 0 < len(got.transactions) < 3000
+    assert got.ByteSize() <= 3 * 1024 * 1024
+    assert [t.txn_id for t in got.transactions] == sorted(t.txn_id for t in got.transactions)

@@ -18,7 +18,7 @@ import grpc
 from gateway import convert, wire
 from gateway.config import Settings
 from gateway.errors import answers_from_memory, rpc_methods, within_deadline
-from gateway.servicers.validation import check_batch, require
+from gateway.servicers.validation import check_batch, check_names_fit, require
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc
 from store.cache.facade import CachedCatalog, Miss, PartitionsHit, database_key, table_key
@@ -55,7 +55,9 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         return pb.GetDatabaseResponse(database=convert.database_to_pb(cached))
 
     async def ListDatabases(self, request: pb.ListDatabasesRequest, context: Ctx) -> pb.ListDatabasesResponse:
-        return pb.ListDatabasesResponse(names=await self._store.list_databases(request.pattern))
+        names = await self._store.list_databases(request.pattern)
+        check_names_fit(names, "databases", "ListDatabases")
+        return pb.ListDatabasesResponse(names=names)
 
     async def AlterDatabase(self, request: pb.AlterDatabaseRequest, context: Ctx) -> pb.AlterDatabaseResponse:
         db, event_id = await self._store.alter_database(require(request.name, "name"),
@@ -86,8 +88,9 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         return pb.GetTableResponse(table=convert.table_to_pb(table)).SerializeToString()
 
     async def ListTables(self, request: pb.ListTablesRequest, context: Ctx) -> pb.ListTablesResponse:
-        return pb.ListTablesResponse(names=await self._store.list_tables(require(request.db_name, "db_name"),
-                                                                          request.pattern))
+        names = await self._store.list_tables(require(request.db_name, "db_name"), request.pattern)
+        check_names_fit(names, f"tables in {request.db_name}", "ListTables")
+        return pb.ListTablesResponse(names=names)
 
     async def AlterTable(self, request: pb.AlterTableRequest, context: Ctx) -> pb.AlterTableResponse:
         table, event_id = await self._store.alter_table(require(request.db_name, "db_name"),

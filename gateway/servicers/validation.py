@@ -39,3 +39,12 @@ def within_reply_budget(rows: Sequence[M], max_rows: int, budget: int = REPLY_BU
             break
         kept.append(row)
     return kept, len(kept) < len(rows)
+
+
+def check_names_fit(names: Sequence[str], what: str, call: str) -> None:
+    """A list of names has no paging (Hive's get_all_tables has none either): refuse one that would not
+    fit a reply rather than send what a default client cannot receive."""
+    size = sum(len(n) + 3 for n in names)
+    if size > REPLY_BUDGET:
+        raise ResourceExhausted(f"{call}: the {len(names)} {what} take {size} bytes, more than one reply holds "
+                                f"({REPLY_BUDGET}); narrow the request with a pattern")

@@ -357,7 +357,8 @@ _NO_TXN = 1 << 62
 
 def _conflict(what: str, holder: int, state: str, txn_id: int) -> WriteConflict:
     if state == "o":
-        return WriteConflict(f"write conflict: {what} was written by txn {holder}, which is still open", txn_id)
+        retry = "" if txn_id else "; retry after it commits or aborts"  # a txn's own conflict aborts it instead
+        return WriteConflict(f"write conflict: {what} was written by txn {holder}, which is still open{retry}", txn_id)
     return WriteConflict(f"write conflict: {what} was changed by txn {holder}, which committed after txn {txn_id} "
                          "started (first committer wins, as Hive's write-set check)", txn_id)
 

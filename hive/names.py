@@ -185,10 +185,11 @@ def _value_fits(type_name: str, value: str) -> bool:
     base = type_name.split("(")[0].strip()
     if base in ("float", "double", "double precision", "decimal", "numeric"):
         try:
-            Decimal(value.strip())
+            number = Decimal(value.strip())
         except InvalidOperation:
             return False
-        return True
+        # Java's Double.parseDouble takes NaN and Infinity; Hive's decimal (HiveDecimal) does not.
+        return number.is_finite() or base in ("float", "double", "double precision")
     if base == "date":
         try:
             _dt.date.fromisoformat(value)

@@ -73,6 +73,13 @@ def test_typed_partition_values_are_canonicalised_as_hive_typecheck_does(type_: 
     assert n.canonical_partition_name(keys, f"k={n.escape_path_name(given)}") == f"k={n.escape_path_name(canonical)}"
 
 
+def test_a_decimal_key_takes_no_nan_or_infinity_as_hive_decimal() -> None:
+    for bad in ("NaN", "Infinity", "-inf"):
+        with pytest.raises(InvalidArgument):
+            n.validate_partition_values((FieldSchema("k", "decimal(10,2)"),), (bad,))
+    assert n.validate_partition_values((FieldSchema("k", "double"),), ("NaN",)) == ("NaN",)
+
+
 @pytest.mark.parametrize("bad", ["٧", "7.0", "1_000", "0x7", "", " "])
 def test_int_partition_values_that_do_not_convert_are_refused(bad: str) -> None:
     with pytest.raises(InvalidArgument):

@@ -516,7 +516,8 @@ async def resolve_table(conn: asyncpg.Connection, db_name: str, table_name: str,
         candidate_ids.add(snapshot.expected_table_id)
     for table_id in sorted(candidate_ids):
         state = await conn.fetchrow(txn_sql.TABLE_WRITE_ID_STATE, table_id)
-        if table_id == snapshot.expected_table_id:
+        if table_id == snapshot.expected_table_id and any(r["table_id"] == table_id for r in versions):
+            # (a table id this name never had is the clearer error: check_table_id below says so)
             _check_within_allocated(f"{db_key}.{tbl_key}", snapshot.write_ids, int(state["next"]) - 1 if state else 0)
         check_not_too_old(f"{db_key}.{tbl_key}", snapshot.write_ids, state["gc_watermark"] if state else 0)
     own: dict[int, int] = {}

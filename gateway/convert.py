@@ -1,7 +1,9 @@
-"""Protobuf messages to store models and back. No validation beyond shape: the store validates."""
+"""Protobuf messages to store models and back. No validation beyond shape (and enum numbers the
+store's types cannot hold): the store validates."""
 
 from __future__ import annotations
 
+from hive.errors import InvalidArgument
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import events_pb2 as epb
 from store.models import (
@@ -19,6 +21,7 @@ from store.models import (
 
 _TABLE_TYPE_TO_MODEL = {pb.TABLE_TYPE_UNSPECIFIED: TableType.MANAGED, pb.MANAGED: TableType.MANAGED,
                         pb.EXTERNAL: TableType.EXTERNAL, pb.VIRTUAL_VIEW: TableType.VIRTUAL_VIEW}
+_TABLE_TYPE_BY_NUMBER: dict[int, TableType] = {int(k): v for k, v in _TABLE_TYPE_TO_MODEL.items()}
 _TABLE_TYPE_TO_PB = {model: proto for proto, model in _TABLE_TYPE_TO_MODEL.items()
                      if proto != pb.TABLE_TYPE_UNSPECIFIED}
 
@@ -74,11 +77,20 @@ def database_to_pb(d: Database) -> pb.Database:
                        parameters=d.parameters, create_time=d.create_time)
 
 
+def table_type_from_pb(value: int) -> TableType:
+    """Proto3 keeps an enum number it does not know; refuse it rather than guess (it used to read as MANAGED)."""
+    try:
+        return _TABLE_TYPE_BY_NUMBER[value]
+    except KeyError:
+        raise InvalidArgument(f"table_type {value} is not one of MANAGED (1), EXTERNAL (2), VIRTUAL_VIEW (3) or "
+                              "unspecified (0, read as MANAGED)") from None
+
+
 def table_from_pb(m: pb.Table) -> Table:
     return Table(
         db_name=m.db_name,
         name=m.name,
-        table_type=_TABLE_TYPE_TO_MODEL.get(m.table_type, TableType.MANAGED),
+        table_type=table_type_from_pb(m.table_type),
         transactional=m.transactional,
         owner=m.owner,
         columns=_fields(list(m.columns)),

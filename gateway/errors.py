@@ -16,6 +16,7 @@ from typing import Any, Awaitable, Callable, TypeVar
 
 import grpc
 
+from hive.limits import bounded_message
 from store import errors as se
 
 _log = logging.getLogger(__name__)
@@ -70,7 +71,8 @@ def rpc(method: Handler[R]) -> Handler[R]:
                 return await within_deadline(method(self, request, context), context)
             return await method(self, request, context)
         except se.ON_PURPOSE as exc:
-            await context.abort(status_for(exc), str(exc))
+            # Cut: a message may quote what the caller sent, and must fit gRPC's status metadata.
+            await context.abort(status_for(exc), bounded_message(str(exc)))
         except TimeoutError:
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
                                 "the call's deadline expired before the gateway answered")

@@ -2,6 +2,7 @@
 
 Write-id and txn lists in Hive's string forms (`writeids`), names, partition names and their
 escaping (`names`), the partition filter language (`partition_filter`), the lock rules
-(`lock_rules`), and the column type they share (`schema`). The store, the PySpark pipeline and the
-load tests import them from here; nothing here imports them back.
+(`lock_rules`), the bounds on free text (`limits`), and the column type they share (`schema`).
+The store, the PySpark pipeline and the load tests import them from here; nothing here imports
+them back.
 """

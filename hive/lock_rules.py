@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Iterable, Sequence
 
+from hive.limits import PARTITION_NAME, check_text, preview
 from hive import names
 from hive.errors import InvalidArgument
 
@@ -174,11 +175,13 @@ def blocks(existing: LockComponent, existing_txn: int, requested: LockComponent,
 
 def normalize_partition_name(name: str) -> str:
     """`k1=v1/k2=v2` (or a prefix of one) with keys lower-cased and Hive's escaping canonical."""
+    check_text(name, "lock component partition name", PARTITION_NAME)
     out = []
     for segment in name.split("/"):
         key, sep, value = segment.partition("=")
         if not sep or not value:
-            raise InvalidArgument(f"partition name {name!r} is not of the form k1=v1/k2=v2 (segment {segment!r})")
+            raise InvalidArgument(f"partition name {preview(name)} is not of the form k1=v1/k2=v2 "
+                                  f"(segment {preview(segment, 80)})")
         key = names.normalize_identifier(names.unescape_path_name(key), "partition key")
         out.append(f"{key}={names.escape_path_name(names.unescape_path_name(value))}")
     return "/".join(out)
@@ -189,7 +192,8 @@ def make_scope(db: str, table: str | None = None, partition: str | None = None) 
     if not db:
         raise InvalidArgument("a lock component needs a database name (db_name)")
     if partition and not table:
-        raise InvalidArgument(f"lock component on partition {partition!r} of database {db!r} has no table name")
+        raise InvalidArgument(f"lock component on partition {preview(partition)} of database {preview(db, 40)} has "
+                              "no table name")
     return LockScope(names.normalize_identifier(db, "database"),
                      names.normalize_identifier(table, "table") if table else None,
                      normalize_partition_name(partition) if partition else None)

@@ -13,6 +13,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Protocol, Sequence
 
 from hive.errors import InvalidArgument
+from hive.limits import PARTITION_NAME, check_text, preview
 from hive.schema import FieldSchema
 
 DEFAULT_PARTITION_NAME = "__HIVE_DEFAULT_PARTITION__"
@@ -38,7 +39,7 @@ def normalize_identifier(name: str, what: str) -> str:
     if not name:
         raise InvalidArgument(f"{what} name must not be empty")
     if len(name) > MAX_IDENTIFIER_LENGTH:
-        raise InvalidArgument(f"{what} name {name[:40]!r}... is longer than {MAX_IDENTIFIER_LENGTH} characters")
+        raise InvalidArgument(f"{what} name {preview(name, 40)} is longer than {MAX_IDENTIFIER_LENGTH} characters")
     if not _IDENTIFIER.fullmatch(name):
         raise InvalidArgument(
             f"{what} name {name!r} is not valid: use letters, digits and underscores only (Hive's [\\w_]+)"
@@ -48,9 +49,9 @@ def normalize_identifier(name: str, what: str) -> str:
 
 def normalize_column_name(name: str) -> str:
     if not name or len(name) > MAX_COLUMN_NAME_LENGTH:
-        raise InvalidArgument(f"column name {name[:40]!r} must have 1 to {MAX_COLUMN_NAME_LENGTH} characters")
+        raise InvalidArgument(f"column name {preview(name, 40)} must have 1 to {MAX_COLUMN_NAME_LENGTH} characters")
     if any(c in name for c in ",:") or any(ord(c) < 0x20 for c in name):
-        raise InvalidArgument(f"column name {name!r} must not contain ',', ':' or control characters")
+        raise InvalidArgument(f"column name {preview(name)} must not contain ',', ':' or control characters")
     return name.lower()
 
 
@@ -65,7 +66,7 @@ def normalize_type(type_name: str, *, primitive_only: bool = False) -> str:
         return t
     kind = "partition key type" if primitive_only else "column type"
     only = " (primitive types only)" if primitive_only else ""
-    raise InvalidArgument(f"{kind} {type_name!r} is not a Hive type{only}")
+    raise InvalidArgument(f"{kind} {preview(type_name)} is not a Hive type{only}")
 
 
 def escape_path_name(s: str) -> str:
@@ -112,10 +113,11 @@ def make_partition_name(keys: Sequence[NamedKey], values: Sequence[str]) -> str:
 def parse_partition_name(keys: Sequence[FieldSchema], name: str) -> tuple[str, ...]:
     """Split a partition name into its unescaped values, checking it names exactly the table's keys
     in order; the name is matched case-insensitively on the keys, as Hive does."""
+    check_text(name, "partition name", PARTITION_NAME)
     parts = name.split("/")
     if len(parts) != len(keys):
         raise InvalidArgument(
-            f"partition name {name!r} has {len(parts)} components but the table's partition keys are "
+            f"partition name {preview(name)} has {len(parts)} components but the table's partition keys are "
             f"{'/'.join(k.name for k in keys)}"
         )
     values: list[str] = []
@@ -123,48 +125,71 @@ def parse_partition_name(keys: Sequence[FieldSchema], name: str) -> tuple[str, .
         k, sep, v = part.partition("=")
         if not sep or unescape_path_name(k).lower() != key.name:
             raise InvalidArgument(
-                f"partition name {name!r} does not match the partition keys {'/'.join(k.name for k in keys)}: "
-                f"expected '{key.name}=<value>' where it has {part!r}"
+                f"partition name {preview(name)} does not match the partition keys {'/'.join(k.name for k in keys)}: "
+                f"expected '{key.name}=<value>' where it has {preview(part, 80)}"
             )
         values.append(unescape_path_name(v))
     return tuple(values)
 
 
 def canonical_partition_name(keys: Sequence[FieldSchema], name: str) -> str:
-    """The stored form of a caller's partition name (keys lower-cased, escaping canonical)."""
-    return make_partition_name(keys, parse_partition_name(keys, name))
+    """The stored form of a caller's partition name (keys lower-cased, escaping canonical, typed
+    values in their canonical form: `hr=07` names the partition `hr=7`). A value that does not fit
+    its key is kept as given: no partition has it, so the name matches nothing."""
+    values = parse_partition_name(keys, name)
+    return make_partition_name(keys, [canonical_value(k.type, v) or v for k, v in zip(keys, values)])
 
 
 def validate_partition_values(keys: Sequence[FieldSchema], values: Sequence[str]) -> tuple[str, ...]:
-    """Check each value against its key's type; `__HIVE_DEFAULT_PARTITION__` fits every type."""
+    """Check each value against its key's type and return the values in canonical form;
+    `__HIVE_DEFAULT_PARTITION__` fits every type.
+
+    Hive (`hive.typecheck.on.insert`, on by default) converts a typed key's value to the key's type
+    and writes the converted value back, so `07`, `+7` and ` 7` of an int key all name the partition
+    `7`: one partition, not four. Integral and boolean keys are canonicalised here; a value that
+    does not convert is refused."""
     if len(keys) != len(values):
         raise InvalidArgument(
             f"partition has {len(values)} values but the table has {len(keys)} partition keys "
             f"({', '.join(k.name for k in keys)})"
         )
+    out: list[str] = []
     for key, value in zip(keys, values):
         if value == "":
             raise InvalidArgument(f"partition value for key {key.name!r} must not be empty")
-        if value != DEFAULT_PARTITION_NAME and not _value_fits(key.type, value):
-            raise InvalidArgument(f"partition value {value!r} is not a valid {key.type} for key {key.name!r}")
-    return tuple(values)
+        canonical = canonical_value(key.type, value)
+        if canonical is None:
+            raise InvalidArgument(f"partition value {preview(value)} is not a valid {key.type} for key {key.name!r}")
+        out.append(canonical)
+    return tuple(out)
+
+
+def canonical_value(type_name: str, value: str) -> str | None:
+    """`value` in the canonical form of its key's type, or None when it does not fit the type."""
+    if value == DEFAULT_PARTITION_NAME:
+        return value
+    base = type_name.split("(")[0].strip()
+    if base in _INT_RANGES:
+        text = value.strip()
+        if not re.fullmatch(r"[+-]?[0-9]+", text):
+            return None
+        number, limit = int(text), 1 << (_INT_RANGES[base] - 1)
+        return str(number) if -limit <= number < limit else None
+    if base == "boolean":
+        lowered = value.strip().lower()
+        return lowered if lowered in ("true", "false") else None
+    return value if _value_fits(type_name, value) else None
 
 
 def _value_fits(type_name: str, value: str) -> bool:
     base = type_name.split("(")[0].strip()
-    if base in _INT_RANGES:
-        if not re.fullmatch(r"[+-]?\d+", value.strip()):
-            return False
-        limit = 1 << (_INT_RANGES[base] - 1)
-        return -limit <= int(value) < limit
     if base in ("float", "double", "double precision", "decimal", "numeric"):
         try:
-            Decimal(value.strip())
+            number = Decimal(value.strip())
         except InvalidOperation:
             return False
-        return True
-    if base == "boolean":
-        return value.lower() in ("true", "false")
+        # Java's Double.parseDouble takes NaN and Infinity; Hive's decimal (HiveDecimal) does not.
+        return number.is_finite() or base in ("float", "double", "double precision")
     if base == "date":
         try:
             _dt.date.fromisoformat(value)

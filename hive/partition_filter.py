@@ -44,6 +44,7 @@ from decimal import Decimal
 from typing import Any, Callable, NoReturn, Sequence, Union
 
 from hive.errors import InvalidArgument
+from hive.limits import FILTER, check_text
 from hive.schema import FieldSchema
 from hive.names import DEFAULT_PARTITION_NAME
 
@@ -197,10 +198,16 @@ class Filter:
         return _SqlWriter(self.keys, column, first_param, params).node(self.root), params
 
 
+MAX_FILTER_CHARS = FILTER
+MAX_FILTER_DEPTH = 64
+"""Nesting of NOT and parentheses; real filters nest a few levels (Spark's converted filters less than 10)."""
+
+
 def parse_filter(text: str, keys: Sequence[FieldSchema]) -> Filter:
     """Parse `text` against the table's partition keys (names lower-case, types Hive's). Raises
     InvalidArgument, naming the 1-based position with a caret line, for any syntax error, unknown
     key, literal that does not fit its key's type, or key type that cannot be filtered on."""
+    check_text(text, "the partition filter", MAX_FILTER_CHARS)
     key_tuple = tuple(keys)
     root = _Parser(text, key_tuple).parse()
     return Filter(text, key_tuple, root, _Compiler(key_tuple).compile(root))
@@ -246,6 +253,7 @@ class _Parser:
         self._keys = keys
         self._tokens = self._lex()
         self._i = 0
+        self._depth = 0
 
     def parse(self) -> Node:
         if self._peek().kind == "eof":
@@ -304,16 +312,30 @@ class _Parser:
 
     def _not(self) -> Node:
         if self._peek().is_kw("NOT"):
-            self._next()
-            return Not(self._not())
+            self._deeper(self._next())
+            try:
+                return Not(self._not())
+            finally:
+                self._depth -= 1
         if self._peek().is_punct("("):
             opening = self._next()
-            node = self._or()
+            self._deeper(opening)
+            try:
+                node = self._or()
+            finally:
+                self._depth -= 1
             tok = self._next()
             if not tok.is_punct(")"):
                 self._fail(tok, f"expected ')' to close the '(' at position {opening.pos + 1}, found {tok.show()}")
             return node
         return self._predicate()
+
+    def _deeper(self, tok: _Token) -> None:
+        """Every nesting level is a frame of this parser and of the walks over its tree (the
+        compiler, the SQL writer): a bound here keeps all of them far from Python's recursion limit."""
+        self._depth += 1
+        if self._depth > MAX_FILTER_DEPTH:
+            self._fail(tok, f"the filter nests NOT and parentheses more than {MAX_FILTER_DEPTH} deep")
 
     def _operand(self, what: str, where: str) -> tuple[int | None, _Token]:
         """A partition key (its index) or a literal token (index None)."""

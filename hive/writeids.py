@@ -99,10 +99,42 @@ def _parse_body(values: list[str], *, ranges: bool, legacy: bool) -> tuple[int, 
         # valid. Only the Hive 2.x `hwm:minOpenTxn:e1:e2:...` shape (one id per field) is accepted.
         if not (legacy and all(_LONG_RE.fullmatch(v) for v in lists)):
             raise InvalidSnapshotError("too many ':' fields")
-        return hwm, min_open, [_parse_long(v) for v in lists], []
+        ids = [_parse_long(v) for v in lists]
+        # Hive 2.x lists open and aborted txns alike: minOpenTxn is one of them, or none is open.
+        _check_written_form("ValidTxnList", hwm, LONG_MAX, [], ids, min_open_above_hwm=False) \
+            if min_open == LONG_MAX else _check_written_form("ValidTxnList", hwm, min_open, [min_open], ids,
+                                                              min_open_above_hwm=False)
+        if min_open != LONG_MAX and min_open not in ids:
+            raise InvalidSnapshotError(f"ValidTxnList: minOpenTxn {min_open} is not among the listed txns")
+        return hwm, min_open, ids, []
     open_ids = _parse_ids(lists[0], ranges) if lists else []
     aborted_ids = _parse_ids(lists[1], ranges) if len(lists) == 2 else []
     return hwm, min_open, open_ids, aborted_ids
+
+
+def _check_written_form(what: str, hwm: int, min_open: int, open_ids: list[int], aborted_ids: list[int],
+                        *, min_open_above_hwm: bool) -> None:
+    """What a Hive writer can produce, checked on strings from clients (the constructors stay as
+    lenient as Hive's, for lists built here): a non-negative high-water mark; each list strictly
+    ascending (Hive writes them sorted, so disorder means a hand-made or corrupted string); every id
+    within 1..hwm (an id above the mark is invalid anyway, so listing one is a mistake); and minOpen
+    Long.MAX_VALUE (what Hive writes when nothing is open) or an id within 1..hwm, or for a write-id
+    list also one above the hwm (the compactor's form, hive-reference section 2.2). So `5:100::` (a
+    txn open above the snapshot's own mark) is refused. Hive's readers take minOpen verbatim, and
+    lists built here may carry Long.MAX_VALUE beside open ids, so it is not tied to the open ids."""
+    if hwm < 0:
+        raise InvalidSnapshotError(f"{what}: the high-water mark {hwm} is negative")
+    for name, ids in (("open", open_ids), ("aborted", aborted_ids)):
+        if any(b <= a for a, b in zip(ids, ids[1:])):
+            raise InvalidSnapshotError(f"{what}: the {name} ids are not in ascending order")
+        if ids and (ids[0] < 1 or ids[-1] > hwm):
+            raise InvalidSnapshotError(
+                f"{what}: {name} ids must lie within 1..{hwm} (the high-water mark), found "
+                f"{ids[0] if ids[0] < 1 else ids[-1]}")
+    if min_open != LONG_MAX and (min_open < 1 or (min_open > hwm and not min_open_above_hwm)):
+        raise InvalidSnapshotError(
+            f"{what}: minOpen {min_open} is outside 1..{hwm} (the high-water mark); with no id open below the "
+            f"mark it is {LONG_MAX} (Long.MAX_VALUE)")
 
 
 def _normalize(exceptions: Iterable[int], aborted: Iterable[int]) -> tuple[tuple[int, ...], frozenset[int]]:
@@ -191,6 +223,8 @@ class ValidTxnList:
         if not text:
             return cls(LONG_MAX)
         hwm, min_open, open_ids, aborted_ids = _parse_body(_java_split(text, ":"), ranges=True, legacy=True)
+        if aborted_ids or len(_java_split(text, ":")) <= 4:  # the Hive 2.x form was checked as it was read
+            _check_written_form("ValidTxnList", hwm, min_open, open_ids, aborted_ids, min_open_above_hwm=False)
         return cls(hwm, min_open, tuple(open_ids + aborted_ids), frozenset(aborted_ids))
 
     def to_string(self, *, compress_ranges: bool = False) -> str:
@@ -257,6 +291,8 @@ class ValidWriteIdList:
             return cls(None, LONG_MAX)
         values = _java_split(text, ":")
         hwm, min_open, open_ids, aborted_ids = _parse_body(values[1:], ranges=False, legacy=False)
+        _check_written_form(f"ValidWriteIdList of {values[0][:200]}", hwm, min_open, open_ids, aborted_ids,
+                            min_open_above_hwm=True)
         name = None if values[0].lower() == "null" else values[0]
         return cls(name, hwm, min_open, tuple(open_ids + aborted_ids), frozenset(aborted_ids))
 

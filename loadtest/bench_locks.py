@@ -45,6 +45,8 @@ from loadtest.gateway_process import GatewayProcess
 from loadtest.harness import new_workdir
 from loadtest.histogram import percentile
 from pipeline.locking import LockClient, RetryPolicy
+from protos.metastore.v1 import catalog_pb2 as cpb
+from protos.metastore.v1 import catalog_pb2_grpc
 from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import locks_pb2_grpc
 
@@ -81,6 +83,17 @@ async def _channels(address: str, n: int) -> list[grpc.aio.Channel]:
     channels = [grpc.aio.insecure_channel(address) for _ in range(n)]
     await asyncio.gather(*(asyncio.wait_for(c.channel_ready(), 30) for c in channels))
     return channels
+
+
+async def create_locked_objects(address: str, clients: int) -> None:
+    """The database and tables the runs lock: a lock must name an existing object (NOT_FOUND otherwise)."""
+    (channel,) = await _channels(address, 1)
+    catalog = catalog_pb2_grpc.CatalogStub(channel)
+    await catalog.CreateDatabase(cpb.CreateDatabaseRequest(database=cpb.Database(name="bench")))
+    for name in ["hot", *(f"u{i}" for i in range(clients))]:
+        await catalog.CreateTable(cpb.CreateTableRequest(table=cpb.Table(
+            db_name="bench", name=name, columns=[cpb.FieldSchema(name="id", type="bigint")])))
+    await channel.close()
 
 
 async def uncontended(address: str, clients: int, seconds: float) -> Uncontended:
@@ -186,6 +199,7 @@ async def bench(fsync_on: bool, args: argparse.Namespace) -> Run:
     try:
         address = await asyncio.to_thread(gateway.wait_serving)
         print(f"gateway (fsync {'on' if fsync_on else 'off'}) at {address}", flush=True)
+        await create_locked_objects(address, 16)
         reference = await reference_read(address, args.seconds)
         un = [await uncontended(address, n, args.seconds) for n in (1, 16)]
         for u in un:

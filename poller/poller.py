@@ -11,7 +11,8 @@ A miss does not call into the poller: reads leave the names they missed in the c
 `fill_requests`, which a companion task of `run` drains, one load per name at a time.
 The poller changes the cache only through its methods (`advance`, `install`, `replace`,
 `put_database`, `drop_database`, `clear`), each one synchronous step on the event loop.
-Database outages are survived: errors back off and the loop resumes from its cursor.
+Database outages are survived: the LISTEN connection's loss wakes the loop at once, errors back off
+(at most a second apart) and the loop resumes from its cursor.
 """
 
 from __future__ import annotations
@@ -44,8 +45,9 @@ from store.sql.events import EVENT_CHANNEL
 
 _log = logging.getLogger(__name__)
 
-# After the n-th failure in a row: 0.1, 0.2, 0.4 ... s, at most 5 s (the database may be restarting).
-_ERROR_BACKOFF = Backoff(initial_s=0.05, max_s=5.0)
+# After the n-th failure in a row: 0.1, 0.2, 0.4 ... s, at most 1 s: while the database restarts the
+# poller tries about once a second, so once it is back the cache catches up within a second or two.
+_ERROR_BACKOFF = Backoff(initial_s=0.05, max_s=1.0)
 
 
 @dataclass
@@ -81,6 +83,7 @@ class Poller:
         self._running = asyncio.Event()
         self._running.set()
         self._listener: asyncpg.Connection | None = None
+        self._listener_lost = False
         self._loading: dict[tuple[str, str], asyncio.Task[None]] = {}
 
     # -- start-up ------------------------------------------------------------------------------
@@ -130,6 +133,9 @@ class Poller:
                 try:
                     await self._running.wait()
                     if self._listener is None or self._listener.is_closed():
+                        if self._listener_lost:
+                            self._listener_lost = False
+                            await self._db.expire_connections()
                         await self._listen()
                     self._wake.clear()
                     batch, head = await self._db.read(events.next_events_and_head, self.position, self._batch_size)
@@ -288,11 +294,23 @@ class Poller:
                 pass
             self._wake.set()
 
+        conn.add_termination_listener(self._listener_terminated)
         await conn.add_listener(EVENT_CHANNEL, notified)
         self._listener = conn
 
+    def _listener_terminated(self, _conn: object) -> None:
+        """The LISTEN connection died (a database restart, a terminated backend): notifications stop,
+        and without this the loop would sleep until its timer. Wake it: it sees the closed listener
+        and reconnects (backing off while the database is away); the same cause usually killed the
+        pool's connections, so those are replaced first."""
+        _log.warning("poller: the LISTEN connection to PostgreSQL was lost; reconnecting")
+        self._listener_lost = True
+        self._wake.set()
+
     async def _close_listener(self) -> None:
         conn, self._listener = self._listener, None
+        if conn is not None:
+            conn.remove_termination_listener(self._listener_terminated)  # closed on purpose: not a loss
         if conn is not None and not conn.is_closed():
             try:
                 await asyncio.wait_for(conn.close(), 5)

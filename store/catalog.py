@@ -9,8 +9,10 @@ transaction back, so a failed batch leaves no partial state. Reads take their ow
 Writes to transactional (ACID) tables run under an open txn and its write id W for the table:
 they never overwrite a version another snapshot may read. A replaced or dropped version gets
 dropped_wid = W and the new one created_wid = W; the txn's own later writes change its own
-versions in place. A version written by another open txn is a write-write conflict: ABORTED,
-naming that txn. Commit makes W committed (nothing to move); abort discards W's versions.
+versions in place. A version written by another open txn (or by one that committed after this
+txn started) is a write-write conflict: ABORTED, naming that txn, and, as in Hive, this txn is
+aborted (`WriteConflict`; store/catalog_store.py aborts it once this write's transaction rolled back).
+Commit makes W committed (nothing to move); abort discards W's versions.
 """
 
 from __future__ import annotations
@@ -23,13 +25,16 @@ from typing import Callable, Sequence
 import asyncpg
 
 from store import codec, locks, txns
+from hive import limits
 from hive import names as n
-from store.errors import Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
+from store import model_checks
+from store.errors import Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, WriteConflict
 from store.events import EventType, NewEvent, Outcome
 from hive.lock_rules import LockScope
 from store.models import Database, FieldSchema, Partition, Table, TableType
 from hive.partition_filter import Filter
 from store.snapshot import ReadSnapshot, check_not_too_old, is_visible, sql_params
+from hive.writeids import ValidWriteIdList
 from store.sql import catalog as sql
 from store.sql import txns as txn_sql
 
@@ -75,6 +80,7 @@ async def _lock_latest(
 
 
 async def create_database(conn: asyncpg.Connection, db: Database, warehouse_dir: str) -> Outcome[Database]:
+    model_checks.check_database(db)
     name = n.normalize_identifier(db.name, "database")
     created = replace(
         db,
@@ -101,10 +107,12 @@ async def get_database(conn: asyncpg.Connection, name: str, *, for_update: bool 
 
 
 async def list_databases(conn: asyncpg.Connection, pattern: str = "") -> list[str]:
+    limits.check_text(pattern, "pattern", limits.PATTERN)
     return [r["name"] for r in await conn.fetch(sql.LIST_DATABASES) if n.matches_hive_pattern(r["name"], pattern)]
 
 
 async def alter_database(conn: asyncpg.Connection, name: str, new: Database) -> Outcome[Database]:
+    model_checks.check_database(new)
     old = await get_database(conn, name, for_update=True)
     if new.name and new.name.lower() != old.name:
         raise InvalidArgument(f"database {old.name} cannot be renamed to {new.name}: Hive databases cannot be renamed")
@@ -159,6 +167,7 @@ def _normalize_fields(fields: Sequence[FieldSchema], *, partition_keys: bool) ->
 
 
 def _normalize_table(t: Table, db_location: str) -> Table:
+    model_checks.check_table(t)
     db_name = n.normalize_identifier(t.db_name, "database")
     name = n.normalize_identifier(t.name, "table")
     columns = _normalize_fields(t.columns, partition_keys=False)
@@ -224,20 +233,23 @@ async def get_table(conn: asyncpg.Connection, db_name: str, table_name: str, *, 
 
 
 async def list_tables(conn: asyncpg.Connection, db_name: str, pattern: str = "") -> list[str]:
+    limits.check_text(pattern, "pattern", limits.PATTERN)
     db = await get_database(conn, db_name)
     return [r["tbl_name"] for r in await conn.fetch(sql.LIST_TABLES, db.name) if n.matches_hive_pattern(r["tbl_name"],
                                                                                                         pattern)]
 
 
 async def alter_table(
-    conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, txn_id: int = 0
+    conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, txn_id: int = 0, expected_table_id: int = 0
 ) -> Outcome[Table]:
     """Replace a table's definition; a different db/name renames it (the table id is kept).
 
     Partition keys cannot change, and a transactional table cannot become non-transactional.
     Rename does not move data: locations change only when the caller sets them.
     """
+    _check_guard(expected_table_id)
     old = await get_table(conn, db_name, table_name, lock="update")
+    check_table_id(old, expected_table_id)
     target_db = await get_database(conn, new.db_name or old.db_name)
     candidate = replace(new, db_name=new.db_name or old.db_name, name=new.name or old.name,
                         sd=new.sd if new.sd.location else replace(new.sd, location=old.sd.location))
@@ -287,18 +299,26 @@ async def _delete_table_rows(conn: asyncpg.Connection, table_id: int) -> None:
     await conn.execute(sql.DELETE_TABLE_VERSIONS, table_id)
 
 
-async def drop_table(conn: asyncpg.Connection, db_name: str, table_name: str, *, if_exists: bool) -> Outcome[None]:
+async def drop_table(conn: asyncpg.Connection, db_name: str, table_name: str, *, if_exists: bool,
+                     expected_table_id: int = 0) -> Outcome[None]:
+    _check_guard(expected_table_id)
     try:
         table = await get_table(conn, db_name, table_name, lock="update")
     except NotFound:
         if if_exists:
             return Outcome(None)
         raise
+    check_table_id(table, expected_table_id)
     await _delete_table_rows(conn, table.table_id)
     # Last, so enqueues are held back only briefly: refuse while someone holds a conflicting lock.
     await locks.check_no_conflicting_holders(conn, LockScope(table.db_name, table.name),
                                              f"drop table {table.full_name}")
     return Outcome(None, (_drop_table_event(table),))
+
+
+def _check_guard(expected_table_id: int) -> None:
+    if expected_table_id < 0:
+        raise InvalidArgument(f"table_id must not be negative, got {expected_table_id} (0: no guard)")
 
 
 def check_table_id(table: Table, expected_table_id: int) -> None:
@@ -335,12 +355,12 @@ async def _begin_write(conn: asyncpg.Connection, table: Table, txn_id: int) -> W
 _NO_TXN = 1 << 62
 
 
-def _conflict(what: str, holder: int, state: str, txn_id: int) -> Aborted:
+def _conflict(what: str, holder: int, state: str, txn_id: int) -> WriteConflict:
     if state == "o":
-        return Aborted(f"write conflict: {what} was written by txn {holder}, which is still open; "
-                       "retry after it commits or aborts")
-    return Aborted(f"write conflict: {what} was changed by txn {holder}, which committed after txn {txn_id} started "
-                   "(first committer wins, as Hive's write-set check); abort txn and retry in a new one")
+        retry = "" if txn_id else "; retry after it commits or aborts"  # a txn's own conflict aborts it instead
+        return WriteConflict(f"write conflict: {what} was written by txn {holder}, which is still open{retry}", txn_id)
+    return WriteConflict(f"write conflict: {what} was changed by txn {holder}, which committed after txn {txn_id} "
+                         "started (first committer wins, as Hive's write-set check)", txn_id)
 
 
 async def _check_table_not_in_flight(conn: asyncpg.Connection, table: Table, txn_id: int) -> None:
@@ -373,6 +393,7 @@ def require_partitioned(table: Table) -> None:
 
 def _complete_partition(table: Table, p: Partition) -> Partition:
     """Validate values, compute the name, and default the storage descriptor from the table."""
+    model_checks.check_partition(p, f"a partition of {table.full_name}")
     values = n.validate_partition_values(table.partition_keys, p.values)
     name = n.make_partition_name(table.partition_keys, values)
     sd = p.sd
@@ -403,6 +424,7 @@ async def add_partitions(
 ) -> Outcome[list[Partition]]:
     """Add a batch all-or-nothing. Existing partitions fail the whole batch unless `if_not_exists`,
     in which case they are skipped. Returns the partitions added and the event id (0: none added)."""
+    _check_guard(expected_table_id)
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
     require_partitioned(table)
@@ -494,6 +516,9 @@ async def resolve_table(conn: asyncpg.Connection, db_name: str, table_name: str,
         candidate_ids.add(snapshot.expected_table_id)
     for table_id in sorted(candidate_ids):
         state = await conn.fetchrow(txn_sql.TABLE_WRITE_ID_STATE, table_id)
+        if table_id == snapshot.expected_table_id and any(r["table_id"] == table_id for r in versions):
+            # (a table id this name never had is the clearer error: check_table_id below says so)
+            _check_within_allocated(f"{db_key}.{tbl_key}", snapshot.write_ids, int(state["next"]) - 1 if state else 0)
         check_not_too_old(f"{db_key}.{tbl_key}", snapshot.write_ids, state["gc_watermark"] if state else 0)
     own: dict[int, int] = {}
     for row in versions:
@@ -507,6 +532,18 @@ async def resolve_table(conn: asyncpg.Connection, db_name: str, table_name: str,
     table = codec.table_from_row(visible[0])
     check_table_id(table, snapshot.expected_table_id)
     return ResolvedRead(table, snapshot, own[table.table_id])
+
+
+def _check_within_allocated(full_name: str, write_ids: ValidWriteIdList, allocated: int) -> None:
+    """A ValidWriteIdList whose mark is beyond the write ids the table ever allocated would count
+    write ids allocated later (by txns still open) as committed: not a list GetValidWriteIds gave."""
+    above = sum(1 for w in write_ids.exceptions if w > allocated)  # listed as not committed: harmless
+    if write_ids.high_watermark - allocated > above:
+        raise InvalidArgument(
+            f"the ValidWriteIdList's high-water mark {write_ids.high_watermark} for {full_name} is beyond the highest "
+            f"write id the table allocated ({allocated}) and counts the ones above as committed; take the list from "
+            "GetValidWriteIds"
+        )
 
 
 async def _committed_now(conn: asyncpg.Connection, db_key: str, tbl_key: str) -> ReadSnapshot:
@@ -574,10 +611,15 @@ def encode_page_token(last_name: str) -> str:
 def decode_page_token(token: str) -> str:
     if not token:
         return ""
+    if len(token) > limits.PAGE_TOKEN:
+        raise InvalidArgument(f"page_token has {len(token)} characters: it is not a token this service returned")
     try:
-        return base64.b64decode(token.encode(), altchars=b"-_", validate=True).decode()
+        after = base64.b64decode(token.encode(), altchars=b"-_", validate=True).decode()
     except (ValueError, UnicodeDecodeError) as exc:  # binascii.Error is a ValueError
         raise InvalidArgument("page_token is not a token this service returned") from exc
+    if "\x00" in after:  # a name never holds one (it is escaped), and PostgreSQL text cannot
+        raise InvalidArgument("page_token is not a token this service returned")
+    return after
 
 
 async def list_partition_names(
@@ -615,6 +657,7 @@ async def alter_partitions(
 ) -> Outcome[list[Partition]]:
     """Replace the storage descriptor and parameters of existing partitions, all or nothing.
     An empty location keeps the partition's current one."""
+    _check_guard(expected_table_id)
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
     require_partitioned(table)
@@ -655,6 +698,7 @@ async def drop_partitions(
     conn: asyncpg.Connection, db_name: str, table_name: str, names: Sequence[str], *, if_exists: bool,
     expected_table_id: int = 0, txn_id: int = 0,
 ) -> Outcome[list[str]]:
+    _check_guard(expected_table_id)
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
     wanted = canonical_names(table, names)

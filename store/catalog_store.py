@@ -8,12 +8,14 @@ several rows run in one REPEATABLE READ snapshot so a table and its partitions a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Generic, Sequence, TypeVar
+from typing import Any, Awaitable, Callable, Generic, Sequence, TypeVar
 
 import asyncpg
 
-from store import catalog, events
+from store import catalog, events, txns
 from store.db import Database
+from store.errors import StoreError, Unavailable, WriteConflict
+from store.events import Outcome, Written
 from store.models import Database as DatabaseModel
 from store.models import NotificationEvent, Partition, Table
 from hive.partition_filter import parse_filter
@@ -45,6 +47,26 @@ class CatalogStore:
         """The pool, for adapters that compose their own store calls (the Thrift compaction methods)."""
         return self._db
 
+    async def _write(self, fn: Callable[..., Awaitable[Outcome[T]]], *args: Any, **kwargs: Any) -> Written[T]:
+        """`Database.transact`, and Hive's conflict rule: a write-write conflict aborts the writer's
+        txn (its earlier writes are discarded, its locks released, its CommitTxn answers ABORTED).
+        The failed write's transaction has rolled back by then, so the abort runs in its own; when
+        that fails too (the database went away), the caller learns the txn may still be open."""
+        try:
+            return await self._db.transact(fn, *args, **kwargs)
+        except WriteConflict as conflict:
+            if not conflict.txn_id:
+                raise
+            try:
+                await self._db.transact(txns.abort_txns, [conflict.txn_id], reason=f"write conflict: {conflict}")
+            except Unavailable as exc:
+                raise Unavailable(f"{conflict}; aborting txn {conflict.txn_id} failed ({exc}): abort it, then "
+                                  "retry in a new txn") from exc
+            except StoreError:  # it ended meanwhile (a concurrent commit or abort of the same txn)
+                raise conflict from None
+            raise WriteConflict(f"{conflict}; txn {conflict.txn_id} was aborted (Hive's write-conflict rule): retry "
+                                "in a new txn", conflict.txn_id) from conflict
+
     # databases
     async def create_database(self, database: DatabaseModel) -> tuple[DatabaseModel, int]:
         written = await self._db.transact(catalog.create_database, database, self._warehouse_dir)
@@ -68,7 +90,7 @@ class CatalogStore:
 
     # tables
     async def create_table(self, table: Table) -> tuple[Table, int]:
-        written = await self._db.transact(catalog.create_table, table)
+        written = await self._write(catalog.create_table, table)
         return written.value, written.event_id
 
     async def get_table(self, db_name: str, table_name: str, snapshot: ReadSnapshot) -> Read[Table]:
@@ -81,24 +103,26 @@ class CatalogStore:
     async def list_tables(self, db_name: str, pattern: str) -> list[str]:
         return await self._db.read(catalog.list_tables, db_name, pattern)
 
-    async def alter_table(self, db_name: str, table_name: str, table: Table, txn_id: int = 0) -> tuple[Table, int]:
-        written = await self._db.transact(catalog.alter_table, db_name, table_name, table, txn_id)
+    async def alter_table(self, db_name: str, table_name: str, table: Table, txn_id: int = 0,
+                          expected_table_id: int = 0) -> tuple[Table, int]:
+        written = await self._write(catalog.alter_table, db_name, table_name, table, txn_id, expected_table_id)
         return written.value, written.event_id
 
     async def rename_table_relocating(self, db_name: str, table_name: str, table: Table,
                                       old_location: str) -> tuple[Table, int]:
-        written = await self._db.transact(catalog.rename_table_relocating, db_name, table_name, table, old_location)
+        written = await self._write(catalog.rename_table_relocating, db_name, table_name, table, old_location)
         return written.value, written.event_id
 
-    async def drop_table(self, db_name: str, table_name: str, *, if_exists: bool) -> int:
-        return (await self._db.transact(catalog.drop_table, db_name, table_name, if_exists=if_exists)).event_id
+    async def drop_table(self, db_name: str, table_name: str, *, if_exists: bool, expected_table_id: int = 0) -> int:
+        return (await self._db.transact(catalog.drop_table, db_name, table_name, if_exists=if_exists,
+                                        expected_table_id=expected_table_id)).event_id
 
     # partitions
     async def add_partitions(
         self, db_name: str, table_name: str, parts: Sequence[Partition], *, if_not_exists: bool,
         expected_table_id: int = 0, txn_id: int = 0,
     ) -> tuple[list[Partition], int]:
-        written = await self._db.transact(catalog.add_partitions, db_name, table_name, parts,
+        written = await self._write(catalog.add_partitions, db_name, table_name, parts,
                                           if_not_exists=if_not_exists, expected_table_id=expected_table_id,
                                           txn_id=txn_id)
         return written.value, written.event_id
@@ -149,7 +173,7 @@ class CatalogStore:
     async def alter_partitions(
         self, db_name: str, table_name: str, parts: Sequence[Partition], expected_table_id: int = 0, txn_id: int = 0
     ) -> tuple[list[Partition], int]:
-        written = await self._db.transact(catalog.alter_partitions, db_name, table_name, parts, expected_table_id,
+        written = await self._write(catalog.alter_partitions, db_name, table_name, parts, expected_table_id,
                                           txn_id)
         return written.value, written.event_id
 
@@ -157,13 +181,13 @@ class CatalogStore:
         self, db_name: str, table_name: str, names: Sequence[str], *, if_exists: bool, expected_table_id: int = 0,
         txn_id: int = 0,
     ) -> tuple[list[str], int]:
-        written = await self._db.transact(catalog.drop_partitions, db_name, table_name, names, if_exists=if_exists,
+        written = await self._write(catalog.drop_partitions, db_name, table_name, names, if_exists=if_exists,
                                           expected_table_id=expected_table_id, txn_id=txn_id)
         return written.value, written.event_id
 
     async def rename_partition(self, db_name: str, table_name: str, old_name: str,
                                new: Partition) -> tuple[Partition, int]:
-        written = await self._db.transact(catalog.rename_partition, db_name, table_name, old_name, new)
+        written = await self._write(catalog.rename_partition, db_name, table_name, old_name, new)
         return written.value, written.event_id
 
     # notification log

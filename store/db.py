@@ -20,7 +20,8 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Concatenate, ParamSp
 import asyncpg
 
 from hive.backoff import Backoff
-from store.errors import CommandTimeout, StoreError, Unavailable
+from hive.limits import bounded_message
+from store.errors import CommandTimeout, InvalidArgument, Unavailable
 from store.events import Outcome, Written, append_events
 
 _log = logging.getLogger(__name__)
@@ -33,11 +34,17 @@ T = TypeVar("T")
 _CONFLICT_BACKOFF = Backoff(initial_s=0.005, max_s=1.0, jitter=1.0)
 
 _RETRYABLE = (asyncpg.SerializationError, asyncpg.DeadlockDetectedError)
+# A value PostgreSQL refused (class 22: a NUL in text, a string too long for an index, a number out
+# of range) or that asyncpg could not encode: the request's mistake, caught before the connection
+# errors since asyncpg's encoding DataError is an InterfaceError. Validation (store/model_checks.py)
+# refuses these first with a precise message; this is the net under it.
+_BAD_VALUE = (asyncpg.DataError, asyncpg.ProgramLimitExceededError, asyncpg.exceptions._base.DataError)
 _CONNECTION_LOST = (
     asyncpg.PostgresConnectionError,
     asyncpg.InterfaceError,
+    asyncpg.InternalClientError,  # "cannot switch to state ...": the connection broke mid-operation
     asyncpg.CannotConnectNowError,
-    asyncpg.AdminShutdownError,
+    asyncpg.OperatorInterventionError,  # admin/crash shutdown, and statements cancelled by a shutdown
     ConnectionError,
     OSError,
 )
@@ -51,6 +58,18 @@ def _cancelling() -> bool:
 
 async def _init_connection(conn: asyncpg.Connection) -> None:
     await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
+
+
+def _short(exc: BaseException) -> str:
+    return bounded_message(f"{type(exc).__name__}: {exc}", 300)
+
+
+def _bad_value(exc: BaseException) -> InvalidArgument:
+    return InvalidArgument(f"the request holds a value the metastore database cannot store ({_short(exc)})")
+
+
+def _lost(exc: BaseException) -> Unavailable:
+    return Unavailable(f"lost the connection to PostgreSQL ({_short(exc)}); retry the call")
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +99,7 @@ class Database:
                 init=_init_connection,
             )
         except _CONNECTION_LOST as exc:
-            raise Unavailable(f"cannot connect to PostgreSQL: {exc}") from exc
+            raise Unavailable(f"cannot connect to PostgreSQL: {_short(exc)}") from exc
         assert pool is not None
         return cls(pool, settings)
 
@@ -127,10 +146,16 @@ class Database:
                         return result
             except _RETRYABLE as exc:
                 if attempt > self._settings.max_retries:
-                    raise StoreError(f"gave up after {attempt} attempts on a database conflict: {exc}") from exc
+                    # Nothing was written and the call may simply be repeated: the status that says so.
+                    raise Unavailable(
+                        f"gave up after {attempt} attempts, each rolled back by a conflict with concurrent writers "
+                        f"({_short(exc)}); nothing was written, retry the call") from exc
                 await asyncio.sleep(_CONFLICT_BACKOFF.delay(attempt))
+            except _BAD_VALUE as exc:
+                raise _bad_value(exc) from exc
             except _CONNECTION_LOST as exc:
-                raise Unavailable(f"lost the connection to PostgreSQL: {exc}") from exc
+                await self.expire_connections()
+                raise _lost(exc) from exc
 
     async def read(
         self,
@@ -143,8 +168,17 @@ class Database:
             async with self._connection() as conn:
                 async with conn.transaction(isolation="repeatable_read", readonly=True):
                     return await fn(conn, *args, **kwargs)
+        except _BAD_VALUE as exc:
+            raise _bad_value(exc) from exc
         except _CONNECTION_LOST as exc:
-            raise Unavailable(f"lost the connection to PostgreSQL: {exc}") from exc
+            await self.expire_connections()
+            raise _lost(exc) from exc
+
+    async def expire_connections(self) -> None:
+        """Replace every pooled connection at its next acquire. A lost connection usually means the
+        server restarted and the idle ones are dead too: without this each would fail one call
+        before the pool noticed."""
+        await self._pool.expire_connections()
 
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[asyncpg.Connection]:

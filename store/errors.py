@@ -32,6 +32,17 @@ class Aborted(StoreError):
     """A conflict with a concurrent transaction, or the transaction was aborted; retry the whole txn."""
 
 
+class WriteConflict(Aborted):
+    """A write-write conflict: `txn_id` (0: a write outside any txn) wrote what another txn wrote
+    and has not yet committed, or committed after `txn_id` started. Hive's rule: the writer's txn is
+    aborted (store/catalog_store.py does so in a transaction of its own, as the failed write's own
+    transaction is rolled back)."""
+
+    def __init__(self, message: str, txn_id: int) -> None:
+        super().__init__(message)
+        self.txn_id = txn_id
+
+
 class ResourceExhausted(StoreError):
     """A limit was reached (batch too large, too many open transactions)."""
 

@@ -17,8 +17,12 @@ from typing import Any, Generic, Sequence, TypeVar
 
 import asyncpg
 
+from hive.limits import NAME, check_text
+from store.errors import InvalidArgument
 from store.models import NotificationEvent
 from store.sql import events as sql
+
+MAX_EVENTS_PER_READ = 10_000
 
 
 class EventType(StrEnum):
@@ -102,6 +106,7 @@ async def current_event_id(conn: asyncpg.Connection) -> int:
 
 async def count_events(conn: asyncpg.Connection, after_event_id: int, db_name: str, up_to_event_id: int = 0) -> int:
     """Events after `after_event_id` in `db_name` (up to `up_to_event_id` unless 0): replication's progress."""
+    check_text(db_name, "db_name", NAME)
     return int(await conn.fetchval(sql.COUNT_EVENTS, after_event_id, db_name.lower(), up_to_event_id))
 
 
@@ -112,6 +117,15 @@ async def oldest_event_id(conn: asyncpg.Connection) -> int:
 async def next_events(
     conn: asyncpg.Connection, last_event_id: int, max_events: int, db_name: str = "", table_name: str = ""
 ) -> list[NotificationEvent]:
+    """At most `max_events` events after `last_event_id` (and never more than MAX_EVENTS_PER_READ:
+    Hive's metastore.max.event.response defaults to no limit, which lets one call return the whole
+    log; callers page by event id, so a shorter answer only means another call)."""
+    if last_event_id < 0 or max_events < 0:
+        raise InvalidArgument(f"last_event_id and max_events must not be negative, got {last_event_id} and "
+                              f"{max_events}")
+    check_text(db_name, "db_name", NAME)
+    check_text(table_name, "table_name", NAME)
+    max_events = min(max_events, MAX_EVENTS_PER_READ)
     rows = await conn.fetch(sql.NEXT_EVENTS, last_event_id, max_events, db_name.lower(), table_name.lower())
     return [
         NotificationEvent(

@@ -27,12 +27,15 @@ Unlock refuses them once acquired (Hive's TxnOpenException).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import asyncpg
 
-from store import txns
+from hive import limits, names
+from store import codec, txns
+from store.models import Table
+from store.sql import catalog as catalog_sql
 from store.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
 from hive.lock_rules import (
     DataOperationType,
@@ -96,12 +99,14 @@ def _scope(row: asyncpg.Record) -> LockScope:
 
 async def enqueue(conn: asyncpg.Connection, request: LockRequest) -> LockResult:
     """Record a request and decide it at once (Hive's enqueueLock + checkLock)."""
+    txns.check_client_identity(request.user, request.host, request.agent_info)
     components = normalize_components(request.components)
     if request.txn_id < 0:
         raise InvalidArgument(f"txn_id must not be negative, got {request.txn_id}")
     if request.txn_id:
         # FOR SHARE: the txn cannot commit or abort until these locks are in (and so released with it).
         await txns.require_open(conn, [request.txn_id])
+    components = normalize_components(await _existing_objects(conn, components))
     ext_id = int(await conn.fetchval(sql.ALLOCATE_LOCK_ID))
     rows = await conn.fetch(
         sql.ENQUEUE, ext_id, list(range(1, len(components) + 1)), [c.scope.db for c in components],
@@ -111,6 +116,55 @@ async def enqueue(conn: asyncpg.Connection, request: LockRequest) -> LockResult:
     )
     blocked = next((b for b in map(_blocked_by, rows) if b is not None), None)
     return LockResult(ext_id, LockState.WAITING if blocked else LockState.ACQUIRED, blocked)
+
+
+async def _existing_objects(conn: asyncpg.Connection, components: Sequence[LockComponent]) -> list[LockComponent]:
+    """The components, each naming an object that exists (NotFound otherwise), partition names in
+    the table's canonical form (`hr=07` locks `hr=7`, so the two conflict as they must).
+
+    A full partition name must name an existing partition; a prefix of the keys (Hive's lock on the
+    static part of a dynamic-partition insert) must match the table's keys but may name partitions
+    still to be written. Nothing is locked here: a drop racing the lock is the DDL guard's business
+    (check_no_conflicting_holders), as it is for a lock taken just before the drop."""
+    databases = sorted({c.scope.db for c in components})
+    found = {r["name"] for r in await conn.fetch(sql.EXISTING_DATABASES, databases)}
+    missing = [db for db in databases if db not in found]
+    if missing:
+        raise NotFound(f"cannot lock database {missing[0]}: it does not exist; nothing was locked")
+    tables: dict[tuple[str, str], Table] = {}
+    out: list[LockComponent] = []
+    for c in components:
+        scope = c.scope
+        if scope.table is None:
+            out.append(c)
+            continue
+        key = (scope.db, scope.table)
+        if key not in tables:
+            row = await conn.fetchrow(catalog_sql.SELECT_LATEST_TABLE, *key)
+            if row is None:
+                raise NotFound(f"cannot lock table {scope.db}.{scope.table}: it does not exist; nothing was locked")
+            tables[key] = codec.table_from_row(row)
+        if scope.partition is None:
+            out.append(c)
+            continue
+        table = tables[key]
+        name = _canonical_lock_partition(table, scope.partition)
+        if name.count("/") + 1 == len(table.partition_keys):
+            if not await conn.fetch(catalog_sql.SELECT_LATEST_PARTITIONS_BY_NAMES, table.table_id, [name]):
+                raise NotFound(f"cannot lock partition {name} of {table.full_name}: it does not exist; nothing was "
+                               "locked (lock the table, or the partition's key prefix, to write a new partition)")
+        out.append(replace(c, scope=replace(scope, partition=name)))
+    return out
+
+
+def _canonical_lock_partition(table: Table, partition: str) -> str:
+    """A full partition name or a prefix of one, checked against the table's keys, values canonical."""
+    keys = table.partition_keys
+    segments = partition.split("/")
+    if len(segments) > len(keys):
+        raise InvalidArgument(f"partition {limits.preview(partition)} has {len(segments)} keys but table "
+                              f"{table.full_name} has {len(keys)} ({'/'.join(k.name for k in keys) or 'none'})")
+    return names.canonical_partition_name(keys[:len(segments)], partition)
 
 
 def _no_such_lock(lock_id: int) -> NotFound:
@@ -188,7 +242,8 @@ async def show_locks(conn: asyncpg.Connection, scope: LockScope | None, *, exten
     far as given), or with `extended` every one whose scope overlaps it; by ext id, then int id."""
     db, table, part = (scope.db, scope.table, scope.partition) if scope else (None, None, None)
     query = sql.SHOW_LOCKS_OVERLAPPING if extended else sql.SHOW_LOCKS
-    return [_info(r) for r in await conn.fetch(query, db, table, part, txn_id)]
+    # Bounded as SHOW TRANSACTIONS is (store/txns.py): at most MAX_SHOW_ROWS + 1, to tell "more".
+    return [_info(r) for r in await conn.fetch(query, db, table, part, txn_id, txns.MAX_SHOW_ROWS + 1)]
 
 
 async def check_no_conflicting_holders(conn: asyncpg.Connection, scope: LockScope, action: str) -> None:

@@ -21,7 +21,7 @@ from store.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
 from store.events import EventType, NewEvent, Outcome
 from store.models import Table, TableType
 from store.sql import locks as lock_sql
-from hive import names
+from hive import limits, names
 from store.snapshot import is_visible
 from store.sql import catalog as catalog_sql
 from store.sql import txns as sql
@@ -62,6 +62,7 @@ def is_acid(table: Table) -> bool:
 async def open_txns(
     conn: asyncpg.Connection, count: int, *, user: str, host: str, agent_info: str, txn_type: int = 0
 ) -> Outcome[list[int]]:
+    check_client_identity(user, host, agent_info)
     first = int(await conn.fetchval(sql.ALLOCATE_TXN_IDS, count))
     last = first + count - 1
     await conn.execute(sql.INSERT_TXNS, first, last, txn_type, user, host, agent_info)
@@ -72,6 +73,14 @@ async def open_txns(
     ids = list(range(first, last + 1))
     return Outcome(ids, (NewEvent(EventType.OPEN_TXN, message={"txn_ids": ids, "from_txn_id": first,
                                                               "to_txn_id": last}),))
+
+
+def check_client_identity(user: str, host: str, agent_info: str) -> None:
+    """Who opened a txn or asked for a lock: shown by ShowTransactions / ShowLocks for every row, so
+    bounded (Hive's TXN_USER / TXN_HOST / TXN_AGENT_INFO columns, hive/limits.py)."""
+    limits.check_text(user, "user", limits.NAME)
+    limits.check_text(host, "hostname", limits.HOST)
+    limits.check_text(agent_info, "agent_info", limits.AGENT_INFO)
 
 
 async def count_open_txns(conn: asyncpg.Connection) -> int:
@@ -206,7 +215,17 @@ async def get_open_txns(conn: asyncpg.Connection, current_txn: int = 0) -> Valid
 
 async def check_txn_list_not_too_old(conn: asyncpg.Connection, txn_list: ValidTxnList) -> None:
     """Txn-to-write-id rows below the cleaner's low-water mark are gone; a snapshot that did not
-    see every txn below it as decided can no longer be mapped to write ids (HIVE-18747)."""
+    see every txn below it as decided can no longer be mapped to write ids (HIVE-18747).
+
+    First, a snapshot must not reach past the txns that exist: its mark says every txn up to it is
+    decided, so txns opened later would count as committed in it while still open (a client's
+    made-up or corrupted string, never one GetOpenTxns gave)."""
+    hwm = int(await conn.fetchval(sql.TXN_HIGH_WATERMARK))
+    if txn_list.high_watermark > hwm:
+        raise InvalidArgument(
+            f"the ValidTxnList's high-water mark {txn_list.high_watermark} is beyond the highest txn id allocated "
+            f"({hwm}): it is not a snapshot GetOpenTxns gave; take one from GetOpenTxns"
+        )
     cleaned_below = int(await conn.fetchval(sql.T2W_CLEANED_BELOW))
     if cleaned_below == 0:
         return
@@ -255,9 +274,16 @@ async def table_write_ids(conn: asyncpg.Connection, full_name: str, table_id: in
                                      state["cleaned_hwm"] if state else 0)
 
 
-async def show_transactions(conn: asyncpg.Connection) -> list[TxnInfo]:
+MAX_SHOW_ROWS = 10_000
+"""SHOW TRANSACTIONS / SHOW LOCKS answer at most this many rows (plus one, so a caller can tell that
+more exist): every list an RPC returns is bounded, and open txns alone may number hive.max.open.txns."""
+
+
+async def show_transactions(conn: asyncpg.Connection, limit: int = MAX_SHOW_ROWS) -> list[TxnInfo]:
+    """Open and aborted txns by id, at most `limit` + 1."""
     return [TxnInfo(r["txn_id"], _STATE_NAMES[r["state"]], r["txn_type"], r["started_ms"], r["heartbeat_ms"],
-                    r["user_name"], r["host"], r["agent_info"]) for r in await conn.fetch(sql.SHOW_TRANSACTIONS)]
+                    r["user_name"], r["host"], r["agent_info"])
+            for r in await conn.fetch(sql.SHOW_TRANSACTIONS, min(limit, MAX_SHOW_ROWS) + 1)]
 
 
 # -- write ids --------------------------------------------------------------------------------

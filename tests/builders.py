@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from protos.metastore.v1 import catalog_pb2 as pb
 
@@ -39,3 +39,35 @@ def day_hour_values(count: int) -> list[tuple[str, str]]:
 
 def part_name(ds: str, hr: str) -> str:
     return f"ds={ds}/hr={hr}"
+
+
+async def ensure_lockable(catalog: Any, components: Sequence[Any]) -> None:
+    """Create the databases, tables and partitions lock components name (a lock must name an existing
+    object). A table made here has keys (ds string, hr int) when the name starts with `ds=`, else
+    (p string, q string); a partition is added when the component names every key, a key prefix
+    being lockable as it is. `catalog` is a Catalog stub; components are LockComponent messages."""
+    import grpc
+
+    from hive.names import unescape_path_name
+
+    async def quietly(call: Any) -> None:
+        try:
+            await call
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() != grpc.StatusCode.ALREADY_EXISTS:
+                raise
+
+    for c in components:
+        await quietly(catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name=c.db_name))))
+        if not c.table_name:
+            continue
+        keys = (("ds", "string"), ("hr", "int")) if c.partition_name.lower().startswith("ds=") else \
+            (("p", "string"), ("q", "string"))
+        await quietly(catalog.CreateTable(pb.CreateTableRequest(table=table(c.db_name, c.table_name, keys=keys))))
+        segments = c.partition_name.split("/") if c.partition_name else []
+        current = (await catalog.GetTable(pb.GetTableRequest(db_name=c.db_name, table_name=c.table_name))).table
+        if segments and len(segments) == len(current.partition_keys):
+            values = [unescape_path_name(s.partition("=")[2]) for s in segments]
+            await catalog.AddPartitions(pb.AddPartitionsRequest(
+                db_name=c.db_name, table_name=c.table_name, partitions=[pb.Partition(values=values)],
+                if_not_exists=True))

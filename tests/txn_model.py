@@ -15,7 +15,8 @@ the *net effect* of its writes, and derives everything from the commit order:
   What it reads = the effects of C in commit order, then the reader's own effects *now*
   (read-your-own-writes also for writes made after the snapshot was taken).
 * Conflicts: a write touching an object some other open txn has an effect on is ABORTED; a rename
-  onto a name another open txn renamed a table from or to is ABORTED as well.
+  onto a name another open txn renamed a table from or to is ABORTED as well. As in Hive, the
+  writer's txn is aborted with it (its effects gone, its commit ABORTED).
 """
 
 from __future__ import annotations
@@ -263,9 +264,16 @@ class Model:
         held = {n: h for n, h in held.items() if h}
         winners = self.stale_overwrite(me, [(tk, n) for n in names])
         if held or winners:  # the gateway names any one of them
-            return Outcome("ABORTED", holders=frozenset(held.values()) | winners,
-                           why=f"held by open txns {held}; committed after {me} opened by {sorted(winners)}")
+            return self._lose(me, Outcome("ABORTED", holders=frozenset(held.values()) | winners,
+                                          why=f"held by open txns {held}; committed after {me} opened by "
+                                              f"{sorted(winners)}"))
         return None
+
+    def _lose(self, me: int, outcome: Outcome) -> Outcome:
+        """Hive's conflict rule: the writer that met a write-write conflict has its txn aborted."""
+        if me:
+            self.abort(me)
+        return outcome
 
     # -- writes (predict the outcome; apply it when OK) ------------------------------------------
 
@@ -324,11 +332,12 @@ class Model:
         h = self.holder((tk, None), me)
         winners = self.stale_overwrite(me, [(tk, None)]) | ({h} if h else set())
         if winners:
-            return Outcome("ABORTED", holders=frozenset(winners),
-                           why=f"table changed or held by txns {sorted(winners)}")
+            return self._lose(me, Outcome("ABORTED", holders=frozenset(winners),
+                                          why=f"table changed or held by txns {sorted(winners)}"))
         if renamed:
             names = {self.name_holder(new_name, me), self.stale_name(me, new_name)} - {0}
             if names:
-                return Outcome("ABORTED", holders=frozenset(names), why=f"name {new_name} reserved by txns {names}")
+                return self._lose(me, Outcome("ABORTED", holders=frozenset(names),
+                                              why=f"name {new_name} reserved by txns {names}"))
         self._set(me, (tk, None), TableState(new_name, params, me), cur)
         return Outcome("OK")

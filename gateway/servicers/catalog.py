@@ -18,7 +18,7 @@ import grpc
 from gateway import convert, wire
 from gateway.config import Settings
 from gateway.errors import answers_from_memory, rpc_methods, within_deadline
-from gateway.servicers.validation import check_batch, require
+from gateway.servicers.validation import check_batch, check_names_fit, require
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc
 from store.cache.facade import CachedCatalog, Miss, PartitionsHit, database_key, table_key
@@ -55,7 +55,9 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         return pb.GetDatabaseResponse(database=convert.database_to_pb(cached))
 
     async def ListDatabases(self, request: pb.ListDatabasesRequest, context: Ctx) -> pb.ListDatabasesResponse:
-        return pb.ListDatabasesResponse(names=await self._store.list_databases(request.pattern))
+        names = await self._store.list_databases(request.pattern)
+        check_names_fit(names, "databases", "ListDatabases")
+        return pb.ListDatabasesResponse(names=names)
 
     async def AlterDatabase(self, request: pb.AlterDatabaseRequest, context: Ctx) -> pb.AlterDatabaseResponse:
         db, event_id = await self._store.alter_database(require(request.name, "name"),
@@ -86,20 +88,23 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         return pb.GetTableResponse(table=convert.table_to_pb(table)).SerializeToString()
 
     async def ListTables(self, request: pb.ListTablesRequest, context: Ctx) -> pb.ListTablesResponse:
-        return pb.ListTablesResponse(names=await self._store.list_tables(require(request.db_name, "db_name"),
-                                                                          request.pattern))
+        names = await self._store.list_tables(require(request.db_name, "db_name"), request.pattern)
+        check_names_fit(names, f"tables in {request.db_name}", "ListTables")
+        return pb.ListTablesResponse(names=names)
 
     async def AlterTable(self, request: pb.AlterTableRequest, context: Ctx) -> pb.AlterTableResponse:
         table, event_id = await self._store.alter_table(require(request.db_name, "db_name"),
                                                         require(request.table_name, "table_name"),
-                                                        convert.table_from_pb(request.table), request.txn_id)
+                                                        convert.table_from_pb(request.table), request.txn_id,
+                                                        request.table_id)
         self._catalog.wrote(request.db_name, request.table_name, event_id, request.txn_id,
                             renamed_to=(table.db_name, table.name))
         return pb.AlterTableResponse(table=convert.table_to_pb(table), event_id=event_id)
 
     async def DropTable(self, request: pb.DropTableRequest, context: Ctx) -> pb.DropTableResponse:
         event_id = await self._store.drop_table(require(request.db_name, "db_name"),
-                                                require(request.table_name, "table_name"), if_exists=request.if_exists)
+                                                require(request.table_name, "table_name"), if_exists=request.if_exists,
+                                                expected_table_id=request.table_id)
         self._catalog.wrote(request.db_name, request.table_name, event_id)
         return pb.DropTableResponse(event_id=event_id)
 
@@ -128,20 +133,44 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
 
     @answers_from_memory
     async def GetPartitionsByFilter(self, request: pb.GetPartitionsByFilterRequest, context: Ctx) -> bytes:
+        if request.max_parts < -1:
+            raise InvalidArgument(f"max_parts must be positive, or 0 or -1 for no limit (Hive's -1); got "
+                                  f"{request.max_parts}")
+        if request.max_parts > self._settings.max_batch_size:
+            raise ResourceExhausted(
+                f"max_parts {request.max_parts} is more than metastore.gateway.max.batch.size "
+                f"({self._settings.max_batch_size}); read fewer partitions per call")
         db_name, table_name, snapshot = _target(request.db_name, request.table_name, request.read)
         hive_limit = self._settings.partition_request_limit
+        # Every answer is bounded: with no limit of Hive's, by the gateway's batch limit (refused when more match).
+        limit = hive_limit if hive_limit >= 0 else self._settings.max_batch_size
         wanted = request.max_parts if request.max_parts > 0 else UNLIMITED
-        scan = hive_limit if hive_limit >= 0 else wanted
+        scan = min(limit, wanted)
         cached = self._catalog.cached_partitions_by_filter(db_name, table_name, request.filter, scan, snapshot,
                                                            request.read.min_event_id)
         if isinstance(cached, PartitionsHit):
-            _check_partition_limit(len(cached.frames), hive_limit, f"{db_name}.{table_name}")
+            self._check_partition_limit(len(cached.frames), wanted, f"{db_name}.{table_name}")
             return b"".join(cached.frames[:wanted])
         parts = await within_deadline(
             self._catalog.fetch_partitions_by_filter(db_name, table_name, request.filter, scan, snapshot), context)
-        _check_partition_limit(len(parts), hive_limit, f"{db_name}.{table_name}")
+        self._check_partition_limit(len(parts), wanted, f"{db_name}.{table_name}")
         return pb.GetPartitionsByFilterResponse(
             partitions=[convert.partition_to_pb(p) for p in parts[:wanted]]).SerializeToString()
+
+    def _check_partition_limit(self, matched: int, wanted: int, table: str) -> None:
+        """`matched` rows were read with a scan of at most limit + 1 (store/catalog.py)."""
+        hive_limit = self._settings.partition_request_limit
+        if 0 <= hive_limit < matched:
+            raise ResourceExhausted(
+                f"the filter matches more than {hive_limit} partitions of {table} "
+                "(hive.metastore.limit.partition.request); narrow the filter"
+            )
+        batch = self._settings.max_batch_size
+        if hive_limit < 0 and matched > batch and wanted > batch:
+            raise ResourceExhausted(
+                f"the filter matches more than {batch} partitions of {table} (metastore.gateway.max.batch.size, "
+                "the most one answer holds); narrow the filter, or page with max_parts and a filter on the keys"
+            )
 
     @answers_from_memory
     async def ListPartitionNames(
@@ -193,12 +222,6 @@ def _snapshot(read: pb.ReadContext) -> ReadSnapshot:
     return _parse_snapshot(read.valid_write_id_list, read.txn_id, read.table_id)
 
 
-def _check_partition_limit(matched: int, limit: int, table: str) -> None:
-    if 0 <= limit < matched:
-        raise ResourceExhausted(
-            f"the filter matches more than {limit} partitions of {table} (hive.metastore.limit.partition.request); "
-            "narrow the filter"
-        )
 
 
 def _target(db_name: str, table_name: str, read: pb.ReadContext) -> tuple[str, str, ReadSnapshot]:

@@ -8,13 +8,14 @@ import grpc
 
 from gateway.config import Settings
 from gateway.errors import rpc_methods
-from gateway.servicers.validation import check_batch
+from gateway.servicers.validation import REPLY_BUDGET, check_batch, within_reply_budget
 from protos.metastore.v1 import locks_pb2 as pb
 from protos.metastore.v1 import locks_pb2_grpc
 from store.errors import InvalidArgument
 from hive.lock_rules import DataOperationType, LockComponent, LockState, LockType, make_scope
 from store.lock_store import LockStore
 from store.locks import LockInfo, LockRequest, LockResult
+from store.txns import MAX_SHOW_ROWS
 
 Ctx: TypeAlias = grpc.aio.ServicerContext
 
@@ -60,7 +61,9 @@ class LocksServicer(locks_pb2_grpc.LocksServicer):
         if request.partition_name and scope is None:
             raise InvalidArgument("ShowLocks: a partition_name needs its db_name and table_name")
         infos = await self._store.show_locks(scope, extended=request.extended, txn_id=request.txn_id)
-        return pb.ShowLocksResponse(locks=[_info_to_pb(i) for i in infos], text=show_locks_text(infos))
+        # The text repeats each row: half the budget for the rows, half for the text.
+        kept, truncated = within_reply_budget([_info_to_pb(i) for i in infos], MAX_SHOW_ROWS, REPLY_BUDGET // 2)
+        return pb.ShowLocksResponse(locks=kept, text=show_locks_text(infos[:len(kept)]), truncated=truncated)
 
 
 def _component(index: int, c: pb.LockComponent) -> LockComponent:

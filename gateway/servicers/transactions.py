@@ -8,13 +8,14 @@ import grpc
 
 from gateway.config import Settings
 from gateway.errors import rpc_methods
-from gateway.servicers.validation import check_batch, require
+from gateway.servicers.validation import check_batch, require, within_reply_budget
 from protos.metastore.v1 import transactions_pb2 as pb
 from protos.metastore.v1 import transactions_pb2_grpc
 from store.errors import InvalidArgument, ResourceExhausted
 from store.cache.facade import CachedCatalog
 from store.lock_store import LockStore
 from store.txn_store import TxnStore
+from store.txns import MAX_SHOW_ROWS
 from hive.writeids import ValidTxnList
 
 Ctx: TypeAlias = grpc.aio.ServicerContext
@@ -95,10 +96,11 @@ class TransactionsServicer(transactions_pb2_grpc.TransactionsServicer):
                                   table_id=t.table_id) for t in tables])
 
     async def ShowTransactions(self, request: pb.ShowTransactionsRequest, context: Ctx) -> pb.ShowTransactionsResponse:
-        return pb.ShowTransactionsResponse(transactions=[
-            pb.TxnInfo(txn_id=t.txn_id, state=t.state, started_time_ms=t.started_ms,
-                       last_heartbeat_time_ms=t.last_heartbeat_ms, user=t.user, hostname=t.host,
-                       agent_info=t.agent_info, txn_type=t.txn_type) for t in await self._store.show_transactions()])
+        rows = [pb.TxnInfo(txn_id=t.txn_id, state=t.state, started_time_ms=t.started_ms,
+                           last_heartbeat_time_ms=t.last_heartbeat_ms, user=t.user, hostname=t.host,
+                           agent_info=t.agent_info, txn_type=t.txn_type) for t in await self._store.show_transactions()]
+        kept, truncated = within_reply_budget(rows, MAX_SHOW_ROWS)
+        return pb.ShowTransactionsResponse(transactions=kept, truncated=truncated)
 
 
 def _positive(value: int, what: str) -> None:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from hive import limits
 from store import errors as se
 
-MAX_MESSAGE_CHARS = 2000
+MAX_MESSAGE_CHARS = limits.MAX_MESSAGE_CHARS
 
 EXCEPTIONS_FOR: dict[type[Exception], tuple[str, ...]] = {
     se.NotFound: ("NoSuchObjectException", "NoSuchTxnException", "NoSuchLockException", "UnknownDBException",
@@ -26,9 +27,7 @@ EXCEPTIONS_FOR: dict[type[Exception], tuple[str, ...]] = {
 
 
 def bounded(message: str) -> str:
-    if len(message) <= MAX_MESSAGE_CHARS:
-        return message
-    return message[:MAX_MESSAGE_CHARS] + f"... ({len(message) - MAX_MESSAGE_CHARS} more characters)"
+    return limits.bounded_message(message, MAX_MESSAGE_CHARS)
 
 
 def declared_exception(result_spec: dict[int, Any], exc: BaseException, message: str) -> tuple[str, Any] | None:

@@ -207,7 +207,7 @@ class ThriftServer:
         except Exception as exc:  # noqa: BLE001 - every failure becomes a declared exception
             declared = _as_declared(result_cls.thrift_spec, exc)
             if declared is None:
-                text = str(exc) if isinstance(exc, ON_PURPOSE) else self._internal(name, exc)
+                text = bounded(str(exc)) if isinstance(exc, ON_PURPOSE) else self._internal(name, exc)
                 declared = declared_exception(result_cls.thrift_spec, exc, text)
             if declared is None:
                 return _application_error(name, seqid, TApplicationException.INTERNAL_ERROR, text)

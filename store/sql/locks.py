@@ -122,6 +122,7 @@ SHOW_LOCKS = _SHOW_COLUMNS + """
 WHERE ($1::text IS NULL OR db_name = $1) AND ($2::text IS NULL OR tbl_name = $2)
   AND ($3::text IS NULL OR part_name = $3) AND ($4::bigint = 0 OR txn_id = $4)
 ORDER BY ext_id, int_id
+LIMIT $5
 """
 
 # EXTENDED: every lock whose scope overlaps the named one (what could block, or be blocked by, a lock on it).
@@ -132,6 +133,7 @@ WHERE ($1::text IS NULL OR db_name = $1)
         OR starts_with(part_name, $3 || '/') OR starts_with($3, part_name || '/'))))
   AND ($4::bigint = 0 OR txn_id = $4)
 ORDER BY ext_id, int_id
+LIMIT $5
 """
 
 # -- the DDL guard ---------------------------------------------------------------------------------
@@ -148,3 +150,6 @@ WHERE db_name = $1 AND ($2::text IS NULL OR tbl_name IS NULL OR tbl_name = $2)
 ORDER BY ext_id, int_id
 FOR SHARE
 """
+
+# The databases among $1 that exist (a lock must name an existing object); index: dbs.name unique.
+EXISTING_DATABASES = "SELECT name FROM dbs WHERE name = ANY($1::text[])"

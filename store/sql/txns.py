@@ -75,6 +75,7 @@ SHOW_TRANSACTIONS = """
 SELECT txn_id, state, txn_type, (extract(epoch FROM started_at) * 1000)::bigint AS started_ms,
        (extract(epoch FROM last_heartbeat) * 1000)::bigint AS heartbeat_ms, user_name, host, agent_info
 FROM txns WHERE state <> 'c' ORDER BY txn_id
+LIMIT $1
 """
 
 # -- write ids (index: txn_to_write_id primary key / unique (txn_id, table_id)) ---------------

@@ -28,7 +28,7 @@ from protos.metastore.v1 import locks_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from hive.lock_rules import LockType
-from tests.builders import table
+from tests.builders import ensure_lockable, table
 from tests.conftest import TEMPLATE_DB, PgCluster, gateway_settings
 from tests.unit.test_lock_rules import CELLS, SEED_002_ROWS
 
@@ -54,6 +54,7 @@ class Api:
 
     async def lock(self, *components: lpb.LockComponent, txn_id: int = 0, user: str = "test",
                    host: str = "h") -> lpb.LockResponse:
+        await ensure_lockable(self.catalog, components)
         return await self.locks.Lock(lpb.LockRequest(components=components, txn_id=txn_id, user=user, hostname=host,
                                                      agent_info="test-agent"))
 
@@ -157,6 +158,7 @@ async def test_seed_002_row_through_grpc(api: Api, index: int) -> None:
     request = to_request(plan, user="test")
     for c in request.components:
         c.db_name = db
+    await ensure_lockable(api.catalog, request.components)
     held = await api.locks.Lock(request)
     assert held.state == lpb.ACQUIRED
     granted, waiting = [], []
@@ -436,3 +438,29 @@ async def test_bad_lock_ids_and_filters_get_clear_statuses(api: Api) -> None:
         with pytest.raises(grpc.aio.AioRpcError) as err:
             await call
         assert err.value.code() == code and text in err.value.details(), err.value.details()
+
+
+async def test_locks_on_objects_that_do_not_exist_are_not_found_and_nothing_is_locked(api: Api) -> None:
+    await ensure_lockable(api.catalog, [comp("real.t/ds=2024-01-01/hr=1", SR)])
+    for scope, phrase in (("nosuchdb", "database nosuchdb"), ("real.nosuch", "table real.nosuch"),
+                          ("real.t/ds=2024-01-02/hr=1", "partition ds=2024-01-02/hr=1 of real.t")):
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await api.locks.Lock(lpb.LockRequest(components=[comp("real.t", SR), comp(scope, X)], user="u"))
+        assert err.value.code() == C.NOT_FOUND and phrase in (err.value.details() or "")
+    with pytest.raises(grpc.aio.AioRpcError) as err:  # more keys than the table has
+        await api.locks.Lock(lpb.LockRequest(components=[comp("real.t/ds=a/hr=1/x=2", SR)]))
+    assert err.value.code() == C.INVALID_ARGUMENT
+    await _assert_no_locks(api, "real")
+    # A key prefix names partitions still to be written (a dynamic-partition insert's static part).
+    prefix = await api.locks.Lock(lpb.LockRequest(components=[comp("real.t/ds=2024-09-09", SR)]))
+    await api.unlock(prefix.lock_id)
+
+
+async def test_a_typed_partition_value_locks_its_canonical_partition(api: Api) -> None:
+    """`hr=01` and `hr=1` name one partition of an int key, so their locks conflict."""
+    await ensure_lockable(api.catalog, [comp("canon.t/ds=2024-01-01/hr=1", SR)])
+    first = await api.locks.Lock(lpb.LockRequest(components=[comp("canon.t/ds=2024-01-01/hr=01", X)]))
+    second = await api.locks.Lock(lpb.LockRequest(components=[comp("canon.t/ds=2024-01-01/hr=+1", X)]))
+    assert (first.state, second.state) == (lpb.ACQUIRED, lpb.WAITING)
+    assert [r.partition_name for r in (await api.show("canon", extended=True)).locks] == ["ds=2024-01-01/hr=1"] * 2
+    await api.unlock(first.lock_id, second.lock_id)

@@ -16,10 +16,12 @@ from typing import AsyncIterator
 import grpc
 import pytest
 
+from protos.metastore.v1 import catalog_pb2_grpc
 from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import locks_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
+from tests.builders import ensure_lockable
 from tests.conftest import GatewayProcess, PgCluster
 from tests.e2e.test_locks import _fresh_database, comp
 
@@ -37,6 +39,7 @@ class Node:
     txns: transactions_pb2_grpc.TransactionsStub
 
     async def lock(self, *components: lpb.LockComponent, user: str = "test") -> lpb.LockResponse:
+        await ensure_lockable(catalog_pb2_grpc.CatalogStub(self.channel), components)
         return await self.locks.Lock(lpb.LockRequest(components=components, user=user, hostname=self.process.address))
 
     async def check(self, lock_id: int) -> lpb.LockResponse:

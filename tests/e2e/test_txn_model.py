@@ -779,7 +779,8 @@ class Driver:
         collected = await hk.clean_once()
         self.last_gc = self.m.tick()
         for s in self.snaps:
-            if not s.reader:
+            # Only an open txn protects its snapshot (a conflict may have aborted the reader's txn).
+            if not s.reader or self.m.txns[s.reader].state != "open":
                 s.gc_exposed = True
         self.stats["housekeeping runs"] += 1
         self.stats["versions collected"] += collected or 0

@@ -47,7 +47,7 @@ def test_partition_name_must_name_the_keys_in_order(bad: str) -> None:
         ("tinyint", "-128", "128"),
         ("bigint", "9223372036854775807", "9223372036854775808"),
         ("date", "2024-02-29", "2023-02-29"),
-        ("boolean", "TRUE", "yes"),
+        ("boolean", "true", "yes"),
         ("decimal(10,2)", "12.50", "twelve"),
         ("varchar(3)", "abc", "abcd"),
         ("timestamp", "2024-01-01 10:00:00", "yesterday"),
@@ -59,6 +59,40 @@ def test_partition_values_are_checked_against_key_types(type_: str, good: str, b
     assert n.validate_partition_values(keys, (n.DEFAULT_PARTITION_NAME,)) == (n.DEFAULT_PARTITION_NAME,)
     with pytest.raises(InvalidArgument, match="not a valid"):
         n.validate_partition_values(keys, (bad,))
+
+
+@pytest.mark.parametrize("type_, given, canonical", [
+    ("int", "+7", "7"), ("int", " 7", "7"), ("int", "07", "7"), ("int", "7 ", "7"), ("int", "-007", "-7"),
+    ("bigint", "0000", "0"), ("smallint", "-0", "0"), ("boolean", "TRUE", "true"), ("boolean", "False", "false"),
+    ("string", " 07", " 07"), ("date", "2024-01-01", "2024-01-01"),
+])
+def test_typed_partition_values_are_canonicalised_as_hive_typecheck_does(type_: str, given: str,
+                                                                         canonical: str) -> None:
+    keys = (FieldSchema("k", type_),)
+    assert n.validate_partition_values(keys, (given,)) == (canonical,)
+    assert n.canonical_partition_name(keys, f"k={n.escape_path_name(given)}") == f"k={n.escape_path_name(canonical)}"
+
+
+def test_a_decimal_key_takes_no_nan_or_infinity_as_hive_decimal() -> None:
+    for bad in ("NaN", "Infinity", "-inf"):
+        with pytest.raises(InvalidArgument):
+            n.validate_partition_values((FieldSchema("k", "decimal(10,2)"),), (bad,))
+    assert n.validate_partition_values((FieldSchema("k", "double"),), ("NaN",)) == ("NaN",)
+
+
+@pytest.mark.parametrize("bad", ["٧", "7.0", "1_000", "0x7", "", " "])
+def test_int_partition_values_that_do_not_convert_are_refused(bad: str) -> None:
+    with pytest.raises(InvalidArgument):
+        n.validate_partition_values((FieldSchema("k", "int"),), (bad,))
+
+
+def test_long_partition_names_and_values_are_refused_with_a_short_message() -> None:
+    keys = (FieldSchema("k", "string"),)
+    with pytest.raises(InvalidArgument) as err:
+        n.parse_partition_name(keys, "k=" + "x" * 1_000_000)
+    assert len(str(err.value)) < 400
+    with pytest.raises(InvalidArgument, match="NUL"):
+        n.parse_partition_name(keys, "k=a\x00b")
 
 
 def test_identifiers_follow_hive_rules() -> None:

@@ -319,7 +319,7 @@ def write_id_lists(draw: st.DrawFn, well_formed: bool = False) -> ValidWriteIdLi
 @st.composite
 def txn_lists(draw: st.DrawFn) -> ValidTxnList:
     hwm = draw(st.integers(0, 10**12))
-    exceptions = draw(st.sets(st.integers(1, 200), max_size=40))
+    exceptions = draw(st.sets(st.integers(1, max(1, min(hwm, 200))), max_size=40)) if hwm else set()
     aborted = draw(st.sets(st.sampled_from(sorted(exceptions)))) if exceptions else set()
     min_open = min(exceptions - aborted, default=LONG_MAX)
     return ValidTxnList(hwm, min_open, tuple(exceptions), frozenset(aborted))
@@ -339,14 +339,15 @@ def test_txn_list_string_round_trip(txns: ValidTxnList, compress: bool) -> None:
 
 
 @FAST
-@given(write_id_lists())
+@given(write_id_lists(well_formed=True))
 def test_write_id_list_string_round_trip(ids: ValidWriteIdList) -> None:
     assert ValidWriteIdList.parse(ids.to_string()) == ids
     assert ValidWriteIdList.parse(ids.to_string()).to_string() == ids.to_string()
 
 
 @FAST
-@given(st.lists(write_id_lists(), max_size=3, unique_by=lambda t: t.table_name), st.integers(1, 10**6))
+@given(st.lists(write_id_lists(well_formed=True), max_size=3, unique_by=lambda t: t.table_name),
+       st.integers(1, 10**6))
 def test_multi_table_string_round_trip(tables: list[ValidWriteIdList], txn_id: int) -> None:
     lists = ValidTxnWriteIdList(txn_id, tuple(tables))
     assert ValidTxnWriteIdList.parse(lists.to_string()) == lists
@@ -422,3 +423,38 @@ def test_snapshot_builders_agree_with_brute_force(history: History) -> None:
     open_ids = [w for w in range(1, expected_hwm + 1) if not committed_for_reader(owner[w])]
     open_ids = [w for w in open_ids if not aborted_for_reader(owner[w])]
     assert ids.min_open_write_id == min(open_ids, default=LONG_MAX)
+
+
+@pytest.mark.parametrize("text, phrase", [
+    ("-1:9223372036854775807::", "negative"),
+    ("9:3:5,3:", "ascending"),
+    ("9:9223372036854775807::7,5", "ascending"),
+    ("9:3:3,12:", "within 1..9"),
+    ("9:9223372036854775807::0", "within 1..9"),
+    ("5:100::", "minOpen 100"),
+    ("9:0:3,7:", "minOpen 0"),
+    ("9:x::", "not a long"),
+])
+def test_impossible_txn_lists_are_refused(text: str, phrase: str) -> None:
+    with pytest.raises(InvalidSnapshotError, match=phrase):
+        ValidTxnList.parse(text)
+
+
+@pytest.mark.parametrize("text, phrase", [
+    ("db.t:-3:9223372036854775807::", "negative"),
+    ("db.t:9:2:4,2:", "ascending"),
+    ("db.t:5:6:6:", "within 1..5"),
+    ("db.t:5:9223372036854775807::9", "within 1..5"),
+    ("db.t:5:-1:2:", "minOpen -1"),
+])
+def test_impossible_write_id_lists_are_refused(text: str, phrase: str) -> None:
+    with pytest.raises(InvalidSnapshotError, match=phrase):
+        ValidWriteIdList.parse(text)
+
+
+def test_what_hive_writes_still_parses() -> None:
+    for text in ("9:3:3,7,8:5", "7:3:3:5", "9:9223372036854775807::5", "30:10:10-16:20", "9:5",
+                 "9:3:3:5:7:8"):  # the last: Hive 2.x, one txn per field
+        ValidTxnList.parse(text)
+    for text in ("db.t:7:2:2,6,7:4", "db.t:1:2::", "db.t:4:9223372036854775807::"):  # 2nd: the compactor's form
+        ValidWriteIdList.parse(text)

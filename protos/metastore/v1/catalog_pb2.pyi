@@ -336,16 +336,18 @@ class ListTablesResponse(_message.Message):
     def __init__(self, names: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class AlterTableRequest(_message.Message):
-    __slots__ = ("db_name", "table_name", "table", "txn_id")
+    __slots__ = ("db_name", "table_name", "table", "txn_id", "table_id")
     DB_NAME_FIELD_NUMBER: _ClassVar[int]
     TABLE_NAME_FIELD_NUMBER: _ClassVar[int]
     TABLE_FIELD_NUMBER: _ClassVar[int]
     TXN_ID_FIELD_NUMBER: _ClassVar[int]
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     db_name: str
     table_name: str
     table: Table
     txn_id: int
-    def __init__(self, db_name: _Optional[str] = ..., table_name: _Optional[str] = ..., table: _Optional[_Union[Table, _Mapping]] = ..., txn_id: _Optional[int] = ...) -> None: ...
+    table_id: int
+    def __init__(self, db_name: _Optional[str] = ..., table_name: _Optional[str] = ..., table: _Optional[_Union[Table, _Mapping]] = ..., txn_id: _Optional[int] = ..., table_id: _Optional[int] = ...) -> None: ...
 
 class AlterTableResponse(_message.Message):
     __slots__ = ("table", "event_id")
@@ -356,14 +358,16 @@ class AlterTableResponse(_message.Message):
     def __init__(self, table: _Optional[_Union[Table, _Mapping]] = ..., event_id: _Optional[int] = ...) -> None: ...
 
 class DropTableRequest(_message.Message):
-    __slots__ = ("db_name", "table_name", "if_exists")
+    __slots__ = ("db_name", "table_name", "if_exists", "table_id")
     DB_NAME_FIELD_NUMBER: _ClassVar[int]
     TABLE_NAME_FIELD_NUMBER: _ClassVar[int]
     IF_EXISTS_FIELD_NUMBER: _ClassVar[int]
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     db_name: str
     table_name: str
     if_exists: bool
-    def __init__(self, db_name: _Optional[str] = ..., table_name: _Optional[str] = ..., if_exists: bool = ...) -> None: ...
+    table_id: int
+    def __init__(self, db_name: _Optional[str] = ..., table_name: _Optional[str] = ..., if_exists: bool = ..., table_id: _Optional[int] = ...) -> None: ...
 
 class DropTableResponse(_message.Message):
     __slots__ = ("event_id",)

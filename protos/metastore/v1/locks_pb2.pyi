@@ -153,9 +153,11 @@ class LockInfo(_message.Message):
     def __init__(self, lock_id: _Optional[int] = ..., component_id: _Optional[int] = ..., db_name: _Optional[str] = ..., table_name: _Optional[str] = ..., partition_name: _Optional[str] = ..., state: _Optional[_Union[LockState, str]] = ..., blocked_by_lock_id: _Optional[int] = ..., blocked_by_component_id: _Optional[int] = ..., type: _Optional[_Union[LockType, str]] = ..., txn_id: _Optional[int] = ..., last_heartbeat_ms: _Optional[int] = ..., acquired_at_ms: _Optional[int] = ..., user: _Optional[str] = ..., hostname: _Optional[str] = ..., agent_info: _Optional[str] = ..., operation: _Optional[_Union[DataOperationType, str]] = ...) -> None: ...
 
 class ShowLocksResponse(_message.Message):
-    __slots__ = ("locks", "text")
+    __slots__ = ("locks", "text", "truncated")
     LOCKS_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
     locks: _containers.RepeatedCompositeFieldContainer[LockInfo]
     text: str
-    def __init__(self, locks: _Optional[_Iterable[_Union[LockInfo, _Mapping]]] = ..., text: _Optional[str] = ...) -> None: ...
+    truncated: bool
+    def __init__(self, locks: _Optional[_Iterable[_Union[LockInfo, _Mapping]]] = ..., text: _Optional[str] = ..., truncated: bool = ...) -> None: ...

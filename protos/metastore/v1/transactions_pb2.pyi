@@ -169,7 +169,9 @@ class TxnInfo(_message.Message):
     def __init__(self, txn_id: _Optional[int] = ..., state: _Optional[str] = ..., started_time_ms: _Optional[int] = ..., last_heartbeat_time_ms: _Optional[int] = ..., user: _Optional[str] = ..., hostname: _Optional[str] = ..., agent_info: _Optional[str] = ..., txn_type: _Optional[int] = ...) -> None: ...
 
 class ShowTransactionsResponse(_message.Message):
-    __slots__ = ("transactions",)
+    __slots__ = ("transactions", "truncated")
     TRANSACTIONS_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
     transactions: _containers.RepeatedCompositeFieldContainer[TxnInfo]
-    def __init__(self, transactions: _Optional[_Iterable[_Union[TxnInfo, _Mapping]]] = ...) -> None: ...
+    truncated: bool
+    def __init__(self, transactions: _Optional[_Iterable[_Union[TxnInfo, _Mapping]]] = ..., truncated: bool = ...) -> None: ...

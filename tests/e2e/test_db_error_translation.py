@@ -1,0 +1,100 @@
+"""store/db.py translates asyncpg's connection-state errors to Unavailable (UNAVAILABLE: retry the
+call), values PostgreSQL refuses to InvalidArgument, and an exhausted conflict retry to Unavailable,
+never an untranslated error (which both protocols would answer as INTERNAL). Real PostgreSQL: the
+statement errors are PostgreSQL's own; the client-side states are raised where asyncpg raises them,
+inside the transaction's function."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import asyncpg
+import pytest
+
+from store.db import Database, PoolSettings
+from store.errors import InvalidArgument, Unavailable
+
+
+def _raising(exc: BaseException) -> Callable[[asyncpg.Connection], Any]:
+    async def fn(conn: asyncpg.Connection) -> None:
+        await conn.execute("SELECT 1")
+        raise exc
+
+    return fn
+
+
+@pytest.mark.parametrize("exc", [
+    asyncpg.InternalClientError("cannot switch to state 15; another operation (2) is in progress"),
+    asyncpg.ConnectionDoesNotExistError("connection was closed in the middle of operation"),
+    asyncpg.CrashShutdownError("terminating connection because of crash of another server process"),
+    asyncpg.AdminShutdownError("terminating connection due to administrator command"),
+], ids=lambda e: type(e).__name__)
+async def test_connection_state_errors_are_unavailable(pg_dsn: str, exc: BaseException) -> None:
+    db = await Database.connect(pg_dsn, PoolSettings(min_size=1, max_size=2))
+    try:
+        for run in (db.transact, db.read):
+            with pytest.raises(Unavailable, match="retry the call"):
+                await run(_raising(exc))
+        assert await db.read(lambda conn: conn.fetchval("SELECT 1")) == 1  # the pool recovers
+    finally:
+        await db.close()
+
+
+async def test_a_statement_cancelled_by_the_server_is_unavailable(pg_dsn: str) -> None:
+    async def cancelled(conn: asyncpg.Connection) -> None:
+        await conn.execute("SET LOCAL statement_timeout = 50")
+        await conn.execute("SELECT pg_sleep(5)")  # QueryCanceledError, as when a shutdown cancels statements
+
+    db = await Database.connect(pg_dsn, PoolSettings(min_size=1, max_size=1))
+    try:
+        with pytest.raises(Unavailable, match="QueryCanceledError"):
+            await db.transact(cancelled)
+    finally:
+        await db.close()
+
+
+async def test_a_terminated_backend_is_unavailable_and_the_pool_recovers(pg_dsn: str) -> None:
+    db = await Database.connect(pg_dsn, PoolSettings(min_size=2, max_size=2))
+    admin = await asyncpg.connect(pg_dsn)
+    try:
+        pid = await db.read(lambda conn: conn.fetchval("SELECT pg_backend_pid()"))
+        await admin.execute("SELECT pg_terminate_backend($1)", pid)
+        outcomes = []
+        for _ in range(3):
+            try:
+                outcomes.append(await db.read(lambda conn: conn.fetchval("SELECT 1")))
+            except Unavailable:
+                outcomes.append("unavailable")
+        assert outcomes[-1] == 1 and set(outcomes) <= {1, "unavailable"}
+    finally:
+        await admin.close()
+        await db.close()
+
+
+async def test_values_postgresql_refuses_are_invalid_argument(pg_dsn: str) -> None:
+    db = await Database.connect(pg_dsn, PoolSettings(min_size=1, max_size=1))
+    try:
+        with pytest.raises(InvalidArgument, match="cannot store"):  # PostgreSQL: text holds no NUL
+            await db.transact(lambda conn: conn.fetchval("SELECT $1::text", "a\x00b"))
+        with pytest.raises(InvalidArgument, match="cannot store"):  # asyncpg: the value does not encode
+            await db.read(lambda conn: conn.fetchval("SELECT $1::int4", 2**40))
+    finally:
+        await db.close()
+
+
+async def test_an_exhausted_conflict_retry_is_unavailable(pg_dsn: str) -> None:
+    db = await Database.connect(pg_dsn, PoolSettings(min_size=1, max_size=1, max_retries=2))
+    attempts = 0
+
+    async def always_conflicting(conn: asyncpg.Connection) -> None:
+        nonlocal attempts
+        attempts += 1
+        await conn.execute("SELECT 1")
+        raise asyncpg.SerializationError("could not serialize access due to concurrent update")
+
+    try:
+        with pytest.raises(Unavailable, match="nothing was written, retry the call"):
+            await db.transact(always_conflicting)
+        assert attempts == 3
+    finally:
+        await db.close()

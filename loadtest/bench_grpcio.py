@@ -25,9 +25,8 @@ from typing import Sequence
 import grpc
 
 from loadtest import RunConfig, RunResult, Target, report_rows, run_targets
-from loadtest.bench_read import machine_line, reply_size, running
-from loadtest.harness import EchoProcess, postgres, workdir
-from loadtest.benchdoc import markers, write_section
+from loadtest.benchdoc import machine_line, markers, write_section
+from loadtest.harness import EchoProcess, postgres, reply_size, running, workdir
 from loadtest.echo import EchoUser
 from loadtest.gateway_process import GatewayProcess
 from loadtest.gateway_targets import (

@@ -12,7 +12,14 @@ from pathlib import Path
 
 from loadtest.probes import machine
 
-__all__ = ["machine", "markers", "replace_section", "write_section"]
+__all__ = ["machine", "machine_line", "markers", "replace_section", "write_section"]
+
+
+def machine_line() -> str:
+    """The machine in one line, for a report's header and a plot's footer."""
+    m = machine()
+    return (f"{m['nproc']} cores ({m['cpu_model']}), {m['mem_gib']} GiB, Linux {m['kernel']}, Python {m['python']}, "
+            f"grpcio {m['grpcio']}")
 
 
 def markers(name: str) -> tuple[str, str]:

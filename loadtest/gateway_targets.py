@@ -1,19 +1,17 @@
-"""The gateway as a load-test target: processes, data, and the users that read it.
+"""The gateway as a load-test target: the benchmark's data and the users that read and write it.
 
-Everything here talks to the gateway through its public gRPC API only. Gateways run as their
-own OS processes so the load generator never shares their event loop.
+Everything here talks to the gateway through its public gRPC API only (the processes: loadtest.harness).
 """
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import datetime as dt
 import time
-from typing import AsyncIterator, Sequence
+from typing import Sequence
 
 import grpc
 
-from loadtest import gateway_process
 from loadtest.grpc_user import GrpcUser
 from loadtest.users import constant, task
 from protos.metastore.v1 import admin_pb2, admin_pb2_grpc
@@ -81,15 +79,6 @@ def partitions_request(names: Sequence[str], read: pb.ReadContext) -> bytes:
                                           read=read).SerializeToString()
 
 
-class GatewayProcess(gateway_process.GatewayProcess):
-    """`metastore-gateway serve ARGS` in its own process, serving (`address`) once constructed; its
-    output in a temporary log file."""
-
-    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
-        super().__init__(args, env=env)
-        self.wait_serving(120)
-
-
 def warm(address: str, names: Sequence[str]) -> None:
     """Read until the cache answers (the first read loads the table in the background)."""
     with grpc.insecure_channel(address) as channel:
@@ -103,21 +92,6 @@ def warm(address: str, names: Sequence[str]) -> None:
                 return
             time.sleep(0.1)
     raise RuntimeError(f"the cache at {address} did not warm up")
-
-
-@contextlib.asynccontextmanager
-async def gateway_target(dsn: str, *, cache: bool, names: Sequence[str],
-                         extra: Sequence[str] = ()) -> AsyncIterator[str]:
-    import asyncio
-
-    conf = ["--conf", f"metastore.gateway.cache.enabled={'true' if cache else 'false'}"]
-    gw = await asyncio.to_thread(GatewayProcess, "--dsn", dsn, *conf, *extra)
-    try:
-        if cache:
-            await asyncio.to_thread(warm, gw.address, names)
-        yield gw.address
-    finally:
-        await asyncio.to_thread(gw.stop)
 
 
 class GatewayReader(GrpcUser):
@@ -134,8 +108,6 @@ class GatewayReader(GrpcUser):
         names = list(self.options["names"])
         read = pb.ReadContext()
         if self.options.get("snapshot", True):
-            import asyncio
-
             read = await asyncio.to_thread(_snapshot_at, self.host)
         self.requests = [partitions_request(self.rng.sample(names, batch), read) for _ in range(32)]
         self.table_request = pb.GetTableRequest(db_name=DB, table_name=TABLE, read=read).SerializeToString()
@@ -159,6 +131,56 @@ class GatewayReader(GrpcUser):
             async with self.measure(f"GetPartitionsByNames({self.batch})") as m:
                 await self.call_partitions(self.requests[self.i % len(self.requests)], timeout=self.call_timeout_s)
                 m.items = self.batch
+
+
+class MixedUser(GrpcUser):
+    """The mixed workload: 95% batched partition reads, 5% small write transactions, on bench.events.
+    Readers behave like queries, a snapshot (GetOpenTxns + GetValidWriteIds) every `reads_per_snapshot`
+    reads; writers add one new partition in a transaction and commit, which makes every gateway's
+    cache catch up from the notification log."""
+
+    wait_time = constant(0)
+    reads_per_snapshot = 20
+
+    async def on_start(self) -> None:
+        await super().on_start()
+        assert self.channel is not None
+        self.txns = transactions_pb2_grpc.TransactionsStub(self.channel)
+        self.catalog = catalog_pb2_grpc.CatalogStub(self.channel)
+        self.call_partitions = self.channel.unary_unary(GET_PARTITIONS)
+        self.names = list(self.options["names"])
+        self.batch = int(self.options.get("batch", 100))
+        self.reads = 0
+        self.read = pb.ReadContext()
+        self.write_serial = 0
+        await self._snapshot()
+
+    async def _snapshot(self) -> None:
+        txn_list = (await self.txns.GetOpenTxns(tpb.GetOpenTxnsRequest())).valid_txn_list
+        t = (await self.txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+            full_table_names=[f"{DB}.{TABLE}"], valid_txn_list=txn_list))).tables[0]
+        self.read = pb.ReadContext(valid_write_id_list=t.valid_write_id_list, table_id=t.table_id)
+
+    @task(95)
+    async def read_partitions(self) -> None:
+        self.reads += 1
+        if self.reads % self.reads_per_snapshot == 0:
+            async with self.measure("snapshot"):
+                await self._snapshot()
+        request = partitions_request(self.rng.sample(self.names, self.batch), self.read)
+        async with self.measure(f"GetPartitionsByNames({self.batch})") as m:
+            await self.call_partitions(request, timeout=self.call_timeout_s)
+            m.items = self.batch
+
+    @task(5)
+    async def write_txn(self) -> None:
+        self.write_serial += 1
+        values = [f"2099-{self.user_id:04d}", str(self.write_serial)]
+        async with self.measure("write txn (1 partition)"):
+            (txn,) = (await self.txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="bench"))).txn_ids
+            await self.catalog.AddPartitions(pb.AddPartitionsRequest(
+                db_name=DB, table_name=TABLE, txn_id=txn, partitions=[pb.Partition(values=values)]))
+            await self.txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn))
 
 
 def _snapshot_at(address: str) -> pb.ReadContext:

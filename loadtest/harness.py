@@ -36,7 +36,7 @@ from protos.metastore.v1 import admin_pb2 as apb
 from protos.metastore.v1 import admin_pb2_grpc, catalog_pb2_grpc, events_pb2_grpc, transactions_pb2_grpc
 
 __all__ = ["EchoProcess", "Endpoint", "GatewayProcess", "conf_args", "fresh_database", "gateways", "new_workdir",
-           "postgres", "with_database", "workdir"]
+           "postgres", "reply_size", "running", "start_gateway", "with_database", "workdir"]
 
 CALL_TIMEOUT_S = 30.0
 
@@ -156,6 +156,25 @@ async def gateways(dsn: str, root: Path, names: Sequence[str], *conf: str,
             await ep.channel.close()
         for proc in procs:
             await asyncio.to_thread(proc.stop)
+
+
+async def start_gateway(*args: str, log_path: Path | None = None, python: str | None = None) -> GatewayProcess:
+    """`metastore-gateway serve ARGS` as its own process, returned once its health check says SERVING."""
+    proc = GatewayProcess(args, log_path, python=python)
+    await asyncio.to_thread(proc.wait_serving, 120)
+    return proc
+
+
+@contextlib.asynccontextmanager
+async def running(address: str) -> AsyncIterator[str]:
+    """A `Target.start` for a server this bench started itself and stops itself."""
+    yield address
+
+
+def reply_size(address: str, request: bytes, method: str) -> int:
+    """The size in bytes of the reply to `request` (what the echo floor must answer with)."""
+    with grpc.insecure_channel(address) as channel:
+        return len(channel.unary_unary(method)(request))
 
 
 class EchoProcess:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 import platform
+import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,47 @@ def machine() -> dict[str, Any]:
         "python": platform.python_version(),
         "grpcio": grpc.__version__,
     }
+
+
+def code_version() -> dict[str, Any]:
+    """The commit under test and how many files of the server differ from it (read-only git calls)."""
+    def git(*args: str) -> str:
+        try:
+            return subprocess.run(["git", *args], cwd=Path(__file__).resolve().parent.parent, capture_output=True,
+                                  text=True, timeout=10, check=True).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    changed = git("status", "--porcelain", "--", "gateway", "store", "poller", "protos", "hive")
+    return {"commit": git("rev-parse", "--short", "HEAD"),
+            "server_files_changed": len(changed.splitlines()) if changed else 0}
+
+
+class MachineWindow:
+    """The machine's state over a measured window: 1-minute load average at its start and end, and the
+    share of all cores busy (every process on the machine, other users' included) in between."""
+
+    def __init__(self) -> None:
+        self.load_before = load_average()
+        self.load_after = math.nan
+        self._busy, self._total = machine_busy_s(), machine_total_s()
+        self.busy_share = math.nan
+
+    def close(self) -> MachineWindow:
+        self.load_after = load_average()
+        self.busy_share = (machine_busy_s() - self._busy) / max(machine_total_s() - self._total, 0.01)
+        return self
+
+    def as_dict(self) -> dict[str, float]:
+        return {"loadavg1_before": self.load_before, "loadavg1_after": self.load_after,
+                "machine_busy": self.busy_share}
+
+
+def describe_load(load: dict[str, float], nproc: int) -> str:
+    """One sentence on the machine while a figure was measured, from `MachineWindow.as_dict()`."""
+    return (f"1-minute load average {load['loadavg1_before']:.1f} before, {load['loadavg1_after']:.1f} after; "
+            f"CPU busy {100 * load['machine_busy']:.0f}% of all {nproc} cores over the run (everything on the "
+            "machine, other users' processes included)")
 
 
 def load_average() -> float:

@@ -255,45 +255,61 @@ def matplotlib_available() -> bool:
     return True
 
 
-def plot(results: Sequence[RunResult], path: str | Path, *, title: str | None = None) -> Path:
-    """PNG with throughput over time (top) and p50 (solid) / p99 (dashed) latency over time (bottom,
-    log scale), one colour per target. Raises ImportError with an install hint without matplotlib."""
+def plot(results: Sequence[RunResult], path: str | Path, *, title: str | None = None,
+         footer: str = "") -> Path:
+    """PNG of requests/s (top) and p50 (solid) / p99 (dashed) latency (bottom) over time, one colour per
+    target, both on labelled log axes (targets differ by orders of magnitude: echo floor vs metastore).
+
+    Targets that ran one after another (`RunResult.started_at` set) are laid out on one wall-clock axis,
+    each in its own shaded, labelled time window, instead of all starting at zero. Legends sit outside
+    the axes so they never cover a line; `footer` (date, commit, machine, its load) goes under the plot.
+    Raises ImportError with an install hint without matplotlib."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
-        from matplotlib.ticker import FuncFormatter
+        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
     except ImportError as exc:
         raise ImportError("plotting needs matplotlib: pip install 'metastore-gateway[bench]'") from exc
 
-    fig = Figure(figsize=(10, 7), dpi=100, layout="constrained")
+    fig = Figure(figsize=(12, 7.5), dpi=100, layout="constrained")
     FigureCanvasAgg(fig)
     ax_rate, ax_latency = fig.subplots(2, 1, sharex=True)
-    any_latency = False
+    starts = [r.started_at for r in results if r.started_at]
+    sequential = len(starts) == len(results) and len(results) > 1
+    origin = min(starts) if starts else 0.0
+    plain = FuncFormatter(lambda value, _pos: f"{value:,.10g}")
     for i, result in enumerate(results):
         color = f"C{i % 10}"
-        xs = [p.start_s + p.duration_s / 2 for p in result.series]
-        ax_rate.plot(xs, [p.requests_per_s for p in result.series], color=color, label=result.target)
-        p50 = [p.p50_s * 1e3 for p in result.series]
-        p99 = [p.p99_s * 1e3 for p in result.series]
-        any_latency = any_latency or any(v > 0 for v in p50 + p99 if not math.isnan(v))
-        ax_latency.plot(xs, p50, color=color, linestyle="-", label=f"{result.target} p50")
-        ax_latency.plot(xs, p99, color=color, linestyle="--", label=f"{result.target} p99")
-    ax_rate.set_ylabel("requests/s")
-    ax_rate.set_ylim(bottom=0)
-    ax_rate.grid(True, alpha=0.3)
-    ax_rate.legend(loc="best", fontsize="small")
-    if any_latency:
-        ax_latency.set_yscale("log")  # targets differ by orders of magnitude (echo floor vs metastore)
-        plain = FuncFormatter(lambda value, _pos: f"{value:g}")
-        ax_latency.yaxis.set_major_formatter(plain)
-        low, high = ax_latency.get_ylim()
-        if high / low < 100:  # under two decades there are few major ticks: label the minor ones too
-            ax_latency.yaxis.set_minor_formatter(plain)
-    ax_latency.set_ylabel("latency (ms)")
-    ax_latency.set_xlabel("seconds since start")
-    ax_latency.grid(True, which="both", alpha=0.3)
-    ax_latency.legend(loc="best", fontsize="small", ncol=2)
+        offset = result.started_at - origin if sequential else 0.0
+        points = [p for p in result.series if p.requests > 0]
+        xs = [offset + p.start_s + p.duration_s / 2 for p in points]
+        ax_rate.plot(xs, [p.requests_per_s for p in points], color=color, marker=".", label=result.target)
+        ax_latency.plot(xs, [p.p50_s * 1e3 for p in points], color=color, linestyle="-", marker=".",
+                        label=f"{result.target} p50")
+        ax_latency.plot(xs, [p.p99_s * 1e3 for p in points], color=color, linestyle="--",
+                        label=f"{result.target} p99")
+        if sequential:  # each target's own window, labelled, so no one reads them as concurrent
+            for ax in (ax_rate, ax_latency):
+                ax.axvspan(offset, offset + result.duration_s, color=color, alpha=0.07, linewidth=0)
+            ax_rate.annotate(result.target, xy=(offset + result.duration_s / 2, 1.0),
+                             xycoords=("data", "axes fraction"), xytext=(0, 3), textcoords="offset points",
+                             ha="center", va="bottom", fontsize="small", color=color)
+    for ax, label in ((ax_rate, "requests/s (log scale)"), (ax_latency, "latency, ms (log scale)")):
+        if any(line.get_xydata().size for line in ax.get_lines()):
+            ax.set_yscale("log")
+            ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+            ax.yaxis.set_major_formatter(plain)
+            ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.set_ylabel(label)
+        ax.grid(True, which="major", alpha=0.35)
+        ax.grid(True, which="minor", alpha=0.1)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)
+    ax_latency.set_xlabel("seconds since the first target started (targets ran one after another)" if sequential
+                          else "seconds since start")
     fig.suptitle(title or "load test: " + ", ".join(r.target for r in results))
+    if footer:
+        fig.text(0.01, 0.005, footer, fontsize="x-small", ha="left", va="bottom", wrap=True)
+        fig.get_layout_engine().set(rect=(0, 0.03, 1, 0.97))
     path = Path(path)
     fig.savefig(path, format="png")
     return path

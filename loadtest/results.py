@@ -56,6 +56,7 @@ class RunResult:
     worker_errors: tuple[str, ...] = ()
     users_started: int = 0
     tasks_started: int = 0
+    started_at: float = 0.0  # wall clock (time.time()) at the run's start: places sequential runs on one axis
 
     @property
     def ok(self) -> bool:
@@ -204,6 +205,7 @@ class RunAggregator:
         worker_errors: tuple[str, ...] = (),
         users_started: int = 0,
         tasks_started: int = 0,
+        started_at: float = 0.0,
     ) -> RunResult:
         return RunResult(
             target=target,
@@ -214,4 +216,5 @@ class RunAggregator:
             worker_errors=worker_errors,
             users_started=users_started,
             tasks_started=tasks_started,
+            started_at=started_at,
         )

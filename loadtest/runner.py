@@ -18,6 +18,7 @@ import logging
 import multiprocessing
 import pickle
 import queue as queue_module
+import time
 from types import MappingProxyType
 from typing import Any, Mapping, Protocol
 
@@ -98,6 +99,7 @@ async def _run_in_process(
         options=MappingProxyType(dict(options)),
     )
     start_at = clock.now()
+    wall_start = time.time()
     run = asyncio.create_task(engine.run(start_at), name=f"loadtest-{target}")
     try:
         while not run.done():
@@ -117,6 +119,7 @@ async def _run_in_process(
         config=config,
         users_started=outcome.users_started,
         tasks_started=outcome.tasks_started,
+        started_at=wall_start,
     )
 
 
@@ -167,9 +170,11 @@ async def _run_in_workers(
 
     pool.start()
     start_at = clock.now()
+    wall_start = time.time()
     try:
         await pool.wait_ready(config.startup_timeout_s)
         start_at = clock.now() + _START_DELAY_S
+        wall_start = time.time() + _START_DELAY_S
         pool.go(start_at)
         hard_deadline = start_at + config.run_time_s + 2 * config.stop_timeout_s + _SHUTDOWN_SLACK_S
         while len(outcomes) + len(errors) < len(specs):
@@ -206,6 +211,7 @@ async def _run_in_workers(
         worker_errors=tuple(errors[w] for w in sorted(errors)),
         users_started=sum(o.users_started for o in outcomes.values()),
         tasks_started=sum(o.tasks_started for o in outcomes.values()),
+        started_at=wall_start,
     )
 
 

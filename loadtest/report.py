@@ -267,11 +267,13 @@ def plot(results: Sequence[RunResult], path: str | Path, *, title: str | None = 
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
+        from matplotlib.layout_engine import ConstrainedLayoutEngine
         from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
     except ImportError as exc:
         raise ImportError("plotting needs matplotlib: pip install 'metastore-gateway[bench]'") from exc
 
-    fig = Figure(figsize=(12, 7.5), dpi=100, layout="constrained")
+    fig = Figure(figsize=(12, 7.5), dpi=100,
+                 layout=ConstrainedLayoutEngine(rect=(0, 0.04, 1, 0.96) if footer else (0, 0, 1, 1)))
     FigureCanvasAgg(fig)
     ax_rate, ax_latency = fig.subplots(2, 1, sharex=True)
     starts = [r.started_at for r in results if r.started_at]
@@ -286,7 +288,7 @@ def plot(results: Sequence[RunResult], path: str | Path, *, title: str | None = 
         ax_rate.plot(xs, [p.requests_per_s for p in points], color=color, marker=".", label=result.target)
         ax_latency.plot(xs, [p.p50_s * 1e3 for p in points], color=color, linestyle="-", marker=".",
                         label=f"{result.target} p50")
-        ax_latency.plot(xs, [p.p99_s * 1e3 for p in points], color=color, linestyle="--",
+        ax_latency.plot(xs, [p.p99_s * 1e3 for p in points], color=color, linestyle="--", marker="x",
                         label=f"{result.target} p99")
         if sequential:  # each target's own window, labelled, so no one reads them as concurrent
             for ax in (ax_rate, ax_latency):
@@ -309,7 +311,6 @@ def plot(results: Sequence[RunResult], path: str | Path, *, title: str | None = 
     fig.suptitle(title or "load test: " + ", ".join(r.target for r in results))
     if footer:
         fig.text(0.01, 0.005, footer, fontsize="x-small", ha="left", va="bottom", wrap=True)
-        fig.get_layout_engine().set(rect=(0, 0.03, 1, 0.97))
     path = Path(path)
     fig.savefig(path, format="png")
     return path

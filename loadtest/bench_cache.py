@@ -35,7 +35,7 @@ PostgreSQL's defaults) unless `--dsn` names a server; each figure runs in its ow
 dropped at the end. Results go to --results-dir (default loadtest/results/bench_cache, git-ignored)
 as JSON and PNG; the section between `<!-- bench:cache:start -->` and `<!-- bench:cache:end -->` of
 --out (default docs/benchmarks.md) is rewritten from the newest JSON of each figure, so running one
-figure keeps the others (loadtest/bench_cache_report.py renders it and the PNGs).
+figure keeps the others.
 """
 
 from __future__ import annotations
@@ -54,14 +54,13 @@ from typing import Any, Sequence
 
 import grpc
 
-from loadtest import pg_probes
-from loadtest.bench_cache_report import plot_hit, plot_lag, write_docs
+from loadtest import benchdoc, pg_probes
 from loadtest.config import RunConfig
 from loadtest.harness import Endpoint, GatewayProcess, conf_args, fresh_database, gateways, postgres, workdir
 from loadtest.gateway_targets import DB, bench_table, partition_values
 from loadtest.grpc_user import GrpcUser
 from loadtest.histogram import percentile
-from loadtest.probes import load_average, machine, machine_busy_s, machine_total_s, peak_rss_bytes, rss_bytes
+from loadtest.probes import MachineWindow, describe_load, machine, peak_rss_bytes, rss_bytes
 from loadtest.report import markdown_table, matplotlib_available, write_report
 from loadtest.runner import run_load
 from loadtest.users import constant, task
@@ -465,30 +464,142 @@ async def _main_async(opts: argparse.Namespace) -> int:
             meta = {"machine": machine(), "pg_version": await pg_probes.server_version(admin_dsn)}
             runners = {"hit": figure_hit, "lag": figure_lag, "prewarm": figure_prewarm}
             for name in opts.only:
-                load_before, busy0, total0 = load_average(), machine_busy_s(), machine_total_s()
+                window = MachineWindow()
                 figure = await runners[name](admin_dsn, root, opts, results)
-                busy1, total1 = machine_busy_s(), machine_total_s()
-                figure["load"] = {"loadavg1_before": load_before, "loadavg1_after": load_average(),
-                                  "machine_busy": (busy1 - busy0) / max(total1 - total0, 0.01)}
+                figure["load"] = window.close().as_dict()
                 figure["command"] = _command(opts, name)
                 figure["measured"] = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
                 figure["machine"] = meta["machine"]
                 figure["pg_version"] = meta["pg_version"]
-                path = results / f"{name}.json"
-                if name == "lag" and path.exists():  # tails move with the machine's load: keep the last run's
-                    old = json.loads(path.read_text())
-                    figure["previous"] = {"measured": old.get("measured"), "load": old.get("load"), "methods": {
-                        m: {k: v for k, v in x.items() if k != "samples_ms"} for m, x in old["methods"].items()}}
-                if name == "prewarm" and path.exists():
-                    old = json.loads(path.read_text())
-                    if old.get("partitions") == figure["partitions"]:
-                        figure["previous"] = {k: old.get(k) for k in (
-                            "measured", "load", "eager_serving_s", "prewarm_logged_s", "bytes_per_partition")}
-                path.write_text(json.dumps(figure, indent=1))
+                (results / f"{name}.json").write_text(json.dumps(figure, indent=1))
     if opts.out:
         write_docs(Path(opts.out), results, meta)
         print(f"wrote the bench:cache section of {opts.out}", flush=True)
     return 0
+
+
+def _plot(path: Path, title: str, xlabel: str, ylabel: str, lines: Sequence[tuple[str, list[float], list[float]]],
+          *, log_x: bool = False, step: bool = False) -> str:
+    """One small line chart (the hit share per second, the lag's CDF), legend clear of the lines."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10, 4.5), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    for i, (label, xs, ys) in enumerate(lines):
+        (ax.step if step else ax.plot)(xs, ys, color=f"C{i}", label=label)
+    if log_x:
+        ax.set_xscale("log")
+    ax.set(xlabel=xlabel, ylabel=ylabel)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize="small")
+    fig.suptitle(title)
+    fig.savefig(path, format="png")
+    return str(path)
+
+
+def plot_hit(figure: dict[str, Any], path: Path) -> str:
+    return _plot(path, "Cache hit share per second, 95/5 read/write mix, 2 gateways", "seconds since start",
+                 "reads served by the caches (%)",
+                 [(f"{run['users']} users ({100 * run['share']:.1f}% overall)",
+                   [p["t"] for p in run["series"] if p["hits"] + p["misses"]],
+                   [100 * p["hits"] / (p["hits"] + p["misses"]) for p in run["series"] if p["hits"] + p["misses"]])
+                  for run in figure["runs"]])
+
+
+def plot_lag(figure: dict[str, Any], path: Path) -> str:
+    lines = []
+    for method, m in figure["methods"].items():
+        xs = sorted(m["samples_ms"])
+        lines.append((f"{method} (p50 {m['p50_ms']:.1f} ms, p99 {m['p99_ms']:.1f} ms)", xs,
+                      [100 * (k + 1) / len(xs) for k in range(len(xs))]))
+    return _plot(path, f"Commit-to-cache-visible lag across gateways, {figure['commits']} commits each (CDF)",
+                 "ms after CommitTxn returned on gateway A (log scale)", "commits (%)", lines, log_x=True, step=True)
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "| --- |" + " ---: |" * (len(header) - 1),
+            *("| " + " | ".join(str(c) for c in row) + " |" for row in rows), ""]
+
+
+def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> str:
+    """The bench:cache section: per figure its command, when, the machine's state, and its table."""
+    m, (start, end) = meta["machine"], benchdoc.markers("cache")
+    lines = [start, "## The synchronized cache: hit share, commit-to-cache lag, prewarm", "",
+             "Produced by `loadtest/bench_cache.py` (its docstring says exactly what runs). Gateways run as separate "
+             "`metastore-gateway serve` processes on one embedded PostgreSQL with its default (durable) settings, "
+             f"on the same machine as the load generator: {m['nproc']} cores, CPU \"{m['cpu_model']}\", "
+             f"{m['mem_gib']} GiB RAM, Linux {m['kernel']}, Python {m['python']}, PostgreSQL "
+             f"{meta.get('pg_version', '?')}.", ""]
+
+    def head(title: str, figure: dict[str, Any]) -> list[str]:
+        load = describe_load(figure["load"], m["nproc"]) if figure.get("load") else "not recorded"
+        return [f"### {title}", "", "```sh", figure["command"], "```", "",
+                f"Measured {figure['measured']}; machine state: {load}.", ""]
+
+    if hit := figures.get("hit"):
+        lines += head("Cache hit share under a 95/5 read/write mix", hit)
+        lines += [f"{hit['tables']} ACID tables of {hit['partitions_per_table']:,} partitions, two caching gateways; "
+                  "users alternate between them, closed loop, 95 read queries (`GetOpenTxns` → `GetValidWriteIds` → "
+                  "`GetPartitionsByNames(100)`) to 5 write txns (`OpenTxns` → `AddPartitions(2)` → "
+                  "`AlterPartitions(2 read ones)` → `CommitTxn`); share = `CacheStats` hits / (hits + misses), both "
+                  "gateways. Per second: `loadtest/results/bench_cache/hit_share.png`.", ""]
+        rows = []
+        for r in hit["runs"]:
+            reasons: dict[str, int] = {}
+            for g in r["per_gateway"]:
+                for k, v in g["misses"].items():
+                    reasons[k] = reasons.get(k, 0) + v
+            rows.append([r["users"], f"{r['duration_s']:.0f}", f"{r['reads_per_s']:.0f}", f"{r['writes_per_s']:.1f}",
+                         f"{r['read_p50_ms']:.1f}", f"{r['read_p99_ms']:.1f}", f"{r['hits']:,}",
+                         f"{r['misses']:,} ({', '.join(f'{k} {v}' for k, v in sorted(reasons.items())) or 'none'})",
+                         r["read_failures"] + r["write_failures"], f"**{100 * r['share']:.2f}%**"])
+        lines += _table(["users", "run s", "read queries/s", "write txns/s", "read p50 ms", "read p99 ms",
+                         "cache hits", "misses (by reason)", "failures", "hit share"], rows)
+    if lag := figures.get("lag"):
+        lines += head("Commit-to-cache-visible lag across gateways", lag)
+        lines += ["Gateway A commits a txn that added one partition; t0 is when `CommitTxn` returns. Gateway B "
+                  "(warm, default settings) is polled, one commit at a time, nothing else running, until *poller*: "
+                  "its `CacheStats.poller_position` ≥ the commit's event id, or *served*: a fresh snapshot's "
+                  "`GetPartitionsByNames` of the new partition is answered from its cache (the snapshot is inside "
+                  "the lag). Distribution: `loadtest/results/bench_cache/lag.png`.", ""]
+        lines += _table(["visible means", "commits", "p50 ms", "p90 ms", "p99 ms", "max ms", "probes (p50)"],
+                        [[k, v["n"], f"{v['p50_ms']:.2f}", f"{v['p90_ms']:.2f}", f"**{v['p99_ms']:.2f}**",
+                          f"{v['max_ms']:.2f}", f"{v['probes_p50']:.0f}"] for k, v in lag["methods"].items()])
+        lines += _table(["CommitTxn p50 ms", "fresh snapshot p50 ms", "B's own poller lag p50 / p99 ms"],
+                        [[f"{lag['commit_ms_p50']:.1f}", f"{lag['snapshot_ms_p50']:.1f}",
+                          f"{lag['gateway_lag_p50_ms']:.1f} / {lag['gateway_lag_p99_ms']:.1f}"]])
+    if pre := figures.get("prewarm"):
+        mib = 2**20
+        lines += head("Prewarm time and resident memory per cached partition", pre)
+        lines += [f"{pre['tables']} ACID tables × {pre['per_table']:,} partitions = {pre['partitions']:,} (per table "
+                  f"{pre['via_api_per_table']:,} through `AddPartitions`, the rest COPYed with the same rows; loading "
+                  f"took {pre['load_s']:.0f} s). Then a gateway with the cache disabled (baseline) and one with "
+                  "`metastore.gateway.cache.prewarm=eager`, one after the other; each answered one read, then idled "
+                  "3 s before VmRSS was read. Bytes per partition = (eager − baseline VmRSS) / partitions cached.", ""]
+        lines += _table(["gateway", "spawn → serving s", "VmRSS MiB", "peak VmHWM MiB"],
+                        [["cache disabled", f"{pre['baseline_serving_s']:.1f}", f"{pre['baseline_rss'] / mib:.0f}",
+                          f"{pre['baseline_hwm'] / mib:.0f}"],
+                         ["eager prewarm", f"{pre['eager_serving_s']:.1f}", f"{pre['eager_rss'] / mib:.0f}",
+                          f"{pre['eager_hwm'] / mib:.0f}"]])
+        logged = pre.get("prewarm_logged_s")
+        lines += _table(["partitions cached", "tables", "prewarm as logged s", "**bytes per partition**",
+                         "of which frames", "first read a hit"],
+                        [[f"{pre['cached_partitions']:,}", pre["cached_tables"],
+                          "–" if logged is None else f"{logged:.1f}", f"**{pre['bytes_per_partition']:.0f}**",
+                          f"{pre['frame_bytes_per_partition']:.0f}", "yes" if pre["first_read_hit"] else "NO"]])
+    return "\n".join([*lines, end]) + "\n"
+
+
+def write_docs(out: Path, results: Path, meta: dict[str, Any] | None = None) -> None:
+    """Rewrite the bench:cache section of `out` from the newest JSON of each figure in `results`."""
+    figures = {n: json.loads((results / f"{n}.json").read_text()) for n in ("hit", "lag", "prewarm")
+               if (results / f"{n}.json").exists()}
+    if meta is None:
+        newest: dict[str, Any] = max(figures.values(), key=lambda f: f.get("measured", ""), default={})
+        meta = {"machine": newest.get("machine") or machine(), "pg_version": newest.get("pg_version", "?")}
+    benchdoc.write_section(out, "cache", render_section(figures, meta))
 
 
 def _csv_ints(value: str) -> list[int]:

@@ -6,15 +6,9 @@ own JVM, with embedded Derby in a temporary working directory, and is called thr
 with `hmsclient` (PyPI) over thrift's C-accelerated binary protocol:
 
     async with hms_server() as address:                      # "127.0.0.1:PORT", ready to serve
-        await asyncio.to_thread(load_hms, address, partitions=10_000)
-        names = partition_names(10_000)
+        names = await asyncio.to_thread(load_hms, address, partitions=10_000)
         result = await run_load(HmsReader, address, RunConfig(users=4, run_time_s=10),
                                 options={"batch": 100, "names": names})
-
-or, as one driver target that starts, loads and stops it:
-
-    Target("hive-metastore", functools.partial(hms_with_data, partitions=10_000), HmsReader,
-           RunConfig(...), options={"batch": 100, "names": partition_names(10_000)})
 
 The data are the gateway benchmark's (loadtest/gateway_targets.py): database `bench`, table `events`
 (id bigint, payload string) partitioned by (ds string, hr int), ORC, partitions ds=2024-01-01/hr=0,
@@ -31,8 +25,8 @@ Notes for whoever reads the numbers:
 - get_partitions_by_names goes through HMS's direct SQL, whose follow-up queries inline the
   partition ids as literals, so Derby compiles new statements on most calls (jstack shows Derby
   loading generated classes); that, not Thrift, is where HMS spends its time.
-- The JIT needs tens of seconds of calls to warm up (the first calls cost 3x the CPU):
-  `hms_with_data(warmup_s=...)` does that before the target is measured.
+- The JIT needs tens of seconds of calls to warm up (the first calls cost 3x the CPU): `warm_up`
+  does that before the target is measured.
 - Settings chosen for the load, none of which changes a read: hive.warehouse.subdir.inherit.perms
   and hive.stats.autogather off, Derby without fsync, partition directories made by `load_hms`
   (without Hadoop's native library HMS forks `ls`/`chmod` per new directory).
@@ -59,26 +53,6 @@ from loadtest.errors import LoadTestError
 from loadtest.gateway_targets import partition_values as hourly_values  # the gateway benchmark's data
 from loadtest.users import User, constant, task
 from hive.names import escape_path_name
-
-__all__ = [
-    "DEFAULT_COLUMNS",
-    "DEFAULT_KEYS",
-    "HMS_MAIN_CLASS",
-    "HmsError",
-    "HmsReader",
-    "connect",
-    "hms_command",
-    "hms_server",
-    "hms_unavailable_reason",
-    "hms_version",
-    "hms_with_data",
-    "hourly_values",
-    "load_hms",
-    "partition_name",
-    "partition_names",
-    "pyspark_jars_dir",
-    "warm_up",
-]
 
 HMS_MAIN_CLASS = "org.apache.hadoop.hive.metastore.HiveMetaStore"
 DEFAULT_KEYS: tuple[tuple[str, str], ...] = (("ds", "string"), ("hr", "int"))
@@ -367,14 +341,9 @@ def partition_name(keys: Sequence[tuple[str, str]], values: Sequence[str]) -> st
     return "/".join(f"{escape_path_name(k)}={escape_path_name(v)}" for (k, _), v in zip(keys, values))
 
 
-def partition_names(
-    count: int,
-    *,
-    keys: Sequence[tuple[str, str]] = DEFAULT_KEYS,
-    values: Callable[[int], Sequence[Sequence[str]]] = hourly_values,
-) -> list[str]:
-    """The names of the first `count` partitions `load_hms` creates with the same `keys`/`values`."""
-    return [partition_name(keys, v) for v in values(count)]
+def partition_names(count: int) -> list[str]:
+    """The names of the first `count` partitions `load_hms` creates."""
+    return [partition_name(DEFAULT_KEYS, v) for v in hourly_values(count)]
 
 
 def _storage(columns: Sequence[tuple[str, str]], location: str | None) -> Any:
@@ -395,36 +364,23 @@ def _storage(columns: Sequence[tuple[str, str]], location: str | None) -> Any:
     )
 
 
-def load_hms(
-    address: str,
-    db: str = "bench",
-    table: str = "events",
-    partitions: int = 10_000,
-    *,
-    keys: Sequence[tuple[str, str]] = DEFAULT_KEYS,
-    columns: Sequence[tuple[str, str]] = DEFAULT_COLUMNS,
-    values: Callable[[int], Sequence[Sequence[str]]] = hourly_values,
-    parameters: Mapping[str, str] = DEFAULT_PARTITION_PARAMETERS,
-    batch: int = 1000,
-    precreate_dirs: bool | None = None,
-) -> list[str]:
-    """Create database `db`, the partitioned ORC table `db.table` (columns `columns`, partition keys
-    `keys`, as (name, type) pairs) and its first `partitions` partitions, whose values come from
-    `values(partitions)` (a list of value tuples, one per partition), added `batch` at a time with
-    add_partitions; each partition's location is <table location>/<partition name>. Blocking: from
-    asyncio call it with `asyncio.to_thread`. Returns the partition names, in order.
+def load_hms(address: str, db: str = "bench", table: str = "events", partitions: int = 10_000, *,
+             batch: int = 1000) -> list[str]:
+    """Create database `db`, the partitioned ORC table `db.table` (the gateway benchmark's columns and keys)
+    and its first `partitions` partitions (`hourly_values`), `batch` at a time with add_partitions; each
+    partition's location is <table location>/<partition name>. Blocking: from asyncio call it with
+    `asyncio.to_thread`. Returns the partition names, in order.
 
     HMS creates a missing partition directory itself, but without Hadoop's native library it forks
-    `chmod` for each one, which dominates the load time. `precreate_dirs` (None: when the table's
-    location is a file: URI that exists on this machine, as with `hms_server`) makes the
-    directories here first, so HMS only finds them there; the stored metadata is the same."""
+    `chmod` for each one, which dominates the load time: when the table's location is a local `file:`
+    directory (as with `hms_server`), the directories are made here first, so HMS only finds them
+    there; the stored metadata is the same."""
     from hmsclient.genthrift.hive_metastore.ttypes import Database, FieldSchema, Partition, Table
 
     if batch < 1:
         raise HmsError(f"batch must be >= 1, got {batch}")
-    rows = [tuple(v) for v in values(partitions)]
-    if len(rows) != partitions:
-        raise HmsError(f"values({partitions}) returned {len(rows)} partitions")
+    keys, columns = DEFAULT_KEYS, DEFAULT_COLUMNS
+    rows = [tuple(v) for v in hourly_values(partitions)]
     names = [partition_name(keys, v) for v in rows]
     with contextlib.closing(connect(address, timeout_s=600.0)) as client:
         client.create_database(Database(name=db, description=f"{db} (load test)", parameters={}))
@@ -445,11 +401,7 @@ def load_hms(
         )
         location = client.get_table(db, table).sd.location.rstrip("/")
         local = _local_dir(location)
-        if precreate_dirs is None:
-            precreate_dirs = local is not None and local.is_dir()
-        if precreate_dirs:
-            if local is None:
-                raise HmsError(f"cannot pre-create partition directories under {location}: not a local file: URI")
+        if local is not None and local.is_dir():
             for name in names:
                 (local / name).mkdir(parents=True, exist_ok=True)
         for start in range(0, partitions, batch):
@@ -461,7 +413,7 @@ def load_hms(
                     createTime=now,
                     lastAccessTime=0,
                     sd=_storage(columns, f"{location}/{name}"),
-                    parameters=dict(parameters),
+                    parameters=dict(DEFAULT_PARTITION_PARAMETERS),
                 )
                 for v, name in zip(rows[start : start + batch], names[start : start + batch])
             ]
@@ -482,32 +434,6 @@ def _local_dir(location: str) -> Path | None:
             return None
         path = "/" + rest
     return Path(unquote(path))
-
-
-@contextlib.asynccontextmanager
-async def hms_with_data(
-    partitions: int = 10_000,
-    db: str = "bench",
-    table: str = "events",
-    *,
-    port: int = 0,
-    workdir: str | os.PathLike[str] | None = None,
-    server_options: Mapping[str, Any] | None = None,
-    warmup_s: float = 0.0,
-    warmup_batch: int = 100,
-    **load_options: Any,
-) -> AsyncIterator[str]:
-    """`hms_server` with `load_hms(address, db, table, partitions, **load_options)` done before it
-    yields: a driver `Target.start` factory (use functools.partial to set the arguments).
-
-    `warmup_s` > 0 then calls get_partitions_by_names(`warmup_batch` random names) for that long
-    before yielding: the JVM's JIT takes tens of seconds of such calls to reach its speed (cold
-    calls cost HMS several times more CPU), as the gateway target warms its cache first."""
-    async with hms_server(port, workdir, **dict(server_options or {})) as address:
-        names = await asyncio.to_thread(load_hms, address, db, table, partitions, **load_options)
-        if warmup_s > 0:
-            await asyncio.to_thread(warm_up, address, db, table, names, warmup_s, warmup_batch)
-        yield address
 
 
 def warm_up(address: str, db: str, table: str, names: Sequence[str], seconds: float, batch: int = 100) -> int:

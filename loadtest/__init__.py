@@ -19,10 +19,8 @@ the users read familiar.
 """
 
 from loadtest.clock import Clock, LoopClock, ManualClock, SystemClock, VirtualTimeLoop
-from loadtest.config import RunConfig
-from loadtest.driver import Target, run_targets
+from loadtest.engine import RunConfig
 from loadtest.errors import ConfigError, LoadTestError, RunnerError, StopUser
-from loadtest.grpc_user import GrpcUser
 from loadtest.histogram import Histogram
 from loadtest.report import (
     METRICS,
@@ -36,10 +34,9 @@ from loadtest.report import (
     write_csv,
     write_report,
 )
-from loadtest.results import TOTAL, RunResult, TimePoint
-from loadtest.runner import run_load
-from loadtest.stats import RequestStats
-from loadtest.users import Measurement, User, between, constant, constant_throughput, task
+from loadtest.runner import Target, run_load, run_targets
+from loadtest.stats import TOTAL, RequestStats, RunResult, TimePoint
+from loadtest.users import GrpcUser, Measurement, User, between, constant, constant_throughput, task
 
 __all__ = [
     "Clock",

@@ -55,20 +55,18 @@ from typing import Any, Sequence
 import grpc
 
 from loadtest import benchdoc, pg_probes
-from loadtest.config import RunConfig
-from loadtest.harness import Endpoint, GatewayProcess, conf_args, fresh_database, gateways, postgres, workdir
+from loadtest.engine import RunConfig
 from loadtest.gateway_targets import DB, bench_table, partition_values
-from loadtest.grpc_user import GrpcUser
+from loadtest.harness import Endpoint, GatewayProcess, conf_args, fresh_database, gateways, postgres, workdir
 from loadtest.histogram import percentile
 from loadtest.probes import MachineWindow, describe_load, machine, peak_rss_bytes, rss_bytes
 from loadtest.report import markdown_table, matplotlib_available, write_report
 from loadtest.runner import run_load
-from loadtest.users import constant, task
+from loadtest.users import GrpcUser, constant, task
 from protos.metastore.v1 import admin_pb2 as apb
 from protos.metastore.v1 import catalog_pb2 as pb
-from protos.metastore.v1 import catalog_pb2_grpc
+from protos.metastore.v1 import catalog_pb2_grpc, transactions_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
-from protos.metastore.v1 import transactions_pb2_grpc
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = "docs/benchmarks.md"
@@ -333,9 +331,9 @@ async def load_partitions(dsn: str, ep: Endpoint, tables: int, per_table: int, v
     import asyncpg
 
     from gateway import convert
+    from hive.names import make_partition_name, validate_partition_values
     from store import codec
     from store.models import Partition, StorageDescriptor
-    from hive.names import make_partition_name, validate_partition_values
 
     started = time.monotonic()
     await ep.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name=DB)), timeout=TIMEOUT_S)

@@ -26,7 +26,6 @@ import grpc
 
 from loadtest import RunConfig, RunResult, Target, report_rows, run_targets
 from loadtest.benchdoc import machine_line, markers, write_section
-from loadtest.harness import EchoProcess, postgres, reply_size, running, workdir
 from loadtest.echo import EchoUser
 from loadtest.gateway_process import GatewayProcess
 from loadtest.gateway_targets import (
@@ -38,6 +37,7 @@ from loadtest.gateway_targets import (
     snapshot,
     warm,
 )
+from loadtest.harness import EchoProcess, postgres, reply_size, running, workdir
 from loadtest.stats import merge_all
 
 REPO = Path(__file__).resolve().parent.parent

@@ -33,8 +33,19 @@ from typing import Sequence
 
 import grpc
 
-from loadtest import TOTAL, RunConfig, RunResult, Target, benchdoc, plot, probes, profile_hit, report_rows, run_targets
-from loadtest import write_report
+from loadtest import (
+    TOTAL,
+    RunConfig,
+    RunResult,
+    Target,
+    benchdoc,
+    plot,
+    probes,
+    profile_hit,
+    report_rows,
+    run_targets,
+    write_report,
+)
 from loadtest.echo import EchoUser
 from loadtest.gateway_process import GatewayProcess
 from loadtest.gateway_targets import (

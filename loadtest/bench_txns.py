@@ -45,19 +45,16 @@ import asyncpg
 import grpc
 
 from loadtest import benchdoc, pg_probes, probes
-from loadtest.config import RunConfig
+from loadtest.engine import RunConfig
 from loadtest.gateway_process import GatewayProcess
-from loadtest.grpc_user import GrpcUser
 from loadtest.harness import conf_args, new_workdir
-from loadtest.progress import ProgressLine
 from loadtest.report import matplotlib_available, write_report
-from loadtest.results import LiveView, RunResult
 from loadtest.runner import run_load
-from loadtest.users import constant, task
+from loadtest.stats import LiveView, ProgressLine, RunResult
+from loadtest.users import GrpcUser, constant, task
 from protos.metastore.v1 import catalog_pb2 as cpb
-from protos.metastore.v1 import catalog_pb2_grpc
+from protos.metastore.v1 import catalog_pb2_grpc, transactions_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
-from protos.metastore.v1 import transactions_pb2_grpc
 
 REPO = Path(__file__).resolve().parent.parent
 REQUEST = "write-txn(10 partitions)"

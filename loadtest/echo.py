@@ -25,8 +25,7 @@ from typing import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 import grpc
 
 from loadtest.errors import ConfigError
-from loadtest.grpc_user import GrpcUser
-from loadtest.users import task
+from loadtest.users import GrpcUser, task
 
 # A length-delimited field with the largest legal field number: the filler is a valid protobuf
 # encoding that any message type parses as one unknown field, in case a client does parse it.

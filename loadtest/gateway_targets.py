@@ -12,13 +12,10 @@ from typing import Sequence
 
 import grpc
 
-from loadtest.grpc_user import GrpcUser
-from loadtest.users import constant, task
-from protos.metastore.v1 import admin_pb2, admin_pb2_grpc
+from loadtest.users import GrpcUser, constant, task
+from protos.metastore.v1 import admin_pb2, admin_pb2_grpc, catalog_pb2_grpc, transactions_pb2_grpc
 from protos.metastore.v1 import catalog_pb2 as pb
-from protos.metastore.v1 import catalog_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
-from protos.metastore.v1 import transactions_pb2_grpc
 
 DB, TABLE = "bench", "events"
 GET_PARTITIONS = "/metastore.v1.Catalog/GetPartitionsByNames"

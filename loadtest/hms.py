@@ -49,10 +49,10 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Mapping, Sequence, TypeVar
 from urllib.parse import unquote
 
+from hive.names import escape_path_name
 from loadtest.errors import LoadTestError
 from loadtest.gateway_targets import partition_values as hourly_values  # the gateway benchmark's data
 from loadtest.users import User, constant, task
-from hive.names import escape_path_name
 
 HMS_MAIN_CLASS = "org.apache.hadoop.hive.metastore.HiveMetaStore"
 DEFAULT_KEYS: tuple[tuple[str, str], ...] = (("ds", "string"), ("hr", "int"))

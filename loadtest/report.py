@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Sequence
 
 from loadtest.errors import ConfigError
-from loadtest.results import TOTAL, RunResult
-from loadtest.stats import RequestStats
+from loadtest.stats import TOTAL, RequestStats, RunResult
 
 __all__ = [
     "METRICS",

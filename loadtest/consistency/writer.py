@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Any
 import grpc
 
 from loadtest.consistency.model import (
-    C, CALL_TIMEOUT_S, DB, UNIVERSE, ExtState, Violation, part_values, random_names, table_message,
+    CALL_TIMEOUT_S,
+    DB,
+    UNIVERSE,
+    C,
+    ExtState,
+    Violation,
+    part_values,
+    random_names,
+    table_message,
 )
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb

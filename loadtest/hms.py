@@ -89,9 +89,9 @@ def pyspark_jars_dir() -> Path | None:
     return None
 
 
-def hms_version(jars_dir: Path | None = None) -> str:
+def hms_version() -> str:
     """The Hive Metastore version shipped with pyspark, read from hive-metastore-X.Y.Z.jar's name."""
-    jars = jars_dir or pyspark_jars_dir()
+    jars = pyspark_jars_dir()
     if jars is None:
         raise HmsError("pyspark is not installed (or its jars/ folder has no hive-metastore jar)")
     for jar in sorted(jars.glob("hive-metastore-*.jar")):
@@ -136,16 +136,8 @@ def postgres_unavailable_reason() -> str | None:
             "(`apt-get install libpostgresql-jdbc-java`) to run the Hive Metastore on PostgreSQL")
 
 
-def hms_command(
-    port: int,
-    workdir: Path,
-    *,
-    jars_dir: Path | None = None,
-    java: str | None = None,
-    log_level: str = "WARN",
-    jvm_args: Sequence[str] = (),
-    jdbc_url: str | None = None,
-) -> list[str]:
+def hms_command(port: int, workdir: Path, *, log_level: str = "WARN", jvm_args: Sequence[str] = (),
+                jdbc_url: str | None = None) -> list[str]:
     """The command line that runs HiveMetaStore on `port` with embedded Derby under `workdir`.
 
     Hive reads its settings from JVM system properties (HiveConf applies -D overrides of known
@@ -153,12 +145,9 @@ def hms_command(
     ${java.io.tmpdir}/${user.name} by default; hive.root.logger=console sends it to stderr instead,
     which hms_server captures in workdir/hms.log.
     """
-    jars = jars_dir or pyspark_jars_dir()
-    if jars is None:
-        raise HmsError("pyspark is not installed (or its jars/ folder has no hive-metastore jar)")
-    java = java or _java()
-    if java is None:
-        raise HmsError("no Java runtime: java is not on PATH and JAVA_HOME is unset")
+    jars, java = pyspark_jars_dir(), _java()
+    if jars is None or java is None:
+        raise HmsError(hms_unavailable_reason() or "no Java runtime or no pyspark jars")
     workdir = workdir.resolve()
     props = {
         "log4j2.contextSelector": "org.apache.logging.log4j.core.selector.BasicContextSelector",
@@ -190,16 +179,8 @@ def hms_command(
                       "javax.jdo.option.ConnectionUserName": "postgres", "javax.jdo.option.ConnectionPassword": "",
                       "datanucleus.connectionPoolingType": "dbcp"})
         classpath += f":{POSTGRES_JDBC_JAR}"
-    return [
-        java,
-        *jvm_args,
-        *(f"-D{k}={v}" for k, v in props.items()),
-        "-cp",
-        classpath,
-        HMS_MAIN_CLASS,
-        "-p",
-        str(port),
-    ]
+    return [java, *jvm_args, *(f"-D{k}={v}" for k, v in props.items()), "-cp", classpath, HMS_MAIN_CLASS,
+            "-p", str(port)]
 
 
 def _free_port() -> int:
@@ -350,18 +331,10 @@ def _storage(columns: Sequence[tuple[str, str]], location: str | None) -> Any:
     from hmsclient.genthrift.hive_metastore.ttypes import FieldSchema, SerDeInfo, StorageDescriptor
 
     return StorageDescriptor(
-        cols=[FieldSchema(name=n, type=t, comment=None) for n, t in columns],
-        location=location,
-        inputFormat=ORC_INPUT_FORMAT,
-        outputFormat=ORC_OUTPUT_FORMAT,
-        compressed=False,
-        numBuckets=-1,
+        cols=[FieldSchema(name=n, type=t, comment=None) for n, t in columns], location=location,
+        inputFormat=ORC_INPUT_FORMAT, outputFormat=ORC_OUTPUT_FORMAT, compressed=False, numBuckets=-1,
         serdeInfo=SerDeInfo(name=None, serializationLib=ORC_SERDE, parameters={"serialization.format": "1"}),
-        bucketCols=[],
-        sortCols=[],
-        parameters={},
-        storedAsSubDirectories=False,
-    )
+        bucketCols=[], sortCols=[], parameters={}, storedAsSubDirectories=False)
 
 
 def load_hms(address: str, db: str = "bench", table: str = "events", partitions: int = 10_000, *,
@@ -385,38 +358,20 @@ def load_hms(address: str, db: str = "bench", table: str = "events", partitions:
     with contextlib.closing(connect(address, timeout_s=600.0)) as client:
         client.create_database(Database(name=db, description=f"{db} (load test)", parameters={}))
         now = int(time.time())
-        client.create_table(
-            Table(
-                tableName=table,
-                dbName=db,
-                owner="bench",
-                createTime=now,
-                lastAccessTime=0,
-                retention=0,
-                sd=_storage(columns, None),
-                partitionKeys=[FieldSchema(name=n, type=t, comment=None) for n, t in keys],
-                parameters={},
-                tableType="MANAGED_TABLE",
-            )
-        )
+        client.create_table(Table(
+            tableName=table, dbName=db, owner="bench", createTime=now, lastAccessTime=0, retention=0,
+            sd=_storage(columns, None), partitionKeys=[FieldSchema(name=n, type=t, comment=None) for n, t in keys],
+            parameters={}, tableType="MANAGED_TABLE"))
         location = client.get_table(db, table).sd.location.rstrip("/")
         local = _local_dir(location)
         if local is not None and local.is_dir():
             for name in names:
                 (local / name).mkdir(parents=True, exist_ok=True)
         for start in range(0, partitions, batch):
-            chunk = [
-                Partition(
-                    values=list(v),
-                    dbName=db,
-                    tableName=table,
-                    createTime=now,
-                    lastAccessTime=0,
-                    sd=_storage(columns, f"{location}/{name}"),
-                    parameters=dict(DEFAULT_PARTITION_PARAMETERS),
-                )
-                for v, name in zip(rows[start : start + batch], names[start : start + batch])
-            ]
+            chunk = [Partition(values=list(v), dbName=db, tableName=table, createTime=now, lastAccessTime=0,
+                               sd=_storage(columns, f"{location}/{name}"),
+                               parameters=dict(DEFAULT_PARTITION_PARAMETERS))
+                     for v, name in zip(rows[start:start + batch], names[start:start + batch])]
             added = client.add_partitions(chunk)
             if added != len(chunk):
                 raise HmsError(f"add_partitions added {added} of {len(chunk)} partitions")

@@ -54,7 +54,7 @@ from typing import Any, Sequence
 
 import grpc
 
-from loadtest import benchdoc, pg_probes
+from loadtest import benchdoc, probes
 from loadtest.engine import RunConfig
 from loadtest.gateway_targets import DB, bench_table, partition_values
 from loadtest.harness import Endpoint, GatewayProcess, conf_args, fresh_database, gateways, postgres, workdir
@@ -459,7 +459,7 @@ async def _main_async(opts: argparse.Namespace) -> int:
         return 0
     with workdir() as root:
         async with postgres(root / "pg", dsn=opts.dsn, fast=False) as admin_dsn:
-            meta = {"machine": machine(), "pg_version": await pg_probes.server_version(admin_dsn)}
+            meta = {"machine": machine(), "pg_version": await probes.server_version(admin_dsn)}
             runners = {"hit": figure_hit, "lag": figure_lag, "prewarm": figure_prewarm}
             for name in opts.only:
                 window = MachineWindow()

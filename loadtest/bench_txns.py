@@ -16,7 +16,7 @@ synchronous_commit and full_page_writes off), so the report shows what the commi
 With `--dsn` one gateway serves from that PostgreSQL as configured, in a database that is dropped at
 the end.
 
-Over each run's window it also measures (loadtest.pg_probes): CPU of the gateway, PostgreSQL, the load
+Over each run's window it also measures (loadtest.probes): CPU of the gateway, PostgreSQL, the load
 generator and the machine as cores in use; WAL fsyncs and commits per transaction (pg_stat_io /
 pg_stat_database) and WAL bytes; and what the gateway's backends are doing, sampled from
 pg_stat_activity every 25 ms. The section `bench:txns` of `--out` is replaced; the loadtest report
@@ -44,7 +44,7 @@ from typing import Any, Sequence
 import asyncpg
 import grpc
 
-from loadtest import benchdoc, pg_probes, probes
+from loadtest import benchdoc, probes
 from loadtest.engine import RunConfig
 from loadtest.gateway_process import GatewayProcess
 from loadtest.harness import conf_args, new_workdir
@@ -117,7 +117,7 @@ class WriteTxnUser(GrpcUser):
 class ProbeSink:
     """The run's progress sink: brackets the load window for `probe`, then forwards to `inner`."""
 
-    def __init__(self, inner: ProgressLine | None, probe: pg_probes.RunProbe, run_time_s: float) -> None:
+    def __init__(self, inner: ProgressLine | None, probe: probes.RunProbe, run_time_s: float) -> None:
         self._inner, self._probe, self._run_time_s = inner, probe, run_time_s
 
     def update(self, view: LiveView) -> None:
@@ -163,7 +163,7 @@ def gateway_settings(conf: Sequence[str]) -> dict[str, str]:
     return {**settings, **dict(item.split("=", 1) for item in conf)}
 
 
-def summarize(mode: str, clients: int, result: RunResult, probe: pg_probes.RunProbe,
+def summarize(mode: str, clients: int, result: RunResult, probe: probes.RunProbe,
               before: dict[str, int] | None, after: dict[str, int] | None) -> dict[str, Any]:
     """One run's figures, JSON-ready (NaN as None)."""
     stats, nan = result.stats.get(REQUEST), math.nan
@@ -199,14 +199,14 @@ async def run_mode(opts: argparse.Namespace, mode: str) -> tuple[dict[str, Any],
         (tmp / "data").mkdir()
         args += ["--data-dir", str(tmp / "data")]
         if mode == "on":
-            fsync_probe = pg_probes.fdatasync_probe(tmp / "data")
+            fsync_probe = probes.fdatasync_probe(tmp / "data")
     gateway = GatewayProcess(args, tmp / "gateway.log")
     stats_conn: asyncpg.Connection | None = None
     db_name = f"bench_txns_{dt.datetime.now(dt.timezone.utc):%Y%m%d%H%M%S}_{os.getpid()}"
     created = False
     try:
         address = await asyncio.to_thread(gateway.wait_serving)
-        stats_conn, datname, postmaster = await pg_probes.connect_stats(opts.dsn or gateway.dsn)
+        stats_conn, datname, postmaster = await probes.connect_stats(opts.dsn or gateway.dsn)
         settings = await asyncio.to_thread(gateway_settings, conf)
         info: dict[str, Any] = {
             "mode": mode, "conf": conf, "pg_version": await stats_conn.fetchval("SHOW server_version"),
@@ -216,14 +216,14 @@ async def run_mode(opts: argparse.Namespace, mode: str) -> tuple[dict[str, Any],
         await _catalog(address, db_name)
         created = True
         results = []
-        before = await pg_probes.wal_stats(stats_conn, datname)
+        before = await probes.wal_stats(stats_conn, datname)
         for clients in opts.clients:
             label = f"fsync={mode} c={clients}" if mode != "dsn" else f"c={clients}"
             config = RunConfig(users=clients, run_time_s=opts.duration, workers=min(opts.workers, clients),
                                stop_timeout_s=5.0)
             discarded: list[float] = []
             while True:
-                probe = pg_probes.RunProbe(gateway.proc.pid, postmaster, stats_conn, datname)
+                probe = probes.RunProbe(gateway.proc.pid, postmaster, stats_conn, datname)
                 sink = ProbeSink(None if opts.quiet else ProgressLine(label), probe, opts.duration)
                 sampler = asyncio.create_task(probe.sample())
                 try:
@@ -237,7 +237,7 @@ async def run_mode(opts: argparse.Namespace, mode: str) -> tuple[dict[str, Any],
                 # Idle backends flush their pg_stat counters after 10 s (PGSTAT_IDLE_INTERVAL); wait that out so
                 # the counters read next hold exactly this run (and the next run starts on a quiet server).
                 await asyncio.sleep(opts.pause)
-                after = await pg_probes.wal_stats(stats_conn, datname)
+                after = await probes.wal_stats(stats_conn, datname)
                 summary = summarize(mode, clients, result, probe, before, after)
                 before = after
                 other = (summary["cpu"] or {}).get("other") or 0.0
@@ -335,7 +335,7 @@ def render_section(data: dict[str, Any]) -> str:
     states = sorted({k for r in runs for k, v in r["wait_profile"].items() if v >= 0.02},
                     key=lambda k: -max(r["wait_profile"].get(k, 0.0) for r in runs))
     lines += ["", f"What the gateway's PostgreSQL connections were doing, sampled from `pg_stat_activity` every "
-              f"{pg_probes.SAMPLE_INTERVAL_S * 1e3:g} ms (average number of backends per state; states under 0.02 "
+              f"{probes.SAMPLE_INTERVAL_S * 1e3:g} ms (average number of backends per state; states under 0.02 "
               "everywhere are summed as *other*):", "",
               "| backend state | " + " | ".join(name[id(r)] for r in runs) + " |", "| --- |" + " ---: |" * len(runs)]
     for k in states:

@@ -86,10 +86,7 @@ class _FixedReplies(grpc.GenericRpcHandler):
 
 
 async def start_echo_server(
-    method_payloads: Mapping[str, bytes],
-    host: str = "127.0.0.1",
-    port: int = 0,
-    *,
+    method_payloads: Mapping[str, bytes], host: str = "127.0.0.1", port: int = 0, *,
     options: Sequence[tuple[str, object]] = (),
 ) -> tuple[grpc.aio.Server, int]:
     """Start serving `method_payloads` (full method path -> reply bytes) on host:port (0 picks a

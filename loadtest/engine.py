@@ -137,17 +137,9 @@ def plan_engines(config: RunConfig) -> list[EnginePlan]:
             quota = config.requests // engines + (1 if w < config.requests % engines else 0)
         plans.append(
             EnginePlan(
-                worker=w,
-                user_ids=tuple(range(w, config.users, engines)),
-                spawn_rate=config.spawn_rate,
-                run_time_s=config.run_time_s,
-                requests=quota,
-                rate=config.rate,
-                rate_phase=w,
-                rate_stride=engines,
-                stats_interval_s=config.stats_interval_s,
-                stop_timeout_s=config.stop_timeout_s,
-                seed=config.seed,
+                worker=w, user_ids=tuple(range(w, config.users, engines)), spawn_rate=config.spawn_rate,
+                run_time_s=config.run_time_s, requests=quota, rate=config.rate, rate_phase=w, rate_stride=engines,
+                stats_interval_s=config.stats_interval_s, stop_timeout_s=config.stop_timeout_s, seed=config.seed,
             )
         )
     return plans
@@ -175,19 +167,15 @@ class EngineOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "worker": self.worker,
-            "duration_s": self.duration_s,
-            "users_started": self.users_started,
+            "worker": self.worker, "duration_s": self.duration_s, "users_started": self.users_started,
             "tasks_started": self.tasks_started,
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EngineOutcome:
         return cls(
-            worker=int(data["worker"]),
-            duration_s=float(data["duration_s"]),
-            users_started=int(data["users_started"]),
-            tasks_started=int(data["tasks_started"]),
+            worker=int(data["worker"]), duration_s=float(data["duration_s"]),
+            users_started=int(data["users_started"]), tasks_started=int(data["tasks_started"]),
         )
 
 
@@ -196,13 +184,7 @@ class Engine:
     instance. `sink` receives each stats window as it closes (called on the loop, must not block)."""
 
     def __init__(
-        self,
-        user_class: type[User],
-        *,
-        host: str,
-        plan: EnginePlan,
-        clock: Clock,
-        sink: SnapshotSink,
+        self, user_class: type[User], *, host: str, plan: EnginePlan, clock: Clock, sink: SnapshotSink,
         options: Mapping[str, Any] | None = None,
     ) -> None:
         validate_user_class(user_class)
@@ -276,9 +258,7 @@ class Engine:
             await asyncio.gather(ticker, return_exceptions=True)
             self._emit()
         return EngineOutcome(
-            worker=plan.worker,
-            duration_s=max(0.0, ended - start_at),
-            users_started=self._users_started,
+            worker=plan.worker, duration_s=max(0.0, ended - start_at), users_started=self._users_started,
             tasks_started=self._tasks_started,
         )
 
@@ -295,12 +275,8 @@ class Engine:
                 if self._stopping:
                     break
                 context = UserContext(
-                    user_id=uid,
-                    host=self._host,
-                    clock=clock,
-                    recorder=self._collector,
-                    rng=random.Random(f"{plan.seed}:{uid}"),
-                    options=self._options,
+                    user_id=uid, host=self._host, clock=clock, recorder=self._collector,
+                    rng=random.Random(f"{plan.seed}:{uid}"), options=self._options,
                 )
                 try:
                     user = self._user_class(context)

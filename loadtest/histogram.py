@@ -224,14 +224,9 @@ class Histogram:
                 flat.append(index)
                 flat.append(n)
         return {
-            "format": _FORMAT,
-            "bits": self._bits,
-            "highest_us": self._highest,
-            "count": self._count,
-            "total_s": self._total,
-            "min_s": self._min if self._count else None,
-            "max_s": self._max if self._count else None,
-            "buckets": flat,
+            "format": _FORMAT, "bits": self._bits, "highest_us": self._highest, "count": self._count,
+            "total_s": self._total, "min_s": self._min if self._count else None,
+            "max_s": self._max if self._count else None, "buckets": flat,
         }
 
     @classmethod

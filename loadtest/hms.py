@@ -219,14 +219,8 @@ def _stop(proc: subprocess.Popen[bytes], grace_s: float) -> None:
 
 @contextlib.asynccontextmanager
 async def hms_server(
-    port: int = 0,
-    workdir: str | os.PathLike[str] | None = None,
-    *,
-    startup_timeout_s: float = 120.0,
-    stop_grace_s: float = 10.0,
-    log_level: str = "WARN",
-    jvm_args: Sequence[str] = (),
-    backing: str = "derby",
+    port: int = 0, workdir: str | os.PathLike[str] | None = None, *, startup_timeout_s: float = 120.0,
+    stop_grace_s: float = 10.0, log_level: str = "WARN", jvm_args: Sequence[str] = (), backing: str = "derby",
 ) -> AsyncIterator[str]:
     """Run the Hive Metastore from pyspark's jars for the duration of the block; yields
     "127.0.0.1:PORT" once a real Thrift call has succeeded.

@@ -39,12 +39,9 @@ def machine() -> dict[str, Any]:
     import grpc
 
     return {
-        "nproc": len(os.sched_getaffinity(0)),
-        "cpu_model": cpu or platform.processor() or "unknown",
-        "mem_gib": round(psutil.virtual_memory().total / 2**30, 1),
-        "kernel": platform.release(),
-        "python": platform.python_version(),
-        "grpcio": grpc.__version__,
+        "nproc": len(os.sched_getaffinity(0)), "cpu_model": cpu or platform.processor() or "unknown",
+        "mem_gib": round(psutil.virtual_memory().total / 2**30, 1), "kernel": platform.release(),
+        "python": platform.python_version(), "grpcio": grpc.__version__,
     }
 
 
@@ -227,9 +224,7 @@ def cpu_usage(a: CpuSnapshot, b: CpuSnapshot) -> dict[str, float]:
     pg = sum(cpu - a.postgres_s.get(pid, 0.0) for pid, cpu in b.postgres_s.items())
     gen = sum(cpu - a.generator_s.get(pid, 0.0) for pid, cpu in b.generator_s.items()) + (b.self_s - a.self_s)
     out = {
-        "wall_s": wall,
-        "machine": (b.machine_s - a.machine_s) / wall,
-        "gateway": (b.gateway_s - a.gateway_s) / wall,
+        "wall_s": wall, "machine": (b.machine_s - a.machine_s) / wall, "gateway": (b.gateway_s - a.gateway_s) / wall,
         "generator": gen / wall,
     }
     out["postgres"] = pg / wall if b.postgres_s else float("nan")

@@ -23,19 +23,8 @@ from loadtest.errors import ConfigError
 from loadtest.stats import TOTAL, RequestStats, RunResult
 
 __all__ = [
-    "METRICS",
-    "ReportRow",
-    "ReportFiles",
-    "report_rows",
-    "to_csv",
-    "write_csv",
-    "timeseries_csv",
-    "markdown_table",
-    "comparison_table",
-    "compare_ratios",
-    "plot",
-    "matplotlib_available",
-    "write_report",
+    "METRICS", "ReportRow", "ReportFiles", "report_rows", "to_csv", "write_csv", "timeseries_csv", "markdown_table",
+    "comparison_table", "compare_ratios", "plot", "matplotlib_available", "write_report",
 ]
 
 
@@ -60,19 +49,9 @@ class ReportRow:
 
 METRICS: tuple[str, ...] = tuple(f.name for f in fields(ReportRow))[2:]
 _HEADERS = {
-    "target": "target",
-    "name": "request",
-    "requests": "requests",
-    "failures": "failures",
-    "failure_pct": "fail %",
-    "calls_per_s": "calls/s",
-    "items_per_s": "items/s",
-    "mean_ms": "mean ms",
-    "p50_ms": "p50 ms",
-    "p95_ms": "p95 ms",
-    "p99_ms": "p99 ms",
-    "p999_ms": "p99.9 ms",
-    "max_ms": "max ms",
+    "target": "target", "name": "request", "requests": "requests", "failures": "failures", "failure_pct": "fail %",
+    "calls_per_s": "calls/s", "items_per_s": "items/s", "mean_ms": "mean ms", "p50_ms": "p50 ms", "p95_ms": "p95 ms",
+    "p99_ms": "p99 ms", "p999_ms": "p99.9 ms", "max_ms": "max ms",
 }
 
 
@@ -80,19 +59,10 @@ def _row(target: str, name: str, stats: RequestStats, duration_s: float) -> Repo
     p50, p95, p99, p999 = stats.latency.percentiles((50, 95, 99, 99.9))
     per_s = (lambda n: n / duration_s) if duration_s > 0 else (lambda n: math.nan)
     return ReportRow(
-        target=target,
-        name=name,
-        requests=stats.requests,
-        failures=stats.failures,
+        target=target, name=name, requests=stats.requests, failures=stats.failures,
         failure_pct=100.0 * stats.failures / stats.requests if stats.requests else 0.0,
-        calls_per_s=per_s(stats.requests),
-        items_per_s=per_s(stats.items),
-        mean_ms=stats.latency.mean_s * 1e3,
-        p50_ms=p50 * 1e3,
-        p95_ms=p95 * 1e3,
-        p99_ms=p99 * 1e3,
-        p999_ms=p999 * 1e3,
-        max_ms=stats.latency.max_s * 1e3,
+        calls_per_s=per_s(stats.requests), items_per_s=per_s(stats.items), mean_ms=stats.latency.mean_s * 1e3,
+        p50_ms=p50 * 1e3, p95_ms=p95 * 1e3, p99_ms=p99 * 1e3, p999_ms=p999 * 1e3, max_ms=stats.latency.max_s * 1e3,
     )
 
 
@@ -140,13 +110,7 @@ def timeseries_csv(results: Sequence[RunResult]) -> str:
     for result in results:
         for p in result.series:
             values = [
-                p.start_s,
-                p.duration_s,
-                p.requests_per_s,
-                p.failures,
-                p.items_per_s,
-                p.p50_s * 1e3,
-                p.p95_s * 1e3,
+                p.start_s, p.duration_s, p.requests_per_s, p.failures, p.items_per_s, p.p50_s * 1e3, p.p95_s * 1e3,
                 p.p99_s * 1e3,
             ]
             writer.writerow(

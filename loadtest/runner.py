@@ -97,12 +97,8 @@ def _run_engine(spec: WorkerSpec, queue: Any, start_at: float, stop: Any) -> Eng
 
 async def _serve(spec: WorkerSpec, queue: Any, start_at: float, stop: Any) -> EngineOutcome:
     engine = Engine(
-        spec.user_class,
-        host=spec.host,
-        plan=spec.plan,
-        clock=SystemClock(),
-        sink=lambda snapshot: queue.put((STATS, snapshot.to_dict())),
-        options=spec.options,
+        spec.user_class, host=spec.host, plan=spec.plan, clock=SystemClock(),
+        sink=lambda snapshot: queue.put((STATS, snapshot.to_dict())), options=spec.options,
     )
     watcher = asyncio.create_task(_watch_stop(stop, engine))
     try:
@@ -133,14 +129,8 @@ class ProgressSink(Protocol):
 
 
 async def run_load(
-    user_class: type[User],
-    host: str,
-    config: RunConfig,
-    *,
-    target: str = "run",
-    options: Mapping[str, Any] | None = None,
-    progress: bool | ProgressSink = True,
-    clock: Clock | None = None,
+    user_class: type[User], host: str, config: RunConfig, *, target: str = "run",
+    options: Mapping[str, Any] | None = None, progress: bool | ProgressSink = True, clock: Clock | None = None,
 ) -> RunResult:
     """Drive `host` with `config.users` users of `user_class`; return the merged result.
 
@@ -167,21 +157,12 @@ async def run_load(
 
 
 async def _run_in_process(
-    user_class: type[User],
-    host: str,
-    config: RunConfig,
-    target: str,
-    options: Mapping[str, Any],
-    progress: ProgressSink,
-    clock: Clock,
+    user_class: type[User], host: str, config: RunConfig, target: str, options: Mapping[str, Any],
+    progress: ProgressSink, clock: Clock,
 ) -> RunResult:
     aggregator = RunAggregator(config.stats_interval_s)
     engine = Engine(
-        user_class,
-        host=host,
-        plan=plan_engines(config)[0],
-        clock=clock,
-        sink=aggregator.add,
+        user_class, host=host, plan=plan_engines(config)[0], clock=clock, sink=aggregator.add,
         options=MappingProxyType(dict(options)),
     )
     start_at = clock.now()
@@ -200,30 +181,18 @@ async def _run_in_process(
                 run.cancel()
     progress.finish(aggregator.overall(outcome.duration_s))
     return aggregator.result(
-        target,
-        outcome.duration_s,
-        config=config,
-        users_started=outcome.users_started,
-        tasks_started=outcome.tasks_started,
-        started_at=wall_start,
+        target, outcome.duration_s, config=config, users_started=outcome.users_started,
+        tasks_started=outcome.tasks_started, started_at=wall_start,
     )
 
 
 async def _run_in_workers(
-    user_class: type[User],
-    host: str,
-    config: RunConfig,
-    target: str,
-    options: Mapping[str, Any],
+    user_class: type[User], host: str, config: RunConfig, target: str, options: Mapping[str, Any],
     progress: ProgressSink,
 ) -> RunResult:
     specs = [
         WorkerSpec(
-            user_class=user_class,
-            host=host,
-            options=options,
-            plan=plan,
-            use_uvloop=config.use_uvloop,
+            user_class=user_class, host=host, options=options, plan=plan, use_uvloop=config.use_uvloop,
             startup_timeout_s=config.startup_timeout_s,
         )
         for plan in plan_engines(config)
@@ -291,13 +260,9 @@ async def _run_in_workers(
     duration = max((o.duration_s for o in outcomes.values()), default=max(0.0, clock.now() - start_at))
     progress.finish(aggregator.overall(duration))
     return aggregator.result(
-        target,
-        duration,
-        config=config,
-        worker_errors=tuple(errors[w] for w in sorted(errors)),
+        target, duration, config=config, worker_errors=tuple(errors[w] for w in sorted(errors)),
         users_started=sum(o.users_started for o in outcomes.values()),
-        tasks_started=sum(o.tasks_started for o in outcomes.values()),
-        started_at=wall_start,
+        tasks_started=sum(o.tasks_started for o in outcomes.values()), started_at=wall_start,
     )
 
 
@@ -312,10 +277,8 @@ class _WorkerPool:
         self._start_at = ctx.Value("d", 0.0, lock=False)
         self._procs = [
             ctx.Process(
-                target=worker_main,
-                args=(spec, self._queue, self._go, self._start_at, self._stop),
-                name=f"loadtest-worker-{spec.plan.worker}",
-                daemon=True,  # never outlive the parent
+                target=worker_main, args=(spec, self._queue, self._go, self._start_at, self._stop),
+                name=f"loadtest-worker-{spec.plan.worker}", daemon=True,  # never outlive the parent
             )
             for spec in specs
         ]
@@ -432,11 +395,7 @@ class Target:
 
 
 async def run_targets(
-    targets: Sequence[Target],
-    *,
-    progress: bool | ProgressSink = True,
-    keep_going: bool = False,
-    pause_s: float = 0.0,
+    targets: Sequence[Target], *, progress: bool | ProgressSink = True, keep_going: bool = False, pause_s: float = 0.0
 ) -> list[RunResult]:
     """Run `targets` in order and return one `RunResult` each, in the same order.
 
@@ -454,11 +413,7 @@ async def run_targets(
         try:
             async with target.start() as address:
                 result = await run_load(
-                    target.user_class,
-                    address,
-                    target.config,
-                    target=target.name,
-                    options=target.options,
+                    target.user_class, address, target.config, target=target.name, options=target.options,
                     progress=progress,
                 )
         except Exception as exc:
@@ -466,10 +421,7 @@ async def run_targets(
                 raise RunnerError(f"target {target.name!r} failed: {exc}") from exc
             _log.exception("target %r failed; continuing with the next one", target.name)
             result = RunResult(
-                target=target.name,
-                duration_s=0.0,
-                stats={},
-                config=target.config,
+                target=target.name, duration_s=0.0, stats={}, config=target.config,
                 worker_errors=(f"target failed: {exc!r}",),
             )
         results.append(result)

@@ -76,10 +76,7 @@ class RequestStats:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "requests": self.requests,
-            "failures": self.failures,
-            "items": self.items,
-            "errors": dict(self.errors),
+            "requests": self.requests, "failures": self.failures, "items": self.items, "errors": dict(self.errors),
             "latency": self.latency.to_dict(),
         }
 
@@ -144,16 +141,14 @@ class IntervalSnapshot:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "worker": self.worker,
-            "index": self.index,
+            "worker": self.worker, "index": self.index,
             "stats": {name: s.to_dict() for name, s in self.stats.items()},
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> IntervalSnapshot:
         return cls(
-            worker=int(data["worker"]),
-            index=int(data["index"]),
+            worker=int(data["worker"]), index=int(data["index"]),
             stats={str(name): RequestStats.from_dict(s) for name, s in data["stats"].items()},
         )
 
@@ -284,13 +279,8 @@ class RunAggregator:
             p50, p95, p99 = recent.latency.percentiles((50, 95, 99))
             rate = recent.requests / span
         return LiveView(
-            elapsed_s=elapsed_s,
-            requests=self._requests,
-            failures=self._failures,
-            recent_requests_per_s=rate,
-            p50_s=p50,
-            p95_s=p95,
-            p99_s=p99,
+            elapsed_s=elapsed_s, requests=self._requests, failures=self._failures, recent_requests_per_s=rate,
+            p50_s=p50, p95_s=p95, p99_s=p99,
         )
 
     def overall(self, duration_s: float) -> LiveView:
@@ -298,12 +288,8 @@ class RunAggregator:
         total = merge_all(self._totals)
         p50, p95, p99 = total.latency.percentiles((50, 95, 99))
         return LiveView(
-            elapsed_s=duration_s,
-            requests=self._requests,
-            failures=self._failures,
-            recent_requests_per_s=self._requests / duration_s if duration_s > 0 else math.nan,
-            p50_s=p50,
-            p95_s=p95,
+            elapsed_s=duration_s, requests=self._requests, failures=self._failures,
+            recent_requests_per_s=self._requests / duration_s if duration_s > 0 else math.nan, p50_s=p50, p95_s=p95,
             p99_s=p99,
         )
 
@@ -340,26 +326,13 @@ class RunAggregator:
         return tuple(points)
 
     def result(
-        self,
-        target: str,
-        duration_s: float,
-        *,
-        config: RunConfig | None = None,
-        worker_errors: tuple[str, ...] = (),
-        users_started: int = 0,
-        tasks_started: int = 0,
-        started_at: float = 0.0,
+        self, target: str, duration_s: float, *, config: RunConfig | None = None, worker_errors: tuple[str, ...] = (),
+        users_started: int = 0, tasks_started: int = 0, started_at: float = 0.0,
     ) -> RunResult:
         return RunResult(
-            target=target,
-            duration_s=duration_s,
-            stats={name: s.copy() for name, s in sorted(self._totals.items())},
-            series=self.series(duration_s),
-            config=config,
-            worker_errors=worker_errors,
-            users_started=users_started,
-            tasks_started=tasks_started,
-            started_at=started_at,
+            target=target, duration_s=duration_s, stats={name: s.copy() for name, s in sorted(self._totals.items())},
+            series=self.series(duration_s), config=config, worker_errors=worker_errors, users_started=users_started,
+            tasks_started=tasks_started, started_at=started_at,
         )
 
 
@@ -390,12 +363,7 @@ class ProgressLine:
     it decides itself whether to write. `finish` always writes the last state and ends the line."""
 
     def __init__(
-        self,
-        label: str,
-        stream: TextIO | None = None,
-        *,
-        is_tty: bool | None = None,
-        tty_every_s: float = 0.25,
+        self, label: str, stream: TextIO | None = None, *, is_tty: bool | None = None, tty_every_s: float = 0.25,
         plain_every_s: float = 5.0,
     ) -> None:
         self._label = label

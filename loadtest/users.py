@@ -255,11 +255,7 @@ class User:
         return Measurement(self, name)
 
     async def call(
-        self,
-        name: str,
-        factory: Callable[[], Awaitable[T]],
-        *,
-        items: Callable[[T], int] | None = None,
+        self, name: str, factory: Callable[[], Awaitable[T]], *, items: Callable[[T], int] | None = None
     ) -> T:
         """Await `factory()` as one measured request named `name` and return its result.
         `items(result)` gives the items count (e.g. `lambda r: len(r.partitions)`)."""

@@ -24,6 +24,7 @@ from typing import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 
 import grpc
 
+from loadtest.clock import loop_factory
 from loadtest.errors import ConfigError
 from loadtest.users import GrpcUser, task
 
@@ -171,15 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    loop_factory = None
-    if not args.no_uvloop:
-        try:
-            import uvloop
-        except ImportError:
-            pass
-        else:
-            loop_factory = uvloop.new_event_loop
-    with asyncio.Runner(loop_factory=loop_factory) as runner:
+    with asyncio.Runner(loop_factory=loop_factory(not args.no_uvloop)) as runner:
         runner.run(_serve_until_signalled(args))
     return 0
 

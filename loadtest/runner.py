@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
-from loadtest.clock import Clock, SystemClock
+from loadtest.clock import Clock, SystemClock, loop_factory
 from loadtest.engine import Engine, EngineOutcome, EnginePlan, RunConfig, plan_engines
 from loadtest.errors import ConfigError, RunnerError
 from loadtest.stats import IntervalSnapshot, LiveView, NullProgress, ProgressLine, RunAggregator, RunResult
@@ -83,15 +83,7 @@ def worker_main(spec: WorkerSpec, queue: Any, go: Any, start_at: Any, stop: Any)
 
 
 def _run_engine(spec: WorkerSpec, queue: Any, start_at: float, stop: Any) -> EngineOutcome:
-    loop_factory = None
-    if spec.use_uvloop:
-        try:
-            import uvloop
-        except ImportError:
-            pass
-        else:
-            loop_factory = uvloop.new_event_loop
-    with asyncio.Runner(loop_factory=loop_factory) as runner:
+    with asyncio.Runner(loop_factory=loop_factory(spec.use_uvloop)) as runner:
         return runner.run(_serve(spec, queue, start_at, stop))
 
 

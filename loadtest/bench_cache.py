@@ -55,7 +55,7 @@ import grpc
 
 from loadtest import benchdoc, probes
 from loadtest.engine import RunConfig
-from loadtest.gateway_targets import DB, bench_table, partition_values
+from loadtest.gateway_targets import DB, bench_table, partition_values, read_context
 from loadtest.harness import Endpoint, GatewayProcess, conf_args, fresh_database, gateways, postgres, workdir
 from loadtest.histogram import percentile
 from loadtest.probes import MachineWindow, describe_load, machine, peak_rss_bytes, rss_bytes
@@ -97,10 +97,7 @@ async def create_tables(ep: Endpoint, tables: Sequence[str], per_table: int, bat
 
 
 async def snapshot(ep: Endpoint, table: str) -> pb.ReadContext:
-    state = await ep.txns.GetOpenTxns(tpb.GetOpenTxnsRequest(), timeout=TIMEOUT_S)
-    got = (await ep.txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
-        full_table_names=[f"{DB}.{table}"], valid_txn_list=state.valid_txn_list), timeout=TIMEOUT_S)).tables[0]
-    return pb.ReadContext(valid_write_id_list=got.valid_write_id_list, table_id=got.table_id)
+    return await read_context(ep.txns, table, TIMEOUT_S)
 
 
 async def warm(ep: Endpoint, tables: Sequence[str], names: Sequence[str]) -> None:
@@ -140,13 +137,9 @@ class MixUser(GrpcUser):
     async def read_query(self) -> None:
         table = self.rng.choice(self.tables)
         async with self.measure(READ) as m:
-            state = await self.txns.GetOpenTxns(tpb.GetOpenTxnsRequest(), timeout=self.call_timeout_s)
-            got = (await self.txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
-                full_table_names=[f"{DB}.{table}"], valid_txn_list=state.valid_txn_list),
-                timeout=self.call_timeout_s)).tables[0]
+            read = await read_context(self.txns, table, self.call_timeout_s)
             reply = await self.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(
-                db_name=DB, table_name=table, names=self.rng.sample(self.names, 100),
-                read=pb.ReadContext(valid_write_id_list=got.valid_write_id_list, table_id=got.table_id)),
+                db_name=DB, table_name=table, names=self.rng.sample(self.names, 100), read=read),
                 timeout=self.call_timeout_s)
             m.items = len(reply.partitions)
             if m.items != 100:

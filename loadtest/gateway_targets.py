@@ -71,6 +71,16 @@ def snapshot(channel: grpc.Channel) -> pb.ReadContext:
     return pb.ReadContext(valid_write_id_list=t.valid_write_id_list, table_id=t.table_id)
 
 
+async def read_context(txns: transactions_pb2_grpc.TransactionsStub, table: str = TABLE,
+                       timeout_s: float = 60.0) -> pb.ReadContext:
+    """A fresh snapshot of `bench.<table>` taken as a query takes it outside a txn (GetOpenTxns, then
+    GetValidWriteIds), as the read context of the table's reads."""
+    state = await txns.GetOpenTxns(tpb.GetOpenTxnsRequest(), timeout=timeout_s)
+    got = (await txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+        full_table_names=[f"{DB}.{table}"], valid_txn_list=state.valid_txn_list), timeout=timeout_s)).tables[0]
+    return pb.ReadContext(valid_write_id_list=got.valid_write_id_list, table_id=got.table_id)
+
+
 def partitions_request(names: Sequence[str], read: pb.ReadContext) -> bytes:
     return pb.GetPartitionsByNamesRequest(db_name=DB, table_name=TABLE, names=list(names),
                                           read=read).SerializeToString()
@@ -150,20 +160,14 @@ class MixedUser(GrpcUser):
         self.reads = 0
         self.read = pb.ReadContext()
         self.write_serial = 0
-        await self._snapshot()
-
-    async def _snapshot(self) -> None:
-        txn_list = (await self.txns.GetOpenTxns(tpb.GetOpenTxnsRequest())).valid_txn_list
-        t = (await self.txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
-            full_table_names=[f"{DB}.{TABLE}"], valid_txn_list=txn_list))).tables[0]
-        self.read = pb.ReadContext(valid_write_id_list=t.valid_write_id_list, table_id=t.table_id)
+        self.read = await read_context(self.txns)
 
     @task(95)
     async def read_partitions(self) -> None:
         self.reads += 1
         if self.reads % self.reads_per_snapshot == 0:
             async with self.measure("snapshot"):
-                await self._snapshot()
+                self.read = await read_context(self.txns)
         request = partitions_request(self.rng.sample(self.names, self.batch), self.read)
         async with self.measure(f"GetPartitionsByNames({self.batch})") as m:
             await self.call_partitions(request, timeout=self.call_timeout_s)

@@ -11,7 +11,7 @@ and `stats` (accumulators, aggregation, progress line), on `clock` and `histogra
 (`bench_*`, `consistency/`) is its workload plus a main on one harness: gateway processes with
 health-based readiness, a fresh database and a work directory (`harness`, `gateway_process`), the
 machine's and PostgreSQL's probes through psutil (`probes`), one histogram, one report and plot
-renderer (`report`, with `benchdoc` for the sections of docs/benchmarks.md). The benchmarks reach the
+renderer (`report`, which also writes the sections of docs/benchmarks.md). The benchmarks reach the
 gateway through its public gRPC API and its command line (the two in-process profilers, `profile_hit`
 and `profile_poller`, time the gateway's own code and import it by design).
 

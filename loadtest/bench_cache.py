@@ -53,13 +53,13 @@ from typing import Any, Sequence
 
 import grpc
 
-from loadtest import benchdoc, probes
+from loadtest import probes, report
 from loadtest.engine import RunConfig
 from loadtest.gateway_targets import DB, bench_table, partition_values, read_context
 from loadtest.harness import Endpoint, GatewayProcess, conf_args, fresh_database, gateways, postgres, workdir
 from loadtest.histogram import percentile
 from loadtest.probes import MachineWindow, describe_load, machine, peak_rss_bytes, rss_bytes
-from loadtest.report import markdown_table, matplotlib_available, write_report
+from loadtest.report import line_chart, markdown_table, matplotlib_available, write_report
 from loadtest.runner import run_load
 from loadtest.users import GrpcUser, constant, task
 from protos.metastore.v1 import admin_pb2 as apb
@@ -450,29 +450,8 @@ async def _main_async(opts: argparse.Namespace) -> int:
     return 0
 
 
-def _plot(path: Path, title: str, xlabel: str, ylabel: str, lines: Sequence[tuple[str, list[float], list[float]]],
-          *, log_x: bool = False, step: bool = False) -> str:
-    """One small line chart (the hit share per second, the lag's CDF), legend clear of the lines."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(10, 4.5), dpi=100, layout="constrained")
-    FigureCanvasAgg(fig)
-    ax = fig.subplots()
-    for i, (label, xs, ys) in enumerate(lines):
-        (ax.step if step else ax.plot)(xs, ys, color=f"C{i}", label=label)
-    if log_x:
-        ax.set_xscale("log")
-    ax.set(xlabel=xlabel, ylabel=ylabel)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize="small")
-    fig.suptitle(title)
-    fig.savefig(path, format="png")
-    return str(path)
-
-
 def plot_hit(figure: dict[str, Any], path: Path) -> str:
-    return _plot(path, "Cache hit share per second, 95/5 read/write mix, 2 gateways", "seconds since start",
+    return line_chart(path, "Cache hit share per second, 95/5 read/write mix, 2 gateways", "seconds since start",
                  "reads served by the caches (%)",
                  [(f"{run['users']} users ({100 * run['share']:.1f}% overall)",
                    [p["t"] for p in run["series"] if p["hits"] + p["misses"]],
@@ -486,7 +465,7 @@ def plot_lag(figure: dict[str, Any], path: Path) -> str:
         xs = sorted(m["samples_ms"])
         lines.append((f"{method} (p50 {m['p50_ms']:.1f} ms, p99 {m['p99_ms']:.1f} ms)", xs,
                       [100 * (k + 1) / len(xs) for k in range(len(xs))]))
-    return _plot(path, f"Commit-to-cache-visible lag across gateways, {figure['commits']} commits each (CDF)",
+    return line_chart(path, f"Commit-to-cache-visible lag across gateways, {figure['commits']} commits each (CDF)",
                  "ms after CommitTxn returned on gateway A (log scale)", "commits (%)", lines, log_x=True, step=True)
 
 
@@ -497,7 +476,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
 
 def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> str:
     """The bench:cache section: per figure its command, when, the machine's state, and its table."""
-    m, (start, end) = meta["machine"], benchdoc.markers("cache")
+    m, (start, end) = meta["machine"], report.markers("cache")
     lines = [start, "## The synchronized cache: hit share, commit-to-cache lag, prewarm", "",
              "Produced by `loadtest/bench_cache.py` (its docstring says exactly what runs). Gateways run as separate "
              "`metastore-gateway serve` processes on one embedded PostgreSQL with its default (durable) settings, "
@@ -571,7 +550,7 @@ def write_docs(out: Path, results: Path, meta: dict[str, Any] | None = None) -> 
     if meta is None:
         newest: dict[str, Any] = max(figures.values(), key=lambda f: f.get("measured", ""), default={})
         meta = {"machine": newest.get("machine") or machine(), "pg_version": newest.get("pg_version", "?")}
-    benchdoc.write_section(out, "cache", render_section(figures, meta))
+    report.write_section(out, "cache", render_section(figures, meta))
 
 
 def _csv_ints(value: str) -> list[int]:

@@ -26,10 +26,10 @@ import grpc
 
 from loadtest import RunConfig, RunResult, Target, report_rows, run_targets
 from loadtest import gateway_targets as gt
-from loadtest.benchdoc import machine_line, markers, write_section
 from loadtest.echo import EchoUser
 from loadtest.gateway_process import GatewayProcess
 from loadtest.harness import EchoProcess, postgres, reply_size, running, workdir
+from loadtest.report import machine_line, markers, write_section
 from loadtest.stats import merge_all
 
 REPO = Path(__file__).resolve().parent.parent

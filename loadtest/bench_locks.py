@@ -39,7 +39,7 @@ from typing import Sequence
 
 import grpc
 
-from loadtest import benchdoc, probes
+from loadtest import probes, report
 from loadtest.harness import conf_args, start_gateway, workdir
 from loadtest.histogram import percentile
 from pipeline.locking import LockClient, RetryPolicy
@@ -47,7 +47,7 @@ from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import locks_pb2_grpc
 
 REPO = Path(__file__).resolve().parent.parent
-SECTION_START, SECTION_END = benchdoc.markers("locks")
+SECTION_START, SECTION_END = report.markers("locks")
 UNSAFE_FAST_CONF = "metastore.gateway.embedded.unsafe.fast=true"
 
 
@@ -274,7 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(section)
     else:
         out = REPO / args.out if not Path(args.out).is_absolute() else Path(args.out)
-        benchdoc.write_section(out, "locks", section)
+        report.write_section(out, "locks", section)
         print(f"wrote the locks section of {out}")
     return 0
 

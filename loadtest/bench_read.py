@@ -38,10 +38,10 @@ from loadtest import (
     RunConfig,
     RunResult,
     Target,
-    benchdoc,
     plot,
     probes,
     profile_hit,
+    report,
     report_rows,
     run_targets,
     write_report,
@@ -63,7 +63,7 @@ from loadtest.harness import EchoProcess, postgres, reply_size, running, start_g
 from protos.metastore.v1 import catalog_pb2 as pb
 
 REPO = Path(__file__).resolve().parent.parent
-START, END = benchdoc.markers("read")
+START, END = report.markers("read")
 BATCHES = (1, 100, 1000)
 HEADLINE_BATCH = 100
 ROUND_LABEL = "GetPartitionsByNames(100) round"
@@ -211,8 +211,8 @@ def render(workloads: Sequence[tuple[str, list[RunResult]]], args: argparse.Name
     state = getattr(args, "machine_state", None)
     lines = [START, "## Hot read path: gateway vs. the gRPC floor vs. Hive Metastore", "",
              f"Measured {dt.date.today().isoformat()} at commit `{probes.code_version()['commit']}` on "
-             f"{benchdoc.machine_line()}; load generator on the same machine; targets run one after another.",
-             f"Machine state while measuring: {probes.describe_load(state, benchdoc.machine()['nproc'])}"
+             f"{report.machine_line()}; load generator on the same machine; targets run one after another.",
+             f"Machine state while measuring: {probes.describe_load(state, report.machine()['nproc'])}"
              + (f"; {args.machine_note}" if args.machine_note else "") + "." if state else "",
              f"Command: `make bench` (= `python -m loadtest.bench_read --duration {args.duration:g} --users "
              f"{args.users} --workers {args.workers} --loop {args.loop}`): gateway and echo floor on {args.loop} "
@@ -309,16 +309,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     write_report(all_results, REPO / "loadtest" / "results", basename="bench-read", with_plot=False)
     plot_rel = "bench-read.png"
     headline = next(rs for label, rs in workloads if label == "GetPartitionsByNames(100)")
-    load = probes.describe_load(args.machine_state, benchdoc.machine()["nproc"])
+    load = probes.describe_load(args.machine_state, report.machine()["nproc"])
     load += f"; {args.machine_note}" if args.machine_note else ""
     footer = (f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC · commit {probes.code_version()['commit']} · "
-              f"{benchdoc.machine_line()}\nmachine state: {load}")
+              f"{report.machine_line()}\nmachine state: {load}")
     plot([dataclasses.replace(r, target=shown(r.target, args.hms_backing)) for r in headline if r.stats],
          Path(args.out).parent / plot_rel, footer=footer,
          title=f"GetPartitionsByNames(100), {args.users} callers, servers on {args.loop}: throughput and latency "
                "by target")
     section = render(workloads, args, plot_rel, profile_hit.profile())
-    benchdoc.write_section(Path(args.out), "read", section)
+    report.write_section(Path(args.out), "read", section)
     print(section)
     return 0
 

@@ -40,14 +40,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from loadtest import benchdoc
+from loadtest import report
 from loadtest.gateway_process import GatewayProcess
 from loadtest.harness import workdir
 from loadtest.probes import cpu_s, machine, machine_busy_s, postmaster_pid, tree_cpu_s
 from pipeline.client import ClientConfig, GatewayClient, close_process_clients, process_client
 
 REPO = Path(__file__).resolve().parent.parent
-SECTION_START, SECTION_END = benchdoc.markers("spark")
+SECTION_START, SECTION_END = report.markers("spark")
 DB, TABLE = "bench", "parts"
 
 
@@ -285,7 +285,7 @@ def _measure(opts: argparse.Namespace, command: str, when: dt.datetime, machine:
         print(f"embedded PostgreSQL postmaster pid {postmaster or 'not found'}", flush=True)
         _run_rows(spark, rows, {"cache on": cached, "cache off": uncached}, opts.runs, opts.partitions, postmaster)
         section = render(command, when, machine, rows, opts.partitions, opts.runs, idle_busy)
-        benchdoc.write_section(REPO / opts.out if not os.path.isabs(opts.out) else Path(opts.out), "spark", section)
+        report.write_section(REPO / opts.out if not os.path.isabs(opts.out) else Path(opts.out), "spark", section)
         results = REPO / opts.results_dir
         results.mkdir(parents=True, exist_ok=True)
         (results / f"bench_spark_{when:%Y%m%dT%H%M%S}.json").write_text(json.dumps(

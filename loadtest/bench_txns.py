@@ -44,7 +44,7 @@ from typing import Any, Sequence
 import asyncpg
 import grpc
 
-from loadtest import benchdoc, probes
+from loadtest import probes, report
 from loadtest.engine import RunConfig
 from loadtest.gateway_process import GatewayProcess
 from loadtest.harness import conf_args, new_workdir
@@ -58,7 +58,7 @@ from protos.metastore.v1 import transactions_pb2 as tpb
 
 REPO = Path(__file__).resolve().parent.parent
 REQUEST = "write-txn(10 partitions)"
-SECTION_START, SECTION_END = benchdoc.markers("txns")
+SECTION_START, SECTION_END = report.markers("txns")
 UNSAFE_FAST_CONF = "metastore.gateway.embedded.unsafe.fast=true"
 MODE_LABELS = {"on": "durable (fsync on)", "off": "unsafe fast (fsync off)", "dsn": "`--dsn` server"}
 PG_SETTINGS = ("fsync", "synchronous_commit", "full_page_writes", "wal_sync_method", "shared_buffers")
@@ -394,7 +394,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     opts = build_parser().parse_args(args_list)
     out = Path(opts.out)
     if opts.render:
-        benchdoc.write_section(out, "txns", render_section(json.loads(Path(opts.render).read_text())))
+        report.write_section(out, "txns", render_section(json.loads(Path(opts.render).read_text())))
         return 0
     if opts.dsn and opts.fsync != ("on", "off"):
         print("bench_txns: --fsync applies to the embedded PostgreSQL only", file=sys.stderr)
@@ -410,13 +410,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         modes.append(info)
         results += mode_results
     results_dir = Path(opts.results_dir)
-    report = write_report(results, results_dir, basename="bench_txns",
+    written = write_report(results, results_dir, basename="bench_txns",
                           with_plot=not opts.no_plot and matplotlib_available())
     # A DSN's password must not end up in the docs: postgresql://user:secret@host -> postgresql://user:***@host
     def redact(text: str) -> str:
         return re.sub(r"(postgres(?:ql)?://[^:/@\s]+):[^@\s]*@", r"\1:***@", text)
 
-    files = [str(p) for p in (report.csv, report.timeseries_csv, results_dir / "bench_txns.json", report.png) if p]
+    files = [str(p) for p in (written.csv, written.timeseries_csv, results_dir / "bench_txns.json", written.png) if p]
     data = jsonable({"command": shlex.join(["python", "-m", "loadtest.bench_txns", *map(redact, args_list)]),
                      "date_utc": when.isoformat(timespec="seconds"), "load": window.close().as_dict(),
                      "machine": {**probes.machine(), "code": probes.code_version()}, "files": files,
@@ -424,7 +424,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                      "modes": modes})
     (results_dir / "bench_txns.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     section = render_section(data)
-    benchdoc.write_section(out, "txns", section)
+    report.write_section(out, "txns", section)
     print("" if opts.quiet else section, end="")
     runs = [r for m in modes for r in m["runs"]]
     if any(r["failures"] or r["worker_errors"] or not r["txns"] for r in runs):

@@ -7,8 +7,8 @@
   bundle of one gateway's public services (`Endpoint`), and several gateways on one database with
   their Endpoints (`gateways`);
 * the echo floor as a process (`EchoProcess`);
-* machine and process probes: loadtest.probes; percentiles: loadtest.histogram; report sections:
-  loadtest.benchdoc; tables and plots: loadtest.report.
+* machine and PostgreSQL probes: loadtest.probes; percentiles: loadtest.histogram; tables, plots
+  and the sections of docs/benchmarks.md: loadtest.report.
 
 A bench reaches the gateway through its public gRPC API and its command line only.
 """

@@ -8,6 +8,11 @@ e.g. how many times faster the cached gateway's p99 is than the Hive metastore's
 
 matplotlib is imported only by `plot` (optional extra `bench`), on the headless Agg canvas and
 without pyplot's global state.
+
+What every benchmark writes into docs/benchmarks.md goes through here too: a bench renders its markdown
+section (between `<!-- bench:NAME:start -->` and `<!-- bench:NAME:end -->`, `markers`) and
+`write_section` puts it in place of the old one, leaving the rest of the file as it is; `machine_line`
+names the machine it ran on.
 """
 
 from __future__ import annotations
@@ -15,14 +20,24 @@ from __future__ import annotations
 import csv
 import io
 import math
+import os
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from loadtest.errors import ConfigError
+from loadtest.probes import machine
 from loadtest.stats import TOTAL, RequestStats, RunResult
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
 __all__ = [
+    "machine",
+    "machine_line",
+    "markers",
+    "replace_section",
+    "write_section",
     "METRICS", "ReportRow", "ReportFiles", "report_rows", "to_csv", "write_csv", "timeseries_csv", "markdown_table",
     "comparison_table", "compare_ratios", "plot", "matplotlib_available", "write_report",
 ]
@@ -231,7 +246,6 @@ def plot(results: Sequence[RunResult], path: str | Path, *, title: str | None = 
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
         from matplotlib.layout_engine import ConstrainedLayoutEngine
-        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
     except ImportError as exc:
         raise ImportError("plotting needs matplotlib: pip install 'metastore-gateway[bench]'") from exc
 
@@ -242,7 +256,6 @@ def plot(results: Sequence[RunResult], path: str | Path, *, title: str | None = 
     starts = [r.started_at for r in results if r.started_at]
     sequential = len(starts) == len(results) and len(results) > 1
     origin = min(starts) if starts else 0.0
-    plain = FuncFormatter(lambda value, _pos: f"{value:,.10g}")
     for i, result in enumerate(results):
         color = f"C{i % 10}"
         offset = result.started_at - origin if sequential else 0.0
@@ -261,10 +274,7 @@ def plot(results: Sequence[RunResult], path: str | Path, *, title: str | None = 
                              ha="center", va="bottom", fontsize="small", color=color)
     for ax, label in ((ax_rate, "requests/s (log scale)"), (ax_latency, "latency, ms (log scale)")):
         if any(line.get_xydata().size for line in ax.get_lines()):
-            ax.set_yscale("log")
-            ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-            ax.yaxis.set_major_formatter(plain)
-            ax.yaxis.set_minor_formatter(NullFormatter())
+            _log_axis(ax, "y")
         ax.set_ylabel(label)
         ax.grid(True, which="major", alpha=0.35)
         ax.grid(True, which="minor", alpha=0.1)
@@ -277,6 +287,39 @@ def plot(results: Sequence[RunResult], path: str | Path, *, title: str | None = 
     path = Path(path)
     fig.savefig(path, format="png")
     return path
+
+
+def _log_axis(ax: Axes, which: str) -> None:
+    """A log scale a reader can read: major ticks at 1, 2 and 5 of each decade, labelled as plain numbers."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.set_yscale("log") if which == "y" else ax.set_xscale("log")
+    axis = ax.yaxis if which == "y" else ax.xaxis
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:,.10g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def line_chart(path: Path, title: str, xlabel: str, ylabel: str, lines: Sequence[tuple[str, list[float], list[float]]],
+               *, log_x: bool = False, step: bool = False) -> str:
+    """One small chart of `lines` (label, xs, ys) into the PNG `path` (e.g. bench_cache's hit share per
+    second and its lag CDF), the legend outside the axes so it never covers a line."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10, 4.5), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    for i, (label, xs, ys) in enumerate(lines):
+        (ax.step if step else ax.plot)(xs, ys, color=f"C{i}", label=label)
+    if log_x:
+        _log_axis(ax, "x")
+    ax.set(xlabel=xlabel, ylabel=ylabel)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize="small")
+    fig.suptitle(title)
+    fig.savefig(path, format="png")
+    return str(path)
 
 
 # -- everything at once ---------------------------------------------------------------------------
@@ -306,3 +349,41 @@ def write_report(
     if with_plot or (with_plot is None and matplotlib_available()):
         png = plot(results, out / f"{basename}.png")
     return ReportFiles(csv=csv_path, timeseries_csv=series_path, markdown=md_path, png=png)
+
+
+# -- sections of docs/benchmarks.md ------------------------------------------------------------------
+
+
+def machine_line() -> str:
+    """The machine in one line, for a report's header and a plot's footer."""
+    m = machine()
+    return (f"{m['nproc']} cores ({m['cpu_model']}), {m['mem_gib']} GiB, Linux {m['kernel']}, Python {m['python']}, "
+            f"grpcio {m['grpcio']}")
+
+
+def markers(name: str) -> tuple[str, str]:
+    """The start and end markers of the bench `name`'s section."""
+    return f"<!-- bench:{name}:start -->", f"<!-- bench:{name}:end -->"
+
+
+def replace_section(text: str, name: str, section: str) -> str:
+    """`text` with its `name` section replaced by `section` (which includes the markers); appended
+    when absent; a new "# Benchmarks" document when `text` is empty."""
+    start_marker, end_marker = markers(name)
+    start, end = text.find(start_marker), text.find(end_marker)
+    if start != -1 and end > start:
+        tail = text[end + len(end_marker):]
+        return text[:start] + section + (tail[1:] if tail.startswith("\n") else tail)
+    if not text.strip():
+        return "# Benchmarks\n\n" + section
+    return text.rstrip("\n") + "\n\n" + section
+
+
+def write_section(path: Path, name: str, section: str) -> None:
+    """Replace the `name` section of the markdown file `path` (created when missing) by `section`,
+    atomically: a temporary file next to it, then os.replace."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(replace_section(text, name, section), encoding="utf-8")
+    os.replace(tmp, path)

@@ -397,8 +397,7 @@ async def figure_prewarm(admin_dsn: str, root: Path, opts: argparse.Namespace, r
     cached = stats.partitions
     figure = {
         "figure": "prewarm", "tables": opts.tables, "per_table": opts.per_table, "partitions": total,
-        "load_s": load_s, "via_api_per_table": opts.via_api,
-        "baseline_serving_s": base_s, "eager_serving_s": eager_s,
+        "load_s": load_s, "via_api_per_table": opts.via_api, "baseline_serving_s": base_s, "eager_serving_s": eager_s,
         "prewarm_logged_s": float(logged.group(4)) if logged else None,
         "baseline_rss": base_rss, "eager_rss": eager_rss, "baseline_hwm": base_hwm, "eager_hwm": eager_hwm,
         "cached_partitions": cached, "cached_tables": stats.tables, "cache_bytes": stats.bytes,

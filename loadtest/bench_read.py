@@ -34,29 +34,12 @@ from typing import Sequence
 import grpc
 
 from loadtest import (
-    TOTAL,
-    RunConfig,
-    RunResult,
-    Target,
-    plot,
-    probes,
-    profile_hit,
-    report,
-    report_rows,
-    run_targets,
-    write_report,
+    TOTAL, RunConfig, RunResult, Target, plot, probes, profile_hit, report, report_rows, run_targets, write_report,
 )
 from loadtest.echo import EchoUser
 from loadtest.gateway_process import GatewayProcess
 from loadtest.gateway_targets import (
-    GET_PARTITIONS,
-    GET_TABLE,
-    GatewayReader,
-    MixedUser,
-    load_gateway,
-    partition_names,
-    partitions_request,
-    snapshot,
+    GET_PARTITIONS, GET_TABLE, GatewayReader, MixedUser, load_gateway, partition_names, partitions_request, snapshot,
     warm,
 )
 from loadtest.harness import EchoProcess, postgres, reply_size, running, start_gateway, workdir

@@ -33,11 +33,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = [
-    "machine",
-    "machine_line",
-    "markers",
-    "replace_section",
-    "write_section",
+    "machine", "machine_line", "markers", "replace_section", "write_section",
     "METRICS", "ReportRow", "ReportFiles", "report_rows", "to_csv", "write_csv", "timeseries_csv", "markdown_table",
     "comparison_table", "compare_ratios", "plot", "matplotlib_available", "write_report",
 ]

@@ -62,12 +62,7 @@ loadtest/ddl_race.py (DDL racing partition writes, and the judge of those writes
 
 from loadtest.consistency.driver import Driver, main, run_consistency, seed_from_env
 from loadtest.consistency.model import (
-    CACHED_GATEWAY_CONF,
-    ORACLE_CONF,
-    ConsistencyConfig,
-    ConsistencyReport,
-    GatewayShare,
-    Violation,
+    CACHED_GATEWAY_CONF, ORACLE_CONF, ConsistencyConfig, ConsistencyReport, GatewayShare, Violation,
 )
 
 __all__ = ["CACHED_GATEWAY_CONF", "ConsistencyConfig", "ConsistencyReport", "Driver", "GatewayShare", "ORACLE_CONF",

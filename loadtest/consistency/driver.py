@@ -17,17 +17,8 @@ import grpc
 
 from loadtest.consistency.judge import Judge
 from loadtest.consistency.model import (
-    ALL_NAMES,
-    CACHED_GATEWAY_CONF,
-    CALL_TIMEOUT_S,
-    DB,
-    ORACLE_CONF,
-    UNIVERSE,
-    ConsistencyConfig,
-    ConsistencyReport,
-    ExtTable,
-    GatewayShare,
-    table_message,
+    ALL_NAMES, CACHED_GATEWAY_CONF, CALL_TIMEOUT_S, DB, ORACLE_CONF, UNIVERSE, ConsistencyConfig, ConsistencyReport,
+    ExtTable, GatewayShare, table_message,
 )
 from loadtest.consistency.reader import Reader
 from loadtest.consistency.writer import Writer

@@ -9,15 +9,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from loadtest.consistency.model import (
-    CALL_TIMEOUT_S,
-    DB,
-    READ_METHODS,
-    ExtObservation,
-    ExtTable,
-    Violation,
-    ext_projection,
-    one_line,
-    random_names,
+    CALL_TIMEOUT_S, DB, READ_METHODS, ExtObservation, ExtTable, Violation, ext_projection, one_line, random_names,
     read,
 )
 from loadtest.harness import Endpoint

@@ -12,15 +12,7 @@ from typing import TYPE_CHECKING, Any
 import grpc
 
 from loadtest.consistency.model import (
-    CALL_TIMEOUT_S,
-    DB,
-    UNIVERSE,
-    C,
-    ExtState,
-    Violation,
-    part_values,
-    random_names,
-    table_message,
+    CALL_TIMEOUT_S, DB, UNIVERSE, C, ExtState, Violation, part_values, random_names, table_message,
 )
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb

@@ -54,8 +54,9 @@ protos-check: $(STAMP)
 	  cmp -s $$tmp/$$f $$f || { echo "stale generated code: $$f (run 'make protos' and commit)"; rm -rf $$tmp; exit 1; }; \
 	done; rm -rf $$tmp; echo "generated code is fresh"
 
-## bench: the hot read path side by side (gateway cached / cache off / echo floor / Hive Metastore);
-## rewrites its section of docs/benchmarks.md and docs/bench-read.png
+## bench: the hot read path side by side (gateway cached / cache off / echo floor / Thrift / Hive Metastore on
+## PostgreSQL), targets one after another; rewrites its section of docs/benchmarks.md and docs/bench-read.png
+## (a short run: BENCH_ARGS='--duration 5 --rounds 2 --machine-note "what else ran"')
 bench: $(STAMP)
 	$(PY) -m loadtest.bench_read $(BENCH_ARGS)
 

@@ -24,8 +24,8 @@ lag: commit-to-cache-visible across gateways. Gateway A takes OpenTxns -> AddPar
 prewarm: prewarm time and resident memory per cached partition. 20 ACID tables x 50,000 partitions
     (1,000,000) are loaded: per table one txn whose first 1,000 partitions go through AddPartitions
     (gRPC, to a gateway with the cache disabled) and whose other 49,000 are COPYed into `partitions`
-    with exactly the rows AddPartitions writes (the name and storage it completes, store.codec's body,
-    the txn's write id, then CommitTxn). Then a gateway process with the cache disabled starts on that
+    as copies of the first row AddPartitions wrote (its stored body with the name swapped, the txn's
+    write id), then CommitTxn. Then a gateway process with the cache disabled starts on that
     database (baseline), and one with `metastore.gateway.cache.prewarm=eager` and
     `metastore.gateway.cache.max.partitions=2000000`: wall time from spawn to "serving", VmRSS after
     start minus the baseline's VmRSS, divided by the partitions cached; VmHWM is the peak.
@@ -35,7 +35,7 @@ PostgreSQL's defaults) unless `--dsn` names a server; each figure runs in its ow
 dropped at the end. Results go to --results-dir (default loadtest/results/bench_cache, git-ignored)
 as JSON and PNG; the section between `<!-- bench:cache:start -->` and `<!-- bench:cache:end -->` of
 --out (default docs/benchmarks.md) is rewritten from the newest JSON of each figure, so running one
-figure keeps the others (loadtest/bench_cache_report.py renders it and the PNGs).
+figure keeps the others.
 """
 
 from __future__ import annotations
@@ -48,28 +48,24 @@ import re
 import statistics
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence
 
 import grpc
 
-from loadtest import pg_probes
-from loadtest.bench_cache_report import plot_hit, plot_lag, write_docs
-from loadtest.config import RunConfig
+from loadtest import probes, report
+from loadtest.engine import RunConfig
+from loadtest.gateway_targets import DB, bench_table, partition_values, read_context
 from loadtest.harness import Endpoint, GatewayProcess, conf_args, fresh_database, gateways, postgres, workdir
-from loadtest.gateway_targets import DB, bench_table, partition_values
-from loadtest.grpc_user import GrpcUser
 from loadtest.histogram import percentile
-from loadtest.probes import load_average, machine, machine_busy_s, machine_total_s, peak_rss_bytes, rss_bytes
-from loadtest.report import markdown_table, matplotlib_available, write_report
+from loadtest.probes import MachineWindow, describe_load, machine, peak_rss_bytes, rss_bytes
+from loadtest.report import line_chart, markdown_table, matplotlib_available, write_report
 from loadtest.runner import run_load
-from loadtest.users import constant, task
+from loadtest.users import GrpcUser, constant, task
 from protos.metastore.v1 import admin_pb2 as apb
 from protos.metastore.v1 import catalog_pb2 as pb
-from protos.metastore.v1 import catalog_pb2_grpc
+from protos.metastore.v1 import catalog_pb2_grpc, transactions_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
-from protos.metastore.v1 import transactions_pb2_grpc
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = "docs/benchmarks.md"
@@ -101,10 +97,7 @@ async def create_tables(ep: Endpoint, tables: Sequence[str], per_table: int, bat
 
 
 async def snapshot(ep: Endpoint, table: str) -> pb.ReadContext:
-    state = await ep.txns.GetOpenTxns(tpb.GetOpenTxnsRequest(), timeout=TIMEOUT_S)
-    got = (await ep.txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
-        full_table_names=[f"{DB}.{table}"], valid_txn_list=state.valid_txn_list), timeout=TIMEOUT_S)).tables[0]
-    return pb.ReadContext(valid_write_id_list=got.valid_write_id_list, table_id=got.table_id)
+    return await read_context(ep.txns, table, TIMEOUT_S)
 
 
 async def warm(ep: Endpoint, tables: Sequence[str], names: Sequence[str]) -> None:
@@ -144,13 +137,9 @@ class MixUser(GrpcUser):
     async def read_query(self) -> None:
         table = self.rng.choice(self.tables)
         async with self.measure(READ) as m:
-            state = await self.txns.GetOpenTxns(tpb.GetOpenTxnsRequest(), timeout=self.call_timeout_s)
-            got = (await self.txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
-                full_table_names=[f"{DB}.{table}"], valid_txn_list=state.valid_txn_list),
-                timeout=self.call_timeout_s)).tables[0]
+            read = await read_context(self.txns, table, self.call_timeout_s)
             reply = await self.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(
-                db_name=DB, table_name=table, names=self.rng.sample(self.names, 100),
-                read=pb.ReadContext(valid_write_id_list=got.valid_write_id_list, table_id=got.table_id)),
+                db_name=DB, table_name=table, names=self.rng.sample(self.names, 100), read=read),
                 timeout=self.call_timeout_s)
             m.items = len(reply.partitions)
             if m.items != 100:
@@ -330,13 +319,11 @@ async def figure_lag(admin_dsn: str, root: Path, opts: argparse.Namespace, resul
 
 
 async def load_partitions(dsn: str, ep: Endpoint, tables: int, per_table: int, via_api: int) -> float:
-    """Create the tables and their partitions; returns seconds taken. See the module docstring."""
+    """Create the tables and their partitions; returns seconds taken. Per table one txn: `via_api`
+    partitions through AddPartitions, the others COPYed into `partitions` as copies of the first row the
+    API wrote (its stored body with its name swapped, the same write id), then CommitTxn: what the gateway
+    stores is taken from the gateway itself, not rebuilt here."""
     import asyncpg
-
-    from gateway import convert
-    from store import codec
-    from store.models import Partition, StorageDescriptor
-    from hive.names import make_partition_name, validate_partition_values
 
     started = time.monotonic()
     await ep.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name=DB)), timeout=TIMEOUT_S)
@@ -346,41 +333,25 @@ async def load_partitions(dsn: str, ep: Endpoint, tables: int, per_table: int, v
         for i in range(tables):
             name = f"p{i}"
             created = await ep.catalog.CreateTable(pb.CreateTableRequest(table=bench_table(name)), timeout=TIMEOUT_S)
-            # The table as the server completed it (location, normalized names); from_pb drops the id.
-            model = replace(convert.table_from_pb(created.table), table_id=created.table.table_id)
             (txn,) = (await ep.txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="bench"))).txn_ids
             added = await ep.catalog.AddPartitions(pb.AddPartitionsRequest(
                 db_name=DB, table_name=name, txn_id=txn,
                 partitions=[pb.Partition(values=list(v)) for v in values[:via_api]]), timeout=TIMEOUT_S)
-            write_id = added.partitions[0].write_id
-            now = int(time.time())
-            rows = []
-            for v in values[via_api:]:
-                # As AddPartitions completes a partition: its name, and the table's storage under its own location.
-                checked = validate_partition_values(model.partition_keys, v)
-                part_name = make_partition_name(model.partition_keys, checked)
-                p = Partition(DB, name, checked, part_name, StorageDescriptor(
-                    location=f"{model.sd.location.rstrip('/')}/{part_name}", input_format=model.sd.input_format,
-                    output_format=model.sd.output_format, serde=model.sd.serde))
-                rows.append((model.table_id, p.name, list(p.values), json.dumps(codec.partition_body(p)), now,
-                             write_id))
+            first = name_of(values[0])
+            template = await conn.fetchrow(
+                "SELECT body::text AS body, create_time FROM partitions WHERE table_id = $1 AND part_name = $2",
+                created.table.table_id, first)
+            if template is None or f'/{first}"' not in template["body"]:
+                raise RuntimeError(f"the row AddPartitions wrote for {first} is not where this benchmark expects it")
+            rows = [(created.table.table_id, name_of(v), list(v),
+                     template["body"].replace(f'/{first}"', f'/{name_of(v)}"'), template["create_time"],
+                     added.partitions[0].write_id) for v in values[via_api:]]
             await conn.copy_records_to_table(
                 "partitions", records=rows,
                 columns=["table_id", "part_name", "part_values", "body", "create_time", "created_wid"])
             await ep.txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn), timeout=TIMEOUT_S)
-            print(f"\rloaded {(i + 1) * per_table:,} partitions", end="", file=sys.stderr, flush=True)
-        print(file=sys.stderr)
+            print(f"loaded {(i + 1) * per_table:,} partitions", file=sys.stderr, flush=True)
         await conn.execute("ANALYZE partitions")
-        # The COPYed rows must look like the API's: compare the first API row and the first COPYed one.
-        api, copied = await conn.fetch(
-            "SELECT part_name, part_values, body::text AS body, created_wid, dropped_wid FROM partitions "
-            "WHERE table_id = (SELECT table_id FROM tbls WHERE db_name = $1 AND tbl_name = 'p0') "
-            "AND part_name = ANY($2::text[]) ORDER BY part_name = $3 DESC",
-            DB, [name_of(values[0]), name_of(values[via_api])], name_of(values[0]))
-        same = (json.loads(api["body"].replace(api["part_name"], "<name>"))
-                == json.loads(copied["body"].replace(copied["part_name"], "<name>")))
-        if not same or (api["created_wid"], api["dropped_wid"]) != (copied["created_wid"], copied["dropped_wid"]):
-            raise RuntimeError(f"COPYed partition rows differ from the API's: {dict(api)} vs {dict(copied)}")
     finally:
         await conn.close()
     return time.monotonic() - started
@@ -426,8 +397,7 @@ async def figure_prewarm(admin_dsn: str, root: Path, opts: argparse.Namespace, r
     cached = stats.partitions
     figure = {
         "figure": "prewarm", "tables": opts.tables, "per_table": opts.per_table, "partitions": total,
-        "load_s": load_s, "via_api_per_table": opts.via_api,
-        "baseline_serving_s": base_s, "eager_serving_s": eager_s,
+        "load_s": load_s, "via_api_per_table": opts.via_api, "baseline_serving_s": base_s, "eager_serving_s": eager_s,
         "prewarm_logged_s": float(logged.group(4)) if logged else None,
         "baseline_rss": base_rss, "eager_rss": eager_rss, "baseline_hwm": base_hwm, "eager_hwm": eager_hwm,
         "cached_partitions": cached, "cached_tables": stats.tables, "cache_bytes": stats.bytes,
@@ -462,33 +432,124 @@ async def _main_async(opts: argparse.Namespace) -> int:
         return 0
     with workdir() as root:
         async with postgres(root / "pg", dsn=opts.dsn, fast=False) as admin_dsn:
-            meta = {"machine": machine(), "pg_version": await pg_probes.server_version(admin_dsn)}
+            meta = {"machine": machine(), "pg_version": await probes.server_version(admin_dsn)}
             runners = {"hit": figure_hit, "lag": figure_lag, "prewarm": figure_prewarm}
             for name in opts.only:
-                load_before, busy0, total0 = load_average(), machine_busy_s(), machine_total_s()
+                window = MachineWindow()
                 figure = await runners[name](admin_dsn, root, opts, results)
-                busy1, total1 = machine_busy_s(), machine_total_s()
-                figure["load"] = {"loadavg1_before": load_before, "loadavg1_after": load_average(),
-                                  "machine_busy": (busy1 - busy0) / max(total1 - total0, 0.01)}
+                figure["load"] = window.close().as_dict()
                 figure["command"] = _command(opts, name)
                 figure["measured"] = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
                 figure["machine"] = meta["machine"]
                 figure["pg_version"] = meta["pg_version"]
-                path = results / f"{name}.json"
-                if name == "lag" and path.exists():  # tails move with the machine's load: keep the last run's
-                    old = json.loads(path.read_text())
-                    figure["previous"] = {"measured": old.get("measured"), "load": old.get("load"), "methods": {
-                        m: {k: v for k, v in x.items() if k != "samples_ms"} for m, x in old["methods"].items()}}
-                if name == "prewarm" and path.exists():
-                    old = json.loads(path.read_text())
-                    if old.get("partitions") == figure["partitions"]:
-                        figure["previous"] = {k: old.get(k) for k in (
-                            "measured", "load", "eager_serving_s", "prewarm_logged_s", "bytes_per_partition")}
-                path.write_text(json.dumps(figure, indent=1))
+                (results / f"{name}.json").write_text(json.dumps(figure, indent=1))
     if opts.out:
         write_docs(Path(opts.out), results, meta)
         print(f"wrote the bench:cache section of {opts.out}", flush=True)
     return 0
+
+
+def plot_hit(figure: dict[str, Any], path: Path) -> str:
+    return line_chart(path, "Cache hit share per second, 95/5 read/write mix, 2 gateways", "seconds since start",
+                 "reads served by the caches (%)",
+                 [(f"{run['users']} users ({100 * run['share']:.1f}% overall)",
+                   [p["t"] for p in run["series"] if p["hits"] + p["misses"]],
+                   [100 * p["hits"] / (p["hits"] + p["misses"]) for p in run["series"] if p["hits"] + p["misses"]])
+                  for run in figure["runs"]])
+
+
+def plot_lag(figure: dict[str, Any], path: Path) -> str:
+    lines = []
+    for method, m in figure["methods"].items():
+        xs = sorted(m["samples_ms"])
+        lines.append((f"{method} (p50 {m['p50_ms']:.1f} ms, p99 {m['p99_ms']:.1f} ms)", xs,
+                      [100 * (k + 1) / len(xs) for k in range(len(xs))]))
+    return line_chart(path, f"Commit-to-cache-visible lag across gateways, {figure['commits']} commits each (CDF)",
+                 "ms after CommitTxn returned on gateway A (log scale)", "commits (%)", lines, log_x=True, step=True)
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "| --- |" + " ---: |" * (len(header) - 1),
+            *("| " + " | ".join(str(c) for c in row) + " |" for row in rows), ""]
+
+
+def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> str:
+    """The bench:cache section: per figure its command, when, the machine's state, and its table."""
+    m, (start, end) = meta["machine"], report.markers("cache")
+    lines = [start, "## The synchronized cache: hit share, commit-to-cache lag, prewarm", "",
+             "Produced by `loadtest/bench_cache.py` (its docstring says exactly what runs). Gateways run as separate "
+             "`metastore-gateway serve` processes on one embedded PostgreSQL with its default (durable) settings, "
+             f"on the same machine as the load generator: {m['nproc']} cores, CPU \"{m['cpu_model']}\", "
+             f"{m['mem_gib']} GiB RAM, Linux {m['kernel']}, Python {m['python']}, PostgreSQL "
+             f"{meta.get('pg_version', '?')}.", ""]
+
+    def head(title: str, figure: dict[str, Any]) -> list[str]:
+        load = describe_load(figure["load"], m["nproc"]) if figure.get("load") else "not recorded"
+        return [f"### {title}", "", "```sh", figure["command"], "```", "",
+                f"Measured {figure['measured']}; machine state: {load}.", ""]
+
+    if hit := figures.get("hit"):
+        lines += head("Cache hit share under a 95/5 read/write mix", hit)
+        lines += [f"{hit['tables']} ACID tables of {hit['partitions_per_table']:,} partitions, two caching gateways; "
+                  "users alternate between them, closed loop, 95 read queries (`GetOpenTxns` → `GetValidWriteIds` → "
+                  "`GetPartitionsByNames(100)`) to 5 write txns (`OpenTxns` → `AddPartitions(2)` → "
+                  "`AlterPartitions(2 read ones)` → `CommitTxn`); share = `CacheStats` hits / (hits + misses), both "
+                  "gateways. Per second: `loadtest/results/bench_cache/hit_share.png`.", ""]
+        rows = []
+        for r in hit["runs"]:
+            reasons: dict[str, int] = {}
+            for g in r["per_gateway"]:
+                for k, v in g["misses"].items():
+                    reasons[k] = reasons.get(k, 0) + v
+            rows.append([r["users"], f"{r['duration_s']:.0f}", f"{r['reads_per_s']:.0f}", f"{r['writes_per_s']:.1f}",
+                         f"{r['read_p50_ms']:.1f}", f"{r['read_p99_ms']:.1f}", f"{r['hits']:,}",
+                         f"{r['misses']:,} ({', '.join(f'{k} {v}' for k, v in sorted(reasons.items())) or 'none'})",
+                         r["read_failures"] + r["write_failures"], f"**{100 * r['share']:.2f}%**"])
+        lines += _table(["users", "run s", "read queries/s", "write txns/s", "read p50 ms", "read p99 ms",
+                         "cache hits", "misses (by reason)", "failures", "hit share"], rows)
+    if lag := figures.get("lag"):
+        lines += head("Commit-to-cache-visible lag across gateways", lag)
+        lines += ["Gateway A commits a txn that added one partition; t0 is when `CommitTxn` returns. Gateway B "
+                  "(warm, default settings) is polled, one commit at a time, nothing else running, until *poller*: "
+                  "its `CacheStats.poller_position` ≥ the commit's event id, or *served*: a fresh snapshot's "
+                  "`GetPartitionsByNames` of the new partition is answered from its cache (the snapshot is inside "
+                  "the lag). Distribution: `loadtest/results/bench_cache/lag.png`.", ""]
+        lines += _table(["visible means", "commits", "p50 ms", "p90 ms", "p99 ms", "max ms", "probes (p50)"],
+                        [[k, v["n"], f"{v['p50_ms']:.2f}", f"{v['p90_ms']:.2f}", f"**{v['p99_ms']:.2f}**",
+                          f"{v['max_ms']:.2f}", f"{v['probes_p50']:.0f}"] for k, v in lag["methods"].items()])
+        lines += _table(["CommitTxn p50 ms", "fresh snapshot p50 ms", "B's own poller lag p50 / p99 ms"],
+                        [[f"{lag['commit_ms_p50']:.1f}", f"{lag['snapshot_ms_p50']:.1f}",
+                          f"{lag['gateway_lag_p50_ms']:.1f} / {lag['gateway_lag_p99_ms']:.1f}"]])
+    if pre := figures.get("prewarm"):
+        mib = 2**20
+        lines += head("Prewarm time and resident memory per cached partition", pre)
+        lines += [f"{pre['tables']} ACID tables × {pre['per_table']:,} partitions = {pre['partitions']:,} (per table "
+                  f"{pre['via_api_per_table']:,} through `AddPartitions`, the rest COPYed with the same rows; loading "
+                  f"took {pre['load_s']:.0f} s). Then a gateway with the cache disabled (baseline) and one with "
+                  "`metastore.gateway.cache.prewarm=eager`, one after the other; each answered one read, then idled "
+                  "3 s before VmRSS was read. Bytes per partition = (eager − baseline VmRSS) / partitions cached.", ""]
+        lines += _table(["gateway", "spawn → serving s", "VmRSS MiB", "peak VmHWM MiB"],
+                        [["cache disabled", f"{pre['baseline_serving_s']:.1f}", f"{pre['baseline_rss'] / mib:.0f}",
+                          f"{pre['baseline_hwm'] / mib:.0f}"],
+                         ["eager prewarm", f"{pre['eager_serving_s']:.1f}", f"{pre['eager_rss'] / mib:.0f}",
+                          f"{pre['eager_hwm'] / mib:.0f}"]])
+        logged = pre.get("prewarm_logged_s")
+        lines += _table(["partitions cached", "tables", "prewarm as logged s", "**bytes per partition**",
+                         "of which frames", "first read a hit"],
+                        [[f"{pre['cached_partitions']:,}", pre["cached_tables"],
+                          "–" if logged is None else f"{logged:.1f}", f"**{pre['bytes_per_partition']:.0f}**",
+                          f"{pre['frame_bytes_per_partition']:.0f}", "yes" if pre["first_read_hit"] else "NO"]])
+    return "\n".join([*lines, end]) + "\n"
+
+
+def write_docs(out: Path, results: Path, meta: dict[str, Any] | None = None) -> None:
+    """Rewrite the bench:cache section of `out` from the newest JSON of each figure in `results`."""
+    figures = {n: json.loads((results / f"{n}.json").read_text()) for n in ("hit", "lag", "prewarm")
+               if (results / f"{n}.json").exists()}
+    if meta is None:
+        newest: dict[str, Any] = max(figures.values(), key=lambda f: f.get("measured", ""), default={})
+        meta = {"machine": newest.get("machine") or machine(), "pg_version": newest.get("pg_version", "?")}
+    report.write_section(out, "cache", render_section(figures, meta))
 
 
 def _csv_ints(value: str) -> list[int]:

@@ -25,20 +25,11 @@ from typing import Sequence
 import grpc
 
 from loadtest import RunConfig, RunResult, Target, report_rows, run_targets
-from loadtest.bench_read import machine_line, reply_size, running
-from loadtest.harness import EchoProcess, postgres, workdir
-from loadtest.benchdoc import markers, write_section
+from loadtest import gateway_targets as gt
 from loadtest.echo import EchoUser
 from loadtest.gateway_process import GatewayProcess
-from loadtest.gateway_targets import (
-    GET_PARTITIONS,
-    GatewayReader,
-    load_gateway,
-    partition_names,
-    partitions_request,
-    snapshot,
-    warm,
-)
+from loadtest.harness import EchoProcess, postgres, reply_size, running, workdir
+from loadtest.report import machine_line, markers, write_section
 from loadtest.stats import merge_all
 
 REPO = Path(__file__).resolve().parent.parent
@@ -93,7 +84,7 @@ async def run(args: argparse.Namespace) -> list[RunResult]:
 
 
 async def _run(args: argparse.Namespace, pythons: dict[str, Path], dsn: str) -> list[RunResult]:
-    names = partition_names(args.partitions)
+    names = gt.partition_names(args.partitions)
     servers: list[GatewayProcess | EchoProcess] = []
     try:
         targets: dict[str, list[Target]] = {}
@@ -105,18 +96,18 @@ async def _run(args: argparse.Namespace, pythons: dict[str, Path], dsn: str) -> 
             address = await asyncio.to_thread(gateway.wait_serving)
             if i == 0:
                 print(f"loading {args.partitions} partitions ...", file=sys.stderr, flush=True)
-                await asyncio.to_thread(load_gateway, address, args.partitions)
+                await asyncio.to_thread(gt.load_gateway, address, args.partitions)
                 with grpc.insecure_channel(address) as channel:
-                    request = partitions_request(names[:BATCH], snapshot(channel))
-            await asyncio.to_thread(warm, address, names)
-            size = await asyncio.to_thread(reply_size, address, request, GET_PARTITIONS)
-            echo = await asyncio.to_thread(EchoProcess, size, GET_PARTITIONS, True, str(python))
+                    request = gt.partitions_request(names[:BATCH], gt.snapshot(channel))
+            await asyncio.to_thread(gt.warm, address, names)
+            size = await asyncio.to_thread(reply_size, address, request, gt.GET_PARTITIONS)
+            echo = await asyncio.to_thread(EchoProcess, size, gt.GET_PARTITIONS, True, str(python))
             servers.append(echo)
             targets[version] = [
-                Target(f"gateway-cached grpcio {version}", functools.partial(running, address), GatewayReader,
+                Target(f"gateway-cached grpcio {version}", functools.partial(running, address), gt.GatewayReader,
                        config, {"batch": BATCH, "names": names, "op": "partitions"}),
                 Target(f"echo-floor grpcio {version}", functools.partial(running, echo.address), EchoUser, config,
-                       {"method": GET_PARTITIONS, "request": request, "items": BATCH,
+                       {"method": gt.GET_PARTITIONS, "request": request, "items": BATCH,
                         "name": f"GetPartitionsByNames({BATCH})"}),
             ]
         rounds: list[list[RunResult]] = []

@@ -30,7 +30,6 @@ import asyncio
 import datetime as dt
 import random
 import shlex
-import shutil
 import statistics
 import sys
 import time
@@ -40,9 +39,8 @@ from typing import Sequence
 
 import grpc
 
-from loadtest import benchdoc, probes
-from loadtest.gateway_process import GatewayProcess
-from loadtest.harness import new_workdir
+from loadtest import probes, report
+from loadtest.harness import conf_args, start_gateway, workdir
 from loadtest.histogram import percentile
 from pipeline.locking import LockClient, RetryPolicy
 from protos.metastore.v1 import catalog_pb2 as cpb
@@ -51,7 +49,7 @@ from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import locks_pb2_grpc
 
 REPO = Path(__file__).resolve().parent.parent
-SECTION_START, SECTION_END = benchdoc.markers("locks")
+SECTION_START, SECTION_END = report.markers("locks")
 UNSAFE_FAST_CONF = "metastore.gateway.embedded.unsafe.fast=true"
 
 
@@ -182,38 +180,28 @@ async def writer_behind_readers(address: str, readers: int, hold_ms: float, writ
 @dataclass
 class Run:
     fsync: str
-    load_before: str
-    load_after: str
+    load: dict[str, float]
     reference_per_second: float
     uncontended: list[Uncontended]
     writer: list[WriterWaits]
 
 
 async def bench(fsync_on: bool, args: argparse.Namespace) -> Run:
-    load_before = f"{probes.load_average():.2f}"
-    work = new_workdir("msgw-bench-locks-")
-    gateway_args = ["--data-dir", str(work / "pg"), "--conf", "metastore.gateway.max.concurrent.rpcs=10000"]
-    if not fsync_on:
-        gateway_args += ["--conf", UNSAFE_FAST_CONF]
-    gateway = GatewayProcess(gateway_args, work / "gateway.log")
-    try:
-        address = await asyncio.to_thread(gateway.wait_serving)
-        print(f"gateway (fsync {'on' if fsync_on else 'off'}) at {address}", flush=True)
-        await create_locked_objects(address, 16)
-        reference = await reference_read(address, args.seconds)
-        un = [await uncontended(address, n, args.seconds) for n in (1, 16)]
-        for u in un:
-            print(f"  uncontended, {u.clients} client(s): {u.per_second:.0f} lock+unlock/s, "
-                  f"p50 {percentile(u.latencies_ms, 50):.2f} ms", flush=True)
-        waits = [await writer_behind_readers(address, args.readers, args.hold_ms, args.writers, fast)
-                 for fast in (False, True)]
-        for w in waits:
-            print(f"  writer behind {args.readers} readers ({w.polling}): "
-                  f"median {statistics.median(w.waits_ms):.0f} ms, max {max(w.waits_ms):.0f} ms", flush=True)
-        return Run("on" if fsync_on else "off", load_before, f"{probes.load_average():.2f}", reference, un, waits)
-    finally:
-        gateway.stop(60)
-        shutil.rmtree(work, ignore_errors=True)
+    window = probes.MachineWindow()
+    conf = ["metastore.gateway.max.concurrent.rpcs=10000", *([] if fsync_on else [UNSAFE_FAST_CONF])]
+    with workdir(prefix="msgw-bench-locks-") as work:
+        gateway = await start_gateway("--data-dir", str(work / "pg"), *conf_args(*conf), log_path=work / "gateway.log")
+        try:
+            address = gateway.address
+            print(f"gateway (fsync {'on' if fsync_on else 'off'}) at {address}", flush=True)
+            await create_locked_objects(address, 16)
+            reference = await reference_read(address, args.seconds)
+            un = [await uncontended(address, n, args.seconds) for n in (1, 16)]
+            waits = [await writer_behind_readers(address, args.readers, args.hold_ms, args.writers, fast)
+                     for fast in (False, True)]
+        finally:
+            await asyncio.to_thread(gateway.stop, 60)
+    return Run("on" if fsync_on else "off", window.close().as_dict(), reference, un, waits)
 
 
 def render(runs: list[Run], args: argparse.Namespace, command: str) -> str:
@@ -229,11 +217,11 @@ def render(runs: list[Run], args: argparse.Namespace, command: str) -> str:
         command,
         "```",
         "",
-        f"on {now:%Y-%m-%d %H:%M} UTC: {machine['nproc']} cores ({machine['cpu_model']}), Python {machine['python']}. "
-        "The gateway is its own process on a fresh embedded PostgreSQL; the clients run in the benchmark "
-        "process (asyncio, one gRPC channel each), all on this machine. 1-minute load average before/after "
-        "each run (other work on the machine shows here): "
-        + ", ".join(f"fsync {r.fsync} {r.load_before}/{r.load_after}" for r in runs) + ".",
+        f"on {now:%Y-%m-%d %H:%M} UTC at commit `{probes.code_version()['commit']}`: {machine['nproc']} cores "
+        f"({machine['cpu_model']}), Python {machine['python']}. The gateway is its own process (on its default "
+        "loop, uvloop) on a fresh embedded PostgreSQL; the clients run in the benchmark process (asyncio, one gRPC "
+        "channel each), all on this machine. Machine state while measuring: "
+        + "; ".join(f"fsync {r.fsync}: {probes.describe_load(r.load, machine['nproc'])}" for r in runs) + ".",
         "",
         f"**Uncontended lock + unlock** (`Lock` EXCLUSIVE on the client's own table, then `Unlock`; "
         f"{args.seconds:g} s per row):",
@@ -300,7 +288,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(section)
     else:
         out = REPO / args.out if not Path(args.out).is_absolute() else Path(args.out)
-        benchdoc.write_section(out, "locks", section)
+        report.write_section(out, "locks", section)
         print(f"wrote the locks section of {out}")
     return 0
 

@@ -32,7 +32,6 @@ import datetime as dt
 import json
 import os
 import shlex
-import shutil
 import statistics
 import subprocess
 import sys
@@ -41,14 +40,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from loadtest import benchdoc
+from loadtest import report
 from loadtest.gateway_process import GatewayProcess
-from loadtest.harness import new_workdir
+from loadtest.harness import workdir
 from loadtest.probes import cpu_s, machine, machine_busy_s, postmaster_pid, tree_cpu_s
 from pipeline.client import ClientConfig, GatewayClient, close_process_clients, process_client
 
 REPO = Path(__file__).resolve().parent.parent
-SECTION_START, SECTION_END = benchdoc.markers("spark")
+SECTION_START, SECTION_END = report.markers("spark")
 DB, TABLE = "bench", "parts"
 
 
@@ -186,7 +185,7 @@ def render(command: str, when: dt.datetime, machine: dict[str, Any], rows: list[
         f"Python {machine['python']}, {machine['java']}, PySpark {machine['pyspark']}, grpcio {machine['grpcio']}. "
         f"The gateways (cache on, and cache off on the same database), the embedded PostgreSQL, the Spark driver "
         f"JVM and its Python workers all run on this machine, which is shared with other sessions: "
-        f"{idle_busy:.1f} cores were busy just before the run (/proc/stat); the last column shows other work "
+        f"{idle_busy:.1f} cores were busy just before the run (psutil); the last column shows other work "
         f"during it.",
         "",
         f"Table: {count:,} partitions of one transactional table (2 keys, 7 parameters each). "
@@ -218,7 +217,7 @@ def render(command: str, when: dt.datetime, machine: dict[str, Any], rows: list[
         f"{statistics.median(driver.fetch_s):.2f} s, and a Spark job of the same shape that makes its rows up "
         f"without calling the gateway takes {statistics.median(floor.fetch_s):.2f} s. The machine-busy column is "
         f"the whole machine's busy cores during the timed runs ({machine['nproc']} = saturated); the gateway "
-        f"and PostgreSQL columns are those processes' shares of them (CPU seconds / wall seconds, /proc/PID/stat), "
+        f"and PostgreSQL columns are those processes' shares of them (CPU seconds / wall seconds, psutil), "
         f"and \"other work\" the share of processes this benchmark did not start (other users of the machine).",
         "",
         SECTION_END]
@@ -241,7 +240,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     b = machine_busy_s()
     time.sleep(2)
     idle_busy = (machine_busy_s() - b) / 2
-    work = new_workdir("bench-spark-")
+    with workdir(prefix="bench-spark-") as work:
+        return _measure(opts, command, when, machine, idle_busy, work)
+
+
+def _measure(opts: argparse.Namespace, command: str, when: dt.datetime, machine: dict[str, Any], idle_busy: float,
+             work: Path) -> int:
     cached = GatewayProcess(["--data-dir", str(work / "pg")], work / "gateway-cache-on.log")
     uncached: GatewayProcess | None = None
     spark = None
@@ -281,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"embedded PostgreSQL postmaster pid {postmaster or 'not found'}", flush=True)
         _run_rows(spark, rows, {"cache on": cached, "cache off": uncached}, opts.runs, opts.partitions, postmaster)
         section = render(command, when, machine, rows, opts.partitions, opts.runs, idle_busy)
-        benchdoc.write_section(REPO / opts.out if not os.path.isabs(opts.out) else Path(opts.out), "spark", section)
+        report.write_section(REPO / opts.out if not os.path.isabs(opts.out) else Path(opts.out), "spark", section)
         results = REPO / opts.results_dir
         results.mkdir(parents=True, exist_ok=True)
         (results / f"bench_spark_{when:%Y%m%dT%H%M%S}.json").write_text(json.dumps(
@@ -296,7 +300,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         for g in (uncached, cached):
             if g is not None:
                 g.stop()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -9,34 +9,25 @@ One write transaction is what a Hive writer does for a small insert into a parti
 Clients run a closed loop without think time, each with its own gRPC channel, in load-generator worker
 processes (loadtest.run_load).
 
-Without `--dsn` the gateway runs as its own OS process (`python -m gateway.cli serve --port 0
---data-dir <tmp>`) on a fresh embedded PostgreSQL in a temporary directory, removed afterwards. By
-default it does so twice: durable (fsync on: PostgreSQL's and the gateway's default) and with
-`--conf metastore.gateway.embedded.unsafe.fast=true` (fsync, synchronous_commit and full_page_writes
-off), so the report shows how much of the time is the commit's WAL flush. With `--dsn` one gateway
-serves from that PostgreSQL as it is configured, in a database-per-run catalog that is dropped at the
-end.
+Without `--dsn` the gateway runs as its own OS process (`--data-dir <tmp>`, on `--loop`, by default the
+gateway's own default, uvloop) on a fresh embedded PostgreSQL, removed afterwards; by default twice:
+durable (fsync on, the default) and with `metastore.gateway.embedded.unsafe.fast=true` (fsync,
+synchronous_commit and full_page_writes off), so the report shows what the commit's WAL flush costs.
+With `--dsn` one gateway serves from that PostgreSQL as configured, in a database that is dropped at
+the end.
 
-Besides the client-side numbers, every run measures on the server side, over the same window:
-* CPU seconds of the gateway process, of the PostgreSQL processes (when PostgreSQL is local), of the
-  load generator and of the whole machine (/proc), as cores in use;
-* WAL fsyncs per database commit (pg_stat_io; both counters are flushed together by each backend, so
-  the ratio is exact even though either count lags by up to a second) and WAL bytes per transaction;
-* what the gateway's PostgreSQL backends are doing, sampled from pg_stat_activity every 25 ms: running,
-  waiting for a WAL flush, waiting for a row lock (and on which statement), or idle in a transaction
-  while the gateway works.
-
-The markdown section between `<!-- bench:txns:start -->` and `<!-- bench:txns:end -->` of `--out` is
-replaced (the file and the markers are created when missing); the loadtest report (CSV, time series,
-PNG) and every measurement (JSON) go to `--results-dir` (default loadtest/results/bench_txns, git-ignored).
-The section is written by loadtest/bench_txns_report.py.
+Over each run's window it also measures (loadtest.probes): CPU of the gateway, PostgreSQL, the load
+generator and the machine as cores in use; WAL fsyncs and commits per transaction (pg_stat_io /
+pg_stat_database) and WAL bytes; and what the gateway's backends are doing, sampled from
+pg_stat_activity every 25 ms. The section `bench:txns` of `--out` is replaced; the loadtest report
+(CSV, time series, PNG) and the measurements (bench_txns.json, which `--render` re-renders from) go to
+`--results-dir`.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import datetime as dt
 import json
 import math
@@ -53,39 +44,32 @@ from typing import Any, Sequence
 import asyncpg
 import grpc
 
-from loadtest import benchdoc, pg_probes, probes
-from loadtest.bench_txns_report import SECTION_END as SECTION_END  # re-exported: the section's markers
-from loadtest.bench_txns_report import SECTION_START as SECTION_START
-from loadtest.bench_txns_report import (
-    REPO, REQUEST, UNSAFE_FAST_CONF, ModeInfo, Options, RunSummary, jsonable, render_from_json, render_section,
-)
-from loadtest.config import RunConfig
+from loadtest import probes, report
+from loadtest.engine import RunConfig
 from loadtest.gateway_process import GatewayProcess
-from loadtest.harness import new_workdir
-from loadtest.grpc_user import GrpcUser
-from loadtest.progress import ProgressLine
+from loadtest.harness import conf_args, new_workdir
 from loadtest.report import matplotlib_available, write_report
-from loadtest.results import LiveView, RunResult
 from loadtest.runner import run_load
-from loadtest.users import constant, task
+from loadtest.stats import LiveView, ProgressLine, RunResult
+from loadtest.users import GrpcUser, constant, task
 from protos.metastore.v1 import catalog_pb2 as cpb
-from protos.metastore.v1 import catalog_pb2_grpc
+from protos.metastore.v1 import catalog_pb2_grpc, transactions_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
-from protos.metastore.v1 import transactions_pb2_grpc
 
-DEFAULT_OUT = "docs/benchmarks.md"
-DEFAULT_RESULTS = "loadtest/results/bench_txns"
-
-
-# -- the simulated client ------------------------------------------------------------------------------
+REPO = Path(__file__).resolve().parent.parent
+REQUEST = "write-txn(10 partitions)"
+SECTION_START, SECTION_END = report.markers("txns")
+UNSAFE_FAST_CONF = "metastore.gateway.embedded.unsafe.fast=true"
+MODE_LABELS = {"on": "durable (fsync on)", "off": "unsafe fast (fsync off)", "dsn": "`--dsn` server"}
+PG_SETTINGS = ("fsync", "synchronous_commit", "full_page_writes", "wal_sync_method", "shared_buffers")
+POOL = "datanucleus.connectionPool.maxPoolSize"
 
 
 class WriteTxnUser(GrpcUser):
     """One Hive-like writer: each task is one small write transaction on the benchmark's table.
 
-    Partition values are unique per run (`options["tag"]`), user and iteration: ds=<tag>u<user_id>,
-    n=<iteration * partitions + i>. A transaction that fails is aborted (unmeasured) and the failure
-    is recorded under the request's name."""
+    Partition values are unique per run (`options["tag"]`), user and iteration. A transaction that
+    fails is aborted (unmeasured) and the failure is recorded under the request's name."""
 
     wait_time = constant(0.0)
     call_timeout_s = 30.0
@@ -94,8 +78,7 @@ class WriteTxnUser(GrpcUser):
         await super().on_start()
         self.txns = transactions_pb2_grpc.TransactionsStub(self.channel)
         self.catalog = catalog_pb2_grpc.CatalogStub(self.channel)
-        self.db_name = str(self.options["db"])
-        self.table_name = str(self.options["table"])
+        self.db_name, self.table_name = str(self.options["db"]), str(self.options["table"])
         self.partitions = int(self.options.get("partitions", 10))
         self.ds = f"{self.options.get('tag', 'run')}u{self.user_id}"
         self.iteration = 0
@@ -106,9 +89,7 @@ class WriteTxnUser(GrpcUser):
         first = self.iteration * self.partitions
         self.iteration += 1
         parts = [cpb.Partition(values=[self.ds, str(first + i)]) for i in range(self.partitions)]
-        timeout = self.call_timeout_s
-        txn_id = 0
-        committed = False
+        timeout, txn_id, committed = self.call_timeout_s, 0, False
         try:
             async with self.measure(REQUEST) as m:
                 opened = await self.txns.OpenTxns(
@@ -133,16 +114,11 @@ class WriteTxnUser(GrpcUser):
             raise
 
 
-# -- measurements on the side (loadtest/pg_probes.py) ----------------------------------------------------
-
-
 class ProbeSink:
     """The run's progress sink: brackets the load window for `probe`, then forwards to `inner`."""
 
-    def __init__(self, inner: Any, probe: pg_probes.RunProbe, run_time_s: float) -> None:
-        self._inner = inner
-        self._probe = probe
-        self._run_time_s = run_time_s
+    def __init__(self, inner: ProgressLine | None, probe: probes.RunProbe, run_time_s: float) -> None:
+        self._inner, self._probe, self._run_time_s = inner, probe, run_time_s
 
     def update(self, view: LiveView) -> None:
         if not self._probe.started.is_set() and view.elapsed_s >= 0:
@@ -161,111 +137,94 @@ class ProbeSink:
             self._inner.finish(view)
 
 
-# -- one benchmark mode: a gateway, a table, the runs ----------------------------------------------------
-
-
-async def _setup_catalog(address: str, db_name: str, table_name: str) -> None:
+async def _catalog(address: str, db_name: str, *, drop: bool = False) -> None:
+    """Create the benchmark's database and its transactional table `writes` (ds string, n int), or drop it."""
     async with grpc.aio.insecure_channel(address) as channel:
         await asyncio.wait_for(channel.channel_ready(), 20)
         catalog = catalog_pb2_grpc.CatalogStub(channel)
+        if drop:
+            await catalog.DropDatabase(cpb.DropDatabaseRequest(name=db_name, cascade=True, if_exists=True), timeout=60)
+            return
+        orc = "org.apache.hadoop.hive.ql.io.orc."
         await catalog.CreateDatabase(cpb.CreateDatabaseRequest(database=cpb.Database(name=db_name)), timeout=30)
         await catalog.CreateTable(cpb.CreateTableRequest(table=cpb.Table(
-            db_name=db_name, name=table_name, table_type=cpb.MANAGED, transactional=True,
+            db_name=db_name, name="writes", table_type=cpb.MANAGED, transactional=True,
             columns=[cpb.FieldSchema(name="id", type="bigint"), cpb.FieldSchema(name="payload", type="string")],
             partition_keys=[cpb.FieldSchema(name="ds", type="string"), cpb.FieldSchema(name="n", type="int")],
-            sd=cpb.StorageDescriptor(input_format="org.apache.hadoop.hive.ql.io.orc.OrcInputFormat",
-                                     output_format="org.apache.hadoop.hive.ql.io.orc.OrcOutputFormat",
-                                     serde=cpb.SerDeInfo(serialization_lib="org.apache.hadoop.hive.ql.io.orc.OrcSerde")))),
-            timeout=30)
+            sd=cpb.StorageDescriptor(input_format=orc + "OrcInputFormat", output_format=orc + "OrcOutputFormat",
+                                     serde=cpb.SerDeInfo(serialization_lib=orc + "OrcSerde")))), timeout=30)
 
 
-async def _drop_catalog(address: str, db_name: str) -> None:
-    async with grpc.aio.insecure_channel(address) as channel:
-        await asyncio.wait_for(channel.channel_ready(), 20)
-        await catalog_pb2_grpc.CatalogStub(channel).DropDatabase(
-            cpb.DropDatabaseRequest(name=db_name, cascade=True, if_exists=True), timeout=60)
+def gateway_settings(conf: Sequence[str]) -> dict[str, str]:
+    """The gateway's effective settings as `metastore-gateway settings` prints them, with `conf` applied."""
+    out = subprocess.run([sys.executable, "-m", "gateway.cli", "settings"], cwd=REPO, capture_output=True, text=True,
+                         timeout=60, check=True).stdout
+    settings = {m.group(1): m.group(2) for m in re.finditer(r"^(\S+)\s+(\S+)", out, re.MULTILINE)}
+    return {**settings, **dict(item.split("=", 1) for item in conf)}
 
 
-def _summary(mode: str, clients: int, workers: int, result: RunResult, probe: pg_probes.RunProbe,
-             before: dict[str, int] | None, after: dict[str, int] | None) -> RunSummary:
-    stats = result.stats.get(REQUEST)
-    nan = math.nan
-    if stats is None or stats.requests == 0:
-        txns = failures = parts = 0
-        errors: dict[str, int] = {}
-        p50 = p95 = p99 = mean = mx = nan
-    else:
-        txns, failures, parts, errors = stats.requests - stats.failures, stats.failures, stats.items, dict(stats.errors)
-        p50, p95, p99 = (v * 1e3 for v in stats.latency.percentiles((50, 95, 99)))
-        mean, mx = stats.latency.mean_s * 1e3, stats.latency.max_s * 1e3
-    duration = result.duration_s
-    fsync_per_commit = fsync_per_txn = commits_per_txn = wal_per_txn = nan
-    if before and after:
-        d_commits = after["commits"] - before["commits"]
-        d_fsync = after["wal_fsyncs"] - before["wal_fsyncs"]
-        if d_commits > 0:
-            fsync_per_commit = d_fsync / d_commits
-        if txns:
-            commits_per_txn = d_commits / txns
-            fsync_per_txn = d_fsync / txns
-            wal_per_txn = (after["wal_bytes"] - before["wal_bytes"]) / txns
-    return RunSummary(
-        mode=mode, clients=clients, workers=workers, duration_s=duration, txns=txns, failures=failures, errors=errors,
-        partitions=parts, txns_per_s=txns / duration if duration > 0 else nan,
-        partitions_per_s=parts / duration if duration > 0 else nan, mean_ms=mean, p50_ms=p50, p95_ms=p95, p99_ms=p99,
-        max_ms=mx, worker_errors=list(result.worker_errors), cpu=probe.cpu(),
-        wal_fsyncs_per_commit=fsync_per_commit, wal_fsyncs_per_txn=fsync_per_txn, commits_per_txn=commits_per_txn,
-        wal_bytes_per_txn=wal_per_txn, wait_profile=probe.wait_profile(), samples=probe.samples,
-        seq_waiter_share=probe.seq_waiter_samples / probe.samples if probe.samples else math.nan)
+def summarize(mode: str, clients: int, result: RunResult, probe: probes.RunProbe,
+              before: dict[str, int] | None, after: dict[str, int] | None) -> dict[str, Any]:
+    """One run's figures, JSON-ready (NaN as None)."""
+    stats, nan = result.stats.get(REQUEST), math.nan
+    txns = stats.requests - stats.failures if stats else 0
+    p50, p95, p99 = (v * 1e3 for v in stats.latency.percentiles((50, 95, 99))) if stats else (nan, nan, nan)
+    per_txn = {"commits_per_txn": nan, "wal_fsyncs_per_txn": nan, "wal_bytes_per_txn": nan}
+    if before and after and txns:
+        per_txn = {"commits_per_txn": (after["commits"] - before["commits"]) / txns,
+                   "wal_fsyncs_per_txn": (after["wal_fsyncs"] - before["wal_fsyncs"]) / txns,
+                   "wal_bytes_per_txn": (after["wal_bytes"] - before["wal_bytes"]) / txns}
+    d = result.duration_s
+    return jsonable({
+        "mode": mode, "clients": clients, "duration_s": d, "txns": txns, "failures": stats.failures if stats else 0,
+        "errors": dict(stats.errors) if stats else {}, "partitions": stats.items if stats else 0,
+        "txns_per_s": txns / d if d > 0 else nan, "partitions_per_s": (stats.items if stats else 0) / d if d else nan,
+        "mean_ms": stats.latency.mean_s * 1e3 if stats else nan, "p50_ms": p50, "p95_ms": p95, "p99_ms": p99,
+        "max_ms": stats.latency.max_s * 1e3 if stats else nan, "worker_errors": list(result.worker_errors),
+        "cpu": probe.cpu(), **per_txn, "wait_profile": probe.wait_profile(), "samples": probe.samples,
+        "seq_waiter_share": probe.seq_waiter_samples / probe.samples if probe.samples else nan,
+        "discarded_other_cores": []})
 
 
-async def run_mode(opts: Options, mode: str) -> tuple[ModeInfo, list[RunResult]]:
+async def run_mode(opts: argparse.Namespace, mode: str) -> tuple[dict[str, Any], list[RunResult]]:
     """Start one gateway (fresh embedded PostgreSQL or `opts.dsn`), create the table, run every client
     count against it, stop it and clean up."""
     tmp = new_workdir("msgw-bench-txns-")
-    conf = list(opts.gateway_conf)
-    if mode == "off":
-        conf.append(UNSAFE_FAST_CONF)
-    args = [a for c in conf for a in ("--conf", c)]
+    conf = [*opts.gateway_conf, *([UNSAFE_FAST_CONF] if mode == "off" else [])]
+    args = [*conf_args(*conf), "--loop", opts.loop]
     fsync_probe = None
     if opts.dsn:
         args += ["--dsn", opts.dsn]
     else:
-        data_dir = tmp / "data"
-        data_dir.mkdir()
-        args += ["--data-dir", str(data_dir)]
+        (tmp / "data").mkdir()
+        args += ["--data-dir", str(tmp / "data")]
         if mode == "on":
-            fsync_probe = pg_probes.fdatasync_probe(data_dir)
+            fsync_probe = probes.fdatasync_probe(tmp / "data")
     gateway = GatewayProcess(args, tmp / "gateway.log")
     stats_conn: asyncpg.Connection | None = None
     db_name = f"bench_txns_{dt.datetime.now(dt.timezone.utc):%Y%m%d%H%M%S}_{os.getpid()}"
     created = False
     try:
         address = await asyncio.to_thread(gateway.wait_serving)
-        dsn = opts.dsn or gateway.dsn
-        stats_conn, datname, postmaster = await pg_probes.connect_stats(dsn)
-        pg_version = await stats_conn.fetchval("SHOW server_version")
-        pg_settings = {name: await stats_conn.fetchval(f"SHOW {name}") for name in
-                       ("fsync", "synchronous_commit", "full_page_writes", "wal_sync_method", "shared_buffers")}
-        from gateway.config import load_settings
-
-        gw_settings = load_settings(overrides=dict(item.split("=", 1) for item in conf))
-        info = ModeInfo(mode=mode, conf=conf, pg_version=pg_version, pg_settings=pg_settings,
-                        gateway_settings={"pool_max_size": gw_settings.pool_max_size,
-                                          "max_concurrent_rpcs": gw_settings.max_concurrent_rpcs},
-                        fdatasync=fsync_probe)
-        await _setup_catalog(address, db_name, "writes")
+        stats_conn, datname, postmaster = await probes.connect_stats(opts.dsn or gateway.dsn)
+        settings = await asyncio.to_thread(gateway_settings, conf)
+        info: dict[str, Any] = {
+            "mode": mode, "conf": conf, "pg_version": await stats_conn.fetchval("SHOW server_version"),
+            "pg_settings": {name: await stats_conn.fetchval(f"SHOW {name}") for name in PG_SETTINGS},
+            "gateway_settings": {"pool_max_size": int(settings[POOL]), "loop": opts.loop},
+            "fdatasync": fsync_probe, "runs": []}
+        await _catalog(address, db_name)
         created = True
         results = []
-        before = await pg_probes.wal_stats(stats_conn, datname)
+        before = await probes.wal_stats(stats_conn, datname)
         for clients in opts.clients:
-            label = f"fsync={mode} c={clients}" if mode in ("on", "off") else f"c={clients}"
-            workers = min(opts.workers, clients)
-            config = RunConfig(users=clients, run_time_s=opts.duration_s, workers=workers, stop_timeout_s=5.0)
+            label = f"fsync={mode} c={clients}" if mode != "dsn" else f"c={clients}"
+            config = RunConfig(users=clients, run_time_s=opts.duration, workers=min(opts.workers, clients),
+                               stop_timeout_s=5.0)
             discarded: list[float] = []
             while True:
-                probe = pg_probes.RunProbe(gateway.proc.pid, postmaster, stats_conn, datname)
-                sink = ProbeSink(ProgressLine(label) if opts.progress else None, probe, opts.duration_s)
+                probe = probes.RunProbe(gateway.proc.pid, postmaster, stats_conn, datname)
+                sink = ProbeSink(None if opts.quiet else ProgressLine(label), probe, opts.duration)
                 sampler = asyncio.create_task(probe.sample())
                 try:
                     result = await run_load(WriteTxnUser, address, config, target=label, progress=sink, options={
@@ -277,180 +236,200 @@ async def run_mode(opts: Options, mode: str) -> tuple[ModeInfo, list[RunResult]]
                     await sampler
                 # Idle backends flush their pg_stat counters after 10 s (PGSTAT_IDLE_INTERVAL); wait that out so
                 # the counters read next hold exactly this run (and the next run starts on a quiet server).
-                await asyncio.sleep(opts.pause_s)
-                after = await pg_probes.wal_stats(stats_conn, datname)
-                summary = _summary(mode, clients, workers, result, probe, before, after)
+                await asyncio.sleep(opts.pause)
+                after = await probes.wal_stats(stats_conn, datname)
+                summary = summarize(mode, clients, result, probe, before, after)
                 before = after
-                other = summary.cpu.get("other", 0.0)
+                other = (summary["cpu"] or {}).get("other") or 0.0
                 if other <= opts.max_other_cores or len(discarded) >= opts.retries:
                     break
                 discarded.append(round(other, 3))
-                print(f"bench_txns: other processes used {other:.2f} cores during {label}; repeating it "
-                      f"(attempt {len(discarded) + 1} of {opts.retries + 1}) once the machine is quiet",
-                      file=sys.stderr)
-                await asyncio.to_thread(probes.wait_quiet, opts.max_other_cores, opts.quiet_wait_s)
-            summary.discarded_other_cores = discarded
+                print(f"bench_txns: other processes used {other:.2f} cores during {label}; repeating it once the "
+                      "machine is quiet", file=sys.stderr)
+                await asyncio.to_thread(probes.wait_quiet, opts.max_other_cores, 300.0)
+            summary["discarded_other_cores"] = discarded
             results.append(result)
-            info.runs.append(summary)
+            info["runs"].append(summary)
         return info, results
     finally:
         if stats_conn is not None:
             await stats_conn.close()
         if created and opts.dsn:
             try:
-                await _drop_catalog(gateway.address, db_name)
+                await _catalog(gateway.address, db_name, drop=True)
             except Exception as exc:  # noqa: BLE001 - cleanup must not hide the run's outcome
                 print(f"bench_txns: could not drop database {db_name}: {exc!r}", file=sys.stderr)
-        code = await asyncio.to_thread(gateway.stop)
-        if code not in (0, None):
-            print(f"bench_txns: the gateway exited with {code}:\n{gateway.log_path.read_text()[-4000:]}",
-                  file=sys.stderr)
+        if await asyncio.to_thread(gateway.stop) not in (0, None):
+            print(f"bench_txns: the gateway failed:\n{gateway.output()[-4000:]}", file=sys.stderr)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-# -- what the report records beside the figures --------------------------------------------------------
+def jsonable(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return value
 
 
-def code_version() -> dict[str, Any]:
-    """The commit under test and how many files of the server differ from it (read-only git calls)."""
-    def git(*args: str) -> str:
+def _n(value: float | None, digits: int = 0) -> str:
+    return "–" if value is None or math.isnan(value) else f"{value:,.{digits}f}"
+
+
+def render_section(data: dict[str, Any]) -> str:
+    """The docs section from the saved measurements (bench_txns.json's content)."""
+    modes, machine, opts = data["modes"], data["machine"], data["options"]
+    runs = [r for m in modes for r in m["runs"]]
+    nproc, first, code = machine["nproc"], modes[0], machine.get("code") or {}
+    name = {id(r): f"fsync={r['mode']} c={r['clients']}" if r["mode"] != "dsn" else f"c={r['clients']}" for r in runs}
+    lines = [SECTION_START, "## Small write transactions per second", "",
+             f"One write transaction is what a Hive writer does for a small insert into a partitioned ACID table: "
+             f"`OpenTxns(num_txns=1)` → `AllocateTableWriteIds` → `AddPartitions` ({opts['partitions']} new "
+             f"partitions, `txn_id` set) → `CommitTxn`, issued back to back by one client and timed together as one "
+             f"request, `{REQUEST}`. Closed loop, no think time, one gRPC channel per client. Produced by "
+             "`loadtest/bench_txns.py` with", "", "```sh", data["command"], "```", "",
+             f"on {data['date_utc'][:16].replace('T', ' ')} UTC, {opts['duration']:g} s per client count.", "",
+             f"- **Machine:** {nproc} cores, CPU \"{machine['cpu_model']}\", Linux {machine['kernel']}, Python "
+             f"{machine['python']}, PostgreSQL {first['pg_version']}; state while measuring: "
+             f"{probes.describe_load(data['load'], nproc) if data.get('load') else 'not recorded'}.",
+             f"- **Code:** commit `{code.get('commit', '?')}`"
+             + (f" plus uncommitted changes in {code['server_files_changed']} server files." if
+                code.get("server_files_changed") else ", no uncommitted server changes."),
+             "- **PostgreSQL:** " + ("the server given with `--dsn`, as configured" if opts["dsn"] else
+                                     "the embedded server, a fresh cluster per mode; *unsafe fast* is "
+                                     f"`--conf {UNSAFE_FAST_CONF}`") + ": "
+             + "; ".join(f"{MODE_LABELS[m['mode']]}: " + ", ".join(f"{k}={v}" for k, v in m["pg_settings"].items())
+                         for m in modes) + "."]
+    fd = next((m["fdatasync"] for m in modes if m["fdatasync"]), None)
+    if fd:
+        lines.append(f"- **Disk:** 8 KiB write + fdatasync on the data directory's filesystem: {fd['mean_ms']:.2f} ms "
+                     f"each ({_n(fd['ops_per_s'])}/s), measured just before the run.")
+    settings = first["gateway_settings"]
+    lines += [f"- **Processes:** one gateway process on {settings.get('loop', 'its default loop')} (connection pool "
+              f"{settings['pool_max_size']}); the load generator in {opts['workers']} worker process(es) (uvloop) "
+              f"plus the parent script; PostgreSQL; all on the same {nproc} cores.", "",
+              "| PostgreSQL | clients | txns/s | partitions/s | p50 ms | p95 ms | p99 ms | max ms | failures |",
+              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in runs:
+        lines.append(f"| {MODE_LABELS[r['mode']]} | {r['clients']} | {_n(r['txns_per_s'])} | "
+                     f"{_n(r['partitions_per_s'])} | {_n(r['p50_ms'], 2)} | {_n(r['p95_ms'], 2)} | "
+                     f"{_n(r['p99_ms'], 2)} | {_n(r['max_ms'], 1)} | {r['failures']:,} |")
+    lines += ["", "### Where the time goes", "",
+              "Over each run's load window: CPU as cores in use (psutil), commits and WAL fsyncs from `pg_stat_io` / "
+              "`pg_stat_database`, WAL bytes from `pg_current_wal_lsn()`. *Other processes* is whatever else ran on "
+              f"the machine; a run during which they used more than {opts['max_other_cores']:g} cores was repeated, "
+              f"up to {opts['retries']} times (the cores they used in discarded attempts are listed).", "",
+              "| run | gateway CPU | PostgreSQL CPU | load generator CPU | other processes | machine busy | commits / "
+              "txn | WAL fsyncs / txn | WAL KiB / txn | discarded attempts |",
+              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for r in runs:
+        c = r["cpu"] or {}
+        kib = None if r["wal_bytes_per_txn"] is None else r["wal_bytes_per_txn"] / 1024
+        lines.append(f"| {name[id(r)]} | " + " | ".join(_n(c.get(k), 2) for k in ("gateway", "postgres", "generator",
+                                                                                    "other"))
+                     + f" | {_n(c.get('machine'), 2)} / {nproc} | {_n(r['commits_per_txn'], 2)} | "
+                     f"{_n(r['wal_fsyncs_per_txn'], 2)} | {_n(kib, 1)} | "
+                     + (", ".join(f"{x:.2f}" for x in r["discarded_other_cores"]) or "none") + " |")
+    states = sorted({k for r in runs for k, v in r["wait_profile"].items() if v >= 0.02},
+                    key=lambda k: -max(r["wait_profile"].get(k, 0.0) for r in runs))
+    lines += ["", f"What the gateway's PostgreSQL connections were doing, sampled from `pg_stat_activity` every "
+              f"{probes.SAMPLE_INTERVAL_S * 1e3:g} ms (average number of backends per state; states under 0.02 "
+              "everywhere are summed as *other*):", "",
+              "| backend state | " + " | ".join(name[id(r)] for r in runs) + " |", "| --- |" + " ---: |" * len(runs)]
+    for k in states:
+        lines.append(f"| {k} | " + " | ".join(f"{r['wait_profile'].get(k, 0.0):.2f}" for r in runs) + " |")
+    lines += ["| other | " + " | ".join(f"{sum(v for k, v in r['wait_profile'].items() if k not in states):.2f}"
+                                        for r in runs) + " |",
+              "| *samples with a backend queued on `notification_sequence`* | " + " | ".join(
+                  "–" if r["seq_waiter_share"] is None else f"{100 * r['seq_waiter_share']:.0f}%" for r in runs) + " |",
+              "| *samples* | " + " | ".join(f"{r['samples']:,}" for r in runs) + " |", ""]
+    if data.get("files"):
+        lines += ["Loadtest report and raw measurements: " + ", ".join(f"`{p}`" for p in data["files"]) +
+                  " (git-ignored; regenerate with the command above).", ""]
+    return "\n".join([*lines, SECTION_END]) + "\n"
+
+
+def _csv(kind: type, choices: Sequence[str] = ()) -> Any:
+    def parse(text: str) -> tuple[Any, ...]:
         try:
-            return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, timeout=10,
-                                  check=True).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            return ""
-
-    commit = git("rev-parse", "--short", "HEAD")
-    changed = git("status", "--porcelain", "--", "gateway", "store", "poller", "protos")
-    return {"commit": commit, "server_files_changed": len(changed.splitlines()) if changed else 0}
-
-
-# -- entry point -----------------------------------------------------------------------------------------
-
-
-def _client_counts(text: str) -> tuple[int, ...]:
-    try:
-        counts = tuple(int(x) for x in text.split(",") if x.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
-    if not counts or any(c < 1 for c in counts):
-        raise argparse.ArgumentTypeError(f"client counts must be >= 1, got {text!r}")
-    return counts
-
-
-def _fsync_modes(text: str) -> tuple[str, ...]:
-    modes = tuple(x.strip() for x in text.split(",") if x.strip())
-    if not modes or any(m not in ("on", "off") for m in modes):
-        raise argparse.ArgumentTypeError(f"expected on, off or on,off, got {text!r}")
-    return modes
+            values = tuple(kind(x.strip()) for x in text.split(",") if x.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected comma-separated {kind.__name__}s, got {text!r}") from None
+        if not values or (choices and any(v not in choices for v in values)) or (kind is int and min(values) < 1):
+            raise argparse.ArgumentTypeError(f"unexpected value in {text!r}")
+        return values
+    return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m loadtest.bench_txns",
-                                description="Small write transactions per second (open, allocate, add partitions, "
-                                            "commit) at several client counts; writes a section of docs/benchmarks.md.")
-    p.add_argument("--duration", type=float, default=20.0, metavar="SECONDS", help="load per client count (default 20)")
-    p.add_argument("--clients", type=_client_counts, default=(1, 16), metavar="N,N",
-                   help="concurrent clients, one run each (default 1,16)")
-    p.add_argument("--out", default=DEFAULT_OUT,
-                   help=f"markdown file whose section is replaced (default {DEFAULT_OUT})")
-    p.add_argument("--results-dir", default=DEFAULT_RESULTS,
-                   help=f"where the CSV/PNG/JSON report goes (default {DEFAULT_RESULTS})")
+    p = argparse.ArgumentParser(prog="python -m loadtest.bench_txns", description=__doc__.split("\n")[0])
+    p.add_argument("--duration", type=float, default=20.0, help="seconds of load per client count (default 20)")
+    p.add_argument("--clients", type=_csv(int), default=(1, 16), help="client counts, one run each (default 1,16)")
+    p.add_argument("--out", default="docs/benchmarks.md", help="markdown file whose section is replaced")
+    p.add_argument("--results-dir", default="loadtest/results/bench_txns", help="where CSV/PNG/JSON go")
     p.add_argument("--dsn", default="", help="use this PostgreSQL (as configured) instead of a fresh embedded one")
-    p.add_argument("--fsync", type=_fsync_modes, default=("on", "off"), metavar="on,off",
+    p.add_argument("--fsync", type=_csv(str, ("on", "off")), default=("on", "off"),
                    help="embedded PostgreSQL only: durable (on) and/or unsafe fast (off) runs (default on,off)")
+    p.add_argument("--loop", choices=("uvloop", "asyncio"), default="uvloop",
+                   help="the gateway's event loop (default: its own default, uvloop)")
     p.add_argument("--workers", type=int, default=1, help="load-generator worker processes (default 1)")
     p.add_argument("--partitions", type=int, default=10, help="partitions added per transaction (default 10)")
-    p.add_argument("--gateway-conf", action="append", default=[], metavar="KEY=VALUE",
-                   help="extra --conf for the gateway (repeatable)")
-    p.add_argument("--pause", type=float, default=11.0, metavar="SECONDS",
-                   help="idle time after each run before PostgreSQL's counters are read; idle backends flush them "
+    p.add_argument("--gateway-conf", action="append", default=[], metavar="KEY=VALUE", help="extra gateway --conf")
+    p.add_argument("--pause", type=float, default=11.0,
+                   help="idle seconds after each run before PostgreSQL's counters are read; idle backends flush them "
                         "after 10 s (default 11; less makes fsync and commit counts approximate)")
-    p.add_argument("--max-other-cores", type=float, default=0.25, metavar="CORES",
+    p.add_argument("--max-other-cores", type=float, default=0.25,
                    help="repeat a run during which other processes used more CPU than this (default 0.25)")
     p.add_argument("--retries", type=int, default=3, help="how often a disturbed run is repeated (default 3)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
-    p.add_argument("--render", metavar="JSON",
-                   help="run nothing: re-render --out's section from a saved bench_txns.json")
+    p.add_argument("--render", metavar="JSON", help="run nothing: re-render --out's section from a bench_txns.json")
     p.add_argument("--no-plot", action="store_true", help="skip the PNG")
     return p
 
 
-async def run_benchmark(opts: Options) -> tuple[list[ModeInfo], list[RunResult]]:
-    modes, results = [], []
-    for mode in (("dsn",) if opts.dsn else opts.fsync_modes):
-        busy = await asyncio.to_thread(probes.machine_load)
-        if busy > 0.3:
-            print(f"bench_txns: warning: the machine is already {busy:.2f} cores busy before the {mode} runs; "
-                  "results will be lower than on an idle machine", file=sys.stderr)
-        info, mode_results = await run_mode(opts, mode)
-        modes.append(info)
-        results += mode_results
-        if opts.progress:
-            for r in info.runs:
-                print(f"bench_txns: {r.mode} c={r.clients}: {r.txns_per_s:,.1f} txns/s, {r.partitions_per_s:,.0f} "
-                      f"partitions/s, p50 {r.p50_ms:.2f} ms, p99 {r.p99_ms:.2f} ms, failures {r.failures}",
-                      file=sys.stderr)
-    return modes, results
-
-
-def _redact(text: str) -> str:
-    """postgresql://user:secret@host/db -> postgresql://user:***@host/db (wherever it appears in `text`)."""
-    return re.sub(r"(postgres(?:ql)?://[^:/@\s]+):[^@\s]*@", r"\1:***@", text)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(args_list)
-    if args.render:
-        return render_from_json(Path(args.render), Path(args.out))
-    if args.dsn and args.fsync != ("on", "off"):
-        print("bench_txns: --fsync applies to the embedded PostgreSQL only; with --dsn the server's own "
-              "settings are measured", file=sys.stderr)
+    opts = build_parser().parse_args(args_list)
+    out = Path(opts.out)
+    if opts.render:
+        report.write_section(out, "txns", render_section(json.loads(Path(opts.render).read_text())))
+        return 0
+    if opts.dsn and opts.fsync != ("on", "off"):
+        print("bench_txns: --fsync applies to the embedded PostgreSQL only", file=sys.stderr)
         return 2
-    if args.workers < 1:
+    if opts.workers < 1:
         print("bench_txns: --workers must be at least 1", file=sys.stderr)
         return 2
-    opts = Options(duration_s=args.duration, clients=args.clients, out=Path(args.out),
-                   results_dir=Path(args.results_dir),
-                   dsn=args.dsn, fsync_modes=args.fsync, workers=args.workers, partitions=args.partitions,
-                   gateway_conf=tuple(args.gateway_conf), progress=not args.quiet, plot=not args.no_plot,
-                   pause_s=args.pause, max_other_cores=args.max_other_cores, retries=max(0, args.retries))
     when = dt.datetime.now(dt.timezone.utc)
-    machine = {**probes.machine(), "code": code_version()}
-    modes, results = asyncio.run(run_benchmark(opts))
-
-    opts.results_dir.mkdir(parents=True, exist_ok=True)
-    report = write_report(results, opts.results_dir, basename="bench_txns",
-                          with_plot=opts.plot and matplotlib_available())
-    json_path = opts.results_dir / "bench_txns.json"
+    window = probes.MachineWindow()
+    modes, results = [], []
+    for mode in ("dsn",) if opts.dsn else opts.fsync:
+        info, mode_results = asyncio.run(run_mode(opts, mode))
+        modes.append(info)
+        results += mode_results
+    results_dir = Path(opts.results_dir)
+    written = write_report(results, results_dir, basename="bench_txns",
+                          with_plot=not opts.no_plot and matplotlib_available())
     # A DSN's password must not end up in the docs: postgresql://user:secret@host -> postgresql://user:***@host
-    shown_args = [_redact(a) for a in args_list]
-    command = shlex.join(["python", "-m", "loadtest.bench_txns", *shown_args])
-    json_path.write_text(json.dumps(jsonable({
-        "command": command, "date_utc": when.isoformat(timespec="seconds"), "machine": machine,
-        "options": {k: str(v) if isinstance(v, Path) else _redact(v) if isinstance(v, str) else v
-                    for k, v in dataclasses.asdict(opts).items()},
-        "modes": [dataclasses.asdict(m) for m in modes],
-    }), indent=2) + "\n", encoding="utf-8")
+    def redact(text: str) -> str:
+        return re.sub(r"(postgres(?:ql)?://[^:/@\s]+):[^@\s]*@", r"\1:***@", text)
 
-    def shown(p: Path) -> str:
-        try:
-            return str(p.resolve().relative_to(REPO))
-        except ValueError:
-            return str(p)
-
-    files = {"csv": shown(report.csv), "timeseries": shown(report.timeseries_csv), "json": shown(json_path)}
-    if report.png is not None:
-        files["png"] = shown(report.png)
-    section = render_section(command, when, machine, modes, opts, files)
-    benchdoc.write_section(opts.out, "txns", section)
-    print(section if opts.progress else "", end="")
-    print(f"bench_txns: wrote {opts.out} and {', '.join(files.values())}", file=sys.stderr)
-    failures = sum(r.failures for m in modes for r in m.runs)
-    broken = [e for m in modes for r in m.runs for e in r.worker_errors]
-    if failures or broken or any(r.txns == 0 for m in modes for r in m.runs):
-        print(f"bench_txns: {failures} failed transactions, worker errors: {broken}", file=sys.stderr)
+    files = [str(p) for p in (written.csv, written.timeseries_csv, results_dir / "bench_txns.json", written.png) if p]
+    data = jsonable({"command": shlex.join(["python", "-m", "loadtest.bench_txns", *map(redact, args_list)]),
+                     "date_utc": when.isoformat(timespec="seconds"), "load": window.close().as_dict(),
+                     "machine": {**probes.machine(), "code": probes.code_version()}, "files": files,
+                     "options": {k: redact(v) if isinstance(v, str) else v for k, v in vars(opts).items()},
+                     "modes": modes})
+    (results_dir / "bench_txns.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    section = render_section(data)
+    report.write_section(out, "txns", section)
+    print("" if opts.quiet else section, end="")
+    runs = [r for m in modes for r in m["runs"]]
+    if any(r["failures"] or r["worker_errors"] or not r["txns"] for r in runs):
+        print(f"bench_txns: failures or worker errors: {[(r['failures'], r['worker_errors']) for r in runs]}",
+              file=sys.stderr)
         return 1
     return 0
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import selectors
 import time
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 
 class Clock(Protocol):
@@ -149,3 +149,14 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
             if abs(when - target) <= 1e-9 * max(1.0, abs(when)):
                 target = when
         self._virtual_now = max(self._virtual_now, target)
+
+
+def loop_factory(use_uvloop: bool) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop factory when asked for and installed, else None (asyncio's default loop)."""
+    if use_uvloop:
+        try:
+            import uvloop
+        except ImportError:
+            return None
+        return uvloop.new_event_loop
+    return None

@@ -24,9 +24,9 @@ from typing import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 
 import grpc
 
+from loadtest.clock import loop_factory
 from loadtest.errors import ConfigError
-from loadtest.grpc_user import GrpcUser
-from loadtest.users import task
+from loadtest.users import GrpcUser, task
 
 # A length-delimited field with the largest legal field number: the filler is a valid protobuf
 # encoding that any message type parses as one unknown field, in case a client does parse it.
@@ -87,10 +87,7 @@ class _FixedReplies(grpc.GenericRpcHandler):
 
 
 async def start_echo_server(
-    method_payloads: Mapping[str, bytes],
-    host: str = "127.0.0.1",
-    port: int = 0,
-    *,
+    method_payloads: Mapping[str, bytes], host: str = "127.0.0.1", port: int = 0, *,
     options: Sequence[tuple[str, object]] = (),
 ) -> tuple[grpc.aio.Server, int]:
     """Start serving `method_payloads` (full method path -> reply bytes) on host:port (0 picks a
@@ -175,15 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    loop_factory = None
-    if not args.no_uvloop:
-        try:
-            import uvloop
-        except ImportError:
-            pass
-        else:
-            loop_factory = uvloop.new_event_loop
-    with asyncio.Runner(loop_factory=loop_factory) as runner:
+    with asyncio.Runner(loop_factory=loop_factory(not args.no_uvloop)) as runner:
         runner.run(_serve_until_signalled(args))
     return 0
 

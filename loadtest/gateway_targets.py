@@ -1,26 +1,21 @@
-"""The gateway as a load-test target: processes, data, and the users that read it.
+"""The gateway as a load-test target: the benchmark's data and the users that read and write it.
 
-Everything here talks to the gateway through its public gRPC API only. Gateways run as their
-own OS processes so the load generator never shares their event loop.
+Everything here talks to the gateway through its public gRPC API only (the processes: loadtest.harness).
 """
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import datetime as dt
 import time
-from typing import AsyncIterator, Sequence
+from typing import Sequence
 
 import grpc
 
-from loadtest import gateway_process
-from loadtest.grpc_user import GrpcUser
-from loadtest.users import constant, task
-from protos.metastore.v1 import admin_pb2, admin_pb2_grpc
+from loadtest.users import GrpcUser, constant, task
+from protos.metastore.v1 import admin_pb2, admin_pb2_grpc, catalog_pb2_grpc, transactions_pb2_grpc
 from protos.metastore.v1 import catalog_pb2 as pb
-from protos.metastore.v1 import catalog_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
-from protos.metastore.v1 import transactions_pb2_grpc
 
 DB, TABLE = "bench", "events"
 GET_PARTITIONS = "/metastore.v1.Catalog/GetPartitionsByNames"
@@ -76,18 +71,19 @@ def snapshot(channel: grpc.Channel) -> pb.ReadContext:
     return pb.ReadContext(valid_write_id_list=t.valid_write_id_list, table_id=t.table_id)
 
 
+async def read_context(txns: transactions_pb2_grpc.TransactionsStub, table: str = TABLE,
+                       timeout_s: float = 60.0) -> pb.ReadContext:
+    """A fresh snapshot of `bench.<table>` taken as a query takes it outside a txn (GetOpenTxns, then
+    GetValidWriteIds), as the read context of the table's reads."""
+    state = await txns.GetOpenTxns(tpb.GetOpenTxnsRequest(), timeout=timeout_s)
+    got = (await txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+        full_table_names=[f"{DB}.{table}"], valid_txn_list=state.valid_txn_list), timeout=timeout_s)).tables[0]
+    return pb.ReadContext(valid_write_id_list=got.valid_write_id_list, table_id=got.table_id)
+
+
 def partitions_request(names: Sequence[str], read: pb.ReadContext) -> bytes:
     return pb.GetPartitionsByNamesRequest(db_name=DB, table_name=TABLE, names=list(names),
                                           read=read).SerializeToString()
-
-
-class GatewayProcess(gateway_process.GatewayProcess):
-    """`metastore-gateway serve ARGS` in its own process, serving (`address`) once constructed; its
-    output in a temporary log file."""
-
-    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
-        super().__init__(args, env=env)
-        self.wait_serving(120)
 
 
 def warm(address: str, names: Sequence[str]) -> None:
@@ -105,21 +101,6 @@ def warm(address: str, names: Sequence[str]) -> None:
     raise RuntimeError(f"the cache at {address} did not warm up")
 
 
-@contextlib.asynccontextmanager
-async def gateway_target(dsn: str, *, cache: bool, names: Sequence[str],
-                         extra: Sequence[str] = ()) -> AsyncIterator[str]:
-    import asyncio
-
-    conf = ["--conf", f"metastore.gateway.cache.enabled={'true' if cache else 'false'}"]
-    gw = await asyncio.to_thread(GatewayProcess, "--dsn", dsn, *conf, *extra)
-    try:
-        if cache:
-            await asyncio.to_thread(warm, gw.address, names)
-        yield gw.address
-    finally:
-        await asyncio.to_thread(gw.stop)
-
-
 class GatewayReader(GrpcUser):
     """Reads bench.events by name in batches of `options["batch"]`, under one snapshot per user (a
     query's snapshot), cycling through pre-built requests so the generator spends little CPU per call.
@@ -134,8 +115,6 @@ class GatewayReader(GrpcUser):
         names = list(self.options["names"])
         read = pb.ReadContext()
         if self.options.get("snapshot", True):
-            import asyncio
-
             read = await asyncio.to_thread(_snapshot_at, self.host)
         self.requests = [partitions_request(self.rng.sample(names, batch), read) for _ in range(32)]
         self.table_request = pb.GetTableRequest(db_name=DB, table_name=TABLE, read=read).SerializeToString()
@@ -159,6 +138,50 @@ class GatewayReader(GrpcUser):
             async with self.measure(f"GetPartitionsByNames({self.batch})") as m:
                 await self.call_partitions(self.requests[self.i % len(self.requests)], timeout=self.call_timeout_s)
                 m.items = self.batch
+
+
+class MixedUser(GrpcUser):
+    """The mixed workload: 95% batched partition reads, 5% small write transactions, on bench.events.
+    Readers behave like queries, a snapshot (GetOpenTxns + GetValidWriteIds) every `reads_per_snapshot`
+    reads; writers add one new partition in a transaction and commit, which makes every gateway's
+    cache catch up from the notification log."""
+
+    wait_time = constant(0)
+    reads_per_snapshot = 20
+
+    async def on_start(self) -> None:
+        await super().on_start()
+        assert self.channel is not None
+        self.txns = transactions_pb2_grpc.TransactionsStub(self.channel)
+        self.catalog = catalog_pb2_grpc.CatalogStub(self.channel)
+        self.call_partitions = self.channel.unary_unary(GET_PARTITIONS)
+        self.names = list(self.options["names"])
+        self.batch = int(self.options.get("batch", 100))
+        self.reads = 0
+        self.read = pb.ReadContext()
+        self.write_serial = 0
+        self.read = await read_context(self.txns)
+
+    @task(95)
+    async def read_partitions(self) -> None:
+        self.reads += 1
+        if self.reads % self.reads_per_snapshot == 0:
+            async with self.measure("snapshot"):
+                self.read = await read_context(self.txns)
+        request = partitions_request(self.rng.sample(self.names, self.batch), self.read)
+        async with self.measure(f"GetPartitionsByNames({self.batch})") as m:
+            await self.call_partitions(request, timeout=self.call_timeout_s)
+            m.items = self.batch
+
+    @task(5)
+    async def write_txn(self) -> None:
+        self.write_serial += 1
+        values = [f"2099-{self.user_id:04d}", str(self.write_serial)]
+        async with self.measure("write txn (1 partition)"):
+            (txn,) = (await self.txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="bench"))).txn_ids
+            await self.catalog.AddPartitions(pb.AddPartitionsRequest(
+                db_name=DB, table_name=TABLE, txn_id=txn, partitions=[pb.Partition(values=values)]))
+            await self.txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn))
 
 
 def _snapshot_at(address: str) -> pb.ReadContext:

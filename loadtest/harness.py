@@ -7,8 +7,8 @@
   bundle of one gateway's public services (`Endpoint`), and several gateways on one database with
   their Endpoints (`gateways`);
 * the echo floor as a process (`EchoProcess`);
-* machine and process probes: loadtest.probes; percentiles: loadtest.histogram; report sections:
-  loadtest.benchdoc; tables and plots: loadtest.report.
+* machine and PostgreSQL probes: loadtest.probes; percentiles: loadtest.histogram; tables, plots
+  and the sections of docs/benchmarks.md: loadtest.report.
 
 A bench reaches the gateway through its public gRPC API and its command line only.
 """
@@ -36,7 +36,7 @@ from protos.metastore.v1 import admin_pb2 as apb
 from protos.metastore.v1 import admin_pb2_grpc, catalog_pb2_grpc, events_pb2_grpc, transactions_pb2_grpc
 
 __all__ = ["EchoProcess", "Endpoint", "GatewayProcess", "conf_args", "fresh_database", "gateways", "new_workdir",
-           "postgres", "with_database", "workdir"]
+           "postgres", "reply_size", "running", "start_gateway", "with_database", "workdir"]
 
 CALL_TIMEOUT_S = 30.0
 
@@ -71,15 +71,18 @@ def with_database(dsn: str, database: str) -> str:
 
 
 @contextlib.asynccontextmanager
-async def postgres(data_dir: Path, *, dsn: str | None = None, fast: bool = True) -> AsyncIterator[str]:
+async def postgres(data_dir: Path, *, dsn: str | None = None, fast: bool = True, tcp_port: int = 0
+                   ) -> AsyncIterator[str]:
     """The DSN of a PostgreSQL server: `dsn` when given, else an embedded server in `data_dir` (fsync
-    off when `fast`), stopped on exit."""
+    off when `fast`; listening on 127.0.0.1:`tcp_port` too when given, for a JDBC client), stopped on exit."""
     if dsn is not None:
         yield dsn
         return
     from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
 
-    pg = EmbeddedPostgres(data_dir, settings=dict(UNSAFE_FAST_SETTINGS) if fast else {})
+    settings = dict(UNSAFE_FAST_SETTINGS) if fast else {}
+    pg = (EmbeddedPostgres(data_dir, settings=settings, port=tcp_port, tcp_host="127.0.0.1") if tcp_port
+          else EmbeddedPostgres(data_dir, settings=settings))
     admin_dsn = await asyncio.to_thread(pg.start)
     try:
         yield admin_dsn
@@ -156,6 +159,25 @@ async def gateways(dsn: str, root: Path, names: Sequence[str], *conf: str,
             await ep.channel.close()
         for proc in procs:
             await asyncio.to_thread(proc.stop)
+
+
+async def start_gateway(*args: str, log_path: Path | None = None, python: str | None = None) -> GatewayProcess:
+    """`metastore-gateway serve ARGS` as its own process, returned once its health check says SERVING."""
+    proc = GatewayProcess(args, log_path, python=python)
+    await asyncio.to_thread(proc.wait_serving, 120)
+    return proc
+
+
+@contextlib.asynccontextmanager
+async def running(address: str) -> AsyncIterator[str]:
+    """A `Target.start` for a server this bench started itself and stops itself."""
+    yield address
+
+
+def reply_size(address: str, request: bytes, method: str) -> int:
+    """The size in bytes of the reply to `request` (what the echo floor must answer with)."""
+    with grpc.insecure_channel(address) as channel:
+        return len(channel.unary_unary(method)(request))
 
 
 class EchoProcess:

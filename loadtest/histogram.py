@@ -203,12 +203,6 @@ class Histogram:
         clone._count, clone._total, clone._min, clone._max = self._count, self._total, self._min, self._max
         return clone
 
-    def empty_like(self) -> Histogram:
-        """A new empty histogram with this one's layout."""
-        clone = Histogram.__new__(Histogram)
-        clone._init_layout(self._bits, self._highest)
-        return clone
-
     def buckets(self) -> Iterable[tuple[float, float, int]]:
         """Non-empty buckets as (low_s, high_s, count), ascending."""
         for index, n in enumerate(self._counts):
@@ -224,14 +218,9 @@ class Histogram:
                 flat.append(index)
                 flat.append(n)
         return {
-            "format": _FORMAT,
-            "bits": self._bits,
-            "highest_us": self._highest,
-            "count": self._count,
-            "total_s": self._total,
-            "min_s": self._min if self._count else None,
-            "max_s": self._max if self._count else None,
-            "buckets": flat,
+            "format": _FORMAT, "bits": self._bits, "highest_us": self._highest, "count": self._count,
+            "total_s": self._total, "min_s": self._min if self._count else None,
+            "max_s": self._max if self._count else None, "buckets": flat,
         }
 
     @classmethod

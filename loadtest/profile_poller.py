@@ -14,12 +14,12 @@ import time
 from dataclasses import replace
 
 from gateway import wire
+from hive.writeids import ValidWriteIdList
 from poller.apply import Codec, TableBatch
-from store.cache.entry import CommittedWriteIds, TableEntry, Version, build_entry
 from store import codec
+from store.cache.entry import CommittedWriteIds, TableEntry, Version, build_entry
 from store.events import EventType
 from store.models import FieldSchema, NotificationEvent, Partition, Table
-from hive.writeids import ValidWriteIdList
 
 CODEC = Codec(partition=wire.partition_element, rename_partition=wire.partition_renamer, table=wire.table_message)
 

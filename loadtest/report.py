@@ -8,6 +8,11 @@ e.g. how many times faster the cached gateway's p99 is than the Hive metastore's
 
 matplotlib is imported only by `plot` (optional extra `bench`), on the headless Agg canvas and
 without pyplot's global state.
+
+What every benchmark writes into docs/benchmarks.md goes through here too: a bench renders its markdown
+section (between `<!-- bench:NAME:start -->` and `<!-- bench:NAME:end -->`, `markers`) and
+`write_section` puts it in place of the old one, leaving the rest of the file as it is; `machine_line`
+names the machine it ran on.
 """
 
 from __future__ import annotations
@@ -15,28 +20,22 @@ from __future__ import annotations
 import csv
 import io
 import math
+import os
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from loadtest.errors import ConfigError
-from loadtest.results import TOTAL, RunResult
-from loadtest.stats import RequestStats
+from loadtest.probes import machine
+from loadtest.stats import TOTAL, RequestStats, RunResult
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = [
-    "METRICS",
-    "ReportRow",
-    "ReportFiles",
-    "report_rows",
-    "to_csv",
-    "write_csv",
-    "timeseries_csv",
-    "markdown_table",
-    "comparison_table",
-    "compare_ratios",
-    "plot",
-    "matplotlib_available",
-    "write_report",
+    "machine", "machine_line", "markers", "replace_section", "write_section",
+    "METRICS", "ReportRow", "ReportFiles", "report_rows", "to_csv", "write_csv", "timeseries_csv", "markdown_table",
+    "comparison_table", "compare_ratios", "plot", "matplotlib_available", "write_report",
 ]
 
 
@@ -61,19 +60,9 @@ class ReportRow:
 
 METRICS: tuple[str, ...] = tuple(f.name for f in fields(ReportRow))[2:]
 _HEADERS = {
-    "target": "target",
-    "name": "request",
-    "requests": "requests",
-    "failures": "failures",
-    "failure_pct": "fail %",
-    "calls_per_s": "calls/s",
-    "items_per_s": "items/s",
-    "mean_ms": "mean ms",
-    "p50_ms": "p50 ms",
-    "p95_ms": "p95 ms",
-    "p99_ms": "p99 ms",
-    "p999_ms": "p99.9 ms",
-    "max_ms": "max ms",
+    "target": "target", "name": "request", "requests": "requests", "failures": "failures", "failure_pct": "fail %",
+    "calls_per_s": "calls/s", "items_per_s": "items/s", "mean_ms": "mean ms", "p50_ms": "p50 ms", "p95_ms": "p95 ms",
+    "p99_ms": "p99 ms", "p999_ms": "p99.9 ms", "max_ms": "max ms",
 }
 
 
@@ -81,19 +70,10 @@ def _row(target: str, name: str, stats: RequestStats, duration_s: float) -> Repo
     p50, p95, p99, p999 = stats.latency.percentiles((50, 95, 99, 99.9))
     per_s = (lambda n: n / duration_s) if duration_s > 0 else (lambda n: math.nan)
     return ReportRow(
-        target=target,
-        name=name,
-        requests=stats.requests,
-        failures=stats.failures,
+        target=target, name=name, requests=stats.requests, failures=stats.failures,
         failure_pct=100.0 * stats.failures / stats.requests if stats.requests else 0.0,
-        calls_per_s=per_s(stats.requests),
-        items_per_s=per_s(stats.items),
-        mean_ms=stats.latency.mean_s * 1e3,
-        p50_ms=p50 * 1e3,
-        p95_ms=p95 * 1e3,
-        p99_ms=p99 * 1e3,
-        p999_ms=p999 * 1e3,
-        max_ms=stats.latency.max_s * 1e3,
+        calls_per_s=per_s(stats.requests), items_per_s=per_s(stats.items), mean_ms=stats.latency.mean_s * 1e3,
+        p50_ms=p50 * 1e3, p95_ms=p95 * 1e3, p99_ms=p99 * 1e3, p999_ms=p999 * 1e3, max_ms=stats.latency.max_s * 1e3,
     )
 
 
@@ -141,13 +121,7 @@ def timeseries_csv(results: Sequence[RunResult]) -> str:
     for result in results:
         for p in result.series:
             values = [
-                p.start_s,
-                p.duration_s,
-                p.requests_per_s,
-                p.failures,
-                p.items_per_s,
-                p.p50_s * 1e3,
-                p.p95_s * 1e3,
+                p.start_s, p.duration_s, p.requests_per_s, p.failures, p.items_per_s, p.p50_s * 1e3, p.p95_s * 1e3,
                 p.p99_s * 1e3,
             ]
             writer.writerow(
@@ -255,48 +229,93 @@ def matplotlib_available() -> bool:
     return True
 
 
-def plot(results: Sequence[RunResult], path: str | Path, *, title: str | None = None) -> Path:
-    """PNG with throughput over time (top) and p50 (solid) / p99 (dashed) latency over time (bottom,
-    log scale), one colour per target. Raises ImportError with an install hint without matplotlib."""
+def plot(results: Sequence[RunResult], path: str | Path, *, title: str | None = None,
+         footer: str = "") -> Path:
+    """PNG of requests/s (top) and p50 (solid) / p99 (dashed) latency (bottom) over time, one colour per
+    target, both on labelled log axes (targets differ by orders of magnitude: echo floor vs metastore).
+
+    Targets that ran one after another (`RunResult.started_at` set) are laid out on one wall-clock axis,
+    each in its own shaded, labelled time window, instead of all starting at zero. Legends sit outside
+    the axes so they never cover a line; `footer` (date, commit, machine, its load) goes under the plot.
+    Raises ImportError with an install hint without matplotlib."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
-        from matplotlib.ticker import FuncFormatter
+        from matplotlib.layout_engine import ConstrainedLayoutEngine
     except ImportError as exc:
         raise ImportError("plotting needs matplotlib: pip install 'metastore-gateway[bench]'") from exc
 
-    fig = Figure(figsize=(10, 7), dpi=100, layout="constrained")
+    fig = Figure(figsize=(12, 7.5), dpi=100,
+                 layout=ConstrainedLayoutEngine(rect=(0, 0.04, 1, 0.96) if footer else (0, 0, 1, 1)))
     FigureCanvasAgg(fig)
     ax_rate, ax_latency = fig.subplots(2, 1, sharex=True)
-    any_latency = False
+    starts = [r.started_at for r in results if r.started_at]
+    sequential = len(starts) == len(results) and len(results) > 1
+    origin = min(starts) if starts else 0.0
     for i, result in enumerate(results):
         color = f"C{i % 10}"
-        xs = [p.start_s + p.duration_s / 2 for p in result.series]
-        ax_rate.plot(xs, [p.requests_per_s for p in result.series], color=color, label=result.target)
-        p50 = [p.p50_s * 1e3 for p in result.series]
-        p99 = [p.p99_s * 1e3 for p in result.series]
-        any_latency = any_latency or any(v > 0 for v in p50 + p99 if not math.isnan(v))
-        ax_latency.plot(xs, p50, color=color, linestyle="-", label=f"{result.target} p50")
-        ax_latency.plot(xs, p99, color=color, linestyle="--", label=f"{result.target} p99")
-    ax_rate.set_ylabel("requests/s")
-    ax_rate.set_ylim(bottom=0)
-    ax_rate.grid(True, alpha=0.3)
-    ax_rate.legend(loc="best", fontsize="small")
-    if any_latency:
-        ax_latency.set_yscale("log")  # targets differ by orders of magnitude (echo floor vs metastore)
-        plain = FuncFormatter(lambda value, _pos: f"{value:g}")
-        ax_latency.yaxis.set_major_formatter(plain)
-        low, high = ax_latency.get_ylim()
-        if high / low < 100:  # under two decades there are few major ticks: label the minor ones too
-            ax_latency.yaxis.set_minor_formatter(plain)
-    ax_latency.set_ylabel("latency (ms)")
-    ax_latency.set_xlabel("seconds since start")
-    ax_latency.grid(True, which="both", alpha=0.3)
-    ax_latency.legend(loc="best", fontsize="small", ncol=2)
+        offset = result.started_at - origin if sequential else 0.0
+        points = [p for p in result.series if p.requests > 0]
+        xs = [offset + p.start_s + p.duration_s / 2 for p in points]
+        ax_rate.plot(xs, [p.requests_per_s for p in points], color=color, marker=".", label=result.target)
+        ax_latency.plot(xs, [p.p50_s * 1e3 for p in points], color=color, linestyle="-", marker=".",
+                        label=f"{result.target} p50")
+        ax_latency.plot(xs, [p.p99_s * 1e3 for p in points], color=color, linestyle="--", marker="x",
+                        label=f"{result.target} p99")
+        if sequential:  # each target's own window, labelled, so no one reads them as concurrent
+            for ax in (ax_rate, ax_latency):
+                ax.axvspan(offset, offset + result.duration_s, color=color, alpha=0.07, linewidth=0)
+            ax_rate.annotate(result.target, xy=(offset + result.duration_s / 2, 1.0),
+                             xycoords=("data", "axes fraction"), xytext=(0, 3), textcoords="offset points",
+                             ha="center", va="bottom", fontsize="small", color=color)
+    for ax, label in ((ax_rate, "requests/s (log scale)"), (ax_latency, "latency, ms (log scale)")):
+        if any(line.get_xydata().size for line in ax.get_lines()):
+            _log_axis(ax, "y")
+        ax.set_ylabel(label)
+        ax.grid(True, which="major", alpha=0.35)
+        ax.grid(True, which="minor", alpha=0.1)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)
+    ax_latency.set_xlabel("seconds since the first target started (targets ran one after another)" if sequential
+                          else "seconds since start")
     fig.suptitle(title or "load test: " + ", ".join(r.target for r in results))
+    if footer:
+        fig.text(0.01, 0.005, footer, fontsize="x-small", ha="left", va="bottom", wrap=True)
     path = Path(path)
     fig.savefig(path, format="png")
     return path
+
+
+def _log_axis(ax: Axes, which: str) -> None:
+    """A log scale a reader can read: major ticks at 1, 2 and 5 of each decade, labelled as plain numbers."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.set_yscale("log") if which == "y" else ax.set_xscale("log")
+    axis = ax.yaxis if which == "y" else ax.xaxis
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:,.10g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def line_chart(path: Path, title: str, xlabel: str, ylabel: str, lines: Sequence[tuple[str, list[float], list[float]]],
+               *, log_x: bool = False, step: bool = False) -> str:
+    """One small chart of `lines` (label, xs, ys) into the PNG `path` (e.g. bench_cache's hit share per
+    second and its lag CDF), the legend outside the axes so it never covers a line."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10, 4.5), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    for i, (label, xs, ys) in enumerate(lines):
+        (ax.step if step else ax.plot)(xs, ys, color=f"C{i}", label=label)
+    if log_x:
+        _log_axis(ax, "x")
+    ax.set(xlabel=xlabel, ylabel=ylabel)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize="small")
+    fig.suptitle(title)
+    fig.savefig(path, format="png")
+    return str(path)
 
 
 # -- everything at once ---------------------------------------------------------------------------
@@ -326,3 +345,41 @@ def write_report(
     if with_plot or (with_plot is None and matplotlib_available()):
         png = plot(results, out / f"{basename}.png")
     return ReportFiles(csv=csv_path, timeseries_csv=series_path, markdown=md_path, png=png)
+
+
+# -- sections of docs/benchmarks.md ------------------------------------------------------------------
+
+
+def machine_line() -> str:
+    """The machine in one line, for a report's header and a plot's footer."""
+    m = machine()
+    return (f"{m['nproc']} cores ({m['cpu_model']}), {m['mem_gib']} GiB, Linux {m['kernel']}, Python {m['python']}, "
+            f"grpcio {m['grpcio']}")
+
+
+def markers(name: str) -> tuple[str, str]:
+    """The start and end markers of the bench `name`'s section."""
+    return f"<!-- bench:{name}:start -->", f"<!-- bench:{name}:end -->"
+
+
+def replace_section(text: str, name: str, section: str) -> str:
+    """`text` with its `name` section replaced by `section` (which includes the markers); appended
+    when absent; a new "# Benchmarks" document when `text` is empty."""
+    start_marker, end_marker = markers(name)
+    start, end = text.find(start_marker), text.find(end_marker)
+    if start != -1 and end > start:
+        tail = text[end + len(end_marker):]
+        return text[:start] + section + (tail[1:] if tail.startswith("\n") else tail)
+    if not text.strip():
+        return "# Benchmarks\n\n" + section
+    return text.rstrip("\n") + "\n\n" + section
+
+
+def write_section(path: Path, name: str, section: str) -> None:
+    """Replace the `name` section of the markdown file `path` (created when missing) by `section`,
+    atomically: a temporary file next to it, then os.replace."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(replace_section(text, name, section), encoding="utf-8")
+    os.replace(tmp, path)

@@ -1,14 +1,25 @@
-"""Runs one load test: N users of a `User` class against one address, in worker processes or inline.
+"""Runs load: `run_load` drives one address with N users of a `User` class, in worker processes or
+inline; `run_targets` runs several `Target`s one after another and returns their results.
 
-`run_load(...)` is the whole API. With `workers >= 1` it starts that many processes (spawn context,
-each with its own event loop, uvloop when available), waits until all have imported and report
-ready, hands them one start instant, merges the per-window stats they stream back and prints a live
-progress line. With `workers == 0` the users run on the caller's loop (same code path for stats).
+With `workers >= 1` run_load starts that many processes (spawn context, each with its own event loop,
+uvloop when available), waits until all have imported and report ready, hands them one start instant,
+merges the per-window stats they stream back and prints a live progress line. With `workers == 0` the
+users run on the caller's loop (same code path for stats).
 
-Every wait is bounded. A run ends by itself at `run_time_s` (or at its request quota); the parent
-gives workers `2 * stop_timeout_s` plus a few seconds of slack beyond that, then sets the stop event,
-then terminates and finally kills what is left. The parent's loop keeps running throughout, so a
-target served from the same loop (the echo server in tests) keeps answering.
+Worker protocol on the shared queue (worker -> parent), every message a tuple whose first item is its
+kind: (READY, worker), (STATS, snapshot_dict), (DONE, outcome_dict) as the last message, or (FAILED,
+worker, traceback). The parent writes the common start instant (a CLOCK_MONOTONIC reading, valid in
+every process of the host) into a shared double, then sets `go`; setting `stop` ends the engine early.
+Workers ignore SIGINT: a Ctrl-C reaches the whole process group, and the parent, which owns the run,
+decides how to stop it.
+
+Every wait is bounded. A run ends by itself at `run_time_s` (or at its request quota); the parent gives
+workers `2 * stop_timeout_s` plus a few seconds of slack beyond that, then sets the stop event, then
+terminates and finally kills what is left. The parent's loop keeps running throughout, so a target
+served from the same loop (the echo server in tests) keeps answering. A `Target` says how to bring a
+system up (`start`: a factory of an async context manager yielding the address once it is ready, and
+tearing it down on exit); targets run strictly in sequence, each started just before its run and
+stopped right after, so they never compete for the machine.
 """
 
 from __future__ import annotations
@@ -18,18 +29,82 @@ import logging
 import multiprocessing
 import pickle
 import queue as queue_module
+import signal
+import time
+import traceback
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
-from loadtest.clock import Clock, SystemClock
-from loadtest.config import RunConfig, plan_engines
-from loadtest.engine import Engine, EngineOutcome
+from loadtest.clock import Clock, SystemClock, loop_factory
+from loadtest.engine import Engine, EngineOutcome, EnginePlan, RunConfig, plan_engines
 from loadtest.errors import ConfigError, RunnerError
-from loadtest.progress import NullProgress, ProgressLine
-from loadtest.results import LiveView, RunAggregator, RunResult
-from loadtest.stats import IntervalSnapshot
+from loadtest.stats import IntervalSnapshot, LiveView, NullProgress, ProgressLine, RunAggregator, RunResult
 from loadtest.users import User, validate_user_class
-from loadtest.worker import DONE, FAILED, READY, STATS, WorkerSpec, worker_main
+
+READY = "ready"
+STATS = "stats"
+DONE = "done"
+FAILED = "failed"
+
+_STOP_POLL_S = 0.1
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """Everything a worker needs; pickled to the child, so `user_class` must be importable by name
+    (defined at module level) and `options` must hold picklable values."""
+
+    user_class: type[User]
+    host: str
+    options: Mapping[str, Any]
+    plan: EnginePlan
+    use_uvloop: bool
+    startup_timeout_s: float
+
+
+def worker_main(spec: WorkerSpec, queue: Any, go: Any, start_at: Any, stop: Any) -> None:
+    """Process entry point (spawn context). Never raises: a crash is reported as FAILED."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    worker = spec.plan.worker
+    try:
+        queue.put((READY, worker))
+        if not go.wait(spec.startup_timeout_s) or stop.is_set():
+            return
+        outcome = _run_engine(spec, queue, float(start_at.value), stop)
+        queue.put((DONE, outcome.to_dict()))
+    except BaseException:
+        queue.put((FAILED, worker, traceback.format_exc()))
+    finally:
+        # Flush everything we put before the process exits, so the parent sees DONE/FAILED.
+        queue.close()
+        queue.join_thread()
+
+
+def _run_engine(spec: WorkerSpec, queue: Any, start_at: float, stop: Any) -> EngineOutcome:
+    with asyncio.Runner(loop_factory=loop_factory(spec.use_uvloop)) as runner:
+        return runner.run(_serve(spec, queue, start_at, stop))
+
+
+async def _serve(spec: WorkerSpec, queue: Any, start_at: float, stop: Any) -> EngineOutcome:
+    engine = Engine(
+        spec.user_class, host=spec.host, plan=spec.plan, clock=SystemClock(),
+        sink=lambda snapshot: queue.put((STATS, snapshot.to_dict())), options=spec.options,
+    )
+    watcher = asyncio.create_task(_watch_stop(stop, engine))
+    try:
+        return await engine.run(start_at)
+    finally:
+        watcher.cancel()
+
+
+async def _watch_stop(stop: Any, engine: Engine) -> None:
+    # A multiprocessing Event cannot be awaited; polling it is cheap and bounds the reaction time.
+    while not stop.is_set():
+        await asyncio.sleep(_STOP_POLL_S)
+    engine.request_stop()
+
 
 _log = logging.getLogger(__name__)
 
@@ -46,14 +121,8 @@ class ProgressSink(Protocol):
 
 
 async def run_load(
-    user_class: type[User],
-    host: str,
-    config: RunConfig,
-    *,
-    target: str = "run",
-    options: Mapping[str, Any] | None = None,
-    progress: bool | ProgressSink = True,
-    clock: Clock | None = None,
+    user_class: type[User], host: str, config: RunConfig, *, target: str = "run",
+    options: Mapping[str, Any] | None = None, progress: bool | ProgressSink = True, clock: Clock | None = None,
 ) -> RunResult:
     """Drive `host` with `config.users` users of `user_class`; return the merged result.
 
@@ -80,24 +149,16 @@ async def run_load(
 
 
 async def _run_in_process(
-    user_class: type[User],
-    host: str,
-    config: RunConfig,
-    target: str,
-    options: Mapping[str, Any],
-    progress: ProgressSink,
-    clock: Clock,
+    user_class: type[User], host: str, config: RunConfig, target: str, options: Mapping[str, Any],
+    progress: ProgressSink, clock: Clock,
 ) -> RunResult:
     aggregator = RunAggregator(config.stats_interval_s)
     engine = Engine(
-        user_class,
-        host=host,
-        plan=plan_engines(config)[0],
-        clock=clock,
-        sink=aggregator.add,
+        user_class, host=host, plan=plan_engines(config)[0], clock=clock, sink=aggregator.add,
         options=MappingProxyType(dict(options)),
     )
     start_at = clock.now()
+    wall_start = time.time()
     run = asyncio.create_task(engine.run(start_at), name=f"loadtest-{target}")
     try:
         while not run.done():
@@ -112,29 +173,18 @@ async def _run_in_process(
                 run.cancel()
     progress.finish(aggregator.overall(outcome.duration_s))
     return aggregator.result(
-        target,
-        outcome.duration_s,
-        config=config,
-        users_started=outcome.users_started,
-        tasks_started=outcome.tasks_started,
+        target, outcome.duration_s, config=config, users_started=outcome.users_started,
+        tasks_started=outcome.tasks_started, started_at=wall_start,
     )
 
 
 async def _run_in_workers(
-    user_class: type[User],
-    host: str,
-    config: RunConfig,
-    target: str,
-    options: Mapping[str, Any],
+    user_class: type[User], host: str, config: RunConfig, target: str, options: Mapping[str, Any],
     progress: ProgressSink,
 ) -> RunResult:
     specs = [
         WorkerSpec(
-            user_class=user_class,
-            host=host,
-            options=options,
-            plan=plan,
-            use_uvloop=config.use_uvloop,
+            user_class=user_class, host=host, options=options, plan=plan, use_uvloop=config.use_uvloop,
             startup_timeout_s=config.startup_timeout_s,
         )
         for plan in plan_engines(config)
@@ -167,9 +217,11 @@ async def _run_in_workers(
 
     pool.start()
     start_at = clock.now()
+    wall_start = time.time()
     try:
         await pool.wait_ready(config.startup_timeout_s)
         start_at = clock.now() + _START_DELAY_S
+        wall_start = time.time() + _START_DELAY_S
         pool.go(start_at)
         hard_deadline = start_at + config.run_time_s + 2 * config.stop_timeout_s + _SHUTDOWN_SLACK_S
         while len(outcomes) + len(errors) < len(specs):
@@ -200,12 +252,9 @@ async def _run_in_workers(
     duration = max((o.duration_s for o in outcomes.values()), default=max(0.0, clock.now() - start_at))
     progress.finish(aggregator.overall(duration))
     return aggregator.result(
-        target,
-        duration,
-        config=config,
-        worker_errors=tuple(errors[w] for w in sorted(errors)),
+        target, duration, config=config, worker_errors=tuple(errors[w] for w in sorted(errors)),
         users_started=sum(o.users_started for o in outcomes.values()),
-        tasks_started=sum(o.tasks_started for o in outcomes.values()),
+        tasks_started=sum(o.tasks_started for o in outcomes.values()), started_at=wall_start,
     )
 
 
@@ -220,10 +269,8 @@ class _WorkerPool:
         self._start_at = ctx.Value("d", 0.0, lock=False)
         self._procs = [
             ctx.Process(
-                target=worker_main,
-                args=(spec, self._queue, self._go, self._start_at, self._stop),
-                name=f"loadtest-worker-{spec.plan.worker}",
-                daemon=True,  # never outlive the parent
+                target=worker_main, args=(spec, self._queue, self._go, self._start_at, self._stop),
+                name=f"loadtest-worker-{spec.plan.worker}", daemon=True,  # never outlive the parent
             )
             for spec in specs
         ]
@@ -315,3 +362,59 @@ class _WorkerPool:
                 proc.close()
         self._queue.close()
         self._queue.join_thread()
+
+
+_log = logging.getLogger(__name__)
+
+AddressFactory = Callable[[], AbstractAsyncContextManager[str]]
+
+
+@dataclass(frozen=True)
+class Target:
+    """One system under test. `start()` must return a fresh async context manager each call; it
+    yields "host:port" once the system is ready to serve (health SERVING, cache warm, ...)."""
+
+    name: str
+    start: AddressFactory
+    user_class: type[User]
+    config: RunConfig
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise ConfigError("a target needs a name")
+        validate_user_class(self.user_class)
+
+
+async def run_targets(
+    targets: Sequence[Target], *, progress: bool | ProgressSink = True, keep_going: bool = False, pause_s: float = 0.0
+) -> list[RunResult]:
+    """Run `targets` in order and return one `RunResult` each, in the same order.
+
+    When a target fails to start or its run raises, RunnerError names it (the cause kept), unless
+    `keep_going`: then the failure is logged, that target's result has no stats and carries the
+    error in `worker_errors`, and the next target runs. `pause_s` separates consecutive runs.
+    """
+    names = [t.name for t in targets]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"target names must be unique, got {names}")
+    results = []
+    for i, target in enumerate(targets):
+        if i and pause_s > 0:
+            await asyncio.sleep(pause_s)
+        try:
+            async with target.start() as address:
+                result = await run_load(
+                    target.user_class, address, target.config, target=target.name, options=target.options,
+                    progress=progress,
+                )
+        except Exception as exc:
+            if not keep_going:
+                raise RunnerError(f"target {target.name!r} failed: {exc}") from exc
+            _log.exception("target %r failed; continuing with the next one", target.name)
+            result = RunResult(
+                target=target.name, duration_s=0.0, stats={}, config=target.config,
+                worker_errors=(f"target failed: {exc!r}",),
+            )
+        results.append(result)
+    return results

@@ -1,9 +1,12 @@
-"""Users: classes with weighted async tasks, Locust-style, generic over what they call.
+"""Users: classes with weighted async tasks, Locust-style, generic over what they call; `GrpcUser`
+adds its own grpc.aio channel to the target.
 
-    class Reader(User):
+    class Reader(GrpcUser):
         wait_time = between(0.01, 0.05)
 
-        async def on_start(self) -> None: ...          # open a channel, build stubs
+        async def on_start(self) -> None:
+            await super().on_start()                       # opens and connects self.channel
+            self.stub = catalog_pb2_grpc.CatalogStub(self.channel)
 
         @task(3)
         async def get_partitions(self) -> None:
@@ -20,33 +23,24 @@ the task's *intended* start, so a server stall that delays sending shows up in t
 A request that raises is recorded as a failure (its kind is the exception class, plus the `code()`
 name when the exception has one, as gRPC errors do) and the exception propagates: the rest of the task
 is skipped and the engine moves on to the next task without recording it twice. Cancellation is never
-recorded. Raise `StopUser` to end a user.
+recorded. Raise `StopUser` to end a user. One channel per `GrpcUser` models independent clients (each
+with its own HTTP/2 connection); users sharing a connection would measure stream multiplexing instead.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import random
 from dataclasses import dataclass, field
 from types import MappingProxyType, TracebackType
-from typing import Any, Awaitable, Callable, ClassVar, Mapping, TypeVar
+from typing import Any, Awaitable, Callable, ClassVar, Mapping, Sequence, TypeVar
+
+import grpc
 
 from loadtest.clock import Clock
-from loadtest.errors import ConfigError, StopUser
+from loadtest.errors import ConfigError
 from loadtest.stats import Recorder
-
-__all__ = [
-    "User",
-    "UserContext",
-    "Measurement",
-    "StopUser",
-    "task",
-    "constant",
-    "between",
-    "constant_throughput",
-    "error_kind",
-    "validate_user_class",
-]
 
 T = TypeVar("T")
 TaskFn = Callable[["User"], Awaitable[None]]
@@ -261,11 +255,7 @@ class User:
         return Measurement(self, name)
 
     async def call(
-        self,
-        name: str,
-        factory: Callable[[], Awaitable[T]],
-        *,
-        items: Callable[[T], int] | None = None,
+        self, name: str, factory: Callable[[], Awaitable[T]], *, items: Callable[[T], int] | None = None
     ) -> T:
         """Await `factory()` as one measured request named `name` and return its result.
         `items(result)` gives the items count (e.g. `lambda r: len(r.partitions)`)."""
@@ -312,3 +302,23 @@ def validate_user_class(user_class: type) -> None:
         raise ConfigError(
             f"{user_class.__qualname__}.wait_time must be constant()/between()/constant_throughput(), got {wait!r}"
         )
+
+
+class GrpcUser(User):
+    """Opens `self.channel` (insecure, to `self.host`) in `on_start` and waits until it is connected,
+    so connection setup is not timed as a request; closes it in `on_stop`."""
+
+    channel_options: ClassVar[Sequence[tuple[str, Any]]] = ()
+    connect_timeout_s: ClassVar[float] = 10.0
+    call_timeout_s: ClassVar[float] = 10.0
+
+    channel: grpc.aio.Channel | None = None
+
+    async def on_start(self) -> None:
+        self.channel = grpc.aio.insecure_channel(self.host, options=list(self.channel_options))
+        await asyncio.wait_for(self.channel.channel_ready(), timeout=self.connect_timeout_s)
+
+    async def on_stop(self) -> None:
+        channel, self.channel = self.channel, None
+        if channel is not None:
+            await channel.close(grace=None)

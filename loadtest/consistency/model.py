@@ -13,10 +13,10 @@ from typing import Any, Sequence
 import grpc
 from google.protobuf import text_format
 
-from loadtest.harness import CALL_TIMEOUT_S, Endpoint
-from protos.metastore.v1 import catalog_pb2 as pb
 from hive import names as hive_names
 from hive.schema import FieldSchema
+from loadtest.harness import CALL_TIMEOUT_S, Endpoint
+from protos.metastore.v1 import catalog_pb2 as pb
 
 C = grpc.StatusCode
 DB = "cons"

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import grpc
 
 from loadtest.consistency.model import (
-    C, CALL_TIMEOUT_S, DB, UNIVERSE, ExtState, Violation, part_values, random_names, table_message,
+    CALL_TIMEOUT_S, DB, UNIVERSE, C, ExtState, Violation, part_values, random_names, table_message,
 )
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
@@ -119,9 +119,7 @@ class Writer:
         tag = f"t{txn}.{next(self._tags)}"
         guard = table_id if rng.random() < 0.5 else 0
         g = self.d.any_gateway(rng)
-        op = rng.choices(("add", "alter", "drop", "alter_table"), weights=(45, 35, 15, 5))[0]
-        if op in ("alter", "drop") and not visible:
-            op = "add"
+        op = _pick_op(rng, (45, 35, 15, 5), bool(visible))
         if op == "add":
             values = rng.sample(UNIVERSE, rng.randint(1, 3))
             await g.catalog.AddPartitions(pb.AddPartitionsRequest(
@@ -164,9 +162,7 @@ class Writer:
                 current = ext.history[-1][1].part_map
                 tag = f"x{next(self._tags)}"
                 g = self.d.any_gateway(rng)
-                op = rng.choices(("add", "alter", "drop", "alter_table"), weights=(40, 35, 15, 10))[0]
-                if op in ("alter", "drop") and not current:
-                    op = "add"
+                op = _pick_op(rng, (40, 35, 15, 10), bool(current))
                 if op == "add":
                     values = rng.sample(UNIVERSE, rng.randint(1, 3))
                     reply: Any = await g.catalog.AddPartitions(pb.AddPartitionsRequest(
@@ -195,3 +191,9 @@ class Writer:
                 self.judge.error(f"external write to {ext.name}: {exc.code().name}: {exc.details()}")
             finally:
                 ext.in_flight -= 1
+
+
+def _pick_op(rng: random.Random, weights: tuple[int, int, int, int], has_partitions: bool) -> str:
+    """add / alter / drop (partitions) / alter_table by weight; an alter or drop of nothing becomes an add."""
+    op = rng.choices(("add", "alter", "drop", "alter_table"), weights=weights)[0]
+    return "add" if op in ("alter", "drop") and not has_partitions else op

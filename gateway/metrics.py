@@ -4,6 +4,7 @@ a collector turns them into metrics when scraped, so a cache hit pays nothing fo
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any, Iterator, Protocol
 
 from prometheus_client import CollectorRegistry, Histogram, start_http_server
@@ -11,6 +12,18 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 _log = logging.getLogger(__name__)
+_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def resident_bytes() -> int:
+    """The process's resident memory now (Linux /proc); elsewhere its peak, which getrusage gives."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * _PAGE_SIZE
+    except (OSError, IndexError, ValueError):
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 class GatewayMetrics:

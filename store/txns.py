@@ -255,9 +255,17 @@ async def table_write_ids(conn: asyncpg.Connection, full_name: str, table_id: in
                                      state["cleaned_hwm"] if state else 0)
 
 
-async def show_transactions(conn: asyncpg.Connection) -> list[TxnInfo]:
+async def show_transactions(conn: asyncpg.Connection, state: str = "") -> list[TxnInfo]:
+    """Open and aborted txns (Hive's SHOW TRANSACTIONS), or those in `state` (OPEN, ABORTED, COMMITTED)."""
+    if state:
+        codes = {name: code for code, name in _STATE_NAMES.items()}
+        if state not in codes:
+            raise InvalidArgument(f"state must be one of {', '.join(_STATE_NAMES.values())}, got {state[:40]!r}")
+        rows = await conn.fetch(sql.SHOW_TRANSACTIONS_IN_STATE, codes[state])
+    else:
+        rows = await conn.fetch(sql.SHOW_TRANSACTIONS)
     return [TxnInfo(r["txn_id"], _STATE_NAMES[r["state"]], r["txn_type"], r["started_ms"], r["heartbeat_ms"],
-                    r["user_name"], r["host"], r["agent_info"]) for r in await conn.fetch(sql.SHOW_TRANSACTIONS)]
+                    r["user_name"], r["host"], r["agent_info"]) for r in rows]
 
 
 # -- write ids --------------------------------------------------------------------------------

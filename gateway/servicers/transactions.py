@@ -95,10 +95,11 @@ class TransactionsServicer(transactions_pb2_grpc.TransactionsServicer):
                                   table_id=t.table_id) for t in tables])
 
     async def ShowTransactions(self, request: pb.ShowTransactionsRequest, context: Ctx) -> pb.ShowTransactionsResponse:
+        infos = await self._store.show_transactions(request.state.upper())
         return pb.ShowTransactionsResponse(transactions=[
             pb.TxnInfo(txn_id=t.txn_id, state=t.state, started_time_ms=t.started_ms,
                        last_heartbeat_time_ms=t.last_heartbeat_ms, user=t.user, hostname=t.host,
-                       agent_info=t.agent_info, txn_type=t.txn_type) for t in await self._store.show_transactions()])
+                       agent_info=t.agent_info, txn_type=t.txn_type) for t in infos])
 
 
 def _positive(value: int, what: str) -> None:

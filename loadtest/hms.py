@@ -304,7 +304,8 @@ async def hms_server(
             pg = EmbeddedPostgres(root / "pg", settings=dict(UNSAFE_FAST_SETTINGS), port=_free_port(),
                                   tcp_host=_HOST)
             await asyncio.to_thread(pg.start)
-            jdbc_url = f"jdbc:postgresql://{_HOST}:{pg.port}/metastore"
+            # The embedded cluster requires its password (gateway/embedded_pg.py); pgjdbc takes it from the URL.
+            jdbc_url = f"jdbc:postgresql://{_HOST}:{pg.port}/metastore?password={pg.password}"
         elif backing != "derby":
             raise HmsError(f"backing must be 'derby' or 'postgresql', got {backing!r}")
         cmd = hms_command(port, root, log_level=log_level, jvm_args=jvm_args, jdbc_url=jdbc_url)

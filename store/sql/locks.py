@@ -148,3 +148,7 @@ WHERE db_name = $1 AND ($2::text IS NULL OR tbl_name IS NULL OR tbl_name = $2)
 ORDER BY ext_id, int_id
 FOR SHARE
 """
+
+# Lock components by state ('a' acquired, 'w' waiting), for metrics and the gateway's database probe;
+# a scan of hive_locks, which holds only live locks.
+COUNT_LOCKS_BY_STATE = "SELECT state, count(*) AS count FROM hive_locks GROUP BY state"

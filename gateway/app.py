@@ -50,7 +50,7 @@ _log = logging.getLogger(__name__)
 
 
 async def migrate_database(dsn: str) -> list[int]:
-    conn = await asyncpg.connect(dsn)
+    conn = await asyncpg.connect(dsn, timeout=15)
     try:
         return await migrations.migrate(conn)
     finally:
@@ -181,6 +181,11 @@ class Gateway:
             "pool_busy": pool["size"] - pool["idle"], "pool_idle": pool["idle"], "pool_max": pool["max"],
             "database_up": int(probe is None or probe.up), "ready": int(self.serving),
         }
+
+    @property
+    def embedded(self) -> EmbeddedPostgres | None:
+        """The embedded PostgreSQL this gateway uses (None with --dsn)."""
+        return self._pg
 
     @property
     def database(self) -> Database:

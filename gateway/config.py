@@ -248,13 +248,16 @@ def effective_settings(
     warn: Callable[[str], None] | None = None,
 ) -> list[tuple[str, Any, str]]:
     """(key, value, source) for every setting, validated as `load_settings` does; the source is
-    "default", the config file's path, the environment variable's name, or "--conf"."""
+    "default", the config file's path, the environment variable's name, or "command line" (--conf
+    and the named flags). An empty data directory shows the one in force (`default_data_dir`)."""
     resolved = _resolve(config_file, environ, overrides, warn)
     settings = Settings(**{name: value for name, (value, _source) in resolved.items()})
     out = []
     for f in fields(Settings):
         value = getattr(settings, f.name)
         source = resolved[f.name][1] if f.name in resolved else "default"
+        if f.name == "data_dir":
+            value = str(data_dir_of(settings))
         out.append((f.metadata["key"], value, source))
     return out
 
@@ -290,5 +293,5 @@ def _resolve(
     for key, raw in (overrides or {}).items():
         if key not in keys:
             raise ConfigError(f"unknown setting {key!r} (known: {', '.join(sorted(keys))})")
-        values[keys[key]] = (_coerce(keys[key], key, raw), "--conf")
+        values[keys[key]] = (_coerce(keys[key], key, raw), "command line")
     return values

@@ -214,7 +214,7 @@ class EmbeddedPostgres:
                 self._initdb()
             running = self._is_running()
             if not running:
-                self._pg_ctl_start()
+                self.pg_ctl_start()
                 self._started_here = True
             else:
                 _log.info("using the PostgreSQL server already running on %s", self.pgdata)
@@ -416,7 +416,7 @@ class EmbeddedPostgres:
         result = self._run(["pg_ctl", "-D", str(self.pgdata), "status"], timeout=15, check=False)
         return result.returncode == 0
 
-    def _pg_ctl_start(self) -> None:
+    def pg_ctl_start(self) -> None:
         self.socket_dir.mkdir(mode=0o700, exist_ok=True)
         self.socket_dir.chmod(0o700)  # also when an older version made it 0755
         self._chown(self.socket_dir)

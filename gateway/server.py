@@ -7,6 +7,8 @@ grpcio-reflection 1.75 ships only v1alpha, so the v1 method is v1alpha's service
 
 from __future__ import annotations
 
+import socket
+
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
@@ -85,6 +87,8 @@ class GrpcServer:
 
     async def start(self) -> int:
         address = f"{self._settings.host}:{self._settings.port}"
+        check_port_free(self._settings.host, self._settings.port, "metastore.gateway.port (--port)",
+                        reuse_port=self._settings.so_reuseport)
         try:
             self.port = self.server.add_insecure_port(address)
         except RuntimeError as exc:  # grpcio raises RuntimeError("Failed to bind to address ...")
@@ -111,3 +115,19 @@ class BindError(OSError):
     def __init__(self, address: str, setting: str) -> None:
         super().__init__(f"cannot listen on {address}: the port is in use (another gateway?) or the address is "
                          f"not one of this host's; stop the other process or choose another port with {setting}")
+
+
+def check_port_free(host: str, port: int, setting: str, *, reuse_port: bool = False) -> None:
+    """BindError before grpcio tries the port: its own failure writes a C-level error line to
+    stderr besides raising, and an operator should see one line, ours."""
+    if port == 0:
+        return
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuse_port and hasattr(socket, "SO_REUSEPORT"):
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        try:
+            s.bind((host, port))
+        except OSError as exc:
+            raise BindError(f"{host}:{port}", setting) from exc

@@ -25,7 +25,7 @@ from pathlib import Path
 import asyncpg
 
 from gateway.config import Settings, data_dir_of
-from gateway.db_health import DatabaseProbe
+from gateway.db_health import DatabaseProbe, quiet_pool_reconnects
 from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
 from gateway import wire
 from gateway.interceptors import CallObserver
@@ -100,6 +100,7 @@ class Gateway:
                 event_clean_interval_s=s.event_clean_interval_s,
                 count_open_txns_interval_s=s.count_open_txns_interval_s))
             self._background.append(asyncio.create_task(self.housekeeper.run(), name="housekeeping"))
+            quiet_pool_reconnects()
             self.probe = DatabaseProbe(self.dsn, interval_s=s.db_check_interval_s, on_change=self._database_changed)
             self._background.append(asyncio.create_task(self.probe.run(), name="database probe"))
             self.cache = ShardedCache(shards=s.cache_shards, max_partitions=s.cache_max_partitions,

@@ -21,6 +21,33 @@ import asyncpg
 from store.sql import locks as lock_sql
 
 _log = logging.getLogger(__name__)
+_CONNECTION_ERRORS = (OSError, TimeoutError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
+                      asyncpg.CannotConnectNowError)
+
+
+class QuietPoolReconnects(logging.Filter):
+    """asyncpg's pool logs a warning with a traceback each time it fails to reconnect its minimum
+    connections (every 1, 2, 4 ... 60 s while the database is away). That failure is the outage the
+    probe already reported in one line: keep the record at DEBUG, without the traceback. Other
+    records pass unchanged."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, _CONNECTION_ERRORS) and record.getMessage().startswith("Failed to restore the pool"):
+            record.msg, record.args = f"{record.getMessage()}: {exc}", None
+            record.exc_info, record.exc_text = None, None
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return True
+
+
+QUIET_POOL_RECONNECTS = QuietPoolReconnects()
+
+
+def quiet_pool_reconnects() -> None:
+    """Install the filter on asyncpg's pool logger (idempotent; stateless, so gateways share it)."""
+    pool_log = logging.getLogger("asyncpg.pool")
+    if QUIET_POOL_RECONNECTS not in pool_log.filters:
+        pool_log.addFilter(QUIET_POOL_RECONNECTS)
 
 
 @dataclass
@@ -51,7 +78,7 @@ class DatabaseProbe:
                 rows = await self._conn.fetch(lock_sql.COUNT_LOCKS_BY_STATE)
         except asyncio.CancelledError:
             raise
-        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        except (*_CONNECTION_ERRORS, asyncpg.PostgresError) as exc:
             await self._close()
             self._set(False, f"{type(exc).__name__}: {exc}"[:300])
             return False

@@ -104,3 +104,21 @@ def test_the_startup_line_names_the_data_directory() -> None:
     line = next(line for line in proc.output().splitlines() if "serving on" in line)
     assert f"data directory {root / 'data'}" in line and "metrics on http://127.0.0.1:" in line
     assert ":***@" in line  # the password is not printed
+
+
+def test_the_pipeline_checks_the_gateway_before_it_starts_spark(pg_dsn: str) -> None:
+    import time
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = f"127.0.0.1:{s.getsockname()[1]}"
+    clean = {k: v for k, v in os.environ.items() if k != "METASTORE_GATEWAY_ADDRESS"}
+    started = time.monotonic()
+    nobody = subprocess.run([sys.executable, "-m", "pipeline", "--address", free, "write", "sales", "orders",
+                             "/nonexistent.json"], capture_output=True, text=True, timeout=120, env=clean, cwd=REPO)
+    missing = subprocess.run([sys.executable, "-m", "pipeline", "snapshot-read", "sales", "orders"],
+                             capture_output=True, text=True, timeout=120, env=clean, cwd=REPO)
+    assert time.monotonic() - started < 30  # no Spark was started (that takes about a minute here)
+    assert nobody.returncode == 2 and f"no metastore gateway answers at {free}" in nobody.stderr
+    assert missing.returncode == 2 and "no metastore gateway address" in missing.stderr
+    assert "Traceback" not in nobody.stderr + missing.stderr

@@ -35,6 +35,7 @@ from gateway.thrift.handler import HiveMetastoreHandler
 from gateway.thrift.idl import SERVICE as THRIFT_SERVICE
 from gateway.thrift import wire as thrift_wire
 from gateway.thrift.server import ThriftServer, ThriftSettings
+from hive.backoff import Backoff
 from poller.housekeeping import Housekeeper, HousekeepingSettings
 from poller.poller import Poller
 from store.cache.entry import Codec
@@ -43,10 +44,12 @@ from store.cache.sharded import ShardedCache
 from store import migrations
 from store.catalog_store import CatalogStore
 from store.db import Database, PoolSettings
+from store.errors import Unavailable
 from store.lock_store import LockStore
 from store.txn_store import TxnLimits, TxnStore
 
 _log = logging.getLogger(__name__)
+_BOOTSTRAP_BACKOFF = Backoff(initial_s=0.5, max_s=10.0)
 
 
 async def migrate_database(dsn: str) -> list[int]:
@@ -135,7 +138,7 @@ class Gateway:
                     raise BindError(f"{s.host}:{s.thrift_port}", "hive.metastore.port (--conf hive.metastore.port=N)"
                                     ) from exc
                 self.thrift_port = self._thrift.port
-            warmup = asyncio.create_task(self._warm_up(), name="cache bootstrap")
+            warmup = asyncio.create_task(self._warm_up(retry=not wait_ready), name="cache bootstrap")
             self._background.append(warmup)
             if wait_ready:
                 await warmup  # its failure is start()'s
@@ -143,12 +146,28 @@ class Gateway:
             await self.stop()
             raise
 
-    async def _warm_up(self) -> None:
+    async def _warm_up(self, *, retry: bool) -> None:
         """Bootstrap the cache (an eager prewarm loads everything), then start the poller and say
-        SERVING. Cancelled by stop(), a prewarm included."""
+        SERVING. Cancelled by stop(), a prewarm included. With `retry`, a failed bootstrap (the
+        database went away meanwhile) is tried again with a bounded back-off, while health stays
+        NOT_SERVING; without it (start() waits for it), the failure is start()'s."""
         assert self.poller is not None
         if self.settings.cache_enabled:
-            await self.poller.bootstrap()
+            failures = 0
+            while True:
+                try:
+                    await self.poller.bootstrap()
+                    break
+                except Exception as exc:  # noqa: BLE001 - retried: the gateway must come up when the database does
+                    if not retry:
+                        raise
+                    failures += 1
+                    if failures == 1:
+                        _log.warning("loading the cache failed (%s); retrying, health stays NOT_SERVING",
+                                     exc, exc_info=not isinstance(exc, Unavailable))
+                    await asyncio.sleep(_BOOTSTRAP_BACKOFF.delay(failures))
+            if failures:
+                _log.info("cache loaded after %d failed attempt(s)", failures)
             self._background.append(asyncio.create_task(self.poller.run(), name="poller"))
         self.ready.set()
         await self._update_health()

@@ -106,7 +106,7 @@ def test_the_startup_line_names_the_data_directory() -> None:
     assert ":***@" in line  # the password is not printed
 
 
-def test_the_pipeline_checks_the_gateway_before_it_starts_spark(pg_dsn: str) -> None:
+def test_the_pipeline_checks_the_gateway_before_it_starts_spark() -> None:
     import time
 
     with socket.socket() as s:

@@ -17,6 +17,7 @@ PostgreSQL (the last gateway out stops it: gateway/embedded_pg.py).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 from dataclasses import dataclass, field
@@ -284,6 +285,8 @@ async def serve(settings: Settings) -> None:
         print("metastore gateway stopped during start-up", flush=True)
         return
     starting.result()  # a start-up failure: its error (start() has stopped what it started)
+    with contextlib.suppress(TimeoutError):  # a lazy bootstrap takes milliseconds: then the line says ready
+        await asyncio.wait_for(gateway.ready.wait(), 1.0)
     print(startup_line(gateway), flush=True)
     try:
         await stopping

@@ -261,6 +261,7 @@ class Gateway:
             task.cancel()
         if self._background:
             await asyncio.wait(list(self._background), timeout=10)
+        await asyncio.to_thread(self.metrics.close)  # shutdown() waits for the exporter's loop to notice
         if self._db is not None:
             await self._db.close()
         if self._pg is not None:

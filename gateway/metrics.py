@@ -96,6 +96,7 @@ class GatewayMetrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         self.calls = CallStats()
+        self._http: Any = None
         self.fallback_seconds = Histogram(
             "metastore_cache_fallback_seconds", "latency of reads the database answered after a cache miss",
             buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5), registry=self.registry)
@@ -109,8 +110,16 @@ class GatewayMetrics:
         self.registry.register(_Collector(snapshot))
 
     def serve(self, host: str, port: int) -> int:
-        server, _thread = start_http_server(port, addr=host, registry=self.registry)
-        return int(server.server_port)
+        """Export on http://host:port/metrics (a daemon thread); the bound port."""
+        self._http, _thread = start_http_server(port, addr=host, registry=self.registry)
+        return int(self._http.server_port)
+
+    def close(self) -> None:
+        """Stop exporting and free the port (idempotent)."""
+        http, self._http = self._http, None
+        if http is not None:
+            http.shutdown()
+            http.server_close()
 
 
 class _CallCollector(Collector):

@@ -164,3 +164,13 @@ async def test_an_unmapped_error_is_internal_with_a_request_id_in_reply_and_log(
     logged = [r for r in caplog.records if request_id.group(1) in r.getMessage()]
     assert len(logged) == 1 and logged[0].exc_info is not None and "/test.Broken/Call" in logged[0].getMessage()
     assert calls.count("grpc", "/test.Broken/Call", "INTERNAL") == 1
+
+
+async def test_stop_closes_the_metrics_port(pg_dsn: str) -> None:
+    gateway = Gateway(gateway_settings(pg_dsn, **{"metastore.gateway.metrics.port": "0"}))
+    await gateway.start()
+    port = gateway.metrics_port
+    assert "metastore_ready 1.0" in await asyncio.to_thread(scrape, port)
+    await gateway.stop()
+    with pytest.raises(OSError):
+        await asyncio.to_thread(scrape, port)

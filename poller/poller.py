@@ -126,6 +126,7 @@ class Poller:
     async def run(self) -> None:
         """Catch up forever; cancellation stops it cleanly."""
         failures = 0
+        outage = False  # the failures in a row are the database's absence
         fills = asyncio.get_running_loop().create_task(self._serve_fill_requests(), name="cache fills")
         try:
             while True:
@@ -143,8 +144,9 @@ class Poller:
                         continue
                     self.apply(batch)
                     if failures:
-                        _log.info("poller: reading the log again after %d failed attempt(s), at event %d", failures,
-                                  self.position)
+                        _log.log(logging.DEBUG if outage else logging.INFO,
+                                 "poller: reading the log again after %d failed attempt(s), at event %d", failures,
+                                 self.position)
                     failures = 0
                     if len(batch) < self._batch_size:
                         try:
@@ -157,9 +159,12 @@ class Poller:
                 except Exception as exc:  # noqa: BLE001 - survive database restarts; keep the cursor
                     failures += 1
                     self.stats.errors += 1
-                    # One line when the trouble starts (and one when it ends, above), not one per retry.
-                    _log.log(logging.WARNING if failures == 1 else logging.DEBUG, "poller: %s (retry %d)", exc,
-                             failures)
+                    # One line when the trouble starts (and one when it ends, above), not one per retry; none
+                    # for a database outage, which the gateway's probe reports (gateway/db_health.py).
+                    outage = isinstance(exc, (Unavailable, OSError, asyncpg.PostgresConnectionError,
+                                              asyncpg.InterfaceError))
+                    _log.log(logging.WARNING if failures == 1 and not outage else logging.DEBUG,
+                             "poller: %s (retry %d)", exc, failures)
                     await self._close_listener()
                     await asyncio.sleep(_ERROR_BACKOFF.delay(failures))
         finally:

@@ -170,3 +170,16 @@ def test_postgres_start_pins_it_and_stop_waits_for_the_gateways(data_dir: Path) 
         "running", "False"]
     code, out, _ = _postgres("stop", "--data-dir", str(data_dir))
     assert code == 0 and "stopped" in out
+
+
+def test_postgres_stop_force_and_status_of_an_empty_directory(data_dir: Path) -> None:
+    code, out, _ = _postgres("status", "--data-dir", str(data_dir), "--json")
+    assert code == 0 and json.loads(out)["initialised"] is False and json.loads(out)["running"] is False
+    gateway = _pg(data_dir)
+    gateway.start()
+    try:
+        code, out, _ = _postgres("stop", "--data-dir", str(data_dir), "--force")
+        assert code == 0 and "stopped" in out
+        assert gateway.status()["running"] is False
+    finally:
+        gateway.stop()  # detaches; nothing left to stop

@@ -5,6 +5,17 @@
     spark-submit --conf spark.metastore.gateway.address=127.0.0.1:50051 \\
         pipeline/__main__.py write sales orders /data/orders.parquet --format parquet
     python -m pipeline snapshot-read sales orders --address 127.0.0.1:50051 --master 'local[2]'
+    python -m pipeline write sales orders /data/fix.parquet --mode overwrite --partition ds=2024-01-01
+    python -m pipeline read sales orders --filter "ds >= '2024-01-01'" --where "amount > 10" --limit 50
+    python -m pipeline read sales orders --filter "ds = '2024-01-01'" --output /tmp/orders_0101 --output-format csv
+
+`write` checks the input's columns against the table before any txn opens (names; types equal or
+safely up-cast, e.g. int -> bigint) and refuses a mismatch naming the columns; `--mode overwrite`
+replaces the partitions written for later snapshots (Hive's base_<w>), earlier snapshots keep
+theirs; `--partition k=v` gives static partition values (the input then has no such column).
+`read` prints the rows (JSON lines: the table's columns, then its partition keys) of one snapshot
+taken in a read txn, or writes them to --output; the summary (snapshot, partitions, files) goes to
+stderr. `snapshot-read` reports files and bytes per partition instead of rows.
 
 Under spark-submit the master and conf come from spark-submit; run with plain Python, `--master`
 (default local[2]) and `--address` (else METASTORE_GATEWAY_ADDRESS) set them. Exit status: 0 done,
@@ -43,13 +54,38 @@ def build_parser() -> argparse.ArgumentParser:
     read.add_argument("--in-flight", type=int)
     read.add_argument("--slices", type=int, help="Spark partitions (default: from the core count)")
     read.add_argument("--no-lock", action="store_true", help="skip the SHARED_READ table lock")
+    rows = sub.add_parser("read", help="the rows of a table under one snapshot, printed or written out")
+    rows.add_argument("db")
+    rows.add_argument("table")
+    rows.add_argument("--filter", help="Hive partition filter, applied by the gateway, e.g. \"ds >= '2024-01-01'\"")
+    rows.add_argument("--where", help="Spark SQL condition on the rows, e.g. \"amount > 10\"")
+    rows.add_argument("--columns", help="comma-separated columns to keep (default: all, partition keys last)")
+    rows.add_argument("--limit", type=int, default=20, help="rows printed (0: all; default 20)")
+    rows.add_argument("--output", help="write the rows to this new directory instead of printing them")
+    rows.add_argument("--output-format", default="parquet", choices=("parquet", "orc", "json", "csv"))
+    rows.add_argument("--no-lock", action="store_true", help="skip the SHARED_READ table lock")
     write = sub.add_parser("write", help="write a partitioned dataset into a transactional table, in one txn")
     write.add_argument("db")
     write.add_argument("table")
     write.add_argument("input", help="input dataset (read with --input-format)")
     write.add_argument("--input-format", default="parquet", choices=("parquet", "orc", "json", "csv"))
-    write.add_argument("--format", default="parquet", choices=("parquet", "orc"), help="file format written")
+    write.add_argument("--format", choices=("parquet", "orc"),
+                       help="file format written (default: the table's, else parquet)")
+    write.add_argument("--mode", default="append", choices=("append", "overwrite"),
+                       help="overwrite: replace the contents of the partitions written")
+    write.add_argument("--partition", action="append", default=[], metavar="KEY=VALUE",
+                       help="a static partition value (repeat for a prefix of the keys)")
     return parser
+
+
+def _static_partition(items: Sequence[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"--partition takes KEY=VALUE, got {item!r}")
+        out[key] = value
+    return out
 
 
 def _session(args: argparse.Namespace) -> Any:
@@ -124,16 +160,43 @@ def main(argv: Sequence[str] | None = None) -> int:
                               "valid_write_id_list": result.snapshot.valid_write_id_list,
                               "partitions": len(result.rows), "files": result.files, "bytes": result.bytes,
                               "timings_s": {k: round(v, 3) for k, v in result.timings_s.items()}}))
+        elif args.command == "read":
+            from pipeline.snapshot_read import read_rows
+
+            if args.limit < 0:
+                raise ValueError(f"--limit must be 0 (all) or positive, got {args.limit}")
+            columns = [c.strip() for c in args.columns.split(",") if c.strip()] if args.columns else []
+            summary = read_rows(spark, args.db, args.table, config=config, filter=args.filter, where=args.where,
+                                columns=columns, limit=args.limit, output=args.output,
+                                output_format=args.output_format, lock=not args.no_lock)
+            print(json.dumps(summary), file=sys.stderr)
         else:
             from pipeline.txn_write import txn_write
 
             df = spark.read.format(args.input_format).option("header", "true").load(args.input)
-            written = txn_write(df, args.db, args.table, config=config, file_format=args.format)
-            print(json.dumps({"txn_id": written.txn_id, "write_id": written.write_id, "added": len(written.added),
+            if args.input_format == "csv":  # every column reads as text: parse it as the table's types first
+                from pipeline.client import process_client
+                from pipeline.schema import parse_text_columns
+
+                client = process_client(config)
+                table = client.get_table(args.db, args.table,
+                                         client.table_snapshot(args.db, args.table).read_context())
+                df = parse_text_columns(df, table)
+            written = txn_write(df, args.db, args.table, config=config, file_format=args.format, mode=args.mode,
+                                partition=_static_partition(args.partition))
+            print(json.dumps({"txn_id": written.txn_id, "write_id": written.write_id, "mode": written.mode,
+                              "format": written.file_format, "added": len(written.added),
                               "appended": len(written.appended),
                               "timings_s": {k: round(v, 3) for k, v in written.timings_s.items()}}))
         return 0
     except (GatewayError, ValueError) as exc:
+        print(f"pipeline {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:
+        from pyspark.errors import PySparkException
+
+        if not isinstance(exc, PySparkException):  # e.g. a --where naming no column: Spark's own message
+            raise
         print(f"pipeline {args.command}: {exc}", file=sys.stderr)
         return 1
     finally:

@@ -5,7 +5,7 @@ numbers wider than the pad are written in full and parsed as integers.
 
 `visible_files(location, write_ids, txns)` is a small version of Hive's `AcidUtils.getAcidState`
 (§8.2) for insert-only layouts, which is what the write job produces (plain Parquet/ORC files in
-`delta_w_w/`):
+`delta_w_w/` for an append, `base_w/` for an overwrite):
 
 1. hidden entries (`_` or `.` first, e.g. `_SUCCESS`, `.part-0.crc`, a writer's `_spark_staging...`)
    are skipped at every level, as Hadoop's hidden-file filter does;

@@ -64,13 +64,18 @@ spark.createDataFrame([r.key() for r in result.rows],
                       "name string, location string, write_id long, parameters string, files long, bytes long").show(
     truncate=False)
 
-# %% The data itself: every committed delta directory the snapshot reads.
-from pipeline.acid import visible_files  # noqa: E402
+# %% The data itself, under a snapshot: the table's columns and its typed partition columns, over the
+# partitions a filter selects (pruned in the gateway) and the files that snapshot may read there.
+from pipeline.snapshot_read import read_table  # noqa: E402
 
-files = [path for p in client.get_partitions_by_names("demo", "events", [r.name for r in result.rows],
-                                                      result.snapshot.read_context())
-         for path, _ in visible_files(p.sd.location, result.snapshot.write_ids())]
-print(spark.read.parquet(*(f"file://{f}" for f in files)).count(), "rows")
+read_table(spark, "demo.events", filter="ds >= '2024-05-02'").groupBy("ds").count().show()
+
+# %% Overwrite one partition: later snapshots see only the new rows; a snapshot taken before keeps its rows.
+before = client.snapshot(["demo.events"])
+txn_write(spark.createDataFrame([(1000, "replacement")], "id long, payload string"), "demo", "events",
+          mode="overwrite", partition={"ds": "2024-05-01"})
+print(read_table(spark, "demo.events", filter="ds = '2024-05-01'").count(), "rows now,",
+      read_table(spark, "demo.events", filter="ds = '2024-05-01'", snapshot=before).count(), "before the overwrite")
 
 # %% A transaction by hand: snapshot, batched reads with several batches in flight, lock, heartbeat.
 from hive.lock_rules import Statement  # noqa: E402

@@ -1,28 +1,47 @@
-"""Transactional write job: a partitioned DataFrame into a transactional table, all or nothing.
+"""Transactional write job: a DataFrame into a transactional table, all or nothing.
 
     spark-submit --conf spark.metastore.gateway.address=HOST:PORT -m pipeline write DB TABLE INPUT
+    txn_write(df, "lake", "events")                                   # append, dynamic partitions
+    txn_write(df, "lake", "events", mode="overwrite")                 # replace the partitions written
+    txn_write(df, "lake", "events", partition={"ds": "2024-01-01"})   # a static partition (prefix)
 
-Steps, all inside one txn that a heartbeat keeper holds open:
+Before any txn opens, the DataFrame is checked against the table (`pipeline.schema.check_frame`:
+column names, and types equal or safely up-cast; the file format against the one the table
+records): a DataFrame that does not fit is refused with `SchemaMismatch` naming the columns, and
+nothing is written, no txn opened. Then, inside one txn that a heartbeat keeper holds open:
 
-1. Lock the table as Hive does for an INSERT into a transactional table (SHARED_READ with
-   hive.txn.xlock.write=true: other inserts run beside it, a drop or rename waits), bound to the txn.
+1. Lock the table as Hive does: an INSERT into a transactional table takes SHARED_READ (with
+   hive.txn.xlock.write=true: other inserts run beside it, a drop or rename waits); an INSERT
+   OVERWRITE takes EXCL_WRITE (Hive 4), so no other write of the table runs beside it.
 2. AllocateTableWriteIds: the txn's write id `w` for the table, so the directories can be named.
-3. Pin the txn's snapshot; GetTable under it: location, partition keys, `transactional`.
-4. Spark writes the DataFrame, partitioned by the table's keys, into a hidden staging directory
-   under the table location (`_spark_staging_txn<T>_w<w>/k1=v1/...`). Readers skip hidden entries.
-5. For each written partition: the partitions that do not exist in the txn's snapshot are added
-   (AddPartitions with `txn_id`, all invisible until commit); then each staging partition directory
-   is renamed to `<partition location>/delta_<w>_<w>` (Hive's `delta_%07d_%07d`), which is atomic
-   on one filesystem. Existing partitions get a new delta beside their old ones (an insert).
-6. Commit. The keeper is stopped first; a txn the gateway aborted meanwhile fails the commit.
+3. Pin the txn's snapshot; GetTable under it, and check the DataFrame again (the table may have
+   changed while the lock was awaited; a mismatch now aborts the txn before anything is written).
+4. Spark writes the DataFrame, its columns cast to the table's types and in the table's order,
+   partitioned by the table's keys, into a hidden staging directory under the table location
+   (`_spark_staging_txn<T>_w<w>/k1=v1/...`). Readers skip hidden entries.
+5. The format is recorded where it is not yet: the table's storage descriptor (AlterTable) and
+   each partition's (AddPartitions for new partitions, AlterPartitions for old ones without one),
+   all under the txn, so they become visible with the data. Appending files of another format to
+   a partition that records one is refused (overwriting may change it).
+6. Each staging partition directory is renamed to `<partition location>/delta_<w>_<w>` for an
+   append, or `base_<w>` for an overwrite (Hive's INSERT OVERWRITE of an insert-only table): a
+   snapshot that sees write id w reads the base and nothing older in that partition
+   (`pipeline.acid.choose_dirs`), while older snapshots, to which w is not yet valid, keep reading
+   the older directories, which are left in place for them (a compactor's Cleaner removes them
+   once no snapshot can read them). The rename is atomic on one filesystem. An overwrite whose
+   partitions are all static and which has no rows writes an empty base: the partition is emptied,
+   as Hive's INSERT OVERWRITE ... PARTITION (...) SELECT with no rows does. An unpartitioned
+   table has one such directory, under its own location (no partitions to register).
+7. Commit. The keeper is stopped first; a txn the gateway aborted meanwhile fails the commit.
 
 If anything fails (a task, the gateway, a hook, a lost txn) the txn is aborted: the partitions it
-added disappear with it, and its files are under an aborted write id, which no reader ever reads
-(`pipeline.acid.visible_files`). They are also removed here (the staging directory, every
-`delta_<w>_<w>` moved, and partition directories this job created that are then empty), unless
-`cleanup_on_failure=False`; a driver that dies outright leaves them for the same reason harmless,
-and the gateway's reaper aborts its txn after hive.txn.timeout. If the gateway reports the txn
-aborted while Spark is still writing, the keeper cancels the job's Spark jobs (by job tag).
+added and the formats it recorded disappear with it, and its files are under an aborted write id,
+which no reader ever reads (`pipeline.acid.visible_files`). They are also removed here (the
+staging directory, every directory moved, and partition directories this job created that are
+then empty), unless `cleanup_on_failure=False`; a driver that dies outright leaves them for the
+same reason harmless, and the gateway's reaper aborts its txn after hive.txn.timeout. If the
+gateway reports the txn aborted while Spark is still writing, the keeper cancels the job's Spark
+jobs (by job tag).
 
 `on_stage(name)` is called after each step ("locked", "written", "registered", "moved",
 "before_commit", "committed"): progress reporting, and where tests inject a failure.
@@ -40,16 +59,19 @@ import shutil
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
-from pipeline.acid import delta_dir_name, local_path
+from pipeline.acid import base_dir_name, delta_dir_name, local_path
 from pipeline.client import ClientConfig, GatewayClient, Transaction, TxnAborted, process_client
+from pipeline.formats import PARQUET, StorageFormat, format_of, storage_format, with_format
+from pipeline.schema import FramePlan, check_frame
 from protos.metastore.v1 import catalog_pb2 as pb
 from hive.lock_rules import Statement
 from hive.names import make_partition_name, unescape_path_name
 
 _log = logging.getLogger(__name__)
 STAGES = ("locked", "written", "registered", "moved", "before_commit", "committed")
+MODES = ("append", "overwrite")
 
 
 @dataclass
@@ -58,10 +80,11 @@ class WriteResult:
     write_id: int
     table_id: int
     added: list[str] = field(default_factory=list)      # partitions created by this write
-    appended: list[str] = field(default_factory=list)   # existing partitions that got a new delta
-    delta_dirs: list[str] = field(default_factory=list)
+    appended: list[str] = field(default_factory=list)   # existing partitions that got a new delta (or base)
+    delta_dirs: list[str] = field(default_factory=list)  # directories written: delta_w_w, or base_w (overwrite)
+    mode: str = "append"
+    file_format: str = "parquet"
     timings_s: dict[str, float] = field(default_factory=dict)
-
 
 @dataclass
 class _Undo:
@@ -103,20 +126,34 @@ def _staging_leaves(root: str, depth: int) -> list[tuple[tuple[str, ...], str]]:
             if entry.is_dir() and not entry.name.startswith(("_", ".")) and "=" in entry.name:
                 walk(entry.path, values + (unescape_path_name(entry.name.split("=", 1)[1]),))
 
-    walk(root, ())
+    if os.path.isdir(root):  # Spark makes it even for no rows; be sure anyway
+        walk(root, ())
     return out
 
 
 def txn_write(
-    df: Any, db: str, table: str, *, config: ClientConfig | None = None, file_format: str = "parquet",
-    cleanup_on_failure: bool = True, on_stage: Callable[[str], None] | None = None,
+    df: Any, db: str, table: str, *, config: ClientConfig | None = None, file_format: str | None = None,
+    mode: str = "append", partition: Mapping[str, str] | None = None, cleanup_on_failure: bool = True,
+    on_stage: Callable[[str], None] | None = None,
 ) -> WriteResult:
-    """Write `df` (it must have a column per partition key) into `db.table` in one txn."""
-    if file_format not in ("parquet", "orc"):
-        raise ValueError(f"file_format must be 'parquet' or 'orc', got {file_format!r}")
+    """Write `df` into `db.table` in one txn: appended as a new delta per partition written, or
+    (`mode="overwrite"`) replacing those partitions' contents for later snapshots. `df` has a
+    column per table column and per partition key, except keys given in `partition` (static
+    values, a prefix of the keys). `file_format` defaults to the table's recorded format, else
+    Parquet; one that contradicts the table's is refused. Raises `SchemaMismatch` (a ValueError)
+    before any txn when `df` does not fit the table."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    requested = storage_format(file_format) if file_format is not None else None
     spark = df.sparkSession
     config = config or ClientConfig.from_spark(spark)
     client = process_client(config)
+    # The checks a client's mistake fails, before a txn exists: nothing to undo if they fail.
+    snap = client.table_snapshot(db, table)
+    definition = client.get_table(db, table, snap.read_context())
+    _target_format(definition, requested)
+    check_frame(df.schema, definition, partition)
+
     sc = spark.sparkContext
     tag = f"txn-write-{uuid.uuid4().hex[:12]}"
     stage = on_stage or (lambda name: None)
@@ -126,9 +163,10 @@ def txn_write(
         _log.error("cancelling the Spark jobs of %s: %s", tag, err)
         sc.cancelJobsWithTag(tag)
 
+    job = _Job(df, sc, client, db, table, requested, mode, dict(partition or {}), tag, undo, stage)
     try:
         with client.transaction(on_abort=cancel_spark) as txn:
-            result = _write(df, sc, client, txn, db, table, file_format, tag, undo, stage)
+            result = job.run(txn)
     except BaseException:
         if cleanup_on_failure:
             undo.run()
@@ -138,74 +176,157 @@ def txn_write(
     return result
 
 
-def _write(df: Any, sc: Any, client: GatewayClient, txn: Transaction, db: str, table: str, file_format: str,
-           tag: str, undo: _Undo, stage: Callable[[str], None]) -> WriteResult:
-    started = time.perf_counter()
-    timings: dict[str, float] = {}
-    txn.lock(Statement.INSERT_DYNAMIC, db, table)
-    stage("locked")
-    write_id = txn.allocate_write_id(db, table)
-    snap = txn.table_snapshot(db, table)
-    read = snap.read_context()
-    definition = client.get_table(db, table, read)
+def _target_format(definition: pb.Table, requested: StorageFormat | None) -> StorageFormat:
+    """The format to write: the table's, else the one asked for, else Parquet."""
+    full = f"{definition.db_name}.{definition.name}"
     if not definition.transactional:
-        raise ValueError(f"{db}.{table} is not a transactional table; this job writes ACID delta directories")
-    keys = list(definition.partition_keys)
-    if not keys:
-        raise ValueError(f"{db}.{table} has no partition keys; this job writes partitioned tables")
-    columns = {c.lower(): c for c in df.columns}
-    missing = [k.name for k in keys if k.name not in columns]
-    if missing:
-        raise ValueError(f"the DataFrame has no column for partition key(s) {', '.join(missing)} of {db}.{table} "
-                         f"(columns: {', '.join(df.columns)})")
-    key_columns = [columns[k.name] for k in keys]
-    data_columns = [c for c in df.columns if c.lower() not in {k.name for k in keys}]
-    table_root = local_path(definition.sd.location)
-    undo.staging = os.path.join(table_root, f"_spark_staging_txn{txn.id}_w{write_id}")
-    timings["driver_setup_s"] = time.perf_counter() - started
+        raise ValueError(f"{full} is not a transactional table; this job writes ACID delta directories")
+    recorded = format_of(definition.sd)
+    if recorded is not None and requested is not None and recorded != requested:
+        raise ValueError(f"{full} is stored as {recorded.name} (its storage descriptor says so); writing "
+                         f"{requested.name} files into it would leave readers unable to read them: write "
+                         f"{recorded.name}, or leave the format out")
+    return recorded or requested or PARQUET
 
-    t = time.perf_counter()
-    sc.addJobTag(tag)
-    try:
-        (df.select(*data_columns, *key_columns).write.partitionBy(*key_columns).format(file_format)
-         .mode("errorifexists").save("file://" + os.path.abspath(undo.staging)))
-    except Exception:
-        txn.check()  # cancelled because the txn was aborted: say that, not Spark's "job cancelled"
-        raise
-    finally:
-        sc.removeJobTag(tag)
-    txn.check()
-    timings["spark_write_s"] = time.perf_counter() - t
-    stage("written")
 
-    t = time.perf_counter()
-    leaves = _staging_leaves(undo.staging, len(keys))
-    by_name = {make_partition_name(keys, values): (values, path) for values, path in leaves}
-    existing = {p.name: p for p in client.get_partitions_by_names(db, table, list(by_name), read)}
-    new = [pb.Partition(values=list(values)) for name, (values, _) in by_name.items() if name not in existing]
-    added = {p.name: p for p in client.add_partitions(db, table, new, txn_id=txn.id, table_id=snap.table_id)}
-    stage("registered")
+@dataclass
+class _Job:
+    df: Any
+    sc: Any
+    client: GatewayClient
+    db: str
+    table: str
+    requested: StorageFormat | None
+    mode: str
+    static: dict[str, str]
+    tag: str
+    undo: _Undo
+    stage: Callable[[str], None]
 
-    result = WriteResult(txn.id, write_id, snap.table_id, sorted(added), sorted(existing))
-    delta = delta_dir_name(write_id)
-    for name, (_, source) in sorted(by_name.items()):
-        partition = added.get(name) or existing[name]
-        target_parent = local_path(partition.sd.location)
-        undo.makedirs(target_parent)
-        target = os.path.join(target_parent, delta)
-        if os.path.exists(target):
-            raise FileExistsError(f"{target} exists already: write id {write_id} of txn {txn.id} was used by "
-                                  f"another writer (a bug) or a failed earlier attempt was not cleaned up")
+    @property
+    def full(self) -> str:
+        return f"{self.db}.{self.table}"
+
+    def run(self, txn: Transaction) -> WriteResult:
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        overwrite = self.mode == "overwrite"
+        txn.lock(Statement.INSERT_OVERWRITE if overwrite else Statement.INSERT_DYNAMIC, self.db, self.table)
+        self.stage("locked")
+        write_id = txn.allocate_write_id(self.db, self.table)
+        snap = txn.table_snapshot(self.db, self.table)
+        read = snap.read_context()
+        definition = self.client.get_table(self.db, self.table, read)
+        fmt = _target_format(definition, self.requested)
+        plan = check_frame(self.df.schema, definition, self.static)  # the table as the txn sees it, under the lock
+        table_root = local_path(definition.sd.location)
+        self.undo.staging = os.path.join(table_root, f"_spark_staging_txn{txn.id}_w{write_id}")
+        timings["driver_setup_s"] = time.perf_counter() - started
+
+        t = time.perf_counter()
+        self._spark_write(txn, plan, fmt)
+        txn.check()
+        timings["spark_write_s"] = time.perf_counter() - t
+        self.stage("written")
+
+        t = time.perf_counter()
+        keys = list(definition.partition_keys)
+        by_name: dict[str, tuple[tuple[str, ...], str | None]] = {
+            make_partition_name(keys, values) if keys else "": (values, path)
+            for values, path in _staging_leaves(self.undo.staging, len(keys))}
+        if not by_name and len(plan.static) == len(keys):
+            # No rows for a fully static partition: Hive still creates the partition, and an
+            # overwrite empties it (an empty base).
+            by_name[make_partition_name(keys, plan.static)] = (plan.static, None)
+        if format_of(definition.sd) is None:
+            altered = pb.Table()
+            altered.CopyFrom(definition)
+            altered.sd.CopyFrom(with_format(definition.sd, fmt))
+            self.client.alter_table(self.db, self.table, altered, txn_id=txn.id)
+        if keys:
+            added, existing = self._register(txn, by_name, read, fmt, snap.table_id)
+            parents = {name: local_path((added.get(name) or existing[name]).sd.location) for name in by_name}
+        else:  # the table's location is the one ACID directory root
+            added, existing, parents = {}, {}, {"": table_root}
+        self.stage("registered")
+
+        result = WriteResult(txn.id, write_id, snap.table_id, sorted(added), sorted(existing), mode=self.mode,
+                             file_format=fmt.name)
+        target_name = base_dir_name(write_id) if overwrite else delta_dir_name(write_id)
+        for name, (_, source) in sorted(by_name.items()):
+            target = self._move(source, parents[name], target_name, write_id, txn.id, empty_ok=overwrite)
+            if target:
+                result.delta_dirs.append(target)
+        self.stage("moved")
+        timings["register_and_move_s"] = time.perf_counter() - t
+        txn.check()
+        self.stage("before_commit")
+        timings["total_s"] = time.perf_counter() - started
+        result.timings_s = timings
+        return result
+
+    def _spark_write(self, txn: Transaction, plan: FramePlan, fmt: StorageFormat) -> None:
+        self.sc.addJobTag(self.tag)
         try:
-            os.rename(source, target)
-        except OSError:  # another filesystem (a partition with its own location)
-            shutil.move(source, target)
-        undo.moved.append(target)
-        result.delta_dirs.append(target)
-    stage("moved")
-    timings["register_and_move_s"] = time.perf_counter() - t
-    txn.check()
-    stage("before_commit")
-    timings["total_s"] = time.perf_counter() - started
-    result.timings_s = timings
-    return result
+            writer = plan.apply(self.df).write  # type: ignore[attr-defined]
+            if plan.key_names:
+                writer = writer.partitionBy(*plan.key_names)
+            writer.format(fmt.name).mode("errorifexists").save("file://" + os.path.abspath(self.undo.staging))
+        except Exception:
+            txn.check()  # cancelled because the txn was aborted: say that, not Spark's "job cancelled"
+            raise
+        finally:
+            self.sc.removeJobTag(self.tag)
+
+    def _register(self, txn: Transaction, by_name: dict[str, tuple[tuple[str, ...], str | None]],
+                  read: pb.ReadContext, fmt: StorageFormat, table_id: int,
+                  ) -> tuple[dict[str, pb.Partition], dict[str, pb.Partition]]:
+        """(added, existing) partitions among those written: new ones are added under the txn
+        with the format; old ones get the format recorded where they have none."""
+        existing = {p.name: p for p in self.client.get_partitions_by_names(self.db, self.table, list(by_name), read)}
+        self._record_format(txn, existing, fmt, table_id)
+        new = [pb.Partition(values=list(values), sd=with_format(pb.StorageDescriptor(), fmt))
+               for name, (values, _) in by_name.items() if name not in existing]
+        added = {p.name: p for p in self.client.add_partitions(self.db, self.table, new, txn_id=txn.id,
+                                                                table_id=table_id)}
+        return added, existing
+
+    def _record_format(self, txn: Transaction, existing: dict[str, pb.Partition], fmt: StorageFormat,
+                       table_id: int) -> None:
+        """Existing partitions that record no format get this write's; one that records another
+        refuses an append (a partition's files are one format) and takes the new one on overwrite."""
+        stale: list[pb.Partition] = []
+        for name, p in sorted(existing.items()):
+            try:
+                recorded = format_of(p.sd)
+            except ValueError as exc:
+                raise ValueError(f"partition {name} of {self.full}: {exc}") from exc
+            if recorded == fmt:
+                continue
+            if recorded is not None and self.mode != "overwrite":
+                raise ValueError(f"partition {name} of {self.full} holds {recorded.name} files; appending "
+                                 f"{fmt.name} files would mix formats in one partition (write {recorded.name}, "
+                                 f"or overwrite the partition); nothing was written")
+            stale.append(pb.Partition(values=list(p.values), sd=with_format(p.sd, fmt), parameters=p.parameters))
+        if stale:
+            self.client.alter_partitions(self.db, self.table, stale, txn_id=txn.id, table_id=table_id)
+
+    def _move(self, source: str | None, parent: str, name: str, write_id: int, txn_id: int, *,
+              empty_ok: bool) -> str | None:
+        """Put one partition's staged files at `parent/name`; None when there was nothing to put."""
+        if source is None and not empty_ok:
+            return None
+        self.undo.makedirs(parent)
+        target = os.path.join(parent, name)
+        if os.path.exists(target):
+            raise FileExistsError(f"{target} exists already: write id {write_id} of txn {txn_id} was used by "
+                                  f"another writer (a bug) or a failed earlier attempt was not cleaned up")
+        if source is None:
+            os.mkdir(target)
+        else:
+            try:
+                os.rename(source, target)
+            except OSError:  # another filesystem (a partition with its own location)
+                shutil.move(source, target)
+        self.undo.moved.append(target)
+        return target

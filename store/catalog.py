@@ -681,3 +681,37 @@ async def drop_partitions(
         EventType.DROP_PARTITION, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
         txn_id=ctx.txn_id, write_id=ctx.write_id, message={"partition_names": dropped},
     )))
+
+
+async def rename_partition(
+    conn: asyncpg.Connection, db_name: str, table_name: str, old_name: str, new: Partition,
+) -> Outcome[Partition]:
+    """Hive's rename_partition: partition `old_name` takes `new`'s values and storage. One transaction
+    drops the old name and adds the new one, so a reader sees the partition under one name or the other,
+    never both or neither; an existing new name fails it and changes nothing."""
+    dropped = await drop_partitions(conn, db_name, table_name, [old_name], if_exists=False)
+    added = await add_partitions(conn, db_name, table_name, [new], if_not_exists=False)
+    return Outcome(added.value[0], (*dropped.events, *added.events))
+
+
+async def rename_table_relocating(
+    conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, old_location: str,
+) -> Outcome[Table]:
+    """Hive's rename of a managed table whose directory moves with it (the caller moves the files):
+    the table takes `new`'s location, and each partition under `old_location` the same place under
+    the new one, in one transaction. Transactional tables are renamed in a txn and keep their place."""
+    altered = await alter_table(conn, db_name, table_name, new)
+    table, new_location = altered.value, altered.value.sd.location
+    if not table.is_partitioned or new_location == old_location:
+        return altered
+    read = await resolve_table(conn, table.db_name, table.name, ReadSnapshot(latest_committed=True))
+    prefix = old_location.rstrip("/") + "/"
+    moved = [replace(p, sd=replace(p.sd, location=new_location.rstrip("/") + "/" + p.sd.location[len(prefix):]))
+             for p in await list_partitions(conn, read, _ALL) if p.sd.location.startswith(prefix)]
+    if not moved:
+        return altered
+    relocated = await alter_partitions(conn, table.db_name, table.name, moved)
+    return Outcome(table, (*altered.events, *relocated.events))
+
+
+_ALL = 2**31 - 2  # no limit (the largest LIMIT that fits an int4): a relocation must reach every partition

@@ -80,6 +80,11 @@ class CatalogStore:
         written = await self._db.transact(catalog.alter_table, db_name, table_name, table, txn_id)
         return written.value, written.event_id
 
+    async def rename_table_relocating(self, db_name: str, table_name: str, table: Table,
+                                      old_location: str) -> tuple[Table, int]:
+        written = await self._db.transact(catalog.rename_table_relocating, db_name, table_name, table, old_location)
+        return written.value, written.event_id
+
     async def drop_table(self, db_name: str, table_name: str, *, if_exists: bool) -> int:
         return (await self._db.transact(catalog.drop_table, db_name, table_name, if_exists=if_exists)).event_id
 
@@ -151,9 +156,17 @@ class CatalogStore:
                                           expected_table_id=expected_table_id, txn_id=txn_id)
         return written.value, written.event_id
 
+    async def rename_partition(self, db_name: str, table_name: str, old_name: str,
+                               new: Partition) -> tuple[Partition, int]:
+        written = await self._db.transact(catalog.rename_partition, db_name, table_name, old_name, new)
+        return written.value, written.event_id
+
     # notification log
     async def current_event_id(self) -> int:
         return await self._db.read(events.current_event_id)
+
+    async def count_events(self, after_event_id: int, db_name: str, up_to_event_id: int = 0) -> int:
+        return await self._db.read(events.count_events, after_event_id, db_name, up_to_event_id)
 
     async def next_events(self, last_event_id: int, max_events: int, db_name: str,
                           table_name: str) -> list[NotificationEvent]:

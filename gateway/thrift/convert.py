@@ -6,6 +6,7 @@ what the store does not keep with Hive's own defaults (sort columns, skew, store
 
 from __future__ import annotations
 
+import time
 from typing import Any, Iterable
 
 from gateway.thrift.idl import hms
@@ -155,3 +156,21 @@ def partition_to_thrift(table: Table, p: Partition) -> Any:
 
 def partition_name(table: Table, values: Iterable[str]) -> str:
     return make_partition_name(table.partition_keys, list(values))
+
+
+DDL_TIME = "transient_lastDdlTime"
+
+
+def stamp_ddl_time(parameters: dict[str, str] | None) -> dict[str, str]:
+    """Hive's metastore stamps a table or partition it creates or alters with the time of that DDL
+    (seconds) when the client sent none (Hive's own client removes the old one before an alter)."""
+    out = dict(parameters or {})
+    if out.get(DDL_TIME, "0") in ("", "0"):
+        out[DDL_TIME] = str(int(time.time()))
+    return out
+
+
+def required(value: Any, what: str) -> Any:
+    if value is None or value == "":
+        raise InvalidArgument(f"{what} is required")
+    return value

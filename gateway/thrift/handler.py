@@ -18,39 +18,26 @@ from thriftpy2.thrift import TType
 
 from gateway.config import Settings, settings_keys
 from gateway.thrift import convert
+from gateway.thrift.convert import required, stamp_ddl_time
 from gateway.thrift import wire
 from gateway.thrift.idl import hms
 from gateway.thrift.server import RawValue
+from gateway.thrift.data_methods import DataMethods
 from gateway.thrift.txn_methods import TxnLockMethods
+from gateway.warehouse import Warehouse
 from store.cache.facade import CachedCatalog, VersionsHit
 from store.cache.facade import table_key as table_key_of
 from store.catalog_store import CatalogStore
 from store.lock_store import LockStore
 from store.errors import InvalidArgument, NotFound, ResourceExhausted
-from store.models import Partition, Table
-from hive.names import normalize_identifier, parse_partition_name
+from store.models import Table
+from hive.names import normalize_identifier
 from store.snapshot import ReadSnapshot
 from store.txn_store import TxnStore
 
 LATEST = ReadSnapshot(latest_committed=True)
 ALIVE = 2  # fb303's fb_status.ALIVE
 VERSION = "2.3.10-metastore-gateway"
-DDL_TIME = "transient_lastDdlTime"
-
-
-def _stamp_ddl_time(parameters: dict[str, str] | None) -> dict[str, str]:
-    """Hive's metastore stamps a table or partition it creates or alters with the time of that DDL
-    (seconds) when the client sent none (Hive's own client removes the old one before an alter)."""
-    out = dict(parameters or {})
-    if out.get(DDL_TIME, "0") in ("", "0"):
-        out[DDL_TIME] = str(int(time.time()))
-    return out
-
-
-def _required(value: Any, what: str) -> Any:
-    if value is None or value == "":
-        raise InvalidArgument(f"{what} is required")
-    return value
 
 
 def _limit(max_parts: int | None, cap: int) -> int:
@@ -65,18 +52,27 @@ def _matches_partial(values: Sequence[str], partial: Sequence[str]) -> bool:
     return all(want == "" or want == have for want, have in zip(partial, values))
 
 
+def _snapshot_of(req: Any) -> ReadSnapshot:
+    """The snapshot a Hive 4 request carries (`validWriteIdList`, the table `id` when set), or LATEST."""
+    if not req.validWriteIdList:
+        return LATEST
+    return ReadSnapshot.parse(req.validWriteIdList, 0, req.id if req.id and req.id > 0 else 0)
+
+
 def _check_batch(count: int, what: str, limit: int) -> None:
     if count > limit:
         raise ResourceExhausted(f"{what}: {count} items in one call, more than metastore.gateway.max.batch.size "
                                 f"({limit}); split the call")
 
 
-class HiveMetastoreHandler(TxnLockMethods):
-    """ThriftHiveMetastore (and fb303) over the gateway's stores; txns and locks in TxnLockMethods."""
+class HiveMetastoreHandler(DataMethods, TxnLockMethods):
+    """ThriftHiveMetastore (and fb303) over the gateway's stores; drops, truncate and partition renames
+    (which touch a managed table's files) in DataMethods, txns and locks in TxnLockMethods."""
 
     def __init__(self, catalog: CatalogStore, cached: CachedCatalog, txns: TxnStore, locks: LockStore,
-                 settings: Settings) -> None:
+                 settings: Settings, warehouse: Warehouse | None = None) -> None:
         self._catalog = catalog
+        self._warehouse = warehouse or Warehouse()
         self._cached = cached
         self._txns = txns
         self._locks = locks
@@ -104,7 +100,7 @@ class HiveMetastoreHandler(TxnLockMethods):
         return list(group_names or [])
 
     async def get_config_value(self, name: str | None, defaultValue: str | None) -> str:  # noqa: N803
-        field_name = settings_keys().get(_required(name, "name"))
+        field_name = settings_keys().get(required(name, "name"))
         if field_name is None:
             return defaultValue or ""
         value = getattr(self._settings, field_name)
@@ -113,7 +109,7 @@ class HiveMetastoreHandler(TxnLockMethods):
     # -- databases --------------------------------------------------------------------------------
 
     async def get_database(self, name: str | None) -> Any:
-        return convert.database_to_thrift(await self._cached.fetch_database(_required(name, "name")))
+        return convert.database_to_thrift(await self._cached.fetch_database(required(name, "name")))
 
     async def get_databases(self, pattern: str | None) -> list[str]:
         return await self._catalog.list_databases(pattern or "")
@@ -122,94 +118,82 @@ class HiveMetastoreHandler(TxnLockMethods):
         return await self._catalog.list_databases("")
 
     async def create_database(self, database: Any) -> None:
-        model = convert.database_from_thrift(_required(database, "database"))
+        model = convert.database_from_thrift(required(database, "database"))
         db, event_id = await self._catalog.create_database(model)
         self._cached.wrote(db.name, "", event_id)
 
     async def alter_database(self, dbname: str | None, db: Any) -> None:
-        altered, event_id = await self._catalog.alter_database(_required(dbname, "dbname"),
-                                                               convert.database_from_thrift(_required(db, "db")))
+        altered, event_id = await self._catalog.alter_database(required(dbname, "dbname"),
+                                                               convert.database_from_thrift(required(db, "db")))
         self._cached.wrote(altered.name, "", event_id)
-
-    async def drop_database(self, name: str | None, deleteData: bool | None, cascade: bool | None) -> None:  # noqa: N803
-        event_id = await self._catalog.drop_database(_required(name, "name"), cascade=bool(cascade), if_exists=False)
-        self._cached.wrote(name or "", "", event_id)
 
     # -- tables -----------------------------------------------------------------------------------
 
     async def _table(self, db_name: str | None, table_name: str | None, snapshot: ReadSnapshot = LATEST) -> Table:
         """Clients ask for a table many times per statement: the cache answers when it may."""
-        db_key, table_key = table_key_of(_required(db_name, "db_name"), _required(table_name, "table_name"))
+        db_key, table_key = table_key_of(required(db_name, "db_name"), required(table_name, "table_name"))
         cached = self._cached.cached_table_object(db_key, table_key, snapshot)
         if isinstance(cached, Table):
             return cached
         return await self._cached.fetch_table(db_key, table_key, snapshot)
 
-    async def get_table(self, dbname: str | None, tbl_name: str | None) -> Any:
-        return convert.table_to_thrift(await self._table(dbname, tbl_name))
+    async def get_table(self, dbname: str | None, tbl_name: str | None) -> RawValue:
+        return RawValue(TType.STRUCT, wire.table_struct(await self._table(dbname, tbl_name)))
 
-    async def get_table_req(self, req: Any) -> Any:
+    async def get_table_req(self, req: Any) -> RawValue:
         """Hive 4 clients may pass their snapshot: then the write-id-checked read, as over gRPC."""
-        req = _required(req, "req")
-        snapshot = LATEST
-        if req.validWriteIdList:
-            snapshot = ReadSnapshot.parse(req.validWriteIdList, 0, req.id if req.id and req.id > 0 else 0)
-        table = await self._table(req.dbName, req.tblName, snapshot)
-        return hms.GetTableResult(table=convert.table_to_thrift(table))
+        req = required(req, "req")
+        table = await self._table(req.dbName, req.tblName, _snapshot_of(req))
+        return RawValue(TType.STRUCT, wire.struct_field(1, wire.table_struct(table)))  # GetTableResult
 
-    async def get_table_objects_by_name(self, dbname: str | None, tbl_names: list[str] | None) -> list[Any]:
+    async def _tables(self, dbname: str | None, tbl_names: list[str] | None) -> list[Table]:
         _check_batch(len(tbl_names or []), "get_table_objects_by_name", self._settings.max_batch_size)
         found = []
         for name in tbl_names or []:
             try:
-                found.append(convert.table_to_thrift(await self._table(dbname, name)))
+                found.append(await self._table(dbname, name))
             except NotFound:
                 continue  # Hive leaves out the names that do not exist
         return found
 
-    async def get_table_objects_by_name_req(self, req: Any) -> Any:
-        req = _required(req, "req")
-        return hms.GetTablesResult(tables=await self.get_table_objects_by_name(req.dbName, req.tblNames))
+    async def get_table_objects_by_name(self, dbname: str | None, tbl_names: list[str] | None) -> RawValue:
+        return RawValue(TType.LIST, wire.table_list(await self._tables(dbname, tbl_names)))
+
+    async def get_table_objects_by_name_req(self, req: Any) -> RawValue:
+        req = required(req, "req")
+        tables = wire.table_list(await self._tables(req.dbName, req.tblNames))
+        return RawValue(TType.STRUCT, wire.list_field(1, tables))  # GetTablesResult
 
     async def get_tables(self, db_name: str | None, pattern: str | None) -> list[str]:
-        return await self._catalog.list_tables(_required(db_name, "db_name"), pattern or "")
+        return await self._catalog.list_tables(required(db_name, "db_name"), pattern or "")
 
     async def get_all_tables(self, db_name: str | None) -> list[str]:
-        return await self._catalog.list_tables(_required(db_name, "db_name"), "")
+        return await self._catalog.list_tables(required(db_name, "db_name"), "")
 
     async def get_tables_by_type(self, db_name: str | None, pattern: str | None, tableType: str | None) -> list[str]:  # noqa: N803
         names = await self.get_tables(db_name, pattern)
         if not tableType:
             return names
-        tables = await self.get_table_objects_by_name(db_name, names)
-        return [t.tableName for t in tables if t.tableType == tableType]
+        return [t.name for t in await self._tables(db_name, names) if t.table_type.value == tableType]
 
     async def get_table_meta(self, db_patterns: str | None, tbl_patterns: str | None,
                              tbl_types: list[str] | None) -> list[Any]:
         out = []
         for db in await self._catalog.list_databases(db_patterns or ""):
-            for t in await self.get_table_objects_by_name(db, await self.get_tables(db, tbl_patterns)):
-                if not tbl_types or t.tableType in tbl_types:
-                    out.append(hms.TableMeta(dbName=t.dbName, tableName=t.tableName, tableType=t.tableType,
+            for t in await self._tables(db, await self.get_tables(db, tbl_patterns)):
+                if not tbl_types or t.table_type.value in tbl_types:
+                    out.append(hms.TableMeta(dbName=t.db_name, tableName=t.name, tableType=t.table_type.value,
                                              comments=t.parameters.get("comment")))
         return out
 
     async def create_table(self, tbl: Any) -> None:
-        tbl = _required(tbl, "tbl")
-        tbl.parameters = _stamp_ddl_time(tbl.parameters)
+        tbl = required(tbl, "tbl")
+        tbl.parameters = stamp_ddl_time(tbl.parameters)
         table, event_id = await self._catalog.create_table(convert.table_from_thrift(tbl))
         self._cached.wrote(table.db_name, table.name, event_id)
 
     async def create_table_with_environment_context(self, tbl: Any, environment_context: Any) -> None:
         await self.create_table(tbl)
-
-    async def alter_table(self, dbname: str | None, tbl_name: str | None, new_tbl: Any) -> None:
-        db_name, table_name = _required(dbname, "dbname"), _required(tbl_name, "tbl_name")
-        new_tbl = _required(new_tbl, "new_tbl")
-        new_tbl.parameters = _stamp_ddl_time(new_tbl.parameters)
-        table = convert.table_from_thrift(new_tbl, db_name=db_name, name=table_name)
-        altered, event_id = await self._catalog.alter_table(db_name, table_name, table)
-        self._cached.wrote(db_name, table_name, event_id, renamed_to=(altered.db_name, altered.name))
 
     async def alter_table_with_environment_context(self, dbname: str | None, tbl_name: str | None, new_tbl: Any,
                                                    environment_context: Any) -> None:
@@ -219,13 +203,12 @@ class HiveMetastoreHandler(TxnLockMethods):
                                        cascade: bool | None) -> None:
         await self.alter_table(dbname, tbl_name, new_tbl)
 
-    async def drop_table(self, dbname: str | None, name: str | None, deleteData: bool | None) -> None:  # noqa: N803
-        event_id = await self._catalog.drop_table(_required(dbname, "dbname"), _required(name, "name"), if_exists=False)
-        self._cached.wrote(dbname or "", name or "", event_id)
-
-    async def drop_table_with_environment_context(self, dbname: str | None, name: str | None,
-                                                  deleteData: bool | None, environment_context: Any) -> None:  # noqa: N803
-        await self.drop_table(dbname, name, deleteData)
+    async def alter_table_req(self, req: Any) -> Any:
+        """Hive 4's alter_table_req; its writeId/validWriteIdList serve transactional statistics, which
+        this gateway does not keep, so the alter is the same as alter_table's."""
+        req = required(req, "req")
+        await self.alter_table(req.dbName, req.tableName, req.table)
+        return hms.AlterTableResponse()
 
     # -- partitions: writes -----------------------------------------------------------------------
 
@@ -233,7 +216,7 @@ class HiveMetastoreHandler(TxnLockMethods):
                    table_name: str = "") -> list[Any]:
         _check_batch(len(parts), "add_partitions", self._settings.max_batch_size)
         for p in parts:
-            p.parameters = _stamp_ddl_time(p.parameters)
+            p.parameters = stamp_ddl_time(p.parameters)
         models = [convert.partition_from_thrift(p) for p in parts]
         targets = {(normalize_identifier(p.db_name or db_name, "database"),
                     normalize_identifier(p.table_name or table_name, "table")) for p in models}
@@ -248,27 +231,27 @@ class HiveMetastoreHandler(TxnLockMethods):
         return [convert.partition_to_thrift(table, p) for p in added]
 
     async def add_partition(self, new_part: Any) -> Any:
-        return (await self._add([_required(new_part, "new_part")], if_not_exists=False))[0]
+        return (await self._add([required(new_part, "new_part")], if_not_exists=False))[0]
 
     async def add_partitions(self, new_parts: list[Any] | None) -> int:
         return len(await self._add(new_parts or [], if_not_exists=False))
 
     async def add_partitions_req(self, request: Any) -> Any:
-        request = _required(request, "request")
+        request = required(request, "request")
         added = await self._add(request.parts or [], if_not_exists=bool(request.ifNotExists),
-                                db_name=_required(request.dbName, "dbName"),
-                                table_name=_required(request.tblName, "tblName"))
+                                db_name=required(request.dbName, "dbName"),
+                                table_name=required(request.tblName, "tblName"))
         return hms.AddPartitionsResult(partitions=added if request.needResult is not False else None)
 
     async def alter_partition(self, db_name: str | None, tbl_name: str | None, new_part: Any) -> None:
-        await self.alter_partitions(db_name, tbl_name, [_required(new_part, "new_part")])
+        await self.alter_partitions(db_name, tbl_name, [required(new_part, "new_part")])
 
     async def alter_partitions(self, db_name: str | None, tbl_name: str | None, new_parts: list[Any] | None) -> None:
         _check_batch(len(new_parts or []), "alter_partitions", self._settings.max_batch_size)
         for p in new_parts or []:
-            p.parameters = _stamp_ddl_time(p.parameters)
+            p.parameters = stamp_ddl_time(p.parameters)
         _, event_id = await self._catalog.alter_partitions(
-            _required(db_name, "db_name"), _required(tbl_name, "tbl_name"),
+            required(db_name, "db_name"), required(tbl_name, "tbl_name"),
             [convert.partition_from_thrift(p) for p in new_parts or []])
         self._cached.wrote(db_name or "", tbl_name or "", event_id)
 
@@ -276,51 +259,10 @@ class HiveMetastoreHandler(TxnLockMethods):
                                                         new_parts: list[Any] | None, environment_context: Any) -> None:
         await self.alter_partitions(db_name, tbl_name, new_parts)
 
-    async def _drop(self, db_name: str | None, tbl_name: str | None, names: list[str]) -> bool:
-        dropped, event_id = await self._catalog.drop_partitions(_required(db_name, "db_name"),
-                                                                _required(tbl_name, "tbl_name"), names, if_exists=False)
-        self._cached.wrote(db_name or "", tbl_name or "", event_id)
-        return bool(dropped)
-
-    async def _name_of(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None) -> str:
-        table = await self._table(db_name, tbl_name)
-        return convert.partition_name(table, _required(part_vals, "part_vals"))
-
-    async def drop_partition(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
-                             deleteData: bool | None) -> bool:  # noqa: N803
-        return await self._drop(db_name, tbl_name, [await self._name_of(db_name, tbl_name, part_vals)])
-
-    async def drop_partition_with_environment_context(self, db_name: str | None, tbl_name: str | None,
-                                                      part_vals: list[str] | None, deleteData: bool | None,  # noqa: N803
-                                                      environment_context: Any) -> bool:
-        return await self.drop_partition(db_name, tbl_name, part_vals, deleteData)
-
-    async def drop_partition_by_name(self, db_name: str | None, tbl_name: str | None, part_name: str | None,
-                                     deleteData: bool | None) -> bool:  # noqa: N803
-        return await self._drop(db_name, tbl_name, [_required(part_name, "part_name")])
-
-    async def drop_partition_by_name_with_environment_context(self, db_name: str | None, tbl_name: str | None,
-                                                              part_name: str | None, deleteData: bool | None,  # noqa: N803
-                                                              environment_context: Any) -> bool:
-        return await self.drop_partition_by_name(db_name, tbl_name, part_name, deleteData)
-
-    async def drop_partitions_req(self, req: Any) -> Any:
-        """Hive's DropPartitionsRequest by names (expressions are not supported: InvalidObjectException)."""
-        req = _required(req, "req")
-        parts = _required(req.parts, "parts")
-        if parts.names is None:
-            raise InvalidArgument("drop_partitions_req by expression is not supported by this gateway; pass names")
-        _check_batch(len(parts.names), "drop_partitions_req", self._settings.max_batch_size)
-        table = await self._table(req.dbName, req.tblName)
-        dropped: list[str] = []
-        if parts.names:
-            dropped, event_id = await self._catalog.drop_partitions(table.db_name, table.name, parts.names,
-                                                                    if_exists=bool(req.ifExists))
-            self._cached.wrote(table.db_name, table.name, event_id)
-        result = [convert.partition_to_thrift(table, Partition(table.db_name, table.name,
-                                                                 parse_partition_name(table.partition_keys, n), n))
-                  for n in dropped]
-        return hms.DropPartitionsResult(partitions=result if req.needResult is not False else None)
+    async def alter_partitions_req(self, req: Any) -> Any:
+        req = required(req, "req")
+        await self.alter_partitions(req.dbName, req.tableName, required(req.partitions, "partitions"))
+        return hms.AlterPartitionsResponse()
 
     # -- partitions: reads ------------------------------------------------------------------------
     # Cache first (pre-encoded Thrift bytes, gateway/thrift/wire.py), else PostgreSQL; both answers
@@ -329,7 +271,7 @@ class HiveMetastoreHandler(TxnLockMethods):
     async def _by_names(self, db_name: str | None, tbl_name: str | None, names: list[str],
                         snapshot: ReadSnapshot = LATEST) -> VersionsHit:
         _check_batch(len(names), "get_partitions_by_names", self._settings.max_batch_size)
-        db_key, table_key = table_key_of(_required(db_name, "db_name"), _required(tbl_name, "tbl_name"))
+        db_key, table_key = table_key_of(required(db_name, "db_name"), required(tbl_name, "tbl_name"))
         hit = self._cached.cached_partition_versions(db_key, table_key, names, snapshot)
         if isinstance(hit, VersionsHit):
             return hit
@@ -337,24 +279,26 @@ class HiveMetastoreHandler(TxnLockMethods):
         parts = await self._cached.fetch_partitions_by_names(db_key, table_key, names, snapshot)
         return VersionsHit(table, [wire.version_of(p) for p in parts])
 
-    async def _matching(self, db_name: str | None, tbl_name: str | None, filter_text: str, limit: int) -> VersionsHit:
+    async def _matching(self, db_name: str | None, tbl_name: str | None, filter_text: str, limit: int,
+                        snapshot: ReadSnapshot = LATEST) -> VersionsHit:
         """Partitions matching a Hive filter ('' matches all), in name order, at most `limit` + 1."""
-        db_key, table_key = table_key_of(_required(db_name, "db_name"), _required(tbl_name, "tbl_name"))
-        hit = self._cached.cached_versions_by_filter(db_key, table_key, filter_text, limit, LATEST)
+        db_key, table_key = table_key_of(required(db_name, "db_name"), required(tbl_name, "tbl_name"))
+        hit = self._cached.cached_versions_by_filter(db_key, table_key, filter_text, limit, snapshot)
         if isinstance(hit, VersionsHit):
             return hit
         if filter_text:
-            table = await self._table(db_key, table_key)
-            parts = await self._cached.fetch_partitions_by_filter(db_key, table_key, filter_text, limit, LATEST)
+            table = await self._table(db_key, table_key, snapshot)
+            parts = await self._cached.fetch_partitions_by_filter(db_key, table_key, filter_text, limit, snapshot)
         else:
-            table, parts = await self._cached.fetch_partitions(db_key, table_key, limit, LATEST)
+            table, parts = await self._cached.fetch_partitions(db_key, table_key, limit, snapshot)
         return VersionsHit(table, [wire.version_of(p) for p in parts])
 
     async def _partial(self, db_name: str | None, tbl_name: str | None, partial: Sequence[str],
-                       max_parts: int | None) -> VersionsHit:
+                       max_parts: int | None, snapshot: ReadSnapshot = LATEST) -> VersionsHit:
         """Hive's partial specification (a value per leading key, '' for any), up to `max_parts`."""
         limit = _limit(max_parts, self._settings.max_batch_size)
-        found = await self._matching(db_name, tbl_name, "", self._settings.max_batch_size if partial else limit)
+        found = await self._matching(db_name, tbl_name, "", self._settings.max_batch_size if partial else limit,
+                                     snapshot)
         versions = [v for v in found.versions if _matches_partial(v.values, partial)] if partial else found.versions
         return VersionsHit(found.table, versions[:limit])
 
@@ -391,15 +335,42 @@ class HiveMetastoreHandler(TxnLockMethods):
         return self._list(await self._by_names(db_name, tbl_name, names or []))
 
     async def get_partitions_by_names_req(self, req: Any) -> RawValue:
-        req = _required(req, "req")
-        snapshot = LATEST
-        if req.validWriteIdList:
-            snapshot = ReadSnapshot.parse(req.validWriteIdList, 0, req.id if req.id and req.id > 0 else 0)
-        found = await self._by_names(req.db_name, req.tbl_name, req.names or [], snapshot)
+        req = required(req, "req")
+        found = await self._by_names(req.db_name, req.tbl_name, req.names or [], _snapshot_of(req))
         return RawValue(TType.STRUCT, wire.partition_list_field(1, found.table, found.versions))
 
-    async def _one(self, db_name: str | None, tbl_name: str | None, name: str) -> RawValue:
-        found = await self._by_names(db_name, tbl_name, [name])
+    # Hive 4's request shapes of the reads above: their snapshot, when they carry one, is the
+    # write-id-checked read (as over gRPC); without one, the latest committed state.
+
+    async def get_partition_req(self, req: Any) -> RawValue:
+        req = required(req, "req")
+        name = await self._name_of(req.dbName, req.tblName, req.partVals)
+        found = await self._one(req.dbName, req.tblName, name, _snapshot_of(req))
+        return RawValue(TType.STRUCT, wire.struct_field(1, found.payload))  # GetPartitionResponse
+
+    async def get_partitions_req(self, req: Any) -> RawValue:
+        req = required(req, "req")
+        found = await self._partial(req.dbName, req.tblName, (), req.maxParts, _snapshot_of(req))
+        return RawValue(TType.STRUCT, wire.partition_list_field(1, found.table, found.versions))
+
+    async def get_partitions_ps_with_auth_req(self, req: Any) -> RawValue:
+        req = required(req, "req")
+        found = await self._partial(req.dbName, req.tblName, req.partVals or (), req.maxParts, _snapshot_of(req))
+        return RawValue(TType.STRUCT, wire.partition_list_field(1, found.table, found.versions))
+
+    async def get_partition_names_ps_req(self, req: Any) -> Any:
+        req = required(req, "req")
+        found = await self._partial(req.dbName, req.tblName, req.partValues or (), req.maxParts, _snapshot_of(req))
+        return hms.GetPartitionNamesPsResponse(names=[convert.partition_name(found.table, v.values)
+                                                      for v in found.versions])
+
+    async def get_partitions_by_filter_req(self, req: Any) -> RawValue:
+        req = required(req, "req")
+        return await self.get_partitions_by_filter(req.dbName, req.tblName, req.filter, req.maxParts)
+
+    async def _one(self, db_name: str | None, tbl_name: str | None, name: str,
+                   snapshot: ReadSnapshot = LATEST) -> RawValue:
+        found = await self._by_names(db_name, tbl_name, [name], snapshot)
         if not found.versions:
             raise NotFound(f"partition {name} of {db_name}.{tbl_name} does not exist")
         return RawValue(TType.STRUCT, wire.partition_element(found.table, found.versions[0]))
@@ -414,7 +385,7 @@ class HiveMetastoreHandler(TxnLockMethods):
 
     async def get_partition_by_name(self, db_name: str | None, tbl_name: str | None,
                                     part_name: str | None) -> RawValue:
-        return await self._one(db_name, tbl_name, _required(part_name, "part_name"))
+        return await self._one(db_name, tbl_name, required(part_name, "part_name"))
 
     async def get_partitions_by_filter(self, db_name: str | None, tbl_name: str | None, filter: str | None,  # noqa: A002
                                        max_parts: int | None) -> RawValue:

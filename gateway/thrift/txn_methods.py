@@ -181,6 +181,18 @@ class TxnLockMethods:
             eventId=e.event_id, eventTime=e.event_time_ms // 1000, eventType=e.event_type, dbName=e.db_name or None,
             tableName=e.table_name or None, message=e.message, messageFormat=MESSAGE_FORMAT) for e in events])
 
+    async def get_notification_events_count(self, rqst: Any) -> Any:
+        """Hive's count of a database's events after `fromEventId` (to `toEventId`, at most `limit`)."""
+        rqst = rqst if rqst is not None else hms.NotificationEventsCountRequest()
+        after, to, limit = rqst.fromEventId, rqst.toEventId or 0, rqst.limit
+        if after is None or after < 0 or to < 0 or (limit is not None and limit < 0):
+            raise InvalidArgument("get_notification_events_count needs fromEventId, toEventId and limit that are "
+                                  "not negative")
+        if not rqst.dbName:
+            raise InvalidArgument("get_notification_events_count needs dbName")
+        count = await self._catalog.count_events(after, rqst.dbName, to)
+        return hms.NotificationEventsCountResponse(eventsCount=count if limit is None else min(count, limit))
+
 
 def _lock_id(rqst: Any) -> int:
     if rqst is None or not rqst.lockid or rqst.lockid <= 0:

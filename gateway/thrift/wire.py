@@ -14,7 +14,7 @@ so a rename, or a change of the table's columns, needs no re-encoding of its par
 from __future__ import annotations
 
 import struct
-from typing import Any, Sequence
+from typing import Any, Callable, Generic, Sequence, TypeVar
 
 from thriftpy2.protocol.cybin import TCyBinaryProtocol
 from thriftpy2.thrift import TType
@@ -24,6 +24,8 @@ from gateway.thrift import convert
 from gateway.thrift.idl import hms
 from store.cache.entry import Version
 from store.models import Partition, Table
+
+T = TypeVar("T")
 
 STOP = b"\x00"
 _FIELD = struct.Struct("!bh")
@@ -57,12 +59,57 @@ def _string_field(field_id: int, text: str) -> bytes:
     return _STRING_FIELD.pack(TType.STRING, field_id, len(data)) + data
 
 
-def table_parts(table: Table) -> tuple[bytes, bytes]:
-    """(the names every element starts with, what an element without own columns ends with)."""
+class ByIdentity(Generic[T]):
+    """Encodings of a cached model object, computed once per object: the cache hands out the same
+    Table object for as long as that version of the table is current, so a client asking for it
+    many times per statement costs one encoding. Bounded; each item holds its object, so its id
+    cannot be reused by another object while the item is kept."""
+
+    def __init__(self, compute: Callable[[Table], T], size: int = 4096) -> None:
+        self._compute = compute
+        self._size = size
+        self._items: dict[int, tuple[Table, T]] = {}
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __call__(self, table: Table) -> T:
+        hit = self._items.get(id(table))
+        if hit is not None and hit[0] is table:
+            return hit[1]
+        value = self._compute(table)
+        if len(self._items) >= self._size:
+            del self._items[next(iter(self._items))]
+        self._items[id(table)] = (table, value)
+        return value
+
+
+def _table_parts(table: Table) -> tuple[bytes, bytes]:
     names = _string_field(2, table.db_name) + _string_field(3, table.name)
     columns = convert.fields_to_thrift(table.columns)
     cols = COLS_FIELD + _LIST.pack(TType.STRUCT, len(columns)) + b"".join(encode(c) for c in columns)
     return names, cols + STOP + STOP
+
+
+# (the names every partition element starts with, what an element without own columns ends with)
+table_parts = ByIdentity(_table_parts)
+# A `Table` struct value, stop included.
+table_struct = ByIdentity(lambda table: encode(convert.table_to_thrift(table)))
+
+
+def table_list(tables: Sequence[Table]) -> bytes:
+    """A `list<Table>` value."""
+    return _LIST.pack(TType.STRUCT, len(tables)) + b"".join(table_struct(t) for t in tables)
+
+
+def list_field(field_id: int, value: bytes) -> bytes:
+    """A struct whose one field `field_id` is the list value `value` (GetTablesResult), stop included."""
+    return _FIELD.pack(TType.LIST, field_id) + value + STOP
+
+
+def struct_field(field_id: int, value: bytes) -> bytes:
+    """A struct whose one field `field_id` is the struct value `value` (GetTableResult), stop included."""
+    return _FIELD.pack(TType.STRUCT, field_id) + value + STOP
 
 
 def partition_list(table: Table, versions: Sequence[Version]) -> bytes:
@@ -76,7 +123,7 @@ def partition_list(table: Table, versions: Sequence[Version]) -> bytes:
 
 def partition_list_field(field_id: int, table: Table, versions: Sequence[Version]) -> bytes:
     """A struct whose one field `field_id` is that list (GetPartitionsByNamesResult), stop included."""
-    return _FIELD.pack(TType.LIST, field_id) + partition_list(table, versions) + STOP
+    return list_field(field_id, partition_list(table, versions))
 
 
 def partition_element(table: Table, version: Version) -> bytes:

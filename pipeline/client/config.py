@@ -27,7 +27,7 @@ from hive import durations
 ADDRESS_CONF = "spark.metastore.gateway.address"
 ADDRESS_ENV = "METASTORE_GATEWAY_ADDRESS"
 
-# Spark conf key -> ClientConfig field (numbers and durations; see `ClientConfig.from_conf`).
+# Spark conf key -> ClientConfig field (numbers, durations and booleans; see `ClientConfig.resolve`).
 _CONF_KEYS: dict[str, str] = {
     "spark.metastore.gateway.batch.size": "batch_size",
     "spark.metastore.gateway.in.flight": "in_flight",
@@ -37,7 +37,10 @@ _CONF_KEYS: dict[str, str] = {
     "spark.hadoop.hive.txn.timeout": "txn_timeout_s",
     "spark.hadoop.hive.lock.numretries": "lock_num_retries",
     "spark.hadoop.hive.lock.sleep.between.retries": "lock_sleep_between_retries_s",
+    "spark.hadoop.hive.txn.xlock.write": "xlock_write",
+    "spark.hadoop.hive.txn.xlock.iow": "xlock_iow",
 }
+_BOOLEAN_FIELDS = frozenset({"xlock_write", "xlock_iow"})
 
 
 class ConfLike(Protocol):
@@ -66,6 +69,12 @@ class ClientConfig:
     txn_timeout_s: float = 300.0        # hive.txn.timeout: heartbeats go every half of it
     lock_num_retries: int = 100         # hive.lock.numretries
     lock_sleep_between_retries_s: float = 60.0  # hive.lock.sleep.between.retries
+    # hive.txn.xlock.write: an insert into a transactional table takes SHARED_READ (false: SHARED_WRITE).
+    xlock_write: bool = True
+    # hive.txn.xlock.iow: INSERT OVERWRITE takes EXCLUSIVE, waiting for readers too, so that no insert
+    # running beside it is hidden by its base; false: EXCL_WRITE, granted beside readers and (as in
+    # Hive) beside inserts that take SHARED_READ, whose rows an overwrite committing later may hide.
+    xlock_iow: bool = True
     user: str = field(default_factory=lambda: _safe_user())
     hostname: str = field(default_factory=socket.gethostname)
     agent_info: str = "pipeline"
@@ -136,6 +145,12 @@ def _get(conf: ConfLike | Mapping[str, Any], key: str) -> Any:
 
 
 def _convert(name: str, raw: Any, key: str) -> Any:
+    if name in _BOOLEAN_FIELDS:
+        if isinstance(raw, bool):
+            return raw
+        if str(raw).strip().lower() in ("true", "false"):
+            return str(raw).strip().lower() == "true"
+        raise ClientConfigError(f"{key}: expected true or false, got {raw!r}")
     if name.endswith("_s"):
         return parse_duration_s(raw, key)
     try:

@@ -39,7 +39,7 @@ from protos.metastore.v1 import catalog_pb2_grpc, locks_pb2_grpc
 from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
-from hive.lock_rules import Statement, TableRef, statement_locks
+from hive.lock_rules import LockPolicy, Statement, TableRef, statement_locks
 
 _log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -151,10 +151,12 @@ class GatewayClient:
     def lock_table_for(self, statement: Statement, db: str, table: str, txn_id: int) -> lpb.LockResponse:
         """The lock Hive takes for `statement` on a transactional table, bound to `txn_id`
         (released by its commit or abort): SELECT -> SHARED_READ; INSERT -> SHARED_READ with
-        hive.txn.xlock.write=true (hive.lock_rules)."""
+        hive.txn.xlock.write=true; INSERT OVERWRITE -> EXCLUSIVE with hive.txn.xlock.iow=true, else
+        EXCL_WRITE (hive.lock_rules; both settings from the config)."""
         ref = TableRef(db, table, transactional=True)
-        plan = (statement_locks(statement, inputs=[ref]) if statement is Statement.SELECT
-                else statement_locks(statement, target=ref))
+        policy = LockPolicy(xlock_write=self.config.xlock_write, xlock_iow=self.config.xlock_iow)
+        plan = (statement_locks(statement, inputs=[ref], policy=policy) if statement is Statement.SELECT
+                else statement_locks(statement, target=ref, policy=policy))
         return self.lock(to_request(plan, txn_id=txn_id, user=self.config.user, hostname=self.config.hostname,
                                     agent_info=self.config.agent_info))
 
@@ -234,6 +236,12 @@ class GatewayClient:
                                                   max_parts=max_parts, read=read)
         return list(self.call(self.catalog.GetPartitionsByFilter, request,
                               method="GetPartitionsByFilter").partitions)
+
+    def alter_table(self, db: str, table: str, definition: pb.Table, *, txn_id: int = 0) -> pb.Table:
+        """Replace the table's definition (under `txn_id` for a transactional table: a new version,
+        visible when the txn commits). Answers the table as stored."""
+        return self.call(self.catalog.AlterTable, pb.AlterTableRequest(
+            db_name=db, table_name=table, table=definition, txn_id=txn_id), method="AlterTable").table
 
     def add_partitions(self, db: str, table: str, partitions: Sequence[pb.Partition], *, txn_id: int,
                        table_id: int = 0) -> list[pb.Partition]:

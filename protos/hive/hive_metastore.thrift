@@ -5,7 +5,8 @@
 // added for the synchronized cache (Table.writeId/id/ownerType, Partition.writeId,
 // GetTableRequest.validWriteIdList/id, GetPartitionsByNamesRequest and its method) and truncate_table
 // (Hive 3) carry Hive's own field ids. Clients skip fields they do not know, so one IDL serves both
-// generations. Enum-typed fields are declared i32, as they are on the wire. The txn calls have Hive 3's
+// generations; Hive 4's request-shaped partition reads (get_partition_req, get_partitions_req, ...) carry
+// a snapshot too. Enum-typed fields are declared i32, as they are on the wire. The txn calls have Hive 3's
 // shapes (GetOpenTxnsResponse with a list and abortedBits; get_valid_write_ids and
 // allocate_table_write_ids): Spark's 2.3 client never calls them, Trino's and Hive's newer ones do.
 //
@@ -455,6 +456,110 @@ struct AllocateTableWriteIdsResponse {
   1: required list<TxnToWriteId> txnToWriteIds,
 }
 
+struct NotificationEventsCountRequest {
+  1: required i64 fromEventId,
+  2: required string dbName,
+  3: string catName,
+  4: i64 toEventId,
+  5: i64 limit,
+}
+
+struct NotificationEventsCountResponse {
+  1: required i64 eventsCount,
+}
+
+struct AlterTableRequest {
+  1: string catName,
+  2: required string dbName,
+  3: required string tableName,
+  4: required Table table,
+  5: EnvironmentContext environmentContext,
+  6: i64 writeId = -1,
+  7: string validWriteIdList,
+  8: list<string> processorCapabilities,
+  9: string processorIdentifier,
+}
+
+struct AlterTableResponse {
+}
+
+struct AlterPartitionsRequest {
+  1: string catName,
+  2: required string dbName,
+  3: required string tableName,
+  4: required list<Partition> partitions,
+  5: EnvironmentContext environmentContext,
+  6: i64 writeId = -1,
+  7: string validWriteIdList,
+}
+
+struct AlterPartitionsResponse {
+}
+
+struct GetPartitionRequest {
+  1: string catName,
+  2: required string dbName,
+  3: required string tblName,
+  4: required list<string> partVals,
+  5: string validWriteIdList,
+  6: i64 id = -1,
+}
+
+struct GetPartitionResponse {
+  1: required Partition partition,
+}
+
+struct PartitionsRequest {
+  1: string catName,
+  2: required string dbName,
+  3: required string tblName,
+  4: i16 maxParts = -1,
+  5: string validWriteIdList,
+  6: i64 id = -1,
+}
+
+struct PartitionsResponse {
+  1: required list<Partition> partitions,
+}
+
+struct GetPartitionsByFilterRequest {
+  1: string catName,
+  2: string dbName,
+  3: string tblName,
+  4: string filter,
+  5: i16 maxParts = -1,
+}
+
+struct GetPartitionNamesPsRequest {
+  1: string catName,
+  2: required string dbName,
+  3: required string tblName,
+  4: list<string> partValues,
+  5: i16 maxParts = -1,
+  6: string validWriteIdList,
+  7: i64 id = -1,
+}
+
+struct GetPartitionNamesPsResponse {
+  1: required list<string> names,
+}
+
+struct GetPartitionsPsWithAuthRequest {
+  1: string catName,
+  2: required string dbName,
+  3: required string tblName,
+  4: list<string> partVals,
+  5: i16 maxParts = -1,
+  6: string userName,
+  7: list<string> groupNames,
+  8: string validWriteIdList,
+  9: i64 id = -1,
+}
+
+struct GetPartitionsPsWithAuthResponse {
+  1: required list<Partition> partitions,
+}
+
 exception MetaException {
   1: string message,
 }
@@ -544,6 +649,7 @@ service ThriftHiveMetastore extends FacebookService {
   void create_table_with_environment_context(1: Table tbl, 2: EnvironmentContext environment_context) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: NoSuchObjectException o4),
   void alter_table(1: string dbname, 2: string tbl_name, 3: Table new_tbl) throws (1: InvalidOperationException o1, 2: MetaException o2),
   void alter_table_with_environment_context(1: string dbname, 2: string tbl_name, 3: Table new_tbl, 4: EnvironmentContext environment_context) throws (1: InvalidOperationException o1, 2: MetaException o2),
+  AlterTableResponse alter_table_req(1: AlterTableRequest req) throws (1: InvalidOperationException o1, 2: MetaException o2),
   void alter_table_with_cascade(1: string dbname, 2: string tbl_name, 3: Table new_tbl, 4: bool cascade) throws (1: InvalidOperationException o1, 2: MetaException o2),
   void truncate_table(1: string dbName, 2: string tableName, 3: list<string> partNames) throws (1: MetaException o1),
   void drop_table(1: string dbname, 2: string name, 3: bool deleteData) throws (1: NoSuchObjectException o1, 2: MetaException o3),
@@ -562,11 +668,17 @@ service ThriftHiveMetastore extends FacebookService {
   list<string> get_partition_names_ps(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: i16 max_parts = -1) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   GetPartitionsByNamesResult get_partitions_by_names_req(1: GetPartitionsByNamesRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   list<Partition> get_partitions_by_names(1: string db_name, 2: string tbl_name, 3: list<string> names) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  GetPartitionResponse get_partition_req(1: GetPartitionRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  PartitionsResponse get_partitions_req(1: PartitionsRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  GetPartitionsPsWithAuthResponse get_partitions_ps_with_auth_req(1: GetPartitionsPsWithAuthRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  GetPartitionNamesPsResponse get_partition_names_ps_req(1: GetPartitionNamesPsRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  list<Partition> get_partitions_by_filter_req(1: GetPartitionsByFilterRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   list<Partition> get_partitions_by_filter(1: string db_name, 2: string tbl_name, 3: string filter, 4: i16 max_parts = -1) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   i32 get_num_partitions_by_filter(1: string db_name, 2: string tbl_name, 3: string filter) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   void alter_partition(1: string db_name, 2: string tbl_name, 3: Partition new_part) throws (1: InvalidOperationException o1, 2: MetaException o2),
   void alter_partitions(1: string db_name, 2: string tbl_name, 3: list<Partition> new_parts) throws (1: InvalidOperationException o1, 2: MetaException o2),
   void alter_partitions_with_environment_context(1: string db_name, 2: string tbl_name, 3: list<Partition> new_parts, 4: EnvironmentContext environment_context) throws (1: InvalidOperationException o1, 2: MetaException o2),
+  AlterPartitionsResponse alter_partitions_req(1: AlterPartitionsRequest req) throws (1: InvalidOperationException o1, 2: MetaException o2),
   void rename_partition(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: Partition new_part) throws (1: InvalidOperationException o1, 2: MetaException o2),
   bool drop_partition(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: bool deleteData) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   bool drop_partition_by_name(1: string db_name, 2: string tbl_name, 3: string part_name, 4: bool deleteData) throws (1: NoSuchObjectException o1, 2: MetaException o2),
@@ -592,4 +704,5 @@ service ThriftHiveMetastore extends FacebookService {
   ShowLocksResponse show_locks(1: ShowLocksRequest rqst),
   CurrentNotificationEventId get_current_notificationEventId(),
   NotificationEventResponse get_next_notification(1: NotificationEventRequest rqst),
+  NotificationEventsCountResponse get_notification_events_count(1: NotificationEventsCountRequest rqst),
 }

@@ -32,4 +32,10 @@ ORDER BY event_id
 LIMIT $2
 """
 
+# Hive's get_notification_events_count: events after $1 in database $2, up to $3 when it is not 0.
+COUNT_EVENTS = """
+SELECT count(*) FROM notification_log
+WHERE event_id > $1 AND db_name = $2 AND ($3 = 0 OR event_id <= $3)
+"""
+
 OLDEST_EVENT_ID = "SELECT coalesce(min(event_id), 0) FROM notification_log"

@@ -4,36 +4,24 @@ Hive's newer ones do), checked against the gRPC API of the same gateway."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, AsyncIterator
 
 import pytest
-import thriftpy2.rpc
 from thriftpy2.thrift import TApplicationException
 
 from gateway.app import Gateway
-from gateway.thrift.idl import SERVICE, hms
+from gateway.thrift.idl import hms
 from gateway.thrift.txn_methods import bitset
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import table
 from tests.conftest import GatewayClient, connect, gateway_settings, wait_applied
+from tests.thrift_client import ThriftClient as Client
 
 SHARED_READ, EXCLUSIVE = 1, 3
 TABLE_LEVEL = 2
 ACQUIRED, WAITING = 1, 2
-
-
-class Client:
-    def __init__(self, port: int) -> None:
-        self._client = thriftpy2.rpc.make_client(SERVICE, "127.0.0.1", port, timeout=30_000)
-
-    async def __call__(self, method: str, *args: Any) -> Any:
-        return await asyncio.to_thread(getattr(self._client, method), *args)
-
-    def close(self) -> None:
-        self._client.close()
 
 
 @pytest.fixture
@@ -196,3 +184,48 @@ async def test_hive4_reads_with_a_snapshot_follow_the_seeds_two_gateway_flow(pg_
         on_b.close()
         await a.stop()
         await b.stop()
+
+
+async def test_hive4_request_shaped_partition_reads_answer_their_snapshot(env: Any) -> None:
+    """get_partition_req, get_partitions_req, get_partitions_ps_with_auth_req and
+    get_partition_names_ps_req read under the snapshot they carry (a reader's snapshot from before a
+    commit keeps not seeing it); without one, the latest committed state."""
+    hms_call, grpc_client, grpc_txns = env
+
+    async def write_id_list() -> tuple[str, int]:
+        txn_list = (await grpc_txns.GetOpenTxns(tpb.GetOpenTxnsRequest())).valid_txn_list
+        got = (await grpc_txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+            full_table_names=["db.t"], valid_txn_list=txn_list))).tables[0]
+        return got.valid_write_id_list, got.table_id
+
+    before, table_id = await write_id_list()
+    (txn,) = (await hms_call("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids
+    await grpc_client.catalog.AddPartitions(pb.AddPartitionsRequest(
+        db_name="db", table_name="t", txn_id=txn, partitions=[pb.Partition(values=["a"])]))
+    await hms_call("commit_txn", hms.CommitTxnRequest(txnid=txn))
+    after, _ = await write_id_list()
+
+    async def reads(snapshot: str | None) -> tuple[list[list[str]], list[list[str]], list[str]]:
+        kw: dict[str, Any] = {"validWriteIdList": snapshot, "id": table_id} if snapshot else {}
+        every = await hms_call("get_partitions_req", hms.PartitionsRequest(dbName="db", tblName="t", **kw))
+        ps = await hms_call("get_partitions_ps_with_auth_req", hms.GetPartitionsPsWithAuthRequest(
+            dbName="db", tblName="t", partVals=["a"], **kw))
+        names = await hms_call("get_partition_names_ps_req", hms.GetPartitionNamesPsRequest(
+            dbName="db", tblName="t", partValues=[], **kw))
+        return [p.values for p in every.partitions], [p.values for p in ps.partitions], names.names
+
+    assert await reads(before) == ([], [], [])
+    assert await reads(after) == ([["a"]], [["a"]], ["p=a"])
+    assert await reads(None) == ([["a"]], [["a"]], ["p=a"])
+    one = await hms_call("get_partition_req", hms.GetPartitionRequest(
+        dbName="db", tblName="t", partVals=["a"], validWriteIdList=after, id=table_id))
+    assert one.partition.values == ["a"] and one.partition.tableName == "t"
+    with pytest.raises(hms.NoSuchObjectException):
+        await hms_call("get_partition_req", hms.GetPartitionRequest(
+            dbName="db", tblName="t", partVals=["a"], validWriteIdList=before, id=table_id))
+    with pytest.raises(hms.MetaException, match="table id"):
+        await hms_call("get_partitions_req", hms.PartitionsRequest(
+            dbName="db", tblName="t", validWriteIdList=after, id=table_id + 1000))
+    by_filter = await hms_call("get_partitions_by_filter_req", hms.GetPartitionsByFilterRequest(
+        dbName="db", tblName="t", filter='p = "a"'))
+    assert [p.values for p in by_filter] == [["a"]]

@@ -57,6 +57,11 @@ def test_config_comes_from_argument_then_spark_conf_then_environment() -> None:
         ClientConfig("nohost")
     with pytest.raises(ClientConfigError, match="duration"):
         ClientConfig.resolve({ADDRESS_CONF: "h:1", "spark.hadoop.hive.txn.timeout": "soon"}, environ={})
+    assert (from_conf.xlock_write, from_conf.xlock_iow) == (True, True)  # Hive's defaults
+    iow = ClientConfig.resolve({ADDRESS_CONF: "h:1", "spark.hadoop.hive.txn.xlock.iow": "FALSE"}, environ={})
+    assert (iow.xlock_write, iow.xlock_iow) == (True, False)
+    with pytest.raises(ClientConfigError, match="hive.txn.xlock.iow: expected true or false"):
+        ClientConfig.resolve({ADDRESS_CONF: "h:1", "spark.hadoop.hive.txn.xlock.iow": "yes"}, environ={})
 
 
 def test_only_unavailable_is_retried_with_growing_backoff() -> None:

@@ -12,11 +12,13 @@ from typing import Any, Iterator, Sequence
 
 import pytest
 
-from pipeline.acid import delta_dir_name, local_path
-from pipeline.client import ADDRESS_CONF, ClientConfig, GatewayClient, TableSnapshot
-from pipeline.snapshot_read import read_on_driver, snapshot_read
-from protos.metastore.v1 import catalog_pb2 as pb
-from tests.spark.conftest import create_table, start_gateway
+pytest.importorskip("pyspark", reason="pyspark is in the dev extra: pip install -e '.[dev]'")  # the jobs import it
+
+from pipeline.acid import delta_dir_name, local_path  # noqa: E402
+from pipeline.client import ADDRESS_CONF, ClientConfig, GatewayClient, TableSnapshot  # noqa: E402
+from pipeline.snapshot_read import read_on_driver, snapshot_read  # noqa: E402
+from protos.metastore.v1 import catalog_pb2 as pb  # noqa: E402
+from tests.spark.conftest import create_table, start_gateway  # noqa: E402
 
 pytestmark = pytest.mark.spark
 DB, TABLE = "lake", "events"

@@ -11,15 +11,17 @@ from typing import Any
 
 import pytest
 
-from pipeline.acid import delta_dir_name, local_path, visible_files
-from pipeline.client import ClientConfig, GatewayClient, TxnAborted
-from pipeline.snapshot_read import read_on_driver, snapshot_read
-from pipeline.txn_write import txn_write
-from protos.metastore.v1 import catalog_pb2 as pb
-from protos.metastore.v1 import locks_pb2 as lpb
-from protos.metastore.v1 import transactions_pb2 as tpb
-from hive.writeids import ValidWriteIdList
-from tests.spark.conftest import create_table
+pytest.importorskip("pyspark", reason="pyspark is in the dev extra: pip install -e '.[dev]'")  # the jobs import it
+
+from pipeline.acid import delta_dir_name, local_path, visible_files  # noqa: E402
+from pipeline.client import ClientConfig, GatewayClient, TxnAborted  # noqa: E402
+from pipeline.snapshot_read import read_on_driver, snapshot_read  # noqa: E402
+from pipeline.txn_write import txn_write  # noqa: E402
+from protos.metastore.v1 import catalog_pb2 as pb  # noqa: E402
+from protos.metastore.v1 import locks_pb2 as lpb  # noqa: E402
+from protos.metastore.v1 import transactions_pb2 as tpb  # noqa: E402
+from hive.writeids import ValidWriteIdList  # noqa: E402
+from tests.spark.conftest import create_table  # noqa: E402
 
 pytestmark = pytest.mark.spark
 DB, TABLE = "lake", "events"

@@ -54,3 +54,25 @@ def test_one_element_and_the_request_struct_form() -> None:
     result = hms.GetPartitionsByNamesResult()
     TCyBinaryProtocol(TCyMemoryBuffer(wire.partition_list_field(1, TABLE, [wire.version_of(p)]))).read_struct(result)
     assert result.partitions == [one]
+
+
+def test_a_tables_bytes_are_encoded_once_per_table_object() -> None:
+    result = hms.ThriftHiveMetastore.get_table_result()
+    data = wire.table_struct(TABLE)
+    TCyBinaryProtocol(TCyMemoryBuffer(bytes([TType.STRUCT, 0, 0]) + data + b"\x00")).read_struct(result)
+    assert result.success == convert.table_to_thrift(TABLE)
+    assert wire.table_struct(TABLE) is data, "the same cached object: the same bytes, not a new encoding"
+    changed = Table("db", "t", columns=TABLE.columns, partition_keys=TABLE.partition_keys, parameters={"k": "v"})
+    assert wire.table_struct(changed) is not data and wire.table_struct(changed) != data
+
+    tables = hms.ThriftHiveMetastore.get_table_objects_by_name_result()
+    listed = bytes([TType.LIST, 0, 0]) + wire.table_list([TABLE, changed]) + b"\x00"
+    TCyBinaryProtocol(TCyMemoryBuffer(listed)).read_struct(tables)
+    assert tables.success == [convert.table_to_thrift(TABLE), convert.table_to_thrift(changed)]
+
+
+def test_the_identity_memo_is_bounded() -> None:
+    memo = wire.ByIdentity(lambda t: t.name, size=2)
+    tables = [Table("db", f"t{i}") for i in range(5)]
+    assert [memo(t) for t in tables] == ["t0", "t1", "t2", "t3", "t4"]
+    assert len(memo) == 2

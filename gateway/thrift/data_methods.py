@@ -1,0 +1,276 @@
+"""The Hive metastore Thrift methods that change a managed table's data as well as its metadata:
+drops with `deleteData`, truncate_table and rename_partition (gateway/warehouse.py has the rules).
+
+Spark's DROP TABLE, DROP PARTITION and DROP DATABASE ... CASCADE leave deleting a managed table's
+files to the metastore, and a partition rename leaves the move to it: without these a re-created
+table would read the dropped one's rows. The metadata change is the same store call the other
+methods make; the file work is ordered around it as Hive orders it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Sequence
+
+from gateway.config import Settings
+from gateway.thrift import convert
+from gateway.thrift.convert import required, stamp_ddl_time
+from gateway.thrift.idl import hms
+from gateway.warehouse import Warehouse, owns_data
+from hive.names import make_partition_name, normalize_identifier, parse_partition_name
+from store.cache.facade import CachedCatalog
+from store.catalog_store import CatalogStore
+from store.errors import FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
+from store.models import Partition, Table
+from store.snapshot import ReadSnapshot
+
+LATEST = ReadSnapshot(latest_committed=True)
+
+# Hive's basic statistics, set to 0 by a truncate (StatsSetupConst.SUPPORTED_STATS).
+BASIC_STATS = ("numFiles", "numRows", "totalSize", "rawDataSize")
+STATS_ACCURATE = "COLUMN_STATS_ACCURATE"
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _truncated_stats(parameters: dict[str, str]) -> dict[str, str]:
+    """Hive's updateStatsForTruncate: the basic statistics present become 0 and are accurate; column
+    statistics no longer are."""
+    out = {k: ("0" if k in BASIC_STATS else v) for k, v in parameters.items()}
+    out[STATS_ACCURATE] = '{"BASIC_STATS":"true"}'
+    return out
+
+
+class DataMethods:
+    """Mixed into the Thrift handler; needs `_catalog`, `_cached`, `_settings`, `_warehouse` and `_table`."""
+
+    _catalog: CatalogStore
+    _cached: CachedCatalog
+    _settings: Settings
+    _warehouse: Warehouse
+
+    if TYPE_CHECKING:  # the handler's
+        async def _table(self, db_name: str | None, table_name: str | None,
+                         snapshot: ReadSnapshot = LATEST) -> Table: ...
+
+        async def alter_partitions(self, db_name: str | None, tbl_name: str | None,
+                                   new_parts: list[Any] | None) -> None: ...
+
+    async def _name_of(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None) -> str:
+        """The partition name of `part_vals` (Hive's call shape by values) in the table's key order."""
+        return convert.partition_name(await self._table(db_name, tbl_name), required(part_vals, "part_vals"))
+
+    async def _partitions(self, table: Table) -> list[Partition]:
+        """Every partition of `table` now (for the locations a drop or truncate must reach)."""
+        found = await self._catalog.list_partitions(table.db_name, table.name, self._settings.max_batch_size, LATEST)
+        _, parts = found.value
+        if len(parts) > self._settings.max_batch_size:
+            raise ResourceExhausted(f"{table.full_name} has more than metastore.gateway.max.batch.size "
+                                    f"({self._settings.max_batch_size}) partitions: drop or truncate them in batches")
+        return parts
+
+    async def _data_locations(self, table: Table) -> list[str]:
+        """Where a managed table's data lives: its directory, and partitions placed outside it."""
+        if not owns_data(table):
+            return []
+        locations = [table.sd.location] if table.sd.location else []
+        if table.is_partitioned:
+            locations += [p.sd.location for p in await self._partitions(table)
+                          if p.sd.location and not _under(p.sd.location, table.sd.location)]
+        return locations
+
+    # -- databases and tables ---------------------------------------------------------------------
+
+    async def drop_database(self, name: str | None, deleteData: bool | None, cascade: bool | None) -> None:  # noqa: N803
+        name = required(name, "name")
+        locations: list[str] = []
+        if deleteData:
+            db = await self._cached.fetch_database(name)
+            locations.append(db.location)
+            if cascade:
+                for table_name in await self._catalog.list_tables(db.name, ""):
+                    locations += await self._data_locations(await self._table(db.name, table_name))
+        event_id = await self._catalog.drop_database(name, cascade=bool(cascade), if_exists=False)
+        self._cached.wrote(name, "", event_id)
+        await self._warehouse.delete(locations, f"drop database {name}")
+
+    async def alter_table(self, dbname: str | None, tbl_name: str | None, new_tbl: Any) -> None:
+        """Hive's alter_table. A rename of a managed table in its default directory moves the directory
+        to the new name's (Hive 3's rule: a table placed elsewhere stays there), before the rename
+        commits, and back when the commit fails; its partitions under it move along."""
+        db_name, table_name = required(dbname, "dbname"), required(tbl_name, "tbl_name")
+        new_tbl = required(new_tbl, "new_tbl")
+        new_tbl.parameters = stamp_ddl_time(new_tbl.parameters)
+        table = convert.table_from_thrift(new_tbl, db_name=db_name, name=table_name)
+        old = await self._table(db_name, table_name)
+        target = await self._relocation(old, table)
+        if target is None:
+            altered, event_id = await self._catalog.alter_table(db_name, table_name, table)
+        else:
+            what = f"rename of {old.full_name} to {table.db_name}.{table.name}"
+            moved = await self._warehouse.move(old.sd.location, target, what)
+            try:
+                altered, event_id = await self._catalog.rename_table_relocating(
+                    db_name, table_name, replace(table, sd=replace(table.sd, location=target)), old.sd.location)
+            except BaseException:
+                if moved:
+                    await self._warehouse.move(target, old.sd.location, f"undo of {what}")
+                raise
+        self._cached.wrote(db_name, table_name, event_id, renamed_to=(altered.db_name, altered.name))
+
+    async def _relocation(self, old: Table, new: Table) -> str | None:
+        """Where a rename moves the table's directory, or None when it stays."""
+        new_db = normalize_identifier(new.db_name or old.db_name, "database")
+        new_name = normalize_identifier(new.name or old.name, "table")
+        if (new_db, new_name) == (old.db_name, old.name) or not owns_data(old) or old.transactional:
+            return None
+        if new.sd.location not in ("", old.sd.location):
+            return None  # the caller placed it
+        old_db = await self._cached.fetch_database(old.db_name)
+        if old.sd.location != f"{old_db.location.rstrip('/')}/{old.name}":
+            return None
+        target_db = old_db if new_db == old.db_name else await self._cached.fetch_database(new_db)
+        return f"{target_db.location.rstrip('/')}/{new_name}"
+
+    async def drop_table(self, dbname: str | None, name: str | None, deleteData: bool | None) -> None:  # noqa: N803
+        db_name, table_name = required(dbname, "dbname"), required(name, "name")
+        locations = await self._data_locations(await self._table(db_name, table_name)) if deleteData else []
+        event_id = await self._catalog.drop_table(db_name, table_name, if_exists=False)
+        self._cached.wrote(db_name, table_name, event_id)
+        await self._warehouse.delete(locations, f"drop table {db_name}.{table_name}")
+
+    async def drop_table_with_environment_context(self, dbname: str | None, name: str | None,
+                                                  deleteData: bool | None, environment_context: Any) -> None:  # noqa: N803
+        await self.drop_table(dbname, name, deleteData)
+
+    async def truncate_table(self, dbName: str | None, tableName: str | None,  # noqa: N803
+                             partNames: list[str] | None) -> None:  # noqa: N803
+        """Hive's truncate: empty the table's (or the named partitions') directories, keep the
+        directories, and set the basic statistics to 0. A transactional table is refused: its files
+        are what open snapshots read, so emptying them in place would change a snapshot's answer."""
+        table = await self._table(required(dbName, "dbName"), required(tableName, "tableName"))
+        if table.transactional:
+            raise FailedPrecondition(f"{table.full_name} is transactional: truncating its files in place would change "
+                                     f"what open snapshots read; overwrite it in a transaction instead")
+        if not owns_data(table):
+            raise FailedPrecondition(f"{table.full_name} is not a managed table: its data is not the metastore's "
+                                     f"to delete")
+        what = f"truncate table {table.full_name}"
+        if not table.is_partitioned:
+            await self._warehouse.empty([table.sd.location], what)
+            altered = _truncated_stats(dict(table.parameters))
+            _, event_id = await self._catalog.alter_table(table.db_name, table.name,
+                                                          _with_parameters(table, altered))
+            self._cached.wrote(table.db_name, table.name, event_id)
+            return
+        parts = await self._partitions(table)
+        if partNames is not None:
+            wanted = {make_partition_name(table.partition_keys, parse_partition_name(table.partition_keys, n))
+                      for n in partNames}
+            parts = [p for p in parts if p.name in wanted]
+            missing = wanted - {p.name for p in parts}
+            if missing:
+                raise InvalidArgument(f"{what}: no partition(s) {', '.join(sorted(missing)[:5])}")
+        await self._warehouse.empty([p.sd.location for p in parts], what)
+        if parts:
+            _, event_id = await self._catalog.alter_partitions(
+                table.db_name, table.name, [_with_parameters(p, _truncated_stats(dict(p.parameters))) for p in parts])
+            self._cached.wrote(table.db_name, table.name, event_id)
+
+    # -- partitions -------------------------------------------------------------------------------
+
+    async def _drop_partitions(self, db_name: str | None, tbl_name: str | None, names: Sequence[str],
+                               delete_data: bool, if_exists: bool) -> list[str]:
+        table = await self._table(required(db_name, "db_name"), required(tbl_name, "tbl_name"))
+        locations: list[str] = []
+        if delete_data and owns_data(table) and names:
+            found = await self._catalog.get_partitions_by_names(table.db_name, table.name, list(names), LATEST)
+            locations = [p.sd.location for p in found.value if p.sd.location]
+        dropped, event_id = await self._catalog.drop_partitions(table.db_name, table.name, list(names),
+                                                                if_exists=if_exists)
+        self._cached.wrote(table.db_name, table.name, event_id)
+        await self._warehouse.delete(locations, f"drop partition(s) of {table.full_name}")
+        await self._warehouse.delete_empty_parents(locations, table.sd.location)
+        return dropped
+
+    async def drop_partition(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
+                             deleteData: bool | None) -> bool:  # noqa: N803
+        name = await self._name_of(db_name, tbl_name, part_vals)
+        return bool(await self._drop_partitions(db_name, tbl_name, [name], bool(deleteData), if_exists=False))
+
+    async def drop_partition_with_environment_context(self, db_name: str | None, tbl_name: str | None,
+                                                      part_vals: list[str] | None, deleteData: bool | None,  # noqa: N803
+                                                      environment_context: Any) -> bool:
+        return await self.drop_partition(db_name, tbl_name, part_vals, deleteData)
+
+    async def drop_partition_by_name(self, db_name: str | None, tbl_name: str | None, part_name: str | None,
+                                     deleteData: bool | None) -> bool:  # noqa: N803
+        name = required(part_name, "part_name")
+        return bool(await self._drop_partitions(db_name, tbl_name, [name], bool(deleteData), if_exists=False))
+
+    async def drop_partition_by_name_with_environment_context(self, db_name: str | None, tbl_name: str | None,
+                                                              part_name: str | None, deleteData: bool | None,  # noqa: N803
+                                                              environment_context: Any) -> bool:
+        return await self.drop_partition_by_name(db_name, tbl_name, part_name, deleteData)
+
+    async def drop_partitions_req(self, req: Any) -> Any:
+        """Hive's DropPartitionsRequest by names (expressions are not supported: InvalidObjectException)."""
+        req = required(req, "req")
+        parts = required(req.parts, "parts")
+        if parts.names is None:
+            raise InvalidArgument("drop_partitions_req by expression is not supported by this gateway; pass names")
+        if len(parts.names) > self._settings.max_batch_size:
+            raise ResourceExhausted(f"drop_partitions_req: {len(parts.names)} names in one call, more than "
+                                    f"metastore.gateway.max.batch.size ({self._settings.max_batch_size}); split it")
+        table = await self._table(req.dbName, req.tblName)
+        dropped = await self._drop_partitions(table.db_name, table.name, parts.names,
+                                              delete_data=req.deleteData is not False,
+                                              if_exists=bool(req.ifExists)) if parts.names else []
+        result = [convert.partition_to_thrift(table, Partition(table.db_name, table.name,
+                                                                 parse_partition_name(table.partition_keys, n), n))
+                  for n in dropped]
+        return hms.DropPartitionsResult(partitions=result if req.needResult is not False else None)
+
+    async def rename_partition(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
+                               new_part: Any) -> None:
+        """Hive's rename_partition; with no old values it is alter_partition (Hive's own rule). A
+        managed table's partition in its default directory moves to the new name's directory before
+        the rename commits, and moves back when the commit fails."""
+        new_part = required(new_part, "new_part")
+        if not part_vals:
+            await self.alter_partitions(db_name, tbl_name, [new_part])
+            return
+        table = await self._table(db_name, tbl_name)
+        old_name = convert.partition_name(table, part_vals)
+        found = await self._catalog.get_partitions_by_names(table.db_name, table.name, [old_name], LATEST)
+        if not found.value:
+            raise NotFound(f"rename_partition: {table.full_name} has no partition {old_name}")
+        old = found.value[0]
+        new = convert.partition_from_thrift(new_part)
+        new_name = convert.partition_name(table, new.values)
+        source = old.sd.location
+        target = new.sd.location
+        moving = (owns_data(table) and source == f"{table.sd.location.rstrip('/')}/{old_name}"
+                  and target in ("", source))
+        if moving:
+            target = f"{table.sd.location.rstrip('/')}/{new_name}"
+            new = _with_location(new, target)
+        what = f"rename partition {old_name} of {table.full_name} to {new_name}"
+        moved = moving and await self._warehouse.move(source, target, what)
+        try:
+            _, event_id = await self._catalog.rename_partition(table.db_name, table.name, old_name, new)
+        except BaseException:
+            if moved:
+                await self._warehouse.move(target, source, f"undo of {what}")
+            raise
+        self._cached.wrote(table.db_name, table.name, event_id)
+
+
+def _with_parameters(obj: Any, parameters: dict[str, str]) -> Any:
+    return replace(obj, parameters=parameters)
+
+
+def _with_location(p: Partition, location: str) -> Partition:
+    return replace(p, sd=replace(p.sd, location=location))

@@ -1,0 +1,136 @@
+"""The file-system side of DDL on managed tables, as Hive's metastore does it.
+
+Engines rely on the metastore for this part of a managed table's life: Spark's DROP TABLE and DROP
+PARTITION ask the metastore to delete the data (`deleteData`), Hive's TRUNCATE TABLE asks it to
+empty the locations, and a partition rename asks it to move the partition's directory. External
+tables (`tableType` EXTERNAL_TABLE or the `EXTERNAL=TRUE` parameter) are never touched: their data
+belongs to someone else. The order is Hive's: data is deleted after the metadata change has
+committed (a failed delete leaves files no table points at, which is logged, never a table whose
+files are gone), and a move runs before the commit and is undone when the commit fails.
+
+The gateway reaches local file systems only (a bare path or a `file:` URI). A location on another
+file system (hdfs://, s3a://, ...) is left as it is, with one warning per scheme: an engine on such
+a warehouse must manage the data itself (a limit of a metastore without Hadoop's file systems).
+Every operation runs in a worker thread with a bound, so the event loop never blocks on a disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import shutil
+from typing import Callable, Iterable
+from urllib.parse import unquote, urlsplit
+
+from store.errors import FailedPrecondition
+from store.models import Table, TableType
+
+log = logging.getLogger(__name__)
+
+# A delete or move of a large tree on a slow disk may take long; past this the call goes on without
+# waiting (the thread finishes on its own) and says so in the log.
+FILE_OPERATION_TIMEOUT_S = 120.0
+
+
+def is_external(table: Table) -> bool:
+    """Hive's MetaStoreUtils.isExternalTable, plus the table type Spark and Hive 3 set together with it."""
+    return table.table_type == TableType.EXTERNAL or table.parameters.get("EXTERNAL", "").upper() == "TRUE"
+
+
+def owns_data(table: Table) -> bool:
+    """Whether the metastore deletes or moves this table's data: managed tables only (views have none)."""
+    return table.table_type == TableType.MANAGED and not is_external(table)
+
+
+class Warehouse:
+    def __init__(self) -> None:
+        self._warned_schemes: set[str] = set()
+
+    def local_path(self, location: str) -> str | None:
+        """The local path of `location`, or None when it is not on a local file system."""
+        if not location:
+            return None
+        parts = urlsplit(location)
+        if parts.scheme in ("", "file") and (parts.scheme or location.startswith("/")):
+            return os.path.normpath(unquote(parts.path))
+        if parts.scheme not in self._warned_schemes:
+            self._warned_schemes.add(parts.scheme)
+            log.warning("locations on %s:// are not on a local file system: the gateway leaves their data in "
+                        "place on drop, truncate and rename (the engine must manage it)", parts.scheme)
+        return None
+
+    async def delete(self, locations: Iterable[str], what: str) -> None:
+        """Delete each location's tree after a drop committed; failures are logged, never raised."""
+        paths = sorted({p for p in map(self.local_path, locations) if p is not None})
+        # A partition's directory under the table's is removed with it: delete the outermost only.
+        outermost = [p for p in paths if not any(p != q and p.startswith(q + os.sep) for q in paths)]
+        for path in outermost:
+            try:
+                await self._run(what, shutil.rmtree, path)
+            except FileNotFoundError:
+                pass
+            except OSError as e:
+                log.error("%s committed, but its data at %s could not be deleted: %s", what, path, e)
+
+    async def delete_empty_parents(self, locations: Iterable[str], root: str) -> None:
+        """Hive's deleteParentRecursive after a partition drop: `a=1/` goes once its last `b=.../` has."""
+        top = self.local_path(root)
+        paths = [p for p in map(self.local_path, locations) if p is not None]
+        if top is not None and paths:
+            await self._run("remove empty partition directories", _remove_empty_parents, top, *paths)
+
+    async def empty(self, locations: Iterable[str], what: str) -> None:
+        """Hive's truncate: remove what each directory holds and keep the directory itself."""
+        for path in sorted({p for p in map(self.local_path, locations) if p is not None}):
+            try:
+                await self._run(what, _empty_dir, path)
+            except OSError as e:
+                raise FailedPrecondition(f"{what}: could not empty {path}: {e}") from e
+
+    async def move(self, source: str, target: str, what: str) -> bool:
+        """Move a directory before its metadata change commits. False when there is nothing to move
+        (the source does not exist or is not local); FailedPrecondition when the target exists."""
+        src, dst = self.local_path(source), self.local_path(target)
+        if src is None or dst is None or src == dst or not os.path.exists(src):
+            return False
+        if os.path.exists(dst):
+            raise FailedPrecondition(f"{what}: the new location {target} already exists; remove it or choose "
+                                     f"another name")
+        await self._run(what, _rename, src, dst)
+        return True
+
+    @staticmethod
+    async def _run(what: str, fn: Callable[..., None], *paths: str) -> None:
+        try:
+            await asyncio.wait_for(asyncio.to_thread(fn, *paths), FILE_OPERATION_TIMEOUT_S)
+        except TimeoutError:
+            log.error("%s: the file operation on %s is still running after %.0f s; not waiting for it",
+                      what, ", ".join(paths), FILE_OPERATION_TIMEOUT_S)
+
+
+def _empty_dir(path: str) -> None:
+    if not os.path.isdir(path):
+        os.makedirs(path, exist_ok=True)
+        return
+    for entry in os.scandir(path):
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path)
+        else:
+            os.unlink(entry.path)
+
+
+def _rename(src: str, dst: str) -> None:
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    os.rename(src, dst)
+
+
+def _remove_empty_parents(root: str, *paths: str) -> None:
+    for path in paths:
+        parent = os.path.dirname(path)
+        while parent.startswith(root + os.sep):
+            try:
+                os.rmdir(parent)  # only when empty
+            except OSError:
+                break
+            parent = os.path.dirname(parent)

@@ -1,0 +1,242 @@
+"""The Thrift methods that touch a managed table's files as well as its metadata (drops with
+deleteData, truncate_table, rename_partition), and the Hive 3/4 request shapes of alter and of the
+notification count, on a real gateway whose warehouse is a temporary directory."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import pytest
+from thriftpy2.thrift import TException
+
+from gateway.app import Gateway
+from gateway.thrift.idl import hms
+from tests.conftest import gateway_settings
+from tests.thrift_client import ThriftClient
+
+PARQUET = ("org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+           "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
+           "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe")
+
+
+@pytest.fixture
+async def env(pg_dsn: str, tmp_path: Path) -> AsyncIterator[tuple[ThriftClient, Path]]:
+    warehouse = tmp_path / "warehouse"
+    gw = Gateway(gateway_settings(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}))
+    await gw.start()
+    client = ThriftClient(gw.thrift_port)
+    await client("create_database", hms.Database(name="db", description="", parameters={}))
+    try:
+        yield client, warehouse
+    finally:
+        client.close()
+        await gw.stop()
+
+
+def _table(name: str, keys: tuple[str, ...] = ("ds",), *, external: bool = False, location: str | None = None,
+           params: dict[str, str] | None = None) -> Any:
+    sd = hms.StorageDescriptor(cols=[hms.FieldSchema(name="id", type="bigint", comment="")], location=location,
+                               inputFormat=PARQUET[0], outputFormat=PARQUET[1], compressed=False, numBuckets=-1,
+                               serdeInfo=hms.SerDeInfo(serializationLib=PARQUET[2], parameters={}),
+                               bucketCols=[], sortCols=[], parameters={})
+    parameters = {**(params or {}), **({"EXTERNAL": "TRUE"} if external else {})}
+    return hms.Table(tableName=name, dbName="db", owner="alice", sd=sd, parameters=parameters,
+                     partitionKeys=[hms.FieldSchema(name=k, type="string", comment="") for k in keys],
+                     tableType="EXTERNAL_TABLE" if external else "MANAGED_TABLE")
+
+
+async def _add(client: ThriftClient, table: str, *values: list[str]) -> list[Any]:
+    request = hms.AddPartitionsRequest(dbName="db", tblName=table, ifNotExists=False, needResult=True,
+                                       parts=[hms.Partition(values=v, dbName="db", tableName=table, parameters={})
+                                              for v in values])
+    return list((await client("add_partitions_req", request)).partitions)
+
+
+def _write_file(location: str, name: str = "part-0.parquet") -> Path:
+    path = Path(location) / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"rows")
+    return path
+
+
+async def test_drop_table_deletes_a_managed_tables_data_and_keeps_an_external_ones(
+        env: tuple[ThriftClient, Path], tmp_path: Path) -> None:
+    client, warehouse = env
+    await client("create_table", _table("managed"))
+    outside = tmp_path / "elsewhere" / "ds=b"
+    (p_in,) = await _add(client, "managed", ["a"])
+    moved = hms.Partition(values=["b"], dbName="db", tableName="managed", parameters={},
+                          sd=hms.StorageDescriptor(location=str(outside)))
+    await client("add_partition", moved)
+    in_file, out_file = _write_file(p_in.sd.location), _write_file(str(outside))
+    assert in_file.is_relative_to(warehouse / "db.db" / "managed")
+
+    external_dir = tmp_path / "external"
+    await client("create_table", _table("ext", external=True, location=str(external_dir)))
+    ext_file = _write_file(str(external_dir))
+
+    await client("drop_table", "db", "managed", True)
+    assert not (warehouse / "db.db" / "managed").exists() and not out_file.exists() and not outside.exists()
+    await client("drop_table", "db", "ext", True)
+    assert ext_file.exists(), "an external table's data is not the metastore's to delete"
+
+    await client("create_table", _table("kept"))
+    kept = _write_file((await client("get_table", "db", "kept")).sd.location)
+    await client("drop_table", "db", "kept", False)
+    assert kept.exists(), "deleteData=false keeps the files"
+
+
+async def test_drop_partition_deletes_its_directory_and_empty_parents(env: tuple[ThriftClient, Path]) -> None:
+    client, warehouse = env
+    await client("create_table", _table("t", ("a", "b")))
+    p1, p2 = await _add(client, "t", ["1", "x"], ["2", "y"])
+    f1, f2 = _write_file(p1.sd.location), _write_file(p2.sd.location)
+    assert await client("drop_partition", "db", "t", ["1", "x"], True) is True
+    assert not f1.exists() and not (warehouse / "db.db" / "t" / "a=1").exists()
+    assert f2.exists() and (warehouse / "db.db" / "t").is_dir()
+
+    result = await client("drop_partitions_req", hms.DropPartitionsRequest(
+        dbName="db", tblName="t", parts=hms.RequestPartsSpec(names=["a=2/b=y"]), deleteData=False, needResult=True))
+    assert [p.values for p in result.partitions] == [["2", "y"]]
+    assert f2.exists(), "deleteData=false keeps the files"
+
+
+async def test_drop_database_cascade_with_delete_data(env: tuple[ThriftClient, Path]) -> None:
+    client, warehouse = env
+    await client("create_table", _table("t"))
+    (p,) = await _add(client, "t", ["a"])
+    data = _write_file(p.sd.location)
+    await client("drop_database", "db", True, True)
+    assert not data.exists() and not (warehouse / "db.db").exists()
+    with pytest.raises(TException):
+        await client("get_database", "db")
+
+
+async def test_truncate_empties_the_directories_and_zeroes_the_basic_stats(env: tuple[ThriftClient, Path]) -> None:
+    client, _ = env
+    stats = {"numFiles": "3", "numRows": "30", "totalSize": "300", "comment": "kept"}
+    await client("create_table", _table("plain", keys=(), params=stats))
+    location = (await client("get_table", "db", "plain")).sd.location
+    _write_file(location)
+    _write_file(location, "sub/part-1.parquet")
+    await client("truncate_table", "db", "plain", None)
+    assert os.path.isdir(location) and os.listdir(location) == []
+    params = (await client("get_table", "db", "plain")).parameters
+    assert {k: params[k] for k in ("numFiles", "numRows", "totalSize", "comment")} == {
+        "numFiles": "0", "numRows": "0", "totalSize": "0", "comment": "kept"}
+
+    await client("create_table", _table("parted"))
+    pa, pb = await _add(client, "parted", ["a"], ["b"])
+    fa, fb = _write_file(pa.sd.location), _write_file(pb.sd.location)
+    await client("truncate_table", "db", "parted", ["ds=a"])
+    assert not fa.exists() and os.path.isdir(pa.sd.location) and fb.exists()
+    err = await _raises(client, "truncate_table", "db", "parted", ["ds=zzz"])
+    assert "ds=zzz" in err.message and fb.exists()
+
+
+async def test_truncate_refuses_transactional_and_external_tables(env: tuple[ThriftClient, Path],
+                                                                   tmp_path: Path) -> None:
+    client, _ = env
+    await client("create_table", _table("acid", params={"transactional": "true"}))
+    await client("create_table", _table("ext", external=True, location=str(tmp_path / "ext")))
+    kept = _write_file(str(tmp_path / "ext"))
+    assert "transactional" in (await _raises(client, "truncate_table", "db", "acid", None)).message
+    assert "not a managed table" in (await _raises(client, "truncate_table", "db", "ext", None)).message
+    assert kept.exists()
+
+
+async def test_rename_partition_moves_its_directory_with_it(env: tuple[ThriftClient, Path]) -> None:
+    client, warehouse = env
+    await client("create_table", _table("t"))
+    old, other = await _add(client, "t", ["old"], ["other"])
+    data = _write_file(old.sd.location)
+    renamed = hms.Partition(values=["new"], dbName="db", tableName="t", parameters={"k": "v"}, sd=old.sd)
+    await client("rename_partition", "db", "t", ["old"], renamed)
+    assert await client("get_partition_names", "db", "t", -1) == ["ds=new", "ds=other"]
+    got = await client("get_partition", "db", "t", ["new"])
+    assert got.sd.location == str(warehouse / "db.db" / "t" / "ds=new") and got.parameters["k"] == "v"
+    assert (Path(got.sd.location) / data.name).exists() and not data.exists()
+
+    # The new name exists: nothing changes, the directory stays where it was.
+    clash = hms.Partition(values=["other"], dbName="db", tableName="t", parameters={}, sd=got.sd)
+    err = await _raises(client, "rename_partition", "db", "t", ["new"], clash)
+    assert "ds=other" in err.message
+    assert await client("get_partition_names", "db", "t", -1) == ["ds=new", "ds=other"]
+    assert (Path(got.sd.location) / data.name).exists()
+    assert (await _raises(client, "rename_partition", "db", "t", ["gone"], clash)).message.endswith("ds=gone")
+
+    # No old values: Hive's rule makes it an alter of the partition.
+    got.parameters = {"altered": "yes"}
+    await client("rename_partition", "db", "t", [], got)
+    assert (await client("get_partition", "db", "t", ["new"])).parameters["altered"] == "yes"
+
+
+async def test_hive4_alter_requests_and_the_notification_count(env: tuple[ThriftClient, Path]) -> None:
+    client, _ = env
+    await client("create_table", _table("t"))
+    (p,) = await _add(client, "t", ["a"])
+    first = (await client("get_current_notificationEventId")).eventId
+    table = await client("get_table", "db", "t")
+    table.parameters["owner.team"] = "blue"
+    await client("alter_table_req", hms.AlterTableRequest(dbName="db", tableName="t", table=table))
+    assert (await client("get_table", "db", "t")).parameters["owner.team"] == "blue"
+    p.parameters = {"numRows": "5"}
+    await client("alter_partitions_req", hms.AlterPartitionsRequest(dbName="db", tableName="t", partitions=[p]))
+    assert (await client("get_partition", "db", "t", ["a"])).parameters["numRows"] == "5"
+
+    def count(**kw: Any) -> Any:
+        return client("get_notification_events_count", hms.NotificationEventsCountRequest(dbName="db", **kw))
+    assert (await count(fromEventId=first)).eventsCount == 2
+    assert (await count(fromEventId=0)).eventsCount == first + 2
+    assert (await count(fromEventId=0, toEventId=first)).eventsCount == first
+    assert (await count(fromEventId=0, limit=1)).eventsCount == 1
+    assert (await client("get_notification_events_count", hms.NotificationEventsCountRequest(
+        fromEventId=0, dbName="other"))).eventsCount == 0
+    assert "not negative" in (await _raises(client, "get_notification_events_count",
+                                            hms.NotificationEventsCountRequest(fromEventId=-1, dbName="db"))).message
+
+
+async def _raises(client: ThriftClient, method: str, *args: Any) -> Any:
+    with pytest.raises(TException) as info:
+        await client(method, *args)
+    return info.value
+
+
+async def test_renaming_a_managed_table_moves_its_directory_and_partitions(env: tuple[ThriftClient, Path],
+                                                                             tmp_path: Path) -> None:
+    client, warehouse = env
+    await client("create_table", _table("t"))
+    (p,) = await _add(client, "t", ["a"])
+    data = _write_file(p.sd.location)
+    renamed = await client("get_table", "db", "t")
+    renamed.tableName = "u"
+    await client("alter_table", "db", "t", renamed)
+    got = await client("get_table", "db", "u")
+    assert got.sd.location == str(warehouse / "db.db" / "u")
+    moved = await client("get_partition", "db", "u", ["a"])
+    assert moved.sd.location == str(warehouse / "db.db" / "u" / "ds=a")
+    assert (Path(moved.sd.location) / data.name).exists() and not (warehouse / "db.db" / "t").exists()
+
+    # The old name is free again, with an empty directory of its own.
+    await client("create_table", _table("t"))
+    assert await client("get_partition_names", "db", "t", -1) == []
+
+    # A table placed elsewhere by its creator stays there; so does an external table's data.
+    placed = tmp_path / "placed"
+    await client("create_table", _table("placed", location=str(placed)))
+    kept = _write_file(str(placed))
+    table = await client("get_table", "db", "placed")
+    table.tableName = "placed2"
+    await client("alter_table", "db", "placed", table)
+    assert (await client("get_table", "db", "placed2")).sd.location == str(placed) and kept.exists()
+
+    # The target directory exists: nothing is renamed, nothing moves.
+    (warehouse / "db.db" / "v").mkdir(parents=True)
+    clash = await client("get_table", "db", "u")
+    clash.tableName = "v"
+    err = await _raises(client, "alter_table", "db", "u", clash)
+    assert "already exists" in err.message
+    assert (await client("get_table", "db", "u")).sd.location == str(warehouse / "db.db" / "u")
+    assert (Path(moved.sd.location) / data.name).exists()

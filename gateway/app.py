@@ -1,15 +1,23 @@
 """The composition root: builds every component in order and stops them in reverse.
 
 Start: embedded PostgreSQL (unless a DSN is given) -> schema migrations -> connection pool ->
-stores -> housekeeping loops -> cache, poller (bootstrapped) and the read-through catalog over them
-(store/cache/facade.py) -> gRPC server -> health SERVING. Stop (idempotent): health NOT_SERVING ->
-server stop with grace -> background loops cancelled -> pool close (bounded, then terminate) -> the
-PostgreSQL this process started.
+stores -> housekeeping loops and the database probe -> cache, poller and the read-through catalog
+over them (store/cache/facade.py) -> metrics, gRPC and Thrift ports open, health NOT_SERVING ->
+in the background, the poller's bootstrap (an eager prewarm loads every table here) -> health
+SERVING. Until then the cache is empty and every read goes to the database, so a gateway that is
+still warming up answers correctly, only slower; a probe tells "warming up" (NOT_SERVING, port
+open) from "down" (port closed). Health is SERVING exactly while the gateway is ready and its
+database answers (gateway/db_health.py).
+
+Stop (idempotent, also in the middle of a prewarm): health NOT_SERVING -> server stop with grace ->
+background tasks cancelled -> pool close (bounded, then terminate) -> detach from the embedded
+PostgreSQL (the last gateway out stops it: gateway/embedded_pg.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 from dataclasses import dataclass, field
@@ -17,16 +25,19 @@ from pathlib import Path
 
 import asyncpg
 
-from gateway.config import Settings
+from gateway.config import Settings, data_dir_of
+from gateway.db_health import DatabaseProbe, quiet_pool_reconnects
 from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
 from gateway import wire
-from gateway.metrics import GatewayMetrics
-from gateway.server import GrpcServer
+from gateway.interceptors import CallObserver
+from gateway.metrics import GatewayMetrics, resident_bytes
+from gateway.server import BindError, GrpcServer
 from gateway.servicers.compaction import CompactorServicer, compactor_settings
 from gateway.thrift.handler import HiveMetastoreHandler
 from gateway.thrift.idl import SERVICE as THRIFT_SERVICE
 from gateway.thrift import wire as thrift_wire
 from gateway.thrift.server import ThriftServer, ThriftSettings
+from hive.backoff import Backoff
 from poller.compactor import Compactor
 from poller.housekeeping import Housekeeper, HousekeepingSettings
 from poller.poller import Poller
@@ -37,14 +48,16 @@ from store.cache.sharded import ShardedCache
 from store import migrations
 from store.catalog_store import CatalogStore
 from store.db import Database, PoolSettings
+from store.errors import Unavailable
 from store.lock_store import LockStore
 from store.txn_store import TxnLimits, TxnStore
 
 _log = logging.getLogger(__name__)
+_BOOTSTRAP_BACKOFF = Backoff(initial_s=0.5, max_s=10.0)
 
 
 async def migrate_database(dsn: str) -> list[int]:
-    conn = await asyncpg.connect(dsn)
+    conn = await asyncpg.connect(dsn, timeout=15)
     try:
         return await migrations.migrate(conn)
     finally:
@@ -69,9 +82,15 @@ class Gateway:
     poller: Poller | None = field(default=None, init=False)
     metrics: GatewayMetrics = field(default_factory=GatewayMetrics, init=False)
     metrics_port: int = field(default=0, init=False)
+    data_dir: Path | None = field(default=None, init=False)  # the embedded PostgreSQL's, when it is used
+    probe: DatabaseProbe | None = field(default=None, init=False)
+    ready: asyncio.Event = field(default_factory=asyncio.Event, init=False)  # bootstrap (prewarm) done
+    _txn_store: TxnStore | None = field(default=None, init=False)
     _stopped: bool = field(default=False, init=False)
 
-    async def start(self) -> None:
+    async def start(self, *, wait_ready: bool = True) -> None:
+        """Start everything; with `wait_ready` return once the cache is bootstrapped (prewarm
+        included) and health is SERVING, else as soon as the ports are open."""
         s = self.settings
         try:
             self.dsn = s.dsn or await self._start_embedded()
@@ -81,8 +100,8 @@ class Gateway:
             self._db = await Database.connect(self.dsn, PoolSettings(max_size=s.pool_max_size,
                                                                      acquire_timeout_s=s.pool_acquire_timeout_s))
             catalog = CatalogStore(self._db, warehouse_dir=s.warehouse_dir)
-            txn_store = TxnStore(self._db, TxnLimits(max_open_batch=s.txn_max_open_batch,
-                                                     max_open_txns=s.max_open_txns))
+            txn_store = self._txn_store = TxnStore(self._db, TxnLimits(max_open_batch=s.txn_max_open_batch,
+                                                                       max_open_txns=s.max_open_txns))
             self.housekeeper = Housekeeper(self._db, txn_store, HousekeepingSettings(
                 txn_timeout_s=s.txn_timeout_s, reaper_start_s=s.reaper_start_s, reaper_interval_s=s.reaper_interval_s,
                 housekeeper_interval_s=s.housekeeper_interval_s, event_ttl_s=s.event_ttl_s,
@@ -91,6 +110,9 @@ class Gateway:
             self._background.append(asyncio.create_task(self.housekeeper.run(), name="housekeeping"))
             self.compactor = Compactor(self._db, compactor_settings(s))
             self._background.append(asyncio.create_task(self.compactor.run(), name="compactor"))
+            quiet_pool_reconnects()
+            self.probe = DatabaseProbe(self.dsn, interval_s=s.db_check_interval_s, on_change=self._database_changed)
+            self._background.append(asyncio.create_task(self.probe.run(), name="database probe"))
             self.cache = ShardedCache(shards=s.cache_shards, max_partitions=s.cache_max_partitions,
                                       enabled=s.cache_enabled)
             codec = Codec(partition=wire.partition_element, rename_partition=wire.partition_renamer,
@@ -99,28 +121,99 @@ class Gateway:
             self.poller = Poller(self._db, self.dsn, self.cache, codec,
                                  interval_s=s.poller_interval_s, batch_size=s.poller_batch_size,
                                  prewarm=s.cache_prewarm)
-            if s.cache_enabled:
-                await self.poller.bootstrap()
-                self._background.append(asyncio.create_task(self.poller.run(), name="poller"))
             self.metrics.watch(self)
             if s.metrics_port >= 0:
-                self.metrics_port = self.metrics.serve(s.host, s.metrics_port)
+                try:
+                    self.metrics_port = self.metrics.serve(s.host, s.metrics_port)
+                except OSError as exc:
+                    raise BindError(f"{s.host}:{s.metrics_port}", "metastore.gateway.metrics.port") from exc
             self.cached_catalog = CachedCatalog(self.cache, catalog, on_fallback=self.metrics.fallback)
             lock_store = LockStore(self._db)
-            self._server = GrpcServer(s, catalog, txn_store, self.cached_catalog, self, lock_store)
+            observer = CallObserver(self.metrics.calls, log_access=s.access_log)
+            self._server = GrpcServer(s, catalog, txn_store, self.cached_catalog, self, lock_store, observer)
             compaction_pb2_grpc.add_CompactorServicer_to_server(CompactorServicer(self._db, s), self._server.server)
             self.port = await self._server.start()
+            await self._server.set_serving(False)  # open, and says so: warming up
             if s.thrift_enabled:
                 self._thrift = ThriftServer(THRIFT_SERVICE, HiveMetastoreHandler(
                     catalog, self.cached_catalog, txn_store, lock_store, s), ThriftSettings(
                     host=s.host, port=s.thrift_port, framed=s.thrift_framed, max_message_bytes=s.max_message_bytes,
-                    max_connections=s.thrift_max_connections, read_timeout_s=s.thrift_read_timeout_s))
-                await self._thrift.start()
+                    max_connections=s.thrift_max_connections, read_timeout_s=s.thrift_read_timeout_s),
+                    on_call=observer.done)
+                try:
+                    await self._thrift.start()
+                except OSError as exc:
+                    raise BindError(f"{s.host}:{s.thrift_port}", "hive.metastore.port (--conf hive.metastore.port=N)"
+                                    ) from exc
                 self.thrift_port = self._thrift.port
-            await self._server.set_serving(True)
+            warmup = asyncio.create_task(self._warm_up(retry=not wait_ready), name="cache bootstrap")
+            self._background.append(warmup)
+            if wait_ready:
+                await warmup  # its failure is start()'s
         except BaseException:
             await self.stop()
             raise
+
+    async def _warm_up(self, *, retry: bool) -> None:
+        """Bootstrap the cache (an eager prewarm loads everything), then start the poller and say
+        SERVING. Cancelled by stop(), a prewarm included. With `retry`, a failed bootstrap (the
+        database went away meanwhile) is tried again with a bounded back-off, while health stays
+        NOT_SERVING; without it (start() waits for it), the failure is start()'s."""
+        assert self.poller is not None
+        if self.settings.cache_enabled:
+            failures = 0
+            while True:
+                try:
+                    await self.poller.bootstrap()
+                    break
+                except Exception as exc:  # noqa: BLE001 - retried: the gateway must come up when the database does
+                    if not retry:
+                        raise
+                    failures += 1
+                    if failures == 1:
+                        _log.warning("loading the cache failed (%s); retrying, health stays NOT_SERVING",
+                                     exc, exc_info=not isinstance(exc, Unavailable))
+                    await asyncio.sleep(_BOOTSTRAP_BACKOFF.delay(failures))
+            if failures:
+                _log.info("cache loaded after %d failed attempt(s)", failures)
+            self._background.append(asyncio.create_task(self.poller.run(), name="poller"))
+        self.ready.set()
+        await self._update_health()
+
+    def _database_changed(self, up: bool) -> None:
+        task = asyncio.get_running_loop().create_task(self._update_health())
+        self._background.append(task)
+        task.add_done_callback(self._forget)
+
+    def _forget(self, task: asyncio.Task[None]) -> None:
+        if task in self._background:
+            self._background.remove(task)
+
+    async def _update_health(self) -> None:
+        if self._server is not None and not self._stopped:
+            await self._server.set_serving(self.serving)
+
+    @property
+    def serving(self) -> bool:
+        """Ready (prewarm done) and the database answers."""
+        return self.ready.is_set() and (self.probe is None or self.probe.up)
+
+    def ops_stats(self) -> dict[str, object]:
+        """Txns, locks, the pool, the database and readiness, for metrics."""
+        pool = self._db.stats() if self._db is not None else {"size": 0, "idle": 0, "max": 0}
+        probe = self.probe
+        return {
+            "open_txns": self._txn_store.open_counter.count if self._txn_store is not None else 0,
+            "locks_held": probe.locks_held if probe is not None else 0,
+            "locks_waiting": probe.locks_waiting if probe is not None else 0,
+            "pool_busy": pool["size"] - pool["idle"], "pool_idle": pool["idle"], "pool_max": pool["max"],
+            "database_up": int(probe is None or probe.up), "ready": int(self.serving),
+        }
+
+    @property
+    def embedded(self) -> EmbeddedPostgres | None:
+        """The embedded PostgreSQL this gateway uses (None with --dsn)."""
+        return self._pg
 
     @property
     def database(self) -> Database:
@@ -151,12 +244,15 @@ class Gateway:
             "fills": poller.stats.fills,
             "reloads": poller.stats.reloads,
             "poller_errors": poller.stats.errors,
+            "resident_bytes": resident_bytes(),
         }
 
     async def _start_embedded(self) -> str:
-        self._pg = EmbeddedPostgres(Path(self.settings.data_dir),
+        self.data_dir = data_dir_of(self.settings)
+        self._pg = EmbeddedPostgres(self.data_dir,
                                     settings=dict(UNSAFE_FAST_SETTINGS) if self.settings.embedded_unsafe_fast else {})
-        return await asyncio.to_thread(self._pg.start)
+        # Shielded: a start cancelled by Ctrl-C still finishes (and attaches), so stop() can detach.
+        return await asyncio.shield(asyncio.to_thread(self._pg.start))
 
     async def stop(self) -> None:
         if self._stopped:
@@ -171,7 +267,8 @@ class Gateway:
         for task in self._background:
             task.cancel()
         if self._background:
-            await asyncio.wait(self._background, timeout=10)
+            await asyncio.wait(list(self._background), timeout=10)
+        await asyncio.to_thread(self.metrics.close)  # shutdown() waits for the exporter's loop to notice
         if self._db is not None:
             await self._db.close()
         if self._pg is not None:
@@ -179,22 +276,48 @@ class Gateway:
 
 
 async def serve(settings: Settings) -> None:
-    """Run until SIGINT or SIGTERM, then shut down in order."""
+    """Run until SIGINT or SIGTERM, then shut down in order. A signal during start-up (a long eager
+    prewarm, say) is honoured at once: the start is cancelled and everything started is stopped."""
     gateway = Gateway(settings)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    await gateway.start()
-    if gateway.thrift_port:
-        print(f"metastore gateway Hive Thrift API on {settings.host}:{gateway.thrift_port}", flush=True)
-    print(f"metastore gateway serving on {settings.host}:{gateway.port} (database: {_redact(gateway.dsn)})", flush=True)
+    starting = asyncio.create_task(gateway.start(wait_ready=False))
+    stopping = asyncio.create_task(stop.wait())
+    await asyncio.wait([starting, stopping], return_when=asyncio.FIRST_COMPLETED)
+    if not starting.done():
+        starting.cancel()
+        await asyncio.wait([starting])
+        stopping.cancel()
+        print("metastore gateway stopped during start-up", flush=True)
+        return
+    starting.result()  # a start-up failure: its error (start() has stopped what it started)
+    with contextlib.suppress(TimeoutError):  # a lazy bootstrap takes milliseconds: then the line says ready
+        await asyncio.wait_for(gateway.ready.wait(), 1.0)
+    print(startup_line(gateway), flush=True)
     try:
-        await stop.wait()
+        await stopping
     finally:
         _log.info("shutting down")
         await gateway.stop()
         print("metastore gateway stopped", flush=True)
+
+
+def startup_line(gateway: Gateway) -> str:
+    """One line with every address: gRPC (with the database, in the form loadtest/gateway_process.py
+    reads), Thrift, metrics and the data directory."""
+    s = gateway.settings
+    parts = [f"metastore gateway serving on {s.host}:{gateway.port} (database: {_redact(gateway.dsn)})"]
+    if gateway.thrift_port:
+        parts.append(f"Hive Thrift API on {s.host}:{gateway.thrift_port}")
+    parts.append(f"metrics on http://{s.host}:{gateway.metrics_port}/metrics" if gateway.metrics_port
+                 else "metrics off (metastore.gateway.metrics.port)")
+    if gateway.data_dir is not None:
+        parts.append(f"data directory {gateway.data_dir}")
+    if not gateway.serving:
+        parts.append("health NOT_SERVING until the cache is loaded")
+    return ", ".join(parts)
 
 
 def _redact(dsn: str) -> str:

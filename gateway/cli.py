@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import os
 import sys
+from dataclasses import fields
 from typing import Any, Sequence
 
-from gateway.config import ConfigError, Settings, load_settings
+from gateway import cli_postgres
+from gateway.admin import commands as admin_commands
+from gateway.cli_startup import explain, where
+from gateway.config import ConfigError, Settings, data_dir_of, effective_settings, load_settings
 
 
 def _parse_conf(items: Sequence[str]) -> dict[str, str]:
@@ -27,7 +32,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--conf", "--hiveconf", action="append", default=[], metavar="KEY=VALUE",
                    help="set any setting, e.g. --conf hive.txn.timeout=300s (repeatable)")
     p.add_argument("--dsn", help="PostgreSQL URL; omitted: start the embedded PostgreSQL")
-    p.add_argument("--data-dir", help="data directory of the embedded PostgreSQL (default ./.data)")
+    p.add_argument("--data-dir", help="data directory of the embedded PostgreSQL (default "
+                                      "~/.local/share/metastore-gateway; as root /var/lib/metastore-gateway/data)")
     p.add_argument("--log-level", default=os.environ.get("MSGW_LOG_LEVEL", "INFO"))
 
 
@@ -42,13 +48,16 @@ def build_parser() -> argparse.ArgumentParser:
                        help="event loop (uvloop measured faster for the cached read path: docs/benchmarks.md)")
     migrate = sub.add_parser("migrate", help="apply pending schema migrations and exit")
     _common(migrate)
-    sub.add_parser("settings", help="list every setting with its key, default and meaning")
-    stats = sub.add_parser("cache-stats", help="print a running gateway's cache and poller statistics")
-    stats.add_argument("--address", default="127.0.0.1:50051", help="the gateway's gRPC address")
+    settings = sub.add_parser("settings", help="every setting: its key, effective value, where the value comes from "
+                                               "(default, config file, MSGW_ variable, --conf) and meaning")
+    _common(settings)
+    settings.add_argument("--json", action="store_true", help="print JSON")
+    cli_postgres.register(sub)
+    admin_commands.register(sub)
     return parser
 
 
-def settings_from_args(args: argparse.Namespace) -> Settings:
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     overrides: dict[str, Any] = _parse_conf(args.conf)
     named = {"dsn": "metastore.gateway.dsn", "data_dir": "metastore.gateway.data.dir",
              "host": "metastore.gateway.host", "port": "metastore.gateway.port"}
@@ -56,71 +65,75 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         value = getattr(args, attr, None)
         if value is not None:
             overrides[key] = value
-    return load_settings(args.config, overrides=overrides)
+    return overrides
+
+
+def _warn(message: str) -> None:
+    print(f"metastore-gateway: warning: {message}", file=sys.stderr)
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    return load_settings(args.config, overrides=_overrides(args), warn=_warn)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command in admin_commands.COMMANDS:
+        return admin_commands.run(args)
+    if args.command == "postgres":
+        return cli_postgres.run(args)
     if args.command == "settings":
-        from dataclasses import fields
-
-        for f in fields(Settings):
-            print(f"{f.metadata['key']:45} {str(f.default):25} {f.metadata['doc']}")
-        return 0
-    if args.command == "cache-stats":
-        return _cache_stats(args.address)
+        return _settings(args)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings: Settings | None = None
     try:
         settings = settings_from_args(args)
-    except ConfigError as exc:
-        print(f"metastore-gateway: {exc}", file=sys.stderr)
-        return 2
-    if args.command == "migrate":
-        return _migrate(settings)
-    from gateway.app import serve
+        if args.command == "migrate":
+            return _migrate(settings)
+        from gateway.app import serve
 
-    if args.loop == "uvloop":
-        import uvloop
+        if args.loop == "uvloop":
+            import uvloop
 
-        uvloop.run(serve(settings))
-    else:
-        asyncio.run(serve(settings))
+            uvloop.run(serve(settings))
+        else:
+            asyncio.run(serve(settings))
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - an operator's mistake in one line; a bug keeps its traceback
+        reason = explain(exc, settings)
+        if reason is None:
+            raise
+        print(f"metastore-gateway: cannot {args.command}: {reason}", file=sys.stderr)
+        return 2 if isinstance(exc, ConfigError) else 1
     return 0
 
 
-def _cache_stats(address: str) -> int:
-    import grpc
-
-    from protos.metastore.v1 import admin_pb2, admin_pb2_grpc
-
+def _settings(args: argparse.Namespace) -> int:
     try:
-        with grpc.insecure_channel(address) as channel:
-            s = admin_pb2_grpc.AdminStub(channel).CacheStats(admin_pb2.CacheStatsRequest(), timeout=10)
-    except grpc.RpcError as exc:
-        print(f"metastore-gateway: cannot read cache stats from {address}: {exc.code().name} {exc.details()}",
-              file=sys.stderr)
-        return 1
-    total = s.hits + sum(s.misses_by_reason.values())
-    print(f"cache            {'enabled' if s.enabled else 'disabled'}")
-    print(f"hits             {s.hits} ({100 * s.hits / total:.1f}% of {total} reads)" if total
-          else "hits             0")
-    for reason, count in sorted(s.misses_by_reason.items(), key=lambda kv: -kv[1]):
-        print(f"  miss {reason:<16} {count}")
-    print(f"tables           {s.tables}")
-    print(f"partitions       {s.partitions} ({s.bytes / 1e6:.1f} MB encoded), evictions {s.evictions}")
-    print(f"poller           at event {s.poller_position}, {s.poller_lag_events} behind, "
-          f"apply lag {s.poller_lag_ms:.1f} ms (p50 {s.poller_lag_p50_ms:.1f}, p99 {s.poller_lag_p99_ms:.1f})")
-    print(f"fills            {s.fills}, reloads {s.reloads}")
+        rows = effective_settings(args.config, overrides=_overrides(args), warn=_warn)
+    except ConfigError as exc:
+        print(f"metastore-gateway: {exc}", file=sys.stderr)
+        return 2
+    docs = {f.metadata["key"]: f.metadata["doc"] for f in fields(Settings)}
+    if args.json:
+        print(json.dumps([{"key": k, "value": v, "source": src, "doc": docs[k]} for k, v, src in rows], indent=2))
+        return 0
+    for key, value, source in rows:
+        shown = value if value != "" else '""'
+        if key == "metastore.gateway.dsn" and value:
+            shown = where(str(value))  # never print a password
+        print(f"{key:48} {str(shown):26} {source:28} {docs[key]}")
     return 0
 
 
 def _migrate(settings: Settings) -> int:
-    from pathlib import Path
-
     from gateway.app import migrate_database
     from gateway.embedded_pg import EmbeddedPostgres
 
-    pg = None if settings.dsn else EmbeddedPostgres(Path(settings.data_dir))
+    pg = None if settings.dsn else EmbeddedPostgres(data_dir_of(settings))
+    if pg is not None:
+        print(f"embedded PostgreSQL in {pg.data_dir.resolve()}", flush=True)
     dsn = settings.dsn if pg is None else pg.start()
     try:
         applied = asyncio.run(migrate_database(dsn))

@@ -5,12 +5,17 @@ weakest first: built-in defaults, a TOML file (`--config`), environment variable
 (`--conf key=value`, or the named shorthands of `serve`). An environment variable is the key in
 upper case with dots as underscores, prefixed `MSGW_`: `hive.txn.timeout` -> `MSGW_HIVE_TXN_TIMEOUT`.
 Durations take Hive's suffixes (ms, s, m, h, d; a bare number means seconds): hive/durations.py.
+
+An `MSGW_` variable that names no setting is reported (`load_settings(..., warn=...)`), so a typo
+does not silently leave a default in force. `effective_settings` lists every value with where it
+came from, for `metastore-gateway settings --config ... --conf ...`.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
@@ -18,6 +23,8 @@ from typing import Any, Mapping
 from hive import durations
 
 ENV_PREFIX = "MSGW_"
+# Variables of the command line tools themselves, not settings (gateway/cli.py, gateway/admin/commands.py).
+TOOL_VARIABLES = frozenset({"MSGW_LOG_LEVEL", "MSGW_ADDRESS"})
 
 
 class ConfigError(ValueError):
@@ -43,7 +50,10 @@ class Settings:
     host: str = _setting("metastore.gateway.host", "127.0.0.1", "address the gRPC server binds")
     port: int = _setting("metastore.gateway.port", 50051, "gRPC port (0: pick a free one)")
     dsn: str = _setting("metastore.gateway.dsn", "", "PostgreSQL DSN; empty: start the embedded server")
-    data_dir: str = _setting("metastore.gateway.data.dir", ".data", "where the embedded PostgreSQL keeps its data")
+    data_dir: str = _setting("metastore.gateway.data.dir", "",
+                             "where the embedded PostgreSQL keeps its data (empty: ~/.local/share/metastore-gateway, "
+                             "as root /var/lib/metastore-gateway/data); a relative path is taken from the directory "
+                             "the gateway starts in")
     warehouse_dir: str = _setting("hive.metastore.warehouse.dir", "/user/hive/warehouse",
                                   "default root of database locations")
     pool_max_size: int = _setting("datanucleus.connectionPool.maxPoolSize", 10, "database connections per gateway")
@@ -150,6 +160,12 @@ class Settings:
                                                   "did-not-initiate entries kept in history per partition")
     compactor_history_interval_s: float = _setting("hive.compactor.history.reaper.interval", 120.0,
                                                    "time between compaction history purges", "duration")
+    access_log: bool = _setting("metastore.gateway.access.log", False,
+                                "log one line per call (protocol, method, status, duration, peer, user) on the "
+                                "metastore.access logger")
+    db_check_interval_s: float = _setting("metastore.gateway.db.check.interval", 2.0,
+                                          "how often the gateway checks that its database answers (health goes "
+                                          "NOT_SERVING while it does not)", "duration")
     embedded_unsafe_fast: bool = _setting("metastore.gateway.embedded.unsafe.fast", False,
                                           "run the embedded PostgreSQL without fsync (tests, demos only)")
 
@@ -166,7 +182,7 @@ class Settings:
             if getattr(self, name) < 1:
                 raise ConfigError(f"{key_of(name)}: must be at least 1, got {getattr(self, name)}")
         for name in ("txn_timeout_s", "reaper_interval_s", "housekeeper_interval_s", "event_clean_interval_s",
-                     "count_open_txns_interval_s", "event_ttl_s"):
+                     "count_open_txns_interval_s", "event_ttl_s", "db_check_interval_s"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{key_of(name)}: must be a positive duration")
         if self.cache_prewarm not in ("lazy", "eager"):
@@ -221,15 +237,71 @@ def _flatten(prefix: str, table: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def default_data_dir() -> Path:
+    """Where the embedded PostgreSQL lives when metastore.gateway.data.dir is not set: never relative
+    to the current directory, so `migrate` and `serve` run from anywhere find the same cluster."""
+    if os.geteuid() == 0:
+        return Path("/var/lib/metastore-gateway/data")
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "metastore-gateway"
+
+
+def data_dir_of(settings: Settings) -> Path:
+    """The absolute data directory these settings name."""
+    return Path(settings.data_dir).expanduser().resolve() if settings.data_dir else default_data_dir()
+
+
+def unknown_variables(environ: Mapping[str, str]) -> list[str]:
+    """`MSGW_` variables that are neither a setting nor a tool's own variable, sorted."""
+    known = {ENV_PREFIX + key.upper().replace(".", "_") for key in settings_keys()} | TOOL_VARIABLES
+    return sorted(name for name in environ if name.startswith(ENV_PREFIX) and name not in known)
+
+
 def load_settings(
     config_file: str | Path | None = None,
     environ: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
+    *,
+    warn: Callable[[str], None] | None = None,
 ) -> Settings:
     """Defaults < file < environment < overrides (flags). Unknown keys in the file or the
-    overrides are errors, so a typo does not silently fall back to a default."""
+    overrides are errors, so a typo does not silently fall back to a default; unknown `MSGW_`
+    variables go to `warn` (the environment is shared with other programs, so not an error)."""
+    values = {name: value for name, (value, _source) in _resolve(config_file, environ, overrides, warn).items()}
+    return Settings(**values)
+
+
+def effective_settings(
+    config_file: str | Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    warn: Callable[[str], None] | None = None,
+) -> list[tuple[str, Any, str]]:
+    """(key, value, source) for every setting, validated as `load_settings` does; the source is
+    "default", the config file's path, the environment variable's name, or "command line" (--conf
+    and the named flags). An empty data directory shows the one in force (`default_data_dir`)."""
+    resolved = _resolve(config_file, environ, overrides, warn)
+    settings = Settings(**{name: value for name, (value, _source) in resolved.items()})
+    out = []
+    for f in fields(Settings):
+        value = getattr(settings, f.name)
+        source = resolved[f.name][1] if f.name in resolved else "default"
+        if f.name == "data_dir":
+            value = str(data_dir_of(settings))
+        out.append((f.metadata["key"], value, source))
+    return out
+
+
+def _resolve(
+    config_file: str | Path | None,
+    environ: Mapping[str, str] | None,
+    overrides: Mapping[str, Any] | None,
+    warn: Callable[[str], None] | None,
+) -> dict[str, tuple[Any, str]]:
+    """Field name -> (value, source) for every setting given anywhere; the strongest source wins."""
     keys = settings_keys()
-    values: dict[str, Any] = {}
+    values: dict[str, tuple[Any, str]] = {}
     if config_file:
         path = Path(config_file)
         try:
@@ -239,14 +311,18 @@ def load_settings(
         for key, raw in data.items():
             if key not in keys:
                 raise ConfigError(f"{path}: unknown setting {key!r}")
-            values[keys[key]] = _coerce(keys[key], key, raw)
+            values[keys[key]] = (_coerce(keys[key], key, raw), str(path))
     env = os.environ if environ is None else environ
     for key, name in keys.items():
         env_name = ENV_PREFIX + key.upper().replace(".", "_")
         if env_name in env:
-            values[name] = _coerce(name, env_name, env[env_name])
+            values[name] = (_coerce(name, env_name, env[env_name]), env_name)
+    if warn is not None:
+        for env_name in unknown_variables(env):
+            warn(f"ignoring {env_name}: no setting has that name (settings are MSGW_ plus the key in upper case with "
+                 "dots as underscores, e.g. MSGW_HIVE_TXN_TIMEOUT; `metastore-gateway settings` lists the keys)")
     for key, raw in (overrides or {}).items():
         if key not in keys:
             raise ConfigError(f"unknown setting {key!r} (known: {', '.join(sorted(keys))})")
-        values[keys[key]] = _coerce(keys[key], key, raw)
-    return Settings(**values)
+        values[keys[key]] = (_coerce(keys[key], key, raw), "command line")
+    return values

@@ -12,21 +12,36 @@ module drives `initdb` and `pg_ctl` from the wheel directly:
   needs are made traversable for that user. When that user cannot reach the wheel's binaries (a
   checkout in a private directory, such as one made by `mktemp -d`), they are copied once to
   /var/lib/metastore-gateway (root's, readable by all), so the checkout stays private.
-* A server already running on the same data directory (another gateway started it) is reused
-  and not stopped by us.
+* Closed to other local accounts: the cluster is initialised with SCRAM password authentication
+  (local socket and loopback TCP alike; nothing is trusted), the superuser's password is generated
+  on first start and kept in `<data dir>/postgres.password` (mode 0600, the gateway's user's), and
+  the socket directory is 0700 and the service user's. Only the gateway's user (who can read the
+  password) and root get in. A cluster made by an older version with trust authentication is
+  closed on its next start: a password is set and pg_hba.conf rewritten, then reloaded.
+* Shared, and stopped by the last gateway out. Several gateways may use one data directory. Each
+  holds a shared flock(2) on `<data dir>/gateways.lock` while it runs; the one that stops and then
+  gets the lock exclusively (no one else holds it) stops PostgreSQL, holding the lock so that a
+  gateway starting meanwhile waits and then starts a fresh server. The kernel drops a dead
+  process's lock, so a kill -9 leaves no stale registration. `metastore-gateway postgres start`
+  pins the server (`<data dir>/postgres.pinned`): gateways then never stop it; `postgres stop` does.
+  Why this and not "only `postgres start|stop` own it": `make run` stays one command, and a
+  gateway that is stopped (Ctrl-C) while another serves no longer pulls the database away from it.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import importlib.metadata
 import importlib.util
 import logging
 import os
 import pwd
+import secrets
 import shutil
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +52,16 @@ SYSTEM_USER = "metastore_pg"
 SHARED_INSTALL_ROOT = Path("/var/lib/metastore-gateway")
 SUPERUSER = "postgres"
 DATABASE = "metastore"
+
+PASSWORD_FILE = "postgres.password"
+PIN_FILE = "postgres.pinned"
+LOCK_FILE = "gateways.lock"
+# pg_hba.conf: every connection authenticates with the password; no trust, no peer.
+HBA = """# Written by metastore-gateway (gateway/embedded_pg.py): password authentication only.
+local all all scram-sha-256
+host  all all 127.0.0.1/32 scram-sha-256
+host  all all ::1/128 scram-sha-256
+"""
 
 # Settings that trade durability for speed; only for throw-away clusters (tests, demos).
 UNSAFE_FAST_SETTINGS = {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
@@ -144,6 +169,8 @@ class EmbeddedPostgres:
     port: int = 5432  # names the Unix socket; a TCP port too when `tcp_host` is set
     tcp_host: str = ""  # "" (the default): no TCP at all; e.g. 127.0.0.1 for a JDBC client of a benchmark
     _started_here: bool = field(default=False, init=False)
+    _attached: int | None = field(default=None, init=False)  # the fd of our shared lock on LOCK_FILE
+    _password: str = field(default="", init=False, repr=False)
     _run_as: pwd.struct_passwd | None = field(default=None, init=False)
     _install: Path | None = field(default=None, init=False)  # None: the wheel's own
 
@@ -160,38 +187,195 @@ class EmbeddedPostgres:
     def log_file(self) -> Path:
         return self.data_dir / "postgresql.log"
 
+    @property
+    def password_file(self) -> Path:
+        return self.data_dir / PASSWORD_FILE
+
+    @property
+    def password(self) -> str:
+        """The superuser's password (for clients that cannot take a DSN, such as JDBC)."""
+        return self._password or self._read_password()
+
     def dsn(self, database: str = DATABASE) -> str:
-        return f"postgresql://{SUPERUSER}@/{database}?host={self.socket_dir}&port={self.port}"
+        return (f"postgresql://{SUPERUSER}:{self.password}@/{database}?host={self.socket_dir}&port={self.port}")
 
     def start(self) -> str:
+        """Start the server, or use the one running on this data directory; attach to it (see the
+        module's note) and return the metastore database's DSN."""
         self.data_dir = self.data_dir.resolve()
         self.data_dir.mkdir(parents=True, exist_ok=True)
         if os.geteuid() == 0:
             self._run_as = _ensure_system_user()
             _make_traversable(self.data_dir)
             self._install = _install_for_system_user()
-        if not (self.pgdata / "PG_VERSION").exists():
-            self._initdb()
-        if self._is_running():
-            _log.info("reusing the PostgreSQL server already running on %s", self.pgdata)
-        else:
-            self._pg_ctl_start()
-            self._started_here = True
-        self._ensure_database()
+        self._attach()
+        try:
+            if not (self.pgdata / "PG_VERSION").exists():
+                self._initdb()
+            running = self._is_running()
+            if not running:
+                self.pg_ctl_start()
+                self._started_here = True
+            else:
+                _log.info("using the PostgreSQL server already running on %s", self.pgdata)
+            if not self.password_file.exists():
+                self._close_legacy_cluster()
+            self._password = self._read_password()
+            self._ensure_database()
+        except BaseException:
+            self._detach()
+            raise
         return self.dsn()
 
     def stop(self, timeout_s: int = 30) -> None:
-        if not self._started_here:
+        """Detach; stop the server when no other gateway is attached and it is not pinned.
+        Idempotent."""
+        if self._attached is None:
             return
+        fd, self._attached = self._attached, None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            _log.info("left PostgreSQL running on %s: other gateways still use it", self.pgdata)
+            os.close(fd)
+            return
+        try:
+            if (self.data_dir / PIN_FILE).exists():
+                _log.info("left PostgreSQL running on %s: pinned by `metastore-gateway postgres start`", self.pgdata)
+            else:
+                self.pg_ctl_stop(timeout_s)
+        finally:
+            os.close(fd)  # closing the file drops the lock
+        self._started_here = False
+
+    # -- the operator's commands (metastore-gateway postgres start|stop|status) ---------------------
+
+    def pin(self) -> str:
+        """Start (or use) the server and keep it running after every gateway has stopped."""
+        dsn = self.start()
+        (self.data_dir / PIN_FILE).touch()
+        self._detach()
+        return dsn
+
+    def unpin_and_stop(self, *, force: bool = False, timeout_s: int = 30) -> bool:
+        """Stop the server unless gateways are attached (then False), or regardless with `force`."""
+        self.data_dir = self.data_dir.resolve()
+        if os.geteuid() == 0:
+            self._run_as = _ensure_system_user()
+            self._install = _install_for_system_user()
+        (self.data_dir / PIN_FILE).unlink(missing_ok=True)
+        if not (self.pgdata / "PG_VERSION").exists():
+            return True
+        fd = os.open(self.data_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if not force:
+                    return False
+            if self._is_running():
+                self.pg_ctl_stop(timeout_s)
+            return True
+        finally:
+            os.close(fd)
+
+    def status(self) -> dict[str, object]:
+        """What `postgres status` shows: running or not, where, pinned, gateways attached."""
+        self.data_dir = self.data_dir.resolve()
+        initialised = (self.pgdata / "PG_VERSION").exists()
+        if os.geteuid() == 0 and initialised:
+            self._run_as = _ensure_system_user()
+            self._install = _install_for_system_user()
+        attached = False
+        if (self.data_dir / LOCK_FILE).exists():
+            fd = os.open(self.data_dir / LOCK_FILE, os.O_RDWR)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                attached = True
+            finally:
+                os.close(fd)
+        return {"data_dir": str(self.data_dir), "initialised": initialised,
+                "running": initialised and self._is_running(), "socket_dir": str(self.socket_dir),
+                "port": self.port, "pinned": (self.data_dir / PIN_FILE).exists(), "gateways_attached": attached,
+                "password_file": str(self.password_file), "log_file": str(self.log_file)}
+
+    def pg_ctl_stop(self, timeout_s: int = 30) -> None:
+        _log.info("stopping PostgreSQL on %s", self.pgdata)
         self._run(["pg_ctl", "-D", str(self.pgdata), "-m", "fast", "-w", "-t", str(timeout_s), "stop"],
                   timeout=timeout_s + 5, check=False)
-        self._started_here = False
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _run(self, argv: list[str], *, timeout: float, check: bool = True) -> subprocess.CompletedProcess[str]:
+    def _attach(self, timeout_s: float = 120.0) -> None:
+        """Take the shared lock; wait (bounded) while a last gateway out is stopping the server."""
+        if self._attached is not None:
+            return
+        fd = os.open(self.data_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    os.close(fd)
+                    raise EmbeddedPostgresError(
+                        f"{self.data_dir / LOCK_FILE} stayed locked for {timeout_s:.0f}s (a gateway stopping the "
+                        "server, or `metastore-gateway postgres stop`); try again") from None
+                time.sleep(0.1)
+        self._attached = fd
+
+    def _detach(self) -> None:
+        fd, self._attached = self._attached, None
+        if fd is not None:
+            os.close(fd)
+
+    def _read_password(self) -> str:
+        try:
+            return self.password_file.read_text().strip()
+        except FileNotFoundError:
+            raise EmbeddedPostgresError(
+                f"{self.password_file} is missing: the embedded PostgreSQL's password is kept there; start a gateway "
+                "(or `metastore-gateway postgres start`) on this data directory to create it") from None
+
+    def _write_password(self, password: str) -> None:
+        """The secret, 0600 and the gateway's user's: written to a new file, then renamed into place."""
+        staging = self.password_file.with_suffix(f".{os.getpid()}.tmp")
+        fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(password + "\n")
+        staging.replace(self.password_file)
+
+    def _write_hba(self) -> None:
+        hba = self.pgdata / "pg_hba.conf"
+        hba.write_text(HBA)
+        hba.chmod(0o600)
+        self._chown(hba)
+
+    def _close_legacy_cluster(self) -> None:
+        """A cluster initialised with trust authentication (before passwords): give the superuser a
+        password while trust still lets us in, then require it and reload."""
+        _log.warning("closing the embedded PostgreSQL in %s to other local accounts: setting a password, "
+                     "requiring it (pg_hba.conf)", self.pgdata)
+        password = secrets.token_urlsafe(32)
+        self._psql("postgres", f"ALTER USER {SUPERUSER} PASSWORD '{password}'", password="")
+        self._write_password(password)
+        self._write_hba()
+        self._run(["pg_ctl", "-D", str(self.pgdata), "reload"], timeout=30)
+
+    def _psql(self, database: str, command: str, *, password: str | None = None,
+              check: bool = True) -> subprocess.CompletedProcess[str]:
+        return self._run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", str(self.socket_dir), "-p",
+                          str(self.port), "-U", SUPERUSER, "-d", database, "-tA", "-c", command], timeout=60,
+                         check=check, env={"PGPASSWORD": self._password if password is None else password})
+
+    def _run(self, argv: list[str], *, timeout: float, check: bool = True,
+             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         exe = str((self._install / "bin" if self._install is not None else _bin_dir()) / argv[0])
         kwargs: dict[str, Any] = {}
+        if env:
+            kwargs["env"] = {**os.environ, **env}
         if self._run_as is not None:
             kwargs.update(user=self._run_as.pw_uid, group=self._run_as.pw_gid, extra_groups=[])
         try:
@@ -216,18 +400,29 @@ class EmbeddedPostgres:
         self.pgdata.mkdir(mode=0o700, exist_ok=True)
         self._chown(self.pgdata)
         _log.info("initialising a new PostgreSQL cluster in %s", self.pgdata)
-        self._run(["initdb", "-D", str(self.pgdata), "-U", SUPERUSER, "--auth=trust", "--encoding=UTF8",
-                   "--locale=C"], timeout=120)
+        password = secrets.token_urlsafe(32)
+        # initdb (as the service user) reads the password from a file of its own, removed at once.
+        with tempfile.NamedTemporaryFile("w", prefix="msgw-pw-", dir=self.pgdata.parent) as pwfile:
+            os.chmod(pwfile.name, 0o600)
+            self._chown(Path(pwfile.name))
+            pwfile.write(password + "\n")
+            pwfile.flush()
+            self._run(["initdb", "-D", str(self.pgdata), "-U", SUPERUSER, "--auth=scram-sha-256",
+                       f"--pwfile={pwfile.name}", "--encoding=UTF8", "--locale=C"], timeout=120)
+        self._write_hba()
+        self._write_password(password)
 
     def _is_running(self) -> bool:
         result = self._run(["pg_ctl", "-D", str(self.pgdata), "status"], timeout=15, check=False)
         return result.returncode == 0
 
-    def _pg_ctl_start(self) -> None:
-        self.socket_dir.mkdir(mode=0o755, exist_ok=True)
+    def pg_ctl_start(self) -> None:
+        self.socket_dir.mkdir(mode=0o700, exist_ok=True)
+        self.socket_dir.chmod(0o700)  # also when an older version made it 0755
         self._chown(self.socket_dir)
         if not self.log_file.exists():
             self.log_file.touch()
+        self.log_file.chmod(0o600)  # it may quote statements
         self._chown(self.log_file)
         options = [f"-k {self.socket_dir}", f"-h '{self.tcp_host}'", f"-p {self.port}", "-c max_connections=300"]
         options += [f"-c {key}={value}" for key, value in self.settings.items()]
@@ -235,12 +430,8 @@ class EmbeddedPostgres:
                    "-o", " ".join(options), "start"], timeout=self.start_timeout_s + 10)
 
     def _ensure_database(self) -> None:
-        psql = ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", str(self.socket_dir), "-p", str(self.port),
-                "-U", SUPERUSER, "-d",
-                "postgres",
-                "-tA", "-c"]
-        exists = self._run([*psql, f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'"], timeout=30)
+        exists = self._psql("postgres", f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'")
         if exists.stdout.strip() != "1":
-            created = self._run([*psql, f"CREATE DATABASE {DATABASE}"], timeout=60, check=False)
+            created = self._psql("postgres", f"CREATE DATABASE {DATABASE}", check=False)
             if created.returncode != 0 and "already exists" not in created.stdout:
                 raise EmbeddedPostgresError(f"could not create database {DATABASE}: {created.stdout.strip()}")

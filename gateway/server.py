@@ -1,12 +1,20 @@
-"""The grpc.aio server: services, health checking and reflection, bound to one address."""
+"""The grpc.aio server: services, health checking and reflection, bound to one address.
+
+Reflection is served as both grpc.reflection.v1 (what current grpcurl, Postman and grpcui ask for
+first) and v1alpha (older clients). The two protocols' messages are identical on the wire, and
+grpcio-reflection 1.75 ships only v1alpha, so the v1 method is v1alpha's servicer under v1's name.
+"""
 
 from __future__ import annotations
 
+import socket
+
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from gateway.config import Settings
+from gateway.interceptors import CallObserver, ObservingInterceptor
 from gateway.metrics import StatsSource
 from gateway.servicers import catalog as catalog_servicer
 from gateway.servicers.admin import AdminServicer
@@ -39,18 +47,24 @@ SERVICE_NAMES = (
 )
 
 
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+
+
 class GrpcServer:
     """Owns the grpc.aio server and its health servicer. `start()` returns the bound port."""
 
     def __init__(self, settings: Settings, catalog: CatalogStore, txn_store: TxnStore, cached: CachedCatalog,
-                 stats: StatsSource, lock_store: LockStore | None = None) -> None:
+                 stats: StatsSource, lock_store: LockStore | None = None,
+                 observer: CallObserver | None = None) -> None:
         self._settings = settings
         options = [
             ("grpc.max_receive_message_length", settings.max_message_bytes),
             ("grpc.max_send_message_length", settings.max_message_bytes),
             ("grpc.so_reuseport", 1 if settings.so_reuseport else 0),
         ]
-        self.server = grpc.aio.server(options=options, maximum_concurrent_rpcs=settings.max_concurrent_rpcs)
+        interceptors = [ObservingInterceptor(observer)] if observer is not None else []
+        self.server = grpc.aio.server(options=options, maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
+                                      interceptors=interceptors)
         self.health = health.aio.HealthServicer()
         catalog_servicer.register(CatalogServicer(catalog, settings, cached), self.server)
         admin_pb2_grpc.add_AdminServicer_to_server(AdminServicer(stats), self.server)
@@ -60,17 +74,27 @@ class GrpcServer:
         if lock_store is not None:
             locks_pb2_grpc.add_LocksServicer_to_server(LocksServicer(lock_store, settings), self.server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
-        reflection.enable_server_reflection(
-            (*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
-            self.server,
-        )
+        reflected = (*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+                     REFLECTION_V1, reflection.SERVICE_NAME)
+        servicer = reflection.aio.ReflectionServicer(reflected)
+        for name in (REFLECTION_V1, reflection.SERVICE_NAME):
+            self.server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(name, {
+                "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
+                    servicer.ServerReflectionInfo,
+                    request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+                    response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString)}),))
         self.port = 0
 
     async def start(self) -> int:
         address = f"{self._settings.host}:{self._settings.port}"
-        self.port = self.server.add_insecure_port(address)
+        check_port_free(self._settings.host, self._settings.port, "metastore.gateway.port (--port)",
+                        reuse_port=self._settings.so_reuseport)
+        try:
+            self.port = self.server.add_insecure_port(address)
+        except RuntimeError as exc:  # grpcio raises RuntimeError("Failed to bind to address ...")
+            raise BindError(address, "metastore.gateway.port (--port)") from exc
         if self.port == 0:
-            raise OSError(f"cannot bind the gRPC server to {address}")
+            raise BindError(address, "metastore.gateway.port (--port)")
         await self.server.start()
         return self.port
 
@@ -82,3 +106,28 @@ class GrpcServer:
     async def stop(self, grace_s: float) -> None:
         """Refuse new calls, give in-flight calls `grace_s` to finish, then cancel them."""
         await self.server.stop(grace_s)
+
+
+class BindError(OSError):
+    """A port this gateway should listen on is taken (or the address is not this host's); the
+    message names the setting to change."""
+
+    def __init__(self, address: str, setting: str) -> None:
+        super().__init__(f"cannot listen on {address}: the port is in use (another gateway?) or the address is "
+                         f"not one of this host's; stop the other process or choose another port with {setting}")
+
+
+def check_port_free(host: str, port: int, setting: str, *, reuse_port: bool = False) -> None:
+    """BindError before grpcio tries the port: its own failure writes a C-level error line to
+    stderr besides raising, and an operator should see one line, ours."""
+    if port == 0:
+        return
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuse_port and hasattr(socket, "SO_REUSEPORT"):
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        try:
+            s.bind((host, port))
+        except OSError as exc:
+            raise BindError(f"{host}:{port}", setting) from exc

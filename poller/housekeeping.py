@@ -22,6 +22,7 @@ from store import locks
 from hive.backoff import Backoff
 from hive.clock import SYSTEM_CLOCK, Clock
 from store.db import Database
+from store.errors import Unavailable
 from store.events import Outcome
 from store.sql import housekeeping as sql
 from store.txn_store import TxnStore
@@ -80,10 +81,15 @@ class Housekeeper:
                 await self.clock.sleep(interval_s)
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001 - a loop must survive database restarts and bugs alike
+            except Exception as exc:  # noqa: BLE001 - a loop must survive database restarts and bugs alike
                 failures += 1
                 self.stats["errors"] += 1
-                _log.exception("housekeeping loop %r failed (%d in a row)", name, failures)
+                if isinstance(exc, Unavailable):
+                    # The database is away: the gateway's probe logs that once each way (gateway/db_health.py);
+                    # a traceback per loop and round would bury it.
+                    _log.debug("housekeeping loop %r: %s (%d in a row)", name, exc, failures)
+                else:
+                    _log.exception("housekeeping loop %r failed (%d in a row)", name, failures)
                 await self.clock.sleep(backoff.delay(failures))
 
     async def _elected(self, lock_id: int,

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -40,6 +39,7 @@ from store.cache.entry import Codec, TableEntry
 from store.cache.sharded import ShardedCache
 from hive.backoff import Backoff
 from store.db import Database
+from store.errors import Unavailable
 from store.models import NotificationEvent
 from store.sql.events import EVENT_CHANNEL
 
@@ -99,15 +99,17 @@ class Poller:
 
     async def prewarm(self) -> None:
         started = time.monotonic()
-        last_report = [0.0]
+        last_report = [started]
+        partitions = [0]
 
-        def progress(done: int, total: int) -> None:
+        def progress(done: int, total: int, entry: TableEntry | None) -> None:
+            # A log line every few seconds (not \r on stderr: a captured log must stay one event a line).
+            partitions[0] += entry.partition_count if entry is not None else 0
             now = time.monotonic()
-            if done == total or now - last_report[0] > 1.0:
+            if done < total and now - last_report[0] > 2.0:
                 last_report[0] = now
-                print(f"\rprewarm: {done}/{total} tables ({100 * done // max(total, 1)}%)",
-                      end="" if done < total else "\n",
-                      file=sys.stderr, flush=True)
+                _log.info("prewarm: %d partitions loaded so far, %d of %d tables (%d%%)", partitions[0], done, total,
+                          100 * done // max(total, 1))
 
         position, entries, databases = await self._db.read(
             loader.load_all, self._codec, progress)
@@ -127,6 +129,7 @@ class Poller:
     async def run(self) -> None:
         """Catch up forever; cancellation stops it cleanly."""
         failures = 0
+        outage = False  # the failures in a row are the database's absence
         fills = asyncio.get_running_loop().create_task(self._serve_fill_requests(), name="cache fills")
         try:
             while True:
@@ -146,6 +149,10 @@ class Poller:
                         await self._reload(f"events {self.position + 1}..{head} are gone from the log")
                         continue
                     self.apply(batch)
+                    if failures:
+                        _log.log(logging.DEBUG if outage else logging.INFO,
+                                 "poller: reading the log again after %d failed attempt(s), at event %d", failures,
+                                 self.position)
                     failures = 0
                     if len(batch) < self._batch_size:
                         try:
@@ -158,7 +165,12 @@ class Poller:
                 except Exception as exc:  # noqa: BLE001 - survive database restarts; keep the cursor
                     failures += 1
                     self.stats.errors += 1
-                    _log.warning("poller: %s (retry %d)", exc, failures)
+                    # One line when the trouble starts (and one when it ends, above), not one per retry; none
+                    # for a database outage, which the gateway's probe reports (gateway/db_health.py).
+                    outage = isinstance(exc, (Unavailable, OSError, asyncpg.PostgresConnectionError,
+                                              asyncpg.InterfaceError))
+                    _log.log(logging.WARNING if failures == 1 and not outage else logging.DEBUG,
+                             "poller: %s (retry %d)", exc, failures)
                     await self._close_listener()
                     await asyncio.sleep(_ERROR_BACKOFF.delay(failures))
         finally:
@@ -261,6 +273,9 @@ class Poller:
                 self.stats.fills += 1
         except asyncio.CancelledError:
             raise
+        except Unavailable as exc:  # the database is away (the gateway's probe says so): no traceback
+            self.stats.errors += 1
+            _log.debug("poller: loading %s.%s into the cache failed: %s", db_name, table_name, exc)
         except Exception:  # noqa: BLE001 - a failed fill only means more database reads
             self.stats.errors += 1
             _log.exception("poller: loading %s.%s into the cache failed", db_name, table_name)

@@ -102,5 +102,5 @@ class TxnStore:
 
         return await self._db.read(run)
 
-    async def show_transactions(self) -> list[TxnInfo]:
-        return await self._db.read(txns.show_transactions)
+    async def show_transactions(self, state: str = "") -> list[TxnInfo]:
+        return await self._db.read(txns.show_transactions, state)

@@ -279,11 +279,19 @@ MAX_SHOW_ROWS = 10_000
 more exist): every list an RPC returns is bounded, and open txns alone may number hive.max.open.txns."""
 
 
-async def show_transactions(conn: asyncpg.Connection, limit: int = MAX_SHOW_ROWS) -> list[TxnInfo]:
-    """Open and aborted txns by id, at most `limit` + 1."""
+async def show_transactions(conn: asyncpg.Connection, state: str = "", limit: int = MAX_SHOW_ROWS) -> list[TxnInfo]:
+    """Open and aborted txns by id (Hive's SHOW TRANSACTIONS), or those in `state` (OPEN, ABORTED,
+    COMMITTED); at most `limit` + 1."""
+    bound = min(limit, MAX_SHOW_ROWS) + 1
+    if state:
+        codes = {name: code for code, name in _STATE_NAMES.items()}
+        if state not in codes:
+            raise InvalidArgument(f"state must be one of {', '.join(_STATE_NAMES.values())}, got {state[:40]!r}")
+        rows = await conn.fetch(sql.SHOW_TRANSACTIONS_IN_STATE, codes[state], bound)
+    else:
+        rows = await conn.fetch(sql.SHOW_TRANSACTIONS, bound)
     return [TxnInfo(r["txn_id"], _STATE_NAMES[r["state"]], r["txn_type"], r["started_ms"], r["heartbeat_ms"],
-                    r["user_name"], r["host"], r["agent_info"])
-            for r in await conn.fetch(sql.SHOW_TRANSACTIONS, min(limit, MAX_SHOW_ROWS) + 1)]
+                    r["user_name"], r["host"], r["agent_info"]) for r in rows]
 
 
 # -- write ids --------------------------------------------------------------------------------

@@ -98,7 +98,8 @@ class TransactionsServicer(transactions_pb2_grpc.TransactionsServicer):
     async def ShowTransactions(self, request: pb.ShowTransactionsRequest, context: Ctx) -> pb.ShowTransactionsResponse:
         rows = [pb.TxnInfo(txn_id=t.txn_id, state=t.state, started_time_ms=t.started_ms,
                            last_heartbeat_time_ms=t.last_heartbeat_ms, user=t.user, hostname=t.host,
-                           agent_info=t.agent_info, txn_type=t.txn_type) for t in await self._store.show_transactions()]
+                           agent_info=t.agent_info, txn_type=t.txn_type)
+                for t in await self._store.show_transactions(request.state.upper())]
         kept, truncated = within_reply_budget(rows, MAX_SHOW_ROWS)
         return pb.ShowTransactionsResponse(transactions=kept, truncated=truncated)
 

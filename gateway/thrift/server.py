@@ -60,14 +60,17 @@ class RawValue:
 
 
 Method = Callable[..., Awaitable[Any]]
+# (protocol, method, status, seconds, peer, user) after each call: metrics and the access log (gateway/interceptors.py).
+CallHook = Callable[[str, str, str, float, str, str], None]
 
 
 class ThriftServer:
     """Serve `handler`'s coroutine methods named as `service`'s Thrift methods."""
 
-    def __init__(self, service: Any, handler: Any, settings: ThriftSettings) -> None:
+    def __init__(self, service: Any, handler: Any, settings: ThriftSettings, on_call: CallHook | None = None) -> None:
         self._service = service
         self._settings = settings
+        self._on_call = on_call
         self._methods: dict[str, Method] = {
             name: getattr(handler, name) for name in service.thrift_services if hasattr(handler, name)}
         self._server: asyncio.base_events.Server | None = None
@@ -148,7 +151,14 @@ class ThriftServer:
             assert task is not None
             self._busy.add(task)
             try:
-                reply = await self._call(message)
+                started = time.perf_counter()
+                name, status = "(unknown)", "CLOSED"  # no answer: the connection ended or failed mid-call
+                try:
+                    reply, name, status = await self._call(message)
+                finally:
+                    if self._on_call is not None:
+                        self._on_call("thrift", name, status, time.perf_counter() - started,
+                                      str(writer.get_extra_info("peername")), "")
                 if reply is not None:
                     writer.write(_FRAME.pack(len(reply)) + reply if self._settings.framed else reply)
                     await writer.drain()
@@ -175,8 +185,9 @@ class ThriftServer:
 
     # -- calls ------------------------------------------------------------------------------------
 
-    async def _call(self, message: bytes) -> bytes | None:
-        """Decode, dispatch and encode one call; None for a oneway call."""
+    async def _call(self, message: bytes) -> tuple[bytes | None, str, str]:
+        """Decode, dispatch and encode one call: the reply (None for a oneway call), the method's name
+        and the outcome (OK, the declared exception's name, or the TApplicationException's kind)."""
         proto = TCyBinaryProtocol(TCyMemoryBuffer(message))
         name, mtype, seqid = proto.read_message_begin()
         if mtype not in (TMessageType.CALL, TMessageType.ONEWAY):
@@ -184,7 +195,8 @@ class ThriftServer:
         method = self._methods.get(name)
         if method is None:
             return _application_error(name, seqid, TApplicationException.UNKNOWN_METHOD,
-                                      f"Invalid method name: '{bounded(name)}' (not served by this gateway)")
+                                      f"Invalid method name: '{bounded(name)}' (not served by this gateway)"
+                                      ), "(unknown)", "UNKNOWN_METHOD"  # the label set stays bounded
         args = getattr(self._service, f"{name}_args")()
         try:
             try:
@@ -196,10 +208,12 @@ class ThriftServer:
                 _read_with_list_keys(message, args)
         except Exception as exc:  # noqa: BLE001 - the codec's errors are of several kinds
             return _application_error(name, seqid, TApplicationException.PROTOCOL_ERROR,
-                                      f"the arguments of {name} do not decode: {bounded(str(exc))}")
+                                      f"the arguments of {name} do not decode: {bounded(str(exc))}"
+                                      ), name, "PROTOCOL_ERROR"
         result_cls = getattr(self._service, f"{name}_result")
         result = result_cls()
         started = time.perf_counter()
+        status = "OK"
         try:
             value = await method(*(getattr(args, spec[1]) for _, spec in sorted(args.thrift_spec.items())))
         except asyncio.CancelledError:
@@ -210,14 +224,16 @@ class ThriftServer:
                 text = bounded(str(exc)) if isinstance(exc, ON_PURPOSE) else self._internal(name, exc)
                 declared = declared_exception(result_cls.thrift_spec, exc, text)
             if declared is None:
-                return _application_error(name, seqid, TApplicationException.INTERNAL_ERROR, text)
+                reply = _application_error(name, seqid, TApplicationException.INTERNAL_ERROR, text)
+                return reply, name, "INTERNAL_ERROR"
             setattr(result, *declared)
+            status = type(declared[1]).__name__
             value = None
         finally:
             _log.debug("thrift: %s took %.1f ms", name, (time.perf_counter() - started) * 1000)
         if result_cls.oneway:
-            return None
-        return _reply(name, seqid, result, value)
+            return None, name, status
+        return _reply(name, seqid, result, value), name, status
 
     @staticmethod
     def _internal(name: str, exc: BaseException) -> str:

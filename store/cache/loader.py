@@ -58,9 +58,9 @@ async def load_table(
 
 
 async def load_all(
-    conn: asyncpg.Connection, encoders: Codec, progress: Callable[[int, int], None] | None = None,
+    conn: asyncpg.Connection, encoders: Codec, progress: Callable[[int, int, TableEntry | None], None] | None = None,
 ) -> tuple[int, list[TableEntry], list[Database]]:
-    """Every table and database, for an eager prewarm; `progress(done, total)` after each table."""
+    """Every table and database, for an eager prewarm; `progress(done, total, entry)` after each table."""
     position = await events.current_event_id(conn)
     txn_list = await txns.get_open_txns(conn)
     ids = [r["table_id"] for r in await conn.fetch(sql.ALL_TABLE_IDS)]
@@ -70,6 +70,6 @@ async def load_all(
         if entry is not None:
             entries.append(entry)
         if progress is not None:
-            progress(i, len(ids))
+            progress(i, len(ids), entry)
     databases = [codec.database_from_row(r) for r in await conn.fetch(sql.ALL_DATABASES)]
     return position, entries, databases

@@ -153,3 +153,7 @@ FOR SHARE
 
 # The databases among $1 that exist (a lock must name an existing object); index: dbs.name unique.
 EXISTING_DATABASES = "SELECT name FROM dbs WHERE name = ANY($1::text[])"
+
+# Lock components by state ('a' acquired, 'w' waiting), for metrics and the gateway's database probe;
+# a scan of hive_locks, which holds only live locks.
+COUNT_LOCKS_BY_STATE = "SELECT state, count(*) AS count FROM hive_locks GROUP BY state"

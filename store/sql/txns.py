@@ -71,12 +71,13 @@ RETURNING txn_id
 TXN_HIGH_WATERMARK = "SELECT next - 1 FROM next_txn_id WHERE id = 1"
 NOT_COMMITTED_TXNS = "SELECT txn_id, state FROM txns WHERE state <> 'c' AND txn_id <= $1 ORDER BY txn_id"
 
-SHOW_TRANSACTIONS = """
+_SHOW_TXN_COLUMNS = """
 SELECT txn_id, state, txn_type, (extract(epoch FROM started_at) * 1000)::bigint AS started_ms,
        (extract(epoch FROM last_heartbeat) * 1000)::bigint AS heartbeat_ms, user_name, host, agent_info
-FROM txns WHERE state <> 'c' ORDER BY txn_id
-LIMIT $1
 """
+SHOW_TRANSACTIONS = _SHOW_TXN_COLUMNS + "FROM txns WHERE state <> 'c' ORDER BY txn_id LIMIT $1"
+# The same, in one state ('o', 'a' or 'c'); a scan of txns, as above (it holds only recent txns).
+SHOW_TRANSACTIONS_IN_STATE = _SHOW_TXN_COLUMNS + "FROM txns WHERE state = $1 ORDER BY txn_id LIMIT $2"
 
 # -- write ids (index: txn_to_write_id primary key / unique (txn_id, table_id)) ---------------
 EXISTING_WRITE_IDS = "SELECT txn_id, write_id FROM txn_to_write_id WHERE table_id = $1 AND txn_id = ANY($2::bigint[])"

@@ -145,8 +145,10 @@ class GetValidWriteIdsResponse(_message.Message):
     def __init__(self, tables: _Optional[_Iterable[_Union[TableValidWriteIds, _Mapping]]] = ...) -> None: ...
 
 class ShowTransactionsRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("state",)
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    state: str
+    def __init__(self, state: _Optional[str] = ...) -> None: ...
 
 class TxnInfo(_message.Message):
     __slots__ = ("txn_id", "state", "started_time_ms", "last_heartbeat_time_ms", "user", "hostname", "agent_info", "txn_type")

@@ -1,0 +1,49 @@
+"""Start-up failures as one line naming the cause and the fix, instead of a traceback.
+
+Only failures an operator causes and can fix are explained (a port in use, a database that does
+not answer or refuses the credentials, a bad setting, the embedded PostgreSQL failing); anything
+else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import asyncpg
+
+from gateway.config import ConfigError, Settings
+from gateway.embedded_pg import EmbeddedPostgresError
+from gateway.server import BindError
+from store.errors import SchemaMismatch, Unavailable
+
+
+def where(dsn: str) -> str:
+    """The database a DSN names, without its password."""
+    parts = urlsplit(dsn)
+    host = parts.hostname or "localhost"
+    return f"{host}:{parts.port or 5432}{parts.path}" if parts.hostname else f"{parts.path or dsn} (local socket)"
+
+
+def explain(exc: BaseException, settings: Settings | None) -> str | None:
+    """The one line for a start-up failure an operator can fix; None for anything else (a bug)."""
+    dsn = settings.dsn if settings is not None else ""
+    database = f"the database at {where(dsn)}" if dsn else "the embedded PostgreSQL"
+    fix_dsn = "check that PostgreSQL runs there and that --dsn (metastore.gateway.dsn) names it" if dsn else \
+        "see its log in the data directory"
+    if isinstance(exc, (BindError, ConfigError, SchemaMismatch)):
+        return str(exc)
+    if isinstance(exc, EmbeddedPostgresError):
+        return f"the embedded PostgreSQL did not start: {_short(exc)}"
+    if isinstance(exc, (asyncpg.InvalidPasswordError, asyncpg.InvalidAuthorizationSpecificationError)):
+        return f"{database} refused the credentials: {_short(exc)}; fix the user or password in --dsn"
+    if isinstance(exc, asyncpg.InvalidCatalogNameError):
+        return f"{database}: {_short(exc)}; create it (CREATE DATABASE) or name an existing one in --dsn"
+    if isinstance(exc, (Unavailable, OSError, TimeoutError, asyncpg.CannotConnectNowError,
+                        asyncpg.PostgresConnectionError)):
+        return f"cannot connect to {database}: {_short(exc)}; {fix_dsn}"
+    return None
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text[:300]

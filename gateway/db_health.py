@@ -1,0 +1,104 @@
+"""Whether this gateway's database answers, checked on a connection of its own.
+
+Design note. Health must say NOT_SERVING while the database is unreachable (every call would be
+UNAVAILABLE) and SERVING once it is back, and an operator needs one log line each way, not one per
+failed call or loop. The probe keeps one connection outside the pool, so a pool that is merely
+busy (every connection checked out) does not read as "database down", and runs one cheap query
+each `interval_s`: the lock counts that metrics export, so the probe costs nothing extra. A
+failure closes the connection and the next round reconnects; every wait is bounded (connect and
+query time-outs), and cancellation goes straight through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Callable
+
+import asyncpg
+
+from store.sql import locks as lock_sql
+
+_log = logging.getLogger(__name__)
+_CONNECTION_ERRORS = (OSError, TimeoutError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
+                      asyncpg.CannotConnectNowError)
+
+
+class QuietPoolReconnects(logging.Filter):
+    """asyncpg's pool logs a warning with a traceback each time it fails to reconnect its minimum
+    connections (every 1, 2, 4 ... 60 s while the database is away). That failure is the outage the
+    probe already reported in one line: keep the record at DEBUG, without the traceback. Other
+    records pass unchanged."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, _CONNECTION_ERRORS) and record.getMessage().startswith("Failed to restore the pool"):
+            record.msg, record.args = f"{record.getMessage()}: {exc}", None
+            record.exc_info, record.exc_text = None, None
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return True
+
+
+QUIET_POOL_RECONNECTS = QuietPoolReconnects()
+
+
+def quiet_pool_reconnects() -> None:
+    """Install the filter on asyncpg's pool logger (idempotent; stateless, so gateways share it)."""
+    pool_log = logging.getLogger("asyncpg.pool")
+    if QUIET_POOL_RECONNECTS not in pool_log.filters:
+        pool_log.addFilter(QUIET_POOL_RECONNECTS)
+
+
+@dataclass
+class DatabaseProbe:
+    dsn: str
+    interval_s: float = 2.0
+    timeout_s: float = 5.0
+    on_change: Callable[[bool], None] = field(default=lambda up: None)
+    up: bool = True  # the gateway has just connected when the probe starts
+    locks_held: int = 0
+    locks_waiting: int = 0
+    _conn: asyncpg.Connection | None = field(default=None, init=False, repr=False)
+
+    async def run(self) -> None:
+        """Probe until cancelled."""
+        try:
+            while True:
+                await self.check_once()
+                await asyncio.sleep(self.interval_s)
+        finally:
+            await self._close()
+
+    async def check_once(self) -> bool:
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                if self._conn is None or self._conn.is_closed():
+                    self._conn = await asyncpg.connect(self.dsn, timeout=self.timeout_s)
+                rows = await self._conn.fetch(lock_sql.COUNT_LOCKS_BY_STATE)
+        except asyncio.CancelledError:
+            raise
+        except (*_CONNECTION_ERRORS, asyncpg.PostgresError) as exc:
+            await self._close()
+            self._set(False, f"{type(exc).__name__}: {exc}"[:300])
+            return False
+        counts = {r["state"]: r["count"] for r in rows}
+        self.locks_held, self.locks_waiting = counts.get("a", 0), counts.get("w", 0)
+        self._set(True, "")
+        return True
+
+    def _set(self, up: bool, why: str) -> None:
+        if up == self.up:
+            return
+        self.up = up
+        if up:
+            _log.warning("database reachable again; health SERVING")
+        else:
+            _log.warning("database unreachable (%s); health NOT_SERVING, calls answer UNAVAILABLE until it is back",
+                         why)
+        self.on_change(up)
+
+    async def _close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None and not conn.is_closed():
+            conn.terminate()  # no goodbye over a connection that just failed: it may hang

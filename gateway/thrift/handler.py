@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from thriftpy2.thrift import TType
 
+from gateway.auth import Ownership
 from gateway.config import Settings, settings_keys
 from gateway.thrift import convert
 from gateway.thrift import wire
@@ -80,6 +81,7 @@ class HiveMetastoreHandler(TxnLockMethods):
         self._cached = cached
         self._txns = txns
         self._locks = locks
+        self._owners = Ownership(txns, locks)
         self._settings = settings
         self._started = int(time.time())
 

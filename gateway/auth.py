@@ -252,3 +252,33 @@ def _read(path: str, key: str) -> bytes:
             return f.read()
     except OSError as exc:
         raise ConfigError(f"{key}: cannot read {path}: {exc.strerror}") from exc
+
+
+@dataclass(frozen=True, slots=True)
+class ClientCredentials:
+    """How a client of the gateway's gRPC API proves itself: a CA to trust the server by (TLS), a
+    certificate and key of its own (mutual TLS), and a bearer token. All empty: plain, as `make run`."""
+
+    ca_file: str = ""
+    cert_file: str = ""
+    key_file: str = ""
+    token: str = ""
+
+
+PLAIN = ClientCredentials()
+
+
+def client_channel(address: str, credentials: ClientCredentials, options: Any = None) -> grpc.Channel:
+    """A blocking channel to `address` with `credentials` (tokens need TLS: grpc sends them on secure
+    channels only, and so does this gateway accept them)."""
+    c = credentials
+    if not c.ca_file:
+        if c.token or c.cert_file:
+            raise ConfigError("a token or a client certificate needs TLS: give the CA that signed the gateway's "
+                              "certificate (--tls-ca or MSGW_TLS_CA)")
+        return grpc.insecure_channel(address, options=options)
+    own = (_read(c.key_file, "--tls-key"), _read(c.cert_file, "--tls-cert")) if c.cert_file else (None, None)
+    secure = grpc.ssl_channel_credentials(_read(c.ca_file, "--tls-ca"), *own)
+    if c.token:
+        secure = grpc.composite_channel_credentials(secure, grpc.access_token_call_credentials(c.token))
+    return grpc.secure_channel(address, secure, options=options)

@@ -24,7 +24,8 @@ from hive import durations
 
 ENV_PREFIX = "MSGW_"
 # Variables of the command line tools themselves, not settings (gateway/cli.py, gateway/admin/commands.py).
-TOOL_VARIABLES = frozenset({"MSGW_LOG_LEVEL", "MSGW_ADDRESS"})
+TOOL_VARIABLES = frozenset({"MSGW_LOG_LEVEL", "MSGW_ADDRESS", "MSGW_TOKEN", "MSGW_TLS_CA", "MSGW_TLS_CERT",
+                            "MSGW_TLS_KEY"})
 
 
 class ConfigError(ValueError):
@@ -183,6 +184,9 @@ class Settings:
         if self.tls_client_ca_file and not self.tls_cert_file:
             raise ConfigError("metastore.gateway.tls.client.ca.file needs TLS: set metastore.gateway.tls.cert.file and "
                               "metastore.gateway.tls.key.file too")
+        if self.auth_token_file and not self.tls_cert_file:
+            raise ConfigError("metastore.gateway.auth.token.file needs TLS (tokens would cross the network in clear): "
+                              "set metastore.gateway.tls.cert.file and metastore.gateway.tls.key.file")
         if self.auth_token_file and self.thrift_enabled and not self.tls_client_ca_file:
             raise ConfigError("metastore.gateway.auth.token.file turns authentication on, but the Thrift endpoint can "
                               "authenticate clients only by certificate: set metastore.gateway.tls.client.ca.file, or "

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import io
+import json
 import os
 import ssl
 from pathlib import Path
@@ -21,8 +23,10 @@ from cryptography.x509.oid import NameOID
 from thriftpy2.thrift import TApplicationException
 from thriftpy2.transport import TTransportException
 
+from gateway.admin import commands
 from gateway.app import Gateway
 from gateway.auth import read_token_file
+from gateway.cli import build_parser
 from gateway.config import ConfigError
 from gateway.thrift.idl import SERVICE, hms
 from protos.metastore.v1 import catalog_pb2 as pb
@@ -222,7 +226,29 @@ def test_token_files_and_settings_are_checked(tmp_path: Path, pki: dict[str, tup
     os.chmod(bad, 0o600)
     with pytest.raises(ConfigError, match="line 1 is not 'token,user'"):
         read_token_file(str(bad))
-    with pytest.raises(ConfigError, match="only by certificate"):
+    with pytest.raises(ConfigError, match="needs TLS"):
         gateway_settings("postgresql://x", **{"metastore.gateway.auth.token.file": str(bad)})
+    with pytest.raises(ConfigError, match="only by certificate"):
+        gateway_settings("postgresql://x", **{"metastore.gateway.auth.token.file": str(bad),
+                                              "metastore.gateway.tls.cert.file": pki["server"][0],
+                                              "metastore.gateway.tls.key.file": pki["server"][1]})
     with pytest.raises(ConfigError, match="go together"):
         gateway_settings("postgresql://x", **{"metastore.gateway.tls.cert.file": pki["server"][0]})
+
+
+async def test_admin_commands_over_tls_with_a_token(token_gateway: Gateway, pki: dict[str, tuple[str, str]],
+                                                    tmp_path: Path) -> None:
+    async def cli(*argv: str) -> tuple[int, str, str]:
+        args = build_parser().parse_args([*argv, "--address", f"127.0.0.1:{token_gateway.port}", "--json"])
+        out, err = io.StringIO(), io.StringIO()
+        code = await asyncio.to_thread(commands.run, args, out, err)
+        return code, out.getvalue(), err.getvalue()
+
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKENS["root"] + "\n")
+    code, out, err = await cli("show", "databases", "--tls-ca", pki["ca"][0], "--token-file", str(token_file))
+    assert (code, json.loads(out)) == (0, []), err
+    code, _, err = await cli("show", "databases", "--tls-ca", pki["ca"][0])
+    assert code == 1 and err.startswith("metastore-gateway show databases: UNAUTHENTICATED"), err
+    code, _, err = await cli("show", "databases", "--token-file", str(token_file))
+    assert code == 2 and "needs TLS" in err, err

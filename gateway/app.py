@@ -25,6 +25,7 @@ from pathlib import Path
 
 import asyncpg
 
+from gateway.auth import Authenticator, is_loopback, thrift_ssl_context
 from gateway.config import Settings, data_dir_of
 from gateway.db_health import DatabaseProbe, quiet_pool_reconnects
 from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
@@ -130,7 +131,12 @@ class Gateway:
             self.cached_catalog = CachedCatalog(self.cache, catalog, on_fallback=self.metrics.fallback)
             lock_store = LockStore(self._db)
             observer = CallObserver(self.metrics.calls, log_access=s.access_log)
-            self._server = GrpcServer(s, catalog, txn_store, self.cached_catalog, self, lock_store, observer)
+            auth = Authenticator.from_settings(s)
+            if not s.tls_cert_file and not is_loopback(s.host):
+                _log.warning("serving on %s without TLS: anyone who can reach it may read and change the catalog and "
+                             "other users' txns; set metastore.gateway.tls.cert.file/key.file (and "
+                             "metastore.gateway.auth.token.file or tls.client.ca.file)", s.host)
+            self._server = GrpcServer(s, catalog, txn_store, self.cached_catalog, self, lock_store, observer, auth)
             compaction_pb2_grpc.add_CompactorServicer_to_server(CompactorServicer(self._db, s), self._server.server)
             self.port = await self._server.start()
             await self._server.set_serving(False)  # open, and says so: warming up
@@ -138,7 +144,8 @@ class Gateway:
                 self._thrift = ThriftServer(THRIFT_SERVICE, HiveMetastoreHandler(
                     catalog, self.cached_catalog, txn_store, lock_store, s), ThriftSettings(
                     host=s.host, port=s.thrift_port, framed=s.thrift_framed, max_message_bytes=s.max_message_bytes,
-                    max_connections=s.thrift_max_connections, read_timeout_s=s.thrift_read_timeout_s),
+                    max_connections=s.thrift_max_connections, read_timeout_s=s.thrift_read_timeout_s,
+                    ssl_context=thrift_ssl_context(s), authenticator=auth),
                     on_call=observer.done)
                 try:
                     await self._thrift.start()

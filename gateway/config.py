@@ -24,7 +24,8 @@ from hive import durations
 
 ENV_PREFIX = "MSGW_"
 # Variables of the command line tools themselves, not settings (gateway/cli.py, gateway/admin/commands.py).
-TOOL_VARIABLES = frozenset({"MSGW_LOG_LEVEL", "MSGW_ADDRESS"})
+TOOL_VARIABLES = frozenset({"MSGW_LOG_LEVEL", "MSGW_ADDRESS", "MSGW_TOKEN", "MSGW_TLS_CA", "MSGW_TLS_CERT",
+                            "MSGW_TLS_KEY"})
 
 
 class ConfigError(ValueError):
@@ -160,6 +161,19 @@ class Settings:
                                                   "did-not-initiate entries kept in history per partition")
     compactor_history_interval_s: float = _setting("hive.compactor.history.reaper.interval", 120.0,
                                                    "time between compaction history purges", "duration")
+    tls_cert_file: str = _setting("metastore.gateway.tls.cert.file", "",
+                                  "PEM server certificate (chain): TLS on gRPC and on the Thrift port when set, with "
+                                  "metastore.gateway.tls.key.file")
+    tls_key_file: str = _setting("metastore.gateway.tls.key.file", "", "PEM private key of the server certificate")
+    tls_client_ca_file: str = _setting("metastore.gateway.tls.client.ca.file", "",
+                                       "PEM CA bundle: when set, clients must present a certificate it signed (mutual "
+                                       "TLS), and its common name is the client's user")
+    auth_token_file: str = _setting("metastore.gateway.auth.token.file", "",
+                                    "bearer tokens for gRPC, one 'token,user' per line (kept 0600): when set, every "
+                                    "gRPC call must carry 'authorization: Bearer <token>' or a client certificate")
+    admin_users: str = _setting("hive.users.in.admin.role", "",
+                                "comma-separated users who may commit, abort, heartbeat or unlock other users' txns "
+                                "and locks, and see their user and host")
     access_log: bool = _setting("metastore.gateway.access.log", False,
                                 "log one line per call (protocol, method, status, duration, peer, user) on the "
                                 "metastore.access logger")
@@ -195,6 +209,19 @@ class Settings:
                               "a positive duration")
         if self.dsn and not self.dsn.startswith(("postgresql://", "postgres://")):
             raise ConfigError("metastore.gateway.dsn: expected a postgresql://... URL")
+        if bool(self.tls_cert_file) != bool(self.tls_key_file):
+            raise ConfigError("metastore.gateway.tls.cert.file and metastore.gateway.tls.key.file go together: set "
+                              "both for TLS, or neither")
+        if self.tls_client_ca_file and not self.tls_cert_file:
+            raise ConfigError("metastore.gateway.tls.client.ca.file needs TLS: set metastore.gateway.tls.cert.file and "
+                              "metastore.gateway.tls.key.file too")
+        if self.auth_token_file and not self.tls_cert_file:
+            raise ConfigError("metastore.gateway.auth.token.file needs TLS (tokens would cross the network in clear): "
+                              "set metastore.gateway.tls.cert.file and metastore.gateway.tls.key.file")
+        if self.auth_token_file and self.thrift_enabled and not self.tls_client_ca_file:
+            raise ConfigError("metastore.gateway.auth.token.file turns authentication on, but the Thrift endpoint can "
+                              "authenticate clients only by certificate: set metastore.gateway.tls.client.ca.file, or "
+                              "metastore.gateway.thrift.enabled=false")
 
 
 def key_of(field_name: str) -> str:

@@ -30,6 +30,8 @@ STATUS_OF: dict[type[Exception], grpc.StatusCode] = {
     se.ResourceExhausted: grpc.StatusCode.RESOURCE_EXHAUSTED,
     se.Unavailable: grpc.StatusCode.UNAVAILABLE,
     se.SchemaMismatch: grpc.StatusCode.FAILED_PRECONDITION,
+    se.Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,
+    se.PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
 }
 
 

@@ -13,6 +13,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
+from gateway.auth import OPEN_AUTHENTICATOR, AuthInterceptor, Authenticator, Ownership, grpc_server_credentials
 from gateway.config import Settings
 from gateway.interceptors import CallObserver, ObservingInterceptor
 from gateway.metrics import StatsSource
@@ -55,14 +56,18 @@ class GrpcServer:
 
     def __init__(self, settings: Settings, catalog: CatalogStore, txn_store: TxnStore, cached: CachedCatalog,
                  stats: StatsSource, lock_store: LockStore | None = None,
-                 observer: CallObserver | None = None) -> None:
+                 observer: CallObserver | None = None, auth: Authenticator = OPEN_AUTHENTICATOR) -> None:
         self._settings = settings
         options = [
             ("grpc.max_receive_message_length", settings.max_message_bytes),
             ("grpc.max_send_message_length", settings.max_message_bytes),
             ("grpc.so_reuseport", 1 if settings.so_reuseport else 0),
         ]
-        interceptors = [ObservingInterceptor(observer)] if observer is not None else []
+        interceptors: list[grpc.aio.ServerInterceptor] = []
+        if auth.enabled:  # first: the observer caches its handler per method, so what follows it runs once
+            interceptors.append(AuthInterceptor(auth))
+        if observer is not None:
+            interceptors.append(ObservingInterceptor(observer))
         self.server = grpc.aio.server(options=options, maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
                                       interceptors=interceptors)
         self.health = health.aio.HealthServicer()
@@ -70,9 +75,10 @@ class GrpcServer:
         admin_pb2_grpc.add_AdminServicer_to_server(AdminServicer(stats), self.server)
         events_pb2_grpc.add_EventsServicer_to_server(EventsServicer(catalog, settings), self.server)
         transactions_pb2_grpc.add_TransactionsServicer_to_server(
-            TransactionsServicer(txn_store, settings, lock_store, cached), self.server)
+            TransactionsServicer(txn_store, settings, lock_store, cached, auth), self.server)
         if lock_store is not None:
-            locks_pb2_grpc.add_LocksServicer_to_server(LocksServicer(lock_store, settings), self.server)
+            locks_pb2_grpc.add_LocksServicer_to_server(
+                LocksServicer(lock_store, settings, Ownership(txn_store, lock_store), auth), self.server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         reflected = (*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
                      REFLECTION_V1, reflection.SERVICE_NAME)
@@ -89,8 +95,12 @@ class GrpcServer:
         address = f"{self._settings.host}:{self._settings.port}"
         check_port_free(self._settings.host, self._settings.port, "metastore.gateway.port (--port)",
                         reuse_port=self._settings.so_reuseport)
+        credentials = grpc_server_credentials(self._settings)
         try:
-            self.port = self.server.add_insecure_port(address)
+            if credentials is None:
+                self.port = self.server.add_insecure_port(address)
+            else:
+                self.port = self.server.add_secure_port(address, credentials)
         except RuntimeError as exc:  # grpcio raises RuntimeError("Failed to bind to address ...")
             raise BindError(address, "metastore.gateway.port (--port)") from exc
         if self.port == 0:

@@ -62,6 +62,14 @@ class CommandTimeout(Unavailable):
     message names the time-out instead."""
 
 
+class Unauthenticated(StoreError):
+    """The caller did not prove who it is (no or an unknown token, no client certificate)."""
+
+
+class PermissionDenied(StoreError):
+    """The caller is known but may not act on this object (another user's txn or lock)."""
+
+
 class SchemaMismatch(StoreError):
     """The database schema is newer than this gateway understands, or was never migrated."""
 

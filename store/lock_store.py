@@ -40,3 +40,7 @@ class LockStore:
         if txn_id < 0:
             raise InvalidArgument(f"txn_id must not be negative, got {txn_id}")
         return await self._db.read(locks.show_locks, scope, extended=extended, txn_id=txn_id)
+
+    async def owners(self, lock_ids: Sequence[int]) -> dict[int, str]:
+        """The user each existing lock request was taken by."""
+        return await self._db.read(locks.lock_owners, lock_ids)

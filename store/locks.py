@@ -282,3 +282,7 @@ def _holder_text(r: asyncpg.Record) -> str:
     agent = f", {r['agent_info']}" if r["agent_info"] else ""
     return (f"lock {r['ext_id']}.{r['int_id']} {LockType(r['lock_type']).name} on {_scope(r)} "
             f"held by {r['user_name'] or '?'}@{r['host'] or '?'} ({txn}{agent})")
+
+
+async def lock_owners(conn: asyncpg.Connection, lock_ids: Sequence[int]) -> dict[int, str]:
+    return {r["ext_id"]: r["user_name"] for r in await conn.fetch(sql.LOCK_OWNERS, list(lock_ids))}

@@ -104,3 +104,7 @@ class TxnStore:
 
     async def show_transactions(self, state: str = "") -> list[TxnInfo]:
         return await self._db.read(txns.show_transactions, state)
+
+    async def owners(self, txn_ids: Sequence[int]) -> dict[int, str]:
+        """The user each existing txn was opened by (txns already cleaned away are left out)."""
+        return await self._db.read(txns.txn_owners, txn_ids)

@@ -324,3 +324,7 @@ async def write_id_of(conn: asyncpg.Connection, txn_id: int, table_id: int) -> i
     if not txn_id:
         return 0
     return int(await conn.fetchval(sql.WRITE_ID_OF_TXN, txn_id, table_id) or 0)
+
+
+async def txn_owners(conn: asyncpg.Connection, txn_ids: Sequence[int]) -> dict[int, str]:
+    return {r["txn_id"]: r["user_name"] for r in await conn.fetch(sql.TXN_OWNERS, list(txn_ids))}

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-import grpc
-
+from gateway.auth import PLAIN, ClientCredentials, client_channel
 from protos.metastore.v1 import admin_pb2, admin_pb2_grpc, catalog_pb2, catalog_pb2_grpc, locks_pb2, locks_pb2_grpc
 from protos.metastore.v1 import transactions_pb2, transactions_pb2_grpc
 
@@ -45,10 +44,11 @@ def split_table_name(name: str) -> tuple[str, str]:
 class AdminClient:
     """A blocking client of one gateway; every call bounded by `timeout_s`. Use as a context manager."""
 
-    def __init__(self, address: str, timeout_s: float = 10.0) -> None:
+    def __init__(self, address: str, timeout_s: float = 10.0,
+                 credentials: ClientCredentials = PLAIN) -> None:
         self.address = address
         self._timeout = timeout_s
-        self._channel = grpc.insecure_channel(address)
+        self._channel = client_channel(address, credentials)
         self._catalog = catalog_pb2_grpc.CatalogStub(self._channel)
         self._txns = transactions_pb2_grpc.TransactionsStub(self._channel)
         self._locks = locks_pb2_grpc.LocksStub(self._channel)

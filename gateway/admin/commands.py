@@ -22,11 +22,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from typing import Callable, TextIO
 
 import grpc
 
 from gateway.admin import render
+from gateway.auth import ClientCredentials
+from gateway.config import ConfigError
 from gateway.admin.client import AdminClient, AdminUsageError, Row, split_table_name
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
@@ -44,6 +47,14 @@ def _client_options(p: argparse.ArgumentParser) -> None:
                    help=f"the gateway's gRPC address (default {DEFAULT_ADDRESS}, or $MSGW_ADDRESS)")
     p.add_argument("--json", action="store_true", help="print JSON (for scripts) instead of aligned text")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds each call may take (default 10)")
+    p.add_argument("--tls-ca", default=os.environ.get("MSGW_TLS_CA", ""),
+                   help="PEM CA that signed the gateway's certificate: connect with TLS ($MSGW_TLS_CA)")
+    p.add_argument("--tls-cert", default=os.environ.get("MSGW_TLS_CERT", ""),
+                   help="this client's PEM certificate, for a gateway that wants mutual TLS ($MSGW_TLS_CERT)")
+    p.add_argument("--tls-key", default=os.environ.get("MSGW_TLS_KEY", ""),
+                   help="the key of --tls-cert ($MSGW_TLS_KEY)")
+    p.add_argument("--token-file", default="",
+                   help="a file holding this client's bearer token (or the token itself in $MSGW_TOKEN)")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -164,9 +175,9 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
         command = _cache_stats
     label = " ".join(filter(None, (args.command, getattr(args, "show_what", None), getattr(args, "abort_what", None))))
     try:
-        with AdminClient(args.address, args.timeout) as client:
+        with AdminClient(args.address, args.timeout, _credentials(args)) as client:
             command(client, args, out)
-    except AdminUsageError as exc:
+    except (AdminUsageError, ConfigError) as exc:
         err.write(f"metastore-gateway {label}: {exc}\n")
         return 2
     except grpc.RpcError as exc:
@@ -186,3 +197,13 @@ def describe_rpc_error(exc: grpc.RpcError, address: str) -> str:
         return (f"DEADLINE_EXCEEDED: no answer from {address} within the time-out; raise --timeout or check the "
                 "gateway's log")
     return f"{code.name}: {details[:1000]}"
+
+
+def _credentials(args: argparse.Namespace) -> ClientCredentials:
+    token = os.environ.get("MSGW_TOKEN", "")
+    if args.token_file:
+        try:
+            token = Path(args.token_file).read_text().strip()
+        except OSError as exc:
+            raise AdminUsageError(f"--token-file: cannot read {args.token_file}: {exc.strerror}") from exc
+    return ClientCredentials(args.tls_ca, args.tls_cert, args.tls_key, token)

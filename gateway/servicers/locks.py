@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TypeAlias
 
 import grpc
 
+from gateway.auth import OPEN_AUTHENTICATOR, Authenticator, Identity, Ownership, shown
 from gateway.config import Settings
 from gateway.errors import rpc_methods
 from gateway.servicers.validation import REPLY_BUDGET, check_batch, within_reply_budget
@@ -35,21 +37,33 @@ _SHOW_LOCKS_HEADER = ("Lock ID", "Database", "Table", "Partition", "State", "Blo
 
 @rpc_methods
 class LocksServicer(locks_pb2_grpc.LocksServicer):
-    def __init__(self, store: LockStore, settings: Settings) -> None:
+    def __init__(self, store: LockStore, settings: Settings, owners: Ownership | None = None,
+                 auth: Authenticator = OPEN_AUTHENTICATOR) -> None:
         self._store = store
         self._settings = settings
+        self._owners = owners
+        self._auth = auth
+
+    async def _check(self, context: Ctx, lock_id: int, what: str) -> None:
+        if self._owners is not None:
+            await self._owners.check_locks(self._auth.context_identity(context), [lock_id], what)
 
     async def Lock(self, request: pb.LockRequest, context: Ctx) -> pb.LockResponse:
         check_batch(len(request.components), "Lock (components)", self._settings.max_batch_size)
+        identity = self._auth.context_identity(context)
+        if request.txn_id and self._owners is not None:
+            await self._owners.check_txns(identity, [request.txn_id], "Lock")
         result = await self._store.lock(LockRequest(
             tuple(_component(i, c) for i, c in enumerate(request.components)), request.txn_id,
-            request.user, request.hostname, request.agent_info))
+            identity.user_or(request.user), request.hostname, request.agent_info))
         return _response(result)
 
     async def CheckLock(self, request: pb.CheckLockRequest, context: Ctx) -> pb.LockResponse:
+        await self._check(context, request.lock_id, "CheckLock")
         return _response(await self._store.check_lock(request.lock_id))
 
     async def Unlock(self, request: pb.UnlockRequest, context: Ctx) -> pb.UnlockResponse:
+        await self._check(context, request.lock_id, "Unlock")
         await self._store.unlock(request.lock_id)
         return pb.UnlockResponse()
 
@@ -60,10 +74,16 @@ class LocksServicer(locks_pb2_grpc.LocksServicer):
                  if request.db_name else None)
         if request.partition_name and scope is None:
             raise InvalidArgument("ShowLocks: a partition_name needs its db_name and table_name")
-        infos = await self._store.show_locks(scope, extended=request.extended, txn_id=request.txn_id)
+        infos = [_shown(self._auth.context_identity(context), i)
+                 for i in await self._store.show_locks(scope, extended=request.extended, txn_id=request.txn_id)]
         # The text repeats each row: half the budget for the rows, half for the text.
         kept, truncated = within_reply_budget([_info_to_pb(i) for i in infos], MAX_SHOW_ROWS, REPLY_BUDGET // 2)
         return pb.ShowLocksResponse(locks=kept, text=show_locks_text(infos[:len(kept)]), truncated=truncated)
+
+
+def _shown(identity: Identity, info: LockInfo) -> LockInfo:
+    user, host = shown(identity, info.user, info.host)
+    return info if (user, host) == (info.user, info.host) else replace(info, user=user, host=host)
 
 
 def _component(index: int, c: pb.LockComponent) -> LockComponent:

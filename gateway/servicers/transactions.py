@@ -6,6 +6,7 @@ from typing import TypeAlias
 
 import grpc
 
+from gateway.auth import OPEN_AUTHENTICATOR, Authenticator, Ownership, shown
 from gateway.config import Settings
 from gateway.errors import rpc_methods
 from gateway.servicers.validation import check_batch, require, within_reply_budget
@@ -24,19 +25,23 @@ Ctx: TypeAlias = grpc.aio.ServicerContext
 @rpc_methods
 class TransactionsServicer(transactions_pb2_grpc.TransactionsServicer):
     def __init__(self, store: TxnStore, settings: Settings, locks: LockStore | None = None,
-                 cached: CachedCatalog | None = None) -> None:
+                 cached: CachedCatalog | None = None, auth: Authenticator = OPEN_AUTHENTICATOR) -> None:
         self._store = store
         self._settings = settings
         self._locks = locks
         self._cached = cached
+        self._auth = auth
+        self._owners = Ownership(store, locks)
 
     async def OpenTxns(self, request: pb.OpenTxnsRequest, context: Ctx) -> pb.OpenTxnsResponse:
-        ids, event_id = await self._store.open_txns(request.num_txns, user=request.user, host=request.hostname,
+        user = self._auth.context_identity(context).user_or(request.user)
+        ids, event_id = await self._store.open_txns(request.num_txns, user=user, host=request.hostname,
                                                     agent_info=request.agent_info)
         return pb.OpenTxnsResponse(txn_ids=ids, event_id=event_id)
 
     async def CommitTxn(self, request: pb.CommitTxnRequest, context: Ctx) -> pb.CommitTxnResponse:
         _positive(request.txn_id, "txn_id")
+        await self._owners.check_txns(self._auth.context_identity(context), [request.txn_id], "CommitTxn")
         event_id = await self._store.commit(request.txn_id)
         if self._cached is not None:
             self._cached.ended_txn(request.txn_id, event_id)
@@ -46,6 +51,7 @@ class TransactionsServicer(transactions_pb2_grpc.TransactionsServicer):
         check_batch(len(request.txn_ids), "AbortTxns", self._settings.txn_max_open_batch)
         for t in request.txn_ids:
             _positive(t, "txn_ids")
+        await self._owners.check_txns(self._auth.context_identity(context), request.txn_ids, "AbortTxns")
         event_ids = await self._store.abort(list(request.txn_ids))
         if self._cached is not None and event_ids:
             for t in request.txn_ids:
@@ -62,6 +68,9 @@ class TransactionsServicer(transactions_pb2_grpc.TransactionsServicer):
                 raise ResourceExhausted(f"txn_range covers {hi - lo + 1} txns, more than hive.txn.max.open.batch")
             txn_ids += range(lo, hi + 1)
         check_batch(len(request.lock_ids) or 1, "Heartbeat (lock_ids)", self._settings.max_batch_size)
+        identity = self._auth.context_identity(context)
+        await self._owners.check_txns(identity, txn_ids, "Heartbeat")
+        await self._owners.check_locks(identity, request.lock_ids, "Heartbeat")
         aborted, nosuch = await self._store.heartbeat(txn_ids) if txn_ids else ([], [])
         lock_ids = list(request.lock_ids)
         nosuch_locks = await self._locks.heartbeat(lock_ids) if lock_ids and self._locks else lock_ids
@@ -96,9 +105,10 @@ class TransactionsServicer(transactions_pb2_grpc.TransactionsServicer):
                                   table_id=t.table_id) for t in tables])
 
     async def ShowTransactions(self, request: pb.ShowTransactionsRequest, context: Ctx) -> pb.ShowTransactionsResponse:
+        identity = self._auth.context_identity(context)
         rows = [pb.TxnInfo(txn_id=t.txn_id, state=t.state, started_time_ms=t.started_ms,
-                           last_heartbeat_time_ms=t.last_heartbeat_ms, user=t.user, hostname=t.host,
-                           agent_info=t.agent_info, txn_type=t.txn_type)
+                           last_heartbeat_time_ms=t.last_heartbeat_ms, agent_info=t.agent_info, txn_type=t.txn_type,
+                           **dict(zip(("user", "hostname"), shown(identity, t.user, t.host))))
                 for t in await self._store.show_transactions(request.state.upper())]
         kept, truncated = within_reply_budget(rows, MAX_SHOW_ROWS)
         return pb.ShowTransactionsResponse(transactions=kept, truncated=truncated)

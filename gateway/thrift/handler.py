@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from thriftpy2.thrift import TType
 
+from gateway.auth import Ownership
 from gateway.config import Settings, settings_keys
 from gateway.thrift import convert
 from gateway.thrift.convert import required, stamp_ddl_time
@@ -78,6 +79,7 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
         self._cached = cached
         self._txns = txns
         self._locks = locks
+        self._owners = Ownership(txns, locks)
         self._settings = settings
         self._started = int(time.time())
         self._compaction_db = catalog.database  # compact2 / show_compact (gateway/thrift/compaction_methods.py)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
 import struct
 import time
 import uuid
@@ -31,9 +32,10 @@ from thriftpy2.protocol.cybin import TCyBinaryProtocol
 from thriftpy2.thrift import TApplicationException, TMessageType, TType
 from thriftpy2.transport import TCyMemoryBuffer, TMemoryBuffer
 
+from gateway.auth import OPEN_AUTHENTICATOR, Authenticator, thrift_identity
 from gateway.thrift.errors import bounded, declared_exception
 from gateway.thrift.framing import FramingError, MessageScanner
-from store.errors import ON_PURPOSE
+from store.errors import ON_PURPOSE, Unauthenticated
 
 _log = logging.getLogger(__name__)
 _FRAME = struct.Struct("!i")
@@ -48,6 +50,8 @@ class ThriftSettings:
     max_message_bytes: int = 100 * 1024 * 1024
     max_connections: int = 1000
     read_timeout_s: float = 60.0
+    ssl_context: ssl.SSLContext | None = None  # TLS (mutual when it requires client certificates)
+    authenticator: Authenticator = OPEN_AUTHENTICATOR  # names a connection's caller from its certificate
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +88,7 @@ class ThriftServer:
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._accept, self._settings.host, self._settings.port,
-                                                  limit=READ_CHUNK)
+                                                  limit=READ_CHUNK, ssl=self._settings.ssl_context)
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def stop(self, grace_s: float = 2.0) -> None:
@@ -120,10 +124,12 @@ class ThriftServer:
             return
         self._connections.add(task)
         try:
+            # This task serves only this connection, so the caller holds for every call made on it.
+            thrift_identity.set(self._settings.authenticator.peer_identity(writer.get_extra_info("peercert")))
             await self._serve(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
             pass  # the client went away, or the server is stopping
-        except FramingError as exc:
+        except (FramingError, Unauthenticated) as exc:
             _log.info("thrift: closed a connection from %s: %s", writer.get_extra_info("peername"), exc)
         except TimeoutError:
             _log.info("thrift: closed a connection from %s: half a message and no more bytes for %.0fs "

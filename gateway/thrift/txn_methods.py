@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from gateway.auth import Identity, Ownership, shown, thrift_identity
 from gateway.config import Settings
 from gateway.thrift.idl import hms
 from store.cache.facade import CachedCatalog
@@ -48,8 +49,10 @@ def _txn_id(value: int | None, what: str) -> int:
 
 
 class TxnLockMethods:
-    """Mixed into the Thrift handler; needs `_txns`, `_locks`, `_catalog` and `_settings`."""
+    """Mixed into the Thrift handler; needs `_txns`, `_locks`, `_catalog`, `_settings` and `_owners`.
+    The caller is the connection's (`thrift_identity`, set by the server from its certificate)."""
 
+    _owners: Ownership
     _txns: TxnStore
     _locks: LockStore
     _cached: CachedCatalog
@@ -61,12 +64,14 @@ class TxnLockMethods:
     async def open_txns(self, rqst: Any) -> Any:
         if rqst is None or not rqst.num_txns or rqst.num_txns < 1:
             raise InvalidArgument("open_txns needs num_txns of at least 1")
-        ids, _ = await self._txns.open_txns(rqst.num_txns, user=rqst.user or "", host=rqst.hostname or "",
+        user = thrift_identity.get().user_or(rqst.user or "")
+        ids, _ = await self._txns.open_txns(rqst.num_txns, user=user, host=rqst.hostname or "",
                                             agent_info=rqst.agentInfo or "")
         return hms.OpenTxnsResponse(txn_ids=ids)
 
     async def commit_txn(self, rqst: Any) -> None:
         txn_id = _txn_id(rqst and rqst.txnid, "txnid")
+        await self._owners.check_txns(thrift_identity.get(), [txn_id], "commit_txn")
         self._cached.ended_txn(txn_id, await self._txns.commit(txn_id))
 
     async def abort_txn(self, rqst: Any) -> None:
@@ -76,6 +81,7 @@ class TxnLockMethods:
         txn_ids = [_txn_id(t, "txn_ids") for t in (rqst.txn_ids if rqst else None) or []]
         if len(txn_ids) > self._settings.txn_max_open_batch:
             raise ResourceExhausted(f"abort_txns of {len(txn_ids)} txns: more than hive.txn.max.open.batch")
+        await self._owners.check_txns(thrift_identity.get(), txn_ids, "abort_txns")
         event_ids = await self._txns.abort(txn_ids)
         for txn_id in txn_ids:
             self._cached.ended_txn(txn_id, max(event_ids, default=0))
@@ -89,15 +95,18 @@ class TxnLockMethods:
 
     async def get_open_txns_info(self) -> Any:
         snapshot = await self._txns.get_open_txns(0)
-        txns = [hms.TxnInfo(id=t.txn_id, state=TXN_STATE_IDS[t.state], user=t.user, hostname=t.host,
-                            agentInfo=t.agent_info or "Unknown", startedTime=t.started_ms,
-                            lastHeartbeatTime=t.last_heartbeat_ms)
+        identity = thrift_identity.get()
+        txns = [hms.TxnInfo(id=t.txn_id, state=TXN_STATE_IDS[t.state], agentInfo=t.agent_info or "Unknown",
+                            startedTime=t.started_ms, lastHeartbeatTime=t.last_heartbeat_ms,
+                            **dict(zip(("user", "hostname"), shown(identity, t.user, t.host))))
                 for t in await self._txns.show_transactions() if t.txn_id <= snapshot.high_watermark]
         return hms.GetOpenTxnsInfoResponse(txn_high_water_mark=snapshot.high_watermark, open_txns=txns)
 
     async def heartbeat(self, ids: Any) -> None:
         if ids is None or not (ids.txnid or ids.lockid):
             raise InvalidArgument("heartbeat needs a txnid or a lockid")
+        await self._owners.check_txns(thrift_identity.get(), [ids.txnid] if ids.txnid else [], "heartbeat")
+        await self._owners.check_locks(thrift_identity.get(), [ids.lockid] if ids.lockid else [], "heartbeat")
         if ids.txnid:
             aborted, nosuch = await self._txns.heartbeat([ids.txnid])
             if aborted:
@@ -114,6 +123,7 @@ class TxnLockMethods:
         if high - low >= self._settings.txn_max_open_batch:
             raise ResourceExhausted(f"heartbeat_txn_range covers {high - low + 1} txns, more than "
                                     "hive.txn.max.open.batch")
+        await self._owners.check_txns(thrift_identity.get(), range(low, high + 1), "heartbeat_txn_range")
         aborted, nosuch = await self._txns.heartbeat(list(range(low, high + 1)))
         return hms.HeartbeatTxnRangeResponse(aborted=set(aborted), nosuch=set(nosuch))
 
@@ -149,22 +159,28 @@ class TxnLockMethods:
         components = (rqst.component if rqst else None) or []
         if not components or len(components) > self._settings.max_batch_size:
             raise InvalidArgument(f"lock needs 1 to {self._settings.max_batch_size} components")
+        identity = thrift_identity.get()
+        if rqst.txnid:
+            await self._owners.check_txns(identity, [rqst.txnid], "lock")
         result = await self._locks.lock(LockRequest(
-            tuple(_component(i, c) for i, c in enumerate(components)), rqst.txnid or 0, rqst.user or "",
-            rqst.hostname or "", rqst.agentInfo or ""))
+            tuple(_component(i, c) for i, c in enumerate(components)), rqst.txnid or 0,
+            identity.user_or(rqst.user or ""), rqst.hostname or "", rqst.agentInfo or ""))
         return _lock_response(result)
 
     async def check_lock(self, rqst: Any) -> Any:
+        await self._owners.check_locks(thrift_identity.get(), [_lock_id(rqst)], "check_lock")
         return _lock_response(await self._locks.check_lock(_lock_id(rqst)))
 
     async def unlock(self, rqst: Any) -> None:
+        await self._owners.check_locks(thrift_identity.get(), [_lock_id(rqst)], "unlock")
         await self._locks.unlock(_lock_id(rqst))
 
     async def show_locks(self, rqst: Any) -> Any:
         db, table, part = (rqst.dbname, rqst.tablename, rqst.partname) if rqst else (None, None, None)
         scope = make_scope(db, table or None, part or None) if db else None
         infos = await self._locks.show_locks(scope, extended=bool(rqst and rqst.isExtended))
-        return hms.ShowLocksResponse(locks=[_lock_element(i) for i in infos])
+        identity = thrift_identity.get()
+        return hms.ShowLocksResponse(locks=[_lock_element(i, identity) for i in infos])
 
     # -- the notification log --------------------------------------------------------------------
 
@@ -215,10 +231,11 @@ def _lock_response(result: LockResult) -> Any:
     return hms.LockResponse(lockid=result.lock_id, state=LOCK_STATE_IDS[result.state])
 
 
-def _lock_element(i: LockInfo) -> Any:
+def _lock_element(i: LockInfo, identity: Identity) -> Any:
     ext, internal = i.blocked_by or (None, None)
+    user, host = shown(identity, i.user, i.host)
     return hms.ShowLocksResponseElement(
         lockid=i.lock_id, dbname=i.scope.db, tablename=i.scope.table, partname=i.scope.partition,
         state=LOCK_STATE_IDS[i.state], type=LOCK_TYPE_IDS[i.type], txnid=i.txn_id or None,
-        lastheartbeat=i.last_heartbeat_ms, acquiredat=i.acquired_at_ms or None, user=i.user, hostname=i.host,
+        lastheartbeat=i.last_heartbeat_ms, acquiredat=i.acquired_at_ms or None, user=user, hostname=host,
         agentInfo=i.agent_info or None, blockedByExtId=ext, blockedByIntId=internal, lockIdInternal=i.component_id)

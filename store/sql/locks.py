@@ -157,3 +157,6 @@ EXISTING_DATABASES = "SELECT name FROM dbs WHERE name = ANY($1::text[])"
 # Lock components by state ('a' acquired, 'w' waiting), for metrics and the gateway's database probe;
 # a scan of hive_locks, which holds only live locks.
 COUNT_LOCKS_BY_STATE = "SELECT state, count(*) AS count FROM hive_locks GROUP BY state"
+
+# Who took each lock request (the authorization of check, heartbeat and unlock: gateway/auth.py).
+LOCK_OWNERS = "SELECT DISTINCT ext_id, user_name FROM hive_locks WHERE ext_id = ANY($1::bigint[])"

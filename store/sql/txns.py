@@ -131,3 +131,6 @@ JOIN txns x ON x.txn_id = tw.txn_id AND {_CONFLICTING.format(me="$3")}
 WHERE t.db_name = $1 AND t.tbl_name = $2 AND tw.txn_id <> $3
 LIMIT 1
 """
+
+# Who opened each txn (the authorization of commit, abort and heartbeat: gateway/auth.py).
+TXN_OWNERS = "SELECT txn_id, user_name FROM txns WHERE txn_id = ANY($1::bigint[])"

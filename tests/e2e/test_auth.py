@@ -1,0 +1,254 @@
+"""TLS, authentication and the owners of txns and locks, on real gateways with real certificates:
+bearer tokens over gRPC, mutual TLS over gRPC and Thrift, PERMISSION_DENIED for another user's txn
+or lock unless an admin, and other users' names hidden in SHOW output."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import io
+import json
+import os
+import ssl
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import grpc
+import pytest
+import thriftpy2.rpc
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+from thriftpy2.thrift import TApplicationException
+from thriftpy2.transport import TTransportException
+
+from gateway.admin import commands
+from gateway.app import Gateway
+from gateway.auth import read_token_file
+from gateway.cli import build_parser
+from gateway.config import ConfigError
+from gateway.thrift.idl import SERVICE, hms
+from protos.metastore.v1 import catalog_pb2 as pb
+from protos.metastore.v1 import catalog_pb2_grpc, locks_pb2, locks_pb2_grpc
+from protos.metastore.v1 import transactions_pb2 as tpb
+from protos.metastore.v1 import transactions_pb2_grpc
+from tests.conftest import gateway_settings
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+TOKENS = {"alice": "t-alice", "bob": "t-bob", "root": "t-root"}
+
+
+def _name(common_name: str) -> x509.Name:
+    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+
+
+def _issue(subject: str, issuer_key: Any, issuer: x509.Name, *, ca: bool = False,
+           san: list[x509.GeneralName] | None = None) -> tuple[Any, x509.Certificate]:
+    key = ec.generate_private_key(ec.SECP256R1())
+    now = datetime.datetime.now(datetime.timezone.utc)
+    builder = (x509.CertificateBuilder().subject_name(_name(subject)).issuer_name(issuer)
+               .public_key(key.public_key()).serial_number(x509.random_serial_number())
+               .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+               .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+    if san:
+        builder = builder.add_extension(x509.SubjectAlternativeName(san), critical=False)
+    return key, builder.sign(issuer_key or key, hashes.SHA256())
+
+
+def _write(directory: Path, name: str, key: Any, cert: x509.Certificate) -> tuple[str, str]:
+    key_path, cert_path = directory / f"{name}.key", directory / f"{name}.pem"
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    return str(cert_path), str(key_path)
+
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
+    """A CA, the server's certificate (127.0.0.1) and client certificates for alice, bob and root."""
+    d = tmp_path_factory.mktemp("pki")
+    ca_key, ca_cert = _issue("test CA", None, _name("test CA"), ca=True)
+    out = {"ca": _write(d, "ca", ca_key, ca_cert)}
+    import ipaddress
+    out["server"] = _write(d, "server", *_issue("localhost", ca_key, ca_cert.subject, san=[
+        x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]))
+    for user in ("alice", "bob", "root"):
+        out[user] = _write(d, user, *_issue(user, ca_key, ca_cert.subject))
+    tokens = d / "tokens"
+    tokens.write_text("# token,user\n" + "".join(f"{t},{u}\n" for u, t in TOKENS.items()))
+    os.chmod(tokens, 0o600)
+    out["tokens"] = (str(tokens), "")
+    return out
+
+
+@pytest.fixture
+async def token_gateway(pg_dsn: str, pki: dict[str, tuple[str, str]]) -> AsyncIterator[Gateway]:
+    gw = Gateway(gateway_settings(pg_dsn, **{
+        "metastore.gateway.tls.cert.file": pki["server"][0], "metastore.gateway.tls.key.file": pki["server"][1],
+        "metastore.gateway.auth.token.file": pki["tokens"][0], "hive.users.in.admin.role": "root",
+        "metastore.gateway.thrift.enabled": "false"}))
+    await gw.start()
+    try:
+        yield gw
+    finally:
+        await gw.stop()
+
+
+def _channel(gw: Gateway, pki: dict[str, tuple[str, str]], user: str | None = None) -> grpc.aio.Channel:
+    root = Path(pki["ca"][0]).read_bytes()
+    client = (Path(pki[user][1]).read_bytes(), Path(pki[user][0]).read_bytes()) if user else (None, None)
+    credentials = grpc.ssl_channel_credentials(root, *client)
+    return grpc.aio.secure_channel(f"127.0.0.1:{gw.port}", credentials)
+
+
+def _as(user: str | None, token: str | None = None) -> list[tuple[str, str]]:
+    return [("authorization", f"Bearer {token or TOKENS[user or '']}")] if user or token else []
+
+
+async def test_tokens_over_tls_and_the_owners_of_txns(token_gateway: Gateway, pki: dict[str, tuple[str, str]]) -> None:
+    async with _channel(token_gateway, pki) as channel:
+        txns = transactions_pb2_grpc.TransactionsStub(channel)
+        catalog = catalog_pb2_grpc.CatalogStub(channel)
+        health = health_pb2_grpc.HealthStub(channel)
+        assert (await health.Check(health_pb2.HealthCheckRequest())).status  # probes need no token
+
+        for metadata, why in (([], "needs authentication"), (_as(None, "nope"), "unknown token")):
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await catalog.ListDatabases(pb.ListDatabasesRequest(), metadata=metadata)
+            assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED and why in (info.value.details() or "")
+
+        await catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")), metadata=_as("alice"))
+        (mine,) = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="mallory", hostname="h1"),
+                                       metadata=_as("alice"))).txn_ids
+        (other,) = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="x", hostname="h2"),
+                                        metadata=_as("bob"))).txn_ids
+        for call in (txns.CommitTxn(tpb.CommitTxnRequest(txn_id=mine), metadata=_as("bob")),
+                     txns.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[mine, other]), metadata=_as("bob")),
+                     txns.Heartbeat(tpb.HeartbeatRequest(txn_ids=[mine]), metadata=_as("bob"))):
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await call
+            assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED
+            assert f"txn(s) {mine} belong to another user" in (info.value.details() or "")
+
+        shown = {t.txn_id: (t.user, t.hostname) for t in (await txns.ShowTransactions(
+            tpb.ShowTransactionsRequest(), metadata=_as("bob"))).transactions}
+        assert shown == {mine: ("", ""), other: ("bob", "h2")}  # the authenticated user, not the request's
+        shown = {t.txn_id: (t.user, t.hostname) for t in (await txns.ShowTransactions(
+            tpb.ShowTransactionsRequest(), metadata=_as("root"))).transactions}
+        assert shown == {mine: ("alice", "h1"), other: ("bob", "h2")}
+
+        await txns.CommitTxn(tpb.CommitTxnRequest(txn_id=mine), metadata=_as("alice"))
+        await txns.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[other]), metadata=_as("root"))  # an admin may
+        state = {t.txn_id: t.state for t in (await txns.ShowTransactions(
+            tpb.ShowTransactionsRequest(state="aborted"), metadata=_as("root"))).transactions}
+        assert state == {other: "ABORTED"}
+
+
+async def test_the_owner_of_a_lock(token_gateway: Gateway, pki: dict[str, tuple[str, str]]) -> None:
+    async with _channel(token_gateway, pki) as channel:
+        locks = locks_pb2_grpc.LocksStub(channel)
+        catalog = catalog_pb2_grpc.CatalogStub(channel)
+        await catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")), metadata=_as("alice"))
+        component = locks_pb2.LockComponent(db_name="db", type=locks_pb2.SHARED_READ)
+        lock_id = (await locks.Lock(locks_pb2.LockRequest(components=[component], user="x", hostname="h"),
+                                    metadata=_as("alice"))).lock_id
+        for call in (locks.Unlock(locks_pb2.UnlockRequest(lock_id=lock_id), metadata=_as("bob")),
+                     locks.CheckLock(locks_pb2.CheckLockRequest(lock_id=lock_id), metadata=_as("bob"))):
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await call
+            assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        seen = (await locks.ShowLocks(locks_pb2.ShowLocksRequest(), metadata=_as("bob"))).locks
+        assert [(lk.user, lk.hostname) for lk in seen] == [("", "")]
+        seen = (await locks.ShowLocks(locks_pb2.ShowLocksRequest(), metadata=_as("alice"))).locks
+        assert [(lk.user, lk.hostname) for lk in seen] == [("alice", "h")]
+        await locks.Unlock(locks_pb2.UnlockRequest(lock_id=lock_id), metadata=_as("root"))
+
+
+async def test_mutual_tls_on_grpc_and_thrift(pg_dsn: str, pki: dict[str, tuple[str, str]]) -> None:
+    gw = Gateway(gateway_settings(pg_dsn, **{
+        "metastore.gateway.tls.cert.file": pki["server"][0], "metastore.gateway.tls.key.file": pki["server"][1],
+        "metastore.gateway.tls.client.ca.file": pki["ca"][0], "hive.users.in.admin.role": "root"}))
+    await gw.start()
+
+    def thrift(user: str) -> Any:
+        context = ssl.create_default_context(cafile=pki["ca"][0])
+        context.load_cert_chain(*pki[user])
+        return thriftpy2.rpc.make_client(SERVICE, "127.0.0.1", gw.thrift_port, ssl_context=context, timeout=10_000)
+
+    try:
+        async with _channel(gw, pki, "alice") as channel:  # the certificate is the identity: no token
+            txns = transactions_pb2_grpc.TransactionsStub(channel)
+            (mine,) = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="mallory", hostname="h"))).txn_ids
+            shown = (await txns.ShowTransactions(tpb.ShowTransactionsRequest())).transactions
+            assert [(t.txn_id, t.user) for t in shown] == [(mine, "alice")]
+
+        # Connecting blocks (the TLS handshake): in threads, as the gateway serves on this loop.
+        alice, bob, root = [await asyncio.to_thread(thrift, user) for user in ("alice", "bob", "root")]
+        try:
+            assert await asyncio.to_thread(alice.get_all_databases) == []
+            (t2,) = (await asyncio.to_thread(alice.open_txns, hms.OpenTxnRequest(
+                num_txns=1, user="mallory", hostname="h"))).txn_ids
+            with pytest.raises(TApplicationException, match="belong to another user"):
+                await asyncio.to_thread(bob.commit_txn, hms.CommitTxnRequest(txnid=t2))
+            info = await asyncio.to_thread(bob.get_open_txns_info)
+            assert {t.id: t.user for t in info.open_txns} == {mine: "", t2: ""}
+            info = await asyncio.to_thread(root.get_open_txns_info)
+            assert {t.id: t.user for t in info.open_txns} == {mine: "alice", t2: "alice"}
+            await asyncio.to_thread(root.abort_txns, hms.AbortTxnsRequest(txn_ids=[mine]))
+            await asyncio.to_thread(alice.commit_txn, hms.CommitTxnRequest(txnid=t2))
+        finally:
+            for client in (alice, bob, root):
+                client.close()
+
+        # No client certificate: the TLS handshake refuses it, on both ports.
+        async with _channel(gw, pki) as channel:
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await catalog_pb2_grpc.CatalogStub(channel).ListDatabases(pb.ListDatabasesRequest(), timeout=10)
+            assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+        with pytest.raises((ssl.SSLError, OSError, TTransportException)):  # refused, or closed after TLS 1.3's finish
+            plain = ssl.create_default_context(cafile=pki["ca"][0])
+            client = await asyncio.to_thread(thriftpy2.rpc.make_client, SERVICE, "127.0.0.1", gw.thrift_port,
+                                             ssl_context=plain, timeout=5000)
+            await asyncio.to_thread(client.get_all_databases)
+    finally:
+        await gw.stop()
+
+
+def test_token_files_and_settings_are_checked(tmp_path: Path, pki: dict[str, tuple[str, str]]) -> None:
+    loose = tmp_path / "loose"
+    loose.write_text("t,alice\n")
+    os.chmod(loose, 0o644)
+    with pytest.raises(ConfigError, match="chmod 600"):
+        read_token_file(str(loose))
+    bad = tmp_path / "bad"
+    bad.write_text("just-a-token\n")
+    os.chmod(bad, 0o600)
+    with pytest.raises(ConfigError, match="line 1 is not 'token,user'"):
+        read_token_file(str(bad))
+    with pytest.raises(ConfigError, match="needs TLS"):
+        gateway_settings("postgresql://x", **{"metastore.gateway.auth.token.file": str(bad)})
+    with pytest.raises(ConfigError, match="only by certificate"):
+        gateway_settings("postgresql://x", **{"metastore.gateway.auth.token.file": str(bad),
+                                              "metastore.gateway.tls.cert.file": pki["server"][0],
+                                              "metastore.gateway.tls.key.file": pki["server"][1]})
+    with pytest.raises(ConfigError, match="go together"):
+        gateway_settings("postgresql://x", **{"metastore.gateway.tls.cert.file": pki["server"][0]})
+
+
+async def test_admin_commands_over_tls_with_a_token(token_gateway: Gateway, pki: dict[str, tuple[str, str]],
+                                                    tmp_path: Path) -> None:
+    async def cli(*argv: str) -> tuple[int, str, str]:
+        args = build_parser().parse_args([*argv, "--address", f"127.0.0.1:{token_gateway.port}", "--json"])
+        out, err = io.StringIO(), io.StringIO()
+        code = await asyncio.to_thread(commands.run, args, out, err)
+        return code, out.getvalue(), err.getvalue()
+
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKENS["root"] + "\n")
+    code, out, err = await cli("show", "databases", "--tls-ca", pki["ca"][0], "--token-file", str(token_file))
+    assert (code, json.loads(out)) == (0, []), err
+    code, _, err = await cli("show", "databases", "--tls-ca", pki["ca"][0])
+    assert code == 1 and err.startswith("metastore-gateway show databases: UNAUTHENTICATED"), err
+    code, _, err = await cli("show", "databases", "--token-file", str(token_file))
+    assert code == 2 and "needs TLS" in err, err

@@ -14,7 +14,7 @@ from typing import Any
 
 from gateway.auth import PLAIN, ClientCredentials, client_channel
 from protos.metastore.v1 import admin_pb2, admin_pb2_grpc, catalog_pb2, catalog_pb2_grpc, locks_pb2, locks_pb2_grpc
-from protos.metastore.v1 import transactions_pb2, transactions_pb2_grpc
+from protos.metastore.v1 import compaction_pb2, compaction_pb2_grpc, transactions_pb2, transactions_pb2_grpc
 
 Row = dict[str, Any]
 
@@ -53,6 +53,7 @@ class AdminClient:
         self._txns = transactions_pb2_grpc.TransactionsStub(self._channel)
         self._locks = locks_pb2_grpc.LocksStub(self._channel)
         self._admin = admin_pb2_grpc.AdminStub(self._channel)
+        self._compactor = compaction_pb2_grpc.CompactorStub(self._channel)
 
     def __enter__(self) -> AdminClient:
         return self
@@ -147,6 +148,24 @@ class AdminClient:
         return rows
 
     # -- this gateway -------------------------------------------------------------------------------
+
+    # -- compaction ------------------------------------------------------------------------------
+
+    def compactions(self, db_name: str = "", table_name: str = "") -> list[Row]:
+        reply = self._compactor.ShowCompactions(compaction_pb2.ShowCompactionsRequest(
+            db_name=db_name, table_name=table_name), timeout=self._timeout)
+        return [{"id": c.id, "database": c.db_name, "table": c.table_name, "partition": c.partition_name or None,
+                 "type": c.type, "state": c.state, "worker": c.worker_id or None,
+                 "enqueued_ms": c.enqueue_time_ms or None, "started_ms": c.start_ms or None,
+                 "duration_ms": c.duration_ms or None, "error": c.error_message or None} for c in reply.compactions]
+
+    def compact(self, db_name: str, table_name: str, partition: str, kind: str,
+                properties: dict[str, str]) -> Row:
+        kinds = {"major": compaction_pb2.MAJOR, "minor": compaction_pb2.MINOR}
+        reply = self._compactor.Compact(compaction_pb2.CompactRequest(
+            db_name=db_name, table_name=table_name, partition_name=partition, type=kinds[kind.lower()],
+            properties=properties), timeout=self._timeout)
+        return {"id": reply.id, "accepted": reply.accepted, "state": reply.state}
 
     def cache_stats(self) -> Row:
         s = self._admin.CacheStats(admin_pb2.CacheStatsRequest(), timeout=self._timeout)

@@ -7,14 +7,13 @@
     metastore-gateway show locks [DB[.TABLE]] [--extended]
     metastore-gateway show transactions [--state open|aborted|committed]
     metastore-gateway abort transactions ID [ID ...]
+    metastore-gateway show compactions [DB[.TABLE]]
+    metastore-gateway compact DB.TABLE [PARTITION] major|minor [--property KEY=VALUE ...]
     metastore-gateway cache-stats
 
 Each takes `--address HOST:PORT` (default 127.0.0.1:50051, or MSGW_ADDRESS), `--json` and `--timeout`.
 Exit status: 0 done, 1 the gateway refused or could not be reached (one line on stderr naming the
 status and what to do), 2 a usage error.
-
-Compaction (`show compactions`, `compact DB.TABLE [PARTITION] major|minor`) joins the table in
-`_SHOW` and `register` below once the gateway serves metastore.v1 Compact/ShowCompactions.
 """
 
 from __future__ import annotations
@@ -36,6 +35,9 @@ DEFAULT_ADDRESS = "127.0.0.1:50051"
 
 TXN_COLUMNS = [("txn_id", "TXN ID"), ("state", "STATE"), ("user", "USER"), ("host", "HOST"),
                ("started_ms", "STARTED (ms)"), ("last_heartbeat_ms", "LAST HEARTBEAT (ms)")]
+COMPACTION_COLUMNS = [("id", "ID"), ("database", "DATABASE"), ("table", "TABLE"), ("partition", "PARTITION"),
+                      ("type", "TYPE"), ("state", "STATE"), ("worker", "WORKER"), ("enqueued_ms", "ENQUEUE TIME (ms)"),
+                      ("started_ms", "START (ms)"), ("duration_ms", "DURATION (ms)"), ("error", "ERROR")]
 LOCK_COLUMNS = [("lock_id", "LOCK ID"), ("database", "DATABASE"), ("table", "TABLE"), ("partition", "PARTITION"),
                 ("state", "STATE"), ("type", "TYPE"), ("txn_id", "TXN ID"), ("user", "USER"), ("host", "HOST")]
 LOCK_EXTENDED_COLUMNS = [*LOCK_COLUMNS, ("blocked_by", "BLOCKED BY"), ("acquired_at_ms", "ACQUIRED AT (ms)"),
@@ -75,6 +77,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("target", nargs="?", default="", metavar="DB[.TABLE]")
     p.add_argument("--extended", action="store_true", help="add blocker, times, agent and operation")
     _client_options(p)
+    p = what.add_parser("compactions", help="queued, running and finished compactions (Hive's SHOW COMPACTIONS)")
+    p.add_argument("target", nargs="?", default="", metavar="DB[.TABLE]")
+    _client_options(p)
     p = what.add_parser("transactions", help="open and aborted transactions (Hive's SHOW TRANSACTIONS)")
     p.add_argument("--state", choices=("open", "aborted", "committed"), help="only transactions in this state")
     _client_options(p)
@@ -86,6 +91,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = abort_what.add_parser("transactions", help="abort these transactions; their locks are released")
     p.add_argument("txn_ids", type=int, nargs="+", metavar="ID")
     _client_options(p)
+    compact = sub.add_parser("compact", help="queue a compaction (Hive's ALTER TABLE ... COMPACT)")
+    compact.add_argument("table", metavar="DB.TABLE")
+    compact.add_argument("args", nargs="+", metavar="[PARTITION] major|minor",
+                         help="the partition (Hive's name k1=v1/k2=v2; required when partitioned), then the type")
+    compact.add_argument("--property", action="append", default=[], metavar="KEY=VALUE",
+                         help="a compaction property (Hive's WITH OVERWRITE TBLPROPERTIES); repeat for more")
+    _client_options(compact)
     stats = sub.add_parser("cache-stats", help="a gateway's cache, poller and memory statistics")
     _client_options(stats)
 
@@ -120,6 +132,28 @@ def _show_locks(c: AdminClient, a: argparse.Namespace, out: TextIO) -> None:
 
 def _show_transactions(c: AdminClient, a: argparse.Namespace, out: TextIO) -> None:
     render.emit(out, TXN_COLUMNS, c.transactions(a.state or ""), as_json=a.json, empty="(no transactions)")
+
+
+def _show_compactions(c: AdminClient, a: argparse.Namespace, out: TextIO) -> None:
+    if a.target.count(".") > 1 or a.target.startswith(".") or a.target.endswith("."):
+        raise AdminUsageError(f"expected DB or DB.TABLE, got {a.target[:200]!r}")
+    db, _, table = a.target.partition(".")
+    render.emit(out, COMPACTION_COLUMNS, c.compactions(db, table), as_json=a.json, empty="(no compactions)")
+
+
+def _compact(c: AdminClient, a: argparse.Namespace, out: TextIO) -> None:
+    db, table = split_table_name(a.table)
+    if len(a.args) > 2 or a.args[-1].lower() not in ("major", "minor"):
+        raise AdminUsageError("expected [PARTITION] major|minor after DB.TABLE, e.g. `compact sales.orders "
+                              "ds=2024-01-01 major`")
+    properties: dict[str, str] = {}
+    for item in a.property:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise AdminUsageError(f"--property takes KEY=VALUE, got {item[:200]!r}")
+        properties[key] = value
+    row = c.compact(db, table, a.args[0] if len(a.args) == 2 else "", a.args[-1], properties)
+    render.emit(out, [("id", "ID"), ("accepted", "ACCEPTED"), ("state", "STATE")], [row], as_json=a.json)
 
 
 def _describe(c: AdminClient, a: argparse.Namespace, out: TextIO) -> None:
@@ -158,8 +192,9 @@ def _cache_stats(c: AdminClient, a: argparse.Namespace, out: TextIO) -> None:
 
 Command = Callable[[AdminClient, argparse.Namespace, TextIO], None]
 _SHOW: dict[str, Command] = {"databases": _show_databases, "tables": _show_tables, "partitions": _show_partitions,
-                             "locks": _show_locks, "transactions": _show_transactions}
-COMMANDS = frozenset({"show", "describe", "abort", "cache-stats"})
+                             "locks": _show_locks, "transactions": _show_transactions,
+                             "compactions": _show_compactions}
+COMMANDS = frozenset({"show", "describe", "abort", "compact", "cache-stats"})
 
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
@@ -171,6 +206,8 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
         command = _describe
     elif args.command == "abort":
         command = _abort
+    elif args.command == "compact":
+        command = _compact
     else:
         command = _cache_stats
     label = " ".join(filter(None, (args.command, getattr(args, "show_what", None), getattr(args, "abort_what", None))))

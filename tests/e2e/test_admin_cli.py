@@ -158,3 +158,22 @@ async def test_errors_are_one_line_with_the_cause(gateway: GatewayClient) -> Non
 def test_text_tables_align_and_mark_empty_cells() -> None:
     rendered = text_table([("id", "ID"), ("name", "NAME")], [{"id": 7, "name": "a"}, {"id": 1234, "name": ""}])
     assert rendered.splitlines() == ["ID    NAME", "   7  a", "1234  -"]
+
+
+async def test_compact_and_show_compactions(gateway: GatewayClient) -> None:
+    await _sales(gateway)
+    queued = await cli_json(gateway.address, "compact", "sales.orders", "ds=2024-01-01", "major",
+                            "--property", "compactor.mapreduce.map.memory.mb=2048")
+    assert queued[0]["accepted"] is True and queued[0]["state"] == "initiated"
+    again = await cli_json(gateway.address, "compact", "sales.orders", "ds=2024-01-01", "minor")
+    assert again[0] == {"id": queued[0]["id"], "accepted": False, "state": "initiated"}  # one active entry
+    rows = await cli_json(gateway.address, "show", "compactions", "sales.orders")
+    assert [(r["id"], r["partition"], r["type"], r["state"]) for r in rows] == [
+        (queued[0]["id"], "ds=2024-01-01", "MAJOR", "initiated")]
+    assert await cli_json(gateway.address, "show", "compactions", "web") == []
+    code, out, _ = await cli(gateway.address, "show", "compactions")
+    assert code == 0 and "ds=2024-01-01" in out and "initiated" in out and out.startswith("ID")
+    code, _, err = await cli(gateway.address, "compact", "sales.orders", "sideways")
+    assert code == 2 and "major|minor" in err
+    code, _, err = await cli(gateway.address, "compact", "sales.orders", "major")  # partitioned: needs one
+    assert code == 1 and err.startswith("metastore-gateway compact: INVALID_ARGUMENT"), err

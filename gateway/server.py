@@ -27,6 +27,7 @@ from protos.metastore.v1 import (
     admin_pb2,
     admin_pb2_grpc,
     catalog_pb2,
+    compaction_pb2,
     events_pb2,
     events_pb2_grpc,
     locks_pb2,
@@ -45,6 +46,7 @@ SERVICE_NAMES = (
     transactions_pb2.DESCRIPTOR.services_by_name["Transactions"].full_name,
     admin_pb2.DESCRIPTOR.services_by_name["Admin"].full_name,
     locks_pb2.DESCRIPTOR.services_by_name["Locks"].full_name,
+    compaction_pb2.DESCRIPTOR.services_by_name["Compactor"].full_name,  # registered by gateway/app.py
 )
 
 

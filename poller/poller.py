@@ -168,7 +168,9 @@ class Poller:
                     # One line when the trouble starts (and one when it ends, above), not one per retry; none
                     # for a database outage, which the gateway's probe reports (gateway/db_health.py).
                     outage = isinstance(exc, (Unavailable, OSError, asyncpg.PostgresConnectionError,
-                                              asyncpg.InterfaceError))
+                                              asyncpg.InterfaceError,
+                                              # class 57: shutting down, cannot connect now, crash shutdown
+                                              asyncpg.exceptions.OperatorInterventionError))
                     _log.log(logging.WARNING if failures == 1 and not outage else logging.DEBUG,
                              "poller: %s (retry %d)", exc, failures)
                     await self._close_listener()
@@ -318,7 +320,9 @@ class Poller:
         and without this the loop would sleep until its timer. Wake it: it sees the closed listener
         and reconnects (backing off while the database is away); the same cause usually killed the
         pool's connections, so those are replaced first."""
-        _log.warning("poller: the LISTEN connection to PostgreSQL was lost; reconnecting")
+        # DEBUG: the gateway's database probe reports an outage once (gateway/db_health.py); a lost
+        # listener alone is repaired here within a second.
+        _log.debug("poller: the LISTEN connection to PostgreSQL was lost; reconnecting")
         self._listener_lost = True
         self._wake.set()
 

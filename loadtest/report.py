@@ -265,9 +265,11 @@ def plot(results: Sequence[RunResult], path: str | Path, *, title: str | None = 
         if sequential:  # each target's own window, labelled, so no one reads them as concurrent
             for ax in (ax_rate, ax_latency):
                 ax.axvspan(offset, offset + result.duration_s, color=color, alpha=0.07, linewidth=0)
-            ax_rate.annotate(result.target, xy=(offset + result.duration_s / 2, 1.0),
-                             xycoords=("data", "axes fraction"), xytext=(0, 3), textcoords="offset points",
-                             ha="center", va="bottom", fontsize="small", color=color)
+            # Long names wrap at their parenthesis and every other label sits a row higher, so
+            # neighbouring windows' labels never run into each other.
+            ax_rate.annotate(result.target.replace(" (", "\n("), xy=(offset + result.duration_s / 2, 1.0),
+                             xycoords=("data", "axes fraction"), xytext=(0, 3 + 20 * (i % 2)),
+                             textcoords="offset points", ha="center", va="bottom", fontsize="x-small", color=color)
     for ax, label in ((ax_rate, "requests/s (log scale)"), (ax_latency, "latency, ms (log scale)")):
         if any(line.get_xydata().size for line in ax.get_lines()):
             _log_axis(ax, "y")

@@ -63,7 +63,8 @@ def read_token_file(path: str) -> dict[str, str]:
     """`token,user` lines ('#' comments); the file must not be readable by group or others."""
     try:
         mode = os.stat(path).st_mode
-        text = open(path, encoding="utf-8").read()
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
     except OSError as exc:
         raise ConfigError(f"metastore.gateway.auth.token.file: cannot read {path}: {exc.strerror}") from exc
     if mode & (stat.S_IRWXG | stat.S_IRWXO):

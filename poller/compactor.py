@@ -25,10 +25,10 @@ from typing import Awaitable, Callable
 
 import asyncpg
 
-from hive.backoff import Backoff
 from hive.clock import SYSTEM_CLOCK, Clock
 from hive.writeids import ValidTxnList
 from poller import compactor_files as files
+from poller.elected import Work, repeat, run_elected
 from store import compaction, txns
 from store.codec import partition_from_row, table_from_row
 from store.compaction_policy import Thresholds, auto_compaction_disabled, decide, thresholds_for
@@ -37,7 +37,6 @@ from store.errors import InvalidArgument, NotFound
 from store.events import Outcome
 from store.models import Table
 from store.sql import compaction as sql
-from store.sql import housekeeping as hk_sql
 
 _log = logging.getLogger(__name__)
 
@@ -108,31 +107,12 @@ class Compactor:
                 tg.create_task(self._loop("compaction cleaner", s.cleaner_interval_s, self.clean_once))
 
     async def _loop(self, name: str, interval_s: float, once: Callable[[], Awaitable[object]]) -> None:
-        backoff = Backoff(initial_s=interval_s, max_s=max(interval_s, MAX_BACKOFF_S), max_doublings=5)
-        failures = 0
-        while True:
-            try:
-                async with asyncio.timeout(self.settings.round_timeout_s):
-                    await once()
-                failures = 0
-                await self.clock.sleep(interval_s)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # noqa: BLE001 - the loop outlives database restarts and bad directories
-                failures += 1
-                self.stats["errors"] += 1
-                _log.exception("%s round failed (%d in a row)", name, failures)
-                await self.clock.sleep(backoff.delay(failures))
+        await repeat(f"{name} round", once, clock=self.clock, interval_s=interval_s,
+                     round_timeout_s=self.settings.round_timeout_s,
+                     backoff_max_s=max(interval_s, MAX_BACKOFF_S), errors=self.stats, log=_log)
 
-    async def _elected(self, lock_id: int, work: Callable[[asyncpg.Connection], Awaitable[Outcome[int]]],
-                       ) -> int | None:
-        async def run(conn: asyncpg.Connection) -> Outcome[int | None]:
-            if not await conn.fetchval(hk_sql.TRY_LEADERSHIP, lock_id):
-                return Outcome(None)
-            done = await work(conn)
-            return Outcome(done.value, done.events)
-
-        return (await self.db.transact(run)).value
+    async def _elected(self, lock_id: int, work: Work) -> int | None:
+        return await run_elected(self.db, lock_id, work)
 
     # -- Initiator -----------------------------------------------------------------------------------
 

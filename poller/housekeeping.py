@@ -19,12 +19,10 @@ import asyncpg
 
 from store import housekeeping as hk
 from store import locks
-from hive.backoff import Backoff
 from hive.clock import SYSTEM_CLOCK, Clock
+from poller.elected import Work, repeat, run_elected
 from store.db import Database
-from store.errors import Unavailable
 from store.events import Outcome
-from store.sql import housekeeping as sql
 from store.txn_store import TxnStore
 
 _log = logging.getLogger(__name__)
@@ -70,39 +68,11 @@ class Housekeeper:
                                       self.trim_once))
 
     async def _loop(self, name: str, start_s: float, interval_s: float, once: Callable[[], Awaitable[object]]) -> None:
-        await self.clock.sleep(start_s)
-        backoff = Backoff(initial_s=interval_s, max_s=MAX_BACKOFF_S, max_doublings=5)  # interval x 2^failures
-        failures = 0
-        while True:
-            try:
-                async with asyncio.timeout(max(60.0, interval_s)):
-                    await once()
-                failures = 0
-                await self.clock.sleep(interval_s)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - a loop must survive database restarts and bugs alike
-                failures += 1
-                self.stats["errors"] += 1
-                if isinstance(exc, Unavailable):
-                    # The database is away: the gateway's probe logs that once each way (gateway/db_health.py);
-                    # a traceback per loop and round would bury it.
-                    _log.debug("housekeeping loop %r: %s (%d in a row)", name, exc, failures)
-                else:
-                    _log.exception("housekeeping loop %r failed (%d in a row)", name, failures)
-                await self.clock.sleep(backoff.delay(failures))
+        await repeat(f"housekeeping loop {name!r}", once, clock=self.clock, start_s=start_s, interval_s=interval_s,
+                     round_timeout_s=max(60.0, interval_s), backoff_max_s=MAX_BACKOFF_S, errors=self.stats, log=_log)
 
-    async def _elected(self, lock_id: int,
-                       work: Callable[[asyncpg.Connection], Awaitable[Outcome[int]]]) -> int | None:
-        """`work` in one transaction, if this gateway holds `lock_id`; None when another one does.
-        The events `work` returns are appended last in the same transaction (Database.transact)."""
-        async def run(conn: asyncpg.Connection) -> Outcome[int | None]:
-            if not await conn.fetchval(sql.TRY_LEADERSHIP, lock_id):
-                return Outcome(None)
-            done = await work(conn)
-            return Outcome(done.value, done.events)
-
-        return (await self.db.transact(run)).value
+    async def _elected(self, lock_id: int, work: Work) -> int | None:
+        return await run_elected(self.db, lock_id, work)
 
     async def reap_once(self) -> int | None:
         async def work(conn: asyncpg.Connection) -> Outcome[int]:

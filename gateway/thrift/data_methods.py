@@ -25,6 +25,7 @@ from store.models import Partition, Table
 from store.snapshot import ReadSnapshot
 
 LATEST = ReadSnapshot(latest_committed=True)
+ALL_PARTITIONS = 2**31 - 2  # the largest LIMIT that fits an int4
 
 # Hive's basic statistics, set to 0 by a truncate (StatsSetupConst.SUPPORTED_STATS).
 BASIC_STATS = ("numFiles", "numRows", "totalSize", "rawDataSize")
@@ -62,13 +63,14 @@ class DataMethods:
         """The partition name of `part_vals` (Hive's call shape by values) in the table's key order."""
         return convert.partition_name(await self._table(db_name, tbl_name), required(part_vals, "part_vals"))
 
-    async def _partitions(self, table: Table) -> list[Partition]:
-        """Every partition of `table` now (for the locations a drop or truncate must reach)."""
-        found = await self._catalog.list_partitions(table.db_name, table.name, self._settings.max_batch_size, LATEST)
-        _, parts = found.value
-        if len(parts) > self._settings.max_batch_size:
+    async def _partitions(self, table: Table, *, bounded: bool = True) -> list[Partition]:
+        """Every partition of `table` now. A truncate alters them all in one call, so it is bounded by
+        metastore.gateway.max.batch.size; a drop only reads their locations, so it takes them all."""
+        limit = self._settings.max_batch_size if bounded else ALL_PARTITIONS
+        _, parts = (await self._catalog.list_partitions(table.db_name, table.name, limit, LATEST)).value
+        if len(parts) > limit:
             raise ResourceExhausted(f"{table.full_name} has more than metastore.gateway.max.batch.size "
-                                    f"({self._settings.max_batch_size}) partitions: drop or truncate them in batches")
+                                    f"({self._settings.max_batch_size}) partitions: truncate them in batches")
         return parts
 
     async def _data_locations(self, table: Table) -> list[str]:
@@ -77,7 +79,7 @@ class DataMethods:
             return []
         locations = [table.sd.location] if table.sd.location else []
         if table.is_partitioned:
-            locations += [p.sd.location for p in await self._partitions(table)
+            locations += [p.sd.location for p in await self._partitions(table, bounded=False)
                           if p.sd.location and not _under(p.sd.location, table.sd.location)]
         return locations
 

@@ -89,14 +89,11 @@ async def append_events(conn: asyncpg.Connection, events: Sequence[NewEvent]) ->
     the caller's transaction (the sequence row stays locked until that transaction ends)."""
     if not events:
         return []
-    first = int(await conn.fetchval(sql.ALLOCATE_EVENT_IDS, len(events)))
+    first = int(await conn.fetchval(
+        sql.APPEND_EVENTS, [e.event_type.value for e in events], [e.db_name for e in events],
+        [e.table_name for e in events], [e.table_id for e in events], [e.txn_id for e in events],
+        [e.write_id for e in events], [e.message for e in events]))
     ids = list(range(first, first + len(events)))
-    await conn.executemany(
-        sql.INSERT_EVENT,
-        [(i, e.event_type, e.db_name, e.table_name, e.table_id, e.txn_id, e.write_id, e.message)
-         for i, e in zip(ids, events)],
-    )
-    await conn.execute(sql.NOTIFY_EVENT, str(ids[-1]))
     return ids
 
 

@@ -160,11 +160,12 @@ class Database:
         *args: P.args,
         **kwargs: P.kwargs,
     ) -> T:
-        """Run `fn(conn, ...)`, a write that is one statement (its events appended in it), outside an
-        explicit transaction: PostgreSQL commits the statement by itself, so the write costs one round
-        trip, and the row locks it takes are held only while the server executes and flushes it,
-        never while a BEGIN or COMMIT waits on the gateway. Retries and errors as `transact`. A later
-        read `fn` may send (to word an error) runs in a transaction of its own."""
+        """Run `fn(conn, ...)`, one statement (a write with its events appended in it, or a read that
+        needs one snapshot), outside an explicit transaction: PostgreSQL commits the statement by
+        itself, so the call costs one round trip, and the row locks a write takes are held only while
+        the server executes and flushes it, never while a BEGIN or COMMIT waits on the gateway.
+        Retries and errors as `transact`. A later read `fn` may send (to word an error) runs in a
+        transaction of its own."""
         return await self._attempts(lambda conn: fn(conn, *args, **kwargs))
 
     async def _attempts(self, attempt_once: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:

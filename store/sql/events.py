@@ -39,6 +39,20 @@ ORDER BY event_id
 LIMIT $2
 """
 
+# The same after $1 (no filter) with the newest committed id beside each event, in one statement and so
+# one snapshot: a row with a NULL event_id when there is none. The poller's read, one round trip.
+NEXT_EVENTS_AND_HEAD = """
+SELECT h.head, e.event_id, e.event_time_ms, e.event_type, e.db_name, e.tbl_name, e.table_id, e.txn_id, e.write_id,
+       e.message
+FROM (SELECT next_event_id - 1 AS head FROM notification_sequence WHERE id = 1) AS h
+LEFT JOIN LATERAL (
+    SELECT event_id, (extract(epoch FROM event_time) * 1000)::bigint AS event_time_ms, event_type,
+           db_name, tbl_name, table_id, txn_id, write_id, message::text AS message
+    FROM notification_log WHERE event_id > $1 ORDER BY event_id LIMIT $2
+) AS e ON true
+ORDER BY e.event_id
+"""
+
 # Hive's get_notification_events_count: events after $1 in database $2, up to $3 when it is not 0.
 COUNT_EVENTS = """
 SELECT count(*) FROM notification_log

@@ -1,14 +1,16 @@
 """Where a small write transaction's time goes, RPC by RPC: `python -m loadtest.txn_rpc_costs`.
 
 A write transaction is OpenTxns -> AllocateTableWriteIds -> AddPartitions(10) -> CommitTxn. This runs
-`--calls` transactions phase by phase (all the opens, then all the allocations, ...) with `--clients`
-concurrent callers, against one gateway process on a fresh, durable embedded PostgreSQL (fsync on),
-and measures each phase alone: calls/s and latency; CPU per call of the gateway process, of
-PostgreSQL (postmaster and backends) and of this client; WAL fsyncs, commits and WAL bytes per call
-(pg_stat_io / pg_stat_database); and the share of pg_stat_activity samples (every 25 ms) in which a
-backend waited for the notification_sequence row, the lock every event append takes until commit.
-Statements per call are tests/e2e/test_txn_round_trips.py's count. The section `bench:txn-rpcs`
-of `--out` is replaced when `--out` is given.
+`--calls` transactions phase by phase (all the opens, then all the allocations, ...) with
+`--clients` concurrent callers, then a batch writer's two calls (Hive Streaming's transaction
+batch: OpenTxns of 10 txns, AllocateTableWriteIds for all 10), against one gateway process on a
+fresh, durable embedded PostgreSQL (fsync on), and measures each phase alone: calls/s and latency;
+CPU per call of the gateway process, of PostgreSQL (postmaster and backends) and of this client;
+WAL fsyncs, commits and WAL bytes per call (pg_stat_io / pg_stat_database); and the share of
+pg_stat_activity samples (every 25 ms) in which a backend waited for the notification_sequence row,
+the lock every event append takes until commit. Statements per call are
+tests/e2e/test_txn_round_trips.py's count. The section `bench:txn-rpcs` of `--out` is replaced when
+`--out` is given.
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc, transactions_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 
-PHASES = ("OpenTxns", "AllocateTableWriteIds", "AddPartitions(10)", "CommitTxn")
-STATEMENTS = {"OpenTxns": 1, "AllocateTableWriteIds": 1, "AddPartitions(10)": 7, "CommitTxn": 1}
+BATCH = 10  # txns per call of a batch writer (Hive Streaming's transaction batch)
+STATEMENTS = {"OpenTxns": 1, "AllocateTableWriteIds": 1, "AddPartitions(10)": 7, "CommitTxn": 1,
+              f"OpenTxns({BATCH} txns)": 1, f"AllocateTableWriteIds({BATCH} txns)": 1}
 
 
 async def _phase(calls: int, clients: int, one: Callable[[int], Awaitable[object]]) -> list[float]:
@@ -50,8 +53,8 @@ async def _phase(calls: int, clients: int, one: Callable[[int], Awaitable[object
     return latencies
 
 
-async def measure(address: str, dsn: str, gateway_pid: int, calls: int, clients: int, round_: int
-                  ) -> dict[str, dict[str, float]]:
+async def measure(address: str, dsn: str, gateway_pid: int, calls: int, clients: int, round_: int,
+                  settle_s: float) -> dict[str, dict[str, float]]:
     stats_conn, datname, postmaster = await probes.connect_stats(dsn)
     out: dict[str, dict[str, float]] = {}
     async with grpc.aio.insecure_channel(address) as channel:
@@ -74,7 +77,24 @@ async def measure(address: str, dsn: str, gateway_pid: int, calls: int, clients:
         async def commit(i: int) -> None:
             await txns.CommitTxn(tpb.CommitTxnRequest(txn_id=ids[i]))
 
-        for name, one in zip(PHASES, (open_txn, allocate, add, commit)):
+        batches: list[list[int]] = []
+
+        async def open_batch(i: int) -> None:
+            reply = await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=BATCH, user="bench", hostname="h"))
+            batches.append(list(reply.txn_ids))
+
+        async def allocate_batch(i: int) -> None:
+            await txns.AllocateTableWriteIds(tpb.AllocateTableWriteIdsRequest(txn_ids=batches[i], db_name=DB,
+                                                                              table_name=TABLE))
+
+        # A batch writer (Hive Streaming): one call opens BATCH txns, one allocates their write ids.
+        phases = (("OpenTxns", calls, open_txn), ("AllocateTableWriteIds", calls, allocate),
+                  ("AddPartitions(10)", calls, add), ("CommitTxn", calls, commit),
+                  (f"OpenTxns({BATCH} txns)", calls // BATCH, open_batch),
+                  (f"AllocateTableWriteIds({BATCH} txns)", calls // BATCH, allocate_batch))
+        for name, calls, one in phases:
+            # Backends report their pg_stat counters when idle, up to 10 s late (PGSTAT_IDLE_INTERVAL).
+            await asyncio.sleep(settle_s)
             probe = probes.RunProbe(gateway_pid, postmaster, stats_conn, datname)
             wal_a = await probes.wal_stats(stats_conn, datname)
             client_a = time.process_time()
@@ -84,12 +104,14 @@ async def measure(address: str, dsn: str, gateway_pid: int, calls: int, clients:
             probe.end()
             await sampler
             client_s = time.process_time() - client_a
+            await asyncio.sleep(settle_s)
             wal_b = await probes.wal_stats(stats_conn, datname)
             cpu = probe.cpu()
             row = {"calls_per_s": calls / cpu["wall_s"], "p50_ms": 1e3 * statistics.median(latencies),
                    "gateway_us": 1e6 * cpu["gateway"] * cpu["wall_s"] / calls,
                    "postgres_us": 1e6 * cpu["postgres"] * cpu["wall_s"] / calls,
                    "client_us": 1e6 * client_s / calls,
+                   "txns_per_call": BATCH if "txns)" in name else 1,
                    "seq_wait": probe.seq_waiter_samples / max(1, probe.samples)}
             if wal_a and wal_b:
                 row.update({k: (wal_b[k] - wal_a[k]) / calls for k in ("wal_fsyncs", "commits", "wal_bytes")})
@@ -99,13 +121,14 @@ async def measure(address: str, dsn: str, gateway_pid: int, calls: int, clients:
 
 
 def table(results: dict[int, dict[str, dict[str, float]]]) -> str:
-    lines = ["| RPC | clients | statements | calls/s | p50 ms | gateway CPU µs | PostgreSQL CPU µs | client CPU µs "
-             "| WAL fsyncs | commits | WAL KiB | queued on the sequence |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = ["| RPC | clients | statements | calls/s | txns/s | p50 ms | gateway CPU µs | PostgreSQL CPU µs "
+             "| client CPU µs | WAL fsyncs | commits | WAL KiB | queued on the sequence |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for clients, phases in results.items():
         for name, r in phases.items():
             lines.append(
-                f"| {name} | {clients} | {STATEMENTS[name]} | {r['calls_per_s']:,.0f} | {r['p50_ms']:.2f} "
+                f"| {name} | {clients} | {STATEMENTS[name]} | {r['calls_per_s']:,.0f} "
+                f"| {r['calls_per_s'] * r['txns_per_call']:,.0f} | {r['p50_ms']:.2f} "
                 f"| {r['gateway_us']:,.0f} | {r['postgres_us']:,.0f} | {r['client_us']:,.0f} "
                 f"| {r.get('wal_fsyncs', float('nan')):.2f} | {r.get('commits', float('nan')):.2f} "
                 f"| {r.get('wal_bytes', float('nan')) / 1024:.1f} | {r['seq_wait']:.0%} |")
@@ -124,7 +147,8 @@ async def run(args: argparse.Namespace) -> str:
                 results = {}
                 for round_, clients in enumerate(args.clients):
                     print(f"{clients} client(s) ...", file=sys.stderr)
-                    results[clients] = await measure(gw.address, dsn, gw.pid, args.calls, clients, round_)
+                    results[clients] = await measure(gw.address, dsn, gw.pid, args.calls, clients, round_,
+                                                     args.settle)
             finally:
                 gw.stop()
     return table(results)
@@ -136,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--clients", type=lambda s: [int(x) for x in s.split(",")], default=[1, 16],
                    help="client counts (default 1,16)")
     p.add_argument("--loop", choices=("uvloop", "asyncio"), default="uvloop")
+    p.add_argument("--settle", type=float, default=11.0,
+                   help="seconds to wait around each phase for PostgreSQL's statistics (default 11)")
     p.add_argument("--out", type=Path, help="markdown file whose bench:txn-rpcs section is replaced")
     args = p.parse_args(argv)
     rows = asyncio.run(run(args))

@@ -7,7 +7,8 @@ lists. Write ids are per table (keyed by the stable table_id) and allocated by o
 table's counter row. Aborting a txn discards the metadata versions it wrote, in the same database
 transaction, so no reader can ever see them. Every function takes a connection inside the
 caller's transaction; a write returns an `Outcome` with its events, which `Database.transact`
-appends last.
+appends last. Open, allocate and commit run as server-side functions (store/schema/0007); their
+`*_logged` forms are the whole RPC in one statement, its event appended in it, for `Database.run`.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ import grpc
 from loadtest import probes
 from loadtest.gateway_targets import DB, TABLE, bench_table
 from loadtest.harness import postgres, start_gateway, workdir
-from loadtest.report import machine_line, write_section
+from loadtest.report import machine_line, markers, write_section
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc, transactions_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
@@ -166,9 +166,11 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     rows = asyncio.run(run(args))
     command = "python -m loadtest.txn_rpc_costs" + (f" --calls {args.calls}" if args.calls != 1000 else "")
-    section = (f"### Per RPC: where a write transaction's time goes\n\n`{command}` ({machine_line()}), one gateway "
-               "process (uvloop) on a fresh embedded PostgreSQL, durable (fsync on); each RPC measured alone, "
-               f"{args.calls} calls per client count. CPU, WAL fsyncs, commits and WAL bytes are per call.\n\n{rows}\n")
+    start, end = markers("txn-rpcs")
+    section = (f"{start}\n### Per RPC: where a write transaction's time goes\n\n"
+               f"`{command}` ({machine_line()}), one gateway process (uvloop) on a fresh embedded PostgreSQL, durable "
+               f"(fsync on); each RPC measured alone, {args.calls} calls per client count. CPU, WAL fsyncs, commits "
+               f"and WAL bytes are per call.\n\n{rows}\n{end}\n")
     print(section)
     if args.out:
         write_section(args.out, "txn-rpcs", section)

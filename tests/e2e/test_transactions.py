@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 import grpc
 import pytest
@@ -272,9 +272,10 @@ async def test_a_write_id_allocated_while_its_txn_commits_is_in_the_commit(txns:
     events = events_pb2_grpc.EventsStub(txns.client.channel)
     for _ in range(25):
         (t,) = await txns.open()
-        allocated, committed = await asyncio.gather(
+        outcomes: list[Any] = await asyncio.gather(
             txns.txn.AllocateTableWriteIds(tpb.AllocateTableWriteIdsRequest(txn_ids=[t], db_name="db", table_name="t")),
             txns.txn.CommitTxn(tpb.CommitTxnRequest(txn_id=t)), return_exceptions=True)
+        allocated, committed = outcomes
         assert not isinstance(committed, BaseException), committed
         (commit_event,) = (await events.GetNextNotification(
             evpb.GetNextNotificationRequest(last_event_id=committed.event_id - 1, max_events=1))).events

@@ -272,7 +272,7 @@ async def test_a_write_id_allocated_while_its_txn_commits_is_in_the_commit(txns:
     events = events_pb2_grpc.EventsStub(txns.client.channel)
     for _ in range(25):
         (t,) = await txns.open()
-        outcomes: list[Any] = await asyncio.gather(
+        outcomes: tuple[Any, ...] = await asyncio.gather(
             txns.txn.AllocateTableWriteIds(tpb.AllocateTableWriteIdsRequest(txn_ids=[t], db_name="db", table_name="t")),
             txns.txn.CommitTxn(tpb.CommitTxnRequest(txn_id=t)), return_exceptions=True)
         allocated, committed = outcomes

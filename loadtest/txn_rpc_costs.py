@@ -92,29 +92,31 @@ async def measure(address: str, dsn: str, gateway_pid: int, calls: int, clients:
                   ("AddPartitions(10)", calls, add), ("CommitTxn", calls, commit),
                   (f"OpenTxns({BATCH} txns)", calls // BATCH, open_batch),
                   (f"AllocateTableWriteIds({BATCH} txns)", calls // BATCH, allocate_batch))
-        for name, calls, one in phases:
-            # Backends report their pg_stat counters when idle, up to 10 s late (PGSTAT_IDLE_INTERVAL).
-            await asyncio.sleep(settle_s)
+        # Backends report their pg_stat counters when idle, up to 10 s late (PGSTAT_IDLE_INTERVAL): each
+        # phase's counters are read after such a pause, which is also the next phase's starting point.
+        await asyncio.sleep(settle_s)
+        wal_a = await probes.wal_stats(stats_conn, datname)
+        for name, n, one in phases:
             probe = probes.RunProbe(gateway_pid, postmaster, stats_conn, datname)
-            wal_a = await probes.wal_stats(stats_conn, datname)
             client_a = time.process_time()
             probe.start()
             sampler = asyncio.create_task(probe.sample())
-            latencies = await _phase(calls, clients, one)
+            latencies = await _phase(n, clients, one)
             probe.end()
             await sampler
             client_s = time.process_time() - client_a
             await asyncio.sleep(settle_s)
             wal_b = await probes.wal_stats(stats_conn, datname)
             cpu = probe.cpu()
-            row = {"calls_per_s": calls / cpu["wall_s"], "p50_ms": 1e3 * statistics.median(latencies),
-                   "gateway_us": 1e6 * cpu["gateway"] * cpu["wall_s"] / calls,
-                   "postgres_us": 1e6 * cpu["postgres"] * cpu["wall_s"] / calls,
-                   "client_us": 1e6 * client_s / calls,
+            row = {"calls_per_s": n / cpu["wall_s"], "p50_ms": 1e3 * statistics.median(latencies),
+                   "gateway_us": 1e6 * cpu["gateway"] * cpu["wall_s"] / n,
+                   "postgres_us": 1e6 * cpu["postgres"] * cpu["wall_s"] / n,
+                   "client_us": 1e6 * client_s / n,
                    "txns_per_call": BATCH if "txns)" in name else 1,
                    "seq_wait": probe.seq_waiter_samples / max(1, probe.samples)}
             if wal_a and wal_b:
-                row.update({k: (wal_b[k] - wal_a[k]) / calls for k in ("wal_fsyncs", "commits", "wal_bytes")})
+                row.update({k: (wal_b[k] - wal_a[k]) / n for k in ("wal_fsyncs", "commits", "wal_bytes")})
+            wal_a = wal_b
             out[name] = row
     await stats_conn.close()
     return out

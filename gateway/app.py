@@ -98,8 +98,9 @@ class Gateway:
             applied = await migrate_database(self.dsn)
             if applied:
                 _log.info("schema migrated to version %d", applied[-1])
-            self._db = await Database.connect(self.dsn, PoolSettings(max_size=s.pool_max_size,
-                                                                     acquire_timeout_s=s.pool_acquire_timeout_s))
+            self._db = await Database.connect(self.dsn, PoolSettings(
+                max_size=s.pool_max_size, acquire_timeout_s=s.pool_acquire_timeout_s,
+                idle_in_transaction_timeout_s=s.db_idle_in_txn_timeout_s))
             catalog = CatalogStore(self._db, warehouse_dir=s.warehouse_dir)
             txn_store = self._txn_store = TxnStore(self._db, TxnLimits(max_open_batch=s.txn_max_open_batch,
                                                                        max_open_txns=s.max_open_txns))

@@ -60,6 +60,10 @@ class Settings:
     pool_max_size: int = _setting("datanucleus.connectionPool.maxPoolSize", 10, "database connections per gateway")
     pool_acquire_timeout_s: float = _setting("metastore.gateway.pool.acquire.timeout", 10.0,
                                              "longest wait for a free database connection", "duration")
+    db_idle_in_txn_timeout_s: float = _setting(
+        "metastore.gateway.db.idle.in.transaction.timeout", 10.0,
+        "PostgreSQL ends a gateway transaction idle this long (a stopped or wedged gateway), releasing the row "
+        "locks every writer needs; 0: never", "duration")
     max_message_bytes: int = _setting("hive.metastore.server.max.message.size", 104857600,
                                       "largest request or response message, bytes")
     max_batch_size: int = _setting("metastore.gateway.max.batch.size", 10000,
@@ -199,6 +203,8 @@ class Settings:
                      "count_open_txns_interval_s", "event_ttl_s", "db_check_interval_s"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{key_of(name)}: must be a positive duration")
+        if self.db_idle_in_txn_timeout_s < 0:
+            raise ConfigError("metastore.gateway.db.idle.in.transaction.timeout: must be a duration (0: never)")
         if self.cache_prewarm not in ("lazy", "eager"):
             raise ConfigError(f"metastore.gateway.cache.prewarm: expected lazy or eager, got {self.cache_prewarm!r}")
         for name in ("cache_shards", "cache_max_partitions", "poller_batch_size"):

@@ -45,6 +45,9 @@ _CONNECTION_LOST = (
     asyncpg.InternalClientError,  # "cannot switch to state ...": the connection broke mid-operation
     asyncpg.CannotConnectNowError,
     asyncpg.OperatorInterventionError,  # admin/crash shutdown, and statements cancelled by a shutdown
+    # The server ended a transaction this gateway left idle too long (PoolSettings below) and closed
+    # the connection: the gateway was stopped or starved mid-call; nothing of the call was written.
+    asyncpg.exceptions.IdleInTransactionSessionTimeoutError,
     ConnectionError,
     OSError,
 )
@@ -69,6 +72,11 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
     back by asyncpg before this runs."""
 
 
+def _session_settings(settings: PoolSettings) -> dict[str, str]:
+    ms = round(settings.idle_in_transaction_timeout_s * 1000)
+    return {"idle_in_transaction_session_timeout": str(ms)} if ms > 0 else {}
+
+
 def _short(exc: BaseException) -> str:
     return bounded_message(f"{type(exc).__name__}: {exc}", 300)
 
@@ -88,6 +96,11 @@ class PoolSettings:
     acquire_timeout_s: float = 10.0
     command_timeout_s: float = 60.0
     max_retries: int = 5
+    # PostgreSQL's idle_in_transaction_session_timeout for the pool's sessions (0: none). A gateway
+    # transaction idles only between its own round trips; one idle for seconds belongs to a gateway
+    # that was stopped (SIGSTOP, a frozen VM) or wedged while holding row locks every writer needs
+    # (the notification sequence, the txn counter), so the server ends it and the others go on.
+    idle_in_transaction_timeout_s: float = 10.0
 
 
 class Database:
@@ -107,6 +120,7 @@ class Database:
                 command_timeout=settings.command_timeout_s,
                 init=_init_connection,
                 reset=_keep_session,
+                server_settings=_session_settings(settings),
             )
         except _CONNECTION_LOST as exc:
             raise Unavailable(f"cannot connect to PostgreSQL: {_short(exc)}") from exc

@@ -6,6 +6,7 @@ inside the transaction's function."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Callable
 
 import asyncpg
@@ -97,4 +98,31 @@ async def test_an_exhausted_conflict_retry_is_unavailable(pg_dsn: str) -> None:
             await db.transact(always_conflicting)
         assert attempts == 3
     finally:
+        await db.close()
+
+
+async def test_a_transaction_left_idle_is_ended_by_the_server_and_its_locks_freed(pg_dsn: str) -> None:
+    """A gateway stopped mid-transaction (SIGSTOP) must not hold the row every writer locks: the
+    server ends its idle transaction (PoolSettings.idle_in_transaction_timeout_s), the others go on,
+    and the stopped call, once it runs again, answers UNAVAILABLE (retry) with nothing written."""
+    db = await Database.connect(pg_dsn, PoolSettings(min_size=1, max_size=2, idle_in_transaction_timeout_s=0.3))
+    other = await asyncpg.connect(pg_dsn)
+    try:
+        before = await other.fetchval("SELECT next FROM next_txn_id")
+
+        async def stalls_holding_the_counter(conn: asyncpg.Connection) -> None:
+            await conn.execute("UPDATE next_txn_id SET next = next + 1")
+            await asyncio.sleep(3.0)  # the gateway stops here, the row locked
+            await conn.execute("SELECT 1")
+
+        stalled = asyncio.create_task(db.transact(stalls_holding_the_counter))
+        await asyncio.sleep(0.1)
+        async with asyncio.timeout(1.5):  # without the server's time-out this waits 3 s for the stalled call
+            await other.execute("UPDATE next_txn_id SET next = next")
+        with pytest.raises(Unavailable, match="retry the call"):
+            await stalled
+        assert await other.fetchval("SELECT next FROM next_txn_id") == before  # rolled back
+        assert await db.read(lambda conn: conn.fetchval("SELECT 1")) == 1  # the pool recovers
+    finally:
+        await other.close()
         await db.close()

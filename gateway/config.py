@@ -61,7 +61,7 @@ class Settings:
     pool_acquire_timeout_s: float = _setting("metastore.gateway.pool.acquire.timeout", 10.0,
                                              "longest wait for a free database connection", "duration")
     db_idle_in_txn_timeout_s: float = _setting(
-        "metastore.gateway.db.idle.in.transaction.timeout", 10.0,
+        "metastore.gateway.db.idle.in.transaction.timeout", 5.0,
         "PostgreSQL ends a gateway transaction idle this long (a stopped or wedged gateway), releasing the row "
         "locks every writer needs; 0: never", "duration")
     max_message_bytes: int = _setting("hive.metastore.server.max.message.size", 104857600,

@@ -100,7 +100,7 @@ class PoolSettings:
     # transaction idles only between its own round trips; one idle for seconds belongs to a gateway
     # that was stopped (SIGSTOP, a frozen VM) or wedged while holding row locks every writer needs
     # (the notification sequence, the txn counter), so the server ends it and the others go on.
-    idle_in_transaction_timeout_s: float = 10.0
+    idle_in_transaction_timeout_s: float = 5.0
 
 
 class Database:
@@ -201,8 +201,7 @@ class Database:
             except _BAD_VALUE as exc:
                 raise _bad_value(exc) from exc
             except _CONNECTION_LOST as exc:
-                await self.expire_connections()
-                raise _lost(exc) from exc
+                raise await self._lost(exc) from exc
 
     async def read(
         self,
@@ -218,8 +217,16 @@ class Database:
         except _BAD_VALUE as exc:
             raise _bad_value(exc) from exc
         except _CONNECTION_LOST as exc:
-            await self.expire_connections()
-            raise _lost(exc) from exc
+            raise await self._lost(exc) from exc
+
+    async def _lost(self, exc: BaseException) -> BaseException:
+        """What a connection error becomes: Unavailable, the pool's connections expired (the server
+        likely restarted). A TimeoutError while this task is cancelled is the call's own deadline
+        (TimeoutError is an OSError), passed on as it is."""
+        if isinstance(exc, TimeoutError) and _cancelling():
+            return exc
+        await self.expire_connections()
+        return _lost(exc)
 
     async def expire_connections(self) -> None:
         """Replace every pooled connection at its next acquire. A lost connection usually means the

@@ -19,7 +19,9 @@ stderr. `snapshot-read` reports files and bytes per partition instead of rows. `
 compaction worker: `python -m pipeline compact --address 127.0.0.1:50051 [--loop]`.
 
 Under spark-submit the master and conf come from spark-submit; run with plain Python, `--master`
-(default local[2]) and `--address` (else METASTORE_GATEWAY_ADDRESS) set them. Exit status: 0 done,
+(default local[2]) and `--address` (else METASTORE_GATEWAY_ADDRESS) set them. A gateway with TLS and
+tokens: `--tls-ca`, `--tls-cert`/`--tls-key` (mutual TLS) and `--token-file`, or their conf keys
+`spark.metastore.gateway.tls.*` and `spark.metastore.gateway.token.file` (README, Security). Exit status: 0 done,
 1 the job failed (its txn aborted, nothing visible), 2 bad arguments or configuration.
 """
 
@@ -177,7 +179,8 @@ def check_gateway(args: argparse.Namespace, timeout_s: float = 10.0) -> str | No
         except grpc.RpcError as exc:
             code = exc.code().name if isinstance(exc, grpc.Call) else "UNAVAILABLE"
             return (f"no metastore gateway answers at {address} ({code}); start one (`metastore-gateway serve`) or "
-                    f"fix --address / --conf {ADDRESS_CONF} / METASTORE_GATEWAY_ADDRESS")
+                    f"fix --address / --conf {ADDRESS_CONF} / METASTORE_GATEWAY_ADDRESS; a gateway with TLS answers "
+                    f"only a client with --tls-ca (and --tls-cert/--tls-key when it wants mutual TLS)")
     return None
 
 

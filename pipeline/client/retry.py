@@ -87,7 +87,9 @@ def call_with_retry(
                     f"{method}: the metastore gateway at {address} is unavailable: {attempts} attempts over "
                     f"{clock() - started:.1f}s all answered UNAVAILABLE (last: {error.details()}). Check that the "
                     f"gateway is running and that spark.metastore.gateway.address / METASTORE_GATEWAY_ADDRESS "
-                    f"point at it.", method=method, code=grpc.StatusCode.UNAVAILABLE,
+                    f"point at it; a gateway with TLS also fails the handshake of a plaintext client or of one "
+                    f"whose {TLS_CA_CONF} did not sign its certificate, or without the client certificate "
+                    f"({TLS_CERT_CONF}) it asks for.", method=method, code=grpc.StatusCode.UNAVAILABLE,
                     details=error.details() or "", address=address) from error
             sleep(delay)
         attempts += 1

@@ -109,8 +109,9 @@ def test_a_wrong_or_missing_token_is_unauthenticated(token_gateway: str, pki: Pk
 def test_plaintext_or_an_untrusted_ca_does_not_reach_a_tls_gateway(token_gateway: str, pki: Pki) -> None:
     for conf in ({}, {TLS_CA_CONF: pki["rogue-ca"][0], TOKEN_FILE_CONF: pki["alice.token"][0]}):
         with GatewayClient(_config(token_gateway, conf)) as client:
-            with pytest.raises(GatewayUnavailable, match="unavailable: 2 attempts"):
+            with pytest.raises(GatewayUnavailable, match="unavailable: 2 attempts") as info:
                 client.open_txn()
+            assert f"whose {TLS_CA_CONF} did not sign its certificate" in str(info.value)
 
 
 def test_mutual_tls_needs_no_token(pg_dsn: str, pki: Pki) -> None:
@@ -143,6 +144,6 @@ def test_the_cli_checks_a_tls_gateway_over_tls(token_gateway: str, pki: Pki) -> 
 
     assert probe("--tls-ca", pki["ca"][0], "--token-file", pki["alice.token"][0]) is None
     problem = probe()  # plaintext: the TLS port does not answer it
-    assert problem is not None and f"no metastore gateway answers at {address}" in problem
+    assert problem is not None and f"no metastore gateway answers at {address}" in problem and "--tls-ca" in problem
     problem = probe("--token-file", pki["alice.token"][0])
     assert problem is not None and "needs TLS" in problem and "refuses tokens over plaintext" in problem

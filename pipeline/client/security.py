@@ -117,34 +117,32 @@ def _check_token(token: str) -> None:
 PLAINTEXT = ChannelSecurity()
 
 
-def read_pem(path: str, key: str) -> bytes:
-    """A PEM file's bytes; `ClientConfigError` naming `key` when unreadable or too large."""
+def _read(path: str, key: str, limit: int) -> bytes:
+    """At most `limit` bytes of a file; `ClientConfigError` naming `key` when unreadable, larger or empty."""
     try:
         with open(path, "rb") as f:
-            data = f.read(MAX_PEM_BYTES + 1)
+            data = f.read(limit + 1)
     except OSError as exc:
         raise ClientConfigError(f"{key}: cannot read {path}: {exc.strerror}") from exc
-    if len(data) > MAX_PEM_BYTES:
-        raise ClientConfigError(f"{key}: {path} is larger than {MAX_PEM_BYTES} bytes; expected a PEM file")
+    if len(data) > limit:
+        raise ClientConfigError(f"{key}: {path} is larger than {limit} bytes; is it the right file?")
     if not data.strip():
         raise ClientConfigError(f"{key}: {path} is empty")
     return data
 
 
+def read_pem(path: str, key: str) -> bytes:
+    """A PEM file's bytes (checked for their kind by `ChannelSecurity`)."""
+    return _read(path, key, MAX_PEM_BYTES)
+
+
 def read_token(path: str, key: str) -> str:
     """The token a token file holds (surrounding whitespace dropped); never echoed in errors."""
+    raw = _read(path, key, MAX_TOKEN_CHARS * 2)  # room for whitespace; the token's own bound is checked later
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_TOKEN_CHARS + 2)
-    except OSError as exc:
-        raise ClientConfigError(f"{key}: cannot read {path}: {exc.strerror}") from exc
-    try:
-        token = raw.decode("ascii").strip()
+        return raw.decode("ascii").strip()
     except UnicodeDecodeError:
         raise ClientConfigError(f"{key}: {path} is not ASCII text; it should hold the token alone") from None
-    if not token:
-        raise ClientConfigError(f"{key}: {path} is empty; it should hold this client's bearer token")
-    return token
 
 
 def resolve_security(lookup: Callable[[str], str | None], environ: Mapping[str, str]) -> ChannelSecurity:

@@ -111,7 +111,8 @@ def test_unreadable_or_wrong_files_name_the_setting(pki: Pki, tmp_path: Path) ->
 
 
 def test_a_token_that_cannot_be_metadata_is_refused_without_echoing_it(pki: Pki, tmp_path: Path) -> None:
-    for text, why in ((f"{SECRET},alice", None), (f"{SECRET} more", "space"), (SECRET + "x" * 5000, "at most 4096")):
+    for text, why in ((f"{SECRET},alice", None), (f"{SECRET} more", "space"), (SECRET + "x" * 5000, "at most 4096"),
+                      (SECRET + "x" * 9000, "larger than 8192 bytes")):
         conf = {TLS_CA_CONF: pki["ca"][0], TOKEN_FILE_CONF: _token_file(tmp_path, text)}
         if why is None:  # a comma is a legal header character: the gateway will say the token is unknown
             assert _resolve(conf).security.token == text

@@ -21,8 +21,9 @@ compaction worker: `python -m pipeline compact --address 127.0.0.1:50051 [--loop
 Under spark-submit the master and conf come from spark-submit; run with plain Python, `--master`
 (default local[2]) and `--address` (else METASTORE_GATEWAY_ADDRESS) set them. A gateway with TLS and
 tokens: `--tls-ca`, `--tls-cert`/`--tls-key` (mutual TLS) and `--token-file`, or their conf keys
-`spark.metastore.gateway.tls.*` and `spark.metastore.gateway.token.file` (README, Security). Exit status: 0 done,
-1 the job failed (its txn aborted, nothing visible), 2 bad arguments or configuration.
+`spark.metastore.gateway.tls.*` and `spark.metastore.gateway.token.file` (README, Security).
+Exit status: 0 done, 1 the job failed (its txn aborted, nothing visible), 2 bad arguments or
+configuration.
 """
 
 from __future__ import annotations

@@ -45,6 +45,7 @@ from hive.lock_rules import LockPolicy, Statement, TableRef, statement_locks
 _log = logging.getLogger(__name__)
 T = TypeVar("T")
 
+
 def _chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     for i in range(0, len(items), size):
         yield items[i:i + size]

@@ -145,12 +145,12 @@ def read_token(path: str, key: str) -> str:
         raise ClientConfigError(f"{key}: {path} is not ASCII text; it should hold the token alone") from None
 
 
-def resolve_security(lookup: Callable[[str], str | None], environ: Mapping[str, str]) -> ChannelSecurity:
+def resolve_security(lookup: Callable[[str], object], environ: Mapping[str, str]) -> ChannelSecurity:
     """The settings above from `lookup` (a Spark conf key -> value or None) then `environ`, with
     every file read here, on the driver."""
 
     def setting(conf_key: str, env: str) -> tuple[str, str]:
-        value = (lookup(conf_key) or "").strip()
+        value = str(lookup(conf_key) or "").strip()  # a dict conf may hold a bool for tls.enabled
         if value:
             return value, conf_key
         return environ.get(env, "").strip(), env

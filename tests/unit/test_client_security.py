@@ -65,7 +65,7 @@ def test_spark_conf_wins_over_the_environment(pki: Pki, tmp_path: Path) -> None:
     file_env = _resolve({}, {TLS_CA_ENV: pki["ca"][0], TOKEN_FILE_ENV: _token_file(tmp_path, SECRET),
                              TOKEN_ENV: "ignored"})
     assert file_env.security.token == SECRET
-    system_roots = _resolve({TLS_ENABLED_CONF: "true"})  # a gateway certificate from a public CA
+    system_roots = ClientConfig.resolve({ADDRESS_CONF: "gw:1", TLS_ENABLED_CONF: True}, environ={})  # a public CA
     assert (system_roots.security.tls, system_roots.security.ca_pem) == (True, b"")
 
 

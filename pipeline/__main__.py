@@ -19,8 +19,11 @@ stderr. `snapshot-read` reports files and bytes per partition instead of rows. `
 compaction worker: `python -m pipeline compact --address 127.0.0.1:50051 [--loop]`.
 
 Under spark-submit the master and conf come from spark-submit; run with plain Python, `--master`
-(default local[2]) and `--address` (else METASTORE_GATEWAY_ADDRESS) set them. Exit status: 0 done,
-1 the job failed (its txn aborted, nothing visible), 2 bad arguments or configuration.
+(default local[2]) and `--address` (else METASTORE_GATEWAY_ADDRESS) set them. A gateway with TLS and
+tokens: `--tls-ca`, `--tls-cert`/`--tls-key` (mutual TLS) and `--token-file`, or their conf keys
+`spark.metastore.gateway.tls.*` and `spark.metastore.gateway.token.file` (README, Security).
+Exit status: 0 done, 1 the job failed (its txn aborted, nothing visible), 2 bad arguments or
+configuration.
 """
 
 from __future__ import annotations
@@ -36,6 +39,16 @@ if __package__ in (None, ""):  # spark-submit pipeline/__main__.py: make the rep
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from pipeline.client import ADDRESS_CONF, ClientConfig, ClientConfigError, GatewayError  # noqa: E402
+from pipeline.client import security  # noqa: E402
+
+# Flags for plain-Python runs (spark-submit passes the same settings as --conf): flag, conf key, variable, help.
+_SECURITY_FLAGS = (
+    ("--tls-ca", security.TLS_CA_CONF, security.TLS_CA_ENV, "PEM CA that signed the gateway's certificate: TLS"),
+    ("--tls-cert", security.TLS_CERT_CONF, security.TLS_CERT_ENV, "this client's PEM certificate (mutual TLS)"),
+    ("--tls-key", security.TLS_KEY_CONF, security.TLS_KEY_ENV, "the PEM private key of --tls-cert"),
+    ("--token-file", security.TOKEN_FILE_CONF, security.TOKEN_FILE_ENV,
+     f"a file holding this client's bearer token (or the token in {security.TOKEN_ENV})"),
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--address", help=f"gateway host:port (else {ADDRESS_CONF}, else METASTORE_GATEWAY_ADDRESS)")
     parser.add_argument("--master", help="Spark master when not under spark-submit (default local[2])")
     parser.add_argument("--log-level", default="WARNING", help="Python logging level (and Spark's, once started)")
+    for flag, key, env, what in _SECURITY_FLAGS:
+        parser.add_argument(flag, help=f"{what} (else {key}, else {env})")
     sub = parser.add_subparsers(dest="command", required=True)
     read = sub.add_parser("snapshot-read", help="files and bytes per partition under one pinned snapshot")
     read.add_argument("db")
@@ -120,12 +135,19 @@ def _session(args: argparse.Namespace) -> Any:
         builder = builder.master(args.master)
     elif not os.environ.get("SPARK_ENV_LOADED"):  # plain python: no spark-submit gave a master
         builder = builder.master("local[2]")
-    if args.address:
-        builder = builder.config(ADDRESS_CONF, args.address)
+    for key, value in _flag_conf(args).items():
+        builder = builder.config(key, value)
     spark = builder.getOrCreate()
     level = args.log_level.upper()
     spark.sparkContext.setLogLevel({"WARNING": "WARN", "CRITICAL": "FATAL"}.get(level, level))
     return spark
+
+
+def _flag_conf(args: argparse.Namespace) -> dict[str, str]:
+    """The Spark conf keys this run's flags set (they win over spark-submit's --conf)."""
+    flags = [("--address", ADDRESS_CONF)] + [(flag, key) for flag, key, _, _ in _SECURITY_FLAGS]
+    values = ((key, getattr(args, flag[2:].replace("-", "_"))) for flag, key in flags)
+    return {key: value for key, value in values if value}
 
 
 def _submitted_conf() -> Any:
@@ -144,17 +166,22 @@ def check_gateway(args: argparse.Namespace, timeout_s: float = 10.0) -> str | No
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+    from pipeline.client.channel import open_channel
+
+    submitted = _submitted_conf()
     try:
-        address = ClientConfig.resolve(_submitted_conf(), address=args.address).address
+        config = ClientConfig.resolve({**(dict(submitted.getAll()) if submitted else {}), **_flag_conf(args)})
     except ClientConfigError as exc:
         return str(exc)
-    with grpc.insecure_channel(address) as channel:
+    address = config.address
+    with open_channel(config) as channel:  # TLS when configured: a TLS gateway drops a plaintext probe
         try:
             health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=timeout_s)
         except grpc.RpcError as exc:
             code = exc.code().name if isinstance(exc, grpc.Call) else "UNAVAILABLE"
             return (f"no metastore gateway answers at {address} ({code}); start one (`metastore-gateway serve`) or "
-                    f"fix --address / --conf {ADDRESS_CONF} / METASTORE_GATEWAY_ADDRESS")
+                    f"fix --address / --conf {ADDRESS_CONF} / METASTORE_GATEWAY_ADDRESS; a gateway with TLS answers "
+                    f"only a client with --tls-ca (and --tls-cert/--tls-key when it wants mutual TLS)")
     return None
 
 

@@ -11,6 +11,11 @@ Hive's own settings travel the way Spark hands Hive settings to Hadoop: `spark.h
 (hive.txn.timeout, hive.lock.numretries, hive.lock.sleep.between.retries). The gateway keeps its
 own copy of hive.txn.timeout; the client needs to know it only to heartbeat often enough (every
 half of it, as Hive's client does), so set both to the same value.
+
+TLS and the bearer token (`spark.metastore.gateway.tls.*`, `spark.metastore.gateway.token.file`,
+or their METASTORE_GATEWAY_* variables: pipeline/client/security.py) are resolved the same way, and
+their files are read here, on the driver: the config ships the PEM bytes and the token, so
+executors need none of the files.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Mapping, Protocol
 
 from pipeline.client.errors import ClientConfigError
+from pipeline.client.security import PLAINTEXT, SECURITY_SETTINGS, ChannelSecurity, resolve_security
 from hive import durations
 
 ADDRESS_CONF = "spark.metastore.gateway.address"
@@ -78,6 +84,8 @@ class ClientConfig:
     user: str = field(default_factory=lambda: _safe_user())
     hostname: str = field(default_factory=socket.gethostname)
     agent_info: str = "pipeline"
+    # TLS and token: its repr names which parts are set, never the key or the token.
+    security: ChannelSecurity = PLAINTEXT
 
     def __post_init__(self) -> None:
         address = self.address.strip()
@@ -113,6 +121,8 @@ class ClientConfig:
         environment. Numbers in `conf` use the keys in `_CONF_KEYS`; `overrides` win over all."""
         environ = os.environ if environ is None else environ
         values: dict[str, Any] = {}
+        if "security" not in overrides:
+            values["security"] = resolve_security(lambda key: None if conf is None else _get(conf, key), environ)
         if conf is not None:
             for key, name in _CONF_KEYS.items():
                 raw = _get(conf, key)
@@ -170,3 +180,4 @@ def conf_keys() -> Iterator[tuple[str, str]]:
     """(Spark conf key, ClientConfig field) for documentation and `--help`."""
     yield ADDRESS_CONF, "address"
     yield from _CONF_KEYS.items()
+    yield from ((key, "security") for key, _ in SECURITY_SETTINGS if key)

@@ -28,6 +28,7 @@ from typing import Any, Callable, Coroutine, Iterable, Iterator, Sequence, TypeV
 
 import grpc
 
+from pipeline.client.channel import open_channel
 from pipeline.client.config import ClientConfig
 from pipeline.client.errors import GatewayError, TxnAborted
 from pipeline.client.retry import Backoff, call_with_retry, translate
@@ -44,10 +45,6 @@ from hive.lock_rules import LockPolicy, Statement, TableRef, statement_locks
 _log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-# Partition batches can be large (a 1000-partition answer with parameters is a few MB).
-_CHANNEL_OPTIONS = [("grpc.max_receive_message_length", 256 * 1024 * 1024),
-                    ("grpc.max_send_message_length", 256 * 1024 * 1024)]
-
 
 def _chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     for i in range(0, len(items), size):
@@ -63,7 +60,7 @@ class GatewayClient:
         self._sleep = sleep
         self._backoff = Backoff(retries=config.unavailable_retries, initial_s=config.backoff_initial_s,
                                 max_s=config.backoff_max_s)
-        self._channel = grpc.insecure_channel(config.address, options=_CHANNEL_OPTIONS)
+        self._channel = open_channel(config)  # TLS and the token when the config has them
         self.catalog = catalog_pb2_grpc.CatalogStub(self._channel)
         self.txns = transactions_pb2_grpc.TransactionsStub(self._channel)
         self.locks = locks_pb2_grpc.LocksStub(self._channel)
@@ -139,7 +136,7 @@ class GatewayClient:
                              max_sleep_s=self.config.lock_sleep_between_retries_s)
 
         async def acquire() -> lpb.LockResponse:
-            async with grpc.aio.insecure_channel(self.config.address) as channel:
+            async with open_channel(self.config, asynchronous=True) as channel:
                 return await LockClient(locks_pb2_grpc.LocksStub(channel), policy).acquire(request)
 
         self.stats["Lock"] += 1

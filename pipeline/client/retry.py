@@ -25,6 +25,8 @@ from typing import Callable, Iterator, TypeVar
 import grpc
 
 from pipeline.client.errors import GatewayError, GatewayUnavailable
+from pipeline.client.security import (TLS_CA_CONF, TLS_CERT_CONF, TLS_KEY_CONF, TOKEN_ENV, TOKEN_FILE_CONF,
+                                      TOKEN_FILE_ENV)
 from hive import backoff
 
 T = TypeVar("T")
@@ -51,8 +53,17 @@ def translate(exc: grpc.RpcError, method: str, address: str) -> GatewayError:
     details = (exc.details() if hasattr(exc, "details") else None) or str(exc)
     name = code.name if code is not None else "UNKNOWN"
     cls = GatewayUnavailable if code == grpc.StatusCode.UNAVAILABLE else GatewayError
-    return cls(f"{method} failed at the metastore gateway {address}: {name}: {details}",
+    hint = _HINTS.get(code, "") if code is not None else ""
+    return cls(f"{method} failed at the metastore gateway {address}: {name}: {details}{hint}",
                method=method, code=code, details=details, address=address)
+
+
+# Where the job's owner sets what the gateway wanted (its own message says what that was).
+_HINTS = {
+    grpc.StatusCode.UNAUTHENTICATED: (
+        f" (this client's token comes from {TOKEN_FILE_CONF} or {TOKEN_FILE_ENV} / {TOKEN_ENV}, sent over TLS "
+        f"with {TLS_CA_CONF}; or a client certificate: {TLS_CERT_CONF} and {TLS_KEY_CONF})"),
+}
 
 
 def call_with_retry(
@@ -76,7 +87,9 @@ def call_with_retry(
                     f"{method}: the metastore gateway at {address} is unavailable: {attempts} attempts over "
                     f"{clock() - started:.1f}s all answered UNAVAILABLE (last: {error.details()}). Check that the "
                     f"gateway is running and that spark.metastore.gateway.address / METASTORE_GATEWAY_ADDRESS "
-                    f"point at it.", method=method, code=grpc.StatusCode.UNAVAILABLE,
+                    f"point at it; a gateway with TLS also fails the handshake of a plaintext client or of one "
+                    f"whose {TLS_CA_CONF} did not sign its certificate, or without the client certificate "
+                    f"({TLS_CERT_CONF}) it asks for.", method=method, code=grpc.StatusCode.UNAVAILABLE,
                     details=error.details() or "", address=address) from error
             sleep(delay)
         attempts += 1

@@ -12,6 +12,7 @@ from typing import Any, Callable
 import grpc
 
 from pipeline.client import Backoff, ClientConfig, GatewayError, call_with_retry
+from pipeline.client.channel import open_channel
 from protos.metastore.v1 import compaction_pb2 as cpb
 from protos.metastore.v1 import compaction_pb2_grpc
 
@@ -19,7 +20,7 @@ from protos.metastore.v1 import compaction_pb2_grpc
 class CompactorClient:
     def __init__(self, config: ClientConfig) -> None:
         self.config = config
-        self._channel = grpc.insecure_channel(config.address)
+        self._channel = open_channel(config)
         self.stub = compaction_pb2_grpc.CompactorStub(self._channel)
         self._backoff = Backoff(retries=config.unavailable_retries, initial_s=config.backoff_initial_s,
                                 max_s=config.backoff_max_s)

@@ -5,7 +5,6 @@ or lock unless an admin, and other users' names hidden in SHOW output."""
 from __future__ import annotations
 
 import asyncio
-import datetime
 import io
 import json
 import os
@@ -16,10 +15,6 @@ from typing import Any, AsyncIterator
 import grpc
 import pytest
 import thriftpy2.rpc
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 from thriftpy2.thrift import TApplicationException
 from thriftpy2.transport import TTransportException
 
@@ -34,52 +29,16 @@ from protos.metastore.v1 import catalog_pb2_grpc, locks_pb2, locks_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from tests.conftest import gateway_settings
+from tests.pki import Pki, make_pki
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 TOKENS = {"alice": "t-alice", "bob": "t-bob", "root": "t-root"}
 
 
-def _name(common_name: str) -> x509.Name:
-    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
-
-
-def _issue(subject: str, issuer_key: Any, issuer: x509.Name, *, ca: bool = False,
-           san: list[x509.GeneralName] | None = None) -> tuple[Any, x509.Certificate]:
-    key = ec.generate_private_key(ec.SECP256R1())
-    now = datetime.datetime.now(datetime.timezone.utc)
-    builder = (x509.CertificateBuilder().subject_name(_name(subject)).issuer_name(issuer)
-               .public_key(key.public_key()).serial_number(x509.random_serial_number())
-               .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
-               .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
-    if san:
-        builder = builder.add_extension(x509.SubjectAlternativeName(san), critical=False)
-    return key, builder.sign(issuer_key or key, hashes.SHA256())
-
-
-def _write(directory: Path, name: str, key: Any, cert: x509.Certificate) -> tuple[str, str]:
-    key_path, cert_path = directory / f"{name}.key", directory / f"{name}.pem"
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    return str(cert_path), str(key_path)
-
-
 @pytest.fixture(scope="module")
-def pki(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
+def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
     """A CA, the server's certificate (127.0.0.1) and client certificates for alice, bob and root."""
-    d = tmp_path_factory.mktemp("pki")
-    ca_key, ca_cert = _issue("test CA", None, _name("test CA"), ca=True)
-    out = {"ca": _write(d, "ca", ca_key, ca_cert)}
-    import ipaddress
-    out["server"] = _write(d, "server", *_issue("localhost", ca_key, ca_cert.subject, san=[
-        x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]))
-    for user in ("alice", "bob", "root"):
-        out[user] = _write(d, user, *_issue(user, ca_key, ca_cert.subject))
-    tokens = d / "tokens"
-    tokens.write_text("# token,user\n" + "".join(f"{t},{u}\n" for u, t in TOKENS.items()))
-    os.chmod(tokens, 0o600)
-    out["tokens"] = (str(tokens), "")
-    return out
+    return make_pki(tmp_path_factory.mktemp("pki"), TOKENS)
 
 
 @pytest.fixture

@@ -120,7 +120,8 @@ def classify(code: grpc.StatusCode, details: str, *, frozen: bool) -> str | None
 
     * UNAVAILABLE: the database or the gateway is away; the client may retry.
     * ABORTED: the txn was aborted (by the time-out reaper once its client stopped heartbeating, as a
-      SIGSTOPped gateway makes it) or lost a write conflict; the client starts a new txn.
+      SIGSTOPped gateway makes it) or lost a write conflict (the client starts a new txn), or a write
+      met an object that kept changing while it waited (the client retries the write).
     * DEADLINE_EXCEEDED, only for a call to a gateway that was stopped (SIGSTOP) while the call was
       out: the client's own deadline ran out because the process did not run; its TCP connection stays
       up, so nothing faster than the deadline can tell the client.
@@ -129,10 +130,12 @@ def classify(code: grpc.StatusCode, details: str, *, frozen: bool) -> str | None
     if code == C.UNAVAILABLE:
         return "unavailable"
     if code == C.ABORTED:
+        if "conflict" in details:  # before "was aborted": a conflict's message says its txn was aborted too
+            return "write_conflict"
         if "was aborted" in details:
             return "txn_aborted"
-        if "conflict" in details:
-            return "write_conflict"
+        if "retry the write" in details:  # the object kept changing while the write waited for its row lock
+            return "write_retry"
         return None
     if code == C.DEADLINE_EXCEEDED and frozen:
         return "deadline_on_stopped_gateway"

@@ -79,6 +79,9 @@ class Calls:
                 phase.violate(f"{what} on {gateway}: {code.name}: {details[:300]}")
             else:
                 phase.kinds[kind] += 1
+                seen = phase.samples.setdefault(kind, [])
+                if len(seen) < 3:
+                    seen.append(f"{what} on {gateway} after {time.monotonic() - started:.2f}s: {details[:300]}")
             raise
         finally:
             # Evidence that a SIGSTOP froze calls (and a bound on how long any call took).

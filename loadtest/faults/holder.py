@@ -86,11 +86,25 @@ class Holder:
             except grpc.aio.AioRpcError:
                 pass  # its gateway is gone: the client keeps trying it, as a client pinned to one host does
 
-    async def vanish(self) -> None:
-        """The client goes away without a word: no commit, no abort, no unlock, no more heartbeats."""
-        await self.stop()
+    async def vanish(self, in_flight: int = 8) -> None:
+        """The client goes away without a word: no commit, no abort, no unlock, no more heartbeats; and
+        with `in_flight` writes under its txns still running, which the gateway sees cancelled midway."""
+        if self._beat is not None:
+            self._beat.cancel()
+            await asyncio.gather(self._beat, return_exceptions=True)
         assert self._ep is not None
-        await self._ep.channel.close()
+        writes = []
+        for i in range(in_flight):
+            txn, table = self.txn_ids[i % 2], HELD_TABLES[i % 2]
+            values = (f"{self.label}x", str(i))
+            self.partitions.append((table, hive_names.make_partition_name(KEYS, values)))
+            writes.append(asyncio.ensure_future(self._ep.catalog.AddPartitions(pb.AddPartitionsRequest(
+                db_name=DB, table_name=table, txn_id=txn,
+                partitions=[pb.Partition(values=list(values), parameters={"tag": f"held{txn}"})]),
+                timeout=CALL_TIMEOUT_S)))
+        await asyncio.sleep(0.005)  # on the wire, not answered yet
+        await self._ep.channel.close()  # cancels them: the gateway's handlers are cancelled mid-call
+        await asyncio.gather(*writes, return_exceptions=True)
 
     async def stop(self) -> None:
         if self._beat is not None:
@@ -144,10 +158,12 @@ class Holder:
         stats.counts["reaped_locks_checked"] += len(self.lock_ids)
 
 
-async def recovery_s(cluster: Cluster, since: float, tag: str) -> float:
+async def recovery_s(cluster: Cluster, since: float, tag: str, stats: PhaseStats) -> float:
     """Seconds from `since` (the database's return, a SIGCONT, a kill) until a commit made after it is
     applied by every live gateway's poller. The probe write goes through the oracle and is retried
-    while the database is still refusing it (counted in the phase like every call)."""
+    while the database is still refusing it (counted in the phase like every call); the time until it
+    was acknowledged goes to stats.figures["probe_commit_s"], the slowest gateway's apply delay after
+    that ack to ["probe_apply_s"]: the two parts of the recovery (the write path's, the poller's)."""
     o = cluster.the_oracle
     async with asyncio.timeout(60):
         while True:
@@ -158,10 +174,19 @@ async def recovery_s(cluster: Cluster, since: float, tag: str) -> float:
                 break
             except grpc.aio.AioRpcError:
                 await asyncio.sleep(0.05)
-        for m in cluster.live():
-            while (await m.ep.stats()).poller_position < got.event_id:
+        acked = time.monotonic()
+        pending = {m.name: m for m in cluster.live()}
+        while pending:
+            positions = await asyncio.gather(*(m.ep.stats() for m in pending.values()))
+            for name, s in zip(list(pending), positions):
+                if s.poller_position >= got.event_id:
+                    del pending[name]
+            if pending:
                 await asyncio.sleep(0.02)
-    return time.monotonic() - since
+    done = time.monotonic()
+    stats.figures["probe_commit_s"] = acked - since
+    stats.figures["probe_apply_s"] = done - acked
+    return done - since
 
 
 async def log_head(cluster: Cluster) -> int:

@@ -79,6 +79,7 @@ class PhaseStats:
     kinds: Counter[str] = field(default_factory=Counter)  # allowed kind -> count
     by_gateway: Counter[str] = field(default_factory=Counter)  # gateway/status -> count
     violations: list[str] = field(default_factory=list)
+    samples: dict[str, list[str]] = field(default_factory=dict)  # allowed kind -> the first few, in full
     counts: Counter[str] = field(default_factory=Counter)  # txns committed/aborted, reads compared, ...
     figures: dict[str, float] = field(default_factory=dict)  # recovery_s, reap_s, ...
 
@@ -93,6 +94,10 @@ class PhaseStats:
         figures = ", ".join(f"{k}={v:.2f}s" for k, v in sorted(self.figures.items()))
         lines = [f"{self.name}: {self.calls} calls; errors by status: {errors}" + (f" ({kinds})" if kinds else ""),
                  f"    {counts}", f"    {figures}"]
+        by_gateway = ", ".join(f"{k}={v}" for k, v in sorted(self.by_gateway.items()))
+        if by_gateway:
+            lines.append(f"    errors by gateway: {by_gateway}")
+        lines += [f"    e.g. {kind}: {text}" for kind, texts in sorted(self.samples.items()) for text in texts[:1]]
         lines += [f"    VIOLATION {v}" for v in self.violations[:20]]
         return "\n".join(lines)
 
@@ -110,6 +115,9 @@ class Windows:
     def thaw(self, gateway: str) -> None:
         start, _ = self.frozen[gateway][-1]
         self.frozen[gateway][-1] = (start, time.monotonic())
+
+    def stopped_now(self) -> bool:
+        return any(e == float("inf") for spans in self.frozen.values() for _, e in spans)
 
     def was_frozen(self, gateway: str, started: float, ended: float) -> bool:
         return any(s < ended and started < e for s, e in self.frozen.get(gateway, ()))

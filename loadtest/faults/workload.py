@@ -17,6 +17,7 @@ is back (`deferred`)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import random
 import time
@@ -131,7 +132,7 @@ class Workload:
         for what, names, invoke in steps:
             g = self.cluster.any(rng)
             try:
-                reply = await calls(g.name, what, invoke(g))
+                reply = await calls(g.name, f"{what} (txn {rec.txn_id}: {names})", invoke(g))
             except grpc.aio.AioRpcError as exc:
                 if exc.code() == C.ABORTED:
                     rec.outcome = ABORTED
@@ -151,12 +152,14 @@ class Workload:
             g = self.cluster.any(rng)
             try:
                 if commit:
-                    await calls(g.name, "CommitTxn", g.ep.txns.CommitTxn(tpb.CommitTxnRequest(txn_id=rec.txn_id),
-                                                                         timeout=CALL_TIMEOUT_S))
+                    await calls(g.name, f"CommitTxn {rec.txn_id}", g.ep.txns.CommitTxn(
+                        tpb.CommitTxnRequest(txn_id=rec.txn_id), timeout=CALL_TIMEOUT_S))
                     rec.outcome = COMMITTED
+                    if calls.windows.stopped_now():  # do the other gateways keep committing meanwhile?
+                        calls.phase.counts["commits_while_a_gateway_was_stopped"] += 1
                 else:
-                    await calls(g.name, "AbortTxns", g.ep.txns.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[rec.txn_id]),
-                                                                          timeout=CALL_TIMEOUT_S))
+                    await calls(g.name, f"AbortTxns {rec.txn_id}", g.ep.txns.AbortTxns(
+                        tpb.AbortTxnsRequest(txn_ids=[rec.txn_id]), timeout=CALL_TIMEOUT_S))
                     rec.outcome = ABORTED
                 return
             except grpc.aio.AioRpcError as exc:
@@ -168,21 +171,29 @@ class Workload:
                 await asyncio.sleep(0.1)
 
     async def _heartbeat(self, rec: TxnRecord, rng: random.Random) -> None:
-        """Hive's client heartbeat, through any gateway; one that does not answer in time is skipped for
-        another at once."""
+        """Hive's client heartbeat, once a tick through a random gateway, each call with the ordinary
+        deadline and not awaited by the next tick: a heartbeat stuck on a stopped gateway (or behind a
+        row lock such a gateway holds) does not hold the others back."""
         calls, timing = self.cluster.calls, self.cluster.timing
-        while True:
-            await asyncio.sleep(timing.heartbeat_s)
-            for _ in range(3):
-                g = self.cluster.any(rng)
-                try:
-                    got = await calls(g.name, "Heartbeat", g.ep.txns.Heartbeat(
-                        tpb.HeartbeatRequest(txn_ids=[rec.txn_id]), timeout=timing.heartbeat_s))
-                except grpc.aio.AioRpcError:
-                    continue
-                if rec.txn_id in got.aborted_txn_ids:
-                    return
-                break
+        out: set[asyncio.Task[None]] = set()
+
+        async def beat() -> None:
+            g = self.cluster.any(rng)
+            with contextlib.suppress(grpc.aio.AioRpcError):  # counted and classified by calls
+                await calls(g.name, f"Heartbeat {rec.txn_id}", g.ep.txns.Heartbeat(
+                    tpb.HeartbeatRequest(txn_ids=[rec.txn_id]), timeout=CALL_TIMEOUT_S))
+
+        try:
+            while True:
+                await asyncio.sleep(timing.heartbeat_s)
+                if len(out) < 8:
+                    task = asyncio.create_task(beat())
+                    out.add(task)
+                    task.add_done_callback(out.discard)
+        finally:
+            for task in out:
+                task.cancel()
+            await asyncio.gather(*out, return_exceptions=True)
 
     # -- readers --------------------------------------------------------------------------------------
 

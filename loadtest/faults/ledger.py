@@ -130,10 +130,14 @@ def classify(code: grpc.StatusCode, details: str, *, frozen: bool) -> str | None
     * ABORTED: the txn was aborted (by the time-out reaper once its client stopped heartbeating, as a
       SIGSTOPped gateway makes it) or lost a write conflict (the client starts a new txn), or a write
       met an object that kept changing while it waited (the client retries the write).
+    * FAILED_PRECONDITION "snapshot too old": a read outside a txn whose snapshot version GC (every
+      hive.metastore.acid.housekeeper.interval) passed, as it does to a reader that kept its snapshot
+      through an outage (readers do, to show the caches answering without the database); the client
+      takes a new snapshot. Writes carry no snapshot, so this is only ever a read.
     * DEADLINE_EXCEEDED, only for a call to a gateway that was stopped (SIGSTOP) while the call was
       out: the client's own deadline ran out because the process did not run; its TCP connection stays
       up, so nothing faster than the deadline can tell the client.
-    Everything else (INTERNAL, UNKNOWN, FAILED_PRECONDITION, NOT_FOUND ...) is a violation: no
+    Everything else (INTERNAL, UNKNOWN, any other FAILED_PRECONDITION, NOT_FOUND ...) is a violation: no
     client mistake is made by this workload."""
     if code == C.UNAVAILABLE:
         return "unavailable"
@@ -145,6 +149,8 @@ def classify(code: grpc.StatusCode, details: str, *, frozen: bool) -> str | None
         if "retry the write" in details:  # the object kept changing while the write waited for its row lock
             return "write_retry"
         return None
+    if code == C.FAILED_PRECONDITION and "snapshot too old" in details:
+        return "snapshot_too_old"
     if code == C.DEADLINE_EXCEEDED and frozen:
         return "deadline_on_stopped_gateway"
     return None

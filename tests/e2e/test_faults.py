@@ -27,7 +27,9 @@ async def test_every_fault_keeps_commits_reads_and_locks_right_short_run() -> No
         assert p.counts["txns_committed"] > 0 and p.counts["txns_aborted"] > 0, p.render()
         assert p.counts["reads_compared"] > 0 and p.counts["final_reads_compared"] > 0, p.render()
         assert p.counts["partitions_checked"] > 0 and p.counts["acknowledged_commits_checked"] > 0, p.render()
-        assert set(p.errors) <= {"UNAVAILABLE", "ABORTED", "DEADLINE_EXCEEDED"}, p.render()
+        # Every error a client saw was of an allowed kind (loadtest/faults/ledger.py: classify).
+        assert sum(p.kinds.values()) == sum(p.errors.values()), p.render()
+        assert not {"INTERNAL", "UNKNOWN"} & set(p.errors), p.render()
     for name in ("pg_restart_fast", "pg_restart_immediate"):
         p = phases[name]
         # The database did go away under load, and the clients saw only UNAVAILABLE meanwhile.

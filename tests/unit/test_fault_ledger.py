@@ -44,7 +44,7 @@ def test_a_partly_visible_txn_is_reported() -> None:
     assert ledger.txns[0].outcome != UNKNOWN
 
 
-def test_only_unavailable_aborted_txns_and_deadlines_on_a_stopped_gateway_are_allowed() -> None:
+def test_only_unavailable_aborted_txns_old_snapshots_and_deadlines_on_a_stopped_gateway_are_allowed() -> None:
     assert classify(C.UNAVAILABLE, "cannot connect to PostgreSQL", frozen=False) == "unavailable"
     assert classify(C.ABORTED, "txn 5 was aborted (by AbortTxns, ...)", frozen=False) == "txn_aborted"
     assert classify(C.ABORTED, "write conflict: ...; txn 4 was aborted", frozen=False) == "write_conflict"
@@ -53,6 +53,8 @@ def test_only_unavailable_aborted_txns_and_deadlines_on_a_stopped_gateway_are_al
     assert classify(C.ABORTED, "something else", frozen=False) is None
     assert classify(C.DEADLINE_EXCEEDED, "Deadline Exceeded", frozen=True) == "deadline_on_stopped_gateway"
     assert classify(C.DEADLINE_EXCEEDED, "Deadline Exceeded", frozen=False) is None
+    assert classify(C.FAILED_PRECONDITION, "snapshot too old for cons.a0: ...", frozen=False) == "snapshot_too_old"
+    assert classify(C.FAILED_PRECONDITION, "txn 5 is already committed", frozen=False) is None
     for code in (C.INTERNAL, C.UNKNOWN, C.FAILED_PRECONDITION, C.NOT_FOUND, C.INVALID_ARGUMENT):
         assert classify(code, "x", frozen=True) is None
 

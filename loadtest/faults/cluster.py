@@ -124,8 +124,8 @@ class Cluster:
         """The caching gateways a client may pick (a SIGSTOPped one included: clients cannot tell)."""
         return [m for m in self.members if m.alive]
 
-    def any(self, rng: random.Random, *, oracle: bool = True) -> Member:
-        choices = self.live() + ([self.the_oracle] if oracle else [])
+    def any(self, rng: random.Random, *, oracle: bool = True, avoid: str | None = None) -> Member:
+        choices = [m for m in self.live() if m.name != avoid] + ([self.the_oracle] if oracle else [])
         return rng.choice(choices)
 
     @property

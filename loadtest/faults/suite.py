@@ -130,10 +130,14 @@ class Suite:
     async def sigstop_gateway(self, stats: PhaseStats) -> None:
         victim = self._rng.choice(GATEWAYS)
         self.cluster.sigstop(victim)
+        done = asyncio.Event()
+        side = asyncio.create_task(self.load.side_writer(self.cfg.writers, done, victim))
         try:
             await asyncio.sleep(self.cfg.sigstop_s)
         finally:
             self.cluster.sigcont(victim)
+            done.set()
+        await side
         resumed = time.monotonic()
         _, seconds = await asyncio.gather(self.read_at_once(stats, [self.cluster.member(victim)]),
                                           recovery_s(self.cluster, resumed, stats.name, stats))

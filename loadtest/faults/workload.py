@@ -77,14 +77,20 @@ class Workload:
 
     # -- writers --------------------------------------------------------------------------------------
 
-    async def _writer(self, i: int, stop: asyncio.Event, rng: random.Random) -> None:
+    async def _writer(self, i: int, stop: asyncio.Event, rng: random.Random, avoid: str | None = None) -> None:
         while not stop.is_set():
-            if not await self._txn(i, rng):
+            if not await self._txn(i, rng, avoid):
                 await asyncio.sleep(0.1)  # the database or the gateway is away: do not spin
             await asyncio.sleep(rng.uniform(0, 0.02))
 
-    async def _txn(self, i: int, rng: random.Random) -> bool:
-        calls, g = self.cluster.calls, self.cluster.any(rng)
+    async def side_writer(self, i: int, stop: asyncio.Event, avoid: str) -> None:
+        """A writer that never calls the gateway `avoid` (one the suite stopped): do the others keep
+        committing meanwhile? Its commits count as `commits_avoiding_<avoid>`."""
+        await self._writer(i, stop, random.Random(f"{self.seed}/side/{i}"), avoid)
+
+    async def _txn(self, i: int, rng: random.Random, avoid: str | None = None) -> bool:
+        calls, g = self.cluster.calls, self.cluster.any(rng, avoid=avoid)
+        started = time.monotonic()
         try:
             opened = await calls(g.name, "OpenTxns", g.ep.txns.OpenTxns(tpb.OpenTxnsRequest(
                 num_txns=1, user="faults", hostname="suite", agent_info=f"writer{i}"), timeout=CALL_TIMEOUT_S))
@@ -92,21 +98,25 @@ class Workload:
             return False  # if it was opened after all, nobody heartbeats it: the reaper aborts it
         rec = TxnRecord(opened.txn_ids[0], rng.choice(ACID_TABLES))
         self.ledger.txns.append(rec)
-        beat = asyncio.create_task(self._heartbeat(rec, rng))
+        beat = asyncio.create_task(self._heartbeat(rec, rng, avoid))
         try:
-            wrote = await self._write(i, rec, rng)
+            wrote = await self._write(i, rec, rng, avoid)
             if rec.outcome == ABORTED:
                 return True
-            await self._finish(rec, rng, commit=wrote and rng.random() >= self.abort_share)
+            await self._finish(rec, rng, avoid, commit=wrote and rng.random() >= self.abort_share)
         finally:
             beat.cancel()
             await asyncio.gather(beat, return_exceptions=True)
         calls.phase.counts[f"txns_{rec.outcome}"] += 1
         if rec.outcome == COMMITTED:
             self._mine.setdefault((i, rec.table), []).extend(rec.added)
+            if avoid:
+                calls.phase.counts[f"commits_avoiding_{avoid}"] += 1
+                slowest = max(calls.phase.figures.get("slowest_txn_avoiding_s", 0.0), time.monotonic() - started)
+                calls.phase.figures["slowest_txn_avoiding_s"] = slowest
         return True
 
-    async def _write(self, i: int, rec: TxnRecord, rng: random.Random) -> bool:
+    async def _write(self, i: int, rec: TxnRecord, rng: random.Random, avoid: str | None) -> bool:
         """Allocate, lock, add, maybe alter; False (the txn must not commit) once any step fails."""
         calls, table = self.cluster.calls, rec.table
         mine = self._mine.get((i, table), [])
@@ -130,7 +140,7 @@ class Workload:
                 partitions=[pb.Partition(values=list(hive_names.parse_partition_name(KEYS, n)),
                                          parameters={"tag": rec.tag}) for n in altered]), timeout=CALL_TIMEOUT_S)))
         for what, names, invoke in steps:
-            g = self.cluster.any(rng)
+            g = self.cluster.any(rng, avoid=avoid)
             try:
                 reply = await calls(g.name, f"{what} (txn {rec.txn_id}: {names})", invoke(g))
             except grpc.aio.AioRpcError as exc:
@@ -145,11 +155,11 @@ class Workload:
             (rec.added if what == "AddPartitions" else rec.altered).extend(names)
         return True
 
-    async def _finish(self, rec: TxnRecord, rng: random.Random, *, commit: bool) -> None:
+    async def _finish(self, rec: TxnRecord, rng: random.Random, avoid: str | None, *, commit: bool) -> None:
         """Commit or abort, retried through any gateway while the answer is lost."""
         calls, deadline = self.cluster.calls, time.monotonic() + GIVE_UP_S
         while time.monotonic() < deadline:
-            g = self.cluster.any(rng)
+            g = self.cluster.any(rng, avoid=avoid)
             try:
                 if commit:
                     await calls(g.name, f"CommitTxn {rec.txn_id}", g.ep.txns.CommitTxn(
@@ -170,7 +180,7 @@ class Workload:
                     return  # a violation, recorded by calls; the outcome is resolved from the data
                 await asyncio.sleep(0.1)
 
-    async def _heartbeat(self, rec: TxnRecord, rng: random.Random) -> None:
+    async def _heartbeat(self, rec: TxnRecord, rng: random.Random, avoid: str | None) -> None:
         """Hive's client heartbeat, once a tick through a random gateway, each call with the ordinary
         deadline and not awaited by the next tick: a heartbeat stuck on a stopped gateway (or behind a
         row lock such a gateway holds) does not hold the others back."""
@@ -178,7 +188,7 @@ class Workload:
         out: set[asyncio.Task[None]] = set()
 
         async def beat() -> None:
-            g = self.cluster.any(rng)
+            g = self.cluster.any(rng, avoid=avoid)
             with contextlib.suppress(grpc.aio.AioRpcError):  # counted and classified by calls
                 await calls(g.name, f"Heartbeat {rec.txn_id}", g.ep.txns.Heartbeat(
                     tpb.HeartbeatRequest(txn_ids=[rec.txn_id]), timeout=CALL_TIMEOUT_S))

@@ -102,7 +102,7 @@ class Holder:
                 db_name=DB, table_name=table, txn_id=txn,
                 partitions=[pb.Partition(values=list(values), parameters={"tag": f"held{txn}"})]),
                 timeout=CALL_TIMEOUT_S)))
-        await asyncio.sleep(0.005)  # on the wire, not answered yet
+        await asyncio.sleep(0.005)  # sent; most not answered yet
         await self._ep.channel.close()  # cancels them: the gateway's handlers are cancelled mid-call
         await asyncio.gather(*writes, return_exceptions=True)
 

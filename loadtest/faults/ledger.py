@@ -104,7 +104,7 @@ class PhaseStats:
 
 @dataclass
 class Windows:
-    """When each gateway was stopped (SIGSTOP) or dead (kill -9): a call to it then may fail for that
+    """When each gateway was stopped (SIGSTOP): a call to it then may run out of its deadline for that
     reason alone."""
 
     frozen: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
@@ -115,9 +115,6 @@ class Windows:
     def thaw(self, gateway: str) -> None:
         start, _ = self.frozen[gateway][-1]
         self.frozen[gateway][-1] = (start, time.monotonic())
-
-    def stopped_now(self) -> bool:
-        return any(e == float("inf") for spans in self.frozen.values() for _, e in spans)
 
     def was_frozen(self, gateway: str, started: float, ended: float) -> bool:
         return any(s < ended and started < e for s, e in self.frozen.get(gateway, ()))

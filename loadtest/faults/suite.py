@@ -115,11 +115,11 @@ class Suite:
     async def kill9_gateway(self, stats: PhaseStats) -> None:
         victim = self.cluster.member(self._rng.choice(GATEWAYS))
         held = Holder(self.cluster, victim, f"kill{len(self.phases)}")
-        await held.hold()
-        await asyncio.sleep(self.cluster.timing.heartbeat_s * 1.5)  # it heartbeats while its gateway lives
-        self.cluster.kill(victim.name)
-        killed = time.monotonic()
         try:
+            await held.hold()
+            await asyncio.sleep(self.cluster.timing.heartbeat_s * 1.5)  # it heartbeats while its gateway lives
+            self.cluster.kill(victim.name)
+            killed = time.monotonic()
             self._recovered(stats, await recovery_s(self.cluster, killed, stats.name, stats), "the kill")
             await held.wait_reaped(killed, stats)
         finally:
@@ -145,11 +145,14 @@ class Suite:
 
     async def vanished_client(self, stats: PhaseStats) -> None:
         held = Holder(self.cluster, self.cluster.member(self._rng.choice(GATEWAYS)), f"gone{len(self.phases)}")
-        await held.hold()
-        await asyncio.sleep(self.cluster.timing.heartbeat_s * 1.5)
+        try:
+            await held.hold()
+            await asyncio.sleep(self.cluster.timing.heartbeat_s * 1.5)
+        except BaseException:
+            await held.stop()
+            raise
         await held.vanish()
-        gone = time.monotonic()
-        await held.wait_reaped(gone, stats)
+        await held.wait_reaped(time.monotonic(), stats)
         self._only_from(stats, None)
 
     async def read_at_once(self, stats: PhaseStats, members: Sequence[workload.Member]) -> None:

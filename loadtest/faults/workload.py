@@ -163,8 +163,6 @@ class Workload:
                     await calls(g.name, f"CommitTxn {rec.txn_id}", g.ep.txns.CommitTxn(
                         tpb.CommitTxnRequest(txn_id=rec.txn_id), timeout=CALL_TIMEOUT_S))
                     rec.outcome = COMMITTED
-                    if calls.windows.stopped_now():  # do the other gateways keep committing meanwhile?
-                        calls.phase.counts["commits_while_a_gateway_was_stopped"] += 1
                 else:
                     await calls(g.name, f"AbortTxns {rec.txn_id}", g.ep.txns.AbortTxns(
                         tpb.AbortTxnsRequest(txn_ids=[rec.txn_id]), timeout=CALL_TIMEOUT_S))

@@ -163,7 +163,8 @@ async def recovery_s(cluster: Cluster, since: float, tag: str, stats: PhaseStats
     applied by every live gateway's poller. The probe write goes through the oracle and is retried
     while the database is still refusing it (counted in the phase like every call); the time until it
     was acknowledged goes to stats.figures["probe_commit_s"], the slowest gateway's apply delay after
-    that ack to ["probe_apply_s"]: the two parts of the recovery (the write path's, the poller's)."""
+    that ack to ["probe_apply_s"]: the two parts of the recovery (the write path's, the poller's); the
+    largest poller_lag_ms the gateways report then to ["poller_lag_after_s"]."""
     o = cluster.the_oracle
     async with asyncio.timeout(60):
         while True:
@@ -176,14 +177,18 @@ async def recovery_s(cluster: Cluster, since: float, tag: str, stats: PhaseStats
                 await asyncio.sleep(0.05)
         acked = time.monotonic()
         pending = {m.name: m for m in cluster.live()}
+        lag_ms = 0.0
         while pending:
             positions = await asyncio.gather(*(m.ep.stats() for m in pending.values()))
             for name, s in zip(list(pending), positions):
                 if s.poller_position >= got.event_id:
                     del pending[name]
+                    lag_ms = max(lag_ms, s.poller_lag_ms)
             if pending:
                 await asyncio.sleep(0.02)
     done = time.monotonic()
+    # Admin.CacheStats' own figure once the probe is applied: the commit-to-apply delay of the last event.
+    stats.figures["poller_lag_after_s"] = lag_ms / 1000
     stats.figures["probe_commit_s"] = acked - since
     stats.figures["probe_apply_s"] = done - acked
     return done - since

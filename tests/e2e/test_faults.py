@@ -26,6 +26,8 @@ async def test_every_fault_keeps_commits_reads_and_locks_right_short_run() -> No
     for p in report.phases:
         assert p.counts["txns_committed"] > 0 and p.counts["txns_aborted"] > 0, p.render()
         assert p.counts["reads_compared"] > 0 and p.counts["final_reads_compared"] > 0, p.render()
+        # The final reads, equal to the oracle's, came from every live gateway's cache (2 tables x 2 reads x 3).
+        assert p.counts["final_reads_from_cache"] == 12, p.render()
         assert p.counts["partitions_checked"] > 0 and p.counts["acknowledged_commits_checked"] > 0, p.render()
         # Every error a client saw was of an allowed kind (loadtest/faults/ledger.py: classify).
         assert sum(p.kinds.values()) == sum(p.errors.values()), p.render()

@@ -80,6 +80,7 @@ class PhaseStats:
     by_gateway: Counter[str] = field(default_factory=Counter)  # gateway/status -> count
     violations: list[str] = field(default_factory=list)
     samples: dict[str, list[str]] = field(default_factory=dict)  # allowed kind -> the first few, in full
+    notes: list[str] = field(default_factory=list)  # what a reader of the report should know; not violations
     counts: Counter[str] = field(default_factory=Counter)  # txns committed/aborted, reads compared, ...
     figures: dict[str, float] = field(default_factory=dict)  # recovery_s, reap_s, ...
 
@@ -98,6 +99,7 @@ class PhaseStats:
         if by_gateway:
             lines.append(f"    errors by gateway: {by_gateway}")
         lines += [f"    e.g. {kind}: {text}" for kind, texts in sorted(self.samples.items()) for text in texts[:1]]
+        lines += [f"    NOTE {n}" for n in self.notes]
         lines += [f"    VIOLATION {v}" for v in self.violations[:20]]
         return "\n".join(lines)
 

@@ -138,7 +138,11 @@ class Suite:
         finally:
             self.cluster.sigcont(victim)
             done.set()
-        await side
+        resumed = time.monotonic()
+        # At once, before its poller can have caught up; the side writer ends its txn meanwhile.
+        _, seconds, _ = await asyncio.gather(self.read_at_once(stats, [self.cluster.member(victim)]),
+                                             recovery_s(self.cluster, resumed, stats.name, stats), side)
+        self._recovered(stats, seconds, "SIGCONT")
         if stats.counts[f"commits_avoiding_{victim}"] <= 1:
             # Not a violation (no commit lost, no wrong answer), but every writer stalled for the whole stop:
             # the stopped gateway's session held a row lock all writes take (notification_sequence,
@@ -147,10 +151,6 @@ class Suite:
             stats.notes.append(f"writers that never called {victim} committed "
                                f"{stats.counts[f'commits_avoiding_{victim}']} txn(s) during its "
                                f"{self.cfg.sigstop_s:g}s stop: a lock its stopped session held stalled them")
-        resumed = time.monotonic()
-        _, seconds = await asyncio.gather(self.read_at_once(stats, [self.cluster.member(victim)]),
-                                          recovery_s(self.cluster, resumed, stats.name, stats))
-        self._recovered(stats, seconds, "SIGCONT")
 
     async def vanished_client(self, stats: PhaseStats) -> None:
         held = Holder(self.cluster, self.cluster.member(self._rng.choice(GATEWAYS)), f"gone{len(self.phases)}")

@@ -141,7 +141,7 @@ def classify(code: grpc.StatusCode, details: str, *, frozen: bool) -> str | None
     if code == C.UNAVAILABLE:
         return "unavailable"
     if code == C.ABORTED:
-        if "conflict" in details:  # before "was aborted": a conflict's message says its txn was aborted too
+        if details.startswith("write conflict"):  # before "was aborted": it says its txn was aborted too
             return "write_conflict"
         if "was aborted" in details:
             return "txn_aborted"

@@ -46,7 +46,8 @@ def test_a_partly_visible_txn_is_reported() -> None:
 
 def test_only_unavailable_aborted_txns_old_snapshots_and_deadlines_on_a_stopped_gateway_are_allowed() -> None:
     assert classify(C.UNAVAILABLE, "cannot connect to PostgreSQL", frozen=False) == "unavailable"
-    assert classify(C.ABORTED, "txn 5 was aborted (by AbortTxns, ...)", frozen=False) == "txn_aborted"
+    assert classify(C.ABORTED, "txn 5 was aborted (by AbortTxns, a write conflict, or the time-out reaper ...)",
+                    frozen=False) == "txn_aborted"
     assert classify(C.ABORTED, "write conflict: ...; txn 4 was aborted", frozen=False) == "write_conflict"
     assert classify(C.ABORTED, "x changed 5 times while this write waited for it; retry the write",
                     frozen=False) == "write_retry"

@@ -6,7 +6,7 @@
 #   make test-bench   the tests marked `bench` or `soak`: the bench_read and bench_txns smoke runs, the Hive
 #                     Metastore target (a JVM), the 20 s multi-gateway consistency run
 #   make lint         ruff check and mypy (configured in pyproject.toml)
-#   make bench, bench-grpcio, bench-all, consistency: the figures and the long run themselves (below)
+#   make bench, bench-grpcio, bench-all, consistency, faults: the figures and the long runs themselves (below)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -14,7 +14,8 @@ STAMP := $(VENV)/.installed
 PROTO_SRC := $(wildcard protos/metastore/v1/*.proto)
 ARGS ?=
 
-.PHONY: run test test-bench lint protos protos-check bench bench-grpcio bench-all bench-compaction consistency
+.PHONY: run test test-bench lint protos protos-check bench bench-grpcio bench-all bench-compaction consistency \
+	faults
 
 # What `make test` leaves to `make test-bench` (markers registered in pyproject.toml).
 LONG_MARKERS := bench or soak
@@ -80,3 +81,8 @@ bench-compaction: $(STAMP)
 ## consistency: the long multi-gateway consistency run (three gateways + a cache-off oracle)
 consistency: $(STAMP)
 	$(PY) -m loadtest.consistency --duration 300
+
+## faults: the fault-injection suite, each fault 3 times (PostgreSQL restarted -m fast and -m immediate, kill -9
+## and SIGSTOP 20 s of a gateway, a vanished client) on three gateways under load (ARGS='--rounds 1 --keep')
+faults: $(STAMP)
+	$(PY) -m loadtest.faults $(ARGS)

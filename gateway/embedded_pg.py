@@ -300,9 +300,13 @@ class EmbeddedPostgres:
                 "port": self.port, "pinned": (self.data_dir / PIN_FILE).exists(), "gateways_attached": attached,
                 "password_file": str(self.password_file), "log_file": str(self.log_file)}
 
-    def pg_ctl_stop(self, timeout_s: int = 30) -> None:
-        _log.info("stopping PostgreSQL on %s", self.pgdata)
-        self._run(["pg_ctl", "-D", str(self.pgdata), "-m", "fast", "-w", "-t", str(timeout_s), "stop"],
+    def pg_ctl_stop(self, timeout_s: int = 30, mode: str = "fast") -> None:
+        """`pg_ctl stop -m MODE`: "fast" (roll back sessions, checkpoint) is the gateway's own; the
+        fault-injection suite (loadtest/faults) also stops it "immediate" (a crash: recovery on start)."""
+        if mode not in ("smart", "fast", "immediate"):
+            raise ValueError(f"pg_ctl stop mode must be smart, fast or immediate, got {mode!r}")
+        _log.info("stopping PostgreSQL on %s (-m %s)", self.pgdata, mode)
+        self._run(["pg_ctl", "-D", str(self.pgdata), "-m", mode, "-w", "-t", str(timeout_s), "stop"],
                   timeout=timeout_s + 5, check=False)
 
     # -- internals ---------------------------------------------------------------------------

@@ -38,11 +38,15 @@ class Timing:
     txn_timeout_s: float = 4.0
     reaper_interval_s: float = 1.0
     heartbeat_s: float = 1.0
+    # How long PostgreSQL lets a stopped gateway's transaction sit idle on the row locks every writer
+    # takes (metastore.gateway.db.idle.in.transaction.timeout): shorter than a stop, so the others go on.
+    idle_in_txn_s: float = 1.0
 
     def conf(self) -> tuple[str, ...]:
         return (f"hive.txn.timeout={self.txn_timeout_s:g}s",
                 f"hive.timedout.txn.reaper.start={self.reaper_interval_s:g}s",
                 f"hive.timedout.txn.reaper.interval={self.reaper_interval_s:g}s",
+                f"metastore.gateway.db.idle.in.transaction.timeout={self.idle_in_txn_s:g}s",
                 "metastore.gateway.shutdown.grace=2s")
 
 

@@ -144,13 +144,13 @@ class Suite:
                                              recovery_s(self.cluster, resumed, stats.name, stats), side)
         self._recovered(stats, seconds, "SIGCONT")
         if stats.counts[f"commits_avoiding_{victim}"] <= 1:
-            # Not a violation (no commit lost, no wrong answer), but every writer stalled for the whole stop:
-            # the stopped gateway's session held a row lock all writes take (notification_sequence,
-            # next_txn_id), idle in its transaction. PostgreSQL's idle_in_transaction_session_timeout on
-            # the gateway's sessions would bound this.
-            stats.notes.append(f"writers that never called {victim} committed "
-                               f"{stats.counts[f'commits_avoiding_{victim}']} txn(s) during its "
-                               f"{self.cfg.sigstop_s:g}s stop: a lock its stopped session held stalled them")
+            # Every writer stalled for the whole stop: the stopped gateway's session, idle in its
+            # transaction, held a row lock all writes take (notification_sequence, next_txn_id) beyond
+            # metastore.gateway.db.idle.in.transaction.timeout, after which PostgreSQL must end it.
+            stats.violate(f"writers that never called {victim} committed "
+                          f"{stats.counts[f'commits_avoiding_{victim}']} txn(s) during its {self.cfg.sigstop_s:g}s "
+                          f"stop: a lock its stopped session held stalled them past the idle-transaction bound "
+                          f"({self.cluster.timing.idle_in_txn_s:g}s)")
 
     async def vanished_client(self, stats: PhaseStats) -> None:
         held = Holder(self.cluster, self.cluster.member(self._rng.choice(GATEWAYS)), f"gone{len(self.phases)}")

@@ -356,6 +356,22 @@ def _java_version(java: str) -> str:
     return " ".join(lines[:1] + lines[2:3]).strip()  # "openjdk version ..." and the VM line
 
 
+async def _hms_txn_state(dsn: str, log: Path) -> dict[str, int]:
+    """What the runs left in Hive's transaction tables, and the ERROR lines in the HMS's log: evidence that
+    TxnHandler really served the calls (every committed write is in COMPLETED_TXN_COMPONENTS, no txn is left
+    open, no lock is left behind)."""
+    conn = await asyncpg.connect(dsn)
+    try:
+        row = await conn.fetchrow(
+            "SELECT (SELECT count(*) FROM completed_txn_components) AS completed_components,"
+            " (SELECT count(*) FROM txns WHERE txn_state = 'o') AS open_txns,"
+            " (SELECT count(*) FROM hive_locks) AS locks, (SELECT ntxn_next - 1 FROM next_txn_id) AS txns_opened")
+    finally:
+        await conn.close()
+    errors = sum(" ERROR " in line for line in log.read_text(errors="replace").splitlines()) if log.exists() else 0
+    return {**{k: int(v) for k, v in dict(row).items()}, "log_errors": errors}
+
+
 async def run_hms(opts: argparse.Namespace, pool: int) -> tuple[dict[str, Any], list[RunResult]]:
     """Start the Hive Metastore 2.3 on a fresh durable embedded PostgreSQL with its transaction tables, create
     the table, run the matrix against it, stop it."""
@@ -380,6 +396,7 @@ async def run_hms(opts: argparse.Namespace, pool: int) -> tuple[dict[str, Any], 
                 info["runs"], results = await run_matrix(opts, Server(
                     "hms", "on", HmsWriteTxnUser, server.address, server.pid, stats_conn, datname, postmaster,
                     {"db": "bench_txns", "table": TABLE, "location": location}))
+                info["hms"]["after"] = await _hms_txn_state(server.dsn, tmp / "hms.log")
             finally:
                 await stats_conn.close()
         return info, results

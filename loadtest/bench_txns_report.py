@@ -71,6 +71,14 @@ def _headline(data: dict[str, Any], runs: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def _hms_after(after: dict[str, int] | None) -> str:
+    if not after:
+        return ""
+    return (f" After its runs: {after['txns_opened']:,} txns opened, {after['completed_components']:,} rows in "
+            f"COMPLETED_TXN_COMPONENTS, {after['open_txns']} txns still open, {after['locks']} rows in HIVE_LOCKS, "
+            f"{after['log_errors']} ERROR lines in its log.")
+
+
 def _setups(data: dict[str, Any]) -> list[str]:
     """One line per peer: exactly what ran."""
     machine, opts, targets = data["machine"], data["options"], data["targets"]
@@ -101,7 +109,8 @@ def _setups(data: dict[str, Any]) -> list[str]:
                 f"DataNucleus and TxnHandler on DBCP, {h['pool']} connections each; JDBC driver `{h['jdbc_jar']}` "
                 f"(version {h['jdbc_version']}); Hive's transaction tables from `loadtest/hms_txn_schema.sql`; "
                 f"PostgreSQL {t['pg_version']}, {where}: {pg}. Called through its Thrift API by `hmsclient` (binary "
-                "protocol, C accelerated), one connection per client, each client's calls in its own thread.")
+                "protocol, C accelerated), one connection per client, each client's calls in its own thread."
+                + _hms_after(h.get("after")))
     fd = next((t["fdatasync"] for t in targets if t.get("fdatasync")), None)
     if fd:
         lines.append(f"- **Disk:** 8 KiB write + fdatasync on the gateway's data directory's filesystem: "
@@ -136,7 +145,8 @@ def _where_the_time_goes(opts: dict[str, Any], runs: list[dict[str, Any]], nproc
                     key=lambda k: -max(r["wait_profile"].get(k, 0.0) for r in runs))
     lines += ["", "What the server's PostgreSQL connections were doing, sampled from `pg_stat_activity` every "
               f"{probes.SAMPLE_INTERVAL_S * 1e3:g} ms (average number of backends per state; states under 0.02 "
-              "everywhere are summed as *other*). The HMS keeps idle connections in its two pools:", "",
+              "everywhere are summed as *other*; for the HMS, *waiting for the gateway* means waiting for the JVM, and "
+              "*idle* counts the open connections of its two pools):", "",
               "| backend state | " + " | ".join(name[id(r)] for r in runs) + " |", "| --- |" + " ---: |" * len(runs)]
     for k in states:
         lines.append(f"| {k} | " + " | ".join(f"{r['wait_profile'].get(k, 0.0):.2f}" for r in runs) + " |")

@@ -72,5 +72,8 @@ def test_bench_txns_hms_target_commits_on_hive_txn_tables_durably(tmp_path: Path
     assert target["target"] == "hms" and target["pg_settings"]["fsync"] == "on"
     assert target["hms"]["version"].startswith("2.3.") and target["hms"]["jdbc_version"] != "unknown"
     _check_runs(target["runs"], {2})
+    after = target["hms"]["after"]  # TxnHandler served the calls on the tables of loadtest/hms_txn_schema.sql
+    assert after["completed_components"] >= sum(r["txns"] for r in target["runs"])
+    assert after["open_txns"] == 0 and after["locks"] == 0 and after["log_errors"] == 0
     assert "| HMS, plus 10 partitions, c=2 |" in text
     assert "| txn manager only | 2 | – |" in text  # no gateway run: no ratio

@@ -415,7 +415,7 @@ async def run_lag(opts: argparse.Namespace) -> dict[str, Any]:
     tmp = new_workdir("msgw-bench-txns-lag-")
     try:
         clients = max(opts.clients)
-        config = RunConfig(users=clients, run_time_s=opts.duration, workers=min(opts.workers, clients),
+        config = RunConfig(users=clients, run_time_s=opts.lag_duration, workers=min(opts.workers, clients),
                            stop_timeout_s=5.0)
         figures, _ = await lag_under_load(tmp, WriteTxnUser, config, {
             "db": "bench_txns_lag", "table": TABLE, "partitions": opts.partitions, "tag": "lag"}, _catalog)
@@ -461,6 +461,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds of unmeasured load on each target before its runs (default 10)")
     p.add_argument("--lag", action="store_true",
                    help="also measure commit-to-visible lag across three gateways under the write load")
+    p.add_argument("--lag-duration", type=float, default=60.0,
+                   help="seconds of load while the lag is probed (default 60: a p99 needs a few hundred commits)")
     p.add_argument("--pause", type=float, default=11.0,
                    help="idle seconds after each run before PostgreSQL's counters are read; idle backends flush them "
                         "after 10 s (default 11; less makes fsync and commit counts approximate)")

@@ -164,7 +164,7 @@ def _lag(lag: dict[str, Any], partitions: int) -> list[str]:
              f"Three gateway processes (A, B, C) on one database of a durable embedded PostgreSQL "
              f"{lag['pg_version']}. {load['clients']} clients run the {workload_label('parts', partitions)} "
              f"workload spread over the three ({_n(load['txns_per_s'], 1)} txns/s, {load['failures']:,} failures, "
-             f"over {lag['duration_s']:g} s). Meanwhile a probe, one commit at a time, takes `OpenTxns` → "
+             f"over {lag['duration_s']:.0f} s). Meanwhile a probe, one commit at a time, takes `OpenTxns` → "
              "`AddPartitions(1 new)` → `CommitTxn` on A; from the moment `CommitTxn` returns it polls B's and C's "
              "`CacheStats.poller_position` until both have reached the commit's event id (the `poller` method of "
              "`python -m loadtest.bench_cache --only lag`, whose idle figure is p99 3.6 ms).", "",

@@ -48,7 +48,8 @@ def _check_runs(runs: list[dict], clients: set[int]) -> None:
 
 @pytest.mark.bench
 def test_bench_txns_gateway_runs_both_workloads_and_the_lag_probe(tmp_path: Path) -> None:
-    data, text = _run(tmp_path, "--targets", "gateway", "--clients", "1,2", "--fsync", "off", "--lag")
+    data, text = _run(tmp_path, "--targets", "gateway", "--clients", "1,2", "--fsync", "off", "--lag",
+                      "--lag-duration", "3")
     [target] = data["targets"]
     assert target["target"] == "gateway" and target["mode"] == "off" and target["pg_settings"]["fsync"] == "off"
     _check_runs(target["runs"], {1, 2})

@@ -55,11 +55,13 @@ def test_bench_txns_gateway_runs_both_workloads_and_the_lag_probe(tmp_path: Path
     _check_runs(target["runs"], {1, 2})
     lag = data["lag"]
     assert lag["load"]["failures"] == 0 and lag["load"]["txns_per_s"] > 0
+    assert lag["idle_lag"]["both"]["n"] == 100 and lag["idle_lag"]["both"]["p50_ms"] > 0  # the same run's baseline
     assert lag["lag"]["both"]["n"] > 0 and lag["lag"]["both"]["p50_ms"] > 0
     assert lag["lag"]["both"]["p99_ms"] >= max(lag["lag"]["B"]["p50_ms"], lag["lag"]["C"]["p50_ms"])
     assert "python -m loadtest.bench_txns --duration 2" in text
     assert "| gateway fsync=off, txn manager only, c=2 |" in text
     assert "### Commit-to-visible lag across three gateways under the write load" in text
+    assert "| idle | B and C (the later of the two) | 100 |" in text
 
 
 _HMS_REASON = hms_unavailable_reason() or postgres_unavailable_reason()

@@ -350,6 +350,14 @@ def _jdbc_version(jar: Path) -> str:
     return m.group(1) if m else "unknown"
 
 
+def _shown_path(path: Path | None) -> str:
+    """`path` relative to the repository when inside it (the docs should not name one checkout's directory)."""
+    if path is None:
+        return "?"
+    resolved = path.resolve()
+    return str(resolved.relative_to(REPO)) if resolved.is_relative_to(REPO) else str(resolved)
+
+
 def _java_version(java: str) -> str:
     out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60)
     lines = (out.stderr or out.stdout).splitlines()
@@ -388,7 +396,7 @@ async def run_hms(opts: argparse.Namespace, pool: int) -> tuple[dict[str, Any], 
                 location = await asyncio.to_thread(create_table, server.address, "bench_txns", TABLE)
                 info: dict[str, Any] = {
                     "target": "hms", "mode": "on", **await _pg_info(stats_conn), "fdatasync": None,
-                    "hms": {"version": hms.hms_version(), "jars": str(hms.pyspark_jars_dir()),
+                    "hms": {"version": hms.hms_version(), "jars": _shown_path(hms.pyspark_jars_dir()),
                             "java": await asyncio.to_thread(_java_version, server.command[0]), "jvm_args": jvm_args,
                             "properties": dict(hms.TXN_PROPERTIES), "pool": pool,
                             "jdbc_jar": str(hms.POSTGRES_JDBC_JAR),

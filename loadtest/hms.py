@@ -15,6 +15,10 @@ The data are the gateway benchmark's (loadtest/gateway_targets.py): database `be
 ds=2024-01-01/hr=1, ... 24 hours a day, each with parameters numRows/totalSize. `HmsReader` accepts
 the same options as `GatewayReader` (`batch`, `names`, `op`), so one options dict drives both.
 
+On PostgreSQL (`backing="postgresql"`), `hms_process(..., durable=True, transactions=True)` also serves Hive's
+transactions: it creates TxnHandler's tables from loadtest/hms_txn_schema.sql before the JVM starts and turns
+DbTxnManager on (TXN_PROPERTIES); loadtest/bench_txns.py measures write transactions on it (loadtest/hms_txns.py).
+
 Notes for whoever reads the numbers:
 - HiveMetaStore 2.3's main() has no bind-host setting: it listens on the wildcard address. Everything
   here connects to 127.0.0.1 only; nothing else is ever sent to it.

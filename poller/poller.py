@@ -141,7 +141,7 @@ class Poller:
                             await self._db.expire_connections()
                         await self._listen()
                     self._wake.clear()
-                    batch, head = await self._db.read(events.next_events_and_head, self.position, self._batch_size)
+                    batch, head = await self._db.run(events.next_events_and_head, self.position, self._batch_size)
                     if batch and batch[0].event_id != self.position + 1:
                         await self._reload(f"the log continues at {batch[0].event_id} after {self.position}")
                         continue

@@ -60,6 +60,15 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
     await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
 
 
+async def _keep_session(conn: asyncpg.Connection) -> None:
+    """The pool's reset on release, a no-op. asyncpg's default sends one more round trip per call
+    (advisory unlock all, CLOSE ALL, UNLISTEN *, RESET ALL) to undo session state, and pooled
+    connections never make any: advisory locks are transaction-scoped (pg_try_advisory_xact_lock),
+    cursors live inside transactions, nothing SETs outside one, and LISTEN (the poller) and the
+    migrations' session lock use connections of their own. An open transaction is still rolled
+    back by asyncpg before this runs."""
+
+
 def _short(exc: BaseException) -> str:
     return bounded_message(f"{type(exc).__name__}: {exc}", 300)
 
@@ -97,6 +106,7 @@ class Database:
                 max_size=settings.max_size,
                 command_timeout=settings.command_timeout_s,
                 init=_init_connection,
+                reset=_keep_session,
             )
         except _CONNECTION_LOST as exc:
             raise Unavailable(f"cannot connect to PostgreSQL: {_short(exc)}") from exc
@@ -134,16 +144,39 @@ class Database:
         When `fn` returns an `Outcome`, its events are appended in order as the transaction's last
         step (after `fn` returned, right before commit: the event ids are allocated last) and the
         answer is `Written(value, event ids)`; otherwise `fn`'s result as it is."""
+
+        async def in_transaction(conn: asyncpg.Connection) -> Any:
+            async with conn.transaction():
+                result = await fn(conn, *args, **kwargs)
+                if isinstance(result, Outcome):
+                    return Written(result.value, tuple(await append_events(conn, result.events)))
+                return result
+
+        return await self._attempts(in_transaction)
+
+    async def run(
+        self,
+        fn: Callable[Concatenate[asyncpg.Connection, P], Awaitable[T]],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> T:
+        """Run `fn(conn, ...)`, one statement (a write with its events appended in it, or a read that
+        needs one snapshot), outside an explicit transaction: PostgreSQL commits the statement by
+        itself, so the call costs one round trip, and the row locks a write takes are held only while
+        the server executes and flushes it, never while a BEGIN or COMMIT waits on the gateway.
+        Retries and errors as `transact`. A later read `fn` may send (to word an error) runs in a
+        transaction of its own."""
+        return await self._attempts(lambda conn: fn(conn, *args, **kwargs))
+
+    async def _attempts(self, attempt_once: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:
+        """`attempt_once(conn)` on a pooled connection, again after a conflict (bounded); database
+        errors become store errors."""
         attempt = 0
         while True:
             attempt += 1
             try:
                 async with self._connection() as conn:
-                    async with conn.transaction():
-                        result = await fn(conn, *args, **kwargs)
-                        if isinstance(result, Outcome):
-                            return Written(result.value, tuple(await append_events(conn, result.events)))
-                        return result
+                    return await attempt_once(conn)
             except _RETRYABLE as exc:
                 if attempt > self._settings.max_retries:
                     # Nothing was written and the call may simply be repeated: the status that says so.

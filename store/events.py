@@ -89,14 +89,11 @@ async def append_events(conn: asyncpg.Connection, events: Sequence[NewEvent]) ->
     the caller's transaction (the sequence row stays locked until that transaction ends)."""
     if not events:
         return []
-    first = int(await conn.fetchval(sql.ALLOCATE_EVENT_IDS, len(events)))
+    first = int(await conn.fetchval(
+        sql.APPEND_EVENTS, [e.event_type.value for e in events], [e.db_name for e in events],
+        [e.table_name for e in events], [e.table_id for e in events], [e.txn_id for e in events],
+        [e.write_id for e in events], [e.message for e in events]))
     ids = list(range(first, first + len(events)))
-    await conn.executemany(
-        sql.INSERT_EVENT,
-        [(i, e.event_type, e.db_name, e.table_name, e.table_id, e.txn_id, e.write_id, e.message)
-         for i, e in zip(ids, events)],
-    )
-    await conn.execute(sql.NOTIFY_EVENT, str(ids[-1]))
     return ids
 
 
@@ -120,32 +117,40 @@ async def next_events(
     """At most `max_events` events after `last_event_id` (and never more than MAX_EVENTS_PER_READ:
     Hive's metastore.max.event.response defaults to no limit, which lets one call return the whole
     log; callers page by event id, so a shorter answer only means another call)."""
-    if last_event_id < 0 or max_events < 0:
-        raise InvalidArgument(f"last_event_id and max_events must not be negative, got {last_event_id} and "
-                              f"{max_events}")
+    _check_cursor(last_event_id, max_events)
     check_text(db_name, "db_name", NAME)
     check_text(table_name, "table_name", NAME)
     max_events = min(max_events, MAX_EVENTS_PER_READ)
     rows = await conn.fetch(sql.NEXT_EVENTS, last_event_id, max_events, db_name.lower(), table_name.lower())
-    return [
-        NotificationEvent(
-            event_id=r["event_id"],
-            event_time_ms=r["event_time_ms"],
-            event_type=r["event_type"],
-            db_name=r["db_name"],
-            table_name=r["tbl_name"],
-            table_id=r["table_id"],
-            txn_id=r["txn_id"],
-            write_id=r["write_id"],
-            message=r["message"],
-        )
-        for r in rows
-    ]
+    return [_event(r) for r in rows]
+
+
+def _check_cursor(last_event_id: int, max_events: int) -> None:
+    if last_event_id < 0 or max_events < 0:
+        raise InvalidArgument(f"last_event_id and max_events must not be negative, got {last_event_id} and "
+                              f"{max_events}")
+
+
+def _event(r: asyncpg.Record) -> NotificationEvent:
+    return NotificationEvent(
+        event_id=r["event_id"],
+        event_time_ms=r["event_time_ms"],
+        event_type=r["event_type"],
+        db_name=r["db_name"],
+        table_name=r["tbl_name"],
+        table_id=r["table_id"],
+        txn_id=r["txn_id"],
+        write_id=r["write_id"],
+        message=r["message"],
+    )
 
 
 async def next_events_and_head(
     conn: asyncpg.Connection, last_event_id: int, max_events: int
 ) -> tuple[list[NotificationEvent], int]:
-    """Events after `last_event_id` and the newest committed id, from the caller's one snapshot
-    (run it in a REPEATABLE READ transaction): an empty batch below the head means a gap."""
-    return await next_events(conn, last_event_id, max_events), await current_event_id(conn)
+    """Events after `last_event_id` (at most `max_events`, and MAX_EVENTS_PER_READ) and the newest
+    committed id, from one statement's snapshot (one round trip, no transaction needed): an empty
+    batch below the head means a gap."""
+    _check_cursor(last_event_id, max_events)
+    rows = await conn.fetch(sql.NEXT_EVENTS_AND_HEAD, last_event_id, min(max_events, MAX_EVENTS_PER_READ))
+    return [_event(r) for r in rows if r["event_id"] is not None], int(rows[0]["head"])

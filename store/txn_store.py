@@ -7,10 +7,9 @@ from typing import Sequence
 
 import asyncpg
 
-from store import catalog, txns
+from store import txns
 from store.db import Database
 from store.errors import InvalidArgument, ResourceExhausted
-from store.events import Outcome
 from store.txns import TableWriteIds, TxnInfo
 from hive.writeids import ValidTxnList
 
@@ -60,7 +59,7 @@ class TxnStore:
             )
         self.open_counter.check()
 
-        written = await self._db.transact(txns.open_txns, count, user=user, host=host, agent_info=agent_info)
+        written = await self._db.run(txns.open_txns_logged, count, user=user, host=host, agent_info=agent_info)
         return written.value, written.event_id
 
     async def refresh_open_count(self) -> int:
@@ -70,7 +69,7 @@ class TxnStore:
 
     async def commit(self, txn_id: int) -> int:
         """The COMMIT_TXN event's id; 0 when the txn was committed already."""
-        return (await self._db.transact(txns.commit_txn, txn_id)).event_id
+        return (await self._db.run(txns.commit_txn_logged, txn_id)).event_id
 
     async def abort(self, txn_ids: Sequence[int], reason: str = "aborted by the client") -> list[int]:
         """The ABORT_TXN events' ids, one per txn that was open."""
@@ -83,11 +82,7 @@ class TxnStore:
         return await self._db.read(txns.get_open_txns, current_txn)
 
     async def allocate_write_ids(self, txn_ids: Sequence[int], db_name: str, table_name: str) -> dict[int, int]:
-        async def run(conn: asyncpg.Connection) -> Outcome[dict[int, int]]:
-            table = await catalog.get_table(conn, db_name, table_name, lock="share")
-            return await txns.allocate_write_ids(conn, table, txn_ids)
-
-        return (await self._db.transact(run)).value
+        return (await self._db.run(txns.allocate_table_write_ids_logged, db_name, table_name, txn_ids)).value
 
     async def get_valid_write_ids(self, full_table_names: Sequence[str], txn_list: ValidTxnList) -> list[TableWriteIds]:
         async def run(conn: asyncpg.Connection) -> list[TableWriteIds]:

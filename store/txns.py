@@ -7,7 +7,8 @@ lists. Write ids are per table (keyed by the stable table_id) and allocated by o
 table's counter row. Aborting a txn discards the metadata versions it wrote, in the same database
 transaction, so no reader can ever see them. Every function takes a connection inside the
 caller's transaction; a write returns an `Outcome` with its events, which `Database.transact`
-appends last.
+appends last. Open, allocate and commit run as server-side functions (store/schema/0007); their
+`*_logged` forms are the whole RPC in one statement, its event appended in it, for `Database.run`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Sequence
 import asyncpg
 
 from store.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
-from store.events import EventType, NewEvent, Outcome
+from store.events import EventType, NewEvent, Outcome, Written
 from store.models import Table, TableType
 from store.sql import locks as lock_sql
 from hive import limits, names
@@ -63,16 +64,20 @@ async def open_txns(
     conn: asyncpg.Connection, count: int, *, user: str, host: str, agent_info: str, txn_type: int = 0
 ) -> Outcome[list[int]]:
     check_client_identity(user, host, agent_info)
-    first = int(await conn.fetchval(sql.ALLOCATE_TXN_IDS, count))
-    last = first + count - 1
-    await conn.execute(sql.INSERT_TXNS, first, last, txn_type, user, host, agent_info)
-    # HIVE-18747: each new txn records the smallest txn open now; below min() of these, every
-    # txn is decided in every open txn's snapshot.
-    min_open = int(await conn.fetchval(sql.MIN_OPEN_TXN))
-    await conn.execute(sql.INSERT_MIN_HISTORY, first, last, min_open)
-    ids = list(range(first, last + 1))
-    return Outcome(ids, (NewEvent(EventType.OPEN_TXN, message={"txn_ids": ids, "from_txn_id": first,
-                                                              "to_txn_id": last}),))
+    row = await conn.fetchrow(sql.OPEN_TXNS, count, txn_type, user, host, agent_info)
+    return Outcome(_txn_range(row), (NewEvent(EventType.OPEN_TXN, message=row["message"]),))
+
+
+async def open_txns_logged(conn: asyncpg.Connection, count: int, *, user: str, host: str,
+                           agent_info: str) -> Written[list[int]]:
+    """open_txns with its event, in one statement that commits by itself (Database.run)."""
+    check_client_identity(user, host, agent_info)
+    row = await conn.fetchrow(sql.OPEN_TXNS_LOGGED, count, 0, user, host, agent_info, EventType.OPEN_TXN.value)
+    return Written(_txn_range(row), (row["first_event_id"],))
+
+
+def _txn_range(row: asyncpg.Record) -> list[int]:
+    return list(range(row["first_txn_id"], row["last_txn_id"] + 1))
 
 
 def check_client_identity(user: str, host: str, agent_info: str) -> None:
@@ -88,9 +93,13 @@ async def count_open_txns(conn: asyncpg.Connection) -> int:
 
 
 async def _forgotten_state(conn: asyncpg.Connection, txn_id: int) -> str:
+    return _forgotten(txn_id, int(await conn.fetchval(sql.T2W_CLEANED_BELOW)))
+
+
+def _forgotten(txn_id: int, cleaned_below: int) -> str:
     """The state of a txn whose row is gone. Housekeeping deletes only committed txns, and only
     below the low-water mark it recorded; aborted rows are kept. Raises NotFound otherwise."""
-    if 0 < txn_id < int(await conn.fetchval(sql.T2W_CLEANED_BELOW)):
+    if 0 < txn_id < cleaned_below:
         return COMMITTED
     raise NotFound(f"txn {txn_id} does not exist")
 
@@ -100,32 +109,28 @@ def _aborted_message(txn_id: int) -> str:
             "hive.txn.timeout without a heartbeat); start a new transaction")
 
 
-async def _write_ids_of(conn: asyncpg.Connection, txn_ids: Sequence[int]) -> list[asyncpg.Record]:
-    return list(await conn.fetch(sql.TXN_WRITE_IDS, list(txn_ids)))
-
-
-def _write_ids_json(rows: Sequence[asyncpg.Record]) -> list[dict[str, object]]:
-    return [{"table_id": r["table_id"], "db_name": r["db_name"], "table_name": r["tbl_name"],
-             "write_id": r["write_id"]} for r in rows]
-
-
 async def commit_txn(conn: asyncpg.Connection, txn_id: int) -> Outcome[None]:
-    """Commit; no event when it was already committed (commit is idempotent, as in Hive 4)."""
-    rows = await conn.fetch(sql.SELECT_TXNS_FOR_UPDATE, [txn_id])
-    state = rows[0]["state"] if rows else await _forgotten_state(conn, txn_id)
-    if state == COMMITTED:
+    """Commit; no event when it was already committed (commit is idempotent, as in Hive 4). The
+    rules (commit id, locks released) are the commit_txn function's (store/schema/0007)."""
+    row = await conn.fetchrow(sql.COMMIT_TXN, txn_id)
+    if not _committed_now(txn_id, row):
         return Outcome(None)
+    return Outcome(None, (NewEvent(EventType.COMMIT_TXN, txn_id=txn_id, message=row["message"]),))
+
+
+async def commit_txn_logged(conn: asyncpg.Connection, txn_id: int) -> Written[None]:
+    """commit_txn with its event, in one statement that commits by itself (Database.run)."""
+    row = await conn.fetchrow(sql.COMMIT_TXN_LOGGED, txn_id, EventType.COMMIT_TXN.value)
+    return Written(None, (row["first_event_id"],) if _committed_now(txn_id, row) else ())
+
+
+def _committed_now(txn_id: int, row: asyncpg.Record) -> bool:
+    """Whether the commit function committed the txn (False: it was committed before); raises
+    when it could not (aborted, or no such txn)."""
+    state = row["prior_state"] or _forgotten(txn_id, row["cleaned_below"])
     if state == ABORTED:
         raise Aborted(_aborted_message(txn_id))
-    write_ids = await _write_ids_of(conn, [txn_id])
-    # Only a txn that wrote can be the first committer another writer loses to; read-only txns
-    # skip the counter lock that orders commit ids with opens.
-    commit_id = int(await conn.fetchval(sql.CURRENT_COMMIT_ID)) if write_ids else None
-    await conn.execute(sql.MARK_COMMITTED, txn_id, commit_id)
-    await conn.execute(sql.DELETE_MIN_HISTORY, [txn_id])
-    await release_txn_locks(conn, [txn_id])
-    return Outcome(None, (NewEvent(EventType.COMMIT_TXN, txn_id=txn_id,
-                                   message={"txn_id": txn_id, "write_ids": _write_ids_json(write_ids)}),))
+    return state == OPEN
 
 
 async def abort_txns(conn: asyncpg.Connection, txn_ids: Sequence[int], *, reason: str = "") -> Outcome[list[int]]:
@@ -146,17 +151,13 @@ async def abort_txns(conn: asyncpg.Connection, txn_ids: Sequence[int], *, reason
     to_abort = sorted(t for t, s in rows.items() if s == OPEN)
     if not to_abort:
         return Outcome([])
-    write_ids = await _write_ids_of(conn, to_abort)
-    await discard_versions(conn, [(r["table_id"], r["write_id"]) for r in write_ids])
+    write_ids = {r["txn_id"]: r["write_ids"] for r in await conn.fetch(sql.TXNS_WRITE_IDS, to_abort)}
+    await discard_versions(conn, [(w["table_id"], w["write_id"]) for t in to_abort for w in write_ids[t]])
     await conn.execute(sql.MARK_ABORTED, to_abort)
     await conn.execute(sql.DELETE_MIN_HISTORY, to_abort)
     await release_txn_locks(conn, to_abort)
-    by_txn: dict[int, list[asyncpg.Record]] = {t: [] for t in to_abort}
-    for r in write_ids:
-        by_txn[r["txn_id"]].append(r)
     return Outcome(to_abort, tuple(
-        NewEvent(EventType.ABORT_TXN, txn_id=t,
-                 message={"txn_id": t, "write_ids": _write_ids_json(by_txn[t]), "reason": reason})
+        NewEvent(EventType.ABORT_TXN, txn_id=t, message={"txn_id": t, "write_ids": write_ids[t], "reason": reason})
         for t in to_abort))
 
 
@@ -303,20 +304,50 @@ async def allocate_write_ids(
     """Write ids of `table` for each txn: reused when the txn has one (idempotent), else allocated
     contiguously in txn-id order. Returns {txn: write id} and the ALLOC_WRITE_ID event, if any."""
     if not is_acid(table):
-        raise InvalidArgument(f"table {table.full_name} is not transactional: write ids exist only for "
-                              "managed tables with 'transactional'='true'")
-    wanted = sorted(set(txn_ids))
-    await require_open(conn, wanted)
-    existing = {r["txn_id"]: r["write_id"] for r in await conn.fetch(sql.EXISTING_WRITE_IDS, table.table_id, wanted)}
-    new = [t for t in wanted if t not in existing]
-    if not new:
-        return Outcome(existing)
-    first = int(await conn.fetchval(sql.ALLOCATE_WRITE_IDS, table.table_id, len(new)))
-    allocated = {t: first + i for i, t in enumerate(new)}
-    await conn.execute(sql.INSERT_TXN_TO_WRITE_IDS, table.table_id, new, [allocated[t] for t in new])
-    event = NewEvent(EventType.ALLOC_WRITE_ID, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
-                     message={"txn_ids": new, "write_ids": [allocated[t] for t in new]})
-    return Outcome({**existing, **allocated}, (event,))
+        raise _not_transactional(table.full_name)
+    row = await conn.fetchrow(sql.ALLOCATE_WRITE_IDS, table.table_id, sorted(set(txn_ids)))
+    allocated = _allocated(row)
+    if row["message"] is None:
+        return Outcome(allocated)
+    return Outcome(allocated, (NewEvent(EventType.ALLOC_WRITE_ID, db_name=table.db_name, table_name=table.name,
+                                        table_id=table.table_id, message=row["message"]),))
+
+
+async def allocate_table_write_ids_logged(conn: asyncpg.Connection, db_name: str, table_name: str,
+                                         txn_ids: Sequence[int]) -> Written[dict[int, int]]:
+    """allocate_write_ids on the table that has this name now (its latest version, locked FOR SHARE),
+    with its event, in one statement that commits by itself (Database.run)."""
+    db_key = names.normalize_identifier(db_name, "database")
+    tbl_key = names.normalize_identifier(table_name, "table")
+    full_name = f"{db_key}.{tbl_key}"
+    row = await conn.fetchrow(sql.ALLOCATE_TABLE_WRITE_IDS_LOGGED, db_key, tbl_key, sorted(set(txn_ids)),
+                              EventType.ALLOC_WRITE_ID.value)
+    if row["relocks_exhausted"]:
+        raise Aborted(f"table {full_name} changed many times while this write waited for it; retry the write")
+    if row["found_table_id"] is None:
+        if await conn.fetchrow(catalog_sql.SELECT_DATABASE, db_key) is None:
+            raise NotFound(f"database {db_key} does not exist")
+        raise NotFound(f"table {full_name} does not exist")
+    if not (row["transactional"] and row["table_type"] == TableType.MANAGED.value):
+        raise _not_transactional(full_name)
+    allocated = _allocated(row)
+    return Written(allocated, (row["first_event_id"],) if row["first_event_id"] else ())
+
+
+def _not_transactional(full_name: str) -> InvalidArgument:
+    return InvalidArgument(f"table {full_name} is not transactional: write ids exist only for managed tables with "
+                           "'transactional'='true'")
+
+
+def _allocated(row: asyncpg.Record) -> dict[int, int]:
+    """{txn: write id} from the allocate function's answer; raises for the txn it refused."""
+    refused = row["refused_txn"]
+    if refused is not None:
+        state = row["refused_state"] or _forgotten(refused, row["cleaned_below"])
+        if state == ABORTED:
+            raise Aborted(_aborted_message(refused))
+        raise FailedPrecondition(f"txn {refused} is already committed; start a new transaction to write")
+    return dict(zip(row["txn_ids"], row["write_ids"]))
 
 
 async def write_id_of(conn: asyncpg.Connection, txn_id: int, table_id: int) -> int:

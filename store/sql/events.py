@@ -1,23 +1,30 @@
 """Query text for the notification log.
 
-Ordering: an appender takes the row lock on notification_sequence (UPDATE ... RETURNING) as the
-last step of its transaction and holds it until commit. Ids are therefore dense and become
-visible in id order, so a reader of `event_id > last` never skips one (Hive's rule, §5.8).
+Ordering: an appender takes the row lock on notification_sequence (UPDATE ... RETURNING, in the
+append_events function) as the last step of its transaction and holds it until commit. Ids are
+therefore dense and become visible in id order, so a reader of `event_id > last` never skips one
+(Hive's rule, §5.8).
 """
 
-# Locks the single sequence row until commit; $1 ids are allocated, the first is returned.
-ALLOCATE_EVENT_IDS = """
-UPDATE notification_sequence SET next_event_id = next_event_id + $1 WHERE id = 1
-RETURNING next_event_id - $1
+# Append events $1..$7 (parallel arrays, in order): one statement, one round trip. The function
+# (store/schema/0007_txn_functions.sql) locks the sequence row, takes the ids, inserts the events
+# and queues the NOTIFY that wakes every poller at commit. Returns the first id.
+APPEND_EVENTS = """
+SELECT append_events($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::jsonb[])
 """
 
-INSERT_EVENT = """
-INSERT INTO notification_log (event_id, event_type, db_name, tbl_name, table_id, txn_id, write_id, message)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-"""
 
-# Delivered at commit to every LISTENer (pollers wake up without waiting for their timer).
-NOTIFY_EVENT = "SELECT pg_notify('metastore_events', $1::text)"
+def append_one_event(event_type: str, message: str, *, db_name: str = "''", tbl_name: str = "''",
+                     table_id: str = "0", txn_id: str = "0", write_id: str = "0") -> str:
+    """An SQL expression that appends one event and is its id (NULL, appending nothing, when the
+    message is NULL): the tail of a one-statement write whose state function returned the message.
+    Every argument is an SQL expression (a parameter such as `$6`, or a column of the function)."""
+    return (f"CASE WHEN {message} IS NOT NULL THEN append_events("
+            f"ARRAY[{event_type}]::text[], ARRAY[{db_name}]::text[], ARRAY[{tbl_name}]::text[], "
+            f"ARRAY[{table_id}]::bigint[], ARRAY[{txn_id}]::bigint[], ARRAY[{write_id}]::bigint[], "
+            f"ARRAY[{message}]::jsonb[]) END")
+
+
 EVENT_CHANNEL = "metastore_events"
 
 CURRENT_EVENT_ID = "SELECT next_event_id - 1 FROM notification_sequence WHERE id = 1"
@@ -30,6 +37,20 @@ FROM notification_log
 WHERE event_id > $1 AND ($3 = '' OR db_name = $3) AND ($4 = '' OR tbl_name = $4)
 ORDER BY event_id
 LIMIT $2
+"""
+
+# The same after $1 (no filter) with the newest committed id beside each event, in one statement and so
+# one snapshot: a row with a NULL event_id when there is none. The poller's read, one round trip.
+NEXT_EVENTS_AND_HEAD = """
+SELECT h.head, e.event_id, e.event_time_ms, e.event_type, e.db_name, e.tbl_name, e.table_id, e.txn_id, e.write_id,
+       e.message
+FROM (SELECT next_event_id - 1 AS head FROM notification_sequence WHERE id = 1) AS h
+LEFT JOIN LATERAL (
+    SELECT event_id, (extract(epoch FROM event_time) * 1000)::bigint AS event_time_ms, event_type,
+           db_name, tbl_name, table_id, txn_id, write_id, message::text AS message
+    FROM notification_log WHERE event_id > $1 ORDER BY event_id LIMIT $2
+) AS e ON true
+ORDER BY e.event_id
 """
 
 # Hive's get_notification_events_count: events after $1 in database $2, up to $3 when it is not 0.

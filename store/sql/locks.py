@@ -81,11 +81,9 @@ WHERE ext_id = $1
 
 DELETE_REQUEST = "DELETE FROM hive_locks WHERE ext_id = $1"
 
-# Commit/abort: every lock of the txns, rows locked in key order (index: hive_locks_by_txn).
-RELEASE_TXN_LOCKS = """
-DELETE FROM hive_locks WHERE (ext_id, int_id) IN (
-    SELECT ext_id, int_id FROM hive_locks WHERE txn_id = ANY($1::bigint[]) ORDER BY ext_id, int_id FOR UPDATE)
-"""
+# Commit/abort: every lock of the txns, rows locked in key order (index: hive_locks_by_txn); the
+# function (store/schema/0007_txn_functions.sql) is the commit function's too.
+RELEASE_TXN_LOCKS = "SELECT release_txn_locks($1::bigint[])"
 
 # -- heartbeat and time-out (standalone locks only; txn locks live and die with their txn) ------
 HEARTBEAT_LOCKS = """

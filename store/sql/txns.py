@@ -5,19 +5,35 @@ lock the txn's row FOR UPDATE; writers and write-id allocation lock it FOR SHARE
 commit or be aborted while one of its writes is half done. Allocation locks next_write_id's row.
 """
 
-# -- open (index: next_txn_id primary key) ---------------------------------------------------
-ALLOCATE_TXN_IDS = "UPDATE next_txn_id SET next = next + $1 WHERE id = 1 RETURNING next - $1"
+from store.sql.events import append_one_event
 
-INSERT_TXNS = """
-INSERT INTO txns (txn_id, state, txn_type, user_name, host, agent_info)
-SELECT g, 'o', $3, $4, $5, $6 FROM generate_series($1::bigint, $2::bigint) AS g
+# -- open, allocate, commit: server-side functions (store/schema/0007_txn_functions.sql) ---------
+# Each alone, for a caller's transaction (its events appended last by Database.transact), and as a
+# *_LOGGED statement that appends the function's event in the same statement: the whole RPC in one
+# round trip, committed by itself. The event's type is the last parameter.
+
+OPEN_TXNS = "SELECT first_txn_id, last_txn_id, message FROM open_txns($1, $2::smallint, $3, $4, $5)"
+OPEN_TXNS_LOGGED = f"""
+SELECT o.first_txn_id, o.last_txn_id, {append_one_event("$6", "o.message")} AS first_event_id
+FROM open_txns($1, $2::smallint, $3, $4, $5) AS o
 """
 
-MIN_OPEN_TXN = "SELECT min(txn_id) FROM txns WHERE state = 'o'"  # index txns_not_committed
+COMMIT_TXN = "SELECT prior_state, cleaned_below, message FROM commit_txn($1)"
+COMMIT_TXN_LOGGED = f"""
+SELECT c.prior_state, c.cleaned_below, {append_one_event("$2", "c.message", txn_id="$1")} AS first_event_id
+FROM commit_txn($1) AS c
+"""
 
-INSERT_MIN_HISTORY = """
-INSERT INTO min_history_level (txn_id, min_open_txn_id)
-SELECT g, $3 FROM generate_series($1::bigint, $2::bigint) AS g
+ALLOCATE_WRITE_IDS = """
+SELECT refused_txn, refused_state, cleaned_below, txn_ids, write_ids, message FROM allocate_write_ids($1, $2::bigint[])
+"""
+# By table name: the latest version, locked FOR SHARE, then its write ids; found_table_id NULL: none.
+ALLOCATE_TABLE_WRITE_IDS_LOGGED = f"""
+SELECT a.found_table_id, a.table_type, a.transactional, a.relocks_exhausted, a.refused_txn, a.refused_state,
+       a.cleaned_below, a.txn_ids, a.write_ids,
+       {append_one_event("$4", "a.message", db_name="$1", tbl_name="$2", table_id="a.found_table_id")}
+           AS first_event_id
+FROM allocate_table_write_ids($1, $2, $3::bigint[]) AS a
 """
 
 COUNT_OPEN_TXNS = "SELECT count(*) FROM txns WHERE state = 'o'"
@@ -27,18 +43,9 @@ SELECT_TXNS_FOR_UPDATE = "SELECT txn_id, state FROM txns WHERE txn_id = ANY($1::
 SELECT_TXNS_FOR_SHARE = "SELECT txn_id, state FROM txns WHERE txn_id = ANY($1::bigint[]) ORDER BY txn_id FOR SHARE"
 SELECT_TXN_STATES = "SELECT txn_id, state FROM txns WHERE txn_id = ANY($1::bigint[])"
 
-TXN_WRITE_IDS = """
-SELECT tw.txn_id, tw.table_id, tw.write_id, coalesce(t.db_name, '') AS db_name, coalesce(t.tbl_name, '') AS tbl_name
-FROM txn_to_write_id tw
-LEFT JOIN tbls t ON t.table_id = tw.table_id AND t.dropped_wid IS NULL
-WHERE tw.txn_id = ANY($1::bigint[])
-ORDER BY tw.txn_id, tw.table_id
-"""
+# What each txn wrote: [{table_id, db_name, table_name, write_id}], the write_ids of its COMMIT_TXN or ABORT_TXN.
+TXNS_WRITE_IDS = "SELECT t.txn_id, txn_write_ids(t.txn_id) AS write_ids FROM unnest($1::bigint[]) AS t(txn_id)"
 
-# FOR SHARE on the counter row: opens (which UPDATE it) wait for this commit, so a txn whose id is
-# above our commit id takes its snapshot after we are visible.
-CURRENT_COMMIT_ID = "SELECT next - 1 FROM next_txn_id WHERE id = 1 FOR SHARE"
-MARK_COMMITTED = "UPDATE txns SET state = 'c', commit_id = $2, finished_at = clock_timestamp() WHERE txn_id = $1"
 MARK_ABORTED = "UPDATE txns SET state = 'a', finished_at = clock_timestamp() WHERE txn_id = ANY($1::bigint[])"
 DELETE_MIN_HISTORY = "DELETE FROM min_history_level WHERE txn_id = ANY($1::bigint[])"
 
@@ -80,20 +87,6 @@ SHOW_TRANSACTIONS = _SHOW_TXN_COLUMNS + "FROM txns WHERE state <> 'c' ORDER BY t
 SHOW_TRANSACTIONS_IN_STATE = _SHOW_TXN_COLUMNS + "FROM txns WHERE state = $1 ORDER BY txn_id LIMIT $2"
 
 # -- write ids (index: txn_to_write_id primary key / unique (txn_id, table_id)) ---------------
-EXISTING_WRITE_IDS = "SELECT txn_id, write_id FROM txn_to_write_id WHERE table_id = $1 AND txn_id = ANY($2::bigint[])"
-
-# Locks the table's counter row: allocations for one table are serialised and contiguous.
-ALLOCATE_WRITE_IDS = """
-INSERT INTO next_write_id (table_id, next) VALUES ($1, 1 + $2)
-ON CONFLICT (table_id) DO UPDATE SET next = next_write_id.next + $2
-RETURNING next - $2
-"""
-
-INSERT_TXN_TO_WRITE_IDS = """
-INSERT INTO txn_to_write_id (txn_id, table_id, write_id)
-SELECT t, $1, w FROM unnest($2::bigint[], $3::bigint[]) AS x(t, w)
-"""
-
 WRITE_ID_OF_TXN = "SELECT write_id FROM txn_to_write_id WHERE txn_id = $1 AND table_id = $2"
 
 TABLE_WRITE_ID_ROWS = "SELECT txn_id, write_id FROM txn_to_write_id WHERE table_id = $1"

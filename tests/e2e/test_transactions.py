@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from typing import AsyncIterator
+import json
+from typing import Any, AsyncIterator
 
 import grpc
 import pytest
 
 from gateway.app import Gateway
 from protos.metastore.v1 import catalog_pb2 as pb
+from protos.metastore.v1 import events_pb2 as evpb
+from protos.metastore.v1 import events_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from hive.writeids import ValidTxnList, ValidWriteIdList
@@ -258,3 +261,27 @@ async def test_a_snapshot_outside_any_txn_is_refused_once_its_versions_were_coll
         await txns.tag(loose, "a")
     assert err.value.code() == C.FAILED_PRECONDITION and "snapshot too old" in err.value.details()
     assert await txns.tag(await txns.snapshot(), "a") == "new"
+
+
+async def test_a_write_id_allocated_while_its_txn_commits_is_in_the_commit(txns: Txns) -> None:
+    """Allocation and commit of one txn racing (a client's threads): either the allocation comes
+    first and the commit records the write id (in its COMMIT_TXN event, and as a writer that later
+    txns conflict with), or the commit comes first and the allocation is refused. Never a write id
+    the commit did not see: the commit function reads the txn's write ids after it holds the txn's
+    row, in a fresh snapshot, not in the one its statement started with."""
+    events = events_pb2_grpc.EventsStub(txns.client.channel)
+    for _ in range(25):
+        (t,) = await txns.open()
+        outcomes: tuple[Any, ...] = await asyncio.gather(
+            txns.txn.AllocateTableWriteIds(tpb.AllocateTableWriteIdsRequest(txn_ids=[t], db_name="db", table_name="t")),
+            txns.txn.CommitTxn(tpb.CommitTxnRequest(txn_id=t)), return_exceptions=True)
+        allocated, committed = outcomes
+        assert not isinstance(committed, BaseException), committed
+        (commit_event,) = (await events.GetNextNotification(
+            evpb.GetNextNotificationRequest(last_event_id=committed.event_id - 1, max_events=1))).events
+        recorded = [w["write_id"] for w in json.loads(commit_event.message)["write_ids"]]
+        if isinstance(allocated, BaseException):
+            assert isinstance(allocated, grpc.aio.AioRpcError) and allocated.code() == C.FAILED_PRECONDITION
+            assert recorded == []
+        else:
+            assert recorded == [allocated.txn_to_write_ids[0].write_id]

@@ -6,7 +6,8 @@
 #   make test-bench   the tests marked `bench` or `soak`: the bench_read and bench_txns smoke runs, the Hive
 #                     Metastore target (a JVM), the 20 s multi-gateway consistency run
 #   make lint         ruff check and mypy (configured in pyproject.toml)
-#   make bench, bench-grpcio, bench-all, consistency, faults: the figures and the long runs themselves (below)
+#   make bench, bench-grpcio, bench-txns, bench-all, consistency, faults: the figures and the long runs themselves
+#                     (below)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -14,8 +15,8 @@ STAMP := $(VENV)/.installed
 PROTO_SRC := $(wildcard protos/metastore/v1/*.proto)
 ARGS ?=
 
-.PHONY: run test test-bench lint protos protos-check bench bench-grpcio bench-all bench-compaction consistency \
-	faults
+.PHONY: run test test-bench lint protos protos-check bench bench-grpcio bench-txns bench-all bench-compaction \
+	consistency faults
 
 # What `make test` leaves to `make test-bench` (markers registered in pyproject.toml).
 LONG_MARKERS := bench or soak
@@ -66,9 +67,16 @@ bench: $(STAMP)
 bench-grpcio: $(STAMP)
 	$(PY) -m loadtest.bench_grpcio
 
+## bench-txns: small write transactions, the gateway and the Hive Metastore 2.3.10 on PostgreSQL side by side
+## (durable, 1 and 16 clients, txn manager only and plus 10 partitions), and the commit-to-visible lag across
+## three gateways under that load, then each transaction RPC's costs alone (loadtest/txn_rpc_costs.py); rewrites
+## their sections of docs/benchmarks.md (BENCH_TXNS_ARGS='--duration 5')
+bench-txns: $(STAMP)
+	$(PY) -m loadtest.bench_txns --lag $(BENCH_TXNS_ARGS)
+	$(PY) -m loadtest.txn_rpc_costs --out docs/benchmarks.md
+
 ## bench-all: every figure in docs/benchmarks.md (read path, grpcio versions, transactions, locks, cache, Spark)
-bench-all: bench bench-grpcio
-	$(PY) -m loadtest.bench_txns
+bench-all: bench bench-grpcio bench-txns
 	$(PY) -m loadtest.bench_locks
 	$(PY) -m loadtest.bench_cache
 	$(PY) -m loadtest.bench_spark

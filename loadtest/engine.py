@@ -95,11 +95,6 @@ class RunConfig:
     def open_loop(self) -> bool:
         return self.rate is not None
 
-    @property
-    def ramp_s(self) -> float:
-        """Time from the start until the last user is spawned."""
-        return 0.0 if self.spawn_rate is None else (self.users - 1) / self.spawn_rate
-
 
 @dataclass(frozen=True, slots=True)
 class EnginePlan:

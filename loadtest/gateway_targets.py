@@ -5,7 +5,6 @@ Everything here talks to the gateway through its public gRPC API only (the proce
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import time
 from typing import Sequence
@@ -113,9 +112,7 @@ class GatewayReader(GrpcUser):
         assert self.channel is not None
         batch = int(self.options.get("batch", 100))
         names = list(self.options["names"])
-        read = pb.ReadContext()
-        if self.options.get("snapshot", True):
-            read = await asyncio.to_thread(_snapshot_at, self.host)
+        read = await read_context(transactions_pb2_grpc.TransactionsStub(self.channel))
         self.requests = [partitions_request(self.rng.sample(names, batch), read) for _ in range(32)]
         self.table_request = pb.GetTableRequest(db_name=DB, table_name=TABLE, read=read).SerializeToString()
         self.call_partitions = self.channel.unary_unary(GET_PARTITIONS)
@@ -184,8 +181,3 @@ class MixedUser(GrpcUser):
             await self.catalog.AddPartitions(pb.AddPartitionsRequest(
                 db_name=DB, table_name=TABLE, txn_id=txn, partitions=[pb.Partition(values=values)]))
             await self.txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn))
-
-
-def _snapshot_at(address: str) -> pb.ReadContext:
-    with grpc.insecure_channel(address) as channel:
-        return snapshot(channel)

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = [
-    "machine", "machine_line", "markers", "replace_section", "write_section",
+    "machine", "machine_line", "markers", "produced_by", "replace_section", "table", "write_section",
     "METRICS", "ReportRow", "ReportFiles", "report_rows", "to_csv", "write_csv", "timeseries_csv", "markdown_table",
     "comparison_table", "compare_ratios", "plot", "matplotlib_available", "write_report",
 ]
@@ -150,11 +150,16 @@ def _fmt(metric: str, value: float | int) -> str:
     return f"{value:,.0f}"
 
 
-def _table(header: list[str], rows: list[list[str]], numeric_from: int) -> str:
+def table(header: Sequence[str], rows: Sequence[Sequence[object]], numeric_from: int = 1) -> list[str]:
+    """A markdown table as lines: the first `numeric_from` columns left-aligned, the rest right-aligned
+    (numbers); every bench's tables in docs/benchmarks.md go through here."""
     align = ["---"] * numeric_from + ["---:"] * (len(header) - numeric_from)
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
+    return lines + ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |" for row in rows]
+
+
+def _table(header: list[str], rows: list[list[str]], numeric_from: int) -> str:
+    return "\n".join(table(header, rows, numeric_from)) + "\n"
 
 
 def markdown_table(results: Sequence[RunResult], *, include_total: bool | None = None) -> str:
@@ -357,6 +362,12 @@ def machine_line() -> str:
     m = machine()
     return (f"{m['nproc']} cores ({m['cpu_model']}), {m['mem_gib']} GiB, Linux {m['kernel']}, Python {m['python']}, "
             f"grpcio {m['grpcio']}")
+
+
+def produced_by(module: str, command: str) -> list[str]:
+    """The lines that open a bench's section: which script wrote it, and the command that ran."""
+    return [f"Produced by `loadtest/{module}.py` (its docstring says exactly what runs) with", "", "```sh", command,
+            "```", ""]
 
 
 def markers(name: str) -> tuple[str, str]:

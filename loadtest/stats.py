@@ -167,10 +167,6 @@ class TimePoint:
     p99_s: float
 
     @property
-    def end_s(self) -> float:
-        return self.start_s + self.duration_s
-
-    @property
     def requests_per_s(self) -> float:
         return self.requests / self.duration_s if self.duration_s > 0 else math.nan
 

@@ -234,10 +234,6 @@ class ExtTable:
     started: int = 0  # writes started (a generation counter)
     in_flight: int = 0
 
-    @property
-    def last_event(self) -> int:
-        return self.history[-1][0]
-
 
 @dataclass
 class ExtObservation:

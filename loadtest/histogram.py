@@ -111,10 +111,6 @@ class Histogram:
         return self._count
 
     @property
-    def total_s(self) -> float:
-        return self._total
-
-    @property
     def min_s(self) -> float:
         """Smallest recorded value, exact; NaN when empty."""
         return self._min if self._count else math.nan

@@ -44,7 +44,7 @@ from loadtest import report
 from loadtest.gateway_process import GatewayProcess
 from loadtest.gateway_targets import DB, bench_table, partition_values
 from loadtest.harness import workdir
-from loadtest.probes import cpu_s, machine, machine_busy_s, postmaster_pid, tree_cpu_s
+from loadtest.probes import cpu_s, machine, machine_busy_s, machine_load, postmaster_pid, tree_cpu_s
 from pipeline.client import ClientConfig, GatewayClient, close_process_clients, process_client
 
 REPO = Path(__file__).resolve().parent.parent
@@ -195,20 +195,15 @@ def render(command: str, when: dt.datetime, machine: dict[str, Any], rows: list[
               f"{statistics.median(r.gateway_cores) if r.kind != 'floor' else 0:.2f}",
               f"{statistics.median(r.postgres_cores):.2f}", f"{statistics.median(r.machine_busy_cores):.1f}",
               f"{statistics.median(r.other_cores):.1f}"] for r in rows], numeric_from=2),
+        "",
+        f"Reading it: compare the defaults' fetch phase with the reference (no Spark) and the floor (no gateway) "
+        f"rows. The machine-busy column is the whole machine's busy cores during the timed runs "
+        f"({machine['nproc']} = saturated); the gateway and PostgreSQL columns are those processes' shares of them "
+        "(CPU seconds / wall seconds, psutil), and \"other work\" the share of processes this benchmark did not "
+        "start (other users of the machine).",
+        "",
+        SECTION_END,
     ]
-    job = rows[0]
-    driver, floor = next(r for r in rows if r.kind == "driver"), next(r for r in rows if r.kind == "floor")
-    lines += [
-        "",
-        f"Reading it: with the defaults the fetch phase takes {statistics.median(job.fetch_s):.2f} s for {count:,} "
-        f"partitions; the same client fetching the same partitions in one process without Spark takes "
-        f"{statistics.median(driver.fetch_s):.2f} s, and a Spark job of the same shape that makes its rows up "
-        f"without calling the gateway takes {statistics.median(floor.fetch_s):.2f} s. The machine-busy column is "
-        f"the whole machine's busy cores during the timed runs ({machine['nproc']} = saturated); the gateway "
-        f"and PostgreSQL columns are those processes' shares of them (CPU seconds / wall seconds, psutil), "
-        f"and \"other work\" the share of processes this benchmark did not start (other users of the machine).",
-        "",
-        SECTION_END]
     return "\n".join(lines) + "\n"
 
 
@@ -225,9 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     when = dt.datetime.now(dt.timezone.utc)
     machine = machine_info()
-    b = machine_busy_s()
-    time.sleep(2)
-    idle_busy = (machine_busy_s() - b) / 2
+    idle_busy = machine_load(2.0)
     with workdir(prefix="bench-spark-") as work:
         return _measure(opts, command, when, machine, idle_busy, work)
 

@@ -61,6 +61,7 @@ from loadtest.histogram import percentile
 from loadtest.probes import MachineWindow, describe_load, machine, peak_rss_bytes, rss_bytes
 from loadtest.report import line_chart, markdown_table, matplotlib_available, write_report
 from loadtest.runner import run_load
+from loadtest.stats import RequestStats
 from loadtest.users import GrpcUser, constant, task
 from protos.metastore.v1 import admin_pb2 as apb
 from protos.metastore.v1 import catalog_pb2 as pb
@@ -224,18 +225,17 @@ async def figure_hit(admin_dsn: str, root: Path, opts: argparse.Namespace, resul
                     per_gateway.append({"gateway": ep.name, "hits": a.hits - b.hits, "misses": misses})
                 hits = sum(g["hits"] for g in per_gateway)
                 missed = sum(sum(g["misses"].values()) for g in per_gateway)
-                reads = result.stats[READ] if READ in result.stats else None
-                writes = result.stats[WRITE] if WRITE in result.stats else None
+                reads = result.stats.get(READ) or RequestStats()  # empty: NaN percentiles
+                writes = result.stats.get(WRITE) or RequestStats()
                 run = {
                     "users": users, "duration_s": result.duration_s, "hits": hits, "misses": missed,
                     "share": hits / (hits + missed) if hits + missed else 0.0, "per_gateway": per_gateway,
-                    "reads": reads.requests if reads else 0, "read_failures": reads.failures if reads else 0,
-                    "writes": writes.requests if writes else 0, "write_failures": writes.failures if writes else 0,
-                    "write_errors": dict(writes.errors) if writes else {},
-                    "reads_per_s": (reads.requests / result.duration_s) if reads else 0.0,
-                    "writes_per_s": (writes.requests / result.duration_s) if writes else 0.0,
-                    "read_p50_ms": reads.latency.percentile(50) * 1e3 if reads and reads.requests else float("nan"),
-                    "read_p99_ms": reads.latency.percentile(99) * 1e3 if reads and reads.requests else float("nan"),
+                    "reads": reads.requests, "read_failures": reads.failures, "writes": writes.requests,
+                    "write_failures": writes.failures, "write_errors": dict(writes.errors),
+                    "reads_per_s": reads.requests / result.duration_s,
+                    "writes_per_s": writes.requests / result.duration_s,
+                    "read_p50_ms": reads.latency.percentile(50) * 1e3,
+                    "read_p99_ms": reads.latency.percentile(99) * 1e3,
                     "series": series,
                 }
                 runs.append(run)

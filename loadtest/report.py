@@ -23,7 +23,7 @@ import math
 import os
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from loadtest.errors import ConfigError
 from loadtest.probes import machine
@@ -91,18 +91,20 @@ def report_rows(results: Sequence[RunResult], *, include_total: bool = True) -> 
 # -- CSV ------------------------------------------------------------------------------------------
 
 
-def to_csv(results: Sequence[RunResult]) -> str:
-    """The report rows as CSV text with a header; empty cells for undefined values (no requests)."""
+def _csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    """CSV text with a header; floats rounded to 6 places, NaN (undefined: no requests) as an empty cell."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([f.name for f in fields(ReportRow)])
-    for row in report_rows(results):
-        writer.writerow(["" if isinstance(v, float) and math.isnan(v) else _csv_number(v) for v in astuple(row)])
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow(["" if isinstance(v, float) and math.isnan(v) else round(v, 6) if isinstance(v, float) else v
+                         for v in row])
     return out.getvalue()
 
 
-def _csv_number(value: object) -> object:
-    return round(value, 6) if isinstance(value, float) else value
+def to_csv(results: Sequence[RunResult]) -> str:
+    """The report rows as CSV text with a header; empty cells for undefined values (no requests)."""
+    return _csv([f.name for f in fields(ReportRow)], (astuple(row) for row in report_rows(results)))
 
 
 def write_csv(results: Sequence[RunResult], path: str | Path) -> Path:
@@ -113,21 +115,10 @@ def write_csv(results: Sequence[RunResult], path: str | Path) -> Path:
 
 def timeseries_csv(results: Sequence[RunResult]) -> str:
     """Per target and stats window: requests/s, failures, items/s and p50/p95/p99 in ms."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(
-        ["target", "start_s", "duration_s", "requests_per_s", "failures", "items_per_s", "p50_ms", "p95_ms", "p99_ms"]
-    )
-    for result in results:
-        for p in result.series:
-            values = [
-                p.start_s, p.duration_s, p.requests_per_s, p.failures, p.items_per_s, p.p50_s * 1e3, p.p95_s * 1e3,
-                p.p99_s * 1e3,
-            ]
-            writer.writerow(
-                [result.target] + ["" if isinstance(v, float) and math.isnan(v) else _csv_number(v) for v in values]
-            )
-    return out.getvalue()
+    return _csv(["target", "start_s", "duration_s", "requests_per_s", "failures", "items_per_s", "p50_ms", "p95_ms",
+                 "p99_ms"],
+                ([result.target, p.start_s, p.duration_s, p.requests_per_s, p.failures, p.items_per_s, p.p50_s * 1e3,
+                  p.p95_s * 1e3, p.p99_s * 1e3] for result in results for p in result.series))
 
 
 # -- markdown -------------------------------------------------------------------------------------

@@ -224,14 +224,6 @@ class RunAggregator:
         self._requests = 0
         self._failures = 0
 
-    @property
-    def requests(self) -> int:
-        return self._requests
-
-    @property
-    def failures(self) -> int:
-        return self._failures
-
     def add(self, snapshot: IntervalSnapshot) -> None:
         window = self._windows.get(snapshot.index)
         for name, stats in snapshot.stats.items():

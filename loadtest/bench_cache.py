@@ -61,6 +61,7 @@ from loadtest.histogram import percentile
 from loadtest.probes import MachineWindow, describe_load, machine, peak_rss_bytes, rss_bytes
 from loadtest.report import line_chart, markdown_table, matplotlib_available, write_report
 from loadtest.runner import run_load
+from loadtest.stats import RequestStats
 from loadtest.users import GrpcUser, constant, task
 from protos.metastore.v1 import admin_pb2 as apb
 from protos.metastore.v1 import catalog_pb2 as pb
@@ -224,18 +225,17 @@ async def figure_hit(admin_dsn: str, root: Path, opts: argparse.Namespace, resul
                     per_gateway.append({"gateway": ep.name, "hits": a.hits - b.hits, "misses": misses})
                 hits = sum(g["hits"] for g in per_gateway)
                 missed = sum(sum(g["misses"].values()) for g in per_gateway)
-                reads = result.stats[READ] if READ in result.stats else None
-                writes = result.stats[WRITE] if WRITE in result.stats else None
+                reads = result.stats.get(READ) or RequestStats()  # empty: NaN percentiles
+                writes = result.stats.get(WRITE) or RequestStats()
                 run = {
                     "users": users, "duration_s": result.duration_s, "hits": hits, "misses": missed,
                     "share": hits / (hits + missed) if hits + missed else 0.0, "per_gateway": per_gateway,
-                    "reads": reads.requests if reads else 0, "read_failures": reads.failures if reads else 0,
-                    "writes": writes.requests if writes else 0, "write_failures": writes.failures if writes else 0,
-                    "write_errors": dict(writes.errors) if writes else {},
-                    "reads_per_s": (reads.requests / result.duration_s) if reads else 0.0,
-                    "writes_per_s": (writes.requests / result.duration_s) if writes else 0.0,
-                    "read_p50_ms": reads.latency.percentile(50) * 1e3 if reads and reads.requests else float("nan"),
-                    "read_p99_ms": reads.latency.percentile(99) * 1e3 if reads and reads.requests else float("nan"),
+                    "reads": reads.requests, "read_failures": reads.failures, "writes": writes.requests,
+                    "write_failures": writes.failures, "write_errors": dict(writes.errors),
+                    "reads_per_s": reads.requests / result.duration_s,
+                    "writes_per_s": writes.requests / result.duration_s,
+                    "read_p50_ms": reads.latency.percentile(50) * 1e3,
+                    "read_p99_ms": reads.latency.percentile(99) * 1e3,
                     "series": series,
                 }
                 runs.append(run)
@@ -426,10 +426,6 @@ def _command(opts: argparse.Namespace, figure: str) -> str:
 async def _main_async(opts: argparse.Namespace) -> int:
     results = Path(opts.results_dir)
     results.mkdir(parents=True, exist_ok=True)
-    if opts.render_only:
-        write_docs(Path(opts.out), results)
-        print(f"wrote the bench:cache section of {opts.out} from {results}/*.json", flush=True)
-        return 0
     with workdir() as root:
         async with postgres(root / "pg", dsn=opts.dsn, fast=False) as admin_dsn:
             meta = {"machine": machine(), "pg_version": await probes.server_version(admin_dsn)}
@@ -469,8 +465,7 @@ def plot_lag(figure: dict[str, Any], path: Path) -> str:
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
-    return ["| " + " | ".join(header) + " |", "| --- |" + " ---: |" * (len(header) - 1),
-            *("| " + " | ".join(str(c) for c in row) + " |" for row in rows), ""]
+    return [*report.table(header, rows), ""]
 
 
 def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> str:
@@ -542,13 +537,11 @@ def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> 
     return "\n".join([*lines, end]) + "\n"
 
 
-def write_docs(out: Path, results: Path, meta: dict[str, Any] | None = None) -> None:
-    """Rewrite the bench:cache section of `out` from the newest JSON of each figure in `results`."""
+def write_docs(out: Path, results: Path, meta: dict[str, Any]) -> None:
+    """Rewrite the bench:cache section of `out` from the newest JSON of each figure in `results` (a figure
+    not measured this time keeps its last result)."""
     figures = {n: json.loads((results / f"{n}.json").read_text()) for n in ("hit", "lag", "prewarm")
                if (results / f"{n}.json").exists()}
-    if meta is None:
-        newest: dict[str, Any] = max(figures.values(), key=lambda f: f.get("measured", ""), default={})
-        meta = {"machine": newest.get("machine") or machine(), "pg_version": newest.get("pg_version", "?")}
     report.write_section(out, "cache", render_section(figures, meta))
 
 
@@ -574,8 +567,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default=DEFAULT_OUT, help="markdown file whose bench:cache section is rewritten "
                                                            "('' to skip)")
     parser.add_argument("--results-dir", default=DEFAULT_RESULTS)
-    parser.add_argument("--render-only", action="store_true",
-                        help="measure nothing: rewrite the docs section from the JSON in --results-dir")
     opts = parser.parse_args(argv)
     unknown = set(opts.only) - {"hit", "lag", "prewarm"}
     if unknown:

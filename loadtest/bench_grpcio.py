@@ -29,6 +29,7 @@ from loadtest import gateway_targets as gt
 from loadtest.echo import EchoUser
 from loadtest.gateway_process import GatewayProcess
 from loadtest.harness import EchoProcess, postgres, reply_size, running, workdir
+from loadtest import report
 from loadtest.report import machine_line, markers, write_section
 from loadtest.stats import merge_all
 
@@ -142,15 +143,11 @@ def render(results: Sequence[RunResult], args: argparse.Namespace) -> str:
              f"{args.duration:g} s per target, servers on uvloop.",
              f"Command: `make bench-grpcio` (= `python -m loadtest.bench_grpcio --versions {' '.join(args.versions)} "
              f"--rounds {args.rounds} --duration {args.duration:g}`).", "",
-             "| grpcio | target | calls/s | p50 ms | p99 ms | failures |", "| --- | --- | ---: | ---: | ---: | ---: |"]
-    for version in args.versions:
-        for kind in ("gateway-cached", "echo-floor"):
-            row = rows.get(f"{kind} grpcio {version}")
-            if row is None:
-                lines.append(f"| {version} | {kind} | — | — | — | did not run |")
-                continue
-            lines.append(f"| {version} | {kind} | {row.calls_per_s:.0f} | {row.p50_ms:.2f} | {row.p99_ms:.2f} | "
-                         f"{row.failures} |")
+             *report.table(["grpcio", "target", "calls/s", "p50 ms", "p99 ms", "failures"],
+                           [[v, kind, "—", "—", "—", "did not run"] if row is None else
+                            [v, kind, f"{row.calls_per_s:.0f}", f"{row.p50_ms:.2f}", f"{row.p99_ms:.2f}", row.failures]
+                            for v in args.versions for kind in ("gateway-cached", "echo-floor")
+                            for row in [rows.get(f"{kind} grpcio {v}")]], numeric_from=2)]
     base = args.versions[0]
     lines += ["", f"Relative to grpcio {base}:", ""]
     for version in args.versions[1:]:

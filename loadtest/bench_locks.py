@@ -211,12 +211,7 @@ def render(runs: list[Run], args: argparse.Namespace, command: str) -> str:
         SECTION_START,
         "## Locks",
         "",
-        "Produced by `loadtest/bench_locks.py` (see its docstring for exactly what runs) with",
-        "",
-        "```sh",
-        command,
-        "```",
-        "",
+        *report.produced_by("bench_locks", command),
         f"on {now:%Y-%m-%d %H:%M} UTC at commit `{probes.code_version()['commit']}`: {machine['nproc']} cores "
         f"({machine['cpu_model']}), Python {machine['python']}. The gateway is its own process (on its default "
         "loop, uvloop) on a fresh embedded PostgreSQL; the clients run in the benchmark process (asyncio, one gRPC "
@@ -226,14 +221,9 @@ def render(runs: list[Run], args: argparse.Namespace, command: str) -> str:
         f"**Uncontended lock + unlock** (`Lock` EXCLUSIVE on the client's own table, then `Unlock`; "
         f"{args.seconds:g} s per row):",
         "",
-        "| PostgreSQL fsync | clients | round trips/s | p50 ms | p99 ms |",
-        "| --- | ---: | ---: | ---: | ---: |",
-    ]
-    for run in runs:
-        for u in run.uncontended:
-            lines.append(f"| {run.fsync} | {u.clients} | {u.per_second:,.0f} | {percentile(u.latencies_ms, 50):.2f} | "
-                         f"{percentile(u.latencies_ms, 99):.2f} |")
-    lines += [
+        *report.table(["PostgreSQL fsync", "clients", "round trips/s", "p50 ms", "p99 ms"],
+                      [[run.fsync, u.clients, f"{u.per_second:,.0f}", f"{percentile(u.latencies_ms, 50):.2f}",
+                        f"{percentile(u.latencies_ms, 99):.2f}"] for run in runs for u in run.uncontended]),
         "",
         "For reference, one client's read-only `ShowLocks` (one read-only database transaction per call) runs at "
         + ", ".join(f"{r.reference_per_second:,.0f}/s (fsync {r.fsync})" for r in runs)
@@ -244,18 +234,13 @@ def render(runs: list[Run], args: argparse.Namespace, command: str) -> str:
         f"{args.hold_ms:g} ms, Unlock, again at once, waiting with Hive's back-off; the writer asks EXCLUSIVE "
         f"{args.writers} times, 0.3-0.6 s apart; time from `Lock` to ACQUIRED):",
         "",
-        "| PostgreSQL fsync | writer polls with | writer wait median ms | p90 ms | max ms | reader wait median ms "
-        "| reader p99 ms | reader grants |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
-    for run in runs:
-        for w in run.writer:
-            lines.append(
-                f"| {run.fsync} | {w.polling} | {statistics.median(w.waits_ms):.0f} | "
-                f"{percentile(w.waits_ms, 90):.0f} | "
-                f"{max(w.waits_ms):.0f} | {statistics.median(w.reader_waits_ms):.0f} | "
-                f"{percentile(w.reader_waits_ms, 99):.0f} | {w.reader_grants} |")
-    lines += [
+        *report.table(["PostgreSQL fsync", "writer polls with", "writer wait median ms", "p90 ms", "max ms",
+                       "reader wait median ms", "reader p99 ms", "reader grants"],
+                      [[run.fsync, w.polling, f"{statistics.median(w.waits_ms):.0f}",
+                        f"{percentile(w.waits_ms, 90):.0f}", f"{max(w.waits_ms):.0f}",
+                        f"{statistics.median(w.reader_waits_ms):.0f}",
+                        f"{percentile(w.reader_waits_ms, 99):.0f}", w.reader_grants]
+                       for run in runs for w in run.writer], numeric_from=2),
         "",
         "Reading it: the table is never free of readers, yet the writer waits only for the readers that were "
         f"there before it to finish their {args.hold_ms:g} ms, plus RPCs and polling (strict FIFO: readers arriving "

@@ -189,10 +189,9 @@ def _where_the_time_goes(cached: dict[str, float] | None, echo: dict[str, float]
     per_call, floor = 1e6 / cached["calls"], 1e6 / echo["calls"]
     return ["Where the time goes in GetPartitionsByNames(100) (µs per call at the measured rates; the gateway's "
             "own steps of a hit timed in-process without gRPC by `python -m loadtest.profile_hit`):", "",
-            "| cached call | echo-floor call | difference | " + " | ".join(label for label, _ in steps) + " |",
-            "| ---: | ---: | ---: |" + " ---: |" * len(steps),
-            f"| {per_call:.0f} | {floor:.0f} | {per_call - floor:.0f} | "
-            + " | ".join(f"{us:.1f}" for _, us in steps) + " |"]
+            *report.table(["cached call", "echo-floor call", "difference", *(label for label, _ in steps)],
+                          [[f"{per_call:.0f}", f"{floor:.0f}", f"{per_call - floor:.0f}",
+                            *(f"{us:.1f}" for _, us in steps)]], numeric_from=0)]
 
 
 def render(workloads: Sequence[tuple[str, list[RunResult]]], args: argparse.Namespace, plot_path: str,
@@ -215,15 +214,12 @@ def render(workloads: Sequence[tuple[str, list[RunResult]]], args: argparse.Name
     for label, results in workloads:
         if label.startswith(ROUND_LABEL):
             continue
-        lines += [f"### {label}", "", "| target | calls/s | partitions/s | p50 ms | p99 ms | failures |",
-                  "| --- | ---: | ---: | ---: | ---: | ---: |"]
-        for r in results:
-            row = summary.get((label, r.target))
-            name = shown(r.target, backing)
-            lines.append(f"| {name} | — | — | — | — | {'; '.join(r.worker_errors)[:80]} |" if row is None else
-                         f"| {name} | {row['calls']:.0f} | {row['items']:.0f} | {row['p50']:.2f} | {row['p99']:.2f} | "
-                         f"{int(row['fail'])} |")
-        lines.append("")
+        rows = [(shown(r.target, backing), summary.get((label, r.target)), r) for r in results]
+        lines += [f"### {label}", "", *report.table(
+            ["target", "calls/s", "partitions/s", "p50 ms", "p99 ms", "failures"],
+            [[name, "—", "—", "—", "—", "; ".join(r.worker_errors)[:80]] if row is None else
+             [name, f"{row['calls']:.0f}", f"{row['items']:.0f}", f"{row['p50']:.2f}", f"{row['p99']:.2f}",
+              int(row["fail"])] for name, row, r in rows]), ""]
     lines += ["In the mixed run the row is the reads; each reader also takes a snapshot every 20 reads and 5% of "
               "tasks are write transactions (see MixedUser in loadtest/gateway_targets.py, and the CSV).", ""]
 
@@ -233,14 +229,12 @@ def render(workloads: Sequence[tuple[str, list[RunResult]]], args: argparse.Name
 
     w100 = "GetPartitionsByNames(100)"
     rounds = [w100, *(label for label, _ in workloads if label.startswith(ROUND_LABEL))]
-    lines += [f"### {w100}, cached vs. the echo floor, round by round", "",
-              "| round | cached calls/s | echo calls/s | ratio | cached p99 ms | echo p99 ms | ratio |",
-              "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for k, label in enumerate(rounds, 1):
-        cached, echo = summary.get((label, "gateway-cached")), summary.get((label, "echo-floor"))
-        if cached and echo:
-            lines.append(f"| {k} | {cached['calls']:.0f} | {echo['calls']:.0f} | {cached['calls'] / echo['calls']:.2f} "
-                         f"| {cached['p99']:.2f} | {echo['p99']:.2f} | {cached['p99'] / echo['p99']:.2f} |")
+    pairs = [(k, summary.get((label, "gateway-cached")), summary.get((label, "echo-floor")))
+             for k, label in enumerate(rounds, 1)]
+    lines += [f"### {w100}, cached vs. the echo floor, round by round", "", *report.table(
+        ["round", "cached calls/s", "echo calls/s", "ratio", "cached p99 ms", "echo p99 ms", "ratio"],
+        [[k, f"{c['calls']:.0f}", f"{e['calls']:.0f}", f"{c['calls'] / e['calls']:.2f}", f"{c['p99']:.2f}",
+          f"{e['p99']:.2f}", f"{c['p99'] / e['p99']:.2f}"] for k, c, e in pairs if c and e], numeric_from=0)]
 
     def over_rounds(key: str) -> list[float]:
         return [v for label in rounds for v in ratio(label, "gateway-cached", "echo-floor", key)]

@@ -42,13 +42,14 @@ from typing import Any, Sequence
 
 from loadtest import report
 from loadtest.gateway_process import GatewayProcess
+from loadtest.gateway_targets import DB, bench_table, partition_values
 from loadtest.harness import workdir
-from loadtest.probes import cpu_s, machine, machine_busy_s, postmaster_pid, tree_cpu_s
+from loadtest.probes import cpu_s, machine, machine_busy_s, machine_load, postmaster_pid, tree_cpu_s
 from pipeline.client import ClientConfig, GatewayClient, close_process_clients, process_client
 
 REPO = Path(__file__).resolve().parent.parent
 SECTION_START, SECTION_END = report.markers("spark")
-DB, TABLE = "bench", "parts"
+TABLE = "parts"
 
 
 def machine_info() -> dict[str, Any]:
@@ -80,21 +81,16 @@ class Row:
 def _setup(address: str, count: int, root: Path) -> None:
     from protos.metastore.v1 import catalog_pb2 as pb
 
+    table = bench_table(TABLE)
+    table.sd.location = f"file://{root}/{TABLE}"
     with GatewayClient(ClientConfig(address)) as c:
         c.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name=DB)))
-        c.catalog.CreateTable(pb.CreateTableRequest(table=pb.Table(
-            db_name=DB, name=TABLE, table_type=pb.MANAGED, transactional=True,
-            columns=[pb.FieldSchema(name="id", type="bigint"), pb.FieldSchema(name="payload", type="string")],
-            partition_keys=[pb.FieldSchema(name="ds", type="string"), pb.FieldSchema(name="hr", type="int")],
-            sd=pb.StorageDescriptor(location=f"file://{root}/{TABLE}",
-                                    input_format="org.apache.hadoop.hive.ql.io.orc.OrcInputFormat",
-                                    output_format="org.apache.hadoop.hive.ql.io.orc.OrcOutputFormat",
-                                    serde=pb.SerDeInfo(serialization_lib="org.apache.hadoop.hive.ql.io.orc.OrcSerde")))))
-        start = dt.date(2024, 1, 1)
-        parts = [pb.Partition(values=[(start + dt.timedelta(days=i // 24)).isoformat(), str(i % 24)], parameters={
+        c.catalog.CreateTable(pb.CreateTableRequest(table=table))
+        parts = [pb.Partition(values=list(values), parameters={
             "numFiles": str(1 + i % 7), "totalSize": str(100_000 + i), "numRows": str(1000 + i),
             "rawDataSize": str(500_000 + i), "COLUMN_STATS_ACCURATE": '{"BASIC_STATS":"true"}',
-            "transient_lastDdlTime": "1700000000", "bucketing_version": "2"}) for i in range(count)]
+            "transient_lastDdlTime": "1700000000", "bucketing_version": "2"})
+            for i, values in enumerate(partition_values(count))]
         with c.transaction() as txn:
             c.add_partitions(DB, TABLE, parts, txn_id=txn.id)
 
@@ -175,12 +171,7 @@ def render(command: str, when: dt.datetime, machine: dict[str, Any], rows: list[
         SECTION_START,
         "## PySpark: partitions fetched per second by a local[2] Spark job",
         "",
-        "Produced by `loadtest/bench_spark.py` (its docstring says exactly what runs) with",
-        "",
-        "```sh",
-        command,
-        "```",
-        "",
+        *report.produced_by("bench_spark", command),
         f"on {when:%Y-%m-%d %H:%M} UTC: {machine['nproc']} cores ({machine['cpu_model']}), {machine['mem_gib']} GiB, "
         f"Python {machine['python']}, {machine['java']}, PySpark {machine['pyspark']}, grpcio {machine['grpcio']}. "
         f"The gateways (cache on, and cache off on the same database), the embedded PostgreSQL, the Spark driver "
@@ -193,34 +184,26 @@ def render(command: str, when: dt.datetime, machine: dict[str, Any], rows: list[
         "\"fetch phase\" = Spark job submitted -> all rows on "
         f"the driver; \"job\" adds the driver's txn, lock, snapshot, GetTable and ListPartitionNames.",
         "",
-        "| run | gateway | batch | in flight | Spark tasks | partitions/s, fetch phase (median) | range over runs | "
-        "partitions/s, whole job | fetch s (median) | job s (median) | worker processes | gateway process, cores | "
-        "PostgreSQL, cores | machine busy cores | of which other work |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        *report.table(
+            ["run", "gateway", "batch", "in flight", "Spark tasks", "partitions/s, fetch phase (median)",
+             "range over runs", "partitions/s, whole job", "fetch s (median)", "job s (median)", "worker processes",
+             "gateway process, cores", "PostgreSQL, cores", "machine busy cores", "of which other work"],
+            [[r.label, *((r.gateway, r.batch_size, r.in_flight) if r.kind != "floor" else ("-",) * 3),
+              r.tasks if r.kind != "driver" else "-", rate(r.fetch_s), spread(r.fetch_s),
+              rate(r.jobs_s) if r.kind == "job" else "-", f"{statistics.median(r.fetch_s):.2f}",
+              f"{statistics.median(r.jobs_s):.2f}", r.worker_pids if r.kind == "job" else "-",
+              f"{statistics.median(r.gateway_cores) if r.kind != 'floor' else 0:.2f}",
+              f"{statistics.median(r.postgres_cores):.2f}", f"{statistics.median(r.machine_busy_cores):.1f}",
+              f"{statistics.median(r.other_cores):.1f}"] for r in rows], numeric_from=2),
+        "",
+        f"Reading it: compare the defaults' fetch phase with the reference (no Spark) and the floor (no gateway) "
+        f"rows. The machine-busy column is the whole machine's busy cores during the timed runs "
+        f"({machine['nproc']} = saturated); the gateway and PostgreSQL columns are those processes' shares of them "
+        "(CPU seconds / wall seconds, psutil), and \"other work\" the share of processes this benchmark did not "
+        "start (other users of the machine).",
+        "",
+        SECTION_END,
     ]
-    for r in rows:
-        lines.append(
-            f"| {r.label} | {r.gateway if r.kind != 'floor' else '-'} | {r.batch_size if r.kind != 'floor' else '-'} | "
-            f"{r.in_flight if r.kind != 'floor' else '-'} | {r.tasks if r.kind != 'driver' else '-'} | "
-            f"{rate(r.fetch_s)} | {spread(r.fetch_s)} | {rate(r.jobs_s) if r.kind == 'job' else '-'} | "
-            f"{statistics.median(r.fetch_s):.2f} | {statistics.median(r.jobs_s):.2f} | "
-            f"{r.worker_pids if r.kind == 'job' else '-'} | "
-            f"{statistics.median(r.gateway_cores) if r.kind != 'floor' else 0:.2f} | "
-            f"{statistics.median(r.postgres_cores):.2f} | "
-            f"{statistics.median(r.machine_busy_cores):.1f} | {statistics.median(r.other_cores):.1f} |")
-    job = rows[0]
-    driver, floor = next(r for r in rows if r.kind == "driver"), next(r for r in rows if r.kind == "floor")
-    lines += [
-        "",
-        f"Reading it: with the defaults the fetch phase takes {statistics.median(job.fetch_s):.2f} s for {count:,} "
-        f"partitions; the same client fetching the same partitions in one process without Spark takes "
-        f"{statistics.median(driver.fetch_s):.2f} s, and a Spark job of the same shape that makes its rows up "
-        f"without calling the gateway takes {statistics.median(floor.fetch_s):.2f} s. The machine-busy column is "
-        f"the whole machine's busy cores during the timed runs ({machine['nproc']} = saturated); the gateway "
-        f"and PostgreSQL columns are those processes' shares of them (CPU seconds / wall seconds, psutil), "
-        f"and \"other work\" the share of processes this benchmark did not start (other users of the machine).",
-        "",
-        SECTION_END]
     return "\n".join(lines) + "\n"
 
 
@@ -237,9 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     when = dt.datetime.now(dt.timezone.utc)
     machine = machine_info()
-    b = machine_busy_s()
-    time.sleep(2)
-    idle_busy = (machine_busy_s() - b) / 2
+    idle_busy = machine_load(2.0)
     with workdir(prefix="bench-spark-") as work:
         return _measure(opts, command, when, machine, idle_busy, work)
 

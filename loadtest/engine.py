@@ -91,15 +91,6 @@ class RunConfig:
             if not (value > 0 and math.isfinite(value)):
                 raise ConfigError(f"{name} must be positive and finite, got {value}")
 
-    @property
-    def open_loop(self) -> bool:
-        return self.rate is not None
-
-    @property
-    def ramp_s(self) -> float:
-        """Time from the start until the last user is spawned."""
-        return 0.0 if self.spawn_rate is None else (self.users - 1) / self.spawn_rate
-
 
 @dataclass(frozen=True, slots=True)
 class EnginePlan:
@@ -164,19 +155,6 @@ class EngineOutcome:
     duration_s: float
     users_started: int
     tasks_started: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "worker": self.worker, "duration_s": self.duration_s, "users_started": self.users_started,
-            "tasks_started": self.tasks_started,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> EngineOutcome:
-        return cls(
-            worker=int(data["worker"]), duration_s=float(data["duration_s"]),
-            users_started=int(data["users_started"]), tasks_started=int(data["tasks_started"]),
-        )
 
 
 class Engine:

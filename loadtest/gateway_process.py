@@ -67,10 +67,10 @@ class GatewayProcess:
         From asyncio: `await asyncio.to_thread(proc.wait_serving)`."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            m = re.search(r"serving on ([\d.]+:\d+) \(database: (.*)\)", self.output())
+            m = re.search(r"serving on ([\d.]+:\d+) \(database: (\S+)\)", self.output())
             if m and _serving(m.group(1), deadline):
                 self.serving_at = time.monotonic()
-                self.address, self.dsn = m.group(1), m.group(2)
+                self.address, self.dsn = m.group(1), _usable_dsn(m.group(2), self.output())
                 thrift = re.search(r"Hive Thrift API on ([\d.]+:\d+)", self.output())
                 self.thrift_address = thrift.group(1) if thrift else ""
                 return self.address
@@ -95,6 +95,18 @@ class GatewayProcess:
                 self._kept_output = self.log_path.read_text(errors="replace")
                 self.log_path.unlink(missing_ok=True)
         return self.proc.returncode
+
+
+def _usable_dsn(logged: str, output: str) -> str:
+    """The DSN a client can connect with. The startup line hides the password (`user:***@`); when the
+    gateway runs its own embedded PostgreSQL it logs the data directory, beside which that server keeps
+    the password, so a bench can reach the same database (its probes, a second gateway on it)."""
+    data_dir = re.search(r"data directory ([^,\s]+)", output)
+    if ":***@" not in logged or data_dir is None:
+        return logged
+    from gateway.embedded_pg import EmbeddedPostgres
+
+    return logged.replace(":***@", f":{EmbeddedPostgres(Path(data_dir.group(1))).password}@", 1)
 
 
 def _serving(address: str, deadline: float) -> bool:

@@ -5,7 +5,6 @@ Everything here talks to the gateway through its public gRPC API only (the proce
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import time
 from typing import Sequence
@@ -32,10 +31,10 @@ def partition_names(count: int) -> list[str]:
     return [f"ds={ds}/hr={hr}" for ds, hr in partition_values(count)]
 
 
-def bench_table(name: str = TABLE) -> pb.Table:
-    """A transactional ORC table of the `bench` database, partitioned by (ds string, hr int)."""
+def bench_table(name: str = TABLE, db: str = DB) -> pb.Table:
+    """A transactional ORC table of the database `db`, partitioned by (ds string, hr int)."""
     return pb.Table(
-        db_name=DB, name=name, table_type=pb.MANAGED, transactional=True,
+        db_name=db, name=name, table_type=pb.MANAGED, transactional=True,
         columns=[pb.FieldSchema(name="id", type="bigint"), pb.FieldSchema(name="payload", type="string")],
         partition_keys=[pb.FieldSchema(name="ds", type="string"), pb.FieldSchema(name="hr", type="int")],
         sd=pb.StorageDescriptor(
@@ -113,9 +112,7 @@ class GatewayReader(GrpcUser):
         assert self.channel is not None
         batch = int(self.options.get("batch", 100))
         names = list(self.options["names"])
-        read = pb.ReadContext()
-        if self.options.get("snapshot", True):
-            read = await asyncio.to_thread(_snapshot_at, self.host)
+        read = await read_context(transactions_pb2_grpc.TransactionsStub(self.channel))
         self.requests = [partitions_request(self.rng.sample(names, batch), read) for _ in range(32)]
         self.table_request = pb.GetTableRequest(db_name=DB, table_name=TABLE, read=read).SerializeToString()
         self.call_partitions = self.channel.unary_unary(GET_PARTITIONS)
@@ -184,8 +181,3 @@ class MixedUser(GrpcUser):
             await self.catalog.AddPartitions(pb.AddPartitionsRequest(
                 db_name=DB, table_name=TABLE, txn_id=txn, partitions=[pb.Partition(values=values)]))
             await self.txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn))
-
-
-def _snapshot_at(address: str) -> pb.ReadContext:
-    with grpc.insecure_channel(address) as channel:
-        return snapshot(channel)

@@ -49,14 +49,13 @@ def new_workdir(prefix: str) -> Path:
 
 
 @contextlib.contextmanager
-def workdir(keep: bool = False, prefix: str = "msgw-cons-") -> Iterator[Path]:
-    """new_workdir(prefix), removed on exit unless `keep`."""
+def workdir(prefix: str = "msgw-cons-") -> Iterator[Path]:
+    """new_workdir(prefix), removed on exit."""
     root = new_workdir(prefix)
     try:
         yield root
     finally:
-        if not keep:
-            shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def conf_args(*items: str) -> list[str]:
@@ -161,9 +160,9 @@ async def gateways(dsn: str, root: Path, names: Sequence[str], *conf: str,
             await asyncio.to_thread(proc.stop)
 
 
-async def start_gateway(*args: str, log_path: Path | None = None, python: str | None = None) -> GatewayProcess:
+async def start_gateway(*args: str, log_path: Path | None = None) -> GatewayProcess:
     """`metastore-gateway serve ARGS` as its own process, returned once its health check says SERVING."""
-    proc = GatewayProcess(args, log_path, python=python)
+    proc = GatewayProcess(args, log_path)
     await asyncio.to_thread(proc.wait_serving, 120)
     return proc
 

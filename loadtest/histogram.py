@@ -111,10 +111,6 @@ class Histogram:
         return self._count
 
     @property
-    def total_s(self) -> float:
-        return self._total
-
-    @property
     def min_s(self) -> float:
         """Smallest recorded value, exact; NaN when empty."""
         return self._min if self._count else math.nan
@@ -202,13 +198,6 @@ class Histogram:
         clone._counts = list(self._counts)
         clone._count, clone._total, clone._min, clone._max = self._count, self._total, self._min, self._max
         return clone
-
-    def buckets(self) -> Iterable[tuple[float, float, int]]:
-        """Non-empty buckets as (low_s, high_s, count), ascending."""
-        for index, n in enumerate(self._counts):
-            if n:
-                low, width = self._bucket_bounds(index)
-                yield low / _UNITS_PER_S, (low + width) / _UNITS_PER_S, n
 
     def to_dict(self) -> dict[str, Any]:
         """A compact, JSON- and pickle-friendly form; `from_dict` restores it exactly."""

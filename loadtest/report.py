@@ -23,7 +23,7 @@ import math
 import os
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from loadtest.errors import ConfigError
 from loadtest.probes import machine
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = [
-    "machine", "machine_line", "markers", "replace_section", "write_section",
+    "machine", "machine_line", "markers", "produced_by", "replace_section", "table", "write_section",
     "METRICS", "ReportRow", "ReportFiles", "report_rows", "to_csv", "write_csv", "timeseries_csv", "markdown_table",
     "comparison_table", "compare_ratios", "plot", "matplotlib_available", "write_report",
 ]
@@ -91,18 +91,20 @@ def report_rows(results: Sequence[RunResult], *, include_total: bool = True) -> 
 # -- CSV ------------------------------------------------------------------------------------------
 
 
-def to_csv(results: Sequence[RunResult]) -> str:
-    """The report rows as CSV text with a header; empty cells for undefined values (no requests)."""
+def _csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    """CSV text with a header; floats rounded to 6 places, NaN (undefined: no requests) as an empty cell."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([f.name for f in fields(ReportRow)])
-    for row in report_rows(results):
-        writer.writerow(["" if isinstance(v, float) and math.isnan(v) else _csv_number(v) for v in astuple(row)])
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow(["" if isinstance(v, float) and math.isnan(v) else round(v, 6) if isinstance(v, float) else v
+                         for v in row])
     return out.getvalue()
 
 
-def _csv_number(value: object) -> object:
-    return round(value, 6) if isinstance(value, float) else value
+def to_csv(results: Sequence[RunResult]) -> str:
+    """The report rows as CSV text with a header; empty cells for undefined values (no requests)."""
+    return _csv([f.name for f in fields(ReportRow)], (astuple(row) for row in report_rows(results)))
 
 
 def write_csv(results: Sequence[RunResult], path: str | Path) -> Path:
@@ -113,21 +115,10 @@ def write_csv(results: Sequence[RunResult], path: str | Path) -> Path:
 
 def timeseries_csv(results: Sequence[RunResult]) -> str:
     """Per target and stats window: requests/s, failures, items/s and p50/p95/p99 in ms."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(
-        ["target", "start_s", "duration_s", "requests_per_s", "failures", "items_per_s", "p50_ms", "p95_ms", "p99_ms"]
-    )
-    for result in results:
-        for p in result.series:
-            values = [
-                p.start_s, p.duration_s, p.requests_per_s, p.failures, p.items_per_s, p.p50_s * 1e3, p.p95_s * 1e3,
-                p.p99_s * 1e3,
-            ]
-            writer.writerow(
-                [result.target] + ["" if isinstance(v, float) and math.isnan(v) else _csv_number(v) for v in values]
-            )
-    return out.getvalue()
+    return _csv(["target", "start_s", "duration_s", "requests_per_s", "failures", "items_per_s", "p50_ms", "p95_ms",
+                 "p99_ms"],
+                ([result.target, p.start_s, p.duration_s, p.requests_per_s, p.failures, p.items_per_s, p.p50_s * 1e3,
+                  p.p95_s * 1e3, p.p99_s * 1e3] for result in results for p in result.series))
 
 
 # -- markdown -------------------------------------------------------------------------------------
@@ -150,11 +141,16 @@ def _fmt(metric: str, value: float | int) -> str:
     return f"{value:,.0f}"
 
 
-def _table(header: list[str], rows: list[list[str]], numeric_from: int) -> str:
+def table(header: Sequence[str], rows: Sequence[Sequence[object]], numeric_from: int = 1) -> list[str]:
+    """A markdown table as lines: the first `numeric_from` columns left-aligned, the rest right-aligned
+    (numbers); every bench's tables in docs/benchmarks.md go through here."""
     align = ["---"] * numeric_from + ["---:"] * (len(header) - numeric_from)
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
+    return lines + ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |" for row in rows]
+
+
+def _table(header: list[str], rows: list[list[str]], numeric_from: int) -> str:
+    return "\n".join(table(header, rows, numeric_from)) + "\n"
 
 
 def markdown_table(results: Sequence[RunResult], *, include_total: bool | None = None) -> str:
@@ -357,6 +353,12 @@ def machine_line() -> str:
     m = machine()
     return (f"{m['nproc']} cores ({m['cpu_model']}), {m['mem_gib']} GiB, Linux {m['kernel']}, Python {m['python']}, "
             f"grpcio {m['grpcio']}")
+
+
+def produced_by(module: str, command: str) -> list[str]:
+    """The lines that open a bench's section: which script wrote it, and the command that ran."""
+    return [f"Produced by `loadtest/{module}.py` (its docstring says exactly what runs) with", "", "```sh", command,
+            "```", ""]
 
 
 def markers(name: str) -> tuple[str, str]:

@@ -73,7 +73,7 @@ def worker_main(spec: WorkerSpec, queue: Any, go: Any, start_at: Any, stop: Any)
         if not go.wait(spec.startup_timeout_s) or stop.is_set():
             return
         outcome = _run_engine(spec, queue, float(start_at.value), stop)
-        queue.put((DONE, outcome.to_dict()))
+        queue.put((DONE, outcome))
     except BaseException:
         queue.put((FAILED, worker, traceback.format_exc()))
     finally:
@@ -208,8 +208,7 @@ async def _run_in_workers(
         if kind == STATS:
             aggregator.add(IntervalSnapshot.from_dict(message[1]))
         elif kind == DONE:
-            outcome = EngineOutcome.from_dict(message[1])
-            outcomes[outcome.worker] = outcome
+            outcomes[message[1].worker] = message[1]
         elif kind == FAILED:
             worker, text = message[1], message[2]
             _log.error("load-test worker %d crashed:\n%s", worker, text)

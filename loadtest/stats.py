@@ -167,10 +167,6 @@ class TimePoint:
     p99_s: float
 
     @property
-    def end_s(self) -> float:
-        return self.start_s + self.duration_s
-
-    @property
     def requests_per_s(self) -> float:
         return self.requests / self.duration_s if self.duration_s > 0 else math.nan
 
@@ -227,14 +223,6 @@ class RunAggregator:
         self._windows: dict[int, RequestStats] = {}
         self._requests = 0
         self._failures = 0
-
-    @property
-    def requests(self) -> int:
-        return self._requests
-
-    @property
-    def failures(self) -> int:
-        return self._failures
 
     def add(self, snapshot: IntervalSnapshot) -> None:
         window = self._windows.get(snapshot.index)

@@ -34,7 +34,7 @@ import inspect
 import random
 from dataclasses import dataclass, field
 from types import MappingProxyType, TracebackType
-from typing import Any, Awaitable, Callable, ClassVar, Mapping, Sequence, TypeVar
+from typing import Any, Awaitable, Callable, ClassVar, Mapping, TypeVar
 
 import grpc
 
@@ -308,14 +308,13 @@ class GrpcUser(User):
     """Opens `self.channel` (insecure, to `self.host`) in `on_start` and waits until it is connected,
     so connection setup is not timed as a request; closes it in `on_stop`."""
 
-    channel_options: ClassVar[Sequence[tuple[str, Any]]] = ()
     connect_timeout_s: ClassVar[float] = 10.0
     call_timeout_s: ClassVar[float] = 10.0
 
     channel: grpc.aio.Channel | None = None
 
     async def on_start(self) -> None:
-        self.channel = grpc.aio.insecure_channel(self.host, options=list(self.channel_options))
+        self.channel = grpc.aio.insecure_channel(self.host)
         await asyncio.wait_for(self.channel.channel_ready(), timeout=self.connect_timeout_s)
 
     async def on_stop(self) -> None:

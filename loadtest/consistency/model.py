@@ -15,6 +15,7 @@ from google.protobuf import text_format
 
 from hive import names as hive_names
 from hive.schema import FieldSchema
+from loadtest.gateway_targets import bench_table
 from loadtest.harness import CALL_TIMEOUT_S, Endpoint
 from protos.metastore.v1 import catalog_pb2 as pb
 
@@ -167,16 +168,13 @@ def one_line(message: Any) -> str:
 
 
 def table_message(name: str, *, acid: bool, tag: str = "") -> pb.Table:
-    return pb.Table(
-        db_name=DB, name=name, table_type=pb.MANAGED if acid else pb.EXTERNAL, transactional=acid,
-        columns=[pb.FieldSchema(name="id", type="bigint"), pb.FieldSchema(name="payload", type="string")],
-        partition_keys=[pb.FieldSchema(name=k.name, type=k.type) for k in KEYS],
-        parameters={"tag": tag} if tag else {},
-        sd=pb.StorageDescriptor(
-            input_format="org.apache.hadoop.hive.ql.io.orc.OrcInputFormat",
-            output_format="org.apache.hadoop.hive.ql.io.orc.OrcOutputFormat",
-            serde=pb.SerDeInfo(serialization_lib="org.apache.hadoop.hive.ql.io.orc.OrcSerde")),
-    )
+    """The benchmarks' ORC table (its partition keys are KEYS), ACID or external, tagged `tag`."""
+    table = bench_table(name, db=DB)
+    if not acid:
+        table.table_type, table.transactional = pb.EXTERNAL, False
+    if tag:
+        table.parameters["tag"] = tag
+    return table
 
 
 UNIVERSE: tuple[tuple[str, str], ...] = tuple((ds, str(hr)) for ds in DS_VALUES for hr in range(HOURS))
@@ -233,10 +231,6 @@ class ExtTable:
     history: list[tuple[int, ExtState]] = field(default_factory=list)  # (event id, state after it)
     started: int = 0  # writes started (a generation counter)
     in_flight: int = 0
-
-    @property
-    def last_event(self) -> int:
-        return self.history[-1][0]
 
 
 @dataclass

@@ -14,6 +14,7 @@ import grpc
 from loadtest.consistency.model import (
     CALL_TIMEOUT_S, DB, UNIVERSE, C, ExtState, Violation, part_values, random_names, table_message,
 )
+from loadtest.harness import Endpoint
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 
@@ -120,27 +121,7 @@ class Writer:
         guard = table_id if rng.random() < 0.5 else 0
         g = self.d.any_gateway(rng)
         op = _pick_op(rng, (45, 35, 15, 5), bool(visible))
-        if op == "add":
-            values = rng.sample(UNIVERSE, rng.randint(1, 3))
-            await g.catalog.AddPartitions(pb.AddPartitionsRequest(
-                db_name=DB, table_name=table, txn_id=txn, table_id=guard, if_not_exists=True,
-                partitions=[pb.Partition(values=list(v), parameters={"tag": tag}) for v in values]),
-                timeout=CALL_TIMEOUT_S)
-        elif op == "alter":
-            chosen = rng.sample(visible, min(len(visible), rng.randint(1, 3)))
-            await g.catalog.AlterPartitions(pb.AlterPartitionsRequest(
-                db_name=DB, table_name=table, txn_id=txn, table_id=guard,
-                partitions=[pb.Partition(values=list(part_values(n)), parameters={"tag": tag}) for n in chosen]),
-                timeout=CALL_TIMEOUT_S)
-        elif op == "drop":
-            chosen = rng.sample(visible, min(len(visible), rng.randint(1, 2)))
-            await g.catalog.DropPartitions(pb.DropPartitionsRequest(
-                db_name=DB, table_name=table, txn_id=txn, table_id=guard, names=chosen, if_exists=True),
-                timeout=CALL_TIMEOUT_S)
-        else:
-            await g.catalog.AlterTable(pb.AlterTableRequest(
-                db_name=DB, table_name=table, txn_id=txn, table=table_message(table, acid=True, tag=tag)),
-                timeout=CALL_TIMEOUT_S)
+        await _write(g, rng, op, table, visible, tag, txn=txn, guard=guard)
         self.judge.counts[f"acid_{op}"] += 1
 
     async def ext_state(self, table: str) -> ExtState:
@@ -163,27 +144,7 @@ class Writer:
                 tag = f"x{next(self._tags)}"
                 g = self.d.any_gateway(rng)
                 op = _pick_op(rng, (40, 35, 15, 10), bool(current))
-                if op == "add":
-                    values = rng.sample(UNIVERSE, rng.randint(1, 3))
-                    reply: Any = await g.catalog.AddPartitions(pb.AddPartitionsRequest(
-                        db_name=DB, table_name=ext.name, if_not_exists=True,
-                        partitions=[pb.Partition(values=list(v), parameters={"tag": tag}) for v in values]),
-                        timeout=CALL_TIMEOUT_S)
-                elif op == "alter":
-                    chosen = rng.sample(sorted(current), min(len(current), rng.randint(1, 2)))
-                    reply = await g.catalog.AlterPartitions(pb.AlterPartitionsRequest(
-                        db_name=DB, table_name=ext.name,
-                        partitions=[pb.Partition(values=list(part_values(n)),
-                                                 parameters={"tag": tag}) for n in chosen]),
-                        timeout=CALL_TIMEOUT_S)
-                elif op == "drop":
-                    chosen = rng.sample(sorted(current), min(len(current), rng.randint(1, 2)))
-                    reply = await g.catalog.DropPartitions(pb.DropPartitionsRequest(
-                        db_name=DB, table_name=ext.name, names=chosen), timeout=CALL_TIMEOUT_S)
-                else:
-                    reply = await g.catalog.AlterTable(pb.AlterTableRequest(
-                        db_name=DB, table_name=ext.name, table=table_message(ext.name, acid=False, tag=tag)),
-                        timeout=CALL_TIMEOUT_S)
+                reply = await _write(g, rng, op, ext.name, sorted(current), tag)
                 self.judge.counts[f"ext_{op}"] += 1
                 if reply.event_id:
                     ext.history.append((reply.event_id, await self.ext_state(ext.name)))
@@ -191,6 +152,34 @@ class Writer:
                 self.judge.error(f"external write to {ext.name}: {exc.code().name}: {exc.details()}")
             finally:
                 ext.in_flight -= 1
+
+
+async def _write(g: Endpoint, rng: random.Random, op: str, table: str, names: list[str], tag: str, *,
+                 txn: int = 0, guard: int = 0) -> Any:
+    """One write of `op` (see `_pick_op`) through `g`, its partitions drawn from `names`, tagged `tag`:
+    inside the ACID txn `txn` (with the table-id `guard`, 0 for none), or external when `txn` is 0.
+    An ACID drop tolerates names another txn dropped meanwhile; an ACID write alters up to 3
+    partitions, an external one up to 2."""
+    acid = txn != 0
+    if op == "add":
+        values = rng.sample(UNIVERSE, rng.randint(1, 3))
+        return await g.catalog.AddPartitions(pb.AddPartitionsRequest(
+            db_name=DB, table_name=table, txn_id=txn, table_id=guard, if_not_exists=True,
+            partitions=[pb.Partition(values=list(v), parameters={"tag": tag}) for v in values]), timeout=CALL_TIMEOUT_S)
+    if op == "alter":
+        chosen = rng.sample(names, min(len(names), rng.randint(1, 3 if acid else 2)))
+        return await g.catalog.AlterPartitions(pb.AlterPartitionsRequest(
+            db_name=DB, table_name=table, txn_id=txn, table_id=guard,
+            partitions=[pb.Partition(values=list(part_values(n)), parameters={"tag": tag}) for n in chosen]),
+            timeout=CALL_TIMEOUT_S)
+    if op == "drop":
+        chosen = rng.sample(names, min(len(names), rng.randint(1, 2)))
+        return await g.catalog.DropPartitions(pb.DropPartitionsRequest(
+            db_name=DB, table_name=table, txn_id=txn, table_id=guard, names=chosen, if_exists=acid),
+            timeout=CALL_TIMEOUT_S)
+    return await g.catalog.AlterTable(pb.AlterTableRequest(
+        db_name=DB, table_name=table, txn_id=txn, table=table_message(table, acid=acid, tag=tag)),
+        timeout=CALL_TIMEOUT_S)
 
 
 def _pick_op(rng: random.Random, weights: tuple[int, int, int, int], has_partitions: bool) -> str:

@@ -49,13 +49,14 @@ def new_workdir(prefix: str) -> Path:
 
 
 @contextlib.contextmanager
-def workdir(prefix: str = "msgw-cons-") -> Iterator[Path]:
-    """new_workdir(prefix), removed on exit."""
+def workdir(prefix: str = "msgw-cons-", keep: bool = False) -> Iterator[Path]:
+    """new_workdir(prefix), removed on exit unless `keep` (its gateway logs, for a failed run)."""
     root = new_workdir(prefix)
     try:
         yield root
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(root, ignore_errors=True)
 
 
 def conf_args(*items: str) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import AsyncIterator
 
 import asyncpg
 
@@ -10,7 +11,8 @@ from gateway.app import Gateway
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
-from tests.conftest import GatewayClient
+from tests.builders import table
+from tests.conftest import GatewayClient, connect, gateway_settings
 
 
 @dataclass
@@ -60,3 +62,20 @@ class Txns:
             return [(r[0], r[1]) for r in await conn.fetch("SELECT txn_id, write_id FROM txn_to_write_id ORDER BY 1")]
         finally:
             await conn.close()
+
+
+async def started_txns(pg_dsn: str, **conf: str) -> AsyncIterator[Txns]:
+    """A gateway (settings `conf`) with db.t, transactional and partitioned by p, and a Txns client
+    of it; stopped when the generator ends (`async for t in started_txns(...): yield t` in a fixture)."""
+    gw = Gateway(gateway_settings(pg_dsn, **conf))
+    await gw.start()
+    client = await connect(f"127.0.0.1:{gw.port}")
+    t = Txns(client, transactions_pb2_grpc.TransactionsStub(client.channel), gw, pg_dsn)
+    await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+    await client.catalog.CreateTable(pb.CreateTableRequest(table=table("db", "t", keys=(("p", "string"),),
+                                                                       transactional=True)))
+    try:
+        yield t
+    finally:
+        await client.channel.close()
+        await gw.stop()

@@ -9,33 +9,20 @@ from typing import AsyncIterator
 import grpc
 import pytest
 
-from gateway.app import Gateway
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import locks_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
-from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import table
-from tests.conftest import connect, gateway_settings
-from tests.txn_helpers import Txns
+from tests.txn_helpers import Txns, started_txns
 
 C = grpc.StatusCode
 
 
 @pytest.fixture
 async def txns(pg_dsn: str) -> AsyncIterator[Txns]:
-    gw = Gateway(gateway_settings(pg_dsn))
-    await gw.start()
-    client = await connect(f"127.0.0.1:{gw.port}")
-    t = Txns(client, transactions_pb2_grpc.TransactionsStub(client.channel), gw, pg_dsn)
-    await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
-    await client.catalog.CreateTable(pb.CreateTableRequest(table=table("db", "t", keys=(("p", "string"),),
-                                                                       transactional=True)))
-    try:
+    async for t in started_txns(pg_dsn):
         yield t
-    finally:
-        await client.channel.close()
-        await gw.stop()
 
 
 async def _loser_is_gone(txns: Txns, loser: int, its_other_partition: str) -> None:

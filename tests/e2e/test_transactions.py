@@ -9,38 +9,21 @@ from typing import Any, AsyncIterator
 import grpc
 import pytest
 
-from gateway.app import Gateway
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import events_pb2 as evpb
 from protos.metastore.v1 import events_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
-from protos.metastore.v1 import transactions_pb2_grpc
 from hive.writeids import ValidTxnList, ValidWriteIdList
 from tests.builders import table
-from tests.conftest import connect, gateway_settings, wait_applied
-from tests.txn_helpers import Txns
+from tests.conftest import wait_applied
+from tests.txn_helpers import Txns, started_txns
 
 C = grpc.StatusCode
 
 
-async def _start(pg_dsn: str, **conf: str) -> AsyncIterator[Txns]:
-    gw = Gateway(gateway_settings(pg_dsn, **conf))
-    await gw.start()
-    client = await connect(f"127.0.0.1:{gw.port}")
-    t = Txns(client, transactions_pb2_grpc.TransactionsStub(client.channel), gw, pg_dsn)
-    await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
-    await client.catalog.CreateTable(pb.CreateTableRequest(table=table("db", "t", keys=(("p", "string"),),
-                                                                       transactional=True)))
-    try:
-        yield t
-    finally:
-        await client.channel.close()
-        await gw.stop()
-
-
 @pytest.fixture
 async def txns(pg_dsn: str) -> AsyncIterator[Txns]:
-    async for t in _start(pg_dsn):
+    async for t in started_txns(pg_dsn):
         yield t
 
 
@@ -179,7 +162,7 @@ async def test_acid_reads_need_a_snapshot_and_writes_need_a_txn(txns: Txns) -> N
 
 
 async def test_limits_answer_resource_exhausted(pg_dsn: str) -> None:
-    async for t in _start(pg_dsn, **{"hive.max.open.txns": "5", "hive.count.open.txns.interval": "50ms"}):
+    async for t in started_txns(pg_dsn, **{"hive.max.open.txns": "5", "hive.count.open.txns.interval": "50ms"}):
         with pytest.raises(grpc.aio.AioRpcError) as err:
             await t.open(1001)
         assert err.value.code() == C.RESOURCE_EXHAUSTED and "hive.txn.max.open.batch" in err.value.details()
@@ -193,7 +176,7 @@ async def test_limits_answer_resource_exhausted(pg_dsn: str) -> None:
 async def test_reaper_aborts_silent_txns_discards_their_writes_and_refuses_their_commit(pg_dsn: str) -> None:
     conf = {"hive.txn.timeout": "1s", "hive.timedout.txn.reaper.start": "100ms",
             "hive.timedout.txn.reaper.interval": "200ms"}
-    async for t in _start(pg_dsn, **conf):
+    async for t in started_txns(pg_dsn, **conf):
         silent, alive = await t.open(2)
         await t.add(silent, "lost")
         await t.add(alive, "kept")

@@ -59,6 +59,12 @@ def _cancelling() -> bool:
     return (task := asyncio.current_task()) is not None and task.cancelling() > 0
 
 
+def _own_deadline(exc: BaseException) -> bool:
+    """A TimeoutError while this task is cancelled: the call's own deadline ran out, to be passed on
+    as it is (TimeoutError is an OSError, so it would otherwise read as a lost connection)."""
+    return isinstance(exc, TimeoutError) and _cancelling()
+
+
 async def _init_connection(conn: asyncpg.Connection) -> None:
     await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
 
@@ -201,6 +207,8 @@ class Database:
             except _BAD_VALUE as exc:
                 raise _bad_value(exc) from exc
             except _CONNECTION_LOST as exc:
+                if _own_deadline(exc):
+                    raise
                 raise await self._lost(exc) from exc
 
     async def read(
@@ -217,14 +225,13 @@ class Database:
         except _BAD_VALUE as exc:
             raise _bad_value(exc) from exc
         except _CONNECTION_LOST as exc:
+            if _own_deadline(exc):
+                raise
             raise await self._lost(exc) from exc
 
-    async def _lost(self, exc: BaseException) -> BaseException:
+    async def _lost(self, exc: BaseException) -> Unavailable:
         """What a connection error becomes: Unavailable, the pool's connections expired (the server
-        likely restarted). A TimeoutError while this task is cancelled is the call's own deadline
-        (TimeoutError is an OSError), passed on as it is."""
-        if isinstance(exc, TimeoutError) and _cancelling():
-            return exc
+        likely restarted)."""
         await self.expire_connections()
         return _lost(exc)
 

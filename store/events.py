@@ -5,8 +5,9 @@ taking ids locks the sequence row until the transaction ends, so the later it ha
 writers queue on it (see store/sql/events.py for why ids are then in commit order). That order is
 structural: a write returns an `Outcome` (its result and its events), and `Database.transact`
 appends those events after the write returned, right before commit, and hands back `Written` (the
-result and the event ids). Nothing else calls `append_events`. Readers see events in id order with
-no gaps among committed ids.
+result and the event ids). The other way in is a write of one statement (store/sql/txns.py's
+*_LOGGED queries, run by `Database.run`), whose last expression appends its event through the same
+append_events function. Readers see events in id order with no gaps among committed ids.
 """
 
 from __future__ import annotations

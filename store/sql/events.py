@@ -29,10 +29,12 @@ EVENT_CHANNEL = "metastore_events"
 
 CURRENT_EVENT_ID = "SELECT next_event_id - 1 FROM notification_sequence WHERE id = 1"
 
+_EVENT_COLUMNS = """event_id, (extract(epoch FROM event_time) * 1000)::bigint AS event_time_ms, event_type,
+       db_name, tbl_name, table_id, txn_id, write_id, message::text AS message"""
+
 # Index: primary key on event_id; with a table filter, notification_log_by_table.
-NEXT_EVENTS = """
-SELECT event_id, (extract(epoch FROM event_time) * 1000)::bigint AS event_time_ms, event_type,
-       db_name, tbl_name, table_id, txn_id, write_id, message::text AS message
+NEXT_EVENTS = f"""
+SELECT {_EVENT_COLUMNS}
 FROM notification_log
 WHERE event_id > $1 AND ($3 = '' OR db_name = $3) AND ($4 = '' OR tbl_name = $4)
 ORDER BY event_id
@@ -41,13 +43,11 @@ LIMIT $2
 
 # The same after $1 (no filter) with the newest committed id beside each event, in one statement and so
 # one snapshot: a row with a NULL event_id when there is none. The poller's read, one round trip.
-NEXT_EVENTS_AND_HEAD = """
-SELECT h.head, e.event_id, e.event_time_ms, e.event_type, e.db_name, e.tbl_name, e.table_id, e.txn_id, e.write_id,
-       e.message
+NEXT_EVENTS_AND_HEAD = f"""
+SELECT h.head, e.*
 FROM (SELECT next_event_id - 1 AS head FROM notification_sequence WHERE id = 1) AS h
 LEFT JOIN LATERAL (
-    SELECT event_id, (extract(epoch FROM event_time) * 1000)::bigint AS event_time_ms, event_type,
-           db_name, tbl_name, table_id, txn_id, write_id, message::text AS message
+    SELECT {_EVENT_COLUMNS}
     FROM notification_log WHERE event_id > $1 ORDER BY event_id LIMIT $2
 ) AS e ON true
 ORDER BY e.event_id

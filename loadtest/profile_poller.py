@@ -1,8 +1,9 @@
 """What a poller batch costs the event loop on a large cached table, in-process:
 `python -m loadtest.profile_poller [--partitions 1000000]`.
 
-Times three batches the way the poller applies them (`poller.apply.TableBatch`): one partition
-altered by a transaction, that transaction's commit, and a rename of the table. Reads on the
+Times batches the way the poller applies them (`poller.apply.TableBatch`): one partition altered by
+a transaction, that transaction's commit, a partition added (and the first read in name order after
+it, which merges the new name into the sorted names), and a rename of the table. Reads on the
 gateway wait while a batch runs, so these are the stalls a large table can cause.
 """
 
@@ -57,12 +58,18 @@ def profile(partitions: int) -> list[tuple[str, float]]:
                                write_id=2, txn_id=5)
     entry, commit_ms = _applied(entry, 3, EventType.COMMIT_TXN, {"write_ids": [{"table_id": 1, "write_id": 2}]},
                                 txn_id=5)
+    added = Partition("db", "t", ("zzz",), "p=zzz")
+    entry, add_ms = _applied(entry, 4, EventType.ADD_PARTITION, {"partitions": [codec.partition_to_json(added)]})
+    started = time.perf_counter()
+    assert entry.sorted_names[-1] == "p=zzz"  # the first read in name order after the add merges the new name
+    merge_ms = (time.perf_counter() - started) * 1000
     renamed = Table(db_name="db", name="t_renamed", transactional=True, partition_keys=(FieldSchema("p", "string"),),
                     table_id=1)
-    entry, rename_ms = _applied(entry, 4, EventType.ALTER_TABLE, {"table": codec.table_to_json(renamed)})
-    assert entry.name == "t_renamed" and len(entry.live.frames) == partitions
+    entry, rename_ms = _applied(entry, 5, EventType.ALTER_TABLE, {"table": codec.table_to_json(renamed)})
+    assert entry.name == "t_renamed" and len(entry.live.frames) == partitions + 1
     assert entry.live.frames["p=0000001"] == wire.partition_element(replace(altered, table_name="t_renamed"))
     return [("alter one partition (txn write)", write_ms), ("commit that txn", commit_ms),
+            ("add one partition", add_ms), ("first name-order read after it", merge_ms),
             ("rename the table", rename_ms)]
 
 

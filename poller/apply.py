@@ -21,6 +21,7 @@ from store.cache.entry import (
     TableEntry,
     Version,
     build_entry,
+    is_acid,
     reframed_live,
     refresh_live,
     with_changes,
@@ -49,29 +50,33 @@ def affected_table_ids(event: NotificationEvent, message: dict[str, Any]) -> lis
 
 @dataclass
 class TableBatch:
-    """Mutable working copy of one entry while a batch is applied; `finish()` freezes it."""
+    """One table's changes in a batch: `apply` each event, then `finish()` gives the new entry.
+
+    The entry's partition map, live view and name index are changed in place as events are applied
+    (store/cache/entry.py says why), so a batch costs what it changes; the rest of the entry is
+    copied on first write and frozen by `finish()`. An entry whose batch raised part-way must not
+    be read again (the poller drops it)."""
 
     entry: TableEntry
     codec: Codec
     dropped: bool = False
-    _parts: dict[str, tuple[Version, ...]] | None = None
+    _parts: dict[str, tuple[Version, ...]] | None = None  # a re-framed copy after a rename, else the entry's
     _tables: list[tuple[Version, Table]] | None = None
     _committed: CommittedWriteIds | None = None
     _writers: dict[int, int] | None = None
     _gc: int | None = None
     _applied: int = field(default=0)
+    _size_delta: int = 0  # frame bytes added minus removed
     _touched: set[str] = field(default_factory=set)  # partitions whose versions changed
     _decided: set[int] = field(default_factory=set)  # write ids committed or aborted
 
     def __post_init__(self) -> None:
         self._applied = self.entry.applied_event_id
 
-    # copy-on-first-write accessors
     def parts(self) -> dict[str, tuple[Version, ...]]:
-        if self._parts is None:
-            self._parts = dict(self.entry.partitions)
-        return self._parts
+        return self._parts if self._parts is not None else self.entry.partitions
 
+    # copy-on-first-write accessors
     def tables(self) -> list[tuple[Version, Table]]:
         if self._tables is None:
             self._tables = list(self.entry.table_versions)
@@ -103,10 +108,13 @@ class TableBatch:
             changes.update(table_versions=tuple(self._tables), db_name=latest.db_name, name=latest.name)
             if (latest.db_name, latest.name) != (self.entry.db_name, self.entry.name):
                 reframed = self._rename_partitions((latest.db_name, latest.name))
-        if self._parts is not None:
-            size = (self._size_bytes() if reframed is None else
-                    sum(len(v.frame) for vs in self._parts.values() for v in vs))
-            changes.update(partitions=self._parts, sorted_names=self._sorted_names(), size_bytes=size)
+            if is_acid(latest) != self.entry.acid:  # made transactional: reads need snapshots from now on
+                changes["acid"] = is_acid(latest)
+                self._touched |= self.parts().keys()  # and every partition is seen under the new view
+        if reframed is not None:  # every frame is new: counted again
+            changes["partitions"] = self.parts()
+        elif self._size_delta:
+            changes["size_bytes"] = self.entry.size_bytes + self._size_delta
         if self._committed is not None:
             changes["committed"] = self._committed
         if self._writers is not None:
@@ -128,26 +136,11 @@ class TableBatch:
     def _partition_version(self, p: Partition, write_id: int) -> Version:
         return partition_version(self.codec, write_id, None, p)
 
-    def _sorted_names(self) -> tuple[str, ...]:
-        """The entry's sorted names with this batch's additions and removals: a large table's list is
-        not sorted again for a batch that only changed some of its partitions."""
-        old, new = self.entry.partitions, self.parts()
-        added = [name for name in self._touched if name in new and name not in old]
-        removed = {name for name in self._touched if name in old and name not in new}
-        if not added and not removed:
-            return self.entry.sorted_names
-        kept = self.entry.sorted_names if not removed else tuple(n for n in self.entry.sorted_names if n not in removed)
-        return tuple(sorted(kept + tuple(added)))  # two sorted runs: timsort merges them in linear time
-
-    def _size_bytes(self) -> int:
-        old, new = self.entry.partitions, self.parts()
-        return self.entry.size_bytes + sum(sum(len(v.frame) for v in new.get(name, ()))
-                                           - sum(len(v.frame) for v in old.get(name, ())) for name in self._touched)
-
     def _rename_partitions(self, new_name: tuple[str, str]) -> dict[int, bytes]:
         """Re-frame every partition for the table's new name (frames carry the entry's name;
         partitions built in this batch were framed for the name the batch started with). Returns
-        the new frame of each old one, by id, so the live view can follow without a recompute."""
+        the new frame of each old one, by id, so the live view can follow without a recompute.
+        The only step whose cost grows with the table: renames are rare."""
         rename = self.codec.rename_partition((self.entry.db_name, self.entry.name), new_name)
         reframed: dict[int, bytes] = {}
 
@@ -161,10 +154,25 @@ class TableBatch:
                        for name, versions in self.parts().items()}
         return reframed
 
+    def _put(self, name: str, versions: tuple[Version, ...]) -> None:
+        """Set the versions of `name` (none: it is gone), keeping the name index and size in step."""
+        parts = self.parts()
+        before = parts.get(name)
+        if before is not None:
+            self._size_delta -= sum(len(v.frame) for v in before)
+        if versions:
+            parts[name] = versions
+            self._size_delta += sum(len(v.frame) for v in versions)
+            if before is None:
+                self.entry.names.add(name)
+        elif before is not None:
+            del parts[name]
+            self.entry.names.remove(name)
+        self._touched.add(name)
+
     def _write(self, name: str, new: Version | None, write_id: int) -> None:
         """Replace (new) or drop (None) the latest version of `name`, as the database did."""
-        parts = self.parts()
-        versions = parts.get(name, ())
+        versions = self.parts().get(name, ())
         latest = versions[0] if versions and versions[0].dropped_wid is None else None
         rest = versions[1:] if latest is not None else versions
         if write_id == 0 or (latest is not None and latest.created_wid == write_id):
@@ -173,12 +181,7 @@ class TableBatch:
             kept = (replace(latest, dropped_wid=write_id), *rest)
         else:
             kept = rest
-        result = ((new,) if new is not None else ()) + tuple(kept)
-        self._touched.add(name)
-        if result:
-            parts[name] = result
-        else:
-            parts.pop(name, None)
+        self._put(name, ((new,) if new is not None else ()) + tuple(kept))
 
 
 def _add_partitions(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
@@ -236,17 +239,15 @@ def _outcome(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
 
 
 def _discard(b: TableBatch, write_id: int) -> None:
-    """Abort: drop versions the write id created, reopen versions it ended (store.txns.discard_versions)."""
+    """Abort: drop versions the write id created, reopen versions it ended (store.txns.discard_versions).
+    The partitions it wrote are those the live view lists as waiting for its outcome, or written
+    in this batch (a transactional table's write ids are never decided before their writes)."""
     parts = b.parts()
-    for name, versions in list(parts.items()):
+    for name in b.entry.live.pending.get(write_id, set()) | b._touched:
+        versions = parts.get(name, ())
         if any(v.created_wid == write_id or v.dropped_wid == write_id for v in versions):
-            kept = tuple(replace(v, dropped_wid=None if v.dropped_wid == write_id else v.dropped_wid)
-                         for v in versions if v.created_wid != write_id)
-            b._touched.add(name)
-            if kept:
-                parts[name] = kept
-            else:
-                del parts[name]
+            b._put(name, tuple(replace(v, dropped_wid=None if v.dropped_wid == write_id else v.dropped_wid)
+                               for v in versions if v.created_wid != write_id))
     tables = b.tables()
     tables[:] = [(Version(v.created_wid, None if v.dropped_wid == write_id else v.dropped_wid, v.frame), t)
                  for v, t in tables if v.created_wid != write_id]
@@ -254,15 +255,10 @@ def _discard(b: TableBatch, write_id: int) -> None:
 
 def _gc(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
     watermark = int(m["gc_watermark"])
-    parts = b.parts()
-    for name, versions in list(parts.items()):
+    for name, versions in list(b.parts().items()):  # housekeeping's periodic clean-up: a full pass
         kept = tuple(v for v in versions if v.dropped_wid is None or v.dropped_wid > watermark)
         if len(kept) != len(versions):
-            b._touched.add(name)
-            if kept:
-                parts[name] = kept
-            else:
-                del parts[name]
+            b._put(name, kept)
     tables = b.tables()
     tables[:] = [(v, t) for v, t in tables if v.dropped_wid is None or v.dropped_wid > watermark]
     b._gc = max(watermark, b.entry.gc_watermark)

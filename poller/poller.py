@@ -196,27 +196,34 @@ class Poller:
         if not batch:
             return
         batches: dict[int, TableBatch] = {}
-        for event in batch:
-            message = decode(event)
-            if event.event_type in DATABASE_EVENTS:
-                if event.event_type == events.EventType.DROP_DATABASE:
-                    self.cache.drop_database(event.db_name)
-                else:
-                    self.cache.put_database(store_codec.database_from_row(message["database"]))
-                continue
-            if event.event_type == events.EventType.CREATE_TABLE and self.cache.get(event.table_id) is None:
-                self._flush(batches)
-                self.cache.install(new_table_entry(event, message, self._codec))
-                continue
-            for table_id in affected_table_ids(event, message):
-                working = batches.get(table_id)
-                if working is None:
-                    entry = self.cache.get(table_id)
-                    if entry is None:
-                        continue
-                    working = batches[table_id] = TableBatch(entry, self._codec)
-                working.apply(event, message)
-        self._flush(batches)
+        try:
+            for event in batch:
+                message = decode(event)
+                if event.event_type in DATABASE_EVENTS:
+                    if event.event_type == events.EventType.DROP_DATABASE:
+                        self.cache.drop_database(event.db_name)
+                    else:
+                        self.cache.put_database(store_codec.database_from_row(message["database"]))
+                    continue
+                if event.event_type == events.EventType.CREATE_TABLE and self.cache.get(event.table_id) is None:
+                    self._flush(batches)
+                    self.cache.install(new_table_entry(event, message, self._codec))
+                    continue
+                for table_id in affected_table_ids(event, message):
+                    working = batches.get(table_id)
+                    if working is None:
+                        entry = self.cache.get(table_id)
+                        if entry is None:
+                            continue
+                        working = batches[table_id] = TableBatch(entry, self._codec)
+                    working.apply(event, message)
+            self._flush(batches)
+        except BaseException:
+            # A batch changes an entry's maps in place (store/cache/entry.py): a table whose batch
+            # stopped part-way is dropped, and read from the database until a fill loads it again.
+            for table_id in batches:
+                self.cache.remove(table_id)
+            raise
         self.cache.enforce_memory_bound()
         last = batch[-1]
         self.position = last.event_id

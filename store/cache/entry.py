@@ -7,9 +7,14 @@ its protobuf bytes, so a snapshot is answered by the same visibility rule the SQ
 decided by `committed`: the write ids whose COMMIT_TXN this cache has applied. A request whose
 committed write ids are all in `committed` needs nothing the cache has not seen.
 
-Entries are immutable. Writers (the poller, fills) build a new entry and swap the reference, so a
-reader holding an entry never sees half an update. Partition maps are copied once per applied
-batch, not once per event.
+An entry's scalar state (write ids, names, position) is immutable: a writer builds a new entry
+and swaps the reference. Its large maps (the partitions, the live view's frames and pending write
+ids, the sorted names) are changed in place by the poller, so that a batch costs what it changes,
+not what the table holds: copying a map of a million partitions per batch would stall the event
+loop for tens of milliseconds. That is safe because every reader and writer runs on the gateway's
+one event loop, a reader never awaits while it holds an entry (store/cache/sharded.py), and a
+batch is applied in one synchronous step; a batch that fails part-way drops the tables it touched
+from the cache (poller/poller.py), so a half-changed map is never read.
 
 A partition version's `frame` is a ready response element carrying the entry's current
 (db_name, name); the poller re-frames them when a rename is applied (gateway/wire.py).
@@ -143,9 +148,9 @@ class LiveView:
     Both see every version alike. `pending` lists the partitions each write id wrote that is neither
     committed nor aborted here yet: its outcome changes what they show."""
 
-    frames: Mapping[str, bytes] = field(default_factory=dict)
+    frames: dict[str, bytes] = field(default_factory=dict)  # changed in place by the poller (module note)
     through: int = 0  # the highest write id committed here that a partition version carries
-    pending: Mapping[int, frozenset[str]] = field(default_factory=dict)
+    pending: dict[int, set[str]] = field(default_factory=dict)  # changed in place, as frames
 
 
 def _live_of(versions: tuple[Version, ...], view: ValidWriteIdList | None) -> tuple[bytes | None, int, set[int]]:
@@ -172,17 +177,16 @@ def live_view(partitions: Mapping[str, tuple[Version, ...]], view: ValidWriteIdL
     return refresh_live(LiveView(), partitions, view, touched=partitions)
 
 
-def refresh_live(old: LiveView, partitions: Mapping[str, tuple[Version, ...]], view: ValidWriteIdList | None,
+def refresh_live(live: LiveView, partitions: Mapping[str, tuple[Version, ...]], view: ValidWriteIdList | None,
                  *, touched: Iterable[str] = (), decided: Iterable[int] = ()) -> LiveView:
-    """`old` after a batch changed the versions of `touched` and decided (committed or aborted) the
-    write ids `decided`; only those partitions are looked at again."""
-    pending = dict(old.pending)
+    """`live` after a batch changed the versions of `touched` and decided (committed or aborted) the
+    write ids `decided`: only those partitions are looked at again, and its maps are changed in
+    place (the module note says why that is safe)."""
+    frames, pending = live.frames, live.pending
     names = set(touched)
     for w in decided:
-        names |= pending.pop(w, frozenset())
-    frames = dict(old.frames)
-    through = old.through
-    added: dict[int, set[str]] = {}
+        names |= pending.pop(w, set())
+    through = live.through
     for name in names:
         versions = partitions.get(name)
         frame, name_through, undecided = _live_of(versions, view) if versions else (None, 0, set())
@@ -192,9 +196,7 @@ def refresh_live(old: LiveView, partitions: Mapping[str, tuple[Version, ...]], v
             frames[name] = frame
         through = max(through, name_through)
         for w in undecided:
-            added.setdefault(w, set()).add(name)
-    for w, written in added.items():
-        pending[w] = pending.get(w, frozenset()) | written
+            pending.setdefault(w, set()).add(name)
     return LiveView(frames, through, pending)
 
 
@@ -213,6 +215,42 @@ def reframed_live(old: LiveView, reframed: Mapping[int, bytes]) -> tuple[LiveVie
     return LiveView(frames, old.through, old.pending), stale
 
 
+class NameIndex:
+    """A table's partition names in sorted order, kept up to date by the poller as names come and
+    go: the sorted tuple is rebuilt only when a read asks for it after a change (one linear merge),
+    so a batch that adds or drops a few partitions of a large table costs a few set operations."""
+
+    __slots__ = ("_sorted", "_added", "_removed")
+
+    def __init__(self, names: Iterable[str] = ()) -> None:
+        self._sorted: tuple[str, ...] = tuple(sorted(names))
+        self._added: set[str] = set()
+        self._removed: set[str] = set()
+
+    def add(self, name: str) -> None:
+        """A name the table did not have."""
+        if name in self._removed:
+            self._removed.discard(name)
+        else:
+            self._added.add(name)
+
+    def remove(self, name: str) -> None:
+        """A name the table had."""
+        if name in self._added:
+            self._added.discard(name)
+        else:
+            self._removed.add(name)
+
+    def sorted(self) -> tuple[str, ...]:
+        if self._added or self._removed:
+            removed = self._removed
+            kept = self._sorted if not removed else tuple(n for n in self._sorted if n not in removed)
+            # two sorted runs: timsort merges them in linear time
+            self._sorted = tuple(sorted(kept + tuple(sorted(self._added))))
+            self._added, self._removed = set(), set()
+        return self._sorted
+
+
 @dataclass(frozen=True, slots=True)
 class TableEntry:
     table_id: int
@@ -220,8 +258,9 @@ class TableEntry:
     name: str
     acid: bool
     table_versions: tuple[tuple[Version, Table], ...]  # newest first
-    partitions: Mapping[str, tuple[Version, ...]]  # name -> versions, newest first
-    sorted_names: tuple[str, ...]
+    # name -> versions, newest first; changed in place by the poller (module note)
+    partitions: dict[str, tuple[Version, ...]]
+    names: NameIndex  # the partitions' names, for reads in name order
     committed: CommittedWriteIds
     committed_list: ValidWriteIdList  # `committed` in Hive's form, for writeids.covers
     writers: Mapping[int, int]  # open txn id -> its write id on this table
@@ -244,11 +283,20 @@ class TableEntry:
     def partition_count(self) -> int:
         return len(self.partitions)
 
+    @property
+    def sorted_names(self) -> tuple[str, ...]:
+        return self.names.sorted()
+
     def table_for(self, snapshot: ValidWriteIdList | None) -> tuple[Version, Table] | None:
         for version, table in self.table_versions:
             if visible(version, snapshot):
                 return version, table
         return None
+
+
+def is_acid(table: Table) -> bool:
+    """Hive's ACID table: managed and transactional. Its reads need the caller's snapshot."""
+    return table.transactional and table.table_type.value == "MANAGED_TABLE"
 
 
 def build_entry(
@@ -262,7 +310,7 @@ def build_entry(
 ) -> TableEntry:
     versions = tuple(table_versions)
     latest = next((t for v, t in versions if v.dropped_wid is None), versions[0][1])
-    acid = latest.transactional and latest.table_type.value == "MANAGED_TABLE"
+    acid = is_acid(latest)
     committed_list = committed.as_list(latest.full_name)
     return TableEntry(
         table_id=latest.table_id,
@@ -270,8 +318,8 @@ def build_entry(
         name=latest.name,
         acid=acid,
         table_versions=versions,
-        partitions=partitions,
-        sorted_names=tuple(sorted(partitions)),
+        partitions=dict(partitions),  # the entry's own: the poller changes it in place
+        names=NameIndex(partitions),
         committed=committed,
         committed_list=committed_list,
         writers=writers,
@@ -289,11 +337,8 @@ def with_changes(entry: TableEntry, **changes: object) -> TableEntry:
         assert isinstance(committed, CommittedWriteIds)
         db_name, name = changes.get("db_name", entry.db_name), changes.get("name", entry.name)
         changes["committed_list"] = committed.as_list(f"{db_name}.{name}")
-    if "partitions" in changes:
+    if "partitions" in changes and "size_bytes" not in changes:
         parts = changes["partitions"]
         assert isinstance(parts, dict)
-        if "sorted_names" not in changes:
-            changes["sorted_names"] = tuple(sorted(parts))
-        if "size_bytes" not in changes:
-            changes["size_bytes"] = sum(len(v.frame) for vs in parts.values() for v in vs)
+        changes["size_bytes"] = sum(len(v.frame) for vs in parts.values() for v in vs)
     return replace(entry, **changes)  # type: ignore[arg-type]

@@ -297,3 +297,39 @@ async def test_prometheus_endpoint_exports_hits_misses_and_poller_lag(pg_dsn: st
     finally:
         await g.client.channel.close()
         await g.gw.stop()
+
+
+async def test_a_table_made_transactional_is_read_under_snapshots_from_then_on(two: tuple[Txns, Txns]) -> None:
+    """Hive lets a managed table become transactional ('transactional'='true'). The caches that hold
+    it must from then on answer by the caller's snapshot, as the database does: a txn's write
+    stays invisible to others until it commits."""
+    g1, g2 = two
+    c1 = g1.client.catalog
+    plain = table("db", "conv", keys=(("p", "string"),))
+    await c1.CreateTable(pb.CreateTableRequest(table=plain))
+    await c1.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name="conv",
+                                                   partitions=[pb.Partition(values=["a"])]))
+    for g in (g1, g2):  # both caches hold it as a latest-wins table
+        await g.client.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(db_name="db", table_name="conv",
+                                                                                   names=["p=a"]))
+        assert g.gw.poller is not None
+        await g.gw.poller.wait_loaded()
+    made = pb.Table()
+    made.CopyFrom(plain)
+    made.transactional = True
+    await c1.AlterTable(pb.AlterTableRequest(db_name="db", table_name="conv", table=made))
+    (writer,) = await g1.open()
+    await g1.add(writer, "b", table_name="conv")
+    for g in (g1, g2):
+        await wait_applied(g.gw)
+
+    async def names(g: Txns) -> tuple[list[str], str]:
+        read = await g.snapshot(name="db.conv")
+        reply, path = await _served(g, lambda: g.client.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(
+            db_name="db", table_name="conv", names=["p=a", "p=b"], read=read)))
+        return [p.values[0] for p in reply.partitions], path
+
+    assert await names(g2) == (["a"], "cache")  # the open txn's partition is not in another's snapshot
+    await g1.commit(writer)
+    await wait_applied(g2.gw)
+    assert await names(g2) == (["a", "b"], "cache")

@@ -265,6 +265,17 @@ class Driver:
                     self.fail(f"gateway {i}: live view of {entry.full_name} drifted: through {entry.live.through} "
                               f"(fresh {fresh.through}), frames differ for "
                               f"{sorted(set(entry.live.frames.items()) ^ set(fresh.frames.items()))[:4]}")
+                # An abort discards versions by the live view's pending names (poller/apply.py): they
+                # must include every partition that carries an undecided write id ...
+                for w, written in fresh.pending.items():
+                    if not written <= entry.live.pending.get(w, set()):
+                        self.fail(f"gateway {i}: write id {w} of {entry.full_name} is pending for "
+                                  f"{sorted(written - entry.live.pending.get(w, set()))[:4]} but not listed")
+                # ... so that no version outlives its write id's abort, as in the database.
+                aborted = entry.committed.aborted
+                if any(v.created_wid in aborted or v.dropped_wid in aborted
+                       for vs in entry.partitions.values() for v in vs):
+                    self.fail(f"gateway {i}: {entry.full_name} holds versions of aborted write ids {sorted(aborted)}")
 
     def pick_open(self) -> int:
         return self.rng.choice(self.m.open_txns())

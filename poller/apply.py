@@ -21,7 +21,6 @@ from store.cache.entry import (
     TableEntry,
     Version,
     build_entry,
-    is_acid,
     reframed_live,
     refresh_live,
     with_changes,
@@ -108,8 +107,8 @@ class TableBatch:
             changes.update(table_versions=tuple(self._tables), db_name=latest.db_name, name=latest.name)
             if (latest.db_name, latest.name) != (self.entry.db_name, self.entry.name):
                 reframed = self._rename_partitions((latest.db_name, latest.name))
-            if is_acid(latest) != self.entry.acid:  # made transactional: reads need snapshots from now on
-                changes["acid"] = is_acid(latest)
+            if latest.is_acid != self.entry.acid:  # made transactional: reads need snapshots from now on
+                changes["acid"] = latest.is_acid
                 self._touched |= self.parts().keys()  # and every partition is seen under the new view
         if reframed is not None:  # every frame is new: counted again
             changes["partitions"] = self.parts()

@@ -340,7 +340,7 @@ class WriteContext:
 
 
 async def _begin_write(conn: asyncpg.Connection, table: Table, txn_id: int) -> WriteContext:
-    if not txns.is_acid(table):
+    if not table.is_acid:
         return WriteContext()
     if not txn_id:
         raise FailedPrecondition(
@@ -473,7 +473,7 @@ class ResolvedRead:
 
     @property
     def versioned(self) -> bool:
-        return self.snapshot.write_ids is not None and txns.is_acid(self.table)
+        return self.snapshot.write_ids is not None and self.table.is_acid
 
     @property
     def latest(self) -> bool:
@@ -493,7 +493,7 @@ async def resolve_table(conn: asyncpg.Connection, db_name: str, table_name: str,
         snapshot = await _committed_now(conn, db_key, tbl_key)
     if snapshot.write_ids is None:
         table = await get_table(conn, db_key, tbl_key)
-        if txns.is_acid(table):
+        if table.is_acid:
             raise FailedPrecondition(
                 f"{table.full_name} is a transactional managed table: reads must carry the caller's ValidWriteIdList "
                 "(and table id) for it, from GetValidWriteIds"

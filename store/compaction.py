@@ -147,7 +147,7 @@ async def resolve_target(conn: asyncpg.Connection, db_name: str, table_name: str
                          partition_name: str | None) -> tuple[Table, Partition | None]:
     """The table (managed, transactional) and partition a compaction request names."""
     table = await catalog.get_table(conn, db_name, table_name)
-    if not txns.is_acid(table):
+    if not table.is_acid:
         raise InvalidArgument(f"table {table.full_name} is not transactional: only managed tables with "
                               "'transactional'='true' have deltas to compact")
     if not table.is_partitioned:

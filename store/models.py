@@ -90,6 +90,12 @@ class Table:
     def is_partitioned(self) -> bool:
         return bool(self.partition_keys)
 
+    @property
+    def is_acid(self) -> bool:
+        """Hive's ACID table: managed and transactional. Its writes take write ids and its reads
+        need the caller's snapshot."""
+        return self.transactional and self.table_type is TableType.MANAGED
+
 
 @dataclass(frozen=True, slots=True)
 class Partition:

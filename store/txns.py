@@ -53,10 +53,6 @@ class TableWriteIds:
     valid_write_ids: ValidWriteIdList
 
 
-def is_acid(table: Table) -> bool:
-    return table.transactional and table.table_type is TableType.MANAGED
-
-
 # -- open / commit / abort ------------------------------------------------------------------------
 
 
@@ -303,7 +299,7 @@ async def allocate_write_ids(
 ) -> Outcome[dict[int, int]]:
     """Write ids of `table` for each txn: reused when the txn has one (idempotent), else allocated
     contiguously in txn-id order. Returns {txn: write id} and the ALLOC_WRITE_ID event, if any."""
-    if not is_acid(table):
+    if not table.is_acid:
         raise _not_transactional(table.full_name)
     row = await conn.fetchrow(sql.ALLOCATE_WRITE_IDS, table.table_id, sorted(set(txn_ids)))
     allocated = _allocated(row)

@@ -307,11 +307,6 @@ class TableEntry:
         return None
 
 
-def is_acid(table: Table) -> bool:
-    """Hive's ACID table: managed and transactional. Its reads need the caller's snapshot."""
-    return table.transactional and table.table_type.value == "MANAGED_TABLE"
-
-
 def build_entry(
     table_versions: Iterable[tuple[Version, Table]],
     partitions: Mapping[str, tuple[Version, ...]],
@@ -323,13 +318,12 @@ def build_entry(
 ) -> TableEntry:
     versions = tuple(table_versions)
     latest = next((t for v, t in versions if v.dropped_wid is None), versions[0][1])
-    acid = is_acid(latest)
     committed_list = committed.as_list(latest.full_name)
     return TableEntry(
         table_id=latest.table_id,
         db_name=latest.db_name,
         name=latest.name,
-        acid=acid,
+        acid=latest.is_acid,
         table_versions=versions,
         partitions=dict(partitions),  # the entry's own: the poller changes it in place
         names=NameIndex(partitions),
@@ -338,7 +332,7 @@ def build_entry(
         writers=writers,
         gc_watermark=gc_watermark,
         applied_event_id=applied_event_id,
-        live=live_view(partitions, committed_list if acid else None),
+        live=live_view(partitions, committed_list if latest.is_acid else None),
         partition_keys_count=len(latest.partition_keys),
         size_bytes=sum(len(v.frame) for vs in partitions.values() for v in vs),
     )

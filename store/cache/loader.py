@@ -36,7 +36,7 @@ async def load_table_by_id(
     committed = CommittedWriteIds()
     writers: dict[int, int] = {}
     gc_watermark = 0
-    if txns.is_acid(latest):
+    if latest.is_acid:
         committed = CommittedWriteIds.from_list(await txns.table_write_ids(conn, latest.full_name, table_id, txn_list))
         writers = {r["txn_id"]: r["write_id"] for r in await conn.fetch(sql.OPEN_WRITERS, table_id)}
         state = await conn.fetchrow(txn_sql.TABLE_WRITE_ID_STATE, table_id)

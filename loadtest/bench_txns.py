@@ -236,6 +236,7 @@ class Server:
     datname: str
     postmaster: int | None
     options: dict[str, Any]
+    sequence_oid: int | None = None  # the gateway's notification_sequence table
 
 
 async def run_matrix(opts: argparse.Namespace, server: Server) -> tuple[list[dict[str, Any]], list[RunResult]]:
@@ -259,7 +260,8 @@ async def run_matrix(opts: argparse.Namespace, server: Server) -> tuple[list[dic
                                stop_timeout_s=5.0)
             discarded: list[float] = []
             while True:
-                probe = probes.RunProbe(server.pid, server.postmaster, server.stats_conn, server.datname)
+                probe = probes.RunProbe(server.pid, server.postmaster, server.stats_conn, server.datname,
+                                        sequence_oid=server.sequence_oid)
                 sink = ProbeSink(None if opts.quiet else ProgressLine(label), probe, opts.duration)
                 sampler = asyncio.create_task(probe.sample())
                 try:
@@ -317,7 +319,7 @@ async def run_gateway(opts: argparse.Namespace, mode: str) -> tuple[dict[str, An
         address = await asyncio.to_thread(gateway.wait_serving)
         # The gateway logs its DSN with the password redacted; the embedded server's is in its data directory.
         dsn = opts.dsn or EmbeddedPostgres(tmp / "data").dsn()
-        stats_conn, datname, postmaster = await probes.connect_stats(dsn)
+        stats_conn, datname, postmaster, sequence_oid = await probes.connect_stats(dsn)
         settings = await asyncio.to_thread(gateway_settings, conf)
         info: dict[str, Any] = {
             "target": "gateway", "mode": mode, "conf": conf, **await _pg_info(stats_conn),
@@ -327,7 +329,7 @@ async def run_gateway(opts: argparse.Namespace, mode: str) -> tuple[dict[str, An
         created = True
         info["runs"], results = await run_matrix(opts, Server(
             "gateway", mode, WriteTxnUser, address, gateway.proc.pid, stats_conn, datname, postmaster,
-            {"db": db_name, "table": TABLE}))
+            {"db": db_name, "table": TABLE}, sequence_oid))
         return info, results
     finally:
         if stats_conn is not None:
@@ -391,7 +393,7 @@ async def run_hms(opts: argparse.Namespace, pool: int) -> tuple[dict[str, Any], 
     try:
         async with hms.hms_process(workdir=tmp, backing="postgresql", durable=True, transactions=True,
                                    jvm_args=jvm_args, site={POOL: str(pool)}) as server:
-            stats_conn, datname, postmaster = await probes.connect_stats(server.dsn)
+            stats_conn, datname, postmaster, _ = await probes.connect_stats(server.dsn)
             try:
                 location = await asyncio.to_thread(create_table, server.address, "bench_txns", TABLE)
                 info: dict[str, Any] = {

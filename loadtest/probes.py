@@ -256,8 +256,14 @@ SELECT (SELECT wal_sync FROM pg_stat_wal)::bigint AS wal_fsyncs,
        pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint AS wal_bytes
 """
 
+# Also how many backends are queued on the notification_sequence row ($2: its table's oid): a row
+# lock's waiters hold or wait for its tuple lock (the first holds it while it waits for the holder's
+# transaction, the rest wait for it); the statement text cannot tell, the row is locked in a function.
 _ACTIVITY_SQL = """
-SELECT state, wait_event_type, wait_event, left(query, 200) AS query
+SELECT state, wait_event_type, wait_event, left(query, 200) AS query,
+       (SELECT count(DISTINCT l.pid) FROM pg_locks l
+        WHERE l.locktype = 'tuple' AND l.relation = $2::oid
+          AND l.database = (SELECT oid FROM pg_database WHERE datname = $1)) AS queued_on_sequence
 FROM pg_stat_activity
 WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()
 """
@@ -308,6 +314,7 @@ class RunProbe:
     samples: int = 0
     seq_waiter_samples: int = 0
     states: Counter = field(default_factory=Counter)
+    sequence_oid: int | None = None  # notification_sequence's, in the gateway's database (None: not there)
 
     def start(self) -> None:
         self.cpu_a = cpu_snapshot(self.gateway_pid, self.postmaster_pid)
@@ -325,14 +332,11 @@ class RunProbe:
         loop = asyncio.get_running_loop()
         next_at = loop.time()
         while not self.ended.is_set():
-            rows = await self.stats_conn.fetch(_ACTIVITY_SQL, self.datname)
+            rows = await self.stats_conn.fetch(_ACTIVITY_SQL, self.datname, self.sequence_oid)
             self.samples += 1
-            seq_waiter = False
             for r in rows:
-                state = backend_state(r["state"], r["wait_event_type"], r["wait_event"], r["query"] or "")
-                self.states[state] += 1
-                seq_waiter = seq_waiter or (state.startswith("lock wait") and "notification_sequence" in state)
-            self.seq_waiter_samples += seq_waiter
+                self.states[backend_state(r["state"], r["wait_event_type"], r["wait_event"], r["query"] or "")] += 1
+            self.seq_waiter_samples += bool(rows and rows[0]["queued_on_sequence"])
             next_at += SAMPLE_INTERVAL_S
             await asyncio.sleep(max(0.0, next_at - loop.time()))
 
@@ -376,13 +380,15 @@ async def wal_stats(conn: asyncpg.Connection, datname: str) -> dict[str, int] | 
     return None
 
 
-async def connect_stats(dsn: str) -> tuple[asyncpg.Connection, str, int | None]:
+async def connect_stats(dsn: str) -> tuple[asyncpg.Connection, str, int | None, int | None]:
     """A side connection for pg_stat_* (to the cluster's `postgres` database when allowed, so its own
     queries do not count as commits of the gateway's database); the gateway's database name; the
-    postmaster's pid when PostgreSQL runs on this host."""
+    postmaster's pid when PostgreSQL runs on this host; the oid of the database's
+    notification_sequence table (None: the Hive Metastore's database has none)."""
     probe = await asyncpg.connect(dsn)
     try:
         datname = await probe.fetchval("SELECT current_database()")
+        sequence_oid = await probe.fetchval("SELECT to_regclass('notification_sequence')::oid")
     finally:
         await probe.close()
     try:
@@ -392,4 +398,4 @@ async def connect_stats(dsn: str) -> tuple[asyncpg.Connection, str, int | None]:
     backend = await conn.fetchval("SELECT pg_backend_pid()")
     parent = parent_pid(int(backend))
     postmaster = parent if parent and is_postgres(parent) else None
-    return conn, datname, postmaster
+    return conn, datname, postmaster, sequence_oid

@@ -55,7 +55,7 @@ async def _phase(calls: int, clients: int, one: Callable[[int], Awaitable[object
 
 async def measure(address: str, dsn: str, gateway_pid: int, calls: int, clients: int, round_: int,
                   settle_s: float) -> dict[str, dict[str, float]]:
-    stats_conn, datname, postmaster = await probes.connect_stats(dsn)
+    stats_conn, datname, postmaster, sequence_oid = await probes.connect_stats(dsn)
     out: dict[str, dict[str, float]] = {}
     async with grpc.aio.insecure_channel(address) as channel:
         txns = transactions_pb2_grpc.TransactionsStub(channel)
@@ -97,7 +97,7 @@ async def measure(address: str, dsn: str, gateway_pid: int, calls: int, clients:
         await asyncio.sleep(settle_s)
         wal_a = await probes.wal_stats(stats_conn, datname)
         for name, n, one in phases:
-            probe = probes.RunProbe(gateway_pid, postmaster, stats_conn, datname)
+            probe = probes.RunProbe(gateway_pid, postmaster, stats_conn, datname, sequence_oid=sequence_oid)
             client_a = time.process_time()
             probe.start()
             sampler = asyncio.create_task(probe.sample())

@@ -28,6 +28,11 @@ from store.cache.entry import (
 )
 from store.models import NotificationEvent, Partition, Table
 
+# A rename re-frames every cached partition of the table in one step of the event loop (about 7 µs
+# each). Above this many partitions the entry is dropped instead, and the next read of the table
+# loads it again in steps (store/cache/loader.py): reads go to the database meanwhile.
+RENAME_REFRAME_MAX = 20_000
+
 TABLE_EVENTS = frozenset({EventType.CREATE_TABLE, EventType.ALTER_TABLE, EventType.DROP_TABLE, EventType.ADD_PARTITION,
                           EventType.ALTER_PARTITION, EventType.DROP_PARTITION, EventType.ALLOC_WRITE_ID,
                           EventType.VERSIONS_GC})
@@ -98,6 +103,8 @@ class TableBatch:
         self._applied = event.event_id
 
     def finish(self) -> TableEntry | None:
+        """The new entry, or None when the table is gone from the cache (dropped, or renamed with
+        more than RENAME_REFRAME_MAX partitions)."""
         if self.dropped:
             return None
         changes: dict[str, object] = {"applied_event_id": self._applied}
@@ -106,6 +113,8 @@ class TableBatch:
             latest = next((t for v, t in self._tables if v.dropped_wid is None), self._tables[0][1])
             changes.update(table_versions=tuple(self._tables), db_name=latest.db_name, name=latest.name)
             if (latest.db_name, latest.name) != (self.entry.db_name, self.entry.name):
+                if len(self.parts()) > RENAME_REFRAME_MAX:
+                    return None
                 reframed = self._rename_partitions((latest.db_name, latest.name))
             if latest.is_acid != self.entry.acid:  # made transactional: reads need snapshots from now on
                 changes["acid"] = latest.is_acid

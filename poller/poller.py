@@ -93,9 +93,16 @@ class Poller:
         if self._prewarm == "eager":
             await self.prewarm()
         else:
-            self.position = await self._db.read(events.current_event_id)
-            self.cache.advance(self.position)
+            await self._start_lazily()
         self.caught_up.set()
+
+    async def _start_lazily(self) -> None:
+        """The cursor at the log's head, and the databases as of that position; no tables."""
+        position, databases = await self._db.read(loader.load_databases)
+        for database in databases:
+            self.cache.put_database(database)
+        self.position = position
+        self.cache.advance(position)
 
     async def prewarm(self) -> None:
         started = time.monotonic()
@@ -248,8 +255,7 @@ class Poller:
         if self._prewarm == "eager":
             await self.prewarm()
         else:
-            self.position = await self._db.read(events.current_event_id)
-            self.cache.advance(self.position)
+            await self._start_lazily()
 
     # -- lazy fills ----------------------------------------------------------------------------
 

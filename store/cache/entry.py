@@ -315,7 +315,9 @@ def build_entry(
     writers: Mapping[int, int],
     gc_watermark: int,
     applied_event_id: int,
+    live: LiveView | None = None,
 ) -> TableEntry:
+    """An entry; `live` is its live view when the caller built it already (store/cache/loader.py)."""
     versions = tuple(table_versions)
     latest = next((t for v, t in versions if v.dropped_wid is None), versions[0][1])
     committed_list = committed.as_list(latest.full_name)
@@ -332,7 +334,7 @@ def build_entry(
         writers=writers,
         gc_watermark=gc_watermark,
         applied_event_id=applied_event_id,
-        live=live_view(partitions, committed_list if latest.is_acid else None),
+        live=live if live is not None else live_view(partitions, committed_list if latest.is_acid else None),
         partition_keys_count=len(latest.partition_keys),
         size_bytes=sum(len(v.frame) for vs in partitions.values() for v in vs),
     )

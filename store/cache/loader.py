@@ -3,20 +3,31 @@
 `load_table` and `load_all` run in one REPEATABLE READ snapshot: the rows, the committed write
 ids and `current_event_id` are of the same instant, so the entry reflects exactly the events up
 to that id and catch-up resumes right after it (no gap, no double apply).
+
+A fill runs on the event loop that serves every call, and encoding a partition for the cache
+takes tens of microseconds: a table of 100,000 partitions is seconds of work. So the loader reads
+partitions through a cursor, `CHUNK` at a time, and builds the live view chunk by chunk, giving the
+loop back between chunks: other calls wait milliseconds, not the whole fill. Fewer rows alive at
+once also keeps the garbage collector's passes short.
 """
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 from typing import Callable
 
 import asyncpg
 
 from store import codec, events, txns
-from store.cache.entry import Codec, CommittedWriteIds, TableEntry, Version, build_entry, partition_version
+from store.cache.entry import (Codec, CommittedWriteIds, LiveView, TableEntry, Version, build_entry, partition_version,
+                               refresh_live)
 from store.models import Database
 from store.sql import cache as sql
 from store.sql import txns as txn_sql
 from hive.writeids import ValidTxnList
+
+CHUNK = 500  # partitions per step of a fill between yields to the event loop (about 10 ms of work)
 
 
 async def load_table_by_id(
@@ -29,7 +40,7 @@ async def load_table_by_id(
     tables = [(Version(v.created_wid, v.dropped_wid, encoders.table(t)), t) for v, t in tables]
     latest = next((t for v, t in tables if v.dropped_wid is None), tables[0][1])
     parts: dict[str, tuple[Version, ...]] = {}
-    for r in await conn.fetch(sql.PARTITION_VERSIONS, table_id):
+    async for r in conn.cursor(sql.PARTITION_VERSIONS, table_id, prefetch=CHUNK):  # a round trip per chunk
         p = codec.partition_from_row(latest.db_name, latest.name, r)
         parts[r["part_name"]] = parts.get(r["part_name"], ()) + (
             partition_version(encoders, r["created_wid"], r["dropped_wid"], p),)
@@ -41,8 +52,14 @@ async def load_table_by_id(
         writers = {r["txn_id"]: r["write_id"] for r in await conn.fetch(sql.OPEN_WRITERS, table_id)}
         state = await conn.fetchrow(txn_sql.TABLE_WRITE_ID_STATE, table_id)
         gc_watermark = state["gc_watermark"] if state else 0
+    view = committed.as_list(latest.full_name) if latest.is_acid else None
+    live = LiveView()
+    names = iter(parts)
+    while chunk := list(itertools.islice(names, CHUNK * 4)):  # a live view step is cheaper than an encoding
+        live = refresh_live(live, parts, view, touched=chunk)
+        await asyncio.sleep(0)
     return build_entry(tables, parts, committed=committed, writers=writers, gc_watermark=gc_watermark,
-                       applied_event_id=position)
+                       applied_event_id=position, live=live)
 
 
 async def load_table(
@@ -55,6 +72,13 @@ async def load_table(
         return position, None
     txn_list = await txns.get_open_txns(conn)
     return position, await load_table_by_id(conn, table_id, encoders, txn_list, position)
+
+
+async def load_databases(conn: asyncpg.Connection) -> tuple[int, list[Database]]:
+    """(log position, every database) in the caller's snapshot: a lazy start caches the databases at
+    once (they are few and small), and tables as reads ask for them."""
+    position = await events.current_event_id(conn)
+    return position, [codec.database_from_row(r) for r in await conn.fetch(sql.ALL_DATABASES)]
 
 
 async def load_all(

@@ -11,9 +11,12 @@ import grpc
 import pytest
 
 from gateway.app import Gateway
+from poller import apply
 from protos.metastore.v1 import admin_pb2, admin_pb2_grpc
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2_grpc
+from store.cache import loader
+from store.cache.entry import live_view
 from tests.builders import table
 from tests.conftest import connect, gateway_settings, wait_applied
 from tests.txn_helpers import Txns
@@ -333,3 +336,69 @@ async def test_a_table_made_transactional_is_read_under_snapshots_from_then_on(t
     await g1.commit(writer)
     await wait_applied(g2.gw)
     assert await names(g2) == (["a", "b"], "cache")
+
+
+async def test_a_gateway_started_lazily_serves_existing_databases_from_its_cache(two: tuple[Txns, Txns]) -> None:
+    """Tables are loaded as reads ask for them; databases, few and small, at start: a database created
+    before this gateway started is read from its cache, not from PostgreSQL on every call."""
+    g1, _ = two
+    await g1.client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="early",
+                                                                                        description="d")))
+    late = await _gateway(g1.dsn)
+    try:
+        got, path = await _served(late, lambda: late.client.catalog.GetDatabase(pb.GetDatabaseRequest(name="early")))
+        assert (got.database.description, path) == ("d", "cache")
+    finally:
+        await late.client.channel.close()
+        await late.gw.stop()
+
+
+async def test_a_large_table_is_loaded_in_steps_and_reloaded_after_a_rename(
+        two: tuple[Txns, Txns], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fill encodes partitions and builds the live view chunk by chunk (here 7 and 28 at a time),
+    and a rename of a table past RENAME_REFRAME_MAX partitions (here 50) drops it from the cache
+    instead of re-framing them all at once: the next read loads it again. Reads are right throughout."""
+    monkeypatch.setattr(loader, "CHUNK", 7)
+    monkeypatch.setattr(apply, "RENAME_REFRAME_MAX", 50)
+    g1, _ = two
+    values = [f"v{i:03d}" for i in range(120)]
+    (w,) = await g1.open()
+    await g1.add(w, *values)
+    await g1.commit(w)
+    (pending,) = await g1.open()  # an open txn's write: in the live view's pending list, not visible
+    await g1.alter(pending, "v007", "pending")
+    late = await _gateway(g1.dsn)
+    try:
+        async def read(g: Txns, table_name: str) -> tuple[list[str], str]:
+            snap = await g.snapshot(name=f"db.{table_name}")
+            reply, path = await _served(g, lambda: g.client.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(
+                db_name="db", table_name=table_name, names=[f"p={v}" for v in values], read=snap)))
+            return [p.parameters.get("tag", "") + p.values[0] for p in reply.partitions], path
+
+        expected = values  # v007's alter is not committed: nobody else sees its tag
+        assert (await read(late, "t"))[0] == expected  # a miss: loads the table
+        assert late.gw.poller is not None
+        await late.gw.poller.wait_loaded()
+        cache = late.gw.cache
+        assert cache is not None
+        entry = cache.by_name("db", "t")
+        assert entry is not None and entry.partition_count == 122  # with the fixture's p=a and p=b
+        fresh = live_view(entry.partitions, entry.view)
+        assert (entry.live.frames, entry.live.pending) == (fresh.frames, fresh.pending)
+        assert await read(late, "t") == (expected, "cache")
+
+        renamed = (await g1.client.catalog.GetTable(pb.GetTableRequest(db_name="db", table_name="t",
+                                                                      read=await g1.snapshot()))).table
+        renamed.name = "t_renamed"
+        (rename,) = await g1.open()
+        await g1.client.catalog.AlterTable(pb.AlterTableRequest(db_name="db", table_name="t", table=renamed,
+                                                                txn_id=rename))
+        await g1.commit(rename)
+        await wait_applied(late.gw)
+        assert cache.get(entry.table_id) is None  # dropped, not re-framed
+        assert await read(late, "t_renamed") == (expected, "db:unknown_table")
+        await late.gw.poller.wait_loaded()
+        assert await read(late, "t_renamed") == (expected, "cache")
+    finally:
+        await late.client.channel.close()
+        await late.gw.stop()

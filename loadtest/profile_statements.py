@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 
 import asyncpg
 import grpc
 
 from loadtest.gateway_targets import DB, TABLE, bench_table
+from loadtest.probes import cpu_s
 from loadtest.harness import postgres, start_gateway, workdir
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc
@@ -26,11 +26,6 @@ from store.events import EventType
 from store.sql import txns as sql
 
 SCRATCH = "profile_statements_counter"
-
-
-def _backend_cpu_s(pid: int) -> float:
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def _costs(conn: asyncpg.Connection, calls: int) -> dict[str, float]:
@@ -48,12 +43,12 @@ async def _costs(conn: asyncpg.Connection, calls: int) -> dict[str, float]:
     }
     out = {}
     for name, call in statements.items():
-        before = _backend_cpu_s(pid)
+        before = cpu_s(pid)
         for i in range(calls):
             row = await call(i)
             if name == "OpenTxns":
                 txn_ids.append(row["first_txn_id"])
-        out[name] = 1e6 * (_backend_cpu_s(pid) - before) / calls
+        out[name] = 1e6 * (cpu_s(pid) - before) / calls
     return out
 
 

@@ -31,10 +31,11 @@ def partition_names(count: int) -> list[str]:
     return [f"ds={ds}/hr={hr}" for ds, hr in partition_values(count)]
 
 
-def bench_table(name: str = TABLE, db: str = DB) -> pb.Table:
-    """A transactional ORC table of the database `db`, partitioned by (ds string, hr int)."""
+def bench_table(name: str = TABLE, db: str = DB, *, external: bool = False) -> pb.Table:
+    """An ORC table of the database `db`, partitioned by (ds string, hr int): transactional, or
+    external (latest wins)."""
     return pb.Table(
-        db_name=db, name=name, table_type=pb.MANAGED, transactional=True,
+        db_name=db, name=name, table_type=pb.EXTERNAL if external else pb.MANAGED, transactional=not external,
         columns=[pb.FieldSchema(name="id", type="bigint"), pb.FieldSchema(name="payload", type="string")],
         partition_keys=[pb.FieldSchema(name="ds", type="string"), pb.FieldSchema(name="hr", type="int")],
         sd=pb.StorageDescriptor(

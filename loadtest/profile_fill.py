@@ -24,20 +24,12 @@ from typing import Awaitable, Callable
 
 import grpc
 
+from loadtest.gateway_targets import bench_table, partition_names, partition_values
 from loadtest.harness import postgres, start_gateway, workdir
 from protos.metastore.v1 import admin_pb2, admin_pb2_grpc, catalog_pb2_grpc
 from protos.metastore.v1 import catalog_pb2 as pb
 
 BATCH = 1000
-
-
-def _table(name: str) -> pb.Table:
-    return pb.Table(db_name="db", name=name, table_type=pb.EXTERNAL, partition_keys=[pb.FieldSchema(name="p",
-                                                                                                  type="string")],
-                    columns=[pb.FieldSchema(name="id", type="bigint")], sd=pb.StorageDescriptor(
-                        input_format="org.apache.hadoop.hive.ql.io.orc.OrcInputFormat",
-                        output_format="org.apache.hadoop.hive.ql.io.orc.OrcOutputFormat",
-                        serde=pb.SerDeInfo(serialization_lib="org.apache.hadoop.hive.ql.io.orc.OrcSerde")))
 
 
 async def _phase(action: Callable[[], Awaitable[object]], cached: Callable[[], Awaitable[bool]],
@@ -62,10 +54,11 @@ async def run(partitions: int) -> list[tuple[str, float, float, float]]:
                 async with grpc.aio.insecure_channel(a.address) as channel:
                     writer = catalog_pb2_grpc.CatalogStub(channel)
                     await writer.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
-                    await writer.CreateTable(pb.CreateTableRequest(table=_table("big")))
+                    await writer.CreateTable(pb.CreateTableRequest(table=bench_table("big", "db", external=True)))
+                    values = partition_values(partitions)
                     for first in range(0, partitions, BATCH):
                         await writer.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name="big", partitions=[
-                            pb.Partition(values=[f"{i:07d}"]) for i in range(first, min(partitions, first + BATCH))]))
+                            pb.Partition(values=list(v)) for v in values[first:first + BATCH]]))
                         print(f"\rloading partitions: {min(partitions, first + BATCH):,}", end="", file=sys.stderr)
                     print(file=sys.stderr)
                     b = await start_gateway("--dsn", dsn)
@@ -90,7 +83,7 @@ async def _measure(writer: catalog_pb2_grpc.CatalogStub, address: str,
                 await catalog.GetDatabase(pb.GetDatabaseRequest(name="db"))
                 latencies.append(time.perf_counter() - started)
 
-        names = [f"p={i:07d}" for i in range(100)]
+        names = partition_names(100)
 
         async def read(table: str) -> None:
             await catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(db_name="db", table_name=table,
@@ -105,7 +98,7 @@ async def _measure(writer: catalog_pb2_grpc.CatalogStub, address: str,
 
         async def rename() -> None:
             applied_from[0] = (await writer.AlterTable(pb.AlterTableRequest(
-                db_name="db", table_name="big", table=_table("big_renamed")))).event_id
+                db_name="db", table_name="big", table=bench_table("big_renamed", "db", external=True)))).event_id
 
         task = asyncio.create_task(pinger())
         try:

@@ -169,9 +169,7 @@ def one_line(message: Any) -> str:
 
 def table_message(name: str, *, acid: bool, tag: str = "") -> pb.Table:
     """The benchmarks' ORC table (its partition keys are KEYS), ACID or external, tagged `tag`."""
-    table = bench_table(name, db=DB)
-    if not acid:
-        table.table_type, table.transactional = pb.EXTERNAL, False
+    table = bench_table(name, db=DB, external=not acid)
     if tag:
         table.parameters["tag"] = tag
     return table

@@ -317,7 +317,8 @@ def build_entry(
     applied_event_id: int,
     live: LiveView | None = None,
 ) -> TableEntry:
-    """An entry; `live` is its live view when the caller built it already (store/cache/loader.py)."""
+    """An entry; `live` replaces the computed live view (store/cache/loader.py passes an empty one
+    and builds it in steps)."""
     versions = tuple(table_versions)
     latest = next((t for v, t in versions if v.dropped_wid is None), versions[0][1])
     committed_list = committed.as_list(latest.full_name)

@@ -21,7 +21,7 @@ import asyncpg
 
 from store import codec, events, txns
 from store.cache.entry import (Codec, CommittedWriteIds, LiveView, TableEntry, Version, build_entry, partition_version,
-                               refresh_live)
+                               refresh_live, with_changes)
 from store.models import Database
 from store.sql import cache as sql
 from store.sql import txns as txn_sql
@@ -52,14 +52,13 @@ async def load_table_by_id(
         writers = {r["txn_id"]: r["write_id"] for r in await conn.fetch(sql.OPEN_WRITERS, table_id)}
         state = await conn.fetchrow(txn_sql.TABLE_WRITE_ID_STATE, table_id)
         gc_watermark = state["gc_watermark"] if state else 0
-    view = committed.as_list(latest.full_name) if latest.is_acid else None
-    live = LiveView()
-    names = iter(parts)
+    entry = build_entry(tables, parts, committed=committed, writers=writers, gc_watermark=gc_watermark,
+                        applied_event_id=position, live=LiveView())  # its live view is built next, in steps
+    live, names = entry.live, iter(entry.partitions)
     while chunk := list(itertools.islice(names, CHUNK * 4)):  # a live view step is cheaper than an encoding
-        live = refresh_live(live, parts, view, touched=chunk)
+        live = refresh_live(live, entry.partitions, entry.view, touched=chunk)
         await asyncio.sleep(0)
-    return build_entry(tables, parts, committed=committed, writers=writers, gc_watermark=gc_watermark,
-                       applied_event_id=position, live=live)
+    return with_changes(entry, live=live)
 
 
 async def load_table(

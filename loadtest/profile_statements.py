@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from typing import Any, Awaitable, Callable
 
 import asyncpg
 import grpc
@@ -28,27 +29,42 @@ from store.sql import txns as sql
 SCRATCH = "profile_statements_counter"
 
 
+BATCH = 8  # calls in one group-commit batch (store/group_commit.py): 16 clients' calls queue about this deep
+
+
 async def _costs(conn: asyncpg.Connection, calls: int) -> dict[str, float]:
-    """Backend CPU µs per call of each statement."""
+    """Backend CPU µs per call of each statement (a batch statement serves BATCH calls)."""
     pid = await conn.fetchval("SELECT pg_backend_pid()")
-    txn_ids: list[int] = []
-    statements = {
-        "SELECT 1": lambda i: conn.execute("SELECT 1"),
-        "UPDATE of one row": lambda i: conn.execute(f"UPDATE {SCRATCH} SET n = n + 1 WHERE id = 1"),
-        "pg_notify": lambda i: conn.execute("SELECT pg_notify('profile_statements', '1')"),
-        "OpenTxns": lambda i: conn.fetchrow(sql.OPEN_TXNS_LOGGED, 1, 0, "bench", "h", "", EventType.OPEN_TXN.value),
-        "AllocateTableWriteIds": lambda i: conn.fetchrow(sql.ALLOCATE_TABLE_WRITE_IDS_LOGGED, DB, TABLE, [txn_ids[i]],
-                                                         EventType.ALLOC_WRITE_ID.value),
-        "CommitTxn": lambda i: conn.fetchrow(sql.COMMIT_TXN_LOGGED, txn_ids[i], EventType.COMMIT_TXN.value),
+    single: list[int] = []
+    batched: list[int] = []
+    open_batch = ([1] * BATCH, ["bench"] * BATCH, ["h"] * BATCH, [""] * BATCH, EventType.OPEN_TXN.value)
+
+    def batch_of(i: int) -> list[int]:
+        return batched[i * BATCH:(i + 1) * BATCH]
+
+    statements: dict[str, tuple[int, Callable[[int], Awaitable[Any]]]] = {  # name: (calls per statement, call)
+        "SELECT 1": (1, lambda i: conn.execute("SELECT 1")),
+        "UPDATE of one row": (1, lambda i: conn.execute(f"UPDATE {SCRATCH} SET n = n + 1 WHERE id = 1")),
+        "pg_notify": (1, lambda i: conn.execute("SELECT pg_notify('profile_statements', '1')")),
+        "OpenTxns": (1, lambda i: conn.fetch(sql.OPEN_TXNS_LOGGED, 1, 0, "bench", "h", "", EventType.OPEN_TXN.value)),
+        "AllocateTableWriteIds": (1, lambda i: conn.fetch(sql.ALLOCATE_TABLE_WRITE_IDS_LOGGED, DB, TABLE, [single[i]],
+                                                          EventType.ALLOC_WRITE_ID.value)),
+        "CommitTxn": (1, lambda i: conn.fetch(sql.COMMIT_TXN_LOGGED, single[i], EventType.COMMIT_TXN.value)),
+        f"OpenTxns, {BATCH} calls in a batch": (BATCH, lambda i: conn.fetch(sql.OPEN_TXNS_BATCH_LOGGED, *open_batch)),
+        f"AllocateTableWriteIds, {BATCH} calls in a batch": (BATCH, lambda i: conn.fetch(
+            sql.ALLOCATE_TABLE_WRITE_IDS_BATCH_LOGGED, [DB] * BATCH, [TABLE] * BATCH, batch_of(i),
+            list(range(1, BATCH + 1)), EventType.ALLOC_WRITE_ID.value)),
+        f"CommitTxn, {BATCH} calls in a batch": (BATCH, lambda i: conn.fetch(sql.COMMIT_TXNS_LOGGED, batch_of(i),
+                                                                             EventType.COMMIT_TXN.value)),
     }
     out = {}
-    for name, call in statements.items():
+    for name, (per_statement, call) in statements.items():
         before = cpu_s(pid)
-        for i in range(calls):
-            row = await call(i)
-            if name == "OpenTxns":
-                txn_ids.append(row["first_txn_id"])
-        out[name] = 1e6 * (cpu_s(pid) - before) / calls
+        for i in range(calls // per_statement):
+            rows = await call(i)
+            if name.startswith("OpenTxns"):
+                (batched if per_statement > 1 else single).extend(r["first_txn_id"] for r in rows)
+        out[name] = 1e6 * (cpu_s(pid) - before) / (calls // per_statement * per_statement)
     return out
 
 

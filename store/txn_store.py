@@ -9,8 +9,10 @@ import asyncpg
 
 from store import txns
 from store.db import Database
+from store.group_commit import GroupCommit
 from store.errors import InvalidArgument, ResourceExhausted
-from store.txns import TableWriteIds, TxnInfo
+from store.events import Written
+from store.txns import AllocateRequest, OpenRequest, TableWriteIds, TxnInfo
 from hive.writeids import ValidTxnList
 
 
@@ -49,6 +51,19 @@ class TxnStore:
         self._db = db
         self._limits = limits
         self.open_counter = OpenTxnCounter(limits.max_open_txns)
+        # Opens, commits and allocations each append an event, so each waits for the sequence row:
+        # concurrent calls of one kind share a statement and a WAL flush (store/group_commit.py).
+        self._opens: GroupCommit[OpenRequest, Written[list[int]]] = GroupCommit(
+            lambda request: db.run(txns.open_txns_logged, request),
+            lambda requests: db.run(txns.open_txns_batch_logged, requests),
+            weight=lambda request: request.count)
+        self._commits: GroupCommit[int, Written[None]] = GroupCommit(
+            lambda txn_id: db.run(txns.commit_txn_logged, txn_id),
+            lambda txn_ids: db.run(txns.commit_txns_logged, txn_ids))
+        self._allocations: GroupCommit[AllocateRequest, Written[dict[int, int]]] = GroupCommit(
+            lambda request: db.run(txns.allocate_table_write_ids_logged, request),
+            lambda requests: db.run(txns.allocate_table_write_ids_batch_logged, requests),
+            weight=lambda request: len(request.txn_ids))
 
     async def open_txns(self, count: int, *, user: str, host: str, agent_info: str) -> tuple[list[int], int]:
         if count <= 0:
@@ -58,8 +73,8 @@ class TxnStore:
                 f"{count} txns in one OpenTxns call, more than hive.txn.max.open.batch ({self._limits.max_open_batch})"
             )
         self.open_counter.check()
-
-        written = await self._db.run(txns.open_txns_logged, count, user=user, host=host, agent_info=agent_info)
+        txns.check_client_identity(user, host, agent_info)
+        written = await self._opens.submit(OpenRequest(count, user, host, agent_info))
         return written.value, written.event_id
 
     async def refresh_open_count(self) -> int:
@@ -69,7 +84,7 @@ class TxnStore:
 
     async def commit(self, txn_id: int) -> int:
         """The COMMIT_TXN event's id; 0 when the txn was committed already."""
-        return (await self._db.run(txns.commit_txn_logged, txn_id)).event_id
+        return (await self._commits.submit(txn_id)).event_id
 
     async def abort(self, txn_ids: Sequence[int], reason: str = "aborted by the client") -> list[int]:
         """The ABORT_TXN events' ids, one per txn that was open."""
@@ -82,7 +97,7 @@ class TxnStore:
         return await self._db.read(txns.get_open_txns, current_txn)
 
     async def allocate_write_ids(self, txn_ids: Sequence[int], db_name: str, table_name: str) -> dict[int, int]:
-        return (await self._db.run(txns.allocate_table_write_ids_logged, db_name, table_name, txn_ids)).value
+        return (await self._allocations.submit(txns.allocate_request(db_name, table_name, txn_ids))).value
 
     async def get_valid_write_ids(self, full_table_names: Sequence[str], txn_list: ValidTxnList) -> list[TableWriteIds]:
         async def run(conn: asyncpg.Connection) -> list[TableWriteIds]:

@@ -18,7 +18,7 @@ from typing import Sequence
 
 import asyncpg
 
-from store.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
+from store.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound, StoreError
 from store.events import EventType, NewEvent, Outcome, Written
 from store.models import Table, TableType
 from store.sql import locks as lock_sql
@@ -53,6 +53,43 @@ class TableWriteIds:
     valid_write_ids: ValidWriteIdList
 
 
+@dataclass(frozen=True, slots=True)
+class OpenRequest:
+    """One OpenTxns call: `count` txns for a checked identity (check_client_identity)."""
+
+    count: int
+    user: str
+    host: str
+    agent_info: str
+
+
+@dataclass(frozen=True, slots=True)
+class AllocateRequest:
+    """One AllocateTableWriteIds call, names normalized (allocate_request), txn ids sorted and distinct."""
+
+    db_key: str
+    tbl_key: str
+    txn_ids: tuple[int, ...]
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.db_key}.{self.tbl_key}"
+
+
+def _batch_event_ids(rows: Sequence[asyncpg.Record]) -> list[tuple[int, ...]]:
+    """Each row's event ids in a batch statement's answer: the logged rows took consecutive ids
+    from the batch's first one, in row order (store/sql/events.py append_row_events)."""
+    next_id: int = rows[0]["first_event_id"] if rows else 0
+    out: list[tuple[int, ...]] = []
+    for row in rows:
+        if row["logged"]:
+            out.append((next_id,))
+            next_id += 1
+        else:
+            out.append(())
+    return out
+
+
 # -- open / commit / abort ------------------------------------------------------------------------
 
 
@@ -64,12 +101,19 @@ async def open_txns(
     return Outcome(_txn_range(row), (NewEvent(EventType.OPEN_TXN, message=row["message"]),))
 
 
-async def open_txns_logged(conn: asyncpg.Connection, count: int, *, user: str, host: str,
-                           agent_info: str) -> Written[list[int]]:
+async def open_txns_logged(conn: asyncpg.Connection, request: OpenRequest) -> Written[list[int]]:
     """open_txns with its event, in one statement that commits by itself (Database.run)."""
-    check_client_identity(user, host, agent_info)
-    row = await conn.fetchrow(sql.OPEN_TXNS_LOGGED, count, 0, user, host, agent_info, EventType.OPEN_TXN.value)
+    row = await conn.fetchrow(sql.OPEN_TXNS_LOGGED, request.count, 0, request.user, request.host,
+                              request.agent_info, EventType.OPEN_TXN.value)
     return Written(_txn_range(row), (row["first_event_id"],))
+
+
+async def open_txns_batch_logged(conn: asyncpg.Connection,
+                                 requests: Sequence[OpenRequest]) -> list[Written[list[int]] | Exception]:
+    """open_txns_logged for several calls in one statement (store/group_commit.py)."""
+    rows = await conn.fetch(sql.OPEN_TXNS_BATCH_LOGGED, [r.count for r in requests], [r.user for r in requests],
+                            [r.host for r in requests], [r.agent_info for r in requests], EventType.OPEN_TXN.value)
+    return [Written(_txn_range(row), ids) for row, ids in zip(rows, _batch_event_ids(rows), strict=True)]
 
 
 def _txn_range(row: asyncpg.Record) -> list[int]:
@@ -118,6 +162,22 @@ async def commit_txn_logged(conn: asyncpg.Connection, txn_id: int) -> Written[No
     """commit_txn with its event, in one statement that commits by itself (Database.run)."""
     row = await conn.fetchrow(sql.COMMIT_TXN_LOGGED, txn_id, EventType.COMMIT_TXN.value)
     return Written(None, (row["first_event_id"],) if _committed_now(txn_id, row) else ())
+
+
+async def commit_txns_logged(conn: asyncpg.Connection, txn_ids: Sequence[int]) -> list[Written[None] | Exception]:
+    """commit_txn_logged for several calls in one statement (store/group_commit.py); a txn that could
+    not be committed is its call's error. Committed in txn-id order, the order every writer of
+    several txn rows locks them in, so two batches cannot deadlock on them."""
+    order = sorted(range(len(txn_ids)), key=txn_ids.__getitem__)
+    rows = await conn.fetch(sql.COMMIT_TXNS_LOGGED, [txn_ids[i] for i in order], EventType.COMMIT_TXN.value)
+    answers: dict[int, Written[None] | Exception] = {}
+    for i, row, ids in zip(order, rows, _batch_event_ids(rows), strict=True):
+        try:
+            _committed_now(txn_ids[i], row)
+            answers[i] = Written(None, ids)
+        except StoreError as exc:
+            answers[i] = exc
+    return [answers[i] for i in range(len(txn_ids))]
 
 
 def _committed_now(txn_id: int, row: asyncpg.Record) -> bool:
@@ -309,25 +369,55 @@ async def allocate_write_ids(
                                         table_id=table.table_id, message=row["message"]),))
 
 
-async def allocate_table_write_ids_logged(conn: asyncpg.Connection, db_name: str, table_name: str,
-                                         txn_ids: Sequence[int]) -> Written[dict[int, int]]:
+def allocate_request(db_name: str, table_name: str, txn_ids: Sequence[int]) -> AllocateRequest:
+    """An AllocateTableWriteIds call with its names normalized; raises InvalidArgument for a bad name."""
+    return AllocateRequest(names.normalize_identifier(db_name, "database"),
+                           names.normalize_identifier(table_name, "table"), tuple(sorted(set(txn_ids))))
+
+
+async def allocate_table_write_ids_logged(conn: asyncpg.Connection,
+                                          request: AllocateRequest) -> Written[dict[int, int]]:
     """allocate_write_ids on the table that has this name now (its latest version, locked FOR SHARE),
     with its event, in one statement that commits by itself (Database.run)."""
-    db_key = names.normalize_identifier(db_name, "database")
-    tbl_key = names.normalize_identifier(table_name, "table")
-    full_name = f"{db_key}.{tbl_key}"
-    row = await conn.fetchrow(sql.ALLOCATE_TABLE_WRITE_IDS_LOGGED, db_key, tbl_key, sorted(set(txn_ids)),
-                              EventType.ALLOC_WRITE_ID.value)
-    if row["relocks_exhausted"]:
-        raise Aborted(f"table {full_name} changed many times while this write waited for it; retry the write")
-    if row["found_table_id"] is None:
-        if await conn.fetchrow(catalog_sql.SELECT_DATABASE, db_key) is None:
-            raise NotFound(f"database {db_key} does not exist")
-        raise NotFound(f"table {full_name} does not exist")
-    if not (row["transactional"] and row["table_type"] == TableType.MANAGED.value):
-        raise _not_transactional(full_name)
-    allocated = _allocated(row)
+    row = await conn.fetchrow(sql.ALLOCATE_TABLE_WRITE_IDS_LOGGED, request.db_key, request.tbl_key,
+                              list(request.txn_ids), EventType.ALLOC_WRITE_ID.value)
+    allocated = await _table_allocated(conn, request, row)
     return Written(allocated, (row["first_event_id"],) if row["first_event_id"] else ())
+
+
+async def allocate_table_write_ids_batch_logged(
+    conn: asyncpg.Connection, requests: Sequence[AllocateRequest]
+) -> list[Written[dict[int, int]] | Exception]:
+    """allocate_table_write_ids_logged for several calls in one statement (store/group_commit.py); a call
+    refused (no such table, a txn not open) wrote nothing and gets its error. Run in table-name
+    order, the order in which two batches then lock the tables' counter rows, so they cannot deadlock."""
+    order = sorted(range(len(requests)), key=lambda i: (requests[i].db_key, requests[i].tbl_key))
+    rows = await conn.fetch(
+        sql.ALLOCATE_TABLE_WRITE_IDS_BATCH_LOGGED, [requests[i].db_key for i in order],
+        [requests[i].tbl_key for i in order], [t for i in order for t in requests[i].txn_ids],
+        [call for call, i in enumerate(order, start=1) for _ in requests[i].txn_ids], EventType.ALLOC_WRITE_ID.value)
+    answers: dict[int, Written[dict[int, int]] | Exception] = {}
+    for i, row, ids in zip(order, rows, _batch_event_ids(rows), strict=True):
+        try:
+            answers[i] = Written(await _table_allocated(conn, requests[i], row), ids)
+        except StoreError as exc:
+            answers[i] = exc
+    return [answers[i] for i in range(len(requests))]
+
+
+async def _table_allocated(conn: asyncpg.Connection, request: AllocateRequest, row: asyncpg.Record) -> dict[int, int]:
+    """{txn: write id} from allocate_table_write_ids' answer; raises for a table that changed too
+    often to lock, does not exist (a read says whether its database does), is not transactional,
+    or a txn it refused."""
+    if row["relocks_exhausted"]:
+        raise Aborted(f"table {request.full_name} changed many times while this write waited for it; retry the write")
+    if row["found_table_id"] is None:
+        if await conn.fetchrow(catalog_sql.SELECT_DATABASE, request.db_key) is None:
+            raise NotFound(f"database {request.db_key} does not exist")
+        raise NotFound(f"table {request.full_name} does not exist")
+    if not (row["transactional"] and row["table_type"] == TableType.MANAGED.value):
+        raise _not_transactional(request.full_name)
+    return _allocated(row)
 
 
 def _not_transactional(full_name: str) -> InvalidArgument:

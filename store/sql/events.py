@@ -25,6 +25,20 @@ def append_one_event(event_type: str, message: str, *, db_name: str = "''", tbl_
             f"ARRAY[{message}]::jsonb[]) END")
 
 
+def append_row_events(rows: str, event_type: str, message: str, *, db_name: str = "''", tbl_name: str = "''",
+                      table_id: str = "0", txn_id: str = "0", write_id: str = "0") -> str:
+    """A scalar subquery that appends one event for each row of `rows` (a CTE of a batch, in the
+    order of its `ord` column) whose message is not NULL, and is the first id (NULL: none): the tail
+    of a one-statement batch (store/group_commit.py). Each row's id is the first id plus the number
+    of logged rows before it. Arguments are SQL expressions over the CTE's columns."""
+    def column(expr: str) -> str:
+        return f"array_agg({expr} ORDER BY ord) FILTER (WHERE {message} IS NOT NULL)"
+
+    return (f"(SELECT append_events({column(event_type + '::text')}, {column(db_name + '::text')}, "
+            f"{column(tbl_name + '::text')}, {column(table_id + '::bigint')}, {column(txn_id + '::bigint')}, "
+            f"{column(write_id + '::bigint')}, {column(message + '::jsonb')}) FROM {rows})")
+
+
 EVENT_CHANNEL = "metastore_events"
 
 CURRENT_EVENT_ID = "SELECT next_event_id - 1 FROM notification_sequence WHERE id = 1"

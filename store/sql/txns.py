@@ -5,7 +5,7 @@ lock the txn's row FOR UPDATE; writers and write-id allocation lock it FOR SHARE
 commit or be aborted while one of its writes is half done. Allocation locks next_write_id's row.
 """
 
-from store.sql.events import append_one_event
+from store.sql.events import append_one_event, append_row_events
 
 # -- open, allocate, commit: server-side functions (store/schema/0007_txn_functions.sql) ---------
 # Each alone, for a caller's transaction (its events appended last by Database.transact), and as a
@@ -34,6 +34,50 @@ SELECT a.found_table_id, a.table_type, a.transactional, a.relocks_exhausted, a.r
        {append_one_event("$4", "a.message", db_name="$1", tbl_name="$2", table_id="a.found_table_id")}
            AS first_event_id
 FROM allocate_table_write_ids($1, $2, $3::bigint[]) AS a
+"""
+
+# -- the same for a batch of calls (store/group_commit.py) ---------------------------------------
+# One statement: the function once per call, in call order (a LATERAL call per row of the unnest),
+# each seeing the ones before it, then one event per call that changed something, appended last.
+# Rows come back in call order; `logged` says which took the next event id (append_row_events).
+
+OPEN_TXNS_BATCH_LOGGED = f"""
+WITH o AS MATERIALIZED (
+    SELECT r.ord, f.first_txn_id, f.last_txn_id, f.message
+    FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS r(n, who, from_host, agent, ord)
+    CROSS JOIN LATERAL open_txns(r.n, 0::smallint, r.who, r.from_host, r.agent) AS f
+)
+SELECT o.first_txn_id, o.last_txn_id, o.message IS NOT NULL AS logged,
+       {append_row_events("o", "$5", "o.message")} AS first_event_id
+FROM o ORDER BY o.ord
+"""
+
+COMMIT_TXNS_LOGGED = f"""
+WITH c AS MATERIALIZED (
+    SELECT r.ord, r.txn_id, f.prior_state, f.cleaned_below, f.message
+    FROM unnest($1::bigint[]) WITH ORDINALITY AS r(txn_id, ord)
+    CROSS JOIN LATERAL commit_txn(r.txn_id) AS f
+)
+SELECT c.prior_state, c.cleaned_below, c.message IS NOT NULL AS logged,
+       {append_row_events("c", "$2", "c.message", txn_id="c.txn_id")} AS first_event_id
+FROM c ORDER BY c.ord
+"""
+
+# Call i's txns are the elements of $3 whose $4 is i (PostgreSQL has no arrays of arrays of any length).
+ALLOCATE_TABLE_WRITE_IDS_BATCH_LOGGED = f"""
+WITH a AS MATERIALIZED (
+    SELECT r.ord, r.db, r.tbl, f.*
+    FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(db, tbl, ord)
+    CROSS JOIN LATERAL allocate_table_write_ids(
+        r.db, r.tbl,
+        ARRAY(SELECT w.txn_id FROM unnest($3::bigint[], $4::bigint[]) AS w(txn_id, call) WHERE w.call = r.ord
+              ORDER BY w.txn_id)) AS f
+)
+SELECT a.found_table_id, a.table_type, a.transactional, a.relocks_exhausted, a.refused_txn, a.refused_state,
+       a.cleaned_below, a.txn_ids, a.write_ids, a.message IS NOT NULL AS logged,
+       {append_row_events("a", "$5", "a.message", db_name="a.db", tbl_name="a.tbl", table_id="a.found_table_id")}
+           AS first_event_id
+FROM a ORDER BY a.ord
 """
 
 COUNT_OPEN_TXNS = "SELECT count(*) FROM txns WHERE state = 'o'"

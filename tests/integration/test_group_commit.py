@@ -1,0 +1,121 @@
+"""Concurrent OpenTxns, AllocateTableWriteIds and CommitTxn calls share one statement per batch
+(store/group_commit.py) on the real PostgreSQL, and each call still gets exactly its own answer: its
+own txn ids, write ids and event id, its own error for what the batch refused, and nothing written
+for it; the log holds one event per call that changed something, densely numbered."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from protos.metastore.v1 import catalog_pb2 as pb
+from store import events
+from store.db import Database
+from store.errors import Aborted, InvalidArgument, NotFound
+from store.models import NotificationEvent
+from store.txn_store import TxnLimits, TxnStore
+from tests.builders import table
+from tests.conftest import GatewayClient
+
+CALLS = 24
+
+
+async def _log_after(db: Database, head: int) -> list[NotificationEvent]:
+    return await db.read(events.next_events, head, 10_000)
+
+
+async def test_concurrent_txn_calls_are_batched_and_each_gets_its_own_answer(gateway: GatewayClient,
+                                                                             pg_dsn: str) -> None:
+    catalog = gateway.catalog
+    await catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+    for name, acid in (("a", True), ("b", True), ("plain", False)):
+        await catalog.CreateTable(pb.CreateTableRequest(table=table("db", name, transactional=acid)))
+    db = await Database.connect(pg_dsn)
+    store = TxnStore(db, TxnLimits())
+    try:
+        head = await db.read(events.current_event_id)
+
+        # Opens: one call of three txns among single ones.
+        counts = [3 if i == 5 else 1 for i in range(CALLS)]
+        opened = await asyncio.gather(*(store.open_txns(n, user=f"u{i}", host="h", agent_info="")
+                                        for i, n in enumerate(counts)))
+        assert store._opens.batches >= 1
+        assert [len(ids) for ids, _ in opened] == counts
+        all_ids = [t for ids, _ in opened for t in ids]
+        assert len(set(all_ids)) == len(all_ids)
+        log = {e.event_id: e for e in await _log_after(db, head)}
+        assert sorted(log) == list(range(head + 1, head + 1 + CALLS))  # one event per call, no gap
+        for ids, event_id in opened:
+            assert log[event_id].event_type == "OPEN_TXN" and json.loads(log[event_id].message)["txn_ids"] == ids
+        shown = {t.txn_id: t.user for t in await store.show_transactions("OPEN")}
+        assert all(shown[t] == f"u{i}" for i, (ids, _) in enumerate(opened) for t in ids)
+
+        # Allocations: alternate tables; one aborted txn, one missing table, one plain table, one bad name.
+        txns = [ids[0] for ids, _ in opened]
+        await store.abort([txns[0]])
+        head = await db.read(events.current_event_id)
+        targets = ["a" if i % 2 else "b" for i in range(CALLS)]
+        targets[1], targets[2] = "missing", "plain"
+        calls = [store.allocate_write_ids([t], "db", name) for t, name in zip(txns, targets)]
+        calls.append(store.allocate_write_ids([txns[3]], "db", "bad name!"))
+        allocated = await asyncio.gather(*calls, return_exceptions=True)
+        assert store._allocations.batches >= 1
+        assert isinstance(allocated[0], Aborted) and "was aborted" in str(allocated[0])
+        assert isinstance(allocated[1], NotFound) and "db.missing does not exist" in str(allocated[1])
+        assert isinstance(allocated[2], InvalidArgument) and "not transactional" in str(allocated[2])
+        assert isinstance(allocated[-1], InvalidArgument)
+        granted = {(name, t): ids[t] for t, name, ids in zip(txns, targets, allocated)
+                   if isinstance(ids, dict)}
+        assert len(granted) == CALLS - 3
+        for name in ("a", "b"):  # dense per table, one per txn
+            assert sorted(w for (n, _), w in granted.items() if n == name) == list(
+                range(1, 1 + sum(1 for n, _ in granted if n == name)))
+        log = {e.event_id: e for e in await _log_after(db, head)}
+        assert sorted(log) == list(range(head + 1, head + 1 + len(granted)))
+        logged = {(e.table_name, t): w for e in log.values() for t, w in
+                  zip(json.loads(e.message)["txn_ids"], json.loads(e.message)["write_ids"])}
+        assert logged == granted
+
+        # Commits: every txn, one twice, one aborted, one that never existed.
+        head = await db.read(events.current_event_id)
+        to_commit = [*all_ids, txns[4], 10**12]
+        committed = await asyncio.gather(*(store.commit(t) for t in to_commit), return_exceptions=True)
+        assert store._commits.batches >= 1
+        answers = dict(zip(to_commit[:-2], committed[:-2]))
+        assert isinstance(answers[txns[0]], Aborted)
+        assert isinstance(committed[-1], NotFound)
+        twice = [answers[txns[4]], committed[-2]]
+        assert all(isinstance(e, int) for e in twice) and sorted(twice, key=bool)[0] == 0  # one logged, one no-op
+        event_of = {t: e for t, e in answers.items() if isinstance(e, int) and e}
+        event_of[txns[4]] = int(max(e for e in twice if isinstance(e, int)))
+        log = {e.event_id: e for e in await _log_after(db, head)}
+        assert sorted(log) == list(range(head + 1, head + len(all_ids)))  # all but the aborted one
+        assert {log[e].txn_id for e in event_of.values()} == set(all_ids) - {txns[0]}
+        assert all(log[e].event_type == "COMMIT_TXN" and log[e].txn_id == t for t, e in event_of.items())
+        assert not [t.txn_id for t in await store.show_transactions("OPEN")]
+    finally:
+        await db.close()
+
+
+@pytest.mark.parametrize("concurrent", [1, CALLS])
+async def test_a_batch_of_commits_counts_as_each_commit(gateway: GatewayClient, pg_dsn: str, concurrent: int) -> None:
+    """Txns committed in one batch take their commit ids as if committed one by one: a txn that
+    wrote gets a commit id, one that did not gets none (first committer wins reads them)."""
+    await gateway.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+    await gateway.catalog.CreateTable(pb.CreateTableRequest(table=table("db", "a", transactional=True)))
+    db = await Database.connect(pg_dsn)
+    store = TxnStore(db, TxnLimits())
+    try:
+        opened = [ids[0] for ids, _ in await asyncio.gather(
+            *(store.open_txns(1, user="u", host="h", agent_info="") for _ in range(concurrent)))]
+        writers = opened[::2]
+        await asyncio.gather(*(store.allocate_write_ids([t], "db", "a") for t in writers))
+        await asyncio.gather(*(store.commit(t) for t in opened))
+        rows = await db.pool.fetch("SELECT txn_id, state, commit_id FROM txns WHERE txn_id = ANY($1::bigint[])", opened)
+        assert {r["txn_id"]: r["state"] for r in rows} == dict.fromkeys(opened, "c")
+        assert {r["txn_id"] for r in rows if r["commit_id"] is not None} == set(writers)
+        assert all(r["commit_id"] >= max(opened) for r in rows if r["commit_id"] is not None)
+    finally:
+        await db.close()

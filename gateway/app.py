@@ -103,7 +103,8 @@ class Gateway:
                 idle_in_transaction_timeout_s=s.db_idle_in_txn_timeout_s))
             catalog = CatalogStore(self._db, warehouse_dir=s.warehouse_dir)
             txn_store = self._txn_store = TxnStore(self._db, TxnLimits(max_open_batch=s.txn_max_open_batch,
-                                                                       max_open_txns=s.max_open_txns))
+                                                                       max_open_txns=s.max_open_txns,
+                                                                       group_commit_max=s.txn_group_commit_max))
             self.housekeeper = Housekeeper(self._db, txn_store, HousekeepingSettings(
                 txn_timeout_s=s.txn_timeout_s, reaper_start_s=s.reaper_start_s, reaper_interval_s=s.reaper_interval_s,
                 housekeeper_interval_s=s.housekeeper_interval_s, event_ttl_s=s.event_ttl_s,

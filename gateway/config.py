@@ -82,6 +82,9 @@ class Settings:
                                        "time in-flight calls get to finish on shutdown", "duration")
     txn_max_open_batch: int = _setting("hive.txn.max.open.batch", 1000, "most txns one OpenTxns call may open")
     max_open_txns: int = _setting("hive.max.open.txns", 100000, "open txns before OpenTxns is refused")
+    txn_group_commit_max: int = _setting("metastore.gateway.txn.group.commit.max", 64,
+                                         "most concurrent OpenTxns / AllocateTableWriteIds / CommitTxn calls (or "
+                                         "txns) that share one statement and WAL flush (1: each call alone)")
     count_open_txns_interval_s: float = _setting("hive.count.open.txns.interval", 1.0,
                                                  "how often the open-txn count is refreshed", "duration")
     txn_timeout_s: float = _setting("hive.txn.timeout", 300.0,
@@ -196,7 +199,8 @@ class Settings:
             raise ConfigError("hive.metastore.server.max.threads must be at least 1 and "
                               "metastore.gateway.thrift.read.timeout a positive duration")
         for name in ("pool_max_size", "max_batch_size", "max_event_response", "default_event_batch",
-                     "max_concurrent_rpcs", "max_message_bytes", "txn_max_open_batch", "max_open_txns"):
+                     "max_concurrent_rpcs", "max_message_bytes", "txn_max_open_batch", "max_open_txns",
+                     "txn_group_commit_max"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{key_of(name)}: must be at least 1, got {getattr(self, name)}")
         for name in ("txn_timeout_s", "reaper_interval_s", "housekeeper_interval_s", "event_clean_interval_s",

@@ -55,6 +55,8 @@ class GroupCommit(Generic[Item, Result]):
         self.batched_items = 0
 
     async def submit(self, item: Item) -> Result:
+        if self._max_batch == 1:  # group commit turned off: every call on its own, concurrently
+            return await self._run_one(item)
         future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
         self._queue.append((item, future))
         if self._running is None:

@@ -9,7 +9,7 @@ import asyncpg
 
 from store import txns
 from store.db import Database
-from store.group_commit import GroupCommit
+from store.group_commit import MAX_BATCH, GroupCommit
 from store.errors import InvalidArgument, ResourceExhausted
 from store.events import Written
 from store.txns import AllocateRequest, OpenRequest, TableWriteIds, TxnInfo
@@ -20,6 +20,7 @@ from hive.writeids import ValidTxnList
 class TxnLimits:
     max_open_batch: int = 1000  # hive.txn.max.open.batch
     max_open_txns: int = 100000  # hive.max.open.txns
+    group_commit_max: int = MAX_BATCH  # metastore.gateway.txn.group.commit.max (1: no group commit)
 
 
 class OpenTxnCounter:
@@ -56,14 +57,14 @@ class TxnStore:
         self._opens: GroupCommit[OpenRequest, Written[list[int]]] = GroupCommit(
             lambda request: db.run(txns.open_txns_logged, request),
             lambda requests: db.run(txns.open_txns_batch_logged, requests),
-            weight=lambda request: request.count)
+            max_batch=limits.group_commit_max, weight=lambda request: request.count)
         self._commits: GroupCommit[int, Written[None]] = GroupCommit(
             lambda txn_id: db.run(txns.commit_txn_logged, txn_id),
-            lambda txn_ids: db.run(txns.commit_txns_logged, txn_ids))
+            lambda txn_ids: db.run(txns.commit_txns_logged, txn_ids), max_batch=limits.group_commit_max)
         self._allocations: GroupCommit[AllocateRequest, Written[dict[int, int]]] = GroupCommit(
             lambda request: db.run(txns.allocate_table_write_ids_logged, request),
             lambda requests: db.run(txns.allocate_table_write_ids_batch_logged, requests),
-            weight=lambda request: len(request.txn_ids))
+            max_batch=limits.group_commit_max, weight=lambda request: len(request.txn_ids))
 
     async def open_txns(self, count: int, *, user: str, host: str, agent_info: str) -> tuple[list[int], int]:
         if count <= 0:

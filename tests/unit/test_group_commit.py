@@ -111,3 +111,14 @@ async def test_stopping_the_batch_task_fails_every_waiting_caller() -> None:
             await asyncio.wait_for(caller, 1)
     rec.gate.set()
     assert await group.submit(3) == 30  # a new call starts a new batch task
+
+
+async def test_a_batch_size_of_one_runs_every_call_alone_and_concurrently() -> None:
+    rec = Recorder()
+    rec.gate.clear()
+    group: GroupCommit[int, int] = GroupCommit(rec.one, rec.many, max_batch=1)
+    callers = [asyncio.create_task(group.submit(i)) for i in (1, 2, 3)]
+    await asyncio.sleep(0)
+    assert rec.calls == [("one", [1]), ("one", [2]), ("one", [3])]  # all running at once, none queued
+    rec.gate.set()
+    assert await asyncio.gather(*callers) == [10, 20, 30]

@@ -10,8 +10,11 @@ taken once. A lone caller waits for nothing; under load the batch grows with the
 
 A batch is one database transaction, so it commits whole or not at all. An item a batch refuses
 (a txn already aborted, a table that does not exist) is that item's answer and writes nothing; when
-the batch statement itself fails (a deadlock retried past its bound, a value PostgreSQL refused),
-each of its items runs again alone, so one caller's bad request fails only that caller.
+PostgreSQL refused the batch statement itself (a value it could not take, an error raised for one
+call's row), nothing of it was written and each of its items runs again alone, so one caller's bad
+request fails only that caller. An error that leaves open whether the batch committed (the
+connection lost, a time-out) is every caller's answer, as it would have been for a call alone: it
+is not re-run behind the callers' backs (an OpenTxns would open its txns twice).
 
 Batches run as tasks of their own: a caller that is cancelled (its deadline passed) stops waiting
 but does not cancel the statement the others share; its item runs like an RPC whose answer was lost.
@@ -35,7 +38,8 @@ MAX_BATCH = 64
 
 class GroupCommit(Generic[Item, Result]):
     """Runs `run_one(item)` for a call that arrives when nothing is running, and
-    `run_many(items)` (one answer or exception per item, in order) for the calls queued meanwhile."""
+    `run_many(items)` (one answer or exception per item, in order) for the calls queued meanwhile;
+    when `run_many` raises, its items run alone if `rerun_alone(error)`, else all fail with it."""
 
     def __init__(
         self,
@@ -44,11 +48,13 @@ class GroupCommit(Generic[Item, Result]):
         *,
         max_batch: int = MAX_BATCH,
         weight: Callable[[Item], int] = lambda item: 1,
+        rerun_alone: Callable[[Exception], bool] = lambda exc: True,
     ) -> None:
         self._run_one = run_one
         self._run_many = run_many
         self._max_batch = max_batch
         self._weight = weight
+        self._rerun_alone = rerun_alone
         self._queue: list[tuple[Item, asyncio.Future[Result]]] = []
         self._running: asyncio.Task[None] | None = None
         self.batches = 0  # batches of two or more items run, and the items in them (CacheStats-style counters)
@@ -104,8 +110,11 @@ class GroupCommit(Generic[Item, Result]):
             try:
                 answers = await self._run_many(items)
             except Exception as exc:
-                log.info("a batch of %d failed (%s); its items run one by one", len(items), exc)
-                answers = list(await asyncio.gather(*(_answer(self._run_one(item)) for item in items)))
+                if not self._rerun_alone(exc):
+                    answers = [exc] * len(items)
+                else:
+                    log.info("a batch of %d failed (%s); its items run one by one", len(items), exc)
+                    answers = list(await asyncio.gather(*(_answer(self._run_one(item)) for item in items)))
         for (_, future), answer in zip(batch, answers, strict=True):
             if future.done():  # its caller was cancelled
                 continue

@@ -122,3 +122,12 @@ async def test_a_batch_size_of_one_runs_every_call_alone_and_concurrently() -> N
     assert rec.calls == [("one", [1]), ("one", [2]), ("one", [3])]  # all running at once, none queued
     rec.gate.set()
     assert await asyncio.gather(*callers) == [10, 20, 30]
+
+
+async def test_an_error_that_may_have_committed_the_batch_is_every_callers_answer_and_not_rerun() -> None:
+    rec = Recorder()
+    rec.fail_batches = True
+    group: GroupCommit[int, int] = GroupCommit(rec.one, rec.many, rerun_alone=lambda exc: False)
+    results = await asyncio.gather(*(group.submit(i) for i in (1, -2, 3)), return_exceptions=True)
+    assert all(isinstance(r, RuntimeError) and "whole statement" in str(r) for r in results)
+    assert rec.calls == [("many", [1, -2, 3])]

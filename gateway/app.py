@@ -217,6 +217,7 @@ class Gateway:
             "locks_waiting": probe.locks_waiting if probe is not None else 0,
             "pool_busy": pool["size"] - pool["idle"], "pool_idle": pool["idle"], "pool_max": pool["max"],
             "database_up": int(probe is None or probe.up), "ready": int(self.serving),
+            "group_commit": self._txn_store.group_commit_stats() if self._txn_store is not None else {},
         }
 
     @property

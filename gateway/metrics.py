@@ -5,7 +5,8 @@ update for observability and a cache hit nothing more.
 Exported: per call (`metastore_rpc_calls_total{protocol,method,code}` and the latency histogram
 `metastore_rpc_duration_seconds{protocol,method}`); the cache and the poller (hits, misses by
 reason, size, position, lag); open txns, waiting and held locks, pool connections in use, whether
-the database answers and whether the gateway is ready; the process (resident memory, CPU, open
+the database answers and whether the gateway is ready; the group commit of txn calls (batches and
+the calls they served, per call); the process (resident memory, CPU, open
 files: prometheus_client's process collector).
 """
 
@@ -176,3 +177,13 @@ class _Collector(Collector):
         pool.add_metric(["busy"], ops["pool_busy"])
         pool.add_metric(["idle"], ops["pool_idle"])
         yield pool
+        batches = CounterMetricFamily("metastore_txn_group_commit_batches",
+                                      "statements that served two or more concurrent calls (group commit)",
+                                      labels=["call"])
+        batched = CounterMetricFamily("metastore_txn_group_commit_calls", "calls served by those statements",
+                                      labels=["call"])
+        for call, (n_batches, n_calls) in ops["group_commit"].items():
+            batches.add_metric([call], n_batches)
+            batched.add_metric([call], n_calls)
+        yield batches
+        yield batched

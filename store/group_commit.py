@@ -57,7 +57,7 @@ class GroupCommit(Generic[Item, Result]):
         self._rerun_alone = rerun_alone
         self._queue: list[tuple[Item, asyncio.Future[Result]]] = []
         self._running: asyncio.Task[None] | None = None
-        self.batches = 0  # batches of two or more items run, and the items in them (CacheStats-style counters)
+        self.batches = 0  # batches of two or more items run, and the items in them (gateway/metrics.py)
         self.batched_items = 0
 
     async def submit(self, item: Item) -> Result:

@@ -73,6 +73,11 @@ class TxnStore:
             lambda requests: db.run(txns.allocate_table_write_ids_batch_logged, requests),
             max_batch=batch, rerun_alone=rerun, weight=lambda request: len(request.txn_ids))
 
+    def group_commit_stats(self) -> dict[str, tuple[int, int]]:
+        """Per call kind: batches of two or more calls run, and the calls in them."""
+        return {name: (group.batches, group.batched_items) for name, group in
+                (("OpenTxns", self._opens), ("AllocateTableWriteIds", self._allocations), ("CommitTxn", self._commits))}
+
     async def open_txns(self, count: int, *, user: str, host: str, agent_info: str) -> tuple[list[int], int]:
         if count <= 0:
             raise InvalidArgument(f"num_txns must be at least 1, got {count}")

@@ -8,7 +8,8 @@ table's counter row. Aborting a txn discards the metadata versions it wrote, in 
 transaction, so no reader can ever see them. Every function takes a connection inside the
 caller's transaction; a write returns an `Outcome` with its events, which `Database.transact`
 appends last. Open, allocate and commit run as server-side functions (store/schema/0007); their
-`*_logged` forms are the whole RPC in one statement, its event appended in it, for `Database.run`.
+`*_logged` forms are the whole RPC in one statement, its event appended in it, for `Database.run`,
+and their batch forms the same for several concurrent calls (store/group_commit.py).
 """
 
 from __future__ import annotations

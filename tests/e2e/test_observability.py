@@ -66,6 +66,10 @@ async def test_calls_counted_by_protocol_method_and_status(gw: Gateway, caplog: 
     assert missing.value.code() == grpc.StatusCode.NOT_FOUND
     txns = transactions_pb2_grpc.TransactionsStub(client.channel)
     await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=2, user="etl", hostname="h"))
+    assert gw.housekeeper is not None
+    store = gw.housekeeper.txn_store  # concurrent calls in this process: one group-commit batch each
+    opened = await asyncio.gather(*(store.open_txns(1, user="etl", host="h", agent_info="") for _ in range(8)))
+    await asyncio.gather(*(store.commit(ids[0]) for ids, _ in opened))
     locks = locks_pb2_grpc.LocksStub(client.channel)
     held = await locks.Lock(lpb.LockRequest(components=[lpb.LockComponent(
         db_name="sales", type=lpb.EXCLUSIVE, operation=lpb.DATA_OPERATION_NO_TXN)], user="alice", hostname="h"))
@@ -94,6 +98,9 @@ async def test_calls_counted_by_protocol_method_and_status(gw: Gateway, caplog: 
     assert sample(text, "metastore_rpc_calls_total", protocol="thrift", method="get_database",
                   code="NoSuchObjectException") == 1
     assert sample(text, "metastore_open_txns") == 2
+    for call in ("OpenTxns", "CommitTxn"):
+        assert sample(text, "metastore_txn_group_commit_batches_total", call=call) == 1
+        assert sample(text, "metastore_txn_group_commit_calls_total", call=call) == 8
     assert sample(text, "metastore_locks", state="held") == 1 and sample(text, "metastore_locks", state="waiting") == 1
     assert sample(text, "metastore_db_pool_max") == gw.settings.pool_max_size
     assert sample(text, "metastore_db_pool_connections", state="idle") >= 1

@@ -119,3 +119,29 @@ async def test_a_batch_of_commits_counts_as_each_commit(gateway: GatewayClient, 
         assert all(r["commit_id"] >= max(opened) for r in rows if r["commit_id"] is not None)
     finally:
         await db.close()
+
+
+async def test_two_gateways_batches_on_the_same_tables_do_not_deadlock(gateway: GatewayClient, pg_dsn: str) -> None:
+    """Two gateways' batches allocating on the same two tables, named in opposite orders: each batch
+    locks the tables' counter rows in name order, so neither ever waits for the other in a cycle
+    (PostgreSQL would detect one after deadlock_timeout, 1 s, and roll a batch back)."""
+    await gateway.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+    for name in ("a", "b"):
+        await gateway.catalog.CreateTable(pb.CreateTableRequest(table=table("db", name, transactional=True)))
+    first, second = await Database.connect(pg_dsn), await Database.connect(pg_dsn)
+    stores = [TxnStore(first, TxnLimits()), TxnStore(second, TxnLimits())]
+    try:
+        before = await first.pool.fetchval("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()")
+        for _ in range(40):
+            txns = [ids[0] for ids, _ in await asyncio.gather(
+                *(stores[i % 2].open_txns(1, user="u", host="h", agent_info="") for i in range(4)))]
+            await asyncio.gather(stores[0].allocate_write_ids([txns[0]], "db", "a"),
+                                 stores[0].allocate_write_ids([txns[2]], "db", "b"),
+                                 stores[1].allocate_write_ids([txns[1]], "db", "b"),
+                                 stores[1].allocate_write_ids([txns[3]], "db", "a"))
+        assert all(s._allocations.batches == 40 for s in stores)
+        after = await first.pool.fetchval("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()")
+        assert after == before
+    finally:
+        await first.close()
+        await second.close()

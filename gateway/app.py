@@ -87,6 +87,7 @@ class Gateway:
     probe: DatabaseProbe | None = field(default=None, init=False)
     ready: asyncio.Event = field(default_factory=asyncio.Event, init=False)  # bootstrap (prewarm) done
     _txn_store: TxnStore | None = field(default=None, init=False)
+    _lock_store: LockStore | None = field(default=None, init=False)
     _stopped: bool = field(default=False, init=False)
 
     async def start(self, *, wait_ready: bool = True) -> None:
@@ -131,7 +132,7 @@ class Gateway:
                 except OSError as exc:
                     raise BindError(f"{s.host}:{s.metrics_port}", "metastore.gateway.metrics.port") from exc
             self.cached_catalog = CachedCatalog(self.cache, catalog, on_fallback=self.metrics.fallback)
-            lock_store = LockStore(self._db)
+            lock_store = self._lock_store = LockStore(self._db, s.txn_group_commit_max)
             observer = CallObserver(self.metrics.calls, log_access=s.access_log)
             auth = Authenticator.from_settings(s)
             if not s.tls_cert_file and not is_loopback(s.host):
@@ -217,8 +218,15 @@ class Gateway:
             "locks_waiting": probe.locks_waiting if probe is not None else 0,
             "pool_busy": pool["size"] - pool["idle"], "pool_idle": pool["idle"], "pool_max": pool["max"],
             "database_up": int(probe is None or probe.up), "ready": int(self.serving),
-            "group_commit": self._txn_store.group_commit_stats() if self._txn_store is not None else {},
+            "group_commit": self._group_commit_stats(),
         }
+
+    def _group_commit_stats(self) -> dict[str, tuple[int, int]]:
+        """Per call kind, the group-commit batches run and the calls in them (store/group_commit.py)."""
+        stats = self._txn_store.group_commit_stats() if self._txn_store is not None else {}
+        if self._lock_store is not None:
+            stats["Lock"] = self._lock_store.group_commit_stats()
+        return stats
 
     @property
     def embedded(self) -> EmbeddedPostgres | None:

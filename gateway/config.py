@@ -83,8 +83,8 @@ class Settings:
     txn_max_open_batch: int = _setting("hive.txn.max.open.batch", 1000, "most txns one OpenTxns call may open")
     max_open_txns: int = _setting("hive.max.open.txns", 100000, "open txns before OpenTxns is refused")
     txn_group_commit_max: int = _setting("metastore.gateway.txn.group.commit.max", 64,
-                                         "most concurrent OpenTxns / AllocateTableWriteIds / CommitTxn calls (or "
-                                         "txns) that share one statement and WAL flush (1: each call alone)")
+                                         "most concurrent OpenTxns / AllocateTableWriteIds / CommitTxn / Lock calls "
+                                         "(or txns) that share one transaction and WAL flush (1: each call alone)")
     count_open_txns_interval_s: float = _setting("hive.count.open.txns.interval", 1.0,
                                                  "how often the open-txn count is refreshed", "duration")
     txn_timeout_s: float = _setting("hive.txn.timeout", 300.0,

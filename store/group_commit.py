@@ -26,6 +26,8 @@ import asyncio
 import logging
 from typing import Awaitable, Callable, Generic, Sequence, TypeVar
 
+from store.errors import Unavailable
+
 log = logging.getLogger(__name__)
 
 Item = TypeVar("Item")
@@ -34,6 +36,12 @@ Result = TypeVar("Result")
 # One batch's items: enough that 16 to 64 concurrent writers share a flush, few enough that one
 # statement stays short (its row locks are held until it commits).
 MAX_BATCH = 64
+
+
+def rolled_back(error: Exception) -> bool:
+    """Whether a batch that raised `error` certainly wrote nothing: PostgreSQL or a check refused it.
+    Unavailable (the connection lost, a time-out, retries exhausted) leaves the commit in doubt."""
+    return not isinstance(error, Unavailable)
 
 
 class GroupCommit(Generic[Item, Result]):
@@ -48,7 +56,7 @@ class GroupCommit(Generic[Item, Result]):
         *,
         max_batch: int = MAX_BATCH,
         weight: Callable[[Item], int] = lambda item: 1,
-        rerun_alone: Callable[[Exception], bool] = lambda exc: True,
+        rerun_alone: Callable[[Exception], bool] = rolled_back,
     ) -> None:
         self._run_one = run_one
         self._run_many = run_many

@@ -7,6 +7,7 @@ from typing import Sequence
 from store import locks
 from store.db import Database
 from store.errors import InvalidArgument
+from store.group_commit import MAX_BATCH, GroupCommit
 from hive.lock_rules import LockScope
 from store.locks import LockInfo, LockRequest, LockResult
 
@@ -18,11 +19,23 @@ def _lock_id(lock_id: int) -> int:
 
 
 class LockStore:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, group_commit_max: int = MAX_BATCH) -> None:
         self._db = db
 
+        async def enqueue_many(requests: Sequence[LockRequest]) -> list[LockResult | Exception]:
+            return list(await db.transact(locks.enqueue_many, requests))
+
+        # Every enqueue holds the next_lock_id row until it commits (ext ids visible in id order), so
+        # enqueues commit one after another: concurrent ones share a transaction and its WAL flush.
+        self._enqueues: GroupCommit[LockRequest, LockResult] = GroupCommit(
+            lambda request: db.transact(locks.enqueue, request), enqueue_many, max_batch=group_commit_max)
+
+    def group_commit_stats(self) -> tuple[int, int]:
+        """Batches of two or more Lock calls run, and the calls in them."""
+        return self._enqueues.batches, self._enqueues.batched_items
+
     async def lock(self, request: LockRequest) -> LockResult:
-        return await self._db.transact(locks.enqueue, request)
+        return await self._enqueues.submit(request)
 
     async def check_lock(self, lock_id: int) -> LockResult:
         return await self._db.transact(locks.check_lock, _lock_id(lock_id))

@@ -99,15 +99,32 @@ def _scope(row: asyncpg.Record) -> LockScope:
 
 async def enqueue(conn: asyncpg.Connection, request: LockRequest) -> LockResult:
     """Record a request and decide it at once (Hive's enqueueLock + checkLock)."""
-    txns.check_client_identity(request.user, request.host, request.agent_info)
-    components = normalize_components(request.components)
-    if request.txn_id < 0:
-        raise InvalidArgument(f"txn_id must not be negative, got {request.txn_id}")
-    if request.txn_id:
-        # FOR SHARE: the txn cannot commit or abort until these locks are in (and so released with it).
-        await txns.require_open(conn, [request.txn_id])
-    components = normalize_components(await _existing_objects(conn, components))
-    ext_id = int(await conn.fetchval(sql.ALLOCATE_LOCK_ID))
+    return (await enqueue_many(conn, [request]))[0]
+
+
+async def enqueue_many(conn: asyncpg.Connection, requests: Sequence[LockRequest]) -> list[LockResult]:
+    """`enqueue` for several requests in one transaction (a group-commit batch, store/group_commit.py):
+    ext ids in request order, each request decided against every earlier one, these included. All
+    are checked (their txns open and locked FOR SHARE in id order, their objects existing) before
+    the next_lock_id row is taken, so the row locks keep the one order of store/sql/locks.py."""
+    normalized = []
+    for request in requests:
+        txns.check_client_identity(request.user, request.host, request.agent_info)
+        normalized.append(normalize_components(request.components))
+        if request.txn_id < 0:
+            raise InvalidArgument(f"txn_id must not be negative, got {request.txn_id}")
+    txn_ids = sorted({r.txn_id for r in requests if r.txn_id})
+    if txn_ids:
+        # FOR SHARE: the txns cannot commit or abort until these locks are in (and so released with them).
+        await txns.require_open(conn, txn_ids)
+    checked = [normalize_components(await _existing_objects(conn, components)) for components in normalized]
+    first_id = int(await conn.fetchval(sql.ALLOCATE_LOCK_IDS, len(requests)))
+    return [await _insert(conn, first_id + i, request, components)
+            for i, (request, components) in enumerate(zip(requests, checked, strict=True))]
+
+
+async def _insert(conn: asyncpg.Connection, ext_id: int, request: LockRequest,
+                  components: Sequence[LockComponent]) -> LockResult:
     rows = await conn.fetch(
         sql.ENQUEUE, ext_id, list(range(1, len(components) + 1)), [c.scope.db for c in components],
         [c.scope.table for c in components], [c.scope.partition for c in components],

@@ -10,7 +10,7 @@ import asyncpg
 from store import txns
 from store.db import Database
 from store.group_commit import MAX_BATCH, GroupCommit
-from store.errors import InvalidArgument, ResourceExhausted, Unavailable
+from store.errors import InvalidArgument, ResourceExhausted
 from store.events import Written
 from store.txns import AllocateRequest, OpenRequest, TableWriteIds, TxnInfo
 from hive.writeids import ValidTxnList
@@ -21,10 +21,6 @@ class TxnLimits:
     max_open_batch: int = 1000  # hive.txn.max.open.batch
     max_open_txns: int = 100000  # hive.max.open.txns
     group_commit_max: int = MAX_BATCH  # metastore.gateway.txn.group.commit.max (1: no group commit)
-
-
-def _refused_by_postgres(error: Exception) -> bool:
-    return not isinstance(error, Unavailable)
 
 
 class OpenTxnCounter:
@@ -58,20 +54,18 @@ class TxnStore:
         self.open_counter = OpenTxnCounter(limits.max_open_txns)
         # Opens, commits and allocations each append an event, so each waits for the sequence row:
         # concurrent calls of one kind share a statement and a WAL flush (store/group_commit.py).
-        # A batch PostgreSQL refused wrote nothing, so its calls may run alone; after Unavailable
-        # (connection lost, time-out) it may have committed, and that is each caller's answer.
-        batch, rerun = limits.group_commit_max, _refused_by_postgres
+        batch = limits.group_commit_max
         self._opens: GroupCommit[OpenRequest, Written[list[int]]] = GroupCommit(
             lambda request: db.run(txns.open_txns_logged, request),
             lambda requests: db.run(txns.open_txns_batch_logged, requests),
-            max_batch=batch, rerun_alone=rerun, weight=lambda request: request.count)
+            max_batch=batch, weight=lambda request: request.count)
         self._commits: GroupCommit[int, Written[None]] = GroupCommit(
             lambda txn_id: db.run(txns.commit_txn_logged, txn_id),
-            lambda txn_ids: db.run(txns.commit_txns_logged, txn_ids), max_batch=batch, rerun_alone=rerun)
+            lambda txn_ids: db.run(txns.commit_txns_logged, txn_ids), max_batch=batch)
         self._allocations: GroupCommit[AllocateRequest, Written[dict[int, int]]] = GroupCommit(
             lambda request: db.run(txns.allocate_table_write_ids_logged, request),
             lambda requests: db.run(txns.allocate_table_write_ids_batch_logged, requests),
-            max_batch=batch, rerun_alone=rerun, weight=lambda request: len(request.txn_ids))
+            max_batch=batch, weight=lambda request: len(request.txn_ids))
 
     def group_commit_stats(self) -> dict[str, tuple[int, int]]:
         """Per call kind: batches of two or more calls run, and the calls in them."""

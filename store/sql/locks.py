@@ -18,8 +18,9 @@ _BLOCKER = """
     AND (r.lock_type || {r_level} || ex.lock_type || ex.lock_level) = ANY({keys}::text[])
 """
 
-# Hold until commit: requests get ext ids, and become visible, in id order.
-ALLOCATE_LOCK_ID = "UPDATE next_lock_id SET next = next + 1 WHERE id = 1 RETURNING next - 1"
+# $1 consecutive ext ids, the first returned. Held until commit: requests get ext ids, and become
+# visible, in id order.
+ALLOCATE_LOCK_IDS = "UPDATE next_lock_id SET next = next + $1 WHERE id = 1 RETURNING next - $1"
 
 # Insert a request ($1 ext id, $8 txn id) checked against every earlier request in one statement:
 # all components ACQUIRED, or all WAITING with the first blocker on the component it blocks.

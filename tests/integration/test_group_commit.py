@@ -13,7 +13,10 @@ import pytest
 from protos.metastore.v1 import catalog_pb2 as pb
 from store import events
 from store.db import Database
+from hive.lock_rules import LockComponent, LockScope, LockState, LockType
 from store.errors import Aborted, InvalidArgument, NotFound
+from store.lock_store import LockStore
+from store.locks import LockRequest, LockResult
 from store.models import NotificationEvent
 from store.txn_store import TxnLimits, TxnStore
 from tests.builders import table
@@ -145,3 +148,53 @@ async def test_two_gateways_batches_on_the_same_tables_do_not_deadlock(gateway: 
     finally:
         await first.close()
         await second.close()
+
+
+def _lock(scope: LockScope, kind: LockType, txn_id: int = 0, user: str = "u") -> LockRequest:
+    return LockRequest((LockComponent(scope, kind),), txn_id=txn_id, user=user, host="h")
+
+
+async def test_concurrent_lock_requests_are_enqueued_in_one_batch_each_decided_after_the_ones_before(
+        gateway: GatewayClient, pg_dsn: str) -> None:
+    await gateway.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+    for name in ("a", "b"):
+        await gateway.catalog.CreateTable(pb.CreateTableRequest(table=table("db", name, transactional=True)))
+    db = await Database.connect(pg_dsn)
+    store, txn_store = LockStore(db), TxnStore(db, TxnLimits())
+    try:
+        (txn,), _ = await txn_store.open_txns(1, user="w", host="h", agent_info="")
+        requests = [_lock(LockScope("db", "a"), LockType.EXCLUSIVE),
+                    _lock(LockScope("db", "a"), LockType.SHARED_READ, txn_id=txn),
+                    _lock(LockScope("db", "b"), LockType.SHARED_READ),
+                    _lock(LockScope("db"), LockType.EXCLUSIVE),
+                    _lock(LockScope("db", "b"), LockType.SHARED_READ)]
+        results = await asyncio.gather(*(store.lock(r) for r in requests))
+        assert store.group_commit_stats() == (1, len(requests))
+        first = results[0].lock_id
+        assert [r.lock_id for r in results] == list(range(first, first + len(requests)))  # in call order
+        assert [(r.state, r.blocked_by) for r in results] == [
+            (LockState.ACQUIRED, None), (LockState.WAITING, (first, 1)), (LockState.ACQUIRED, None),
+            (LockState.WAITING, (first, 1)), (LockState.WAITING, (first + 3, 1))]  # behind the db lock before it
+        shown = {(i.lock_id, i.scope, i.state, i.txn_id) for i in await store.show_locks(None)}
+        assert shown == {(first, LockScope("db", "a"), LockState.ACQUIRED, 0),
+                         (first + 1, LockScope("db", "a"), LockState.WAITING, txn),
+                         (first + 2, LockScope("db", "b"), LockState.ACQUIRED, 0),
+                         (first + 3, LockScope("db"), LockState.WAITING, 0),
+                         (first + 4, LockScope("db", "b"), LockState.WAITING, 0)}
+
+        # A batch with requests the lock manager refuses: each of those fails alone, and writes nothing.
+        for result in results:
+            await store.unlock(result.lock_id)
+        await txn_store.abort([txn])
+        bad = await asyncio.gather(store.lock(_lock(LockScope("db", "b"), LockType.SHARED_READ, user="ok1")),
+                                   store.lock(_lock(LockScope("db", "missing"), LockType.SHARED_READ)),
+                                   store.lock(_lock(LockScope("db", "b"), LockType.SHARED_READ, txn_id=txn)),
+                                   store.lock(_lock(LockScope("db", "b"), LockType.SHARED_READ, user="ok2")),
+                                   return_exceptions=True)
+        assert isinstance(bad[1], NotFound) and "db.missing" in str(bad[1])
+        assert isinstance(bad[2], Aborted)
+        granted = [r for r in bad if isinstance(r, LockResult)]
+        assert [r.state for r in granted] == [LockState.ACQUIRED] * 2
+        assert {i.user for i in await store.show_locks(None) if i.lock_id > first + 4} == {"ok1", "ok2"}
+    finally:
+        await db.close()

@@ -5,9 +5,9 @@ update for observability and a cache hit nothing more.
 Exported: per call (`metastore_rpc_calls_total{protocol,method,code}` and the latency histogram
 `metastore_rpc_duration_seconds{protocol,method}`); the cache and the poller (hits, misses by
 reason, size, position, lag); open txns, waiting and held locks, pool connections in use, whether
-the database answers and whether the gateway is ready; the group commit of txn calls (batches and
-the calls they served, per call); the process (resident memory, CPU, open
-files: prometheus_client's process collector).
+the database answers and whether the gateway is ready; the group commit of the transaction and lock
+calls (batches and the calls they served, per call); the process (resident memory, CPU, open files:
+prometheus_client's process collector).
 """
 
 from __future__ import annotations

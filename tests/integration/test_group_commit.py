@@ -1,7 +1,8 @@
-"""Concurrent OpenTxns, AllocateTableWriteIds and CommitTxn calls share one statement per batch
-(store/group_commit.py) on the real PostgreSQL, and each call still gets exactly its own answer: its
-own txn ids, write ids and event id, its own error for what the batch refused, and nothing written
-for it; the log holds one event per call that changed something, densely numbered."""
+"""Concurrent OpenTxns, AllocateTableWriteIds and CommitTxn calls share one statement per batch, and
+concurrent Lock calls one transaction (store/group_commit.py), on the real PostgreSQL; each call still
+gets exactly its own answer: its own txn ids, write ids, lock id and event id, its own error for what
+the batch refused, and nothing written for it; the log holds one event per call that changed
+something, densely numbered."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ async def test_concurrent_txn_calls_are_batched_and_each_gets_its_own_answer(gat
         counts = [3 if i == 5 else 1 for i in range(CALLS)]
         opened = await asyncio.gather(*(store.open_txns(n, user=f"u{i}", host="h", agent_info="")
                                         for i, n in enumerate(counts)))
-        assert store._opens.batches >= 1
+        assert store.group_commit_stats()["OpenTxns"][0] >= 1
         assert [len(ids) for ids, _ in opened] == counts
         all_ids = [t for ids, _ in opened for t in ids]
         assert len(set(all_ids)) == len(all_ids)
@@ -64,7 +65,7 @@ async def test_concurrent_txn_calls_are_batched_and_each_gets_its_own_answer(gat
         calls = [store.allocate_write_ids([t], "db", name) for t, name in zip(txns, targets)]
         calls.append(store.allocate_write_ids([txns[3]], "db", "bad name!"))
         allocated = await asyncio.gather(*calls, return_exceptions=True)
-        assert store._allocations.batches >= 1
+        assert store.group_commit_stats()["AllocateTableWriteIds"][0] >= 1
         assert isinstance(allocated[0], Aborted) and "was aborted" in str(allocated[0])
         assert isinstance(allocated[1], NotFound) and "db.missing does not exist" in str(allocated[1])
         assert isinstance(allocated[2], InvalidArgument) and "not transactional" in str(allocated[2])
@@ -85,7 +86,7 @@ async def test_concurrent_txn_calls_are_batched_and_each_gets_its_own_answer(gat
         head = await db.read(events.current_event_id)
         to_commit = [*all_ids, txns[4], 10**12]
         committed = await asyncio.gather(*(store.commit(t) for t in to_commit), return_exceptions=True)
-        assert store._commits.batches >= 1
+        assert store.group_commit_stats()["CommitTxn"][0] >= 1
         answers = dict(zip(to_commit[:-2], committed[:-2]))
         assert isinstance(answers[txns[0]], Aborted)
         assert isinstance(committed[-1], NotFound)
@@ -142,7 +143,7 @@ async def test_two_gateways_batches_on_the_same_tables_do_not_deadlock(gateway: 
                                  stores[0].allocate_write_ids([txns[2]], "db", "b"),
                                  stores[1].allocate_write_ids([txns[1]], "db", "b"),
                                  stores[1].allocate_write_ids([txns[3]], "db", "a"))
-        assert all(s._allocations.batches == 40 for s in stores)
+        assert all(s.group_commit_stats()["AllocateTableWriteIds"][0] == 40 for s in stores)
         after = await first.pool.fetchval("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()")
         assert after == before
     finally:

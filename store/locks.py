@@ -117,60 +117,70 @@ async def enqueue_many(conn: asyncpg.Connection, requests: Sequence[LockRequest]
     if txn_ids:
         # FOR SHARE: the txns cannot commit or abort until these locks are in (and so released with them).
         await txns.require_open(conn, txn_ids)
-    checked = [normalize_components(await _existing_objects(conn, components)) for components in normalized]
+    checked = await _existing_objects(conn, normalized)
     first_id = int(await conn.fetchval(sql.ALLOCATE_LOCK_IDS, len(requests)))
-    return [await _insert(conn, first_id + i, request, components)
-            for i, (request, components) in enumerate(zip(requests, checked, strict=True))]
-
-
-async def _insert(conn: asyncpg.Connection, ext_id: int, request: LockRequest,
-                  components: Sequence[LockComponent]) -> LockResult:
-    rows = await conn.fetch(
-        sql.ENQUEUE, ext_id, list(range(1, len(components) + 1)), [c.scope.db for c in components],
-        [c.scope.table for c in components], [c.scope.partition for c in components],
-        [c.type.value for c in components], [c.operation.value for c in components], request.txn_id,
-        [c.scope.level.value for c in components], _CONFLICT_KEYS, request.user, request.host, request.agent_info,
+    rows = [(first_id + i, int_id, c, request)
+            for i, (request, components) in enumerate(zip(requests, checked, strict=True))
+            for int_id, c in enumerate(components, start=1)]
+    inserted = await conn.fetch(
+        sql.ENQUEUE, [r[0] for r in rows], [r[1] for r in rows], [c.scope.db for _, _, c, _ in rows],
+        [c.scope.table for _, _, c, _ in rows], [c.scope.partition for _, _, c, _ in rows],
+        [c.type.value for _, _, c, _ in rows], [c.operation.value for _, _, c, _ in rows],
+        [r.txn_id for _, _, _, r in rows], [c.scope.level.value for _, _, c, _ in rows], _CONFLICT_KEYS,
+        [r.user for _, _, _, r in rows], [r.host for _, _, _, r in rows], [r.agent_info for _, _, _, r in rows],
     )
-    blocked = next((b for b in map(_blocked_by, rows) if b is not None), None)
-    return LockResult(ext_id, LockState.WAITING if blocked else LockState.ACQUIRED, blocked)
+    blockers: dict[int, tuple[int, int] | None] = {first_id + i: None for i in range(len(requests))}
+    for row in inserted:
+        blockers[row["ext_id"]] = blockers[row["ext_id"]] or _blocked_by(row)
+    return [LockResult(ext_id, LockState.WAITING if blocked else LockState.ACQUIRED, blocked)
+            for ext_id, blocked in blockers.items()]
 
 
-async def _existing_objects(conn: asyncpg.Connection, components: Sequence[LockComponent]) -> list[LockComponent]:
-    """The components, each naming an object that exists (NotFound otherwise), partition names in
-    the table's canonical form (`hr=07` locks `hr=7`, so the two conflict as they must).
+async def _existing_objects(conn: asyncpg.Connection,
+                            requests: Sequence[Sequence[LockComponent]]) -> list[tuple[LockComponent, ...]]:
+    """Each request's components, each naming an object that exists (NotFound otherwise), partition
+    names in the table's canonical form (`hr=07` locks `hr=7`, so the two conflict as they must).
+    Each database and table is looked up once per batch.
 
     A full partition name must name an existing partition; a prefix of the keys (Hive's lock on the
     static part of a dynamic-partition insert) must match the table's keys but may name partitions
     still to be written. Nothing is locked here: a drop racing the lock is the DDL guard's business
     (check_no_conflicting_holders), as it is for a lock taken just before the drop."""
-    databases = sorted({c.scope.db for c in components})
+    databases = sorted({c.scope.db for components in requests for c in components})
     found = {r["name"] for r in await conn.fetch(sql.EXISTING_DATABASES, databases)}
     missing = [db for db in databases if db not in found]
     if missing:
         raise NotFound(f"cannot lock database {missing[0]}: it does not exist; nothing was locked")
     tables: dict[tuple[str, str], Table] = {}
-    out: list[LockComponent] = []
-    for c in components:
-        scope = c.scope
-        if scope.table is None:
-            out.append(c)
-            continue
-        key = (scope.db, scope.table)
-        if key not in tables:
-            row = await conn.fetchrow(catalog_sql.SELECT_LATEST_TABLE, *key)
-            if row is None:
-                raise NotFound(f"cannot lock table {scope.db}.{scope.table}: it does not exist; nothing was locked")
-            tables[key] = codec.table_from_row(row)
-        if scope.partition is None:
-            out.append(c)
-            continue
-        table = tables[key]
-        name = _canonical_lock_partition(table, scope.partition)
-        if name.count("/") + 1 == len(table.partition_keys):
-            if not await conn.fetch(catalog_sql.SELECT_LATEST_PARTITIONS_BY_NAMES, table.table_id, [name]):
-                raise NotFound(f"cannot lock partition {name} of {table.full_name}: it does not exist; nothing was "
-                               "locked (lock the table, or the partition's key prefix, to write a new partition)")
-        out.append(replace(c, scope=replace(scope, partition=name)))
+    partitions: set[tuple[int, str]] = set()  # (table id, name) found
+    out: list[tuple[LockComponent, ...]] = []
+    for components in requests:
+        request: list[LockComponent] = []
+        for c in components:
+            scope = c.scope
+            if scope.table is None:
+                request.append(c)
+                continue
+            key = (scope.db, scope.table)
+            if key not in tables:
+                row = await conn.fetchrow(catalog_sql.SELECT_LATEST_TABLE, *key)
+                if row is None:
+                    raise NotFound(f"cannot lock table {scope.db}.{scope.table}: it does not exist; nothing was "
+                                   "locked")
+                tables[key] = codec.table_from_row(row)
+            if scope.partition is None:
+                request.append(c)
+                continue
+            table = tables[key]
+            name = _canonical_lock_partition(table, scope.partition)
+            if name.count("/") + 1 == len(table.partition_keys) and (table.table_id, name) not in partitions:
+                if not await conn.fetch(catalog_sql.SELECT_LATEST_PARTITIONS_BY_NAMES, table.table_id, [name]):
+                    raise NotFound(f"cannot lock partition {name} of {table.full_name}: it does not exist; nothing "
+                                   "was locked (lock the table, or the partition's key prefix, to write a new "
+                                   "partition)")
+                partitions.add((table.table_id, name))
+            request.append(replace(c, scope=replace(scope, partition=name)))
+        out.append(normalize_components(request))
     return out
 
 

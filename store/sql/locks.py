@@ -22,30 +22,45 @@ _BLOCKER = """
 # visible, in id order.
 ALLOCATE_LOCK_IDS = "UPDATE next_lock_id SET next = next + $1 WHERE id = 1 RETURNING next - $1"
 
-# Insert a request ($1 ext id, $8 txn id) checked against every earlier request in one statement:
-# all components ACQUIRED, or all WAITING with the first blocker on the component it blocks.
-# Index: hive_locks_by_db.
+# Insert requests (one row per component, a request's rows sharing its ext id $1) checked in one
+# statement against every earlier request: those already in hive_locks and the earlier ones of this
+# batch. Per request: all components ACQUIRED, or all WAITING with the first blocker on the component
+# it blocks. Index: hive_locks_by_db.
 ENQUEUE = f"""
 WITH r AS (
-    SELECT * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $9::text[])
-        AS x(int_id, db_name, tbl_name, part_name, lock_type, operation, lock_level)
+    SELECT ext_id, int_id, db_name, tbl_name, part_name COLLATE "C" AS part_name, lock_type, operation, txn_id,
+           lock_level, user_name, host, agent_info
+    FROM unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[],
+                $9::text[], $11::text[], $12::text[], $13::text[])
+        AS x(ext_id, int_id, db_name, tbl_name, part_name, lock_type, operation, txn_id, lock_level, user_name,
+             host, agent_info)
 ), blocker AS (
-    SELECT r.int_id, ex.ext_id AS b_ext, ex.int_id AS b_int
-    FROM r JOIN hive_locks ex ON ex.db_name = r.db_name AND ex.ext_id < $1
-    WHERE ($8 = 0 OR ex.txn_id <> $8) AND {_BLOCKER.format(r_level="r.lock_level", keys="$10")}
-    ORDER BY ex.ext_id, ex.int_id
-    LIMIT 1
+    -- Per component, the first conflicting earlier component in hive_locks (index order), else in the batch.
+    SELECT DISTINCT ON (r.ext_id) r.ext_id, r.int_id, ex.ext_id AS b_ext, ex.int_id AS b_int
+    FROM r CROSS JOIN LATERAL (
+        (SELECT ex.ext_id, ex.int_id FROM hive_locks ex
+         WHERE ex.db_name = r.db_name AND ex.ext_id < r.ext_id AND (r.txn_id = 0 OR ex.txn_id <> r.txn_id)
+           AND {_BLOCKER.format(r_level="r.lock_level", keys="$10")}
+         ORDER BY ex.ext_id, ex.int_id LIMIT 1)
+        UNION ALL
+        (SELECT ex.ext_id, ex.int_id FROM r AS ex
+         WHERE ex.db_name = r.db_name AND ex.ext_id < r.ext_id AND (r.txn_id = 0 OR ex.txn_id <> r.txn_id)
+           AND {_BLOCKER.format(r_level="r.lock_level", keys="$10")}
+         ORDER BY ex.ext_id, ex.int_id LIMIT 1)
+    ) ex
+    ORDER BY r.ext_id, ex.ext_id, ex.int_id
 )
 INSERT INTO hive_locks (ext_id, int_id, txn_id, db_name, tbl_name, part_name, state, lock_type, operation,
                         last_heartbeat, acquired_at, user_name, host, agent_info, blocked_by_ext_id, blocked_by_int_id)
-SELECT $1, r.int_id, $8, r.db_name, r.tbl_name, r.part_name,
+SELECT r.ext_id, r.int_id, r.txn_id, r.db_name, r.tbl_name, r.part_name,
        CASE WHEN b.b_ext IS NULL THEN 'a' ELSE 'w' END, r.lock_type, r.operation,
-       CASE WHEN $8 = 0 THEN statement_timestamp() END,
+       CASE WHEN r.txn_id = 0 THEN statement_timestamp() END,
        CASE WHEN b.b_ext IS NULL THEN statement_timestamp() END,
-       $11, $12, $13,
+       r.user_name, r.host, r.agent_info,
        CASE WHEN b.int_id = r.int_id THEN b.b_ext END, CASE WHEN b.int_id = r.int_id THEN b.b_int END
-FROM r LEFT JOIN blocker b ON true
-RETURNING int_id, state, blocked_by_ext_id, blocked_by_int_id
+FROM r LEFT JOIN blocker b ON b.ext_id = r.ext_id
+ORDER BY r.ext_id, r.int_id
+RETURNING ext_id, int_id, state, blocked_by_ext_id, blocked_by_int_id
 """
 
 # Locks one request's rows (CheckLock, Unlock): its state cannot change under the caller.

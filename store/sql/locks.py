@@ -19,7 +19,10 @@ _BLOCKER = """
 """
 
 # $1 consecutive ext ids, the first returned. Held until commit: requests get ext ids, and become
-# visible, in id order.
+# visible, in id order. A statement of its own: ENQUEUE, sent after it, takes its snapshot once the row
+# is held and so sees every request enqueued before. Folded into ENQUEUE, a statement that waited here
+# for another enqueuer's commit would check against the snapshot it started with, without that
+# enqueuer's requests (READ COMMITTED), and grant conflicting locks (tests/integration/test_group_commit.py).
 ALLOCATE_LOCK_IDS = "UPDATE next_lock_id SET next = next + $1 WHERE id = 1 RETURNING next - $1"
 
 # Insert requests (one row per component, a request's rows sharing its ext id $1) checked in one

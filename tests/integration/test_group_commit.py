@@ -199,3 +199,28 @@ async def test_concurrent_lock_requests_are_enqueued_in_one_batch_each_decided_a
         assert {i.user for i in await store.show_locks(None) if i.lock_id > first + 4} == {"ok1", "ok2"}
     finally:
         await db.close()
+
+
+@pytest.mark.parametrize("group_commit_max", [1, 64])
+async def test_two_gateways_concurrent_exclusive_enqueues_grant_at_most_one(gateway: GatewayClient, pg_dsn: str,
+                                                                           group_commit_max: int) -> None:
+    """Each enqueue must see every request enqueued before its ids were taken, another gateway's
+    included: the one taken the next_lock_id row just before it committed meanwhile. Two gateways'
+    enqueues (alone and in batches) of EXCLUSIVE on one table, racing: in each round exactly the
+    first is granted and every later one waits behind one that came before it."""
+    await gateway.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="race")))
+    await gateway.catalog.CreateTable(pb.CreateTableRequest(table=table("race", "t", transactional=True)))
+    dbs = [await Database.connect(pg_dsn) for _ in range(2)]
+    stores = [LockStore(db, group_commit_max) for db in dbs]
+    try:
+        for _ in range(15):
+            results = await asyncio.gather(*(stores[i % 2].lock(_lock(LockScope("race", "t"), LockType.EXCLUSIVE))
+                                             for i in range(12)))
+            by_id = sorted(results, key=lambda r: r.lock_id)
+            assert [r.state for r in by_id] == [LockState.ACQUIRED] + [LockState.WAITING] * 11, by_id
+            assert all(r.blocked_by is not None and r.blocked_by[0] < r.lock_id for r in by_id[1:])
+            for result in results:
+                await stores[0].unlock(result.lock_id)
+    finally:
+        for db in dbs:
+            await db.close()

@@ -23,12 +23,12 @@ class LockStore:
         self._db = db
 
         async def enqueue_many(requests: Sequence[LockRequest]) -> list[LockResult | Exception]:
-            return list(await db.transact(locks.enqueue_many, requests))
+            return list(await db.run(locks.enqueue_many, requests))
 
         # Every enqueue holds the next_lock_id row until it commits (ext ids visible in id order), so
-        # enqueues commit one after another: concurrent ones share a transaction and its WAL flush.
+        # enqueues commit one after another: concurrent ones share a statement and its WAL flush.
         self._enqueues: GroupCommit[LockRequest, LockResult] = GroupCommit(
-            lambda request: db.transact(locks.enqueue, request), enqueue_many, max_batch=group_commit_max)
+            lambda request: db.run(locks.enqueue, request), enqueue_many, max_batch=group_commit_max)
 
     def group_commit_stats(self) -> tuple[int, int]:
         """Batches of two or more Lock calls run, and the calls in them."""

@@ -103,75 +103,80 @@ async def enqueue(conn: asyncpg.Connection, request: LockRequest) -> LockResult:
 
 
 async def enqueue_many(conn: asyncpg.Connection, requests: Sequence[LockRequest]) -> list[LockResult]:
-    """`enqueue` for several requests in one transaction (a group-commit batch, store/group_commit.py):
-    ext ids in request order, each request decided against every earlier one, these included. All
-    are checked (their txns open and locked FOR SHARE in id order, their objects existing) before
-    the next_lock_id row is taken, so the row locks keep the one order of store/sql/locks.py."""
+    """`enqueue` for several requests in one statement (a group-commit batch, store/group_commit.py;
+    run outside a transaction: the enqueue_locks function is the whole of it): ext ids in request
+    order, each request decided against every earlier one, these included. Every request is checked
+    (its txn open, its objects existing) before anything is taken; the first refusal fails the call
+    with nothing written. Row locks in the one order of store/sql/locks.py."""
     normalized = []
     for request in requests:
         txns.check_client_identity(request.user, request.host, request.agent_info)
         normalized.append(normalize_components(request.components))
         if request.txn_id < 0:
             raise InvalidArgument(f"txn_id must not be negative, got {request.txn_id}")
-    txn_ids = sorted({r.txn_id for r in requests if r.txn_id})
-    if txn_ids:
-        # FOR SHARE: the txns cannot commit or abort until these locks are in (and so released with them).
-        await txns.require_open(conn, txn_ids)
-    checked = await _existing_objects(conn, normalized)
-    first_id = int(await conn.fetchval(sql.ALLOCATE_LOCK_IDS, len(requests)))
-    rows = [(first_id + i, int_id, c, request)
+    checked = await _canonical_partitions(conn, normalized)
+    rows = [(i, int_id, c, request)
             for i, (request, components) in enumerate(zip(requests, checked, strict=True))
             for int_id, c in enumerate(components, start=1)]
-    inserted = await conn.fetch(
-        sql.ENQUEUE, [r[0] for r in rows], [r[1] for r in rows], [c.scope.db for _, _, c, _ in rows],
+    tables = list(dict.fromkeys((c.scope.db, c.scope.table) for _, _, c, _ in rows if c.scope.table is not None))
+    answer = await conn.fetch(
+        sql.ENQUEUE, len(requests), sorted({r.txn_id for r in requests if r.txn_id}),
+        sorted({c.scope.db for _, _, c, _ in rows}), [db for db, _ in tables], [t for _, t in tables],
+        [i for i, _, _, _ in rows], [int_id for _, int_id, _, _ in rows], [c.scope.db for _, _, c, _ in rows],
         [c.scope.table for _, _, c, _ in rows], [c.scope.partition for _, _, c, _ in rows],
         [c.type.value for _, _, c, _ in rows], [c.operation.value for _, _, c, _ in rows],
         [r.txn_id for _, _, _, r in rows], [c.scope.level.value for _, _, c, _ in rows], _CONFLICT_KEYS,
         [r.user for _, _, _, r in rows], [r.host for _, _, _, r in rows], [r.agent_info for _, _, _, r in rows],
     )
+    first = answer[0]
+    txns.check_not_refused(first)
+    if first["missing_db"] is not None:
+        raise NotFound(f"cannot lock database {first['missing_db']}: it does not exist; nothing was locked")
+    if first["missing_table"] is not None:
+        raise NotFound(f"cannot lock table {first['missing_table_db']}.{first['missing_table']}: it does not exist; "
+                       "nothing was locked")
+    first_id = min(row["lock_ext_id"] for row in answer)
     blockers: dict[int, tuple[int, int] | None] = {first_id + i: None for i in range(len(requests))}
-    for row in inserted:
-        blockers[row["ext_id"]] = blockers[row["ext_id"]] or _blocked_by(row)
+    for row in answer:
+        ext = row["blocked_ext_id"]
+        blockers[row["lock_ext_id"]] = blockers[row["lock_ext_id"]] or (
+            None if ext is None else (int(ext), int(row["blocked_int_id"])))
     return [LockResult(ext_id, LockState.WAITING if blocked else LockState.ACQUIRED, blocked)
             for ext_id, blocked in blockers.items()]
 
 
-async def _existing_objects(conn: asyncpg.Connection,
-                            requests: Sequence[Sequence[LockComponent]]) -> list[tuple[LockComponent, ...]]:
-    """Each request's components, each naming an object that exists (NotFound otherwise), partition
-    names in the table's canonical form (`hr=07` locks `hr=7`, so the two conflict as they must).
-    Each database and table is looked up once per batch.
+async def _canonical_partitions(conn: asyncpg.Connection,
+                                requests: Sequence[Sequence[LockComponent]]) -> list[tuple[LockComponent, ...]]:
+    """Each request's components with partition names in their table's canonical form (`hr=07` locks
+    `hr=7`, so the two conflict as they must), each full name naming an existing partition (NotFound
+    otherwise). Only requests with a partition component cost a read: the table's keys, once per
+    table per call. Databases and tables are checked by the enqueue itself.
 
-    A full partition name must name an existing partition; a prefix of the keys (Hive's lock on the
-    static part of a dynamic-partition insert) must match the table's keys but may name partitions
-    still to be written. Nothing is locked here: a drop racing the lock is the DDL guard's business
-    (check_no_conflicting_holders), as it is for a lock taken just before the drop."""
-    databases = sorted({c.scope.db for components in requests for c in components})
-    found = {r["name"] for r in await conn.fetch(sql.EXISTING_DATABASES, databases)}
-    missing = [db for db in databases if db not in found]
-    if missing:
-        raise NotFound(f"cannot lock database {missing[0]}: it does not exist; nothing was locked")
-    tables: dict[tuple[str, str], Table] = {}
+    A prefix of the keys (Hive's lock on the static part of a dynamic-partition insert) must match
+    the table's keys but may name partitions still to be written. Nothing is locked here: a drop
+    racing the lock is the DDL guard's business (check_no_conflicting_holders), as it is for a lock
+    taken just before the drop."""
+    tables: dict[tuple[str, str], Table | None] = {}
     partitions: set[tuple[int, str]] = set()  # (table id, name) found
     out: list[tuple[LockComponent, ...]] = []
     for components in requests:
+        if all(c.scope.partition is None for c in components):
+            out.append(tuple(components))
+            continue
         request: list[LockComponent] = []
         for c in components:
             scope = c.scope
-            if scope.table is None:
+            if scope.table is None or scope.partition is None:
                 request.append(c)
                 continue
             key = (scope.db, scope.table)
             if key not in tables:
                 row = await conn.fetchrow(catalog_sql.SELECT_LATEST_TABLE, *key)
-                if row is None:
-                    raise NotFound(f"cannot lock table {scope.db}.{scope.table}: it does not exist; nothing was "
-                                   "locked")
-                tables[key] = codec.table_from_row(row)
-            if scope.partition is None:
+                tables[key] = None if row is None else codec.table_from_row(row)
+            table = tables[key]
+            if table is None:  # the enqueue answers for it (after the txn and the database)
                 request.append(c)
                 continue
-            table = tables[key]
             name = _canonical_lock_partition(table, scope.partition)
             if name.count("/") + 1 == len(table.partition_keys) and (table.table_id, name) not in partitions:
                 if not await conn.fetch(catalog_sql.SELECT_LATEST_PARTITIONS_BY_NAMES, table.table_id, [name]):

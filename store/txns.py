@@ -426,14 +426,20 @@ def _not_transactional(full_name: str) -> InvalidArgument:
                            "'transactional'='true'")
 
 
-def _allocated(row: asyncpg.Record) -> dict[int, int]:
-    """{txn: write id} from the allocate function's answer; raises for the txn it refused."""
+def check_not_refused(row: asyncpg.Record) -> None:
+    """Raise for the txn a server-side function found not open (its refused_txn, refused_state and
+    cleaned_below columns: store/schema/0007, 0009), as require_open would; nothing if none."""
     refused = row["refused_txn"]
     if refused is not None:
         state = row["refused_state"] or _forgotten(refused, row["cleaned_below"])
         if state == ABORTED:
             raise Aborted(_aborted_message(refused))
         raise FailedPrecondition(f"txn {refused} is already committed; start a new transaction to write")
+
+
+def _allocated(row: asyncpg.Record) -> dict[int, int]:
+    """{txn: write id} from the allocate function's answer; raises for the txn it refused."""
+    check_not_refused(row)
     return dict(zip(row["txn_ids"], row["write_ids"]))
 
 

@@ -6,64 +6,15 @@ the DDL guard FOR SHARE), then hive_locks rows in (ext_id, int_id) order. The en
 next_lock_id is what makes ext ids visible in id order (see store/locks.py).
 """
 
-# -- the conflict rule, shared by the enqueue and CheckLock ---------------------------------------
-# `r` is the request's component, `ex` a component of an earlier request (same database). Scopes
-# overlap when one contains the other: a database-level scope, or the same table and a table-level
-# scope, or equal partition names, or one a '/'-prefix of the other. The type/level pair must be
-# one of `conflict_keys()` (hive/lock_rules.py), passed as a parameter.
-_BLOCKER = """
-    (ex.tbl_name IS NULL OR r.tbl_name IS NULL OR (ex.tbl_name = r.tbl_name AND (
-        ex.part_name IS NULL OR r.part_name IS NULL OR ex.part_name = r.part_name
-        OR starts_with(r.part_name, ex.part_name || '/') OR starts_with(ex.part_name, r.part_name || '/'))))
-    AND (r.lock_type || {r_level} || ex.lock_type || ex.lock_level) = ANY({keys}::text[])
-"""
-
-# $1 consecutive ext ids, the first returned. Held until commit: requests get ext ids, and become
-# visible, in id order. A statement of its own: ENQUEUE, sent after it, takes its snapshot once the row
-# is held and so sees every request enqueued before. Folded into ENQUEUE, a statement that waited here
-# for another enqueuer's commit would check against the snapshot it started with, without that
-# enqueuer's requests (READ COMMITTED), and grant conflicting locks (tests/integration/test_group_commit.py).
-ALLOCATE_LOCK_IDS = "UPDATE next_lock_id SET next = next + $1 WHERE id = 1 RETURNING next - $1"
-
-# Insert requests (one row per component, a request's rows sharing its ext id $1) checked in one
-# statement against every earlier request: those already in hive_locks and the earlier ones of this
-# batch. Per request: all components ACQUIRED, or all WAITING with the first blocker on the component
-# it blocks. Index: hive_locks_by_db.
-ENQUEUE = f"""
-WITH r AS (
-    SELECT ext_id, int_id, db_name, tbl_name, part_name COLLATE "C" AS part_name, lock_type, operation, txn_id,
-           lock_level, user_name, host, agent_info
-    FROM unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[],
-                $9::text[], $11::text[], $12::text[], $13::text[])
-        AS x(ext_id, int_id, db_name, tbl_name, part_name, lock_type, operation, txn_id, lock_level, user_name,
-             host, agent_info)
-), blocker AS (
-    -- Per component, the first conflicting earlier component in hive_locks (index order), else in the batch.
-    SELECT DISTINCT ON (r.ext_id) r.ext_id, r.int_id, ex.ext_id AS b_ext, ex.int_id AS b_int
-    FROM r CROSS JOIN LATERAL (
-        (SELECT ex.ext_id, ex.int_id FROM hive_locks ex
-         WHERE ex.db_name = r.db_name AND ex.ext_id < r.ext_id AND (r.txn_id = 0 OR ex.txn_id <> r.txn_id)
-           AND {_BLOCKER.format(r_level="r.lock_level", keys="$10")}
-         ORDER BY ex.ext_id, ex.int_id LIMIT 1)
-        UNION ALL
-        (SELECT ex.ext_id, ex.int_id FROM r AS ex
-         WHERE ex.db_name = r.db_name AND ex.ext_id < r.ext_id AND (r.txn_id = 0 OR ex.txn_id <> r.txn_id)
-           AND {_BLOCKER.format(r_level="r.lock_level", keys="$10")}
-         ORDER BY ex.ext_id, ex.int_id LIMIT 1)
-    ) ex
-    ORDER BY r.ext_id, ex.ext_id, ex.int_id
-)
-INSERT INTO hive_locks (ext_id, int_id, txn_id, db_name, tbl_name, part_name, state, lock_type, operation,
-                        last_heartbeat, acquired_at, user_name, host, agent_info, blocked_by_ext_id, blocked_by_int_id)
-SELECT r.ext_id, r.int_id, r.txn_id, r.db_name, r.tbl_name, r.part_name,
-       CASE WHEN b.b_ext IS NULL THEN 'a' ELSE 'w' END, r.lock_type, r.operation,
-       CASE WHEN r.txn_id = 0 THEN statement_timestamp() END,
-       CASE WHEN b.b_ext IS NULL THEN statement_timestamp() END,
-       r.user_name, r.host, r.agent_info,
-       CASE WHEN b.int_id = r.int_id THEN b.b_ext END, CASE WHEN b.int_id = r.int_id THEN b.b_int END
-FROM r LEFT JOIN blocker b ON b.ext_id = r.ext_id
-ORDER BY r.ext_id, r.int_id
-RETURNING ext_id, int_id, state, blocked_by_ext_id, blocked_by_int_id
+# -- the enqueue and the conflict rule ------------------------------------------------------------
+# A Lock call, or a group-commit batch of them, in one statement: the function enqueue_locks
+# (store/schema/0009_lock_enqueue.sql) checks the txns and objects, takes the ext ids and inserts the
+# requests, each checked against every earlier one with the conflict rule lock_blocks; $15 is
+# `conflict_keys()` (hive/lock_rules.py). A row per component, or one naming what was refused.
+ENQUEUE = """
+SELECT * FROM enqueue_locks($1, $2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[], $7::int[], $8::text[],
+                            $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[],
+                            $15::text[], $16::text[], $17::text[], $18::text[])
 """
 
 # Locks one request's rows (CheckLock, Unlock): its state cannot change under the caller.
@@ -75,11 +26,12 @@ FROM hive_locks WHERE ext_id = $1 ORDER BY int_id FOR UPDATE
 TXN_OF_REQUEST = "SELECT txn_id FROM hive_locks WHERE ext_id = $1 LIMIT 1"
 
 # The first earlier component blocking any component of request $1 (keys: $2).
-FIRST_BLOCKER = f"""
+FIRST_BLOCKER = """
 SELECT r.int_id, ex.ext_id AS b_ext, ex.int_id AS b_int
 FROM hive_locks r JOIN hive_locks ex ON ex.db_name = r.db_name AND ex.ext_id < r.ext_id
 WHERE r.ext_id = $1 AND (r.txn_id = 0 OR ex.txn_id <> r.txn_id)
-  AND {_BLOCKER.format(r_level="r.lock_level", keys="$2")}
+  AND lock_blocks(r.tbl_name, r.part_name, r.lock_type, r.lock_level, ex.tbl_name, ex.part_name, ex.lock_type,
+                  ex.lock_level, $2::text[])
 ORDER BY ex.ext_id, ex.int_id
 LIMIT 1
 """

@@ -1,9 +1,10 @@
 """Database round trips per write-transaction RPC, counted on the gateway's own connections.
 
-A small write transaction is OpenTxns -> AllocateTableWriteIds -> AddPartitions -> CommitTxn. The
-transaction manager's three calls are one statement each (store/schema/0007_txn_functions.sql):
-each costs one round trip and commits by itself, so no row lock (the txn counter, the txn's row,
-the notification sequence) is held while the gateway is away. This test fails if one of them grows
+A small write transaction is OpenTxns -> AllocateTableWriteIds -> AddPartitions -> CommitTxn (or,
+Hive 2.3's way, OpenTxns -> Lock -> CommitTxn). The transaction manager's calls are one statement
+each (store/schema/0007_txn_functions.sql), and so is Lock (0009_lock_enqueue.sql): each costs one
+round trip and commits by itself, so no row lock (the txn counter, the txn's row, next_lock_id, the
+notification sequence) is held while the gateway is away. This test fails if one of them grows
 a statement again; `pytest -s` prints the statements (docs/benchmarks.md quotes the table).
 
 Counting wraps asyncpg's Connection methods that send a statement (instrumentation of the real
@@ -22,6 +23,8 @@ import pytest
 
 from gateway.app import Gateway
 from protos.metastore.v1 import catalog_pb2 as pb
+from protos.metastore.v1 import locks_pb2 as lpb
+from protos.metastore.v1 import locks_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import partitions, table
@@ -74,6 +77,7 @@ async def test_the_txn_manager_calls_are_one_round_trip_each(gateway_without_cac
                                                              statements: StatementLog) -> None:
     client = await connect(f"127.0.0.1:{gateway_without_cache.port}")
     txns = transactions_pb2_grpc.TransactionsStub(client.channel)
+    locks = locks_pb2_grpc.LocksStub(client.channel)
     await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
     await client.catalog.CreateTable(pb.CreateTableRequest(
         table=table("db", "t", keys=(("p", "string"),), transactional=True)))
@@ -91,6 +95,10 @@ async def test_the_txn_manager_calls_are_one_round_trip_each(gateway_without_cac
                 tpb.OpenTxnsRequest(num_txns=1, user="u", hostname="h")))).txn_ids
             await count("AllocateTableWriteIds", txns.AllocateTableWriteIds(
                 tpb.AllocateTableWriteIdsRequest(txn_ids=[txn], db_name="db", table_name="t")))
+            await count("Lock(table)", locks.Lock(lpb.LockRequest(
+                components=[lpb.LockComponent(type=lpb.SHARED_READ, db_name="db", table_name="t",
+                                          operation=lpb.DATA_OPERATION_INSERT)], txn_id=txn,
+                user="u", hostname="h")))
             await count("AddPartitions(10)", client.catalog.AddPartitions(pb.AddPartitionsRequest(
                 db_name="db", table_name="t", txn_id=txn,
                 partitions=partitions([(f"r{round_}_{i}",) for i in range(10)]))))
@@ -103,7 +111,7 @@ async def test_the_txn_manager_calls_are_one_round_trip_each(gateway_without_cac
         for query in sent:
             print(f"    {query[:100]}")
     assert {name: len(sent) for name, sent in per_call.items()} == {
-        "OpenTxns": 1, "AllocateTableWriteIds": 1, "CommitTxn": 1,
+        "OpenTxns": 1, "AllocateTableWriteIds": 1, "Lock(table)": 1, "CommitTxn": 1,
         # BEGIN, lock the table, allocate, insert, conflict check, append the event, COMMIT
         "AddPartitions(10)": 7,
     }, per_call

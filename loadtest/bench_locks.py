@@ -247,10 +247,11 @@ def render(runs: list[Run], args: argparse.Namespace, command: str) -> str:
         "after it queue behind it; tests/e2e/test_locks.py checks that none overtakes it). "
         "With Hive's back-off the writer's wait is rounded up to its polling steps (100, 200, 400 ms ...), and "
         "readers queued behind it inherit their own back-off steps. Every enqueue holds the one `next_lock_id` row "
-        "until it commits (so ext ids become visible in id order), so enqueues commit one transaction at a time "
-        "across all gateways; the Lock calls that arrive at a gateway while one commits share the next transaction "
-        "and its WAL flush (group commit, `metastore.gateway.txn.group.commit.max`), so the 16-client rate is "
-        "bounded by CPU, as client, gateway and PostgreSQL share the machine's cores.",
+        "until it commits (so ext ids become visible in id order), so enqueues commit one at a time across all "
+        "gateways. A Lock call is one statement (the `enqueue_locks` function), and the Lock calls that arrive at a "
+        "gateway while one commits share the next statement and its WAL flush (group commit, "
+        "`metastore.gateway.txn.group.commit.max`), so the 16-client rate is bounded by CPU, as client, gateway "
+        "and PostgreSQL share the machine's cores.",
         SECTION_END,
     ]
     return "\n".join(lines) + "\n"

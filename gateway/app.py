@@ -259,6 +259,7 @@ class Gateway:
             "lag_ms": poller.stats.last_apply_lag_ms,
             "lag_p50_ms": lags[len(lags) // 2] if lags else 0.0,
             "lag_p99_ms": lags[min(len(lags) - 1, int(len(lags) * 0.99))] if lags else 0.0,
+            "batches": poller.stats.batches,
             "fills": poller.stats.fills,
             "reloads": poller.stats.reloads,
             "poller_errors": poller.stats.errors,

@@ -145,6 +145,9 @@ class _Collector(Collector):
         for reason, count in sorted(s["misses"].items()):
             misses.add_metric([reason], count)
         yield misses
+        batches = CounterMetricFamily("metastore_poller_batches", "batches of notification events the poller applied")
+        batches.add_metric([], s["batches"])
+        yield batches
         for name, key, doc in (
             ("metastore_cache_tables", "tables", "tables held in the cache"),
             ("metastore_cache_partitions", "partitions", "partitions held in the cache"),

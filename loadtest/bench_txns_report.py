@@ -209,6 +209,18 @@ def _lag(lag: dict[str, Any], partitions: int) -> list[str]:
             lines.append(f"| {state} | {label} | {v['n']:,} | {_n(v['p50_ms'], 2)} | {_n(v['p90_ms'], 2)} | "
                          f"**{_n(v['p99_ms'], 2)}** | {_n(v['max_ms'], 2)} |")
     lines += ["", f"The probe's own `CommitTxn` took p50 {_n(lag['commit_ms_p50'], 1)} ms under the load.", ""]
+    if lag.get("own_view"):
+        lines += ["Each watcher's own view (`CacheStats.poller_lag_p50_ms`/`p99_ms`: from the insert of a batch's last "
+                  "event, inside its writer's transaction, to the batch's apply; no probe round trip in it), read "
+                  "after each phase; it covers the poller's last 1000 batches, all of them from that phase when its "
+                  "batches in the phase are at least that many:", "",
+                  "| gateways | watcher | p50 ms | p99 ms | batches covered | batches in the phase |",
+                  "| --- | --- | ---: | ---: | ---: | ---: |"]
+        for state, views in lag["own_view"].items():
+            for name, v in views.items():
+                lines.append(f"| {state} | {name} | {_n(v['p50_ms'], 2)} | **{_n(v['p99_ms'], 2)}** | "
+                             f"{v['window']:,} | {v['since']:,} |")
+        lines.append("")
     return lines
 
 

@@ -7,7 +7,8 @@ applies the others' events, as in an HA pair or sidecars). Meanwhile a probe in 
 one commit at a time: `OpenTxns` -> `AddPartitions(1 new)` -> `CommitTxn` (bench_cache's `lag` commit), and
 from the moment `CommitTxn` returns polls B's and C's `CacheStats.poller_position` until each has reached
 the commit's event id: the `poller` method of `python -m loadtest.bench_cache --only lag`, measured under load;
-the same probe runs on the idle gateways first, the baseline of the same run.
+the same probe runs on the idle gateways first, the baseline of the same run. Beside it, each watcher's own
+view of its apply lag (`own_view`): the probe's figure also holds a `CacheStats` round trip to a busy gateway.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from loadtest.probes import server_version
 from loadtest.runner import run_load
 from loadtest.stats import RunResult
 from loadtest.users import User
+from protos.metastore.v1 import admin_pb2 as apb
 from protos.metastore.v1 import catalog_pb2 as cpb
 from protos.metastore.v1 import transactions_pb2 as tpb
 
@@ -64,6 +66,15 @@ async def probe(writer: Endpoint, watchers: list[Endpoint], db: str, table: str,
     return lags, commit_ms
 
 
+def own_view(stats: apb.CacheStatsResponse, batches_before: int) -> dict[str, float | int]:
+    """A watcher's own view of its apply lag, `CacheStats.poller_lag_p50_ms`/`p99_ms`: from the insert of a
+    batch's last event in PostgreSQL (inside its writer's transaction, so that commit is included) to the
+    batch's apply, over the poller's last 1000 batches. `window` is how many batches those are, `since` how many
+    it applied in this phase: when `since >= window`, all of them were."""
+    return {"p50_ms": stats.poller_lag_p50_ms, "p99_ms": stats.poller_lag_p99_ms,
+            "window": min(stats.poller_batches, 1000), "since": stats.poller_batches - batches_before}
+
+
 def distribution(ms: list[float]) -> dict[str, float | int]:
     if not ms:
         return {"n": 0, "p50_ms": float("nan"), "p90_ms": float("nan"), "p99_ms": float("nan"),
@@ -87,6 +98,7 @@ async def lag_under_load(root: Path, user_class: type[User], config: RunConfig, 
         stop = asyncio.Event()
         # The same probe on the idle gateways first, so the figure under load has its baseline from this run.
         idle_lags, _ = await probe(a, [b, c], db, table, stop, "idle", idle_commits)
+        idle_view = {w.name: await w.stats() for w in (b, c)}
 
         async def load() -> RunResult:
             try:
@@ -99,6 +111,7 @@ async def lag_under_load(root: Path, user_class: type[User], config: RunConfig, 
         # The probe starts once the load's users are running (workers take a second or two to spawn).
         await asyncio.sleep(min(3.0, config.run_time_s / 4))
         (lags, commit_ms), result = await asyncio.gather(probe(a, [b, c], db, table, stop, "loaded"), loaded)
+        loaded_view = {w.name: await w.stats() for w in (b, c)}
         pg_version = await server_version(dsn)
     stats = next(iter(result.stats.values()), None)
     txns = stats.requests - stats.failures if stats else 0
@@ -107,5 +120,8 @@ async def lag_under_load(root: Path, user_class: type[User], config: RunConfig, 
                      "failures": stats.failures if stats else 0, "worker_errors": list(result.worker_errors)},
             "lag": {name: distribution(ms) for name, ms in lags.items()},
             "idle_lag": {name: distribution(ms) for name, ms in idle_lags.items()},
+            "own_view": {"idle": {name: own_view(s, 0) for name, s in idle_view.items()},
+                         "under the write load": {name: own_view(s, idle_view[name].poller_batches)
+                                                  for name, s in loaded_view.items()}},
             "commit_ms_p50": percentile(commit_ms, 50) if commit_ms else float("nan")}, result
 

@@ -176,4 +176,5 @@ class AdminClient:
                 "encoded_bytes": s.bytes, "evictions": s.evictions, "poller_position": s.poller_position,
                 "poller_lag_events": s.poller_lag_events, "poller_lag_ms": s.poller_lag_ms,
                 "poller_lag_p50_ms": s.poller_lag_p50_ms, "poller_lag_p99_ms": s.poller_lag_p99_ms,
+                "poller_batches": s.poller_batches,
                 "fills": s.fills, "reloads": s.reloads, "resident_bytes": s.resident_bytes}

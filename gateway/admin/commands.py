@@ -185,7 +185,8 @@ def _cache_stats(c: AdminClient, a: argparse.Namespace, out: TextIO) -> None:
               # The encoded bytes are the cache's payload only; the process holds more (objects, indexes, code).
               f"memory           {s['resident_bytes'] / 1e6:.1f} MB resident (the whole gateway process)",
               f"poller           at event {s['poller_position']}, {s['poller_lag_events']} behind, apply lag "
-              f"{s['poller_lag_ms']:.1f} ms (p50 {s['poller_lag_p50_ms']:.1f}, p99 {s['poller_lag_p99_ms']:.1f})",
+              f"{s['poller_lag_ms']:.1f} ms (p50 {s['poller_lag_p50_ms']:.1f}, p99 {s['poller_lag_p99_ms']:.1f} over "
+              f"its last {min(s['poller_batches'], 1000)} of {s['poller_batches']} batches)",
               f"fills            {s['fills']}, reloads {s['reloads']}"]
     out.write("\n".join(lines) + "\n")
 

@@ -23,4 +23,4 @@ class AdminServicer(admin_pb2_grpc.AdminServicer):
             partitions=s["partitions"], bytes=s["bytes"], evictions=s["evictions"], poller_position=s["position"],
             poller_lag_events=s["lag_events"], poller_lag_ms=s["lag_ms"], poller_lag_p50_ms=s["lag_p50_ms"],
             poller_lag_p99_ms=s["lag_p99_ms"], fills=s["fills"], reloads=s["reloads"],
-            resident_bytes=s.get("resident_bytes", 0))
+            resident_bytes=s.get("resident_bytes", 0), poller_batches=s["batches"])

@@ -139,6 +139,7 @@ async def test_cache_stats_names_memory(gateway: GatewayClient) -> None:
     assert stats["enabled"] is True and stats["resident_bytes"] > 10_000_000
     code, out, _ = await cli(gateway.address, "cache-stats")
     assert code == 0 and "MB resident" in out and out.startswith("cache            enabled")
+    assert stats["poller_batches"] >= 0 and " batches)" in out
 
 
 async def test_errors_are_one_line_with_the_cause(gateway: GatewayClient) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 from typing import AsyncIterator, Awaitable, Callable, TypeVar
 
@@ -297,6 +298,9 @@ async def test_prometheus_endpoint_exports_hits_misses_and_poller_lag(pg_dsn: st
             lambda: urllib.request.urlopen(f"http://127.0.0.1:{g.gw.metrics_port}/metrics", timeout=10).read().decode())
         assert "metastore_cache_hits_total 1.0" in body
         assert "metastore_poller_position" in body and "metastore_cache_fallback_seconds_bucket" in body
+        batches = re.search(r"^metastore_poller_batches_total (\S+)$", body, re.M)
+        assert batches is not None and float(batches.group(1)) >= 1  # CreateDatabase's event came in a batch
+        assert (await _stats(g)).poller_batches == float(batches.group(1))
     finally:
         await g.client.channel.close()
         await g.gw.stop()

@@ -52,7 +52,10 @@ def _data() -> dict[str, Any]:
              "runs": hms}],
         "lag": {"duration_s": 60.0, "pg_version": "18.6", "commit_ms_p50": 5.0,
                 "load": {"clients": 16, "txns_per_s": 120.0, "failures": 0, "worker_errors": []},
-                "idle_lag": _lag(3.5, 100), "lag": _lag(9.25, 400)},
+                "idle_lag": _lag(3.5, 100), "lag": _lag(9.25, 400),
+                "own_view": {"idle": {"B": {"p50_ms": 0.9, "p99_ms": 2.5, "window": 310, "since": 310}},
+                             "under the write load": {"B": {"p50_ms": 4.0, "p99_ms": 12.0, "window": 1000,
+                                                            "since": 2400}}}},
         "files": [],
     }
 
@@ -85,6 +88,8 @@ def test_the_lag_shows_the_idle_baseline_and_the_figure_under_load() -> None:
     text = render_section(_data())
     assert "| idle | B and C (the later of the two) | 100 | 1.00 | 2.00 | **3.50** | 4.50 |" in text
     assert "| under the write load | B and C (the later of the two) | 400 | 1.00 | 2.00 | **9.25** | 10.25 |" in text
+    assert "| under the write load | B | 4.00 | **12.00** | 1,000 | 2,400 |" in text  # the watcher's own view
+    assert "| idle | B | 0.90 | **2.50** | 310 | 310 |" in text
 
 
 def test_a_gateway_only_run_has_no_headline_and_no_lag() -> None:

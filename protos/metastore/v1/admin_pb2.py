@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fprotos/metastore/v1/admin.proto\x12\x0cmetastore.v1\"\x13\n\x11\x43\x61\x63heStatsRequest\"\xb9\x03\n\x12\x43\x61\x63heStatsResponse\x12\x0f\n\x07\x65nabled\x18\x01 \x01(\x08\x12\x0c\n\x04hits\x18\x02 \x01(\x03\x12N\n\x10misses_by_reason\x18\x03 \x03(\x0b\x32\x34.metastore.v1.CacheStatsResponse.MissesByReasonEntry\x12\x0e\n\x06tables\x18\x04 \x01(\x03\x12\x12\n\npartitions\x18\x05 \x01(\x03\x12\r\n\x05\x62ytes\x18\x06 \x01(\x03\x12\x11\n\tevictions\x18\x07 \x01(\x03\x12\x17\n\x0fpoller_position\x18\x08 \x01(\x03\x12\x19\n\x11poller_lag_events\x18\t \x01(\x03\x12\x15\n\rpoller_lag_ms\x18\n \x01(\x01\x12\x19\n\x11poller_lag_p50_ms\x18\x0b \x01(\x01\x12\x19\n\x11poller_lag_p99_ms\x18\x0c \x01(\x01\x12\r\n\x05\x66ills\x18\r \x01(\x03\x12\x0f\n\x07reloads\x18\x0e \x01(\x03\x12\x16\n\x0eresident_bytes\x18\x0f \x01(\x03\x1a\x35\n\x13MissesByReasonEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x32X\n\x05\x41\x64min\x12O\n\nCacheStats\x12\x1f.metastore.v1.CacheStatsRequest\x1a .metastore.v1.CacheStatsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fprotos/metastore/v1/admin.proto\x12\x0cmetastore.v1\"\x13\n\x11\x43\x61\x63heStatsRequest\"\xd1\x03\n\x12\x43\x61\x63heStatsResponse\x12\x0f\n\x07\x65nabled\x18\x01 \x01(\x08\x12\x0c\n\x04hits\x18\x02 \x01(\x03\x12N\n\x10misses_by_reason\x18\x03 \x03(\x0b\x32\x34.metastore.v1.CacheStatsResponse.MissesByReasonEntry\x12\x0e\n\x06tables\x18\x04 \x01(\x03\x12\x12\n\npartitions\x18\x05 \x01(\x03\x12\r\n\x05\x62ytes\x18\x06 \x01(\x03\x12\x11\n\tevictions\x18\x07 \x01(\x03\x12\x17\n\x0fpoller_position\x18\x08 \x01(\x03\x12\x19\n\x11poller_lag_events\x18\t \x01(\x03\x12\x15\n\rpoller_lag_ms\x18\n \x01(\x01\x12\x19\n\x11poller_lag_p50_ms\x18\x0b \x01(\x01\x12\x19\n\x11poller_lag_p99_ms\x18\x0c \x01(\x01\x12\r\n\x05\x66ills\x18\r \x01(\x03\x12\x0f\n\x07reloads\x18\x0e \x01(\x03\x12\x16\n\x0eresident_bytes\x18\x0f \x01(\x03\x12\x16\n\x0epoller_batches\x18\x10 \x01(\x03\x1a\x35\n\x13MissesByReasonEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x32X\n\x05\x41\x64min\x12O\n\nCacheStats\x12\x1f.metastore.v1.CacheStatsRequest\x1a .metastore.v1.CacheStatsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,9 +36,9 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CACHESTATSREQUEST']._serialized_start=49
   _globals['_CACHESTATSREQUEST']._serialized_end=68
   _globals['_CACHESTATSRESPONSE']._serialized_start=71
-  _globals['_CACHESTATSRESPONSE']._serialized_end=512
-  _globals['_CACHESTATSRESPONSE_MISSESBYREASONENTRY']._serialized_start=459
-  _globals['_CACHESTATSRESPONSE_MISSESBYREASONENTRY']._serialized_end=512
-  _globals['_ADMIN']._serialized_start=514
-  _globals['_ADMIN']._serialized_end=602
+  _globals['_CACHESTATSRESPONSE']._serialized_end=536
+  _globals['_CACHESTATSRESPONSE_MISSESBYREASONENTRY']._serialized_start=483
+  _globals['_CACHESTATSRESPONSE_MISSESBYREASONENTRY']._serialized_end=536
+  _globals['_ADMIN']._serialized_start=538
+  _globals['_ADMIN']._serialized_end=626
 # @@protoc_insertion_point(module_scope)

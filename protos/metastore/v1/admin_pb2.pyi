@@ -11,7 +11,7 @@ class CacheStatsRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class CacheStatsResponse(_message.Message):
-    __slots__ = ("enabled", "hits", "misses_by_reason", "tables", "partitions", "bytes", "evictions", "poller_position", "poller_lag_events", "poller_lag_ms", "poller_lag_p50_ms", "poller_lag_p99_ms", "fills", "reloads", "resident_bytes")
+    __slots__ = ("enabled", "hits", "misses_by_reason", "tables", "partitions", "bytes", "evictions", "poller_position", "poller_lag_events", "poller_lag_ms", "poller_lag_p50_ms", "poller_lag_p99_ms", "fills", "reloads", "resident_bytes", "poller_batches")
     class MissesByReasonEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -34,6 +34,7 @@ class CacheStatsResponse(_message.Message):
     FILLS_FIELD_NUMBER: _ClassVar[int]
     RELOADS_FIELD_NUMBER: _ClassVar[int]
     RESIDENT_BYTES_FIELD_NUMBER: _ClassVar[int]
+    POLLER_BATCHES_FIELD_NUMBER: _ClassVar[int]
     enabled: bool
     hits: int
     misses_by_reason: _containers.ScalarMap[str, int]
@@ -49,4 +50,5 @@ class CacheStatsResponse(_message.Message):
     fills: int
     reloads: int
     resident_bytes: int
-    def __init__(self, enabled: bool = ..., hits: _Optional[int] = ..., misses_by_reason: _Optional[_Mapping[str, int]] = ..., tables: _Optional[int] = ..., partitions: _Optional[int] = ..., bytes: _Optional[int] = ..., evictions: _Optional[int] = ..., poller_position: _Optional[int] = ..., poller_lag_events: _Optional[int] = ..., poller_lag_ms: _Optional[float] = ..., poller_lag_p50_ms: _Optional[float] = ..., poller_lag_p99_ms: _Optional[float] = ..., fills: _Optional[int] = ..., reloads: _Optional[int] = ..., resident_bytes: _Optional[int] = ...) -> None: ...
+    poller_batches: int
+    def __init__(self, enabled: bool = ..., hits: _Optional[int] = ..., misses_by_reason: _Optional[_Mapping[str, int]] = ..., tables: _Optional[int] = ..., partitions: _Optional[int] = ..., bytes: _Optional[int] = ..., evictions: _Optional[int] = ..., poller_position: _Optional[int] = ..., poller_lag_events: _Optional[int] = ..., poller_lag_ms: _Optional[float] = ..., poller_lag_p50_ms: _Optional[float] = ..., poller_lag_p99_ms: _Optional[float] = ..., fills: _Optional[int] = ..., reloads: _Optional[int] = ..., resident_bytes: _Optional[int] = ..., poller_batches: _Optional[int] = ...) -> None: ...

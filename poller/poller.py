@@ -2,14 +2,17 @@
 
 Design note. One supervised loop per gateway. It is woken by LISTEN/NOTIFY after each commit
 (store/sql/events.py) and by a timer as a safety net, reads events after its cursor in batches,
-applies a batch to the cache and advances the cursor with no await in between. Event ids are dense
-and commit-ordered, so a gap means the log was trimmed past the cursor: the cache is dropped and
-reloads. Tables load lazily on first miss (or all at start with eager prewarm) in one REPEATABLE
-READ snapshot that records its log position; a fill that finishes after the poller moved past that
-position replays the events in between before installing, so no event is lost or applied twice.
-A miss does not call into the poller: reads leave the names they missed in the cache's
-`fill_requests`, which a companion task of `run` drains, one load per name at a time.
-The poller changes the cache only through its methods (`advance`, `install`, `replace`,
+applies a batch to the cache and advances the cursor with no await in between. It reads the log on
+its LISTEN connection, not a pooled one: under write load the pool is busy with this gateway's own
+writes, and a poller queued behind them holds back every reader's view of other gateways' commits
+(`bench_txns --lag`, 16 writers over 3 gateways: apply lag p99 18-20 ms through the pool, 13.5-13.9 ms
+on its own connection). Event ids are dense and commit-ordered, so a gap means the log was trimmed
+past the cursor: the cache is dropped and reloads. Tables load lazily on first miss (or all at start
+with eager prewarm) in one REPEATABLE READ snapshot that records its log position; a fill that
+finishes after the poller moved past that position replays the events in between before installing,
+so no event is lost or applied twice. A miss does not call into the poller: reads leave the names
+they missed in the cache's `fill_requests`, which a companion task of `run` drains, one load per name
+at a time. The poller changes the cache only through its methods (`advance`, `install`, `replace`,
 `put_database`, `drop_database`, `clear`), each one synchronous step on the event loop.
 Database outages are survived: the LISTEN connection's loss wakes the loop at once, errors back off
 (at most a second apart) and the loop resumes from its cursor.
@@ -148,7 +151,7 @@ class Poller:
                             await self._db.expire_connections()
                         await self._listen()
                     self._wake.clear()
-                    batch, head = await self._db.run(events.next_events_and_head, self.position, self._batch_size)
+                    batch, head = await self._read_log()
                     if batch and batch[0].event_id != self.position + 1:
                         await self._reload(f"the log continues at {batch[0].event_id} after {self.position}")
                         continue
@@ -179,7 +182,7 @@ class Poller:
                                               # class 57: shutting down, cannot connect now, crash shutdown
                                               asyncpg.exceptions.OperatorInterventionError))
                     _log.log(logging.WARNING if failures == 1 and not outage else logging.DEBUG,
-                             "poller: %s (retry %d)", exc, failures)
+                             "poller: %s (retry %d)", str(exc) or type(exc).__name__, failures)  # a time-out says ''
                     await self._close_listener()
                     await asyncio.sleep(_ERROR_BACKOFF.delay(failures))
         finally:
@@ -188,6 +191,12 @@ class Poller:
             await self._close_listener()
             for task in self._loading.values():
                 task.cancel()
+
+    async def _read_log(self) -> tuple[list[NotificationEvent], int]:
+        """The next batch after the cursor and the log's head, on the LISTEN connection (a statement
+        past the command time-out raises TimeoutError: the loop replaces the connection)."""
+        assert self._listener is not None
+        return await events.next_events_and_head(self._listener, self.position, self._batch_size)
 
     def pause(self) -> None:
         """Stop applying events after the current batch (operators: freeze a gateway's cache
@@ -315,7 +324,7 @@ class Poller:
     # -- LISTEN/NOTIFY -------------------------------------------------------------------------
 
     async def _listen(self) -> None:
-        conn = await asyncpg.connect(self._dsn, timeout=10)
+        conn = await asyncpg.connect(self._dsn, timeout=10, command_timeout=self._db.command_timeout_s)
 
         def notified(_conn: object, _pid: int, _channel: str, payload: str) -> None:
             try:

@@ -137,6 +137,11 @@ class Database:
     def pool(self) -> asyncpg.Pool:
         return self._pool
 
+    @property
+    def command_timeout_s(self) -> float:
+        """How long one statement may run (asyncpg's `command_timeout`); connections of their own use it too."""
+        return self._settings.command_timeout_s
+
     @overload
     async def transact(  # an Outcome: its events appended, `Written` back (listed first: it wins, as at run time)
         self,

@@ -406,3 +406,30 @@ async def test_a_large_table_is_loaded_in_steps_and_reloaded_after_a_rename(
     finally:
         await late.client.channel.close()
         await late.gw.stop()
+
+
+async def test_the_poller_applies_other_gateways_commits_while_its_pool_is_busy(pg_dsn: str) -> None:
+    """The poller reads the log on a connection of its own: a gateway whose every pooled connection is
+    taken (by its own writes, under load) still applies another gateway's commit, and serves it from
+    its cache. Through the pool, the poller would wait for a connection up to the acquire time-out."""
+    busy = await _gateway(pg_dsn, **{"datanucleus.connectionPool.maxPoolSize": "2",
+                                     "metastore.gateway.pool.acquire.timeout": "60s"})
+    writer = await _gateway(pg_dsn)
+    pool = busy.gw.database.pool
+    held = [await pool.acquire() for _ in range(2)]
+    try:
+        created = await writer.client.catalog.CreateDatabase(
+            pb.CreateDatabaseRequest(database=pb.Database(name="elsewhere", description="from the writer")))
+        assert busy.gw.poller is not None
+        async with asyncio.timeout(5):
+            while busy.gw.poller.position < created.event_id:
+                await asyncio.sleep(0.01)
+        reply, path = await _served(busy, lambda: busy.client.catalog.GetDatabase(pb.GetDatabaseRequest(
+            name="elsewhere", read=pb.ReadContext(min_event_id=created.event_id)), timeout=5))
+        assert (reply.database.description, path) == ("from the writer", "cache")
+    finally:
+        for conn in held:
+            await pool.release(conn)
+        for g in (busy, writer):
+            await g.client.channel.close()
+            await g.gw.stop()

@@ -468,8 +468,32 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
     return [*report.table(header, rows), ""]
 
 
-def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> str:
-    """The bench:cache section: per figure its command, when, the machine's state, and its table."""
+TITLES = {"hit": "Cache hit share under a 95/5 read/write mix",
+          "lag": "Commit-to-cache-visible lag across gateways",
+          "prewarm": "Prewarm time and resident memory per cached partition"}
+
+
+def subsections(text: str) -> dict[str, list[str]]:
+    """The `### ` subsections of the bench:cache section in the markdown `text`, by title, each its lines
+    up to the next subsection or the section's end (none when the section is missing)."""
+    start, end = report.markers("cache")
+    if start not in text or end not in text:
+        return {}
+    found: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text[text.index(start):text.index(end)].splitlines():
+        if line.startswith("### "):
+            current = found.setdefault(line[4:].strip(), [])
+        if current is not None:
+            current.append(line)
+    return found
+
+
+def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any],
+                   kept: dict[str, list[str]] | None = None) -> str:
+    """The bench:cache section: per figure its command, when, the machine's state, and its table; a figure
+    not in `figures` keeps its subsection from `kept` (the document's, by title) when there is one."""
+    kept = kept or {}
     m, (start, end) = meta["machine"], report.markers("cache")
     lines = [start, "## The synchronized cache: hit share, commit-to-cache lag, prewarm", "",
              "Produced by `loadtest/bench_cache.py` (its docstring says exactly what runs). Gateways run as separate "
@@ -484,7 +508,7 @@ def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> 
                 f"Measured {figure['measured']}; machine state: {load}.", ""]
 
     if hit := figures.get("hit"):
-        lines += head("Cache hit share under a 95/5 read/write mix", hit)
+        lines += head(TITLES["hit"], hit)
         lines += [f"{hit['tables']} ACID tables of {hit['partitions_per_table']:,} partitions, two caching gateways; "
                   "users alternate between them, closed loop, 95 read queries (`GetOpenTxns` → `GetValidWriteIds` → "
                   "`GetPartitionsByNames(100)`) to 5 write txns (`OpenTxns` → `AddPartitions(2)` → "
@@ -502,8 +526,10 @@ def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> 
                          r["read_failures"] + r["write_failures"], f"**{100 * r['share']:.2f}%**"])
         lines += _table(["users", "run s", "read queries/s", "write txns/s", "read p50 ms", "read p99 ms",
                          "cache hits", "misses (by reason)", "failures", "hit share"], rows)
+    else:
+        lines += kept.get(TITLES["hit"], [])
     if lag := figures.get("lag"):
-        lines += head("Commit-to-cache-visible lag across gateways", lag)
+        lines += head(TITLES["lag"], lag)
         lines += ["Gateway A commits a txn that added one partition; t0 is when `CommitTxn` returns. Gateway B "
                   "(warm, default settings) is polled, one commit at a time, nothing else running, until *poller*: "
                   "its `CacheStats.poller_position` ≥ the commit's event id, or *served*: a fresh snapshot's "
@@ -515,9 +541,11 @@ def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> 
         lines += _table(["CommitTxn p50 ms", "fresh snapshot p50 ms", "B's own poller lag p50 / p99 ms"],
                         [[f"{lag['commit_ms_p50']:.1f}", f"{lag['snapshot_ms_p50']:.1f}",
                           f"{lag['gateway_lag_p50_ms']:.1f} / {lag['gateway_lag_p99_ms']:.1f}"]])
+    else:
+        lines += kept.get(TITLES["lag"], [])
     if pre := figures.get("prewarm"):
         mib = 2**20
-        lines += head("Prewarm time and resident memory per cached partition", pre)
+        lines += head(TITLES["prewarm"], pre)
         lines += [f"{pre['tables']} ACID tables × {pre['per_table']:,} partitions = {pre['partitions']:,} (per table "
                   f"{pre['via_api_per_table']:,} through `AddPartitions`, the rest COPYed with the same rows; loading "
                   f"took {pre['load_s']:.0f} s). Then a gateway with the cache disabled (baseline) and one with "
@@ -534,15 +562,19 @@ def render_section(figures: dict[str, dict[str, Any]], meta: dict[str, Any]) -> 
                         [[f"{pre['cached_partitions']:,}", pre["cached_tables"],
                           "–" if logged is None else f"{logged:.1f}", f"**{pre['bytes_per_partition']:.0f}**",
                           f"{pre['frame_bytes_per_partition']:.0f}", "yes" if pre["first_read_hit"] else "NO"]])
+    else:
+        lines += kept.get(TITLES["prewarm"], [])
     return "\n".join([*lines, end]) + "\n"
 
 
 def write_docs(out: Path, results: Path, meta: dict[str, Any]) -> None:
-    """Rewrite the bench:cache section of `out` from the newest JSON of each figure in `results` (a figure
-    not measured this time keeps its last result)."""
+    """Rewrite the bench:cache section of `out` from the newest JSON of each figure in `results`; a figure
+    with none there (not measured on this machine since its results were cleaned, or in a fresh clone)
+    keeps its subsection as `out` has it."""
     figures = {n: json.loads((results / f"{n}.json").read_text()) for n in ("hit", "lag", "prewarm")
                if (results / f"{n}.json").exists()}
-    report.write_section(out, "cache", render_section(figures, meta))
+    kept = subsections(out.read_text(encoding="utf-8")) if out.exists() else {}
+    report.write_section(out, "cache", render_section(figures, meta, kept))
 
 
 def _csv_ints(value: str) -> list[int]:

@@ -21,6 +21,7 @@ import csv
 import io
 import math
 import os
+import textwrap
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
@@ -248,6 +249,10 @@ def plot(results: Sequence[RunResult], path: str | Path, *, title: str | None = 
     starts = [r.started_at for r in results if r.started_at]
     sequential = len(starts) == len(results) and len(results) > 1
     origin = min(starts) if starts else 0.0
+    # Window labels wrap to a narrow column (windows are narrow when many targets share the axis) and
+    # alternate between two rows, each as tall as the tallest label, so neighbours never run into each other.
+    labels = [textwrap.fill(r.target.replace(" (", "\n("), width=18, break_on_hyphens=False) for r in results]
+    row_points = 9 * max(label.count("\n") + 1 for label in labels) + 4
     for i, result in enumerate(results):
         color = f"C{i % 10}"
         offset = result.started_at - origin if sequential else 0.0
@@ -261,10 +266,8 @@ def plot(results: Sequence[RunResult], path: str | Path, *, title: str | None = 
         if sequential:  # each target's own window, labelled, so no one reads them as concurrent
             for ax in (ax_rate, ax_latency):
                 ax.axvspan(offset, offset + result.duration_s, color=color, alpha=0.07, linewidth=0)
-            # Long names wrap at their parenthesis and every other label sits a row higher, so
-            # neighbouring windows' labels never run into each other.
-            ax_rate.annotate(result.target.replace(" (", "\n("), xy=(offset + result.duration_s / 2, 1.0),
-                             xycoords=("data", "axes fraction"), xytext=(0, 3 + 20 * (i % 2)),
+            ax_rate.annotate(labels[i], xy=(offset + result.duration_s / 2, 1.0),
+                             xycoords=("data", "axes fraction"), xytext=(0, 3 + row_points * (i % 2)),
                              textcoords="offset points", ha="center", va="bottom", fontsize="x-small", color=color)
     for ax, label in ((ax_rate, "requests/s (log scale)"), (ax_latency, "latency, ms (log scale)")):
         if any(line.get_xydata().size for line in ax.get_lines()):
@@ -275,7 +278,9 @@ def plot(results: Sequence[RunResult], path: str | Path, *, title: str | None = 
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)
     ax_latency.set_xlabel("seconds since the first target started (targets ran one after another)" if sequential
                           else "seconds since start")
-    fig.suptitle(title or "load test: " + ", ".join(r.target for r in results))
+    names = ", ".join(r.target for r in results)
+    fig.suptitle(title or (f"load test: {names}" if len(names) <= 90 else
+                           f"load test: {len(results)} runs" + (", one after another" if sequential else "")))
     if footer:
         fig.text(0.01, 0.005, footer, fontsize="x-small", ha="left", va="bottom", wrap=True)
     path = Path(path)

@@ -5,7 +5,7 @@ Design note. One supervised loop per gateway. It is woken by LISTEN/NOTIFY after
 applies a batch to the cache and advances the cursor with no await in between. It reads the log on
 its LISTEN connection, not a pooled one: under write load the pool is busy with this gateway's own
 writes, and a poller queued behind them holds back every reader's view of other gateways' commits
-(`bench_txns --lag`, 16 writers over 3 gateways: apply lag p99 18-20 ms through the pool, 13.5-13.9 ms
+(`bench_txns --lag`, 16 writers over 3 gateways: apply lag p99 18-20 ms through the pool, 13.2-13.9 ms
 on its own connection). Event ids are dense and commit-ordered, so a gap means the log was trimmed
 past the cursor: the cache is dropped and reloads. Tables load lazily on first miss (or all at start
 with eager prewarm) in one REPEATABLE READ snapshot that records its log position; a fill that
@@ -181,8 +181,9 @@ class Poller:
                                               asyncpg.InterfaceError,
                                               # class 57: shutting down, cannot connect now, crash shutdown
                                               asyncpg.exceptions.OperatorInterventionError))
+                    # The type when the message is empty (a time-out's is).
                     _log.log(logging.WARNING if failures == 1 and not outage else logging.DEBUG,
-                             "poller: %s (retry %d)", str(exc) or type(exc).__name__, failures)  # a time-out says ''
+                             "poller: %s (retry %d)", str(exc) or type(exc).__name__, failures)
                     await self._close_listener()
                     await asyncio.sleep(_ERROR_BACKOFF.delay(failures))
         finally:

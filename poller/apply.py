@@ -21,8 +21,8 @@ from store.cache.entry import (
     TableEntry,
     Version,
     build_entry,
-    reframed_live,
     refresh_live,
+    renamed_live,
     with_changes,
     partition_version,
 )
@@ -108,18 +108,18 @@ class TableBatch:
         if self.dropped:
             return None
         changes: dict[str, object] = {"applied_event_id": self._applied}
-        reframed: dict[int, bytes] | None = None  # id of a frame -> the frame under the new name
+        renamed: dict[int, Version] | None = None  # id of a partition version -> its copy under the new name
         if self._tables is not None:
             latest = next((t for v, t in self._tables if v.dropped_wid is None), self._tables[0][1])
             changes.update(table_versions=tuple(self._tables), db_name=latest.db_name, name=latest.name)
             if (latest.db_name, latest.name) != (self.entry.db_name, self.entry.name):
                 if len(self.parts()) > RENAME_REFRAME_MAX:
                     return None
-                reframed = self._rename_partitions((latest.db_name, latest.name))
+                renamed = self._rename_partitions((latest.db_name, latest.name))
             if latest.is_acid != self.entry.acid:  # made transactional: reads need snapshots from now on
                 changes["acid"] = latest.is_acid
                 self._touched |= self.parts().keys()  # and every partition is seen under the new view
-        if reframed is not None:  # every frame is new: counted again
+        if renamed is not None:  # every frame is new: counted again
             changes["partitions"] = self.parts()
         elif self._size_delta:
             changes["size_bytes"] = self.entry.size_bytes + self._size_delta
@@ -131,10 +131,10 @@ class TableBatch:
             changes["gc_watermark"] = self._gc
         entry = with_changes(self.entry, **changes)
         live, touched = entry.live, self._touched
-        if reframed is not None:
-            live, stale = reframed_live(live, reframed)
+        if renamed is not None:
+            live, stale = renamed_live(live, renamed)
             touched = touched | stale
-        if touched or self._decided or reframed is not None:
+        if touched or self._decided or renamed is not None:
             live = refresh_live(live, entry.partitions, entry.view, touched=touched, decided=self._decided)
             entry = with_changes(entry, live=live)
         return entry
@@ -144,23 +144,24 @@ class TableBatch:
     def _partition_version(self, p: Partition, write_id: int) -> Version:
         return partition_version(self.codec, write_id, None, p)
 
-    def _rename_partitions(self, new_name: tuple[str, str]) -> dict[int, bytes]:
+    def _rename_partitions(self, new_name: tuple[str, str]) -> dict[int, Version]:
         """Re-frame every partition for the table's new name (frames carry the entry's name;
         partitions built in this batch were framed for the name the batch started with). Returns
-        the new frame of each old one, by id, so the live view can follow without a recompute.
+        the copy of each old version, by id, so the live view can follow without a recompute.
         The only step whose cost grows with the table: renames are rare."""
         rename = self.codec.rename_partition((self.entry.db_name, self.entry.name), new_name)
-        reframed: dict[int, bytes] = {}
+        reframed: dict[int, bytes] = {}  # id of a frame -> the frame under the new name (versions share frames)
+        renamed: dict[int, Version] = {}
 
-        def frame(old: bytes) -> bytes:
-            new = reframed.get(id(old))
-            if new is None:
-                new = reframed[id(old)] = rename(old)
+        def copy(old: Version) -> Version:
+            frame = reframed.get(id(old.frame))
+            if frame is None:
+                frame = reframed[id(old.frame)] = rename(old.frame)
+            new = renamed[id(old)] = replace(old, frame=frame)
             return new
 
-        self._parts = {name: tuple(replace(v, frame=frame(v.frame)) for v in versions)
-                       for name, versions in self.parts().items()}
-        return reframed
+        self._parts = {name: tuple(map(copy, versions)) for name, versions in self.parts().items()}
+        return renamed
 
     def _put(self, name: str, versions: tuple[Version, ...]) -> None:
         """Set the versions of `name` (none: it is gone), keeping the name index and size in step."""

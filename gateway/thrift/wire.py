@@ -13,6 +13,7 @@ so a rename, or a change of the table's columns, needs no re-encoding of its par
 
 from __future__ import annotations
 
+import operator
 import struct
 from typing import Any, Callable, Generic, Sequence, TypeVar
 
@@ -33,6 +34,8 @@ _LIST = struct.Struct("!bi")
 _STRING_FIELD = struct.Struct("!bhi")
 SD_FIELD = _FIELD.pack(TType.STRUCT, 6)  # Partition.sd
 COLS_FIELD = _FIELD.pack(TType.LIST, 1)  # StorageDescriptor.cols
+_THRIFT = operator.attrgetter("thrift")
+_OWN_COLUMNS = operator.attrgetter("thrift_own_columns")
 
 
 def encode(value: Any) -> bytes:
@@ -115,7 +118,12 @@ def struct_field(field_id: int, value: bytes) -> bytes:
 def partition_list(table: Table, versions: Sequence[Version]) -> bytes:
     """A `list<Partition>` value of these versions, as the wire carries it (header and elements)."""
     names, inherit_end = table_parts(table)
-    pieces = [_LIST.pack(TType.STRUCT, len(versions))]
+    header = _LIST.pack(TType.STRUCT, len(versions))
+    if not versions:
+        return header
+    if not any(map(_OWN_COLUMNS, versions)):  # the common case: one join, the table's bytes between bodies
+        return b"".join((header, names, (inherit_end + names).join(map(_THRIFT, versions)), inherit_end))
+    pieces = [header]
     for v in versions:
         pieces += (names, v.thrift, STOP if v.thrift_own_columns else inherit_end)
     return b"".join(pieces)

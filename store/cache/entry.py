@@ -139,29 +139,31 @@ class CommittedWriteIds:
 
 @dataclass(frozen=True, slots=True)
 class LiveView:
-    """Each partition's frame as this cache's own committed view sees it, kept up to date by the
+    """Each partition's version as this cache's own committed view sees it, kept up to date by the
     poller so that most reads are one dictionary lookup per name.
 
     A read may use it when every write id up to `through` is committed in the read's snapshot:
     write ids at or below `through` are then committed for both, and any other write id a partition
     version carries is not committed here, so (the read being covered) not for the reader either.
     Both see every version alike. `pending` lists the partitions each write id wrote that is neither
-    committed nor aborted here yet: its outcome changes what they show."""
+    committed nor aborted here yet: its outcome changes what they show. `frames` holds the same
+    versions' frames: gRPC's hit is then a lookup per name and one join, with no attribute reads."""
 
-    frames: dict[str, bytes] = field(default_factory=dict)  # changed in place by the poller (module note)
+    versions: dict[str, Version] = field(default_factory=dict)  # changed in place by the poller (module note)
+    frames: dict[str, bytes] = field(default_factory=dict)  # versions[name].frame; changed in place, as versions
     through: int = 0  # the highest write id committed here that a partition version carries
-    pending: dict[int, set[str]] = field(default_factory=dict)  # changed in place, as frames
+    pending: dict[int, set[str]] = field(default_factory=dict)  # changed in place, as versions
 
 
-def _live_of(versions: tuple[Version, ...], view: ValidWriteIdList | None) -> tuple[bytes | None, int, set[int]]:
-    """A partition under the cache's view: its visible frame, the highest committed write id its
+def _live_of(versions: tuple[Version, ...], view: ValidWriteIdList | None) -> tuple[Version | None, int, set[int]]:
+    """A partition under the cache's view: its visible version, the highest committed write id its
     versions carry, and the write ids they carry that the view has no outcome for."""
-    frame = None
+    shown = None
     through = 0
     undecided: set[int] = set()
     for v in versions:
-        if frame is None and visible(v, view):
-            frame = v.frame
+        if shown is None and visible(v, view):
+            shown = v
         if view is not None:
             for w in (v.created_wid, v.dropped_wid):
                 if not w:
@@ -170,7 +172,7 @@ def _live_of(versions: tuple[Version, ...], view: ValidWriteIdList | None) -> tu
                     through = max(through, w)
                 elif not view.is_write_id_aborted(w):
                     undecided.add(w)
-    return frame, through, undecided
+    return shown, through, undecided
 
 
 def live_view(partitions: Mapping[str, tuple[Version, ...]], view: ValidWriteIdList | None) -> LiveView:
@@ -182,38 +184,41 @@ def refresh_live(live: LiveView, partitions: Mapping[str, tuple[Version, ...]], 
     """`live` after a batch changed the versions of `touched` and decided (committed or aborted) the
     write ids `decided`: only those partitions are looked at again, and its maps are changed in
     place (the module note says why that is safe)."""
-    frames, pending = live.frames, live.pending
+    shown, frames, pending = live.versions, live.frames, live.pending
     names = set(touched)
     for w in decided:
         names |= pending.pop(w, set())
     through = live.through
     for name in names:
         versions = partitions.get(name)
-        frame, name_through, undecided = _live_of(versions, view) if versions else (None, 0, set())
-        if frame is None:
+        version, name_through, undecided = _live_of(versions, view) if versions else (None, 0, set())
+        if version is None:
+            shown.pop(name, None)
             frames.pop(name, None)
         else:
-            frames[name] = frame
+            shown[name] = version
+            frames[name] = version.frame
         through = max(through, name_through)
         for w in undecided:
             pending.setdefault(w, set()).add(name)
-    return LiveView(frames, through, pending)
+    return LiveView(shown, frames, through, pending)
 
 
-def reframed_live(old: LiveView, reframed: Mapping[int, bytes]) -> tuple[LiveView, set[str]]:
-    """`old` with each frame replaced by its re-framed copy (a rename; `reframed` maps a frame's id
-    to its copy); visibility is unchanged. Also the names whose frame has no copy: a batch replaced
-    them, so they need `refresh_live`."""
+def renamed_live(old: LiveView, renamed: Mapping[int, Version]) -> tuple[LiveView, set[str]]:
+    """`old` with each version replaced by its re-framed copy (a rename; `renamed` maps a version's
+    id to its copy); visibility is unchanged. Also the names whose version has no copy: a batch
+    replaced them, so they need `refresh_live`."""
+    shown: dict[str, Version] = {}
     frames: dict[str, bytes] = {}
     stale: set[str] = set()
-    for name, frame in old.frames.items():
-        copy = reframed.get(id(frame))
+    for name, version in old.versions.items():
+        copy = renamed.get(id(version))
         if copy is None:
             stale.add(name)
         else:
-            frames[name] = copy
-    return LiveView(frames, old.through, old.pending), stale
-
+            shown[name] = copy
+            frames[name] = copy.frame
+    return LiveView(shown, frames, old.through, old.pending), stale
 
 class NameIndex:
     """A table's partition names in sorted order, kept up to date by the poller as names come and

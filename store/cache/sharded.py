@@ -28,7 +28,7 @@ import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence, TypeVar
 
 from hive import names as n
 from store.cache.entry import TableEntry, Version, all_committed_through, pick, with_changes
@@ -38,6 +38,8 @@ from store.models import Database, Table
 from hive.partition_filter import parse_filter
 from store.snapshot import ReadSnapshot
 from hive.writeids import ValidWriteIdList, covers
+
+T = TypeVar("T")
 
 # Why a read went to the database (metric label values).
 STALE = "stale"
@@ -311,17 +313,13 @@ class ShardedCache:
         if isinstance(found, Miss):
             return found
         entry, wl, _, table = found
-        settled = all_committed_through(wl)
         # Each partition answers once, where the request first names it (in any spelling), as the
         # database's answer does.
         requested = dict.fromkeys(names)
-        if settled >= entry.live.through:  # the snapshot sees these partitions as this cache does
-            live = list(map(entry.live.frames.get, requested))
-            if None not in live:  # (else a name is absent or spelled otherwise: the general path)
-                self.stats.hits += 1
-                return PartitionsHit(live)  # type: ignore[arg-type]  # no None in it
-        frames = [v.frame for v in _named_versions(entry, wl, table, requested, settled)]
         self.stats.hits += 1
+        frames = _from_live(entry.live.frames, entry, wl, requested)
+        if frames is None:
+            frames = [v.frame for v in _named_versions(entry, wl, table, requested)]
         return PartitionsHit(frames)
 
     def read_partitions_by_filter(self, db_name: str, table_name: str, filter_text: str, limit: int,
@@ -343,8 +341,12 @@ class ShardedCache:
         if isinstance(found, Miss):
             return found
         entry, wl, _, table = found
+        requested = dict.fromkeys(names)
         self.stats.hits += 1
-        return VersionsHit(table, _named_versions(entry, wl, table, dict.fromkeys(names), all_committed_through(wl)))
+        versions = _from_live(entry.live.versions, entry, wl, requested)
+        if versions is None:
+            versions = _named_versions(entry, wl, table, requested)
+        return VersionsHit(table, versions)
 
     def read_versions_by_filter(self, db_name: str, table_name: str, filter_text: str, limit: int,
                                 snapshot: ReadSnapshot, min_event_id: int = 0) -> VersionsHit | Miss:
@@ -389,10 +391,22 @@ class ShardedCache:
         return database
 
 
-def _named_versions(entry: TableEntry, wl: ValidWriteIdList | None, table: Table, requested: dict[str, None],
-                    settled: int) -> list[Version]:
+def _from_live(live: Mapping[str, T], entry: TableEntry, wl: ValidWriteIdList | None,
+               requested: dict[str, None]) -> list[T] | None:
+    """What the live view holds (`live`: its versions or their frames) for the requested names, when
+    the snapshot sees these partitions as this cache does; None when it does not, or when a name is
+    absent or spelled otherwise (the general path, `_named_versions`, answers then)."""
+    if all_committed_through(wl) < entry.live.through:
+        return None
+    found = list(map(live.get, requested))
+    return None if None in found else found  # type: ignore[return-value]  # no None in it
+
+
+def _named_versions(entry: TableEntry, wl: ValidWriteIdList | None, table: Table,
+                    requested: dict[str, None]) -> list[Version]:
     """The versions the snapshot sees of the requested partitions, each once, where the request
     first names it (in any spelling), as the database's answer has them."""
+    settled = all_committed_through(wl)
     partitions = entry.partitions
     found: list[Version] = []
     respelled: set[str] = set()

@@ -388,7 +388,8 @@ async def test_a_large_table_is_loaded_in_steps_and_reloaded_after_a_rename(
         entry = cache.by_name("db", "t")
         assert entry is not None and entry.partition_count == 122  # with the fixture's p=a and p=b
         fresh = live_view(entry.partitions, entry.view)
-        assert (entry.live.frames, entry.live.pending) == (fresh.frames, fresh.pending)
+        assert (entry.live.versions, entry.live.frames, entry.live.pending) == (fresh.versions, fresh.frames,
+                                                                                fresh.pending)
         assert await read(late, "t") == (expected, "cache")
 
         renamed = (await g1.client.catalog.GetTable(pb.GetTableRequest(db_name="db", table_name="t",

@@ -261,7 +261,8 @@ class Driver:
                 if entry.size_bytes != sum(len(v.frame) for vs in entry.partitions.values() for v in vs):
                     self.fail(f"gateway {i}: size of {entry.full_name} drifted: {entry.size_bytes}")
                 fresh = live_view(entry.partitions, entry.view)
-                if entry.live.frames != fresh.frames or entry.live.through < fresh.through:
+                if (entry.live.versions, entry.live.frames) != (fresh.versions, fresh.frames) \
+                        or entry.live.through < fresh.through:
                     self.fail(f"gateway {i}: live view of {entry.full_name} drifted: through {entry.live.through} "
                               f"(fresh {fresh.through}), frames differ for "
                               f"{sorted(set(entry.live.frames.items()) ^ set(fresh.frames.items()))[:4]}")

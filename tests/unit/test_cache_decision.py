@@ -18,6 +18,7 @@ from store.cache.sharded import (
     Miss,
     PartitionsHit,
     ShardedCache,
+    VersionsHit,
 )
 from store.models import FieldSchema, Table, TableType
 from store.snapshot import ReadSnapshot, is_visible
@@ -43,7 +44,14 @@ def _cache(entry: TableEntry) -> ShardedCache:
 def _read(cache: ShardedCache, request: str, names: list[str] | None = None, **kw: int) -> PartitionsHit | Miss:
     snapshot = ReadSnapshot(ValidWriteIdList.parse(request), txn_id=kw.get("txn_id", 0),
                             expected_table_id=kw.get("table_id", 42))
-    return cache.read_partitions("db", "t", names or ["p=a"], snapshot)
+    if kw.get("thrift_too"):  # Hive's Thrift API reads the same versions (it frames them itself)
+        versions = cache.read_partition_versions("db", "t", names or ["p=a"], snapshot)
+        assert isinstance(versions, VersionsHit)
+        thrift_frames = [v.frame for v in versions.versions]
+    hit = cache.read_partitions("db", "t", names or ["p=a"], snapshot)
+    if kw.get("thrift_too"):
+        assert isinstance(hit, PartitionsHit) and thrift_frames == hit.frames
+    return hit
 
 
 def test_seed_cached_11_7_8_answers_a_request_12_7_8_12() -> None:
@@ -86,16 +94,16 @@ def test_other_miss_reasons() -> None:
 def test_uncommitted_and_aborted_versions_are_invisible() -> None:
     versions = (Version(6, None, b"open-6"), Version(2, 6, b"committed-2"))
     cache = _cache(_entry("db.t:6:6:6:5", {"p=a": versions, "p=b": (Version(5, None, b"aborted-5"),)}))
-    hit = _read(cache, "db.t:6:6:6:5", ["p=a", "p=b"])
+    hit = _read(cache, "db.t:6:6:6:5", ["p=a", "p=b"], thrift_too=1)
     assert isinstance(hit, PartitionsHit) and hit.frames == [b"committed-2"]
 
 
 def test_names_are_canonicalised_deduplicated_and_kept_in_request_order() -> None:
     parts = {"p=a": (Version(1, None, b"a"),), "p=b": (Version(1, None, b"b"),)}
     cache = _cache(_entry("db.t:1:9223372036854775807::", parts))
-    hit = _read(cache, "db.t:1:9223372036854775807::", ["p=b", "P=a", "p=b", "p=zz"])
+    hit = _read(cache, "db.t:1:9223372036854775807::", ["p=b", "P=a", "p=b", "p=zz"], thrift_too=1)
     assert isinstance(hit, PartitionsHit) and hit.frames == [b"b", b"a"]
-    hit = _read(cache, "db.t:1:9223372036854775807::", ["P=a", "p=b", "p=a", "p=zz", "P=b"])
+    hit = _read(cache, "db.t:1:9223372036854775807::", ["P=a", "p=b", "p=a", "p=zz", "P=b"], thrift_too=1)
     assert isinstance(hit, PartitionsHit) and hit.frames == [b"a", b"b"]  # where each is first named
 
 
@@ -138,7 +146,7 @@ def test_a_cached_read_answers_what_the_databases_visibility_rule_selects(case: 
     parts, request = case
     cache = _cache(_entry("db.t:13:9223372036854775807::", parts))
     wl = ValidWriteIdList.parse(request)
-    hit = _read(cache, request, list(parts))
+    hit = _read(cache, request, list(parts), thrift_too=1)
     newest_visible = (next((v for v in versions if is_visible(wl, 0, v.created_wid, v.dropped_wid)), None)
                       for versions in parts.values())
     expected = [v.frame for v in newest_visible if v is not None]

@@ -36,6 +36,17 @@ def test_partitions_decode_as_hive_describes_them_own_columns_or_the_tables() ->
     assert [c.name for c in got[0].sd.cols] == ["id", "v"] and [c.name for c in got[1].sd.cols] == ["id"]
 
 
+def test_a_list_of_partitions_that_all_take_the_tables_columns_is_framed_alike() -> None:
+    """Such a list is one join (the table's bytes between the bodies): same partitions, same order."""
+    parts = [Partition("db", "t", (v,), f"ds={v}", SD, {"n": v}, create_time=i) for i, v in enumerate("abc")]
+    versions = [wire.version_of(p) for p in parts]
+    assert _decode_list(wire.partition_list(TABLE, versions)) == [convert.partition_to_thrift(TABLE, p) for p in parts]
+    assert wire.partition_list(TABLE, versions) == (
+        wire.partition_list(TABLE, [])[:1] + (3).to_bytes(4, "big")
+        + b"".join(wire.partition_element(TABLE, v) for v in versions))
+    assert _decode_list(wire.partition_list(TABLE, [])) == []
+
+
 def test_a_rename_or_new_columns_need_no_re_encoding() -> None:
     p = Partition("db", "t", ("a",), "ds=a", SD, {})
     version = wire.version_of(p)

@@ -350,8 +350,8 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
     async def get_partition_req(self, req: Any) -> RawValue:
         req = required(req, "req")
         name = await self._name_of(req.dbName, req.tblName, req.partVals)
-        found = await self._one(req.dbName, req.tblName, name, _snapshot_of(req))
-        return RawValue(TType.STRUCT, wire.struct_field(1, found.payload))  # GetPartitionResponse
+        element = await self._element(req.dbName, req.tblName, name, _snapshot_of(req))
+        return RawValue(TType.STRUCT, wire.struct_field(1, element))  # GetPartitionResponse
 
     async def get_partitions_req(self, req: Any) -> RawValue:
         req = required(req, "req")
@@ -373,12 +373,16 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
         req = required(req, "req")
         return await self.get_partitions_by_filter(req.dbName, req.tblName, req.filter, req.maxParts)
 
-    async def _one(self, db_name: str | None, tbl_name: str | None, name: str,
-                   snapshot: ReadSnapshot = LATEST) -> RawValue:
+    async def _element(self, db_name: str | None, tbl_name: str | None, name: str,
+                       snapshot: ReadSnapshot = LATEST) -> bytes:
+        """The partition `name` as a `Partition` struct value."""
         found = await self._by_names(db_name, tbl_name, [name], snapshot)
         if not found.versions:
             raise NotFound(f"partition {name} of {db_name}.{tbl_name} does not exist")
-        return RawValue(TType.STRUCT, wire.partition_element(found.table, found.versions[0]))
+        return wire.partition_element(found.table, found.versions[0])
+
+    async def _one(self, db_name: str | None, tbl_name: str | None, name: str) -> RawValue:
+        return RawValue(TType.STRUCT, await self._element(db_name, tbl_name, name))
 
     async def get_partition(self, db_name: str | None, tbl_name: str | None,
                             part_vals: list[str] | None) -> RawValue:

@@ -39,6 +39,7 @@ from store.errors import ON_PURPOSE, Unauthenticated
 
 _log = logging.getLogger(__name__)
 _FRAME = struct.Struct("!i")
+_STOP = bytes([TType.STOP])
 READ_CHUNK = 256 * 1024
 
 
@@ -60,7 +61,7 @@ class RawValue:
     as the result's field 0 of `ttype` without re-encoding."""
 
     ttype: int
-    payload: bytes
+    payload: bytes | list[bytes]  # a list: pieces written one after the other, never joined
 
 
 Method = Callable[..., Awaitable[Any]]
@@ -166,7 +167,9 @@ class ThriftServer:
                         self._on_call("thrift", name, status, time.perf_counter() - started,
                                       str(writer.get_extra_info("peername")), "")
                 if reply is not None:
-                    writer.write(_FRAME.pack(len(reply)) + reply if self._settings.framed else reply)
+                    if self._settings.framed:
+                        writer.write(_FRAME.pack(sum(map(len, reply))))
+                    writer.writelines(reply)  # the transport sends the pieces together, without joining them
                     await writer.drain()
             finally:
                 self._busy.discard(task)
@@ -191,7 +194,7 @@ class ThriftServer:
 
     # -- calls ------------------------------------------------------------------------------------
 
-    async def _call(self, message: bytes) -> tuple[bytes | None, str, str]:
+    async def _call(self, message: bytes) -> tuple[list[bytes] | None, str, str]:
         """Decode, dispatch and encode one call: the reply (None for a oneway call), the method's name
         and the outcome (OK, the declared exception's name, or the TApplicationException's kind)."""
         proto = TCyBinaryProtocol(TCyMemoryBuffer(message))
@@ -285,25 +288,27 @@ def _read_with_list_keys(message: bytes, args: Any) -> None:
         pure_binary.read_val = original
 
 
-def _reply(name: str, seqid: int, result: Any, value: Any) -> bytes:
+def _reply(name: str, seqid: int, result: Any, value: Any) -> list[bytes]:
+    """The reply message, in pieces to write one after the other."""
     out = TCyMemoryBuffer()
     proto = TCyBinaryProtocol(out)
     proto.write_message_begin(name, TMessageType.REPLY, seqid)
     if isinstance(value, RawValue):
         head = struct.pack("!bh", value.ttype, 0)
         proto.write_message_end()
-        return out.getvalue() + head + value.payload + bytes([TType.STOP])
+        payload = value.payload
+        return [out.getvalue() + head, *(payload if isinstance(payload, list) else (payload,)), _STOP]
     if value is not None:
         result.success = value
     proto.write_struct(result)
     proto.write_message_end()
-    return out.getvalue()
+    return [out.getvalue()]
 
 
-def _application_error(name: str, seqid: int, kind: int, message: str) -> bytes:
+def _application_error(name: str, seqid: int, kind: int, message: str) -> list[bytes]:
     out = TCyMemoryBuffer()
     proto = TCyBinaryProtocol(out)
     proto.write_message_begin(name, TMessageType.EXCEPTION, seqid)
     proto.write_struct(TApplicationException(kind, message))
     proto.write_message_end()
-    return out.getvalue()
+    return [out.getvalue()]

@@ -115,23 +115,24 @@ def struct_field(field_id: int, value: bytes) -> bytes:
     return _FIELD.pack(TType.STRUCT, field_id) + value + STOP
 
 
-def partition_list(table: Table, versions: Sequence[Version]) -> bytes:
-    """A `list<Partition>` value of these versions, as the wire carries it (header and elements)."""
+def partition_list(table: Table, versions: Sequence[Version]) -> list[bytes]:
+    """A `list<Partition>` value of these versions, as the wire carries it (header and elements), in
+    pieces to write one after the other: a reply of a thousand partitions is not copied again."""
     names, inherit_end = table_parts(table)
     header = _LIST.pack(TType.STRUCT, len(versions))
     if not versions:
-        return header
+        return [header]
     if not any(map(_OWN_COLUMNS, versions)):  # the common case: one join, the table's bytes between bodies
-        return b"".join((header, names, (inherit_end + names).join(map(_THRIFT, versions)), inherit_end))
+        return [header, names, (inherit_end + names).join(map(_THRIFT, versions)), inherit_end]
     pieces = [header]
     for v in versions:
         pieces += (names, v.thrift, STOP if v.thrift_own_columns else inherit_end)
-    return b"".join(pieces)
+    return [b"".join(pieces)]
 
 
-def partition_list_field(field_id: int, table: Table, versions: Sequence[Version]) -> bytes:
+def partition_list_field(field_id: int, table: Table, versions: Sequence[Version]) -> list[bytes]:
     """A struct whose one field `field_id` is that list (GetPartitionsByNamesResult), stop included."""
-    return list_field(field_id, partition_list(table, versions))
+    return [_FIELD.pack(TType.LIST, field_id), *partition_list(table, versions), STOP]
 
 
 def partition_element(table: Table, version: Version) -> bytes:

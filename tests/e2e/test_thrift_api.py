@@ -402,12 +402,13 @@ async def test_partition_reads_come_from_the_cache_and_equal_the_databases(gw: G
     cached: dict[str, Any] = {}
     hits = gw.cache.stats.hits
     cached["names"] = await hms.call("get_partitions_by_names", "d", "t", names)
+    cached["present"] = await hms.call("get_partitions_by_names", "d", "t", names[:3])  # the live view's path
     cached["filter"] = await hms.call("get_partitions_by_filter", "d", "t", 'ds >= "2024-01-18"', -1)
     cached["ps"] = await hms.call("get_partitions_ps_with_auth", "d", "t", ["2024-01-05"], -1, "u", [])
     cached["all"] = await hms.call("get_partitions", "d", "t", 5)
     cached["one"] = await hms.call("get_partition_by_name", "d", "t", "ds=2024-01-07")
     cached["part names"] = await hms.call("get_partition_names", "d", "t", -1)
-    assert gw.cache.stats.hits == hits + 6  # every one of them answered from the cache
+    assert gw.cache.stats.hits == hits + 7  # every one of them answered from the cache
 
     oracle = Gateway(gateway_settings(gw.dsn, **{"metastore.gateway.cache.enabled": "false"}))
     await oracle.start()
@@ -419,6 +420,7 @@ async def test_partition_reads_come_from_the_cache_and_equal_the_databases(gw: G
 
         from_database = {
             "names": await asyncio.to_thread(call, "get_partitions_by_names", "d", "t", names),
+            "present": await asyncio.to_thread(call, "get_partitions_by_names", "d", "t", names[:3]),
             "filter": await asyncio.to_thread(call, "get_partitions_by_filter", "d", "t", 'ds >= "2024-01-18"', -1),
             "ps": await asyncio.to_thread(call, "get_partitions_ps_with_auth", "d", "t", ["2024-01-05"], -1, "u", []),
             "all": await asyncio.to_thread(call, "get_partitions", "d", "t", 5),
@@ -432,6 +434,40 @@ async def test_partition_reads_come_from_the_cache_and_equal_the_databases(gw: G
     assert [p.values[0] for p in cached["names"]] == ["2024-01-03", "2024-01-01", "2024-01-20"]
     assert [p.values[0] for p in cached["filter"]] == ["2024-01-18", "2024-01-19", "2024-01-20"]
     assert len(cached["all"]) == 5 and len(cached["part names"]) == 20
+
+
+async def test_framed_transport_when_hive_asks_for_it(pg_dsn: str) -> None:
+    """hive.metastore.thrift.framed.transport.enabled: every message in a 4-byte length frame, both ways;
+    a cached reply of many partitions is framed whole, as an uncached one."""
+    from thrift.protocol import TBinaryProtocol
+    from thrift.transport import TSocket, TTransport
+
+    gateway = Gateway(gateway_settings(pg_dsn, **{"hive.metastore.thrift.framed.transport.enabled": "true"}))
+    await gateway.start()
+    transport = TTransport.TFramedTransport(TSocket.TSocket("127.0.0.1", gateway.thrift_port))
+    client = ThriftHiveMetastore.Client(TBinaryProtocol.TBinaryProtocol(transport))
+    transport.open()
+    try:
+        def call(method: str, *args: Any) -> Any:
+            return getattr(client, method)(*args)
+
+        await asyncio.to_thread(call, "create_database", ht.Database("f", "", None, {}))
+        await asyncio.to_thread(call, "create_table", _table("f", "t"))
+        days = [f"2024-03-{i:02d}" for i in range(1, 31)]
+        await asyncio.to_thread(call, "add_partitions", [_partition("f", "t", d, n=d) for d in days])
+        names = [f"ds={d}" for d in reversed(days)]
+        from_database = await asyncio.to_thread(call, "get_partitions_by_names", "f", "t", names)
+        assert gateway.poller is not None and gateway.cache is not None
+        await gateway.poller.wait_loaded()
+        await wait_applied(gateway)
+        hits = gateway.cache.stats.hits
+        cached = await asyncio.to_thread(call, "get_partitions_by_names", "f", "t", names)
+        assert gateway.cache.stats.hits == hits + 1
+        assert cached == from_database and [p.parameters["n"] for p in cached] == list(reversed(days))
+        assert "f" in await asyncio.to_thread(call, "get_all_databases")  # a plain struct reply, framed too
+    finally:
+        transport.close()
+        await gateway.stop()
 
 
 async def test_a_commit_through_this_gateway_is_seen_at_once_by_reads_without_a_snapshot(

@@ -20,10 +20,10 @@ SD = StorageDescriptor(location="/w/db/t/ds=a", input_format="in", output_format
                        sort_cols=(Order("id", 0),), parameters={"p": "q"})
 
 
-def _decode_list(data: bytes) -> list[Any]:
+def _decode_list(data: bytes | list[bytes]) -> list[Any]:
     """The list as a reply carries it: in the result struct's field 0."""
     result = hms.ThriftHiveMetastore.get_partitions_result()
-    framed = bytes([TType.LIST, 0, 0]) + data + b"\x00"
+    framed = bytes([TType.LIST, 0, 0]) + (data if isinstance(data, bytes) else b"".join(data)) + b"\x00"
     TCyBinaryProtocol(TCyMemoryBuffer(framed)).read_struct(result)
     return list(result.success)
 
@@ -41,8 +41,8 @@ def test_a_list_of_partitions_that_all_take_the_tables_columns_is_framed_alike()
     parts = [Partition("db", "t", (v,), f"ds={v}", SD, {"n": v}, create_time=i) for i, v in enumerate("abc")]
     versions = [wire.version_of(p) for p in parts]
     assert _decode_list(wire.partition_list(TABLE, versions)) == [convert.partition_to_thrift(TABLE, p) for p in parts]
-    assert wire.partition_list(TABLE, versions) == (
-        wire.partition_list(TABLE, [])[:1] + (3).to_bytes(4, "big")
+    assert b"".join(wire.partition_list(TABLE, versions)) == (
+        wire.partition_list(TABLE, [])[0][:1] + (3).to_bytes(4, "big")
         + b"".join(wire.partition_element(TABLE, v) for v in versions))
     assert _decode_list(wire.partition_list(TABLE, [])) == []
 
@@ -63,7 +63,8 @@ def test_one_element_and_the_request_struct_form() -> None:
     TCyBinaryProtocol(TCyMemoryBuffer(element)).read_struct(one)
     assert one == convert.partition_to_thrift(TABLE, p)
     result = hms.GetPartitionsByNamesResult()
-    TCyBinaryProtocol(TCyMemoryBuffer(wire.partition_list_field(1, TABLE, [wire.version_of(p)]))).read_struct(result)
+    TCyBinaryProtocol(TCyMemoryBuffer(b"".join(wire.partition_list_field(1, TABLE, [wire.version_of(p)])))
+                     ).read_struct(result)
     assert result.partitions == [one]
 
 

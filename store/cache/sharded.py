@@ -28,7 +28,7 @@ import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Callable, Mapping, Sequence, TypeVar
+from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from hive import names as n
 from store.cache.entry import TableEntry, Version, all_committed_through, pick, with_changes
@@ -368,11 +368,10 @@ class ShardedCache:
         entry, wl = found[0], found[1]
         names = entry.sorted_names
         out: list[str] = []
-        for name in itertools.islice(names, bisect.bisect_right(names, after), None):
-            if pick(entry.partitions[name], wl) is not None:
-                out.append(name)
-                if len(out) > page_size:
-                    break
+        for name, _ in _shown_in_order(entry, wl, itertools.islice(names, bisect.bisect_right(names, after), None)):
+            out.append(name)
+            if len(out) > page_size:
+                break
         self.stats.hits += 1
         if len(out) > page_size:
             return out[:page_size], out[page_size - 1]
@@ -442,11 +441,21 @@ def _matching_versions(entry: TableEntry, wl: ValidWriteIdList | None, matches: 
                        limit: int) -> list[Version]:
     """Visible versions whose values match, in name order, at most `limit` + 1 of them."""
     found: list[Version] = []
-    partitions = entry.partitions
-    for name in entry.sorted_names:
-        version = pick(partitions[name], wl)
-        if version is not None and matches(version.values):
+    for _, version in _shown_in_order(entry, wl, entry.sorted_names):
+        if matches(version.values):
             found.append(version)
             if len(found) > limit:
                 break
     return found
+
+
+def _shown_in_order(entry: TableEntry, wl: ValidWriteIdList | None,
+                    names: Iterable[str]) -> Iterator[tuple[str, Version]]:
+    """Each of `names` (the entry's) with the version the snapshot sees, skipping those it sees none
+    of: from the live view when the snapshot may use it (`_from_live`'s rule; a name the live view
+    lacks is then invisible to both), else by the visibility rule, partition by partition."""
+    if all_committed_through(wl) >= entry.live.through:
+        shown = entry.live.versions
+        return ((name, version) for name in names if (version := shown.get(name)) is not None)
+    partitions = entry.partitions
+    return ((name, version) for name in names if (version := pick(partitions[name], wl)) is not None)

@@ -149,5 +149,14 @@ def test_a_cached_read_answers_what_the_databases_visibility_rule_selects(case: 
     hit = _read(cache, request, list(parts), thrift_too=1)
     newest_visible = (next((v for v in versions if is_visible(wl, 0, v.created_wid, v.dropped_wid)), None)
                       for versions in parts.values())
-    expected = [v.frame for v in newest_visible if v is not None]
+    shown = {name: v for name, v in zip(parts, newest_visible) if v is not None}
+    expected = [v.frame for v in shown.values()]
     assert isinstance(hit, PartitionsHit) and hit.frames == expected
+    # Listing in name order (Hive's get_partitions, get_partition_names) sees the same partitions.
+    snapshot = ReadSnapshot(wl, expected_table_id=42)
+    listed = cache.read_versions_by_filter("db", "t", "", 100, snapshot)
+    assert isinstance(listed, VersionsHit) and [v.frame for v in listed.versions] == [
+        shown[name].frame for name in sorted(shown)]
+    assert cache.list_partition_names("db", "t", "", 100, snapshot) == (sorted(shown), None)
+    after = sorted(name for name in shown if name > "p=0")
+    assert cache.list_partition_names("db", "t", "p=0", 1, snapshot) == (after[:1], after[0] if after[1:] else None)

@@ -220,6 +220,7 @@ def renamed_live(old: LiveView, renamed: Mapping[int, Version]) -> tuple[LiveVie
             frames[name] = copy.frame
     return LiveView(shown, frames, old.through, old.pending), stale
 
+
 class NameIndex:
     """A table's partition names in sorted order, kept up to date by the poller as names come and
     go. Changes are recorded as they are applied and sorted in when a read asks for the names in

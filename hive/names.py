@@ -17,6 +17,7 @@ from hive.limits import PARTITION_NAME, check_text, preview
 from hive.schema import FieldSchema
 
 DEFAULT_PARTITION_NAME = "__HIVE_DEFAULT_PARTITION__"
+DEFAULT_DATABASE_NAME = "default"  # always there: created at start, never dropped (Hive's HMSHandler)
 MAX_IDENTIFIER_LENGTH = 128  # DBS.NAME and the other identifier columns of Hive's schema
 MAX_COLUMN_NAME_LENGTH = 767  # COLUMNS_V2.COLUMN_NAME
 

@@ -98,6 +98,20 @@ async def create_database(conn: asyncpg.Connection, db: Database, warehouse_dir:
         NewEvent(EventType.CREATE_DATABASE, db_name=name, message={"database": codec.database_to_json(created)}),))
 
 
+async def create_default_database(conn: asyncpg.Connection, warehouse_dir: str) -> Outcome[Database | None]:
+    """Hive's `default` database, as its metastore creates it at every start when it is missing: at
+    the warehouse's root, owned by the role `public`. Its event tells every gateway's cache; None (no
+    event) when it exists already."""
+    if await conn.fetchval(sql.DATABASE_EXISTS, n.DEFAULT_DATABASE_NAME):
+        return Outcome(None)
+    default = Database(n.DEFAULT_DATABASE_NAME, "Default Hive database", warehouse_dir.rstrip("/") or "/", "public")
+    try:
+        created = await create_database(conn, default, warehouse_dir)
+    except AlreadyExists:  # another gateway, starting at the same time, created it first
+        return Outcome(None)
+    return Outcome(created.value, created.events)
+
+
 async def get_database(conn: asyncpg.Connection, name: str, *, for_update: bool = False) -> Database:
     key = n.normalize_identifier(name, "database")
     row = await conn.fetchrow(sql.SELECT_DATABASE_FOR_UPDATE if for_update else sql.SELECT_DATABASE, key)
@@ -125,6 +139,9 @@ async def alter_database(conn: asyncpg.Connection, name: str, new: Database) -> 
 
 
 async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool, if_exists: bool) -> Outcome[None]:
+    if n.normalize_identifier(name, "database") == n.DEFAULT_DATABASE_NAME:
+        raise FailedPrecondition("Can not drop default database: Hive's metastore keeps it always (drop its "
+                                 "tables instead)")
     try:
         db = await get_database(conn, name, for_update=True)
     except NotFound:

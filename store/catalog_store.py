@@ -72,6 +72,11 @@ class CatalogStore:
         written = await self._db.transact(catalog.create_database, database, self._warehouse_dir)
         return written.value, written.event_id
 
+    async def create_default_database(self) -> bool:
+        """Create Hive's `default` database unless it exists (each gateway at start); True if created."""
+        written = await self._db.transact(catalog.create_default_database, self._warehouse_dir)
+        return written.value is not None
+
     async def get_database(self, name: str) -> Read[DatabaseModel]:
         async def read(conn: asyncpg.Connection) -> Read[DatabaseModel]:
             return Read(await catalog.get_database(conn, name), await events.current_event_id(conn), True)

@@ -60,7 +60,7 @@ async def _sales(gateway: GatewayClient) -> tuple[transactions_pb2_grpc.Transact
 
 async def test_catalog_views_under_their_own_snapshot(gateway: GatewayClient) -> None:
     txns, _ = await _sales(gateway)
-    assert await cli_json(gateway.address, "show", "databases") == [{"database": "sales"}]
+    assert await cli_json(gateway.address, "show", "databases") == [{"database": "default"}, {"database": "sales"}]
     assert await cli_json(gateway.address, "show", "tables", "sales") == [{"table": "orders"}]
     parts = await cli_json(gateway.address, "show", "partitions", "sales.orders")
     assert parts["partitions"] == ["ds=2024-01-01", "ds=2024-01-02"]

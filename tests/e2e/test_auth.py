@@ -145,7 +145,7 @@ async def test_mutual_tls_on_grpc_and_thrift(pg_dsn: str, pki: dict[str, tuple[s
         # Connecting blocks (the TLS handshake): in threads, as the gateway serves on this loop.
         alice, bob, root = [await asyncio.to_thread(thrift, user) for user in ("alice", "bob", "root")]
         try:
-            assert await asyncio.to_thread(alice.get_all_databases) == []
+            assert await asyncio.to_thread(alice.get_all_databases) == ["default"]
             (t2,) = (await asyncio.to_thread(alice.open_txns, hms.OpenTxnRequest(
                 num_txns=1, user="mallory", hostname="h"))).txn_ids
             with pytest.raises(TApplicationException, match="belong to another user"):
@@ -206,7 +206,7 @@ async def test_admin_commands_over_tls_with_a_token(token_gateway: Gateway, pki:
     token_file = tmp_path / "token"
     token_file.write_text(TOKENS["root"] + "\n")
     code, out, err = await cli("show", "databases", "--tls-ca", pki["ca"][0], "--token-file", str(token_file))
-    assert (code, json.loads(out)) == (0, []), err
+    assert (code, json.loads(out)) == (0, [{"database": "default"}]), err
     code, _, err = await cli("show", "databases", "--tls-ca", pki["ca"][0])
     assert code == 1 and err.startswith("metastore-gateway show databases: UNAUTHENTICATED"), err
     code, _, err = await cli("show", "databases", "--token-file", str(token_file))

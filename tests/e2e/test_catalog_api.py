@@ -42,8 +42,9 @@ async def test_every_write_appends_one_event_and_returns_its_id(gateway: Gateway
         (await c.DropTable(pb.DropTableRequest(db_name="db", table_name="t2"))).event_id,
         (await c.DropDatabase(pb.DropDatabaseRequest(name="db"))).event_id,
     ]
-    events = await _events(gateway)
-    assert ids == [e.event_id for e in events] == list(range(1, 10))
+    default, *events = await _events(gateway)
+    assert (default.event_id, default.event_type, default.db_name) == (1, "CREATE_DATABASE", "default")  # at start
+    assert ids == [e.event_id for e in events] == list(range(2, 11))
     assert [e.event_type for e in events] == [
         "CREATE_DATABASE", "ALTER_DATABASE", "CREATE_TABLE", "ADD_PARTITION", "ALTER_PARTITION", "ALTER_TABLE",
         "DROP_PARTITION", "DROP_TABLE", "DROP_DATABASE"]
@@ -99,6 +100,21 @@ async def test_get_partitions_by_names_keeps_request_order_and_skips_missing(gat
     assert [list(p.values) for p in reply.partitions] == [["a", "3"], ["a", "0"]]
 
 
+async def test_the_default_database_is_there_from_the_start_and_stays(gateway: GatewayClient) -> None:
+    c = gateway.catalog
+    default = (await c.GetDatabase(pb.GetDatabaseRequest(name="default"))).database
+    assert (default.name, default.description, default.owner) == ("default", "Default Hive database", "public")
+    await c.CreateTable(pb.CreateTableRequest(table=table("default", "t")))
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await c.DropDatabase(pb.DropDatabaseRequest(name="DEFAULT", cascade=True))
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "Can not drop default database" in (refused.value.details() or "")
+    assert (await c.GetTable(pb.GetTableRequest(db_name="default", table_name="t"))).table.name == "t"  # untouched
+    with pytest.raises(grpc.aio.AioRpcError) as exists:
+        await c.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="default")))
+    assert exists.value.code() == grpc.StatusCode.ALREADY_EXISTS
+
+
 async def test_drop_database_cascade_drops_tables_and_partitions(gateway: GatewayClient) -> None:
     c = gateway.catalog
     await c.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
@@ -110,7 +126,7 @@ async def test_drop_database_cascade_drops_tables_and_partitions(gateway: Gatewa
     dropped = await c.DropDatabase(pb.DropDatabaseRequest(name="db", cascade=True))
     types = [e.event_type for e in await _events(gateway, after=dropped.event_id - 3)]
     assert types == ["DROP_TABLE", "DROP_TABLE", "DROP_DATABASE"]
-    assert (await c.ListDatabases(pb.ListDatabasesRequest())).names == []
+    assert (await c.ListDatabases(pb.ListDatabasesRequest())).names == ["default"]
     await c.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
     recreated = (await c.CreateTable(pb.CreateTableRequest(table=table("db", "a")))).table
     assert recreated.table_id != before

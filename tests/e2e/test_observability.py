@@ -78,7 +78,7 @@ async def test_calls_counted_by_protocol_method_and_status(gw: Gateway, caplog: 
     hms = hmsclient.HMSClient(host="127.0.0.1", port=gw.thrift_port)
     hms.open()
     try:
-        assert await asyncio.to_thread(ThriftHiveMetastore.Client.get_all_databases, hms) == ["sales"]
+        assert await asyncio.to_thread(ThriftHiveMetastore.Client.get_all_databases, hms) == ["default", "sales"]
         with pytest.raises(ht.NoSuchObjectException):
             await asyncio.to_thread(ThriftHiveMetastore.Client.get_database, hms, "nosuch")
     finally:

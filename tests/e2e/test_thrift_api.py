@@ -84,9 +84,13 @@ async def test_fb303_and_session_start_as_spark_does(hms: Thrift) -> None:
     assert await hms.call("getName") == "metastore-gateway"
     assert await hms.call("getStatus") == 2  # ALIVE
     assert await hms.call("set_ugi", "alice", ["alice", "staff"]) == ["alice", "staff"]
-    await hms.raises(ht.NoSuchObjectException, "get_database", "default")
-    await hms.call("create_database", ht.Database("default", "the default database", None, {}))
-    assert (await hms.call("get_database", "DEFAULT")).name == "default"
+    # Hive's metastore creates its default database at start (Spark asks for it first) and never drops it.
+    default = await hms.call("get_database", "DEFAULT")
+    assert (default.name, default.description, default.ownerName) == ("default", "Default Hive database", "public")
+    assert default.locationUri == hms.gw.settings.warehouse_dir.rstrip("/")  # the warehouse's root, as Hive 2.3's
+    await hms.raises(ht.AlreadyExistsException, "create_database", ht.Database("default", "mine", None, {}))
+    refused = await hms.raises(ht.InvalidOperationException, "drop_database", "default", True, True)
+    assert "Can not drop default database" in refused.message
     assert await hms.call("get_databases", "*") == ["default"]
     assert await hms.call("get_config_value", "hive.txn.timeout", "x") == "300.0"
     assert await hms.call("get_config_value", "no.such.key", "fallback") == "fallback"
@@ -141,7 +145,7 @@ async def test_database_table_and_partition_lifecycle(hms: Thrift) -> None:
     await hms.call("drop_table", "sales", "orders_v2", True)
     await hms.raises(ht.NoSuchObjectException, "get_table", "sales", "orders_v2")
     await hms.call("drop_database", "sales", True, True)
-    assert await hms.call("get_all_databases") == []
+    assert await hms.call("get_all_databases") == ["default"]
 
 
 async def test_failures_answer_a_declared_exception_and_the_connection_keeps_serving(hms: Thrift) -> None:
@@ -155,14 +159,14 @@ async def test_failures_answer_a_declared_exception_and_the_connection_keeps_ser
     await hms.call("create_table", _table("d", "t"))
     err = await hms.raises(ht.MetaException, "get_partitions_by_filter", "d", "t", "ds = ", -1)
     assert "filter" in err.message.lower()
-    assert await hms.call("get_all_databases") == ["d"]
+    assert await hms.call("get_all_databases") == ["d", "default"]
 
 
 async def test_unknown_method_answers_unknown_method(hms: Thrift) -> None:
     err = await hms.raises(TApplicationException, "get_partitions_by_expr",
                            ht.PartitionsByExprRequest("d", "t", b"", None, -1))
     assert err.type == TApplicationException.UNKNOWN_METHOD
-    assert await hms.call("get_all_databases") == []  # the same connection goes on
+    assert await hms.call("get_all_databases") == ["default"]  # the same connection goes on
 
 
 async def _uncommitted_partition(client: Any) -> tuple[transactions_pb2_grpc.TransactionsStub, int]:
@@ -214,14 +218,14 @@ async def test_a_list_of_two_billion_elements_closes_the_connection_at_once(hms:
     bomb = _call_header("get_partitions_by_names") + bytes([11]) + struct.pack("!h", 1) + struct.pack("!i", 1) + b"d" \
         + bytes([15]) + struct.pack("!h", 3) + bytes([11]) + struct.pack("!i", 2**31 - 1)
     assert await _raw(hms.port, bomb, wait_s=2.0) == b""
-    assert await hms.call("get_all_databases") == []  # other clients keep being served
+    assert await hms.call("get_all_databases") == ["default"]  # other clients keep being served
 
 
 async def test_half_a_message_then_silence_is_closed_after_the_read_timeout(hms: Thrift) -> None:
     started = asyncio.get_running_loop().time()
     assert await _raw(hms.port, _call_header("get_all_databases")[:7], wait_s=5.0) == b""
     assert asyncio.get_running_loop().time() - started < 4.5  # read timeout is 1s in this fixture
-    assert await hms.call("get_all_databases") == []
+    assert await hms.call("get_all_databases") == ["default"]
 
 
 async def test_garbage_and_wrong_argument_types(hms: Thrift) -> None:
@@ -246,7 +250,7 @@ async def _raw_reply(port: int, payload: bytes) -> bytes:
 async def test_many_idle_connections_do_not_stop_service(hms: Thrift) -> None:
     idle = [await asyncio.open_connection("127.0.0.1", hms.port) for _ in range(500)]
     try:
-        assert await hms.call("get_all_databases") == []
+        assert await hms.call("get_all_databases") == ["default"]
         assert hms.gw.thrift_stats()["connections"] >= 500
     finally:
         for _, writer in idle:
@@ -381,7 +385,7 @@ async def test_stop_closes_idle_connections_at_once(pg_dsn: str) -> None:
     await gateway.start()
     thrift = Thrift(gateway)
     try:
-        assert await thrift.call("get_all_databases") == []  # a connection, now idle, as Spark keeps them
+        assert await thrift.call("get_all_databases") == ["default"]  # a connection, now idle, as Spark keeps them
         started = asyncio.get_running_loop().time()
         await gateway.stop()
         assert asyncio.get_running_loop().time() - started < 10  # well inside the 20 s grace of calls under way

@@ -118,10 +118,11 @@ async def test_locks_queue_grant_and_show_as_hive_does(env: Any) -> None:
 async def test_notification_log(env: Any) -> None:
     hms_call, grpc_client, _ = env
     head = (await hms_call("get_current_notificationEventId")).eventId
-    assert head >= 2  # the database and the table
+    assert head >= 3  # the default database (created at start), the database and the table
     events = (await hms_call("get_next_notification", hms.NotificationEventRequest(lastEvent=0, maxEvents=10))).events
-    assert [e.eventType for e in events][:2] == ["CREATE_DATABASE", "CREATE_TABLE"]
-    assert events[1].tableName == "t" and events[-1].eventId == head
+    assert [(e.eventType, e.dbName) for e in events][:3] == [
+        ("CREATE_DATABASE", "default"), ("CREATE_DATABASE", "db"), ("CREATE_TABLE", "db")]
+    assert events[2].tableName == "t" and events[-1].eventId == head
     with pytest.raises(TApplicationException) as bad:  # Hive declares no exception for this method
         await hms_call("get_next_notification", hms.NotificationEventRequest(lastEvent=-1))
     assert "not negative" in (bad.value.message or "")

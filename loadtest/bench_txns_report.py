@@ -62,12 +62,15 @@ def _headline(data: dict[str, Any], runs: list[dict[str, Any]]) -> list[str]:
              "gateway / HMS | gateway p50 / p99 ms | HMS p50 / p99 ms |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for workload in opts["workloads"]:
-        for target, protocol in (("gateway", "gRPC"), ("gateway-thrift", "Thrift (the HMS's client and calls)")):
+        shown: set[int] = set()  # client counts with a gateway row
+        for target, protocol in (("gateway", "gRPC"), ("gateway-thrift", "Thrift (the HMS's client and calls)"),
+                                 ("", "–")):  # last: the HMS alone where no gateway ran
             for clients in opts["clients"]:
                 g, h = _find(runs, target, gw_mode, workload, clients), _find(runs, "hms", "on", workload, clients)
-                if g is None:
+                if g is None and (target or h is None or clients in shown):
                     continue
-                gw, hm = g, h or {}
+                shown.add(clients)
+                gw, hm = g or {}, h or {}
                 lines.append(
                     f"| {workload_label(workload, opts['partitions'])} | {protocol} | {clients} | "
                     f"{_n(gw.get('txns_per_s'), 1)} | {_n(hm.get('txns_per_s'), 1)} | "

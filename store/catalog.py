@@ -28,7 +28,8 @@ from store import codec, locks, txns
 from hive import limits
 from hive import names as n
 from store import model_checks
-from store.errors import Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, WriteConflict
+from store.errors import (Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, NeverAllowed, NotFound,
+                          WriteConflict)
 from store.events import EventType, NewEvent, Outcome
 from hive.lock_rules import LockScope
 from store.models import Database, FieldSchema, Partition, Table, TableType
@@ -140,8 +141,8 @@ async def alter_database(conn: asyncpg.Connection, name: str, new: Database) -> 
 
 async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool, if_exists: bool) -> Outcome[None]:
     if n.normalize_identifier(name, "database") == n.DEFAULT_DATABASE_NAME:
-        raise FailedPrecondition("Can not drop default database: Hive's metastore keeps it always (drop its "
-                                 "tables instead)")
+        raise NeverAllowed("Can not drop default database: Hive's metastore keeps it always (drop its tables "
+                           "instead)")
     try:
         db = await get_database(conn, name, for_update=True)
     except NotFound:

@@ -28,6 +28,11 @@ class FailedPrecondition(StoreError):
     table id mismatch, snapshot missing or too old, transaction not open)."""
 
 
+class NeverAllowed(FailedPrecondition):
+    """What Hive's metastore refuses whatever the state (dropping the default database): a failed
+    precondition over gRPC, a MetaException over Thrift, as Hive answers it."""
+
+
 class Aborted(StoreError):
     """A conflict with a concurrent transaction, or the transaction was aborted; retry the whole txn."""
 

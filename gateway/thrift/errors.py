@@ -21,6 +21,7 @@ EXCEPTIONS_FOR: dict[type[Exception], tuple[str, ...]] = {
                   "UnknownTableException", "InvalidOperationException", "InvalidObjectException"),
     se.AlreadyExists: ("AlreadyExistsException", "InvalidObjectException", "InvalidOperationException"),
     se.InvalidArgument: ("InvalidObjectException", "InvalidInputException", "InvalidOperationException"),
+    se.NeverAllowed: (),  # MetaException, as Hive's
     se.FailedPrecondition: ("InvalidOperationException", "TxnOpenException", "InvalidObjectException"),
     se.Aborted: ("TxnAbortedException", "InvalidOperationException"),
 }

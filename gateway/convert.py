@@ -69,12 +69,12 @@ def _fields(ms: list[pb.FieldSchema]) -> tuple[FieldSchema, ...]:
 
 def database_from_pb(m: pb.Database) -> Database:
     return Database(name=m.name, description=m.description, location=m.location, owner=m.owner,
-                    parameters=dict(m.parameters))
+                    parameters=dict(m.parameters), owner_type=m.owner_type or "USER")
 
 
 def database_to_pb(d: Database) -> pb.Database:
     return pb.Database(name=d.name, description=d.description, location=d.location, owner=d.owner,
-                       parameters=d.parameters, create_time=d.create_time)
+                       parameters=d.parameters, create_time=d.create_time, owner_type=d.owner_type)
 
 
 def table_type_from_pb(value: int) -> TableType:

@@ -32,7 +32,7 @@ from store.errors import (Aborted, AlreadyExists, FailedPrecondition, InvalidArg
                           WriteConflict)
 from store.events import EventType, NewEvent, Outcome
 from hive.lock_rules import LockScope
-from store.models import Database, FieldSchema, Partition, Table, TableType
+from store.models import OWNER_TYPES, Database, FieldSchema, Partition, Table, TableType
 from hive.partition_filter import Filter
 from store.snapshot import ReadSnapshot, check_not_too_old, is_visible, sql_params
 from hive.writeids import ValidWriteIdList
@@ -40,7 +40,6 @@ from store.sql import catalog as sql
 from store.sql import txns as txn_sql
 
 TRANSACTIONAL_PARAM = "transactional"
-OWNER_TYPES = ("USER", "ROLE", "GROUP")
 
 
 def _now_s() -> int:
@@ -91,7 +90,7 @@ async def create_database(conn: asyncpg.Connection, db: Database, warehouse_dir:
     )
     row_id = await conn.fetchval(
         sql.INSERT_DATABASE, created.name, created.description, created.location, created.owner,
-        dict(created.parameters), created.create_time,
+        dict(created.parameters), created.create_time, created.owner_type,
     )
     if row_id is None:
         raise AlreadyExists(f"database {name} already exists")
@@ -105,7 +104,8 @@ async def create_default_database(conn: asyncpg.Connection, warehouse_dir: str) 
     event) when it exists already."""
     if await conn.fetchval(sql.DATABASE_EXISTS, n.DEFAULT_DATABASE_NAME):
         return Outcome(None)
-    default = Database(n.DEFAULT_DATABASE_NAME, "Default Hive database", warehouse_dir.rstrip("/") or "/", "public")
+    default = Database(n.DEFAULT_DATABASE_NAME, "Default Hive database", warehouse_dir.rstrip("/") or "/", "public",
+                       owner_type="ROLE")
     try:
         created = await create_database(conn, default, warehouse_dir)
     except AlreadyExists:  # another gateway, starting at the same time, created it first
@@ -127,14 +127,14 @@ async def list_databases(conn: asyncpg.Connection, pattern: str = "") -> list[st
 
 
 async def alter_database(conn: asyncpg.Connection, name: str, new: Database) -> Outcome[Database]:
-    model_checks.check_database(new)
+    model_checks.check_database(new if new.name else replace(new, name=name))  # (its errors name the database)
     old = await get_database(conn, name, for_update=True)
     if new.name and new.name.lower() != old.name:
         raise InvalidArgument(f"database {old.name} cannot be renamed to {new.name}: Hive databases cannot be renamed")
     altered = replace(old, description=new.description, location=new.location or old.location, owner=new.owner,
-                      parameters=dict(new.parameters))
+                      parameters=dict(new.parameters), owner_type=new.owner_type)
     await conn.execute(sql.UPDATE_DATABASE, old.name, altered.description, altered.location, altered.owner,
-                       dict(altered.parameters))
+                       dict(altered.parameters), altered.owner_type)
     return Outcome(altered, (
         NewEvent(EventType.ALTER_DATABASE, db_name=old.name, message={"database": codec.database_to_json(altered)}),))
 

@@ -186,6 +186,7 @@ def database_to_json(db: Database) -> Json:
         "owner": db.owner,
         "parameters": dict(db.parameters),
         "create_time": db.create_time,
+        "owner_type": db.owner_type,
     }
 
 
@@ -197,4 +198,5 @@ def database_from_row(row: Mapping[str, Any]) -> Database:
         owner=row["owner"],
         parameters=dict(row["parameters"]),
         create_time=row["create_time"],
+        owner_type=row.get("owner_type", "USER"),  # (an event written before 0010 has none)
     )

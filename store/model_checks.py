@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from hive import limits as lim
 from hive.errors import InvalidArgument
-from store.models import Database, FieldSchema, Partition, StorageDescriptor, Table
+from store.models import OWNER_TYPES, Database, FieldSchema, Partition, StorageDescriptor, Table
 
 
 def check_database(db: Database) -> None:
@@ -19,6 +19,9 @@ def check_database(db: Database) -> None:
     lim.check_text(db.description, f"{what}: description", lim.DESCRIPTION)
     lim.check_text(db.location, f"{what}: location", lim.LOCATION)
     lim.check_text(db.owner, f"{what}: owner", lim.OWNER)
+    if db.owner_type not in OWNER_TYPES:
+        raise InvalidArgument(f"{what}: owner type {lim.preview(db.owner_type, 40)} is not one of "
+                              f"{', '.join(OWNER_TYPES)}")
     lim.check_params(db.parameters, f"{what}: parameters")
 
 

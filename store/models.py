@@ -8,6 +8,9 @@ from typing import Mapping
 
 from hive.schema import FieldSchema as FieldSchema  # a column, as Hive's rules (hive/) use it too
 
+OWNER_TYPES = ("USER", "ROLE", "GROUP")  # Hive's PrincipalType names, of a database's or table's owner
+
+
 class TableType(str, Enum):
     MANAGED = "MANAGED_TABLE"
     EXTERNAL = "EXTERNAL_TABLE"
@@ -61,6 +64,7 @@ class Database:
     owner: str = ""
     parameters: Mapping[str, str] = field(default_factory=dict)
     create_time: int = 0
+    owner_type: str = "USER"  # Hive's PrincipalType name: USER, ROLE or GROUP
 
 
 @dataclass(frozen=True, slots=True)

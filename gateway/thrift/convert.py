@@ -91,12 +91,14 @@ def sd_to_thrift(sd: StorageDescriptor, columns: Iterable[FieldSchema]) -> Any:
 
 def database_from_thrift(db: Any) -> Database:
     return Database(name=_text(db.name), description=_text(db.description), location=_text(db.locationUri),
-                    owner=_text(db.ownerName), parameters=dict(db.parameters or {}))
+                    owner=_text(db.ownerName), parameters=dict(db.parameters or {}),
+                    owner_type=PRINCIPAL_TYPES.get(db.ownerType or USER_PRINCIPAL, "USER"))
 
 
 def database_to_thrift(db: Database) -> Any:
     return hms.Database(name=db.name, description=db.description, locationUri=db.location,
-                        parameters=dict(db.parameters), ownerName=db.owner, ownerType=USER_PRINCIPAL)
+                        parameters=dict(db.parameters), ownerName=db.owner,
+                        ownerType=PRINCIPAL_IDS.get(db.owner_type, USER_PRINCIPAL))
 
 
 def table_from_thrift(t: Any, *, db_name: str = "", name: str = "") -> Table:

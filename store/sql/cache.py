@@ -21,4 +21,4 @@ SELECT tw.txn_id, tw.write_id FROM txn_to_write_id tw JOIN txns t ON t.txn_id = 
 WHERE tw.table_id = $1
 """
 
-ALL_DATABASES = "SELECT name, description, location, owner, parameters, create_time FROM dbs"
+ALL_DATABASES = "SELECT name, description, location, owner, parameters, create_time, owner_type FROM dbs"

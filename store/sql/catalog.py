@@ -9,8 +9,8 @@ CREATE TABLE in that database serialise. A locking read that waited may find its
 
 # -- databases (index: dbs.name unique) ------------------------------------------------------
 INSERT_DATABASE = """
-INSERT INTO dbs (name, description, location, owner, parameters, create_time)
-VALUES ($1, $2, $3, $4, $5, $6)
+INSERT INTO dbs (name, description, location, owner, parameters, create_time, owner_type)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
 ON CONFLICT (name) DO NOTHING
 RETURNING db_id
 """
@@ -20,7 +20,7 @@ SELECT EXISTS (SELECT 1 FROM dbs WHERE name = $1)
 """
 
 SELECT_DATABASE = """
-SELECT name, description, location, owner, parameters, create_time FROM dbs WHERE name = $1
+SELECT name, description, location, owner, parameters, create_time, owner_type FROM dbs WHERE name = $1
 """
 
 # Locks the database row: alter/drop serialise with each other and with CREATE TABLE (FK).
@@ -29,7 +29,7 @@ SELECT_DATABASE_FOR_UPDATE = SELECT_DATABASE + " FOR UPDATE"
 LIST_DATABASES = "SELECT name FROM dbs ORDER BY name"
 
 UPDATE_DATABASE = """
-UPDATE dbs SET description = $2, location = $3, owner = $4, parameters = $5 WHERE name = $1
+UPDATE dbs SET description = $2, location = $3, owner = $4, parameters = $5, owner_type = $6 WHERE name = $1
 """
 
 DELETE_DATABASE = "DELETE FROM dbs WHERE name = $1"

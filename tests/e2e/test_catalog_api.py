@@ -103,7 +103,8 @@ async def test_get_partitions_by_names_keeps_request_order_and_skips_missing(gat
 async def test_the_default_database_is_there_from_the_start_and_stays(gateway: GatewayClient) -> None:
     c = gateway.catalog
     default = (await c.GetDatabase(pb.GetDatabaseRequest(name="default"))).database
-    assert (default.name, default.description, default.owner) == ("default", "Default Hive database", "public")
+    assert (default.name, default.description, default.owner, default.owner_type) == (
+        "default", "Default Hive database", "public", "ROLE")
     await c.CreateTable(pb.CreateTableRequest(table=table("default", "t")))
     with pytest.raises(grpc.aio.AioRpcError) as refused:
         await c.DropDatabase(pb.DropDatabaseRequest(name="DEFAULT", cascade=True))

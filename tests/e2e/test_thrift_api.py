@@ -86,7 +86,8 @@ async def test_fb303_and_session_start_as_spark_does(hms: Thrift) -> None:
     assert await hms.call("set_ugi", "alice", ["alice", "staff"]) == ["alice", "staff"]
     # Hive's metastore creates its default database at start (Spark asks for it first) and never drops it.
     default = await hms.call("get_database", "DEFAULT")
-    assert (default.name, default.description, default.ownerName) == ("default", "Default Hive database", "public")
+    assert (default.name, default.description, default.ownerName, default.ownerType) == (
+        "default", "Default Hive database", "public", ht.PrincipalType.ROLE)
     assert default.locationUri == hms.gw.settings.warehouse_dir.rstrip("/")  # the warehouse's root, as Hive 2.3's
     await hms.raises(ht.AlreadyExistsException, "create_database", ht.Database("default", "mine", None, {}))
     refused = await hms.raises(ht.MetaException, "drop_database", "default", True, True)  # as Hive 2.3.10's
@@ -100,6 +101,13 @@ async def test_database_table_and_partition_lifecycle(hms: Thrift) -> None:
     await hms.call("create_database", ht.Database("sales", "", None, {"team": "a"}, ownerName="alice"))
     err = await hms.raises(ht.AlreadyExistsException, "create_database", ht.Database("sales", "", None, {}))
     assert "sales already exists" in err.message
+    assert (await hms.call("get_database", "sales")).ownerType == ht.PrincipalType.USER
+    # ALTER DATABASE ... SET OWNER ROLE: the owner's type is kept, read back and sent to every cache
+    owned = await hms.call("get_database", "sales")
+    owned.ownerName, owned.ownerType = "analysts", ht.PrincipalType.ROLE
+    await hms.call("alter_database", "sales", owned)
+    assert ((await hms.call("get_database", "sales")).ownerName,
+            (await hms.call("get_database", "sales")).ownerType) == ("analysts", ht.PrincipalType.ROLE)
     await hms.call("create_table", _table("sales", "orders", params={"spark.sql.sources.schema": "{}"}))
     got = await hms.call("get_table", "sales", "orders")
     assert (got.tableName, got.dbName, got.owner, got.tableType) == ("orders", "sales", "alice", "MANAGED_TABLE")

@@ -111,7 +111,7 @@ class StorageDescriptor(_message.Message):
     def __init__(self, location: _Optional[str] = ..., input_format: _Optional[str] = ..., output_format: _Optional[str] = ..., serde: _Optional[_Union[SerDeInfo, _Mapping]] = ..., compressed: bool = ..., num_buckets: _Optional[int] = ..., bucket_cols: _Optional[_Iterable[str]] = ..., sort_cols: _Optional[_Iterable[_Union[Order, _Mapping]]] = ..., skewed_info: _Optional[_Union[SkewedInfo, _Mapping]] = ..., parameters: _Optional[_Mapping[str, str]] = ..., stored_as_subdirectories: bool = ...) -> None: ...
 
 class Database(_message.Message):
-    __slots__ = ("name", "description", "location", "owner", "parameters", "create_time")
+    __slots__ = ("name", "description", "location", "owner", "parameters", "create_time", "owner_type")
     class ParametersEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -125,13 +125,15 @@ class Database(_message.Message):
     OWNER_FIELD_NUMBER: _ClassVar[int]
     PARAMETERS_FIELD_NUMBER: _ClassVar[int]
     CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    OWNER_TYPE_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     location: str
     owner: str
     parameters: _containers.ScalarMap[str, str]
     create_time: int
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., owner: _Optional[str] = ..., parameters: _Optional[_Mapping[str, str]] = ..., create_time: _Optional[int] = ...) -> None: ...
+    owner_type: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., owner: _Optional[str] = ..., parameters: _Optional[_Mapping[str, str]] = ..., create_time: _Optional[int] = ..., owner_type: _Optional[str] = ...) -> None: ...
 
 class Table(_message.Message):
     __slots__ = ("table_id", "db_name", "name", "table_type", "transactional", "owner", "columns", "partition_keys", "sd", "parameters", "create_time", "write_id", "view_original_text", "view_expanded_text", "owner_type", "last_access_time")

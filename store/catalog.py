@@ -32,7 +32,7 @@ from store.errors import (Aborted, AlreadyExists, FailedPrecondition, InvalidArg
                           WriteConflict)
 from store.events import EventType, NewEvent, Outcome
 from hive.lock_rules import LockScope
-from store.models import OWNER_TYPES, Database, FieldSchema, Partition, Table, TableType
+from store.models import Database, FieldSchema, Partition, Table, TableType
 from hive.partition_filter import Filter
 from store.snapshot import ReadSnapshot, check_not_too_old, is_visible, sql_params
 from hive.writeids import ValidWriteIdList
@@ -197,8 +197,6 @@ def _normalize_table(t: Table, db_location: str) -> Table:
     if transactional and t.table_type is not TableType.MANAGED:
         kind = "a view" if t.table_type is TableType.VIRTUAL_VIEW else "external"
         raise InvalidArgument(f"{db_name}.{name} is {kind} and cannot be transactional (Hive forbids it)")
-    if t.owner_type not in OWNER_TYPES:
-        raise InvalidArgument(f"owner type {t.owner_type!r} of {db_name}.{name} is not one of {', '.join(OWNER_TYPES)}")
     parameters = dict(t.parameters)
     if transactional:
         parameters[TRANSACTIONAL_PARAM] = "true"

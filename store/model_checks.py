@@ -13,15 +13,19 @@ from hive.errors import InvalidArgument
 from store.models import OWNER_TYPES, Database, FieldSchema, Partition, StorageDescriptor, Table
 
 
+def check_owner_type(owner_type: str, what: str) -> None:
+    if owner_type not in OWNER_TYPES:
+        allowed = ", ".join(OWNER_TYPES)
+        raise InvalidArgument(f"{what}: owner type {lim.preview(owner_type, 40)} is not one of {allowed}")
+
+
 def check_database(db: Database) -> None:
     what = f"database {lim.preview(db.name, 40)}"
     lim.check_text(db.name, f"{what}: name", lim.NAME)
     lim.check_text(db.description, f"{what}: description", lim.DESCRIPTION)
     lim.check_text(db.location, f"{what}: location", lim.LOCATION)
     lim.check_text(db.owner, f"{what}: owner", lim.OWNER)
-    if db.owner_type not in OWNER_TYPES:
-        raise InvalidArgument(f"{what}: owner type {lim.preview(db.owner_type, 40)} is not one of "
-                              f"{', '.join(OWNER_TYPES)}")
+    check_owner_type(db.owner_type, what)
     lim.check_params(db.parameters, f"{what}: parameters")
 
 
@@ -69,7 +73,7 @@ def check_table(t: Table) -> None:
     lim.check_text(t.db_name, f"{what}: database name", lim.NAME)
     lim.check_text(t.name, f"{what}: name", lim.NAME)
     lim.check_text(t.owner, f"{what}: owner", lim.OWNER)
-    lim.check_text(t.owner_type, f"{what}: owner type", lim.NAME)
+    check_owner_type(t.owner_type, what)
     check_fields(t.columns, f"{what}: column")
     check_fields(t.partition_keys, f"{what}: partition key")
     check_storage(t.sd, what)

@@ -40,8 +40,10 @@ def parse_duration(value: str | int | float, key: str) -> float:
         raise ConfigError(f"{key}: {value!r} is not a duration (examples: 300s, 100ms, 5m)") from None
 
 
-def _setting(key: str, default: Any, doc: str, kind: str = "") -> Any:
-    return field(default=default, metadata={"key": key, "doc": doc, "kind": kind})
+def _setting(key: str, default: Any, doc: str, kind: str = "", *, secret: bool = False) -> Any:
+    """A setting: its Hive-style key, default and help text; `secret` ones may hold a credential and are
+    never shown to a client (Thrift's get_config_value)."""
+    return field(default=default, metadata={"key": key, "doc": doc, "kind": kind, "secret": secret})
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ class Settings:
 
     host: str = _setting("metastore.gateway.host", "127.0.0.1", "address the gRPC server binds")
     port: int = _setting("metastore.gateway.port", 50051, "gRPC port (0: pick a free one)")
-    dsn: str = _setting("metastore.gateway.dsn", "", "PostgreSQL DSN; empty: start the embedded server")
+    dsn: str = _setting("metastore.gateway.dsn", "", "PostgreSQL DSN; empty: start the embedded server", secret=True)
     data_dir: str = _setting("metastore.gateway.data.dir", "",
                              "where the embedded PostgreSQL keeps its data (empty: ~/.local/share/metastore-gateway, "
                              "as root /var/lib/metastore-gateway/data); a relative path is taken from the directory "
@@ -241,6 +243,11 @@ def key_of(field_name: str) -> str:
 def settings_keys() -> dict[str, str]:
     """Hive-style key -> field name."""
     return {f.metadata["key"]: f.name for f in fields(Settings)}
+
+
+def secret_keys() -> frozenset[str]:
+    """The keys of settings that may hold a credential (the DSN's password)."""
+    return frozenset(f.metadata["key"] for f in fields(Settings) if f.metadata["secret"])
 
 
 def _coerce(field_name: str, key: str, raw: Any) -> Any:

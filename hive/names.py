@@ -133,6 +133,22 @@ def parse_partition_name(keys: Sequence[FieldSchema], name: str) -> tuple[str, .
     return tuple(values)
 
 
+_SPEC_COMPONENT = re.compile(r"([^/]+)=([^/]+)")
+
+
+def partition_spec_from_name(name: str) -> dict[str, str]:
+    """Hive's Warehouse.makeSpecFromName, without a table: each `key=value` component of a partition
+    name, unescaped, in order. As Hive's, a component that is not `key=value` is left out (so '' and
+    'bogus' give nothing), and a key named twice keeps its first place and its last value."""
+    check_text(name, "partition name", PARTITION_NAME)
+    spec: dict[str, str] = {}
+    for component in name.split("/"):
+        matched = _SPEC_COMPONENT.fullmatch(component)
+        if matched:
+            spec[unescape_path_name(matched.group(1))] = unescape_path_name(matched.group(2))
+    return spec
+
+
 def canonical_partition_name(keys: Sequence[FieldSchema], name: str) -> str:
     """The stored form of a caller's partition name (keys lower-cased, escaping canonical, typed
     values in their canonical form: `hr=07` names the partition `hr=7`). A value that does not fit

@@ -11,15 +11,17 @@ now, never uncommitted versions. Names are case-insensitive, as in Hive; the sto
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any, Sequence
 
 from thriftpy2.thrift import TType
 
 from gateway.auth import Ownership
-from gateway.config import Settings, settings_keys
+from gateway.config import Settings, secret_keys, settings_keys
 from gateway.thrift import convert
 from gateway.thrift.convert import required, stamp_ddl_time
+from gateway.thrift.errors import bounded
 from gateway.thrift import wire
 from gateway.thrift.idl import hms
 from gateway.thrift.server import RawValue
@@ -33,13 +35,17 @@ from store.catalog_store import CatalogStore
 from store.lock_store import LockStore
 from store.errors import InvalidArgument, NotFound, ResourceExhausted
 from store.models import Table
-from hive.names import normalize_identifier
+from hive.names import normalize_identifier, parse_partition_name, partition_spec_from_name
 from store.snapshot import ReadSnapshot
 from store.txn_store import TxnStore
 
 LATEST = ReadSnapshot(latest_committed=True)
 ALIVE = 2  # fb303's fb_status.ALIVE
 VERSION = "2.3.10-metastore-gateway"
+
+
+# Hive's HiveMetaStore.get_config_value: keys outside these families answer ConfigValSecurityException.
+_READABLE_CONFIG = re.compile(r"(hive|hdfs|mapred|metastore).*", re.DOTALL)
 
 
 def _limit(max_parts: int | None, cap: int) -> int:
@@ -105,7 +111,13 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
         return list(group_names or [])
 
     async def get_config_value(self, name: str | None, defaultValue: str | None) -> str:  # noqa: N803
-        field_name = settings_keys().get(required(name, "name"))
+        """A setting of this gateway by Hive's name, else `defaultValue`; as Hive's, only keys of Hive's
+        own families may be read (a client could otherwise read any secret the server's config holds)."""
+        key: str = required(name, "name")
+        if not _READABLE_CONFIG.match(key) or key in secret_keys():
+            raise hms.ConfigValSecurityException(
+                message=bounded(f"For security reasons, the config key {key} cannot be accessed"))
+        field_name = settings_keys().get(key)
         if field_name is None:
             return defaultValue or ""
         value = getattr(self._settings, field_name)
@@ -151,6 +163,29 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
         table = await self._table(req.dbName, req.tblName, _snapshot_of(req))
         return RawValue(TType.STRUCT, wire.struct_field(1, wire.table_struct(table)))  # GetTableResult
 
+    async def _columns(self, db_name: str | None, table_name: str | None, *, with_keys: bool) -> list[Any]:
+        try:
+            table = await self._table(db_name, table_name)
+        except NotFound as missing:  # as Hive's: an unknown table (or database) is UnknownTableException
+            raise hms.UnknownTableException(message=bounded(str(missing))) from None
+        return convert.fields_to_thrift((*table.columns, *table.partition_keys) if with_keys else table.columns)
+
+    async def get_fields(self, db_name: str | None, table_name: str | None) -> list[Any]:
+        """The table's columns (Hive CLI's DESCRIBE of older clients)."""
+        return await self._columns(db_name, table_name, with_keys=False)
+
+    async def get_fields_with_environment_context(self, db_name: str | None, table_name: str | None,
+                                                  environment_context: Any) -> list[Any]:
+        return await self.get_fields(db_name, table_name)
+
+    async def get_schema(self, db_name: str | None, table_name: str | None) -> list[Any]:
+        """The table's columns, then its partition keys."""
+        return await self._columns(db_name, table_name, with_keys=True)
+
+    async def get_schema_with_environment_context(self, db_name: str | None, table_name: str | None,
+                                                  environment_context: Any) -> list[Any]:
+        return await self.get_schema(db_name, table_name)
+
     async def _tables(self, dbname: str | None, tbl_names: list[str] | None) -> list[Table]:
         _check_batch(len(tbl_names or []), "get_table_objects_by_name", self._settings.max_batch_size)
         found = []
@@ -194,7 +229,10 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
     async def create_table(self, tbl: Any) -> None:
         tbl = required(tbl, "tbl")
         tbl.parameters = stamp_ddl_time(tbl.parameters)
-        table, event_id = await self._catalog.create_table(convert.table_from_thrift(tbl))
+        try:
+            table, event_id = await self._catalog.create_table(convert.table_from_thrift(tbl))
+        except NotFound as missing:  # Hive 2.3 answers a table in a missing database so (gRPC: NOT_FOUND)
+            raise hms.InvalidObjectException(message=bounded(str(missing))) from None
         self._cached.wrote(table.db_name, table.name, event_id)
 
     async def create_table_with_environment_context(self, tbl: Any, environment_context: Any) -> None:
@@ -247,6 +285,26 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
                                 db_name=required(request.dbName, "dbName"),
                                 table_name=required(request.tblName, "tblName"))
         return hms.AddPartitionsResult(partitions=added if request.needResult is not False else None)
+
+    async def append_partition(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None) -> Any:
+        """Add the partition with these values, its storage descriptor the table's (as Hive's)."""
+        new_part = hms.Partition(values=list(part_vals or []), dbName=db_name, tableName=tbl_name, parameters={})
+        return (await self._add([new_part], if_not_exists=False, db_name=db_name or "",
+                                table_name=tbl_name or ""))[0]
+
+    async def append_partition_with_environment_context(self, db_name: str | None, tbl_name: str | None,
+                                                        part_vals: list[str] | None, environment_context: Any) -> Any:
+        return await self.append_partition(db_name, tbl_name, part_vals)
+
+    async def append_partition_by_name(self, db_name: str | None, tbl_name: str | None, part_name: str | None) -> Any:
+        table = await self._table(db_name, tbl_name)
+        return await self.append_partition(db_name, tbl_name,
+                                           list(parse_partition_name(table.partition_keys,
+                                                                     required(part_name, "part_name"))))
+
+    async def append_partition_by_name_with_environment_context(self, db_name: str | None, tbl_name: str | None,
+                                                                part_name: str | None, environment_context: Any) -> Any:
+        return await self.append_partition_by_name(db_name, tbl_name, part_name)
 
     async def alter_partition(self, db_name: str | None, tbl_name: str | None, new_part: Any) -> None:
         await self.alter_partitions(db_name, tbl_name, [required(new_part, "new_part")])
@@ -304,6 +362,11 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
         limit = _limit(max_parts, self._settings.max_batch_size)
         found = await self._matching(db_name, tbl_name, "", self._settings.max_batch_size if partial else limit,
                                      snapshot)
+        keys = found.table.partition_keys
+        if len(partial) > len(keys):  # Hive's message and exception (MetaException)
+            raise hms.MetaException(message=bounded(
+                f"Incorrect number of partition values: {len(partial)} for the {len(keys)} partition keys of "
+                f"{found.table.full_name} ({', '.join(k.name for k in keys)})"))
         versions = [v for v in found.versions if _matches_partial(v.values, partial)] if partial else found.versions
         return VersionsHit(found.table, versions[:limit])
 
@@ -394,7 +457,18 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
 
     async def get_partition_by_name(self, db_name: str | None, tbl_name: str | None,
                                     part_name: str | None) -> RawValue:
-        return await self._one(db_name, tbl_name, required(part_name, "part_name"))
+        try:
+            return await self._one(db_name, tbl_name, required(part_name, "part_name"))
+        except InvalidArgument as bad:  # as Hive's: a name that does not fit the table's keys names nothing
+            raise hms.NoSuchObjectException(message=bounded(str(bad))) from None
+
+    # Hive's parsing of a partition name, without a table (the Hive CLI and HCatalog call these).
+
+    async def partition_name_to_vals(self, part_name: str | None) -> list[str]:
+        return list(partition_spec_from_name(part_name or "").values())
+
+    async def partition_name_to_spec(self, part_name: str | None) -> dict[str, str]:
+        return partition_spec_from_name(part_name or "")
 
     async def get_partitions_by_filter(self, db_name: str | None, tbl_name: str | None, filter: str | None,  # noqa: A002
                                        max_parts: int | None) -> RawValue:

@@ -94,7 +94,11 @@ async def test_fb303_and_session_start_as_spark_does(hms: Thrift) -> None:
     assert "Can not drop default database" in refused.message
     assert await hms.call("get_databases", "*") == ["default"]
     assert await hms.call("get_config_value", "hive.txn.timeout", "x") == "300.0"
-    assert await hms.call("get_config_value", "no.such.key", "fallback") == "fallback"
+    assert await hms.call("get_config_value", "hive.no.such.key", "fallback") == "fallback"
+    # As Hive's: only keys of Hive's families are readable, and never a setting that holds a credential.
+    for hidden in ("no.such.key", "javax.jdo.option.ConnectionPassword", "metastore.gateway.dsn"):
+        refused = await hms.raises(ht.ConfigValSecurityException, "get_config_value", hidden, "x")
+        assert f"the config key {hidden} cannot be accessed" in refused.message
 
 
 async def test_database_table_and_partition_lifecycle(hms: Thrift) -> None:

@@ -64,6 +64,6 @@ async def test_hostile_arguments_of_read_and_drop_methods_never_answer_an_intern
         except TApplicationException as exc:  # a method that declares no exception: the message is the store's
             assert "internal error" not in str(exc) and len(str(exc)) <= 1100, f"{method}: {exc}"
         except (ht.MetaException, ht.NoSuchObjectException, ht.InvalidObjectException, ht.InvalidOperationException,
-                ht.UnknownDBException, ht.InvalidInputException) as exc:
+                ht.UnknownDBException, ht.InvalidInputException, ht.ConfigValSecurityException) as exc:
             assert len(exc.message or "") <= 1100 and "internal error" not in (exc.message or ""), f"{method}: {exc}"
     assert await hms.call("get_all_tables", "d") == ["t"]

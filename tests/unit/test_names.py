@@ -34,6 +34,22 @@ def test_partition_name_round_trip_and_case_insensitive_keys() -> None:
     assert n.canonical_partition_name(KEYS, "DS=2024-01-01/Region=us%2feast") == name
 
 
+def test_spec_from_name_is_hive_warehouse_make_spec_from_name() -> None:
+    """What Hive 2.3.10's partition_name_to_spec answers (tests/e2e/test_thrift_differential.py asks it)."""
+    assert n.partition_spec_from_name("ds=2024-01-01/region=us%2Feast") == {"ds": "2024-01-01", "region": "us/east"}
+    assert n.partition_spec_from_name("") == {} and n.partition_spec_from_name("bogus") == {}
+    assert n.partition_spec_from_name("a=1/junk/b=2") == {"a": "1", "b": "2"}  # non key=value components skipped
+    assert n.partition_spec_from_name("a=b=c") == {"a=b": "c"}  # the last '=' splits, as Hive's greedy pattern
+    assert list(n.partition_spec_from_name("b=1/a=2/b=3").items()) == [("b", "3"), ("a", "2")]
+
+
+@given(st.lists(st.tuples(st.text(min_size=1), st.text(min_size=1)), max_size=4, unique_by=lambda kv: kv[0]))
+def test_spec_from_name_reads_back_any_escaped_name(pairs: list[tuple[str, str]]) -> None:
+    name = "/".join(f"{n.escape_path_name(k)}={n.escape_path_name(v)}" for k, v in pairs)
+    if len(name) <= 4000:
+        assert n.partition_spec_from_name(name) == dict(pairs)
+
+
 @pytest.mark.parametrize("bad", ["ds=2024-01-01", "region=x/ds=2024-01-01", "ds2024/region=x", "ds=1/region=x/extra=2"])
 def test_partition_name_must_name_the_keys_in_order(bad: str) -> None:
     with pytest.raises(InvalidArgument):

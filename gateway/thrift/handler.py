@@ -171,7 +171,7 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
         return convert.fields_to_thrift((*table.columns, *table.partition_keys) if with_keys else table.columns)
 
     async def get_fields(self, db_name: str | None, table_name: str | None) -> list[Any]:
-        """The table's columns (Hive CLI's DESCRIBE of older clients)."""
+        """The table's columns."""
         return await self._columns(db_name, table_name, with_keys=False)
 
     async def get_fields_with_environment_context(self, db_name: str | None, table_name: str | None,
@@ -462,7 +462,7 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
         except InvalidArgument as bad:  # as Hive's: a name that does not fit the table's keys names nothing
             raise hms.NoSuchObjectException(message=bounded(str(bad))) from None
 
-    # Hive's parsing of a partition name, without a table (the Hive CLI and HCatalog call these).
+    # Hive's parsing of a partition name, without a table (the rule in hive/names.py).
 
     async def partition_name_to_vals(self, part_name: str | None) -> list[str]:
         return list(partition_spec_from_name(part_name or "").values())

@@ -102,13 +102,11 @@ async def create_default_database(conn: asyncpg.Connection, warehouse_dir: str) 
     """Hive's `default` database, as its metastore creates it at every start when it is missing: at
     the warehouse's root, owned by the role `public`. Its event tells every gateway's cache; None (no
     event) when it exists already."""
-    if await conn.fetchval(sql.DATABASE_EXISTS, n.DEFAULT_DATABASE_NAME):
-        return Outcome(None)
     default = Database(n.DEFAULT_DATABASE_NAME, "Default Hive database", warehouse_dir.rstrip("/") or "/", "public",
                        owner_type="ROLE")
     try:
         created = await create_database(conn, default, warehouse_dir)
-    except AlreadyExists:  # another gateway, starting at the same time, created it first
+    except AlreadyExists:  # (INSERT ... ON CONFLICT DO NOTHING: nothing written, no event)
         return Outcome(None)
     return Outcome(created.value, created.events)
 

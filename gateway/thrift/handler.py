@@ -21,7 +21,6 @@ from gateway.auth import Ownership
 from gateway.config import Settings, secret_keys, settings_keys
 from gateway.thrift import convert
 from gateway.thrift.convert import required, stamp_ddl_time
-from gateway.thrift.errors import bounded
 from gateway.thrift import wire
 from gateway.thrift.idl import hms
 from gateway.thrift.server import RawValue
@@ -33,7 +32,7 @@ from store.cache.facade import CachedCatalog, VersionsHit
 from store.cache.facade import table_key as table_key_of
 from store.catalog_store import CatalogStore
 from store.lock_store import LockStore
-from store.errors import InvalidArgument, NotFound, ResourceExhausted
+from store.errors import InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
 from store.models import Table
 from hive.names import normalize_identifier, parse_partition_name, partition_spec_from_name
 from store.snapshot import ReadSnapshot
@@ -115,8 +114,7 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
         own families may be read (a client could otherwise read any secret the server's config holds)."""
         key: str = required(name, "name")
         if not _READABLE_CONFIG.match(key) or key in secret_keys():
-            raise hms.ConfigValSecurityException(
-                message=bounded(f"For security reasons, the config key {key} cannot be accessed"))
+            raise PermissionDenied(f"For security reasons, the config key {key} cannot be accessed")
         field_name = settings_keys().get(key)
         if field_name is None:
             return defaultValue or ""
@@ -164,10 +162,7 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
         return RawValue(TType.STRUCT, wire.struct_field(1, wire.table_struct(table)))  # GetTableResult
 
     async def _columns(self, db_name: str | None, table_name: str | None, *, with_keys: bool) -> list[Any]:
-        try:
-            table = await self._table(db_name, table_name)
-        except NotFound as missing:  # as Hive's: an unknown table (or database) is UnknownTableException
-            raise hms.UnknownTableException(message=bounded(str(missing))) from None
+        table = await self._table(db_name, table_name)
         return convert.fields_to_thrift((*table.columns, *table.partition_keys) if with_keys else table.columns)
 
     async def get_fields(self, db_name: str | None, table_name: str | None) -> list[Any]:
@@ -229,10 +224,7 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
     async def create_table(self, tbl: Any) -> None:
         tbl = required(tbl, "tbl")
         tbl.parameters = stamp_ddl_time(tbl.parameters)
-        try:
-            table, event_id = await self._catalog.create_table(convert.table_from_thrift(tbl))
-        except NotFound as missing:  # Hive 2.3 answers a table in a missing database so (gRPC: NOT_FOUND)
-            raise hms.InvalidObjectException(message=bounded(str(missing))) from None
+        table, event_id = await self._catalog.create_table(convert.table_from_thrift(tbl))
         self._cached.wrote(table.db_name, table.name, event_id)
 
     async def create_table_with_environment_context(self, tbl: Any, environment_context: Any) -> None:
@@ -363,10 +355,10 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
         found = await self._matching(db_name, tbl_name, "", self._settings.max_batch_size if partial else limit,
                                      snapshot)
         keys = found.table.partition_keys
-        if len(partial) > len(keys):  # Hive's message and exception (MetaException)
-            raise hms.MetaException(message=bounded(
+        if len(partial) > len(keys):  # (MetaException, as Hive's)
+            raise InvalidArgument(
                 f"Incorrect number of partition values: {len(partial)} for the {len(keys)} partition keys of "
-                f"{found.table.full_name} ({', '.join(k.name for k in keys)})"))
+                f"{found.table.full_name} ({', '.join(k.name for k in keys)})")
         versions = [v for v in found.versions if _matches_partial(v.values, partial)] if partial else found.versions
         return VersionsHit(found.table, versions[:limit])
 
@@ -457,10 +449,7 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
 
     async def get_partition_by_name(self, db_name: str | None, tbl_name: str | None,
                                     part_name: str | None) -> RawValue:
-        try:
-            return await self._one(db_name, tbl_name, required(part_name, "part_name"))
-        except InvalidArgument as bad:  # as Hive's: a name that does not fit the table's keys names nothing
-            raise hms.NoSuchObjectException(message=bounded(str(bad))) from None
+        return await self._one(db_name, tbl_name, required(part_name, "part_name"))
 
     # Hive's parsing of a partition name, without a table (the rule in hive/names.py).
 

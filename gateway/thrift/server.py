@@ -231,7 +231,7 @@ class ThriftServer:
             declared = _as_declared(result_cls.thrift_spec, exc)
             if declared is None:
                 text = bounded(str(exc)) if isinstance(exc, ON_PURPOSE) else self._internal(name, exc)
-                declared = declared_exception(result_cls.thrift_spec, exc, text)
+                declared = declared_exception(name, result_cls.thrift_spec, exc, text)
             if declared is None:
                 reply = _application_error(name, seqid, TApplicationException.INTERNAL_ERROR, text)
                 return reply, name, "INTERNAL_ERROR"

@@ -390,12 +390,17 @@ class ShardedCache:
         return database
 
 
+def _sees_as_live(entry: TableEntry, wl: ValidWriteIdList | None) -> bool:
+    """Whether the snapshot sees the entry's partitions as the live view shows them (LiveView's rule)."""
+    return all_committed_through(wl) >= entry.live.through
+
+
 def _from_live(live: Mapping[str, T], entry: TableEntry, wl: ValidWriteIdList | None,
                requested: dict[str, None]) -> list[T] | None:
     """What the live view holds (`live`: its versions or their frames) for the requested names, when
     the snapshot sees these partitions as this cache does; None when it does not, or when a name is
     absent or spelled otherwise (the general path, `_named_versions`, answers then)."""
-    if all_committed_through(wl) < entry.live.through:
+    if not _sees_as_live(entry, wl):
         return None
     found = list(map(live.get, requested))
     return None if None in found else found  # type: ignore[return-value]  # no None in it
@@ -452,9 +457,9 @@ def _matching_versions(entry: TableEntry, wl: ValidWriteIdList | None, matches: 
 def _shown_in_order(entry: TableEntry, wl: ValidWriteIdList | None,
                     names: Iterable[str]) -> Iterator[tuple[str, Version]]:
     """Each of `names` (the entry's) with the version the snapshot sees, skipping those it sees none
-    of: from the live view when the snapshot may use it (`_from_live`'s rule; a name the live view
+    of: from the live view when the snapshot may use it (`_sees_as_live`; a name the live view
     lacks is then invisible to both), else by the visibility rule, partition by partition."""
-    if all_committed_through(wl) >= entry.live.through:
+    if _sees_as_live(entry, wl):
         shown = entry.live.versions
         return ((name, version) for name in names if (version := shown.get(name)) is not None)
     partitions = entry.partitions

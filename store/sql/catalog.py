@@ -15,10 +15,6 @@ ON CONFLICT (name) DO NOTHING
 RETURNING db_id
 """
 
-DATABASE_EXISTS = """
-SELECT EXISTS (SELECT 1 FROM dbs WHERE name = $1)
-"""
-
 SELECT_DATABASE = """
 SELECT name, description, location, owner, parameters, create_time, owner_type FROM dbs WHERE name = $1
 """

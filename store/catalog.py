@@ -37,6 +37,7 @@ from hive.partition_filter import Filter
 from store.snapshot import ReadSnapshot, check_not_too_old, is_visible, sql_params
 from hive.writeids import ValidWriteIdList
 from store.sql import catalog as sql
+from store.sql import column_stats as stats_sql
 from store.sql import txns as txn_sql
 
 TRANSACTIONAL_PARAM = "transactional"
@@ -288,6 +289,10 @@ async def alter_table(
         if renamed:
             await _check_name_not_reserved(conn, altered.db_name, altered.name, ctx.txn_id)
         altered = replace(altered, write_id=ctx.write_id)
+    kept = {(c.name, c.type) for c in altered.columns}
+    gone = [c.name for c in old.columns if (c.name, c.type) not in kept]
+    if gone:  # a dropped or retyped column's statistics describe data it no longer has (Hive's rule)
+        await conn.execute(stats_sql.DELETE_TABLE_LEVEL_FOR_COLUMNS, old.table_id, gone)
     body = codec.table_body(altered)
     if ctx.write_id and old.write_id != ctx.write_id:
         await conn.execute(sql.END_LATEST_TABLE_VERSION, old.table_id, ctx.write_id)
@@ -309,6 +314,7 @@ def _drop_table_event(table: Table) -> NewEvent:
 
 
 async def _delete_table_rows(conn: asyncpg.Connection, table_id: int) -> None:
+    await conn.execute(stats_sql.DELETE_FOR_TABLE, table_id)
     await conn.execute(sql.DELETE_TABLE_PARTITIONS, table_id)
     await conn.execute(sql.DELETE_TABLE_VERSIONS, table_id)
 
@@ -657,7 +663,7 @@ async def list_partition_names(
 # -- partition changes -------------------------------------------------------------------------
 
 
-async def _lock_partitions(conn: asyncpg.Connection, table: Table, names: Sequence[str]) -> list[asyncpg.Record]:
+async def lock_partitions(conn: asyncpg.Connection, table: Table, names: Sequence[str]) -> list[asyncpg.Record]:
     """The latest versions of the named partitions, locked FOR UPDATE (missing names are absent)."""
     return await _lock_latest(conn, f"partitions of {table.full_name}",
                               sql.SELECT_LATEST_PARTITIONS_BY_NAMES_FOR_UPDATE,
@@ -679,7 +685,7 @@ async def alter_partitions(
     requested = [_complete_partition(table, p) for p in parts]
     _unique_names(requested, "alter")
     names = [p.name for p in requested]
-    current_rows = await _lock_partitions(conn, table, names)
+    current_rows = await lock_partitions(conn, table, names)
     if ctx.write_id:  # after the row locks, so a concurrent writer's versions are seen
         await _check_partitions_not_in_flight(conn, table, names, ctx.txn_id)
     current = {r["part_name"]: codec.partition_from_row(table.db_name, table.name, r) for r in current_rows}
@@ -719,7 +725,7 @@ async def drop_partitions(
     ctx = await _begin_write(conn, table, txn_id)
     if ctx.write_id:
         # Lock first: the statements below must not wait, as one that waited misses a version replaced meanwhile.
-        await _lock_partitions(conn, table, wanted)
+        await lock_partitions(conn, table, wanted)
         own = [r["part_name"] for r in await conn.fetch(sql.DELETE_OWN_PARTITION_VERSIONS, table.table_id, wanted,
                                                         ctx.write_id)]
         ended = [r["part_name"] for r in await conn.fetch(sql.END_LATEST_PARTITION_VERSIONS, table.table_id, wanted,
@@ -733,6 +739,7 @@ async def drop_partitions(
         raise NotFound(f"partition(s) of {table.full_name} do not exist: {_list_preview(missing)}; nothing was dropped")
     if not dropped:
         return Outcome([], ctx.events)
+    await conn.execute(stats_sql.DELETE_FOR_PARTITIONS, table.table_id, dropped)
     order = {name: i for i, name in enumerate(wanted)}
     dropped.sort(key=order.__getitem__)
     return Outcome(dropped, (*ctx.events, NewEvent(

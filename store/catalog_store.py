@@ -7,12 +7,13 @@ several rows run in one REPEATABLE READ snapshot so a table and its partitions a
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Generic, Sequence, TypeVar
 
 import asyncpg
 
-from store import catalog, events, txns
+from store import catalog, column_stats, events, txns
 from store.db import Database
 from store.errors import StoreError, Unavailable, WriteConflict
 from store.events import Outcome, Written
@@ -194,6 +195,22 @@ class CatalogStore:
                                new: Partition) -> tuple[Partition, int]:
         written = await self._write(catalog.rename_partition, db_name, table_name, old_name, new)
         return written.value, written.event_id
+
+    # column statistics (store/column_stats.py: not versioned, no events, not cached)
+    async def update_column_stats(self, updates: Sequence[column_stats.StatsUpdate]) -> None:
+        await self._db.transact(column_stats.update_all, updates, int(time.time()))
+
+    async def delete_column_stats(self, db_name: str, table_name: str, part_name: str | None,
+                                  column: str | None) -> None:
+        await self._db.transact(column_stats.delete, db_name, table_name, part_name, column)
+
+    async def table_column_stats(self, db_name: str, table_name: str,
+                                 columns: Sequence[str]) -> list[column_stats.ColumnStats]:
+        return await self._db.read(column_stats.table_stats, db_name, table_name, columns)
+
+    async def partition_column_stats(self, db_name: str, table_name: str, part_names: Sequence[str],
+                                     columns: Sequence[str]) -> dict[str, list[column_stats.ColumnStats]]:
+        return await self._db.read(column_stats.partition_stats, db_name, table_name, part_names, columns)
 
     # notification log
     async def current_event_id(self) -> int:

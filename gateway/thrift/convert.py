@@ -10,7 +10,7 @@ import time
 from typing import Any, Iterable
 
 from gateway.thrift.idl import hms
-from store.errors import InvalidArgument
+from store.errors import InvalidArgument, ResourceExhausted
 from store.models import (
     Database,
     FieldSchema,
@@ -176,3 +176,9 @@ def required(value: Any, what: str) -> Any:
     if value is None or value == "":
         raise InvalidArgument(f"{what} is required")
     return value
+
+
+def check_batch(count: int, what: str, limit: int) -> None:
+    if count > limit:
+        raise ResourceExhausted(f"{what}: {count} items in one call, more than metastore.gateway.max.batch.size "
+                                f"({limit}); split the call")

@@ -35,6 +35,10 @@ METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
     ("get_partition_by_name", se.InvalidArgument): "NoSuchObjectException",  # a name that fits no partition
     ("get_fields", se.NotFound): "UnknownTableException",  # a missing table or database
     ("get_schema", se.NotFound): "UnknownTableException",
+    # statistics of a column the table does not have, or of a partition key
+    ("update_table_column_statistics", se.InvalidArgument): "MetaException",
+    ("update_partition_column_statistics", se.InvalidArgument): "MetaException",
+    ("set_aggr_stats_for", se.InvalidArgument): "MetaException",
 }
 
 

@@ -20,19 +20,20 @@ from thriftpy2.thrift import TType
 from gateway.auth import Ownership
 from gateway.config import Settings, secret_keys, settings_keys
 from gateway.thrift import convert
-from gateway.thrift.convert import required, stamp_ddl_time
+from gateway.thrift.convert import check_batch, required, stamp_ddl_time
 from gateway.thrift import wire
 from gateway.thrift.idl import hms
 from gateway.thrift.server import RawValue
 from gateway.thrift.compaction_methods import CompactionMethods
 from gateway.thrift.data_methods import DataMethods
+from gateway.thrift.stats_methods import StatsMethods
 from gateway.thrift.txn_methods import TxnLockMethods
 from gateway.warehouse import Warehouse
 from store.cache.facade import CachedCatalog, VersionsHit
 from store.cache.facade import table_key as table_key_of
 from store.catalog_store import CatalogStore
 from store.lock_store import LockStore
-from store.errors import InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
+from store.errors import InvalidArgument, NotFound, PermissionDenied
 from store.models import Table
 from hive.names import normalize_identifier, parse_partition_name, partition_spec_from_name
 from store.snapshot import ReadSnapshot
@@ -66,16 +67,10 @@ def _snapshot_of(req: Any) -> ReadSnapshot:
     return ReadSnapshot.parse(req.validWriteIdList, 0, req.id if req.id and req.id > 0 else 0)
 
 
-def _check_batch(count: int, what: str, limit: int) -> None:
-    if count > limit:
-        raise ResourceExhausted(f"{what}: {count} items in one call, more than metastore.gateway.max.batch.size "
-                                f"({limit}); split the call")
-
-
-class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
+class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, StatsMethods):
     """ThriftHiveMetastore (and fb303) over the gateway's stores; drops, truncate and partition renames
     (which touch a managed table's files) in DataMethods, txns and locks in TxnLockMethods, compact2 and
-    show_compact in CompactionMethods."""
+    show_compact in CompactionMethods, column statistics in StatsMethods."""
 
     def __init__(self, catalog: CatalogStore, cached: CachedCatalog, txns: TxnStore, locks: LockStore,
                  settings: Settings, warehouse: Warehouse | None = None) -> None:
@@ -182,7 +177,7 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
         return await self.get_schema(db_name, table_name)
 
     async def _tables(self, dbname: str | None, tbl_names: list[str] | None) -> list[Table]:
-        _check_batch(len(tbl_names or []), "get_table_objects_by_name", self._settings.max_batch_size)
+        check_batch(len(tbl_names or []), "get_table_objects_by_name", self._settings.max_batch_size)
         found = []
         for name in tbl_names or []:
             try:
@@ -249,7 +244,7 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
 
     async def _add(self, parts: list[Any], *, if_not_exists: bool, db_name: str = "",
                    table_name: str = "") -> list[Any]:
-        _check_batch(len(parts), "add_partitions", self._settings.max_batch_size)
+        check_batch(len(parts), "add_partitions", self._settings.max_batch_size)
         for p in parts:
             p.parameters = stamp_ddl_time(p.parameters)
         models = [convert.partition_from_thrift(p) for p in parts]
@@ -302,7 +297,7 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
         await self.alter_partitions(db_name, tbl_name, [required(new_part, "new_part")])
 
     async def alter_partitions(self, db_name: str | None, tbl_name: str | None, new_parts: list[Any] | None) -> None:
-        _check_batch(len(new_parts or []), "alter_partitions", self._settings.max_batch_size)
+        check_batch(len(new_parts or []), "alter_partitions", self._settings.max_batch_size)
         for p in new_parts or []:
             p.parameters = stamp_ddl_time(p.parameters)
         _, event_id = await self._catalog.alter_partitions(
@@ -325,7 +320,7 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods):
 
     async def _by_names(self, db_name: str | None, tbl_name: str | None, names: list[str],
                         snapshot: ReadSnapshot = LATEST) -> VersionsHit:
-        _check_batch(len(names), "get_partitions_by_names", self._settings.max_batch_size)
+        check_batch(len(names), "get_partitions_by_names", self._settings.max_batch_size)
         db_key, table_key = table_key_of(required(db_name, "db_name"), required(tbl_name, "tbl_name"))
         hit = self._cached.cached_partition_versions(db_key, table_key, names, snapshot)
         if isinstance(hit, VersionsHit):

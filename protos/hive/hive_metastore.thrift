@@ -9,6 +9,7 @@
 // a snapshot too. Enum-typed fields are declared i32, as they are on the wire. The txn calls have Hive 3's
 // shapes (GetOpenTxnsResponse with a list and abortedBits; get_valid_write_ids and
 // allocate_table_write_ids): Spark's 2.3 client never calls them, Trino's and Hive's newer ones do.
+// Column statistics have Hive 2.3's shapes with Hive 4's added fields (histograms, timestamp statistics).
 //
 // A method a client calls that is not declared here is answered with TApplicationException
 // UNKNOWN_METHOD, on which clients fall back to an older method.
@@ -560,6 +561,160 @@ struct GetPartitionsPsWithAuthResponse {
   1: required list<Partition> partitions,
 }
 
+// Column statistics (Hive 2.3's; `histogram`, Timestamp and timestampStats are Hive 4's, and so are the
+// requests' engine and validWriteIdList fields, which the gateway accepts and ignores: its statistics
+// are not versioned, as Hive 2.3's). Binary fields are `string` in Hive 2.3: the same bytes on the wire.
+struct BooleanColumnStatsData {
+  1: required i64 numTrues,
+  2: required i64 numFalses,
+  3: required i64 numNulls,
+  4: optional binary bitVectors,
+}
+
+struct DoubleColumnStatsData {
+  1: optional double lowValue,
+  2: optional double highValue,
+  3: required i64 numNulls,
+  4: required i64 numDVs,
+  5: optional binary bitVectors,
+  6: optional binary histogram,
+}
+
+struct LongColumnStatsData {
+  1: optional i64 lowValue,
+  2: optional i64 highValue,
+  3: required i64 numNulls,
+  4: required i64 numDVs,
+  5: optional binary bitVectors,
+  6: optional binary histogram,
+}
+
+struct StringColumnStatsData {
+  1: required i64 maxColLen,
+  2: required double avgColLen,
+  3: required i64 numNulls,
+  4: required i64 numDVs,
+  5: optional binary bitVectors,
+}
+
+struct BinaryColumnStatsData {
+  1: required i64 maxColLen,
+  2: required double avgColLen,
+  3: required i64 numNulls,
+  4: optional binary bitVectors,
+}
+
+struct Decimal {
+  3: required i16 scale,
+  1: required binary unscaled,
+}
+
+struct DecimalColumnStatsData {
+  1: optional Decimal lowValue,
+  2: optional Decimal highValue,
+  3: required i64 numNulls,
+  4: required i64 numDVs,
+  5: optional binary bitVectors,
+  6: optional binary histogram,
+}
+
+struct Date {
+  1: required i64 daysSinceEpoch,
+}
+
+struct DateColumnStatsData {
+  1: optional Date lowValue,
+  2: optional Date highValue,
+  3: required i64 numNulls,
+  4: required i64 numDVs,
+  5: optional binary bitVectors,
+  6: optional binary histogram,
+}
+
+struct Timestamp {
+  1: required i64 secondsSinceEpoch,
+}
+
+struct TimestampColumnStatsData {
+  1: optional Timestamp lowValue,
+  2: optional Timestamp highValue,
+  3: required i64 numNulls,
+  4: required i64 numDVs,
+  5: optional binary bitVectors,
+  6: optional binary histogram,
+}
+
+union ColumnStatisticsData {
+  1: BooleanColumnStatsData booleanStats,
+  2: LongColumnStatsData longStats,
+  3: DoubleColumnStatsData doubleStats,
+  4: StringColumnStatsData stringStats,
+  5: BinaryColumnStatsData binaryStats,
+  6: DecimalColumnStatsData decimalStats,
+  7: DateColumnStatsData dateStats,
+  8: TimestampColumnStatsData timestampStats,
+}
+
+struct ColumnStatisticsObj {
+  1: required string colName,
+  2: required string colType,
+  3: required ColumnStatisticsData statsData,
+}
+
+struct ColumnStatisticsDesc {
+  1: required bool isTblLevel,
+  2: required string dbName,
+  3: required string tableName,
+  4: optional string partName,
+  5: optional i64 lastAnalyzed,
+  6: optional string catName,
+}
+
+struct ColumnStatistics {
+  1: required ColumnStatisticsDesc statsDesc,
+  2: required list<ColumnStatisticsObj> statsObj,
+  3: optional bool isStatsCompliant,
+  4: optional string engine,
+}
+
+struct TableStatsRequest {
+  1: required string dbName,
+  2: required string tblName,
+  3: required list<string> colNames,
+  4: optional string catName,
+  5: optional string validWriteIdList,
+  6: optional string engine,
+  7: optional i64 id = -1,
+}
+
+struct TableStatsResult {
+  1: required list<ColumnStatisticsObj> tableStats,
+  2: optional bool isStatsCompliant,
+}
+
+struct PartitionsStatsRequest {
+  1: required string dbName,
+  2: required string tblName,
+  3: required list<string> colNames,
+  4: required list<string> partNames,
+  5: optional string catName,
+  6: optional string validWriteIdList,
+  7: optional string engine,
+}
+
+struct PartitionsStatsResult {
+  1: required map<string, list<ColumnStatisticsObj>> partStats,
+  2: optional bool isStatsCompliant,
+}
+
+struct SetPartitionsStatsRequest {
+  1: required list<ColumnStatistics> colStats,
+  2: optional bool needMerge,
+  3: optional i64 writeId = -1,
+  4: optional string validWriteIdList,
+  5: optional string engine,
+}
+
 exception MetaException {
   1: string message,
 }
@@ -731,6 +886,17 @@ service ThriftHiveMetastore extends FacebookService {
   list<Partition> get_partitions_ps_with_auth(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: i16 max_parts = -1, 5: string user_name, 6: list<string> group_names) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   list<string> get_partition_names(1: string db_name, 2: string tbl_name, 3: i16 max_parts = -1) throws (1: MetaException o2),
   list<string> get_partition_names_ps(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: i16 max_parts = -1) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+
+  // column statistics (gateway/thrift/stats_methods.py)
+  bool update_table_column_statistics(1: ColumnStatistics stats_obj) throws (1: NoSuchObjectException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: InvalidInputException o4),
+  bool update_partition_column_statistics(1: ColumnStatistics stats_obj) throws (1: NoSuchObjectException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: InvalidInputException o4),
+  ColumnStatistics get_table_column_statistics(1: string db_name, 2: string tbl_name, 3: string col_name) throws (1: NoSuchObjectException o1, 2: MetaException o2, 3: InvalidInputException o3, 4: InvalidObjectException o4),
+  ColumnStatistics get_partition_column_statistics(1: string db_name, 2: string tbl_name, 3: string part_name, 4: string col_name) throws (1: NoSuchObjectException o1, 2: MetaException o2, 3: InvalidInputException o3, 4: InvalidObjectException o4),
+  TableStatsResult get_table_statistics_req(1: TableStatsRequest request) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  PartitionsStatsResult get_partitions_statistics_req(1: PartitionsStatsRequest request) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  bool set_aggr_stats_for(1: SetPartitionsStatsRequest request) throws (1: NoSuchObjectException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: InvalidInputException o4),
+  bool delete_partition_column_statistics(1: string db_name, 2: string tbl_name, 3: string part_name, 4: string col_name) throws (1: NoSuchObjectException o1, 2: MetaException o2, 3: InvalidObjectException o3, 4: InvalidInputException o4),
+  bool delete_table_column_statistics(1: string db_name, 2: string tbl_name, 3: string col_name) throws (1: NoSuchObjectException o1, 2: MetaException o2, 3: InvalidObjectException o3, 4: InvalidInputException o4),
   GetPartitionsByNamesResult get_partitions_by_names_req(1: GetPartitionsByNamesRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   list<Partition> get_partitions_by_names(1: string db_name, 2: string tbl_name, 3: list<string> names) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   GetPartitionResponse get_partition_req(1: GetPartitionRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),

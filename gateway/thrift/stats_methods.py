@@ -1,0 +1,168 @@
+"""The Hive metastore Thrift methods of column statistics: what Trino reads before planning and merges
+and writes back after every INSERT (get_table_statistics_req, get_partitions_statistics_req,
+update_table/partition_column_statistics, delete_table_column_statistics), and what Hive's ANALYZE
+sends (set_aggr_stats_for). The rules are the store's (store/column_stats.py).
+
+Hive's ColumnStatisticsData is a union: one member set, `longStats`, `stringStats`, ... Its member's
+name less `Stats` is the store's kind; Date, Timestamp and Decimal values are unwrapped to their
+numbers (days, seconds, unscaled bytes and scale).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.config import Settings
+from gateway.thrift.convert import check_batch, required
+from gateway.thrift.idl import hms
+from hive.names import normalize_identifier
+from store.catalog_store import CatalogStore
+from store.column_stats import DECIMAL, FIELDS, ColumnStats, StatsUpdate
+from store.errors import InvalidArgument, NotFound
+
+_MEMBERS = {kind: f"{kind}Stats" for kind in FIELDS}  # kind -> the union member's field name
+_STRUCTS = {
+    "boolean": hms.BooleanColumnStatsData, "long": hms.LongColumnStatsData, "double": hms.DoubleColumnStatsData,
+    "string": hms.StringColumnStatsData, "binary": hms.BinaryColumnStatsData,
+    "decimal": hms.DecimalColumnStatsData, "date": hms.DateColumnStatsData,
+    "timestamp": hms.TimestampColumnStatsData,
+}
+# The kinds whose low and high values are wrapped in a struct of one number.
+_WRAPPED = {"date": (hms.Date, "daysSinceEpoch"), "timestamp": (hms.Timestamp, "secondsSinceEpoch")}
+
+
+def _value_in(kind: str, name: str, value: Any) -> Any:
+    if value is None or name not in ("lowValue", "highValue"):
+        return value
+    if kind in _WRAPPED:
+        return getattr(value, _WRAPPED[kind][1])
+    if FIELDS[kind][name][0] == DECIMAL:
+        return {"unscaled": value.unscaled, "scale": value.scale}
+    return value
+
+
+def _value_out(kind: str, name: str, value: Any) -> Any:
+    if name not in ("lowValue", "highValue"):
+        return value
+    if kind in _WRAPPED:
+        wrapper, field = _WRAPPED[kind]
+        return wrapper(**{field: value})
+    if FIELDS[kind][name][0] == DECIMAL:
+        return hms.Decimal(unscaled=value["unscaled"], scale=value["scale"])
+    return value
+
+
+def stats_in(obj: Any) -> ColumnStats:
+    """A ColumnStatisticsObj as the store's ColumnStats (checked by the store against the column)."""
+    column = required(obj.colName if obj else None, "ColumnStatisticsObj.colName")
+    data = required(obj.statsData, f"statsData of column {column}")
+    members = [kind for kind, member in _MEMBERS.items() if getattr(data, member) is not None]
+    if len(members) != 1:
+        raise InvalidArgument(f"statsData of column {column} must set exactly one of "
+                              f"{', '.join(_MEMBERS.values())}; it sets {len(members)}")
+    kind = members[0]
+    member = getattr(data, _MEMBERS[kind])
+    values = {name: _value_in(kind, name, getattr(member, name)) for name in FIELDS[kind]}
+    return ColumnStats(column, obj.colType or "", kind, {k: v for k, v in values.items() if v is not None})
+
+
+def stats_out(stats: ColumnStats) -> Any:
+    member = _STRUCTS[stats.kind](**{name: _value_out(stats.kind, name, value) for name, value in stats.data.items()})
+    data = hms.ColumnStatisticsData(**{_MEMBERS[stats.kind]: member})
+    return hms.ColumnStatisticsObj(colName=stats.column, colType=stats.column_type, statsData=data)
+
+
+class StatsMethods:
+    """Mixed into the Thrift handler; needs `_catalog` and `_settings`."""
+
+    _catalog: CatalogStore
+    _settings: Settings
+
+    def _update_of(self, stats: Any, *, table_level: bool, what: str) -> StatsUpdate:
+        desc = required(stats.statsDesc if stats else None, f"{what}: statsDesc")
+        objs = required(stats.statsObj, f"{what}: statsObj")
+        check_batch(len(objs), what, self._settings.max_batch_size)
+        part_name = None if table_level else required(desc.partName, f"{what}: statsDesc.partName")
+        return StatsUpdate(required(desc.dbName, f"{what}: statsDesc.dbName"),
+                           required(desc.tableName, f"{what}: statsDesc.tableName"), part_name,
+                           tuple(stats_in(o) for o in objs))
+
+    async def update_table_column_statistics(self, stats_obj: Any) -> bool:
+        await self._catalog.update_column_stats([self._update_of(stats_obj, table_level=True,
+                                                                 what="update_table_column_statistics")])
+        return True
+
+    async def update_partition_column_statistics(self, stats_obj: Any) -> bool:
+        await self._catalog.update_column_stats([self._update_of(stats_obj, table_level=False,
+                                                                 what="update_partition_column_statistics")])
+        return True
+
+    async def set_aggr_stats_for(self, request: Any) -> bool:
+        """Hive's ANALYZE: several tables' or partitions' statistics in one transaction. Each one is
+        the table's (`isTblLevel`) or its `partName`'s."""
+        col_stats = required(request.colStats if request else None, "set_aggr_stats_for: colStats")
+        check_batch(len(col_stats), "set_aggr_stats_for", self._settings.max_batch_size)
+        if request.needMerge:
+            raise InvalidArgument("set_aggr_stats_for: needMerge is not supported; send the merged statistics")
+        await self._catalog.update_column_stats([
+            self._update_of(s, table_level=bool(s and s.statsDesc and s.statsDesc.isTblLevel),
+                            what="set_aggr_stats_for") for s in col_stats])
+        return True
+
+    async def get_table_statistics_req(self, request: Any) -> Any:
+        """The table's statistics of the asked columns that have them (none: an empty list)."""
+        columns = required(request.colNames if request else None, "TableStatsRequest.colNames")
+        check_batch(len(columns), "get_table_statistics_req", self._settings.max_batch_size)
+        stats = await self._catalog.table_column_stats(required(request.dbName, "TableStatsRequest.dbName"),
+                                                       required(request.tblName, "TableStatsRequest.tblName"), columns)
+        return hms.TableStatsResult(tableStats=[stats_out(s) for s in stats])
+
+    async def get_partitions_statistics_req(self, request: Any) -> Any:
+        """Partition name -> its statistics of the asked columns, for the asked partitions that have any."""
+        columns = required(request.colNames if request else None, "PartitionsStatsRequest.colNames")
+        names = required(request.partNames, "PartitionsStatsRequest.partNames")
+        check_batch(len(columns), "get_partitions_statistics_req", self._settings.max_batch_size)
+        check_batch(len(names), "get_partitions_statistics_req", self._settings.max_batch_size)
+        by_partition = await self._catalog.partition_column_stats(
+            required(request.dbName, "PartitionsStatsRequest.dbName"),
+            required(request.tblName, "PartitionsStatsRequest.tblName"), names, columns)
+        return hms.PartitionsStatsResult(partStats={name: [stats_out(s) for s in stats]
+                                                    for name, stats in by_partition.items()})
+
+    async def get_table_column_statistics(self, db_name: str, tbl_name: str, col_name: str) -> Any:
+        """One column's statistics; NoSuchObjectException when it has none (Hive 2.3 answers no result,
+        which its own client reports as an internal error)."""
+        column = required(col_name, "col_name")
+        stats = await self._catalog.table_column_stats(required(db_name, "db_name"), required(tbl_name, "tbl_name"),
+                                                       [column])
+        if not stats:
+            raise NotFound(f"no statistics for column {column} of table {db_name}.{tbl_name}")
+        desc = hms.ColumnStatisticsDesc(isTblLevel=True, dbName=normalize_identifier(db_name, "database"),
+                                        tableName=normalize_identifier(tbl_name, "table"),
+                                        lastAnalyzed=stats[0].last_analyzed)
+        return hms.ColumnStatistics(statsDesc=desc, statsObj=[stats_out(stats[0])])
+
+    async def get_partition_column_statistics(self, db_name: str, tbl_name: str, part_name: str,
+                                              col_name: str) -> Any:
+        column = required(col_name, "col_name")
+        by_partition = await self._catalog.partition_column_stats(
+            required(db_name, "db_name"), required(tbl_name, "tbl_name"), [required(part_name, "part_name")], [column])
+        if not by_partition:
+            raise NotFound(f"no statistics for column {column} of partition {part_name} of table {db_name}.{tbl_name}")
+        name, stats = next(iter(by_partition.items()))
+        desc = hms.ColumnStatisticsDesc(isTblLevel=False, dbName=normalize_identifier(db_name, "database"),
+                                        tableName=normalize_identifier(tbl_name, "table"),
+                                        partName=name, lastAnalyzed=stats[0].last_analyzed)
+        return hms.ColumnStatistics(statsDesc=desc, statsObj=[stats_out(stats[0])])
+
+    async def delete_table_column_statistics(self, db_name: str, tbl_name: str, col_name: str | None) -> bool:
+        """One column's statistics, or every column's when `col_name` is unset."""
+        await self._catalog.delete_column_stats(required(db_name, "db_name"), required(tbl_name, "tbl_name"), None,
+                                                col_name or None)
+        return True
+
+    async def delete_partition_column_statistics(self, db_name: str, tbl_name: str, part_name: str,
+                                                 col_name: str | None) -> bool:
+        await self._catalog.delete_column_stats(required(db_name, "db_name"), required(tbl_name, "tbl_name"),
+                                                required(part_name, "part_name"), col_name or None)
+        return True

@@ -1,0 +1,32 @@
+"""Query text for column statistics (store/column_stats.py). Rows are keyed by (table id, partition
+name, column); the table's own statistics have partition name '' (index: the primary key)."""
+
+_COLUMNS = "part_name, column_name, column_type, kind, data, last_analyzed"
+
+# $2: one JSON array of {"part_name", "column_name", "column_type", "kind", "data"}; a column's row is replaced.
+UPSERT = """
+INSERT INTO column_stats (table_id, part_name, column_name, column_type, kind, data, last_analyzed)
+SELECT $1, s.part_name, s.column_name, s.column_type, s.kind, s.data, $3
+FROM jsonb_to_recordset($2::jsonb) AS s(part_name text, column_name text, column_type text, kind text, data jsonb)
+ON CONFLICT (table_id, part_name, column_name) DO UPDATE
+SET column_type = EXCLUDED.column_type, kind = EXCLUDED.kind, data = EXCLUDED.data,
+    last_analyzed = EXCLUDED.last_analyzed
+"""
+
+SELECT = f"""
+SELECT {_COLUMNS} FROM column_stats
+WHERE table_id = $1 AND part_name = ANY($2::text[]) AND column_name = ANY($3::text[])
+"""
+
+# $3 NULL: every column's.
+DELETE = """
+DELETE FROM column_stats WHERE table_id = $1 AND part_name = $2 AND ($3::text IS NULL OR column_name = $3)
+"""
+
+# What goes with the objects they describe (store/catalog.py): a table, some of its partitions, columns
+# its ALTER removed or retyped.
+DELETE_FOR_TABLE = "DELETE FROM column_stats WHERE table_id = $1"
+DELETE_FOR_PARTITIONS = "DELETE FROM column_stats WHERE table_id = $1 AND part_name = ANY($2::text[])"
+DELETE_TABLE_LEVEL_FOR_COLUMNS = """
+DELETE FROM column_stats WHERE table_id = $1 AND part_name = '' AND column_name = ANY($2::text[])
+"""

@@ -1,0 +1,236 @@
+"""Column statistics over the Thrift API on a real gateway (store/column_stats.py has the rules):
+every kind round-trips as written, Trino's INSERT sequence (read, merge, write back, delete what
+went), bad statistics refused with nothing written, and statistics going with the table, partition
+or column they describe, with no rows left behind in PostgreSQL. tests/e2e/test_thrift_differential.py
+compares the same calls with Hive Metastore 2.3.10."""
+
+from __future__ import annotations
+
+from typing import Any, AsyncIterator
+
+import asyncpg
+import pytest
+from thriftpy2.thrift import TException
+
+from gateway.app import Gateway
+from gateway.thrift.idl import hms
+from tests.conftest import gateway_settings
+from tests.thrift_client import ThriftClient
+
+COLUMNS = (("flag", "boolean"), ("tiny", "tinyint"), ("n", "int"), ("id", "bigint"), ("ratio", "float"),
+           ("amount", "double"), ("name", "string"), ("code", "varchar(10)"), ("grade", "char(3)"),
+           ("blob", "binary"), ("price", "decimal(10,2)"), ("day", "date"), ("ts", "timestamp"),
+           ("tags", "array<string>"))
+
+
+@pytest.fixture
+async def env(pg_dsn: str) -> AsyncIterator[tuple[ThriftClient, str]]:
+    gw = Gateway(gateway_settings(pg_dsn))
+    await gw.start()
+    client = ThriftClient(gw.thrift_port)
+    await client("create_database", hms.Database(name="db", description="", parameters={}))
+    await client("create_table", _table("t"))
+    await client("add_partitions", [hms.Partition(values=[ds], dbName="db", tableName="t", parameters={})
+                                    for ds in ("2024-01-01", "2024-01-02")])
+    try:
+        yield client, pg_dsn
+    finally:
+        client.close()
+        await gw.stop()
+
+
+def _table(name: str, columns: tuple[tuple[str, str], ...] = COLUMNS) -> Any:
+    sd = hms.StorageDescriptor(cols=[hms.FieldSchema(name=c, type=t, comment="") for c, t in columns],
+                               inputFormat="in", outputFormat="out", compressed=False, numBuckets=-1,
+                               serdeInfo=hms.SerDeInfo(serializationLib="serde", parameters={}), bucketCols=[],
+                               sortCols=[], parameters={})
+    return hms.Table(tableName=name, dbName="db", owner="alice", sd=sd, parameters={},
+                     partitionKeys=[hms.FieldSchema(name="ds", type="string", comment="")], tableType="MANAGED_TABLE")
+
+
+def _obj(column: str, column_type: str, **member: Any) -> Any:
+    return hms.ColumnStatisticsObj(colName=column, colType=column_type,
+                                   statsData=hms.ColumnStatisticsData(**member))
+
+
+def _long(column: str, low: int, high: int, column_type: str = "bigint") -> Any:
+    return _obj(column, column_type, longStats=hms.LongColumnStatsData(lowValue=low, highValue=high, numNulls=1,
+                                                                        numDVs=high - low))
+
+
+def _write(db: str, table: str, *objs: Any, part: str | None = None) -> Any:
+    return hms.ColumnStatistics(statsDesc=hms.ColumnStatisticsDesc(isTblLevel=part is None, dbName=db,
+                                                                   tableName=table, partName=part),
+                                statsObj=list(objs))
+
+
+def _every_kind() -> list[Any]:
+    hll = b"HLL\x00\x01\xff"  # bytes as a writer's sketch would be: the gateway keeps them as they are
+    return [
+        _obj("flag", "boolean", booleanStats=hms.BooleanColumnStatsData(numTrues=3, numFalses=4, numNulls=1,
+                                                                       bitVectors=hll)),
+        _long("tiny", -128, 127, "tinyint"),
+        _long("n", -(2**31), 2**31 - 1, "int"),
+        _obj("id", "bigint", longStats=hms.LongColumnStatsData(lowValue=-(2**63), highValue=2**63 - 1, numNulls=0,
+                                                               numDVs=10, bitVectors=hll, histogram=b"kll")),
+        _obj("ratio", "float", doubleStats=hms.DoubleColumnStatsData(lowValue=-1.5, highValue=float("inf"),
+                                                                     numNulls=0, numDVs=2)),
+        _obj("amount", "double", doubleStats=hms.DoubleColumnStatsData(numNulls=5, numDVs=0)),  # no range: all null
+        _obj("name", "string", stringStats=hms.StringColumnStatsData(maxColLen=12, avgColLen=4.25, numNulls=0,
+                                                                     numDVs=7, bitVectors=hll)),
+        _obj("code", "varchar(10)", stringStats=hms.StringColumnStatsData(maxColLen=10, avgColLen=9.5, numNulls=2,
+                                                                          numDVs=3)),
+        _obj("grade", "char(3)", stringStats=hms.StringColumnStatsData(maxColLen=3, avgColLen=3.0, numNulls=0,
+                                                                       numDVs=5)),
+        _obj("blob", "binary", binaryStats=hms.BinaryColumnStatsData(maxColLen=1024, avgColLen=512.5, numNulls=1)),
+        _obj("price", "decimal(10,2)", decimalStats=hms.DecimalColumnStatsData(
+            lowValue=hms.Decimal(unscaled=(-1999).to_bytes(2, "big", signed=True), scale=2),
+            highValue=hms.Decimal(unscaled=(123456).to_bytes(3, "big", signed=True), scale=2), numNulls=0,
+            numDVs=40)),
+        _obj("day", "date", dateStats=hms.DateColumnStatsData(lowValue=hms.Date(daysSinceEpoch=19723),
+                                                              highValue=hms.Date(daysSinceEpoch=19754), numNulls=0,
+                                                              numDVs=31)),
+        _obj("ts", "timestamp", timestampStats=hms.TimestampColumnStatsData(
+            lowValue=hms.Timestamp(secondsSinceEpoch=1_700_000_000),
+            highValue=hms.Timestamp(secondsSinceEpoch=1_700_086_399), numNulls=3, numDVs=86_400)),
+    ]
+
+
+async def _table_stats(client: ThriftClient, columns: list[str], table: str = "t") -> dict[str, Any]:
+    result = await client("get_table_statistics_req", hms.TableStatsRequest(dbName="db", tblName=table,
+                                                                            colNames=columns))
+    return {o.colName: o for o in result.tableStats}
+
+
+async def _partition_stats(client: ThriftClient, names: list[str], columns: list[str],
+                           table: str = "t") -> dict[str, dict[str, Any]]:
+    result = await client("get_partitions_statistics_req", hms.PartitionsStatsRequest(
+        dbName="db", tblName=table, colNames=columns, partNames=names))
+    return {name: {o.colName: o for o in objs} for name, objs in result.partStats.items()}
+
+
+async def _raises(client: ThriftClient, method: str, *args: Any) -> Any:
+    with pytest.raises(TException) as info:
+        await client(method, *args)
+    return info.value
+
+
+async def _rows(dsn: str) -> list[tuple[str, str]]:
+    conn = await asyncpg.connect(dsn)
+    try:
+        return [(r["part_name"], r["column_name"]) for r in
+                await conn.fetch("SELECT part_name, column_name FROM column_stats ORDER BY 1, 2")]
+    finally:
+        await conn.close()
+
+
+async def test_every_kind_round_trips_as_written(env: tuple[ThriftClient, str]) -> None:
+    client, _ = env
+    written = _every_kind()
+    assert await client("update_table_column_statistics", _write("db", "t", *written)) is True
+    assert await client("update_partition_column_statistics", _write("db", "T", *written, part="ds=2024-01-02"))
+    names = [o.colName for o in written]
+    table_level = await client("get_table_statistics_req", hms.TableStatsRequest(dbName="DB", tblName="t",
+                                                                                  colNames=[*names, "nope"]))
+    assert table_level.tableStats == written  # in the table's column order, every field as sent
+    partition_level = await _partition_stats(client, ["ds=2024-01-01", "ds=2024-01-02"], names)
+    assert list(partition_level) == ["ds=2024-01-02"]
+    assert list(partition_level["ds=2024-01-02"].values()) == written
+
+    one = await client("get_table_column_statistics", "db", "t", "PRICE")
+    assert one.statsObj == [written[10]] and one.statsDesc.isTblLevel and one.statsDesc.lastAnalyzed > 0
+    one = await client("get_partition_column_statistics", "db", "t", "ds=2024-01-02", "day")
+    assert one.statsObj == [written[11]] and one.statsDesc.partName == "ds=2024-01-02"
+    assert type(await _raises(client, "get_table_column_statistics", "db", "t", "tags")).__name__ == \
+        "NoSuchObjectException"
+
+
+async def test_trinos_insert_reads_merges_writes_back_and_deletes(env: tuple[ThriftClient, str]) -> None:
+    """Trino's updateTableStatistics: read the current statistics, write the merged ones back (the
+    columns it names are replaced, others keep theirs), delete those the merge dropped."""
+    client, dsn = env
+    assert await _table_stats(client, ["id", "name"]) == {}
+    name_stats = _obj("name", "string", stringStats=hms.StringColumnStatsData(maxColLen=3, avgColLen=2.0,
+                                                                              numNulls=0, numDVs=2))
+    await client("update_table_column_statistics", _write("db", "t", _long("id", 1, 10), name_stats))
+    current = await _table_stats(client, ["id", "name"])
+    merged = _long("id", min(current["id"].statsData.longStats.lowValue, 0), 20)
+    await client("update_table_column_statistics", _write("db", "t", merged))
+    after = await _table_stats(client, ["id", "name"])
+    assert after == {"id": merged, "name": name_stats}
+    assert await client("delete_table_column_statistics", "db", "t", "name") is True
+    assert type(await _raises(client, "delete_table_column_statistics", "db", "t", "name")).__name__ == \
+        "NoSuchObjectException"
+    assert await _table_stats(client, ["id", "name"]) == {"id": merged}
+    await client("update_partition_column_statistics", _write("db", "t", _long("id", 1, 2), part="ds=2024-01-01"))
+    assert await client("delete_partition_column_statistics", "db", "t", "ds=2024-01-01", None) is True
+    assert await _rows(dsn) == [("", "id")]
+
+
+async def test_bad_statistics_are_refused_with_a_declared_exception_and_write_nothing(
+        env: tuple[ThriftClient, str]) -> None:
+    client, dsn = env
+    await client("update_table_column_statistics", _write("db", "t", _long("id", 1, 10)))
+    before = await _rows(dsn)
+    two_members = _obj("id", "bigint", longStats=hms.LongColumnStatsData(numNulls=0, numDVs=1),
+                       doubleStats=hms.DoubleColumnStatsData(numNulls=0, numDVs=1))
+    wrong_kind = _obj("id", "bigint", stringStats=hms.StringColumnStatsData(maxColLen=1, avgColLen=1.0, numNulls=0,
+                                                                            numDVs=1))
+    no_nulls = _obj("id", "bigint", longStats=hms.LongColumnStatsData(numDVs=1))
+    complex_type = _obj("tags", "array<string>", stringStats=hms.StringColumnStatsData(
+        maxColLen=1, avgColLen=1.0, numNulls=0, numDVs=1))
+    cases = {
+        "exactly one of": _write("db", "t", two_members),
+        "kind must be long, not string": _write("db", "t", wrong_kind),
+        "need numNulls": _write("db", "t", no_nulls),
+        "keeps no statistics for this type": _write("db", "t", complex_type),
+        "not a column of table db.t": _write("db", "t", _long("ds", 1, 2, "string")),
+    }
+    for wanted, request in cases.items():
+        exc = await _raises(client, "update_table_column_statistics", request)
+        assert type(exc).__name__ == "MetaException" and wanted in exc.message, (wanted, exc)
+    missing = await _raises(client, "update_partition_column_statistics",
+                            _write("db", "t", _long("id", 1, 2), part="ds=2099-01-01"))
+    assert type(missing).__name__ == "NoSuchObjectException"
+    # set_aggr_stats_for is all or nothing: the good first write is not kept when the second fails.
+    request = hms.SetPartitionsStatsRequest(colStats=[_write("db", "t", _long("n", 1, 2, "int"), part="ds=2024-01-01"),
+                                                      _write("db", "t", wrong_kind)])
+    assert type(await _raises(client, "set_aggr_stats_for", request)).__name__ == "MetaException"
+    assert await _rows(dsn) == before
+    good = hms.SetPartitionsStatsRequest(colStats=[_write("db", "t", _long("n", 1, 2, "int"), part="ds=2024-01-01"),
+                                                   _write("db", "t", _long("id", 5, 6))])
+    assert await client("set_aggr_stats_for", good) is True
+    assert await _rows(dsn) == [("", "id"), ("ds=2024-01-01", "n")]
+    assert (await _table_stats(client, ["id"]))["id"] == _long("id", 5, 6)
+
+
+async def test_statistics_go_with_what_they_describe(env: tuple[ThriftClient, str]) -> None:
+    client, dsn = env
+    objs = [_long("id", 1, 10), _long("n", 1, 5, "int")]
+    await client("update_table_column_statistics", _write("db", "t", *objs))
+    for ds in ("2024-01-01", "2024-01-02"):
+        await client("update_partition_column_statistics", _write("db", "t", *objs, part=f"ds={ds}"))
+
+    # A column retyped: the table's own statistics of it go (they describe the old type's values).
+    table = await client("get_table", "db", "t")
+    table.sd.cols = [hms.FieldSchema(name=c.name, type="bigint" if c.name == "n" else c.type, comment="")
+                     for c in table.sd.cols]
+    await client("alter_table", "db", "t", table)
+    assert list(await _table_stats(client, ["id", "n"])) == ["id"]
+
+    # A table rename keeps them all; a dropped partition's go, and do not return when it is added back.
+    table.tableName = "renamed"
+    await client("alter_table", "db", "t", table)
+    assert list(await _table_stats(client, ["id", "n"], "renamed")) == ["id"]
+    await client("drop_partition", "db", "renamed", ["2024-01-01"], False)
+    await client("add_partition", hms.Partition(values=["2024-01-01"], dbName="db", tableName="renamed",
+                                                parameters={}))
+    assert list(await _partition_stats(client, ["ds=2024-01-01", "ds=2024-01-02"], ["id", "n"], "renamed")) == \
+        ["ds=2024-01-02"]
+    assert await _rows(dsn) == [("", "id"), ("ds=2024-01-02", "id"), ("ds=2024-01-02", "n")]
+
+    # A dropped table's go with it: a new table of the same name starts with none, and no row is left.
+    await client("drop_table", "db", "renamed", False)
+    assert await _rows(dsn) == []
+    await client("create_table", _table("renamed"))
+    assert await _table_stats(client, ["id", "n"], "renamed") == {}

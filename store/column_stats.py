@@ -3,7 +3,8 @@ planners read (Trino before every plan, and at the end of every INSERT it merges
 
 Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them against it):
 - A write names columns of the table (not its partition keys) and replaces the statistics of each
-  column it names; the other columns keep theirs. A partition's statistics need the partition.
+  column it names (or merges into them: `merge`); the other columns keep theirs. A partition's
+  statistics need the partition.
 - Statistics come in the kind the column's type has (`kinds_for_type`). Hive 2.3 stores any kind
   and reads it back as garbage; here a kind that does not fit the column is refused.
 - They go with what they describe, in the same database transaction: dropping the table, a partition
@@ -21,6 +22,7 @@ Every function takes a connection inside the caller's transaction.
 from __future__ import annotations
 
 import base64
+import decimal
 import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -170,6 +172,40 @@ def _in_column_order(table: Table, stats: Sequence[ColumnStats]) -> list[ColumnS
     return sorted(stats, key=lambda s: position.get(s.column, len(position)))
 
 
+# -- merging (Hive's ColumnStatsMerger, for set_aggr_stats_for's needMerge) ---------------------------
+
+def _decimal_value(d: Mapping[str, Any]) -> decimal.Decimal:
+    return decimal.Decimal(int.from_bytes(d["unscaled"], "big", signed=True)).scaleb(-int(d["scale"]))
+
+
+_SUMMED = ("numNulls", "numTrues", "numFalses")
+_LARGER = ("numDVs", "maxColLen", "avgColLen")
+
+
+def merge(old: ColumnStats, new: ColumnStats) -> ColumnStats:
+    """New statistics of more rows merged into a column's old ones, as Hive merges an INSERT's: counts
+    of nulls (and trues, falses) add up; the range widens; the distinct count and lengths are the larger.
+    Hive merges the bit vectors' sketches to estimate the distinct count; the gateway cannot, so the merged
+    statistics carry none (nor a histogram). Of another kind than the old (a retyped column), the new replace them."""
+    if old.kind != new.kind:
+        return new
+    merged: dict[str, Any] = {}
+    for name in FIELDS[new.kind]:
+        a, b = old.data.get(name), new.data.get(name)
+        if name in ("bitVectors", "histogram") or (a is None and b is None):
+            continue
+        if a is None or b is None:
+            merged[name] = b if a is None else a
+        elif name in _SUMMED:
+            merged[name] = a + b
+        elif name in _LARGER:
+            merged[name] = max(a, b)
+        else:  # lowValue / highValue
+            key = _decimal_value if FIELDS[new.kind][name][0] == DECIMAL else None
+            merged[name] = (min if name == "lowValue" else max)(a, b, key=key)
+    return ColumnStats(new.column, new.column_type, new.kind, merged, new.last_analyzed)
+
+
 # -- writes ----------------------------------------------------------------------------------------
 
 async def _partition_name(conn: asyncpg.Connection, table: Table, part_name: str) -> str:
@@ -181,9 +217,10 @@ async def _partition_name(conn: asyncpg.Connection, table: Table, part_name: str
 
 
 async def update(conn: asyncpg.Connection, db_name: str, table_name: str, part_name: str | None,
-                 stats: Sequence[ColumnStats], now_s: int) -> list[ColumnStats]:
-    """Replace the named columns' statistics of the table (`part_name` None) or of one partition;
-    returns them as stored (column names lower case, `last_analyzed` = `now_s`)."""
+                 stats: Sequence[ColumnStats], now_s: int, *, merge_old: bool = False) -> list[ColumnStats]:
+    """Replace the named columns' statistics of the table (`part_name` None) or of one partition, or
+    with `merge_old` merge them into the old ones (`merge`); returns them as stored (column names lower
+    case, `last_analyzed` = `now_s`)."""
     if not stats:
         raise InvalidArgument("no column statistics given")
     # Shared lock on the table's row: a drop or rename waits until these rows are in, then sees them.
@@ -199,6 +236,9 @@ async def update(conn: asyncpg.Connection, db_name: str, table_name: str, part_n
         s = ColumnStats(column, (s.column_type or types[column]).lower(), s.kind, s.data, now_s)
         check(s, types[column])
         stored[column] = s
+    if merge_old:
+        for row in await conn.fetch(sql.SELECT_FOR_UPDATE, table.table_id, [key], list(stored)):
+            stored[row["column_name"]] = merge(_from_row(row), stored[row["column_name"]])
     rows = [{"part_name": key, "column_name": s.column, "column_type": s.column_type, "kind": s.kind,
              "data": _to_json(s.kind, s.data)} for s in stored.values()]
     await conn.execute(sql.UPSERT, table.table_id, rows, now_s)
@@ -213,12 +253,13 @@ class StatsUpdate:
     table_name: str
     part_name: str | None
     stats: tuple[ColumnStats, ...]
+    merge_old: bool = False  # merge into the old statistics (`merge`) rather than replace them
 
 
 async def update_all(conn: asyncpg.Connection, updates: Sequence[StatsUpdate], now_s: int) -> None:
     """Several writes, all or nothing (Hive's set_aggr_stats_for)."""
     for u in updates:
-        await update(conn, u.db_name, u.table_name, u.part_name, u.stats, now_s)
+        await update(conn, u.db_name, u.table_name, u.part_name, u.stats, now_s, merge_old=u.merge_old)
 
 
 async def delete(conn: asyncpg.Connection, db_name: str, table_name: str, part_name: str | None,

@@ -10,6 +10,7 @@ numbers (days, seconds, unscaled bytes and scale).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from gateway.config import Settings
@@ -98,15 +99,15 @@ class StatsMethods:
         return True
 
     async def set_aggr_stats_for(self, request: Any) -> bool:
-        """Hive's ANALYZE: several tables' or partitions' statistics in one transaction. Each one is
-        the table's (`isTblLevel`) or its `partName`'s."""
+        """Hive's ANALYZE and INSERT: several tables' or partitions' statistics in one transaction. Each
+        one is the table's (`isTblLevel`) or its `partName`'s; `needMerge` merges them into the old ones."""
         col_stats = required(request.colStats if request else None, "set_aggr_stats_for: colStats")
         check_batch(len(col_stats), "set_aggr_stats_for", self._settings.max_batch_size)
-        if request.needMerge:
-            raise InvalidArgument("set_aggr_stats_for: needMerge is not supported; send the merged statistics")
-        await self._catalog.update_column_stats([
-            self._update_of(s, table_level=bool(s and s.statsDesc and s.statsDesc.isTblLevel),
-                            what="set_aggr_stats_for") for s in col_stats])
+        updates = [self._update_of(s, table_level=bool(s and s.statsDesc and s.statsDesc.isTblLevel),
+                                   what="set_aggr_stats_for") for s in col_stats]
+        if request.needMerge:  # Hive's INSERT INTO: the new rows' statistics merged into the old
+            updates = [replace(u, merge_old=True) for u in updates]
+        await self._catalog.update_column_stats(updates)
         return True
 
     async def get_table_statistics_req(self, request: Any) -> Any:

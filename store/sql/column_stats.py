@@ -18,6 +18,9 @@ SELECT {_COLUMNS} FROM column_stats
 WHERE table_id = $1 AND part_name = ANY($2::text[]) AND column_name = ANY($3::text[])
 """
 
+# A merge reads the rows it replaces; the lock keeps a concurrent merge from reading them meanwhile.
+SELECT_FOR_UPDATE = SELECT + "FOR UPDATE\n"
+
 # $3 NULL: every column's.
 DELETE = """
 DELETE FROM column_stats WHERE table_id = $1 AND part_name = $2 AND ($3::text IS NULL OR column_name = $3)

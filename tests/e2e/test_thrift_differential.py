@@ -202,11 +202,16 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("update table stats", "update_table_column_statistics", (_stats("sales", "orders", _long("id", -5, 500, 3, 40)),)),
     ("read updated table stats", "get_table_statistics_req", (ht.TableStatsRequest("sales", "orders",
                                                                                     ["amount", "id"]),)),
+    ("merge table stats", "set_aggr_stats_for", (ht.SetPartitionsStatsRequest(
+        [_stats("sales", "orders", _long("id", -50, 50, 4, 60))], needMerge=True),)),
+    ("read merged table stats", "get_table_statistics_req", (ht.TableStatsRequest("sales", "orders", ["id"]),)),
     ("partition stats", "update_partition_column_statistics", (_stats("sales", "orders", _long("id", 1, 9),
                                                                       part="ds=2024-01-01"),)),
     ("more partition stats", "update_partition_column_statistics", (
         _stats("sales", "orders", _long("id", 10, 19), _double("amount", 1.0, 2.0), part="ds=2024-01-02"),)),
     ("partition after its stats", "get_partition", ("sales", "orders", ["2024-01-01"])),
+    ("merge partition stats", "set_aggr_stats_for", (ht.SetPartitionsStatsRequest(
+        [_stats("sales", "orders", _double("amount", 0.25, 1.5), part="ds=2024-01-02")], needMerge=True),)),
     ("stats of a missing partition", "update_partition_column_statistics", (
         _stats("sales", "orders", _long("id", 1, 9), part="ds=2099-01-01"),)),
     ("read partition stats", "get_partitions_statistics_req", (ht.PartitionsStatsRequest(

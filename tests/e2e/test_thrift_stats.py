@@ -234,3 +234,21 @@ async def test_statistics_go_with_what_they_describe(env: tuple[ThriftClient, st
     assert await _rows(dsn) == []
     await client("create_table", _table("renamed"))
     assert await _table_stats(client, ["id", "n"], "renamed") == {}
+
+
+async def test_hives_insert_merges_its_rows_statistics_into_the_old(env: tuple[ThriftClient, str]) -> None:
+    """set_aggr_stats_for with needMerge, as Hive's INSERT INTO sends it: counts add up, the range widens,
+    the distinct count is the larger; the sketches, which the gateway cannot merge, are left out."""
+    client, _ = env
+    old = _obj("id", "bigint", longStats=hms.LongColumnStatsData(lowValue=1, highValue=10, numNulls=1, numDVs=9,
+                                                                 bitVectors=b"HLL"))
+    await client("update_partition_column_statistics", _write("db", "t", old, part="ds=2024-01-01"))
+    new = [_obj("id", "bigint", longStats=hms.LongColumnStatsData(lowValue=5, highValue=20, numNulls=2, numDVs=15,
+                                                                  bitVectors=b"HLL2")),
+           _obj("name", "string", stringStats=hms.StringColumnStatsData(maxColLen=4, avgColLen=2.5, numNulls=0,
+                                                                        numDVs=3))]
+    request = hms.SetPartitionsStatsRequest(colStats=[_write("db", "t", *new, part="ds=2024-01-01")], needMerge=True)
+    assert await client("set_aggr_stats_for", request) is True
+    got = (await _partition_stats(client, ["ds=2024-01-01"], ["id", "name"]))["ds=2024-01-01"]
+    assert got["id"].statsData.longStats == hms.LongColumnStatsData(lowValue=1, highValue=20, numNulls=3, numDVs=15)
+    assert got["name"] == new[1]  # no old statistics: the new ones as they came

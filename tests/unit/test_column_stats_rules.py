@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from store.column_stats import ColumnStats, check, kinds_for_type
+from store.column_stats import ColumnStats, check, kinds_for_type, merge
 from store.errors import InvalidArgument
 
 
@@ -44,3 +44,29 @@ def test_a_fitting_kind_with_its_required_fields_passes() -> None:
 def test_what_does_not_fit_is_refused_saying_why(stats: ColumnStats, column_type: str, message: str) -> None:
     with pytest.raises(InvalidArgument, match=message.replace("(", r"\(").replace(")", r"\)")):
         check(stats, column_type)
+
+
+def test_merge_adds_counts_widens_the_range_and_keeps_the_larger_distinct_count() -> None:
+    old = ColumnStats("s", "string", "string", {"maxColLen": 9, "avgColLen": 2.0, "numNulls": 1, "numDVs": 5,
+                                                "bitVectors": b"x"})
+    new = ColumnStats("s", "string", "string", {"maxColLen": 4, "avgColLen": 3.5, "numNulls": 2, "numDVs": 4})
+    assert merge(old, new).data == {"maxColLen": 9, "avgColLen": 3.5, "numNulls": 3, "numDVs": 5}
+    flags = merge(ColumnStats("b", "boolean", "boolean", {"numTrues": 1, "numFalses": 2, "numNulls": 3}),
+                  ColumnStats("b", "boolean", "boolean", {"numTrues": 10, "numFalses": 20, "numNulls": 30}))
+    assert flags.data == {"numTrues": 11, "numFalses": 22, "numNulls": 33}
+
+
+def test_merge_compares_decimals_by_value_and_keeps_a_range_only_one_side_has() -> None:
+    def dec(unscaled: int, scale: int) -> dict[str, object]:
+        return {"unscaled": unscaled.to_bytes(4, "big", signed=True), "scale": scale}
+
+    old = ColumnStats("d", "decimal(9,2)", "decimal", {"numNulls": 0, "numDVs": 1, "lowValue": dec(-150, 2),
+                                                      "highValue": dec(5, 0)})
+    new = ColumnStats("d", "decimal(9,2)", "decimal", {"numNulls": 0, "numDVs": 1, "lowValue": dec(-2, 0),
+                                                      "highValue": dec(499, 2)})
+    assert merge(old, new).data["lowValue"] == dec(-2, 0) and merge(old, new).data["highValue"] == dec(5, 0)
+    unranged = ColumnStats("n", "bigint", "long", {"numNulls": 4, "numDVs": 0})  # all null: no range
+    ranged = ColumnStats("n", "bigint", "long", {"numNulls": 0, "numDVs": 2, "lowValue": 3, "highValue": 7})
+    assert merge(unranged, ranged).data == {"numNulls": 4, "numDVs": 2, "lowValue": 3, "highValue": 7}
+    retyped = ColumnStats("n", "double", "double", {"numNulls": 0, "numDVs": 1})
+    assert merge(ranged, retyped) == retyped

@@ -9,8 +9,10 @@ Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them
   and reads it back as garbage; here a kind that does not fit the column is refused.
 - They go with what they describe, in the same database transaction: dropping the table, a partition
   (a partition rename is a drop and an add, and Hive 2.3 loses them there too), or a column (or
-  changing its type, for the table's own statistics) deletes them. A table rename keeps them: they are
-  keyed by the table's stable id (Hive 2.3 loses the partitions' statistics on rename).
+  changing its type, for the table's own statistics) deletes them; so does the abort that discards a
+  partition its txn added (store/txns.py). A table rename keeps them: they are keyed by the table's
+  stable id (Hive 2.3 loses the partitions' statistics on rename). A partition dropped in a txn that
+  then aborts comes back without them (Hive's drops are not undone at all).
 - They are not versioned and carry no notification event (Hive 2.3 has neither), and nothing caches
   them: each read is one indexed query.
 - Hive also marks the table's or partition's COLUMN_STATS_ACCURATE parameter on a write; the gateway

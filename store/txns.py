@@ -26,6 +26,7 @@ from store.sql import locks as lock_sql
 from hive import limits, names
 from store.snapshot import is_visible
 from store.sql import catalog as catalog_sql
+from store.sql import column_stats as stats_sql
 from store.sql import txns as sql
 from hive.writeids import ValidTxnList, ValidWriteIdList, build_valid_txn_list, build_valid_write_id_list
 
@@ -225,8 +226,11 @@ async def discard_versions(conn: asyncpg.Connection, table_write_ids: Sequence[t
     write_ids = [w for _, w in table_write_ids]
     # Created versions go first: restoring a dropped one must not collide with its replacement
     # on the one-latest-version-per-name index.
-    await conn.execute(sql.DISCARD_CREATED_PARTITIONS, table_ids, write_ids)
+    discarded = await conn.fetch(sql.DISCARD_CREATED_PARTITIONS, table_ids, write_ids)
     await conn.execute(sql.RESTORE_DROPPED_PARTITIONS, table_ids, write_ids)
+    if discarded:  # statistics written for a partition only this txn added go with it
+        await conn.execute(stats_sql.DELETE_FOR_VANISHED_PARTITIONS, [r["table_id"] for r in discarded],
+                           [r["part_name"] for r in discarded])
     await conn.execute(sql.DISCARD_CREATED_TABLE_VERSIONS, table_ids, write_ids)
     await conn.execute(sql.RESTORE_DROPPED_TABLE_VERSIONS, table_ids, write_ids)
 

@@ -30,6 +30,14 @@ DELETE FROM column_stats WHERE table_id = $1 AND part_name = $2 AND ($3::text IS
 # its ALTER removed or retyped.
 DELETE_FOR_TABLE = "DELETE FROM column_stats WHERE table_id = $1"
 DELETE_FOR_PARTITIONS = "DELETE FROM column_stats WHERE table_id = $1 AND part_name = ANY($2::text[])"
+# After an abort discarded the partitions its txn added ($1 table ids, $2 names, paired): the statistics of
+# those that no longer exist.
+DELETE_FOR_VANISHED_PARTITIONS = """
+DELETE FROM column_stats s USING unnest($1::bigint[], $2::text[]) AS g(table_id, part_name)
+WHERE s.table_id = g.table_id AND s.part_name = g.part_name
+  AND NOT EXISTS (SELECT 1 FROM partitions p
+                  WHERE p.table_id = g.table_id AND p.part_name = g.part_name AND p.dropped_wid IS NULL)
+"""
 DELETE_TABLE_LEVEL_FOR_COLUMNS = """
 DELETE FROM column_stats WHERE table_id = $1 AND part_name = '' AND column_name = ANY($2::text[])
 """

@@ -14,7 +14,11 @@ from thriftpy2.thrift import TException
 
 from gateway.app import Gateway
 from gateway.thrift.idl import hms
-from tests.conftest import gateway_settings
+from protos.metastore.v1 import catalog_pb2 as pb
+from protos.metastore.v1 import transactions_pb2 as tpb
+from protos.metastore.v1 import transactions_pb2_grpc
+from tests.builders import table
+from tests.conftest import connect, gateway_settings
 from tests.thrift_client import ThriftClient
 
 COLUMNS = (("flag", "boolean"), ("tiny", "tinyint"), ("n", "int"), ("id", "bigint"), ("ratio", "float"),
@@ -24,10 +28,18 @@ COLUMNS = (("flag", "boolean"), ("tiny", "tinyint"), ("n", "int"), ("id", "bigin
 
 
 @pytest.fixture
-async def env(pg_dsn: str) -> AsyncIterator[tuple[ThriftClient, str]]:
+async def gateway(pg_dsn: str) -> AsyncIterator[Gateway]:
     gw = Gateway(gateway_settings(pg_dsn))
     await gw.start()
-    client = ThriftClient(gw.thrift_port)
+    try:
+        yield gw
+    finally:
+        await gw.stop()
+
+
+@pytest.fixture
+async def env(gateway: Gateway, pg_dsn: str) -> AsyncIterator[tuple[ThriftClient, str]]:
+    client = ThriftClient(gateway.thrift_port)
     await client("create_database", hms.Database(name="db", description="", parameters={}))
     await client("create_table", _table("t"))
     await client("add_partitions", [hms.Partition(values=[ds], dbName="db", tableName="t", parameters={})
@@ -36,7 +48,6 @@ async def env(pg_dsn: str) -> AsyncIterator[tuple[ThriftClient, str]]:
         yield client, pg_dsn
     finally:
         client.close()
-        await gw.stop()
 
 
 def _table(name: str, columns: tuple[tuple[str, str], ...] = COLUMNS) -> Any:
@@ -252,3 +263,24 @@ async def test_hives_insert_merges_its_rows_statistics_into_the_old(env: tuple[T
     got = (await _partition_stats(client, ["ds=2024-01-01"], ["id", "name"]))["ds=2024-01-01"]
     assert got["id"].statsData.longStats == hms.LongColumnStatsData(lowValue=1, highValue=20, numNulls=3, numDVs=15)
     assert got["name"] == new[1]  # no old statistics: the new ones as they came
+
+
+async def test_an_aborted_txns_partitions_take_their_statistics_with_them(gateway: Gateway,
+                                                                          env: tuple[ThriftClient, str]) -> None:
+    """Statistics may be written for a partition an open txn added (Trino writes them before it commits);
+    the abort that discards the partition discards them too, so a later partition of that name has none."""
+    client, dsn = env
+    grpc = await connect(f"127.0.0.1:{gateway.port}")
+    try:
+        txns = transactions_pb2_grpc.TransactionsStub(grpc.channel)
+        await grpc.catalog.CreateTable(pb.CreateTableRequest(
+            table=table("db", "acid", keys=(("ds", "string"),), transactional=True)))
+        (txn,) = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="u"))).txn_ids
+        await grpc.catalog.AddPartitions(pb.AddPartitionsRequest(
+            db_name="db", table_name="acid", txn_id=txn, partitions=[pb.Partition(values=["new"])]))
+        await client("update_partition_column_statistics", _write("db", "acid", _long("id", 1, 2), part="ds=new"))
+        assert await _rows(dsn) == [("ds=new", "id")]
+        await txns.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[txn]))
+        assert await _rows(dsn) == []
+    finally:
+        await grpc.channel.close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import gc
 import itertools
 import os
@@ -142,17 +143,26 @@ def gateway_settings(dsn: str, **conf: str) -> Settings:
                                                 "metastore.gateway.shutdown.grace": "2s", **conf})
 
 
+@contextlib.asynccontextmanager
+async def running_gateway(dsn: str, **conf: str) -> AsyncIterator[Gateway]:
+    """A real gateway in this process (gateway_settings(dsn, **conf)), started, and stopped on exit."""
+    gw = Gateway(gateway_settings(dsn, **conf))
+    await gw.start()
+    try:
+        yield gw
+    finally:
+        await gw.stop()
+
+
 @pytest.fixture
 async def gateway(pg_dsn: str) -> AsyncIterator[GatewayClient]:
     """A real gateway in this process, on 127.0.0.1 with a free port, on a fresh database."""
-    gw = Gateway(gateway_settings(pg_dsn))
-    await gw.start()
-    client = await connect(f"127.0.0.1:{gw.port}")
-    try:
-        yield client
-    finally:
-        await client.channel.close()
-        await gw.stop()
+    async with running_gateway(pg_dsn) as gw:
+        client = await connect(f"127.0.0.1:{gw.port}")
+        try:
+            yield client
+        finally:
+            await client.channel.close()
 
 
 class GatewayProcess(gateway_process.GatewayProcess):

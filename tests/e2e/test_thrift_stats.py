@@ -18,7 +18,7 @@ from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import table
-from tests.conftest import connect, gateway_settings
+from tests.conftest import connect, running_gateway
 from tests.thrift_client import ThriftClient
 
 COLUMNS = (("flag", "boolean"), ("tiny", "tinyint"), ("n", "int"), ("id", "bigint"), ("ratio", "float"),
@@ -29,12 +29,8 @@ COLUMNS = (("flag", "boolean"), ("tiny", "tinyint"), ("n", "int"), ("id", "bigin
 
 @pytest.fixture
 async def gateway(pg_dsn: str) -> AsyncIterator[Gateway]:
-    gw = Gateway(gateway_settings(pg_dsn))
-    await gw.start()
-    try:
+    async with running_gateway(pg_dsn) as gw:
         yield gw
-    finally:
-        await gw.stop()
 
 
 @pytest.fixture

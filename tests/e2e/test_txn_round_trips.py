@@ -28,19 +28,15 @@ from protos.metastore.v1 import locks_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import partitions, table
-from tests.conftest import connect, gateway_settings
+from tests.conftest import connect, running_gateway
 
 StatementLog = dict[str, list[str]]
 
 
 @pytest.fixture
 async def gateway_without_cache(pg_dsn: str) -> AsyncIterator[Gateway]:
-    gw = Gateway(gateway_settings(pg_dsn, **{"metastore.gateway.cache.enabled": "false"}))
-    await gw.start()
-    try:
+    async with running_gateway(pg_dsn, **{"metastore.gateway.cache.enabled": "false"}) as gw:
         yield gw
-    finally:
-        await gw.stop()
 
 
 @pytest.fixture

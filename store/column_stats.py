@@ -219,10 +219,10 @@ async def _partition_name(conn: asyncpg.Connection, table: Table, part_name: str
 
 
 async def update(conn: asyncpg.Connection, db_name: str, table_name: str, part_name: str | None,
-                 stats: Sequence[ColumnStats], now_s: int, *, merge_old: bool = False) -> list[ColumnStats]:
+                 stats: Sequence[ColumnStats], now_s: int, *, merge_old: bool = False) -> None:
     """Replace the named columns' statistics of the table (`part_name` None) or of one partition, or
-    with `merge_old` merge them into the old ones (`merge`); returns them as stored (column names lower
-    case, `last_analyzed` = `now_s`)."""
+    with `merge_old` merge them into the old ones (`merge`); column names are stored lower case,
+    `last_analyzed` is `now_s`."""
     if not stats:
         raise InvalidArgument("no column statistics given")
     # Shared lock on the table's row: a drop or rename waits until these rows are in, then sees them.
@@ -244,7 +244,6 @@ async def update(conn: asyncpg.Connection, db_name: str, table_name: str, part_n
     rows = [{"part_name": key, "column_name": s.column, "column_type": s.column_type, "kind": s.kind,
              "data": _to_json(s.kind, s.data)} for s in stored.values()]
     await conn.execute(sql.UPSERT, table.table_id, rows, now_s)
-    return _in_column_order(table, list(stored.values()))
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,13 +21,8 @@ from store.catalog_store import CatalogStore
 from store.column_stats import DECIMAL, FIELDS, ColumnStats, StatsUpdate
 from store.errors import InvalidArgument, NotFound
 
-_MEMBERS = {kind: f"{kind}Stats" for kind in FIELDS}  # kind -> the union member's field name
-_STRUCTS = {
-    "boolean": hms.BooleanColumnStatsData, "long": hms.LongColumnStatsData, "double": hms.DoubleColumnStatsData,
-    "string": hms.StringColumnStatsData, "binary": hms.BinaryColumnStatsData,
-    "decimal": hms.DecimalColumnStatsData, "date": hms.DateColumnStatsData,
-    "timestamp": hms.TimestampColumnStatsData,
-}
+# kind -> (the union member's field name, its struct), read from the IDL: member `longStats` is kind "long".
+_MEMBERS = {spec[1].removesuffix("Stats"): (spec[1], spec[2]) for spec in hms.ColumnStatisticsData.thrift_spec.values()}
 # The kinds whose low and high values are wrapped in a struct of one number.
 _WRAPPED = {"date": (hms.Date, "daysSinceEpoch"), "timestamp": (hms.Timestamp, "secondsSinceEpoch")}
 
@@ -57,19 +52,20 @@ def stats_in(obj: Any) -> ColumnStats:
     """A ColumnStatisticsObj as the store's ColumnStats (checked by the store against the column)."""
     column = required(obj.colName if obj else None, "ColumnStatisticsObj.colName")
     data = required(obj.statsData, f"statsData of column {column}")
-    members = [kind for kind, member in _MEMBERS.items() if getattr(data, member) is not None]
+    members = [kind for kind, (field, _) in _MEMBERS.items() if getattr(data, field) is not None]
     if len(members) != 1:
         raise InvalidArgument(f"statsData of column {column} must set exactly one of "
-                              f"{', '.join(_MEMBERS.values())}; it sets {len(members)}")
+                              f"{', '.join(field for field, _ in _MEMBERS.values())}; it sets {len(members)}")
     kind = members[0]
-    member = getattr(data, _MEMBERS[kind])
+    member = getattr(data, _MEMBERS[kind][0])
     values = {name: _value_in(kind, name, getattr(member, name)) for name in FIELDS[kind]}
     return ColumnStats(column, obj.colType or "", kind, {k: v for k, v in values.items() if v is not None})
 
 
 def stats_out(stats: ColumnStats) -> Any:
-    member = _STRUCTS[stats.kind](**{name: _value_out(stats.kind, name, value) for name, value in stats.data.items()})
-    data = hms.ColumnStatisticsData(**{_MEMBERS[stats.kind]: member})
+    field, struct = _MEMBERS[stats.kind]
+    member = struct(**{name: _value_out(stats.kind, name, value) for name, value in stats.data.items()})
+    data = hms.ColumnStatisticsData(**{field: member})
     return hms.ColumnStatisticsObj(colName=stats.column, colType=stats.column_type, statsData=data)
 
 
@@ -130,31 +126,31 @@ class StatsMethods:
         return hms.PartitionsStatsResult(partStats={name: [stats_out(s) for s in stats]
                                                     for name, stats in by_partition.items()})
 
+    async def _one_column(self, db_name: str, tbl_name: str, part_name: str | None, col_name: str) -> Any:
+        """One column's statistics of the table (`part_name` None) or a partition; NoSuchObjectException
+        when it has none (Hive 2.3 answers no result, which its own client reports as an internal error)."""
+        db, table, column = required(db_name, "db_name"), required(tbl_name, "tbl_name"), required(col_name, "col_name")
+        name: str | None = None
+        if part_name is None:
+            found = await self._catalog.table_column_stats(db, table, [column])
+        else:
+            by_partition = await self._catalog.partition_column_stats(db, table, [required(part_name, "part_name")],
+                                                                      [column])
+            name, found = next(iter(by_partition.items()), (None, []))
+        if not found:
+            of = f"partition {part_name} of table" if part_name is not None else "table"
+            raise NotFound(f"no statistics for column {column} of {of} {db}.{table}")
+        desc = hms.ColumnStatisticsDesc(isTblLevel=part_name is None, dbName=normalize_identifier(db, "database"),
+                                        tableName=normalize_identifier(table, "table"), partName=name,
+                                        lastAnalyzed=found[0].last_analyzed)
+        return hms.ColumnStatistics(statsDesc=desc, statsObj=[stats_out(found[0])])
+
     async def get_table_column_statistics(self, db_name: str, tbl_name: str, col_name: str) -> Any:
-        """One column's statistics; NoSuchObjectException when it has none (Hive 2.3 answers no result,
-        which its own client reports as an internal error)."""
-        column = required(col_name, "col_name")
-        stats = await self._catalog.table_column_stats(required(db_name, "db_name"), required(tbl_name, "tbl_name"),
-                                                       [column])
-        if not stats:
-            raise NotFound(f"no statistics for column {column} of table {db_name}.{tbl_name}")
-        desc = hms.ColumnStatisticsDesc(isTblLevel=True, dbName=normalize_identifier(db_name, "database"),
-                                        tableName=normalize_identifier(tbl_name, "table"),
-                                        lastAnalyzed=stats[0].last_analyzed)
-        return hms.ColumnStatistics(statsDesc=desc, statsObj=[stats_out(stats[0])])
+        return await self._one_column(db_name, tbl_name, None, col_name)
 
     async def get_partition_column_statistics(self, db_name: str, tbl_name: str, part_name: str,
                                               col_name: str) -> Any:
-        column = required(col_name, "col_name")
-        by_partition = await self._catalog.partition_column_stats(
-            required(db_name, "db_name"), required(tbl_name, "tbl_name"), [required(part_name, "part_name")], [column])
-        if not by_partition:
-            raise NotFound(f"no statistics for column {column} of partition {part_name} of table {db_name}.{tbl_name}")
-        name, stats = next(iter(by_partition.items()))
-        desc = hms.ColumnStatisticsDesc(isTblLevel=False, dbName=normalize_identifier(db_name, "database"),
-                                        tableName=normalize_identifier(tbl_name, "table"),
-                                        partName=name, lastAnalyzed=stats[0].last_analyzed)
-        return hms.ColumnStatistics(statsDesc=desc, statsObj=[stats_out(stats[0])])
+        return await self._one_column(db_name, tbl_name, part_name, col_name)
 
     async def delete_table_column_statistics(self, db_name: str, tbl_name: str, col_name: str | None) -> bool:
         """One column's statistics, or every column's when `col_name` is unset."""

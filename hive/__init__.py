@@ -2,7 +2,9 @@
 
 Write-id and txn lists in Hive's string forms (`writeids`), names, partition names and their
 escaping (`names`), the partition filter language (`partition_filter`), the lock rules
-(`lock_rules`), the bounds on free text (`limits`), and the column type they share (`schema`).
+(`lock_rules`), the bounds on free text (`limits`), the column type they share (`schema`), and
+column statistics: their kinds, checks and merge (`column_stats`) and their aggregate over
+partitions (`stats_aggregation`).
 The store, the PySpark pipeline and the load tests import them from here; nothing here imports
 them back.
 """

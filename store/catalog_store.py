@@ -19,6 +19,7 @@ from store.errors import StoreError, Unavailable, WriteConflict
 from store.events import Outcome, Written
 from store.models import Database as DatabaseModel
 from store.models import NotificationEvent, Partition, Table
+from hive.column_stats import ColumnStats
 from hive.partition_filter import parse_filter
 from store.snapshot import ReadSnapshot
 
@@ -205,12 +206,16 @@ class CatalogStore:
         await self._db.transact(column_stats.delete, db_name, table_name, part_name, column)
 
     async def table_column_stats(self, db_name: str, table_name: str,
-                                 columns: Sequence[str]) -> list[column_stats.ColumnStats]:
+                                 columns: Sequence[str]) -> list[ColumnStats]:
         return await self._db.read(column_stats.table_stats, db_name, table_name, columns)
 
     async def partition_column_stats(self, db_name: str, table_name: str, part_names: Sequence[str],
-                                     columns: Sequence[str]) -> dict[str, list[column_stats.ColumnStats]]:
+                                     columns: Sequence[str]) -> dict[str, list[ColumnStats]]:
         return await self._db.read(column_stats.partition_stats, db_name, table_name, part_names, columns)
+
+    async def aggregate_partition_column_stats(self, db_name: str, table_name: str, part_names: Sequence[str],
+                                               columns: Sequence[str]) -> tuple[list[ColumnStats], int]:
+        return await self._db.read(column_stats.aggregate_partition_stats, db_name, table_name, part_names, columns)
 
     # notification log
     async def current_event_id(self) -> int:

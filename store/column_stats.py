@@ -3,9 +3,9 @@ planners read (Trino before every plan, and at the end of every INSERT it merges
 
 Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them against it):
 - A write names columns of the table (not its partition keys) and replaces the statistics of each
-  column it names (or merges into them: `merge`); the other columns keep theirs. A partition's
+  column it names (or merges into them: hive/column_stats.py's `merge`); the other columns keep theirs. A partition's
   statistics need the partition.
-- Statistics come in the kind the column's type has (`kinds_for_type`). Hive 2.3 stores any kind
+- Statistics come in the kind the column's type has (hive/column_stats.py). Hive 2.3 stores any kind
   and reads it back as garbage; here a kind that does not fit the column is refused.
 - They go with what they describe, in the same database transaction: dropping the table, a partition
   (a partition rename is a drop and an add, and Hive 2.3 loses them there too), or a column (or
@@ -14,7 +14,8 @@ Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them
   stable id (Hive 2.3 loses the partitions' statistics on rename). A partition dropped in a txn that
   then aborts comes back without them (Hive's drops are not undone at all).
 - They are not versioned and carry no notification event (Hive 2.3 has neither), and nothing caches
-  them: each read is one indexed query.
+  them: each read is one indexed query. Hive's planner reads them aggregated over partitions
+  (`aggregate_partition_stats`, computed by hive/stats_aggregation.py).
 - Hive also marks the table's or partition's COLUMN_STATS_ACCURATE parameter on a write; the gateway
   does not, so Hive's optimizer does not answer a query from statistics alone (it reads the data).
 
@@ -24,113 +25,21 @@ Every function takes a connection inside the caller's transaction.
 from __future__ import annotations
 
 import base64
-import decimal
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import asyncpg
 
 from hive import names as n
+from hive import stats_aggregation
+from hive.column_stats import BYTES, DECIMAL, FIELDS, FLOAT, ColumnStats, check, merge
 from store import catalog
 from store.errors import InvalidArgument, NotFound
 from store.models import Table
 from store.sql import column_stats as sql
 
 TABLE_LEVEL = ""  # the partition name of a table's own statistics
-
-# A field's value: an i64, a double, bytes, or Hive's Decimal ({"unscaled": big-endian two's complement, "scale"}).
-INT, FLOAT, BYTES, DECIMAL = "int", "float", "bytes", "decimal"
-
-# The fields of each member of Hive's ColumnStatisticsData union, with Hive's names: kind -> field -> (type, required).
-_NDV = {"numNulls": (INT, True), "numDVs": (INT, True), "bitVectors": (BYTES, False)}
-_RANGE_OF = {
-    INT: {"lowValue": (INT, False), "highValue": (INT, False)},
-    FLOAT: {"lowValue": (FLOAT, False), "highValue": (FLOAT, False)},
-    DECIMAL: {"lowValue": (DECIMAL, False), "highValue": (DECIMAL, False)},
-}
-_HISTOGRAM = {"histogram": (BYTES, False)}  # Hive 4's
-FIELDS: dict[str, dict[str, tuple[str, bool]]] = {
-    "boolean": {"numTrues": (INT, True), "numFalses": (INT, True), "numNulls": (INT, True),
-                "bitVectors": (BYTES, False)},
-    "long": {**_RANGE_OF[INT], **_NDV, **_HISTOGRAM},
-    "double": {**_RANGE_OF[FLOAT], **_NDV, **_HISTOGRAM},
-    "string": {"maxColLen": (INT, True), "avgColLen": (FLOAT, True), **_NDV},
-    "binary": {"maxColLen": (INT, True), "avgColLen": (FLOAT, True), "numNulls": (INT, True),
-               "bitVectors": (BYTES, False)},
-    "decimal": {**_RANGE_OF[DECIMAL], **_NDV, **_HISTOGRAM},
-    "date": {**_RANGE_OF[INT], **_NDV, **_HISTOGRAM},       # days since the epoch
-    "timestamp": {**_RANGE_OF[INT], **_NDV, **_HISTOGRAM},  # seconds since the epoch (Hive 4)
-}
-
-# Hive's column type (its name before any parameters) -> the kinds its statistics may have. Timestamps
-# take long statistics from Hive 2.3-era writers (Trino's) and timestamp statistics from Hive 4.
-_KINDS_BY_TYPE = {
-    "boolean": ("boolean",), "tinyint": ("long",), "smallint": ("long",), "int": ("long",),
-    "integer": ("long",), "bigint": ("long",), "float": ("double",), "double": ("double",),
-    "string": ("string",), "varchar": ("string",), "char": ("string",), "binary": ("binary",),
-    "decimal": ("decimal",), "date": ("date",), "timestamp": ("long", "timestamp"),
-}
-_I64 = (-(2**63), 2**63 - 1)
-MAX_BYTES = 1 << 20  # a bit vector or histogram (Hive's are a few KiB)
-
-
-@dataclass(frozen=True, slots=True)
-class ColumnStats:
-    """One column's statistics: `kind` names the union member, `data` its fields (FIELDS)."""
-
-    column: str
-    column_type: str
-    kind: str
-    data: Mapping[str, Any] = field(default_factory=dict)
-    last_analyzed: int = 0  # seconds since the epoch; set by the store on write
-
-
-def kinds_for_type(column_type: str) -> tuple[str, ...]:
-    """The statistics kinds a column of this Hive type takes; () for types without statistics
-    (array, map, struct, uniontype)."""
-    return _KINDS_BY_TYPE.get(column_type.split("(", 1)[0].strip().lower(), ())
-
-
-def _check_value(where: str, type_: str, value: Any) -> None:
-    if type_ == INT:
-        if isinstance(value, bool) or not isinstance(value, int) or not _I64[0] <= value <= _I64[1]:
-            raise InvalidArgument(f"{where} must be a 64-bit integer, got {value!r}")
-    elif type_ == FLOAT:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise InvalidArgument(f"{where} must be a number, got {value!r}")
-    elif type_ == BYTES:
-        if not isinstance(value, bytes) or len(value) > MAX_BYTES:
-            raise InvalidArgument(f"{where} must be bytes, at most {MAX_BYTES}")
-    else:  # DECIMAL
-        if not isinstance(value, Mapping) or set(value) != {"unscaled", "scale"}:
-            raise InvalidArgument(f"{where} must be a Decimal (unscaled bytes and scale)")
-        _check_value(f"{where}.unscaled", BYTES, value["unscaled"])
-        scale = value["scale"]
-        if isinstance(scale, bool) or not isinstance(scale, int) or not 0 <= scale <= 38:
-            raise InvalidArgument(f"{where}.scale must be 0 to 38, got {scale!r}")
-
-
-def check(stats: ColumnStats, table_column_type: str) -> None:
-    """Refuse statistics whose kind does not fit the column's type, or whose fields are not the kind's."""
-    kinds = kinds_for_type(table_column_type)
-    if stats.kind not in kinds:
-        fits = " or ".join(kinds) if kinds else "none (Hive keeps no statistics for this type)"
-        raise InvalidArgument(f"column {stats.column} is {table_column_type}: its statistics kind must be {fits}, "
-                              f"not {stats.kind or 'unset'}")
-    spec = FIELDS[stats.kind]
-    unknown = set(stats.data) - set(spec)
-    if unknown:
-        raise InvalidArgument(f"{stats.kind} statistics of column {stats.column} have no field(s) "
-                              f"{', '.join(sorted(unknown))}")
-    for name, (type_, required) in spec.items():
-        value = stats.data.get(name)
-        if value is None:
-            if required:
-                raise InvalidArgument(f"{stats.kind} statistics of column {stats.column} need {name}")
-            continue
-        _check_value(f"{stats.kind} statistics of column {stats.column}: {name}", type_, value)
-
 
 # -- JSON form (binary fields base64) --------------------------------------------------------------
 
@@ -172,40 +81,6 @@ def _from_row(row: asyncpg.Record) -> ColumnStats:
 def _in_column_order(table: Table, stats: Sequence[ColumnStats]) -> list[ColumnStats]:
     position = {c.name: i for i, c in enumerate(table.columns)}
     return sorted(stats, key=lambda s: position.get(s.column, len(position)))
-
-
-# -- merging (Hive's ColumnStatsMerger, for set_aggr_stats_for's needMerge) ---------------------------
-
-def _decimal_value(d: Mapping[str, Any]) -> decimal.Decimal:
-    return decimal.Decimal(int.from_bytes(d["unscaled"], "big", signed=True)).scaleb(-int(d["scale"]))
-
-
-_SUMMED = ("numNulls", "numTrues", "numFalses")
-_LARGER = ("numDVs", "maxColLen", "avgColLen")
-
-
-def merge(old: ColumnStats, new: ColumnStats) -> ColumnStats:
-    """New statistics of more rows merged into a column's old ones, as Hive merges an INSERT's: counts
-    of nulls (and trues, falses) add up; the range widens; the distinct count and lengths are the larger.
-    Hive merges the bit vectors' sketches to estimate the distinct count; the gateway cannot, so the merged
-    statistics carry none (nor a histogram). Of another kind than the old (a retyped column), the new replace them."""
-    if old.kind != new.kind:
-        return new
-    merged: dict[str, Any] = {}
-    for name in FIELDS[new.kind]:
-        a, b = old.data.get(name), new.data.get(name)
-        if name in ("bitVectors", "histogram") or (a is None and b is None):
-            continue
-        if a is None or b is None:
-            merged[name] = b if a is None else a
-        elif name in _SUMMED:
-            merged[name] = a + b
-        elif name in _LARGER:
-            merged[name] = max(a, b)
-        else:  # lowValue / highValue
-            key = _decimal_value if FIELDS[new.kind][name][0] == DECIMAL else None
-            merged[name] = (min if name == "lowValue" else max)(a, b, key=key)
-    return ColumnStats(new.column, new.column_type, new.kind, merged, new.last_analyzed)
 
 
 # -- writes ----------------------------------------------------------------------------------------
@@ -300,3 +175,20 @@ async def partition_stats(conn: asyncpg.Connection, db_name: str, table_name: st
     for row in rows:
         by_partition.setdefault(row["part_name"], []).append(_from_row(row))
     return {name: _in_column_order(table, by_partition[name]) for name in names if name in by_partition}
+
+
+async def aggregate_partition_stats(conn: asyncpg.Connection, db_name: str, table_name: str,
+                                    part_names: Sequence[str], columns: Sequence[str]) -> tuple[list[ColumnStats], int]:
+    """Hive's get_aggr_stats_for: the named columns' statistics over the named partitions, and how many of
+    those have statistics of every named column (store/stats_aggregation.py)."""
+    table = await catalog.get_table(conn, db_name, table_name)
+    if not part_names or not columns:
+        return [], 0
+    catalog.require_partitioned(table)
+    asked = [n.canonical_partition_name(table.partition_keys, name) for name in part_names]  # repeats kept
+    asked_columns = [n.normalize_identifier(c, "column") for c in columns]
+    rows = await conn.fetch(sql.SELECT, table.table_id, list(dict.fromkeys(asked)), list(dict.fromkeys(asked_columns)))
+    by_partition: dict[str, dict[str, ColumnStats]] = {}
+    for row in rows:
+        by_partition.setdefault(row["part_name"], {})[row["column_name"]] = _from_row(row)
+    return stats_aggregation.aggregate(asked, asked_columns, by_partition)

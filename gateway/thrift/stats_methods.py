@@ -1,7 +1,8 @@
 """The Hive metastore Thrift methods of column statistics: what Trino reads before planning and merges
 and writes back after every INSERT (get_table_statistics_req, get_partitions_statistics_req,
-update_table/partition_column_statistics, delete_table_column_statistics), and what Hive's ANALYZE
-sends (set_aggr_stats_for). The rules are the store's (store/column_stats.py).
+update_table/partition_column_statistics, delete_table_column_statistics), what Hive's ANALYZE
+sends (set_aggr_stats_for), and what Hive's planner reads of a partitioned table (get_aggr_stats_for).
+The rules are the store's (store/column_stats.py) and Hive's (hive/column_stats.py, hive/stats_aggregation.py).
 
 Hive's ColumnStatisticsData is a union: one member set, `longStats`, `stringStats`, ... Its member's
 name less `Stats` is the store's kind; Date, Timestamp and Decimal values are unwrapped to their
@@ -18,7 +19,8 @@ from gateway.thrift.convert import check_batch, required
 from gateway.thrift.idl import hms
 from hive.names import normalize_identifier
 from store.catalog_store import CatalogStore
-from store.column_stats import DECIMAL, FIELDS, ColumnStats, StatsUpdate
+from hive.column_stats import DECIMAL, FIELDS, ColumnStats
+from store.column_stats import StatsUpdate
 from store.errors import InvalidArgument, NotFound
 
 # kind -> (the union member's field name, its struct), read from the IDL: member `longStats` is kind "long".
@@ -125,6 +127,18 @@ class StatsMethods:
             required(request.tblName, "PartitionsStatsRequest.tblName"), names, columns)
         return hms.PartitionsStatsResult(partStats={name: [stats_out(s) for s in stats]
                                                     for name, stats in by_partition.items()})
+
+    async def get_aggr_stats_for(self, request: Any) -> Any:
+        """Hive's planner: the asked columns' statistics aggregated over the asked partitions, the missing
+        ones' share extrapolated (hive/stats_aggregation.py), and how many partitions have them all."""
+        columns = required(request.colNames if request else None, "PartitionsStatsRequest.colNames")
+        names = required(request.partNames, "PartitionsStatsRequest.partNames")
+        check_batch(len(columns), "get_aggr_stats_for", self._settings.max_batch_size)
+        check_batch(len(names), "get_aggr_stats_for", self._settings.max_batch_size)
+        stats, parts_found = await self._catalog.aggregate_partition_column_stats(
+            required(request.dbName, "PartitionsStatsRequest.dbName"),
+            required(request.tblName, "PartitionsStatsRequest.tblName"), names, columns)
+        return hms.AggrStats(colStats=[stats_out(s) for s in stats], partsFound=parts_found)
 
     async def _one_column(self, db_name: str, tbl_name: str, part_name: str | None, col_name: str) -> Any:
         """One column's statistics of the table (`part_name` None) or a partition; NoSuchObjectException

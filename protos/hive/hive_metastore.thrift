@@ -702,6 +702,12 @@ struct PartitionsStatsRequest {
   7: optional string engine,
 }
 
+struct AggrStats {
+  1: required list<ColumnStatisticsObj> colStats,
+  2: required i64 partsFound,
+  3: optional bool isStatsCompliant,
+}
+
 struct PartitionsStatsResult {
   1: required map<string, list<ColumnStatisticsObj>> partStats,
   2: optional bool isStatsCompliant,
@@ -894,6 +900,7 @@ service ThriftHiveMetastore extends FacebookService {
   ColumnStatistics get_partition_column_statistics(1: string db_name, 2: string tbl_name, 3: string part_name, 4: string col_name) throws (1: NoSuchObjectException o1, 2: MetaException o2, 3: InvalidInputException o3, 4: InvalidObjectException o4),
   TableStatsResult get_table_statistics_req(1: TableStatsRequest request) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   PartitionsStatsResult get_partitions_statistics_req(1: PartitionsStatsRequest request) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  AggrStats get_aggr_stats_for(1: PartitionsStatsRequest request) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   bool set_aggr_stats_for(1: SetPartitionsStatsRequest request) throws (1: NoSuchObjectException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: InvalidInputException o4),
   bool delete_partition_column_statistics(1: string db_name, 2: string tbl_name, 3: string part_name, 4: string col_name) throws (1: NoSuchObjectException o1, 2: MetaException o2, 3: InvalidObjectException o3, 4: InvalidInputException o4),
   bool delete_table_column_statistics(1: string db_name, 2: string tbl_name, 3: string col_name) throws (1: NoSuchObjectException o1, 2: MetaException o2, 3: InvalidObjectException o3, 4: InvalidInputException o4),

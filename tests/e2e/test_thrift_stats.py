@@ -280,3 +280,27 @@ async def test_an_aborted_txns_partitions_take_their_statistics_with_them(gatewa
         assert await _rows(dsn) == []
     finally:
         await grpc.channel.close()
+
+
+async def test_hives_planner_reads_partition_statistics_aggregated(env: tuple[ThriftClient, str]) -> None:
+    client, _ = env
+    for i, ds in enumerate(("2024-01-01", "2024-01-02"), 1):
+        await client("update_partition_column_statistics", _write("db", "t", _long("id", i, 10 * i), part=f"ds={ds}"))
+    request = hms.PartitionsStatsRequest(dbName="db", tblName="t", colNames=["id", "n"],
+                                         partNames=["ds=2024-01-01", "ds=2024-01-02"])
+    aggregated = await client("get_aggr_stats_for", request)
+    assert aggregated.partsFound == 0  # no partition has statistics of n
+    assert aggregated.colStats == [_obj("id", "bigint", longStats=hms.LongColumnStatsData(
+        lowValue=1, highValue=20, numNulls=2, numDVs=18))]  # nulls add up; the larger distinct count
+
+    bad = {
+        "metastore.gateway.max.batch.size": hms.PartitionsStatsRequest(dbName="db", tblName="t", colNames=["id"],
+                                              partNames=[f"ds={i}" for i in range(100_001)]),
+        "PartitionsStatsRequest.partNames": hms.PartitionsStatsRequest(dbName="db", tblName="t", colNames=["id"]),
+        "partition name": hms.PartitionsStatsRequest(dbName="db", tblName="t", colNames=["id"], partNames=["x=1"]),
+    }
+    for wanted, request in bad.items():
+        exc = await _raises(client, "get_aggr_stats_for", request)
+        assert type(exc).__name__ == "MetaException" and wanted in exc.message, (wanted, exc)
+    missing = hms.PartitionsStatsRequest(dbName="db", tblName="nope", colNames=["id"], partNames=["ds=1"])
+    assert type(await _raises(client, "get_aggr_stats_for", missing)).__name__ == "NoSuchObjectException"

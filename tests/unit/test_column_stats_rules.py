@@ -1,10 +1,10 @@
-"""The statistics kinds each Hive column type takes, and the field checks of store/column_stats.py."""
+"""The statistics kinds each Hive column type takes, and the field checks of hive/column_stats.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from store.column_stats import ColumnStats, check, kinds_for_type, merge
+from hive.column_stats import ColumnStats, check, kinds_for_type, merge
 from store.errors import InvalidArgument
 
 

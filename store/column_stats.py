@@ -3,8 +3,8 @@ planners read (Trino before every plan, and at the end of every INSERT it merges
 
 Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them against it):
 - A write names columns of the table (not its partition keys) and replaces the statistics of each
-  column it names (or merges into them: hive/column_stats.py's `merge`); the other columns keep theirs. A partition's
-  statistics need the partition.
+  column it names (or merges into them: hive/column_stats.py's `merge`); the other columns keep
+  theirs. A partition's statistics need the partition.
 - Statistics come in the kind the column's type has (hive/column_stats.py). Hive 2.3 stores any kind
   and reads it back as garbage; here a kind that does not fit the column is refused.
 - They go with what they describe, in the same database transaction: dropping the table, a partition

@@ -17,9 +17,9 @@ from typing import Any
 from gateway.config import Settings
 from gateway.thrift.convert import check_batch, required
 from gateway.thrift.idl import hms
+from hive.column_stats import DECIMAL, FIELDS, ColumnStats
 from hive.names import normalize_identifier
 from store.catalog_store import CatalogStore
-from hive.column_stats import DECIMAL, FIELDS, ColumnStats
 from store.column_stats import StatsUpdate
 from store.errors import InvalidArgument, NotFound
 

@@ -187,7 +187,7 @@ async def aggregate_partition_stats(conn: asyncpg.Connection, db_name: str, tabl
     catalog.require_partitioned(table)
     asked = [n.canonical_partition_name(table.partition_keys, name) for name in part_names]  # repeats kept
     asked_columns = [n.normalize_identifier(c, "column") for c in columns]
-    rows = await conn.fetch(sql.SELECT, table.table_id, list(dict.fromkeys(asked)), list(dict.fromkeys(asked_columns)))
+    rows = await conn.fetch(sql.SELECT, table.table_id, list(dict.fromkeys(asked)), _columns(columns))
     by_partition: dict[str, dict[str, ColumnStats]] = {}
     for row in rows:
         by_partition.setdefault(row["part_name"], {})[row["column_name"]] = _from_row(row)

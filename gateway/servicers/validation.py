@@ -19,8 +19,9 @@ def require(value: str, what: str) -> str:
     return value
 
 
-def check_batch(count: int, what: str, limit: int) -> None:
-    if count == 0:
+def check_batch(count: int, what: str, limit: int, *, allow_empty: bool = False) -> None:
+    """At most `limit` items in one request; none only where the API allows it (Hive's Thrift calls do)."""
+    if count == 0 and not allow_empty:
         raise InvalidArgument(f"{what}: the batch is empty")
     if count > limit:
         raise ResourceExhausted(

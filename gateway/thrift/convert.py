@@ -9,8 +9,9 @@ from __future__ import annotations
 import time
 from typing import Any, Iterable
 
+from gateway.servicers import validation
 from gateway.thrift.idl import hms
-from store.errors import InvalidArgument, ResourceExhausted
+from store.errors import InvalidArgument
 from store.models import (
     Database,
     FieldSchema,
@@ -179,6 +180,5 @@ def required(value: Any, what: str) -> Any:
 
 
 def check_batch(count: int, what: str, limit: int) -> None:
-    if count > limit:
-        raise ResourceExhausted(f"{what}: {count} items in one call, more than metastore.gateway.max.batch.size "
-                                f"({limit}); split the call")
+    """The gateway's batch limit (gateway/servicers/validation.py); an empty list is a valid Hive call."""
+    validation.check_batch(count, what, limit, allow_empty=True)

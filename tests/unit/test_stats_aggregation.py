@@ -118,7 +118,8 @@ def test_decimals_keep_their_scale_when_found_and_read_back_from_doubles_when_ex
     (1e7, "1.0E7"), (12345678.0, "1.2345678E7"), (1.5e20, "1.5E20"), (1.5e-5, "1.5E-5"), (2e-4, "2.0E-4"),
 ])
 def test_java_prints_a_double_plain_from_a_thousandth_to_ten_million_else_in_e_notation(x: float, printed: str) -> None:
-    # Java's Double.toString, then new BigDecimal(it): the same unscaled value and scale as Decimal(it).
+    # Java's Double.toString, then new BigDecimal(it): the same unscaled value and scale as Decimal(it)
+    # (each `printed` is what Java 17 printed for `x`).
     expected = Decimal(printed)
     got = java_double_decimal(x)
     assert got == expected and got.as_tuple() == expected.as_tuple()

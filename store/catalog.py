@@ -27,6 +27,7 @@ import asyncpg
 from store import codec, locks, txns
 from hive import limits
 from hive import names as n
+from hive import stats_accuracy
 from store import model_checks
 from store.errors import (Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, NeverAllowed, NotFound,
                           WriteConflict)
@@ -291,8 +292,8 @@ async def alter_table(
         altered = replace(altered, write_id=ctx.write_id)
     kept = {(c.name, c.type) for c in altered.columns}
     gone = [c.name for c in old.columns if (c.name, c.type) not in kept]
-    if gone:  # a dropped or retyped column's statistics describe data it no longer has (Hive's rule)
-        await conn.execute(stats_sql.DELETE_TABLE_LEVEL_FOR_COLUMNS, old.table_id, gone)
+    if gone or renamed:
+        altered = await _restate_column_stats(conn, old, altered, gone, renamed=renamed)
     body = codec.table_body(altered)
     if ctx.write_id and old.write_id != ctx.write_id:
         await conn.execute(sql.END_LATEST_TABLE_VERSION, old.table_id, ctx.write_id)
@@ -306,6 +307,23 @@ async def alter_table(
         txn_id=ctx.txn_id, write_id=ctx.write_id,
         message={"table_before": codec.table_to_json(old), "table": codec.table_to_json(altered)},
     )))
+
+
+async def _restate_column_stats(conn: asyncpg.Connection, old: Table, altered: Table, gone: Sequence[str], *,
+                                renamed: bool) -> Table:
+    """Hive's alter rule for a table's own statistics: a dropped or retyped column's describe data it no
+    longer has and go, and COLUMN_STATS_ACCURATE stops listing them; a rename lists the kept ones as
+    accurate again (Hive deletes and rewrites them under the new name; here they stay, keyed by table id).
+    A table without statistics keeps its parameters as they are."""
+    with_stats = [r["column_name"] for r in await conn.fetch(stats_sql.TABLE_LEVEL_COLUMNS, old.table_id)]
+    if not with_stats:
+        return altered
+    went = [c for c in with_stats if c in gone]
+    if went:
+        await conn.execute(stats_sql.DELETE_TABLE_LEVEL_FOR_COLUMNS, old.table_id, went)
+    stayed = [c for c in with_stats if c not in gone] if renamed else []
+    parameters = stats_accuracy.unmark_columns(altered.parameters, [*went, *stayed])
+    return replace(altered, parameters=stats_accuracy.mark_columns(parameters, stayed))
 
 
 def _drop_table_event(table: Table) -> NewEvent:

@@ -197,9 +197,12 @@ class CatalogStore:
         written = await self._write(catalog.rename_partition, db_name, table_name, old_name, new)
         return written.value, written.event_id
 
-    # column statistics (store/column_stats.py: not versioned, no events, not cached)
-    async def update_column_stats(self, updates: Sequence[column_stats.StatsUpdate]) -> None:
-        await self._db.transact(column_stats.update_all, updates, int(time.time()))
+    # column statistics (store/column_stats.py: not versioned, not cached; a write's events mark them accurate)
+    async def update_column_stats(self, updates: Sequence[column_stats.StatsUpdate]
+                                  ) -> tuple[list[tuple[str, str]], int]:
+        """The (database, table) names the writes altered, and the last event id (0: none)."""
+        written = await self._db.transact(column_stats.update_all, updates, int(time.time()))
+        return written.value, written.event_id
 
     async def delete_column_stats(self, db_name: str, table_name: str, part_name: str | None,
                                   column: str | None) -> None:

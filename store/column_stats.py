@@ -16,8 +16,12 @@ Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them
 - They are not versioned and carry no notification event (Hive 2.3 has neither), and nothing caches
   them: each read is one indexed query. Hive's planner reads them aggregated over partitions
   (`aggregate_partition_stats`, computed by hive/stats_aggregation.py).
-- Hive also marks the table's or partition's COLUMN_STATS_ACCURATE parameter on a write; the gateway
-  does not, so Hive's optimizer does not answer a query from statistics alone (it reads the data).
+- A write marks its columns in the table's or partition's COLUMN_STATS_ACCURATE parameter
+  (hive/stats_accuracy.py), as Hive does, so Hive's optimizer may answer from statistics alone; that
+  change is an ALTER_TABLE or ALTER_PARTITION event, which caches apply (Hive 2.3 logs none, and keeps
+  no cache). A delete leaves the parameter as it was (Hive's rule). A transactional table's, and its
+  partitions', parameters are left unmarked: its metadata changes only under a write id, which Hive's
+  statistics calls do not carry (Hive 3 and later likewise do not trust such statistics).
 
 Every function takes a connection inside the caller's transaction.
 """
@@ -26,17 +30,18 @@ from __future__ import annotations
 
 import base64
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 import asyncpg
 
 from hive import names as n
-from hive import stats_aggregation
+from hive import stats_accuracy, stats_aggregation
 from hive.column_stats import BYTES, DECIMAL, FIELDS, FLOAT, ColumnStats, check, merge
-from store import catalog
+from store import catalog, codec
 from store.errors import InvalidArgument, NotFound
-from store.models import Table
+from store.events import NewEvent, Outcome
+from store.models import Partition, Table
 from store.sql import column_stats as sql
 
 TABLE_LEVEL = ""  # the partition name of a table's own statistics
@@ -85,24 +90,28 @@ def _in_column_order(table: Table, stats: Sequence[ColumnStats]) -> list[ColumnS
 
 # -- writes ----------------------------------------------------------------------------------------
 
-async def _partition_name(conn: asyncpg.Connection, table: Table, part_name: str) -> str:
-    """The partition's stored name, its row locked so a concurrent drop waits for this write."""
+async def _locked_partition(conn: asyncpg.Connection, table: Table, part_name: str) -> Partition:
+    """The partition, its row locked so a concurrent drop waits for this write."""
     name = catalog.canonical_names(table, [part_name])[0]
-    if not await catalog.lock_partitions(conn, table, [name]):
+    rows = await catalog.lock_partitions(conn, table, [name])
+    if not rows:
         raise NotFound(f"partition {name} of table {table.full_name} does not exist")
-    return name
+    return codec.partition_from_row(table.db_name, table.name, rows[0])
 
 
 async def update(conn: asyncpg.Connection, db_name: str, table_name: str, part_name: str | None,
-                 stats: Sequence[ColumnStats], now_s: int, *, merge_old: bool = False) -> None:
+                 stats: Sequence[ColumnStats], now_s: int, *, merge_old: bool = False) -> tuple[NewEvent, ...]:
     """Replace the named columns' statistics of the table (`part_name` None) or of one partition, or
     with `merge_old` merge them into the old ones (`merge`); column names are stored lower case,
-    `last_analyzed` is `now_s`."""
+    `last_analyzed` is `now_s`. Answers the events of marking them accurate (none: already marked)."""
     if not stats:
         raise InvalidArgument("no column statistics given")
-    # Shared lock on the table's row: a drop or rename waits until these rows are in, then sees them.
-    table = await catalog.get_table(conn, db_name, table_name, lock="share")
-    key = TABLE_LEVEL if part_name is None else await _partition_name(conn, table, part_name)
+    # A lock on the table's row: a drop or rename waits until these rows are in, then sees them. Exclusive
+    # for the table's own statistics, whose marking alters the table (taken at once: two writers that both
+    # held a shared lock would deadlock upgrading it).
+    table = await catalog.get_table(conn, db_name, table_name, lock="share" if part_name else "update")
+    partition = None if part_name is None else await _locked_partition(conn, table, part_name)
+    key = TABLE_LEVEL if partition is None else partition.name
     types = {c.name: c.type for c in table.columns}
     stored: dict[str, ColumnStats] = {}  # a column named twice: the last one, as Hive's loop leaves it
     for s in stats:
@@ -119,6 +128,25 @@ async def update(conn: asyncpg.Connection, db_name: str, table_name: str, part_n
     rows = [{"part_name": key, "column_name": s.column, "column_type": s.column_type, "kind": s.kind,
              "data": _to_json(s.kind, s.data)} for s in stored.values()]
     await conn.execute(sql.UPSERT, table.table_id, rows, now_s)
+    return await _mark_accurate(conn, table, partition, list(stored))
+
+
+async def _mark_accurate(conn: asyncpg.Connection, table: Table, partition: Partition | None,
+                         columns: Sequence[str]) -> tuple[NewEvent, ...]:
+    """Mark `columns` accurate in the table's (`partition` None) or the partition's parameters, as
+    an alter of it, when that changes them; never on a transactional table (the module's docstring)."""
+    if table.is_acid:
+        return ()
+    if partition is None:
+        marked = stats_accuracy.mark_columns(table.parameters, columns)
+        if marked == table.parameters:
+            return ()
+        return (await catalog.alter_table(conn, table.db_name, table.name, replace(table, parameters=marked))).events
+    marked = stats_accuracy.mark_columns(partition.parameters, columns)
+    if marked == partition.parameters:
+        return ()
+    return (await catalog.alter_partitions(conn, table.db_name, table.name,
+                                           [replace(partition, parameters=marked)])).events
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,10 +160,14 @@ class StatsUpdate:
     merge_old: bool = False  # merge into the old statistics (`merge`) rather than replace them
 
 
-async def update_all(conn: asyncpg.Connection, updates: Sequence[StatsUpdate], now_s: int) -> None:
-    """Several writes, all or nothing (Hive's set_aggr_stats_for)."""
+async def update_all(conn: asyncpg.Connection, updates: Sequence[StatsUpdate],
+                     now_s: int) -> Outcome[list[tuple[str, str]]]:
+    """Several writes, all or nothing (Hive's set_aggr_stats_for). Answers the (database, table) names
+    whose table or partitions the writes altered (marking their statistics accurate)."""
+    events: list[NewEvent] = []
     for u in updates:
-        await update(conn, u.db_name, u.table_name, u.part_name, u.stats, now_s, merge_old=u.merge_old)
+        events.extend(await update(conn, u.db_name, u.table_name, u.part_name, u.stats, now_s, merge_old=u.merge_old))
+    return Outcome(list(dict.fromkeys((e.db_name, e.table_name) for e in events)), tuple(events))
 
 
 async def delete(conn: asyncpg.Connection, db_name: str, table_name: str, part_name: str | None,

@@ -18,6 +18,8 @@ from gateway.thrift.convert import required, stamp_ddl_time
 from gateway.thrift.idl import hms
 from gateway.warehouse import Warehouse, owns_data
 from hive.names import make_partition_name, normalize_identifier, parse_partition_name
+from hive import stats_accuracy
+from hive.stats_accuracy import STATS_ACCURATE
 from store.cache.facade import CachedCatalog
 from store.catalog_store import CatalogStore
 from store.errors import FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
@@ -29,7 +31,6 @@ ALL_PARTITIONS = 2**31 - 2  # the largest LIMIT that fits an int4
 
 # Hive's basic statistics, set to 0 by a truncate (StatsSetupConst.SUPPORTED_STATS).
 BASIC_STATS = ("numFiles", "numRows", "totalSize", "rawDataSize")
-STATS_ACCURATE = "COLUMN_STATS_ACCURATE"
 
 
 def _under(path: str, root: str) -> bool:
@@ -40,7 +41,7 @@ def _truncated_stats(parameters: dict[str, str]) -> dict[str, str]:
     """Hive's updateStatsForTruncate: the basic statistics present become 0 and are accurate; column
     statistics no longer are."""
     out = {k: ("0" if k in BASIC_STATS else v) for k, v in parameters.items()}
-    out[STATS_ACCURATE] = '{"BASIC_STATS":"true"}'
+    out[STATS_ACCURATE] = stats_accuracy.format_value(basic=True, columns={})
     return out
 
 

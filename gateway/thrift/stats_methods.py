@@ -19,6 +19,7 @@ from gateway.thrift.convert import check_batch, required
 from gateway.thrift.idl import hms
 from hive.column_stats import DECIMAL, FIELDS, ColumnStats
 from hive.names import normalize_identifier
+from store.cache.facade import CachedCatalog
 from store.catalog_store import CatalogStore
 from store.column_stats import StatsUpdate
 from store.errors import InvalidArgument, NotFound
@@ -72,10 +73,17 @@ def stats_out(stats: ColumnStats) -> Any:
 
 
 class StatsMethods:
-    """Mixed into the Thrift handler; needs `_catalog` and `_settings`."""
+    """Mixed into the Thrift handler; needs `_catalog`, `_cached` and `_settings`."""
 
     _catalog: CatalogStore
+    _cached: CachedCatalog
     _settings: Settings
+
+    async def _write_stats(self, updates: list[StatsUpdate]) -> bool:
+        altered, event_id = await self._catalog.update_column_stats(updates)
+        for db_name, table_name in altered:  # marked accurate: this gateway's reads show it at once
+            self._cached.wrote(db_name, table_name, event_id)
+        return True
 
     def _update_of(self, stats: Any, *, table_level: bool, what: str) -> StatsUpdate:
         desc = required(stats.statsDesc if stats else None, f"{what}: statsDesc")
@@ -87,14 +95,12 @@ class StatsMethods:
                            tuple(stats_in(o) for o in objs))
 
     async def update_table_column_statistics(self, stats_obj: Any) -> bool:
-        await self._catalog.update_column_stats([self._update_of(stats_obj, table_level=True,
-                                                                 what="update_table_column_statistics")])
-        return True
+        return await self._write_stats([self._update_of(stats_obj, table_level=True,
+                                                        what="update_table_column_statistics")])
 
     async def update_partition_column_statistics(self, stats_obj: Any) -> bool:
-        await self._catalog.update_column_stats([self._update_of(stats_obj, table_level=False,
-                                                                 what="update_partition_column_statistics")])
-        return True
+        return await self._write_stats([self._update_of(stats_obj, table_level=False,
+                                                        what="update_partition_column_statistics")])
 
     async def set_aggr_stats_for(self, request: Any) -> bool:
         """Hive's ANALYZE and INSERT: several tables' or partitions' statistics in one transaction. Each
@@ -105,8 +111,7 @@ class StatsMethods:
                                    what="set_aggr_stats_for") for s in col_stats]
         if request.needMerge:  # Hive's INSERT INTO: the new rows' statistics merged into the old
             updates = [replace(u, merge_old=True) for u in updates]
-        await self._catalog.update_column_stats(updates)
-        return True
+        return await self._write_stats(updates)
 
     async def get_table_statistics_req(self, request: Any) -> Any:
         """The table's statistics of the asked columns that have them (none: an empty list)."""

@@ -38,6 +38,7 @@ WHERE s.table_id = g.table_id AND s.part_name = g.part_name
   AND NOT EXISTS (SELECT 1 FROM partitions p
                   WHERE p.table_id = g.table_id AND p.part_name = g.part_name AND p.dropped_wid IS NULL)
 """
+TABLE_LEVEL_COLUMNS = "SELECT column_name FROM column_stats WHERE table_id = $1 AND part_name = '' ORDER BY column_name"
 DELETE_TABLE_LEVEL_FOR_COLUMNS = """
 DELETE FROM column_stats WHERE table_id = $1 AND part_name = '' AND column_name = ANY($2::text[])
 """

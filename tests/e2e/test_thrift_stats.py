@@ -6,6 +6,7 @@ compares the same calls with Hive Metastore 2.3.10."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, AsyncIterator
 
 import asyncpg
@@ -14,6 +15,7 @@ from thriftpy2.thrift import TException
 
 from gateway.app import Gateway
 from gateway.thrift.idl import hms
+from hive.stats_accuracy import STATS_ACCURATE
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
@@ -241,6 +243,56 @@ async def test_statistics_go_with_what_they_describe(env: tuple[ThriftClient, st
     assert await _rows(dsn) == []
     await client("create_table", _table("renamed"))
     assert await _table_stats(client, ["id", "n"], "renamed") == {}
+
+
+async def _accuracy(client: ThriftClient, part: str | None = None, table: str = "t") -> str | None:
+    got = await (client("get_table", "db", table) if part is None else client("get_partition", "db", table, [part]))
+    return got.parameters.get(STATS_ACCURATE)
+
+
+async def test_a_statistics_write_marks_its_columns_accurate_on_every_gateway(
+        gateway: Gateway, env: tuple[ThriftClient, str]) -> None:
+    """Hive's COLUMN_STATS_ACCURATE, set by the write as an alter: the writing gateway shows it at once,
+    another gateway's cache once its poller applied the alter, and both equal what PostgreSQL holds (a
+    gateway without a cache). Writing the same columns again changes nothing and logs no event; a
+    transactional table is not marked."""
+    client, dsn = env
+    async with running_gateway(dsn) as other, running_gateway(dsn, **{"metastore.gateway.cache.enabled": "false"}) \
+            as uncached:
+        elsewhere, database = ThriftClient(other.thrift_port), ThriftClient(uncached.thrift_port)
+        try:
+            assert await _accuracy(elsewhere) is None and await _accuracy(elsewhere, "2024-01-01") is None
+            await client("update_table_column_statistics", _write("db", "t", _long("ID", 1, 10)))
+            await client("update_partition_column_statistics", _write("db", "t", _long("id", 1, 10),
+                                                                      _long("n", 1, 5, "int"), part="ds=2024-01-01"))
+            table_mark, part_mark = '{"COLUMN_STATS":{"id":"true"}}', '{"COLUMN_STATS":{"id":"true","n":"true"}}'
+            assert (await _accuracy(client), await _accuracy(client, "2024-01-01")) == (table_mark, part_mark)
+            for _ in range(100):  # the other gateway's poller applies the two alters
+                if (await _accuracy(elsewhere), await _accuracy(elsewhere, "2024-01-01")) == (table_mark, part_mark):
+                    break
+                await asyncio.sleep(0.05)
+            for reader in (elsewhere, database):
+                assert await reader("get_table", "db", "t") == await client("get_table", "db", "t")
+                assert await reader("get_partition", "db", "t", ["2024-01-01"]) == \
+                    await client("get_partition", "db", "t", ["2024-01-01"])
+            assert await _accuracy(database, "2024-01-02") is None
+
+            before = (await client("get_current_notificationEventId")).eventId
+            await client("update_table_column_statistics", _write("db", "t", _long("id", 2, 20)))
+            assert (await client("get_current_notificationEventId")).eventId == before
+
+            grpc = await connect(f"127.0.0.1:{gateway.port}")
+            try:
+                await grpc.catalog.CreateTable(pb.CreateTableRequest(
+                    table=table("db", "acid", keys=(("ds", "string"),), transactional=True)))
+            finally:
+                await grpc.channel.close()
+            await client("update_table_column_statistics", _write("db", "acid", _long("id", 1, 2)))
+            assert await _accuracy(client, table="acid") is None
+            assert (await client("get_current_notificationEventId")).eventId == before + 1  # the create alone
+        finally:
+            elsewhere.close()
+            database.close()
 
 
 async def test_hives_insert_merges_its_rows_statistics_into_the_old(env: tuple[ThriftClient, str]) -> None:

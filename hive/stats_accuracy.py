@@ -1,0 +1,71 @@
+"""Hive's COLUMN_STATS_ACCURATE parameter of a table or partition (StatsSetupConst): which statistics
+its readers may trust without reading the data. Hive's optimizer answers `count(*)`, `min` and `max`
+from the metastore alone (hive.compute.query.using.stats) only for what this parameter marks.
+
+Its value is JSON, as Hive 2.3 writes it: `{"BASIC_STATS":"true","COLUMN_STATS":{"id":"true"}}`, the
+basic statistics' flag only when set, the columns in Java's string order. A value that is not that
+JSON reads as nothing marked, except Hive's old spelling `true` (any case): the basic statistics. Pure:
+store/column_stats.py and store/catalog.py apply these rules to what they write.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Mapping
+
+STATS_ACCURATE = "COLUMN_STATS_ACCURATE"
+_BASIC, _COLUMNS = "BASIC_STATS", "COLUMN_STATS"
+
+
+def _flag(value: Any) -> bool:
+    """A JSON value as Hive's reader takes a flag: true, or a string equal to "true" in any case."""
+    return value is True or (isinstance(value, str) and value.lower() == "true")
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (str, bool, int, float))
+
+
+def parse(value: str | None) -> tuple[bool, dict[str, bool]]:
+    """(basic statistics accurate, column -> accurate) of a parameter value, read as Hive's Jackson
+    reader does: the two known fields only, anything after the JSON object ignored."""
+    if value is None:
+        return False, {}
+    try:
+        doc, _ = json.JSONDecoder().raw_decode(value.lstrip(" \t\r\n"))
+    except ValueError:
+        doc = None
+    if isinstance(doc, dict) and set(doc) <= {_BASIC, _COLUMNS} and _scalar(doc.get(_BASIC)):
+        columns = doc.get(_COLUMNS) or {}
+        if isinstance(columns, dict) and all(_scalar(v) for v in columns.values()):
+            return _flag(doc.get(_BASIC)), {name: _flag(v) for name, v in columns.items()}
+    return value.lower() == "true", {}
+
+
+def format_value(basic: bool, columns: Mapping[str, bool]) -> str:
+    """The parameter's value as Hive writes it (Java's TreeMap order: UTF-16 code units)."""
+    doc: dict[str, Any] = {}
+    if basic:
+        doc[_BASIC] = "true"
+    if columns:
+        doc[_COLUMNS] = {name: "true" if columns[name] else "false"
+                         for name in sorted(columns, key=lambda c: c.encode("utf-16-be"))}
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+
+
+def mark_columns(parameters: Mapping[str, str], columns: Iterable[str]) -> dict[str, str]:
+    """The parameters after a statistics write of `columns` (Hive's setColumnStatsState): each one
+    not yet listed becomes accurate; a listed one keeps its flag, as in Hive."""
+    basic, marked = parse(parameters.get(STATS_ACCURATE))
+    for column in columns:
+        marked.setdefault(column, True)
+    return {**parameters, STATS_ACCURATE: format_value(basic, marked)}
+
+
+def unmark_columns(parameters: Mapping[str, str], columns: Iterable[str]) -> dict[str, str]:
+    """The parameters after the statistics of `columns` went (Hive's removeColumnStatsState); the
+    value is rewritten in Hive's form even when none of them was listed."""
+    basic, marked = parse(parameters.get(STATS_ACCURATE))
+    for column in columns:
+        marked.pop(column, None)
+    return {**parameters, STATS_ACCURATE: format_value(basic, marked)}

@@ -102,7 +102,8 @@ class Gateway:
             self._db = await Database.connect(self.dsn, PoolSettings(
                 max_size=s.pool_max_size, acquire_timeout_s=s.pool_acquire_timeout_s,
                 idle_in_transaction_timeout_s=s.db_idle_in_txn_timeout_s))
-            catalog = CatalogStore(self._db, warehouse_dir=s.warehouse_dir)
+            catalog = CatalogStore(self._db, warehouse_dir=s.warehouse_dir,
+                                   check_column_types=s.disallow_incompatible_col_type_changes)
             if await catalog.create_default_database():
                 _log.info("created Hive's default database at %s", s.warehouse_dir)
             txn_store = self._txn_store = TxnStore(self._db, TxnLimits(max_open_batch=s.txn_max_open_batch,

@@ -72,6 +72,9 @@ class Settings:
                                    "most partitions or names one request may carry")
     partition_request_limit: int = _setting("hive.metastore.limit.partition.request", -1,
                                             "most partitions a filter read may match (-1: no limit)")
+    disallow_incompatible_col_type_changes: bool = _setting(
+        "hive.metastore.disallow.incompatible.col.type.changes", True,
+        "refuse an alter that changes a column to a type its existing data cannot be read as (hive/column_types.py)")
     max_event_response: int = _setting("metastore.max.event.response", 2147483647,
                                        "most events one GetNextNotification answers")
     default_event_batch: int = _setting("metastore.gateway.event.batch.default", 1000,

@@ -27,7 +27,7 @@ import asyncpg
 from store import codec, locks, txns
 from hive import limits
 from hive import names as n
-from hive import stats_accuracy
+from hive import column_types, stats_accuracy
 from store import model_checks
 from store.errors import (Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, NeverAllowed, NotFound,
                           WriteConflict)
@@ -256,11 +256,14 @@ async def list_tables(conn: asyncpg.Connection, db_name: str, pattern: str = "")
 
 
 async def alter_table(
-    conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, txn_id: int = 0, expected_table_id: int = 0
+    conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, txn_id: int = 0, expected_table_id: int = 0,
+    *, check_column_types: bool = True,
 ) -> Outcome[Table]:
     """Replace a table's definition; a different db/name renames it (the table id is kept).
 
-    Partition keys cannot change, and a transactional table cannot become non-transactional.
+    Partition keys cannot change, and a transactional table cannot become non-transactional; with
+    `check_column_types`, a column cannot change to a type its data does not convert to (Hive's rule,
+    hive/column_types.py; a view's columns may change freely).
     Rename does not move data: locations change only when the caller sets them.
     """
     _check_guard(expected_table_id)
@@ -281,6 +284,9 @@ async def alter_table(
             f"table {old.full_name} is transactional and cannot be made non-transactional "
             "('transactional'='true' cannot be unset)"
         )
+    if check_column_types and old.table_type is not TableType.VIRTUAL_VIEW:
+        column_types.check_type_changes(old.full_name, [(c.name, c.type) for c in old.columns],
+                                        [(c.name, c.type) for c in altered.columns])
     renamed = (altered.db_name, altered.name) != (old.db_name, old.name)
     if renamed and await conn.fetchrow(sql.SELECT_LATEST_TABLE, altered.db_name, altered.name) is not None:
         raise AlreadyExists(f"cannot rename {old.full_name} to {altered.full_name}: that table already exists")
@@ -778,12 +784,13 @@ async def rename_partition(
 
 
 async def rename_table_relocating(
-    conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, old_location: str,
+    conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, old_location: str, *,
+    check_column_types: bool = True,
 ) -> Outcome[Table]:
     """Hive's rename of a managed table whose directory moves with it (the caller moves the files):
     the table takes `new`'s location, and each partition under `old_location` the same place under
     the new one, in one transaction. Transactional tables are renamed in a txn and keep their place."""
-    altered = await alter_table(conn, db_name, table_name, new)
+    altered = await alter_table(conn, db_name, table_name, new, check_column_types=check_column_types)
     table, new_location = altered.value, altered.value.sd.location
     if not table.is_partitioned or new_location == old_location:
         return altered

@@ -40,9 +40,10 @@ class Read(Generic[T]):
 
 
 class CatalogStore:
-    def __init__(self, db: Database, *, warehouse_dir: str) -> None:
+    def __init__(self, db: Database, *, warehouse_dir: str, check_column_types: bool = True) -> None:
         self._db = db
         self._warehouse_dir = warehouse_dir
+        self._check_column_types = check_column_types  # hive.metastore.disallow.incompatible.col.type.changes
 
     @property
     def database(self) -> Database:
@@ -112,12 +113,14 @@ class CatalogStore:
 
     async def alter_table(self, db_name: str, table_name: str, table: Table, txn_id: int = 0,
                           expected_table_id: int = 0) -> tuple[Table, int]:
-        written = await self._write(catalog.alter_table, db_name, table_name, table, txn_id, expected_table_id)
+        written = await self._write(catalog.alter_table, db_name, table_name, table, txn_id, expected_table_id,
+                                    check_column_types=self._check_column_types)
         return written.value, written.event_id
 
     async def rename_table_relocating(self, db_name: str, table_name: str, table: Table,
                                       old_location: str) -> tuple[Table, int]:
-        written = await self._write(catalog.rename_table_relocating, db_name, table_name, table, old_location)
+        written = await self._write(catalog.rename_table_relocating, db_name, table_name, table, old_location,
+                                    check_column_types=self._check_column_types)
         return written.value, written.event_id
 
     async def drop_table(self, db_name: str, table_name: str, *, if_exists: bool, expected_table_id: int = 0) -> int:

@@ -10,7 +10,7 @@ import pytest
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import events_pb2 as epb
 from tests.builders import partitions, table
-from tests.conftest import GatewayClient
+from tests.conftest import GatewayClient, connect, running_gateway
 
 
 async def _events(client: GatewayClient, after: int = 0) -> list[epb.NotificationEvent]:
@@ -181,3 +181,33 @@ async def test_views_owner_types_and_their_rules(gateway: GatewayClient) -> None
             await c.CreateTable(pb.CreateTableRequest(table=bad))
         assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and message in err.value.details()
     assert list((await c.ListTables(pb.ListTablesRequest(db_name="db"))).names) == ["v"]
+
+
+async def test_a_column_only_changes_to_a_type_its_data_converts_to(gateway: GatewayClient, pg_dsn: str) -> None:
+    """hive.metastore.disallow.incompatible.col.type.changes (on, as in Hive): bigint may become string
+    or decimal, not int; a refused alter changes nothing. Off, any change goes through."""
+    c = gateway.catalog
+    await c.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+    await c.CreateTable(pb.CreateTableRequest(table=table("db", "t")))
+
+    def retyped(id_type: str) -> pb.AlterTableRequest:
+        t = table("db", "t")
+        t.columns[0].type = id_type
+        return pb.AlterTableRequest(db_name="db", table_name="t", table=t)
+
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await c.AlterTable(retyped("int"))
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "id (bigint to int)" in err.value.details()
+    assert (await c.GetTable(pb.GetTableRequest(db_name="db", table_name="t"))).table.columns[0].type == "bigint"
+    await c.AlterTable(retyped("decimal(20,0)"))
+    assert (await c.GetTable(pb.GetTableRequest(db_name="db", table_name="t"))).table.columns[0].type == "decimal(20,0)"
+
+    async with running_gateway(pg_dsn, **{"hive.metastore.disallow.incompatible.col.type.changes": "false"}) as gw:
+        lenient = await connect(f"127.0.0.1:{gw.port}")
+        try:
+            await lenient.catalog.AlterTable(retyped("boolean"))
+            got = (await lenient.catalog.GetTable(pb.GetTableRequest(db_name="db", table_name="t"))).table
+            assert got.columns[0].type == "boolean"
+        finally:
+            await lenient.channel.close()

@@ -203,6 +203,11 @@ AGGREGATION_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     _aggregate("aggregate decimals, extrapolated", ["price"], [DAYS[4], DAYS[2], DAYS[0], DAYS[1], DAYS[3]]),
 ]
 
+def _retype(column: str, new_type: str) -> Edit:
+    return Edit("get_table", ("sales", "flags2"), {"sd.cols": lambda t: [
+        ht.FieldSchema(c.name, new_type if c.name == column else c.type, c.comment) for c in t.sd.cols]})
+
+
 def _flags_params(value: str) -> Edit:
     return Edit("get_table", ("sales", "flags"), {"parameters+": {"COLUMN_STATS_ACCURATE": value}})
 
@@ -263,6 +268,11 @@ ACCURACY_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("flags rename", "alter_table", ("sales", "flags", Edit("get_table", ("sales", "flags"),
                                                             {"tableName": "flags2"}))),
     ("flags after the rename", "get_table", ("sales", "flags2")),
+    # hive.metastore.disallow.incompatible.col.type.changes (on): a column only widens.
+    ("flags narrow a column", "alter_table", ("sales", "flags2", _retype("id", "int"))),
+    ("flags after the refused change", "get_table", ("sales", "flags2")),
+    ("flags widen a column", "alter_table", ("sales", "flags2", _retype("id", "decimal(20,0)"))),
+    ("flags after the widening", "get_table", ("sales", "flags2")),
 ]
 
 # (label, method, arguments): run in this order on both servers.

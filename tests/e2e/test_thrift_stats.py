@@ -295,6 +295,26 @@ async def test_a_statistics_write_marks_its_columns_accurate_on_every_gateway(
             database.close()
 
 
+async def test_concurrent_writers_of_one_table_lose_no_mark(gateway: Gateway, env: tuple[ThriftClient, str]) -> None:
+    """Writers of different columns' statistics of one table and one partition at once (Trino's
+    writers, one per column here): each marks its column over the others' marks, none is lost, and
+    none fails on the lock they share."""
+    client, _ = env
+    columns = [(name, kind) for name, kind in COLUMNS if kind in ("bigint", "int", "tinyint")]
+    writers = [ThriftClient(gateway.thrift_port) for _ in range(2 * len(columns))]
+    try:
+        await asyncio.gather(*(
+            writer("update_table_column_statistics" if part is None else "update_partition_column_statistics",
+                   _write("db", "t", _long(name, 1, 9, kind), part=part))
+            for writer, ((name, kind), part) in zip(writers, [(c, p) for p in (None, "ds=2024-01-01")
+                                                              for c in columns])))
+    finally:
+        for writer in writers:
+            writer.close()
+    marked = '{"COLUMN_STATS":{%s}}' % ",".join(f'"{name}":"true"' for name, _ in sorted(columns))
+    assert (await _accuracy(client), await _accuracy(client, "2024-01-01")) == (marked, marked)
+
+
 async def test_hives_insert_merges_its_rows_statistics_into_the_old(env: tuple[ThriftClient, str]) -> None:
     """set_aggr_stats_for with needMerge, as Hive's INSERT INTO sends it: counts add up, the range widens,
     the distinct count is the larger; the sketches, which the gateway cannot merge, are left out."""

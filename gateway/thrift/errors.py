@@ -32,6 +32,7 @@ EXCEPTIONS_FOR: dict[type[Exception], tuple[str, ...]] = {
 # method's name without `_with_environment_context`, as both forms answer alike.
 METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
     ("create_table", se.NotFound): "InvalidObjectException",  # a table in a missing database
+    ("create_table_with_constraints", se.NotFound): "InvalidObjectException",
     ("get_partition_by_name", se.InvalidArgument): "NoSuchObjectException",  # a name that fits no partition
     ("get_fields", se.NotFound): "UnknownTableException",  # a missing table or database
     ("get_schema", se.NotFound): "UnknownTableException",

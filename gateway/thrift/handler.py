@@ -25,6 +25,7 @@ from gateway.thrift import wire
 from gateway.thrift.idl import hms
 from gateway.thrift.server import RawValue
 from gateway.thrift.compaction_methods import CompactionMethods
+from gateway.thrift.constraint_methods import ConstraintMethods
 from gateway.thrift.data_methods import DataMethods
 from gateway.thrift.stats_methods import StatsMethods
 from gateway.thrift.txn_methods import TxnLockMethods
@@ -67,10 +68,11 @@ def _snapshot_of(req: Any) -> ReadSnapshot:
     return ReadSnapshot.parse(req.validWriteIdList, 0, req.id if req.id and req.id > 0 else 0)
 
 
-class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, StatsMethods):
+class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, StatsMethods, ConstraintMethods):
     """ThriftHiveMetastore (and fb303) over the gateway's stores; drops, truncate and partition renames
     (which touch a managed table's files) in DataMethods, txns and locks in TxnLockMethods, compact2 and
-    show_compact in CompactionMethods, column statistics in StatsMethods."""
+    show_compact in CompactionMethods, column statistics in StatsMethods, table constraints (none are
+    stored) in ConstraintMethods."""
 
     def __init__(self, catalog: CatalogStore, cached: CachedCatalog, txns: TxnStore, locks: LockStore,
                  settings: Settings, warehouse: Warehouse | None = None) -> None:

@@ -836,6 +836,196 @@ struct ShowCompactResponse {
   1: required list<ShowCompactResponseElement> compacts,
 }
 
+// Table constraints. The gateway stores none: reads answer empty lists, writes that carry one are refused
+// (gateway/thrift/constraint_methods.py). Primary and foreign keys have Hive 2.3's field ids (with Hive 3's
+// catName after them); the other four kinds, Hive 3's and 4's (catName first), as their requests.
+struct SQLPrimaryKey {
+  1: string table_db,
+  2: string table_name,
+  3: string column_name,
+  4: i32 key_seq,
+  5: string pk_name,
+  6: bool enable_cstr,
+  7: bool validate_cstr,
+  8: bool rely_cstr,
+  9: optional string catName,
+}
+
+struct SQLForeignKey {
+  1: string pktable_db,
+  2: string pktable_name,
+  3: string pkcolumn_name,
+  4: string fktable_db,
+  5: string fktable_name,
+  6: string fkcolumn_name,
+  7: i32 key_seq,
+  8: i32 update_rule,
+  9: i32 delete_rule,
+  10: string fk_name,
+  11: string pk_name,
+  12: bool enable_cstr,
+  13: bool validate_cstr,
+  14: bool rely_cstr,
+  15: optional string catName,
+}
+
+struct SQLUniqueConstraint {
+  1: string catName,
+  2: string table_db,
+  3: string table_name,
+  4: string column_name,
+  5: i32 key_seq,
+  6: string uk_name,
+  7: bool enable_cstr,
+  8: bool validate_cstr,
+  9: bool rely_cstr,
+}
+
+struct SQLNotNullConstraint {
+  1: string catName,
+  2: string table_db,
+  3: string table_name,
+  4: string column_name,
+  5: string nn_name,
+  6: bool enable_cstr,
+  7: bool validate_cstr,
+  8: bool rely_cstr,
+}
+
+struct SQLDefaultConstraint {
+  1: string catName,
+  2: string table_db,
+  3: string table_name,
+  4: string column_name,
+  5: string default_value,
+  6: string dc_name,
+  7: bool enable_cstr,
+  8: bool validate_cstr,
+  9: bool rely_cstr,
+}
+
+struct SQLCheckConstraint {
+  1: string catName,
+  2: string table_db,
+  3: string table_name,
+  4: string column_name,
+  5: string check_expression,
+  6: string dc_name,
+  7: bool enable_cstr,
+  8: bool validate_cstr,
+  9: bool rely_cstr,
+}
+
+struct PrimaryKeysRequest {
+  1: required string db_name,
+  2: required string tbl_name,
+  3: optional string catName,
+  4: optional string validWriteIdList,
+  5: optional i64 tableId = -1,
+}
+
+struct PrimaryKeysResponse {
+  1: required list<SQLPrimaryKey> primaryKeys,
+}
+
+struct ForeignKeysRequest {
+  1: string parent_db_name,
+  2: string parent_tbl_name,
+  3: string foreign_db_name,
+  4: string foreign_tbl_name,
+  5: optional string catName,
+  6: optional string validWriteIdList,
+  7: optional i64 tableId = -1,
+}
+
+struct ForeignKeysResponse {
+  1: required list<SQLForeignKey> foreignKeys,
+}
+
+struct UniqueConstraintsRequest {
+  1: required string catName,
+  2: required string db_name,
+  3: required string tbl_name,
+  4: optional string validWriteIdList,
+  5: optional i64 tableId = -1,
+}
+
+struct UniqueConstraintsResponse {
+  1: required list<SQLUniqueConstraint> uniqueConstraints,
+}
+
+struct NotNullConstraintsRequest {
+  1: required string catName,
+  2: required string db_name,
+  3: required string tbl_name,
+  4: optional string validWriteIdList,
+  5: optional i64 tableId = -1,
+}
+
+struct NotNullConstraintsResponse {
+  1: required list<SQLNotNullConstraint> notNullConstraints,
+}
+
+struct DefaultConstraintsRequest {
+  1: required string catName,
+  2: required string db_name,
+  3: required string tbl_name,
+  4: optional string validWriteIdList,
+  5: optional i64 tableId = -1,
+}
+
+struct DefaultConstraintsResponse {
+  1: required list<SQLDefaultConstraint> defaultConstraints,
+}
+
+struct CheckConstraintsRequest {
+  1: required string catName,
+  2: required string db_name,
+  3: required string tbl_name,
+  4: optional string validWriteIdList,
+  5: optional i64 tableId = -1,
+}
+
+struct CheckConstraintsResponse {
+  1: required list<SQLCheckConstraint> checkConstraints,
+}
+
+struct AllTableConstraintsRequest {
+  1: required string dbName,
+  2: required string tblName,
+  3: required string catName,
+  4: optional string validWriteIdList,
+  5: optional i64 tableId = -1,
+}
+
+struct SQLAllTableConstraints {
+  1: optional list<SQLPrimaryKey> primaryKeys,
+  2: optional list<SQLForeignKey> foreignKeys,
+  3: optional list<SQLUniqueConstraint> uniqueConstraints,
+  4: optional list<SQLNotNullConstraint> notNullConstraints,
+  5: optional list<SQLDefaultConstraint> defaultConstraints,
+  6: optional list<SQLCheckConstraint> checkConstraints,
+}
+
+struct AllTableConstraintsResponse {
+  1: required SQLAllTableConstraints allTableConstraints,
+}
+
+struct DropConstraintRequest {
+  1: required string dbname,
+  2: required string tablename,
+  3: required string constraintname,
+  4: optional string catName,
+}
+
+struct AddPrimaryKeyRequest {
+  1: required list<SQLPrimaryKey> primaryKeyCols,
+}
+
+struct AddForeignKeyRequest {
+  1: required list<SQLForeignKey> foreignKeyCols,
+}
+
 service FacebookService {
   string getName(),
   string getVersion(),
@@ -925,6 +1115,19 @@ service ThriftHiveMetastore extends FacebookService {
   DropPartitionsResult drop_partitions_req(1: DropPartitionsRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   Function get_function(1: string dbName, 2: string funcName) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   list<string> get_functions(1: string dbName, 2: string pattern) throws (1: MetaException o1),
+
+  // table constraints (gateway/thrift/constraint_methods.py: none are stored)
+  PrimaryKeysResponse get_primary_keys(1: PrimaryKeysRequest request) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  ForeignKeysResponse get_foreign_keys(1: ForeignKeysRequest request) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  UniqueConstraintsResponse get_unique_constraints(1: UniqueConstraintsRequest request) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  NotNullConstraintsResponse get_not_null_constraints(1: NotNullConstraintsRequest request) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  DefaultConstraintsResponse get_default_constraints(1: DefaultConstraintsRequest request) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  CheckConstraintsResponse get_check_constraints(1: CheckConstraintsRequest request) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  AllTableConstraintsResponse get_all_table_constraints(1: AllTableConstraintsRequest request) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  void create_table_with_constraints(1: Table tbl, 2: list<SQLPrimaryKey> primaryKeys, 3: list<SQLForeignKey> foreignKeys, 4: list<SQLUniqueConstraint> uniqueConstraints, 5: list<SQLNotNullConstraint> notNullConstraints, 6: list<SQLDefaultConstraint> defaultConstraints, 7: list<SQLCheckConstraint> checkConstraints) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: NoSuchObjectException o4),
+  void add_primary_key(1: AddPrimaryKeyRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  void add_foreign_key(1: AddForeignKeyRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  void drop_constraint(1: DropConstraintRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o3),
   GetAllFunctionsResponse get_all_functions() throws (1: MetaException o1),
   OpenTxnsResponse open_txns(1: OpenTxnRequest rqst),
   void commit_txn(1: CommitTxnRequest rqst) throws (1: NoSuchTxnException o1, 2: TxnAbortedException o2),

@@ -275,6 +275,33 @@ ACCURACY_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("flags after the widening", "get_table", ("sales", "flags2")),
 ]
 
+def _pk(table: str, column: str, name: str) -> ht.SQLPrimaryKey:
+    return ht.SQLPrimaryKey("keys", table, column, 1, name, False, False, True)
+
+
+# Table constraints, as Hive's DESCRIBE EXTENDED reads them and its CREATE TABLE ... PRIMARY KEY writes them
+# (the gateway stores none), in a database of their own that goes at the end.
+CONSTRAINT_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
+    ("create the keys db", "create_database", (ht.Database("keys", "", None, {}),)),
+    ("create without constraints", "create_table_with_constraints", (_table("keys", "plain"), [], [])),
+    ("plain table", "get_table", ("keys", "plain")),
+    ("primary keys", "get_primary_keys", (ht.PrimaryKeysRequest("keys", "plain"),)),
+    ("primary keys, other case", "get_primary_keys", (ht.PrimaryKeysRequest("KEYS", "Plain"),)),
+    ("primary keys of a missing table", "get_primary_keys", (ht.PrimaryKeysRequest("keys", "nope"),)),
+    ("foreign keys", "get_foreign_keys", (ht.ForeignKeysRequest(None, None, "keys", "plain"),)),
+    ("foreign keys to it", "get_foreign_keys", (ht.ForeignKeysRequest("keys", "plain", None, None),)),
+    ("foreign keys of a missing table", "get_foreign_keys", (ht.ForeignKeysRequest(None, None, "keys", "nope"),)),
+    ("drop a missing constraint", "drop_constraint", (ht.DropConstraintRequest("keys", "plain", "nope"),)),
+    ("create with a primary key", "create_table_with_constraints", (
+        _table("keys", "keyed"), [_pk("keyed", "id", "pk_keyed")], [])),
+    ("create with constraints in a missing db", "create_table_with_constraints", (
+        _table("nope", "keyed"), [_pk("keyed", "id", "pk_nope")], [])),
+    ("add a primary key", "add_primary_key", (ht.AddPrimaryKeyRequest([_pk("plain", "id", "pk_plain")]),)),
+    ("add a primary key to a missing table", "add_primary_key", (ht.AddPrimaryKeyRequest(
+        [_pk("nope", "id", "pk_none")]),)),
+    ("drop the keys db", "drop_database", ("keys", True, True)),
+]
+
 # (label, method, arguments): run in this order on both servers.
 STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("create db", "create_database", (ht.Database("sales", "the sales", None, {"team": "a"}, ownerName="alice",
@@ -438,6 +465,7 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("table names by filter", "get_table_names_by_filter", ("sales", "", -1)),
     *AGGREGATION_STEPS,
     *ACCURACY_STEPS,
+    *CONSTRAINT_STEPS,
     ("drop non-empty db", "drop_database", ("sales", True, False)),
     ("drop missing table", "drop_table", ("sales", "missing", True)),
     ("drop table", "drop_table", ("sales", "orders2", True)),
@@ -464,6 +492,11 @@ KNOWN_DIFFERENCES = {
     "altered partition": "the parameters are kept as sent: Hive 2.3 reads the partition's file statistics again on "
                          "an alter and, with them, drops COLUMN_STATS_ACCURATE (the gateway reads no file statistics)",
     "renamed table's partitions": "(the altered partition's parameters, as above)",
+    "create with a primary key": "refused (InvalidObjectException, saying so): the gateway stores no constraints",
+    "add a primary key": "(refused, MetaException: the gateway stores no constraints)",
+    "add a primary key to a missing table": "(refused, as above) where Hive fails with an internal error",
+    "drop a missing constraint": "NoSuchObjectException (declared) where Hive fails with an internal error",
+    "foreign keys to it": "an empty list where Hive 2.3 fails (MetaException) when the foreign table is left unset",
     "read stats of a missing column": "NoSuchObjectException (declared); Hive answers no result, an internal error "
                                       "in its own client",
     "read partition stats of a column without them": "(NoSuchObjectException, as above)",

@@ -1,0 +1,102 @@
+"""Hive's table constraints over Thrift: primary and foreign keys (Hive 2.3), unique, not-null, default
+and check constraints (Hive 3 and 4). Hive's DESCRIBE EXTENDED and FORMATTED read a table's keys every
+time (Hive 2.3: primary and foreign; Hive 4: all six kinds in one call) and fail when the metastore does
+not answer.
+
+The gateway stores no constraints. Every read answers an empty list, as Hive answers for a table that
+has none (a missing table too); a create that carries none is an ordinary create; a create that carries
+one, and adding one, are refused with a declared exception that says so (Hive does not enforce them:
+its optimizer only trusts those marked RELY); dropping one answers that it does not exist.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from gateway.thrift.convert import required
+from gateway.thrift.idl import hms
+from store.errors import InvalidArgument, NeverAllowed, NotFound
+
+_NOT_STORED = "this gateway stores no table constraints"
+
+
+def _table_of(db_name: str | None, table_name: str | None) -> str:
+    return f"{db_name or '?'}.{table_name or '?'}"
+
+
+class ConstraintMethods:
+    """Mixed into the Thrift handler; needs `create_table`."""
+
+    if TYPE_CHECKING:
+        async def create_table(self, tbl: Any) -> None: ...
+
+    async def get_primary_keys(self, request: Any) -> Any:
+        required(request.db_name if request else None, "PrimaryKeysRequest.db_name")
+        required(request.tbl_name, "PrimaryKeysRequest.tbl_name")
+        return hms.PrimaryKeysResponse(primaryKeys=[])
+
+    async def get_foreign_keys(self, request: Any) -> Any:
+        """The keys of the foreign table that refer to the parent table; either may be left unset."""
+        request = required(request, "ForeignKeysRequest")
+        if not (request.foreign_tbl_name or request.parent_tbl_name):
+            raise InvalidArgument("ForeignKeysRequest names no table: set foreign_db_name and foreign_tbl_name (the "
+                                  "keys a table has), parent_db_name and parent_tbl_name (the keys that refer to "
+                                  "a table), or both")
+        return hms.ForeignKeysResponse(foreignKeys=[])
+
+    async def get_unique_constraints(self, request: Any) -> Any:
+        required(request.db_name if request else None, "UniqueConstraintsRequest.db_name")
+        required(request.tbl_name, "UniqueConstraintsRequest.tbl_name")
+        return hms.UniqueConstraintsResponse(uniqueConstraints=[])
+
+    async def get_not_null_constraints(self, request: Any) -> Any:
+        required(request.db_name if request else None, "NotNullConstraintsRequest.db_name")
+        required(request.tbl_name, "NotNullConstraintsRequest.tbl_name")
+        return hms.NotNullConstraintsResponse(notNullConstraints=[])
+
+    async def get_default_constraints(self, request: Any) -> Any:
+        required(request.db_name if request else None, "DefaultConstraintsRequest.db_name")
+        required(request.tbl_name, "DefaultConstraintsRequest.tbl_name")
+        return hms.DefaultConstraintsResponse(defaultConstraints=[])
+
+    async def get_check_constraints(self, request: Any) -> Any:
+        required(request.db_name if request else None, "CheckConstraintsRequest.db_name")
+        required(request.tbl_name, "CheckConstraintsRequest.tbl_name")
+        return hms.CheckConstraintsResponse(checkConstraints=[])
+
+    async def get_all_table_constraints(self, request: Any) -> Any:
+        required(request.dbName if request else None, "AllTableConstraintsRequest.dbName")
+        required(request.tblName, "AllTableConstraintsRequest.tblName")
+        return hms.AllTableConstraintsResponse(allTableConstraints=hms.SQLAllTableConstraints(
+            primaryKeys=[], foreignKeys=[], uniqueConstraints=[], notNullConstraints=[], defaultConstraints=[],
+            checkConstraints=[]))
+
+    async def create_table_with_constraints(self, tbl: Any, primaryKeys: list[Any] | None,  # noqa: N803
+                                            foreignKeys: list[Any] | None, uniqueConstraints: list[Any] | None = None,
+                                            notNullConstraints: list[Any] | None = None,
+                                            defaultConstraints: list[Any] | None = None,
+                                            checkConstraints: list[Any] | None = None) -> None:
+        """Hive's CREATE TABLE when its statement declares constraints (Hive 2.3 sends the first three
+        arguments, Hive 3 and 4 all seven); one without any is created as by create_table."""
+        tbl = required(tbl, "tbl")
+        given = [kind for kind, items in (("primary key", primaryKeys), ("foreign key", foreignKeys),
+                                          ("unique", uniqueConstraints), ("not null", notNullConstraints),
+                                          ("default", defaultConstraints), ("check", checkConstraints)) if items]
+        if given:
+            raise InvalidArgument(f"{_NOT_STORED} ({', '.join(given)} given): create "
+                                  f"{_table_of(tbl.dbName, tbl.tableName)} without them")
+        await self.create_table(tbl)
+
+    async def add_primary_key(self, req: Any) -> None:
+        columns = required(req.primaryKeyCols if req else None, "AddPrimaryKeyRequest.primaryKeyCols")
+        of = _table_of(columns[0].table_db, columns[0].table_name) if columns else "the table"
+        raise NeverAllowed(f"{_NOT_STORED}: the primary key of {of} was not added")
+
+    async def add_foreign_key(self, req: Any) -> None:
+        columns = required(req.foreignKeyCols if req else None, "AddForeignKeyRequest.foreignKeyCols")
+        of = _table_of(columns[0].fktable_db, columns[0].fktable_name) if columns else "the table"
+        raise NeverAllowed(f"{_NOT_STORED}: the foreign key of {of} was not added")
+
+    async def drop_constraint(self, req: Any) -> None:
+        name = required(req.constraintname if req else None, "DropConstraintRequest.constraintname")
+        raise NotFound(f"constraint {name} of {_table_of(req.dbname, req.tablename)} does not exist ({_NOT_STORED})")

@@ -1,7 +1,7 @@
 """Which column type changes Hive allows (hive.metastore.disallow.incompatible.col.type.changes, on by
-default): a column may become only a type its stored values convert to implicitly, so files written
-before the change still read (a Parquet `double` read as `float` fails; as `string` it reads). Hive
-2.3's rule (TypeInfoUtils.implicitConvertible), applied by alter_table position by position. Pure.
+default): a column may become only a type its stored values convert to implicitly (a number to a
+wider number or to a string), so the files written before the change can be read as the new type.
+Hive 2.3's rule (TypeInfoUtils.implicitConvertible), applied by alter_table position by position. Pure.
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them
   partition its txn added (store/txns.py). A table rename keeps them: they are keyed by the table's
   stable id (Hive 2.3 loses the partitions' statistics on rename). A partition dropped in a txn that
   then aborts comes back without them (Hive's drops are not undone at all).
-- They are not versioned and carry no notification event (Hive 2.3 has neither), and nothing caches
-  them: each read is one indexed query. Hive's planner reads them aggregated over partitions
+- The statistics themselves are not versioned and carry no notification event (Hive 2.3 has neither),
+  and nothing caches them: each read is one indexed query. Hive's planner reads them aggregated over partitions
   (`aggregate_partition_stats`, computed by hive/stats_aggregation.py).
 - A write marks its columns in the table's or partition's COLUMN_STATS_ACCURATE parameter
   (hive/stats_accuracy.py), as Hive does, so Hive's optimizer may answer from statistics alone; that
@@ -109,7 +109,7 @@ async def update(conn: asyncpg.Connection, db_name: str, table_name: str, part_n
     # A lock on the table's row: a drop or rename waits until these rows are in, then sees them. Exclusive
     # for the table's own statistics, whose marking alters the table (taken at once: two writers that both
     # held a shared lock would deadlock upgrading it).
-    table = await catalog.get_table(conn, db_name, table_name, lock="share" if part_name else "update")
+    table = await catalog.get_table(conn, db_name, table_name, lock="share" if part_name is not None else "update")
     partition = None if part_name is None else await _locked_partition(conn, table, part_name)
     key = TABLE_LEVEL if partition is None else partition.name
     types = {c.name: c.type for c in table.columns}

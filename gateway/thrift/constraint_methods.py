@@ -24,6 +24,15 @@ def _table_of(db_name: str | None, table_name: str | None) -> str:
     return f"{db_name or '?'}.{table_name or '?'}"
 
 
+def _none_of(request: Any, response: Any, field: str) -> Any:
+    """The empty answer to a read of one kind of a table's constraints; its request (Hive names it as
+    the response, `...Request`) names the table by `db_name` and `tbl_name`."""
+    what = response.__name__.replace("Response", "Request")
+    required(request.db_name if request else None, f"{what}.db_name")
+    required(request.tbl_name, f"{what}.tbl_name")
+    return response(**{field: []})
+
+
 class ConstraintMethods:
     """Mixed into the Thrift handler; needs `create_table`."""
 
@@ -31,9 +40,7 @@ class ConstraintMethods:
         async def create_table(self, tbl: Any) -> None: ...
 
     async def get_primary_keys(self, request: Any) -> Any:
-        required(request.db_name if request else None, "PrimaryKeysRequest.db_name")
-        required(request.tbl_name, "PrimaryKeysRequest.tbl_name")
-        return hms.PrimaryKeysResponse(primaryKeys=[])
+        return _none_of(request, hms.PrimaryKeysResponse, "primaryKeys")
 
     async def get_foreign_keys(self, request: Any) -> Any:
         """The keys of the foreign table that refer to the parent table; either may be left unset."""
@@ -45,24 +52,16 @@ class ConstraintMethods:
         return hms.ForeignKeysResponse(foreignKeys=[])
 
     async def get_unique_constraints(self, request: Any) -> Any:
-        required(request.db_name if request else None, "UniqueConstraintsRequest.db_name")
-        required(request.tbl_name, "UniqueConstraintsRequest.tbl_name")
-        return hms.UniqueConstraintsResponse(uniqueConstraints=[])
+        return _none_of(request, hms.UniqueConstraintsResponse, "uniqueConstraints")
 
     async def get_not_null_constraints(self, request: Any) -> Any:
-        required(request.db_name if request else None, "NotNullConstraintsRequest.db_name")
-        required(request.tbl_name, "NotNullConstraintsRequest.tbl_name")
-        return hms.NotNullConstraintsResponse(notNullConstraints=[])
+        return _none_of(request, hms.NotNullConstraintsResponse, "notNullConstraints")
 
     async def get_default_constraints(self, request: Any) -> Any:
-        required(request.db_name if request else None, "DefaultConstraintsRequest.db_name")
-        required(request.tbl_name, "DefaultConstraintsRequest.tbl_name")
-        return hms.DefaultConstraintsResponse(defaultConstraints=[])
+        return _none_of(request, hms.DefaultConstraintsResponse, "defaultConstraints")
 
     async def get_check_constraints(self, request: Any) -> Any:
-        required(request.db_name if request else None, "CheckConstraintsRequest.db_name")
-        required(request.tbl_name, "CheckConstraintsRequest.tbl_name")
-        return hms.CheckConstraintsResponse(checkConstraints=[])
+        return _none_of(request, hms.CheckConstraintsResponse, "checkConstraints")
 
     async def get_all_table_constraints(self, request: Any) -> Any:
         required(request.dbName if request else None, "AllTableConstraintsRequest.dbName")

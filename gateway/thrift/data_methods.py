@@ -18,8 +18,7 @@ from gateway.thrift.convert import required, stamp_ddl_time
 from gateway.thrift.idl import hms
 from gateway.warehouse import Warehouse, owns_data
 from hive.names import make_partition_name, normalize_identifier, parse_partition_name
-from hive import stats_accuracy
-from hive.stats_accuracy import STATS_ACCURATE
+from hive.stats_accuracy import STATS_ACCURATE, format_value
 from store.cache.facade import CachedCatalog
 from store.catalog_store import CatalogStore
 from store.errors import FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
@@ -41,7 +40,7 @@ def _truncated_stats(parameters: dict[str, str]) -> dict[str, str]:
     """Hive's updateStatsForTruncate: the basic statistics present become 0 and are accurate; column
     statistics no longer are."""
     out = {k: ("0" if k in BASIC_STATS else v) for k, v in parameters.items()}
-    out[STATS_ACCURATE] = stats_accuracy.format_value(basic=True, columns={})
+    out[STATS_ACCURATE] = format_value(basic=True, columns={})
     return out
 
 

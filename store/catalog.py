@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 
 import asyncpg
 
-from store import codec, locks, txns
+from store import codec, functions, locks, txns
 from hive import limits
 from hive import names as n
 from hive import column_types, stats_accuracy
@@ -158,10 +158,16 @@ async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool, i
             f"({_list_preview([t.name for t in tables])}); "
             "drop them first or drop the database with cascade"
         )
+    if not cascade and (function_names := await functions.names_in_database(conn, db.name)):
+        raise FailedPrecondition(
+            f"database {db.name} is not empty: it has {len(function_names)} function(s) "
+            f"({_list_preview(function_names)}); drop them first or drop the database with cascade"
+        )
     events = []
     for table in tables:
         await _delete_table_rows(conn, table.table_id)
         events.append(_drop_table_event(table))
+    events.extend(await functions.drop_all_in_database(conn, db.name))
     await conn.execute(sql.DELETE_DATABASE, db.name)
     await locks.check_no_conflicting_holders(conn, LockScope(db.name), f"drop database {db.name}")
     events.append(NewEvent(EventType.DROP_DATABASE, db_name=db.name, message={"database": codec.database_to_json(db)}))

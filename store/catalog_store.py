@@ -13,11 +13,12 @@ from typing import Any, Awaitable, Callable, Generic, Sequence, TypeVar
 
 import asyncpg
 
-from store import catalog, column_stats, events, txns
+from store import catalog, column_stats, events, functions, txns
 from store.db import Database
 from store.errors import StoreError, Unavailable, WriteConflict
 from store.events import Outcome, Written
 from store.models import Database as DatabaseModel
+from store.models import Function as FunctionModel
 from store.models import NotificationEvent, Partition, Table
 from hive.column_stats import ColumnStats
 from hive.partition_filter import parse_filter
@@ -222,6 +223,27 @@ class CatalogStore:
     async def aggregate_partition_column_stats(self, db_name: str, table_name: str, part_names: Sequence[str],
                                                columns: Sequence[str]) -> tuple[list[ColumnStats], int]:
         return await self._db.read(column_stats.aggregate_partition_stats, db_name, table_name, part_names, columns)
+
+    # permanent functions (store/functions.py: not versioned, not cached)
+    async def create_function(self, function: FunctionModel) -> tuple[FunctionModel, int]:
+        written = await self._db.transact(functions.create_function, function, int(time.time()))
+        return written.value, written.event_id
+
+    async def get_function(self, db_name: str, name: str) -> FunctionModel:
+        return await self._db.read(functions.get_function, db_name, name)
+
+    async def list_function_names(self, db_name: str, pattern: str) -> list[str]:
+        return await self._db.read(functions.list_function_names, db_name, pattern)
+
+    async def all_functions(self) -> list[FunctionModel]:
+        return await self._db.read(functions.all_functions)
+
+    async def alter_function(self, db_name: str, name: str, function: FunctionModel) -> tuple[FunctionModel, int]:
+        written = await self._db.transact(functions.alter_function, db_name, name, function)
+        return written.value, written.event_id
+
+    async def drop_function(self, db_name: str, name: str) -> int:
+        return (await self._db.transact(functions.drop_function, db_name, name)).event_id
 
     # notification log
     async def current_event_id(self) -> int:

@@ -7,8 +7,10 @@ from typing import Any, Mapping
 from store.models import (
     Database,
     FieldSchema,
+    Function,
     Order,
     Partition,
+    ResourceUri,
     SerDeInfo,
     SkewedInfo,
     StorageDescriptor,
@@ -200,3 +202,21 @@ def database_from_row(row: Mapping[str, Any]) -> Database:
         create_time=row["create_time"],
         owner_type=row.get("owner_type", "USER"),  # (an event written before 0010 has none)
     )
+
+
+def resource_uris_to_json(uris: tuple[ResourceUri, ...]) -> list[Json]:
+    return [{"resource_type": u.resource_type, "uri": u.uri} for u in uris]
+
+
+def function_to_json(f: Function) -> Json:
+    return {"db_name": f.db_name, "name": f.name, "class_name": f.class_name, "owner": f.owner,
+            "owner_type": f.owner_type, "function_type": f.function_type,
+            "resource_uris": resource_uris_to_json(f.resource_uris), "create_time": f.create_time}
+
+
+def function_from_row(row: Mapping[str, Any]) -> Function:
+    """A `funcs` row (store/sql/functions.py) as a Function."""
+    return Function(db_name=row["db_name"], name=row["func_name"], class_name=row["class_name"], owner=row["owner"],
+                    owner_type=row["owner_type"], function_type=row["function_type"],
+                    resource_uris=tuple(ResourceUri(u["resource_type"], u["uri"]) for u in row["resource_uris"]),
+                    create_time=row["create_time"])

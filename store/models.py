@@ -115,6 +115,33 @@ class Partition:
     last_access_time: int = 0
 
 
+RESOURCE_TYPES = ("JAR", "FILE", "ARCHIVE")  # Hive's ResourceType, in the order of its ids 1, 2, 3
+FUNCTION_TYPES = ("JAVA",)  # Hive's FunctionType (id 1)
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceUri:
+    """A file a function's class needs on the engine's class path (Hive's ResourceUri)."""
+
+    resource_type: str  # one of RESOURCE_TYPES
+    uri: str
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    """A permanent function (Hive's Function): what CREATE FUNCTION in Spark SQL or Hive stores, an
+    implementing class and the files it needs, in a database."""
+
+    db_name: str
+    name: str
+    class_name: str
+    owner: str = ""
+    owner_type: str = "USER"  # Hive's PrincipalType name: USER, ROLE or GROUP
+    function_type: str = "JAVA"  # one of FUNCTION_TYPES
+    resource_uris: tuple[ResourceUri, ...] = ()
+    create_time: int = 0
+
+
 @dataclass(frozen=True, slots=True)
 class NotificationEvent:
     event_id: int

@@ -15,8 +15,10 @@ from store.errors import InvalidArgument
 from store.models import (
     Database,
     FieldSchema,
+    Function,
     Order,
     Partition,
+    ResourceUri,
     SerDeInfo,
     SkewedInfo,
     StorageDescriptor,
@@ -29,6 +31,10 @@ _TABLE_TYPES = {t.value: t for t in TableType}
 PRINCIPAL_TYPES = {1: "USER", 2: "ROLE", 3: "GROUP"}  # Hive's PrincipalType
 PRINCIPAL_IDS = {name: i for i, name in PRINCIPAL_TYPES.items()}
 USER_PRINCIPAL = 1
+FUNCTION_TYPES = {1: "JAVA"}  # Hive's FunctionType
+FUNCTION_TYPE_IDS = {name: i for i, name in FUNCTION_TYPES.items()}
+RESOURCE_TYPES = {1: "JAR", 2: "FILE", 3: "ARCHIVE"}  # Hive's ResourceType
+RESOURCE_TYPE_IDS = {name: i for i, name in RESOURCE_TYPES.items()}
 
 
 def _text(value: str | None) -> str:
@@ -100,6 +106,26 @@ def database_to_thrift(db: Database) -> Any:
     return hms.Database(name=db.name, description=db.description, locationUri=db.location,
                         parameters=dict(db.parameters), ownerName=db.owner,
                         ownerType=PRINCIPAL_IDS.get(db.owner_type, USER_PRINCIPAL))
+
+
+def function_from_thrift(f: Any) -> Function:
+    """An unset owner type or function type is Hive's only default (USER, JAVA); an id Hive does not
+    define passes on as its number, for the store to refuse."""
+    return Function(
+        db_name=_text(f.dbName), name=_text(f.functionName), class_name=_text(f.className), owner=_text(f.ownerName),
+        owner_type=PRINCIPAL_TYPES.get(f.ownerType or USER_PRINCIPAL, str(f.ownerType)),
+        function_type=FUNCTION_TYPES.get(f.functionType or 1, str(f.functionType)),
+        resource_uris=tuple(ResourceUri(RESOURCE_TYPES.get(u.resourceType, str(u.resourceType)), _text(u.uri))
+                            for u in f.resourceUris or ()))
+
+
+def function_to_thrift(f: Function) -> Any:
+    return hms.Function(
+        functionName=f.name, dbName=f.db_name, className=f.class_name, ownerName=f.owner or None,
+        ownerType=PRINCIPAL_IDS[f.owner_type], createTime=f.create_time,
+        functionType=FUNCTION_TYPE_IDS[f.function_type],
+        resourceUris=[hms.ResourceUri(resourceType=RESOURCE_TYPE_IDS[u.resource_type], uri=u.uri)
+                      for u in f.resource_uris])
 
 
 def table_from_thrift(t: Any, *, db_name: str = "", name: str = "") -> Table:

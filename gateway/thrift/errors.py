@@ -40,6 +40,9 @@ METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
     ("update_table_column_statistics", se.InvalidArgument): "MetaException",
     ("update_partition_column_statistics", se.InvalidArgument): "MetaException",
     ("set_aggr_stats_for", se.InvalidArgument): "MetaException",
+    # a missing function, or a rename onto a name another function has
+    ("alter_function", se.NotFound): "MetaException",
+    ("alter_function", se.AlreadyExists): "MetaException",
 }
 
 

@@ -27,6 +27,7 @@ from gateway.thrift.server import RawValue
 from gateway.thrift.compaction_methods import CompactionMethods
 from gateway.thrift.constraint_methods import ConstraintMethods
 from gateway.thrift.data_methods import DataMethods
+from gateway.thrift.function_methods import FunctionMethods
 from gateway.thrift.stats_methods import StatsMethods
 from gateway.thrift.txn_methods import TxnLockMethods
 from gateway.warehouse import Warehouse
@@ -68,11 +69,12 @@ def _snapshot_of(req: Any) -> ReadSnapshot:
     return ReadSnapshot.parse(req.validWriteIdList, 0, req.id if req.id and req.id > 0 else 0)
 
 
-class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, StatsMethods, ConstraintMethods):
+class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, StatsMethods, ConstraintMethods,
+                           FunctionMethods):
     """ThriftHiveMetastore (and fb303) over the gateway's stores; drops, truncate and partition renames
     (which touch a managed table's files) in DataMethods, txns and locks in TxnLockMethods, compact2 and
     show_compact in CompactionMethods, column statistics in StatsMethods, table constraints (none are
-    stored) in ConstraintMethods."""
+    stored) in ConstraintMethods, permanent functions in FunctionMethods."""
 
     def __init__(self, catalog: CatalogStore, cached: CachedCatalog, txns: TxnStore, locks: LockStore,
                  settings: Settings, warehouse: Warehouse | None = None) -> None:
@@ -466,15 +468,4 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, Stats
                                            filter: str | None) -> int:  # noqa: A002
         found = await self._matching(db_name, tbl_name, filter or "", self._settings.max_batch_size)
         return min(len(found.versions), self._settings.max_batch_size)
-
-    # -- functions: the gateway stores none ---------------------------------------------------------
-
-    async def get_function(self, dbName: str | None, funcName: str | None) -> Any:  # noqa: N803
-        raise NotFound(f"function {dbName}.{funcName} does not exist (this gateway stores no functions)")
-
-    async def get_functions(self, dbName: str | None, pattern: str | None) -> list[str]:  # noqa: N803
-        return []
-
-    async def get_all_functions(self) -> Any:
-        return hms.GetAllFunctionsResponse(functions=[])
 

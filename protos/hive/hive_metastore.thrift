@@ -1115,6 +1115,9 @@ service ThriftHiveMetastore extends FacebookService {
   DropPartitionsResult drop_partitions_req(1: DropPartitionsRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   Function get_function(1: string dbName, 2: string funcName) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   list<string> get_functions(1: string dbName, 2: string pattern) throws (1: MetaException o1),
+  void create_function(1: Function func) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: NoSuchObjectException o4),
+  void drop_function(1: string dbName, 2: string funcName) throws (1: NoSuchObjectException o1, 2: MetaException o3),
+  void alter_function(1: string dbName, 2: string funcName, 3: Function newFunc) throws (1: InvalidOperationException o1, 2: MetaException o2),
 
   // table constraints (gateway/thrift/constraint_methods.py: none are stored)
   PrimaryKeysResponse get_primary_keys(1: PrimaryKeysRequest request) throws (1: MetaException o1, 2: NoSuchObjectException o2),

@@ -8,6 +8,11 @@ belongs to someone else. The order is Hive's: data is deleted after the metadata
 committed (a failed delete leaves files no table points at, which is logged, never a table whose
 files are gone), and a move runs before the commit and is undone when the commit fails.
 
+Creating is the one exception for external tables: as Hive's metastore does, a database, table
+(external too) or partition gets its directory when it is created and the directory is missing, before
+the create commits, and the directories made are removed again when the create fails. Spark's CREATE
+TABLE ... AS SELECT loads its rows into the new table's directory and fails when there is none.
+
 The gateway reaches local file systems only (a bare path or a `file:` URI). A location on another
 file system (hdfs://, s3a://, ...) is left as it is, with one warning per scheme: an engine on such
 a warehouse must manage the data itself (a limit of a metastore without Hadoop's file systems).
@@ -17,11 +22,12 @@ Every operation runs in a worker thread with a bound, so the event loop never bl
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
 import logging
 import os
 import shutil
-from typing import Callable, Iterable
-from urllib.parse import unquote, urlsplit
+from typing import AsyncIterator, Callable, Iterable, Sequence
 
 from store.errors import FailedPrecondition
 from store.models import Table, TableType
@@ -48,16 +54,21 @@ class Warehouse:
         self._warned_schemes: set[str] = set()
 
     def local_path(self, location: str) -> str | None:
-        """The local path of `location`, or None when it is not on a local file system."""
-        if not location:
+        """The local path of `location`, or None when it is not on a local file system (or names no
+        path a file system can hold: a NUL, which the store refuses in any location).
+
+        Read as Hadoop's Path reads a location, not as a URL: what follows the scheme (and the
+        authority, after `//`) is the path as it is, so a partition directory Hive escaped, such as
+        `hr=10%3A00`, is that directory and not `hr=10:00`, and `#` or `?` are part of the path."""
+        if not location or "\x00" in location:
             return None
-        parts = urlsplit(location)
-        if parts.scheme in ("", "file") and (parts.scheme or location.startswith("/")):
-            return os.path.normpath(unquote(parts.path))
-        if parts.scheme not in self._warned_schemes:
-            self._warned_schemes.add(parts.scheme)
-            log.warning("locations on %s:// are not on a local file system: the gateway leaves their data in "
-                        "place on drop, truncate and rename (the engine must manage it)", parts.scheme)
+        scheme, path = _split_location(location)
+        if scheme in ("", "file") and path.startswith("/"):
+            return os.path.normpath(path)
+        if scheme not in self._warned_schemes:
+            self._warned_schemes.add(scheme)
+            log.warning("locations on %s:// are not on a local file system: the gateway makes, deletes and moves "
+                        "none of their directories (the engine must manage them)", scheme)
         return None
 
     async def delete(self, locations: Iterable[str], what: str) -> None:
@@ -100,13 +111,36 @@ class Warehouse:
         await self._run(what, _rename, src, dst)
         return True
 
+    @contextlib.asynccontextmanager
+    async def creating(self, locations: Iterable[str], what: str) -> AsyncIterator[None]:
+        """Make each location's directory where it is missing, run the block (the create), and remove
+        the directories made when the block raises. FailedPrecondition, with nothing made, when a
+        location is a file or cannot be made."""
+        paths = sorted({p for p in map(self.local_path, locations) if p is not None})
+        made: list[tuple[str, str]] = []
+        if paths:
+            try:
+                made = await asyncio.wait_for(asyncio.to_thread(_make_dirs, paths), FILE_OPERATION_TIMEOUT_S)
+            except TimeoutError as e:
+                raise FailedPrecondition(f"{what}: making the directories {', '.join(paths)} took more than "
+                                         f"{FILE_OPERATION_TIMEOUT_S:.0f} s") from e
+            except OSError as e:
+                raise FailedPrecondition(f"{what}: {e.filename} is not a directory and could not be made one "
+                                         f"({e.strerror})") from e
+        try:
+            yield
+        except BaseException:
+            if made:
+                await self._run(f"undo of the directories of {what}", _remove_made, *made)
+            raise
+
     @staticmethod
-    async def _run(what: str, fn: Callable[..., None], *paths: str) -> None:
+    async def _run(what: str, fn: Callable[..., None], *paths: str | tuple[str, str]) -> None:
         try:
             await asyncio.wait_for(asyncio.to_thread(fn, *paths), FILE_OPERATION_TIMEOUT_S)
         except TimeoutError:
             log.error("%s: the file operation on %s is still running after %.0f s; not waiting for it",
-                      what, ", ".join(paths), FILE_OPERATION_TIMEOUT_S)
+                      what, ", ".join(p if isinstance(p, str) else p[0] for p in paths), FILE_OPERATION_TIMEOUT_S)
 
 
 def _empty_dir(path: str) -> None:
@@ -134,3 +168,58 @@ def _remove_empty_parents(root: str, *paths: str) -> None:
             except OSError:
                 break
             parent = os.path.dirname(parent)
+
+
+def _make_dirs(paths: Sequence[str]) -> list[tuple[str, str]]:
+    """Make each missing directory; (the directory, the outermost one made for it) per directory made.
+    All or nothing: on a failure the ones made before it are removed again."""
+    made: list[tuple[str, str]] = []
+    try:
+        for path in paths:
+            top = _outermost_missing(path)
+            if top is None:
+                if not os.path.isdir(path):
+                    raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
+                continue
+            os.makedirs(path, exist_ok=True)
+            made.append((path, top))
+    except OSError:
+        _remove_made(*made)
+        raise
+    return made
+
+
+def _outermost_missing(path: str) -> str | None:
+    """The outermost of `path` and its parents that does not exist; None when `path` exists."""
+    top = None
+    while not os.path.lexists(path):
+        top, parent = path, os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    return top
+
+
+def _remove_made(*made: tuple[str, str]) -> None:
+    """Remove each made directory and its parents up to the outermost one made, while they are empty
+    (a sibling another create made meanwhile, or files written into them, keep them)."""
+    for path, top in made:
+        while True:
+            try:
+                os.rmdir(path)
+            except OSError:
+                break
+            if path == top:
+                break
+            path = os.path.dirname(path)
+
+
+def _split_location(location: str) -> tuple[str, str]:
+    """(scheme in lower case, path) as Hadoop's Path splits a location: a scheme is what comes before a
+    `:` that precedes every `/`; an authority after `//` is skipped."""
+    colon, slash = location.find(":"), location.find("/")
+    scheme, rest = ("", location) if colon == -1 or -1 < slash < colon else (location[:colon], location[colon + 1:])
+    if rest.startswith("//"):
+        end = rest.find("/", 2)
+        rest = rest[end:] if end != -1 else "/"
+    return scheme.lower(), rest

@@ -225,6 +225,13 @@ def _value_fits(type_name: str, value: str) -> bool:
     return True
 
 
+def default_location(parent: str, child: str) -> str:
+    """Where Hive's Warehouse puts an object created without a location: a database at
+    `<warehouse>/<name>.db`, a table at `<database location>/<name>`, a partition at
+    `<table location>/<partition name>` (the child named as the caller says)."""
+    return f"{parent.rstrip('/')}/{child}"
+
+
 def matches_hive_pattern(name: str, pattern: str) -> bool:
     """Hive's SHOW TABLES/DATABASES pattern: `*` matches any run of characters, `|` separates
     alternatives, case-insensitive; an empty pattern matches everything."""

@@ -87,7 +87,7 @@ async def create_database(conn: asyncpg.Connection, db: Database, warehouse_dir:
     created = replace(
         db,
         name=name,
-        location=db.location or f"{warehouse_dir.rstrip('/')}/{name}.db",
+        location=db.location or n.default_location(warehouse_dir, f"{name}.db"),
         create_time=_now_s(),
     )
     row_id = await conn.fetchval(
@@ -216,7 +216,7 @@ def _normalize_table(t: Table, db_location: str) -> Table:
     else:
         if has_text:
             raise InvalidArgument(f"{db_name}.{name} is not a view (VIRTUAL_VIEW) and cannot carry view text")
-        sd = t.sd if t.sd.location else replace(t.sd, location=f"{db_location.rstrip('/')}/{name}")
+        sd = t.sd if t.sd.location else replace(t.sd, location=n.default_location(db_location, name))
     return replace(t, db_name=db_name, name=name, columns=columns, partition_keys=keys, transactional=transactional,
                    parameters=parameters, sd=sd)
 
@@ -449,7 +449,7 @@ def _complete_partition(table: Table, p: Partition) -> Partition:
     sd = p.sd
     sd = replace(
         sd,
-        location=sd.location or f"{table.sd.location.rstrip('/')}/{name}",
+        location=sd.location or n.default_location(table.sd.location, name),
         input_format=sd.input_format or table.sd.input_format,
         output_format=sd.output_format or table.sd.output_format,
         serde=sd.serde if (sd.serde.serialization_lib or sd.serde.name) else table.sd.serde,

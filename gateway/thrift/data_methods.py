@@ -17,7 +17,7 @@ from gateway.thrift import convert
 from gateway.thrift.convert import required, stamp_ddl_time
 from gateway.thrift.idl import hms
 from gateway.warehouse import Warehouse, owns_data
-from hive.names import make_partition_name, normalize_identifier, parse_partition_name
+from hive.names import default_location, make_partition_name, normalize_identifier, parse_partition_name
 from hive.stats_accuracy import STATS_ACCURATE, format_value
 from store.cache.facade import CachedCatalog
 from store.catalog_store import CatalogStore
@@ -131,10 +131,10 @@ class DataMethods:
         if new.sd.location not in ("", old.sd.location):
             return None  # the caller placed it
         old_db = await self._cached.fetch_database(old.db_name)
-        if old.sd.location != f"{old_db.location.rstrip('/')}/{old.name}":
+        if old.sd.location != default_location(old_db.location, old.name):
             return None
         target_db = old_db if new_db == old.db_name else await self._cached.fetch_database(new_db)
-        return f"{target_db.location.rstrip('/')}/{new_name}"
+        return default_location(target_db.location, new_name)
 
     async def drop_table(self, dbname: str | None, name: str | None, deleteData: bool | None) -> None:  # noqa: N803
         db_name, table_name = required(dbname, "dbname"), required(name, "name")
@@ -254,10 +254,10 @@ class DataMethods:
         new_name = convert.partition_name(table, new.values)
         source = old.sd.location
         target = new.sd.location
-        moving = (owns_data(table) and source == f"{table.sd.location.rstrip('/')}/{old_name}"
+        moving = (owns_data(table) and source == default_location(table.sd.location, old_name)
                   and target in ("", source))
         if moving:
-            target = f"{table.sd.location.rstrip('/')}/{new_name}"
+            target = default_location(table.sd.location, new_name)
             new = _with_location(new, target)
         what = f"rename partition {old_name} of {table.full_name} to {new_name}"
         moved = moving and await self._warehouse.move(source, target, what)

@@ -36,8 +36,9 @@ from store.cache.facade import table_key as table_key_of
 from store.catalog_store import CatalogStore
 from store.lock_store import LockStore
 from store.errors import InvalidArgument, NotFound, PermissionDenied
-from store.models import Table
-from hive.names import normalize_identifier, parse_partition_name, partition_spec_from_name
+from store.models import Table, TableType
+from hive.names import (default_location, make_partition_name, normalize_identifier, parse_partition_name,
+                        partition_spec_from_name)
 from store.snapshot import ReadSnapshot
 from store.txn_store import TxnStore
 
@@ -132,8 +133,13 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, Stats
         return await self._catalog.list_databases("")
 
     async def create_database(self, database: Any) -> None:
+        """Creates the database's directory where it is missing, as Hive's metastore does
+        (gateway/warehouse.py)."""
         model = convert.database_from_thrift(required(database, "database"))
-        db, event_id = await self._catalog.create_database(model)
+        name = normalize_identifier(model.name, "database")
+        location = model.location or default_location(self._settings.warehouse_dir, f"{name}.db")
+        async with self._warehouse.creating([location], f"create database {name}"):
+            db, event_id = await self._catalog.create_database(model)
         self._cached.wrote(db.name, "", event_id)
 
     async def alter_database(self, dbname: str | None, db: Any) -> None:
@@ -221,10 +227,25 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, Stats
         return out
 
     async def create_table(self, tbl: Any) -> None:
+        """Creates the table's directory where it is missing (an external table's too; a view has none),
+        as Hive's metastore does (gateway/warehouse.py)."""
         tbl = required(tbl, "tbl")
         tbl.parameters = stamp_ddl_time(tbl.parameters)
-        table, event_id = await self._catalog.create_table(convert.table_from_thrift(tbl))
+        model = convert.table_from_thrift(tbl)
+        name = f"{model.db_name}.{model.name}"
+        async with self._warehouse.creating(await self._location_of_new(model), f"create table {name}"):
+            table, event_id = await self._catalog.create_table(model)
         self._cached.wrote(table.db_name, table.name, event_id)
+
+    async def _location_of_new(self, table: Table) -> list[str]:
+        """Where a table about to be created keeps its data: the location it names, else its database's
+        default for it (the store's rule)."""
+        if table.table_type is TableType.VIRTUAL_VIEW:
+            return []
+        if table.sd.location:
+            return [table.sd.location]
+        db = await self._cached.fetch_database(table.db_name)
+        return [default_location(db.location, normalize_identifier(table.name, "table"))]
 
     async def create_table_with_environment_context(self, tbl: Any, environment_context: Any) -> None:
         await self.create_table(tbl)
@@ -259,9 +280,16 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, Stats
         if len(targets) != 1:
             raise InvalidArgument("the partitions of one add_partitions call must all belong to one table")
         ((db, table_name_),) = targets
-        added, event_id = await self._catalog.add_partitions(db, table_name_, models, if_not_exists=if_not_exists)
-        self._cached.wrote(db, table_name_, event_id)
         table = await self._table(db, table_name_)
+        # Each partition's directory where it is missing, as Hive's metastore does (gateway/warehouse.py);
+        # a partition whose values do not fit the table's keys is the store's to refuse.
+        locations = [p.sd.location or default_location(table.sd.location,
+                                                       make_partition_name(table.partition_keys, p.values))
+                     for p in models if p.sd.location or len(p.values) == len(table.partition_keys)]
+        async with self._warehouse.creating(locations, f"add partitions to {table.full_name}"):
+            added, event_id = await self._catalog.add_partitions(db, table_name_, models,
+                                                                 if_not_exists=if_not_exists)
+        self._cached.wrote(db, table_name_, event_id)
         return [convert.partition_to_thrift(table, p) for p in added]
 
     async def add_partition(self, new_part: Any) -> Any:

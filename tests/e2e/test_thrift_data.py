@@ -1,5 +1,5 @@
-"""The Thrift methods that touch a managed table's files as well as its metadata (drops with
-deleteData, truncate_table, rename_partition), and the Hive 3/4 request shapes of alter and of the
+"""The Thrift methods that touch a table's files as well as its metadata (creates make the missing
+directories, drops with deleteData, truncate_table, rename_partition), and the Hive 3/4 request shapes of alter and of the
 notification count, on a real gateway whose warehouse is a temporary directory."""
 
 from __future__ import annotations
@@ -61,6 +61,56 @@ def _write_file(location: str, name: str = "part-0.parquet") -> Path:
     return path
 
 
+async def test_creates_make_the_missing_directories_and_a_failed_create_leaves_none(
+        env: tuple[ThriftClient, Path], tmp_path: Path) -> None:
+    """As Hive's metastore does: a database, a table (an external one too) and a partition get their
+    directory when it is missing, at the default place or the one named; a view gets none. A create
+    the store refuses removes the directories it made (a parent that already existed stays), and a
+    location that is a file is refused with nothing created."""
+    client, warehouse = env
+    assert (warehouse / "db.db").is_dir()
+    await client("create_table", _table("t"))
+    await _add(client, "t", ["2024-01-01"])
+    assert (warehouse / "db.db" / "t" / "ds=2024-01-01").is_dir()
+    outside = tmp_path / "lake" / "raw" / "events"
+    await client("create_table", _table("ext", external=True, location=f"file://{outside}"))
+    assert outside.is_dir()
+    placed = tmp_path / "elsewhere" / "p"
+    await _add(client, "ext", ["a"])
+    request = hms.AddPartitionsRequest(dbName="db", tblName="ext", ifNotExists=False, needResult=True, parts=[
+        hms.Partition(values=["b"], dbName="db", tableName="ext", parameters={},
+                      sd=hms.StorageDescriptor(location=str(placed), cols=[], parameters={}))])
+    await client("add_partitions_req", request)
+    assert (outside / "ds=a").is_dir() and placed.is_dir()
+    view = hms.Table(tableName="v", dbName="db", owner="alice", tableType="VIRTUAL_VIEW", parameters={},
+                     partitionKeys=[], viewOriginalText="select 1", viewExpandedText="select 1",
+                     sd=hms.StorageDescriptor(cols=[hms.FieldSchema(name="x", type="int", comment="")], parameters={}))
+    await client("create_table", view)
+    assert not (warehouse / "db.db" / "v").exists()
+
+    # Refused by the store after the directories were made: they go again, an existing parent stays.
+    (tmp_path / "existing").mkdir()
+    bad = _table("bad", location=str(tmp_path / "existing" / "new" / "bad"))
+    bad.sd.cols = [hms.FieldSchema(name="id", type="no_such_type", comment="")]
+    with pytest.raises(TException):
+        await client("create_table", bad)
+    assert (tmp_path / "existing").is_dir() and not (tmp_path / "existing" / "new").exists()
+    with pytest.raises(TException):  # the partition exists: the second one's directory goes again
+        await _add(client, "t", ["2024-01-02"], ["2024-01-01"])
+    assert not (warehouse / "db.db" / "t" / "ds=2024-01-02").exists()
+    with pytest.raises(TException):
+        await client("create_database", hms.Database(name="db", description="", parameters={},
+                                                     locationUri=str(tmp_path / "dup.db")))
+    assert not (tmp_path / "dup.db").exists()
+
+    (tmp_path / "a_file").write_text("x")
+    with pytest.raises(TException) as refused:
+        await client("create_table", _table("on_file", location=str(tmp_path / "a_file")))
+    assert type(refused.value).__name__ == "InvalidObjectException" and "not a directory" in str(refused.value)
+    with pytest.raises(TException):
+        await client("get_table", "db", "on_file")
+
+
 async def test_drop_table_deletes_a_managed_tables_data_and_keeps_an_external_ones(
         env: tuple[ThriftClient, Path], tmp_path: Path) -> None:
     client, warehouse = env
@@ -101,6 +151,20 @@ async def test_drop_partition_deletes_its_directory_and_empty_parents(env: tuple
         dbName="db", tblName="t", parts=hms.RequestPartsSpec(names=["a=2/b=y"]), deleteData=False, needResult=True))
     assert [p.values for p in result.partitions] == [["2", "y"]]
     assert f2.exists(), "deleteData=false keeps the files"
+
+
+async def test_a_partition_directory_hive_escaped_is_made_and_deleted_by_its_escaped_name(
+        env: tuple[ThriftClient, Path]) -> None:
+    """A value with `:` is `%3A` in the directory's name (Hive's escaping, which Spark writes too): the
+    location is that name as it is, not a URL to decode, so the drop deletes the directory the data is in."""
+    client, warehouse = env
+    await client("create_table", _table("t"))
+    (part,) = await _add(client, "t", ["10:00 x"])
+    directory = warehouse / "db.db" / "t" / "ds=10%3A00 x"
+    assert part.sd.location.endswith("/ds=10%3A00 x") and directory.is_dir()
+    _write_file(part.sd.location)
+    await client("drop_partition", "db", "t", ["10:00 x"], True)
+    assert not directory.exists() and sorted(os.listdir(warehouse / "db.db" / "t")) == []
 
 
 async def test_drop_database_cascade_with_delete_data(env: tuple[ThriftClient, Path]) -> None:

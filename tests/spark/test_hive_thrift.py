@@ -84,6 +84,8 @@ def test_spark_sql_runs_against_the_gateway_as_against_hive_metastore(spark_read
     assert by_sql["SELECT id, ds FROM shop.orders WHERE ds >= '2024-01-03' ORDER BY id"] == [["4", "2024-01-04"]]
     assert by_sql["SELECT id, kind FROM shop.events ORDER BY id"] == [["9", "new"]]
     assert by_sql["SELECT count(*) FROM shop.clicks"] == [["0"]]
+    # CREATE TABLE ... AS SELECT loads into the directory the metastore made for the new table.
+    assert by_sql["SELECT * FROM shop.first_day ORDER BY id"] == [["1", "11.0"], ["2", "21.0"]]
     # Permanent functions: stored, listed, looked up when a query names one, dropped (the other one goes
     # with the database's DROP ... CASCADE).
     assert by_sql["SELECT shop.shout(note) FROM shop.orders WHERE ds = '2024-01-01' ORDER BY id"] == [["A"], ["B"]]

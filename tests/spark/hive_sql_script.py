@@ -36,6 +36,8 @@ STATEMENTS = [
     "DESCRIBE FUNCTION shop.shout",
     "SELECT shop.shout(note) FROM shop.orders WHERE ds = '2024-01-01' ORDER BY id",
     "DROP FUNCTION shop.shout",
+    "CREATE OR REPLACE FUNCTION shop.whisper AS 'org.apache.hadoop.hive.ql.udf.generic.GenericUDFUpper'",
+    "SELECT shop.whisper('quiet')",
     "SHOW USER FUNCTIONS IN shop",
     "ALTER TABLE shop.orders ADD PARTITION (ds='2024-02-01')",
     "SHOW PARTITIONS shop.orders",

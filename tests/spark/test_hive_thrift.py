@@ -89,6 +89,7 @@ def test_spark_sql_runs_against_the_gateway_as_against_hive_metastore(spark_read
     # Permanent functions: stored, listed, looked up when a query names one, dropped (the other one goes
     # with the database's DROP ... CASCADE).
     assert by_sql["SELECT shop.shout(note) FROM shop.orders WHERE ds = '2024-01-01' ORDER BY id"] == [["A"], ["B"]]
+    assert by_sql["SELECT shop.whisper('quiet')"] == [["QUIET"]]  # CREATE OR REPLACE: alter_function
     listed = [r for r in ours if r["sql"] == "SHOW USER FUNCTIONS IN shop"]
     assert [r["rows"] for r in listed] == [[["spark_catalog.shop.shout"], ["spark_catalog.shop.whisper"]],
                                            [["spark_catalog.shop.whisper"]]]

@@ -5,11 +5,12 @@ the test's event loop."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+import contextlib
+from typing import Any, AsyncIterator
 
 import thriftpy2.rpc
 
-from gateway.thrift.idl import SERVICE
+from gateway.thrift.idl import SERVICE, hms
 
 
 class ThriftClient:
@@ -21,3 +22,14 @@ class ThriftClient:
 
     def close(self) -> None:
         self._client.close()
+
+
+@contextlib.asynccontextmanager
+async def client_with_database(port: int, db: str = "db") -> AsyncIterator[ThriftClient]:
+    """A client of the gateway's Thrift port, after it created database `db`; closed on exit."""
+    client = ThriftClient(port)
+    try:
+        await client("create_database", hms.Database(name=db, description="", parameters={}))
+        yield client
+    finally:
+        client.close()

@@ -13,19 +13,14 @@ from thriftpy2.thrift import TException
 from gateway.app import Gateway
 from gateway.thrift.idl import hms
 from tests.conftest import running_gateway
-from tests.thrift_client import ThriftClient
+from tests.thrift_client import ThriftClient, client_with_database
 
 
 @pytest.fixture
 async def client(pg_dsn: str) -> AsyncIterator[ThriftClient]:
     gw: Gateway
-    async with running_gateway(pg_dsn) as gw:
-        c = ThriftClient(gw.thrift_port)
-        await c("create_database", hms.Database(name="db", description="", parameters={}))
-        try:
-            yield c
-        finally:
-            c.close()
+    async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as client:
+        yield client
 
 
 def _table(name: str) -> Any:

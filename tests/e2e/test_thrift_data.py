@@ -1,6 +1,7 @@
 """The Thrift methods that touch a table's files as well as its metadata (creates make the missing
-directories, drops with deleteData, truncate_table, rename_partition), and the Hive 3/4 request shapes of alter and of the
-notification count, on a real gateway whose warehouse is a temporary directory."""
+directories, drops with deleteData, truncate_table, rename_partition), and the Hive 3/4 request
+shapes of alter and of the notification count, on a real gateway whose warehouse is a temporary
+directory."""
 
 from __future__ import annotations
 
@@ -11,10 +12,9 @@ from typing import Any, AsyncIterator
 import pytest
 from thriftpy2.thrift import TException
 
-from gateway.app import Gateway
 from gateway.thrift.idl import hms
-from tests.conftest import gateway_settings
-from tests.thrift_client import ThriftClient
+from tests.conftest import running_gateway
+from tests.thrift_client import ThriftClient, client_with_database
 
 PARQUET = ("org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
            "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
@@ -24,15 +24,9 @@ PARQUET = ("org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
 @pytest.fixture
 async def env(pg_dsn: str, tmp_path: Path) -> AsyncIterator[tuple[ThriftClient, Path]]:
     warehouse = tmp_path / "warehouse"
-    gw = Gateway(gateway_settings(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}))
-    await gw.start()
-    client = ThriftClient(gw.thrift_port)
-    await client("create_database", hms.Database(name="db", description="", parameters={}))
-    try:
+    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
+            client_with_database(gw.thrift_port) as client:
         yield client, warehouse
-    finally:
-        client.close()
-        await gw.stop()
 
 
 def _table(name: str, keys: tuple[str, ...] = ("ds",), *, external: bool = False, location: str | None = None,

@@ -19,7 +19,7 @@ from gateway.app import Gateway
 from gateway.thrift.idl import hms
 from protos.metastore.v1 import catalog_pb2 as pb
 from tests.conftest import connect, running_gateway
-from tests.thrift_client import ThriftClient
+from tests.thrift_client import ThriftClient, client_with_database
 
 JAR = 1
 
@@ -33,13 +33,8 @@ def _function(name: str, db: str = "db", cls: str = "com.example.udf.Upper", **f
 
 @pytest.fixture
 async def env(pg_dsn: str) -> AsyncIterator[tuple[Gateway, ThriftClient]]:
-    async with running_gateway(pg_dsn) as gw:
-        client = ThriftClient(gw.thrift_port)
-        await client("create_database", hms.Database(name="db", description="", parameters={}))
-        try:
-            yield gw, client
-        finally:
-            client.close()
+    async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as client:
+        yield gw, client
 
 
 async def _refused(client: ThriftClient, method: str, *args: Any) -> TException:

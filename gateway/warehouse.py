@@ -129,7 +129,7 @@ class Warehouse:
                                          f"({e.strerror})") from e
         try:
             yield
-        except BaseException:
+        except Exception:  # (not on cancellation: the create may have committed; an empty directory is harmless)
             if made:
                 await self._run(f"undo of the directories of {what}", _remove_made, *made)
             raise

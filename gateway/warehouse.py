@@ -117,7 +117,7 @@ class Warehouse:
         the directories made when the block raises. FailedPrecondition, with nothing made, when a
         location is a file or cannot be made."""
         paths = sorted({p for p in map(self.local_path, locations) if p is not None})
-        made: list[tuple[str, str]] = []
+        made: list[str] = []
         if paths:
             try:
                 made = await asyncio.wait_for(asyncio.to_thread(_make_dirs, paths), FILE_OPERATION_TIMEOUT_S)
@@ -135,12 +135,12 @@ class Warehouse:
             raise
 
     @staticmethod
-    async def _run(what: str, fn: Callable[..., None], *paths: str | tuple[str, str]) -> None:
+    async def _run(what: str, fn: Callable[..., None], *paths: str) -> None:
         try:
             await asyncio.wait_for(asyncio.to_thread(fn, *paths), FILE_OPERATION_TIMEOUT_S)
         except TimeoutError:
             log.error("%s: the file operation on %s is still running after %.0f s; not waiting for it",
-                      what, ", ".join(p if isinstance(p, str) else p[0] for p in paths), FILE_OPERATION_TIMEOUT_S)
+                      what, ", ".join(paths), FILE_OPERATION_TIMEOUT_S)
 
 
 def _empty_dir(path: str) -> None:
@@ -170,48 +170,40 @@ def _remove_empty_parents(root: str, *paths: str) -> None:
             parent = os.path.dirname(parent)
 
 
-def _make_dirs(paths: Sequence[str]) -> list[tuple[str, str]]:
-    """Make each missing directory; (the directory, the outermost one made for it) per directory made.
-    All or nothing: on a failure the ones made before it are removed again."""
-    made: list[tuple[str, str]] = []
+def _make_dirs(paths: Sequence[str]) -> list[str]:
+    """Make each missing directory; the directories made. All or nothing: on a failure the ones made
+    before it are removed again."""
+    made: list[str] = []
     try:
         for path in paths:
-            top = _outermost_missing(path)
-            if top is None:
-                if not os.path.isdir(path):
-                    raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
-                continue
+            missing = _missing(path)
+            if not missing and not os.path.isdir(path):
+                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
             os.makedirs(path, exist_ok=True)
-            made.append((path, top))
+            made += missing
     except OSError:
         _remove_made(*made)
         raise
     return made
 
 
-def _outermost_missing(path: str) -> str | None:
-    """The outermost of `path` and its parents that does not exist; None when `path` exists."""
-    top = None
-    while not os.path.lexists(path):
-        top, parent = path, os.path.dirname(path)
-        if parent == path:
-            break
-        path = parent
-    return top
+def _missing(path: str) -> list[str]:
+    """`path` and those of its parents that do not exist, innermost first."""
+    missing = []
+    while not os.path.lexists(path) and path not in missing:
+        missing.append(path)
+        path = os.path.dirname(path)
+    return missing
 
 
-def _remove_made(*made: tuple[str, str]) -> None:
-    """Remove each made directory and its parents up to the outermost one made, while they are empty
-    (a sibling another create made meanwhile, or files written into them, keep them)."""
-    for path, top in made:
-        while True:
-            try:
-                os.rmdir(path)
-            except OSError:
-                break
-            if path == top:
-                break
-            path = os.path.dirname(path)
+def _remove_made(*made: str) -> None:
+    """Remove the directories made that are empty, the deepest first so a parent goes after its children
+    (a sibling another create made meanwhile, or files written into them, keep a parent)."""
+    for path in sorted(made, key=len, reverse=True):
+        try:
+            os.rmdir(path)
+        except OSError:
+            pass
 
 
 def _split_location(location: str) -> tuple[str, str]:

@@ -158,7 +158,7 @@ async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool, i
             f"({_list_preview([t.name for t in tables])}); "
             "drop them first or drop the database with cascade"
         )
-    if not cascade and (function_names := await functions.names_in_database(conn, db.name)):
+    if not cascade and (function_names := await functions.list_function_names(conn, db.name)):
         raise FailedPrecondition(
             f"database {db.name} is not empty: it has {len(function_names)} function(s) "
             f"({_list_preview(function_names)}); drop them first or drop the database with cascade"

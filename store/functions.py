@@ -129,11 +129,6 @@ async def drop_function(conn: asyncpg.Connection, db_name: str, name: str) -> Ou
     return Outcome(None, (_event(EventType.DROP_FUNCTION, codec.function_from_row(row)),))
 
 
-async def names_in_database(conn: asyncpg.Connection, db_name: str) -> list[str]:
-    """For DROP DATABASE without cascade (store/catalog.py), which refuses a database with functions."""
-    return [r["func_name"] for r in await conn.fetch(sql.NAMES_OF_DATABASE, db_name)]
-
-
 async def drop_all_in_database(conn: asyncpg.Connection, db_name: str) -> Sequence[NewEvent]:
     """DROP DATABASE ... CASCADE (store/catalog.py, under the database's row lock): its functions go, each
     logged as its own drop, as Hive drops them one by one."""

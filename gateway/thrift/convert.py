@@ -31,7 +31,8 @@ _TABLE_TYPES = {t.value: t for t in TableType}
 PRINCIPAL_TYPES = {1: "USER", 2: "ROLE", 3: "GROUP"}  # Hive's PrincipalType
 PRINCIPAL_IDS = {name: i for i, name in PRINCIPAL_TYPES.items()}
 USER_PRINCIPAL = 1
-FUNCTION_TYPES = {1: "JAVA"}  # Hive's FunctionType
+JAVA_FUNCTION = 1
+FUNCTION_TYPES = {JAVA_FUNCTION: "JAVA"}  # Hive's FunctionType
 FUNCTION_TYPE_IDS = {name: i for i, name in FUNCTION_TYPES.items()}
 RESOURCE_TYPES = {1: "JAR", 2: "FILE", 3: "ARCHIVE"}  # Hive's ResourceType
 RESOURCE_TYPE_IDS = {name: i for i, name in RESOURCE_TYPES.items()}
@@ -114,7 +115,7 @@ def function_from_thrift(f: Any) -> Function:
     return Function(
         db_name=_text(f.dbName), name=_text(f.functionName), class_name=_text(f.className), owner=_text(f.ownerName),
         owner_type=PRINCIPAL_TYPES.get(f.ownerType or USER_PRINCIPAL, str(f.ownerType)),
-        function_type=FUNCTION_TYPES.get(f.functionType or 1, str(f.functionType)),
+        function_type=FUNCTION_TYPES.get(f.functionType or JAVA_FUNCTION, str(f.functionType)),
         resource_uris=tuple(ResourceUri(RESOURCE_TYPES.get(u.resourceType, str(u.resourceType)), _text(u.uri))
                             for u in f.resourceUris or ()))
 

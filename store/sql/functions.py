@@ -32,4 +32,3 @@ DELETE = f"DELETE FROM funcs WHERE db_name = $1 AND func_name = $2 RETURNING {_C
 
 # A DROP DATABASE ... CASCADE (store/catalog.py), under the database's row lock.
 DELETE_OF_DATABASE = f"DELETE FROM funcs WHERE db_name = $1 RETURNING {_COLUMNS}"
-NAMES_OF_DATABASE = "SELECT func_name FROM funcs WHERE db_name = $1 ORDER BY func_name"

@@ -158,6 +158,11 @@ class LockComponent:
     scope: LockScope
     type: LockType
     operation: DataOperationType = DataOperationType.UNSET
+    # Hive's LockComponent.isTransactional (isAcid in 2.3): False for a non-ACID table locked in a txn.
+    transactional: bool = True
+    # Hive's isDynamicPartitionWrite: the table-level lock of a write whose partitions are known only
+    # after it ran; the client names them later (add_dynamic_partitions).
+    dynamic_partition_write: bool = False
 
 
 def blocks(existing: LockComponent, existing_txn: int, requested: LockComponent, requested_txn: int) -> bool:
@@ -168,6 +173,30 @@ def blocks(existing: LockComponent, existing_txn: int, requested: LockComponent,
         return False
     return (existing.scope.overlaps(requested.scope)
             and conflicts(requested.type, requested.scope.level, existing.type, existing.scope.level))
+
+
+# -- the write-set: what a txn's locks say it updates or deletes -----------------------------------
+
+_WRITE_SET_OPERATIONS = {DataOperationType.UPDATE: "u", DataOperationType.DELETE: "d"}
+
+
+def write_set_entries(components: Iterable[LockComponent]) -> list[tuple[LockScope, str]]:
+    """The (table or partition scope, 'u' or 'd') pairs a txn's lock request adds to its write-set,
+    Hive's TXN_COMPONENTS rows of operation UPDATE or DELETE (hive-reference §6.2): only components
+    of transactional tables, on a table or a partition. A dynamic-partition write is recorded on its
+    table, as an update, until the client names the partitions (add_dynamic_partitions replaces the
+    table's entry). Inserts, reads and components without an operation (UNSET, NO_TXN) enter
+    nothing: the commit-time check compares updates and deletes only. Scopes must be canonical."""
+    out: dict[tuple[LockScope, str], None] = {}
+    for c in components:
+        op = _WRITE_SET_OPERATIONS.get(c.operation)
+        if op is None or not c.transactional or c.scope.table is None:
+            continue
+        if c.dynamic_partition_write:
+            out[LockScope(c.scope.db, c.scope.table), "u"] = None
+        else:
+            out[c.scope, op] = None
+    return list(out)
 
 
 # -- validating and ordering a request -------------------------------------------------------------

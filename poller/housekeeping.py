@@ -1,5 +1,5 @@
-"""Housekeeping loops: time-out reaper, TXN_TO_WRITE_ID cleaner and version GC, event log
-retention, and the open-txn counter.
+"""Housekeeping loops: time-out reaper, TXN_TO_WRITE_ID cleaner, write-set and version GC, event
+log retention, and the open-txn counter.
 
 Every gateway runs every loop with the same configuration. A round of an elected loop runs in
 one database transaction that first tries that loop's advisory lock; whoever gets it does the
@@ -18,7 +18,7 @@ from typing import Awaitable, Callable
 import asyncpg
 
 from store import housekeeping as hk
-from store import locks
+from store import locks, write_set
 from hive.clock import SYSTEM_CLOCK, Clock
 from poller.elected import Work, repeat, run_elected
 from store.db import Database
@@ -52,7 +52,8 @@ class Housekeeper:
     txn_store: TxnStore
     settings: HousekeepingSettings
     stats: dict[str, int] = field(default_factory=lambda: {"reaped_txns": 0, "t2w_tables_cleaned": 0,
-                                                          "versions_collected": 0, "events_trimmed": 0, "errors": 0})
+                                                          "write_set_rows_collected": 0, "versions_collected": 0,
+                                                          "events_trimmed": 0, "errors": 0})
     clock: Clock = field(default=SYSTEM_CLOCK, kw_only=True)  # the loops' sleeps; tests pass a fake one
 
     async def run(self) -> None:
@@ -98,6 +99,7 @@ class Housekeeper:
         async def work(conn: asyncpg.Connection) -> Outcome[int]:
             result = await hk.clean_txn_to_write_id(conn)
             self.stats["t2w_tables_cleaned"] += result.rows_deleted_tables
+            self.stats["write_set_rows_collected"] += await write_set.gc(conn)
             return await hk.gc_versions(conn)
 
         collected = await self._elected(ACID_HOUSEKEEPER_LOCK, work)

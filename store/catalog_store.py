@@ -13,9 +13,10 @@ from typing import Any, Awaitable, Callable, Generic, Sequence, TypeVar
 
 import asyncpg
 
-from store import catalog, column_stats, events, functions, txns
+from store import catalog, column_stats, events, functions
 from store.db import Database
-from store.errors import StoreError, Unavailable, WriteConflict
+from store.errors import WriteConflict
+from store.txn_store import abort_for_conflict
 from store.events import Outcome, Written
 from store.models import Database as DatabaseModel
 from store.models import Function as FunctionModel
@@ -53,23 +54,13 @@ class CatalogStore:
 
     async def _write(self, fn: Callable[..., Awaitable[Outcome[T]]], *args: Any, **kwargs: Any) -> Written[T]:
         """`Database.transact`, and Hive's conflict rule: a write-write conflict aborts the writer's
-        txn (its earlier writes are discarded, its locks released, its CommitTxn answers ABORTED).
-        The failed write's transaction has rolled back by then, so the abort runs in its own; when
-        that fails too (the database went away), the caller learns the txn may still be open."""
+        txn (abort_for_conflict)."""
         try:
             return await self._db.transact(fn, *args, **kwargs)
         except WriteConflict as conflict:
             if not conflict.txn_id:
                 raise
-            try:
-                await self._db.transact(txns.abort_txns, [conflict.txn_id], reason=f"write conflict: {conflict}")
-            except Unavailable as exc:
-                raise Unavailable(f"{conflict}; aborting txn {conflict.txn_id} failed ({exc}): abort it, then "
-                                  "retry in a new txn") from exc
-            except StoreError:  # it ended meanwhile (a concurrent commit or abort of the same txn)
-                raise conflict from None
-            raise WriteConflict(f"{conflict}; txn {conflict.txn_id} was aborted (Hive's write-conflict rule): retry "
-                                "in a new txn", conflict.txn_id) from conflict
+            raise await abort_for_conflict(self._db, conflict) from conflict
 
     # databases
     async def create_database(self, database: DatabaseModel) -> tuple[DatabaseModel, int]:

@@ -47,6 +47,7 @@ from hive.lock_rules import (
     conflict_keys,
     conflicts,
     normalize_components,
+    write_set_entries,
 )
 from store.sql import locks as sql
 
@@ -108,16 +109,18 @@ async def enqueue_many(conn: asyncpg.Connection, requests: Sequence[LockRequest]
     order, each request decided against every earlier one, these included. Every request is checked
     (its txn open, its objects existing) before anything is taken; the first refusal fails the call
     with nothing written. Row locks in the one order of store/sql/locks.py."""
-    normalized = []
     for request in requests:
         txns.check_client_identity(request.user, request.host, request.agent_info)
-        normalized.append(normalize_components(request.components))
+        normalize_components(request.components)  # refuses an empty request before any read
         if request.txn_id < 0:
             raise InvalidArgument(f"txn_id must not be negative, got {request.txn_id}")
-    checked = await _canonical_partitions(conn, normalized)
+    canonical = await _canonical_partitions(conn, [r.components for r in requests])
+    checked = [normalize_components(components) for components in canonical]
     rows = [(i, int_id, c, request)
             for i, (request, components) in enumerate(zip(requests, checked, strict=True))
             for int_id, c in enumerate(components, start=1)]
+    writes = [(request.txn_id, scope, op) for request, components in zip(requests, canonical, strict=True)
+              if request.txn_id for scope, op in write_set_entries(components)]
     tables = list(dict.fromkeys((c.scope.db, c.scope.table) for _, _, c, _ in rows if c.scope.table is not None))
     answer = await conn.fetch(
         sql.ENQUEUE, len(requests), sorted({r.txn_id for r in requests if r.txn_id}),
@@ -127,6 +130,8 @@ async def enqueue_many(conn: asyncpg.Connection, requests: Sequence[LockRequest]
         [c.type.value for _, _, c, _ in rows], [c.operation.value for _, _, c, _ in rows],
         [r.txn_id for _, _, _, r in rows], [c.scope.level.value for _, _, c, _ in rows], _CONFLICT_KEYS,
         [r.user for _, _, _, r in rows], [r.host for _, _, _, r in rows], [r.agent_info for _, _, _, r in rows],
+        [t for t, _, _ in writes], [s.db for _, s, _ in writes], [s.table for _, s, _ in writes],
+        [s.partition for _, s, _ in writes], [op for _, _, op in writes],
     )
     first = answer[0]
     txns.check_not_refused(first)
@@ -147,10 +152,11 @@ async def enqueue_many(conn: asyncpg.Connection, requests: Sequence[LockRequest]
 
 async def _canonical_partitions(conn: asyncpg.Connection,
                                 requests: Sequence[Sequence[LockComponent]]) -> list[tuple[LockComponent, ...]]:
-    """Each request's components with partition names in their table's canonical form (`hr=07` locks
-    `hr=7`, so the two conflict as they must), each full name naming an existing partition (NotFound
-    otherwise). Only requests with a partition component cost a read: the table's keys, once per
-    table per call. Databases and tables are checked by the enqueue itself.
+    """Each request's components (as given: duplicates are merged later) with partition names in their
+    table's canonical form (`hr=07` locks `hr=7`, so the two conflict as they must), each full name
+    naming an existing partition (NotFound otherwise). Only requests with a partition component cost
+    a read: the table's keys, once per table per call. Databases and tables are checked by the
+    enqueue itself.
 
     A prefix of the keys (Hive's lock on the static part of a dynamic-partition insert) must match
     the table's keys but may name partitions still to be written. Nothing is locked here: a drop
@@ -185,7 +191,7 @@ async def _canonical_partitions(conn: asyncpg.Connection,
                                    "partition)")
                 partitions.add((table.table_id, name))
             request.append(replace(c, scope=replace(scope, partition=name)))
-        out.append(normalize_components(request))
+        out.append(tuple(request))
     return out
 
 

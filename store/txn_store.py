@@ -7,12 +7,13 @@ from typing import Sequence
 
 import asyncpg
 
-from store import txns
+from store import txns, write_set
 from store.db import Database
 from store.group_commit import MAX_BATCH, GroupCommit
-from store.errors import InvalidArgument, ResourceExhausted
+from store.errors import InvalidArgument, ResourceExhausted, StoreError, Unavailable, WriteConflict
 from store.events import Written
 from store.txns import AllocateRequest, OpenRequest, TableWriteIds, TxnInfo
+from store.write_set import DynamicPartitions
 from hive.writeids import ValidTxnList
 
 
@@ -45,6 +46,22 @@ class OpenTxnCounter:
                 f"Maximum allowed number of open transactions ({self.limit}, hive.max.open.txns) has been reached "
                 f"({self.count} open); commit or abort transactions, or wait for the time-out reaper"
             )
+
+
+async def abort_for_conflict(db: Database, conflict: WriteConflict) -> StoreError:
+    """Hive's write-conflict rule: the writer's txn is aborted (its writes discarded, its locks
+    released, its CommitTxn answers ABORTED). Runs after the failed write's or commit's own
+    transaction rolled back; returns the error to raise. When the abort fails too (the database went
+    away), the caller learns the txn may still be open."""
+    try:
+        await db.transact(txns.abort_txns, [conflict.txn_id], reason=f"write conflict: {conflict}")
+    except Unavailable as exc:
+        return Unavailable(f"{conflict}; aborting txn {conflict.txn_id} failed ({exc}): abort it, then retry in a "
+                           "new txn")
+    except StoreError:  # it ended meanwhile (a concurrent commit or abort of the same txn)
+        return conflict
+    return WriteConflict(f"{conflict}; txn {conflict.txn_id} was aborted (Hive's write-conflict rule): retry in a "
+                         "new txn", conflict.txn_id)
 
 
 class TxnStore:
@@ -90,8 +107,15 @@ class TxnStore:
         return count
 
     async def commit(self, txn_id: int) -> int:
-        """The COMMIT_TXN event's id; 0 when the txn was committed already."""
-        return (await self._commits.submit(txn_id)).event_id
+        """The COMMIT_TXN event's id; 0 when the txn was committed already. A txn that loses the
+        write-set check (store/write_set.py) is aborted, and the commit answers ABORTED."""
+        try:
+            return (await self._commits.submit(txn_id)).event_id
+        except WriteConflict as conflict:
+            raise await abort_for_conflict(self._db, conflict) from conflict
+
+    async def add_dynamic_partitions(self, request: DynamicPartitions, max_partitions: int) -> list[str]:
+        return await self._db.transact(write_set.add_dynamic_partitions, request, max_partitions)
 
     async def abort(self, txn_ids: Sequence[int], reason: str = "aborted by the client") -> list[int]:
         """The ABORT_TXN events' ids, one per txn that was open."""

@@ -15,11 +15,11 @@ and their batch forms the same for several concurrent calls (store/group_commit.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import asyncpg
 
-from store.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound, StoreError
+from store.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound, StoreError, WriteConflict
 from store.events import EventType, NewEvent, Outcome, Written
 from store.models import Table, TableType
 from store.sql import locks as lock_sql
@@ -28,6 +28,7 @@ from store.snapshot import is_visible
 from store.sql import catalog as catalog_sql
 from store.sql import column_stats as stats_sql
 from store.sql import txns as sql
+from store.sql import write_set as write_set_sql
 from hive.writeids import ValidTxnList, ValidWriteIdList, build_valid_txn_list, build_valid_write_id_list
 
 OPEN, COMMITTED, ABORTED = "o", "c", "a"
@@ -184,11 +185,27 @@ async def commit_txns_logged(conn: asyncpg.Connection, txn_ids: Sequence[int]) -
 
 def _committed_now(txn_id: int, row: asyncpg.Record) -> bool:
     """Whether the commit function committed the txn (False: it was committed before); raises
-    when it could not (aborted, or no such txn)."""
+    when it could not (aborted, no such txn, or a write-set conflict: then the txn is still open,
+    and the caller aborts it)."""
     state = row["prior_state"] or _forgotten(txn_id, row["cleaned_below"])
     if state == ABORTED:
         raise Aborted(_aborted_message(txn_id))
+    if state == OPEN and row["write_conflict"] is not None:
+        raise _write_set_conflict(txn_id, row["write_conflict"])
     return state == OPEN
+
+
+_DID = {"u": "updated", "d": "deleted"}
+
+
+def _write_set_conflict(txn_id: int, found: dict[str, Any]) -> WriteConflict:
+    """Hive's "Aborting [txn] due to a write conflict on db/table/partition committed by [txn]"."""
+    table = f"{found['db_name']}.{found['table_name']}"
+    what = f"partition {found['part_name']} of {table}" if found["part_name"] is not None else f"table {table}"
+    return WriteConflict(
+        f"write conflict: txn {txn_id} {_DID[found['operation']]} {what}, which txn {found['txn_id']} "
+        f"{_DID[found['committed_operation']]} and committed after txn {txn_id} started (first committer wins, "
+        "as Hive's write-set check)", txn_id)
 
 
 async def abort_txns(conn: asyncpg.Connection, txn_ids: Sequence[int], *, reason: str = "") -> Outcome[list[int]]:
@@ -213,6 +230,7 @@ async def abort_txns(conn: asyncpg.Connection, txn_ids: Sequence[int], *, reason
     await discard_versions(conn, [(w["table_id"], w["write_id"]) for t in to_abort for w in write_ids[t]])
     await conn.execute(sql.MARK_ABORTED, to_abort)
     await conn.execute(sql.DELETE_MIN_HISTORY, to_abort)
+    await conn.execute(write_set_sql.DELETE_TXN_COMPONENTS, to_abort)
     await release_txn_locks(conn, to_abort)
     return Outcome(to_abort, tuple(
         NewEvent(EventType.ABORT_TXN, txn_id=t, message={"txn_id": t, "write_ids": write_ids[t], "reason": reason})

@@ -89,10 +89,17 @@ def _shown(identity: Identity, info: LockInfo) -> LockInfo:
 def _component(index: int, c: pb.LockComponent) -> LockComponent:
     if c.type not in _TYPE_FROM_PB:
         raise InvalidArgument(f"components[{index}]: type must be SHARED_READ, SHARED_WRITE, EXCL_WRITE or EXCLUSIVE")
-    if c.operation not in _OP_FROM_PB:
-        raise InvalidArgument(f"components[{index}]: unknown operation {c.operation}")
+    operation = operation_from_pb(c.operation, f"components[{index}]")
     scope = make_scope(c.db_name, c.table_name or None, c.partition_name or None)
-    return LockComponent(scope, _TYPE_FROM_PB[c.type], _OP_FROM_PB[c.operation])
+    return LockComponent(scope, _TYPE_FROM_PB[c.type], operation,
+                         dynamic_partition_write=c.dynamic_partition_write)
+
+
+def operation_from_pb(value: pb.DataOperationType, what: str) -> DataOperationType:
+    operation = _OP_FROM_PB.get(value)
+    if operation is None:
+        raise InvalidArgument(f"{what}: unknown operation {value}")
+    return operation
 
 
 def _response(result: LockResult) -> pb.LockResponse:

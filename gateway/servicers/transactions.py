@@ -9,6 +9,7 @@ import grpc
 from gateway.auth import OPEN_AUTHENTICATOR, Authenticator, Ownership, shown
 from gateway.config import Settings
 from gateway.errors import rpc_methods
+from gateway.servicers.locks import operation_from_pb
 from gateway.servicers.validation import check_batch, require, within_reply_budget
 from protos.metastore.v1 import transactions_pb2 as pb
 from protos.metastore.v1 import transactions_pb2_grpc
@@ -16,6 +17,7 @@ from store.errors import InvalidArgument, ResourceExhausted
 from store.cache.facade import CachedCatalog
 from store.lock_store import LockStore
 from store.txn_store import TxnStore
+from store.write_set import DynamicPartitions
 from store.txns import MAX_SHOW_ROWS
 from hive.writeids import ValidTxnList
 
@@ -95,6 +97,19 @@ class TransactionsServicer(transactions_pb2_grpc.TransactionsServicer):
                                                    require(request.table_name, "table_name"))
         return pb.AllocateTableWriteIdsResponse(
             txn_to_write_ids=[pb.TxnToWriteId(txn_id=t, write_id=w) for t, w in sorted(ids.items())])
+
+    async def AddDynamicPartitions(
+        self, request: pb.AddDynamicPartitionsRequest, context: Ctx
+    ) -> pb.AddDynamicPartitionsResponse:
+        _positive(request.txn_id, "txn_id")
+        if request.write_id < 0:
+            raise InvalidArgument(f"write_id must not be negative, got {request.write_id}")
+        await self._owners.check_txns(self._auth.context_identity(context), [request.txn_id], "AddDynamicPartitions")
+        names = await self._store.add_dynamic_partitions(DynamicPartitions(
+            request.txn_id, request.write_id, require(request.db_name, "db_name"),
+            require(request.table_name, "table_name"), tuple(request.partition_names),
+            operation_from_pb(request.operation, "operation")), self._settings.max_batch_size)
+        return pb.AddDynamicPartitionsResponse(partition_names=names)
 
     async def GetValidWriteIds(self, request: pb.GetValidWriteIdsRequest, context: Ctx) -> pb.GetValidWriteIdsResponse:
         check_batch(len(request.full_table_names), "GetValidWriteIds", self._settings.max_batch_size)

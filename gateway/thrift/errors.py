@@ -43,6 +43,8 @@ METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
     # a missing function, or a rename onto a name another function has
     ("alter_function", se.NotFound): "MetaException",
     ("alter_function", se.AlreadyExists): "MetaException",
+    # a txn that is already committed (Hive: "Transaction ... is already committed")
+    ("add_dynamic_partitions", se.FailedPrecondition): "NoSuchTxnException",
 }
 
 

@@ -20,6 +20,7 @@ from hive.lock_rules import DataOperationType, LockComponent, LockState, LockTyp
 from store.lock_store import LockStore
 from store.locks import LockInfo, LockRequest, LockResult
 from store.txn_store import TxnStore
+from store.write_set import DynamicPartitions
 from hive.writeids import LONG_MAX, ValidTxnList
 
 LOCK_TYPES = {1: LockType.SHARED_READ, 2: LockType.SHARED_WRITE, 3: LockType.EXCLUSIVE, 4: LockType.EXCL_WRITE}
@@ -167,6 +168,17 @@ class TxnLockMethods:
             identity.user_or(rqst.user or ""), rqst.hostname or "", rqst.agentInfo or ""))
         return _lock_response(result)
 
+    async def add_dynamic_partitions(self, rqst: Any) -> None:
+        txn_id = _txn_id(rqst and rqst.txnid, "txnid")
+        if not rqst.dbname or not rqst.tablename or rqst.partitionnames is None:
+            raise InvalidArgument("add_dynamic_partitions needs dbname, tablename and partitionnames (Hive 3's "
+                                  "AddDynamicPartitions: txnid, writeid, dbname, tablename, partitionnames, "
+                                  "operationType)")
+        await self._owners.check_txns(thrift_identity.get(), [txn_id], "add_dynamic_partitions")
+        await self._txns.add_dynamic_partitions(DynamicPartitions(
+            txn_id, rqst.writeid or 0, rqst.dbname, rqst.tablename, tuple(rqst.partitionnames),
+            _operation(rqst.operationType, "operationType")), self._settings.max_batch_size)
+
     async def check_lock(self, rqst: Any) -> Any:
         await self._owners.check_locks(thrift_identity.get(), [_lock_id(rqst)], "check_lock")
         return _lock_response(await self._locks.check_lock(_lock_id(rqst)))
@@ -220,11 +232,16 @@ def _component(index: int, c: Any) -> LockComponent:
     if c.type not in LOCK_TYPES:
         raise InvalidArgument(f"component[{index}]: lock type {c.type} is not SHARED_READ (1), SHARED_WRITE (2), "
                               "EXCLUSIVE (3) or EXCL_WRITE (4)")
-    operation = OPERATIONS.get(c.operationType if c.operationType is not None else 5)
-    if operation is None:
-        raise InvalidArgument(f"component[{index}]: unknown operation type {c.operationType}")
     return LockComponent(make_scope(c.dbname or "", c.tablename or None, c.partitionname or None),
-                         LOCK_TYPES[c.type], operation)
+                         LOCK_TYPES[c.type], _operation(c.operationType, f"component[{index}]: operationType"),
+                         transactional=c.isAcid is not False, dynamic_partition_write=bool(c.isDynamicPartitionWrite))
+
+
+def _operation(value: int | None, what: str) -> DataOperationType:
+    operation = OPERATIONS.get(value if value is not None else 5)
+    if operation is None:
+        raise InvalidArgument(f"{what}: unknown DataOperationType {value}")
+    return operation
 
 
 def _lock_response(result: LockResult) -> Any:

@@ -7,8 +7,8 @@
 // (Hive 3) carry Hive's own field ids. Clients skip fields they do not know, so one IDL serves both
 // generations; Hive 4's request-shaped partition reads (get_partition_req, get_partitions_req, ...) carry
 // a snapshot too. Enum-typed fields are declared i32, as they are on the wire. The txn calls have Hive 3's
-// shapes (GetOpenTxnsResponse with a list and abortedBits; get_valid_write_ids and
-// allocate_table_write_ids): Spark's 2.3 client never calls them, Trino's and Hive's newer ones do.
+// shapes (GetOpenTxnsResponse with a list and abortedBits; get_valid_write_ids, allocate_table_write_ids
+// and add_dynamic_partitions): Spark's 2.3 client never calls them, Trino's and Hive's newer ones do.
 // Column statistics have Hive 2.3's shapes with Hive 4's added fields (histograms, timestamp statistics).
 //
 // A method a client calls that is not declared here is answered with TApplicationException
@@ -310,7 +310,7 @@ struct LockComponent {
   4: string tablename,
   5: string partitionname,
   6: i32 operationType = 5,
-  7: bool isAcid = false,
+  7: bool isAcid,                   // Hive 3's isTransactional; not set counts as true (no default here)
   8: bool isDynamicPartitionWrite = false,
 }
 
@@ -455,6 +455,16 @@ struct AllocateTableWriteIdsRequest {
 
 struct AllocateTableWriteIdsResponse {
   1: required list<TxnToWriteId> txnToWriteIds,
+}
+
+// Hive 3's (with writeid; Hive 2.3's has no field 2, and its names sit one id lower).
+struct AddDynamicPartitions {
+  1: required i64 txnid,
+  2: required i64 writeid,
+  3: required string dbname,
+  4: required string tablename,
+  5: required list<string> partitionnames,
+  6: i32 operationType = 5,
 }
 
 struct NotificationEventsCountRequest {
@@ -1143,6 +1153,7 @@ service ThriftHiveMetastore extends FacebookService {
   void heartbeat(1: HeartbeatRequest ids) throws (1: NoSuchLockException o1, 2: NoSuchTxnException o2, 3: TxnAbortedException o3),
   HeartbeatTxnRangeResponse heartbeat_txn_range(1: HeartbeatTxnRangeRequest txns),
   LockResponse lock(1: LockRequest rqst) throws (1: NoSuchTxnException o1, 2: TxnAbortedException o2),
+  void add_dynamic_partitions(1: AddDynamicPartitions rqst) throws (1: NoSuchTxnException o1, 2: TxnAbortedException o2),
   LockResponse check_lock(1: CheckLockRequest rqst) throws (1: NoSuchTxnException o1, 2: TxnAbortedException o2, 3: NoSuchLockException o3),
   void unlock(1: UnlockRequest rqst) throws (1: NoSuchLockException o1, 2: TxnOpenException o2),
   ShowLocksResponse show_locks(1: ShowLocksRequest rqst),

@@ -18,9 +18,10 @@ SELECT o.first_txn_id, o.last_txn_id, {append_one_event("$6", "o.message")} AS f
 FROM open_txns($1, $2::smallint, $3, $4, $5) AS o
 """
 
-COMMIT_TXN = "SELECT prior_state, cleaned_below, message FROM commit_txn($1)"
+COMMIT_TXN = "SELECT prior_state, cleaned_below, message, write_conflict FROM commit_txn($1)"
 COMMIT_TXN_LOGGED = f"""
-SELECT c.prior_state, c.cleaned_below, {append_one_event("$2", "c.message", txn_id="$1")} AS first_event_id
+SELECT c.prior_state, c.cleaned_below, c.write_conflict,
+       {append_one_event("$2", "c.message", txn_id="$1")} AS first_event_id
 FROM commit_txn($1) AS c
 """
 
@@ -54,11 +55,11 @@ FROM o ORDER BY o.ord
 
 COMMIT_TXNS_LOGGED = f"""
 WITH c AS MATERIALIZED (
-    SELECT r.ord, r.txn_id, f.prior_state, f.cleaned_below, f.message
+    SELECT r.ord, r.txn_id, f.prior_state, f.cleaned_below, f.message, f.write_conflict
     FROM unnest($1::bigint[]) WITH ORDINALITY AS r(txn_id, ord)
     CROSS JOIN LATERAL commit_txn(r.txn_id) AS f
 )
-SELECT c.prior_state, c.cleaned_below, c.message IS NOT NULL AS logged,
+SELECT c.prior_state, c.cleaned_below, c.write_conflict, c.message IS NOT NULL AS logged,
        {append_row_events("c", "$2", "c.message", txn_id="c.txn_id")} AS first_event_id
 FROM c ORDER BY c.ord
 """

@@ -22,6 +22,7 @@ from hive.lock_rules import (
     make_scope,
     normalize_components,
     statement_locks,
+    write_set_entries,
 )
 
 SR, SW, XW, X = LockType.SHARED_READ, LockType.SHARED_WRITE, LockType.EXCL_WRITE, LockType.EXCLUSIVE
@@ -254,3 +255,22 @@ def test_statements_missing_their_objects_are_refused(statement: Statement, targ
                                                       message: str) -> None:
     with pytest.raises(InvalidArgument, match=message):
         statement_locks(statement, target)
+
+
+def test_write_set_entries_are_the_updates_and_deletes_of_transactional_tables() -> None:
+    t, p = LockScope("db", "t"), LockScope("db", "t", "ds=1")
+    update, delete = DataOperationType.UPDATE, DataOperationType.DELETE
+    components = [
+        LockComponent(p, SW, update), LockComponent(p, SW, delete), LockComponent(p, SW, update),  # one each
+        LockComponent(LockScope("db", "t", "ds=2"), SW, DataOperationType.INSERT),  # inserts conflict with nothing
+        LockComponent(LockScope("db", "t", "ds=3"), SR, DataOperationType.SELECT),
+        LockComponent(LockScope("db", "t", "ds=4"), SW, DataOperationType.UNSET),
+        LockComponent(LockScope("db", "t", "ds=5"), SW, DataOperationType.NO_TXN),
+        LockComponent(LockScope("db", "plain"), SW, update, transactional=False),  # a non-ACID table
+        LockComponent(LockScope("db"), SW, update),  # a database is no write target
+        # a dynamic-partition delete is an update of its table until the partitions are named
+        LockComponent(LockScope("db", "t", "ds=6"), SW, delete, dynamic_partition_write=True),
+        LockComponent(t, SW, update, dynamic_partition_write=True),
+    ]
+    assert write_set_entries(components) == [(p, "u"), (p, "d"), (t, "u")]
+    assert write_set_entries([]) == []

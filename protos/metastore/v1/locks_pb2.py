@@ -24,37 +24,37 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fprotos/metastore/v1/locks.proto\x12\x0cmetastore.v1\"\xa6\x01\n\rLockComponent\x12\x0f\n\x07\x64\x62_name\x18\x01 \x01(\t\x12\x12\n\ntable_name\x18\x02 \x01(\t\x12\x16\n\x0epartition_name\x18\x03 \x01(\t\x12$\n\x04type\x18\x04 \x01(\x0e\x32\x16.metastore.v1.LockType\x12\x32\n\toperation\x18\x05 \x01(\x0e\x32\x1f.metastore.v1.DataOperationType\"\x82\x01\n\x0bLockRequest\x12/\n\ncomponents\x18\x01 \x03(\x0b\x32\x1b.metastore.v1.LockComponent\x12\x0e\n\x06txn_id\x18\x02 \x01(\x03\x12\x0c\n\x04user\x18\x03 \x01(\t\x12\x10\n\x08hostname\x18\x04 \x01(\t\x12\x12\n\nagent_info\x18\x05 \x01(\t\"\x84\x01\n\x0cLockResponse\x12\x0f\n\x07lock_id\x18\x01 \x01(\x03\x12&\n\x05state\x18\x02 \x01(\x0e\x32\x17.metastore.v1.LockState\x12\x1a\n\x12\x62locked_by_lock_id\x18\x03 \x01(\x03\x12\x1f\n\x17\x62locked_by_component_id\x18\x04 \x01(\x05\"#\n\x10\x43heckLockRequest\x12\x0f\n\x07lock_id\x18\x01 \x01(\x03\" \n\rUnlockRequest\x12\x0f\n\x07lock_id\x18\x01 \x01(\x03\"\x10\n\x0eUnlockResponse\"q\n\x10ShowLocksRequest\x12\x0f\n\x07\x64\x62_name\x18\x01 \x01(\t\x12\x12\n\ntable_name\x18\x02 \x01(\t\x12\x16\n\x0epartition_name\x18\x03 \x01(\t\x12\x10\n\x08\x65xtended\x18\x04 \x01(\x08\x12\x0e\n\x06txn_id\x18\x05 \x01(\x03\"\xa4\x03\n\x08LockInfo\x12\x0f\n\x07lock_id\x18\x01 \x01(\x03\x12\x14\n\x0c\x63omponent_id\x18\x02 \x01(\x05\x12\x0f\n\x07\x64\x62_name\x18\x03 \x01(\t\x12\x12\n\ntable_name\x18\x04 \x01(\t\x12\x16\n\x0epartition_name\x18\x05 \x01(\t\x12&\n\x05state\x18\x06 \x01(\x0e\x32\x17.metastore.v1.LockState\x12\x1a\n\x12\x62locked_by_lock_id\x18\x07 \x01(\x03\x12\x1f\n\x17\x62locked_by_component_id\x18\x08 \x01(\x05\x12$\n\x04type\x18\t \x01(\x0e\x32\x16.metastore.v1.LockType\x12\x0e\n\x06txn_id\x18\n \x01(\x03\x12\x19\n\x11last_heartbeat_ms\x18\x0b \x01(\x03\x12\x16\n\x0e\x61\x63quired_at_ms\x18\x0c \x01(\x03\x12\x0c\n\x04user\x18\r \x01(\t\x12\x10\n\x08hostname\x18\x0e \x01(\t\x12\x12\n\nagent_info\x18\x0f \x01(\t\x12\x32\n\toperation\x18\x10 \x01(\x0e\x32\x1f.metastore.v1.DataOperationType\"[\n\x11ShowLocksResponse\x12%\n\x05locks\x18\x01 \x03(\x0b\x32\x16.metastore.v1.LockInfo\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x11\n\ttruncated\x18\x03 \x01(\x08*g\n\x08LockType\x12\x19\n\x15LOCK_TYPE_UNSPECIFIED\x10\x00\x12\x0f\n\x0bSHARED_READ\x10\x01\x12\x10\n\x0cSHARED_WRITE\x10\x02\x12\x0e\n\nEXCL_WRITE\x10\x03\x12\r\n\tEXCLUSIVE\x10\x04*B\n\tLockState\x12\x1a\n\x16LOCK_STATE_UNSPECIFIED\x10\x00\x12\x0c\n\x08\x41\x43QUIRED\x10\x01\x12\x0b\n\x07WAITING\x10\x02*\xd9\x01\n\x11\x44\x61taOperationType\x12#\n\x1f\x44\x41TA_OPERATION_TYPE_UNSPECIFIED\x10\x00\x12\x19\n\x15\x44\x41TA_OPERATION_SELECT\x10\x01\x12\x19\n\x15\x44\x41TA_OPERATION_INSERT\x10\x02\x12\x19\n\x15\x44\x41TA_OPERATION_UPDATE\x10\x03\x12\x19\n\x15\x44\x41TA_OPERATION_DELETE\x10\x04\x12\x18\n\x14\x44\x41TA_OPERATION_UNSET\x10\x05\x12\x19\n\x15\x44\x41TA_OPERATION_NO_TXN\x10\x06\x32\xa2\x02\n\x05Locks\x12=\n\x04Lock\x12\x19.metastore.v1.LockRequest\x1a\x1a.metastore.v1.LockResponse\x12G\n\tCheckLock\x12\x1e.metastore.v1.CheckLockRequest\x1a\x1a.metastore.v1.LockResponse\x12\x43\n\x06Unlock\x12\x1b.metastore.v1.UnlockRequest\x1a\x1c.metastore.v1.UnlockResponse\x12L\n\tShowLocks\x12\x1e.metastore.v1.ShowLocksRequest\x1a\x1f.metastore.v1.ShowLocksResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fprotos/metastore/v1/locks.proto\x12\x0cmetastore.v1\"\xc7\x01\n\rLockComponent\x12\x0f\n\x07\x64\x62_name\x18\x01 \x01(\t\x12\x12\n\ntable_name\x18\x02 \x01(\t\x12\x16\n\x0epartition_name\x18\x03 \x01(\t\x12$\n\x04type\x18\x04 \x01(\x0e\x32\x16.metastore.v1.LockType\x12\x32\n\toperation\x18\x05 \x01(\x0e\x32\x1f.metastore.v1.DataOperationType\x12\x1f\n\x17\x64ynamic_partition_write\x18\x06 \x01(\x08\"\x82\x01\n\x0bLockRequest\x12/\n\ncomponents\x18\x01 \x03(\x0b\x32\x1b.metastore.v1.LockComponent\x12\x0e\n\x06txn_id\x18\x02 \x01(\x03\x12\x0c\n\x04user\x18\x03 \x01(\t\x12\x10\n\x08hostname\x18\x04 \x01(\t\x12\x12\n\nagent_info\x18\x05 \x01(\t\"\x84\x01\n\x0cLockResponse\x12\x0f\n\x07lock_id\x18\x01 \x01(\x03\x12&\n\x05state\x18\x02 \x01(\x0e\x32\x17.metastore.v1.LockState\x12\x1a\n\x12\x62locked_by_lock_id\x18\x03 \x01(\x03\x12\x1f\n\x17\x62locked_by_component_id\x18\x04 \x01(\x05\"#\n\x10\x43heckLockRequest\x12\x0f\n\x07lock_id\x18\x01 \x01(\x03\" \n\rUnlockRequest\x12\x0f\n\x07lock_id\x18\x01 \x01(\x03\"\x10\n\x0eUnlockResponse\"q\n\x10ShowLocksRequest\x12\x0f\n\x07\x64\x62_name\x18\x01 \x01(\t\x12\x12\n\ntable_name\x18\x02 \x01(\t\x12\x16\n\x0epartition_name\x18\x03 \x01(\t\x12\x10\n\x08\x65xtended\x18\x04 \x01(\x08\x12\x0e\n\x06txn_id\x18\x05 \x01(\x03\"\xa4\x03\n\x08LockInfo\x12\x0f\n\x07lock_id\x18\x01 \x01(\x03\x12\x14\n\x0c\x63omponent_id\x18\x02 \x01(\x05\x12\x0f\n\x07\x64\x62_name\x18\x03 \x01(\t\x12\x12\n\ntable_name\x18\x04 \x01(\t\x12\x16\n\x0epartition_name\x18\x05 \x01(\t\x12&\n\x05state\x18\x06 \x01(\x0e\x32\x17.metastore.v1.LockState\x12\x1a\n\x12\x62locked_by_lock_id\x18\x07 \x01(\x03\x12\x1f\n\x17\x62locked_by_component_id\x18\x08 \x01(\x05\x12$\n\x04type\x18\t \x01(\x0e\x32\x16.metastore.v1.LockType\x12\x0e\n\x06txn_id\x18\n \x01(\x03\x12\x19\n\x11last_heartbeat_ms\x18\x0b \x01(\x03\x12\x16\n\x0e\x61\x63quired_at_ms\x18\x0c \x01(\x03\x12\x0c\n\x04user\x18\r \x01(\t\x12\x10\n\x08hostname\x18\x0e \x01(\t\x12\x12\n\nagent_info\x18\x0f \x01(\t\x12\x32\n\toperation\x18\x10 \x01(\x0e\x32\x1f.metastore.v1.DataOperationType\"[\n\x11ShowLocksResponse\x12%\n\x05locks\x18\x01 \x03(\x0b\x32\x16.metastore.v1.LockInfo\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x11\n\ttruncated\x18\x03 \x01(\x08*g\n\x08LockType\x12\x19\n\x15LOCK_TYPE_UNSPECIFIED\x10\x00\x12\x0f\n\x0bSHARED_READ\x10\x01\x12\x10\n\x0cSHARED_WRITE\x10\x02\x12\x0e\n\nEXCL_WRITE\x10\x03\x12\r\n\tEXCLUSIVE\x10\x04*B\n\tLockState\x12\x1a\n\x16LOCK_STATE_UNSPECIFIED\x10\x00\x12\x0c\n\x08\x41\x43QUIRED\x10\x01\x12\x0b\n\x07WAITING\x10\x02*\xd9\x01\n\x11\x44\x61taOperationType\x12#\n\x1f\x44\x41TA_OPERATION_TYPE_UNSPECIFIED\x10\x00\x12\x19\n\x15\x44\x41TA_OPERATION_SELECT\x10\x01\x12\x19\n\x15\x44\x41TA_OPERATION_INSERT\x10\x02\x12\x19\n\x15\x44\x41TA_OPERATION_UPDATE\x10\x03\x12\x19\n\x15\x44\x41TA_OPERATION_DELETE\x10\x04\x12\x18\n\x14\x44\x41TA_OPERATION_UNSET\x10\x05\x12\x19\n\x15\x44\x41TA_OPERATION_NO_TXN\x10\x06\x32\xa2\x02\n\x05Locks\x12=\n\x04Lock\x12\x19.metastore.v1.LockRequest\x1a\x1a.metastore.v1.LockResponse\x12G\n\tCheckLock\x12\x1e.metastore.v1.CheckLockRequest\x1a\x1a.metastore.v1.LockResponse\x12\x43\n\x06Unlock\x12\x1b.metastore.v1.UnlockRequest\x1a\x1c.metastore.v1.UnlockResponse\x12L\n\tShowLocks\x12\x1e.metastore.v1.ShowLocksRequest\x1a\x1f.metastore.v1.ShowLocksResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'protos.metastore.v1.locks_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_LOCKTYPE']._serialized_start=1206
-  _globals['_LOCKTYPE']._serialized_end=1309
-  _globals['_LOCKSTATE']._serialized_start=1311
-  _globals['_LOCKSTATE']._serialized_end=1377
-  _globals['_DATAOPERATIONTYPE']._serialized_start=1380
-  _globals['_DATAOPERATIONTYPE']._serialized_end=1597
+  _globals['_LOCKTYPE']._serialized_start=1239
+  _globals['_LOCKTYPE']._serialized_end=1342
+  _globals['_LOCKSTATE']._serialized_start=1344
+  _globals['_LOCKSTATE']._serialized_end=1410
+  _globals['_DATAOPERATIONTYPE']._serialized_start=1413
+  _globals['_DATAOPERATIONTYPE']._serialized_end=1630
   _globals['_LOCKCOMPONENT']._serialized_start=50
-  _globals['_LOCKCOMPONENT']._serialized_end=216
-  _globals['_LOCKREQUEST']._serialized_start=219
-  _globals['_LOCKREQUEST']._serialized_end=349
-  _globals['_LOCKRESPONSE']._serialized_start=352
-  _globals['_LOCKRESPONSE']._serialized_end=484
-  _globals['_CHECKLOCKREQUEST']._serialized_start=486
-  _globals['_CHECKLOCKREQUEST']._serialized_end=521
-  _globals['_UNLOCKREQUEST']._serialized_start=523
-  _globals['_UNLOCKREQUEST']._serialized_end=555
-  _globals['_UNLOCKRESPONSE']._serialized_start=557
-  _globals['_UNLOCKRESPONSE']._serialized_end=573
-  _globals['_SHOWLOCKSREQUEST']._serialized_start=575
-  _globals['_SHOWLOCKSREQUEST']._serialized_end=688
-  _globals['_LOCKINFO']._serialized_start=691
-  _globals['_LOCKINFO']._serialized_end=1111
-  _globals['_SHOWLOCKSRESPONSE']._serialized_start=1113
-  _globals['_SHOWLOCKSRESPONSE']._serialized_end=1204
-  _globals['_LOCKS']._serialized_start=1600
-  _globals['_LOCKS']._serialized_end=1890
+  _globals['_LOCKCOMPONENT']._serialized_end=249
+  _globals['_LOCKREQUEST']._serialized_start=252
+  _globals['_LOCKREQUEST']._serialized_end=382
+  _globals['_LOCKRESPONSE']._serialized_start=385
+  _globals['_LOCKRESPONSE']._serialized_end=517
+  _globals['_CHECKLOCKREQUEST']._serialized_start=519
+  _globals['_CHECKLOCKREQUEST']._serialized_end=554
+  _globals['_UNLOCKREQUEST']._serialized_start=556
+  _globals['_UNLOCKREQUEST']._serialized_end=588
+  _globals['_UNLOCKRESPONSE']._serialized_start=590
+  _globals['_UNLOCKRESPONSE']._serialized_end=606
+  _globals['_SHOWLOCKSREQUEST']._serialized_start=608
+  _globals['_SHOWLOCKSREQUEST']._serialized_end=721
+  _globals['_LOCKINFO']._serialized_start=724
+  _globals['_LOCKINFO']._serialized_end=1144
+  _globals['_SHOWLOCKSRESPONSE']._serialized_start=1146
+  _globals['_SHOWLOCKSRESPONSE']._serialized_end=1237
+  _globals['_LOCKS']._serialized_start=1633
+  _globals['_LOCKS']._serialized_end=1923
 # @@protoc_insertion_point(module_scope)

@@ -47,18 +47,20 @@ DATA_OPERATION_UNSET: DataOperationType
 DATA_OPERATION_NO_TXN: DataOperationType
 
 class LockComponent(_message.Message):
-    __slots__ = ("db_name", "table_name", "partition_name", "type", "operation")
+    __slots__ = ("db_name", "table_name", "partition_name", "type", "operation", "dynamic_partition_write")
     DB_NAME_FIELD_NUMBER: _ClassVar[int]
     TABLE_NAME_FIELD_NUMBER: _ClassVar[int]
     PARTITION_NAME_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     OPERATION_FIELD_NUMBER: _ClassVar[int]
+    DYNAMIC_PARTITION_WRITE_FIELD_NUMBER: _ClassVar[int]
     db_name: str
     table_name: str
     partition_name: str
     type: LockType
     operation: DataOperationType
-    def __init__(self, db_name: _Optional[str] = ..., table_name: _Optional[str] = ..., partition_name: _Optional[str] = ..., type: _Optional[_Union[LockType, str]] = ..., operation: _Optional[_Union[DataOperationType, str]] = ...) -> None: ...
+    dynamic_partition_write: bool
+    def __init__(self, db_name: _Optional[str] = ..., table_name: _Optional[str] = ..., partition_name: _Optional[str] = ..., type: _Optional[_Union[LockType, str]] = ..., operation: _Optional[_Union[DataOperationType, str]] = ..., dynamic_partition_write: bool = ...) -> None: ...
 
 class LockRequest(_message.Message):
     __slots__ = ("components", "txn_id", "user", "hostname", "agent_info")

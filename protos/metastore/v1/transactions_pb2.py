@@ -22,55 +22,60 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from protos.metastore.v1 import locks_pb2 as protos_dot_metastore_dot_v1_dot_locks__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&protos/metastore/v1/transactions.proto\x12\x0cmetastore.v1\"W\n\x0fOpenTxnsRequest\x12\x10\n\x08num_txns\x18\x01 \x01(\x05\x12\x0c\n\x04user\x18\x02 \x01(\t\x12\x10\n\x08hostname\x18\x03 \x01(\t\x12\x12\n\nagent_info\x18\x04 \x01(\t\"5\n\x10OpenTxnsResponse\x12\x0f\n\x07txn_ids\x18\x01 \x03(\x03\x12\x10\n\x08\x65vent_id\x18\x02 \x01(\x03\"\"\n\x10\x43ommitTxnRequest\x12\x0e\n\x06txn_id\x18\x01 \x01(\x03\"%\n\x11\x43ommitTxnResponse\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\x03\"#\n\x10\x41\x62ortTxnsRequest\x12\x0f\n\x07txn_ids\x18\x01 \x03(\x03\"&\n\x11\x41\x62ortTxnsResponse\x12\x11\n\tevent_ids\x18\x01 \x03(\x03\"2\n\x08TxnRange\x12\x12\n\nmin_txn_id\x18\x01 \x01(\x03\x12\x12\n\nmax_txn_id\x18\x02 \x01(\x03\"`\n\x10HeartbeatRequest\x12\x0f\n\x07txn_ids\x18\x01 \x03(\x03\x12\x10\n\x08lock_ids\x18\x02 \x03(\x03\x12)\n\ttxn_range\x18\x03 \x01(\x0b\x32\x16.metastore.v1.TxnRange\"]\n\x11HeartbeatResponse\x12\x17\n\x0f\x61\x62orted_txn_ids\x18\x01 \x03(\x03\x12\x16\n\x0enosuch_txn_ids\x18\x02 \x03(\x03\x12\x17\n\x0fnosuch_lock_ids\x18\x03 \x03(\x03\",\n\x12GetOpenTxnsRequest\x12\x16\n\x0e\x63urrent_txn_id\x18\x01 \x01(\x03\"y\n\x13GetOpenTxnsResponse\x12\x16\n\x0evalid_txn_list\x18\x01 \x01(\t\x12\x1b\n\x13txn_high_water_mark\x18\x02 \x01(\x03\x12\x14\n\x0copen_txn_ids\x18\x03 \x03(\x03\x12\x17\n\x0f\x61\x62orted_txn_ids\x18\x04 \x03(\x03\"T\n\x1c\x41llocateTableWriteIdsRequest\x12\x0f\n\x07txn_ids\x18\x01 \x03(\x03\x12\x0f\n\x07\x64\x62_name\x18\x02 \x01(\t\x12\x12\n\ntable_name\x18\x03 \x01(\t\"0\n\x0cTxnToWriteId\x12\x0e\n\x06txn_id\x18\x01 \x01(\x03\x12\x10\n\x08write_id\x18\x02 \x01(\x03\"U\n\x1d\x41llocateTableWriteIdsResponse\x12\x34\n\x10txn_to_write_ids\x18\x01 \x03(\x0b\x32\x1a.metastore.v1.TxnToWriteId\"K\n\x17GetValidWriteIdsRequest\x12\x18\n\x10\x66ull_table_names\x18\x01 \x03(\t\x12\x16\n\x0evalid_txn_list\x18\x02 \x01(\t\"\\\n\x12TableValidWriteIds\x12\x17\n\x0f\x66ull_table_name\x18\x01 \x01(\t\x12\x1b\n\x13valid_write_id_list\x18\x02 \x01(\t\x12\x10\n\x08table_id\x18\x03 \x01(\x03\"L\n\x18GetValidWriteIdsResponse\x12\x30\n\x06tables\x18\x01 \x03(\x0b\x32 .metastore.v1.TableValidWriteIds\"(\n\x17ShowTransactionsRequest\x12\r\n\x05state\x18\x01 \x01(\t\"\xa7\x01\n\x07TxnInfo\x12\x0e\n\x06txn_id\x18\x01 \x01(\x03\x12\r\n\x05state\x18\x02 \x01(\t\x12\x17\n\x0fstarted_time_ms\x18\x03 \x01(\x03\x12\x1e\n\x16last_heartbeat_time_ms\x18\x04 \x01(\x03\x12\x0c\n\x04user\x18\x05 \x01(\t\x12\x10\n\x08hostname\x18\x06 \x01(\t\x12\x12\n\nagent_info\x18\x07 \x01(\t\x12\x10\n\x08txn_type\x18\x08 \x01(\x05\"Z\n\x18ShowTransactionsResponse\x12+\n\x0ctransactions\x18\x01 \x03(\x0b\x32\x15.metastore.v1.TxnInfo\x12\x11\n\ttruncated\x18\x02 \x01(\x08\x32\xcf\x05\n\x0cTransactions\x12I\n\x08OpenTxns\x12\x1d.metastore.v1.OpenTxnsRequest\x1a\x1e.metastore.v1.OpenTxnsResponse\x12L\n\tCommitTxn\x12\x1e.metastore.v1.CommitTxnRequest\x1a\x1f.metastore.v1.CommitTxnResponse\x12L\n\tAbortTxns\x12\x1e.metastore.v1.AbortTxnsRequest\x1a\x1f.metastore.v1.AbortTxnsResponse\x12L\n\tHeartbeat\x12\x1e.metastore.v1.HeartbeatRequest\x1a\x1f.metastore.v1.HeartbeatResponse\x12R\n\x0bGetOpenTxns\x12 .metastore.v1.GetOpenTxnsRequest\x1a!.metastore.v1.GetOpenTxnsResponse\x12p\n\x15\x41llocateTableWriteIds\x12*.metastore.v1.AllocateTableWriteIdsRequest\x1a+.metastore.v1.AllocateTableWriteIdsResponse\x12\x61\n\x10GetValidWriteIds\x12%.metastore.v1.GetValidWriteIdsRequest\x1a&.metastore.v1.GetValidWriteIdsResponse\x12\x61\n\x10ShowTransactions\x12%.metastore.v1.ShowTransactionsRequest\x1a&.metastore.v1.ShowTransactionsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&protos/metastore/v1/transactions.proto\x12\x0cmetastore.v1\x1a\x1fprotos/metastore/v1/locks.proto\"W\n\x0fOpenTxnsRequest\x12\x10\n\x08num_txns\x18\x01 \x01(\x05\x12\x0c\n\x04user\x18\x02 \x01(\t\x12\x10\n\x08hostname\x18\x03 \x01(\t\x12\x12\n\nagent_info\x18\x04 \x01(\t\"5\n\x10OpenTxnsResponse\x12\x0f\n\x07txn_ids\x18\x01 \x03(\x03\x12\x10\n\x08\x65vent_id\x18\x02 \x01(\x03\"\"\n\x10\x43ommitTxnRequest\x12\x0e\n\x06txn_id\x18\x01 \x01(\x03\"%\n\x11\x43ommitTxnResponse\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\x03\"#\n\x10\x41\x62ortTxnsRequest\x12\x0f\n\x07txn_ids\x18\x01 \x03(\x03\"&\n\x11\x41\x62ortTxnsResponse\x12\x11\n\tevent_ids\x18\x01 \x03(\x03\"2\n\x08TxnRange\x12\x12\n\nmin_txn_id\x18\x01 \x01(\x03\x12\x12\n\nmax_txn_id\x18\x02 \x01(\x03\"`\n\x10HeartbeatRequest\x12\x0f\n\x07txn_ids\x18\x01 \x03(\x03\x12\x10\n\x08lock_ids\x18\x02 \x03(\x03\x12)\n\ttxn_range\x18\x03 \x01(\x0b\x32\x16.metastore.v1.TxnRange\"]\n\x11HeartbeatResponse\x12\x17\n\x0f\x61\x62orted_txn_ids\x18\x01 \x03(\x03\x12\x16\n\x0enosuch_txn_ids\x18\x02 \x03(\x03\x12\x17\n\x0fnosuch_lock_ids\x18\x03 \x03(\x03\",\n\x12GetOpenTxnsRequest\x12\x16\n\x0e\x63urrent_txn_id\x18\x01 \x01(\x03\"y\n\x13GetOpenTxnsResponse\x12\x16\n\x0evalid_txn_list\x18\x01 \x01(\t\x12\x1b\n\x13txn_high_water_mark\x18\x02 \x01(\x03\x12\x14\n\x0copen_txn_ids\x18\x03 \x03(\x03\x12\x17\n\x0f\x61\x62orted_txn_ids\x18\x04 \x03(\x03\"T\n\x1c\x41llocateTableWriteIdsRequest\x12\x0f\n\x07txn_ids\x18\x01 \x03(\x03\x12\x0f\n\x07\x64\x62_name\x18\x02 \x01(\t\x12\x12\n\ntable_name\x18\x03 \x01(\t\"0\n\x0cTxnToWriteId\x12\x0e\n\x06txn_id\x18\x01 \x01(\x03\x12\x10\n\x08write_id\x18\x02 \x01(\x03\"U\n\x1d\x41llocateTableWriteIdsResponse\x12\x34\n\x10txn_to_write_ids\x18\x01 \x03(\x0b\x32\x1a.metastore.v1.TxnToWriteId\"\xb1\x01\n\x1b\x41\x64\x64\x44ynamicPartitionsRequest\x12\x0e\n\x06txn_id\x18\x01 \x01(\x03\x12\x10\n\x08write_id\x18\x02 \x01(\x03\x12\x0f\n\x07\x64\x62_name\x18\x03 \x01(\t\x12\x12\n\ntable_name\x18\x04 \x01(\t\x12\x17\n\x0fpartition_names\x18\x05 \x03(\t\x12\x32\n\toperation\x18\x06 \x01(\x0e\x32\x1f.metastore.v1.DataOperationType\"7\n\x1c\x41\x64\x64\x44ynamicPartitionsResponse\x12\x17\n\x0fpartition_names\x18\x01 \x03(\t\"K\n\x17GetValidWriteIdsRequest\x12\x18\n\x10\x66ull_table_names\x18\x01 \x03(\t\x12\x16\n\x0evalid_txn_list\x18\x02 \x01(\t\"\\\n\x12TableValidWriteIds\x12\x17\n\x0f\x66ull_table_name\x18\x01 \x01(\t\x12\x1b\n\x13valid_write_id_list\x18\x02 \x01(\t\x12\x10\n\x08table_id\x18\x03 \x01(\x03\"L\n\x18GetValidWriteIdsResponse\x12\x30\n\x06tables\x18\x01 \x03(\x0b\x32 .metastore.v1.TableValidWriteIds\"(\n\x17ShowTransactionsRequest\x12\r\n\x05state\x18\x01 \x01(\t\"\xa7\x01\n\x07TxnInfo\x12\x0e\n\x06txn_id\x18\x01 \x01(\x03\x12\r\n\x05state\x18\x02 \x01(\t\x12\x17\n\x0fstarted_time_ms\x18\x03 \x01(\x03\x12\x1e\n\x16last_heartbeat_time_ms\x18\x04 \x01(\x03\x12\x0c\n\x04user\x18\x05 \x01(\t\x12\x10\n\x08hostname\x18\x06 \x01(\t\x12\x12\n\nagent_info\x18\x07 \x01(\t\x12\x10\n\x08txn_type\x18\x08 \x01(\x05\"Z\n\x18ShowTransactionsResponse\x12+\n\x0ctransactions\x18\x01 \x03(\x0b\x32\x15.metastore.v1.TxnInfo\x12\x11\n\ttruncated\x18\x02 \x01(\x08\x32\xbe\x06\n\x0cTransactions\x12I\n\x08OpenTxns\x12\x1d.metastore.v1.OpenTxnsRequest\x1a\x1e.metastore.v1.OpenTxnsResponse\x12L\n\tCommitTxn\x12\x1e.metastore.v1.CommitTxnRequest\x1a\x1f.metastore.v1.CommitTxnResponse\x12L\n\tAbortTxns\x12\x1e.metastore.v1.AbortTxnsRequest\x1a\x1f.metastore.v1.AbortTxnsResponse\x12L\n\tHeartbeat\x12\x1e.metastore.v1.HeartbeatRequest\x1a\x1f.metastore.v1.HeartbeatResponse\x12R\n\x0bGetOpenTxns\x12 .metastore.v1.GetOpenTxnsRequest\x1a!.metastore.v1.GetOpenTxnsResponse\x12p\n\x15\x41llocateTableWriteIds\x12*.metastore.v1.AllocateTableWriteIdsRequest\x1a+.metastore.v1.AllocateTableWriteIdsResponse\x12m\n\x14\x41\x64\x64\x44ynamicPartitions\x12).metastore.v1.AddDynamicPartitionsRequest\x1a*.metastore.v1.AddDynamicPartitionsResponse\x12\x61\n\x10GetValidWriteIds\x12%.metastore.v1.GetValidWriteIdsRequest\x1a&.metastore.v1.GetValidWriteIdsResponse\x12\x61\n\x10ShowTransactions\x12%.metastore.v1.ShowTransactionsRequest\x1a&.metastore.v1.ShowTransactionsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'protos.metastore.v1.transactions_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_OPENTXNSREQUEST']._serialized_start=56
-  _globals['_OPENTXNSREQUEST']._serialized_end=143
-  _globals['_OPENTXNSRESPONSE']._serialized_start=145
-  _globals['_OPENTXNSRESPONSE']._serialized_end=198
-  _globals['_COMMITTXNREQUEST']._serialized_start=200
-  _globals['_COMMITTXNREQUEST']._serialized_end=234
-  _globals['_COMMITTXNRESPONSE']._serialized_start=236
-  _globals['_COMMITTXNRESPONSE']._serialized_end=273
-  _globals['_ABORTTXNSREQUEST']._serialized_start=275
-  _globals['_ABORTTXNSREQUEST']._serialized_end=310
-  _globals['_ABORTTXNSRESPONSE']._serialized_start=312
-  _globals['_ABORTTXNSRESPONSE']._serialized_end=350
-  _globals['_TXNRANGE']._serialized_start=352
-  _globals['_TXNRANGE']._serialized_end=402
-  _globals['_HEARTBEATREQUEST']._serialized_start=404
-  _globals['_HEARTBEATREQUEST']._serialized_end=500
-  _globals['_HEARTBEATRESPONSE']._serialized_start=502
-  _globals['_HEARTBEATRESPONSE']._serialized_end=595
-  _globals['_GETOPENTXNSREQUEST']._serialized_start=597
-  _globals['_GETOPENTXNSREQUEST']._serialized_end=641
-  _globals['_GETOPENTXNSRESPONSE']._serialized_start=643
-  _globals['_GETOPENTXNSRESPONSE']._serialized_end=764
-  _globals['_ALLOCATETABLEWRITEIDSREQUEST']._serialized_start=766
-  _globals['_ALLOCATETABLEWRITEIDSREQUEST']._serialized_end=850
-  _globals['_TXNTOWRITEID']._serialized_start=852
-  _globals['_TXNTOWRITEID']._serialized_end=900
-  _globals['_ALLOCATETABLEWRITEIDSRESPONSE']._serialized_start=902
-  _globals['_ALLOCATETABLEWRITEIDSRESPONSE']._serialized_end=987
-  _globals['_GETVALIDWRITEIDSREQUEST']._serialized_start=989
-  _globals['_GETVALIDWRITEIDSREQUEST']._serialized_end=1064
-  _globals['_TABLEVALIDWRITEIDS']._serialized_start=1066
-  _globals['_TABLEVALIDWRITEIDS']._serialized_end=1158
-  _globals['_GETVALIDWRITEIDSRESPONSE']._serialized_start=1160
-  _globals['_GETVALIDWRITEIDSRESPONSE']._serialized_end=1236
-  _globals['_SHOWTRANSACTIONSREQUEST']._serialized_start=1238
-  _globals['_SHOWTRANSACTIONSREQUEST']._serialized_end=1278
-  _globals['_TXNINFO']._serialized_start=1281
-  _globals['_TXNINFO']._serialized_end=1448
-  _globals['_SHOWTRANSACTIONSRESPONSE']._serialized_start=1450
-  _globals['_SHOWTRANSACTIONSRESPONSE']._serialized_end=1540
-  _globals['_TRANSACTIONS']._serialized_start=1543
-  _globals['_TRANSACTIONS']._serialized_end=2262
+  _globals['_OPENTXNSREQUEST']._serialized_start=89
+  _globals['_OPENTXNSREQUEST']._serialized_end=176
+  _globals['_OPENTXNSRESPONSE']._serialized_start=178
+  _globals['_OPENTXNSRESPONSE']._serialized_end=231
+  _globals['_COMMITTXNREQUEST']._serialized_start=233
+  _globals['_COMMITTXNREQUEST']._serialized_end=267
+  _globals['_COMMITTXNRESPONSE']._serialized_start=269
+  _globals['_COMMITTXNRESPONSE']._serialized_end=306
+  _globals['_ABORTTXNSREQUEST']._serialized_start=308
+  _globals['_ABORTTXNSREQUEST']._serialized_end=343
+  _globals['_ABORTTXNSRESPONSE']._serialized_start=345
+  _globals['_ABORTTXNSRESPONSE']._serialized_end=383
+  _globals['_TXNRANGE']._serialized_start=385
+  _globals['_TXNRANGE']._serialized_end=435
+  _globals['_HEARTBEATREQUEST']._serialized_start=437
+  _globals['_HEARTBEATREQUEST']._serialized_end=533
+  _globals['_HEARTBEATRESPONSE']._serialized_start=535
+  _globals['_HEARTBEATRESPONSE']._serialized_end=628
+  _globals['_GETOPENTXNSREQUEST']._serialized_start=630
+  _globals['_GETOPENTXNSREQUEST']._serialized_end=674
+  _globals['_GETOPENTXNSRESPONSE']._serialized_start=676
+  _globals['_GETOPENTXNSRESPONSE']._serialized_end=797
+  _globals['_ALLOCATETABLEWRITEIDSREQUEST']._serialized_start=799
+  _globals['_ALLOCATETABLEWRITEIDSREQUEST']._serialized_end=883
+  _globals['_TXNTOWRITEID']._serialized_start=885
+  _globals['_TXNTOWRITEID']._serialized_end=933
+  _globals['_ALLOCATETABLEWRITEIDSRESPONSE']._serialized_start=935
+  _globals['_ALLOCATETABLEWRITEIDSRESPONSE']._serialized_end=1020
+  _globals['_ADDDYNAMICPARTITIONSREQUEST']._serialized_start=1023
+  _globals['_ADDDYNAMICPARTITIONSREQUEST']._serialized_end=1200
+  _globals['_ADDDYNAMICPARTITIONSRESPONSE']._serialized_start=1202
+  _globals['_ADDDYNAMICPARTITIONSRESPONSE']._serialized_end=1257
+  _globals['_GETVALIDWRITEIDSREQUEST']._serialized_start=1259
+  _globals['_GETVALIDWRITEIDSREQUEST']._serialized_end=1334
+  _globals['_TABLEVALIDWRITEIDS']._serialized_start=1336
+  _globals['_TABLEVALIDWRITEIDS']._serialized_end=1428
+  _globals['_GETVALIDWRITEIDSRESPONSE']._serialized_start=1430
+  _globals['_GETVALIDWRITEIDSRESPONSE']._serialized_end=1506
+  _globals['_SHOWTRANSACTIONSREQUEST']._serialized_start=1508
+  _globals['_SHOWTRANSACTIONSREQUEST']._serialized_end=1548
+  _globals['_TXNINFO']._serialized_start=1551
+  _globals['_TXNINFO']._serialized_end=1718
+  _globals['_SHOWTRANSACTIONSRESPONSE']._serialized_start=1720
+  _globals['_SHOWTRANSACTIONSRESPONSE']._serialized_end=1810
+  _globals['_TRANSACTIONS']._serialized_start=1813
+  _globals['_TRANSACTIONS']._serialized_end=2643
 # @@protoc_insertion_point(module_scope)

@@ -1,3 +1,4 @@
+from protos.metastore.v1 import locks_pb2 as _locks_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -119,6 +120,28 @@ class AllocateTableWriteIdsResponse(_message.Message):
     TXN_TO_WRITE_IDS_FIELD_NUMBER: _ClassVar[int]
     txn_to_write_ids: _containers.RepeatedCompositeFieldContainer[TxnToWriteId]
     def __init__(self, txn_to_write_ids: _Optional[_Iterable[_Union[TxnToWriteId, _Mapping]]] = ...) -> None: ...
+
+class AddDynamicPartitionsRequest(_message.Message):
+    __slots__ = ("txn_id", "write_id", "db_name", "table_name", "partition_names", "operation")
+    TXN_ID_FIELD_NUMBER: _ClassVar[int]
+    WRITE_ID_FIELD_NUMBER: _ClassVar[int]
+    DB_NAME_FIELD_NUMBER: _ClassVar[int]
+    TABLE_NAME_FIELD_NUMBER: _ClassVar[int]
+    PARTITION_NAMES_FIELD_NUMBER: _ClassVar[int]
+    OPERATION_FIELD_NUMBER: _ClassVar[int]
+    txn_id: int
+    write_id: int
+    db_name: str
+    table_name: str
+    partition_names: _containers.RepeatedScalarFieldContainer[str]
+    operation: _locks_pb2.DataOperationType
+    def __init__(self, txn_id: _Optional[int] = ..., write_id: _Optional[int] = ..., db_name: _Optional[str] = ..., table_name: _Optional[str] = ..., partition_names: _Optional[_Iterable[str]] = ..., operation: _Optional[_Union[_locks_pb2.DataOperationType, str]] = ...) -> None: ...
+
+class AddDynamicPartitionsResponse(_message.Message):
+    __slots__ = ("partition_names",)
+    PARTITION_NAMES_FIELD_NUMBER: _ClassVar[int]
+    partition_names: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, partition_names: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class GetValidWriteIdsRequest(_message.Message):
     __slots__ = ("full_table_names", "valid_txn_list")

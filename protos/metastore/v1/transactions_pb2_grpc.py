@@ -64,6 +64,11 @@ class TransactionsStub(object):
                 request_serializer=protos_dot_metastore_dot_v1_dot_transactions__pb2.AllocateTableWriteIdsRequest.SerializeToString,
                 response_deserializer=protos_dot_metastore_dot_v1_dot_transactions__pb2.AllocateTableWriteIdsResponse.FromString,
                 _registered_method=True)
+        self.AddDynamicPartitions = channel.unary_unary(
+                '/metastore.v1.Transactions/AddDynamicPartitions',
+                request_serializer=protos_dot_metastore_dot_v1_dot_transactions__pb2.AddDynamicPartitionsRequest.SerializeToString,
+                response_deserializer=protos_dot_metastore_dot_v1_dot_transactions__pb2.AddDynamicPartitionsResponse.FromString,
+                _registered_method=True)
         self.GetValidWriteIds = channel.unary_unary(
                 '/metastore.v1.Transactions/GetValidWriteIds',
                 request_serializer=protos_dot_metastore_dot_v1_dot_transactions__pb2.GetValidWriteIdsRequest.SerializeToString,
@@ -115,6 +120,12 @@ class TransactionsServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AddDynamicPartitions(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetValidWriteIds(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -159,6 +170,11 @@ def add_TransactionsServicer_to_server(servicer, server):
                     servicer.AllocateTableWriteIds,
                     request_deserializer=protos_dot_metastore_dot_v1_dot_transactions__pb2.AllocateTableWriteIdsRequest.FromString,
                     response_serializer=protos_dot_metastore_dot_v1_dot_transactions__pb2.AllocateTableWriteIdsResponse.SerializeToString,
+            ),
+            'AddDynamicPartitions': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddDynamicPartitions,
+                    request_deserializer=protos_dot_metastore_dot_v1_dot_transactions__pb2.AddDynamicPartitionsRequest.FromString,
+                    response_serializer=protos_dot_metastore_dot_v1_dot_transactions__pb2.AddDynamicPartitionsResponse.SerializeToString,
             ),
             'GetValidWriteIds': grpc.unary_unary_rpc_method_handler(
                     servicer.GetValidWriteIds,
@@ -333,6 +349,33 @@ class Transactions(object):
             '/metastore.v1.Transactions/AllocateTableWriteIds',
             protos_dot_metastore_dot_v1_dot_transactions__pb2.AllocateTableWriteIdsRequest.SerializeToString,
             protos_dot_metastore_dot_v1_dot_transactions__pb2.AllocateTableWriteIdsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AddDynamicPartitions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/metastore.v1.Transactions/AddDynamicPartitions',
+            protos_dot_metastore_dot_v1_dot_transactions__pb2.AddDynamicPartitionsRequest.SerializeToString,
+            protos_dot_metastore_dot_v1_dot_transactions__pb2.AddDynamicPartitionsResponse.FromString,
             options,
             channel_credentials,
             insecure,

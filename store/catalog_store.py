@@ -60,7 +60,7 @@ class CatalogStore:
         except WriteConflict as conflict:
             if not conflict.txn_id:
                 raise
-            raise await abort_for_conflict(self._db, conflict) from conflict
+            await abort_for_conflict(self._db, conflict)
 
     # databases
     async def create_database(self, database: DatabaseModel) -> tuple[DatabaseModel, int]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 import asyncpg
 
@@ -48,20 +48,20 @@ class OpenTxnCounter:
             )
 
 
-async def abort_for_conflict(db: Database, conflict: WriteConflict) -> StoreError:
+async def abort_for_conflict(db: Database, conflict: WriteConflict) -> NoReturn:
     """Hive's write-conflict rule: the writer's txn is aborted (its writes discarded, its locks
-    released, its CommitTxn answers ABORTED). Runs after the failed write's or commit's own
-    transaction rolled back; returns the error to raise. When the abort fails too (the database went
-    away), the caller learns the txn may still be open."""
+    released, its CommitTxn answers ABORTED), then the conflict raised. Runs after the failed write's
+    or commit's own transaction rolled back. When the abort fails too (the database went away), the
+    caller learns the txn may still be open."""
     try:
         await db.transact(txns.abort_txns, [conflict.txn_id], reason=f"write conflict: {conflict}")
     except Unavailable as exc:
-        return Unavailable(f"{conflict}; aborting txn {conflict.txn_id} failed ({exc}): abort it, then retry in a "
-                           "new txn")
+        raise Unavailable(f"{conflict}; aborting txn {conflict.txn_id} failed ({exc}): abort it, then retry in a "
+                          "new txn") from exc
     except StoreError:  # it ended meanwhile (a concurrent commit or abort of the same txn)
-        return conflict
-    return WriteConflict(f"{conflict}; txn {conflict.txn_id} was aborted (Hive's write-conflict rule): retry in a "
-                         "new txn", conflict.txn_id)
+        raise conflict from None
+    raise WriteConflict(f"{conflict}; txn {conflict.txn_id} was aborted (Hive's write-conflict rule): retry in a "
+                        "new txn", conflict.txn_id) from conflict
 
 
 class TxnStore:
@@ -112,7 +112,7 @@ class TxnStore:
         try:
             return (await self._commits.submit(txn_id)).event_id
         except WriteConflict as conflict:
-            raise await abort_for_conflict(self._db, conflict) from conflict
+            await abort_for_conflict(self._db, conflict)
 
     async def add_dynamic_partitions(self, request: DynamicPartitions, max_partitions: int) -> list[str]:
         return await self._db.transact(write_set.add_dynamic_partitions, request, max_partitions)

@@ -535,6 +535,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if opts.workers < 1 or opts.partitions < 1:
         print("bench_txns: --workers and --partitions must be at least 1", file=sys.stderr)
         return 2
+    missing = "hms" in opts.targets and (hms.hms_unavailable_reason() or hms.postgres_unavailable_reason())
+    if missing:  # before minutes of gateway runs, not after them
+        print(f"bench_txns: the Hive Metastore target cannot run here: {missing} (or leave it out: --targets "
+              "gateway,gateway-thrift)", file=sys.stderr)
+        return 2
     when = dt.datetime.now(dt.timezone.utc)
     window = probes.MachineWindow()
     targets, results, lag = asyncio.run(measure(opts))

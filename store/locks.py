@@ -122,16 +122,18 @@ async def enqueue_many(conn: asyncpg.Connection, requests: Sequence[LockRequest]
     writes = [(request.txn_id, scope, op) for request, components in zip(requests, canonical, strict=True)
               if request.txn_id for scope, op in write_set_entries(components)]
     tables = list(dict.fromkeys((c.scope.db, c.scope.table) for _, _, c, _ in rows if c.scope.table is not None))
+    written = ([[t for t, _, _ in writes], [s.db for _, s, _ in writes], [s.table for _, s, _ in writes],
+                [s.partition for _, s, _ in writes], [op for _, _, op in writes]] if writes else [])
     answer = await conn.fetch(
-        sql.ENQUEUE, len(requests), sorted({r.txn_id for r in requests if r.txn_id}),
+        sql.ENQUEUE_WITH_WRITES if writes else sql.ENQUEUE, len(requests),
+        sorted({r.txn_id for r in requests if r.txn_id}),
         sorted({c.scope.db for _, _, c, _ in rows}), [db for db, _ in tables], [t for _, t in tables],
         [i for i, _, _, _ in rows], [int_id for _, int_id, _, _ in rows], [c.scope.db for _, _, c, _ in rows],
         [c.scope.table for _, _, c, _ in rows], [c.scope.partition for _, _, c, _ in rows],
         [c.type.value for _, _, c, _ in rows], [c.operation.value for _, _, c, _ in rows],
         [r.txn_id for _, _, _, r in rows], [c.scope.level.value for _, _, c, _ in rows], _CONFLICT_KEYS,
         [r.user for _, _, _, r in rows], [r.host for _, _, _, r in rows], [r.agent_info for _, _, _, r in rows],
-        [t for t, _, _ in writes], [s.db for _, s, _ in writes], [s.table for _, s, _ in writes],
-        [s.partition for _, s, _ in writes], [op for _, _, op in writes],
+        *written,
     )
     first = answer[0]
     txns.check_not_refused(first)

@@ -11,17 +11,19 @@ next_lock_id is what makes ext ids visible in id order (see store/locks.py).
 # (store/schema/0009_lock_enqueue.sql) checks the txns and objects, takes the ext ids and inserts the
 # requests, each checked against every earlier one with the conflict rule lock_blocks; $15 is
 # `conflict_keys()` (hive/lock_rules.py). A row per component, or one naming what was refused.
-#
-# The same statement adds the requests' update and delete components to their txns' write-sets
-# ($19..$23: txn, database, table, partition or NULL, 'u'/'d'; hive/lock_rules.write_set_entries),
-# once the function has taken the requests (it answers a refusal with one row and no lock id). The
-# function holds the txns FOR SHARE, so none of them commits before its components are in.
-ENQUEUE = """
-WITH l AS MATERIALIZED (
-    SELECT * FROM enqueue_locks($1, $2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[], $7::int[],
-                                $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[],
-                                $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
-), components AS (
+_ENQUEUE_CALL = """enqueue_locks($1, $2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[], $7::int[], $8::text[],
+                              $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[],
+                              $15::text[], $16::text[], $17::text[], $18::text[])"""
+ENQUEUE = f"SELECT * FROM {_ENQUEUE_CALL}"
+
+# The same, when requests name updates or deletes: the statement also adds them to their txns'
+# write-sets ($19..$23: txn, database, table, partition or NULL, 'u'/'d';
+# hive/lock_rules.write_set_entries), once the function has taken the requests (it answers a
+# refusal with one row and no lock id). The function holds the txns FOR SHARE, so none of them
+# commits before its components are in. (Most requests name none, and keep the plain statement.)
+ENQUEUE_WITH_WRITES = f"""
+WITH l AS MATERIALIZED (SELECT * FROM {_ENQUEUE_CALL}),
+components AS (
     INSERT INTO txn_components (txn_id, db_name, tbl_name, part_name, operation)
     SELECT w.txn_id, w.db_name, w.tbl_name, w.part_name, w.operation
     FROM unnest($19::bigint[], $20::text[], $21::text[], $22::text[], $23::text[])

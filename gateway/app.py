@@ -48,6 +48,7 @@ from store.cache.facade import CachedCatalog
 from store.cache.sharded import ShardedCache
 from store import migrations
 from store.catalog_store import CatalogStore
+from store.privilege_store import PrivilegeStore
 from store.db import Database, PoolSettings
 from store.errors import Unavailable
 from store.lock_store import LockStore
@@ -106,6 +107,8 @@ class Gateway:
                                    check_column_types=s.disallow_incompatible_col_type_changes)
             if await catalog.create_default_database():
                 _log.info("created Hive's default database at %s", s.warehouse_dir)
+            # Hive's metastore start-up rule: the users of hive.users.in.admin.role hold the role admin.
+            await PrivilegeStore(self._db).ensure_admin_users(s.admin_user_names)
             txn_store = self._txn_store = TxnStore(self._db, TxnLimits(max_open_batch=s.txn_max_open_batch,
                                                                        max_open_txns=s.max_open_txns,
                                                                        group_commit_max=s.txn_group_commit_max))

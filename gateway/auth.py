@@ -93,7 +93,7 @@ class Authenticator:
     @classmethod
     def from_settings(cls, s: Settings) -> "Authenticator":
         tokens = read_token_file(s.auth_token_file) if s.auth_token_file else {}
-        return cls(tokens, bool(s.tls_client_ca_file), (u.strip() for u in s.admin_users.split(",")))
+        return cls(tokens, bool(s.tls_client_ca_file), s.admin_user_names)
 
     @property
     def enabled(self) -> bool:

@@ -184,8 +184,8 @@ class Settings:
                                     "bearer tokens for gRPC, one 'token,user' per line (kept 0600): when set, every "
                                     "gRPC call must carry 'authorization: Bearer <token>' or a client certificate")
     admin_users: str = _setting("hive.users.in.admin.role", "",
-                                "comma-separated users who may commit, abort, heartbeat or unlock other users' txns "
-                                "and locks, and see their user and host")
+                                "comma-separated users who hold Hive's admin role (granted at start) and may commit, "
+                                "abort, heartbeat or unlock other users' txns and locks, and see their user and host")
     access_log: bool = _setting("metastore.gateway.access.log", False,
                                 "log one line per call (protocol, method, status, duration, peer, user) on the "
                                 "metastore.access logger")
@@ -194,6 +194,11 @@ class Settings:
                                           "NOT_SERVING while it does not)", "duration")
     embedded_unsafe_fast: bool = _setting("metastore.gateway.embedded.unsafe.fast", False,
                                           "run the embedded PostgreSQL without fsync (tests, demos only)")
+
+    @property
+    def admin_user_names(self) -> list[str]:
+        """hive.users.in.admin.role as a list (blanks around each name and empty entries dropped)."""
+        return [u.strip() for u in self.admin_users.split(",") if u.strip()]
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:

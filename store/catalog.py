@@ -39,6 +39,7 @@ from store.snapshot import ReadSnapshot, check_not_too_old, is_visible, sql_para
 from hive.writeids import ValidWriteIdList
 from store.sql import catalog as sql
 from store.sql import column_stats as stats_sql
+from store.sql import privileges as privileges_sql
 from store.sql import txns as txn_sql
 
 TRANSACTIONAL_PARAM = "transactional"
@@ -345,6 +346,7 @@ def _drop_table_event(table: Table) -> NewEvent:
 
 async def _delete_table_rows(conn: asyncpg.Connection, table_id: int) -> None:
     await conn.execute(stats_sql.DELETE_FOR_TABLE, table_id)
+    await conn.execute(privileges_sql.DELETE_FOR_TABLE, table_id)
     await conn.execute(sql.DELETE_TABLE_PARTITIONS, table_id)
     await conn.execute(sql.DELETE_TABLE_VERSIONS, table_id)
 
@@ -770,6 +772,7 @@ async def drop_partitions(
     if not dropped:
         return Outcome([], ctx.events)
     await conn.execute(stats_sql.DELETE_FOR_PARTITIONS, table.table_id, dropped)
+    await conn.execute(privileges_sql.DELETE_FOR_PARTITIONS, table.table_id, dropped)
     order = {name: i for i, name in enumerate(wanted)}
     dropped.sort(key=order.__getitem__)
     return Outcome(dropped, (*ctx.events, NewEvent(

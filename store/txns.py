@@ -27,6 +27,7 @@ from hive import limits, names
 from store.snapshot import is_visible
 from store.sql import catalog as catalog_sql
 from store.sql import column_stats as stats_sql
+from store.sql import privileges as privileges_sql
 from store.sql import txns as sql
 from store.sql import write_set as write_set_sql
 from hive.writeids import ValidTxnList, ValidWriteIdList, build_valid_txn_list, build_valid_write_id_list
@@ -246,9 +247,10 @@ async def discard_versions(conn: asyncpg.Connection, table_write_ids: Sequence[t
     # on the one-latest-version-per-name index.
     discarded = await conn.fetch(sql.DISCARD_CREATED_PARTITIONS, table_ids, write_ids)
     await conn.execute(sql.RESTORE_DROPPED_PARTITIONS, table_ids, write_ids)
-    if discarded:  # statistics written for a partition only this txn added go with it
-        await conn.execute(stats_sql.DELETE_FOR_VANISHED_PARTITIONS, [r["table_id"] for r in discarded],
-                           [r["part_name"] for r in discarded])
+    if discarded:  # statistics and grants written for a partition only this txn added go with it
+        vanished = ([r["table_id"] for r in discarded], [r["part_name"] for r in discarded])
+        await conn.execute(stats_sql.DELETE_FOR_VANISHED_PARTITIONS, *vanished)
+        await conn.execute(privileges_sql.DELETE_FOR_VANISHED_PARTITIONS, *vanished)
     await conn.execute(sql.DISCARD_CREATED_TABLE_VERSIONS, table_ids, write_ids)
     await conn.execute(sql.RESTORE_DROPPED_TABLE_VERSIONS, table_ids, write_ids)
 

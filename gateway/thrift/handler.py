@@ -28,6 +28,7 @@ from gateway.thrift.compaction_methods import CompactionMethods
 from gateway.thrift.constraint_methods import ConstraintMethods
 from gateway.thrift.data_methods import DataMethods
 from gateway.thrift.function_methods import FunctionMethods
+from gateway.thrift.privilege_methods import PrivilegeMethods
 from gateway.thrift.stats_methods import StatsMethods
 from gateway.thrift.txn_methods import TxnLockMethods
 from gateway.warehouse import Warehouse
@@ -35,6 +36,7 @@ from store.cache.facade import CachedCatalog, VersionsHit
 from store.cache.facade import table_key as table_key_of
 from store.catalog_store import CatalogStore
 from store.lock_store import LockStore
+from store.privilege_store import PrivilegeStore
 from store.errors import InvalidArgument, NotFound, PermissionDenied
 from store.models import Table, TableType
 from hive.names import (default_location, make_partition_name, normalize_identifier, parse_partition_name,
@@ -71,11 +73,12 @@ def _snapshot_of(req: Any) -> ReadSnapshot:
 
 
 class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, StatsMethods, ConstraintMethods,
-                           FunctionMethods):
+                           FunctionMethods, PrivilegeMethods):
     """ThriftHiveMetastore (and fb303) over the gateway's stores; drops, truncate and partition renames
     (which touch a managed table's files) in DataMethods, txns and locks in TxnLockMethods, compact2 and
     show_compact in CompactionMethods, column statistics in StatsMethods, table constraints (none are
-    stored) in ConstraintMethods, permanent functions in FunctionMethods."""
+    stored) in ConstraintMethods, permanent functions in FunctionMethods, roles and privileges in
+    PrivilegeMethods."""
 
     def __init__(self, catalog: CatalogStore, cached: CachedCatalog, txns: TxnStore, locks: LockStore,
                  settings: Settings, warehouse: Warehouse | None = None) -> None:
@@ -88,6 +91,7 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, Stats
         self._settings = settings
         self._started = int(time.time())
         self._compaction_db = catalog.database  # compact2 / show_compact (gateway/thrift/compaction_methods.py)
+        self._privileges = PrivilegeStore(catalog.database)  # gateway/thrift/privilege_methods.py
 
     # -- fb303 and session ------------------------------------------------------------------------
 

@@ -85,6 +85,99 @@ struct PrivilegeGrantInfo {
   5: bool grantOption,
 }
 
+// Roles and privileges (SQL-standard authorization): Hive 2.3's shapes, with Hive 3's catName and
+// authorizer, which 2.3 clients leave unset.
+enum HiveObjectType {
+  GLOBAL = 1,
+  DATABASE = 2,
+  TABLE = 3,
+  PARTITION = 4,
+  COLUMN = 5,
+}
+
+enum GrantRevokeType {
+  GRANT = 1,
+  REVOKE = 2,
+}
+
+struct HiveObjectRef {
+  1: HiveObjectType objectType,
+  2: string dbName,
+  3: string objectName,
+  4: list<string> partValues,
+  5: string columnName,
+  6: optional string catName,
+}
+
+struct HiveObjectPrivilege {
+  1: HiveObjectRef hiveObject,
+  2: string principalName,
+  3: PrincipalType principalType,
+  4: PrivilegeGrantInfo grantInfo,
+  5: optional string authorizer,
+}
+
+struct PrivilegeBag {
+  1: list<HiveObjectPrivilege> privileges,
+}
+
+struct Role {
+  1: string roleName,
+  2: i32 createTime,
+  3: string ownerName,
+}
+
+struct RolePrincipalGrant {
+  1: string roleName,
+  2: string principalName,
+  3: PrincipalType principalType,
+  4: bool grantOption,
+  5: i32 grantTime,
+  6: string grantorName,
+  7: PrincipalType grantorPrincipalType,
+}
+
+struct GetRoleGrantsForPrincipalRequest {
+  1: required string principal_name,
+  2: required PrincipalType principal_type,
+}
+
+struct GetRoleGrantsForPrincipalResponse {
+  1: required list<RolePrincipalGrant> principalGrants,
+}
+
+struct GetPrincipalsInRoleRequest {
+  1: required string roleName,
+}
+
+struct GetPrincipalsInRoleResponse {
+  1: required list<RolePrincipalGrant> principalGrants,
+}
+
+struct GrantRevokeRoleRequest {
+  1: GrantRevokeType requestType,
+  2: string roleName,
+  3: string principalName,
+  4: PrincipalType principalType,
+  5: optional string grantor,
+  6: optional PrincipalType grantorType,
+  7: optional bool grantOption,
+}
+
+struct GrantRevokeRoleResponse {
+  1: optional bool success,
+}
+
+struct GrantRevokePrivilegeRequest {
+  1: GrantRevokeType requestType,
+  2: PrivilegeBag privileges,
+  3: optional bool revokeGrantOption,
+}
+
+struct GrantRevokePrivilegeResponse {
+  1: optional bool success,
+}
+
 struct Database {
   1: string name,
   2: string description,
@@ -1162,4 +1255,18 @@ service ThriftHiveMetastore extends FacebookService {
   CurrentNotificationEventId get_current_notificationEventId(),
   NotificationEventResponse get_next_notification(1: NotificationEventRequest rqst),
   NotificationEventsCountResponse get_notification_events_count(1: NotificationEventsCountRequest rqst),
+  bool create_role(1: Role role) throws (1: MetaException o1),
+  bool drop_role(1: string role_name) throws (1: MetaException o1),
+  list<string> get_role_names() throws (1: MetaException o1),
+  bool grant_role(1: string role_name, 2: string principal_name, 3: PrincipalType principal_type, 4: string grantor, 5: PrincipalType grantorType, 6: bool grant_option) throws (1: MetaException o1),
+  bool revoke_role(1: string role_name, 2: string principal_name, 3: PrincipalType principal_type) throws (1: MetaException o1),
+  list<Role> list_roles(1: string principal_name, 2: PrincipalType principal_type) throws (1: MetaException o1),
+  GrantRevokeRoleResponse grant_revoke_role(1: GrantRevokeRoleRequest request) throws (1: MetaException o1),
+  GetPrincipalsInRoleResponse get_principals_in_role(1: GetPrincipalsInRoleRequest request) throws (1: MetaException o1),
+  GetRoleGrantsForPrincipalResponse get_role_grants_for_principal(1: GetRoleGrantsForPrincipalRequest request) throws (1: MetaException o1),
+  PrincipalPrivilegeSet get_privilege_set(1: HiveObjectRef hiveObject, 2: string user_name, 3: list<string> group_names) throws (1: MetaException o1),
+  list<HiveObjectPrivilege> list_privileges(1: string principal_name, 2: PrincipalType principal_type, 3: HiveObjectRef hiveObject) throws (1: MetaException o1),
+  bool grant_privileges(1: PrivilegeBag privileges) throws (1: MetaException o1),
+  bool revoke_privileges(1: PrivilegeBag privileges) throws (1: MetaException o1),
+  GrantRevokePrivilegeResponse grant_revoke_privileges(1: GrantRevokePrivilegeRequest request) throws (1: MetaException o1),
 }

@@ -1,14 +1,14 @@
 """The same Thrift calls, in the same order, against the gateway and the real Hive Metastore 2.3.10
 from pyspark's jars; their answers compared call by call.
 
-The script covers what Spark's, Trino's and Hive's clients send for databases, tables, partitions and
-column statistics, and their mistakes (missing objects, duplicates, wrong partition values, bad
-filters, statistics of columns the table does not have). Answers are compared whole, after taking out
-what differs by nature: create, access and analyze times, the DDL time stamp, the file statistics
-Hive's metastore reads from the file system (numFiles, totalSize), each side's warehouse root (and
-Hive's `file:` scheme on it), an empty column comment (Hive keeps null), the order of by-name lookups
-and of a partition's column statistics (Hive's is its database's). A failure is compared by exception
-type: the gateway's messages say more than Hive's.
+The script covers what Spark's, Trino's and Hive's clients send for databases, tables, partitions,
+column statistics, functions, roles and privileges, and their mistakes (missing objects, duplicates,
+wrong partition values, bad filters, statistics of columns the table does not have). Answers are
+compared whole, after taking out what differs by nature: create, access, analyze and grant times, the
+DDL time stamp, the file statistics Hive's metastore reads from the file system (numFiles, totalSize),
+each side's warehouse root (and Hive's `file:` scheme on it), an empty column comment (Hive keeps
+null), the order of by-name lookups, of a partition's column statistics, of roles and of grants (Hive's
+is its database's). A failure is compared by exception type: the gateway's messages say more than Hive's.
 
 Where the gateway answers differently on purpose, the difference is listed in KNOWN_DIFFERENCES with
 the reason; the test fails on any other difference, and on a listed one that went away.
@@ -364,6 +364,136 @@ FUNCTION_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("all functions after the drops", "get_all_functions", ()),
 ]
 
+_U, _R, _G = ht.PrincipalType.USER, ht.PrincipalType.ROLE, ht.PrincipalType.GROUP
+_GLOBAL = ht.HiveObjectRef(ht.HiveObjectType.GLOBAL, None, None, None, None)
+_AUTHZ_DB = ht.HiveObjectRef(ht.HiveObjectType.DATABASE, "authz", None, None, None)
+
+
+def _on_table(table: str = "t", db: str = "authz") -> ht.HiveObjectRef:
+    return ht.HiveObjectRef(ht.HiveObjectType.TABLE, db, table, None, None)
+
+
+_ON_PARTITION = ht.HiveObjectRef(ht.HiveObjectType.PARTITION, "authz", "t", ["2024-01-01"], None)
+_ON_COLUMN = ht.HiveObjectRef(ht.HiveObjectType.COLUMN, "authz", "t", None, "id")
+
+
+def _bag(obj: ht.HiveObjectRef, principal: str, kind: int, privilege: str, option: bool = False,
+         grantor: str = "bob") -> ht.PrivilegeBag:
+    return ht.PrivilegeBag([ht.HiveObjectPrivilege(obj, principal, kind, ht.PrivilegeGrantInfo(
+        privilege, 0, grantor, _U, option))])
+
+
+def _role_request(kind: int, role: str, principal: str, option: bool) -> ht.GrantRevokeRoleRequest:
+    return ht.GrantRevokeRoleRequest(kind, role, principal, _U, "bob" if kind == ht.GrantRevokeType.GRANT else None,
+                                     _U if kind == ht.GrantRevokeType.GRANT else None, option)
+
+
+# SQL-standard authorization's calls (Hive's GRANT, REVOKE, CREATE ROLE, SHOW GRANT; Trino's sql-standard
+# security): roles, their grants, privileges on every kind of object, and what renames and drops do to them.
+PRIVILEGE_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
+    ("role names at the start", "get_role_names", ()),
+    ("create a role", "create_role", (ht.Role("analysts", 0, "bob"),)),
+    ("create a role without an owner", "create_role", (ht.Role("readers", 0, None),)),
+    ("create a role twice", "create_role", (ht.Role("analysts", 0, "bob"),)),
+    ("create the public role", "create_role", (ht.Role("public", 0, "bob"),)),
+    ("role names", "get_role_names", ()),
+    ("grant a role to a user", "grant_role", ("analysts", "alice", _U, "bob", _U, False)),
+    ("grant a role to a group", "grant_role", ("analysts", "etl", _G, "bob", _U, False)),
+    ("grant a role to a role", "grant_role", ("readers", "analysts", _R, "bob", _U, False)),
+    ("grant a role that would hold itself", "grant_role", ("analysts", "readers", _R, "bob", _U, False)),
+    ("grant a role to itself", "grant_role", ("readers", "readers", _R, "bob", _U, False)),
+    ("grant a role twice", "grant_role", ("analysts", "alice", _U, "bob", _U, True)),
+    ("grant the public role", "grant_role", ("public", "alice", _U, "bob", _U, False)),
+    ("grant a missing role", "grant_role", ("nope", "alice", _U, "bob", _U, False)),
+    ("roles of a user", "list_roles", ("alice", _U)),
+    ("roles of a role", "list_roles", ("analysts", _R)),
+    ("roles of a group", "list_roles", ("etl", _G)),
+    ("roles of a user without any", "list_roles", ("nobody", _U)),
+    ("role grants of a user", "get_role_grants_for_principal", (ht.GetRoleGrantsForPrincipalRequest("alice", _U),)),
+    ("principals in a role", "get_principals_in_role", (ht.GetPrincipalsInRoleRequest("analysts"),)),
+    ("principals in the public role", "get_principals_in_role", (ht.GetPrincipalsInRoleRequest("public"),)),
+    ("principals in a missing role", "get_principals_in_role", (ht.GetPrincipalsInRoleRequest("nope"),)),
+    ("revoke a grant option not held", "grant_revoke_role", (
+        _role_request(ht.GrantRevokeType.REVOKE, "analysts", "alice", True),)),
+    ("grant a role with its grant option", "grant_revoke_role", (
+        _role_request(ht.GrantRevokeType.GRANT, "readers", "carol", True),)),
+    ("revoke only the grant option of a role", "grant_revoke_role", (
+        _role_request(ht.GrantRevokeType.REVOKE, "readers", "carol", True),)),
+    ("role grants after the grant option went", "get_role_grants_for_principal", (
+        ht.GetRoleGrantsForPrincipalRequest("carol", _U),)),
+    ("revoke a role", "revoke_role", ("readers", "carol", _U)),
+    ("roles after the revoke", "list_roles", ("carol", _U)),
+    ("revoke the public role", "revoke_role", ("public", "carol", _U)),
+    ("revoke a role not held", "revoke_role", ("readers", "carol", _U)),
+    ("revoke a missing role", "revoke_role", ("nope", "carol", _U)),
+    ("create the authz db", "create_database", (ht.Database("authz", "", None, {}),)),
+    ("create the authz table", "create_table", (_table("authz", "t"),)),
+    ("add the authz partition", "add_partition", (_part("authz", "t", ["2024-01-01"]),)),
+    ("grant on a database", "grant_privileges", (_bag(_AUTHZ_DB, "alice", _U, "SELECT"),)),
+    ("grant on everything", "grant_privileges", (_bag(_GLOBAL, "alice", _U, "ALL", True),)),
+    ("grant two privileges on a table", "grant_privileges", (_bag(_on_table("T", "AUTHZ"), "carol", _U,
+                                                                  "SELECT,INSERT", True),)),
+    ("grant on a partition", "grant_privileges", (_bag(_ON_PARTITION, "carol", _U, "SELECT"),)),
+    ("grant on a column", "grant_privileges", (_bag(_ON_COLUMN, "carol", _U, "SELECT"),)),
+    ("grant to a role", "grant_privileges", (_bag(_on_table(), "analysts", _R, "UPDATE"),)),
+    ("grant to a role of a role", "grant_privileges", (_bag(_on_table(), "readers", _R, "SELECT"),)),
+    ("grant to a group", "grant_privileges", (_bag(_on_table(), "etl", _G, "DELETE"),)),
+    ("grant a held privilege with another", "grant_privileges", (ht.PrivilegeBag(
+        _bag(_on_table(), "dave", _U, "SELECT").privileges + _bag(_on_table(), "carol", _U, "SELECT").privileges),)),
+    ("privileges of the refused grant", "list_privileges", ("dave", _U, _on_table())),
+    ("grant on a missing table", "grant_privileges", (_bag(_on_table("nope"), "carol", _U, "SELECT"),)),
+    ("grant to a missing role", "grant_privileges", (_bag(_on_table(), "nope", _R, "SELECT"),)),
+    ("privileges on a table", "list_privileges", (None, None, _on_table())),
+    ("privileges of a user on a table", "list_privileges", ("carol", _U, _on_table())),
+    ("privileges on a partition", "list_privileges", (None, None, _ON_PARTITION)),
+    ("privileges on a column", "list_privileges", (None, None, _ON_COLUMN)),
+    ("privileges on a database", "list_privileges", (None, None, _AUTHZ_DB)),
+    ("privileges of a user on everything", "list_privileges", ("alice", _U, _GLOBAL)),
+    ("privileges of the admin role", "list_privileges", ("admin", _R, _GLOBAL)),
+    ("all privileges of a user", "list_privileges", ("carol", _U, ht.HiveObjectRef(None, None, None, None, None))),
+    ("privileges on a missing table", "list_privileges", ("carol", _U, _on_table("nope"))),
+    ("privilege set on a table, with roles through roles", "get_privilege_set", (_on_table(), "alice", ["etl"])),
+    ("privilege set on a partition", "get_privilege_set", (_ON_PARTITION, "carol", ["g"])),
+    ("privilege set on a column", "get_privilege_set", (_ON_COLUMN, "carol", [])),
+    ("privilege set on everything", "get_privilege_set", (_GLOBAL, "alice", ["etl"])),
+    ("privilege set on everything, none held", "get_privilege_set", (_GLOBAL, "carol", [])),
+    ("privilege set on everything of a group", "get_privilege_set", (_GLOBAL, "carol", ["g"])),
+    ("privilege set on a database, nobody", "get_privilege_set", (_AUTHZ_DB, None, None)),
+    ("privilege set on a missing database", "get_privilege_set", (
+        ht.HiveObjectRef(ht.HiveObjectType.DATABASE, "nope", None, None, None), "alice", [])),
+    ("revoke, another grantor named", "revoke_privileges", (_bag(_on_table(), "carol", _U, "SELECT", grantor="zed"),)),
+    ("revoke only a grant option", "grant_revoke_privileges", (ht.GrantRevokePrivilegeRequest(
+        ht.GrantRevokeType.REVOKE, _bag(_on_table(), "carol", _U, "INSERT"), True),)),
+    ("revoke a grant option not held", "grant_revoke_privileges", (ht.GrantRevokePrivilegeRequest(
+        ht.GrantRevokeType.REVOKE, _bag(_on_table(), "carol", _U, "INSERT"), True),)),
+    ("grant through the request shape", "grant_revoke_privileges", (ht.GrantRevokePrivilegeRequest(
+        ht.GrantRevokeType.GRANT, _bag(_on_table(), "erin", _U, "SELECT"), False),)),
+    ("revoke a privilege not held", "revoke_privileges", (_bag(_on_table(), "carol", _U, "SELECT"),)),
+    ("privileges after the revokes", "list_privileges", (None, None, _on_table())),
+    ("rename the authz table", "alter_table", ("authz", "t", Edit("get_table", ("authz", "t"), {"tableName": "t2"}))),
+    ("privileges on the renamed table", "list_privileges", (None, None, _on_table("t2"))),
+    ("privileges on the renamed table's column", "list_privileges", (
+        None, None, ht.HiveObjectRef(ht.HiveObjectType.COLUMN, "authz", "t2", None, "id"))),
+    ("drop a role", "drop_role", ("analysts",)),
+    ("privileges after the role's drop", "list_privileges", (None, None, _on_table("t2"))),
+    ("roles of a group after the role's drop", "list_roles", ("etl", _G)),
+    ("drop a missing role", "drop_role", ("nope",)),
+    ("drop the admin role", "drop_role", ("admin",)),
+    ("drop the authz partition", "drop_partition", ("authz", "t2", ["2024-01-01"], True)),
+    ("add the authz partition again", "add_partition", (_part("authz", "t2", ["2024-01-01"]),)),
+    ("privileges on the new partition", "list_privileges", (
+        None, None, ht.HiveObjectRef(ht.HiveObjectType.PARTITION, "authz", "t2", ["2024-01-01"], None))),
+    ("drop the authz table", "drop_table", ("authz", "t2", True)),
+    ("create the authz table again", "create_table", (_table("authz", "t2"),)),
+    ("privileges on the new table", "list_privileges", (None, None, _on_table("t2"))),
+    ("drop the authz db", "drop_database", ("authz", True, True)),
+    ("create the authz db again", "create_database", (ht.Database("authz", "", None, {}),)),
+    ("privileges on the new db", "list_privileges", (None, None, _AUTHZ_DB)),
+    ("drop the new authz db", "drop_database", ("authz", True, True)),
+    ("drop the other role", "drop_role", ("readers",)),
+    ("role names at the end", "get_role_names", ()),
+]
+
 # (label, method, arguments): run in this order on both servers.
 STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("create db", "create_database", (ht.Database("sales", "the sales", None, {"team": "a"}, ownerName="alice",
@@ -529,6 +659,7 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     *ACCURACY_STEPS,
     *CONSTRAINT_STEPS,
     *FUNCTION_STEPS,
+    *PRIVILEGE_STEPS,
     ("drop non-empty db", "drop_database", ("sales", True, False)),
     ("drop missing table", "drop_table", ("sales", "missing", True)),
     ("drop table", "drop_table", ("sales", "orders2", True)),
@@ -576,10 +707,20 @@ KNOWN_DIFFERENCES = {
                                          "them; Hive 2.3 runs the rest as a Java regular expression",
     "the function with new resources": "an alter replaces the function's resources as sent (what Spark's CREATE OR "
                                        "REPLACE FUNCTION ... USING JAR asks); Hive 2.3 keeps the old ones",
+    "create a role twice": "MetaException (declared, saying the role exists) where Hive fails with an internal error",
+    "grant a role twice": "(MetaException, saying the principal holds the role, as above)",
+    "grant a missing role": "(MetaException, saying the role does not exist, as above)",
+    "revoke a missing role": "(MetaException, saying the role does not exist, as above)",
+    "grant a held privilege with another": "(MetaException, saying which privilege is held, as above; neither side "
+                                           "stores the other grant of the call)",
+    "grant to a missing role": "(MetaException, saying the role does not exist, as above)",
+    "revoke a privilege not held": "(MetaException, saying what is not held, as above)",
+    "grant on a missing table": "refused (MetaException, saying the table does not exist): Hive 2.3 answers true and "
+                                "stores nothing",
 }
 
 
-_TIMES = ("createTime", "lastAccessTime", "lastAnalyzed")
+_TIMES = ("createTime", "lastAccessTime", "lastAnalyzed", "grantTime")
 
 
 def _normal(o: Any, warehouse: str) -> Any:
@@ -615,6 +756,13 @@ def run_steps(address: str, warehouse: str) -> dict[str, Any]:
                     got = sorted(got, key=lambda x: json.dumps(x, sort_keys=True))
                 elif method == "get_all_functions":  # Hive's order is its database's
                     got["functions"] = sorted(got["functions"], key=lambda f: (f["dbName"], f["functionName"]))
+                elif method in ("list_privileges", "list_roles"):  # Hive's order is its database's
+                    got = sorted(got, key=lambda x: json.dumps(x, sort_keys=True))
+                elif method in ("get_principals_in_role", "get_role_grants_for_principal"):
+                    got["principalGrants"] = sorted(got["principalGrants"], key=lambda x: json.dumps(x, sort_keys=True))
+                elif method == "get_privilege_set":
+                    got = {k: v if not isinstance(v, dict) else {p: sorted(g, key=lambda x: x["privilege"])
+                                                                 for p, g in v.items()} for k, v in got.items()}
                 elif method == "get_aggr_stats_for":  # Hive's order is its database's
                     got["colStats"] = sorted(got["colStats"], key=lambda x: x["colName"])
                 elif method == "get_partitions_statistics_req":

@@ -13,7 +13,7 @@ from typing import Any, Awaitable, Callable, Generic, Sequence, TypeVar
 
 import asyncpg
 
-from store import catalog, column_stats, events, functions
+from store import catalog, column_stats, events, functions, privileges
 from store.db import Database
 from store.errors import WriteConflict
 from store.txn_store import abort_for_conflict
@@ -22,6 +22,7 @@ from store.models import Database as DatabaseModel
 from store.models import Function as FunctionModel
 from store.models import NotificationEvent, Partition, Table
 from hive.column_stats import ColumnStats
+from hive.privileges import PrivilegeGrant
 from hive.partition_filter import parse_filter
 from store.snapshot import ReadSnapshot
 
@@ -89,8 +90,12 @@ class CatalogStore:
         return (await self._db.transact(catalog.drop_database, name, cascade=cascade, if_exists=if_exists)).event_id
 
     # tables
-    async def create_table(self, table: Table) -> tuple[Table, int]:
-        written = await self._write(catalog.create_table, table)
+    async def create_table(self, table: Table, grants: Sequence[PrivilegeGrant] = ()) -> tuple[Table, int]:
+        """The table, with the grants on it its creator sends (store/privileges.py), all or nothing."""
+        if grants:
+            written = await self._write(privileges.create_table_with_grants, table, grants, int(time.time()))
+        else:
+            written = await self._write(catalog.create_table, table)
         return written.value, written.event_id
 
     async def get_table(self, db_name: str, table_name: str, snapshot: ReadSnapshot) -> Read[Table]:

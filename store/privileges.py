@@ -24,7 +24,7 @@ Not versioned and not cached: every read is PostgreSQL's, on any gateway.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import asyncpg
@@ -35,6 +35,8 @@ from hive import privileges as hp
 from hive.privileges import Grant, ObjectRef, PrivilegeGrant, PrivilegeSet, Role, RoleGrant
 from store import catalog
 from store.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NeverAllowed, NotFound
+from store.events import Outcome
+from store.models import Table
 from store.sql import privileges as sql
 
 # -- roles --------------------------------------------------------------------------------------
@@ -315,3 +317,14 @@ async def privilege_set(conn: asyncpg.Connection, obj: ObjectRef, user: str | No
     return PrivilegeSet({user: held[user, "USER"]} if user is not None else None,
                         {g: held[g, "GROUP"] for g in groups} if groups else None,
                         {r: held[r, "ROLE"] for r in roles} if roles else None)
+
+
+async def create_table_with_grants(conn: asyncpg.Connection, table: Table, grants: Sequence[PrivilegeGrant],
+                                   now: int) -> Outcome[Table]:
+    """A new table and the grants its creator sends with it (Hive's CREATE TABLE sends the owner's, as
+    hive.security.authorization.createtable.owner.grants says; Hive's metastore stores them with the
+    table), in one transaction: a refused grant creates no table. Each grant's object is the new table."""
+    created = await catalog.create_table(conn, table)
+    on_table = ObjectRef("TABLE", created.value.db_name, created.value.name)
+    await grant_privileges(conn, [replace(g, obj=on_table) for g in grants], now)
+    return created

@@ -28,7 +28,7 @@ from gateway.thrift.compaction_methods import CompactionMethods
 from gateway.thrift.constraint_methods import ConstraintMethods
 from gateway.thrift.data_methods import DataMethods
 from gateway.thrift.function_methods import FunctionMethods
-from gateway.thrift.privilege_methods import PrivilegeMethods
+from gateway.thrift.privilege_methods import PrivilegeMethods, grants_of_privilege_set
 from gateway.thrift.stats_methods import StatsMethods
 from gateway.thrift.txn_methods import TxnLockMethods
 from gateway.warehouse import Warehouse
@@ -237,8 +237,9 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, Stats
         tbl.parameters = stamp_ddl_time(tbl.parameters)
         model = convert.table_from_thrift(tbl)
         name = f"{model.db_name}.{model.name}"
+        grants = grants_of_privilege_set(tbl.privileges)  # the creator's grants on it, stored with it
         async with self._warehouse.creating(await self._location_of_new(model), f"create table {name}"):
-            table, event_id = await self._catalog.create_table(model)
+            table, event_id = await self._catalog.create_table(model, grants)
         self._cached.wrote(table.db_name, table.name, event_id)
 
     async def _location_of_new(self, table: Table) -> list[str]:

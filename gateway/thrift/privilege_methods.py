@@ -64,6 +64,21 @@ def _privileges_from_thrift(bag: Any) -> list[PrivilegeGrant]:
     return out
 
 
+def grants_of_privilege_set(privileges: Any) -> list[PrivilegeGrant]:
+    """The grants a PrincipalPrivilegeSet holds (what Hive's CREATE TABLE sends in Table.privileges), each
+    on the object they come with (set by the store)."""
+    if privileges is None:
+        return []
+    out: list[PrivilegeGrant] = []
+    for held, kind in ((privileges.userPrivileges, "USER"), (privileges.groupPrivileges, "GROUP"),
+                       (privileges.rolePrivileges, "ROLE")):
+        for principal, infos in (held or {}).items():
+            out.extend(PrivilegeGrant(ObjectRef("TABLE"), principal, kind, Grant(
+                i.privilege or "", 0, i.grantor, _optional_type(i.grantorType), bool(i.grantOption)))
+                for i in infos or [])
+    return out
+
+
 def _privilege_to_thrift(p: PrivilegeGrant) -> Any:
     return hms.HiveObjectPrivilege(hiveObject=_object_to_thrift(p.obj), principalName=p.principal,
                                    principalType=PRINCIPAL_IDS[p.principal_type], grantInfo=_grant_to_thrift(p.grant))

@@ -388,6 +388,15 @@ def _role_request(kind: int, role: str, principal: str, option: bool) -> ht.Gran
                                      _U if kind == ht.GrantRevokeType.GRANT else None, option)
 
 
+def _with_grants(table: ht.Table) -> ht.Table:
+    """The table as Hive's CREATE TABLE sends it: with its owner's grants, and one for a role."""
+    table.privileges = ht.PrincipalPrivilegeSet(
+        userPrivileges={"alice": [ht.PrivilegeGrantInfo("SELECT", 0, "alice", _U, True),
+                                  ht.PrivilegeGrantInfo("INSERT", 0, "alice", _U, True)]},
+        groupPrivileges=None, rolePrivileges={"readers": [ht.PrivilegeGrantInfo("SELECT", 0, "alice", _U, False)]})
+    return table
+
+
 # SQL-standard authorization's calls (Hive's GRANT, REVOKE, CREATE ROLE, SHOW GRANT; Trino's sql-standard
 # security): roles, their grants, privileges on every kind of object, and what renames and drops do to them.
 PRIVILEGE_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
@@ -429,6 +438,8 @@ PRIVILEGE_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("create the authz db", "create_database", (ht.Database("authz", "", None, {}),)),
     ("create the authz table", "create_table", (_table("authz", "t"),)),
     ("add the authz partition", "add_partition", (_part("authz", "t", ["2024-01-01"]),)),
+    ("create a table with its owner's grants", "create_table", (_with_grants(_table("authz", "owned")),)),
+    ("the grants created with the table", "list_privileges", (None, None, _on_table("owned"))),
     ("grant on a database", "grant_privileges", (_bag(_AUTHZ_DB, "alice", _U, "SELECT"),)),
     ("grant on everything", "grant_privileges", (_bag(_GLOBAL, "alice", _U, "ALL", True),)),
     ("grant two privileges on a table", "grant_privileges", (_bag(_on_table("T", "AUTHZ"), "carol", _U,

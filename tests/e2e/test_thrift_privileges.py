@@ -230,3 +230,22 @@ async def test_concurrent_role_grants_never_close_a_cycle(env: tuple[Gateway, Th
                 assert len(refused) == 1 and "no cycles" in getattr(refused[0], "message", ""), outcomes
         finally:
             other.close()
+
+
+async def test_a_table_is_created_with_its_creators_grants_or_not_at_all(env: tuple[Gateway, ThriftClient]) -> None:
+    """Hive's CREATE TABLE sends the owner's grants in Table.privileges: stored with the table, in the same
+    transaction, so a refused grant (a role that does not exist) leaves no table behind."""
+    _, client = env
+    owned = _table("owned")
+    owned.privileges = hms.PrincipalPrivilegeSet(userPrivileges={"alice": [hms.PrivilegeGrantInfo(
+        privilege="SELECT", createTime=0, grantor="alice", grantorType=USER, grantOption=True)]})
+    await client("create_table", owned)
+    assert _held(await client("list_privileges", None, None, _ref(TABLE, "owned"))) == {(TABLE, "alice", "SELECT")}
+    refused = _table("refused")
+    refused.privileges = hms.PrincipalPrivilegeSet(rolePrivileges={"nope": [hms.PrivilegeGrantInfo(
+        privilege="SELECT", createTime=0, grantor="alice", grantorType=USER, grantOption=False)]})
+    with pytest.raises(TException) as failed:
+        await client("create_table", refused)
+    assert "role 'nope' does not exist" in getattr(failed.value, "message", "")
+    assert await client("get_all_tables", "db") == ["owned", "t"]
+

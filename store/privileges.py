@@ -175,8 +175,9 @@ class _Key:
 
 async def _key_of(conn: asyncpg.Connection, obj: ObjectRef, *, for_grant: bool) -> _Key | None:
     """The rows' key of `obj`; None when its database or table does not exist (nothing can be held on
-    it), or NotFound (and InvalidArgument for a partition or column the table does not have) when
-    `for_grant`. A grant holds the table's row in share, so a concurrent drop cannot leave its grants behind."""
+    it), or, when `for_grant`, NotFound (for a missing partition too; InvalidArgument for a column the
+    table does not have). A grant holds the table's row in share, so a concurrent drop cannot leave its
+    grants behind. Partition values count for a PARTITION and a COLUMN (a partition's column) only."""
     if obj.object_type not in hp.OBJECT_TYPES:
         raise InvalidArgument(f"object type {limits.preview(obj.object_type, 40)} is not one of "
                               f"{', '.join(hp.OBJECT_TYPES)}")
@@ -196,7 +197,7 @@ async def _key_of(conn: asyncpg.Connection, obj: ObjectRef, *, for_grant: bool) 
             raise
         return None
     part_name = ""
-    if obj.object_type == "PARTITION" or obj.part_values:
+    if obj.object_type == "PARTITION" or (obj.object_type == "COLUMN" and obj.part_values):
         if not table.partition_keys:
             raise InvalidArgument(f"{hp.describe(obj)}: table {table.full_name} is not partitioned")
         values = n.validate_partition_values(table.partition_keys, obj.part_values)
@@ -261,9 +262,9 @@ async def revoke_privileges(conn: asyncpg.Connection, grants: Sequence[Privilege
         privileges = hp.split_privileges(p.grant.privilege, what)
         key = await _key_of(conn, p.obj, for_grant=False)
         for privilege in privileges:
-            args = (*key.args(), principal, principal_type, privilege) if key else ()
-            held = await conn.fetchval(sql.SELECT_PRIVILEGE_FOR_UPDATE, *args) if key else None
-            if held is None:
+            args = (*key.args(), principal, principal_type, privilege) if key is not None else None
+            held = await conn.fetchval(sql.SELECT_PRIVILEGE_FOR_UPDATE, *args) if args is not None else None
+            if args is None or held is None:  # (the object does not exist, or holds no such grant)
                 raise NotFound(f"{principal_type.lower()} {principal} does not hold {privilege} on "
                                f"{hp.describe(p.obj)}; nothing was revoked")
             if not grant_option_only:

@@ -9,7 +9,7 @@ may name several privileges, comma-separated ("SELECT,INSERT"), each stored as i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from hive import limits
 from hive.errors import InvalidArgument
@@ -81,7 +81,7 @@ class PrivilegeSet:
 
     users: dict[str, list[Grant]] | None = None
     groups: dict[str, list[Grant]] | None = None
-    roles: dict[str, list[Grant]] | None = field(default=None)
+    roles: dict[str, list[Grant]] | None = None
 
 
 def check_principal_type(principal_type: str | None, what: str) -> str:

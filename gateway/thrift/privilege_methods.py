@@ -19,7 +19,8 @@ _GRANT, _REVOKE = 1, 2  # Hive's GrantRevokeType
 
 
 def _principal_type(value: int | None, what: str) -> str:
-    """Hive's PrincipalType id as its name ('' when unset or unknown, for the store to refuse by name)."""
+    """Hive's PrincipalType id as its name; an id Hive does not define passes on as its number, for the
+    store to refuse by name."""
     if value is None:
         raise InvalidArgument(f"{what}: a principal type is needed (USER, ROLE or GROUP)")
     return PRINCIPAL_TYPES.get(value, str(value))
@@ -54,14 +55,16 @@ def _grant_to_thrift(g: Grant) -> Any:
                                   grantorType=_type_id(g.grantor_type), grantOption=g.grant_option)
 
 
+def _grant_from_thrift(info: Any) -> Grant:
+    """A PrivilegeGrantInfo as sent; its createTime is the metastore's to stamp."""
+    info = required(info, "grantInfo")
+    return Grant(info.privilege or "", 0, info.grantor, _optional_type(info.grantorType), bool(info.grantOption))
+
+
 def _privileges_from_thrift(bag: Any) -> list[PrivilegeGrant]:
-    out = []
-    for p in required(bag, "privileges").privileges or []:
-        info = required(p.grantInfo, "grantInfo")
-        out.append(PrivilegeGrant(
-            _object_from_thrift(p.hiveObject), p.principalName or "", _principal_type(p.principalType, "privilege"),
-            Grant(info.privilege or "", 0, info.grantor, _optional_type(info.grantorType), bool(info.grantOption))))
-    return out
+    return [PrivilegeGrant(_object_from_thrift(p.hiveObject), p.principalName or "",
+                           _principal_type(p.principalType, "privilege"), _grant_from_thrift(p.grantInfo))
+            for p in required(bag, "privileges").privileges or []]
 
 
 def grants_of_privilege_set(privileges: Any) -> list[PrivilegeGrant]:
@@ -69,14 +72,10 @@ def grants_of_privilege_set(privileges: Any) -> list[PrivilegeGrant]:
     on the object they come with (set by the store)."""
     if privileges is None:
         return []
-    out: list[PrivilegeGrant] = []
-    for held, kind in ((privileges.userPrivileges, "USER"), (privileges.groupPrivileges, "GROUP"),
-                       (privileges.rolePrivileges, "ROLE")):
-        for principal, infos in (held or {}).items():
-            out.extend(PrivilegeGrant(ObjectRef("TABLE"), principal, kind, Grant(
-                i.privilege or "", 0, i.grantor, _optional_type(i.grantorType), bool(i.grantOption)))
-                for i in infos or [])
-    return out
+    return [PrivilegeGrant(ObjectRef("TABLE"), principal, kind, _grant_from_thrift(info))
+            for held, kind in ((privileges.userPrivileges, "USER"), (privileges.groupPrivileges, "GROUP"),
+                               (privileges.rolePrivileges, "ROLE"))
+            for principal, infos in (held or {}).items() for info in infos or []]
 
 
 def _privilege_to_thrift(p: PrivilegeGrant) -> Any:

@@ -50,7 +50,7 @@ from hive.names import DEFAULT_PARTITION_NAME
 
 Value = Union[bool, int, Decimal, _dt.date, _dt.datetime, str]
 Tri = Union[bool, None]  # True, False, or unknown (SQL NULL)
-Matcher = Callable[[Sequence[str]], Tri]
+Matcher = Callable[[Sequence[Union[str, None]]], Tri]
 
 # --- typed values: one syntax per type, the same in Python and PostgreSQL --------------------------
 
@@ -174,6 +174,27 @@ _COLUMN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?")
 
 
 @dataclass(frozen=True, slots=True)
+class Dialect:
+    """What a filter's keys are and how it reads LIKE. Partition filters name the table's partition
+    keys in any case and take SQL LIKE patterns; Hive's table filter (hive/table_filter.py) names its
+    fields exactly, admits a parameter's field on first use, allows each field some operators only,
+    and matches LIKE as a regular expression (Java's String.matches: the whole value). A regular
+    expression runs only in PostgreSQL (`to_sql`), whose engine checks it and whose statement
+    time-out bounds it: Python's backtracking engine could hold the event loop for hours on one."""
+
+    subject: str  # "partition filter": the error messages' "bad partition filter at position ..."
+    key_noun: str  # "partition key"
+    exact_names: bool = False
+    regex_like: bool = False
+    admit: Callable[[str], FieldSchema | None] | None = None  # a key named beyond the given ones, or None
+    refuse: Callable[[FieldSchema, str], str | None] | None = None  # why a key may not take an operator
+    keys_hint: Callable[[Sequence[FieldSchema]], str] | None = None  # what may be named, for "unknown key"
+
+
+PARTITION_FILTER = Dialect("partition filter", "partition key")
+
+
+@dataclass(frozen=True, slots=True)
 class Filter:
     """A parsed filter over one table's partition keys. Immutable; evaluate it as often as needed."""
 
@@ -181,10 +202,11 @@ class Filter:
     keys: tuple[FieldSchema, ...]
     root: Node
     _match: Matcher = field(repr=False, compare=False)
+    dialect: Dialect = field(default_factory=lambda: PARTITION_FILTER, repr=False, compare=False)
 
-    def matches(self, values: Sequence[str]) -> bool:
-        """Whether a partition with these values (in key order, as stored) is selected: the filter
-        must be true; false and unknown (a NULL value somewhere decisive) both reject it."""
+    def matches(self, values: Sequence[str | None]) -> bool:
+        """Whether a partition with these values (in key order, as stored; None is NULL) is selected:
+        the filter must be true; false and unknown (a NULL value somewhere decisive) both reject it."""
         return self._match(values) is True
 
     def to_sql(self, first_param: int, *, column: str = "part_values") -> tuple[str, list[object]]:
@@ -195,7 +217,7 @@ class Filter:
         if not _COLUMN.fullmatch(column):
             raise ValueError(f"column must be a (qualified) identifier, not {column!r}")
         params: list[object] = []
-        return _SqlWriter(self.keys, column, first_param, params).node(self.root), params
+        return _SqlWriter(self.keys, column, first_param, params, self.dialect.regex_like).node(self.root), params
 
 
 MAX_FILTER_CHARS = FILTER
@@ -203,14 +225,21 @@ MAX_FILTER_DEPTH = 64
 """Nesting of NOT and parentheses; real filters nest a few levels (Spark's converted filters less than 10)."""
 
 
-def parse_filter(text: str, keys: Sequence[FieldSchema]) -> Filter:
+def parse_filter(text: str, keys: Sequence[FieldSchema], dialect: Dialect = PARTITION_FILTER) -> Filter:
     """Parse `text` against the table's partition keys (names lower-case, types Hive's). Raises
     InvalidArgument, naming the 1-based position with a caret line, for any syntax error, unknown
-    key, literal that does not fit its key's type, or key type that cannot be filtered on."""
-    check_text(text, "the partition filter", MAX_FILTER_CHARS)
-    key_tuple = tuple(keys)
-    root = _Parser(text, key_tuple).parse()
-    return Filter(text, key_tuple, root, _Compiler(key_tuple).compile(root))
+    key, literal that does not fit its key's type, or key type that cannot be filtered on.
+    With another dialect the keys are that dialect's fields, plus those it admits while parsing."""
+    check_text(text, f"the {dialect.subject}", MAX_FILTER_CHARS)
+    parser = _Parser(text, tuple(keys), dialect)
+    root = parser.parse()
+    key_tuple = tuple(parser.keys)
+    match = _sql_only if dialect.regex_like else _Compiler(key_tuple).compile(root)
+    return Filter(text, key_tuple, root, match, dialect)
+
+
+def _sql_only(values: Sequence[str | None]) -> Tri:
+    raise ValueError("a filter whose LIKE is a regular expression runs in PostgreSQL only: use to_sql")
 
 
 # --- lexer and parser -----------------------------------------------------------------------------
@@ -248,9 +277,11 @@ class _Token:
 class _Parser:
     """Recursive descent over the token list; literals are converted as soon as their key is known."""
 
-    def __init__(self, text: str, keys: tuple[FieldSchema, ...]) -> None:
+    def __init__(self, text: str, keys: tuple[FieldSchema, ...], dialect: Dialect) -> None:
         self._text = text
-        self._keys = keys
+        self.keys = list(keys)  # grows by the keys the dialect admits
+        self._dialect = dialect
+        self._noun = dialect.key_noun
         self._tokens = self._lex()
         self._i = 0
         self._depth = 0
@@ -268,7 +299,7 @@ class _Parser:
         start = max(0, tok.pos - 60)
         shown = ("..." if start else "") + line[start:tok.pos + 60]
         caret = " " * (tok.pos - start + (3 if start else 0)) + "^"
-        raise InvalidArgument(f"bad partition filter at position {tok.pos + 1}: {message}\n  {shown}\n  {caret}")
+        raise InvalidArgument(f"bad {self._dialect.subject} at position {tok.pos + 1}: {message}\n  {shown}\n  {caret}")
 
     def _lex(self) -> list[_Token]:
         tokens: list[_Token] = []
@@ -337,41 +368,63 @@ class _Parser:
         if self._depth > MAX_FILTER_DEPTH:
             self._fail(tok, f"the filter nests NOT and parentheses more than {MAX_FILTER_DEPTH} deep")
 
+    def _key_index(self, name: str) -> int | None:
+        for index, key in enumerate(self.keys):
+            if key.name == name or (not self._dialect.exact_names and key.name.lower() == name.lower()):
+                return index
+        admitted = self._dialect.admit(name) if self._dialect.admit else None
+        if admitted is None:
+            return None
+        self.keys.append(admitted)
+        return len(self.keys) - 1
+
     def _operand(self, what: str, where: str) -> tuple[int | None, _Token]:
-        """A partition key (its index) or a literal token (index None)."""
+        """A key (its index) or a literal token (index None)."""
         tok = self._next()
         if tok.kind in ("word", "quoted"):
-            for index, key in enumerate(self._keys):
-                if key.name.lower() == tok.text.lower():
-                    if _type_of(key) is None:
-                        self._fail(tok, f"partition key '{key.name}' has type {key.type}, which filters do not support")
-                    return index, tok
+            index = self._key_index(tok.text)
+            if index is not None:
+                key = self.keys[index]
+                if _type_of(key) is None:
+                    self._fail(tok, f"{self._noun} '{key.name}' has type {key.type}, which filters do not support")
+                return index, tok
             if tok.kind == "word" and tok.text.upper() in ("TRUE", "FALSE"):
                 return None, tok
             if tok.kind == "quoted" or tok.text.upper() not in _KEYWORDS:
-                names = ", ".join(k.name for k in self._keys) or "none: the table is not partitioned"
-                self._fail(tok, f"unknown partition key '{tok.text}' (the keys are {names})")
+                if self._dialect.keys_hint:
+                    hint = self._dialect.keys_hint(self.keys)
+                else:
+                    names = ", ".join(k.name for k in self.keys) or "none: the table is not partitioned"
+                    hint = f"the keys are {names}"
+                self._fail(tok, f"unknown {self._noun} '{tok.text}' ({hint})")
         elif tok.kind in ("str", "num"):
             return None, tok
         self._fail(tok, f"expected {what} {where}, found {tok.show()}")
 
+    def _check_operator(self, key: int, tok: _Token, operator_name: str) -> None:
+        why = self._dialect.refuse(self.keys[key], operator_name) if self._dialect.refuse else None
+        if why:
+            self._fail(tok, why)
+
     def _literal(self, key: int, where: str) -> Value:
         index, tok = self._operand("a value", where)
         if index is not None:
-            self._fail(tok, f"expected a value {where}, found partition key '{tok.text}'")
+            self._fail(tok, f"expected a value {where}, found {self._noun} '{tok.text}'")
         return self._convert(key, tok)
 
     def _predicate(self) -> Node:
-        left, left_tok = self._operand("a partition key or a value", "at the start of a condition")
+        left, left_tok = self._operand(f"a {self._noun} or a value", "at the start of a condition")
         tok = self._next()
         if tok.kind == "op":
             op = {"==": "=", "!=": "<>"}.get(tok.text, tok.text)
             if left is not None:
+                self._check_operator(left, tok, tok.text)
                 return Comparison(left, op, self._literal(left, f"after '{tok.text}'"))
-            right, right_tok = self._operand("a partition key", f"after '{tok.text}'")
+            right, right_tok = self._operand(f"a {self._noun}", f"after '{tok.text}'")
             if right is None:
-                self._fail(right_tok, f"expected a partition key after '{tok.text}', found {right_tok.show()}: "
+                self._fail(right_tok, f"expected a {self._noun} after '{tok.text}', found {right_tok.show()}: "
                                       "a comparison needs a key on one side")
+            self._check_operator(right, tok, tok.text)
             return Comparison(right, _FLIPPED[op], self._convert(right, left_tok))
         negated = tok.is_kw("NOT")
         if negated:
@@ -382,7 +435,8 @@ class _Parser:
                 f"a comparison operator, IN, BETWEEN or LIKE after {left_tok.show()}"
             self._fail(tok, f"expected {expected}, found {tok.show()}")
         if left is None:
-            self._fail(left_tok, f"{word} needs a partition key on its left, not a value")
+            self._fail(left_tok, f"{word} needs a {self._noun} on its left, not a value")
+        self._check_operator(left, tok, word)
         node: Node
         if word == "IN":
             node = InList(left, self._in_list(left, tok))
@@ -396,7 +450,7 @@ class _Parser:
             pattern = self._next()
             if pattern.kind != "str":
                 self._fail(pattern, f"expected a quoted pattern after LIKE, found {pattern.show()}")
-            if (len(pattern.text) - len(pattern.text.rstrip("\\"))) % 2:
+            if not self._dialect.regex_like and (len(pattern.text) - len(pattern.text.rstrip("\\"))) % 2:
                 self._fail(pattern, "a LIKE pattern must not end with its escape character, a lone backslash")
             node = Like(left, pattern.text)
         return Not(node) if negated else node
@@ -416,7 +470,7 @@ class _Parser:
 
     def _convert(self, key: int, tok: _Token) -> Value:
         """The literal as a value of the key's type, or an error pointing at the literal."""
-        fs = self._keys[key]
+        fs = self.keys[key]
         kt = _filterable_type(fs)
         if tok.kind == "word":  # TRUE or FALSE
             if kt is not _BOOLEAN:
@@ -444,22 +498,24 @@ class _Compiler:
 
     def __init__(self, keys: tuple[FieldSchema, ...]) -> None:
         self._keys = keys
-        self._readers: dict[int, Callable[[Sequence[str]], Value | None]] = {}
+        self._readers: dict[int, Callable[[Sequence[str | None]], Value | None]] = {}
 
-    def reader(self, i: int) -> Callable[[Sequence[str]], Value | None]:
+    def reader(self, i: int) -> Callable[[Sequence[str | None]], Value | None]:
         """values -> the typed value of key i, or None for NULL."""
         if i in self._readers:
             return self._readers[i]
         kt = _filterable_type(self._keys[i])
         if kt.regex is None:
-            def read(values: Sequence[str]) -> Value | None:
+            def read(values: Sequence[str | None]) -> Value | None:
                 s = values[i]
                 return None if s == DEFAULT_PARTITION_NAME else s
         else:
             memo: dict[str, Value | None] = {}
 
-            def read(values: Sequence[str]) -> Value | None:
+            def read(values: Sequence[str | None]) -> Value | None:
                 s = values[i]
+                if s is None:
+                    return None
                 try:
                     return memo[s]
                 except KeyError:
@@ -476,7 +532,7 @@ class _Compiler:
             parts = tuple(self.compile(n) for n in node.operands)
             decisive = isinstance(node, Or)  # OR stops at True, AND at False
 
-            def junction(values: Sequence[str]) -> Tri:
+            def junction(values: Sequence[str | None]) -> Tri:
                 unknown = False
                 for part in parts:
                     r = part(values)
@@ -500,7 +556,12 @@ class _Compiler:
             lo, hi = node.low, node.high
             return lambda values: None if (v := read(values)) is None else lo <= v <= hi  # type: ignore[operator]
         fullmatch = re.compile(_like_regex(node.pattern), re.DOTALL).fullmatch
-        return lambda values: None if read(values) is None else fullmatch(values[i]) is not None
+
+        def like(values: Sequence[str | None]) -> Tri:
+            s = values[i]
+            return None if s is None or read(values) is None else fullmatch(s) is not None
+
+        return like
 
 
 def _like_regex(pattern: str) -> str:
@@ -519,9 +580,23 @@ def _like_regex(pattern: str) -> str:
 # --- translation to SQL ---------------------------------------------------------------------------
 
 
+_LEADING_FLAGS = re.compile(r"\(\?([A-Za-z]+)\)")
+
+
+def _whole_value_regex(pattern: str) -> str:
+    """Java's String.matches in PostgreSQL's dialect: anchored at both ends, `.` and brackets not
+    across line ends (option p); leading flags such as (?i) move first, the only place PostgreSQL
+    takes them. A construct PostgreSQL lacks fails there, as an invalid regular expression."""
+    m = _LEADING_FLAGS.match(pattern)
+    flags, body = (m.group(1), pattern[m.end():]) if m else ("", pattern)
+    return f"(?p{flags})^(?:{body})$"
+
+
 class _SqlWriter:
-    def __init__(self, keys: tuple[FieldSchema, ...], column: str, first: int, params: list[object]) -> None:
+    def __init__(self, keys: tuple[FieldSchema, ...], column: str, first: int, params: list[object],
+                 regex_like: bool = False) -> None:
         self._keys, self._column, self._first, self._params = keys, column, first, params
+        self._regex_like = regex_like
 
     def _param(self, value: Value | list[Value], kt: _KeyType) -> str:
         suffix = "[]" if isinstance(value, list) else ""
@@ -540,6 +615,8 @@ class _SqlWriter:
             return f"(NOT {self.node(node.operand)})"
         kt = _filterable_type(self._keys[node.key])
         elem = f"{self._column}[{node.key + 1}]"
+        if isinstance(node, Like) and self._regex_like:
+            return f"({kt.sql(elem, as_text=True)} ~ {self._param(_whole_value_regex(node.pattern), _STRING)})"
         if isinstance(node, Like):
             return f"({kt.sql(elem, as_text=True)} LIKE {self._param(node.pattern, _STRING)})"
         value = kt.sql(elem)

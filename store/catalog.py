@@ -35,6 +35,7 @@ from store.events import EventType, NewEvent, Outcome
 from hive.lock_rules import LockScope
 from store.models import Database, FieldSchema, Partition, Table, TableType
 from hive.partition_filter import Filter
+from hive.table_filter import TableFilter
 from store.snapshot import ReadSnapshot, check_not_too_old, is_visible, sql_params
 from hive.writeids import ValidWriteIdList
 from store.sql import catalog as sql
@@ -260,6 +261,24 @@ async def list_tables(conn: asyncpg.Connection, db_name: str, pattern: str = "")
     db = await get_database(conn, db_name)
     return [r["tbl_name"] for r in await conn.fetch(sql.LIST_TABLES, db.name) if n.matches_hive_pattern(r["tbl_name"],
                                                                                                         pattern)]
+
+
+async def list_table_names_by_filter(conn: asyncpg.Connection, db_name: str, table_filter: TableFilter,
+                                     limit: int | None = None) -> list[str]:
+    """Hive's get_table_names_by_filter: the names of the database's tables the filter selects, in
+    name order, at most `limit` (None: all). A database that does not exist has none (Hive 2.3's answer)."""
+    try:
+        db = await get_database(conn, db_name)
+    except NotFound:
+        return []
+    predicate, params = table_filter.to_sql(4)
+    try:
+        rows = await conn.fetch(sql.SELECT_TABLE_NAMES_BY_FILTER.format(filter=predicate), db.name,
+                                list(table_filter.parameter_keys), limit, *params)
+    except asyncpg.InvalidRegularExpressionError as e:
+        raise InvalidArgument(f"bad table filter: a LIKE pattern is not a regular expression PostgreSQL can run "
+                              f"({e}); the pattern is matched against the whole value") from e
+    return [r["tbl_name"] for r in rows]
 
 
 async def alter_table(

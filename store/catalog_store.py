@@ -24,6 +24,7 @@ from store.models import NotificationEvent, Partition, Table
 from hive.column_stats import ColumnStats
 from hive.privileges import PrivilegeGrant
 from hive.partition_filter import parse_filter
+from hive.table_filter import parse_table_filter
 from store.snapshot import ReadSnapshot
 
 
@@ -107,6 +108,9 @@ class CatalogStore:
 
     async def list_tables(self, db_name: str, pattern: str) -> list[str]:
         return await self._db.read(catalog.list_tables, db_name, pattern)
+
+    async def list_table_names_by_filter(self, db_name: str, filter_text: str, limit: int | None) -> list[str]:
+        return await self._db.read(catalog.list_table_names_by_filter, db_name, parse_table_filter(filter_text), limit)
 
     async def alter_table(self, db_name: str, table_name: str, table: Table, txn_id: int = 0,
                           expected_table_id: int = 0) -> tuple[Table, int]:

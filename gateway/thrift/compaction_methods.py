@@ -27,6 +27,10 @@ class CompactionMethods:
 
     _compaction_db: Database
 
+    async def compact(self, rqst: Any) -> None:
+        """Hive 2's ALTER TABLE ... COMPACT before compact2: the same request, no answer."""
+        await self.compact2(rqst)
+
     async def compact2(self, rqst: Any) -> Any:
         if rqst is None or not rqst.dbname or not rqst.tablename:
             raise InvalidArgument("compact2 needs dbname and tablename")

@@ -34,6 +34,7 @@ METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
     ("create_table", se.NotFound): "InvalidObjectException",  # a table in a missing database
     ("create_table_with_constraints", se.NotFound): "InvalidObjectException",
     ("get_partition_by_name", se.InvalidArgument): "NoSuchObjectException",  # a name that fits no partition
+    ("get_table_names_by_filter", se.InvalidArgument): "MetaException",  # a filter Hive cannot parse
     ("get_fields", se.NotFound): "UnknownTableException",  # a missing table or database
     ("get_schema", se.NotFound): "UnknownTableException",
     # statistics of a column the table does not have, or of a partition key

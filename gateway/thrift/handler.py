@@ -220,6 +220,16 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, Stats
             return names
         return [t.name for t in await self._tables(db_name, names) if t.table_type.value == tableType]
 
+    async def get_table_names_by_filter(self, dbname: str | None, filter_text: str | None,
+                                        max_tables: int | None) -> list[str]:
+        """Trino lists a schema's views with it (hive/table_filter.py); a negative maximum means all."""
+        if not dbname:
+            raise NotFound("the database name is empty")  # Hive's UnknownDBException
+        if filter_text is None:
+            raise InvalidArgument("filter is required; an empty filter selects every table")
+        limit = None if max_tables is None or max_tables < 0 else max_tables
+        return await self._catalog.list_table_names_by_filter(dbname, filter_text, limit)
+
     async def get_table_meta(self, db_patterns: str | None, tbl_patterns: str | None,
                              tbl_types: list[str] | None) -> list[Any]:
         out = []
@@ -300,6 +310,11 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, Stats
     async def add_partition(self, new_part: Any) -> Any:
         return (await self._add([required(new_part, "new_part")], if_not_exists=False))[0]
 
+    async def add_partition_with_environment_context(self, new_part: Any, environment_context: Any) -> Any:
+        """What Hive 3's and 4's clients send for one partition (Hive's metastore reads no file statistics
+        it could be told to skip)."""
+        return await self.add_partition(new_part)
+
     async def add_partitions(self, new_parts: list[Any] | None) -> int:
         return len(await self._add(new_parts or [], if_not_exists=False))
 
@@ -332,6 +347,11 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, Stats
 
     async def alter_partition(self, db_name: str | None, tbl_name: str | None, new_part: Any) -> None:
         await self.alter_partitions(db_name, tbl_name, [required(new_part, "new_part")])
+
+    async def alter_partition_with_environment_context(self, db_name: str | None, tbl_name: str | None,
+                                                       new_part: Any, environment_context: Any) -> None:
+        """What Hive 3's and 4's clients and Trino send for one partition."""
+        await self.alter_partition(db_name, tbl_name, new_part)
 
     async def alter_partitions(self, db_name: str | None, tbl_name: str | None, new_parts: list[Any] | None) -> None:
         check_batch(len(new_parts or []), "alter_partitions", self._settings.max_batch_size)

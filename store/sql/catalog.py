@@ -49,6 +49,22 @@ SELECT_LATEST_TABLE_FOR_SHARE = SELECT_LATEST_TABLE + " FOR SHARE"
 
 LIST_TABLES = "SELECT tbl_name FROM tbls WHERE db_name = $1 AND dropped_wid IS NULL ORDER BY tbl_name"
 
+# Hive's get_table_names_by_filter: {filter} is hive/table_filter.py's predicate over `fields` (the
+# owner, the last access time, then the table parameters named in $2, in that order); its parameters
+# start at $4. Name order; LIMIT $3 (NULL: every table).
+SELECT_TABLE_NAMES_BY_FILTER = """
+SELECT tbl_name FROM (
+    SELECT tbl_name,
+           ARRAY[body->>'owner', coalesce(body->>'last_access_time', '0')]
+           || ARRAY(SELECT body->'parameters'->>key FROM unnest($2::text[]) WITH ORDINALITY AS named(key, i) ORDER BY i)
+           AS fields
+    FROM tbls WHERE db_name = $1 AND dropped_wid IS NULL
+) AS t
+WHERE {filter}
+ORDER BY tbl_name
+LIMIT $3
+"""
+
 LIST_LATEST_TABLES_FOR_UPDATE = f"""
 SELECT {_TABLE_COLUMNS} FROM tbls WHERE db_name = $1 AND dropped_wid IS NULL ORDER BY tbl_name FOR UPDATE
 """

@@ -308,6 +308,15 @@ async def test_thrift_compact2_and_show_compact(world: World) -> None:
             reply.id, "db", "t", "p=a", 2, "initiated", "None")
         grpc_rows = await world.show()  # the same queue through both protocols
         assert [(r.id, r.state) for r in grpc_rows] == [(row.id, row.state)]
+        # Hive 2's compact: the same request, no answer, into the same queue.
+        await world.write("b")
+        assert await asyncio.to_thread(call, "compact", hms.CompactionRequest(
+            dbname="db", tablename="t", partitionname="p=b", type=1)) is None
+        with pytest.raises(TApplicationException, match="does not exist"):
+            await asyncio.to_thread(call, "compact", hms.CompactionRequest(dbname="db", tablename="nope", type=2))
+        shown = await asyncio.to_thread(call, "show_compact", hms.ShowCompactRequest())
+        assert sorted((r.partitionname, r.type, r.state) for r in shown.compacts) == [
+            ("p=a", 2, "initiated"), ("p=b", 1, "initiated")]
     finally:
         client.close()
 

@@ -7,8 +7,9 @@ wrong partition values, bad filters, statistics of columns the table does not ha
 compared whole, after taking out what differs by nature: create, access, analyze and grant times, the
 DDL time stamp, the file statistics Hive's metastore reads from the file system (numFiles, totalSize),
 each side's warehouse root (and Hive's `file:` scheme on it), an empty column comment (Hive keeps
-null), the order of by-name lookups, of a partition's column statistics, of roles and of grants (Hive's
-is its database's). A failure is compared by exception type: the gateway's messages say more than Hive's.
+null), the order of by-name lookups, of a partition's column statistics, of roles, of grants and of
+tables found by a filter (Hive's is its database's). A failure is compared by exception type: the
+gateway's messages say more than Hive's.
 
 Where the gateway answers differently on purpose, the difference is listed in KNOWN_DIFFERENCES with
 the reason; the test fails on any other difference, and on a listed one that went away.
@@ -505,6 +506,75 @@ PRIVILEGE_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("role names at the end", "get_role_names", ()),
 ]
 
+def _owned(name: str, owner: str, last_access: int, params: dict[str, str]) -> ht.Table:
+    table = _table("listing", name, (), params=params, table_type="EXTERNAL_TABLE")
+    table.parameters["EXTERNAL"] = "TRUE"
+    table.owner, table.lastAccessTime = owner, last_access
+    return table
+
+
+def _by_filter(label: str, text: str | None, max_tables: int = -1,
+               db: str = "listing") -> tuple[str, str, tuple[Any, ...]]:
+    return (label, "get_table_names_by_filter", (db, text, max_tables))
+
+
+_VIEW_FLAG = "hive_filter_field_params__presto_view"
+
+# get_table_names_by_filter (Trino lists a schema's views with it: the `=` form, then the LIKE form), and the
+# one-partition calls of Hive 3's and 4's clients, in a database of their own.
+LISTING_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
+    ("create the listing db", "create_database", (ht.Database("listing", "", None, {}),)),
+    ("create a trino view", "create_table", (_owned("t1", "alice", 0, {"presto_view": "true", "k": "10"}),)),
+    ("create a table flagged false", "create_table", (_owned("t2", "bob", 5, {"presto_view": "false", "k": "9"}),)),
+    ("create a table without the flag", "create_table", (_owned("a3", "Alice", 0, {}),)),
+    _by_filter("trino's views", f'{_VIEW_FLAG} = "true"'),
+    _by_filter("trino's views by LIKE", f'{_VIEW_FLAG} LIKE "true"'),
+    _by_filter("a parameter by a regular expression", f'{_VIEW_FLAG} LIKE "t.*"'),
+    _by_filter("a parameter by SQL's wildcard", f'{_VIEW_FLAG} LIKE "t%"'),
+    _by_filter("a parameter unequal", f'{_VIEW_FLAG} <> "true"'),
+    _by_filter("a parameter unequal, !=", f'{_VIEW_FLAG} != "true"'),
+    _by_filter("a parameter ordered", 'hive_filter_field_params__k > "5"'),
+    _by_filter("a parameter against a number", "hive_filter_field_params__k = 10"),
+    _by_filter("a parameter between", 'hive_filter_field_params__k between "1" and "9"'),
+    _by_filter("a missing parameter", 'hive_filter_field_params__missing = "x"'),
+    _by_filter("a missing parameter unequal", 'hive_filter_field_params__missing <> "x"'),
+    _by_filter("a parameter in upper case", 'hive_filter_field_params__PRESTO_VIEW = "true"'),
+    _by_filter("the owner", 'hive_filter_field_owner__ = "alice"'),
+    _by_filter("the owner on the right", '"alice" = hive_filter_field_owner__'),
+    _by_filter("the owner by a regular expression", 'hive_filter_field_owner__ LIKE "ali.*"'),
+    _by_filter("the owner in any case", 'hive_filter_field_owner__ LIKE "(?i)ali.*"'),
+    _by_filter("owners after b", 'hive_filter_field_owner__ > "b"'),
+    _by_filter("owners from alice", 'hive_filter_field_owner__ >= "alice"'),
+    _by_filter("two owners", 'hive_filter_field_owner__ = "alice" or hive_filter_field_owner__ = "bob"'),
+    _by_filter("two owners, the first", 'hive_filter_field_owner__ = "alice" or hive_filter_field_owner__ = "bob"', 1),
+    _by_filter("two owners, none", 'hive_filter_field_owner__ = "alice" or hive_filter_field_owner__ = "bob"', 0),
+    _by_filter("a negative maximum", f'{_VIEW_FLAG} = "true"', -5),
+    _by_filter("owner and parameter", 'hive_filter_field_owner__ = "alice" and hive_filter_field_params__k = "10"'),
+    _by_filter("not the owner", 'not hive_filter_field_owner__ = "alice"'),
+    _by_filter("the last access", "hive_filter_field_last_access__ = 5"),
+    _by_filter("accessed after 0", "hive_filter_field_last_access__ > 0"),
+    _by_filter("accessed before 10", "hive_filter_field_last_access__ < 10"),
+    _by_filter("the last access as text", 'hive_filter_field_last_access__ = "5"'),
+    _by_filter("the last access by LIKE", 'hive_filter_field_last_access__ LIKE "5"'),
+    _by_filter("a field in upper case", 'HIVE_FILTER_FIELD_OWNER__ = "alice"'),
+    _by_filter("an unknown field", 'owner = "alice"'),
+    _by_filter("a filter cut short", "hive_filter_field_owner__ = "),
+    _by_filter("the empty filter", ""),
+    _by_filter("a missing db", 'hive_filter_field_owner__ = "alice"', db="nope"),
+    _by_filter("an empty db name", 'hive_filter_field_owner__ = "alice"', db=""),
+    _by_filter("the db in upper case", 'hive_filter_field_owner__ = "alice"', db="LISTING"),
+    ("create a listing table with a key", "create_table", (_table("listing", "parted"),)),
+    ("add a partition with a context", "add_partition_with_environment_context", (
+        _part("listing", "parted", ["2024-01-01"]), ht.EnvironmentContext({}))),
+    ("alter a partition with a context", "alter_partition_with_environment_context", (
+        "listing", "parted", Edit("get_partition", ("listing", "parted", ["2024-01-01"]), {"parameters+": {"k": "v"}}),
+        ht.EnvironmentContext({"DO_NOT_UPDATE_STATS": "true"}))),
+    ("the partition altered with a context", "get_partition", ("listing", "parted", ["2024-01-01"])),
+    ("alter a missing partition with a context", "alter_partition_with_environment_context", (
+        "listing", "parted", _part("listing", "parted", ["2099-01-01"]), None)),
+    ("drop the listing db", "drop_database", ("listing", True, True)),
+]
+
 # (label, method, arguments): run in this order on both servers.
 STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("create db", "create_database", (ht.Database("sales", "the sales", None, {"team": "a"}, ownerName="alice",
@@ -671,6 +741,7 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     *CONSTRAINT_STEPS,
     *FUNCTION_STEPS,
     *PRIVILEGE_STEPS,
+    *LISTING_STEPS,
     ("drop non-empty db", "drop_database", ("sales", True, False)),
     ("drop missing table", "drop_table", ("sales", "missing", True)),
     ("drop table", "drop_table", ("sales", "orders2", True)),
@@ -712,7 +783,9 @@ KNOWN_DIFFERENCES = {
     "aggregate partition stats": "(a table's rename keeps its partitions' statistics, as above)",
     "aggregate decimals": "decimal ranges keep their scale, as Hive on PostgreSQL answers: on Derby, where this test "
                           "runs it, Hive's SQL casts them to a decimal of scale 0 and drops the fraction",
-    "table names by filter": "not served (UNKNOWN_METHOD): filters on table parameters are not implemented",
+    "the last access as text": "a quoted number compares as the number; Hive 2.3 compares it with the integer as "
+                               "text and matches nothing",
+    "not the owner": "NOT is accepted, as in partition filters; Hive 2.3's table filter grammar has no NOT",
     "drop missing db": "NoSuchObjectException where Hive fails with a NullPointerException (MetaException)",
     "functions by a regular expression": "`*` and `|` are the pattern's only special characters, as Hive documents "
                                          "them; Hive 2.3 runs the rest as a Java regular expression",
@@ -767,7 +840,7 @@ def run_steps(address: str, warehouse: str) -> dict[str, Any]:
                     got = sorted(got, key=lambda x: json.dumps(x, sort_keys=True))
                 elif method == "get_all_functions":  # Hive's order is its database's
                     got["functions"] = sorted(got["functions"], key=lambda f: (f["dbName"], f["functionName"]))
-                elif method in ("list_privileges", "list_roles"):  # Hive's order is its database's
+                elif method in ("list_privileges", "list_roles", "get_table_names_by_filter"):  # its database's
                     got = sorted(got, key=lambda x: json.dumps(x, sort_keys=True))
                 elif method in ("get_principals_in_role", "get_role_grants_for_principal"):
                     got["principalGrants"] = sorted(got["principalGrants"], key=lambda x: json.dumps(x, sort_keys=True))

@@ -39,6 +39,7 @@ from gateway.thrift.idl import SERVICE as THRIFT_SERVICE
 from gateway.thrift import wire as thrift_wire
 from gateway.thrift.server import ThriftServer, ThriftSettings
 from hive.backoff import Backoff
+from hive.names import whitelist_pattern
 from poller.compactor import Compactor
 from poller.housekeeping import Housekeeper, HousekeepingSettings
 from poller.poller import Poller
@@ -104,7 +105,8 @@ class Gateway:
                 max_size=s.pool_max_size, acquire_timeout_s=s.pool_acquire_timeout_s,
                 idle_in_transaction_timeout_s=s.db_idle_in_txn_timeout_s))
             catalog = CatalogStore(self._db, warehouse_dir=s.warehouse_dir,
-                                   check_column_types=s.disallow_incompatible_col_type_changes)
+                                   check_column_types=s.disallow_incompatible_col_type_changes,
+                                   partition_values=whitelist_pattern(s.partition_name_whitelist_pattern))
             if await catalog.create_default_database():
                 _log.info("created Hive's default database at %s", s.warehouse_dir)
             # Hive's metastore start-up rule: the users of hive.users.in.admin.role hold the role admin.

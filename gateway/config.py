@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from hive import durations
+from hive.names import whitelist_pattern
 
 ENV_PREFIX = "MSGW_"
 # Variables of the command line tools themselves, not settings (gateway/cli.py, gateway/admin/commands.py).
@@ -75,6 +76,10 @@ class Settings:
     disallow_incompatible_col_type_changes: bool = _setting(
         "hive.metastore.disallow.incompatible.col.type.changes", True,
         "refuse an alter that changes a column to a type its existing data cannot be read as (hive/column_types.py)")
+    partition_name_whitelist_pattern: str = _setting(
+        "hive.metastore.partition.name.whitelist.pattern", "",
+        "a regular expression each partition value must match whole when a partition is added or renamed "
+        "(empty: any value)")
     max_event_response: int = _setting("metastore.max.event.response", 2147483647,
                                        "most events one GetNextNotification answers")
     default_event_batch: int = _setting("metastore.gateway.event.batch.default", 1000,
@@ -219,6 +224,10 @@ class Settings:
                 raise ConfigError(f"{key_of(name)}: must be a positive duration")
         if self.db_idle_in_txn_timeout_s < 0:
             raise ConfigError("metastore.gateway.db.idle.in.transaction.timeout: must be a duration (0: never)")
+        try:
+            whitelist_pattern(self.partition_name_whitelist_pattern)
+        except ValueError as e:
+            raise ConfigError(f"hive.metastore.partition.name.whitelist.pattern: {e}") from None
         if self.cache_prewarm not in ("lazy", "eager"):
             raise ConfigError(f"metastore.gateway.cache.prewarm: expected lazy or eager, got {self.cache_prewarm!r}")
         for name in ("cache_shards", "cache_max_partitions", "poller_batch_size"):

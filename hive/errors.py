@@ -10,3 +10,8 @@ class HiveError(Exception):
 class InvalidArgument(HiveError, ValueError):
     """A value that Hive's rules refuse: a bad name, partition value, filter or write-id list. The
     store raises it too for malformed requests; both protocols answer it as a client's mistake."""
+
+
+class ValueNotWhitelisted(InvalidArgument):
+    """A partition value hive.metastore.partition.name.whitelist.pattern does not match (Hive's
+    metastore answers it with a MetaException on every call, where other bad values differ)."""

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+import warnings
 from decimal import Decimal, InvalidOperation
 from typing import Protocol, Sequence
 
-from hive.errors import InvalidArgument
+from hive.errors import InvalidArgument, ValueNotWhitelisted
 from hive.limits import PARTITION_NAME, check_text, preview
 from hive.schema import FieldSchema
 
@@ -223,6 +224,35 @@ def _value_fits(type_name: str, value: str) -> bool:
     if m and m.group(1) in ("varchar", "char"):
         return len(value) <= int(m.group(2))
     return True
+
+
+def whitelist_pattern(text: str) -> re.Pattern[str] | None:
+    """hive.metastore.partition.name.whitelist.pattern, compiled; None when empty (every value is allowed).
+    Java and Python read the common syntax alike; Java's class intersection (`[a-z&&[^e]]`), which
+    Python would read as literal characters, is refused. Raises ValueError saying why."""
+    if not text:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)  # Python's "Possible set intersection" and the like
+        try:
+            return re.compile(text)
+        except FutureWarning as e:
+            raise ValueError(f"{text!r} uses Java's character class operations (&&, nested classes), which Python's "
+                             f"engine reads otherwise ({e}); write the class out") from None
+        except re.error as e:
+            raise ValueError(f"{text!r} is not a regular expression: {e}") from None
+
+
+def check_whitelisted(values: Sequence[str], pattern: re.Pattern[str] | None) -> None:
+    """Hive's rule for a partition's values when the whitelist pattern is set: each must match it whole.
+    Raises ValueNotWhitelisted (an InvalidArgument) naming the first that does not."""
+    if pattern is None:
+        return
+    for value in values:
+        if pattern.fullmatch(value) is None:
+            raise ValueNotWhitelisted(
+                f"partition value {preview(value)} contains a character not matched by the whitelist pattern "
+                f"{pattern.pattern!r} (hive.metastore.partition.name.whitelist.pattern)")
 
 
 def default_location(parent: str, child: str) -> str:

@@ -7,6 +7,7 @@ several rows run in one REPEATABLE READ snapshot so a table and its partitions a
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Generic, Sequence, TypeVar
@@ -22,6 +23,7 @@ from store.models import Database as DatabaseModel
 from store.models import Function as FunctionModel
 from store.models import NotificationEvent, Partition, Table
 from hive.column_stats import ColumnStats
+from hive.names import check_whitelisted
 from hive.privileges import PrivilegeGrant
 from hive.partition_filter import parse_filter
 from hive.table_filter import parse_table_filter
@@ -44,10 +46,16 @@ class Read(Generic[T]):
 
 
 class CatalogStore:
-    def __init__(self, db: Database, *, warehouse_dir: str, check_column_types: bool = True) -> None:
+    def __init__(self, db: Database, *, warehouse_dir: str, check_column_types: bool = True,
+                 partition_values: re.Pattern[str] | None = None) -> None:
         self._db = db
         self._warehouse_dir = warehouse_dir
         self._check_column_types = check_column_types  # hive.metastore.disallow.incompatible.col.type.changes
+        self._partition_values = partition_values  # hive.metastore.partition.name.whitelist.pattern
+
+    def check_partition_values(self, values: Sequence[str]) -> None:
+        """Hive's whitelist of partition values (hive/names.py), for adds, renames and clients that ask first."""
+        check_whitelisted(values, self._partition_values)
 
     @property
     def database(self) -> Database:
@@ -133,6 +141,8 @@ class CatalogStore:
         self, db_name: str, table_name: str, parts: Sequence[Partition], *, if_not_exists: bool,
         expected_table_id: int = 0, txn_id: int = 0,
     ) -> tuple[list[Partition], int]:
+        for part in parts:
+            self.check_partition_values(part.values)
         written = await self._write(catalog.add_partitions, db_name, table_name, parts,
                                           if_not_exists=if_not_exists, expected_table_id=expected_table_id,
                                           txn_id=txn_id)
@@ -198,6 +208,7 @@ class CatalogStore:
 
     async def rename_partition(self, db_name: str, table_name: str, old_name: str,
                                new: Partition) -> tuple[Partition, int]:
+        self.check_partition_values(new.values)
         written = await self._write(catalog.rename_partition, db_name, table_name, old_name, new)
         return written.value, written.event_id
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from hive import limits
+from hive.errors import ValueNotWhitelisted
 from store import errors as se
 
 MAX_MESSAGE_CHARS = limits.MAX_MESSAGE_CHARS
@@ -22,6 +23,7 @@ EXCEPTIONS_FOR: dict[type[Exception], tuple[str, ...]] = {
     se.AlreadyExists: ("AlreadyExistsException", "InvalidObjectException", "InvalidOperationException"),
     se.InvalidArgument: ("InvalidObjectException", "InvalidInputException", "InvalidOperationException"),
     se.NeverAllowed: (),  # MetaException, as Hive's
+    ValueNotWhitelisted: (),  # MetaException, as Hive's
     se.FailedPrecondition: ("InvalidOperationException", "TxnOpenException", "InvalidObjectException"),
     se.Aborted: ("TxnAbortedException", "InvalidOperationException"),
     se.PermissionDenied: ("ConfigValSecurityException",),  # get_config_value's only exception

@@ -39,6 +39,7 @@ from store.lock_store import LockStore
 from store.privilege_store import PrivilegeStore
 from store.errors import InvalidArgument, NotFound, PermissionDenied
 from store.models import Table, TableType
+from hive.errors import ValueNotWhitelisted
 from hive.names import (default_location, make_partition_name, normalize_identifier, parse_partition_name,
                         partition_spec_from_name)
 from store.snapshot import ReadSnapshot
@@ -510,6 +511,18 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, Stats
 
     async def partition_name_to_spec(self, part_name: str | None) -> dict[str, str]:
         return partition_spec_from_name(part_name or "")
+
+    async def partition_name_has_valid_characters(self, part_vals: list[str] | None,
+                                                  throw_exception: bool | None) -> bool:
+        """What hive.metastore.partition.name.whitelist.pattern says of these values, asked before a
+        write (Hive's and Impala's clients): false, or with `throw_exception` a MetaException naming the value."""
+        try:
+            self._catalog.check_partition_values(list(part_vals or []))
+        except ValueNotWhitelisted:
+            if throw_exception:
+                raise
+            return False
+        return True
 
     async def get_partitions_by_filter(self, db_name: str | None, tbl_name: str | None, filter: str | None,  # noqa: A002
                                        max_parts: int | None) -> RawValue:

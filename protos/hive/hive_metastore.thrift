@@ -1140,6 +1140,7 @@ service FacebookService {
 service ThriftHiveMetastore extends FacebookService {
   list<string> set_ugi(1: string user_name, 2: list<string> group_names) throws (1: MetaException o1),
   string get_config_value(1: string name, 2: string defaultValue) throws (1: ConfigValSecurityException o1),
+  bool partition_name_has_valid_characters(1: list<string> part_vals, 2: bool throw_exception) throws (1: MetaException o1),
   list<string> partition_name_to_vals(1: string part_name) throws (1: MetaException o1),
   map<string, string> partition_name_to_spec(1: string part_name) throws (1: MetaException o1),
   Database get_database(1: string name) throws (1: NoSuchObjectException o1, 2: MetaException o2),

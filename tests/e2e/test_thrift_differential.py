@@ -572,8 +572,22 @@ LISTING_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("the partition altered with a context", "get_partition", ("listing", "parted", ["2024-01-01"])),
     ("alter a missing partition with a context", "alter_partition_with_environment_context", (
         "listing", "parted", _part("listing", "parted", ["2099-01-01"]), None)),
+    # hive.metastore.partition.name.whitelist.pattern is WHITELIST on both servers: no '#' in a value.
+    ("values the whitelist allows", "partition_name_has_valid_characters", (["2024-01-01", "a b"], False)),
+    ("values the whitelist allows, or else", "partition_name_has_valid_characters", (["2024-01-01"], True)),
+    ("a value the whitelist refuses", "partition_name_has_valid_characters", (["ok", "a#b"], False)),
+    ("a value the whitelist refuses, or else", "partition_name_has_valid_characters", (["ok", "a#b"], True)),
+    ("no values", "partition_name_has_valid_characters", ([], True)),
+    ("add a partition the whitelist refuses", "add_partition", (_part("listing", "parted", ["2024#02"]),)),
+    ("append a partition the whitelist refuses", "append_partition", ("listing", "parted", ["2024#03"])),
+    ("rename a partition to a refused value", "rename_partition", (
+        "listing", "parted", ["2024-01-01"], Edit("get_partition", ("listing", "parted", ["2024-01-01"]),
+                                                  {"values": ["2024#04"]}))),
+    ("partitions after the refusals", "get_partition_names", ("listing", "parted", -1)),
     ("drop the listing db", "drop_database", ("listing", True, True)),
 ]
+
+WHITELIST = "[^#]*"
 
 # (label, method, arguments): run in this order on both servers.
 STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
@@ -862,7 +876,8 @@ def run_steps(address: str, warehouse: str) -> dict[str, Any]:
 @pytest.fixture
 async def gateway_address(pg_dsn: str, tmp_path: Path) -> AsyncIterator[tuple[str, str]]:
     warehouse = str(tmp_path / "gateway-warehouse")
-    gw = Gateway(gateway_settings(pg_dsn, **{"hive.metastore.warehouse.dir": warehouse}))
+    gw = Gateway(gateway_settings(pg_dsn, **{"hive.metastore.warehouse.dir": warehouse,
+                                             "hive.metastore.partition.name.whitelist.pattern": WHITELIST}))
     await gw.start()
     try:
         yield f"127.0.0.1:{gw.thrift_port}", warehouse
@@ -877,7 +892,8 @@ async def test_the_gateway_answers_hive_clients_as_hive_metastore_does(gateway_a
     # dbcp: pyspark's jars lack BoneCP, Hive 2.3's default pool, which drop_database needs. Hive's aggregate
     # statistics cache answers get_aggr_stats_for from an earlier request's partitions when they are close
     # enough (an approximation by design); off, Hive computes each answer, as the gateway does.
-    jvm_args = ["-Ddatanucleus.connectionPoolingType=dbcp", "-Dhive.metastore.aggregate.stats.cache.enabled=false"]
+    jvm_args = ["-Ddatanucleus.connectionPoolingType=dbcp", "-Dhive.metastore.aggregate.stats.cache.enabled=false",
+                f"-Dhive.metastore.partition.name.whitelist.pattern={WHITELIST}"]
     async with hms_server(workdir=tmp_path / "hms", jvm_args=jvm_args) as hms:
         theirs = await asyncio.to_thread(run_steps, hms, str((tmp_path / "hms" / "warehouse").resolve()))
     differing = {label for label, _, _ in STEPS if ours[label] != theirs[label]}

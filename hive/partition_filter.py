@@ -202,7 +202,7 @@ class Filter:
     keys: tuple[FieldSchema, ...]
     root: Node
     _match: Matcher = field(repr=False, compare=False)
-    dialect: Dialect = field(default_factory=lambda: PARTITION_FILTER, repr=False, compare=False)
+    dialect: Dialect = field(repr=False, compare=False)
 
     def matches(self, values: Sequence[str | None]) -> bool:
         """Whether a partition with these values (in key order, as stored; None is NULL) is selected:

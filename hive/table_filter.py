@@ -61,7 +61,6 @@ class TableFilter:
     """A parsed table filter. It runs in PostgreSQL only (`to_sql`): its LIKE is a regular expression,
     which PostgreSQL's engine checks and its statement time-out bounds (hive/partition_filter.Dialect)."""
 
-    text: str
     parameter_keys: tuple[str, ...]  # the table parameters it names, in the order `fields` holds them
     _filter: Filter | None  # None: the empty filter, which selects every table
 
@@ -76,7 +75,7 @@ class TableFilter:
 def parse_table_filter(text: str) -> TableFilter:
     """Parse a table filter; raises InvalidArgument naming the position for any error in it."""
     if not text.strip():
-        return TableFilter(text, (), None)
+        return TableFilter((), None)
     parsed = parse_filter(text, FIELDS, TABLE_FILTER)
     keys = tuple(key.name[len(PARAMS_PREFIX):] for key in parsed.keys[len(FIELDS):])
-    return TableFilter(text, keys, parsed)
+    return TableFilter(keys, parsed)

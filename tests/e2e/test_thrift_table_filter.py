@@ -10,7 +10,6 @@ from typing import Any, AsyncIterator
 import pytest
 from thriftpy2.thrift import TException
 
-from gateway.app import Gateway
 from gateway.thrift.idl import hms
 from tests.conftest import running_gateway
 from tests.thrift_client import ThriftClient, client_with_database
@@ -44,8 +43,8 @@ async def _refused(client: ThriftClient, *args: Any) -> Any:
     return caught.value
 
 
-async def test_views_trino_lists_follow_each_write_on_every_gateway(two_gateways: tuple[ThriftClient, ThriftClient],
-                                                                   pg_dsn: str) -> None:
+async def test_views_trino_lists_follow_each_write_on_every_gateway(
+        two_gateways: tuple[ThriftClient, ThriftClient]) -> None:
     a, b = two_gateways
     await a("create_table", _table("v1", presto_view="true"))
     await a("create_table", _table("plain"))
@@ -97,7 +96,6 @@ async def test_bad_filters_are_refused_saying_why_and_the_connection_serves_on(
 
 
 async def test_parameters_and_owners_by_regular_expression(pg_dsn: str) -> None:
-    gw: Gateway
     async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as client:
         await client("create_table", _table("upper", owner="Alice", Mode="Batch"))
         await client("create_table", _table("lower", owner="alice", mode="batch\nstream"))

@@ -33,7 +33,7 @@ from store.errors import (Aborted, AlreadyExists, FailedPrecondition, InvalidArg
                           WriteConflict)
 from store.events import EventType, NewEvent, Outcome
 from hive.lock_rules import LockScope
-from store.models import Database, FieldSchema, Partition, Table, TableType
+from store.models import Database, FieldSchema, Partition, Table, TableSummary, TableType
 from hive.partition_filter import Filter
 from hive.table_filter import TableFilter
 from store.snapshot import ReadSnapshot, check_not_too_old, is_visible, sql_params
@@ -256,11 +256,26 @@ async def get_table(conn: asyncpg.Connection, db_name: str, table_name: str, *, 
     return codec.table_from_row(row)
 
 
-async def list_tables(conn: asyncpg.Connection, db_name: str, pattern: str = "") -> list[str]:
+async def list_tables(conn: asyncpg.Connection, db_name: str, pattern: str = "",
+                      table_type: str | None = None) -> list[str]:
+    """The names of a database's tables matching Hive's name pattern, in name order; with `table_type`
+    (Hive's get_tables_by_type), of that type only: a type Hive does not have matches no table."""
     limits.check_text(pattern, "pattern", limits.PATTERN)
     db = await get_database(conn, db_name)
-    return [r["tbl_name"] for r in await conn.fetch(sql.LIST_TABLES, db.name) if n.matches_hive_pattern(r["tbl_name"],
-                                                                                                        pattern)]
+    rows = await conn.fetch(sql.LIST_TABLES, db.name, table_type)
+    return [r["tbl_name"] for r in rows if n.matches_hive_pattern(r["tbl_name"], pattern)]
+
+
+async def list_table_summaries(conn: asyncpg.Connection, db_pattern: str, table_pattern: str,
+                               table_types: Sequence[str] = ()) -> list[TableSummary]:
+    """Hive's get_table_meta: the tables whose database and name match Hive's patterns, of the given
+    types (none given: every type), in database and name order. One statement, whatever the count."""
+    limits.check_text(db_pattern, "database pattern", limits.PATTERN)
+    limits.check_text(table_pattern, "table pattern", limits.PATTERN)
+    rows = await conn.fetch(sql.LIST_TABLE_SUMMARIES, list(table_types) or None)
+    return [TableSummary(r["db_name"], r["tbl_name"], TableType(r["table_type"]), r["comment"]) for r in rows
+            if n.matches_hive_pattern(r["db_name"], db_pattern)
+            and n.matches_hive_pattern(r["tbl_name"], table_pattern)]
 
 
 async def list_table_names_by_filter(conn: asyncpg.Connection, db_name: str, table_filter: TableFilter,

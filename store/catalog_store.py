@@ -21,7 +21,7 @@ from store.txn_store import abort_for_conflict
 from store.events import Outcome, Written
 from store.models import Database as DatabaseModel
 from store.models import Function as FunctionModel
-from store.models import NotificationEvent, Partition, Table
+from store.models import NotificationEvent, Partition, Table, TableSummary
 from hive.column_stats import ColumnStats
 from hive.names import check_whitelisted
 from hive.privileges import PrivilegeGrant
@@ -114,8 +114,12 @@ class CatalogStore:
 
         return await self._db.read(read)
 
-    async def list_tables(self, db_name: str, pattern: str) -> list[str]:
-        return await self._db.read(catalog.list_tables, db_name, pattern)
+    async def list_tables(self, db_name: str, pattern: str, table_type: str | None = None) -> list[str]:
+        return await self._db.read(catalog.list_tables, db_name, pattern, table_type)
+
+    async def list_table_summaries(self, db_pattern: str, table_pattern: str,
+                                   table_types: Sequence[str] = ()) -> list[TableSummary]:
+        return await self._db.read(catalog.list_table_summaries, db_pattern, table_pattern, table_types)
 
     async def list_table_names_by_filter(self, db_name: str, filter_text: str, limit: int | None) -> list[str]:
         return await self._db.read(catalog.list_table_names_by_filter, db_name, parse_table_filter(filter_text), limit)

@@ -102,6 +102,15 @@ class Table:
 
 
 @dataclass(frozen=True, slots=True)
+class TableSummary:
+    """What Hive's get_table_meta lists of a table: its names, its type and its comment parameter."""
+    db_name: str
+    name: str
+    table_type: TableType
+    comment: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Partition:
     db_name: str
     table_name: str

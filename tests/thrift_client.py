@@ -33,3 +33,14 @@ async def client_with_database(port: int, db: str = "db") -> AsyncIterator[Thrif
         yield client
     finally:
         client.close()
+
+
+def thrift_table(name: str, db: str = "db", owner: str = "alice", table_type: str = "MANAGED_TABLE",
+                 **params: str) -> Any:
+    """A one-column, unpartitioned Thrift Table with the given parameters."""
+    sd = hms.StorageDescriptor(cols=[hms.FieldSchema(name="id", type="bigint", comment="")], inputFormat="in",
+                               outputFormat="out", compressed=False, numBuckets=-1,
+                               serdeInfo=hms.SerDeInfo(serializationLib="serde", parameters={}), bucketCols=[],
+                               sortCols=[], parameters={})
+    return hms.Table(tableName=name, dbName=db, owner=owner, sd=sd, parameters=dict(params), partitionKeys=[],
+                     tableType=table_type)

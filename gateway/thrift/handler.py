@@ -48,6 +48,8 @@ from store.txn_store import TxnStore
 LATEST = ReadSnapshot(latest_committed=True)
 ALIVE = 2  # fb303's fb_status.ALIVE
 VERSION = "2.3.10-metastore-gateway"
+# Hive's TableType names: a listing may name any of them (the gateway holds tables of the first three).
+HIVE_TABLE_TYPES = frozenset({t.value for t in TableType} | {"INDEX_TABLE", "MATERIALIZED_VIEW"})
 
 
 # Hive's HiveMetaStore.get_config_value: keys outside these families answer ConfigValSecurityException.
@@ -210,16 +212,23 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, Stats
         return RawValue(TType.STRUCT, wire.list_field(1, tables))  # GetTablesResult
 
     async def get_tables(self, db_name: str | None, pattern: str | None) -> list[str]:
-        return await self._catalog.list_tables(required(db_name, "db_name"), pattern or "")
+        return await self._table_names(db_name, pattern or "")
 
     async def get_all_tables(self, db_name: str | None) -> list[str]:
-        return await self._catalog.list_tables(required(db_name, "db_name"), "")
+        return await self._table_names(db_name, "")
 
     async def get_tables_by_type(self, db_name: str | None, pattern: str | None, tableType: str | None) -> list[str]:  # noqa: N803
-        names = await self.get_tables(db_name, pattern)
-        if not tableType:
-            return names
-        return [t.name for t in await self._tables(db_name, names) if t.table_type.value == tableType]
+        if tableType not in HIVE_TABLE_TYPES:  # Hive's TableType.valueOf
+            raise InvalidArgument(f"tableType {tableType!r} is not one of Hive's table types: "
+                                  f"{', '.join(sorted(HIVE_TABLE_TYPES))}")
+        return await self._table_names(db_name, pattern or "", tableType)
+
+    async def _table_names(self, db_name: str | None, pattern: str, table_type: str | None = None) -> list[str]:
+        """A database that does not exist has no tables: Hive 2.3's answer, where gRPC's ListTables says NOT_FOUND."""
+        try:
+            return await self._catalog.list_tables(required(db_name, "db_name"), pattern, table_type)
+        except NotFound:
+            return []
 
     async def get_table_names_by_filter(self, dbname: str | None, filter_text: str | None,
                                         max_tables: int | None) -> list[str]:
@@ -233,13 +242,9 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, Stats
 
     async def get_table_meta(self, db_patterns: str | None, tbl_patterns: str | None,
                              tbl_types: list[str] | None) -> list[Any]:
-        out = []
-        for db in await self._catalog.list_databases(db_patterns or ""):
-            for t in await self._tables(db, await self.get_tables(db, tbl_patterns)):
-                if not tbl_types or t.table_type.value in tbl_types:
-                    out.append(hms.TableMeta(dbName=t.db_name, tableName=t.name, tableType=t.table_type.value,
-                                             comments=t.parameters.get("comment")))
-        return out
+        return [hms.TableMeta(dbName=t.db_name, tableName=t.name, tableType=t.table_type.value, comments=t.comment)
+                for t in await self._catalog.list_table_summaries(db_patterns or "", tbl_patterns or "",
+                                                                  tbl_types or ())]
 
     async def create_table(self, tbl: Any) -> None:
         """Creates the table's directory where it is missing (an external table's too; a view has none),

@@ -47,7 +47,19 @@ SELECT {_TABLE_COLUMNS} FROM tbls WHERE db_name = $1 AND tbl_name = $2 AND dropp
 SELECT_LATEST_TABLE_FOR_UPDATE = SELECT_LATEST_TABLE + " FOR UPDATE"
 SELECT_LATEST_TABLE_FOR_SHARE = SELECT_LATEST_TABLE + " FOR SHARE"
 
-LIST_TABLES = "SELECT tbl_name FROM tbls WHERE db_name = $1 AND dropped_wid IS NULL ORDER BY tbl_name"
+# $2: one table type (Hive's get_tables_by_type), or NULL for every type.
+LIST_TABLES = """
+SELECT tbl_name FROM tbls WHERE db_name = $1 AND dropped_wid IS NULL AND ($2::text IS NULL OR table_type = $2)
+ORDER BY tbl_name
+"""
+
+# Hive's get_table_meta: every latest table of every database, without its definition; $1 the table
+# types to list, or NULL for every type. The name patterns are matched by the caller.
+LIST_TABLE_SUMMARIES = """
+SELECT db_name, tbl_name, table_type, body->'parameters'->>'comment' AS comment
+FROM tbls WHERE dropped_wid IS NULL AND ($1::text[] IS NULL OR table_type = ANY($1::text[]))
+ORDER BY db_name, tbl_name
+"""
 
 # Hive's get_table_names_by_filter: {filter} is hive/table_filter.py's predicate over `fields` (the
 # owner, the last access time, then the table parameters named in $2, in that order); its parameters

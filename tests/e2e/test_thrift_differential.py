@@ -616,6 +616,15 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("tables by pattern", "get_tables", ("sales", "o*|m*")),
     ("tables by type", "get_tables_by_type", ("sales", "*", "EXTERNAL_TABLE")),
     ("table meta", "get_table_meta", ("sal*", "*", ["MANAGED_TABLE"])),
+    ("tables by a type in lower case", "get_tables_by_type", ("sales", "*", "external_table")),
+    ("tables by no type", "get_tables_by_type", ("sales", "*", "")),
+    ("tables by a type no table has", "get_tables_by_type", ("sales", "*", "INDEX_TABLE")),
+    ("tables by type, missing db", "get_tables_by_type", ("nope", "*", "MANAGED_TABLE")),
+    ("tables, missing db", "get_tables", ("nope", "*")),
+    ("all tables, missing db", "get_all_tables", ("nope",)),
+    ("table meta of every type", "get_table_meta", ("sales", "o*|m*", [])),
+    ("table meta of two types", "get_table_meta", ("*", "ext|m*", ["EXTERNAL_TABLE", "MANAGED_TABLE"])),
+    ("table meta, no db matches", "get_table_meta", ("nope", "*", [])),
     ("tables by name", "get_table_objects_by_name", ("sales", ["orders", "missing", "multi"])),
     ("fields", "get_fields", ("sales", "multi")),
     ("schema", "get_schema", ("sales", "multi")),
@@ -854,7 +863,8 @@ def run_steps(address: str, warehouse: str) -> dict[str, Any]:
                     got = sorted(got, key=lambda x: json.dumps(x, sort_keys=True))
                 elif method == "get_all_functions":  # Hive's order is its database's
                     got["functions"] = sorted(got["functions"], key=lambda f: (f["dbName"], f["functionName"]))
-                elif method in ("list_privileges", "list_roles", "get_table_names_by_filter"):  # its database's
+                elif method in ("list_privileges", "list_roles", "get_table_names_by_filter",
+                                "get_table_meta"):  # its database's
                     got = sorted(got, key=lambda x: json.dumps(x, sort_keys=True))
                 elif method in ("get_principals_in_role", "get_role_grants_for_principal"):
                     got["principalGrants"] = sorted(got["principalGrants"], key=lambda x: json.dumps(x, sort_keys=True))

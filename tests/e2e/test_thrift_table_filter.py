@@ -12,18 +12,9 @@ from thriftpy2.thrift import TException
 
 from gateway.thrift.idl import hms
 from tests.conftest import running_gateway
-from tests.thrift_client import ThriftClient, client_with_database
+from tests.thrift_client import ThriftClient, client_with_database, thrift_table
 
 VIEW_FLAG = 'hive_filter_field_params__presto_view = "true"'
-
-
-def _table(name: str, owner: str = "alice", **params: str) -> Any:
-    sd = hms.StorageDescriptor(cols=[hms.FieldSchema(name="id", type="bigint", comment="")], inputFormat="in",
-                               outputFormat="out", compressed=False, numBuckets=-1,
-                               serdeInfo=hms.SerDeInfo(serializationLib="serde", parameters={}), bucketCols=[],
-                               sortCols=[], parameters={})
-    return hms.Table(tableName=name, dbName="db", owner=owner, sd=sd, parameters=dict(params), partitionKeys=[],
-                     tableType="MANAGED_TABLE")
 
 
 @pytest.fixture
@@ -46,10 +37,10 @@ async def _refused(client: ThriftClient, *args: Any) -> Any:
 async def test_views_trino_lists_follow_each_write_on_every_gateway(
         two_gateways: tuple[ThriftClient, ThriftClient]) -> None:
     a, b = two_gateways
-    await a("create_table", _table("v1", presto_view="true"))
-    await a("create_table", _table("plain"))
+    await a("create_table", thrift_table("v1", presto_view="true"))
+    await a("create_table", thrift_table("plain"))
     await a("create_database", hms.Database(name="other", description="", parameters={}))
-    other = _table("v_elsewhere", presto_view="true")
+    other = thrift_table("v_elsewhere", presto_view="true")
     other.dbName = "other"
     await a("create_table", other)
     assert await b("get_table_names_by_filter", "db", VIEW_FLAG, -1) == ["v1"]
@@ -72,7 +63,7 @@ async def test_views_trino_lists_follow_each_write_on_every_gateway(
 async def test_bad_filters_are_refused_saying_why_and_the_connection_serves_on(
         two_gateways: tuple[ThriftClient, ThriftClient]) -> None:
     a, _ = two_gateways
-    await a("create_table", _table("t", owner="a" * 80 + "!"))
+    await a("create_table", thrift_table("t", owner="a" * 80 + "!"))
     for bad, why in [
         ('hive_filter_field_owner__ LIKE "("', "not a regular expression PostgreSQL can run"),
         ('hive_filter_field_owner__ LIKE "\\\\p{Alpha}+"', "not a regular expression PostgreSQL can run"),
@@ -97,8 +88,8 @@ async def test_bad_filters_are_refused_saying_why_and_the_connection_serves_on(
 
 async def test_parameters_and_owners_by_regular_expression(pg_dsn: str) -> None:
     async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as client:
-        await client("create_table", _table("upper", owner="Alice", Mode="Batch"))
-        await client("create_table", _table("lower", owner="alice", mode="batch\nstream"))
+        await client("create_table", thrift_table("upper", owner="Alice", Mode="Batch"))
+        await client("create_table", thrift_table("lower", owner="alice", mode="batch\nstream"))
         got = [
             await client("get_table_names_by_filter", "db", text, -1) for text in (
                 'hive_filter_field_owner__ LIKE "(?i)ALICE"',  # flags first, as Java takes them

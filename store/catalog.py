@@ -782,8 +782,10 @@ async def alter_partitions(
 
 async def drop_partitions(
     conn: asyncpg.Connection, db_name: str, table_name: str, names: Sequence[str], *, if_exists: bool,
-    expected_table_id: int = 0, txn_id: int = 0,
+    expected_table_id: int = 0, txn_id: int = 0, keep_attached: bool = False,
 ) -> Outcome[list[str]]:
+    """Drop partitions by name; their column statistics and grants go with them, unless `keep_attached`
+    (a rename moves them to the new name)."""
     _check_guard(expected_table_id)
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
@@ -805,8 +807,9 @@ async def drop_partitions(
         raise NotFound(f"partition(s) of {table.full_name} do not exist: {_list_preview(missing)}; nothing was dropped")
     if not dropped:
         return Outcome([], ctx.events)
-    await conn.execute(stats_sql.DELETE_FOR_PARTITIONS, table.table_id, dropped)
-    await conn.execute(privileges_sql.DELETE_FOR_PARTITIONS, table.table_id, dropped)
+    if not keep_attached:
+        await conn.execute(stats_sql.DELETE_FOR_PARTITIONS, table.table_id, dropped)
+        await conn.execute(privileges_sql.DELETE_FOR_PARTITIONS, table.table_id, dropped)
     order = {name: i for i, name in enumerate(wanted)}
     dropped.sort(key=order.__getitem__)
     return Outcome(dropped, (*ctx.events, NewEvent(
@@ -820,10 +823,19 @@ async def rename_partition(
 ) -> Outcome[Partition]:
     """Hive's rename_partition: partition `old_name` takes `new`'s values and storage. One transaction
     drops the old name and adds the new one, so a reader sees the partition under one name or the other,
-    never both or neither; an existing new name fails it and changes nothing."""
-    dropped = await drop_partitions(conn, db_name, table_name, [old_name], if_exists=False)
+    never both or neither; an existing new name fails it and changes nothing. As in Hive, its grants
+    and the column statistics of the columns it keeps (same name and type) go to the new name; the
+    statistics of columns it no longer has go."""
+    dropped = await drop_partitions(conn, db_name, table_name, [old_name], if_exists=False, keep_attached=True)
     added = await add_partitions(conn, db_name, table_name, [new], if_not_exists=False)
-    return Outcome(added.value[0], (*dropped.events, *added.events))
+    renamed, (old_canonical,) = added.value[0], dropped.value
+    table = await get_table(conn, db_name, table_name)
+    columns = renamed.columns if renamed.columns is not None else table.columns
+    await conn.execute(stats_sql.MOVE_TO_RENAMED_PARTITION, table.table_id, old_canonical, renamed.name,
+                       [c.name for c in columns], [c.type.lower() for c in columns])
+    await conn.execute(stats_sql.DELETE_FOR_PARTITIONS, table.table_id, [old_canonical])  # columns it lost
+    await conn.execute(privileges_sql.MOVE_TO_RENAMED_PARTITION, table.table_id, old_canonical, renamed.name)
+    return Outcome(renamed, (*dropped.events, *added.events))
 
 
 async def rename_table_relocating(

@@ -30,6 +30,13 @@ DELETE FROM column_stats WHERE table_id = $1 AND part_name = $2 AND ($3::text IS
 # its ALTER removed or retyped.
 DELETE_FOR_TABLE = "DELETE FROM column_stats WHERE table_id = $1"
 DELETE_FOR_PARTITIONS = "DELETE FROM column_stats WHERE table_id = $1 AND part_name = ANY($2::text[])"
+# A renamed partition's statistics ($2 its old name, $3 its new one) of the columns it still has with the
+# same type ($4 names, $5 lower-case types, pairwise); the others stay under the old name, to be deleted.
+MOVE_TO_RENAMED_PARTITION = """
+UPDATE column_stats SET part_name = $3
+WHERE table_id = $1 AND part_name = $2
+  AND (column_name, lower(column_type)) IN (SELECT * FROM unnest($4::text[], $5::text[]))
+"""
 # After an abort discarded the partitions its txn added ($1 table ids, $2 names, paired): the statistics of
 # those that no longer exist.
 DELETE_FOR_VANISHED_PARTITIONS = """

@@ -149,6 +149,8 @@ ORDER BY p.privilege
 # A dropped table's, or partitions', grants (store/catalog.py), as their column statistics go.
 DELETE_FOR_TABLE = "DELETE FROM privileges WHERE table_id = $1"
 DELETE_FOR_PARTITIONS = "DELETE FROM privileges WHERE table_id = $1 AND part_name = ANY($2::text[])"
+# A renamed partition's grants, its columns' too ($2 its old name, $3 its new one).
+MOVE_TO_RENAMED_PARTITION = "UPDATE privileges SET part_name = $3 WHERE table_id = $1 AND part_name = $2"
 # Partitions only an aborted txn had added (store/txns.py), unless another version took the name meanwhile.
 DELETE_FOR_VANISHED_PARTITIONS = """
 DELETE FROM privileges v USING unnest($1::bigint[], $2::text[]) AS g(table_id, part_name)

@@ -231,6 +231,49 @@ async def test_rename_partition_moves_its_directory_with_it(env: tuple[ThriftCli
     assert (await client("get_partition", "db", "t", ["new"])).parameters["altered"] == "yes"
 
 
+async def test_a_renamed_partition_keeps_its_grants_and_the_statistics_of_the_columns_it_keeps(
+        env: tuple[ThriftClient, Path]) -> None:
+    """As Hive's metastore: grants stay with the partition; column statistics too (Hive 3 and 4; Hive
+    2.3 deletes them) unless the renamed partition no longer has the column with the same type."""
+    client, _ = env
+    await client("create_table", _table("t"))
+    (old, _other) = await _add(client, "t", ["old"], ["other"])
+    id_stats = hms.ColumnStatisticsObj(colName="id", colType="bigint", statsData=hms.ColumnStatisticsData(
+        longStats=hms.LongColumnStatsData(lowValue=1, highValue=9, numNulls=0, numDVs=9)))
+    await client("update_partition_column_statistics", hms.ColumnStatistics(
+        statsDesc=hms.ColumnStatisticsDesc(isTblLevel=False, dbName="db", tableName="t", partName="ds=old"),
+        statsObj=[id_stats]))
+    grant = hms.PrivilegeGrantInfo(privilege="SELECT", createTime=0, grantor="bob", grantorType=1, grantOption=False)
+
+    def on(value: str) -> Any:
+        return hms.HiveObjectRef(objectType=hms.HiveObjectType.PARTITION, dbName="db", objectName="t",
+                                 partValues=[value])
+    await client("grant_privileges", hms.PrivilegeBag(privileges=[hms.HiveObjectPrivilege(
+        hiveObject=on("old"), principalName="carol", principalType=1, grantInfo=grant)]))
+
+    async def kept(value: str) -> tuple[list[str], list[str]]:
+        stats = await client("get_partitions_statistics_req", hms.PartitionsStatsRequest(
+            dbName="db", tblName="t", colNames=["id"], partNames=[f"ds={value}"]))
+        grants = await client("list_privileges", None, None, on(value))
+        return ([s.colName for s in stats.partStats.get(f"ds={value}", [])],
+                [f"{g.principalName}:{g.grantInfo.privilege}" for g in grants])
+
+    def renamed(value: str, id_type: str) -> Any:
+        sd = old.sd
+        sd.cols = [hms.FieldSchema(name="id", type=id_type, comment="")]
+        return hms.Partition(values=[value], dbName="db", tableName="t", parameters={}, sd=sd)
+
+    await client("rename_partition", "db", "t", ["old"], renamed("mid", "bigint"))
+    assert await kept("mid") == (["id"], ["carol:SELECT"])
+    assert await kept("old") == ([], [])
+    with pytest.raises(TException):  # the new name exists: nothing moves
+        await client("rename_partition", "db", "t", ["mid"], renamed("other", "bigint"))
+    assert await kept("mid") == (["id"], ["carol:SELECT"]) and await kept("other") == ([], [])
+    await client("rename_partition", "db", "t", ["mid"], renamed("new", "string"))  # id retyped
+    assert await kept("new") == ([], ["carol:SELECT"])
+    assert await kept("mid") == ([], [])
+
+
 async def test_hive4_alter_requests_and_the_notification_count(env: tuple[ThriftClient, Path]) -> None:
     client, _ = env
     await client("create_table", _table("t"))

@@ -92,8 +92,15 @@ class Edit:
 ADD_COLUMN = Edit("get_table", ("sales", "orders"), {"sd.cols+": ht.FieldSchema("note", "string", "new")})
 RENAME = Edit("get_table", ("sales", "orders"), {"tableName": "orders2"})
 RETAG = Edit("get_partition", ("sales", "orders", ["2024-01-01"]), {"parameters+": {"k": "altered"}})
-MOVE = Edit("get_partition", ("sales", "orders", ["2024-01-02"]),
-            {"values": ["2024-02-02"], "sd.location": lambda p: p.sd.location.replace("2024-01-02", "2024-02-02")})
+
+
+def _renamed(db: str, table: str, old: str, new: str) -> Edit:
+    """A one-key partition as rename_partition takes it: read, given the new value and its directory."""
+    return Edit("get_partition", (db, table, [old]), {"values": [new], "sd.location": lambda p: p.sd.location.replace(
+        old, new)})
+
+
+MOVE = _renamed("sales", "orders", "2024-01-02", "2024-02-02")
 MISSING = Edit("get_partition", ("sales", "orders", ["2024-01-01"]), {"values": ["2099-01-01"]})
 DROP_AMOUNT = Edit("get_table", ("sales", "orders"),
                    {"sd.cols": lambda t: [c for c in t.sd.cols if c.name != "amount"]})
@@ -491,6 +498,14 @@ PRIVILEGE_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("roles of a group after the role's drop", "list_roles", ("etl", _G)),
     ("drop a missing role", "drop_role", ("nope",)),
     ("drop the admin role", "drop_role", ("admin",)),
+    ("rename the authz partition", "rename_partition", ("authz", "t2", ["2024-01-01"], _renamed(
+        "authz", "t2", "2024-01-01", "2024-01-09"))),
+    ("privileges on the renamed partition", "list_privileges", (
+        None, None, ht.HiveObjectRef(ht.HiveObjectType.PARTITION, "authz", "t2", ["2024-01-09"], None))),
+    ("privileges left on the old name", "list_privileges", (
+        None, None, ht.HiveObjectRef(ht.HiveObjectType.PARTITION, "authz", "t2", ["2024-01-01"], None))),
+    ("rename the authz partition back", "rename_partition", ("authz", "t2", ["2024-01-09"], _renamed(
+        "authz", "t2", "2024-01-09", "2024-01-01"))),
     ("drop the authz partition", "drop_partition", ("authz", "t2", ["2024-01-01"], True)),
     ("add the authz partition again", "add_partition", (_part("authz", "t2", ["2024-01-01"]),)),
     ("privileges on the new partition", "list_privileges", (
@@ -787,6 +802,8 @@ KNOWN_DIFFERENCES = {
                                                  "ignores components that are not its keys",
     "partition names of missing table": "MetaException (declared) where Hive fails with an internal error",
     "partitions by malformed names": "refused (MetaException, saying which name); Hive answers nothing for them",
+    "partition stats after rename": "the column statistics go with the renamed partition (its data moves with "
+                                    "it), as in Hive 3 and 4; Hive 2.3 deletes them",
     "altered db": "the description changes as asked; Hive 2.3 keeps the old one",
     "altered partition": "the parameters are kept as sent: Hive 2.3 reads the partition's file statistics again on "
                          "an alter and, with them, drops COLUMN_STATS_ACCURATE (the gateway reads no file statistics)",

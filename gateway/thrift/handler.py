@@ -21,7 +21,7 @@ from gateway.auth import Ownership
 from gateway.config import Settings, secret_keys, settings_keys
 from gateway.thrift import convert
 from gateway.thrift.convert import check_batch, required, stamp_ddl_time
-from gateway.thrift import wire
+from gateway.thrift import meta_conf, wire
 from gateway.thrift.idl import hms
 from gateway.thrift.server import RawValue
 from gateway.thrift.compaction_methods import CompactionMethods
@@ -122,9 +122,21 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, Stats
         key: str = required(name, "name")
         if not _READABLE_CONFIG.match(key) or key in secret_keys():
             raise PermissionDenied(f"For security reasons, the config key {key} cannot be accessed")
+        value = self._setting_by_key(key)
+        return (defaultValue or "") if value is None else value
+
+    async def getMetaConf(self, key: str | None) -> str:  # noqa: N802
+        """One of the metastore settings a connection may set (gateway/thrift/meta_conf.py)."""
+        return meta_conf.get(required(key, "key"), self._setting_by_key)
+
+    async def setMetaConf(self, key: str | None, value: str | None) -> None:  # noqa: N802
+        meta_conf.set_for_connection(required(key, "key"), required(value, "value"))
+
+    def _setting_by_key(self, key: str) -> str | None:
+        """This gateway's setting of Hive's name `key` as Hive writes it, or None when it has none."""
         field_name = settings_keys().get(key)
         if field_name is None:
-            return defaultValue or ""
+            return None
         value = getattr(self._settings, field_name)
         return str(value).lower() if isinstance(value, bool) else str(value)
 

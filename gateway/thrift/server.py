@@ -33,6 +33,7 @@ from thriftpy2.thrift import TApplicationException, TMessageType, TType
 from thriftpy2.transport import TCyMemoryBuffer, TMemoryBuffer
 
 from gateway.auth import OPEN_AUTHENTICATOR, Authenticator, thrift_identity
+from gateway.thrift import meta_conf
 from gateway.thrift.errors import bounded, declared_exception
 from gateway.thrift.framing import FramingError, MessageScanner
 from store.errors import ON_PURPOSE, Unauthenticated
@@ -127,6 +128,7 @@ class ThriftServer:
         try:
             # This task serves only this connection, so the caller holds for every call made on it.
             thrift_identity.set(self._settings.authenticator.peer_identity(writer.get_extra_info("peercert")))
+            meta_conf.begin_connection()
             await self._serve(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
             pass  # the client went away, or the server is stopping

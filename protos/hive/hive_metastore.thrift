@@ -1138,6 +1138,8 @@ service FacebookService {
 }
 
 service ThriftHiveMetastore extends FacebookService {
+  string getMetaConf(1: string key) throws (1: MetaException o1),
+  void setMetaConf(1: string key, 2: string value) throws (1: MetaException o1),
   list<string> set_ugi(1: string user_name, 2: list<string> group_names) throws (1: MetaException o1),
   string get_config_value(1: string name, 2: string defaultValue) throws (1: ConfigValSecurityException o1),
   bool partition_name_has_valid_characters(1: list<string> part_vals, 2: bool throw_exception) throws (1: MetaException o1),

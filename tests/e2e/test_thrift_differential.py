@@ -604,6 +604,36 @@ LISTING_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
 
 WHITELIST = "[^#]*"
 
+# getMetaConf and setMetaConf on the steps' one connection (gateway/thrift/meta_conf.py): a value set lasts
+# for the connection; the partition whitelist the server checks stays its own.
+_WHITELIST_KEY = "hive.metastore.partition.name.whitelist.pattern"
+_TIMEOUT_KEY = "hive.metastore.client.socket.timeout"
+META_CONF_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
+    ("metaconf: direct SQL", "getMetaConf", ("hive.metastore.try.direct.sql",)),
+    ("metaconf: direct SQL for DDL", "getMetaConf", ("hive.metastore.try.direct.sql.ddl",)),
+    ("metaconf: the socket time-out", "getMetaConf", (_TIMEOUT_KEY,)),
+    ("metaconf: the server's whitelist", "getMetaConf", (_WHITELIST_KEY,)),
+    ("metaconf: the capability check", "getMetaConf", ("hive.metastore.client.capability.check",)),
+    ("metaconf: a key no client may read", "getMetaConf", ("hive.metastore.warehouse.dir",)),
+    ("metaconf: a key in upper case", "getMetaConf", ("HIVE.METASTORE.TRY.DIRECT.SQL",)),
+    ("metaconf: no key", "getMetaConf", ("",)),
+    ("metaconf: set direct SQL", "setMetaConf", ("hive.metastore.try.direct.sql", "false")),
+    ("metaconf: direct SQL as set", "getMetaConf", ("hive.metastore.try.direct.sql",)),
+    ("metaconf: set the capability check", "setMetaConf", ("hive.metastore.client.capability.check", "false")),
+    ("metaconf: set the socket time-out", "setMetaConf", (_TIMEOUT_KEY, "30s")),
+    ("metaconf: the socket time-out as set", "getMetaConf", (_TIMEOUT_KEY,)),
+    ("metaconf: a time-out of 0", "setMetaConf", (_TIMEOUT_KEY, "0")),
+    ("metaconf: a negative time-out", "setMetaConf", (_TIMEOUT_KEY, "-5")),
+    ("metaconf: a time-out that is not one", "setMetaConf", (_TIMEOUT_KEY, "abc")),
+    ("metaconf: an empty time-out", "setMetaConf", (_TIMEOUT_KEY, "")),
+    ("metaconf: the time-out after the refusals", "getMetaConf", (_TIMEOUT_KEY,)),
+    ("metaconf: set a key no client may set", "setMetaConf", ("hive.metastore.warehouse.dir", "/x")),
+    ("metaconf: set the whitelist", "setMetaConf", (_WHITELIST_KEY, "[a-z]*")),
+    ("metaconf: the whitelist as set", "getMetaConf", (_WHITELIST_KEY,)),
+    ("metaconf: values the server's whitelist allows", "partition_name_has_valid_characters", (["abc1"], True)),
+    ("metaconf: a value the server's whitelist refuses", "partition_name_has_valid_characters", (["a#b"], False)),
+]
+
 # (label, method, arguments): run in this order on both servers.
 STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("create db", "create_database", (ht.Database("sales", "the sales", None, {"team": "a"}, ownerName="alice",
@@ -780,6 +810,7 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     *FUNCTION_STEPS,
     *PRIVILEGE_STEPS,
     *LISTING_STEPS,
+    *META_CONF_STEPS,
     ("drop non-empty db", "drop_database", ("sales", True, False)),
     ("drop missing table", "drop_table", ("sales", "missing", True)),
     ("drop table", "drop_table", ("sales", "orders2", True)),
@@ -804,6 +835,8 @@ KNOWN_DIFFERENCES = {
     "partitions by malformed names": "refused (MetaException, saying which name); Hive answers nothing for them",
     "partition stats after rename": "the column statistics go with the renamed partition (its data moves with "
                                     "it), as in Hive 3 and 4; Hive 2.3 deletes them",
+    "metaconf: the time-out after the refusals": "a refused time-out is not kept: Hive 2.3 stores a negative one, "
+                                                 "then answers MetaException",
     "altered db": "the description changes as asked; Hive 2.3 keeps the old one",
     "altered partition": "the parameters are kept as sent: Hive 2.3 reads the partition's file statistics again on "
                          "an alter and, with them, drops COLUMN_STATS_ACCURATE (the gateway reads no file statistics)",

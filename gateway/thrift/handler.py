@@ -26,7 +26,7 @@ from gateway.thrift.idl import hms
 from gateway.thrift.server import RawValue
 from gateway.thrift.compaction_methods import CompactionMethods
 from gateway.thrift.constraint_methods import ConstraintMethods
-from gateway.thrift.data_methods import DataMethods
+from gateway.thrift.data_methods import ALL_PARTITIONS, DataMethods
 from gateway.thrift.function_methods import FunctionMethods
 from gateway.thrift.privilege_methods import PrivilegeMethods, grants_of_privilege_set
 from gateway.thrift.stats_methods import StatsMethods
@@ -37,7 +37,7 @@ from store.cache.facade import table_key as table_key_of
 from store.catalog_store import CatalogStore
 from store.lock_store import LockStore
 from store.privilege_store import PrivilegeStore
-from store.errors import InvalidArgument, NotFound, PermissionDenied
+from store.errors import InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
 from store.models import Table, TableType
 from hive.errors import ValueNotWhitelisted
 from hive.names import (default_location, make_partition_name, normalize_identifier, parse_partition_name,
@@ -56,11 +56,9 @@ HIVE_TABLE_TYPES = frozenset({t.value for t in TableType} | {"INDEX_TABLE", "MAT
 _READABLE_CONFIG = re.compile(r"(hive|hdfs|mapred|metastore).*", re.DOTALL)
 
 
-def _limit(max_parts: int | None, cap: int) -> int:
-    """Hive's max_parts: negative means all (here: up to the gateway's batch limit)."""
-    if max_parts is None or max_parts < 0:
-        return cap
-    return min(max_parts, cap)
+def _wanted(max_parts: int | None) -> int:
+    """Hive's max_parts: at most that many; negative (Hive's -1) means every one, never a silent cut."""
+    return ALL_PARTITIONS if max_parts is None or max_parts < 0 else max_parts
 
 
 def _matches_partial(values: Sequence[str], partial: Sequence[str]) -> bool:
@@ -419,25 +417,47 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, Stats
         return VersionsHit(table, [wire.version_of(p) for p in parts])
 
     async def _partial(self, db_name: str | None, tbl_name: str | None, partial: Sequence[str],
-                       max_parts: int | None, snapshot: ReadSnapshot = LATEST) -> VersionsHit:
-        """Hive's partial specification (a value per leading key, '' for any), up to `max_parts`."""
-        limit = _limit(max_parts, self._settings.max_batch_size)
-        found = await self._matching(db_name, tbl_name, "", self._settings.max_batch_size if partial else limit,
-                                     snapshot)
+                       max_parts: int | None, snapshot: ReadSnapshot = LATEST, *, limited: bool = False
+                       ) -> VersionsHit:
+        """Hive's partial specification (a value per leading key, '' for any), up to `max_parts`; a call
+        Hive holds to hive.metastore.limit.partition.request is `limited` (get_partitions, not the
+        names or the `_ps` calls: Hive 2.3.10's rule, probed)."""
+        wanted = _wanted(max_parts)
+        scan = ALL_PARTITIONS if partial else self._scan_for(wanted) if limited else wanted
+        found = await self._matching(db_name, tbl_name, "", scan, snapshot)
         keys = found.table.partition_keys
         if len(partial) > len(keys):  # (MetaException, as Hive's)
             raise InvalidArgument(
                 f"Incorrect number of partition values: {len(partial)} for the {len(keys)} partition keys of "
                 f"{found.table.full_name} ({', '.join(k.name for k in keys)})")
         versions = [v for v in found.versions if _matches_partial(v.values, partial)] if partial else found.versions
-        return VersionsHit(found.table, versions[:limit])
+        if limited:
+            self._check_partition_request(found.table, wanted, len(versions))
+        return VersionsHit(found.table, versions[:wanted])
+
+    def _scan_for(self, wanted: int) -> int:
+        """How many partitions a limited listing reads: what is wanted, and with Hive's
+        hive.metastore.limit.partition.request set, at most one more than it (enough to tell it was passed)."""
+        hive_limit = self._settings.partition_request_limit
+        return wanted if hive_limit < 0 else min(wanted, hive_limit + 1)
+
+    def _check_partition_request(self, table: Table, wanted: int, matched: int) -> None:
+        """Hive's checkLimitNumberOfPartitions: the request is max_parts when given, else what matched."""
+        hive_limit = self._settings.partition_request_limit
+        requested = matched if wanted == ALL_PARTITIONS else wanted
+        if 0 <= hive_limit < requested:
+            # (a read of every partition stopped one past the limit: how many more is not known)
+            scanned = f"={requested}" if wanted != ALL_PARTITIONS else f">{hive_limit}"
+            raise ResourceExhausted(
+                f"Number of partitions scanned ({scanned}) on table '{table.name}' exceeds limit (={hive_limit}). "
+                "This is controlled on the metastore server by hive.metastore.limit.partition.request.")
 
     @staticmethod
     def _list(found: VersionsHit) -> RawValue:
         return RawValue(TType.LIST, wire.partition_list(found.table, found.versions))
 
     async def get_partitions(self, db_name: str | None, tbl_name: str | None, max_parts: int | None) -> RawValue:
-        return self._list(await self._partial(db_name, tbl_name, (), max_parts))
+        return self._list(await self._partial(db_name, tbl_name, (), max_parts, limited=True))
 
     async def get_partitions_with_auth(self, db_name: str | None, tbl_name: str | None, max_parts: int | None,
                                        user_name: str | None, group_names: list[str] | None) -> RawValue:
@@ -480,7 +500,7 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, Stats
 
     async def get_partitions_req(self, req: Any) -> RawValue:
         req = required(req, "req")
-        found = await self._partial(req.dbName, req.tblName, (), req.maxParts, _snapshot_of(req))
+        found = await self._partial(req.dbName, req.tblName, (), req.maxParts, _snapshot_of(req), limited=True)
         return RawValue(TType.STRUCT, wire.partition_list_field(1, found.table, found.versions))
 
     async def get_partitions_ps_with_auth_req(self, req: Any) -> RawValue:
@@ -543,12 +563,12 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, Stats
 
     async def get_partitions_by_filter(self, db_name: str | None, tbl_name: str | None, filter: str | None,  # noqa: A002
                                        max_parts: int | None) -> RawValue:
-        limit = _limit(max_parts, self._settings.max_batch_size)
-        found = await self._matching(db_name, tbl_name, filter or "", limit)
-        return self._list(VersionsHit(found.table, found.versions[:limit]))
+        wanted = _wanted(max_parts)
+        found = await self._matching(db_name, tbl_name, filter or "", self._scan_for(wanted))
+        self._check_partition_request(found.table, wanted, len(found.versions))
+        return self._list(VersionsHit(found.table, found.versions[:wanted]))
 
     async def get_num_partitions_by_filter(self, db_name: str | None, tbl_name: str | None,
                                            filter: str | None) -> int:  # noqa: A002
-        found = await self._matching(db_name, tbl_name, filter or "", self._settings.max_batch_size)
-        return min(len(found.versions), self._settings.max_batch_size)
+        return len((await self._matching(db_name, tbl_name, filter or "", ALL_PARTITIONS)).versions)
 

@@ -11,7 +11,7 @@ import datetime as _dt
 import re
 import warnings
 from decimal import Decimal, InvalidOperation
-from typing import Protocol, Sequence
+from typing import Mapping, Protocol, Sequence
 
 from hive.errors import InvalidArgument, ValueNotWhitelisted
 from hive.limits import PARTITION_NAME, check_text, preview
@@ -180,6 +180,23 @@ def validate_partition_values(keys: Sequence[FieldSchema], values: Sequence[str]
             raise InvalidArgument(f"partition value {preview(value)} is not a valid {key.type} for key {key.name!r}")
         out.append(canonical)
     return tuple(out)
+
+
+def leading_partition_values(keys: Sequence[FieldSchema], spec: Mapping[str, str]) -> tuple[str, ...]:
+    """The values of a partition specification that names a table's first keys (Hive's EXCHANGE
+    PARTITION names `ds` of `ds/hr`, or both), in key order and canonical form: each key named must be
+    one of the table's, with a value, and together they are the first keys, none skipped."""
+    names = [k.name for k in keys]
+    unknown = sorted(k for k in spec if k not in names)
+    if not spec or unknown:
+        raise InvalidArgument(f"the partition specification {preview(str(dict(spec)))} must name the first of the "
+                              f"partition keys {'/'.join(names)} (keys are in lower case)"
+                              + (f"; {', '.join(map(preview, unknown))} is not one" if unknown else ""))
+    count = len(spec)
+    if set(spec) != set(names[:count]):
+        raise InvalidArgument(f"the partition specification names {', '.join(k for k in names if k in spec)} but "
+                              f"not the keys before them: it must name the first of {'/'.join(names)}, none skipped")
+    return validate_partition_values(keys[:count], [spec[k] for k in names[:count]])
 
 
 def canonical_value(type_name: str, value: str) -> str | None:

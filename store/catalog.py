@@ -838,6 +838,58 @@ async def rename_partition(
     return Outcome(renamed, (*dropped.events, *added.events))
 
 
+def check_exchangeable(source: Table, dest: Table) -> None:
+    """Whether Hive's EXCHANGE PARTITION may move partitions from `source` to `dest`: two tables with
+    the same columns and partition keys (names and types, in order), neither transactional (Hive 3's
+    rule: an ACID table's partition is its write ids' deltas, which another table's ids do not name)."""
+    if source.table_id == dest.table_id:
+        raise InvalidArgument(f"{source.full_name}: a table's partitions cannot be exchanged with itself")
+    acid = [t.full_name for t in (source, dest) if t.transactional]
+    if acid:
+        raise InvalidArgument(f"Exchange partition is not allowed with transactional tables ({', '.join(acid)}); "
+                              "INSERT OVERWRITE or LOAD DATA moves their rows")
+    if not source.is_partitioned or not dest.is_partitioned:
+        raise InvalidArgument(f"exchange partition: {source.full_name} and {dest.full_name} must both be "
+                              "partitioned")
+
+    def shape(t: Table) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        return [(c.name, c.type) for c in t.columns], [(k.name, k.type) for k in t.partition_keys]
+    if shape(source) != shape(dest):
+        raise InvalidArgument(f"The tables have different schemas. Their partitions cannot be exchanged: "
+                              f"{source.full_name} and {dest.full_name} differ in their columns or partition keys")
+
+
+def exchanged_location(p: Partition, source: Table, dest: Table) -> str:
+    """Where an exchanged partition goes when its data moves: from its default place under the source
+    table to its default place under `dest`; a partition placed elsewhere stays where it is."""
+    if p.sd.location == n.default_location(source.sd.location, p.name):
+        return n.default_location(dest.sd.location, p.name)
+    return p.sd.location
+
+
+async def exchange_partitions(
+    conn: asyncpg.Connection, source_db: str, source_name: str, dest_db: str, dest_name: str,
+    names: Sequence[str], *, relocate: bool,
+) -> Outcome[list[Partition]]:
+    """Hive's exchange_partitions (ALTER TABLE dest EXCHANGE PARTITION (...) WITH TABLE source): the
+    source's partitions `names` move to `dest` in one transaction, a drop event on the source and an
+    add event on dest, so no reader sees a partition in both tables or in neither. A name dest already
+    has fails the whole exchange, as does one the source no longer has. With `relocate` (the caller
+    moved the directories) each takes exchanged_location; without, it keeps its own. Its column
+    statistics and grants go with the source's partition, as on a drop (as in Hive)."""
+    source = await get_table(conn, source_db, source_name, lock="share")
+    dest = await get_table(conn, dest_db, dest_name, lock="share")
+    check_exchangeable(source, dest)
+    read = await resolve_table(conn, source.db_name, source.name, ReadSnapshot(latest_committed=True))
+    moving = await get_partitions_by_names(conn, read, names)
+    dropped = await drop_partitions(conn, source.db_name, source.name, names, if_exists=False)
+    placed = [replace(p, db_name=dest.db_name, table_name=dest.name,
+                      sd=replace(p.sd, location=exchanged_location(p, source, dest) if relocate else p.sd.location))
+              for p in moving]
+    added = await add_partitions(conn, dest.db_name, dest.name, placed, if_not_exists=False)
+    return Outcome(added.value, (*dropped.events, *added.events))
+
+
 async def rename_table_relocating(
     conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, old_location: str, *,
     check_column_types: bool = True,

@@ -216,6 +216,12 @@ class CatalogStore:
         written = await self._write(catalog.rename_partition, db_name, table_name, old_name, new)
         return written.value, written.event_id
 
+    async def exchange_partitions(self, source_db: str, source_name: str, dest_db: str, dest_name: str,
+                                  names: Sequence[str], *, relocate: bool) -> tuple[list[Partition], int]:
+        written = await self._write(catalog.exchange_partitions, source_db, source_name, dest_db, dest_name, names,
+                                    relocate=relocate)
+        return written.value, written.event_id
+
     # column statistics (store/column_stats.py: not versioned, not cached; a write's events mark them accurate)
     async def update_column_stats(self, updates: Sequence[column_stats.StatsUpdate]
                                   ) -> tuple[list[tuple[str, str]], int]:

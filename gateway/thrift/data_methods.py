@@ -17,11 +17,13 @@ from gateway.thrift import convert
 from gateway.thrift.convert import required, stamp_ddl_time
 from gateway.thrift.idl import hms
 from gateway.warehouse import Warehouse, owns_data
-from hive.names import default_location, make_partition_name, normalize_identifier, parse_partition_name
+from hive.names import (default_location, leading_partition_values, make_partition_name, normalize_identifier,
+                        parse_partition_name)
 from hive.stats_accuracy import STATS_ACCURATE, format_value
 from store.cache.facade import CachedCatalog
+from store.catalog import check_exchangeable, exchanged_location
 from store.catalog_store import CatalogStore
-from store.errors import FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
+from store.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
 from store.models import Partition, Table
 from store.snapshot import ReadSnapshot
 
@@ -269,6 +271,60 @@ class DataMethods:
             raise
         self._cached.wrote(table.db_name, table.name, event_id)
 
+
+    async def exchange_partitions(self, partitionSpecs: dict[str, str] | None, source_db: str | None,  # noqa: N803
+                                  source_table_name: str | None, dest_db: str | None,
+                                  dest_table_name: str | None) -> list[Any]:
+        """Hive's ALTER TABLE dest EXCHANGE PARTITION (spec) WITH TABLE source: the source's partitions
+        whose first keys have the spec's values move to dest (store/catalog.py has the rules). When
+        both tables are managed, each partition's directory at its default place moves to its default
+        place under dest before the change commits, and back when it fails; otherwise the partitions
+        keep their locations."""
+        dest, moved = await self._exchange(partitionSpecs, source_db, source_table_name, dest_db, dest_table_name)
+        return [convert.partition_to_thrift(dest, p) for p in moved]
+
+    async def exchange_partition(self, partitionSpecs: dict[str, str] | None, source_db: str | None,  # noqa: N803
+                                 source_table_name: str | None, dest_db: str | None,
+                                 dest_table_name: str | None) -> Any:
+        """exchange_partitions, answering the first partition moved (Hive 2.3 answers an empty one)."""
+        dest, moved = await self._exchange(partitionSpecs, source_db, source_table_name, dest_db, dest_table_name)
+        return convert.partition_to_thrift(dest, moved[0])
+
+    async def _exchange(self, spec: dict[str, str] | None, source_db: str | None, source_name: str | None,
+                        dest_db: str | None, dest_name: str | None) -> tuple[Table, list[Partition]]:
+        """Moves the partitions: the destination table and its partitions moved, in name order."""
+        spec = required(spec, "partitionSpecs")
+        source, dest = await self._table(source_db, source_name), await self._table(dest_db, dest_name)
+        check_exchangeable(source, dest)
+        prefix = leading_partition_values(source.partition_keys, spec)
+        matching = [p for p in await self._partitions(source, bounded=False) if p.values[:len(prefix)] == prefix]
+        if not matching:
+            shown = make_partition_name(source.partition_keys[:len(prefix)], prefix)
+            raise InvalidArgument(f"exchange partition: {source.full_name} has no partition {shown}")
+        names = [p.name for p in matching]
+        taken = (await self._catalog.get_partitions_by_names(dest.db_name, dest.name, names, LATEST)).value
+        if taken:  # (before any directory moves; the store checks again as it adds them)
+            raise AlreadyExists(f"exchange partition: {dest.full_name} already has partition(s) "
+                                f"{', '.join(p.name for p in taken[:5])}; nothing was exchanged")
+        relocate = (owns_data(source) and owns_data(dest) and self._warehouse.local_path(source.sd.location) is not None
+                    and self._warehouse.local_path(dest.sd.location) is not None)
+        what = f"exchange of {len(names)} partition(s) of {source.full_name} into {dest.full_name}"
+        moves = [(p.sd.location, exchanged_location(p, source, dest)) for p in matching] if relocate else []
+        done: list[tuple[str, str]] = []
+        try:
+            for old, new in moves:
+                if old != new and await self._warehouse.move(old, new, what):
+                    done.append((old, new))
+            moved, event_id = await self._catalog.exchange_partitions(source.db_name, source.name, dest.db_name,
+                                                                  dest.name, names, relocate=relocate)
+        except BaseException:
+            for old, new in reversed(done):
+                await self._warehouse.move(new, old, f"undo of {what}")
+            raise
+        self._cached.wrote(source.db_name, source.name, event_id)
+        self._cached.wrote(dest.db_name, dest.name, event_id)
+        await self._warehouse.delete_empty_parents([old for old, _ in done], source.sd.location)
+        return dest, moved
 
 def _with_parameters(obj: Any, parameters: dict[str, str]) -> Any:
     return replace(obj, parameters=parameters)

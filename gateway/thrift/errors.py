@@ -46,6 +46,11 @@ METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
     # a missing function, or a rename onto a name another function has
     ("alter_function", se.NotFound): "MetaException",
     ("alter_function", se.AlreadyExists): "MetaException",
+    # partitions of other schemas, a specification that names no first keys, a partition dest already has
+    ("exchange_partitions", se.InvalidArgument): "MetaException",
+    ("exchange_partitions", se.AlreadyExists): "MetaException",
+    ("exchange_partition", se.InvalidArgument): "MetaException",
+    ("exchange_partition", se.AlreadyExists): "MetaException",
     # a txn that is already committed (Hive: "Transaction ... is already committed")
     ("add_dynamic_partitions", se.FailedPrecondition): "NoSuchTxnException",
 }

@@ -1142,6 +1142,8 @@ service ThriftHiveMetastore extends FacebookService {
   void setMetaConf(1: string key, 2: string value) throws (1: MetaException o1),
   list<string> set_ugi(1: string user_name, 2: list<string> group_names) throws (1: MetaException o1),
   string get_config_value(1: string name, 2: string defaultValue) throws (1: ConfigValSecurityException o1),
+  Partition exchange_partition(1: map<string, string> partitionSpecs, 2: string source_db, 3: string source_table_name, 4: string dest_db, 5: string dest_table_name) throws (1: MetaException o1, 2: NoSuchObjectException o2, 3: InvalidObjectException o3, 4: InvalidInputException o4),
+  list<Partition> exchange_partitions(1: map<string, string> partitionSpecs, 2: string source_db, 3: string source_table_name, 4: string dest_db, 5: string dest_table_name) throws (1: MetaException o1, 2: NoSuchObjectException o2, 3: InvalidObjectException o3, 4: InvalidInputException o4),
   bool partition_name_has_valid_characters(1: list<string> part_vals, 2: bool throw_exception) throws (1: MetaException o1),
   list<string> partition_name_to_vals(1: string part_name) throws (1: MetaException o1),
   map<string, string> partition_name_to_spec(1: string part_name) throws (1: MetaException o1),

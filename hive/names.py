@@ -182,6 +182,25 @@ def validate_partition_values(keys: Sequence[FieldSchema], values: Sequence[str]
     return tuple(out)
 
 
+
+def matches_partial_values(values: Sequence[str], partial: Sequence[str]) -> bool:
+    """Hive's partial partition specification (get_partitions_ps and its kin): a value per leading
+    key, '' matching any value; the values are compared as given."""
+    return all(want == "" or want == have for want, have in zip(partial, values))
+
+
+def partial_name_prefix(keys: Sequence[FieldSchema], partial: Sequence[str]) -> str:
+    """What the name of every partition a partial specification matches starts with: its leading run of
+    given values as a name (`ds=1/` of `['1', '']`, `ds=1/hr=2` of `['1', '2']`); '' when the first is
+    any. Partition names in sorted order hold the matches of a specification in one range from it."""
+    count = 0
+    while count < min(len(partial), len(keys)) and partial[count] != "":
+        count += 1
+    if not count:
+        return ""
+    prefix = make_partition_name(keys[:count], partial[:count])
+    return prefix if count == len(keys) else prefix + "/"
+
 def leading_partition_values(keys: Sequence[FieldSchema], spec: Mapping[str, str]) -> tuple[str, ...]:
     """The values of a partition specification that names a table's first keys (Hive's EXCHANGE
     PARTITION names `ds` of `ds/hr`, or both), in key order and canonical form: each key named must be

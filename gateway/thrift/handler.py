@@ -40,8 +40,8 @@ from store.privilege_store import PrivilegeStore
 from store.errors import InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
 from store.models import Table, TableType
 from hive.errors import ValueNotWhitelisted
-from hive.names import (default_location, make_partition_name, normalize_identifier, parse_partition_name,
-                        partition_spec_from_name)
+from hive.names import (default_location, make_partition_name, matches_partial_values, normalize_identifier,
+                        parse_partition_name, partition_spec_from_name)
 from store.snapshot import ReadSnapshot
 from store.txn_store import TxnStore
 
@@ -59,11 +59,6 @@ _READABLE_CONFIG = re.compile(r"(hive|hdfs|mapred|metastore).*", re.DOTALL)
 def _wanted(max_parts: int | None) -> int:
     """Hive's max_parts: at most that many; negative (Hive's -1) means every one, never a silent cut."""
     return ALL_PARTITIONS if max_parts is None or max_parts < 0 else max_parts
-
-
-def _matches_partial(values: Sequence[str], partial: Sequence[str]) -> bool:
-    """Hive's partial partition spec: a value per leading key, '' matching any value."""
-    return all(want == "" or want == have for want, have in zip(partial, values))
 
 
 def _snapshot_of(req: Any) -> ReadSnapshot:
@@ -423,17 +418,30 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, Stats
         Hive holds to hive.metastore.limit.partition.request is `limited` (get_partitions, not the
         names or the `_ps` calls: Hive 2.3.10's rule, probed)."""
         wanted = _wanted(max_parts)
-        scan = ALL_PARTITIONS if partial else self._scan_for(wanted) if limited else wanted
-        found = await self._matching(db_name, tbl_name, "", scan, snapshot)
+        if partial:
+            found = await self._matching_partial(db_name, tbl_name, partial, snapshot)
+        else:
+            found = await self._matching(db_name, tbl_name, "", self._scan_for(wanted) if limited else wanted,
+                                         snapshot)
+        if limited:
+            self._check_partition_request(found.table, wanted, len(found.versions))
+        return VersionsHit(found.table, found.versions[:wanted])
+
+    async def _matching_partial(self, db_name: str | None, tbl_name: str | None, partial: Sequence[str],
+                                snapshot: ReadSnapshot) -> VersionsHit:
+        """Every partition a partial specification matches, in name order."""
+        db_key, table_key = table_key_of(required(db_name, "db_name"), required(tbl_name, "tbl_name"))
+        found = self._cached.cached_versions_by_partial(db_key, table_key, partial, ALL_PARTITIONS, snapshot)
+        if not isinstance(found, VersionsHit):
+            everything = await self._matching(db_key, table_key, "", ALL_PARTITIONS, snapshot)
+            found = VersionsHit(everything.table, [v for v in everything.versions
+                                                   if matches_partial_values(v.values, partial)])
         keys = found.table.partition_keys
         if len(partial) > len(keys):  # (MetaException, as Hive's)
             raise InvalidArgument(
                 f"Incorrect number of partition values: {len(partial)} for the {len(keys)} partition keys of "
                 f"{found.table.full_name} ({', '.join(k.name for k in keys)})")
-        versions = [v for v in found.versions if _matches_partial(v.values, partial)] if partial else found.versions
-        if limited:
-            self._check_partition_request(found.table, wanted, len(versions))
-        return VersionsHit(found.table, versions[:wanted])
+        return found
 
     def _scan_for(self, wanted: int) -> int:
         """How many partitions a limited listing reads: what is wanted, and with Hive's

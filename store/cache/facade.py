@@ -75,6 +75,7 @@ class CachedCatalog:
         self.cached_table_object = cache.read_table_object
         self.cached_partition_versions = cache.read_partition_versions
         self.cached_versions_by_filter = cache.read_versions_by_filter
+        self.cached_versions_by_partial = cache.read_versions_by_partial
         self.cached_partitions_by_names = cache.read_partitions
         self.cached_partitions_by_filter = cache.read_partitions_by_filter
         self.cached_partition_names = cache.list_partition_names

@@ -359,6 +359,27 @@ class ShardedCache:
         self.stats.hits += 1
         return VersionsHit(table, _matching_versions(entry, wl, matches, limit))
 
+    def read_versions_by_partial(self, db_name: str, table_name: str, partial: Sequence[str], limit: int,
+                                 snapshot: ReadSnapshot, min_event_id: int = 0) -> VersionsHit | Miss:
+        """Visible versions matching Hive's partial specification, in name order, at most `limit` + 1:
+        only the range of sorted names under its leading values is looked at (hive/names.py)."""
+        found = self._visible_table(db_name, table_name, snapshot, min_event_id, partitioned=True)
+        if isinstance(found, Miss):
+            return found
+        entry, wl, _, table = found
+        names = entry.sorted_names
+        prefix = n.partial_name_prefix(table.partition_keys, partial)
+        in_range = itertools.takewhile(lambda name: name.startswith(prefix),
+                                       itertools.islice(names, bisect.bisect_left(names, prefix), None))
+        matched: list[Version] = []
+        for _, version in _shown_in_order(entry, wl, in_range):
+            if n.matches_partial_values(version.values, partial):
+                matched.append(version)
+                if len(matched) > limit:
+                    break
+        self.stats.hits += 1
+        return VersionsHit(table, matched)
+
     def list_partition_names(self, db_name: str, table_name: str, after: str, page_size: int,
                              snapshot: ReadSnapshot, min_event_id: int = 0) -> tuple[list[str], str | None] | Miss:
         """Up to page_size visible names after `after`, and the last name when more follow."""

@@ -103,3 +103,32 @@ async def test_hives_partition_request_limit_refuses_and_never_cuts(limited: Thr
     assert len(await limited("get_partitions_ps", "db", "t", ["", "00"], -1)) == 4
     assert len(await limited("get_partitions_ps_with_auth", "db", "t", ["2024-01-01"], -1, "alice", [])) == 3
     assert len(await limited("get_partitions_by_names", "db", "t", ALL_NAMES[:3])) == 3
+
+
+async def test_a_partial_specification_answers_from_the_cache_as_from_postgresql(pg_dsn: str) -> None:
+    """The cache looks only at the range of sorted names under a specification's leading values (hive/names.py
+    partial_name_prefix); a gateway without a cache reads PostgreSQL. Values that are prefixes of one another
+    and values Hive escapes in names are where a range could go wrong."""
+    async with running_gateway(pg_dsn) as cached, \
+            running_gateway(pg_dsn, **{"metastore.gateway.cache.enabled": "false"}) as uncached, \
+            client_with_database(cached.thrift_port) as a:
+        b = ThriftClient(uncached.thrift_port)
+        try:
+            await a("create_table", _table())
+            days, hours = ("1", "10", "1/x", "1 0"), ("a=b", "c", "c%")
+            for day in days:
+                for hour in hours:
+                    await a("append_partition", "db", "t", [day, hour])
+            specs = [[d] for d in days] + [[d, h] for d in days for h in hours] + [["", h] for h in hours] + [
+                ["1", ""], ["nope"], ["10", "nope"]]
+            for _ in range(2):  # the first read may fill the cache
+                for spec in specs:
+                    expected = sorted(f"ds={d}/hr={h}" for d in days for h in hours
+                                      if all(w in ("", v) for w, v in zip(spec, (d, h))))
+                    ours = await a("get_partitions_ps", "db", "t", spec, -1)
+                    assert sorted(f"ds={p.values[0]}/hr={p.values[1]}" for p in ours) == expected, spec
+                    assert await a("get_partition_names_ps", "db", "t", spec, -1) == \
+                        await b("get_partition_names_ps", "db", "t", spec, -1), spec
+            assert cached.cache is not None and cached.cache.stats.hits > 0
+        finally:
+            b.close()

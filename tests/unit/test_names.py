@@ -132,3 +132,26 @@ def test_hive_patterns() -> None:
     assert n.matches_hive_pattern("Web", "sales*|web")
     assert not n.matches_hive_pattern("websales", "sales*|web")
     assert n.matches_hive_pattern("anything", "")
+
+
+def test_a_partial_specifications_matches_are_one_range_of_sorted_names() -> None:
+    """partial_name_prefix is what the cache bisects on: every name a specification matches starts with
+    it, and with keys of prefixes of one another (1 and 10) or values Hive escapes, no other matching name
+    lies outside the range."""
+    from hive.names import make_partition_name, matches_partial_values, partial_name_prefix
+    from hive.schema import FieldSchema
+    keys = [FieldSchema("ds", "string"), FieldSchema("hr", "string"), FieldSchema("k", "string")]
+    values = ["1", "10", "1/", "a=b", "a b", ""]
+    partitions = sorted((make_partition_name(keys, v), v) for v in (
+        (a, b, c) for a in values[:5] for b in values[:5] for c in ("x", "y")))
+    names = [name for name, _ in partitions]
+    for partial in (["1"], ["10", ""], ["1/", "a=b"], ["1", "10", "x"], ["", "1"], ["a b", "", "y"], []):
+        prefix = partial_name_prefix(keys, partial)
+        matching = [name for name, v in partitions if matches_partial_values(v, partial)]
+        assert all(name.startswith(prefix) for name in matching), partial
+        in_range = [name for name in names if name.startswith(prefix)]
+        assert in_range == names[names.index(in_range[0]):names.index(in_range[-1]) + 1], partial  # one range
+        assert matching == [name for name in in_range if name in matching], partial
+    assert partial_name_prefix(keys, ["1", "", "x"]) == "ds=1/"
+    assert partial_name_prefix(keys, ["1", "a=b", "x"]) == "ds=1/hr=a%3Db/k=x"
+    assert partial_name_prefix(keys, ["", "2"]) == ""

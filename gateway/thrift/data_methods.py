@@ -271,7 +271,6 @@ class DataMethods:
             raise
         self._cached.wrote(table.db_name, table.name, event_id)
 
-
     async def exchange_partitions(self, partitionSpecs: dict[str, str] | None, source_db: str | None,  # noqa: N803
                                   source_table_name: str | None, dest_db: str | None,
                                   dest_table_name: str | None) -> list[Any]:
@@ -325,6 +324,7 @@ class DataMethods:
         self._cached.wrote(dest.db_name, dest.name, event_id)
         await self._warehouse.delete_empty_parents([old for old, _ in done], source.sd.location)
         return dest, moved
+
 
 def _with_parameters(obj: Any, parameters: dict[str, str]) -> Any:
     return replace(obj, parameters=parameters)

@@ -1,8 +1,9 @@
 """ALTER TABLE ... EXCHANGE PARTITION over Thrift (exchange_partitions; store/catalog.py has the rules,
 gateway/thrift/data_methods.py the directory moves). Hive 2.3.10's answers call by call are compared in
 tests/e2e/test_thrift_differential.py (EXCHANGE_STEPS); here, what that comparison cannot show: the data
-moves with the partitions and back when the exchange fails, another gateway sees both tables change at
-once, and the refusals Hive 2.3 answers only with an internal error or a slow duplicate-key failure."""
+moves with the partitions and back when the exchange fails, another gateway sees both tables change
+together once its poller has applied the exchange (non-transactional tables are eventually consistent
+across gateways), and the refusals Hive 2.3 answers only with an internal error or a slow duplicate-key failure."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import pytest
 from thriftpy2.thrift import TException
 
 from gateway.thrift.idl import hms
-from tests.conftest import running_gateway
+from gateway.app import Gateway
+from tests.conftest import running_gateway, wait_applied
 from tests.thrift_client import ThriftClient, client_with_database
 
 
@@ -30,8 +32,9 @@ def _table(name: str, *, external: bool = False, location: str | None = None, **
 
 
 @pytest.fixture
-async def env(pg_dsn: str, tmp_path: Path) -> AsyncIterator[tuple[ThriftClient, ThriftClient, Path]]:
-    """Two gateways on one database and warehouse; a client of each."""
+async def env(pg_dsn: str, tmp_path: Path) -> AsyncIterator[tuple[ThriftClient, ThriftClient, Path, Gateway]]:
+    """Two gateways on one database and warehouse; a client of each, and the second gateway (to wait for
+    its poller before a read there)."""
     conf = {"hive.metastore.warehouse.dir": str(tmp_path / "warehouse")}
     async with running_gateway(pg_dsn, **conf) as first, running_gateway(pg_dsn, **conf) as second, \
             client_with_database(first.thrift_port) as a:
@@ -42,14 +45,15 @@ async def env(pg_dsn: str, tmp_path: Path) -> AsyncIterator[tuple[ThriftClient, 
             for day, hour in (("1", "1"), ("1", "2"), ("2", "1")):
                 p = await a("append_partition", "db", "src", [day, hour])
                 (Path(p.sd.location) / "part-0").write_text(f"{day}/{hour}")
-            yield a, b, tmp_path / "warehouse" / "db.db"
+            yield a, b, tmp_path / "warehouse" / "db.db", second
         finally:
             b.close()
 
 
 async def test_the_data_moves_with_the_partitions_and_every_gateway_sees_both_tables_change(
-        env: tuple[ThriftClient, ThriftClient, Path]) -> None:
-    a, b, db_dir = env
+        env: tuple[ThriftClient, ThriftClient, Path, Gateway]) -> None:
+    a, b, db_dir, second = env
+    await wait_applied(second)
     assert await b("get_partition_names", "db", "src", -1) == ["ds=1/hr=1", "ds=1/hr=2", "ds=2/hr=1"]  # cached
     moved = await a("exchange_partitions", {"ds": "1"}, "db", "src", "db", "dst")
     assert [(p.tableName, p.values, p.sd.location) for p in moved] == [
@@ -57,15 +61,17 @@ async def test_the_data_moves_with_the_partitions_and_every_gateway_sees_both_ta
         ("dst", ["1", "2"], str(db_dir / "dst" / "ds=1" / "hr=2"))]
     assert (db_dir / "dst" / "ds=1" / "hr=2" / "part-0").read_text() == "1/2"
     assert not (db_dir / "src" / "ds=1").exists()  # the emptied parent goes, as after a drop
+    await wait_applied(second)
     assert await b("get_partition_names", "db", "src", -1) == ["ds=2/hr=1"]
     assert await b("get_partition_names", "db", "dst", -1) == ["ds=1/hr=1", "ds=1/hr=2"]
     one = await a("exchange_partition", {"ds": "2", "hr": "1"}, "db", "src", "db", "dst")
     assert (one.values, one.sd.location) == (["2", "1"], str(db_dir / "dst" / "ds=2" / "hr=1"))
+    await wait_applied(second)
     assert await b("get_partition_names", "db", "src", -1) == []
 
 
-async def test_a_refused_exchange_moves_nothing(env: tuple[ThriftClient, ThriftClient, Path]) -> None:
-    a, b, db_dir = env
+async def test_a_refused_exchange_moves_nothing(env: tuple[ThriftClient, ThriftClient, Path, Gateway]) -> None:
+    a, b, db_dir, second = env
     # A directory no partition names is in the way of the second move: the first is undone.
     (db_dir / "dst" / "ds=1" / "hr=2").mkdir(parents=True)
     with pytest.raises(TException, match="already exists"):
@@ -74,6 +80,7 @@ async def test_a_refused_exchange_moves_nothing(env: tuple[ThriftClient, ThriftC
     await a("append_partition", "db", "dst", ["1", "2"])
     with pytest.raises(TException, match=r"db.dst already has partition\(s\) ds=1/hr=2; nothing was exchanged"):
         await a("exchange_partitions", {"ds": "1"}, "db", "src", "db", "dst")
+    await wait_applied(second)
     assert await b("get_partition_names", "db", "src", -1) == ["ds=1/hr=1", "ds=1/hr=2", "ds=2/hr=1"]
     assert await b("get_partition_names", "db", "dst", -1) == ["ds=1/hr=2"]
     assert sorted(p.relative_to(db_dir / "src").as_posix() for p in (db_dir / "src").rglob("part-0")) == [
@@ -88,23 +95,25 @@ async def test_a_refused_exchange_moves_nothing(env: tuple[ThriftClient, ThriftC
     ({"ds": "1"}, "src", "acid", "Exchange partition is not allowed with transactional tables (db.acid)"),
     ({"ds": "1"}, "src", "nope", "nope"),
 ])
-async def test_refusals_say_why(env: tuple[ThriftClient, ThriftClient, Path], spec: dict[str, str], source: str,
-                                dest: str, says: str) -> None:
-    a, b, _ = env
+async def test_refusals_say_why(env: tuple[ThriftClient, ThriftClient, Path, Gateway], spec: dict[str, str],
+                                source: str, dest: str, says: str) -> None:
+    a, b, _, second = env
     await a("create_table", _table("acid", transactional="true"))
     with pytest.raises(TException) as refused:
         await a("exchange_partitions", spec, "db", source, "db", dest)
     assert says in str(refused.value)
+    await wait_applied(second)
     assert await b("get_partition_names", "db", "src", -1) == ["ds=1/hr=1", "ds=1/hr=2", "ds=2/hr=1"]
 
 
 async def test_an_external_tables_partitions_keep_their_locations(
-        env: tuple[ThriftClient, ThriftClient, Path], tmp_path: Path) -> None:
+        env: tuple[ThriftClient, ThriftClient, Path, Gateway], tmp_path: Path) -> None:
     """The gateway moves no external table's data: the partitions change tables, their files stay."""
-    a, b, _ = env
+    a, b, _, second = env
     await a("create_table", _table("lake", external=True, location=str(tmp_path / "lake")))
     p = await a("append_partition", "db", "lake", ["5", "1"])
     (Path(p.sd.location) / "part-0").write_text("5/1")
     (moved,) = await a("exchange_partitions", {"ds": "5"}, "db", "lake", "db", "dst")
     assert moved.sd.location == p.sd.location and (Path(p.sd.location) / "part-0").exists()
+    await wait_applied(second)
     assert (await b("get_partition", "db", "dst", ["5", "1"])).sd.location == p.sd.location

@@ -182,7 +182,6 @@ def validate_partition_values(keys: Sequence[FieldSchema], values: Sequence[str]
     return tuple(out)
 
 
-
 def matches_partial_values(values: Sequence[str], partial: Sequence[str]) -> bool:
     """Hive's partial partition specification (get_partitions_ps and its kin): a value per leading
     key, '' matching any value; the values are compared as given."""
@@ -200,6 +199,7 @@ def partial_name_prefix(keys: Sequence[FieldSchema], partial: Sequence[str]) -> 
         return ""
     prefix = make_partition_name(keys[:count], partial[:count])
     return prefix if count == len(keys) else prefix + "/"
+
 
 def leading_partition_values(keys: Sequence[FieldSchema], spec: Mapping[str, str]) -> tuple[str, ...]:
     """The values of a partition specification that names a table's first keys (Hive's EXCHANGE

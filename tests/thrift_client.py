@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Sequence
 
 import thriftpy2.rpc
 
@@ -35,12 +35,12 @@ async def client_with_database(port: int, db: str = "db") -> AsyncIterator[Thrif
         client.close()
 
 
-def thrift_table(name: str, db: str = "db", owner: str = "alice", table_type: str = "MANAGED_TABLE",
-                 **params: str) -> Any:
-    """A one-column, unpartitioned Thrift Table with the given parameters."""
-    sd = hms.StorageDescriptor(cols=[hms.FieldSchema(name="id", type="bigint", comment="")], inputFormat="in",
-                               outputFormat="out", compressed=False, numBuckets=-1,
+def thrift_table(name: str, db: str = "db", owner: str = "alice", table_type: str = "MANAGED_TABLE", *,
+                 keys: Sequence[str] = (), location: str | None = None, **params: str) -> Any:
+    """A one-column Thrift Table with the given parameters, partitioned by string `keys` (none: not)."""
+    sd = hms.StorageDescriptor(cols=[hms.FieldSchema(name="id", type="bigint", comment="")], location=location,
+                               inputFormat="in", outputFormat="out", compressed=False, numBuckets=-1,
                                serdeInfo=hms.SerDeInfo(serializationLib="serde", parameters={}), bucketCols=[],
                                sortCols=[], parameters={})
-    return hms.Table(tableName=name, dbName=db, owner=owner, sd=sd, parameters=dict(params), partitionKeys=[],
-                     tableType=table_type)
+    return hms.Table(tableName=name, dbName=db, owner=owner, sd=sd, parameters=dict(params), tableType=table_type,
+                     partitionKeys=[hms.FieldSchema(name=k, type="string", comment="") for k in keys])

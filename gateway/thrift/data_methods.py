@@ -17,8 +17,8 @@ from gateway.thrift import convert
 from gateway.thrift.convert import required, stamp_ddl_time
 from gateway.thrift.idl import hms
 from gateway.warehouse import Warehouse, owns_data
-from hive.names import (default_location, leading_partition_values, make_partition_name, normalize_identifier,
-                        parse_partition_name)
+from hive.names import (default_location, leading_partition_values, make_partition_name, matches_partial_values,
+                        normalize_identifier, parse_partition_name)
 from hive.stats_accuracy import STATS_ACCURATE, format_value
 from store.cache.facade import CachedCatalog
 from store.catalog import check_exchangeable, exchanged_location
@@ -296,7 +296,8 @@ class DataMethods:
         source, dest = await self._table(source_db, source_name), await self._table(dest_db, dest_name)
         check_exchangeable(source, dest)
         prefix = leading_partition_values(source.partition_keys, spec)
-        matching = [p for p in await self._partitions(source, bounded=False) if p.values[:len(prefix)] == prefix]
+        everything = await self._partitions(source, bounded=False)
+        matching = [p for p in everything if matches_partial_values(p.values, prefix)]
         if not matching:
             shown = make_partition_name(source.partition_keys[:len(prefix)], prefix)
             raise InvalidArgument(f"exchange partition: {source.full_name} has no partition {shown}")

@@ -8,27 +8,17 @@ across gateways), and the refusals Hive 2.3 answers only with an internal error 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import AsyncIterator
 
 import pytest
 from thriftpy2.thrift import TException
 
-from gateway.thrift.idl import hms
 from gateway.app import Gateway
 from tests.conftest import running_gateway, wait_applied
-from tests.thrift_client import ThriftClient, client_with_database
+from tests.thrift_client import ThriftClient, client_with_database, thrift_table
 
 
-def _table(name: str, *, external: bool = False, location: str | None = None, **params: str) -> Any:
-    sd = hms.StorageDescriptor(cols=[hms.FieldSchema(name="id", type="bigint", comment="")], location=location,
-                               inputFormat="in", outputFormat="out", compressed=False, numBuckets=-1,
-                               serdeInfo=hms.SerDeInfo(serializationLib="serde", parameters={}), bucketCols=[],
-                               sortCols=[], parameters={})
-    return hms.Table(tableName=name, dbName="db", owner="alice", sd=sd,
-                     parameters={**params, **({"EXTERNAL": "TRUE"} if external else {})},
-                     partitionKeys=[hms.FieldSchema(name="ds", type="string", comment=""),
-                                    hms.FieldSchema(name="hr", type="string", comment="")],
-                     tableType="EXTERNAL_TABLE" if external else "MANAGED_TABLE")
+KEYS = ("ds", "hr")
 
 
 @pytest.fixture
@@ -40,8 +30,8 @@ async def env(pg_dsn: str, tmp_path: Path) -> AsyncIterator[tuple[ThriftClient, 
             client_with_database(first.thrift_port) as a:
         b = ThriftClient(second.thrift_port)
         try:
-            await a("create_table", _table("src"))
-            await a("create_table", _table("dst"))
+            await a("create_table", thrift_table("src", keys=KEYS))
+            await a("create_table", thrift_table("dst", keys=KEYS))
             for day, hour in (("1", "1"), ("1", "2"), ("2", "1")):
                 p = await a("append_partition", "db", "src", [day, hour])
                 (Path(p.sd.location) / "part-0").write_text(f"{day}/{hour}")
@@ -98,7 +88,7 @@ async def test_a_refused_exchange_moves_nothing(env: tuple[ThriftClient, ThriftC
 async def test_refusals_say_why(env: tuple[ThriftClient, ThriftClient, Path, Gateway], spec: dict[str, str],
                                 source: str, dest: str, says: str) -> None:
     a, b, _, second = env
-    await a("create_table", _table("acid", transactional="true"))
+    await a("create_table", thrift_table("acid", keys=KEYS, transactional="true"))
     with pytest.raises(TException) as refused:
         await a("exchange_partitions", spec, "db", source, "db", dest)
     assert says in str(refused.value)
@@ -110,7 +100,8 @@ async def test_an_external_tables_partitions_keep_their_locations(
         env: tuple[ThriftClient, ThriftClient, Path, Gateway], tmp_path: Path) -> None:
     """The gateway moves no external table's data: the partitions change tables, their files stay."""
     a, b, _, second = env
-    await a("create_table", _table("lake", external=True, location=str(tmp_path / "lake")))
+    await a("create_table", thrift_table("lake", table_type="EXTERNAL_TABLE", keys=KEYS,
+                                               location=str(tmp_path / "lake"), EXTERNAL="TRUE"))
     p = await a("append_partition", "db", "lake", ["5", "1"])
     (Path(p.sd.location) / "part-0").write_text("5/1")
     (moved,) = await a("exchange_partitions", {"ds": "5"}, "db", "lake", "db", "dst")

@@ -16,30 +16,19 @@ import asyncpg
 import pytest
 from thriftpy2.thrift import TException
 
-from gateway.thrift.idl import hms
 from tests.conftest import running_gateway
-from tests.thrift_client import ThriftClient, client_with_database
+from tests.thrift_client import ThriftClient, client_with_database, thrift_table
 
 DAYS = [f"2024-01-{d:02d}" for d in range(1, 5)]
 HOURS = ["00", "06", "12"]
 ALL_NAMES = [f"ds={d}/hr={h}" for d in DAYS for h in HOURS]  # 12, four batches of 3
 
 
-def _table() -> Any:
-    sd = hms.StorageDescriptor(cols=[hms.FieldSchema(name="id", type="bigint", comment="")], inputFormat="in",
-                               outputFormat="out", compressed=False, numBuckets=-1,
-                               serdeInfo=hms.SerDeInfo(serializationLib="serde", parameters={}), bucketCols=[],
-                               sortCols=[], parameters={})
-    return hms.Table(tableName="t", dbName="db", owner="alice", sd=sd, parameters={}, tableType="MANAGED_TABLE",
-                     partitionKeys=[hms.FieldSchema(name="ds", type="string", comment=""),
-                                    hms.FieldSchema(name="hr", type="string", comment="")])
-
-
 @contextlib.asynccontextmanager
 async def _client(pg_dsn: str, **conf: str) -> AsyncIterator[ThriftClient]:
     async with running_gateway(pg_dsn, **{"metastore.gateway.max.batch.size": "3", **conf}) as gw, \
             client_with_database(gw.thrift_port) as client:
-        await client("create_table", _table())
+        await client("create_table", thrift_table("t", keys=("ds", "hr")))
         for day in DAYS:
             for hour in HOURS:
                 await client("append_partition", "db", "t", [day, hour])
@@ -114,7 +103,7 @@ async def test_a_partial_specification_answers_from_the_cache_as_from_postgresql
             client_with_database(cached.thrift_port) as a:
         b = ThriftClient(uncached.thrift_port)
         try:
-            await a("create_table", _table())
+            await a("create_table", thrift_table("t", keys=("ds", "hr")))
             days, hours = ("1", "10", "1/x", "1 0"), ("a=b", "c", "c%")
             for day in days:
                 for hour in hours:

@@ -10,9 +10,8 @@ from typing import AsyncIterator
 import pytest
 from thriftpy2.thrift import TException
 
-from gateway.thrift.idl import hms
 from tests.conftest import running_gateway
-from tests.thrift_client import ThriftClient, client_with_database
+from tests.thrift_client import ThriftClient, client_with_database, thrift_table
 
 WHITELIST = "hive.metastore.partition.name.whitelist.pattern"
 DIRECT_SQL = "hive.metastore.try.direct.sql"
@@ -47,13 +46,7 @@ async def test_a_connections_whitelist_is_answered_back_and_the_servers_is_appli
     async with client_with_database(port) as client:
         await client("setMetaConf", WHITELIST, "[a-z]*")
         assert await client("getMetaConf", WHITELIST) == "[a-z]*"
-        sd = hms.StorageDescriptor(cols=[hms.FieldSchema(name="id", type="bigint", comment="")], inputFormat="in",
-                                   outputFormat="out", compressed=False, numBuckets=-1,
-                                   serdeInfo=hms.SerDeInfo(serializationLib="serde", parameters={}),
-                                   bucketCols=[], sortCols=[], parameters={})
-        await client("create_table", hms.Table(tableName="t", dbName="db", owner="alice", sd=sd, parameters={},
-                                               partitionKeys=[hms.FieldSchema(name="ds", type="string", comment="")],
-                                               tableType="MANAGED_TABLE"))
+        await client("create_table", thrift_table("t", keys=("ds",)))
         await client("append_partition", "db", "t", ["2024-01-01"])  # outside [a-z]*, inside the server's
         with pytest.raises(TException, match="whitelist"):
             await client("append_partition", "db", "t", ["a#b"])

@@ -34,6 +34,7 @@ from gateway.interceptors import CallObserver
 from gateway.metrics import GatewayMetrics, resident_bytes
 from gateway.server import BindError, GrpcServer
 from gateway.servicers.compaction import CompactorServicer, compactor_settings
+from gateway.thrift.fb303 import Fb303
 from gateway.thrift.handler import HiveMetastoreHandler
 from gateway.thrift.idl import SERVICE as THRIFT_SERVICE
 from gateway.thrift import wire as thrift_wire
@@ -152,8 +153,9 @@ class Gateway:
             self.port = await self._server.start()
             await self._server.set_serving(False)  # open, and says so: warming up
             if s.thrift_enabled:
-                self._thrift = ThriftServer(THRIFT_SERVICE, HiveMetastoreHandler(
-                    catalog, self.cached_catalog, txn_store, lock_store, s), ThriftSettings(
+                handler = HiveMetastoreHandler(catalog, self.cached_catalog, txn_store, lock_store, s,
+                                               fb303=Fb303(self.metrics.calls))
+                self._thrift = ThriftServer(THRIFT_SERVICE, handler, ThriftSettings(
                     host=s.host, port=s.thrift_port, framed=s.thrift_framed, max_message_bytes=s.max_message_bytes,
                     max_connections=s.thrift_max_connections, read_timeout_s=s.thrift_read_timeout_s,
                     ssl_context=thrift_ssl_context(s), authenticator=auth),

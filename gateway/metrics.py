@@ -63,6 +63,14 @@ class CallStats:
     def count(self, protocol: str, method: str, status: str) -> int:
         return self.counts.get((protocol, method, status), 0)
 
+    def by_method(self, protocol: str) -> dict[str, int]:
+        """Calls of `protocol` answered so far, by method, whatever their status."""
+        out: dict[str, int] = {}
+        for (proto, method, _status), n in list(self.counts.items()):
+            if proto == protocol:
+                out[method] = out.get(method, 0) + n
+        return out
+
     def collect(self) -> Iterator[Any]:
         counts = CounterMetricFamily("metastore_rpc_calls", "calls answered, by protocol, method and status code",
                                      labels=["protocol", "method", "code"])

@@ -780,6 +780,21 @@ async def alter_partitions(
     )))
 
 
+async def alter_partitions_in_chunks(
+    conn: asyncpg.Connection, db_name: str, table_name: str, parts: Sequence[Partition], chunk: int,
+) -> Outcome[list[Partition]]:
+    """alter_partitions of more partitions than one call may name (a truncate of a large table): one
+    transaction, all or nothing, with an ALTER_PARTITION event per `chunk` partitions, so that no event
+    is larger than one a client's call could have written."""
+    altered: list[Partition] = []
+    events: list[NewEvent] = []
+    for start in range(0, len(parts), chunk):
+        outcome = await alter_partitions(conn, db_name, table_name, parts[start:start + chunk])
+        altered += outcome.value
+        events += outcome.events
+    return Outcome(altered, tuple(events))
+
+
 async def drop_partitions(
     conn: asyncpg.Connection, db_name: str, table_name: str, names: Sequence[str], *, if_exists: bool,
     expected_table_id: int = 0, txn_id: int = 0, keep_attached: bool = False,

@@ -202,6 +202,11 @@ class CatalogStore:
                                           txn_id)
         return written.value, written.event_id
 
+    async def alter_partitions_in_chunks(self, db_name: str, table_name: str, parts: Sequence[Partition],
+                                         chunk: int) -> tuple[list[Partition], int]:
+        written = await self._write(catalog.alter_partitions_in_chunks, db_name, table_name, parts, chunk)
+        return written.value, written.event_id
+
     async def drop_partitions(
         self, db_name: str, table_name: str, names: Sequence[str], *, if_exists: bool, expected_table_id: int = 0,
         txn_id: int = 0,

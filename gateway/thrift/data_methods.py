@@ -65,14 +65,9 @@ class DataMethods:
         """The partition name of `part_vals` (Hive's call shape by values) in the table's key order."""
         return convert.partition_name(await self._table(db_name, tbl_name), required(part_vals, "part_vals"))
 
-    async def _partitions(self, table: Table, *, bounded: bool = True) -> list[Partition]:
-        """Every partition of `table` now. A truncate alters them all in one call, so it is bounded by
-        metastore.gateway.max.batch.size; a drop only reads their locations, so it takes them all."""
-        limit = self._settings.max_batch_size if bounded else ALL_PARTITIONS
-        _, parts = (await self._catalog.list_partitions(table.db_name, table.name, limit, LATEST)).value
-        if len(parts) > limit:
-            raise ResourceExhausted(f"{table.full_name} has more than metastore.gateway.max.batch.size "
-                                    f"({self._settings.max_batch_size}) partitions: truncate them in batches")
+    async def _partitions(self, table: Table) -> list[Partition]:
+        """Every partition of `table` now."""
+        _, parts = (await self._catalog.list_partitions(table.db_name, table.name, ALL_PARTITIONS, LATEST)).value
         return parts
 
     async def _data_locations(self, table: Table) -> list[str]:
@@ -81,7 +76,7 @@ class DataMethods:
             return []
         locations = [table.sd.location] if table.sd.location else []
         if table.is_partitioned:
-            locations += [p.sd.location for p in await self._partitions(table, bounded=False)
+            locations += [p.sd.location for p in await self._partitions(table)
                           if p.sd.location and not _under(p.sd.location, table.sd.location)]
         return locations
 
@@ -179,8 +174,10 @@ class DataMethods:
                 raise InvalidArgument(f"{what}: no partition(s) {', '.join(sorted(missing)[:5])}")
         await self._warehouse.empty([p.sd.location for p in parts], what)
         if parts:
-            _, event_id = await self._catalog.alter_partitions(
-                table.db_name, table.name, [_with_parameters(p, _truncated_stats(dict(p.parameters))) for p in parts])
+            # Every partition of a large table, as Hive truncates them all; its events are call-sized.
+            _, event_id = await self._catalog.alter_partitions_in_chunks(
+                table.db_name, table.name, [_with_parameters(p, _truncated_stats(dict(p.parameters))) for p in parts],
+                self._settings.max_batch_size)
             self._cached.wrote(table.db_name, table.name, event_id)
 
     # -- partitions -------------------------------------------------------------------------------
@@ -296,7 +293,7 @@ class DataMethods:
         source, dest = await self._table(source_db, source_name), await self._table(dest_db, dest_name)
         check_exchangeable(source, dest)
         prefix = leading_partition_values(source.partition_keys, spec)
-        everything = await self._partitions(source, bounded=False)
+        everything = await self._partitions(source)
         matching = [p for p in everything if matches_partial_values(p.values, prefix)]
         if not matching:
             shown = make_partition_name(source.partition_keys[:len(prefix)], prefix)

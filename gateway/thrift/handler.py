@@ -12,7 +12,6 @@ now, never uncommitted versions. Names are case-insensitive, as in Hive; the sto
 from __future__ import annotations
 
 import re
-import time
 from typing import Any, Sequence
 
 from thriftpy2.thrift import TType
@@ -27,6 +26,7 @@ from gateway.thrift.server import RawValue
 from gateway.thrift.compaction_methods import CompactionMethods
 from gateway.thrift.constraint_methods import ConstraintMethods
 from gateway.thrift.data_methods import ALL_PARTITIONS, DataMethods
+from gateway.thrift.fb303 import Fb303, Fb303Methods
 from gateway.thrift.function_methods import FunctionMethods
 from gateway.thrift.privilege_methods import PrivilegeMethods, grants_of_privilege_set
 from gateway.thrift.stats_methods import StatsMethods
@@ -46,8 +46,6 @@ from store.snapshot import ReadSnapshot
 from store.txn_store import TxnStore
 
 LATEST = ReadSnapshot(latest_committed=True)
-ALIVE = 2  # fb303's fb_status.ALIVE
-VERSION = "2.3.10-metastore-gateway"
 # Hive's TableType names: a listing may name any of them (the gateway holds tables of the first three).
 HIVE_TABLE_TYPES = frozenset({t.value for t in TableType} | {"INDEX_TABLE", "MATERIALIZED_VIEW"})
 
@@ -68,16 +66,16 @@ def _snapshot_of(req: Any) -> ReadSnapshot:
     return ReadSnapshot.parse(req.validWriteIdList, 0, req.id if req.id and req.id > 0 else 0)
 
 
-class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, StatsMethods, ConstraintMethods,
-                           FunctionMethods, PrivilegeMethods):
-    """ThriftHiveMetastore (and fb303) over the gateway's stores; drops, truncate and partition renames
-    (which touch a managed table's files) in DataMethods, txns and locks in TxnLockMethods, compact2 and
-    show_compact in CompactionMethods, column statistics in StatsMethods, table constraints (none are
-    stored) in ConstraintMethods, permanent functions in FunctionMethods, roles and privileges in
-    PrivilegeMethods."""
+class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, CompactionMethods, StatsMethods,
+                           ConstraintMethods, FunctionMethods, PrivilegeMethods):
+    """ThriftHiveMetastore over the gateway's stores; fb303 (status, counters, options) in Fb303Methods,
+    drops, truncate and partition renames (which touch a managed table's files) in DataMethods, txns and
+    locks in TxnLockMethods, compact2 and show_compact in CompactionMethods, column statistics in
+    StatsMethods, table constraints (none are stored) in ConstraintMethods, permanent functions in
+    FunctionMethods, roles and privileges in PrivilegeMethods."""
 
     def __init__(self, catalog: CatalogStore, cached: CachedCatalog, txns: TxnStore, locks: LockStore,
-                 settings: Settings, warehouse: Warehouse | None = None) -> None:
+                 settings: Settings, warehouse: Warehouse | None = None, fb303: Fb303 | None = None) -> None:
         self._catalog = catalog
         self._warehouse = warehouse or Warehouse()
         self._cached = cached
@@ -85,26 +83,17 @@ class HiveMetastoreHandler(DataMethods, TxnLockMethods, CompactionMethods, Stats
         self._locks = locks
         self._owners = Ownership(txns, locks)
         self._settings = settings
-        self._started = int(time.time())
+        self._fb303 = fb303 or Fb303()
         self._compaction_db = catalog.database  # compact2 / show_compact (gateway/thrift/compaction_methods.py)
         self._privileges = PrivilegeStore(catalog.database)  # gateway/thrift/privilege_methods.py
 
-    # -- fb303 and session ------------------------------------------------------------------------
+    # -- session ---------------------------------------------------------------------------------
 
-    async def getName(self) -> str:  # noqa: N802 - Thrift's method names
-        return "metastore-gateway"
-
-    async def getVersion(self) -> str:  # noqa: N802
-        return VERSION
-
-    async def getStatus(self) -> int:  # noqa: N802
-        return ALIVE
-
-    async def aliveSince(self) -> int:  # noqa: N802
-        return self._started
-
-    async def shutdown(self) -> None:
-        """fb303's shutdown: clients send it when they close a connection; it stops nothing here."""
+    async def flushCache(self) -> None:  # noqa: N802
+        """Hive's Driver sends this before it compiles each query, so that it reads no objects a cache kept
+        from an earlier one. Hive's own store keeps none; this gateway's cache is kept in step with the
+        notification log and answers under the freshness rule, so there is nothing to drop, and dropping
+        it would turn every query's reads into misses. Answered at once."""
 
     async def set_ugi(self, user_name: str | None, group_names: list[str] | None) -> list[str]:
         return list(group_names or [])

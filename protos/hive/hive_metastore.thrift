@@ -1133,7 +1133,15 @@ service FacebookService {
   string getName(),
   string getVersion(),
   i32 getStatus(),
+  string getStatusDetails(),
+  map<string, i64> getCounters(),
+  i64 getCounter(1: string key),
+  void setOption(1: string key, 2: string value),
+  string getOption(1: string key),
+  map<string, string> getOptions(),
+  string getCpuProfile(1: i32 profileDurationInSec),
   i64 aliveSince(),
+  oneway void reinitialize(),
   oneway void shutdown(),
 }
 
@@ -1142,6 +1150,7 @@ service ThriftHiveMetastore extends FacebookService {
   void setMetaConf(1: string key, 2: string value) throws (1: MetaException o1),
   list<string> set_ugi(1: string user_name, 2: list<string> group_names) throws (1: MetaException o1),
   string get_config_value(1: string name, 2: string defaultValue) throws (1: ConfigValSecurityException o1),
+  void flushCache(),
   Partition exchange_partition(1: map<string, string> partitionSpecs, 2: string source_db, 3: string source_table_name, 4: string dest_db, 5: string dest_table_name) throws (1: MetaException o1, 2: NoSuchObjectException o2, 3: InvalidObjectException o3, 4: InvalidInputException o4),
   list<Partition> exchange_partitions(1: map<string, string> partitionSpecs, 2: string source_db, 3: string source_table_name, 4: string dest_db, 5: string dest_table_name) throws (1: MetaException o1, 2: NoSuchObjectException o2, 3: InvalidObjectException o3, 4: InvalidInputException o4),
   bool partition_name_has_valid_characters(1: list<string> part_vals, 2: bool throw_exception) throws (1: MetaException o1),

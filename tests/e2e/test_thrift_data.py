@@ -194,6 +194,27 @@ async def test_truncate_empties_the_directories_and_zeroes_the_basic_stats(env: 
     assert "ds=zzz" in err.message and fb.exists()
 
 
+async def test_truncate_empties_every_partition_of_a_table_larger_than_one_batch(pg_dsn: str, tmp_path: Path) -> None:
+    """Hive truncates every partition: a table with more than metastore.gateway.max.batch.size of them is
+    truncated whole, in one transaction whose ALTER_PARTITION events each carry at most a batch."""
+    conf = {"hive.metastore.warehouse.dir": str(tmp_path / "warehouse"), "metastore.gateway.max.batch.size": "3"}
+    async with running_gateway(pg_dsn, **conf) as gw, client_with_database(gw.thrift_port) as client:
+        await client("create_table", _table("big", params={"numRows": "5"}))
+        parts = [p for start in range(0, 7, 3)
+                 for p in await _add(client, "big", *([str(v)] for v in range(start, min(start + 3, 7))))]
+        files = [_write_file(p.sd.location) for p in parts]
+        for p in parts:
+            await client("alter_partition", "db", "big", hms.Partition(
+                values=p.values, dbName="db", tableName="big", sd=p.sd, parameters={"numRows": "10"}))
+        before = (await client("get_current_notificationEventId")).eventId
+        await client("truncate_table", "db", "big", None)
+        assert not any(f.exists() for f in files) and all(os.path.isdir(p.sd.location) for p in parts)
+        assert {p.parameters["numRows"] for p in await client("get_partitions", "db", "big", -1)} == {"0"}
+        events = (await client("get_next_notification", hms.NotificationEventRequest(
+            lastEvent=before, maxEvents=100))).events
+        assert [e.eventType for e in events] == ["ALTER_PARTITION"] * 3  # 7 partitions: 3 + 3 + 1
+
+
 async def test_truncate_refuses_transactional_and_external_tables(env: tuple[ThriftClient, Path],
                                                                    tmp_path: Path) -> None:
     client, _ = env

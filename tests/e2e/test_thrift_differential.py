@@ -645,6 +645,21 @@ EXCHANGE_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
 # for the connection; the partition whitelist the server checks stays its own.
 _WHITELIST_KEY = "hive.metastore.partition.name.whitelist.pattern"
 _TIMEOUT_KEY = "hive.metastore.client.socket.timeout"
+# fb303 (counters by name are compared in tests/e2e/test_thrift_fb303.py: Hive counts some calls under
+# other names) and flushCache, which Hive's Driver sends before each query.
+FB303_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
+    ("fb303: status", "getStatus", ()),
+    ("fb303: status details", "getStatusDetails", ()),
+    ("fb303: a counter of no call", "getCounter", ("no_such_method",)),
+    ("fb303: no options yet", "getOptions", ()),
+    ("fb303: set an option", "setOption", ("a", "b")),
+    ("fb303: the option as set", "getOption", ("a",)),
+    ("fb303: an option never set", "getOption", ("nosuch",)),
+    ("fb303: every option", "getOptions", ()),
+    ("fb303: a CPU profile", "getCpuProfile", (1,)),
+    ("flush the cache", "flushCache", ()),
+]
+
 META_CONF_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("metaconf: direct SQL", "getMetaConf", ("hive.metastore.try.direct.sql",)),
     ("metaconf: direct SQL for DDL", "getMetaConf", ("hive.metastore.try.direct.sql.ddl",)),
@@ -848,6 +863,7 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     *PRIVILEGE_STEPS,
     *LISTING_STEPS,
     *META_CONF_STEPS,
+    *FB303_STEPS,
     *EXCHANGE_STEPS,
     ("drop non-empty db", "drop_database", ("sales", True, False)),
     ("drop missing table", "drop_table", ("sales", "missing", True)),
@@ -861,6 +877,8 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
 
 # label -> why the gateway's answer differs from Hive 2.3.10's.
 KNOWN_DIFFERENCES = {
+    "fb303: an option never set": "'' where Hive's handler answers null, which Thrift cannot carry (its client "
+                                  "raises TApplicationException MISSING_RESULT)",
     "get external by type alone": "EXTERNAL_TABLE without EXTERNAL=TRUE stays external here: Hive stores it as "
                                   "managed, and would delete its data on drop",
     "tables by type": "(the same table is listed as external)",

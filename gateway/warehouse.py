@@ -24,11 +24,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import json
 import logging
 import os
 import shutil
 from typing import AsyncIterator, Callable, Iterable, Sequence
 
+from pipeline.acid import base_dir_name
 from store.errors import FailedPrecondition
 from store.models import Table, TableType
 
@@ -37,6 +39,10 @@ log = logging.getLogger(__name__)
 # A delete or move of a large tree on a slow disk may take long; past this the call goes on without
 # waiting (the thread finishes on its own) and says so in the log.
 FILE_OPERATION_TIMEOUT_S = 120.0
+
+# Hive's AcidMetaDataFile: the marker in a base its truncate writes.
+ACID_METADATA_FILE = "_metadata_acid"
+TRUNCATED_BASE_METADATA = {"thisFileVersion": "0", "dataFormat": "truncated"}
 
 
 def is_external(table: Table) -> bool:
@@ -99,6 +105,18 @@ class Warehouse:
             except OSError as e:
                 raise FailedPrecondition(f"{what}: could not empty {path}: {e}") from e
 
+    async def add_empty_base(self, locations: Iterable[str], write_id: int, what: str) -> None:
+        """Hive 4's truncate of a transactional table: an empty `base_<write id>` in each location, holding
+        only Hive's `_metadata_acid` marker (Hive's listing skips an empty directory). A reader whose
+        snapshot holds the write id reads nothing older; the files stay for the cleaner, and the base of
+        a write id whose txn aborts is read by no one, so this runs before the metadata change commits."""
+        base = base_dir_name(write_id)
+        for path in sorted({p for p in map(self.local_path, locations) if p is not None}):
+            try:
+                await self._run(what, _write_truncating_base, os.path.join(path, base))
+            except OSError as e:
+                raise FailedPrecondition(f"{what}: could not make {os.path.join(path, base)}: {e}") from e
+
     async def move(self, source: str, target: str, what: str) -> bool:
         """Move a directory before its metadata change commits. False when there is nothing to move
         (the source does not exist or is not local); FailedPrecondition when the target exists."""
@@ -152,6 +170,12 @@ def _empty_dir(path: str) -> None:
             shutil.rmtree(entry.path)
         else:
             os.unlink(entry.path)
+
+
+def _write_truncating_base(base: str) -> None:
+    os.makedirs(base, exist_ok=True)
+    with open(os.path.join(base, ACID_METADATA_FILE), "w", encoding="utf-8") as f:
+        json.dump(TRUNCATED_BASE_METADATA, f, separators=(",", ":"))
 
 
 def _rename(src: str, dst: str) -> None:

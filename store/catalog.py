@@ -781,7 +781,7 @@ async def alter_partitions(
 
 
 async def alter_partitions_in_chunks(
-    conn: asyncpg.Connection, db_name: str, table_name: str, parts: Sequence[Partition], chunk: int,
+    conn: asyncpg.Connection, db_name: str, table_name: str, parts: Sequence[Partition], chunk: int, txn_id: int = 0,
 ) -> Outcome[list[Partition]]:
     """alter_partitions of more partitions than one call may name (a truncate of a large table): one
     transaction, all or nothing, with an ALTER_PARTITION event per `chunk` partitions, so that no event
@@ -789,7 +789,7 @@ async def alter_partitions_in_chunks(
     altered: list[Partition] = []
     events: list[NewEvent] = []
     for start in range(0, len(parts), chunk):
-        outcome = await alter_partitions(conn, db_name, table_name, parts[start:start + chunk])
+        outcome = await alter_partitions(conn, db_name, table_name, parts[start:start + chunk], txn_id=txn_id)
         altered += outcome.value
         events += outcome.events
     return Outcome(altered, tuple(events))

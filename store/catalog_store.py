@@ -203,8 +203,8 @@ class CatalogStore:
         return written.value, written.event_id
 
     async def alter_partitions_in_chunks(self, db_name: str, table_name: str, parts: Sequence[Partition],
-                                         chunk: int) -> tuple[list[Partition], int]:
-        written = await self._write(catalog.alter_partitions_in_chunks, db_name, table_name, parts, chunk)
+                                         chunk: int, txn_id: int = 0) -> tuple[list[Partition], int]:
+        written = await self._write(catalog.alter_partitions_in_chunks, db_name, table_name, parts, chunk, txn_id)
         return written.value, written.event_id
 
     async def drop_partitions(

@@ -146,6 +146,10 @@ class TxnStore:
     async def show_transactions(self, state: str = "") -> list[TxnInfo]:
         return await self._db.read(txns.show_transactions, state)
 
+    async def txn_of_write_id(self, table_id: int, write_id: int) -> tuple[int, str | None] | None:
+        """The txn holding a table's write id and its state (Hive 4's writes name the write id, not the txn)."""
+        return await self._db.read(txns.txn_of_write_id, table_id, write_id)
+
     async def owners(self, txn_ids: Sequence[int]) -> dict[int, str]:
         """The user each existing txn was opened by (txns already cleaned away are left out)."""
         return await self._db.read(txns.txn_owners, txn_ids)

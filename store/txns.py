@@ -474,5 +474,12 @@ async def write_id_of(conn: asyncpg.Connection, txn_id: int, table_id: int) -> i
     return int(await conn.fetchval(sql.WRITE_ID_OF_TXN, txn_id, table_id) or 0)
 
 
+async def txn_of_write_id(conn: asyncpg.Connection, table_id: int, write_id: int) -> tuple[int, str | None] | None:
+    """The txn that was allocated `write_id` of the table and its state ('o', 'c', 'a'; None: cleaned
+    away), or None when no txn holds that write id (never allocated, or its row cleaned away)."""
+    row = await conn.fetchrow(sql.TXN_OF_WRITE_ID, table_id, write_id)
+    return None if row is None else (row["txn_id"], row["state"])
+
+
 async def txn_owners(conn: asyncpg.Connection, txn_ids: Sequence[int]) -> dict[int, str]:
     return {r["txn_id"]: r["user_name"] for r in await conn.fetch(sql.TXN_OWNERS, list(txn_ids))}

@@ -30,6 +30,9 @@ from store.snapshot import ReadSnapshot
 LATEST = ReadSnapshot(latest_committed=True)
 ALL_PARTITIONS = 2**31 - 2  # the largest LIMIT that fits an int4
 
+# Hive 4's truncate_table_req keeps a transactional table's files when its environment context says so.
+TRUNCATE_SKIP_DATA_DELETION = "truncateSkipDataDeletion"
+
 # Hive's basic statistics, set to 0 by a truncate (StatsSetupConst.SUPPORTED_STATS).
 BASIC_STATS = ("numFiles", "numRows", "totalSize", "rawDataSize")
 
@@ -57,6 +60,8 @@ class DataMethods:
     if TYPE_CHECKING:  # the handler's
         async def _table(self, db_name: str | None, table_name: str | None,
                          snapshot: ReadSnapshot = LATEST) -> Table: ...
+
+        async def _txn_of_write_id(self, table: Table, write_id: int | None, what: str) -> int: ...
 
         async def alter_partitions(self, db_name: str | None, tbl_name: str | None,
                                    new_parts: list[Any] | None) -> None: ...
@@ -95,10 +100,11 @@ class DataMethods:
         self._cached.wrote(name, "", event_id)
         await self._warehouse.delete(locations, f"drop database {name}")
 
-    async def alter_table(self, dbname: str | None, tbl_name: str | None, new_tbl: Any) -> None:
-        """Hive's alter_table. A rename of a managed table in its default directory moves the directory
-        to the new name's (Hive 3's rule: a table placed elsewhere stays there), before the rename
-        commits, and back when the commit fails; its partitions under it move along."""
+    async def alter_table(self, dbname: str | None, tbl_name: str | None, new_tbl: Any, *, txn_id: int = 0) -> None:
+        """Hive's alter_table (under `txn_id`: Hive 4's alter_table_req with a write id). A rename of a
+        managed table in its default directory moves the directory to the new name's (Hive 3's rule: a
+        table placed elsewhere stays there), before the rename commits, and back when the commit fails;
+        its partitions under it move along."""
         db_name, table_name = required(dbname, "dbname"), required(tbl_name, "tbl_name")
         new_tbl = required(new_tbl, "new_tbl")
         new_tbl.parameters = stamp_ddl_time(new_tbl.parameters)
@@ -106,7 +112,7 @@ class DataMethods:
         old = await self._table(db_name, table_name)
         target = await self._relocation(old, table)
         if target is None:
-            altered, event_id = await self._catalog.alter_table(db_name, table_name, table)
+            altered, event_id = await self._catalog.alter_table(db_name, table_name, table, txn_id)
         else:
             what = f"rename of {old.full_name} to {table.db_name}.{table.name}"
             moved = await self._warehouse.move(old.sd.location, target, what)
@@ -117,7 +123,7 @@ class DataMethods:
                 if moved:
                     await self._warehouse.move(target, old.sd.location, f"undo of {what}")
                 raise
-        self._cached.wrote(db_name, table_name, event_id, renamed_to=(altered.db_name, altered.name))
+        self._cached.wrote(db_name, table_name, event_id, txn_id, renamed_to=(altered.db_name, altered.name))
 
     async def _relocation(self, old: Table, new: Table) -> str | None:
         """Where a rename moves the table's directory, or None when it stays."""
@@ -149,36 +155,59 @@ class DataMethods:
         """Hive's truncate: empty the table's (or the named partitions') directories, keep the
         directories, and set the basic statistics to 0. A transactional table is refused: its files
         are what open snapshots read, so emptying them in place would change a snapshot's answer."""
-        table = await self._table(required(dbName, "dbName"), required(tableName, "tableName"))
-        if table.transactional:
+        await self._truncate(dbName, tableName, partNames)
+
+    async def truncate_table_req(self, req: Any) -> Any:
+        """Hive 4's truncate (Hive 4's and Impala's clients send only this). A transactional table is
+        truncated under the write id its txn allocated, as Hive 4 does with hive.acid.truncate.usebase:
+        an empty base per location, the statistics set to 0 under that write id, all visible when the
+        txn commits; its files stay for the cleaner (the client says so with truncateSkipDataDeletion)."""
+        req = required(req, "req")
+        properties = (req.environmentContext and req.environmentContext.properties) or {}
+        keep_files = properties.get(TRUNCATE_SKIP_DATA_DELETION, "false").lower() == "true"
+        await self._truncate(req.dbName, req.tableName, req.partNames, write_id=req.writeId, keep_files=keep_files)
+        return hms.TruncateTableResponse()
+
+    async def _truncate(self, db_name: str | None, table_name: str | None, part_names: list[str] | None, *,
+                        write_id: int | None = None, keep_files: bool = False) -> None:
+        table = await self._table(required(db_name, "dbName"), required(table_name, "tableName"))
+        what = f"truncate table {table.full_name}"
+        if table.transactional and not (keep_files and write_id and write_id > 0):
             raise FailedPrecondition(f"{table.full_name} is transactional: truncating its files in place would change "
-                                     f"what open snapshots read; overwrite it in a transaction instead")
+                                     f"what open snapshots read; truncate it under its txn's write id with an empty "
+                                     f"base (Hive 4's truncate_table_req) or overwrite it in a transaction instead")
         if not owns_data(table):
             raise FailedPrecondition(f"{table.full_name} is not a managed table: its data is not the metastore's "
                                      f"to delete")
-        what = f"truncate table {table.full_name}"
-        if not table.is_partitioned:
-            await self._warehouse.empty([table.sd.location], what)
-            altered = _truncated_stats(dict(table.parameters))
-            _, event_id = await self._catalog.alter_table(table.db_name, table.name,
-                                                          _with_parameters(table, altered))
-            self._cached.wrote(table.db_name, table.name, event_id)
-            return
-        parts = await self._partitions(table)
-        if partNames is not None:
+        if keep_files and not table.transactional:
+            raise InvalidArgument(f"{what}: {TRUNCATE_SKIP_DATA_DELETION} keeps the files, and only a transactional "
+                                  f"table's empty base hides them from readers; {table.full_name} is not transactional")
+        txn_id = await self._txn_of_write_id(table, write_id, what)
+        parts = await self._partitions(table) if table.is_partitioned else []
+        if part_names is not None and table.is_partitioned:
             wanted = {make_partition_name(table.partition_keys, parse_partition_name(table.partition_keys, n))
-                      for n in partNames}
+                      for n in part_names}
             parts = [p for p in parts if p.name in wanted]
             missing = wanted - {p.name for p in parts}
             if missing:
                 raise InvalidArgument(f"{what}: no partition(s) {', '.join(sorted(missing)[:5])}")
-        await self._warehouse.empty([p.sd.location for p in parts], what)
-        if parts:
+        locations = [p.sd.location for p in parts] if table.is_partitioned else [table.sd.location]
+        if txn_id:
+            assert write_id is not None
+            await self._warehouse.add_empty_base(locations, write_id, what)
+        else:
+            await self._warehouse.empty(locations, what)
+        if not table.is_partitioned:
+            _, event_id = await self._catalog.alter_table(
+                table.db_name, table.name, _with_parameters(table, _truncated_stats(dict(table.parameters))), txn_id)
+        elif parts:
             # Every partition of a large table, as Hive truncates them all; its events are call-sized.
             _, event_id = await self._catalog.alter_partitions_in_chunks(
                 table.db_name, table.name, [_with_parameters(p, _truncated_stats(dict(p.parameters))) for p in parts],
-                self._settings.max_batch_size)
-            self._cached.wrote(table.db_name, table.name, event_id)
+                self._settings.max_batch_size, txn_id)
+        else:
+            return
+        self._cached.wrote(table.db_name, table.name, event_id, txn_id)
 
     # -- partitions -------------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from thriftpy2.thrift import TType
 
-from gateway.auth import Ownership
+from gateway.auth import Ownership, thrift_identity
 from gateway.config import Settings, secret_keys, settings_keys
 from gateway.thrift import convert
 from gateway.thrift.convert import check_batch, required, stamp_ddl_time
@@ -37,7 +37,7 @@ from store.cache.facade import table_key as table_key_of
 from store.catalog_store import CatalogStore
 from store.lock_store import LockStore
 from store.privilege_store import PrivilegeStore
-from store.errors import InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
+from store.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
 from store.models import Table, TableType
 from hive.errors import ValueNotWhitelisted
 from hive.names import (default_location, make_partition_name, matches_partial_values, normalize_identifier,
@@ -274,10 +274,12 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         await self.alter_table(dbname, tbl_name, new_tbl)
 
     async def alter_table_req(self, req: Any) -> Any:
-        """Hive 4's alter_table_req; its writeId/validWriteIdList serve transactional statistics, which
-        this gateway does not keep, so the alter is the same as alter_table's."""
+        """Hive 4's alter_table_req: a transactional table is altered under the txn that allocated the
+        request's writeId (what Trino and Hive 4 send after writing its files), else as alter_table."""
         req = required(req, "req")
-        await self.alter_table(req.dbName, req.tableName, req.table)
+        txn_id = await self._txn_of_write_id(await self._table(req.dbName, req.tableName), req.writeId,
+                                             "alter_table_req") if req.writeId and req.writeId > 0 else 0
+        await self.alter_table(req.dbName, req.tableName, req.table, txn_id=txn_id)
         return hms.AlterTableResponse()
 
     # -- partitions: writes -----------------------------------------------------------------------
@@ -353,23 +355,46 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         """What Hive 3's and 4's clients and Trino send for one partition."""
         await self.alter_partition(db_name, tbl_name, new_part)
 
-    async def alter_partitions(self, db_name: str | None, tbl_name: str | None, new_parts: list[Any] | None) -> None:
+    async def alter_partitions(self, db_name: str | None, tbl_name: str | None, new_parts: list[Any] | None, *,
+                               txn_id: int = 0) -> None:
         check_batch(len(new_parts or []), "alter_partitions", self._settings.max_batch_size)
         for p in new_parts or []:
             p.parameters = stamp_ddl_time(p.parameters)
         _, event_id = await self._catalog.alter_partitions(
             required(db_name, "db_name"), required(tbl_name, "tbl_name"),
-            [convert.partition_from_thrift(p) for p in new_parts or []])
-        self._cached.wrote(db_name or "", tbl_name or "", event_id)
+            [convert.partition_from_thrift(p) for p in new_parts or []], txn_id=txn_id)
+        self._cached.wrote(db_name or "", tbl_name or "", event_id, txn_id)
 
     async def alter_partitions_with_environment_context(self, db_name: str | None, tbl_name: str | None,
                                                         new_parts: list[Any] | None, environment_context: Any) -> None:
         await self.alter_partitions(db_name, tbl_name, new_parts)
 
     async def alter_partitions_req(self, req: Any) -> Any:
+        """Hive 4's alter_partitions_req: under the txn of its writeId for a transactional table (Trino's
+        and Hive 4's statistics after a write), else as alter_partitions."""
         req = required(req, "req")
-        await self.alter_partitions(req.dbName, req.tableName, required(req.partitions, "partitions"))
+        txn_id = await self._txn_of_write_id(await self._table(req.dbName, req.tableName), req.writeId,
+                                             "alter_partitions_req") if req.writeId and req.writeId > 0 else 0
+        await self.alter_partitions(req.dbName, req.tableName, required(req.partitions, "partitions"), txn_id=txn_id)
         return hms.AlterPartitionsResponse()
+
+    async def _txn_of_write_id(self, table: Table, write_id: int | None, what: str) -> int:
+        """The open txn a Hive 4 write names by the write id it allocated for `table` (Hive's writes carry
+        the write id, not the txn), checked to be the caller's; 0 when the table is not transactional (its
+        writes take no write id) or no write id is given (the store then refuses a transactional one)."""
+        if not table.is_acid or not write_id or write_id <= 0:
+            return 0
+        found = await self._txns.txn_of_write_id(table.table_id, write_id)
+        if found is None:
+            raise InvalidArgument(f"{what}: no txn holds write id {write_id} of {table.full_name} "
+                                  f"(allocate_table_write_ids allocates one)")
+        txn_id, state = found
+        if state != "o":
+            ended = {"c": "committed", "a": "aborted"}.get(state or "", "no longer open")
+            raise FailedPrecondition(f"{what}: write id {write_id} of {table.full_name} belongs to txn {txn_id}, "
+                                     f"which is {ended}")
+        await self._owners.check_txns(thrift_identity.get(), [txn_id], what)
+        return txn_id
 
     # -- partitions: reads ------------------------------------------------------------------------
     # Cache first (pre-encoded Thrift bytes, gateway/thrift/wire.py), else PostgreSQL; both answers

@@ -3,9 +3,9 @@
 // Written from Hive's wire facts: every struct, field id, type, default and `required` marker is the one
 // Hive 2.3 uses (the version Spark's built-in client speaks), so 2.3 clients interoperate; fields Hive 4
 // added for the synchronized cache (Table.writeId/id/ownerType, Partition.writeId,
-// GetTableRequest.validWriteIdList/id, GetPartitionsByNamesRequest and its method) and truncate_table
-// (Hive 3) carry Hive's own field ids. Clients skip fields they do not know, so one IDL serves both
-// generations; Hive 4's request-shaped partition reads (get_partition_req, get_partitions_req, ...) carry
+// GetTableRequest.validWriteIdList/id, GetPartitionsByNamesRequest and its method), truncate_table
+// (Hive 3) and truncate_table_req (Hive 4) carry Hive's own field ids. Clients skip fields they do not
+// know, so one IDL serves both generations; Hive 4's request-shaped partition reads (get_partition_req, get_partitions_req, ...) carry
 // a snapshot too. Enum-typed fields are declared i32, as they are on the wire. The txn calls have Hive 3's
 // shapes (GetOpenTxnsResponse with a list and abortedBits; get_valid_write_ids, allocate_table_write_ids
 // and add_dynamic_partitions): Spark's 2.3 client never calls them, Trino's and Hive's newer ones do.
@@ -585,6 +585,18 @@ struct AlterTableRequest {
 }
 
 struct AlterTableResponse {
+}
+
+struct TruncateTableRequest {
+  1: required string dbName,
+  2: required string tableName,
+  3: optional list<string> partNames,
+  4: optional i64 writeId = -1,
+  5: optional string validWriteIdList,
+  6: optional EnvironmentContext environmentContext,
+}
+
+struct TruncateTableResponse {
 }
 
 struct AlterPartitionsRequest {
@@ -1182,6 +1194,7 @@ service ThriftHiveMetastore extends FacebookService {
   AlterTableResponse alter_table_req(1: AlterTableRequest req) throws (1: InvalidOperationException o1, 2: MetaException o2),
   void alter_table_with_cascade(1: string dbname, 2: string tbl_name, 3: Table new_tbl, 4: bool cascade) throws (1: InvalidOperationException o1, 2: MetaException o2),
   void truncate_table(1: string dbName, 2: string tableName, 3: list<string> partNames) throws (1: MetaException o1),
+  TruncateTableResponse truncate_table_req(1: TruncateTableRequest req) throws (1: MetaException o1),
   void drop_table(1: string dbname, 2: string name, 3: bool deleteData) throws (1: NoSuchObjectException o1, 2: MetaException o3),
   void drop_table_with_environment_context(1: string dbname, 2: string name, 3: bool deleteData, 4: EnvironmentContext environment_context) throws (1: NoSuchObjectException o1, 2: MetaException o3),
   Partition add_partition(1: Partition new_part) throws (1: InvalidObjectException o1, 2: AlreadyExistsException o2, 3: MetaException o3),

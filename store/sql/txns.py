@@ -134,6 +134,11 @@ SHOW_TRANSACTIONS_IN_STATE = _SHOW_TXN_COLUMNS + "FROM txns WHERE state = $1 ORD
 
 # -- write ids (index: txn_to_write_id primary key / unique (txn_id, table_id)) ---------------
 WRITE_ID_OF_TXN = "SELECT write_id FROM txn_to_write_id WHERE txn_id = $1 AND table_id = $2"
+# The txn a table's write id was allocated to, and its state (NULL once the txn's row is cleaned away).
+TXN_OF_WRITE_ID = """
+SELECT w.txn_id, t.state FROM txn_to_write_id w LEFT JOIN txns t ON t.txn_id = w.txn_id
+WHERE w.table_id = $1 AND w.write_id = $2
+"""
 
 TABLE_WRITE_ID_ROWS = "SELECT txn_id, write_id FROM txn_to_write_id WHERE table_id = $1"
 TABLE_WRITE_ID_STATE = "SELECT next, cleaned_hwm, gc_watermark FROM next_write_id WHERE table_id = $1"

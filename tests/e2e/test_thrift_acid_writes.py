@@ -1,0 +1,171 @@
+"""Hive 4's writes that name a transactional table's write id instead of its txn (what Trino and Hive 4
+send after writing a transaction's files): alter_table_req and alter_partitions_req under the txn that
+allocated the write id, visible when it commits and gone when it aborts; and truncate_table_req, which
+truncates a transactional table as Hive 4 does with hive.acid.truncate.usebase: an empty base under the
+write id, so a snapshot taken before the commit still reads the old files and one after reads none."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import pytest
+
+from gateway.app import Gateway
+from gateway.thrift.idl import hms
+from gateway.warehouse import ACID_METADATA_FILE
+from hive.writeids import ValidWriteIdList
+from pipeline.acid import base_dir_name, delta_dir_name, visible_files
+from protos.metastore.v1 import catalog_pb2 as pb
+from tests.builders import table
+from tests.conftest import connect, gateway_settings
+from tests.thrift_client import ThriftClient
+
+SKIP_DATA_DELETION = hms.EnvironmentContext(properties={"truncateSkipDataDeletion": "true"})
+
+
+class Env:
+    def __init__(self, client: ThriftClient, grpc_client: Any) -> None:
+        self.call, self.grpc = client, grpc_client
+
+    async def begin(self, table_name: str) -> tuple[int, int]:
+        """A new txn and the write id it allocated for db.`table_name`."""
+        (txn,) = (await self.call("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids
+        (alloc,) = (await self.call("allocate_table_write_ids", hms.AllocateTableWriteIdsRequest(
+            dbName="db", tableName=table_name, txnIds=[txn]))).txnToWriteIds
+        return txn, alloc.writeId
+
+    async def commit(self, txn: int) -> None:
+        await self.call("commit_txn", hms.CommitTxnRequest(txnid=txn))
+
+    async def write_ids(self, table_name: str) -> ValidWriteIdList:
+        """A reader's snapshot of db.`table_name` now, as Hive takes one."""
+        txns = await self.call("get_open_txns")
+        valid_txns = f"{txns.txn_high_water_mark}:{txns.min_open_txn or 9223372036854775807}:" + ",".join(
+            str(t) for t in txns.open_txns) + ":"
+        (got,) = (await self.call("get_valid_write_ids", hms.GetValidWriteIdsRequest(
+            fullTableNames=[f"db.{table_name}"], validTxnList=valid_txns))).tblValidWriteIds
+        invalid = ",".join(str(w) for w in got.invalidWriteIds)
+        return ValidWriteIdList.parse(f"{got.fullTableName}:{got.writeIdHighWaterMark}:"
+                                      f"{got.minOpenWriteId or 9223372036854775807}:{invalid}:")
+
+    async def partition(self, name: str) -> Any:
+        (p,) = await self.call("get_partitions_by_names", "db", "t", [name])
+        return p
+
+
+@pytest.fixture
+async def env(pg_dsn: str, tmp_path: Path) -> AsyncIterator[Env]:
+    gw = Gateway(gateway_settings(pg_dsn, **{"hive.metastore.warehouse.dir": str(tmp_path / "warehouse")}))
+    await gw.start()
+    grpc_client = await connect(f"127.0.0.1:{gw.port}")
+    client = ThriftClient(gw.thrift_port)
+    try:
+        await grpc_client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+        for name, keys in (("t", (("p", "string"),)), ("u", ())):
+            await grpc_client.catalog.CreateTable(pb.CreateTableRequest(
+                table=table("db", name, keys=keys, transactional=True)))
+        await grpc_client.catalog.CreateTable(pb.CreateTableRequest(table=table("db", "plain", keys=())))
+        env = Env(client, grpc_client)
+        txn, _ = await env.begin("t")
+        await grpc_client.catalog.AddPartitions(pb.AddPartitionsRequest(
+            db_name="db", table_name="t", txn_id=txn, partitions=[
+                pb.Partition(values=[v], parameters={"numRows": "10"}) for v in ("a", "b")]))
+        await env.commit(txn)
+        yield env
+    finally:
+        client.close()
+        await grpc_client.channel.close()
+        await gw.stop()
+
+
+async def test_alters_naming_a_write_id_run_under_its_txn(env: Env) -> None:
+    txn, write_id = await env.begin("t")
+    p = await env.partition("p=a")
+    p.parameters = {**p.parameters, "numRows": "7"}
+    await env.call("alter_partitions_req", hms.AlterPartitionsRequest(
+        dbName="db", tableName="t", partitions=[p], writeId=write_id))
+    u = await env.call("get_table", "db", "u")
+    u.parameters = {**u.parameters, "comment": "loaded"}
+    txn_u, write_id_u = await env.begin("u")
+    await env.call("alter_table_req", hms.AlterTableRequest(dbName="db", tableName="u", table=u, writeId=write_id_u))
+    # Not committed: a reader without a snapshot reads the committed state.
+    assert (await env.partition("p=a")).parameters["numRows"] == "10"
+    assert "comment" not in (await env.call("get_table", "db", "u")).parameters
+    await env.commit(txn)
+    await env.call("abort_txn", hms.AbortTxnRequest(txnid=txn_u))
+    altered = await env.partition("p=a")
+    assert (altered.parameters["numRows"], altered.writeId) == ("7", write_id)
+    assert "comment" not in (await env.call("get_table", "db", "u")).parameters  # its txn aborted
+
+    with pytest.raises(hms.InvalidOperationException, match=f"belongs to txn {txn}, which is committed"):
+        await env.call("alter_partitions_req", hms.AlterPartitionsRequest(
+            dbName="db", tableName="t", partitions=[altered], writeId=write_id))
+    with pytest.raises(hms.InvalidOperationException, match="no txn holds write id 999"):
+        await env.call("alter_partitions_req", hms.AlterPartitionsRequest(
+            dbName="db", tableName="t", partitions=[altered], writeId=999))
+    with pytest.raises(hms.InvalidOperationException, match="transactional"):  # no write id: no txn to write in
+        await env.call("alter_partitions_req", hms.AlterPartitionsRequest(dbName="db", tableName="t",
+                                                                          partitions=[altered]))
+    assert (await env.partition("p=a")).parameters["numRows"] == "7"
+
+
+async def test_truncate_of_a_transactional_table_is_an_empty_base_under_its_write_id(env: Env) -> None:
+    a, b = (await env.partition("p=a")).sd.location, (await env.partition("p=b")).sd.location
+    for location in (a, b):
+        (Path(location) / delta_dir_name(1) / "bucket_00000").parent.mkdir(parents=True)
+        (Path(location) / delta_dir_name(1) / "bucket_00000").write_bytes(b"rows")
+    txn, write_id = await env.begin("t")
+    await env.call("truncate_table_req", hms.TruncateTableRequest(
+        dbName="db", tableName="t", partNames=["p=a"], writeId=write_id, environmentContext=SKIP_DATA_DELETION))
+    base = Path(a) / base_dir_name(write_id)
+    assert json.loads((base / ACID_METADATA_FILE).read_text()) == {"thisFileVersion": "0", "dataFormat": "truncated"}
+    assert not (Path(b) / base_dir_name(write_id)).exists()
+    before = await env.write_ids("t")  # the truncating txn is still open
+    assert [os.path.basename(f) for f, _ in visible_files(a, before)] == ["bucket_00000"]
+    assert (await env.partition("p=a")).parameters["numRows"] == "10"
+    await env.commit(txn)
+    after = await env.write_ids("t")
+    assert visible_files(a, after) == [] and len(visible_files(b, after)) == 1
+    assert (Path(a) / delta_dir_name(1) / "bucket_00000").exists()  # the files stay for the cleaner
+    assert [(await env.partition(n)).parameters["numRows"] for n in ("p=a", "p=b")] == ["0", "10"]
+
+    # An unpartitioned table: its own location.
+    txn, write_id = await env.begin("u")
+    await env.call("truncate_table_req", hms.TruncateTableRequest(
+        dbName="db", tableName="u", writeId=write_id, environmentContext=SKIP_DATA_DELETION))
+    await env.commit(txn)
+    location = (await env.call("get_table", "db", "u")).sd.location
+    assert (Path(location) / base_dir_name(write_id) / ACID_METADATA_FILE).exists()
+
+
+async def test_truncate_req_refusals_leave_the_files(env: Env) -> None:
+    a = (await env.partition("p=a")).sd.location
+    kept = Path(a) / delta_dir_name(1) / "bucket_00000"
+    kept.parent.mkdir(parents=True)
+    kept.write_bytes(b"rows")
+    txn, write_id = await env.begin("t")
+    with pytest.raises(hms.MetaException, match="transactional: truncating its files in place"):
+        await env.call("truncate_table_req", hms.TruncateTableRequest(dbName="db", tableName="t", writeId=write_id))
+    with pytest.raises(hms.MetaException, match="transactional"):  # the base needs a write id
+        await env.call("truncate_table_req", hms.TruncateTableRequest(
+            dbName="db", tableName="t", environmentContext=SKIP_DATA_DELETION))
+    with pytest.raises(hms.MetaException, match="is not transactional"):
+        await env.call("truncate_table_req", hms.TruncateTableRequest(
+            dbName="db", tableName="plain", environmentContext=SKIP_DATA_DELETION))
+    await env.call("abort_txn", hms.AbortTxnRequest(txnid=txn))
+    with pytest.raises(hms.MetaException, match="which is aborted"):
+        await env.call("truncate_table_req", hms.TruncateTableRequest(
+            dbName="db", tableName="t", writeId=write_id, environmentContext=SKIP_DATA_DELETION))
+    assert kept.exists() and os.listdir(a) == [delta_dir_name(1)]
+
+
+async def test_truncate_req_of_a_plain_table_empties_it(env: Env) -> None:
+    location = (await env.call("get_table", "db", "plain")).sd.location
+    data = Path(location) / "part-0.parquet"
+    data.parent.mkdir(parents=True, exist_ok=True)
+    data.write_bytes(b"rows")
+    await env.call("truncate_table_req", hms.TruncateTableRequest(dbName="db", tableName="plain"))
+    assert os.path.isdir(location) and os.listdir(location) == []

@@ -298,6 +298,13 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
             raise InvalidArgument("the partitions of one add_partitions call must all belong to one table")
         ((db, table_name_),) = targets
         table = await self._table(db, table_name_)
+        # Hive 3's and 4's loads into new partitions of a transactional table name their txn by the write id
+        # set on each partition; one call is one txn's.
+        write_ids = sorted({p.writeId for p in parts if p.writeId is not None and p.writeId > 0})
+        if len(write_ids) > 1:
+            raise InvalidArgument(f"the partitions of one add_partitions call carry their txn's one write id, not "
+                                  f"{len(write_ids)} ({', '.join(map(str, write_ids[:5]))})")
+        txn_id = await self._txn_of_write_id(table, write_ids[0], "add_partitions") if write_ids else 0
         # Each partition's directory where it is missing, as Hive's metastore does (gateway/warehouse.py);
         # a partition whose values do not fit the table's keys is the store's to refuse.
         locations = [p.sd.location or default_location(table.sd.location,
@@ -305,8 +312,8 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
                      for p in models if p.sd.location or len(p.values) == len(table.partition_keys)]
         async with self._warehouse.creating(locations, f"add partitions to {table.full_name}"):
             added, event_id = await self._catalog.add_partitions(db, table_name_, models,
-                                                                 if_not_exists=if_not_exists)
-        self._cached.wrote(db, table_name_, event_id)
+                                                                 if_not_exists=if_not_exists, txn_id=txn_id)
+        self._cached.wrote(db, table_name_, event_id, txn_id)
         return [convert.partition_to_thrift(table, p) for p in added]
 
     async def add_partition(self, new_part: Any) -> Any:

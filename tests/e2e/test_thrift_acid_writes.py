@@ -112,6 +112,32 @@ async def test_alters_naming_a_write_id_run_under_its_txn(env: Env) -> None:
     assert (await env.partition("p=a")).parameters["numRows"] == "7"
 
 
+async def test_new_partitions_carrying_a_write_id_are_added_in_its_txn(env: Env) -> None:
+    """Hive 3's and 4's load into new partitions of a transactional table: add_partitions with each
+    partition's writeId set to the one its txn allocated."""
+    def new(value: str, write_id: int) -> Any:
+        return hms.Partition(values=[value], dbName="db", tableName="t", parameters={}, writeId=write_id)
+
+    txn, write_id = await env.begin("t")
+    aborted, aborted_write_id = await env.begin("t")
+    await env.call("add_partitions_req", hms.AddPartitionsRequest(
+        dbName="db", tblName="t", parts=[new("c", write_id), new("d", write_id)], ifNotExists=False,
+        needResult=True))
+    await env.call("add_partition", new("e", aborted_write_id))
+    assert await env.call("get_partition_names", "db", "t", -1) == ["p=a", "p=b"]  # none committed yet
+    await env.commit(txn)
+    await env.call("abort_txn", hms.AbortTxnRequest(txnid=aborted))
+    assert await env.call("get_partition_names", "db", "t", -1) == ["p=a", "p=b", "p=c", "p=d"]
+    assert (await env.partition("p=c")).writeId == write_id
+    txn, write_id = await env.begin("t")
+    other, other_write_id = await env.begin("t")
+    with pytest.raises(hms.InvalidObjectException, match="one write id"):
+        await env.call("add_partitions", [new("f", write_id), new("g", other_write_id)])
+    with pytest.raises(hms.InvalidObjectException, match="transactional"):  # no write id: no txn to add it in
+        await env.call("add_partition", new("h", -1))
+    assert await env.call("get_partition_names", "db", "t", -1) == ["p=a", "p=b", "p=c", "p=d"]
+
+
 async def test_truncate_of_a_transactional_table_is_an_empty_base_under_its_write_id(env: Env) -> None:
     a, b = (await env.partition("p=a")).sd.location, (await env.partition("p=b")).sd.location
     for location in (a, b):

@@ -3,9 +3,9 @@
 Monitoring written for Hive's metastore polls these: `getStatus` (ALIVE), `aliveSince`, and
 `getCounters`, where Hive counts each API call by its function's name since the process started. Here
 the counters are this gateway's Thrift calls by method name, from the same table the Prometheus
-metrics read (gateway/metrics.py `CallStats`), so they cost the calls nothing more. Hive's names are
-mostly the methods' own; where its `_with_environment_context` and `_req` forms count under the
-plain name, the gateway counts each form by its own name.
+metrics read (gateway/metrics.py `CallStats`), so they cost the calls nothing more. Hive counts
+under its handler's function names, which are the methods' own for the calls probed; the gateway
+counts every call under the method's name.
 
 Options are what fb303 keeps them as in Hive: a map in the server process, shared by every
 connection, that nothing reads (`setOption` then `getOption` answers the value; nothing changes).

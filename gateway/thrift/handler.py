@@ -277,8 +277,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         """Hive 4's alter_table_req: a transactional table is altered under the txn that allocated the
         request's writeId (what Trino and Hive 4 send after writing its files), else as alter_table."""
         req = required(req, "req")
-        txn_id = await self._txn_of_write_id(await self._table(req.dbName, req.tableName), req.writeId,
-                                             "alter_table_req") if req.writeId and req.writeId > 0 else 0
+        txn_id = await self._txn_of_request(req, "alter_table_req")
         await self.alter_table(req.dbName, req.tableName, req.table, txn_id=txn_id)
         return hms.AlterTableResponse()
 
@@ -380,10 +379,16 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         """Hive 4's alter_partitions_req: under the txn of its writeId for a transactional table (Trino's
         and Hive 4's statistics after a write), else as alter_partitions."""
         req = required(req, "req")
-        txn_id = await self._txn_of_write_id(await self._table(req.dbName, req.tableName), req.writeId,
-                                             "alter_partitions_req") if req.writeId and req.writeId > 0 else 0
+        txn_id = await self._txn_of_request(req, "alter_partitions_req")
         await self.alter_partitions(req.dbName, req.tableName, required(req.partitions, "partitions"), txn_id=txn_id)
         return hms.AlterPartitionsResponse()
+
+    async def _txn_of_request(self, req: Any, what: str) -> int:
+        """_txn_of_write_id for a Hive 4 request of `dbName`, `tableName` and `writeId` (the table is read
+        only when a write id is given)."""
+        if not req.writeId or req.writeId <= 0:
+            return 0
+        return await self._txn_of_write_id(await self._table(req.dbName, req.tableName), req.writeId, what)
 
     async def _txn_of_write_id(self, table: Table, write_id: int | None, what: str) -> int:
         """The open txn a Hive 4 write names by the write id it allocated for `table` (Hive's writes carry

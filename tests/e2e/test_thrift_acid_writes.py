@@ -19,6 +19,8 @@ from gateway.warehouse import ACID_METADATA_FILE
 from hive.writeids import ValidWriteIdList
 from pipeline.acid import base_dir_name, delta_dir_name, visible_files
 from protos.metastore.v1 import catalog_pb2 as pb
+from protos.metastore.v1 import transactions_pb2 as tpb
+from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import table
 from tests.conftest import connect, gateway_settings
 from tests.thrift_client import ThriftClient
@@ -41,15 +43,12 @@ class Env:
         await self.call("commit_txn", hms.CommitTxnRequest(txnid=txn))
 
     async def write_ids(self, table_name: str) -> ValidWriteIdList:
-        """A reader's snapshot of db.`table_name` now, as Hive takes one."""
-        txns = await self.call("get_open_txns")
-        valid_txns = f"{txns.txn_high_water_mark}:{txns.min_open_txn or 9223372036854775807}:" + ",".join(
-            str(t) for t in txns.open_txns) + ":"
-        (got,) = (await self.call("get_valid_write_ids", hms.GetValidWriteIdsRequest(
-            fullTableNames=[f"db.{table_name}"], validTxnList=valid_txns))).tblValidWriteIds
-        invalid = ",".join(str(w) for w in got.invalidWriteIds)
-        return ValidWriteIdList.parse(f"{got.fullTableName}:{got.writeIdHighWaterMark}:"
-                                      f"{got.minOpenWriteId or 9223372036854775807}:{invalid}:")
+        """A reader's snapshot of db.`table_name` now, as the gateway writes it in Hive's string form."""
+        txns = transactions_pb2_grpc.TransactionsStub(self.grpc.channel)
+        valid_txns = (await txns.GetOpenTxns(tpb.GetOpenTxnsRequest())).valid_txn_list
+        (got,) = (await txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+            full_table_names=[f"db.{table_name}"], valid_txn_list=valid_txns))).tables
+        return ValidWriteIdList.parse(got.valid_write_id_list)
 
     async def partition(self, name: str) -> Any:
         (p,) = await self.call("get_partitions_by_names", "db", "t", [name])

@@ -350,7 +350,8 @@ async def write_ids_by_name(conn: asyncpg.Connection, db_name: str, table_name: 
 
 async def table_write_ids(conn: asyncpg.Connection, full_name: str, table_id: int,
                           txn_list: ValidTxnList) -> ValidWriteIdList:
-    rows = [(r["txn_id"], r["write_id"]) for r in await conn.fetch(sql.TABLE_WRITE_ID_ROWS, table_id)]
+    rows = [(r["txn_id"], r["write_id"]) for r in await conn.fetch(
+        sql.TABLE_WRITE_ID_ROWS, table_id, txn_list.high_watermark, list(txn_list.exceptions))]
     state = await conn.fetchrow(sql.TABLE_WRITE_ID_STATE, table_id)
     return build_valid_write_id_list(full_name, txn_list, rows, state["next"] if state else None,
                                      state["cleaned_hwm"] if state else 0)

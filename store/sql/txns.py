@@ -140,7 +140,21 @@ SELECT w.txn_id, t.state FROM txn_to_write_id w LEFT JOIN txns t ON t.txn_id = w
 WHERE w.table_id = $1 AND w.write_id = $2
 """
 
-TABLE_WRITE_ID_ROWS = "SELECT txn_id, write_id FROM txn_to_write_id WHERE table_id = $1"
+# The rows of table $1 that a snapshot of txns (high watermark $2, open and aborted txns $3) needs: every
+# row of a txn it does not see as committed (above $2 or in $3: the write id exceptions), and the largest
+# write id of a txn at or below $2 (the write id high watermark). Not the table's other rows, which can be
+# as many as the txns since the cleaner last ran (hive-reference §3; hive.writeids.build_valid_write_id_list).
+# Each part probes an index rather than scanning the table's rows: (txn_id, table_id) for the txns in $3
+# and those above $2 (`table_id + 0` keeps the planner off the primary key, whose every row of the table it
+# would filter), (table_id, write_id) backwards for the largest write id.
+TABLE_WRITE_ID_ROWS = """
+SELECT tw.txn_id, tw.write_id
+FROM unnest($3::bigint[]) AS x(txn_id) JOIN txn_to_write_id tw ON tw.txn_id = x.txn_id AND tw.table_id = $1
+UNION
+SELECT txn_id, write_id FROM txn_to_write_id WHERE txn_id > $2 AND table_id + 0 = $1
+UNION
+(SELECT txn_id, write_id FROM txn_to_write_id WHERE table_id = $1 AND txn_id <= $2 ORDER BY write_id DESC LIMIT 1)
+"""
 TABLE_WRITE_ID_STATE = "SELECT next, cleaned_hwm, gc_watermark FROM next_write_id WHERE table_id = $1"
 T2W_CLEANED_BELOW = "SELECT t2w_cleaned_below FROM txn_housekeeping WHERE id = 1"
 

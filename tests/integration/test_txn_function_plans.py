@@ -1,7 +1,9 @@
 """The transaction functions' statements touch a bounded number of pages whatever the history: after
 3,000 committed txns with write ids, no statement inside OpenTxns, AllocateTableWriteIds or CommitTxn
 reads more than a handful of buffers (auto_explain, nested statements). Before 0008 two of them read
-every txn_to_write_id row of the table, or every committed txn's index entry, on each call."""
+every txn_to_write_id row of the table, or every committed txn's index entry, on each call. A table's
+write-id snapshot (GetValidWriteIds, and every read without a snapshot of a transactional table) reads
+only the rows it needs, and answers what all the rows give."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ import re
 import asyncpg
 
 from gateway.app import Gateway
+from hive.writeids import build_valid_write_id_list
 from protos.metastore.v1 import catalog_pb2 as pb
+from store import txns
 from store.events import EventType
 from store.sql import txns as sql
 from tests.builders import table
@@ -20,14 +24,20 @@ HISTORY = 3000
 MAX_BUFFERS = 15  # per statement; the history is 30 and more pages of each table
 
 
-async def _txn(conn: asyncpg.Connection) -> None:
+async def _open(conn: asyncpg.Connection) -> int:
+    """A new txn holding a write id of db.t."""
     opened = await conn.fetchrow(sql.OPEN_TXNS_LOGGED, 1, 0, "test", "h", "", EventType.OPEN_TXN.value)
-    txn_id = opened["first_txn_id"]
+    txn_id = int(opened["first_txn_id"])
     await conn.fetchrow(sql.ALLOCATE_TABLE_WRITE_IDS_LOGGED, "db", "t", [txn_id], EventType.ALLOC_WRITE_ID.value)
-    await conn.fetchrow(sql.COMMIT_TXN_LOGGED, txn_id, EventType.COMMIT_TXN.value)
+    return txn_id
 
 
-async def test_txn_statements_read_a_bounded_number_of_buffers_whatever_the_history(pg_dsn: str) -> None:
+async def _txn(conn: asyncpg.Connection) -> None:
+    await conn.fetchrow(sql.COMMIT_TXN_LOGGED, await _open(conn), EventType.COMMIT_TXN.value)
+
+
+async def _table_with_history(pg_dsn: str) -> asyncpg.Connection:
+    """db.t, transactional, after HISTORY committed txns that each took a write id; a connection to it."""
     gw = Gateway(gateway_settings(pg_dsn, **{"metastore.gateway.cache.enabled": "false"}))
     await gw.start()
     client = await connect(f"127.0.0.1:{gw.port}")
@@ -39,22 +49,65 @@ async def test_txn_statements_read_a_bounded_number_of_buffers_whatever_the_hist
         await client.channel.close()
         await gw.stop()
     conn = await asyncpg.connect(pg_dsn)
-    try:
-        for _ in range(HISTORY):
-            await _txn(conn)
-        await conn.execute("LOAD 'auto_explain'")
-        await conn.execute("SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; "
-                           "SET auto_explain.log_analyze = on; SET auto_explain.log_buffers = on; "
-                           "SET auto_explain.log_level = notice; SET client_min_messages = notice")
-        plans: list[str] = []
-        conn.add_log_listener(lambda _c, message: plans.append(message.message))
-        for _ in range(3):
-            await _txn(conn)
-    finally:
-        await conn.close()
+    for _ in range(HISTORY):
+        await _txn(conn)
+    return conn
+
+
+async def _explained(conn: asyncpg.Connection) -> list[str]:
+    """From now on, the plan of every statement `conn` runs, nested ones too, with the buffers it read."""
+    await conn.execute("LOAD 'auto_explain'")
+    await conn.execute("SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; "
+                       "SET auto_explain.log_analyze = on; SET auto_explain.log_buffers = on; "
+                       "SET auto_explain.log_level = notice; SET client_min_messages = notice")
+    plans: list[str] = []
+    conn.add_log_listener(lambda _c, message: plans.append(message.message))
+    return plans
+
+
+def _check_bounded(plans: list[str]) -> None:
     nested = [p for p in plans if "txn_to_write_id" in p or "FROM txns" in p]
     assert nested, "auto_explain logged no nested statement"
     for plan in nested:
         top = re.search(r"Buffers: shared hit=(\d+)(?: read=(\d+))?", plan)
         buffers = int(top.group(1)) + int(top.group(2) or 0) if top else 0
         assert buffers <= MAX_BUFFERS, f"{buffers} buffers for:\n{plan}"
+
+
+async def test_txn_statements_read_a_bounded_number_of_buffers_whatever_the_history(pg_dsn: str) -> None:
+    conn = await _table_with_history(pg_dsn)
+    try:
+        plans = await _explained(conn)
+        for _ in range(3):
+            await _txn(conn)
+    finally:
+        await conn.close()
+    _check_bounded(plans)
+
+
+async def test_a_tables_write_id_snapshot_reads_the_rows_it_needs_and_equals_what_all_rows_give(
+        pg_dsn: str) -> None:
+    conn = await _table_with_history(pg_dsn)
+    try:
+        table_id = int(await conn.fetchval("SELECT table_id FROM next_write_id"))
+        # Write ids out of txn order, an aborted txn, open ones, and one committed after an older snapshot.
+        first, second = await _open(conn), await _open(conn)
+        await conn.fetchrow(sql.COMMIT_TXN_LOGGED, second, EventType.COMMIT_TXN.value)
+        aborted, late = await _open(conn), await _open(conn)
+        await conn.execute(sql.MARK_ABORTED, [aborted])
+        older = await txns.get_open_txns(conn)
+        await conn.fetchrow(sql.COMMIT_TXN_LOGGED, late, EventType.COMMIT_TXN.value)
+        await _open(conn)
+        now = await txns.get_open_txns(conn)
+        assert first in now.exceptions and aborted in now.aborted and late not in now.exceptions
+        all_rows = [(r["txn_id"], r["write_id"]) for r in
+                    await conn.fetch("SELECT txn_id, write_id FROM txn_to_write_id WHERE table_id = $1", table_id)]
+        state = await conn.fetchrow(sql.TABLE_WRITE_ID_STATE, table_id)
+        plans = await _explained(conn)
+        for txn_list in (now, older):
+            expected = build_valid_write_id_list("db.t", txn_list, all_rows, state["next"], state["cleaned_hwm"])
+            assert await txns.table_write_ids(conn, "db.t", table_id, txn_list) == expected
+    finally:
+        await conn.close()
+    assert len(all_rows) > HISTORY
+    _check_bounded([p for p in plans if "txn_to_write_id" in p])

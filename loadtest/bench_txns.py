@@ -14,8 +14,9 @@ Two workloads, each one small write transaction issued back to back by one clien
   partitions (the gateway's with `txn_id` set) before the commit.
 
 The `gateway-thrift` target runs the Hive Metastore's own client (HmsWriteTxnUser, the same calls over the
-same Thrift library) against the gateway's Thrift endpoint: `txn` only, since Hive 2.3's `add_partitions`
-cannot name a txn and the gateway refuses a write to a transactional table outside one.
+same Thrift library) against the gateway's Thrift endpoint for `txn`; for `parts` it sends Hive 3's calls
+(the txn's write id allocated, each new partition carrying it), since Hive 2.3's `add_partitions` cannot name
+a txn and the gateway refuses a write to a transactional table outside one (loadtest/hms_txns.py).
 
 Clients run a closed loop without think time, each with its own gRPC channel or Thrift connection, in
 load-generator worker processes (loadtest.run_load). Targets run one after another:
@@ -242,25 +243,24 @@ class Server:
     datname: str
     postmaster: int | None
     options: dict[str, Any]
-    workloads: Sequence[str] = WORKLOADS  # of those asked for, the ones this target can run
     sequence_oid: int | None = None  # the gateway's notification_sequence table
 
 
 async def run_matrix(opts: argparse.Namespace, server: Server) -> tuple[list[dict[str, Any]], list[RunResult]]:
-    """Warm `server` up (its `parts` workload, else `txn`), then run every workload it can at every client
+    """Warm `server` up (its `parts` workload), then run every workload asked for at every client
     count against it; a run during which other processes used more than --max-other-cores is repeated once the
     machine is quiet (up to --retries)."""
     if opts.warmup > 0:
         most = max(opts.clients)
         config = RunConfig(users=most, run_time_s=opts.warmup, workers=min(opts.workers, most), stop_timeout_s=5.0)
-        warm_partitions = opts.partitions if "parts" in server.workloads else 0
+        warm_partitions = opts.partitions
         await run_load(server.user_class, server.address, config, target=f"{server.target} warm-up", progress=False,
                        options={**server.options, "partitions": warm_partitions, "tag": "warm",
                                 "request": request_name(warm_partitions)})
     summaries, results = [], []
     await asyncio.sleep(opts.pause)
     before = await probes.wal_stats(server.stats_conn, server.datname)
-    for workload in (w for w in opts.workloads if w in server.workloads):
+    for workload in opts.workloads:
         partitions = 0 if workload == "txn" else opts.partitions
         request = request_name(partitions)
         for clients in opts.clients:
@@ -339,12 +339,12 @@ async def run_gateway(opts: argparse.Namespace, mode: str, *,
         if thrift:
             location = await asyncio.to_thread(create_table, gateway.thrift_address, db_name, TABLE)
             server = Server(target, mode, HmsWriteTxnUser, gateway.thrift_address, gateway.proc.pid, stats_conn,
-                            datname, postmaster, {"db": db_name, "table": TABLE, "location": location}, ("txn",),
-                            sequence_oid)
+                            datname, postmaster, {"db": db_name, "table": TABLE, "location": location,
+                                                  "write_ids": True}, sequence_oid)
         else:
             await _catalog(address, db_name)
             server = Server(target, mode, WriteTxnUser, address, gateway.proc.pid, stats_conn, datname, postmaster,
-                            {"db": db_name, "table": TABLE}, WORKLOADS, sequence_oid)
+                            {"db": db_name, "table": TABLE}, sequence_oid)
         created = True
         info["runs"], results = await run_matrix(opts, server)
         return info, results
@@ -422,7 +422,7 @@ async def run_hms(opts: argparse.Namespace, pool: int) -> tuple[dict[str, Any], 
                             "jdbc_version": _jdbc_version(hms.POSTGRES_JDBC_JAR)}}
                 info["runs"], results = await run_matrix(opts, Server(
                     "hms", "on", HmsWriteTxnUser, server.address, server.pid, stats_conn, datname, postmaster,
-                    {"db": "bench_txns", "table": TABLE, "location": location}))  # every workload
+                    {"db": "bench_txns", "table": TABLE, "location": location}))
                 info["hms"]["after"] = await _hms_txn_state(server.dsn, tmp / "hms.log")
             finally:
                 await stats_conn.close()
@@ -468,8 +468,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--duration", type=float, default=20.0, help="seconds of load per run (default 20)")
     p.add_argument("--clients", type=_csv(int), default=(1, 16), help="client counts, one run each (default 1,16)")
     p.add_argument("--targets", type=_csv(str, TARGETS), default=TARGETS,
-                   help="gateway (gRPC), gateway-thrift (the HMS's client on the gateway's Thrift endpoint, txn "
-                        "workload only) and/or hms, the Hive Metastore 2.3 on PostgreSQL (default all three)")
+                   help="gateway (gRPC), gateway-thrift (Hive's clients on the gateway's Thrift endpoint) and/or "
+                        "hms, the Hive Metastore 2.3 on PostgreSQL (default all three)")
     p.add_argument("--workloads", type=_csv(str, WORKLOADS), default=WORKLOADS,
                    help="txn (txn manager only) and/or parts (plus --partitions new partitions) (default both)")
     p.add_argument("--out", default="docs/benchmarks.md", help="markdown file whose section is replaced")

@@ -63,7 +63,8 @@ def _headline(data: dict[str, Any], runs: list[dict[str, Any]]) -> list[str]:
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for workload in opts["workloads"]:
         shown: set[int] = set()  # client counts with a gateway row
-        for target, protocol in (("gateway", "gRPC"), ("gateway-thrift", "Thrift (the HMS's client and calls)"),
+        thrift = "Thrift (the HMS's client and calls)" if workload == "txn" else "Thrift (Hive 3's calls)"
+        for target, protocol in (("gateway", "gRPC"), ("gateway-thrift", thrift),
                                  ("", "–")):  # last: the HMS alone where no gateway ran
             for clients in opts["clients"]:
                 g, h = _find(runs, target, gw_mode, workload, clients), _find(runs, "hms", "on", workload, clients)
@@ -126,8 +127,9 @@ def _setups(data: dict[str, Any]) -> list[str]:
             s = t["gateway_settings"]
             extra = f" (`--conf {UNSAFE_FAST_CONF}`)" if t["mode"] == "off" else ""
             called = ("gRPC, one grpc.aio channel per client" if t["target"] == "gateway" else
-                      "its Thrift endpoint, by the HMS's client below (the same calls, one connection and thread per "
-                      "client)")
+                      "its Thrift endpoint, one connection and thread per client: *txn manager only* by the HMS's "
+                      "client below (the same calls), *plus partitions* by a client of the gateway's own IDL "
+                      "(thriftpy2, its C binary protocol) with Hive 3's calls")
             label = TARGET_LABELS[t["target"]]
             lines.append(f"- **{label[0].upper() + label[1:]} ({MODE_LABELS[t['mode']]}){extra}:** one "
                          f"`metastore-gateway serve` process on {s.get('loop', 'its default loop')}, connection pool "
@@ -240,10 +242,12 @@ def render_section(data: dict[str, Any]) -> str:
              "INSERT, ACID, in the txn: what Hive 2.3's DbTxnManager takes for an `INSERT INTO`) → `commit_txn`;",
              f"- *{workload_label('parts', parts)}*: the same with `AddPartitions` ({parts} new partitions, `txn_id` "
              f"set) / `add_partitions` ({parts} new partitions) before the commit.", "",
-             "*Gateway over Thrift* runs the HMS's own workload against the gateway's Thrift endpoint: the same "
-             "client, the same calls (`open_txns` → `lock` → `commit_txn`), *txn manager only* (Hive 2.3's "
-             "`add_partitions` cannot name a txn, and the gateway refuses a write to a transactional table outside "
-             "one).", "",
+             "*Gateway over Thrift* runs the HMS's own workload against the gateway's Thrift endpoint: *txn "
+             "manager only* with the same client and the same calls (`open_txns` → `lock` → `commit_txn`); "
+             f"*{workload_label('parts', parts)}* with what Hive 3 sends for the same `INSERT INTO`, one call more "
+             "than the HMS's (`open_txns` → `allocate_table_write_ids` → `lock` → `add_partitions`, each partition "
+             "carrying the txn's write id → `commit_txn`), since Hive 2.3's `add_partitions` cannot name a txn and "
+             "the gateway refuses a write to a transactional table outside one.", "",
              "Durable: fsync on for both. Produced by `loadtest/bench_txns.py` (`make bench-txns`) with", "",
              "```sh", data["command"], "```", "",
              f"on {data['date_utc'][:16].replace('T', ' ')} UTC, {opts['duration']:g} s per run, one target after "

@@ -11,11 +11,20 @@ The lock is granted at once (nothing else locks the table exclusively), and bein
 recorded in TXN_COMPONENTS and moved to COMPLETED_TXN_COMPONENTS at commit, as a write id's bookkeeping is
 on the gateway. Each new partition's directory is made before the clock runs (a real writer has written
 its files there already), so the HMS only finds it.
+
+On the gateway's Thrift endpoint, a txn that adds partitions sends what Hive 3 sends for the same `INSERT
+INTO` (option "write_ids"): Hive 2.3's `add_partitions` cannot name a txn, and the gateway refuses a write to
+a transactional table outside one, so the txn allocates the table's write id first and each new partition
+carries it (Partition.writeId), over a client of the gateway's own IDL (thriftpy2; Hive 2.3's client
+library has neither the call nor the field):
+
+    open_txns(1) -> allocate_table_write_ids -> lock(as above) -> add_partitions(N, writeId set) -> commit_txn
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import socket
 import time
 from typing import Any
@@ -32,6 +41,25 @@ from loadtest.hms import (
 from loadtest.users import task
 
 KEYS: tuple[tuple[str, str], ...] = (("ds", "string"), ("n", "int"))  # the gateway bench's table `writes`
+
+
+def connect_hive3(address: str, *, timeout_s: float = 30.0) -> Any:
+    """A client of the gateway's own IDL (Hive 3's calls and fields) to "host:port", over thriftpy2's C
+    binary protocol on a buffered socket. Close it with .close()."""
+    import thriftpy2.rpc
+
+    from gateway.thrift.idl import SERVICE
+
+    host, _, port = address.rpartition(":")
+    return thriftpy2.rpc.make_client(SERVICE, host.strip("[]"), int(port), timeout=int(timeout_s * 1000))
+
+
+def _structs(*, hive3: bool) -> Any:
+    """Hive's generated structs: the gateway's IDL's (Hive 3's fields) or hmsclient's (Hive 2.3's)."""
+    if hive3:
+        from gateway.thrift.idl import hms
+        return hms
+    return importlib.import_module("hmsclient.genthrift.hive_metastore.ttypes")
 
 
 def create_table(address: str, db: str, table: str) -> str:
@@ -52,28 +80,31 @@ def create_table(address: str, db: str, table: str) -> str:
 
 
 class HmsWriteTxnUser(ThriftUser):
-    """One Hive 2.3 writer over its own Thrift connection (calls in the user's own thread). options: "db",
+    """One Hive writer over its own Thrift connection (calls in the user's own thread). options: "db",
     "table", "location" (the table's, from create_table), "partitions" (new partitions per txn; 0: the
-    txn manager alone), "tag" (unique per run), "request" (the measured name). A txn that fails is aborted
-    (unmeasured) and the failure is recorded under the request's name."""
+    txn manager alone), "write_ids" (Hive 3's calls when partitions are added; see the module's docstring),
+    "tag" (unique per run), "request" (the measured name). A txn that fails is aborted (unmeasured) and the
+    failure is recorded under the request's name."""
 
     async def on_start(self) -> None:
         self.db_name, self.table_name = str(self.options["db"]), str(self.options["table"])
         self.location = str(self.options["location"])
         self.partitions = int(self.options.get("partitions", 10))
+        self.write_ids = bool(self.options.get("write_ids")) and self.partitions > 0
         self.request = str(self.options["request"])
         self.ds = f"{self.options.get('tag', 'run')}u{self.user_id}"
         self.iteration = 0
         self.hostname = socket.gethostname()
+        self.ttypes = _structs(hive3=self.write_ids)
         self._own_thread()
-        self.client = await self._run(connect, self.host)
+        self.client = await self._run(connect_hive3 if self.write_ids else connect, self.host)
 
     def _requests(self) -> tuple[Any, Any, list[Any]]:
-        """This txn's lock request (without its txn id), its open request, and its new partitions."""
-        from hmsclient.genthrift.hive_metastore.ttypes import (
-            DataOperationType, LockComponent, LockLevel, LockRequest, LockType, OpenTxnRequest, Partition,
-        )
-
+        """This txn's lock request (without its txn id), its open request, and its new partitions (without
+        their write id)."""
+        t = self.ttypes
+        DataOperationType, LockComponent, LockLevel = t.DataOperationType, t.LockComponent, t.LockLevel
+        LockRequest, LockType, OpenTxnRequest, Partition = t.LockRequest, t.LockType, t.OpenTxnRequest, t.Partition
         first = self.iteration * self.partitions
         self.iteration += 1
         now = int(time.time())
@@ -85,7 +116,8 @@ class HmsWriteTxnUser(ThriftUser):
             if local is not None:
                 local.mkdir(parents=True, exist_ok=True)
             parts.append(Partition(values=values, dbName=self.db_name, tableName=self.table_name, createTime=now,
-                                   lastAccessTime=0, sd=storage_descriptor(DEFAULT_COLUMNS, location), parameters={}))
+                                   lastAccessTime=0, sd=storage_descriptor(DEFAULT_COLUMNS, location, t),
+                                   parameters={}))
         lock = LockRequest(component=[LockComponent(
             type=LockType.SHARED_READ, level=LockLevel.TABLE, dbname=self.db_name, tablename=self.table_name,
             operationType=DataOperationType.INSERT, isAcid=True, isDynamicPartitionWrite=False)],
@@ -95,11 +127,15 @@ class HmsWriteTxnUser(ThriftUser):
 
     def _txn(self, lock: Any, opened: Any, parts: list[Any]) -> int:
         """One write transaction, blocking; returns the partitions added."""
-        from hmsclient.genthrift.hive_metastore.ttypes import AbortTxnRequest, CommitTxnRequest, LockState
-
-        client, txn_id, committed = self.client, 0, False
+        t, client, txn_id, committed = self.ttypes, self.client, 0, False
+        AbortTxnRequest, CommitTxnRequest, LockState = t.AbortTxnRequest, t.CommitTxnRequest, t.LockState
         try:
             txn_id = client.open_txns(opened).txn_ids[0]
+            if self.write_ids:
+                allocated = client.allocate_table_write_ids(t.AllocateTableWriteIdsRequest(
+                    dbName=self.db_name, tableName=self.table_name, txnIds=[txn_id]))
+                for part in parts:
+                    part.writeId = allocated.txnToWriteIds[0].writeId
             lock.txnid = txn_id
             granted = client.lock(lock)
             if granted.state != LockState.ACQUIRED:

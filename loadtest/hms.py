@@ -398,8 +398,8 @@ def partition_names(count: int) -> list[str]:
 def storage_descriptor(columns: Sequence[tuple[str, str]], location: str | None, ttypes: Any = None) -> Any:
     """An ORC StorageDescriptor of `columns` built from `ttypes` (a module of Hive's generated structs;
     default hmsclient's)."""
-    t = ttypes or importlib.import_module("hmsclient.genthrift.hive_metastore.ttypes")
-    FieldSchema, SerDeInfo, StorageDescriptor = t.FieldSchema, t.SerDeInfo, t.StorageDescriptor
+    structs = ttypes or importlib.import_module("hmsclient.genthrift.hive_metastore.ttypes")
+    FieldSchema, SerDeInfo, StorageDescriptor = structs.FieldSchema, structs.SerDeInfo, structs.StorageDescriptor
     return StorageDescriptor(
         cols=[FieldSchema(name=n, type=t, comment=None) for n, t in columns], location=location,
         inputFormat=ORC_INPUT_FORMAT, outputFormat=ORC_OUTPUT_FORMAT, compressed=False, numBuckets=-1,

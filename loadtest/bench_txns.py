@@ -253,10 +253,9 @@ async def run_matrix(opts: argparse.Namespace, server: Server) -> tuple[list[dic
     if opts.warmup > 0:
         most = max(opts.clients)
         config = RunConfig(users=most, run_time_s=opts.warmup, workers=min(opts.workers, most), stop_timeout_s=5.0)
-        warm_partitions = opts.partitions
         await run_load(server.user_class, server.address, config, target=f"{server.target} warm-up", progress=False,
-                       options={**server.options, "partitions": warm_partitions, "tag": "warm",
-                                "request": request_name(warm_partitions)})
+                       options={**server.options, "partitions": opts.partitions, "tag": "warm",
+                                "request": request_name(opts.partitions)})
     summaries, results = [], []
     await asyncio.sleep(opts.pause)
     before = await probes.wal_stats(server.stats_conn, server.datname)

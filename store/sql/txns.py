@@ -144,12 +144,15 @@ WHERE w.table_id = $1 AND w.write_id = $2
 # row of a txn it does not see as committed (above $2 or in $3: the write id exceptions), and the largest
 # write id of a txn at or below $2 (the write id high watermark). Not the table's other rows, which can be
 # as many as the txns since the cleaner last ran (hive-reference §3; hive.writeids.build_valid_write_id_list).
-# Each part probes an index rather than scanning the table's rows: (txn_id, table_id) for the txns in $3
-# and those above $2 (`table_id + 0` keeps the planner off the primary key, whose every row of the table it
-# would filter), (table_id, write_id) backwards for the largest write id.
+# Each part probes an index rather than scanning the table's rows, whatever the statistics say: a LATERAL
+# probe with LIMIT 1 (as in 0008) per txn in $3, unique (txn_id, table_id) from $2 up for the txns above it
+# (`table_id + 0` keeps the planner off the primary key, whose every row of the table it would filter),
+# (table_id, write_id) backwards for the largest write id.
 TABLE_WRITE_ID_ROWS = """
 SELECT tw.txn_id, tw.write_id
-FROM unnest($3::bigint[]) AS x(txn_id) JOIN txn_to_write_id tw ON tw.txn_id = x.txn_id AND tw.table_id = $1
+FROM unnest($3::bigint[]) AS x(txn_id)
+CROSS JOIN LATERAL (SELECT txn_id, write_id FROM txn_to_write_id
+                    WHERE txn_id = x.txn_id AND table_id = $1 LIMIT 1) AS tw
 UNION
 SELECT txn_id, write_id FROM txn_to_write_id WHERE txn_id > $2 AND table_id + 0 = $1
 UNION

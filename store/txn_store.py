@@ -147,9 +147,10 @@ class TxnStore:
         return await self._db.read(txns.show_transactions, state)
 
     async def txn_of_write_id(self, table_id: int, write_id: int) -> tuple[int, str | None] | None:
-        """The txn holding a table's write id and its state (Hive 4's writes name the write id, not the txn)."""
-        return await self._db.read(txns.txn_of_write_id, table_id, write_id)
+        """The txn holding a table's write id and its state (Hive 4's writes name the write id, not the txn):
+        one statement, so one round trip (every Thrift write of a transactional table asks it first)."""
+        return await self._db.run(txns.txn_of_write_id, table_id, write_id)
 
     async def owners(self, txn_ids: Sequence[int]) -> dict[int, str]:
-        """The user each existing txn was opened by (txns already cleaned away are left out)."""
-        return await self._db.read(txns.txn_owners, txn_ids)
+        """The user each existing txn was opened by (txns already cleaned away are left out); one statement."""
+        return await self._db.run(txns.txn_owners, txn_ids)

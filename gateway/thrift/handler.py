@@ -38,7 +38,7 @@ from store.catalog_store import CatalogStore
 from store.lock_store import LockStore
 from store.privilege_store import PrivilegeStore
 from store.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
-from store.models import Table, TableType
+from store.models import Partition, Table, TableType
 from hive.errors import ValueNotWhitelisted
 from hive.names import (default_location, make_partition_name, matches_partial_values, normalize_identifier,
                         parse_partition_name, partition_spec_from_name)
@@ -157,6 +157,14 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         if isinstance(cached, Table):
             return cached
         return await self._cached.fetch_table(db_key, table_key, snapshot)
+
+    async def _table_to_write(self, db_name: str, table_name: str) -> Table:
+        """The table a write prepares with (its directories, the txn of its write id): its latest version,
+        the one the write itself then finds, open txns' changes included (a txn that moved the table adds
+        its partitions under the new location), in one statement. Not `_table`: that answers the committed
+        state, and while this gateway's own writes to the table are not yet applied (under a steady write
+        load, nearly always) it is a snapshot read of several statements."""
+        return await self._catalog.latest_table(db_name, table_name)
 
     async def get_table(self, dbname: str | None, tbl_name: str | None) -> RawValue:
         return RawValue(TType.STRUCT, wire.table_struct(await self._table(dbname, tbl_name)))
@@ -284,7 +292,9 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
     # -- partitions: writes -----------------------------------------------------------------------
 
     async def _add(self, parts: list[Any], *, if_not_exists: bool, db_name: str = "",
-                   table_name: str = "") -> list[Any]:
+                   table_name: str = "") -> tuple[Table | None, list[Partition]]:
+        """Add the partitions (all of one table); the table and the partitions added, as the store has
+        them (converted back to Thrift only by the calls that answer them)."""
         check_batch(len(parts), "add_partitions", self._settings.max_batch_size)
         for p in parts:
             p.parameters = stamp_ddl_time(p.parameters)
@@ -292,11 +302,11 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         targets = {(normalize_identifier(p.db_name or db_name, "database"),
                     normalize_identifier(p.table_name or table_name, "table")) for p in models}
         if not models:
-            return []
+            return None, []
         if len(targets) != 1:
             raise InvalidArgument("the partitions of one add_partitions call must all belong to one table")
         ((db, table_name_),) = targets
-        table = await self._table(db, table_name_)
+        table = await self._table_to_write(db, table_name_)
         # Hive 3's and 4's loads into new partitions of a transactional table name their txn by the write id
         # set on each partition; one call is one txn's.
         write_ids = sorted({p.writeId for p in parts if p.writeId is not None and p.writeId > 0})
@@ -313,10 +323,15 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
             added, event_id = await self._catalog.add_partitions(db, table_name_, models,
                                                                  if_not_exists=if_not_exists, txn_id=txn_id)
         self._cached.wrote(db, table_name_, event_id, txn_id)
-        return [convert.partition_to_thrift(table, p) for p in added]
+        return table, added
+
+    async def _add_one(self, new_part: Any, *, db_name: str = "", table_name: str = "") -> Any:
+        table, (added,) = await self._add([new_part], if_not_exists=False, db_name=db_name, table_name=table_name)
+        assert table is not None  # (one partition was added)
+        return convert.partition_to_thrift(table, added)
 
     async def add_partition(self, new_part: Any) -> Any:
-        return (await self._add([required(new_part, "new_part")], if_not_exists=False))[0]
+        return await self._add_one(required(new_part, "new_part"))
 
     async def add_partition_with_environment_context(self, new_part: Any, environment_context: Any) -> Any:
         """What Hive 3's and 4's clients send for one partition (Hive's metastore reads no file statistics
@@ -324,20 +339,23 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         return await self.add_partition(new_part)
 
     async def add_partitions(self, new_parts: list[Any] | None) -> int:
-        return len(await self._add(new_parts or [], if_not_exists=False))
+        _, added = await self._add(new_parts or [], if_not_exists=False)
+        return len(added)
 
     async def add_partitions_req(self, request: Any) -> Any:
         request = required(request, "request")
-        added = await self._add(request.parts or [], if_not_exists=bool(request.ifNotExists),
-                                db_name=required(request.dbName, "dbName"),
-                                table_name=required(request.tblName, "tblName"))
-        return hms.AddPartitionsResult(partitions=added if request.needResult is not False else None)
+        table, added = await self._add(request.parts or [], if_not_exists=bool(request.ifNotExists),
+                                       db_name=required(request.dbName, "dbName"),
+                                       table_name=required(request.tblName, "tblName"))
+        if request.needResult is False:
+            return hms.AddPartitionsResult(partitions=None)
+        return hms.AddPartitionsResult(partitions=[convert.partition_to_thrift(table, p) for p in added] if table
+                                       else [])
 
     async def append_partition(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None) -> Any:
         """Add the partition with these values, its storage descriptor the table's (as Hive's)."""
         new_part = hms.Partition(values=list(part_vals or []), dbName=db_name, tableName=tbl_name, parameters={})
-        return (await self._add([new_part], if_not_exists=False, db_name=db_name or "",
-                                table_name=tbl_name or ""))[0]
+        return await self._add_one(new_part, db_name=db_name or "", table_name=tbl_name or "")
 
     async def append_partition_with_environment_context(self, db_name: str | None, tbl_name: str | None,
                                                         part_vals: list[str] | None, environment_context: Any) -> Any:
@@ -388,7 +406,8 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         only when a write id is given)."""
         if not req.writeId or req.writeId <= 0:
             return 0
-        return await self._txn_of_write_id(await self._table(req.dbName, req.tableName), req.writeId, what)
+        table = await self._table_to_write(required(req.dbName, "dbName"), required(req.tableName, "tableName"))
+        return await self._txn_of_write_id(table, req.writeId, what)
 
     async def _txn_of_write_id(self, table: Table, write_id: int | None, what: str) -> int:
         """The open txn a Hive 4 write names by the write id it allocated for `table` (Hive's writes carry

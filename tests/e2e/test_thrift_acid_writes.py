@@ -137,6 +137,27 @@ async def test_new_partitions_carrying_a_write_id_are_added_in_its_txn(env: Env)
     assert await env.call("get_partition_names", "db", "t", -1) == ["p=a", "p=b", "p=c", "p=d"]
 
 
+async def test_new_partitions_directories_follow_the_location_their_txn_gave_the_table(env: Env,
+                                                                                      tmp_path: Path) -> None:
+    """A txn that moves the table (alter_table_req under its write id) and then adds partitions: each
+    partition is stored under the table's new location, and its directory is made there, where the
+    store puts it, not under the location other readers still see until the commit."""
+    moved = tmp_path / "moved"
+    txn, write_id = await env.begin("t")
+    t = await env.call("get_table", "db", "t")
+    old_location = t.sd.location
+    t.sd.location = f"file://{moved}"
+    await env.call("alter_table_req", hms.AlterTableRequest(dbName="db", tableName="t", table=t, writeId=write_id))
+    assert (await env.call("get_table", "db", "t")).sd.location == old_location  # not committed yet
+    await env.call("add_partitions_req", hms.AddPartitionsRequest(
+        dbName="db", tblName="t", ifNotExists=False, needResult=True,
+        parts=[hms.Partition(values=["z"], dbName="db", tableName="t", parameters={}, writeId=write_id)]))
+    await env.commit(txn)
+    assert (await env.partition("p=z")).sd.location == f"file://{moved}/p=z"
+    assert (moved / "p=z").is_dir()
+    assert not Path(old_location.removeprefix("file://"), "p=z").exists()
+
+
 async def test_truncate_of_a_transactional_table_is_an_empty_base_under_its_write_id(env: Env) -> None:
     a, b = (await env.partition("p=a")).sd.location, (await env.partition("p=b")).sd.location
     for location in (a, b):

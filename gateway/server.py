@@ -73,7 +73,8 @@ class GrpcServer:
         self.server = grpc.aio.server(options=options, maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
                                       interceptors=interceptors)
         self.health = health.aio.HealthServicer()
-        catalog_servicer.register(CatalogServicer(catalog, settings, cached), self.server)
+        catalog_servicer.register(CatalogServicer(catalog, settings, cached, Ownership(txn_store, lock_store), auth),
+                                  self.server)
         admin_pb2_grpc.add_AdminServicer_to_server(AdminServicer(stats), self.server)
         events_pb2_grpc.add_EventsServicer_to_server(EventsServicer(catalog, settings), self.server)
         transactions_pb2_grpc.add_TransactionsServicer_to_server(

@@ -16,6 +16,7 @@ from typing import TypeAlias
 import grpc
 
 from gateway import convert, wire
+from gateway.auth import OPEN_AUTHENTICATOR, Authenticator, Ownership
 from gateway.config import Settings
 from gateway.errors import answers_from_memory, rpc_methods, within_deadline
 from gateway.servicers.validation import check_batch, check_names_fit, require
@@ -35,10 +36,19 @@ Ctx: TypeAlias = grpc.aio.ServicerContext
 
 @rpc_methods
 class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
-    def __init__(self, store: CatalogStore, settings: Settings, catalog: CachedCatalog | None = None) -> None:
+    def __init__(self, store: CatalogStore, settings: Settings, catalog: CachedCatalog | None = None,
+                 owners: Ownership | None = None, auth: Authenticator = OPEN_AUTHENTICATOR) -> None:
         self._store = store
         self._settings = settings
         self._catalog = catalog if catalog is not None else CachedCatalog.uncached(store)
+        self._owners = owners
+        self._auth = auth
+
+    async def _check_txn(self, context: Ctx, txn_id: int, what: str) -> None:
+        """A write under a txn acts on that txn (its writes commit or abort with it): only the txn's owner
+        or an admin may, as for its commit (gateway/auth.py; the Thrift writes that name a write id too)."""
+        if txn_id and self._owners is not None:
+            await self._owners.check_txns(self._auth.context_identity(context), [txn_id], what)
 
     async def CreateDatabase(self, request: pb.CreateDatabaseRequest, context: Ctx) -> pb.CreateDatabaseResponse:
         require(request.database.name, "database.name")
@@ -93,6 +103,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         return pb.ListTablesResponse(names=names)
 
     async def AlterTable(self, request: pb.AlterTableRequest, context: Ctx) -> pb.AlterTableResponse:
+        await self._check_txn(context, request.txn_id, "AlterTable")
         table, event_id = await self._store.alter_table(require(request.db_name, "db_name"),
                                                         require(request.table_name, "table_name"),
                                                         convert.table_from_pb(request.table), request.txn_id,
@@ -110,6 +121,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
 
     async def AddPartitions(self, request: pb.AddPartitionsRequest, context: Ctx) -> pb.AddPartitionsResponse:
         check_batch(len(request.partitions), "AddPartitions", self._settings.max_batch_size)
+        await self._check_txn(context, request.txn_id, "AddPartitions")
         added, event_id = await self._store.add_partitions(
             require(request.db_name, "db_name"), require(request.table_name, "table_name"),
             [convert.partition_from_pb(p) for p in request.partitions], if_not_exists=request.if_not_exists,
@@ -192,6 +204,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
 
     async def AlterPartitions(self, request: pb.AlterPartitionsRequest, context: Ctx) -> pb.AlterPartitionsResponse:
         check_batch(len(request.partitions), "AlterPartitions", self._settings.max_batch_size)
+        await self._check_txn(context, request.txn_id, "AlterPartitions")
         altered, event_id = await self._store.alter_partitions(
             require(request.db_name, "db_name"), require(request.table_name, "table_name"),
             [convert.partition_from_pb(p) for p in request.partitions], request.table_id, request.txn_id,
@@ -201,6 +214,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
 
     async def DropPartitions(self, request: pb.DropPartitionsRequest, context: Ctx) -> pb.DropPartitionsResponse:
         check_batch(len(request.names), "DropPartitions", self._settings.max_batch_size)
+        await self._check_txn(context, request.txn_id, "DropPartitions")
         names, event_id = await self._store.drop_partitions(
             require(request.db_name, "db_name"), require(request.table_name, "table_name"), list(request.names),
             if_exists=request.if_exists, expected_table_id=request.table_id, txn_id=request.txn_id,

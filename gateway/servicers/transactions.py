@@ -93,6 +93,7 @@ class TransactionsServicer(transactions_pb2_grpc.TransactionsServicer):
         self, request: pb.AllocateTableWriteIdsRequest, context: Ctx
     ) -> pb.AllocateTableWriteIdsResponse:
         check_batch(len(request.txn_ids), "AllocateTableWriteIds", self._settings.txn_max_open_batch)
+        await self._owners.check_txns(self._auth.context_identity(context), request.txn_ids, "AllocateTableWriteIds")
         ids = await self._store.allocate_write_ids(list(request.txn_ids), require(request.db_name, "db_name"),
                                                    require(request.table_name, "table_name"))
         return pb.AllocateTableWriteIdsResponse(

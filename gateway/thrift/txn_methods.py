@@ -149,8 +149,9 @@ class TxnLockMethods:
         if rqst is None or not rqst.txnIds:
             raise InvalidArgument("allocate_table_write_ids needs txnIds (replication's srcTxnToWriteIdList is not "
                                   "supported)")
-        ids = await self._txns.allocate_write_ids([_txn_id(t, "txnIds") for t in rqst.txnIds], rqst.dbName or "",
-                                                  rqst.tableName or "")
+        txn_ids = [_txn_id(t, "txnIds") for t in rqst.txnIds]
+        await self._owners.check_txns(thrift_identity.get(), txn_ids, "allocate_table_write_ids")
+        ids = await self._txns.allocate_write_ids(txn_ids, rqst.dbName or "", rqst.tableName or "")
         return hms.AllocateTableWriteIdsResponse(
             txnToWriteIds=[hms.TxnToWriteId(txnId=t, writeId=w) for t, w in sorted(ids.items())])
 

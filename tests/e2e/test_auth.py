@@ -28,6 +28,7 @@ from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc, locks_pb2, locks_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
+from tests.builders import table
 from tests.conftest import gateway_settings
 from tests.pki import Pki, make_pki
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -104,6 +105,53 @@ async def test_tokens_over_tls_and_the_owners_of_txns(token_gateway: Gateway, pk
         assert state == {other: "ABORTED"}
 
 
+async def test_writes_under_another_users_txn_are_refused(token_gateway: Gateway,
+                                                         pki: dict[str, tuple[str, str]]) -> None:
+    """A write under a txn acts on it (it commits or aborts with the txn), so as for the commit only the
+    txn's owner or an admin may make one: allocating its write ids, adding, altering or dropping
+    partitions, altering the table. A refused write writes nothing."""
+    async with _channel(token_gateway, pki) as channel:
+        txns = transactions_pb2_grpc.TransactionsStub(channel)
+        catalog = catalog_pb2_grpc.CatalogStub(channel)
+        await catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")), metadata=_as("alice"))
+        acid = table("db", "t", keys=(("ds", "string"),), transactional=True)
+        await catalog.CreateTable(pb.CreateTableRequest(table=acid), metadata=_as("alice"))
+        (txn,) = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="u", hostname="h"),
+                                      metadata=_as("alice"))).txn_ids
+        day = [pb.Partition(values=["2024-01-01"])]
+        writes = {
+            "AllocateTableWriteIds": lambda user: txns.AllocateTableWriteIds(tpb.AllocateTableWriteIdsRequest(
+                txn_ids=[txn], db_name="db", table_name="t"), metadata=_as(user)),
+            "AddPartitions": lambda user: catalog.AddPartitions(pb.AddPartitionsRequest(
+                db_name="db", table_name="t", partitions=day, txn_id=txn), metadata=_as(user)),
+            "AlterPartitions": lambda user: catalog.AlterPartitions(pb.AlterPartitionsRequest(
+                db_name="db", table_name="t", partitions=day, txn_id=txn), metadata=_as(user)),
+            "DropPartitions": lambda user: catalog.DropPartitions(pb.DropPartitionsRequest(
+                db_name="db", table_name="t", names=["ds=2024-01-01"], txn_id=txn), metadata=_as(user)),
+            "AlterTable": lambda user: catalog.AlterTable(pb.AlterTableRequest(
+                db_name="db", table_name="t", table=acid, txn_id=txn), metadata=_as(user)),
+        }
+        for what, write in writes.items():
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await write("bob")
+            assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED, what
+            assert f"{what}: txn(s) {txn} belong to another user" in (info.value.details() or "")
+        async def snapshot() -> pb.ReadContext:
+            valid_txns = (await txns.GetOpenTxns(tpb.GetOpenTxnsRequest(), metadata=_as("alice"))).valid_txn_list
+            (got,) = (await txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+                full_table_names=["db.t"], valid_txn_list=valid_txns), metadata=_as("alice"))).tables
+            return pb.ReadContext(valid_write_id_list=got.valid_write_id_list, table_id=got.table_id)
+
+        assert (await snapshot()).valid_write_id_list.split(":")[1] == "0"  # bob allocated no write id
+
+        await writes["AllocateTableWriteIds"]("alice")  # the owner may
+        await writes["AddPartitions"]("root")  # and an admin
+        await txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn), metadata=_as("alice"))
+        names = await catalog.ListPartitionNames(pb.ListPartitionNamesRequest(
+            db_name="db", table_name="t", read=await snapshot()), metadata=_as("alice"))
+        assert list(names.names) == ["ds=2024-01-01"]
+
+
 async def test_the_owner_of_a_lock(token_gateway: Gateway, pki: dict[str, tuple[str, str]]) -> None:
     async with _channel(token_gateway, pki) as channel:
         locks = locks_pb2_grpc.LocksStub(channel)
@@ -141,6 +189,8 @@ async def test_mutual_tls_on_grpc_and_thrift(pg_dsn: str, pki: dict[str, tuple[s
             (mine,) = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="mallory", hostname="h"))).txn_ids
             shown = (await txns.ShowTransactions(tpb.ShowTransactionsRequest())).transactions
             assert [(t.txn_id, t.user) for t in shown] == [(mine, "alice")]
+            await catalog_pb2_grpc.CatalogStub(channel).CreateTable(pb.CreateTableRequest(
+                table=table("default", "acid", keys=(), transactional=True)))
 
         # Connecting blocks (the TLS handshake): in threads, as the gateway serves on this loop.
         alice, bob, root = [await asyncio.to_thread(thrift, user) for user in ("alice", "bob", "root")]
@@ -150,6 +200,9 @@ async def test_mutual_tls_on_grpc_and_thrift(pg_dsn: str, pki: dict[str, tuple[s
                 num_txns=1, user="mallory", hostname="h"))).txn_ids
             with pytest.raises(TApplicationException, match="belong to another user"):
                 await asyncio.to_thread(bob.commit_txn, hms.CommitTxnRequest(txnid=t2))
+            with pytest.raises(hms.MetaException, match=f"allocate_table_write_ids: txn\\(s\\) {t2} belong to another"):
+                await asyncio.to_thread(bob.allocate_table_write_ids, hms.AllocateTableWriteIdsRequest(
+                    txnIds=[t2], dbName="default", tableName="acid"))
             info = await asyncio.to_thread(bob.get_open_txns_info)
             assert {t.id: t.user for t in info.open_txns} == {mine: "", t2: ""}
             info = await asyncio.to_thread(root.get_open_txns_info)

@@ -9,9 +9,13 @@ committed (a failed delete leaves files no table points at, which is logged, nev
 files are gone), and a move runs before the commit and is undone when the commit fails.
 
 Creating is the one exception for external tables: as Hive's metastore does, a database, table
-(external too) or partition gets its directory when it is created and the directory is missing, before
-the create commits, and the directories made are removed again when the create fails. Spark's CREATE
-TABLE ... AS SELECT loads its rows into the new table's directory and fails when there is none.
+(external too) or partition gets its directory when it is created and the directory is missing, after
+the create's rows are written and before it commits (so a concurrent create of the same name, which
+waits on those rows and then fails, never touches it), and the directories made are removed again
+when the create fails. Spark's CREATE TABLE ... AS SELECT loads its rows into the new table's
+directory and fails when there is none. The transaction waits meanwhile: a file system slower than
+PostgreSQL's idle_in_transaction_session_timeout (metastore.gateway.db.idle.in.transaction.timeout)
+fails the create, and it is undone.
 
 The gateway reaches local file systems only (a bare path or a `file:` URI). A location on another
 file system (hdfs://, s3a://, ...) is left as it is, with one warning per scheme: an engine on such
@@ -31,6 +35,7 @@ import shutil
 from typing import AsyncIterator, Callable, Iterable, Sequence
 
 from pipeline.acid import base_dir_name
+from store.catalog import MakeLocations
 from store.errors import FailedPrecondition
 from store.models import Table, TableType
 
@@ -130,23 +135,30 @@ class Warehouse:
         return True
 
     @contextlib.asynccontextmanager
-    async def creating(self, locations: Iterable[str], what: str) -> AsyncIterator[None]:
-        """Make each location's directory where it is missing, run the block (the create), and remove
-        the directories made when the block raises. FailedPrecondition, with nothing made, when a
-        location is a file or cannot be made."""
-        paths = sorted({p for p in map(self.local_path, locations) if p is not None})
+    async def creating(self, what: str) -> AsyncIterator[MakeLocations]:
+        """For a create: yields what the store runs with the locations of the objects it creates, once
+        their rows are written and before it commits (store/catalog.py `MakeLocations`, Hive's order).
+        It makes each location's directory where it is missing, or raises FailedPrecondition with none of
+        that call's made when a location is a file or cannot be made (the create then rolls back). When
+        the block raises, every directory it made is removed again; the block is the store's
+        transaction, so that happens only when nothing was committed."""
         made: list[str] = []
-        if paths:
+
+        async def make(locations: Sequence[str]) -> None:
+            paths = sorted({p for p in map(self.local_path, locations) if p is not None})
+            if not paths:
+                return
             try:
-                made = await asyncio.wait_for(asyncio.to_thread(_make_dirs, paths), FILE_OPERATION_TIMEOUT_S)
+                made.extend(await asyncio.wait_for(asyncio.to_thread(_make_dirs, paths), FILE_OPERATION_TIMEOUT_S))
             except TimeoutError as e:
                 raise FailedPrecondition(f"{what}: making the directories {', '.join(paths)} took more than "
                                          f"{FILE_OPERATION_TIMEOUT_S:.0f} s") from e
             except OSError as e:
                 raise FailedPrecondition(f"{what}: {e.filename} is not a directory and could not be made one "
                                          f"({e.strerror})") from e
+
         try:
-            yield
+            yield make
         except Exception:  # (not on cancellation: the create may have committed; an empty directory is harmless)
             if made:
                 await self._run(f"undo of the directories of {what}", _remove_made, *made)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import base64
 import time
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
+from typing import Awaitable, Callable, Sequence
 
 import asyncpg
 
@@ -80,10 +80,24 @@ async def _lock_latest(
     raise Aborted(f"{what} changed {MAX_RELOCKS} times while this write waited for it; retry the write")
 
 
+# What a create runs with the storage locations of what it creates (the gateway makes their
+# directories: gateway/warehouse.py), once its rows are written and before its events and commit, as
+# Hive's metastore orders it: the insert has then proved the objects new (a concurrent create of the
+# same name waits for this transaction and fails without running it, so it never touches a directory
+# the other made), and a raise rolls the create back. A retried transaction runs it again.
+MakeLocations = Callable[[Sequence[str]], Awaitable[None]]
+
+
+async def _made(make_locations: MakeLocations | None, locations: Sequence[str]) -> None:
+    if make_locations is not None and locations:
+        await make_locations(locations)
+
+
 # -- databases ---------------------------------------------------------------------------------
 
 
-async def create_database(conn: asyncpg.Connection, db: Database, warehouse_dir: str) -> Outcome[Database]:
+async def create_database(conn: asyncpg.Connection, db: Database, warehouse_dir: str,
+                          make_locations: MakeLocations | None = None) -> Outcome[Database]:
     model_checks.check_database(db)
     name = n.normalize_identifier(db.name, "database")
     created = replace(
@@ -98,6 +112,7 @@ async def create_database(conn: asyncpg.Connection, db: Database, warehouse_dir:
     )
     if row_id is None:
         raise AlreadyExists(f"database {name} already exists")
+    await _made(make_locations, [created.location])
     return Outcome(created, (
         NewEvent(EventType.CREATE_DATABASE, db_name=name, message={"database": codec.database_to_json(created)}),))
 
@@ -223,7 +238,8 @@ def _normalize_table(t: Table, db_location: str) -> Table:
                    parameters=parameters, sd=sd)
 
 
-async def create_table(conn: asyncpg.Connection, table: Table) -> Outcome[Table]:
+async def create_table(conn: asyncpg.Connection, table: Table,
+                       make_locations: MakeLocations | None = None) -> Outcome[Table]:
     db = await get_database(conn, table.db_name)
     t = replace(_normalize_table(table, db.location), create_time=_now_s(), write_id=0)
     await _check_name_not_reserved(conn, t.db_name, t.name, 0)
@@ -232,6 +248,8 @@ async def create_table(conn: asyncpg.Connection, table: Table) -> Outcome[Table]
     )
     if table_id is None:
         raise AlreadyExists(f"table {t.full_name} already exists")
+    await _made(make_locations, [t.sd.location] if t.sd.location and t.table_type is not TableType.VIRTUAL_VIEW
+                else [])
     created = replace(t, table_id=table_id)
     return Outcome(created, (NewEvent(
         EventType.CREATE_TABLE, db_name=t.db_name, table_name=t.name, table_id=table_id,
@@ -506,7 +524,7 @@ def _unique_names(parts: Sequence[Partition], what: str) -> None:
 
 async def add_partitions(
     conn: asyncpg.Connection, db_name: str, table_name: str, parts: Sequence[Partition], *, if_not_exists: bool,
-    expected_table_id: int = 0, txn_id: int = 0,
+    expected_table_id: int = 0, txn_id: int = 0, make_locations: MakeLocations | None = None,
 ) -> Outcome[list[Partition]]:
     """Add a batch all-or-nothing. Existing partitions fail the whole batch unless `if_not_exists`,
     in which case they are skipped. Returns the partitions added and the event id (0: none added)."""
@@ -530,6 +548,7 @@ async def add_partitions(
     added = [p for p in completed if p.name in inserted]
     if not added:  # the write id may still be new: its allocation is an event of its own
         return Outcome([], ctx.events)
+    await _made(make_locations, [p.sd.location for p in added])
     return Outcome(added, (*ctx.events, NewEvent(
         EventType.ADD_PARTITION, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
         txn_id=ctx.txn_id, write_id=ctx.write_id,

@@ -73,8 +73,9 @@ class CatalogStore:
             await abort_for_conflict(self._db, conflict)
 
     # databases
-    async def create_database(self, database: DatabaseModel) -> tuple[DatabaseModel, int]:
-        written = await self._db.transact(catalog.create_database, database, self._warehouse_dir)
+    async def create_database(self, database: DatabaseModel,
+                              make_locations: catalog.MakeLocations | None = None) -> tuple[DatabaseModel, int]:
+        written = await self._db.transact(catalog.create_database, database, self._warehouse_dir, make_locations)
         return written.value, written.event_id
 
     async def create_default_database(self) -> bool:
@@ -99,12 +100,14 @@ class CatalogStore:
         return (await self._db.transact(catalog.drop_database, name, cascade=cascade, if_exists=if_exists)).event_id
 
     # tables
-    async def create_table(self, table: Table, grants: Sequence[PrivilegeGrant] = ()) -> tuple[Table, int]:
+    async def create_table(self, table: Table, grants: Sequence[PrivilegeGrant] = (),
+                           make_locations: catalog.MakeLocations | None = None) -> tuple[Table, int]:
         """The table, with the grants on it its creator sends (store/privileges.py), all or nothing."""
         if grants:
-            written = await self._write(privileges.create_table_with_grants, table, grants, int(time.time()))
+            written = await self._write(privileges.create_table_with_grants, table, grants, int(time.time()),
+                                        make_locations)
         else:
-            written = await self._write(catalog.create_table, table)
+            written = await self._write(catalog.create_table, table, make_locations)
         return written.value, written.event_id
 
     async def get_table(self, db_name: str, table_name: str, snapshot: ReadSnapshot) -> Read[Table]:
@@ -149,13 +152,13 @@ class CatalogStore:
     # partitions
     async def add_partitions(
         self, db_name: str, table_name: str, parts: Sequence[Partition], *, if_not_exists: bool,
-        expected_table_id: int = 0, txn_id: int = 0,
+        expected_table_id: int = 0, txn_id: int = 0, make_locations: catalog.MakeLocations | None = None,
     ) -> tuple[list[Partition], int]:
         for part in parts:
             self.check_partition_values(part.values)
         written = await self._write(catalog.add_partitions, db_name, table_name, parts,
-                                          if_not_exists=if_not_exists, expected_table_id=expected_table_id,
-                                          txn_id=txn_id)
+                                    if_not_exists=if_not_exists, expected_table_id=expected_table_id,
+                                    txn_id=txn_id, make_locations=make_locations)
         return written.value, written.event_id
 
     async def get_partitions_by_names(

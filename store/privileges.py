@@ -321,11 +321,11 @@ async def privilege_set(conn: asyncpg.Connection, obj: ObjectRef, user: str | No
 
 
 async def create_table_with_grants(conn: asyncpg.Connection, table: Table, grants: Sequence[PrivilegeGrant],
-                                   now: int) -> Outcome[Table]:
+                                   now: int, make_locations: catalog.MakeLocations | None = None) -> Outcome[Table]:
     """A new table and the grants its creator sends with it (Hive's CREATE TABLE sends the owner's, as
     hive.security.authorization.createtable.owner.grants says; Hive's metastore stores them with the
     table), in one transaction: a refused grant creates no table. Each grant's object is the new table."""
-    created = await catalog.create_table(conn, table)
+    created = await catalog.create_table(conn, table, make_locations)
     on_table = ObjectRef("TABLE", created.value.db_name, created.value.name)
     await grant_privileges(conn, [replace(g, obj=on_table) for g in grants], now)
     return created

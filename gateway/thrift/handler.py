@@ -40,8 +40,7 @@ from store.privilege_store import PrivilegeStore
 from store.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
 from store.models import Partition, Table, TableType
 from hive.errors import ValueNotWhitelisted
-from hive.names import (default_location, make_partition_name, matches_partial_values, normalize_identifier,
-                        parse_partition_name, partition_spec_from_name)
+from hive.names import matches_partial_values, normalize_identifier, parse_partition_name, partition_spec_from_name
 from store.snapshot import ReadSnapshot
 from store.txn_store import TxnStore
 
@@ -138,9 +137,8 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         (gateway/warehouse.py)."""
         model = convert.database_from_thrift(required(database, "database"))
         name = normalize_identifier(model.name, "database")
-        location = model.location or default_location(self._settings.warehouse_dir, f"{name}.db")
-        async with self._warehouse.creating([location], f"create database {name}"):
-            db, event_id = await self._catalog.create_database(model)
+        async with self._warehouse.creating(f"create database {name}") as make_locations:
+            db, event_id = await self._catalog.create_database(model, make_locations)
         self._cached.wrote(db.name, "", event_id)
 
     async def alter_database(self, dbname: str | None, db: Any) -> None:
@@ -159,11 +157,10 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         return await self._cached.fetch_table(db_key, table_key, snapshot)
 
     async def _table_to_write(self, db_name: str, table_name: str) -> Table:
-        """The table a write prepares with (its directories, the txn of its write id): its latest version,
-        the one the write itself then finds, open txns' changes included (a txn that moved the table adds
-        its partitions under the new location), in one statement. Not `_table`: that answers the committed
-        state, and while this gateway's own writes to the table are not yet applied (under a steady write
-        load, nearly always) it is a snapshot read of several statements."""
+        """The table a write prepares with (the txn of its write id, the shape of its answer): its latest
+        version, the one the write itself then finds, open txns' changes included, in one statement. Not
+        `_table`: that answers the committed state, and while this gateway's own writes to the table are
+        not yet applied it is a snapshot read of several statements."""
         return await self._catalog.latest_table(db_name, table_name)
 
     async def get_table(self, dbname: str | None, tbl_name: str | None) -> RawValue:
@@ -256,19 +253,9 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         model = convert.table_from_thrift(tbl)
         name = f"{model.db_name}.{model.name}"
         grants = grants_of_privilege_set(tbl.privileges)  # the creator's grants on it, stored with it
-        async with self._warehouse.creating(await self._location_of_new(model), f"create table {name}"):
-            table, event_id = await self._catalog.create_table(model, grants)
+        async with self._warehouse.creating(f"create table {name}") as make_locations:
+            table, event_id = await self._catalog.create_table(model, grants, make_locations)
         self._cached.wrote(table.db_name, table.name, event_id)
-
-    async def _location_of_new(self, table: Table) -> list[str]:
-        """Where a table about to be created keeps its data: the location it names, else its database's
-        default for it (the store's rule)."""
-        if table.table_type is TableType.VIRTUAL_VIEW:
-            return []
-        if table.sd.location:
-            return [table.sd.location]
-        db = await self._cached.fetch_database(table.db_name)
-        return [default_location(db.location, normalize_identifier(table.name, "table"))]
 
     async def create_table_with_environment_context(self, tbl: Any, environment_context: Any) -> None:
         await self.create_table(tbl)
@@ -314,14 +301,10 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
             raise InvalidArgument(f"the partitions of one add_partitions call carry their txn's one write id, not "
                                   f"{len(write_ids)} ({', '.join(map(str, write_ids[:5]))})")
         txn_id = await self._txn_of_write_id(table, write_ids[0], "add_partitions") if write_ids else 0
-        # Each partition's directory where it is missing, as Hive's metastore does (gateway/warehouse.py);
-        # a partition whose values do not fit the table's keys is the store's to refuse.
-        locations = [p.sd.location or default_location(table.sd.location,
-                                                       make_partition_name(table.partition_keys, p.values))
-                     for p in models if p.sd.location or len(p.values) == len(table.partition_keys)]
-        async with self._warehouse.creating(locations, f"add partitions to {table.full_name}"):
-            added, event_id = await self._catalog.add_partitions(db, table_name_, models,
-                                                                 if_not_exists=if_not_exists, txn_id=txn_id)
+        # Each added partition's directory where it is missing, as Hive's metastore does (gateway/warehouse.py).
+        async with self._warehouse.creating(f"add partitions to {table.full_name}") as make_locations:
+            added, event_id = await self._catalog.add_partitions(db, table_name_, models, if_not_exists=if_not_exists,
+                                                                 txn_id=txn_id, make_locations=make_locations)
         self._cached.wrote(db, table_name_, event_id, txn_id)
         return table, added
 

@@ -5,6 +5,7 @@ directory."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import Any, AsyncIterator
@@ -103,6 +104,51 @@ async def test_creates_make_the_missing_directories_and_a_failed_create_leaves_n
     assert type(refused.value).__name__ == "InvalidObjectException" and "not a directory" in str(refused.value)
     with pytest.raises(TException):
         await client("get_table", "db", "on_file")
+
+    # The partitions' directories are made after their rows are written, before the commit: one that
+    # cannot be made refuses the whole add, nothing is committed and the other directories go again.
+    request = hms.AddPartitionsRequest(dbName="db", tblName="t", ifNotExists=False, needResult=True, parts=[
+        hms.Partition(values=["2024-02-01"], dbName="db", tableName="t", parameters={}),
+        hms.Partition(values=["2024-02-02"], dbName="db", tableName="t", parameters={},
+                      sd=hms.StorageDescriptor(location=str(tmp_path / "a_file"), cols=[], parameters={}))])
+    with pytest.raises(TException) as refused:
+        await client("add_partitions_req", request)
+    assert type(refused.value).__name__ == "InvalidObjectException" and "not a directory" in str(refused.value)
+    assert await client("get_partitions_by_names", "db", "t", ["ds=2024-02-01", "ds=2024-02-02"]) == []
+    assert not (warehouse / "db.db" / "t" / "ds=2024-02-01").exists()
+    assert [p.values for p in await _add(client, "t", ["2024-02-01"])] == [["2024-02-01"]]  # nothing was left behind
+
+
+async def test_concurrent_creates_of_one_name_leave_the_winners_directory(pg_dsn: str, tmp_path: Path) -> None:
+    """Several clients add the same new partition (or create the same table) at once: one wins, the
+    others get AlreadyExists, and the winner's directory stays. A loser never touches it: directories
+    are made after the insert that proves the object new, inside its transaction, as in Hive's
+    metastore (made before it, a loser that had made the directory removed it on losing, under the
+    winner's partition: 138 of 300 rounds of four clients)."""
+    warehouse = tmp_path / "warehouse"
+    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
+            client_with_database(gw.thrift_port) as client:
+        await client("create_table", _table("t"))
+        clients = [ThriftClient(gw.thrift_port) for _ in range(4)]
+
+        async def at_once(method: str, *args: Any) -> list[str]:
+            outcomes = await asyncio.gather(*(c(method, *args) for c in clients), return_exceptions=True)
+            return sorted(type(o).__name__ for o in outcomes)
+
+        losers = ["AlreadyExistsException"] * 3
+        try:
+            for i in range(40):
+                part = hms.Partition(values=[f"d{i}"], dbName="db", tableName="t", parameters={})
+                request = hms.AddPartitionsRequest(dbName="db", tblName="t", ifNotExists=False, needResult=False,
+                                                   parts=[part])
+                assert await at_once("add_partitions_req", request) == ["AddPartitionsResult", *losers]
+                assert (warehouse / "db.db" / "t" / f"ds=d{i}").is_dir(), f"round {i}"
+            for i in range(10):
+                assert await at_once("create_table", _table(f"n{i}")) == [*losers, "NoneType"]
+                assert (warehouse / "db.db" / f"n{i}").is_dir(), f"round {i} of create_table"
+        finally:
+            for c in clients:
+                c.close()
 
 
 async def test_drop_table_deletes_a_managed_tables_data_and_keeps_an_external_ones(

@@ -6,7 +6,8 @@ empty the locations, and a partition rename asks it to move the partition's dire
 tables (`tableType` EXTERNAL_TABLE or the `EXTERNAL=TRUE` parameter) are never touched: their data
 belongs to someone else. The order is Hive's: data is deleted after the metadata change has
 committed (a failed delete leaves files no table points at, which is logged, never a table whose
-files are gone), and a move runs before the commit and is undone when the commit fails.
+files are gone), and a move runs inside the transaction, after the moved rows are written and before
+the commit, and is undone when the commit fails.
 
 Creating is the one exception for external tables: as Hive's metastore does, a database, table
 (external too) or partition gets its directory when it is created and the directory is missing, after
@@ -164,6 +165,21 @@ class Warehouse:
                 await self._run(f"undo of the directories of {what}", _remove_made, *made)
             raise
 
+    @contextlib.asynccontextmanager
+    async def moving(self, moves: Sequence[tuple[str, str]], what: str) -> AsyncIterator[Moves]:
+        """For a rename or an exchange: yields what the store runs once the moved rows are written and
+        before it commits (store/catalog.py `MakeLocations`, Hive's order: a concurrent rename of the same
+        object waits on those rows, finds the old name gone and moves nothing). It moves each (source,
+        target) directory (see `move`), once however often a retried transaction runs it. When the block
+        raises, the moves made are undone, the last first."""
+        run = Moves(self, moves, what)
+        try:
+            yield run
+        except BaseException:  # (cancelled too: the change did not commit, or its answer is lost either way)
+            for source, target in reversed(run.done):
+                await self.move(target, source, f"undo of {what}")
+            raise
+
     @staticmethod
     async def _run(what: str, fn: Callable[..., None], *paths: str) -> None:
         try:
@@ -193,6 +209,26 @@ def _write_truncating_base(base: str) -> None:
 def _rename(src: str, dst: str) -> None:
     os.makedirs(os.path.dirname(dst), exist_ok=True)
     os.rename(src, dst)
+
+
+class Moves:
+    """The directory moves of one rename or exchange (Warehouse.moving): called by the store inside
+    its transaction; `done` holds the moves made, in order."""
+
+    def __init__(self, warehouse: Warehouse, moves: Sequence[tuple[str, str]], what: str) -> None:
+        self._warehouse = warehouse
+        self._moves = [(source, target) for source, target in moves if source != target]
+        self._what = what
+        self._ran = False
+        self.done: list[tuple[str, str]] = []
+
+    async def __call__(self, _locations: Sequence[str]) -> None:
+        if self._ran:
+            return
+        self._ran = True
+        for source, target in self._moves:
+            if await self._warehouse.move(source, target, self._what):
+                self.done.append((source, target))
 
 
 def _remove_empty_parents(root: str, *paths: str) -> None:

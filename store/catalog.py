@@ -854,6 +854,7 @@ async def drop_partitions(
 
 async def rename_partition(
     conn: asyncpg.Connection, db_name: str, table_name: str, old_name: str, new: Partition,
+    make_locations: MakeLocations | None = None,
 ) -> Outcome[Partition]:
     """Hive's rename_partition: partition `old_name` takes `new`'s values and storage. One transaction
     drops the old name and adds the new one, so a reader sees the partition under one name or the other,
@@ -869,6 +870,7 @@ async def rename_partition(
                        [c.name for c in columns], [c.type.lower() for c in columns])
     await conn.execute(stats_sql.DELETE_FOR_PARTITIONS, table.table_id, [old_canonical])  # columns it lost
     await conn.execute(privileges_sql.MOVE_TO_RENAMED_PARTITION, table.table_id, old_canonical, renamed.name)
+    await _made(make_locations, [renamed.sd.location])
     return Outcome(renamed, (*dropped.events, *added.events))
 
 
@@ -903,14 +905,14 @@ def exchanged_location(p: Partition, source: Table, dest: Table) -> str:
 
 async def exchange_partitions(
     conn: asyncpg.Connection, source_db: str, source_name: str, dest_db: str, dest_name: str,
-    names: Sequence[str], *, relocate: bool,
+    names: Sequence[str], *, relocate: bool, make_locations: MakeLocations | None = None,
 ) -> Outcome[list[Partition]]:
     """Hive's exchange_partitions (ALTER TABLE dest EXCHANGE PARTITION (...) WITH TABLE source): the
     source's partitions `names` move to `dest` in one transaction, a drop event on the source and an
     add event on dest, so no reader sees a partition in both tables or in neither. A name dest already
     has fails the whole exchange, as does one the source no longer has. With `relocate` (the caller
-    moved the directories) each takes exchanged_location; without, it keeps its own. Its column
-    statistics and grants go with the source's partition, as on a drop (as in Hive)."""
+    moves the directories, in `make_locations`) each takes exchanged_location; without, it keeps its
+    own. Its column statistics and grants go with the source's partition, as on a drop (as in Hive)."""
     source = await get_table(conn, source_db, source_name, lock="share")
     dest = await get_table(conn, dest_db, dest_name, lock="share")
     check_exchangeable(source, dest)
@@ -921,18 +923,21 @@ async def exchange_partitions(
                       sd=replace(p.sd, location=exchanged_location(p, source, dest) if relocate else p.sd.location))
               for p in moving]
     added = await add_partitions(conn, dest.db_name, dest.name, placed, if_not_exists=False)
+    await _made(make_locations, [p.sd.location for p in added.value])
     return Outcome(added.value, (*dropped.events, *added.events))
 
 
 async def rename_table_relocating(
     conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, old_location: str, *,
-    check_column_types: bool = True,
+    check_column_types: bool = True, make_locations: MakeLocations | None = None,
 ) -> Outcome[Table]:
-    """Hive's rename of a managed table whose directory moves with it (the caller moves the files):
-    the table takes `new`'s location, and each partition under `old_location` the same place under
-    the new one, in one transaction. Transactional tables are renamed in a txn and keep their place."""
+    """Hive's rename of a managed table whose directory moves with it (the caller moves the files, in
+    `make_locations`): the table takes `new`'s location, and each partition under `old_location` the
+    same place under the new one, in one transaction. Transactional tables are renamed in a txn and
+    keep their place."""
     altered = await alter_table(conn, db_name, table_name, new, check_column_types=check_column_types)
     table, new_location = altered.value, altered.value.sd.location
+    await _made(make_locations, [new_location])
     if not table.is_partitioned or new_location == old_location:
         return altered
     read = await resolve_table(conn, table.db_name, table.name, ReadSnapshot(latest_committed=True))

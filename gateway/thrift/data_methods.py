@@ -103,8 +103,8 @@ class DataMethods:
     async def alter_table(self, dbname: str | None, tbl_name: str | None, new_tbl: Any, *, txn_id: int = 0) -> None:
         """Hive's alter_table (under `txn_id`: Hive 4's alter_table_req with a write id). A rename of a
         managed table in its default directory moves the directory to the new name's (Hive 3's rule: a
-        table placed elsewhere stays there), before the rename commits, and back when the commit fails;
-        its partitions under it move along."""
+        table placed elsewhere stays there), once the renamed row is written and before the rename
+        commits, and back when the commit fails; its partitions under it move along."""
         db_name, table_name = required(dbname, "dbname"), required(tbl_name, "tbl_name")
         new_tbl = required(new_tbl, "new_tbl")
         new_tbl.parameters = stamp_ddl_time(new_tbl.parameters)
@@ -115,14 +115,10 @@ class DataMethods:
             altered, event_id = await self._catalog.alter_table(db_name, table_name, table, txn_id)
         else:
             what = f"rename of {old.full_name} to {table.db_name}.{table.name}"
-            moved = await self._warehouse.move(old.sd.location, target, what)
-            try:
+            async with self._warehouse.moving([(old.sd.location, target)], what) as move:
                 altered, event_id = await self._catalog.rename_table_relocating(
-                    db_name, table_name, replace(table, sd=replace(table.sd, location=target)), old.sd.location)
-            except BaseException:
-                if moved:
-                    await self._warehouse.move(target, old.sd.location, f"undo of {what}")
-                raise
+                    db_name, table_name, replace(table, sd=replace(table.sd, location=target)), old.sd.location,
+                    move)
         self._cached.wrote(db_name, table_name, event_id, txn_id, renamed_to=(altered.db_name, altered.name))
 
     async def _relocation(self, old: Table, new: Table) -> str | None:
@@ -266,8 +262,8 @@ class DataMethods:
     async def rename_partition(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
                                new_part: Any) -> None:
         """Hive's rename_partition; with no old values it is alter_partition (Hive's own rule). A
-        managed table's partition in its default directory moves to the new name's directory before
-        the rename commits, and moves back when the commit fails."""
+        managed table's partition in its default directory moves to the new name's directory once the
+        renamed rows are written and before the rename commits, and moves back when the commit fails."""
         new_part = required(new_part, "new_part")
         if not part_vals:
             await self.alter_partitions(db_name, tbl_name, [new_part])
@@ -288,13 +284,9 @@ class DataMethods:
             target = default_location(table.sd.location, new_name)
             new = _with_location(new, target)
         what = f"rename partition {old_name} of {table.full_name} to {new_name}"
-        moved = moving and await self._warehouse.move(source, target, what)
-        try:
-            _, event_id = await self._catalog.rename_partition(table.db_name, table.name, old_name, new)
-        except BaseException:
-            if moved:
-                await self._warehouse.move(target, source, f"undo of {what}")
-            raise
+        async with self._warehouse.moving([(source, target)], what) as move:
+            _, event_id = await self._catalog.rename_partition(table.db_name, table.name, old_name, new,
+                                                               move if moving else None)
         self._cached.wrote(table.db_name, table.name, event_id)
 
     async def exchange_partitions(self, partitionSpecs: dict[str, str] | None, source_db: str | None,  # noqa: N803
@@ -303,8 +295,8 @@ class DataMethods:
         """Hive's ALTER TABLE dest EXCHANGE PARTITION (spec) WITH TABLE source: the source's partitions
         whose first keys have the spec's values move to dest (store/catalog.py has the rules). When
         both tables are managed, each partition's directory at its default place moves to its default
-        place under dest before the change commits, and back when it fails; otherwise the partitions
-        keep their locations."""
+        place under dest once the exchanged rows are written and before the change commits, and back
+        when it fails; otherwise the partitions keep their locations."""
         dest, moved = await self._exchange(partitionSpecs, source_db, source_table_name, dest_db, dest_table_name)
         return [convert.partition_to_thrift(dest, p) for p in moved]
 
@@ -336,20 +328,13 @@ class DataMethods:
                     and self._warehouse.local_path(dest.sd.location) is not None)
         what = f"exchange of {len(names)} partition(s) of {source.full_name} into {dest.full_name}"
         moves = [(p.sd.location, exchanged_location(p, source, dest)) for p in matching] if relocate else []
-        done: list[tuple[str, str]] = []
-        try:
-            for old, new in moves:
-                if old != new and await self._warehouse.move(old, new, what):
-                    done.append((old, new))
+        async with self._warehouse.moving(moves, what) as move:
             moved, event_id = await self._catalog.exchange_partitions(source.db_name, source.name, dest.db_name,
-                                                                  dest.name, names, relocate=relocate)
-        except BaseException:
-            for old, new in reversed(done):
-                await self._warehouse.move(new, old, f"undo of {what}")
-            raise
+                                                                      dest.name, names, relocate=relocate,
+                                                                      make_locations=move)
         self._cached.wrote(source.db_name, source.name, event_id)
         self._cached.wrote(dest.db_name, dest.name, event_id)
-        await self._warehouse.delete_empty_parents([old for old, _ in done], source.sd.location)
+        await self._warehouse.delete_empty_parents([old for old, _ in move.done], source.sd.location)
         return dest, moved
 
 

@@ -151,6 +151,54 @@ async def test_concurrent_creates_of_one_name_leave_the_winners_directory(pg_dsn
                 c.close()
 
 
+async def test_concurrent_renames_of_one_object_leave_the_winners_files_where_it_points(pg_dsn: str,
+                                                                                         tmp_path: Path) -> None:
+    """Two clients rename the same managed table (or partition, or exchange it into two tables) at
+    once: one wins, and its table's or partition's location holds the files. The directory moves
+    once the moved rows are written, inside the transaction, as in Hive's metastore: the loser waits
+    on those rows, finds the old name gone and moves nothing (moved before, a loser's move, undone
+    when it lost, could leave the winner pointing at a directory that was never made)."""
+    warehouse = tmp_path / "warehouse"
+    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
+            client_with_database(gw.thrift_port) as client:
+        clients = [ThriftClient(gw.thrift_port) for _ in range(2)]
+        try:
+            for i in range(15):
+                await client("create_table", _table(f"t{i}"))
+                (p,) = await _add(client, f"t{i}", ["x"])
+                data = _write_file(p.sd.location)
+                renames = []
+                for c, to in zip(clients, ("a", "b")):
+                    renamed = await client("get_table", "db", f"t{i}")
+                    renamed.tableName = f"{to}{i}"
+                    renames.append(c("alter_table", "db", f"t{i}", renamed))
+                outcomes = await asyncio.gather(*renames, return_exceptions=True)
+                (winner,) = [to for to, o in zip("ab", outcomes) if not isinstance(o, BaseException)]
+                moved = await client("get_partition", "db", f"{winner}{i}", ["x"])
+                assert (Path(moved.sd.location) / data.name).exists(), f"round {i}: {outcomes}"
+
+                part = await client("get_partition", "db", f"{winner}{i}", ["x"])
+                renames = [c("rename_partition", "db", f"{winner}{i}", ["x"],
+                             hms.Partition(values=[to], dbName="db", tableName=f"{winner}{i}", parameters={},
+                                           sd=part.sd)) for c, to in zip(clients, ("y", "z"))]
+                outcomes = await asyncio.gather(*renames, return_exceptions=True)
+                (winner_part,) = [to for to, o in zip("yz", outcomes) if not isinstance(o, BaseException)]
+                moved = await client("get_partition", "db", f"{winner}{i}", [winner_part])
+                assert (Path(moved.sd.location) / data.name).exists(), f"round {i} of rename_partition: {outcomes}"
+
+                for to in ("a", "b"):
+                    await client("create_table", _table(f"e{to}{i}"))
+                exchanges = [c("exchange_partition", {"ds": winner_part}, "db", f"{winner}{i}", "db", f"e{to}{i}")
+                             for c, to in zip(clients, ("a", "b"))]
+                outcomes = await asyncio.gather(*exchanges, return_exceptions=True)
+                (into,) = [to for to, o in zip("ab", outcomes) if not isinstance(o, BaseException)]
+                moved = await client("get_partition", "db", f"e{into}{i}", [winner_part])
+                assert (Path(moved.sd.location) / data.name).exists(), f"round {i} of exchange_partition: {outcomes}"
+        finally:
+            for c in clients:
+                c.close()
+
+
 async def test_drop_table_deletes_a_managed_tables_data_and_keeps_an_external_ones(
         env: tuple[ThriftClient, Path], tmp_path: Path) -> None:
     client, warehouse = env

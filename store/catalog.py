@@ -80,11 +80,12 @@ async def _lock_latest(
     raise Aborted(f"{what} changed {MAX_RELOCKS} times while this write waited for it; retry the write")
 
 
-# What a create runs with the storage locations of what it creates (the gateway makes their
-# directories: gateway/warehouse.py), once its rows are written and before its events and commit, as
-# Hive's metastore orders it: the insert has then proved the objects new (a concurrent create of the
-# same name waits for this transaction and fails without running it, so it never touches a directory
-# the other made), and a raise rolls the create back. A retried transaction runs it again.
+# What a create, rename or exchange runs with the storage locations it gives its objects (the gateway
+# makes their directories, or moves the old ones there: gateway/warehouse.py), once its rows are
+# written and before its events and commit, as Hive's metastore orders it: the write has then proved
+# the change possible (a concurrent create or rename of the same name waits for this transaction and
+# fails without running it, so it never touches a directory the other made or moved), and a raise
+# rolls the write back. A retried transaction runs it again.
 MakeLocations = Callable[[Sequence[str]], Awaitable[None]]
 
 

@@ -248,15 +248,28 @@ def _make_dirs(paths: Sequence[str]) -> list[str]:
     made: list[str] = []
     try:
         for path in paths:
-            missing = _missing(path)
-            if not missing and not os.path.isdir(path):
-                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
-            os.makedirs(path, exist_ok=True)
-            made += missing
+            made += _make_dir(path)
     except OSError:
         _remove_made(*made)
         raise
     return made
+
+
+def _make_dir(path: str) -> list[str]:
+    """Make `path` where it is missing, with its missing parents; those made. One system call when the
+    parent exists (a new partition of a table), two when `path` does: each call of a worker thread
+    waits for the GIL again, behind a busy event loop."""
+    try:
+        os.mkdir(path)
+        return [path]
+    except FileExistsError:
+        if not os.path.isdir(path):
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path) from None
+        return []
+    except FileNotFoundError:  # a parent is missing too
+        missing = _missing(path)
+        os.makedirs(path, exist_ok=True)
+        return missing
 
 
 def _missing(path: str) -> list[str]:

@@ -136,6 +136,7 @@ async def test_writes_under_another_users_txn_are_refused(token_gateway: Gateway
                 await write("bob")
             assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED, what
             assert f"{what}: txn(s) {txn} belong to another user" in (info.value.details() or "")
+
         async def snapshot() -> pb.ReadContext:
             valid_txns = (await txns.GetOpenTxns(tpb.GetOpenTxnsRequest(), metadata=_as("alice"))).valid_txn_list
             (got,) = (await txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(

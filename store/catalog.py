@@ -935,7 +935,12 @@ async def rename_table_relocating(
     """Hive's rename of a managed table whose directory moves with it (the caller moves the files, in
     `make_locations`): the table takes `new`'s location, and each partition under `old_location` the
     same place under the new one, in one transaction. Transactional tables are renamed in a txn and
-    keep their place."""
+    keep their place. Refused (Aborted, nothing renamed) when the table is no longer at `old_location`:
+    the caller decided the move from an older view of it."""
+    current = await get_table(conn, db_name, table_name, lock="update")
+    if current.sd.location != old_location:
+        raise Aborted(f"{current.full_name} moved to {current.sd.location} while it was being renamed (from "
+                      f"{old_location}); nothing was renamed, retry the rename")
     altered = await alter_table(conn, db_name, table_name, new, check_column_types=check_column_types)
     table, new_location = altered.value, altered.value.sd.location
     await _made(make_locations, [new_location])

@@ -37,7 +37,7 @@ from typing import AsyncIterator, Callable, Iterable, Sequence
 
 from pipeline.acid import base_dir_name
 from store.catalog import MakeLocations
-from store.errors import FailedPrecondition
+from store.errors import Aborted, FailedPrecondition
 from store.models import Table, TableType
 
 log = logging.getLogger(__name__)
@@ -213,16 +213,24 @@ def _rename(src: str, dst: str) -> None:
 
 class Moves:
     """The directory moves of one rename or exchange (Warehouse.moving): called by the store inside
-    its transaction; `done` holds the moves made, in order."""
+    its transaction with the locations it gave the moved objects, which must be the moves' targets;
+    `done` holds the moves made, in order."""
 
     def __init__(self, warehouse: Warehouse, moves: Sequence[tuple[str, str]], what: str) -> None:
         self._warehouse = warehouse
+        self._targets = sorted(target for _, target in moves)
         self._moves = [(source, target) for source, target in moves if source != target]
         self._what = what
         self._ran = False
         self.done: list[tuple[str, str]] = []
 
-    async def __call__(self, _locations: Sequence[str]) -> None:
+    async def __call__(self, locations: Sequence[str]) -> None:
+        if sorted(locations) != self._targets:
+            # The moves were planned from tables read before the transaction, and one has moved since
+            # (another gateway's change this one had not yet applied): the store placed the objects
+            # elsewhere.
+            raise Aborted(f"{self._what}: the tables changed while it ran (one was moved by another client); "
+                          f"nothing was changed, retry")
         if self._ran:
             return
         self._ran = True

@@ -331,7 +331,7 @@ class DataMethods:
         async with self._warehouse.moving(moves, what) as move:
             moved, event_id = await self._catalog.exchange_partitions(source.db_name, source.name, dest.db_name,
                                                                       dest.name, names, relocate=relocate,
-                                                                      make_locations=move)
+                                                                      make_locations=move if relocate else None)
         self._cached.wrote(source.db_name, source.name, event_id)
         self._cached.wrote(dest.db_name, dest.name, event_id)
         await self._warehouse.delete_empty_parents([old for old, _ in move.done], source.sd.location)

@@ -203,38 +203,47 @@ async def test_concurrent_renames_of_one_object_leave_the_winners_files_where_it
                 c.close()
 
 
-async def test_a_rename_from_a_stale_view_of_the_table_moves_nothing(pg_dsn: str, tmp_path: Path) -> None:
-    """The gateway decides a rename's move from the table it has cached; when the table was moved
-    meanwhile (another gateway's ALTER TABLE ... SET LOCATION, not yet applied here), the rename is
-    refused in its transaction, where the table's current location is read: nothing is renamed and
-    no directory moves (it moved the old directory to the new name's, under a table that no longer
-    lived there)."""
+async def test_a_rename_or_exchange_from_a_stale_view_of_the_tables_moves_nothing(pg_dsn: str,
+                                                                                  tmp_path: Path) -> None:
+    """The gateway plans a rename's or an exchange's moves from the tables it has cached; when a table
+    was moved meanwhile (another gateway's ALTER TABLE ... SET LOCATION, not yet applied here), the
+    change is refused in its transaction, where the tables' current locations are read: nothing
+    changes and no directory moves (the rename moved the old directory under a table that no longer
+    lived there; the exchange moved the files where the stale table was, not where the partition
+    was recorded)."""
     warehouse = tmp_path / "warehouse"
     async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
             client_with_database(gw.thrift_port) as client:
-        await client("create_table", _table("t"))
+        for name in ("t", "dest"):
+            await client("create_table", _table(name))
         (p,) = await _add(client, "t", ["x"])
         data = _write_file(p.sd.location)
         assert gw.poller is not None and gw.cached_catalog is not None
-        async with asyncio.timeout(10):  # the table cached (a read's miss asks for the fill)
-            while not isinstance(gw.cached_catalog.cached_table_object("db", "t", ReadSnapshot(latest_committed=True)),
-                                 Table):
-                await client("get_table", "db", "t")
-                await asyncio.sleep(0.01)
+        async with asyncio.timeout(10):  # both tables cached (a read's miss asks for the fill)
+            for name in ("t", "dest"):
+                while not isinstance(gw.cached_catalog.cached_table_object("db", name, ReadSnapshot(
+                        latest_committed=True)), Table):
+                    await client("get_table", "db", name)
+                    await asyncio.sleep(0.01)
         gw.poller.pause()
         other_gateway = CatalogStore(gw.database, warehouse_dir=gw.settings.warehouse_dir)
-        current = await other_gateway.latest_table("db", "t")
-        await other_gateway.alter_table("db", "t", replace(current, sd=replace(current.sd,
-                                                                              location=str(tmp_path / "elsewhere"))))
+        for name in ("t", "dest"):
+            current = await other_gateway.latest_table("db", name)
+            await other_gateway.alter_table("db", name, replace(current, sd=replace(
+                current.sd, location=str(tmp_path / f"{name}-elsewhere"))))
 
         renamed = await client("get_table", "db", "t")  # this gateway's stale copy
         assert renamed.sd.location == str(warehouse / "db.db" / "t")
+        with pytest.raises(hms.MetaException, match="changed while"):
+            await client("exchange_partition", {"ds": "x"}, "db", "t", "db", "dest")
         renamed.tableName = "u"
         with pytest.raises(hms.InvalidOperationException, match="moved .* while it was being renamed"):
             await client("alter_table", "db", "t", renamed)
         gw.poller.resume()
         assert data.exists() and not (warehouse / "db.db" / "u").exists()
-        assert (await other_gateway.latest_table("db", "t")).sd.location == str(tmp_path / "elsewhere")
+        assert not (warehouse / "db.db" / "dest" / "ds=x").exists()
+        assert await client("get_partition_names", "db", "t", -1) == ["ds=x"]
+        assert (await other_gateway.latest_table("db", "t")).sd.location == str(tmp_path / "t-elsewhere")
 
 
 async def test_drop_table_deletes_a_managed_tables_data_and_keeps_an_external_ones(

@@ -119,8 +119,8 @@ class CatalogStore:
 
     async def latest_table(self, db_name: str, table_name: str) -> Table:
         """The table's latest version, as a write to it reads it (versions of open txns included): one
-        statement, where a snapshot read takes several. For a write's own preparation (its directories,
-        the txn of its write id); the write itself reads the table again in its transaction."""
+        statement, where a snapshot read takes several. For a write's own preparation (the txn of its
+        write id, the shape of its answer); the write itself reads the table again in its transaction."""
         return await self._db.run(catalog.get_table, db_name, table_name)
 
     async def list_tables(self, db_name: str, pattern: str, table_type: str | None = None) -> list[str]:

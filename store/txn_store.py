@@ -148,7 +148,7 @@ class TxnStore:
 
     async def txn_of_write_id(self, table_id: int, write_id: int) -> tuple[int, str | None] | None:
         """The txn holding a table's write id and its state (Hive 4's writes name the write id, not the txn):
-        one statement, so one round trip (every Thrift write of a transactional table asks it first)."""
+        one statement, so one round trip (a Thrift write that names a write id asks it first)."""
         return await self._db.run(txns.txn_of_write_id, table_id, write_id)
 
     async def owners(self, txn_ids: Sequence[int]) -> dict[int, str]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import base64
 import time
 from dataclasses import dataclass, replace
-from typing import Awaitable, Callable, Sequence
+from typing import Awaitable, Callable, NamedTuple, Sequence
 
 import asyncpg
 
@@ -94,6 +94,46 @@ async def _made(make_locations: MakeLocations | None, locations: Sequence[str]) 
         await make_locations(locations)
 
 
+@dataclass(frozen=True, slots=True)
+class DroppedTable:
+    """A dropped table as its drop found it, with where its latest partitions lived outside its
+    directory: what a drop with deleteData deletes, read in the drop's transaction, so a table moved
+    by another writer just before loses its new directory, not its old one (Hive's order: locations
+    read in the drop's transaction, files deleted once it has committed)."""
+
+    table: Table
+    partition_locations_outside: tuple[str, ...] = ()
+
+    @property
+    def data_locations(self) -> list[str]:
+        return ([self.table.sd.location] if self.table.sd.location else []) + list(self.partition_locations_outside)
+
+
+@dataclass(frozen=True, slots=True)
+class DroppedDatabase:
+    database: Database
+    tables: tuple[DroppedTable, ...] = ()
+
+
+class DroppedPartition(NamedTuple):
+    """A dropped partition's canonical name and where it lived (its location as the drop found it)."""
+
+    name: str
+    location: str
+
+
+@dataclass(frozen=True, slots=True)
+class DroppedPartitions:
+    """What a drop of partitions dropped, in the order asked, and their table as the drop found it."""
+
+    table: Table
+    partitions: list[DroppedPartition]
+
+    @property
+    def names(self) -> list[str]:
+        return [p.name for p in self.partitions]
+
+
 # -- databases ---------------------------------------------------------------------------------
 
 
@@ -157,7 +197,8 @@ async def alter_database(conn: asyncpg.Connection, name: str, new: Database) -> 
         NewEvent(EventType.ALTER_DATABASE, db_name=old.name, message={"database": codec.database_to_json(altered)}),))
 
 
-async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool, if_exists: bool) -> Outcome[None]:
+async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool,
+                        if_exists: bool) -> Outcome[DroppedDatabase | None]:
     if n.normalize_identifier(name, "database") == n.DEFAULT_DATABASE_NAME:
         raise NeverAllowed("Can not drop default database: Hive's metastore keeps it always (drop its tables "
                            "instead)")
@@ -181,15 +222,15 @@ async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool, i
             f"database {db.name} is not empty: it has {len(function_names)} function(s) "
             f"({_list_preview(function_names)}); drop them first or drop the database with cascade"
         )
-    events = []
+    events, dropped = [], []
     for table in tables:
-        await _delete_table_rows(conn, table.table_id)
+        dropped.append(await _delete_table_rows(conn, table))
         events.append(_drop_table_event(table))
     events.extend(await functions.drop_all_in_database(conn, db.name))
     await conn.execute(sql.DELETE_DATABASE, db.name)
     await locks.check_no_conflicting_holders(conn, LockScope(db.name), f"drop database {db.name}")
     events.append(NewEvent(EventType.DROP_DATABASE, db_name=db.name, message={"database": codec.database_to_json(db)}))
-    return Outcome(None, tuple(events))
+    return Outcome(DroppedDatabase(db, tuple(dropped)), tuple(events))
 
 
 # -- tables ------------------------------------------------------------------------------------
@@ -397,15 +438,17 @@ def _drop_table_event(table: Table) -> NewEvent:
                     message={"table": codec.table_to_json(table)})
 
 
-async def _delete_table_rows(conn: asyncpg.Connection, table_id: int) -> None:
-    await conn.execute(stats_sql.DELETE_FOR_TABLE, table_id)
-    await conn.execute(privileges_sql.DELETE_FOR_TABLE, table_id)
-    await conn.execute(sql.DELETE_TABLE_PARTITIONS, table_id)
-    await conn.execute(sql.DELETE_TABLE_VERSIONS, table_id)
+async def _delete_table_rows(conn: asyncpg.Connection, table: Table) -> DroppedTable:
+    """Delete a table locked for update, with everything attached to it."""
+    await conn.execute(stats_sql.DELETE_FOR_TABLE, table.table_id)
+    await conn.execute(privileges_sql.DELETE_FOR_TABLE, table.table_id)
+    outside = await conn.fetch(sql.DELETE_TABLE_PARTITIONS, table.table_id, table.sd.location)
+    await conn.execute(sql.DELETE_TABLE_VERSIONS, table.table_id)
+    return DroppedTable(table, tuple(r["location"] for r in outside))
 
 
 async def drop_table(conn: asyncpg.Connection, db_name: str, table_name: str, *, if_exists: bool,
-                     expected_table_id: int = 0) -> Outcome[None]:
+                     expected_table_id: int = 0) -> Outcome[DroppedTable | None]:
     _check_guard(expected_table_id)
     try:
         table = await get_table(conn, db_name, table_name, lock="update")
@@ -414,11 +457,11 @@ async def drop_table(conn: asyncpg.Connection, db_name: str, table_name: str, *,
             return Outcome(None)
         raise
     check_table_id(table, expected_table_id)
-    await _delete_table_rows(conn, table.table_id)
+    dropped = await _delete_table_rows(conn, table)
     # Last, so enqueues are held back only briefly: refuse while someone holds a conflicting lock.
     await locks.check_no_conflicting_holders(conn, LockScope(table.db_name, table.name),
                                              f"drop table {table.full_name}")
-    return Outcome(None, (_drop_table_event(table),))
+    return Outcome(dropped, (_drop_table_event(table),))
 
 
 def _check_guard(expected_table_id: int) -> None:
@@ -818,9 +861,9 @@ async def alter_partitions_in_chunks(
 async def drop_partitions(
     conn: asyncpg.Connection, db_name: str, table_name: str, names: Sequence[str], *, if_exists: bool,
     expected_table_id: int = 0, txn_id: int = 0, keep_attached: bool = False,
-) -> Outcome[list[str]]:
-    """Drop partitions by name; their column statistics and grants go with them, unless `keep_attached`
-    (a rename moves them to the new name)."""
+) -> Outcome[DroppedPartitions]:
+    """Drop partitions by name (answered in the order asked, each with where it lived); their column
+    statistics and grants go with them, unless `keep_attached` (a rename moves them to the new name)."""
     _check_guard(expected_table_id)
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
@@ -829,27 +872,26 @@ async def drop_partitions(
     if ctx.write_id:
         # Lock first: the statements below must not wait, as one that waited misses a version replaced meanwhile.
         await lock_partitions(conn, table, wanted)
-        own = [r["part_name"] for r in await conn.fetch(sql.DELETE_OWN_PARTITION_VERSIONS, table.table_id, wanted,
-                                                        ctx.write_id)]
-        ended = [r["part_name"] for r in await conn.fetch(sql.END_LATEST_PARTITION_VERSIONS, table.table_id, wanted,
-                                                          ctx.write_id)]
-        dropped = own + ended
+        rows = [*await conn.fetch(sql.DELETE_OWN_PARTITION_VERSIONS, table.table_id, wanted, ctx.write_id),
+                *await conn.fetch(sql.END_LATEST_PARTITION_VERSIONS, table.table_id, wanted, ctx.write_id)]
         await _check_partitions_not_in_flight(conn, table, wanted, ctx.txn_id)
     else:
-        dropped = [r["part_name"] for r in await conn.fetch(sql.DELETE_LATEST_PARTITIONS, table.table_id, wanted)]
+        rows = await conn.fetch(sql.DELETE_LATEST_PARTITIONS, table.table_id, wanted)
+    order = {name: i for i, name in enumerate(wanted)}
+    dropped = sorted((DroppedPartition(r["part_name"], r["location"] or "") for r in rows),
+                     key=lambda d: order[d.name])
     if len(dropped) < len(wanted) and not if_exists:
-        missing = sorted(set(wanted) - set(dropped))
+        missing = sorted(set(wanted) - {d.name for d in dropped})
         raise NotFound(f"partition(s) of {table.full_name} do not exist: {_list_preview(missing)}; nothing was dropped")
     if not dropped:
-        return Outcome([], ctx.events)
+        return Outcome(DroppedPartitions(table, []), ctx.events)
+    names = [d.name for d in dropped]
     if not keep_attached:
-        await conn.execute(stats_sql.DELETE_FOR_PARTITIONS, table.table_id, dropped)
-        await conn.execute(privileges_sql.DELETE_FOR_PARTITIONS, table.table_id, dropped)
-    order = {name: i for i, name in enumerate(wanted)}
-    dropped.sort(key=order.__getitem__)
-    return Outcome(dropped, (*ctx.events, NewEvent(
+        await conn.execute(stats_sql.DELETE_FOR_PARTITIONS, table.table_id, names)
+        await conn.execute(privileges_sql.DELETE_FOR_PARTITIONS, table.table_id, names)
+    return Outcome(DroppedPartitions(table, dropped), (*ctx.events, NewEvent(
         EventType.DROP_PARTITION, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
-        txn_id=ctx.txn_id, write_id=ctx.write_id, message={"partition_names": dropped},
+        txn_id=ctx.txn_id, write_id=ctx.write_id, message={"partition_names": names},
     )))
 
 
@@ -864,7 +906,7 @@ async def rename_partition(
     statistics of columns it no longer has go."""
     dropped = await drop_partitions(conn, db_name, table_name, [old_name], if_exists=False, keep_attached=True)
     added = await add_partitions(conn, db_name, table_name, [new], if_not_exists=False)
-    renamed, (old_canonical,) = added.value[0], dropped.value
+    renamed, (old_canonical,) = added.value[0], dropped.value.names
     table = await get_table(conn, db_name, table_name)
     columns = renamed.columns if renamed.columns is not None else table.columns
     await conn.execute(stats_sql.MOVE_TO_RENAMED_PARTITION, table.table_id, old_canonical, renamed.name,

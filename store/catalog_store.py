@@ -96,8 +96,10 @@ class CatalogStore:
         written = await self._db.transact(catalog.alter_database, name, database)
         return written.value, written.event_id
 
-    async def drop_database(self, name: str, *, cascade: bool, if_exists: bool) -> int:
-        return (await self._db.transact(catalog.drop_database, name, cascade=cascade, if_exists=if_exists)).event_id
+    async def drop_database(self, name: str, *, cascade: bool,
+                            if_exists: bool) -> tuple[catalog.DroppedDatabase | None, int]:
+        written = await self._db.transact(catalog.drop_database, name, cascade=cascade, if_exists=if_exists)
+        return written.value, written.event_id
 
     # tables
     async def create_table(self, table: Table, grants: Sequence[PrivilegeGrant] = (),
@@ -145,9 +147,11 @@ class CatalogStore:
                                     check_column_types=self._check_column_types, make_locations=make_locations)
         return written.value, written.event_id
 
-    async def drop_table(self, db_name: str, table_name: str, *, if_exists: bool, expected_table_id: int = 0) -> int:
-        return (await self._db.transact(catalog.drop_table, db_name, table_name, if_exists=if_exists,
-                                        expected_table_id=expected_table_id)).event_id
+    async def drop_table(self, db_name: str, table_name: str, *, if_exists: bool,
+                         expected_table_id: int = 0) -> tuple[catalog.DroppedTable | None, int]:
+        written = await self._db.transact(catalog.drop_table, db_name, table_name, if_exists=if_exists,
+                                          expected_table_id=expected_table_id)
+        return written.value, written.event_id
 
     # partitions
     async def add_partitions(
@@ -219,7 +223,7 @@ class CatalogStore:
     async def drop_partitions(
         self, db_name: str, table_name: str, names: Sequence[str], *, if_exists: bool, expected_table_id: int = 0,
         txn_id: int = 0,
-    ) -> tuple[list[str], int]:
+    ) -> tuple[catalog.DroppedPartitions, int]:
         written = await self._write(catalog.drop_partitions, db_name, table_name, names, if_exists=if_exists,
                                           expected_table_id=expected_table_id, txn_id=txn_id)
         return written.value, written.event_id

@@ -76,8 +76,8 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         return pb.AlterDatabaseResponse(database=convert.database_to_pb(db), event_id=event_id)
 
     async def DropDatabase(self, request: pb.DropDatabaseRequest, context: Ctx) -> pb.DropDatabaseResponse:
-        event_id = await self._store.drop_database(require(request.name, "name"), cascade=request.cascade,
-                                                   if_exists=request.if_exists)
+        _, event_id = await self._store.drop_database(require(request.name, "name"), cascade=request.cascade,
+                                                      if_exists=request.if_exists)
         self._catalog.wrote(request.name, "", event_id)
         return pb.DropDatabaseResponse(event_id=event_id)
 
@@ -113,9 +113,9 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         return pb.AlterTableResponse(table=convert.table_to_pb(table), event_id=event_id)
 
     async def DropTable(self, request: pb.DropTableRequest, context: Ctx) -> pb.DropTableResponse:
-        event_id = await self._store.drop_table(require(request.db_name, "db_name"),
-                                                require(request.table_name, "table_name"), if_exists=request.if_exists,
-                                                expected_table_id=request.table_id)
+        _, event_id = await self._store.drop_table(require(request.db_name, "db_name"),
+                                                   require(request.table_name, "table_name"),
+                                                   if_exists=request.if_exists, expected_table_id=request.table_id)
         self._catalog.wrote(request.db_name, request.table_name, event_id)
         return pb.DropTableResponse(event_id=event_id)
 
@@ -215,12 +215,12 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
     async def DropPartitions(self, request: pb.DropPartitionsRequest, context: Ctx) -> pb.DropPartitionsResponse:
         check_batch(len(request.names), "DropPartitions", self._settings.max_batch_size)
         await self._check_txn(context, request.txn_id, "DropPartitions")
-        names, event_id = await self._store.drop_partitions(
+        dropped, event_id = await self._store.drop_partitions(
             require(request.db_name, "db_name"), require(request.table_name, "table_name"), list(request.names),
             if_exists=request.if_exists, expected_table_id=request.table_id, txn_id=request.txn_id,
         )
         self._catalog.wrote(request.db_name, request.table_name, event_id, request.txn_id)
-        return pb.DropPartitionsResponse(names=names, event_id=event_id)
+        return pb.DropPartitionsResponse(names=dropped.names, event_id=event_id)
 
 
 # A query's snapshot and table name arrive with each of its many reads: parse each form once.

@@ -21,7 +21,7 @@ from hive.names import (default_location, leading_partition_values, make_partiti
                         normalize_identifier, parse_partition_name)
 from hive.stats_accuracy import STATS_ACCURATE, format_value
 from store.cache.facade import CachedCatalog
-from store.catalog import check_exchangeable, exchanged_location
+from store.catalog import DroppedTable, check_exchangeable, exchanged_location
 from store.catalog_store import CatalogStore
 from store.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
 from store.models import Partition, Table
@@ -35,10 +35,6 @@ TRUNCATE_SKIP_DATA_DELETION = "truncateSkipDataDeletion"
 
 # Hive's basic statistics, set to 0 by a truncate (StatsSetupConst.SUPPORTED_STATS).
 BASIC_STATS = ("numFiles", "numRows", "totalSize", "rawDataSize")
-
-
-def _under(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 def _truncated_stats(parameters: dict[str, str]) -> dict[str, str]:
@@ -75,30 +71,17 @@ class DataMethods:
         _, parts = (await self._catalog.list_partitions(table.db_name, table.name, ALL_PARTITIONS, LATEST)).value
         return parts
 
-    async def _data_locations(self, table: Table) -> list[str]:
-        """Where a managed table's data lives: its directory, and partitions placed outside it."""
-        if not owns_data(table):
-            return []
-        locations = [table.sd.location] if table.sd.location else []
-        if table.is_partitioned:
-            locations += [p.sd.location for p in await self._partitions(table)
-                          if p.sd.location and not _under(p.sd.location, table.sd.location)]
-        return locations
-
     # -- databases and tables ---------------------------------------------------------------------
+    # A drop with deleteData deletes where the store's drop found the objects, in its transaction, once
+    # it has committed (Hive's order): the gateway's own view may not yet show another's SET LOCATION.
 
     async def drop_database(self, name: str | None, deleteData: bool | None, cascade: bool | None) -> None:  # noqa: N803
         name = required(name, "name")
-        locations: list[str] = []
-        if deleteData:
-            db = await self._cached.fetch_database(name)
-            locations.append(db.location)
-            if cascade:
-                for table_name in await self._catalog.list_tables(db.name, ""):
-                    locations += await self._data_locations(await self._table(db.name, table_name))
-        event_id = await self._catalog.drop_database(name, cascade=bool(cascade), if_exists=False)
+        dropped, event_id = await self._catalog.drop_database(name, cascade=bool(cascade), if_exists=False)
         self._cached.wrote(name, "", event_id)
-        await self._warehouse.delete(locations, f"drop database {name}")
+        if deleteData and dropped is not None:
+            locations = [dropped.database.location, *(loc for t in dropped.tables for loc in _data_locations(t))]
+            await self._warehouse.delete(locations, f"drop database {name}")
 
     async def alter_table(self, dbname: str | None, tbl_name: str | None, new_tbl: Any, *, txn_id: int = 0) -> None:
         """Hive's alter_table (under `txn_id`: Hive 4's alter_table_req with a write id). A rename of a
@@ -137,10 +120,10 @@ class DataMethods:
 
     async def drop_table(self, dbname: str | None, name: str | None, deleteData: bool | None) -> None:  # noqa: N803
         db_name, table_name = required(dbname, "dbname"), required(name, "name")
-        locations = await self._data_locations(await self._table(db_name, table_name)) if deleteData else []
-        event_id = await self._catalog.drop_table(db_name, table_name, if_exists=False)
+        dropped, event_id = await self._catalog.drop_table(db_name, table_name, if_exists=False)
         self._cached.wrote(db_name, table_name, event_id)
-        await self._warehouse.delete(locations, f"drop table {db_name}.{table_name}")
+        if deleteData and dropped is not None:
+            await self._warehouse.delete(_data_locations(dropped), f"drop table {dropped.table.full_name}")
 
     async def drop_table_with_environment_context(self, dbname: str | None, name: str | None,
                                                   deleteData: bool | None, environment_context: Any) -> None:  # noqa: N803
@@ -209,17 +192,15 @@ class DataMethods:
 
     async def _drop_partitions(self, db_name: str | None, tbl_name: str | None, names: Sequence[str],
                                delete_data: bool, if_exists: bool) -> list[str]:
-        table = await self._table(required(db_name, "db_name"), required(tbl_name, "tbl_name"))
-        locations: list[str] = []
-        if delete_data and owns_data(table) and names:
-            found = await self._catalog.get_partitions_by_names(table.db_name, table.name, list(names), LATEST)
-            locations = [p.sd.location for p in found.value if p.sd.location]
-        dropped, event_id = await self._catalog.drop_partitions(table.db_name, table.name, list(names),
-                                                                if_exists=if_exists)
+        db_name, tbl_name = required(db_name, "db_name"), required(tbl_name, "tbl_name")
+        dropped, event_id = await self._catalog.drop_partitions(db_name, tbl_name, list(names), if_exists=if_exists)
+        table = dropped.table
         self._cached.wrote(table.db_name, table.name, event_id)
-        await self._warehouse.delete(locations, f"drop partition(s) of {table.full_name}")
-        await self._warehouse.delete_empty_parents(locations, table.sd.location)
-        return dropped
+        if delete_data and owns_data(table):
+            locations = [p.location for p in dropped.partitions if p.location]
+            await self._warehouse.delete(locations, f"drop partition(s) of {table.full_name}")
+            await self._warehouse.delete_empty_parents(locations, table.sd.location)
+        return dropped.names
 
     async def drop_partition(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
                              deleteData: bool | None) -> bool:  # noqa: N803
@@ -336,6 +317,12 @@ class DataMethods:
         self._cached.wrote(dest.db_name, dest.name, event_id)
         await self._warehouse.delete_empty_parents([old for old, _ in move.done], source.sd.location)
         return dest, moved
+
+
+def _data_locations(dropped: DroppedTable) -> list[str]:
+    """Where a dropped table's data is the metastore's to delete: a managed table's directory, and its
+    partitions placed outside it."""
+    return dropped.data_locations if owns_data(dropped.table) else []
 
 
 def _with_parameters(obj: Any, parameters: dict[str, str]) -> Any:

@@ -91,7 +91,17 @@ WHERE table_id = $1 AND dropped_wid IS NULL
 """
 
 DELETE_TABLE_VERSIONS = "DELETE FROM tbls WHERE table_id = $1"
-DELETE_TABLE_PARTITIONS = "DELETE FROM partitions WHERE table_id = $1"
+# Every version of the table's partitions goes; answered: where its latest partitions lived outside the
+# table's directory $2 (neither it nor below it), what a drop's deleteData deletes besides that directory.
+DELETE_TABLE_PARTITIONS = """
+WITH gone AS (
+    DELETE FROM partitions WHERE table_id = $1 RETURNING dropped_wid, body->'sd'->>'location' AS location
+)
+SELECT DISTINCT location FROM gone
+WHERE dropped_wid IS NULL AND location <> ''
+  AND NOT ($2 <> '' AND (location = $2 OR starts_with(location, rtrim($2, '/') || '/')))
+ORDER BY location
+"""
 
 # -- partitions (index: partitions_latest on (table_id, part_name) of latest versions) ---------
 _PARTITION_COLUMNS = "part_name, part_values, body, create_time, created_wid"
@@ -128,7 +138,7 @@ RETURNING p.part_name
 
 DELETE_LATEST_PARTITIONS = """
 DELETE FROM partitions WHERE table_id = $1 AND part_name = ANY($2::text[]) AND dropped_wid IS NULL
-RETURNING part_name
+RETURNING part_name, body->'sd'->>'location' AS location
 """
 
 COUNT_LATEST_PARTITIONS = "SELECT count(*) FROM partitions WHERE table_id = $1 AND dropped_wid IS NULL"
@@ -158,13 +168,13 @@ SELECT version_id FROM partitions WHERE table_id = $1 AND part_name = ANY($2::te
 END_LATEST_PARTITION_VERSIONS = """
 UPDATE partitions SET dropped_wid = $3
 WHERE table_id = $1 AND part_name = ANY($2::text[]) AND dropped_wid IS NULL AND created_wid <> $3
-RETURNING part_name
+RETURNING part_name, body->'sd'->>'location' AS location
 """
 
 DELETE_OWN_PARTITION_VERSIONS = """
 DELETE FROM partitions
 WHERE table_id = $1 AND part_name = ANY($2::text[]) AND dropped_wid IS NULL AND created_wid = $3
-RETURNING part_name
+RETURNING part_name, body->'sd'->>'location' AS location
 """
 
 UPDATE_OWN_PARTITION_VERSIONS = """

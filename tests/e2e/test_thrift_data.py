@@ -246,6 +246,43 @@ async def test_a_rename_or_exchange_from_a_stale_view_of_the_tables_moves_nothin
         assert (await other_gateway.latest_table("db", "t")).sd.location == str(tmp_path / "t-elsewhere")
 
 
+async def test_a_drop_from_a_stale_view_deletes_where_the_objects_are_not_where_they_were(pg_dsn: str,
+                                                                                          tmp_path: Path) -> None:
+    """A drop with deleteData deletes the locations its own transaction found: when another gateway
+    moved the table or the database (SET LOCATION, not yet applied here), the new directory goes and
+    the old one, no longer theirs, stays (the gateway's cached view deleted the old and left the new)."""
+    warehouse = tmp_path / "warehouse"
+    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
+            client_with_database(gw.thrift_port) as client:
+        await client("create_table", _table("t"))
+        old_file = _write_file((await client("get_table", "db", "t")).sd.location)
+        assert gw.poller is not None and gw.cached_catalog is not None
+        async with asyncio.timeout(10):  # cached (a read's miss asks for the fill)
+            while not isinstance(gw.cached_catalog.cached_table_object("db", "t", ReadSnapshot(
+                    latest_committed=True)), Table):
+                await client("get_table", "db", "t")
+                await asyncio.sleep(0.01)
+        await client("get_database", "db")
+        gw.poller.pause()
+        other_gateway = CatalogStore(gw.database, warehouse_dir=gw.settings.warehouse_dir)
+        current = await other_gateway.latest_table("db", "t")
+        moved_to = str(tmp_path / "t-elsewhere")
+        await other_gateway.alter_table("db", "t", replace(current, sd=replace(current.sd, location=moved_to)))
+        new_file = _write_file(moved_to)
+        assert (await client("get_table", "db", "t")).sd.location != moved_to  # this gateway's stale copy
+
+        await client("drop_table", "db", "t", True)
+        assert not new_file.exists() and old_file.exists()
+
+        db = (await other_gateway.get_database("db")).value
+        db_moved_to = str(tmp_path / "db-elsewhere")
+        await other_gateway.alter_database("db", replace(db, location=db_moved_to))
+        db_file = _write_file(db_moved_to)
+        await client("drop_database", "db", True, True)
+        gw.poller.resume()
+        assert not db_file.exists() and old_file.exists()
+
+
 async def test_drop_table_deletes_a_managed_tables_data_and_keeps_an_external_ones(
         env: tuple[ThriftClient, Path], tmp_path: Path) -> None:
     client, warehouse = env

@@ -69,3 +69,15 @@ def unmark_columns(parameters: Mapping[str, str], columns: Iterable[str]) -> dic
     for column in columns:
         marked.pop(column, None)
     return {**parameters, STATS_ACCURATE: format_value(basic, marked)}
+
+
+# Hive's basic statistics (StatsSetupConst.SUPPORTED_STATS).
+BASIC_STATS = ("numFiles", "numRows", "totalSize", "rawDataSize")
+
+
+def truncated(parameters: Mapping[str, str]) -> dict[str, str]:
+    """The parameters after a truncate (Hive's updateStatsForTruncate): the basic statistics present
+    become 0 and are accurate; column statistics no longer are."""
+    out = {k: ("0" if k in BASIC_STATS else v) for k, v in parameters.items()}
+    out[STATS_ACCURATE] = format_value(basic=True, columns={})
+    return out

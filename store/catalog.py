@@ -858,6 +858,37 @@ async def alter_partitions_in_chunks(
     return Outcome(altered, tuple(events))
 
 
+async def truncate(
+    conn: asyncpg.Connection, db_name: str, table_name: str, part_names: Sequence[str] | None, *, chunk: int,
+    txn_id: int, check: Callable[[Table], None], empty_locations: MakeLocations,
+) -> Outcome[Table]:
+    """Hive's truncate of a table, or of the named partitions, in one transaction: the table locked and
+    read as it is now (`check` may refuse it), its (their) directories emptied by `empty_locations`
+    (the gateway's file work, while the rows are locked: a concurrent SET LOCATION waits for this,
+    and what is emptied is where the table is), then its basic statistics set to 0 (as Hive orders it:
+    the files first). Every partition of a large table is truncated, its events call-sized (`chunk`)."""
+    table = await get_table(conn, db_name, table_name, lock="update")
+    check(table)
+    if not table.is_partitioned:
+        await empty_locations([table.sd.location])
+        return await alter_table(conn, table.db_name, table.name,
+                                 replace(table, parameters=stats_accuracy.truncated(table.parameters)), txn_id)
+    read = await resolve_table(conn, table.db_name, table.name, ReadSnapshot(latest_committed=True))
+    parts = await list_partitions(conn, read, _ALL)
+    if part_names is not None:
+        wanted = set(canonical_names(table, part_names))
+        parts = [p for p in parts if p.name in wanted]
+        if missing := wanted - {p.name for p in parts}:
+            raise InvalidArgument(f"truncate table {table.full_name}: no partition(s) {_list_preview(sorted(missing))}")
+    if not parts:
+        return Outcome(table)
+    await empty_locations([p.sd.location for p in parts])
+    altered = await alter_partitions_in_chunks(
+        conn, table.db_name, table.name,
+        [replace(p, parameters=stats_accuracy.truncated(p.parameters)) for p in parts], chunk, txn_id)
+    return Outcome(table, altered.events)
+
+
 async def drop_partitions(
     conn: asyncpg.Connection, db_name: str, table_name: str, names: Sequence[str], *, if_exists: bool,
     expected_table_id: int = 0, txn_id: int = 0, keep_attached: bool = False,

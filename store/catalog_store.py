@@ -220,6 +220,13 @@ class CatalogStore:
         written = await self._write(catalog.alter_partitions_in_chunks, db_name, table_name, parts, chunk, txn_id)
         return written.value, written.event_id
 
+    async def truncate(self, db_name: str, table_name: str, part_names: Sequence[str] | None, *, chunk: int,
+                       txn_id: int, check: Callable[[Table], None],
+                       empty_locations: catalog.MakeLocations) -> tuple[Table, int]:
+        written = await self._write(catalog.truncate, db_name, table_name, part_names, chunk=chunk, txn_id=txn_id,
+                                    check=check, empty_locations=empty_locations)
+        return written.value, written.event_id
+
     async def drop_partitions(
         self, db_name: str, table_name: str, names: Sequence[str], *, if_exists: bool, expected_table_id: int = 0,
         txn_id: int = 0,

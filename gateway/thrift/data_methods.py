@@ -9,6 +9,7 @@ methods make; the file work is ordered around it as Hive orders it.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -19,7 +20,6 @@ from gateway.thrift.idl import hms
 from gateway.warehouse import Warehouse, owns_data
 from hive.names import (default_location, leading_partition_values, make_partition_name, matches_partial_values,
                         normalize_identifier, parse_partition_name)
-from hive.stats_accuracy import STATS_ACCURATE, format_value
 from store.cache.facade import CachedCatalog
 from store.catalog import DroppedTable, check_exchangeable, exchanged_location
 from store.catalog_store import CatalogStore
@@ -33,16 +33,6 @@ ALL_PARTITIONS = 2**31 - 2  # the largest LIMIT that fits an int4
 # Hive 4's truncate_table_req keeps a transactional table's files when its environment context says so.
 TRUNCATE_SKIP_DATA_DELETION = "truncateSkipDataDeletion"
 
-# Hive's basic statistics, set to 0 by a truncate (StatsSetupConst.SUPPORTED_STATS).
-BASIC_STATS = ("numFiles", "numRows", "totalSize", "rawDataSize")
-
-
-def _truncated_stats(parameters: dict[str, str]) -> dict[str, str]:
-    """Hive's updateStatsForTruncate: the basic statistics present become 0 and are accurate; column
-    statistics no longer are."""
-    out = {k: ("0" if k in BASIC_STATS else v) for k, v in parameters.items()}
-    out[STATS_ACCURATE] = format_value(basic=True, columns={})
-    return out
 
 
 class DataMethods:
@@ -149,44 +139,26 @@ class DataMethods:
 
     async def _truncate(self, db_name: str | None, table_name: str | None, part_names: list[str] | None, *,
                         write_id: int | None = None, keep_files: bool = False) -> None:
-        table = await self._table(required(db_name, "dbName"), required(table_name, "tableName"))
-        what = f"truncate table {table.full_name}"
-        if table.transactional and not (keep_files and write_id and write_id > 0):
-            raise FailedPrecondition(f"{table.full_name} is transactional: truncating its files in place would change "
-                                     f"what open snapshots read; truncate it under its txn's write id with an empty "
-                                     f"base (Hive 4's truncate_table_req) or overwrite it in a transaction instead")
-        if not owns_data(table):
-            raise FailedPrecondition(f"{table.full_name} is not a managed table: its data is not the metastore's "
-                                     f"to delete")
-        if keep_files and not table.transactional:
-            raise InvalidArgument(f"{what}: {TRUNCATE_SKIP_DATA_DELETION} keeps the files, and only a transactional "
-                                  f"table's empty base hides them from readers; {table.full_name} is not transactional")
+        db_name, table_name = required(db_name, "dbName"), required(table_name, "tableName")
+        what = f"truncate table {db_name}.{table_name}"
+
+        def check(table: Table) -> None:
+            _check_truncatable(table, write_id, keep_files)
+
+        # Checked on the latest version here (the write id's txn needs the table), and again by the store
+        # on the version it locks, where the directories are read and emptied.
+        table = await self._catalog.latest_table(db_name, table_name)
+        check(table)
         txn_id = await self._txn_of_write_id(table, write_id, what)
-        parts = await self._partitions(table) if table.is_partitioned else []
-        if part_names is not None and table.is_partitioned:
-            wanted = {make_partition_name(table.partition_keys, parse_partition_name(table.partition_keys, n))
-                      for n in part_names}
-            parts = [p for p in parts if p.name in wanted]
-            missing = wanted - {p.name for p in parts}
-            if missing:
-                raise InvalidArgument(f"{what}: no partition(s) {', '.join(sorted(missing)[:5])}")
-        locations = [p.sd.location for p in parts] if table.is_partitioned else [table.sd.location]
         if txn_id:
             assert write_id is not None
-            await self._warehouse.add_empty_base(locations, write_id, what)
+            empty = functools.partial(self._warehouse.add_empty_base, write_id=write_id, what=what)
         else:
-            await self._warehouse.empty(locations, what)
-        if not table.is_partitioned:
-            _, event_id = await self._catalog.alter_table(
-                table.db_name, table.name, _with_parameters(table, _truncated_stats(dict(table.parameters))), txn_id)
-        elif parts:
-            # Every partition of a large table, as Hive truncates them all; its events are call-sized.
-            _, event_id = await self._catalog.alter_partitions_in_chunks(
-                table.db_name, table.name, [_with_parameters(p, _truncated_stats(dict(p.parameters))) for p in parts],
-                self._settings.max_batch_size, txn_id)
-        else:
-            return
-        self._cached.wrote(table.db_name, table.name, event_id, txn_id)
+            empty = functools.partial(self._warehouse.empty, what=what)
+        truncated, event_id = await self._catalog.truncate(
+            db_name, table_name, part_names, chunk=self._settings.max_batch_size, txn_id=txn_id, check=check,
+            empty_locations=empty)
+        self._cached.wrote(truncated.db_name, truncated.name, event_id, txn_id)
 
     # -- partitions -------------------------------------------------------------------------------
 
@@ -319,14 +291,24 @@ class DataMethods:
         return dest, moved
 
 
+def _check_truncatable(table: Table, write_id: int | None, keep_files: bool) -> None:
+    if table.transactional and not (keep_files and write_id and write_id > 0):
+        raise FailedPrecondition(f"{table.full_name} is transactional: truncating its files in place would change "
+                                 f"what open snapshots read; truncate it under its txn's write id with an empty "
+                                 f"base (Hive 4's truncate_table_req) or overwrite it in a transaction instead")
+    if not owns_data(table):
+        raise FailedPrecondition(f"{table.full_name} is not a managed table: its data is not the metastore's "
+                                 f"to delete")
+    if keep_files and not table.transactional:
+        raise InvalidArgument(f"truncate table {table.full_name}: {TRUNCATE_SKIP_DATA_DELETION} keeps the files, "
+                              f"and only a transactional table's empty base hides them from readers; "
+                              f"{table.full_name} is not transactional")
+
+
 def _data_locations(dropped: DroppedTable) -> list[str]:
     """Where a dropped table's data is the metastore's to delete: a managed table's directory, and its
     partitions placed outside it."""
     return dropped.data_locations if owns_data(dropped.table) else []
-
-
-def _with_parameters(obj: Any, parameters: dict[str, str]) -> Any:
-    return replace(obj, parameters=parameters)
 
 
 def _with_location(p: Partition, location: str) -> Partition:

@@ -283,6 +283,40 @@ async def test_a_drop_from_a_stale_view_deletes_where_the_objects_are_not_where_
         assert not db_file.exists() and old_file.exists()
 
 
+async def test_a_truncate_from_a_stale_view_empties_the_table_where_it_is_and_keeps_others_changes(
+        pg_dsn: str, tmp_path: Path) -> None:
+    """A truncate reads the table in its own transaction: when another gateway changed it (SET LOCATION
+    and a parameter, not yet applied here), the new directory is emptied, the old one is left alone,
+    and the other's change stays (the gateway's cached copy emptied the old directory and wrote its
+    stale table back over the change)."""
+    warehouse = tmp_path / "warehouse"
+    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
+            client_with_database(gw.thrift_port) as client:
+        await client("create_table", _table("t", (), params={"numRows": "5"}))
+        old_file = _write_file((await client("get_table", "db", "t")).sd.location)
+        assert gw.poller is not None and gw.cached_catalog is not None
+        async with asyncio.timeout(10):  # cached (a read's miss asks for the fill)
+            while not isinstance(gw.cached_catalog.cached_table_object("db", "t", ReadSnapshot(
+                    latest_committed=True)), Table):
+                await client("get_table", "db", "t")
+                await asyncio.sleep(0.01)
+        gw.poller.pause()
+        other_gateway = CatalogStore(gw.database, warehouse_dir=gw.settings.warehouse_dir)
+        current = await other_gateway.latest_table("db", "t")
+        moved_to = str(tmp_path / "t-elsewhere")
+        await other_gateway.alter_table("db", "t", replace(current, sd=replace(current.sd, location=moved_to),
+                                                          parameters={**current.parameters, "note": "moved"}))
+        new_file = _write_file(moved_to)
+        assert (await client("get_table", "db", "t")).sd.location != moved_to  # this gateway's stale copy
+
+        await client("truncate_table", "db", "t", None)
+        gw.poller.resume()
+        assert not new_file.exists() and Path(moved_to).is_dir() and old_file.exists()
+        after = await other_gateway.latest_table("db", "t")
+        assert after.sd.location == moved_to and after.parameters["note"] == "moved"
+        assert after.parameters["numRows"] == "0"
+
+
 async def test_drop_table_deletes_a_managed_tables_data_and_keeps_an_external_ones(
         env: tuple[ThriftClient, Path], tmp_path: Path) -> None:
     client, warehouse = env

@@ -151,9 +151,10 @@ def _event(r: asyncpg.Record) -> NotificationEvent:
 async def next_events_and_head(
     conn: asyncpg.Connection, last_event_id: int, max_events: int
 ) -> tuple[list[NotificationEvent], int]:
-    """Events after `last_event_id` (at most `max_events`, and MAX_EVENTS_PER_READ) and the newest
-    committed id, from one statement's snapshot (one round trip, no transaction needed): an empty
-    batch below the head means a gap."""
+    """Events after `last_event_id` and the newest committed id, from one statement's snapshot (one
+    round trip, no transaction needed): at most `max_events` (and MAX_EVENTS_PER_READ), except that a
+    batch never ends inside one write's events, so a reader that applies it whole never shows half a
+    write. An empty batch below the head means a gap."""
     _check_cursor(last_event_id, max_events)
     rows = await conn.fetch(sql.NEXT_EVENTS_AND_HEAD, last_event_id, min(max_events, MAX_EVENTS_PER_READ))
     return [_event(r) for r in rows if r["event_id"] is not None], int(rows[0]["head"])

@@ -1,0 +1,68 @@
+"""The poller applies a write's events whole: a batch of the log never ends inside one write's events,
+so the cache never shows a state no snapshot of the database had (an exchanged partition in neither
+table, between the drop on the source and the add on the destination)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from protos.metastore.v1 import catalog_pb2 as pb
+from store import events
+from store.catalog_store import CatalogStore
+from store.models import Partition
+from store.snapshot import ReadSnapshot
+from tests.builders import table
+from tests.conftest import connect, running_gateway, wait_applied
+
+LATEST = ReadSnapshot()
+
+
+async def test_a_batch_runs_on_to_the_end_of_the_write_it_would_have_split(pg_dsn: str) -> None:
+    async with running_gateway(pg_dsn, **{"metastore.gateway.poller.batch.size": "2"}) as gw:
+        client = await connect(f"127.0.0.1:{gw.port}")
+        try:
+            c = client.catalog
+            await c.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+            for name in ("src", "dst", "other"):
+                await c.CreateTable(pb.CreateTableRequest(table=table("db", name, keys=(("p", "string"),),
+                                                                      external=True)))
+            await c.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name="src",
+                                                          partitions=[pb.Partition(values=["a"])]))
+            facade, poller = gw.cached_catalog, gw.poller
+            assert facade is not None and poller is not None
+            for name in ("src", "dst"):  # both tables cached
+                facade.cached_partitions_by_names("db", name, ["p=a"], LATEST)
+            await poller.wait_loaded()
+            await wait_applied(gw)
+
+            def state() -> tuple[bool, bool]:
+                """Whether src and dst each hold p=a, in the cache."""
+                held = []
+                for name in ("src", "dst"):
+                    hit = facade.cached_partitions_by_names("db", name, ["p=a"], LATEST)
+                    frames = getattr(hit, "frames", None)
+                    assert frames is not None, f"{name} is not answered from the cache: {hit}"
+                    held.append(bool(pb.GetPartitionsByNamesResponse.FromString(b"".join(frames)).partitions))
+                return held[0], held[1]
+
+            assert state() == (True, False)
+            poller.pause()
+            other_gateway = CatalogStore(gw.database, warehouse_dir=gw.settings.warehouse_dir)
+            # One event, then the exchange's two (a drop on src, an add on dst): batches of 2 would end
+            # between the exchange's drop and its add.
+            await other_gateway.add_partitions("db", "other", [Partition("db", "other", ("x",))], if_not_exists=False)
+            _, exchange_end = await other_gateway.exchange_partitions("db", "src", "db", "dst", ["p=a"],
+                                                                      relocate=False)
+            batch, _ = await gw.database.read(events.next_events_and_head, poller.position, 2)
+            assert [e.event_id for e in batch] == [exchange_end - 2, exchange_end - 1, exchange_end]
+
+            seen = {state()}
+            poller.resume()
+            async with asyncio.timeout(10):
+                while poller.position < exchange_end:
+                    seen.add(state())
+                    await asyncio.sleep(0)
+            seen.add(state())
+            assert seen == {(True, False), (False, True)}, f"the cache showed half a write: {sorted(seen)}"
+        finally:
+            await client.channel.close()

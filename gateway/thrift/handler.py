@@ -59,10 +59,16 @@ def _wanted(max_parts: int | None) -> int:
 
 
 def _snapshot_of(req: Any) -> ReadSnapshot:
-    """The snapshot a Hive 4 request carries (`validWriteIdList`, the table `id` when set), or LATEST."""
+    """The snapshot a Hive 4 request carries (`validWriteIdList`, the table `id` when set), or LATEST;
+    a list of another table than the one the request reads (dbName and tblName; db_name and tbl_name
+    in GetPartitionsByNamesRequest) is refused whichever path would answer, as over gRPC."""
     if not req.validWriteIdList:
         return LATEST
-    return ReadSnapshot.parse(req.validWriteIdList, 0, req.id if req.id and req.id > 0 else 0)
+    snapshot = ReadSnapshot.parse(req.validWriteIdList, 0, req.id if req.id and req.id > 0 else 0)
+    db_name = getattr(req, "dbName", None) or getattr(req, "db_name", None)
+    table_name = getattr(req, "tblName", None) or getattr(req, "tbl_name", None)
+    snapshot.check_table_name(".".join(table_key_of(required(db_name, "dbName"), required(table_name, "tblName"))))
+    return snapshot
 
 
 class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, CompactionMethods, StatsMethods,

@@ -227,6 +227,20 @@ async def test_hive4_request_shaped_partition_reads_answer_their_snapshot(env: A
     with pytest.raises(hms.MetaException, match="table id"):
         await hms_call("get_partitions_req", hms.PartitionsRequest(
             dbName="db", tblName="t", validWriteIdList=after, id=table_id + 1000))
+    # Another table's list is refused by every request shape, whether the cache or the database would answer.
+    other = after.replace("db.t:", "db.other:", 1)
+    for method, request in (
+            ("get_table_req", hms.GetTableRequest(dbName="db", tblName="t", validWriteIdList=other, id=table_id)),
+            ("get_partitions_req", hms.PartitionsRequest(dbName="db", tblName="t", validWriteIdList=other)),
+            ("get_partitions_by_names_req", hms.GetPartitionsByNamesRequest(
+                db_name="db", tbl_name="t", names=["p=a"], validWriteIdList=other)),
+            ("get_partition_req", hms.GetPartitionRequest(dbName="db", tblName="t", partVals=["a"],
+                                                          validWriteIdList=other)),
+            ("get_partition_names_ps_req", hms.GetPartitionNamesPsRequest(dbName="db", tblName="t", partValues=[],
+                                                                          validWriteIdList=other))):
+        for _ in range(2):  # the first may miss the cache and fill it; the second is answered from it
+            with pytest.raises(hms.MetaException, match="is for table db.other but the request reads db.t"):
+                await hms_call(method, request)
     by_filter = await hms_call("get_partitions_by_filter_req", hms.GetPartitionsByFilterRequest(
         dbName="db", tblName="t", filter='p = "a"'))
     assert [p.values for p in by_filter] == [["a"]]

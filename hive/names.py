@@ -109,7 +109,14 @@ def make_partition_name(keys: Sequence[NamedKey], values: Sequence[str]) -> str:
             f"partition has {len(values)} values but the table has {len(keys)} partition keys "
             f"({', '.join(k.name for k in keys)})"
         )
-    return "/".join(f"{escape_path_name(k.name)}={escape_path_name(v)}" for k, v in zip(keys, values))
+    name = "/".join(f"{escape_path_name(k.name)}={escape_path_name(v)}" for k, v in zip(keys, values))
+    if len(name) > PARTITION_NAME:  # a name every read by name refuses (parse_partition_name) is never made
+        raise InvalidArgument(
+            f"the partition name of these values has {len(name)} characters escaped, more than the limit of "
+            f"{PARTITION_NAME} (each character Hive escapes in a path, such as '/', ':' or '%', takes three): "
+            f"{preview(name, 40)}; use shorter values"
+        )
+    return name
 
 
 def parse_partition_name(keys: Sequence[FieldSchema], name: str) -> tuple[str, ...]:

@@ -221,3 +221,19 @@ async def test_show_transactions_is_bounded_and_says_when_it_was_cut(api: Stubs)
     assert got.truncated and 0 < len(got.transactions) < 3000
     assert got.ByteSize() <= 3 * 1024 * 1024
     assert [t.txn_id for t in got.transactions] == sorted(t.txn_id for t in got.transactions)
+
+
+async def test_a_partition_whose_escaped_name_is_too_long_is_refused_and_not_added(api: Stubs) -> None:
+    """Each value within its limit, the escaped name over PARTITION_NAME ('/' is '%2F'): a name every
+    read by name would refuse, while the cache answered it, is never made."""
+    await api.catalog.CreateTable(pb.CreateTableRequest(table=table("db", "two", keys=(("p", "string"),
+                                                                                       ("q", "string")))))
+    value = "/" * 700
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await api.catalog.AddPartitions(pb.AddPartitionsRequest(
+            db_name="db", table_name="two", partitions=[pb.Partition(values=[value, value])]))
+    assert err.value.code() == C.INVALID_ARGUMENT
+    assert "more than the limit of 4000" in (err.value.details() or "")
+    assert len(err.value.details() or "") <= 1100
+    names = await api.catalog.ListPartitionNames(pb.ListPartitionNamesRequest(db_name="db", table_name="two"))
+    assert list(names.names) == []

@@ -9,10 +9,12 @@ Entries are keyed by the table's stable id and carry its names for SHOW COMPACTI
 The worker's compaction txn is opened here (`start`), with its snapshot, in the same database
 transaction that records it on the entry, and committed here (`complete`) in the same database
 transaction that marks the entry ready for cleaning and records the Cleaner's horizon (the next txn
-id at that moment). So there is no window in which the new base is visible and the entry does not
-say so, or the reverse. A worker that stops heartbeating loses its entry (`requeue_timed_out`) and
-its txn is aborted in that step: whatever it wrote carries an aborted visibility txn, which no
-reader reads and the Cleaner removes; a late `complete` from it fails.
+id at that moment, read under the counter's share lock: every txn opened before the commit is below
+it, opens in flight included, and every txn at or above it opens after the commit and sees the new
+base). So there is no window in which the new base is visible and the entry does not say so, or the
+reverse. A worker that stops heartbeating loses its entry (`requeue_timed_out`) and its txn is
+aborted in that step: whatever it wrote carries an aborted visibility txn, which no reader reads
+and the Cleaner removes; a late `complete` from it fails.
 
 Every function takes a connection inside the caller's transaction.
 """
@@ -273,7 +275,9 @@ async def heartbeat(conn: asyncpg.Connection, compaction_id: int, worker_id: str
 
 async def complete(conn: asyncpg.Connection, compaction_id: int, worker_id: str, txn_id: int,
                    highest_write_id: int) -> Outcome[None]:
-    """Commit the compaction txn and mark the entry ready for cleaning, in one step."""
+    """Commit the compaction txn and mark the entry ready for cleaning, in one step. Marking waits for
+    an OpenTxns in flight, and opens wait from then until the caller's transaction commits
+    (MARK_COMPACTED's share lock on the txn counter), so commit soon after."""
     entry = await _owned(conn, compaction_id, worker_id)
     if not entry.txn_id or entry.txn_id != txn_id:
         raise FailedPrecondition(f"txn {txn_id} is not the compaction txn of compaction {compaction_id} "

@@ -2,8 +2,10 @@
 
 Locks: a claim updates one queue row conditionally (`cq_state = 'i'`), with SKIP LOCKED on the
 pick, so two workers never take the same entry; every other state change locks the entry's row
-FOR UPDATE first. One active ('i' or 'w') entry per partition is a unique index
-(compaction_queue_one_active), so a manual request racing the Initiator cannot double-queue.
+FOR UPDATE first. Marking an entry compacted then locks next_txn_id FOR SHARE (after the compaction
+txn's row, commit_txn's order) until its transaction commits. One active ('i' or 'w') entry per
+partition is a unique index (compaction_queue_one_active), so a manual request racing the Initiator
+cannot double-queue.
 """
 
 _QUEUE_COLUMNS = """cq_id, cq_database, cq_table, cq_partition, cq_table_id, cq_state, cq_type, cq_tblproperties,
@@ -45,12 +47,18 @@ HEARTBEAT = "UPDATE compaction_queue SET cq_last_heartbeat = clock_timestamp() W
 
 SET_TXN = "UPDATE compaction_queue SET cq_txn_id = $2, cq_last_heartbeat = clock_timestamp() WHERE cq_id = $1"
 
-# Hive's markCompacted plus the commit's CQ_NEXT_TXN_ID / CQ_COMMIT_TIME, in one step: the next txn id
-# at commit is the Cleaner's horizon (every txn below it may have read the pre-compaction files).
+# Hive's markCompacted plus the commit's CQ_NEXT_TXN_ID / CQ_COMMIT_TIME, in one step, after the
+# compaction txn's commit_txn in the same transaction: the next txn id at commit is the Cleaner's horizon
+# (every txn below it may have read the pre-compaction files). Read under a share lock on the counter
+# row, as commit_txn reads a writer's commit id (the compaction txn wrote no write ids, so its commit
+# took none): an OpenTxns in flight, its ids taken but not committed (a group-commit batch holds
+# several), is waited for and counted; an open after it waits for this transaction's commit, so its
+# txn takes its snapshot with the compaction committed. Unlocked, the committed value left the ids in
+# flight out, and the Cleaner deleted the deltas their snapshots read while they were open.
 MARK_COMPACTED = """
 UPDATE compaction_queue
-SET cq_state = 'r', cq_highest_write_id = $2, cq_next_txn_id = (SELECT next FROM next_txn_id WHERE id = 1),
-    cq_commit_time = clock_timestamp()
+SET cq_state = 'r', cq_highest_write_id = $2,
+    cq_next_txn_id = (SELECT next FROM next_txn_id WHERE id = 1 FOR SHARE), cq_commit_time = clock_timestamp()
 WHERE cq_id = $1
 """
 

@@ -17,6 +17,8 @@ import grpc
 import pytest
 
 from gateway.app import Gateway
+from hive.writeids import ValidWriteIdList
+from pipeline.acid import visible_files
 from poller.compactor import Compactor
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc
@@ -24,7 +26,10 @@ from protos.metastore.v1 import compaction_pb2 as cpb
 from protos.metastore.v1 import compaction_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
+from store import compaction, txns
 from store.compaction_policy import MAJOR, MINOR, PartitionFacts, Thresholds, decide, thresholds_for
+from store.db import Database
+from store.events import Written, append_events
 from tests.builders import table
 from tests.conftest import connect, gateway_settings
 
@@ -265,6 +270,67 @@ async def test_cleaner_waits_for_open_readers_and_removes_aborted_files(world: W
     assert not any(d.exists() for d in dirs + [aborted_dir]) and base.exists()
     assert sorted(os.listdir(world.root / "t" / "p=a")) == [base.name]
     assert (await world.show())[0].state == "succeeded"
+
+
+async def test_cleaner_waits_for_txns_whose_open_was_in_flight_when_the_compaction_committed(
+        world: World, pg_dsn: str) -> None:
+    """A group-commit batch of two OpenTxns has taken its ids (the counter row updated) but not
+    committed when the worker's CompleteCompaction commits the compaction txn; the opens answer
+    first, and one of the new txns, the reader, takes its snapshot before the compaction's commit is
+    visible: it sees the compaction txn open, so it reads the deltas and not the new base. The
+    Cleaner must keep the deltas until the reader ends, though the batch's other txn has ended and
+    the reader is now the smallest open txn. The entry's horizon used to be the counter's committed
+    value, which left both in-flight ids out (at or below the smallest open txn: cleaned at once)."""
+    dirs = [(await world.write("a"))[2] for _ in range(2)]
+    location = world.root / "t" / "p=a"
+    queued = await world.comp.Compact(cpb.CompactRequest(db_name="db", table_name="t", partition_name="p=a",
+                                                         type=cpb.MAJOR))
+    await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="w-1"))
+    started = await world.comp.StartCompaction(cpb.StartCompactionRequest(id=queued.id, worker_id="w-1"))
+    base = location / f"base_0000002_v{started.txn_id:07d}"
+    base.mkdir()
+    (base / "part-00000.parquet").write_bytes(b"compacted")
+
+    db = await Database.connect(pg_dsn)
+    try:
+        async with db.pool.acquire() as opener, db.pool.acquire() as completer:
+            opening = opener.transaction()
+            await opening.start()
+            opened = await txns.open_txns_batch_logged(opener, [txns.OpenRequest(1, "s", "h", ""),
+                                                                txns.OpenRequest(1, "r", "h", "")])
+            ids = [o.value[0] for o in opened if isinstance(o, Written)]
+            assert len(ids) == 2, opened
+            other, reader = ids
+            completing = completer.transaction()
+            await completing.start()
+            complete = asyncio.create_task(compaction.complete(completer, queued.id, "w-1", started.txn_id, 2))
+            waited = False
+            async with asyncio.timeout(10):  # until it waits on a lock, or it finished without waiting
+                while not (waited or complete.done()):
+                    await asyncio.sleep(0.01)
+                    waited = await opener.fetchval("SELECT wait_event_type = 'Lock' FROM pg_stat_activity "
+                                                   "WHERE pid = $1", completer.get_server_pid())
+            await opening.commit()  # the opens answer
+            completed = await asyncio.wait_for(complete, 10)
+            snapshot = await world.gw.database.read(txns.get_open_txns, reader)
+            await append_events(completer, completed.events)
+            await completing.commit()
+    finally:
+        await db.close()
+
+    assert not snapshot.is_txn_valid(started.txn_id)  # the compaction is open in the reader's snapshot ...
+    write_ids = (await world.txn.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+        full_table_names=["db.t"], valid_txn_list=snapshot.to_string()))).tables[0].valid_write_id_list
+    read = [Path(p).parent for p, _ in visible_files(str(location), ValidWriteIdList.parse(write_ids), snapshot)]
+    assert read == dirs  # ... so it reads the deltas
+    await world.txn.CommitTxn(tpb.CommitTxnRequest(txn_id=other))
+    assert await world.compactor.clean_once() == 0
+    assert all(d.exists() for d in dirs), "the Cleaner deleted the deltas an open txn's snapshot reads"
+    assert waited, "CompleteCompaction did not wait for the OpenTxns in flight"
+    assert (await world.show())[0].next_txn_id == reader + 1
+    await world.txn.CommitTxn(tpb.CommitTxnRequest(txn_id=reader))
+    assert await world.compactor.clean_once() == 1
+    assert sorted(os.listdir(location)) == [base.name]
 
 
 async def test_history_retention(world: World) -> None:

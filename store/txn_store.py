@@ -76,7 +76,7 @@ class TxnStore:
             lambda request: db.run(txns.open_txns_logged, request),
             lambda requests: db.run(txns.open_txns_batch_logged, requests),
             max_batch=batch, weight=lambda request: request.count)
-        self._commits: GroupCommit[int, Written[None]] = GroupCommit(
+        self._commits: GroupCommit[int, Written[txns.WrittenTables]] = GroupCommit(
             lambda txn_id: db.run(txns.commit_txn_logged, txn_id),
             lambda txn_ids: db.run(txns.commit_txns_logged, txn_ids), max_batch=batch)
         self._allocations: GroupCommit[AllocateRequest, Written[dict[int, int]]] = GroupCommit(
@@ -106,13 +106,15 @@ class TxnStore:
         self.open_counter.update(count)
         return count
 
-    async def commit(self, txn_id: int) -> int:
-        """The COMMIT_TXN event's id; 0 when the txn was committed already. A txn that loses the
-        write-set check (store/write_set.py) is aborted, and the commit answers ABORTED."""
+    async def commit(self, txn_id: int) -> tuple[int, txns.WrittenTables]:
+        """The COMMIT_TXN event's id (0 when the txn was committed already) and the tables whose writes
+        it made visible. A txn that loses the write-set check (store/write_set.py) is aborted, and the
+        commit answers ABORTED."""
         try:
-            return (await self._commits.submit(txn_id)).event_id
+            committed = await self._commits.submit(txn_id)
         except WriteConflict as conflict:
             await abort_for_conflict(self._db, conflict)
+        return committed.event_id, committed.value
 
     async def add_dynamic_partitions(self, request: DynamicPartitions, max_partitions: int) -> list[str]:
         return await self._db.transact(write_set.add_dynamic_partitions, request, max_partitions)

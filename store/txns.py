@@ -162,23 +162,33 @@ async def commit_txn(conn: asyncpg.Connection, txn_id: int) -> Outcome[None]:
     return Outcome(None, (NewEvent(EventType.COMMIT_TXN, txn_id=txn_id, message=row["message"]),))
 
 
-async def commit_txn_logged(conn: asyncpg.Connection, txn_id: int) -> Written[None]:
+# (database, table) of each table whose writes a commit made visible (the committing gateway holds its
+# reads of them until it has applied the commit: store/cache/facade.py ended_txn).
+WrittenTables = tuple[tuple[str, str], ...]
+
+
+def _written_tables(row: asyncpg.Record) -> WrittenTables:
+    return tuple((db, tbl) for db, tbl in zip(row["written_dbs"], row["written_tables"]) if db and tbl)
+
+
+async def commit_txn_logged(conn: asyncpg.Connection, txn_id: int) -> Written[WrittenTables]:
     """commit_txn with its event, in one statement that commits by itself (Database.run)."""
     row = await conn.fetchrow(sql.COMMIT_TXN_LOGGED, txn_id, EventType.COMMIT_TXN.value)
-    return Written(None, (row["first_event_id"],) if _committed_now(txn_id, row) else ())
+    return Written(_written_tables(row), (row["first_event_id"],) if _committed_now(txn_id, row) else ())
 
 
-async def commit_txns_logged(conn: asyncpg.Connection, txn_ids: Sequence[int]) -> list[Written[None] | Exception]:
+async def commit_txns_logged(conn: asyncpg.Connection,
+                             txn_ids: Sequence[int]) -> list[Written[WrittenTables] | Exception]:
     """commit_txn_logged for several calls in one statement (store/group_commit.py); a txn that could
     not be committed is its call's error. Committed in txn-id order, the order every writer of
     several txn rows locks them in, so two batches cannot deadlock on them."""
     order = sorted(range(len(txn_ids)), key=txn_ids.__getitem__)
     rows = await conn.fetch(sql.COMMIT_TXNS_LOGGED, [txn_ids[i] for i in order], EventType.COMMIT_TXN.value)
-    answers: dict[int, Written[None] | Exception] = {}
+    answers: dict[int, Written[WrittenTables] | Exception] = {}
     for i, row, ids in zip(order, rows, _batch_event_ids(rows), strict=True):
         try:
             _committed_now(txn_ids[i], row)
-            answers[i] = Written(None, ids)
+            answers[i] = Written(_written_tables(row), ids)
         except StoreError as exc:
             answers[i] = exc
     return [answers[i] for i in range(len(txn_ids))]

@@ -44,9 +44,9 @@ class TransactionsServicer(transactions_pb2_grpc.TransactionsServicer):
     async def CommitTxn(self, request: pb.CommitTxnRequest, context: Ctx) -> pb.CommitTxnResponse:
         _positive(request.txn_id, "txn_id")
         await self._owners.check_txns(self._auth.context_identity(context), [request.txn_id], "CommitTxn")
-        event_id = await self._store.commit(request.txn_id)
+        event_id, written = await self._store.commit(request.txn_id)
         if self._cached is not None:
-            self._cached.ended_txn(request.txn_id, event_id)
+            self._cached.ended_txn(request.txn_id, event_id, written)
         return pb.CommitTxnResponse(event_id=event_id)
 
     async def AbortTxns(self, request: pb.AbortTxnsRequest, context: Ctx) -> pb.AbortTxnsResponse:

@@ -73,7 +73,7 @@ class TxnLockMethods:
     async def commit_txn(self, rqst: Any) -> None:
         txn_id = _txn_id(rqst and rqst.txnid, "txnid")
         await self._owners.check_txns(thrift_identity.get(), [txn_id], "commit_txn")
-        self._cached.ended_txn(txn_id, await self._txns.commit(txn_id))
+        self._cached.ended_txn(txn_id, *await self._txns.commit(txn_id))
 
     async def abort_txn(self, rqst: Any) -> None:
         await self.abort_txns(hms.AbortTxnsRequest(txn_ids=[rqst.txnid if rqst else None]))

@@ -33,7 +33,7 @@ write marks is the key a read looks up, whatever the spelling of the request.
 from __future__ import annotations
 
 import time
-from typing import Awaitable, Callable, Sequence, TypeVar
+from typing import Awaitable, Callable, Iterable, Sequence, TypeVar
 
 from hive import names
 from store.cache.sharded import Miss as Miss  # the answers of the cached step, for servicers
@@ -150,10 +150,14 @@ class CachedCatalog:
         if renamed_to is not None:
             self.cache.hold_until(*table_key(*renamed_to), event_id)
 
-    def ended_txn(self, txn_id: int, event_id: int) -> None:
+    def ended_txn(self, txn_id: int, event_id: int, written: Iterable[tuple[str, str]] = ()) -> None:
         """A txn committed or aborted through this gateway (its outcome is event `event_id`; 0: nothing
-        to apply): reads of the tables it wrote, also without a snapshot, see the outcome at once here."""
+        to apply): reads of the tables it wrote, also without a snapshot, see the outcome at once here.
+        `written`: the tables the store says it wrote (a commit's), which this cache may not know yet
+        (the txn's writes went through another gateway, whose events it has not applied)."""
         if self.cache.enabled and event_id > self.cache.applied_event_id:
+            for db_name, table_name in written:
+                self.cache.hold_until(*table_key(db_name, table_name), event_id)
             # The tables this cache knows the txn wrote (its own writes here, or ALLOC events applied).
             for entry in self.cache.entries():
                 if txn_id in entry.writers:

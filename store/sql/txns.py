@@ -19,8 +19,12 @@ FROM open_txns($1, $2::smallint, $3, $4, $5) AS o
 """
 
 COMMIT_TXN = "SELECT prior_state, cleaned_below, message, write_conflict FROM commit_txn($1)"
+# The tables a commit made writes visible in (its event's write ids; '' for a table dropped since):
+# the committing gateway's reads of them wait for the event (store/cache/facade.py ended_txn).
+_WRITTEN_TABLES = """ARRAY(SELECT w->>'db_name' FROM jsonb_array_elements(c.message->'write_ids') AS w) AS written_dbs,
+       ARRAY(SELECT w->>'table_name' FROM jsonb_array_elements(c.message->'write_ids') AS w) AS written_tables"""
 COMMIT_TXN_LOGGED = f"""
-SELECT c.prior_state, c.cleaned_below, c.write_conflict,
+SELECT c.prior_state, c.cleaned_below, c.write_conflict, {_WRITTEN_TABLES},
        {append_one_event("$2", "c.message", txn_id="$1")} AS first_event_id
 FROM commit_txn($1) AS c
 """
@@ -59,7 +63,7 @@ WITH c AS MATERIALIZED (
     FROM unnest($1::bigint[]) WITH ORDINALITY AS r(txn_id, ord)
     CROSS JOIN LATERAL commit_txn(r.txn_id) AS f
 )
-SELECT c.prior_state, c.cleaned_below, c.write_conflict, c.message IS NOT NULL AS logged,
+SELECT c.prior_state, c.cleaned_below, c.write_conflict, c.message IS NOT NULL AS logged, {_WRITTEN_TABLES},
        {append_row_events("c", "$2", "c.message", txn_id="c.txn_id")} AS first_event_id
 FROM c ORDER BY c.ord
 """

@@ -157,3 +157,25 @@ async def test_a_txns_write_sends_its_own_reads_to_the_database_until_its_outcom
     await wait_applied(g.gw)
     entry = facade.cache.by_name("db", "t")
     assert entry is not None and t not in entry.writers  # the commit, applied, ends the mark
+
+
+async def test_a_commit_taken_here_is_seen_by_reads_here_when_the_txns_writes_went_elsewhere(g: Txns) -> None:
+    """The txn wrote through another gateway (this one has applied none of its events); its commit,
+    taken here, holds this gateway's reads of the tables it wrote until the commit is applied, so a
+    read without a snapshot (Hive 2.3's, Spark's) after the commit sees the write."""
+    facade = _facade(g)
+    await _warm(g, ReadSnapshot(latest_committed=True), "t")
+    latest_committed = ReadSnapshot(latest_committed=True)
+    assert facade.cached_partition_names("db", "t", "", 100, latest_committed) == (["p=a"], None)
+    assert g.gw.poller is not None
+    g.gw.poller.pause()
+    (t,) = await g.open()
+    await _other_gateway(g).add_partitions("db", "t", [Partition("db", "t", ("b",))], if_not_exists=False, txn_id=t)
+    await g.commit(t)  # through this gateway
+
+    assert isinstance(facade.cached_partition_names("db", "t", "", 100, latest_committed), Miss)
+    names, _ = await facade.fetch_partition_names("db", "t", 100, "", latest_committed)
+    assert names == ["p=a", "p=b"]
+    g.gw.poller.resume()
+    await wait_applied(g.gw)
+    assert facade.cached_partition_names("db", "t", "", 100, latest_committed) == (["p=a", "p=b"], None)

@@ -85,7 +85,10 @@ async def test_concurrent_txn_calls_are_batched_and_each_gets_its_own_answer(gat
         # Commits: every txn, one twice, one aborted, one that never existed.
         head = await db.read(events.current_event_id)
         to_commit = [*all_ids, txns[4], 10**12]
-        committed = await asyncio.gather(*(store.commit(t) for t in to_commit), return_exceptions=True)
+        results = await asyncio.gather(*(store.commit(t) for t in to_commit), return_exceptions=True)
+        committed = [r[0] if isinstance(r, tuple) else r for r in results]  # (event id, tables written)
+        written = {t: {table for _, table in r[1]} for t, r in zip(to_commit, results) if isinstance(r, tuple) and r[0]}
+        assert all(written[t] == {table for table, txn in granted if txn == t} for t in written)
         assert store.group_commit_stats()["CommitTxn"][0] >= 1
         answers = dict(zip(to_commit[:-2], committed[:-2]))
         assert isinstance(answers[txns[0]], Aborted)

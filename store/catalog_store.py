@@ -167,23 +167,25 @@ class CatalogStore:
 
     async def get_partitions_by_names(
         self, db_name: str, table_name: str, names: Sequence[str], snapshot: ReadSnapshot
-    ) -> Read[list[Partition]]:
-        async def read(conn: asyncpg.Connection) -> Read[list[Partition]]:
+    ) -> Read[tuple[Table, list[Partition]]]:
+        """The table and its partitions of these names, as the snapshot sees them, from one read."""
+        async def read(conn: asyncpg.Connection) -> Read[tuple[Table, list[Partition]]]:
             resolved = await catalog.resolve_table(conn, db_name, table_name, snapshot)
             parts = await catalog.get_partitions_by_names(conn, resolved, names)
-            return Read(parts, await events.current_event_id(conn), resolved.latest)
+            return Read((resolved.table, parts), await events.current_event_id(conn), resolved.latest)
 
         return await self._db.read(read)
 
     async def get_partitions_by_filter(
         self, db_name: str, table_name: str, filter_text: str, limit: int, snapshot: ReadSnapshot
-    ) -> Read[list[Partition]]:
-        async def read(conn: asyncpg.Connection) -> Read[list[Partition]]:
+    ) -> Read[tuple[Table, list[Partition]]]:
+        """The table and its partitions matching the filter, as the snapshot sees them, from one read."""
+        async def read(conn: asyncpg.Connection) -> Read[tuple[Table, list[Partition]]]:
             resolved = await catalog.resolve_table(conn, db_name, table_name, snapshot)
             catalog.require_partitioned(resolved.table)
             parts = await catalog.get_partitions_by_filter(
                 conn, resolved, parse_filter(filter_text, resolved.table.partition_keys), limit)
-            return Read(parts, await events.current_event_id(conn), resolved.latest)
+            return Read((resolved.table, parts), await events.current_event_id(conn), resolved.latest)
 
         return await self._db.read(read)
 

@@ -138,7 +138,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
                                                           request.read.min_event_id)
         if isinstance(cached, PartitionsHit):
             return b"".join(cached.frames)
-        parts = await within_deadline(
+        _, parts = await within_deadline(
             self._catalog.fetch_partitions_by_names(db_name, table_name, request.names, snapshot), context)
         return pb.GetPartitionsByNamesResponse(
             partitions=[convert.partition_to_pb(p) for p in parts]).SerializeToString()
@@ -163,7 +163,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         if isinstance(cached, PartitionsHit):
             self._check_partition_limit(len(cached.frames), wanted, f"{db_name}.{table_name}")
             return b"".join(cached.frames[:wanted])
-        parts = await within_deadline(
+        _, parts = await within_deadline(
             self._catalog.fetch_partitions_by_filter(db_name, table_name, request.filter, scan, snapshot), context)
         self._check_partition_limit(len(parts), wanted, f"{db_name}.{table_name}")
         return pb.GetPartitionsByFilterResponse(

@@ -223,10 +223,10 @@ class DataMethods:
             return
         table = await self._table(db_name, tbl_name)
         old_name = convert.partition_name(table, part_vals)
-        found = await self._catalog.get_partitions_by_names(table.db_name, table.name, [old_name], LATEST)
-        if not found.value:
+        _, found = (await self._catalog.get_partitions_by_names(table.db_name, table.name, [old_name], LATEST)).value
+        if not found:
             raise NotFound(f"rename_partition: {table.full_name} has no partition {old_name}")
-        old = found.value[0]
+        old = found[0]
         new = convert.partition_from_thrift(new_part)
         new_name = convert.partition_name(table, new.values)
         source = old.sd.location
@@ -273,7 +273,7 @@ class DataMethods:
             shown = make_partition_name(source.partition_keys[:len(prefix)], prefix)
             raise InvalidArgument(f"exchange partition: {source.full_name} has no partition {shown}")
         names = [p.name for p in matching]
-        taken = (await self._catalog.get_partitions_by_names(dest.db_name, dest.name, names, LATEST)).value
+        _, taken = (await self._catalog.get_partitions_by_names(dest.db_name, dest.name, names, LATEST)).value
         if taken:  # (before any directory moves; the store checks again as it adds them)
             raise AlreadyExists(f"exchange partition: {dest.full_name} already has partition(s) "
                                 f"{', '.join(p.name for p in taken[:5])}; nothing was exchanged")

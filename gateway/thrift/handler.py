@@ -427,8 +427,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         hit = self._cached.cached_partition_versions(db_key, table_key, names, snapshot)
         if isinstance(hit, VersionsHit):
             return hit
-        table = await self._table(db_key, table_key, snapshot)
-        parts = await self._cached.fetch_partitions_by_names(db_key, table_key, names, snapshot)
+        table, parts = await self._cached.fetch_partitions_by_names(db_key, table_key, names, snapshot)
         return VersionsHit(table, [wire.version_of(p) for p in parts])
 
     async def _matching(self, db_name: str | None, tbl_name: str | None, filter_text: str, limit: int,
@@ -439,8 +438,8 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         if isinstance(hit, VersionsHit):
             return hit
         if filter_text:
-            table = await self._table(db_key, table_key, snapshot)
-            parts = await self._cached.fetch_partitions_by_filter(db_key, table_key, filter_text, limit, snapshot)
+            table, parts = await self._cached.fetch_partitions_by_filter(db_key, table_key, filter_text, limit,
+                                                                         snapshot)
         else:
             table, parts = await self._cached.fetch_partitions(db_key, table_key, limit, snapshot)
         return VersionsHit(table, [wire.version_of(p) for p in parts])

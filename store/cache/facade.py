@@ -8,7 +8,7 @@ Reads come in two steps, so that a hit costs what the cache costs and nothing mo
 
     hit = catalog.cached_partitions_by_names(db, table, names, snapshot, min_event_id)  # no await
     if isinstance(hit, Miss):
-        parts = await catalog.fetch_partitions_by_names(db, table, names, snapshot)   # PostgreSQL
+        table, parts = await catalog.fetch_partitions_by_names(db, table, names, snapshot)   # PostgreSQL
 
 The `cached_*` methods are the cache's own bound methods (store/cache/sharded.py), taken once
 here: a hit is the cache's lookups and the caller's join, with no extra call, await or
@@ -92,15 +92,17 @@ class CachedCatalog:
         return await self._fallback(self._store.get_table(db_name, table_name, snapshot), db_name, table_name)
 
     async def fetch_partitions_by_names(self, db_name: str, table_name: str, partition_names: Sequence[str],
-                                        snapshot: ReadSnapshot) -> list[Partition]:
+                                        snapshot: ReadSnapshot) -> tuple[Table, list[Partition]]:
+        """The table and its partitions of these names, read together (the same snapshot of both, as a
+        hit answers from one state: a partition without columns of its own shows that table's)."""
         return await self._fallback(
             self._store.get_partitions_by_names(db_name, table_name, list(partition_names), snapshot),
             db_name, table_name)
 
     async def fetch_partitions_by_filter(self, db_name: str, table_name: str, filter_text: str, limit: int,
-                                         snapshot: ReadSnapshot) -> list[Partition]:
-        """At most `limit` + 1 matching partitions (as the cached step), so the caller can tell
-        "more than the limit"."""
+                                         snapshot: ReadSnapshot) -> tuple[Table, list[Partition]]:
+        """The table and at most `limit` + 1 matching partitions (as the cached step), so the caller can
+        tell "more than the limit", read together."""
         return await self._fallback(
             self._store.get_partitions_by_filter(db_name, table_name, filter_text, limit,
                                                  snapshot), db_name, table_name)

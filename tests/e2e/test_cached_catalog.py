@@ -95,7 +95,7 @@ async def test_a_write_handed_to_the_facade_sends_this_gateways_reads_to_the_dat
     event_id = await _tag_ext(store, "here")
     facade.wrote("DB", "Ext", event_id)  # as the request spelled it: the hold is on the normalised key
     assert _ext(facade) == Miss(BEHIND_TOKEN)
-    fetched = await facade.fetch_partitions_by_names("db", "ext", ["p=a"], LATEST)
+    _, fetched = await facade.fetch_partitions_by_names("db", "ext", ["p=a"], LATEST)
     assert [p.parameters["tag"] for p in fetched] == ["here"]
 
     g.gw.poller.resume()
@@ -110,7 +110,7 @@ async def test_a_database_read_newer_than_the_cache_holds_the_cache_back_until_i
     g.gw.poller.pause()
     await _tag_ext(store, "v2")
     assert _ext(facade) == [""]
-    fetched = await facade.fetch_partitions_by_names("DB", "EXT", ["p=a"], LATEST)  # saw v2 ...
+    _, fetched = await facade.fetch_partitions_by_names("DB", "EXT", ["p=a"], LATEST)  # saw v2 ...
     assert [p.parameters["tag"] for p in fetched] == ["v2"]
     assert _ext(facade) == Miss(BEHIND_TOKEN)  # ... so this gateway must not answer "" again
     g.gw.poller.resume()
@@ -149,7 +149,7 @@ async def test_a_txns_write_sends_its_own_reads_to_the_database_until_its_outcom
     assert _tags(facade.cached_partitions_by_names("db", "t", ["p=a"], mine, token)) == [""]
     facade.wrote("DB", "T", event_id, txn_id=t)
     assert facade.cached_partitions_by_names("db", "t", ["p=a"], mine, token) in (Miss(BEHIND_TOKEN), Miss(OWN_WRITES))
-    fetched = await facade.fetch_partitions_by_names("db", "t", ["p=a"], mine)
+    _, fetched = await facade.fetch_partitions_by_names("db", "t", ["p=a"], mine)
     assert [p.parameters["tag"] for p in fetched] == ["mine"]
 
     g.gw.poller.resume()

@@ -291,8 +291,13 @@ class Poller:
             while entry is not None and self.position > position:
                 # The poller moved past our snapshot while we loaded: replay what we missed.
                 missed = await self._db.read(events.next_events, position, self.position - position)
+                if not missed or missed[0].event_id != position + 1:
+                    # Trimmed from the log meanwhile (retention): the entry cannot be brought up to date.
+                    _log.info("poller: the log no longer holds event %d; %s.%s is read from the database until "
+                              "a later read loads it again", position + 1, db_name, table_name)
+                    return
                 entry = self._replay(entry, missed)
-                position = missed[-1].event_id if missed else self.position
+                position = missed[-1].event_id
             if entry is not None:
                 self.cache.install(entry)
                 self.stats.fills += 1

@@ -33,12 +33,13 @@ from gateway.thrift.stats_methods import StatsMethods
 from gateway.thrift.txn_methods import TxnLockMethods
 from gateway.warehouse import Warehouse
 from store.cache.facade import CachedCatalog, VersionsHit
+from store.cache.facade import database_key
 from store.cache.facade import table_key as table_key_of
 from store.catalog_store import CatalogStore
 from store.lock_store import LockStore
 from store.privilege_store import PrivilegeStore
 from store.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
-from store.models import Partition, Table, TableType
+from store.models import Database, Partition, Table, TableType
 from hive.errors import ValueNotWhitelisted
 from hive.names import matches_partial_values, normalize_identifier, parse_partition_name, partition_spec_from_name
 from store.snapshot import ReadSnapshot
@@ -130,7 +131,12 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
     # -- databases --------------------------------------------------------------------------------
 
     async def get_database(self, name: str | None) -> Any:
-        return convert.database_to_thrift(await self._cached.fetch_database(required(name, "name")))
+        """The cache first, as over gRPC: Spark asks for the database around most statements, and a
+        database read from PostgreSQL holds this gateway's reads of it back until the poller catches up."""
+        key = database_key(required(name, "name"))
+        cached = self._cached.cached_database(key)
+        database = cached if isinstance(cached, Database) else await self._cached.fetch_database(key)
+        return convert.database_to_thrift(database)
 
     async def get_databases(self, pattern: str | None) -> list[str]:
         return await self._catalog.list_databases(pattern or "")

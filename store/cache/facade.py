@@ -166,6 +166,10 @@ class CachedCatalog:
                     self.cache.hold_until(entry.db_name, entry.name, event_id)
 
     def _hold(self, db_name: str, table_name: str, event_id: int) -> None:
-        if self.cache.enabled:
-            key = table_key(db_name, table_name) if table_name else (database_key(db_name), "")
-            self.cache.hold_until(*key, event_id)
+        """After a latest-wins read from PostgreSQL that saw `event_id`: the object's reads here wait for it."""
+        if not self.cache.enabled:
+            return
+        if table_name:
+            self.cache.hold_until(*table_key(db_name, table_name), event_id)
+        else:
+            self.cache.hold_database_reads(database_key(db_name), event_id)

@@ -96,8 +96,12 @@ class ShardedCache:
         self._last_used: dict[int, int] = {}
         self._clock = itertools.count()
         self._databases: dict[str, Database] = {}
-        # Writes through this gateway not yet applied by the poller: (db, table or "") -> event id.
+        # Writes through this gateway not yet applied by the poller: (db, table or "") -> event id. A
+        # database's entry holds its tables' reads too (a drop or alter of it changes what they answer).
         self._local_writes: dict[tuple[str, str], int] = {}
+        # Databases read from PostgreSQL newer than the cache: name -> the event id that read saw. Holds
+        # reads of the database only; its tables' entries are as current as the cache's position says.
+        self._database_reads: dict[str, int] = {}
         self._applied_event_id = 0
         self.stats = CacheStats()
         self.fill_requests = FillRequests()  # tables reads missed; the poller drains it
@@ -182,6 +186,8 @@ class ShardedCache:
         self._applied_event_id = event_id
         if self._local_writes:
             self._local_writes = {k: v for k, v in self._local_writes.items() if v > event_id}
+        if self._database_reads:
+            self._database_reads = {k: v for k, v in self._database_reads.items() if v > event_id}
 
     def clear(self) -> None:
         """Drop every table and database (a reload follows); the position and read holds stay."""
@@ -229,6 +235,12 @@ class ShardedCache:
         if event_id > self._applied_event_id:
             key = (db_name, table_name)
             self._local_writes[key] = max(event_id, self._local_writes.get(key, 0))
+
+    def hold_database_reads(self, name: str, event_id: int) -> None:
+        """Reads of database `name` (not of its tables) on this gateway go to PostgreSQL until the cache
+        has applied `event_id`: a read there saw that state, and reads never go back in time."""
+        if event_id > self._applied_event_id:
+            self._database_reads[name] = max(event_id, self._database_reads.get(name, 0))
 
     # -- reads (no awaits) --------------------------------------------------------------------
 
@@ -402,7 +414,8 @@ class ShardedCache:
         """Databases are eventually consistent, with the `min_event_id` token for session consistency."""
         if not self.enabled:
             return Miss(DISABLED)
-        if max(min_event_id, self._local_writes.get((name, ""), 0)) > self._applied_event_id:
+        if max(min_event_id, self._local_writes.get((name, ""), 0),
+               self._database_reads.get(name, 0)) > self._applied_event_id:
             return self._miss(BEHIND_TOKEN)
         database = self._databases.get(name)
         if database is None:

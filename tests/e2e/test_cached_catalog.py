@@ -7,6 +7,7 @@ it is told of the write, and after the poller catches up.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import AsyncIterator
 
 import pytest
@@ -21,6 +22,7 @@ from store.models import Partition
 from store.snapshot import ReadSnapshot
 from tests.builders import table
 from tests.conftest import connect, gateway_settings, wait_applied
+from tests.thrift_client import ThriftClient
 from tests.txn_helpers import Txns
 
 LATEST = ReadSnapshot()
@@ -129,6 +131,36 @@ async def test_a_databases_own_writes_and_reads_are_held_under_its_normalised_na
     g.gw.poller.resume()
     await wait_applied(g.gw)
     assert facade.cached_database("db") == facade.cache.databases["db"]
+
+
+async def test_a_database_read_newer_than_the_cache_holds_that_database_and_not_its_tables(g: Txns) -> None:
+    """Spark asks for the database around most statements: a database read from PostgreSQL that saw a
+    newer state holds this gateway's reads of the database, not of every table in it."""
+    facade = _facade(g)
+    await _warm(g)
+    assert g.gw.poller is not None
+    g.gw.poller.pause()
+    altered, _ = await _other_gateway(g).alter_database("db", replace(facade.cache.databases["db"],
+                                                                      description="newer"))
+    assert (await facade.fetch_database("Db")).description == "newer"
+    assert facade.cached_database("db") == Miss(BEHIND_TOKEN)  # it must not answer the older one again
+    assert _ext(facade) == [""]  # the tables' entries are as current as before
+    g.gw.poller.resume()
+    await wait_applied(g.gw)
+    assert facade.cached_database("db") == altered
+
+
+async def test_a_thrift_get_database_is_answered_by_the_cache_as_grpcs_is(g: Txns) -> None:
+    facade = _facade(g)
+    await _warm(g)
+    client = ThriftClient(g.gw.thrift_port)
+    try:
+        hits = facade.cache.stats.hits
+        assert (await client("get_database", "DB")).name == "db"
+        assert facade.cache.stats.hits == hits + 1
+        assert _ext(facade) == [""]  # and holds nothing back
+    finally:
+        client.close()
 
 
 async def test_a_txns_write_sends_its_own_reads_to_the_database_until_its_outcome_is_applied(g: Txns) -> None:

@@ -14,7 +14,9 @@ numbers wider than the pad are written in full and parsed as integers.
    INSERT OVERWRITE base);
 3. deltas above that base are walked in Hive's order (min ascending, max descending, statement id)
    and a delta is taken when it extends the covered range with a write id valid in the snapshot
-   (`isWriteIdRangeValid != NONE`), or repeats the range just taken with another statement id;
+   (`isWriteIdRangeValid != NONE`), or repeats the range just taken with another statement id
+   while the one taken has a statement id (a minor compaction's `delta_5_5_v9` has none, sorts
+   before `delta_5_5_0000` and `delta_5_5_0001` and replaces them);
    everything else (not yet committed, aborted, or covered by a wider delta) is skipped;
 4. files that are not in an ACID directory ("originals", written before the table was
    transactional) count only when no base was chosen.
@@ -138,8 +140,11 @@ def choose_dirs(names: list[str], write_ids: ValidWriteIdList, txns: ValidTxnLis
         deltas = sorted((d for d in acid if d.kind == kind and _valid_visibility(d, txns)),
                         key=lambda d: (d.min_write_id, -d.max_write_id, d.statement_id, d.name))
         for d in deltas:
-            if last is not None and (d.min_write_id, d.max_write_id) == (last.min_write_id, last.max_write_id):
-                chosen.append(d)  # the same write ids, another statement of the txn
+            if (last is not None and last.statement_id >= 0
+                    and (d.min_write_id, d.max_write_id) == (last.min_write_id, last.max_write_id)):
+                # Another statement of the txn just taken. A delta with no statement id (a minor
+                # compaction's, which sorts first) holds every statement: those it replaced are skipped.
+                chosen.append(d)
             elif d.max_write_id > current and write_ids.is_write_id_range_valid(
                     max(current + 1, d.min_write_id), d.max_write_id) != RangeResponse.NONE:
                 chosen.append(d)

@@ -38,6 +38,7 @@ from typing import Any, Sequence
 if __package__ in (None, ""):  # spark-submit pipeline/__main__.py: make the repository importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from pipeline.acid import NotEnoughHistory  # noqa: E402
 from pipeline.client import ADDRESS_CONF, ClientConfig, ClientConfigError, GatewayError  # noqa: E402
 from pipeline.client import security  # noqa: E402
 
@@ -241,7 +242,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                               "appended": len(written.appended),
                               "timings_s": {k: round(v, 3) for k, v in written.timings_s.items()}}))
         return 0
-    except (GatewayError, ValueError) as exc:
+    except (GatewayError, NotEnoughHistory, ValueError) as exc:
         print(f"pipeline {args.command}: {exc}", file=sys.stderr)
         return 1
     except Exception as exc:

@@ -19,7 +19,9 @@ numbers wider than the pad are written in full and parsed as integers.
    before `delta_5_5_0000` and `delta_5_5_0001` and replaces them);
    everything else (not yet committed, aborted, or covered by a wider delta) is skipped;
 4. files that are not in an ACID directory ("originals", written before the table was
-   transactional) count only when no base was chosen.
+   transactional) count only when no base was chosen;
+5. with no usable base, a compactor base the snapshot cannot use may have replaced what it reads:
+   `NotEnoughHistory` (Hive's ACID_NOT_ENOUGH_HISTORY) rather than a read with rows missing.
 
 So a reader never counts a file a txn wrote until that txn commits, and never counts an aborted
 txn's files, whether or not its writer removed them. A missing location has no files. Locations
@@ -38,6 +40,30 @@ from hive.writeids import RangeResponse, ValidTxnList, ValidWriteIdList
 
 _DELTA = re.compile(r"(delete_delta|delta)_(\d+)_(\d+)(?:_(\d+))?(?:_v(\d+))?")
 _BASE = re.compile(r"base_(\d+)(?:_v(\d+))?")
+
+
+class NotEnoughHistory(Exception):
+    """Hive's ACID_NOT_ENOUGH_HISTORY: the snapshot is older than the partition's compacted history.
+
+    A compactor-made base (`base_N_vT`) replaces everything at or below write id N, and once the
+    Cleaner has removed what it replaced, a snapshot that cannot use that base has nothing left to
+    read. `base` is that directory's name, `location` the partition's (set by `visible_files`)."""
+
+    def __init__(self, base: str, write_ids: ValidWriteIdList, location: str = "") -> None:
+        super().__init__(base, write_ids, location)
+        self.base = base
+        self.high_watermark = write_ids.high_watermark
+        self.min_open_write_id = write_ids.min_open_write_id if write_ids.exceptions else None
+        self.location = location
+
+    def __str__(self) -> str:
+        where = f"{self.location}: " if self.location else ""
+        lowest_open = "none" if self.min_open_write_id is None else self.min_open_write_id
+        return (f"{where}not enough history for a snapshot of write ids up to {self.high_watermark} (lowest open "
+                f"{lowest_open}): the partition was compacted into {self.base}, which this snapshot cannot use, "
+                f"and the files the snapshot reads are gone or may go at any time (Hive's ACID_NOT_ENOUGH_HISTORY). "
+                f"The snapshot is too old for this partition's compacted history: retry with a new snapshot (a read "
+                f"inside an open txn keeps its files: the Cleaner waits for it)")
 
 
 def delta_dir_name(min_write_id: int, max_write_id: int | None = None, statement_id: int | None = None) -> str:
@@ -112,9 +138,47 @@ def _valid_visibility(d: AcidDir, txns: ValidTxnList | None) -> bool:
     return d.visibility_txn == 0 or txns is None or txns.is_txn_valid(d.visibility_txn)
 
 
-def choose_dirs(names: list[str], write_ids: ValidWriteIdList, txns: ValidTxnList | None = None,
-                ) -> tuple[AcidDir | None, list[AcidDir], list[str]]:
-    """(base, deltas to read, original entries) among a partition directory's entry names."""
+def _aborted_visibility(d: AcidDir, txns: ValidTxnList | None) -> bool:
+    return d.visibility_txn != 0 and txns is not None and txns.is_txn_aborted(d.visibility_txn)
+
+
+def _history_gone(acid: list[AcidDir], originals: list[str], write_ids: ValidWriteIdList,
+                  txns: ValidTxnList | None) -> AcidDir | None:
+    """For a snapshot with no usable base: the compactor base whose history the snapshot needs and
+    may no longer have (hive-reference §8.2 step 5), or None.
+
+    Hive's rule: the oldest base the snapshot sees is a compactor's (`_vT`, T valid in the
+    snapshot). Such a base erases the history below it, so the files the snapshot reads may be gone;
+    an INSERT OVERWRITE base keeps its history and an aborted one is ignored. A compactor base whose
+    txn the snapshot does not see yet (open, or begun after it) is also what every compaction leaves
+    while it runs and until it is cleaned, with the history still there: for such a base the
+    snapshot fails only once nothing the base replaced is left (no other directory at or below its
+    write id, no original file), i.e. after the Cleaner ran, which waits only for snapshots that a
+    txn holds."""
+    seen = [d for d in acid if d.kind == "base" and _valid_visibility(d, txns)
+            and (d.visibility_txn or not write_ids.is_write_id_aborted(d.max_write_id))]
+    oldest = min(seen, key=lambda d: d.max_write_id, default=None)
+    if oldest is not None and oldest.visibility_txn:
+        return oldest
+    if originals:
+        return None
+    kept = [d for d in acid if not _aborted_visibility(d, txns)]
+    for d in kept:
+        if d.kind == "base" and not _valid_visibility(d, txns) and not any(
+                e is not d and e.max_write_id <= d.max_write_id for e in kept):
+            return d
+    return None
+
+
+def choose_dirs(names: list[str], write_ids: ValidWriteIdList, txns: ValidTxnList | None = None, *,
+                check_history: bool = True) -> tuple[AcidDir | None, list[AcidDir], list[str]]:
+    """(base, deltas to read, original entries) among a partition directory's entry names.
+
+    Raises `NotEnoughHistory` when no base is usable and the partition's compacted history no
+    longer holds what the snapshot reads. `check_history` False: the compactor's bookkeeping in the
+    gateway (the Initiator's facts, the Cleaner's view), which describes the directory rather than
+    serves a snapshot; the Cleaner's view stops at one compaction's write id and so may not use a
+    later compaction's base, which is no error for it."""
     acid: list[AcidDir] = []
     originals: list[str] = []
     for name in names:
@@ -150,6 +214,10 @@ def choose_dirs(names: list[str], write_ids: ValidWriteIdList, txns: ValidTxnLis
                 chosen.append(d)
                 current = d.max_write_id
                 last = d
+    if base is None and check_history:
+        gone = _history_gone(acid, originals, write_ids, txns)
+        if gone is not None:
+            raise NotEnoughHistory(gone.name, write_ids)
     return base, chosen, ([] if base is not None else originals)
 
 
@@ -164,7 +232,11 @@ def visible_files(location: str, write_ids: ValidWriteIdList | None,
         names = sorted(os.listdir(root))
     except (FileNotFoundError, NotADirectoryError):
         return []
-    base, deltas, originals = choose_dirs(names, write_ids, txns)
+    try:
+        base, deltas, originals = choose_dirs(names, write_ids, txns)
+    except NotEnoughHistory as exc:
+        exc.location = root
+        raise
     out: list[tuple[str, int]] = []
     for d in ([base] if base is not None else []) + deltas:
         out.extend(_files_under(os.path.join(root, d.name)))

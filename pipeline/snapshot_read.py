@@ -293,7 +293,8 @@ def _files_of(location: str, name: str, values: tuple[str, ...], declared: pb.St
 def plan_table_read(client: GatewayClient, name: str, filter: str | None = None,
                     snapshot: Snapshot | None = None) -> TableRead:
     """The partitions and files a read of `name` ('db.table') covers under `snapshot` (None: a
-    new snapshot, taken outside any txn)."""
+    new snapshot, taken outside any txn). `NotEnoughHistory` when a partition was compacted and
+    cleaned since `snapshot` was taken (no open txn held it): take a new snapshot."""
     db, table = _split_name(name)
     snap = snapshot if snapshot is not None else client.snapshot([name])
     try:

@@ -2,7 +2,9 @@
 what the Cleaner deletes. Blocking calls; the loops run them in a worker thread.
 
 Both read the directory through `pipeline.acid.choose_dirs`, the same directory choice readers
-and the worker make, so "what a reader reads" has one definition.
+and the worker make, so "what a reader reads" has one definition. Neither serves a snapshot, so
+neither checks for a reader's "not enough history": the Cleaner's view stops at one compaction's
+write id and may meet a later compaction's base that it cannot use.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def partition_facts(location: str, view: ValidWriteIdList, txns: ValidTxnList,
     """Base and delta sizes the compactor would read under `view` (its write-id view), and the end
     times of aborted write ids that still have a delta directory here."""
     root, names = _entries(location)
-    base, deltas, _ = choose_dirs(names, view, txns)
+    base, deltas, _ = choose_dirs(names, view, txns, check_history=False)
     aborted_here: dict[int, float] = {}
     for name in names:
         d = parse_acid_dir(name)
@@ -65,7 +67,7 @@ def obsolete_dirs(location: str, view: ValidWriteIdList, txns: ValidTxnList) -> 
     aborted), and any dir whose visibility txn aborted (a failed worker's output). A dir whose
     visibility txn is still open is a live worker's, and stays."""
     root, names = _entries(location)
-    base, deltas, _ = choose_dirs(names, view, txns)
+    base, deltas, _ = choose_dirs(names, view, txns, check_history=False)
     keep = {d.name for d in deltas} | ({base.name} if base is not None else set())
     out: list[str] = []
     for name in names:

@@ -11,6 +11,8 @@ Steps of `run_one` (Hive's Worker, hive-reference §7.3, with Hive 4's compactio
 3. The directories to read are chosen exactly as a reader's (`pipeline.acid.choose_dirs`) under that
    snapshot: a major compaction reads the base and the deltas, a minor one the deltas above the base.
    Nothing worth doing (no delta for a major, fewer than two for a minor) is a refusal, as in Hive.
+   A snapshot the directory cannot serve (`NotEnoughHistory`; not to happen with the compactor's
+   view, which sees every committed compaction) fails the entry like any other error.
 4. Spark reads those files and writes `base_<hwm>_v<T>` (major) or `delta_<min>_<max>_v<T>` (minor)
    straight into the partition directory. Until T commits no reader uses it: a directory with a
    visibility txn is read only by snapshots in which that txn is committed.

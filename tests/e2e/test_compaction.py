@@ -17,8 +17,8 @@ import grpc
 import pytest
 
 from gateway.app import Gateway
-from hive.writeids import ValidWriteIdList
-from pipeline.acid import visible_files
+from hive.writeids import ValidTxnList, ValidWriteIdList
+from pipeline.acid import NotEnoughHistory, visible_files
 from poller.compactor import Compactor
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc
@@ -331,6 +331,42 @@ async def test_cleaner_waits_for_txns_whose_open_was_in_flight_when_the_compacti
     await world.txn.CommitTxn(tpb.CommitTxnRequest(txn_id=reader))
     assert await world.compactor.clean_once() == 1
     assert sorted(os.listdir(location)) == [base.name]
+
+
+async def test_a_snapshot_taken_before_a_cleaned_compaction_is_refused_not_read_empty(world: World) -> None:
+    for _ in range(2):
+        await world.write("a")
+    loc = world.root / "t" / "p=a"
+    queued = await world.comp.Compact(cpb.CompactRequest(db_name="db", table_name="t", partition_name="p=a",
+                                                         type=cpb.MAJOR))
+    claim = await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="w-1"))
+    started = await world.comp.StartCompaction(cpb.StartCompactionRequest(id=queued.id, worker_id="w-1"))
+
+    async def snapshot() -> tuple[ValidWriteIdList, ValidTxnList]:
+        """A reader's snapshot taken outside any txn (as read_table(snapshot=None) takes one)."""
+        txn_list = (await world.txn.GetOpenTxns(tpb.GetOpenTxnsRequest())).valid_txn_list
+        got = await world.txn.GetValidWriteIds(tpb.GetValidWriteIdsRequest(full_table_names=["db.t"],
+                                                                           valid_txn_list=txn_list))
+        return ValidWriteIdList.parse(got.tables[0].valid_write_id_list), ValidTxnList.parse(txn_list)
+
+    old = await snapshot()
+    deltas = sorted(visible_files(str(loc), *old))
+    assert len(deltas) == 2
+    base = loc / f"base_0000002_v{started.txn_id:07d}"
+    base.mkdir()
+    (base / "part-00000.parquet").write_bytes(b"x" * 10_000)
+    await world.comp.CompleteCompaction(cpb.CompleteCompactionRequest(id=claim.id, worker_id="w-1",
+                                                                      txn_id=started.txn_id, highest_write_id=2))
+    assert sorted(visible_files(str(loc), *old)) == deltas  # committed, not yet cleaned: still served
+    # No txn holds the old snapshot, so the Cleaner does not wait for it. Neither it nor the
+    # Initiator fails on the directory (the Initiator sizes base_2: one small delta is not enough).
+    await world.write("a")
+    assert await world.compactor.clean_once() == 1 and (await world.show())[0].state == "succeeded"
+    assert await world.compactor.initiate_once() == 0
+    with pytest.raises(NotEnoughHistory, match=f"{base.name}.*retry with a new snapshot"):
+        visible_files(str(loc), *old)
+    assert [os.path.basename(os.path.dirname(p)) for p, _ in visible_files(str(loc), *await snapshot())] == [
+        base.name, "delta_0000003_0000003"]
 
 
 async def test_history_retention(world: World) -> None:

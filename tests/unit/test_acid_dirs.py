@@ -3,12 +3,15 @@ worker's plan and the Cleaner make it, over directory names alone (hive-referenc
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
+
 from hive.writeids import LONG_MAX, ValidTxnList, ValidWriteIdList
-from pipeline.acid import choose_dirs
+from pipeline.acid import NotEnoughHistory, choose_dirs, visible_files
 from pipeline.compactor.worker import plan
-from poller.compactor_files import cleaner_view, obsolete_dirs
+from poller.compactor_files import cleaner_view, obsolete_dirs, partition_facts
 
 
 def writes(hwm: int) -> ValidWriteIdList:
@@ -48,3 +51,51 @@ def test_a_minor_compaction_of_statement_deltas_replaces_them(tmp_path: Path) ->
     for name in names:
         (tmp_path / name).mkdir()
     assert cleaned(tmp_path, 5, txns(10)) == names[1:3]
+
+
+def test_a_snapshot_older_than_a_cleaned_compaction_is_refused(tmp_path: Path) -> None:
+    # Write ids 1 and 2, then a major compaction in txn 9: base_2_v9. A reader whose snapshot
+    # predates txn 9's commit reads the deltas while they are there (the compaction running, or
+    # committed and not yet cleaned) ...
+    before = writes(2), txns(9, 9)
+    compacted = ["base_0000002_v0000009", "delta_0000001_0000001", "delta_0000002_0000002"]
+    assert chosen(compacted, *before) == compacted[1:]
+    # ... but once the Cleaner removed them it would read nothing: Hive's "not enough history".
+    for name in ("base_0000002_v0000009", "delta_0000003_0000003"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "part-0.parquet").write_bytes(b"x")
+    with pytest.raises(NotEnoughHistory, match="base_0000002_v0000009.*retry with a new snapshot") as err:
+        visible_files(str(tmp_path), *before)
+    assert err.value.location == str(tmp_path) and str(tmp_path) in str(err.value)
+    with pytest.raises(NotEnoughHistory):  # also with write id 3 committed in the snapshot
+        choose_dirs(sorted(os.listdir(tmp_path)), writes(3), txns(9, 9))
+    # A snapshot that sees the base reads it; one with an older usable base is served as before.
+    assert [Path(p).parent.name for p, _ in visible_files(str(tmp_path), writes(3), txns(10))] == \
+        ["base_0000002_v0000009", "delta_0000003_0000003"]
+    assert chosen(["base_0000001", "base_0000002_v0000009", "delta_0000002_0000002"], *before) == \
+        ["base_0000001", "delta_0000002_0000002"]
+    # Hive's own case: the base is visible but not valid for the write ids (the snapshot's write
+    # ids lag its txns), whatever is still on disk.
+    with pytest.raises(NotEnoughHistory):
+        choose_dirs(compacted, writes(1), txns(10))
+    # Bases that never count: a failed compaction's (its txn aborted) and INSERT OVERWRITE's.
+    failed = ValidTxnList(10, 9, (9,), frozenset({9}))
+    assert chosen(["base_0000002_v0000009", "delta_0000003_0000003"], writes(3), failed) == ["delta_0000003_0000003"]
+    assert chosen(["base_0000002", "delta_0000003_0000003"], ValidWriteIdList.parse("db.t:3:2:2:"), txns(10)) == \
+        ["delta_0000003_0000003"]
+
+
+def test_the_compactor_sees_compacted_history_without_error(tmp_path: Path) -> None:
+    # A minor compaction up to write id 3 (txn 8), then a major one up to 5 (txn 9) before the first
+    # was cleaned: cleaning the minor one, the Cleaner's view (write ids up to 3) cannot use base_5.
+    names = ["base_0000005_v0000009", "delta_0000001_0000001", "delta_0000001_0000003_v0000008",
+             "delta_0000002_0000002", "delta_0000003_0000003", "delta_0000004_0000004", "delta_0000005_0000005"]
+    for name in names:
+        (tmp_path / name).mkdir()
+    assert cleaned(tmp_path, 3, txns(10)) == ["delta_0000001_0000001", "delta_0000002_0000002",
+                                             "delta_0000003_0000003"]
+    assert cleaned(tmp_path, 5, txns(10)) == [n for n in names if n.startswith("delta_")]
+    # The Initiator's facts under a view that stops below base_5 (an open write id 4 at the time).
+    view = ValidWriteIdList("db.t", 3, LONG_MAX, (), frozenset())
+    facts = partition_facts(str(tmp_path), view, txns(10), {})
+    assert (facts.base_write_id, facts.delta_count) == (0, 1)

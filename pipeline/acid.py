@@ -19,7 +19,7 @@ numbers wider than the pad are written in full and parsed as integers.
    before `delta_5_5_0000` and `delta_5_5_0001` and replaces them);
    everything else (not yet committed, aborted, or covered by a wider delta) is skipped;
 4. files that are not in an ACID directory ("originals", written before the table was
-   transactional) count only when no base was chosen;
+   transactional) count only when no base was chosen (a major compaction reads them into its base);
 5. with no usable base, a compactor base the snapshot cannot use may have replaced what it reads:
    `NotEnoughHistory` (Hive's ACID_NOT_ENOUGH_HISTORY) rather than a read with rows missing.
 
@@ -30,6 +30,7 @@ are local: a bare path, `file:/p` or `file:///p`; other schemes raise `ValueErro
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -132,6 +133,42 @@ def dir_files(path: str) -> list[tuple[str, int]]:
     """(path, size) of every non-hidden file under `path`, as a reader lists them (the compactor's
     size facts and its input)."""
     return list(_files_under(path))
+
+
+def entry_files(root: str, name: str) -> list[tuple[str, int]]:
+    """(path, size) of the files one entry of a partition directory holds: a directory's (as
+    `dir_files`), or the entry itself when it is a file (an original file at the top)."""
+    path = os.path.join(root, name)
+    if os.path.isfile(path):
+        return [(path, os.path.getsize(path))]
+    return dir_files(path)
+
+
+ORIGINALS_FILE = "_originals.json"
+"""In a compactor's base: the original entries the compaction read into it (hidden from readers).
+The Cleaner removes exactly those once the base is in use; a base without it holds none."""
+
+
+def record_originals(base_path: str, names: list[str]) -> None:
+    """Write the ORIGINALS_FILE of the base at `base_path` (nothing when `names` is empty)."""
+    if names:
+        with open(os.path.join(base_path, ORIGINALS_FILE), "w") as f:
+            json.dump({"originals": sorted(names)}, f)
+
+
+def recorded_originals(base_path: str) -> list[str]:
+    """The original entries the base at `base_path` holds, as its ORIGINALS_FILE records them."""
+    path = os.path.join(base_path, ORIGINALS_FILE)
+    try:
+        with open(path) as f:
+            names = json.load(f)["originals"]
+    except FileNotFoundError:
+        return []
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path} is not a list of original entries: {exc!r}") from exc
+    if not isinstance(names, list):
+        raise ValueError(f"{path} is not a list of original entries")
+    return [str(name) for name in names]
 
 
 def _valid_visibility(d: AcidDir, txns: ValidTxnList | None) -> bool:
@@ -241,9 +278,5 @@ def visible_files(location: str, write_ids: ValidWriteIdList | None,
     for d in ([base] if base is not None else []) + deltas:
         out.extend(_files_under(os.path.join(root, d.name)))
     for name in originals:
-        path = os.path.join(root, name)
-        if os.path.isdir(path):
-            out.extend(_files_under(path))
-        elif os.path.isfile(path):
-            out.append((path, os.path.getsize(path)))
+        out.extend(entry_files(root, name))
     return out

@@ -9,12 +9,13 @@ write id and may meet a later compaction's base that it cannot use.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from typing import Mapping
 
 from hive.writeids import LONG_MAX, ValidTxnList, ValidWriteIdList
-from pipeline.acid import choose_dirs, dir_files, local_path, parse_acid_dir
+from pipeline.acid import choose_dirs, dir_files, local_path, parse_acid_dir, recorded_originals
 from store.compaction_policy import PartitionFacts
 
 
@@ -62,14 +63,17 @@ def cleaner_view(current: ValidWriteIdList, highest_write_id: int) -> ValidWrite
 
 
 def obsolete_dirs(location: str, view: ValidWriteIdList, txns: ValidTxnList) -> list[str]:
-    """Directories no reader at or after the compaction reads: ACID dirs up to the view's
-    high-water mark that the directory choice passes over (covered by the new base or delta, or
-    aborted), and any dir whose visibility txn aborted (a failed worker's output). A dir whose
-    visibility txn is still open is a live worker's, and stays."""
+    """Directories (and files) no reader at or after the compaction reads: ACID dirs up to the
+    view's high-water mark that the directory choice passes over (covered by the new base or delta,
+    or aborted), any dir whose visibility txn aborted (a failed worker's output), and the original
+    entries the chosen base records it holds (Hive removes originals under any base; a base written
+    before bases recorded them may lack their rows, so those stay). A dir whose visibility txn is
+    still open is a live worker's, and stays."""
     root, names = _entries(location)
     base, deltas, _ = choose_dirs(names, view, txns, check_history=False)
     keep = {d.name for d in deltas} | ({base.name} if base is not None else set())
-    out: list[str] = []
+    held = set(recorded_originals(os.path.join(root, base.name))) if base is not None else set()
+    out: list[str] = [os.path.join(root, name) for name in names if name in held and parse_acid_dir(name) is None]
     for name in names:
         d = parse_acid_dir(name)
         if d is None or name in keep:
@@ -84,7 +88,11 @@ def obsolete_dirs(location: str, view: ValidWriteIdList, txns: ValidTxnList) -> 
 
 
 def remove(paths: list[str]) -> list[str]:
-    """Delete each directory (a missing one counts as removed: cleaning is idempotent)."""
+    """Delete each directory or file (a missing one counts as removed: cleaning is idempotent)."""
     for path in paths:
-        shutil.rmtree(path, ignore_errors=True)
-    return [p for p in paths if not os.path.exists(p)]
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError, PermissionError):
+                os.remove(path)
+    return [p for p in paths if not os.path.lexists(p)]

@@ -9,12 +9,15 @@ Steps of `run_one` (Hive's Worker, hive-reference §7.3, with Hive 4's compactio
    as T sees it, and the compactor's view of the table's write ids: everything up to the lowest open
    write id, aborted ones excluded) and the partition's directory.
 3. The directories to read are chosen exactly as a reader's (`pipeline.acid.choose_dirs`) under that
-   snapshot: a major compaction reads the base and the deltas, a minor one the deltas above the base.
-   Nothing worth doing (no delta for a major, fewer than two for a minor) is a refusal, as in Hive.
+   snapshot: a major compaction reads the base and the deltas, or with no base the original files
+   (from before the table was transactional) and the deltas; a minor one the deltas above the base.
+   Nothing worth doing (neither a delta nor an original file for a major, fewer than two deltas for
+   a minor) is a refusal, as in Hive.
    A snapshot the directory cannot serve (`NotEnoughHistory`; not to happen with the compactor's
    view, which sees every committed compaction) fails the entry like any other error.
 4. Spark reads those files and writes `base_<hwm>_v<T>` (major) or `delta_<min>_<max>_v<T>` (minor)
-   straight into the partition directory. Until T commits no reader uses it: a directory with a
+   straight into the partition directory; a base records the originals it holds (ORIGINALS_FILE),
+   which the Cleaner removes with the deltas. Until T commits no reader uses it: a directory with a
    visibility txn is read only by snapshots in which that txn is committed.
 5. CompleteCompaction: the gateway commits T and marks the entry ready for cleaning in one database
    transaction. The Cleaner deletes the old directories once no open txn can still read them.
@@ -35,7 +38,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from pipeline.acid import base_dir_name, choose_dirs, delta_dir_name, dir_files, local_path
+from pipeline.acid import (base_dir_name, choose_dirs, delta_dir_name, dir_files, entry_files, local_path,
+                           parse_acid_dir, record_originals)
 from pipeline.client import ClientConfig, GatewayError
 from pipeline.compactor.client import CompactorClient, EntryKeeper
 from protos.metastore.v1 import compaction_pb2 as cpb
@@ -80,18 +84,24 @@ def _format_of(files: list[tuple[str, int]]) -> str:
     kinds = {_FORMATS.get(os.path.splitext(p)[1].lower(), "") for p, _ in files}
     if len(kinds) != 1 or "" in kinds:
         raise ValueError(f"cannot tell one file format from the input files' names ({sorted(kinds)}); the compactor "
-                         "reads .parquet or .orc files written by the pipeline")
+                         "reads .parquet or .orc files written by the pipeline (original files named otherwise, "
+                         "e.g. Hive's 000000_0, cannot be compacted)")
     return kinds.pop()
 
 
 def plan(names: list[str], view: ValidWriteIdList, txns: ValidTxnList, major: bool) -> tuple[list[str], str]:
-    """(input directory names, output directory name without the _v suffix) for the snapshot."""
-    base, deltas, _ = choose_dirs(names, view, txns)
+    """(input entry names, output directory name without the _v suffix) for the snapshot. A major
+    compaction with no base also reads the original files (which readers ignore once there is a
+    base), and they alone are enough, as in Hive; the inputs list them first."""
+    base, deltas, originals = choose_dirs(names, view, txns)
     deltas = [d for d in deltas if d.kind == "delta"]
     if major:
-        if not deltas:
+        if originals and not deltas and view.high_watermark < 1:
+            raise NothingToCompact("only original files and no write id yet: readers read them as they are; a base "
+                                   "needs a write id, so compact after the first transactional write")
+        if not deltas and not originals:
             raise NothingToCompact("no delta above the base to fold into a new base")
-        return ([base.name] if base is not None else []) + [d.name for d in deltas], ""
+        return ([base.name] if base is not None else originals) + [d.name for d in deltas], ""
     if len(deltas) < 2:
         raise NothingToCompact(f"{len(deltas)} delta(s) above the base: a minor compaction needs at least two")
     return [d.name for d in deltas], delta_dir_name(deltas[0].min_write_id, deltas[-1].max_write_id)
@@ -152,7 +162,7 @@ def _compact(spark: Any, client: CompactorClient, claim: cpb.ClaimCompactionResp
     inputs, delta_name = plan(names, view, txns, major)
     output = (base_dir_name(view.high_watermark, started.txn_id) if major
               else f"{delta_name}_v{started.txn_id:07d}")
-    files = [f for name in inputs for f in dir_files(os.path.join(root, name))]
+    files = [f for name in inputs for f in entry_files(root, name)]
     if not files:
         raise NothingToCompact(f"the directories {inputs} hold no data files")
     run.inputs, run.files_in, run.bytes_in = inputs, len(files), sum(size for _, size in files)
@@ -161,6 +171,7 @@ def _compact(spark: Any, client: CompactorClient, claim: cpb.ClaimCompactionResp
     df = spark.read.format(fmt).load(["file://" + p for p, _ in files])
     (df.coalesce(max(1, math.ceil(run.bytes_in / TARGET_FILE_BYTES))).write.format(fmt).mode("errorifexists")
      .save("file://" + target))
+    record_originals(target, [name for name in inputs if parse_acid_dir(name) is None])  # for the Cleaner
     run.output_dir = target
     written = dir_files(target)
     run.bytes_out = sum(size for _, size in written)

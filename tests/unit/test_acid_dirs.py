@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from hive.writeids import LONG_MAX, ValidTxnList, ValidWriteIdList
-from pipeline.acid import NotEnoughHistory, choose_dirs, visible_files
-from pipeline.compactor.worker import plan
-from poller.compactor_files import cleaner_view, obsolete_dirs, partition_facts
+from pipeline.acid import NotEnoughHistory, choose_dirs, entry_files, record_originals, visible_files
+from pipeline.compactor.worker import NothingToCompact, plan
+from poller.compactor_files import cleaner_view, obsolete_dirs, partition_facts, remove
 
 
 def writes(hwm: int) -> ValidWriteIdList:
@@ -99,3 +99,40 @@ def test_the_compactor_sees_compacted_history_without_error(tmp_path: Path) -> N
     view = ValidWriteIdList("db.t", 3, LONG_MAX, (), frozenset())
     facts = partition_facts(str(tmp_path), view, txns(10), {})
     assert (facts.base_write_id, facts.delta_count) == (0, 1)
+
+
+def test_a_major_compaction_with_no_base_folds_the_original_files_in(tmp_path: Path) -> None:
+    # Files from before the table was made transactional (one at the top, one in a directory of its
+    # own), then two appends: a major compaction reads them all into base_2, as Hive's does.
+    originals = ["000000_0.parquet", "legacy"]
+    deltas = ["delta_0000001_0000001", "delta_0000002_0000002"]
+    names = originals + deltas
+    assert chosen(names, writes(2), txns(8)) == deltas + originals
+    assert plan(names, writes(2), txns(8), major=True) == (originals + deltas, "")
+    assert plan(names, writes(2), txns(8), major=False)[0] == deltas  # a minor one leaves them
+    assert plan(originals, writes(2), txns(8), major=True) == (originals, "")  # Hive: originals are enough
+    with pytest.raises(NothingToCompact, match="no write id"):
+        plan(originals, writes(0), txns(8), major=True)
+    with pytest.raises(NothingToCompact):
+        plan(["base_0000001_v0000005"] + originals, writes(2), txns(8), major=True)
+    # The worker's input files: a file entry is itself, a directory its files.
+    (tmp_path / "000000_0.parquet").write_bytes(b"abc")
+    (tmp_path / "legacy" / "sub").mkdir(parents=True)
+    (tmp_path / "legacy" / "sub" / "part-0.parquet").write_bytes(b"de")
+    (tmp_path / "legacy" / "_SUCCESS").write_bytes(b"")
+    for name in deltas:
+        (tmp_path / name).mkdir()
+    assert [(Path(p).name, size) for name in originals for p, size in entry_files(str(tmp_path), name)] == [
+        ("000000_0.parquet", 3), ("part-0.parquet", 2)]
+    # Once the base that holds them is committed, readers read it and the Cleaner removes the
+    # originals with the deltas, but only those the base records it holds.
+    base = tmp_path / "base_0000002_v0000009"
+    base.mkdir()
+    assert chosen(os.listdir(tmp_path), writes(2), txns(10)) == [base.name]
+    assert cleaned(tmp_path, 2, txns(10)) == deltas  # a base written before originals were compacted
+    record_originals(str(base), originals)
+    assert cleaned(tmp_path, 2, txns(10)) == sorted(originals + deltas)
+    view = cleaner_view(writes(2), 2)
+    assert view is not None
+    obsolete = obsolete_dirs(str(tmp_path), view, txns(10))
+    assert remove(obsolete) == obsolete and sorted(os.listdir(tmp_path)) == [base.name]

@@ -191,7 +191,8 @@ def _history_gone(acid: list[AcidDir], originals: list[str], write_ids: ValidWri
     while it runs and until it is cleaned, with the history still there: for such a base the
     snapshot fails only once nothing the base replaced is left (no other directory at or below its
     write id, no original file), i.e. after the Cleaner ran, which waits only for snapshots that a
-    txn holds."""
+    txn holds, and only when the snapshot sees a write id the base holds (one that sees none of them
+    reads nothing of that history anyway)."""
     seen = [d for d in acid if d.kind == "base" and _valid_visibility(d, txns)
             and (d.visibility_txn or not write_ids.is_write_id_aborted(d.max_write_id))]
     oldest = min(seen, key=lambda d: d.max_write_id, default=None)
@@ -202,7 +203,8 @@ def _history_gone(acid: list[AcidDir], originals: list[str], write_ids: ValidWri
     kept = [d for d in acid if not _aborted_visibility(d, txns)]
     for d in kept:
         if d.kind == "base" and not _valid_visibility(d, txns) and not any(
-                e is not d and e.max_write_id <= d.max_write_id for e in kept):
+                e is not d and e.max_write_id <= d.max_write_id for e in kept) and write_ids.is_write_id_range_valid(
+                1, d.max_write_id) != RangeResponse.NONE:
             return d
     return None
 

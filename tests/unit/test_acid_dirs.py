@@ -69,6 +69,8 @@ def test_a_snapshot_older_than_a_cleaned_compaction_is_refused(tmp_path: Path) -
     assert err.value.location == str(tmp_path) and str(tmp_path) in str(err.value)
     with pytest.raises(NotEnoughHistory):  # also with write id 3 committed in the snapshot
         choose_dirs(sorted(os.listdir(tmp_path)), writes(3), txns(9, 9))
+    # A snapshot taken before any write sees none of what the base replaced: it reads nothing, rightly.
+    assert visible_files(str(tmp_path), writes(0), txns(9, 9)) == []
     # A snapshot that sees the base reads it; one with an older usable base is served as before.
     assert [Path(p).parent.name for p, _ in visible_files(str(tmp_path), writes(3), txns(10))] == \
         ["base_0000002_v0000009", "delta_0000003_0000003"]

@@ -15,7 +15,8 @@ they missed in the cache's `fill_requests`, which a companion task of `run` drai
 at a time. The poller changes the cache only through its methods (`advance`, `install`, `replace`,
 `put_database`, `drop_database`, `clear`), each one synchronous step on the event loop.
 Database outages are survived: the LISTEN connection's loss wakes the loop at once, errors back off
-(at most a second apart) and the loop resumes from its cursor.
+(at most a second apart) and the loop resumes from its cursor. A batch the cache cannot take
+(APPLY_ATTEMPTS times in a row) makes it reload past it instead of stopping the cursor for good.
 """
 
 from __future__ import annotations
@@ -51,6 +52,11 @@ _log = logging.getLogger(__name__)
 # After the n-th failure in a row: 0.1, 0.2, 0.4 ... s, at most 1 s: while the database restarts the
 # poller tries about once a second, so once it is back the cache catches up within a second or two.
 _ERROR_BACKOFF = Backoff(initial_s=0.05, max_s=1.0)
+
+# A batch that fails to apply this many times in a row (the database answered; the cache could not
+# take an event, e.g. one a newer or broken writer logged) is not retried again: the cache reloads
+# from PostgreSQL past it, rather than every read being answered at a position that never moves.
+APPLY_ATTEMPTS = 3
 
 
 @dataclass
@@ -139,6 +145,7 @@ class Poller:
     async def run(self) -> None:
         """Catch up forever; cancellation stops it cleanly."""
         failures = 0
+        apply_failures = 0  # of the same batch, in a row
         outage = False  # the failures in a row are the database's absence
         fills = asyncio.get_running_loop().create_task(self._serve_fill_requests(), name="cache fills")
         try:
@@ -153,12 +160,27 @@ class Poller:
                     self._wake.clear()
                     batch, head = await self._read_log()
                     if batch and batch[0].event_id != self.position + 1:
-                        await self._reload(f"the log continues at {batch[0].event_id} after {self.position}")
+                        await self._reload(f"the log continues at {batch[0].event_id} after {self.position} (it was "
+                                           "trimmed past this gateway's position)")
                         continue
                     if not batch and head > self.position:  # ids are dense: committed events that cannot be read
-                        await self._reload(f"events {self.position + 1}..{head} are gone from the log")
+                        await self._reload(f"events {self.position + 1}..{head} are gone from the log (it was trimmed "
+                                           "past this gateway's position)")
                         continue
-                    self.apply(batch)
+                    try:
+                        self.apply(batch)
+                    except Exception as exc:
+                        apply_failures += 1
+                        if apply_failures < APPLY_ATTEMPTS:
+                            raise
+                        apply_failures = 0
+                        self.stats.errors += 1
+                        _log.error("poller: events %d..%d could not be applied %d times (%s)", batch[0].event_id,
+                                   batch[-1].event_id, APPLY_ATTEMPTS, str(exc) or type(exc).__name__,
+                                   exc_info=exc)
+                        await self._reload("a batch could not be applied")
+                        continue
+                    apply_failures = 0
                     if failures:
                         _log.log(logging.DEBUG if outage else logging.INFO,
                                  "poller: reading the log again after %d failed attempt(s), at event %d", failures,
@@ -259,7 +281,7 @@ class Poller:
         batches.clear()
 
     async def _reload(self, why: str) -> None:
-        _log.warning("poller: %s; the log was trimmed past this gateway's position: reloading the cache", why)
+        _log.warning("poller: %s: reloading the cache from the database", why)
         self.stats.reloads += 1
         self.cache.clear()
         if self._prewarm == "eager":

@@ -5,6 +5,8 @@ table, between the drop on the source and the add on the destination)."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
+from typing import Any
 
 from protos.metastore.v1 import catalog_pb2 as pb
 from store import events
@@ -66,3 +68,37 @@ async def test_a_batch_runs_on_to_the_end_of_the_write_it_would_have_split(pg_ds
             assert seen == {(True, False), (False, True)}, f"the cache showed half a write: {sorted(seen)}"
         finally:
             await client.channel.close()
+
+
+async def test_an_event_the_cache_cannot_apply_makes_it_reload_rather_than_stop(pg_dsn: str) -> None:
+    """A logged event this gateway cannot apply (a broken or newer writer's) is retried a few times,
+    then the cache reloads from PostgreSQL past it: reads are not answered forever at a position that
+    no longer moves, and later writes reach the cache. (A table's event that fails drops that table
+    from the cache, and the retry passes it; a database's has no such way out.)"""
+    async with running_gateway(pg_dsn) as gw:
+        client = await connect(f"127.0.0.1:{gw.port}")
+        try:
+            await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+            facade, poller = gw.cached_catalog, gw.poller
+            assert facade is not None and poller is not None
+            await wait_applied(gw)
+            assert facade.cached_database("db") == facade.cache.databases["db"]
+            reloads = poller.stats.reloads
+            await gw.database.run(_append_broken_database_event)
+            other_gateway = CatalogStore(gw.database, warehouse_dir=gw.settings.warehouse_dir)
+            db = (await other_gateway.get_database("db")).value
+            await other_gateway.alter_database("db", replace(db, description="after"))
+            async with asyncio.timeout(20):
+                while poller.stats.reloads == reloads:
+                    await asyncio.sleep(0.05)
+            await wait_applied(gw)
+            assert facade.cache.databases["db"].description == "after"
+            assert poller.stats.reloads == reloads + 1
+        finally:
+            await client.channel.close()
+
+
+async def _append_broken_database_event(conn: Any) -> None:
+    await conn.execute(
+        "SELECT append_events(ARRAY['ALTER_DATABASE'], ARRAY['db'], ARRAY[''], ARRAY[0::bigint], ARRAY[0::bigint], "
+        "ARRAY[0::bigint], ARRAY['{\"database\": {\"no\": \"database\"}}'::jsonb])")

@@ -36,11 +36,14 @@ async def reap_timed_out_txns(conn: asyncpg.Connection, timeout_s: float) -> Out
 
 
 async def clean_txn_to_write_id(conn: asyncpg.Connection) -> CleanResult:
-    """HIVE-18747: delete TXN_TO_WRITE_ID rows of txns below min(next, min MHL, min aborted);
-    every such txn is committed in every snapshot that can still be used. The per-table maximum
-    deleted write id becomes that table's floor for write-id high-water marks."""
+    """HIVE-18747: delete the TXN_TO_WRITE_ID rows and the txn rows of committed txns below
+    min(next, min MHL); every such txn is committed in every snapshot that can still be used. The
+    per-table maximum deleted write id becomes that table's floor for write-id high-water marks.
+    Aborted txns below the mark keep their rows (their write ids stay listed as aborted), so,
+    unlike Hive's mark, this one is not held back by the oldest aborted txn."""
+    previous = int(await conn.fetchval(sql.T2W_CLEANED_BELOW))
     lwm = int(await conn.fetchval(sql.T2W_LOW_WATER_MARK))
-    rows = await conn.fetch(sql.DELETE_T2W_BELOW, lwm)
+    rows = await conn.fetch(sql.DELETE_T2W_BELOW, previous, lwm)
     if rows:
         await conn.execute(sql.RAISE_CLEANED_HWM, [r["table_id"] for r in rows], [r["max_write_id"] for r in rows])
     await conn.execute(sql.RAISE_T2W_CLEANED_BELOW, lwm)

@@ -13,17 +13,31 @@ LIMIT $2
 FOR UPDATE SKIP LOCKED
 """
 
-# HIVE-18747: min(next txn id, min MIN_HISTORY_LEVEL, min aborted txn).
+# HIVE-18747's mark without Hive's min(aborted txn) term: min(next txn id, min MIN_HISTORY_LEVEL).
+# Below it every txn is decided in every snapshot still in use. Hive also stops at the oldest
+# aborted txn, because it deletes every TXN_TO_WRITE_ID row below the mark and an aborted write id
+# without a row would read as committed; here the cleaner keeps aborted txns' rows instead
+# (DELETE_T2W_BELOW), so one aborted txn no longer holds back the cleaning of everything after it.
 T2W_LOW_WATER_MARK = """
-SELECT LEAST((SELECT next FROM next_txn_id WHERE id = 1),
-             (SELECT min(min_open_txn_id) FROM min_history_level),
-             (SELECT min(txn_id) FROM txns WHERE state = 'a'))
+SELECT LEAST((SELECT next FROM next_txn_id WHERE id = 1), (SELECT min(min_open_txn_id) FROM min_history_level))
 """
 
+# The rows of committed txns in [$1, $2): $1 the mark of the last round (below it only aborted
+# txns' rows are left, which every round keeps), $2 this round's. An aborted txn's rows stay while
+# its txn row does: its write ids are listed as aborted in every ValidWriteIdList meanwhile
+# (TABLE_WRITE_ID_ROWS reads the rows of the snapshot's exceptions, whatever cleaned_hwm is).
+# Index: txn_to_write_id (txn_id, table_id); txns primary key for the state.
 DELETE_T2W_BELOW = """
-WITH gone AS (DELETE FROM txn_to_write_id WHERE txn_id < $1 RETURNING table_id, write_id)
+WITH gone AS (
+    DELETE FROM txn_to_write_id tw
+    WHERE tw.txn_id >= $1 AND tw.txn_id < $2
+      AND NOT EXISTS (SELECT 1 FROM txns x WHERE x.txn_id = tw.txn_id AND x.state = 'a')
+    RETURNING tw.table_id, tw.write_id
+)
 SELECT table_id, max(write_id) AS max_write_id FROM gone GROUP BY table_id
 """
+
+T2W_CLEANED_BELOW = "SELECT t2w_cleaned_below FROM txn_housekeeping WHERE id = 1"
 
 RAISE_CLEANED_HWM = """
 UPDATE next_write_id n SET cleaned_hwm = GREATEST(n.cleaned_hwm, x.w)
@@ -35,9 +49,7 @@ RAISE_T2W_CLEANED_BELOW = "UPDATE txn_housekeeping SET t2w_cleaned_below = GREAT
 DELETE_COMMITTED_TXNS_BELOW = "DELETE FROM txns WHERE state = 'c' AND txn_id < $1"
 
 # Below this txn id every txn is decided in every open txn's snapshot: min(next, min MHL).
-VERSION_LOW_WATER_MARK = """
-SELECT LEAST((SELECT next FROM next_txn_id WHERE id = 1), (SELECT min(min_open_txn_id) FROM min_history_level))
-"""
+VERSION_LOW_WATER_MARK = T2W_LOW_WATER_MARK
 
 # Per table, the highest write id h such that every write id <= h belongs to a txn below the mark
 # (decided for every open snapshot): versions ended by a write id <= h are seen by no one.

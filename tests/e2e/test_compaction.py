@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any, AsyncIterator
 
+import asyncpg
 import grpc
 import pytest
 
@@ -450,3 +451,69 @@ async def test_initiator_aborted_txn_rules(world: World) -> None:
     assert await world.compactor.initiate_once() == 1
     assert [(r.type, r.state) for r in await world.show()] == [("MAJOR", "failed"), ("MINOR", "initiated")]
     assert aborted_dir.exists()
+
+
+# -- aborted txns and the TXN_TO_WRITE_ID cleaner -------------------------------------------------
+
+
+async def _fetch(dsn: str, query: str) -> list[tuple[Any, ...]]:
+    conn = await asyncpg.connect(dsn)
+    try:
+        return [tuple(r) for r in await conn.fetch(query)]
+    finally:
+        await conn.close()
+
+
+async def _housekeeping_long_after_the_aborts(world: World, dsn: str) -> None:
+    """Two housekeeping rounds, every abort so far dated a day back (past any retention)."""
+    await _fetch(dsn, "UPDATE txns SET finished_at = finished_at - interval '1 day' WHERE state = 'a' RETURNING 1")
+    hk = world.gw.housekeeper
+    assert hk is not None
+    await hk.clean_once()
+    await hk.clean_once()
+
+
+async def _read_now(world: World, part: str) -> tuple[ValidTxnList, ValidWriteIdList, list[str]]:
+    """A new snapshot of db.t and the directories of p=`part` a reader with it reads."""
+    txn_list = (await world.txn.GetOpenTxns(tpb.GetOpenTxnsRequest())).valid_txn_list
+    got = (await world.txn.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+        full_table_names=["db.t"], valid_txn_list=txn_list))).tables[0]
+    txns_now, write_ids = ValidTxnList.parse(txn_list), ValidWriteIdList.parse(got.valid_write_id_list)
+    files = visible_files(str(world.root / "t" / f"p={part}"), write_ids, txns_now)
+    return txns_now, write_ids, sorted({Path(f).parent.name for f, _ in files})
+
+
+async def test_write_id_cleaner_moves_past_an_aborted_write_whose_delta_remains(world: World, pg_dsn: str) -> None:
+    """The aborted write id stays listed as aborted while its delta is on disk (a reader skips it),
+    and the TXN_TO_WRITE_ID cleaner no longer stops at it: the committed txns after it are cleaned."""
+    _, _, first = await world.write("a")
+    aborted_txn, aborted_w, aborted_dir = await world.write("a", commit=False)
+    later = [(await world.write("a"))[2] for _ in range(2)]
+    await _housekeeping_long_after_the_aborts(world, pg_dsn)
+    assert await _fetch(pg_dsn, "SELECT txn_id, write_id FROM txn_to_write_id") == [(aborted_txn, aborted_w)]
+    assert await _fetch(pg_dsn, "SELECT txn_id, state FROM txns") == [(aborted_txn, "a")]
+    txn_list, write_ids, read = await _read_now(world, "a")
+    assert txn_list.is_txn_aborted(aborted_txn) and write_ids.is_write_id_aborted(aborted_w)
+    assert write_ids.high_watermark == aborted_w + 2
+    assert aborted_dir.exists() and read == sorted(d.name for d in [first, *later])
+
+
+async def test_an_aborted_compaction_txn_stays_aborted_while_its_base_remains(world: World, pg_dsn: str) -> None:
+    """A failed worker's base_N_vT carries no write id: only txn T's aborted state keeps readers off
+    it. T (a compaction txn) is kept while committed txns after it are cleaned."""
+    deltas = [(await world.write("a"))[2] for _ in range(2)]
+    queued = await world.comp.Compact(cpb.CompactRequest(db_name="db", table_name="t", partition_name="p=a",
+                                                         type=cpb.MAJOR))
+    await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="w-1"))
+    started = await world.comp.StartCompaction(cpb.StartCompactionRequest(id=queued.id, worker_id="w-1"))
+    base = world.root / "t" / "p=a" / f"base_0000002_v{started.txn_id:07d}"
+    base.mkdir()
+    (base / "part-00000.parquet").write_bytes(b"half written")
+    await world.comp.FailCompaction(cpb.FailCompactionRequest(id=queued.id, worker_id="w-1", error_message="died"))
+    deltas += [(await world.write("a"))[2] for _ in range(2)]
+    await _housekeeping_long_after_the_aborts(world, pg_dsn)
+    assert await _fetch(pg_dsn, "SELECT txn_id, write_id FROM txn_to_write_id") == []
+    assert await _fetch(pg_dsn, "SELECT txn_id, state FROM txns") == [(started.txn_id, "a")]
+    txn_list, _, read = await _read_now(world, "a")
+    assert txn_list.is_txn_aborted(started.txn_id)
+    assert base.exists() and read == sorted(d.name for d in deltas)

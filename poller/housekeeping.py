@@ -1,5 +1,5 @@
-"""Housekeeping loops: time-out reaper, TXN_TO_WRITE_ID cleaner, write-set and version GC, event
-log retention, and the open-txn counter.
+"""Housekeeping loops: time-out reaper, aborted-txn and TXN_TO_WRITE_ID cleaners, write-set and
+version GC, event log retention, and the open-txn counter.
 
 Every gateway runs every loop with the same configuration. A round of an elected loop runs in
 one database transaction that first tries that loop's advisory lock; whoever gets it does the
@@ -51,7 +51,8 @@ class Housekeeper:
     db: Database
     txn_store: TxnStore
     settings: HousekeepingSettings
-    stats: dict[str, int] = field(default_factory=lambda: {"reaped_txns": 0, "t2w_tables_cleaned": 0,
+    stats: dict[str, int] = field(default_factory=lambda: {"reaped_txns": 0, "aborted_txns_forgotten": 0,
+                                                          "t2w_tables_cleaned": 0,
                                                           "write_set_rows_collected": 0, "versions_collected": 0,
                                                           "events_trimmed": 0, "errors": 0})
     clock: Clock = field(default=SYSTEM_CLOCK, kw_only=True)  # the loops' sleeps; tests pass a fake one
@@ -97,6 +98,12 @@ class Housekeeper:
 
     async def clean_once(self) -> int | None:
         async def work(conn: asyncpg.Connection) -> Outcome[int]:
+            # An aborted txn is kept for hive.txn.timeout, so its client, heartbeating or not, learns it was aborted.
+            forgotten = await hk.forget_empty_aborted_txns(conn, self.settings.txn_timeout_s)
+            if forgotten.forgotten:
+                self.stats["aborted_txns_forgotten"] += forgotten.forgotten
+                _log.info("forgot %d aborted txn(s) that wrote nothing (up to txn %d)", forgotten.forgotten,
+                          forgotten.highest)
             result = await hk.clean_txn_to_write_id(conn)
             self.stats["t2w_tables_cleaned"] += result.rows_deleted_tables
             self.stats["write_set_rows_collected"] += await write_set.gc(conn)

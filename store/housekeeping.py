@@ -12,10 +12,15 @@ from dataclasses import dataclass
 import asyncpg
 
 from store import txns
+from store.compaction import COMPACTION_TXN_TYPE
 from store.events import EventType, NewEvent, Outcome
 from store.sql import housekeeping as sql
 
 TIMED_OUT_BATCH = 50000  # Hive's TIMED_OUT_TXN_ABORT_BATCH_SIZE
+FORGET_BATCH = 50000  # aborted txns forgotten per round at most
+# Txn types whose output directories are named by the txn id (base_N_vT, delta_..._vT), not by a
+# write id: Hive's TxnType.COMPACTION and REBALANCE_COMPACTION. Their aborted txns must stay listed.
+TXN_ID_NAMED_OUTPUT_TYPES = (COMPACTION_TXN_TYPE, 6)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +38,31 @@ async def reap_timed_out_txns(conn: asyncpg.Connection, timeout_s: float) -> Out
         return Outcome([])
     aborted = await txns.abort_txns(conn, ids, reason=f"timed out: no heartbeat for {timeout_s:g}s (hive.txn.timeout)")
     return Outcome(ids, aborted.events)
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetResult:
+    forgotten: int
+    highest: int  # the highest txn id forgotten, 0 for none
+
+
+async def forget_empty_aborted_txns(conn: asyncpg.Connection, retention_s: float) -> ForgetResult:
+    """Delete aborted txns that wrote nothing a reader could find, aborted more than `retention_s`
+    ago (Hive's cleanEmptyAbortedAndCommittedTxns for aborted txns without TXN_COMPONENTS).
+
+    Such a txn holds no write id (data directories and metadata versions are named by write ids;
+    its write ids would keep its row) and is not a compaction txn (whose base_N_vT is named by its
+    txn id and read only while the txn counts as aborted). So no directory or version depends on
+    it, and a snapshot may take it for committed once its row is gone. Until `retention_s` (the
+    txn time-out) has passed since the abort, a client that asks about it is answered "aborted";
+    after that, a txn id without a row at or below the highest one forgotten can no longer be told
+    committed from aborted (`txns._forgotten`)."""
+    row = await conn.fetchrow(sql.FORGET_EMPTY_ABORTED_TXNS, list(TXN_ID_NAMED_OUTPUT_TYPES), retention_s,
+                              FORGET_BATCH)
+    if not row["n"]:
+        return ForgetResult(0, 0)
+    await conn.execute(sql.RAISE_ABORTED_FORGOTTEN_UPTO, row["highest"])
+    return ForgetResult(int(row["n"]), int(row["highest"]))
 
 
 async def clean_txn_to_write_id(conn: asyncpg.Connection) -> CleanResult:

@@ -136,7 +136,7 @@ async def enqueue_many(conn: asyncpg.Connection, requests: Sequence[LockRequest]
         *written,
     )
     first = answer[0]
-    txns.check_not_refused(first)
+    await txns.check_not_refused(conn, first)
     if first["missing_db"] is not None:
         raise NotFound(f"cannot lock database {first['missing_db']}: it does not exist; nothing was locked")
     if first["missing_table"] is not None:

@@ -137,12 +137,22 @@ async def count_open_txns(conn: asyncpg.Connection) -> int:
 
 
 async def _forgotten_state(conn: asyncpg.Connection, txn_id: int) -> str:
-    return _forgotten(txn_id, int(await conn.fetchval(sql.T2W_CLEANED_BELOW)))
+    """The state of a txn whose row was not found, read in a statement after the one that did not
+    find it (so a deletion that statement waited for is seen with its marks)."""
+    marks = await conn.fetchrow(sql.FORGOTTEN_MARKS)
+    return _forgotten(txn_id, marks["t2w_cleaned_below"], marks["aborted_forgotten_upto"])
 
 
-def _forgotten(txn_id: int, cleaned_below: int) -> str:
-    """The state of a txn whose row is gone. Housekeeping deletes only committed txns, and only
-    below the low-water mark it recorded; aborted rows are kept. Raises NotFound otherwise."""
+def _forgotten(txn_id: int, cleaned_below: int, aborted_forgotten_upto: int) -> str:
+    """The state of a txn whose row is gone. Housekeeping deletes committed txns below the
+    low-water mark it recorded, and aborted txns that wrote nothing (store/housekeeping.py), the
+    highest of which it records too. Above that one, a txn below the mark was committed; at or
+    below it, it was committed or aborted, and a guess either way would mislead the client (a
+    commit answered as done that never was, or work redone that was committed): NotFound, as
+    Hive's NoSuchTxnException for a txn its cleaners removed. Raises NotFound otherwise."""
+    if 0 < txn_id <= aborted_forgotten_upto:
+        raise NotFound(f"txn {txn_id} ended long ago and is forgotten: it committed, or it was aborted having written "
+                       "nothing; its outcome is no longer kept (hive.txn.timeout after an abort)")
     if 0 < txn_id < cleaned_below:
         return COMMITTED
     raise NotFound(f"txn {txn_id} does not exist")
@@ -157,7 +167,7 @@ async def commit_txn(conn: asyncpg.Connection, txn_id: int) -> Outcome[None]:
     """Commit; no event when it was already committed (commit is idempotent, as in Hive 4). The
     rules (commit id, locks released) are the commit_txn function's (store/schema/0007)."""
     row = await conn.fetchrow(sql.COMMIT_TXN, txn_id)
-    if not _committed_now(txn_id, row):
+    if not await _committed_now(conn, txn_id, row):
         return Outcome(None)
     return Outcome(None, (NewEvent(EventType.COMMIT_TXN, txn_id=txn_id, message=row["message"]),))
 
@@ -174,7 +184,7 @@ def _written_tables(row: asyncpg.Record) -> WrittenTables:
 async def commit_txn_logged(conn: asyncpg.Connection, txn_id: int) -> Written[WrittenTables]:
     """commit_txn with its event, in one statement that commits by itself (Database.run)."""
     row = await conn.fetchrow(sql.COMMIT_TXN_LOGGED, txn_id, EventType.COMMIT_TXN.value)
-    return Written(_written_tables(row), (row["first_event_id"],) if _committed_now(txn_id, row) else ())
+    return Written(_written_tables(row), (row["first_event_id"],) if await _committed_now(conn, txn_id, row) else ())
 
 
 async def commit_txns_logged(conn: asyncpg.Connection,
@@ -187,18 +197,18 @@ async def commit_txns_logged(conn: asyncpg.Connection,
     answers: dict[int, Written[WrittenTables] | Exception] = {}
     for i, row, ids in zip(order, rows, _batch_event_ids(rows), strict=True):
         try:
-            _committed_now(txn_ids[i], row)
+            await _committed_now(conn, txn_ids[i], row)
             answers[i] = Written(_written_tables(row), ids)
         except StoreError as exc:
             answers[i] = exc
     return [answers[i] for i in range(len(txn_ids))]
 
 
-def _committed_now(txn_id: int, row: asyncpg.Record) -> bool:
+async def _committed_now(conn: asyncpg.Connection, txn_id: int, row: asyncpg.Record) -> bool:
     """Whether the commit function committed the txn (False: it was committed before); raises
     when it could not (aborted, no such txn, or a write-set conflict: then the txn is still open,
     and the caller aborts it)."""
-    state = row["prior_state"] or _forgotten(txn_id, row["cleaned_below"])
+    state = row["prior_state"] or await _forgotten_state(conn, txn_id)
     if state == ABORTED:
         raise Aborted(_aborted_message(txn_id))
     if state == OPEN and row["write_conflict"] is not None:
@@ -398,7 +408,7 @@ async def allocate_write_ids(
     if not table.is_acid:
         raise _not_transactional(table.full_name)
     row = await conn.fetchrow(sql.ALLOCATE_WRITE_IDS, table.table_id, sorted(set(txn_ids)))
-    allocated = _allocated(row)
+    allocated = await _allocated(conn, row)
     if row["message"] is None:
         return Outcome(allocated)
     return Outcome(allocated, (NewEvent(EventType.ALLOC_WRITE_ID, db_name=table.db_name, table_name=table.name,
@@ -453,7 +463,7 @@ async def _table_allocated(conn: asyncpg.Connection, request: AllocateRequest, r
         raise NotFound(f"table {request.full_name} does not exist")
     if not (row["transactional"] and row["table_type"] == TableType.MANAGED.value):
         raise _not_transactional(request.full_name)
-    return _allocated(row)
+    return await _allocated(conn, row)
 
 
 def _not_transactional(full_name: str) -> InvalidArgument:
@@ -461,20 +471,20 @@ def _not_transactional(full_name: str) -> InvalidArgument:
                            "'transactional'='true'")
 
 
-def check_not_refused(row: asyncpg.Record) -> None:
-    """Raise for the txn a server-side function found not open (its refused_txn, refused_state and
-    cleaned_below columns: store/schema/0007, 0009), as require_open would; nothing if none."""
+async def check_not_refused(conn: asyncpg.Connection, row: asyncpg.Record) -> None:
+    """Raise for the txn a server-side function found not open (its refused_txn and refused_state
+    columns: store/schema/0007, 0009), as require_open would; nothing if none."""
     refused = row["refused_txn"]
     if refused is not None:
-        state = row["refused_state"] or _forgotten(refused, row["cleaned_below"])
+        state = row["refused_state"] or await _forgotten_state(conn, refused)
         if state == ABORTED:
             raise Aborted(_aborted_message(refused))
         raise FailedPrecondition(f"txn {refused} is already committed; start a new transaction to write")
 
 
-def _allocated(row: asyncpg.Record) -> dict[int, int]:
+async def _allocated(conn: asyncpg.Connection, row: asyncpg.Record) -> dict[int, int]:
     """{txn: write id} from the allocate function's answer; raises for the txn it refused."""
-    check_not_refused(row)
+    await check_not_refused(conn, row)
     return dict(zip(row["txn_ids"], row["write_ids"]))
 
 

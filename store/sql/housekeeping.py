@@ -48,6 +48,30 @@ RAISE_T2W_CLEANED_BELOW = "UPDATE txn_housekeeping SET t2w_cleaned_below = GREAT
 
 DELETE_COMMITTED_TXNS_BELOW = "DELETE FROM txns WHERE state = 'c' AND txn_id < $1"
 
+# Aborted txns that wrote nothing (Hive's cleanEmptyAbortedAndCommittedTxns): no txn_to_write_id
+# row (an aborted txn cannot allocate one any more) and not of a type $1 whose directories are
+# named by its txn id (a compaction's base_N_vT), aborted more than $2 seconds ago, oldest first,
+# at most $3. Rows a commit, abort or heartbeat holds are skipped. Answers how many and the
+# highest id. Index: txns_not_committed; txn_to_write_id (txn_id, table_id) for the probe.
+FORGET_EMPTY_ABORTED_TXNS = """
+WITH gone AS (
+    DELETE FROM txns WHERE txn_id IN (
+        SELECT x.txn_id FROM txns x
+        WHERE x.state = 'a' AND x.txn_type <> ALL($1::smallint[])
+          AND x.finished_at < clock_timestamp() - make_interval(secs => $2)
+          AND NOT EXISTS (SELECT 1 FROM txn_to_write_id tw WHERE tw.txn_id = x.txn_id)
+        ORDER BY x.txn_id
+        LIMIT $3
+        FOR UPDATE SKIP LOCKED)
+    RETURNING txn_id
+)
+SELECT count(*) AS n, max(txn_id) AS highest FROM gone
+"""
+
+RAISE_ABORTED_FORGOTTEN_UPTO = """
+UPDATE txn_housekeeping SET aborted_forgotten_upto = GREATEST(aborted_forgotten_upto, $1) WHERE id = 1
+"""
+
 # Below this txn id every txn is decided in every open txn's snapshot: min(next, min MHL).
 VERSION_LOW_WATER_MARK = T2W_LOW_WATER_MARK
 

@@ -164,6 +164,8 @@ UNION
 """
 TABLE_WRITE_ID_STATE = "SELECT next, cleaned_hwm, gc_watermark FROM next_write_id WHERE table_id = $1"
 T2W_CLEANED_BELOW = "SELECT t2w_cleaned_below FROM txn_housekeeping WHERE id = 1"
+# What housekeeping forgot: committed txns below t2w_cleaned_below, empty aborted ones up to aborted_forgotten_upto.
+FORGOTTEN_MARKS = "SELECT t2w_cleaned_below, aborted_forgotten_upto FROM txn_housekeeping WHERE id = 1"
 
 # Write-write conflicts of txn $3: a version of these partitions written by another txn that is
 # still open, or that committed after $3 started (commit_id >= $3: first committer wins).

@@ -6,6 +6,7 @@ import asyncio
 import json
 from typing import Any, AsyncIterator
 
+import asyncpg
 import grpc
 import pytest
 
@@ -225,6 +226,45 @@ async def test_hive_18747_cleaner_keeps_what_an_open_snapshot_needs(txns: Txns) 
     assert err.value.code() == C.FAILED_PRECONDITION and "snapshot too old" in err.value.details()
     current = await txns.snapshot()
     assert await txns.tag(current, "a") == "by-x" and len(await txns.names(current)) == 4
+
+
+async def test_housekeeping_forgets_aborted_txns_that_wrote_nothing_and_cleans_past_them(txns: Txns) -> None:
+    """An aborted txn without write ids (not a compaction's) is deleted once hive.txn.timeout has
+    passed since its abort; one with a write id is kept (its write id stays aborted). The committed
+    txns around them are cleaned. A forgotten txn is answered NOT_FOUND, not as committed."""
+    empty, wrote = await txns.open(2)
+    await txns.add(wrote, "a")
+    await txns.txn.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[empty, wrote]))
+    (w,) = await txns.open()
+    await txns.add(w, "b")
+    await txns.commit(w)
+    conn = await asyncpg.connect(txns.dsn)
+    try:
+        await conn.execute("UPDATE txns SET finished_at = finished_at - interval '1 day' WHERE state = 'a'")
+        (recent,) = await txns.open()  # aborted now: kept for hive.txn.timeout
+        await txns.txn.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[recent]))
+        hk = txns.gw.housekeeper
+        assert hk is not None
+        await hk.clean_once()
+        assert [tuple(r) for r in await conn.fetch("SELECT txn_id, state FROM txns ORDER BY 1")] == [
+            (wrote, "a"), (recent, "a")]
+        assert hk.stats.get("aborted_txns_forgotten") == 1
+        assert await txns.t2w_rows() == [(wrote, 1)]
+    finally:
+        await conn.close()
+    state = await txns.txn.GetOpenTxns(tpb.GetOpenTxnsRequest())
+    assert list(state.aborted_txn_ids) == [wrote, recent]
+    assert ValidWriteIdList.parse((await txns.snapshot()).valid_write_id_list).is_write_id_aborted(1)
+    assert await txns.names(await txns.snapshot()) == ["p=b"]
+    for call in (txns.commit(empty), txns.txn.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[empty])),
+                 txns.add(empty, "c")):
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await call
+        assert err.value.code() == C.NOT_FOUND, err.value.details()
+    await txns.commit(w)  # committed after the forgotten one: still answered as committed (idempotent)
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await txns.commit(recent)
+    assert err.value.code() == C.ABORTED
 
 
 async def test_a_snapshot_outside_any_txn_is_refused_once_its_versions_were_collected(txns: Txns) -> None:

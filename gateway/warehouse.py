@@ -4,10 +4,12 @@ Engines rely on the metastore for this part of a managed table's life: Spark's D
 PARTITION ask the metastore to delete the data (`deleteData`), Hive's TRUNCATE TABLE asks it to
 empty the locations, and a partition rename asks it to move the partition's directory. External
 tables (`tableType` EXTERNAL_TABLE or the `EXTERNAL=TRUE` parameter) are never touched: their data
-belongs to someone else. The order is Hive's: data is deleted after the metadata change has
-committed (a failed delete leaves files no table points at, which is logged, never a table whose
-files are gone), and a move runs inside the transaction, after the moved rows are written and before
-the commit, and is undone when the commit fails.
+belongs to someone else (store/placement.py has the rules). The order is Hive's: data is deleted
+after the metadata change has committed (a failed delete leaves files no table points at, which is
+logged, never a table whose files are gone), and a move runs inside the transaction, after the moved
+rows are written and before the commit, and is undone when the commit fails. A move is planned from
+this gateway's view of the tables, which may be older than the rows the store locks: the store
+decides the moves again there, and a plan that differs is refused (`Moves`).
 
 Creating is the one exception for external tables: as Hive's metastore does, a database, table
 (external too) or partition gets its directory when it is created and the directory is missing, after
@@ -38,7 +40,7 @@ from typing import AsyncIterator, Callable, Iterable, Sequence
 from pipeline.acid import base_dir_name
 from store.catalog import MakeLocations
 from store.errors import Aborted, FailedPrecondition
-from store.models import Table, TableType
+from store.placement import Move
 
 log = logging.getLogger(__name__)
 
@@ -49,16 +51,6 @@ FILE_OPERATION_TIMEOUT_S = 120.0
 # Hive's AcidMetaDataFile: the marker in a base its truncate writes.
 ACID_METADATA_FILE = "_metadata_acid"
 TRUNCATED_BASE_METADATA = {"thisFileVersion": "0", "dataFormat": "truncated"}
-
-
-def is_external(table: Table) -> bool:
-    """Hive's MetaStoreUtils.isExternalTable, plus the table type Spark and Hive 3 set together with it."""
-    return table.table_type == TableType.EXTERNAL or table.parameters.get("EXTERNAL", "").upper() == "TRUE"
-
-
-def owns_data(table: Table) -> bool:
-    """Whether the metastore deletes or moves this table's data: managed tables only (views have none)."""
-    return table.table_type == TableType.MANAGED and not is_external(table)
 
 
 class Warehouse:
@@ -166,12 +158,13 @@ class Warehouse:
             raise
 
     @contextlib.asynccontextmanager
-    async def moving(self, moves: Sequence[tuple[str, str]], what: str) -> AsyncIterator[Moves]:
+    async def moving(self, moves: Sequence[Move], what: str) -> AsyncIterator[Moves]:
         """For a rename or an exchange: yields what the store runs once the moved rows are written and
-        before it commits (store/catalog.py `MakeLocations`, Hive's order: a concurrent rename of the same
-        object waits on those rows, finds the old name gone and moves nothing). It moves each (source,
-        target) directory (see `move`), once however often a retried transaction runs it. When the block
-        raises, the moves made are undone, the last first."""
+        before it commits (store/catalog.py `MoveLocations`, Hive's order: a concurrent rename of the same
+        object waits on those rows, finds the old name gone and moves nothing). It checks the store's
+        moves are `moves` (see `Moves`), then moves each (source, target) directory (see `move`), once
+        however often a retried transaction runs it. When the block raises, the moves made are undone,
+        the last first."""
         run = Moves(self, moves, what)
         try:
             yield run
@@ -212,31 +205,44 @@ def _rename(src: str, dst: str) -> None:
 
 
 class Moves:
-    """The directory moves of one rename or exchange (Warehouse.moving): called by the store inside
-    its transaction with the locations it gave the moved objects, which must be the moves' targets;
-    `done` holds the moves made, in order."""
+    """The directory moves of one rename or exchange (Warehouse.moving), as planned from this gateway's
+    view of the tables. The store calls it inside its transaction with the moves its change implies as
+    it found the objects, their rows locked (store/catalog.py `MoveLocations`); when they differ from
+    the plan (a table or partition changed since this gateway read it: another client's change, or
+    one its poller has not applied yet) the change is refused (Aborted) before anything moves, as
+    the objects are not where the plan, or the client, saw them. `done` holds the moves made, in order."""
 
-    def __init__(self, warehouse: Warehouse, moves: Sequence[tuple[str, str]], what: str) -> None:
+    def __init__(self, warehouse: Warehouse, moves: Sequence[Move], what: str) -> None:
         self._warehouse = warehouse
-        self._targets = sorted(target for _, target in moves)
-        self._moves = [(source, target) for source, target in moves if source != target]
+        self._moves = _actual(moves)
         self._what = what
         self._ran = False
-        self.done: list[tuple[str, str]] = []
+        self.done: list[Move] = []
 
-    async def __call__(self, locations: Sequence[str]) -> None:
-        if sorted(locations) != self._targets:
-            # The moves were planned from tables read before the transaction, and one has moved since
-            # (another gateway's change this one had not yet applied): the store placed the objects
-            # elsewhere.
-            raise Aborted(f"{self._what}: the tables changed while it ran (one was moved by another client); "
-                          f"nothing was changed, retry")
+    async def __call__(self, moves: Sequence[Move]) -> None:
+        found = _actual(moves)
+        if sorted(found) != sorted(self._moves):
+            raise Aborted(f"{self._what}: the tables or partitions changed while it ran (another client's change, "
+                          f"which this gateway had not seen yet): it planned to move {_described(self._moves)}, but "
+                          f"as they are now it moves {_described(found)}; nothing was changed, retry")
         if self._ran:
             return
         self._ran = True
         for source, target in self._moves:
             if await self._warehouse.move(source, target, self._what):
                 self.done.append((source, target))
+
+
+def _actual(moves: Iterable[Move]) -> list[Move]:
+    """The moves that move something (an object that stays is no move)."""
+    return [(source, target) for source, target in moves if source != target]
+
+
+def _described(moves: Sequence[Move], limit: int = 3) -> str:
+    if not moves:
+        return "nothing"
+    shown = ", ".join(f"{source} to {target}" for source, target in moves[:limit])
+    return shown + (f" and {len(moves) - limit} more" if len(moves) > limit else "")
 
 
 def _remove_empty_parents(root: str, *paths: str) -> None:

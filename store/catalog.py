@@ -24,7 +24,7 @@ from typing import Awaitable, Callable, NamedTuple, Sequence
 
 import asyncpg
 
-from store import codec, functions, locks, txns
+from store import codec, functions, locks, placement, txns
 from hive import limits
 from hive import names as n
 from hive import column_types, stats_accuracy
@@ -92,6 +92,19 @@ MakeLocations = Callable[[Sequence[str]], Awaitable[None]]
 async def _made(make_locations: MakeLocations | None, locations: Sequence[str]) -> None:
     if make_locations is not None and locations:
         await make_locations(locations)
+
+
+# What a rename or exchange runs with the directory moves its change implies (store/placement.py), as
+# its transaction found the objects, their rows locked: each (from, to), (x, x) for one that stays; run
+# always, even with none, once the rows are written and before the events and commit (as
+# MakeLocations). The gateway moves the directories, and refuses (raises, rolling the change back) when
+# they are not the moves it planned from its own, possibly older, view of the tables.
+MoveLocations = Callable[[Sequence[placement.Move]], Awaitable[None]]
+
+
+async def _moved(move_locations: MoveLocations | None, moves: Sequence[placement.Move]) -> None:
+    if move_locations is not None:
+        await move_locations(moves)
 
 
 @dataclass(frozen=True, slots=True)
@@ -928,23 +941,29 @@ async def drop_partitions(
 
 async def rename_partition(
     conn: asyncpg.Connection, db_name: str, table_name: str, old_name: str, new: Partition,
-    make_locations: MakeLocations | None = None,
+    move_locations: MoveLocations | None = None,
 ) -> Outcome[Partition]:
     """Hive's rename_partition: partition `old_name` takes `new`'s values and storage. One transaction
     drops the old name and adds the new one, so a reader sees the partition under one name or the other,
     never both or neither; an existing new name fails it and changes nothing. As in Hive, its grants
     and the column statistics of the columns it keeps (same name and type) go to the new name; the
-    statistics of columns it no longer has go."""
+    statistics of columns it no longer has go. Where the directory moves (placement.renamed_partition_location)
+    is decided on the table and the partition as the drop locked and found them: the new partition is
+    placed there, and `move_locations` is handed that move (none when it stays)."""
     dropped = await drop_partitions(conn, db_name, table_name, [old_name], if_exists=False, keep_attached=True)
+    table, (old,) = dropped.value.table, dropped.value.partitions
+    new_name = _complete_partition(table, new).name
+    target = placement.renamed_partition_location(table, old.location, old.name, new_name, new.sd.location)
+    if target is not None:
+        new = replace(new, sd=replace(new.sd, location=target))
     added = await add_partitions(conn, db_name, table_name, [new], if_not_exists=False)
-    renamed, (old_canonical,) = added.value[0], dropped.value.names
-    table = await get_table(conn, db_name, table_name)
+    renamed = added.value[0]
     columns = renamed.columns if renamed.columns is not None else table.columns
-    await conn.execute(stats_sql.MOVE_TO_RENAMED_PARTITION, table.table_id, old_canonical, renamed.name,
+    await conn.execute(stats_sql.MOVE_TO_RENAMED_PARTITION, table.table_id, old.name, renamed.name,
                        [c.name for c in columns], [c.type.lower() for c in columns])
-    await conn.execute(stats_sql.DELETE_FOR_PARTITIONS, table.table_id, [old_canonical])  # columns it lost
-    await conn.execute(privileges_sql.MOVE_TO_RENAMED_PARTITION, table.table_id, old_canonical, renamed.name)
-    await _made(make_locations, [renamed.sd.location])
+    await conn.execute(stats_sql.DELETE_FOR_PARTITIONS, table.table_id, [old.name])  # columns it lost
+    await conn.execute(privileges_sql.MOVE_TO_RENAMED_PARTITION, table.table_id, old.name, renamed.name)
+    await _moved(move_locations, [(old.location, renamed.sd.location)] if target is not None else [])
     return Outcome(renamed, (*dropped.events, *added.events))
 
 
@@ -979,14 +998,15 @@ def exchanged_location(p: Partition, source: Table, dest: Table) -> str:
 
 async def exchange_partitions(
     conn: asyncpg.Connection, source_db: str, source_name: str, dest_db: str, dest_name: str,
-    names: Sequence[str], *, relocate: bool, make_locations: MakeLocations | None = None,
+    names: Sequence[str], *, relocate: bool, move_locations: MoveLocations | None = None,
 ) -> Outcome[list[Partition]]:
     """Hive's exchange_partitions (ALTER TABLE dest EXCHANGE PARTITION (...) WITH TABLE source): the
     source's partitions `names` move to `dest` in one transaction, a drop event on the source and an
     add event on dest, so no reader sees a partition in both tables or in neither. A name dest already
     has fails the whole exchange, as does one the source no longer has. With `relocate` (the caller
-    moves the directories, in `make_locations`) each takes exchanged_location; without, it keeps its
-    own. Its column statistics and grants go with the source's partition, as on a drop (as in Hive)."""
+    moves the directories) each takes exchanged_location; without, it keeps its own. `move_locations`
+    is handed each partition's move, from where the drop found it to where it was placed. Its column
+    statistics and grants go with the source's partition, as on a drop (as in Hive)."""
     source = await get_table(conn, source_db, source_name, lock="share")
     dest = await get_table(conn, dest_db, dest_name, lock="share")
     check_exchangeable(source, dest)
@@ -997,16 +1017,17 @@ async def exchange_partitions(
                       sd=replace(p.sd, location=exchanged_location(p, source, dest) if relocate else p.sd.location))
               for p in moving]
     added = await add_partitions(conn, dest.db_name, dest.name, placed, if_not_exists=False)
-    await _made(make_locations, [p.sd.location for p in added.value])
+    found_at = {d.name: d.location for d in dropped.value.partitions}
+    await _moved(move_locations, [(found_at[p.name], p.sd.location) for p in added.value])
     return Outcome(added.value, (*dropped.events, *added.events))
 
 
 async def rename_table_relocating(
     conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, old_location: str, *,
-    check_column_types: bool = True, make_locations: MakeLocations | None = None,
+    check_column_types: bool = True, move_locations: MoveLocations | None = None,
 ) -> Outcome[Table]:
     """Hive's rename of a managed table whose directory moves with it (the caller moves the files, in
-    `make_locations`): the table takes `new`'s location, and each partition under `old_location` the
+    `move_locations`): the table takes `new`'s location, and each partition under `old_location` the
     same place under the new one, in one transaction. Transactional tables are renamed in a txn and
     keep their place. Refused (Aborted, nothing renamed) when the table is no longer at `old_location`:
     the caller decided the move from an older view of it."""
@@ -1016,7 +1037,7 @@ async def rename_table_relocating(
                       f"{old_location}); nothing was renamed, retry the rename")
     altered = await alter_table(conn, db_name, table_name, new, check_column_types=check_column_types)
     table, new_location = altered.value, altered.value.sd.location
-    await _made(make_locations, [new_location])
+    await _moved(move_locations, [(old_location, new_location)])
     if not table.is_partitioned or new_location == old_location:
         return altered
     read = await resolve_table(conn, table.db_name, table.name, ReadSnapshot(latest_committed=True))

@@ -142,9 +142,9 @@ class CatalogStore:
         return written.value, written.event_id
 
     async def rename_table_relocating(self, db_name: str, table_name: str, table: Table, old_location: str,
-                                      make_locations: catalog.MakeLocations | None = None) -> tuple[Table, int]:
+                                      move_locations: catalog.MoveLocations | None = None) -> tuple[Table, int]:
         written = await self._write(catalog.rename_table_relocating, db_name, table_name, table, old_location,
-                                    check_column_types=self._check_column_types, make_locations=make_locations)
+                                    check_column_types=self._check_column_types, move_locations=move_locations)
         return written.value, written.event_id
 
     async def drop_table(self, db_name: str, table_name: str, *, if_exists: bool,
@@ -238,16 +238,16 @@ class CatalogStore:
         return written.value, written.event_id
 
     async def rename_partition(self, db_name: str, table_name: str, old_name: str, new: Partition,
-                               make_locations: catalog.MakeLocations | None = None) -> tuple[Partition, int]:
+                               move_locations: catalog.MoveLocations | None = None) -> tuple[Partition, int]:
         self.check_partition_values(new.values)
-        written = await self._write(catalog.rename_partition, db_name, table_name, old_name, new, make_locations)
+        written = await self._write(catalog.rename_partition, db_name, table_name, old_name, new, move_locations)
         return written.value, written.event_id
 
     async def exchange_partitions(self, source_db: str, source_name: str, dest_db: str, dest_name: str,
                                   names: Sequence[str], *, relocate: bool,
-                                  make_locations: catalog.MakeLocations | None = None) -> tuple[list[Partition], int]:
+                                  move_locations: catalog.MoveLocations | None = None) -> tuple[list[Partition], int]:
         written = await self._write(catalog.exchange_partitions, source_db, source_name, dest_db, dest_name, names,
-                                    relocate=relocate, make_locations=make_locations)
+                                    relocate=relocate, move_locations=move_locations)
         return written.value, written.event_id
 
     # column statistics (store/column_stats.py: not versioned, not cached; a write's events mark them accurate)

@@ -17,7 +17,7 @@ import tempfile
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterator
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterator, TypeVar
 
 import asyncpg
 import grpc
@@ -28,6 +28,8 @@ from gateway.config import Settings, load_settings
 from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
 from loadtest import gateway_process
 from protos.metastore.v1 import catalog_pb2_grpc, events_pb2_grpc
+
+T = TypeVar("T")
 
 REPO = Path(__file__).resolve().parent.parent
 TEMPLATE_DB = "metastore_template"
@@ -182,3 +184,35 @@ async def wait_applied(gw: Gateway, timeout_s: float = 10.0) -> None:
     async with asyncio.timeout(timeout_s):
         while gw.poller.position < head:
             await asyncio.sleep(0.01)
+
+
+async def behind_a_held_write(gw: Gateway, write: Callable[[asyncpg.Connection], Awaitable[Any]],
+                              call: Callable[[], Awaitable[T]], timeout_s: float = 20.0) -> asyncio.Future[T]:
+    """`call()` made while another writer holds rows: `write(conn)` runs in a transaction of the
+    gateway's database (its Outcome's events appended, as any write's), which stays open, its rows
+    locked, until PostgreSQL reports a session waiting on a lock (the call, behind it); then the write
+    commits. The call's future, to await."""
+    written, release = asyncio.Event(), asyncio.Event()
+
+    async def held(conn: asyncpg.Connection) -> Any:
+        outcome = await write(conn)
+        written.set()
+        await release.wait()
+        return outcome
+
+    writer = asyncio.create_task(gw.database.transact(held))
+    try:
+        async with asyncio.timeout(timeout_s):
+            while not written.is_set():
+                if writer.done():
+                    await writer  # (it failed: say why)
+                await asyncio.sleep(0.005)
+            called = asyncio.ensure_future(call())
+            while not await gw.database.pool.fetchval(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                    "AND wait_event_type = 'Lock'"):
+                await asyncio.sleep(0.005)
+    finally:
+        release.set()
+        await writer
+    return called

@@ -17,7 +17,7 @@ from gateway.config import Settings
 from gateway.thrift import convert
 from gateway.thrift.convert import required, stamp_ddl_time
 from gateway.thrift.idl import hms
-from gateway.warehouse import Warehouse, owns_data
+from gateway.warehouse import Warehouse
 from hive.names import (default_location, leading_partition_values, make_partition_name, matches_partial_values,
                         normalize_identifier, parse_partition_name)
 from store.cache.facade import CachedCatalog
@@ -25,6 +25,7 @@ from store.catalog import DroppedTable, check_exchangeable, exchanged_location
 from store.catalog_store import CatalogStore
 from store.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
 from store.models import Partition, Table
+from store.placement import owns_data, renamed_partition_location
 from store.snapshot import ReadSnapshot
 
 LATEST = ReadSnapshot(latest_committed=True)
@@ -216,7 +217,10 @@ class DataMethods:
                                new_part: Any) -> None:
         """Hive's rename_partition; with no old values it is alter_partition (Hive's own rule). A
         managed table's partition in its default directory moves to the new name's directory once the
-        renamed rows are written and before the rename commits, and moves back when the commit fails."""
+        renamed rows are written and before the rename commits, and moves back when the commit fails.
+        The move is planned here from this gateway's view of the table and decided again by the store
+        on the rows it locks (store/placement.py): when they differ, the rename is refused (Aborted),
+        nothing renamed and nothing moved."""
         new_part = required(new_part, "new_part")
         if not part_vals:
             await self.alter_partitions(db_name, tbl_name, [new_part])
@@ -226,20 +230,13 @@ class DataMethods:
         _, found = (await self._catalog.get_partitions_by_names(table.db_name, table.name, [old_name], LATEST)).value
         if not found:
             raise NotFound(f"rename_partition: {table.full_name} has no partition {old_name}")
-        old = found[0]
+        source = found[0].sd.location
         new = convert.partition_from_thrift(new_part)
         new_name = convert.partition_name(table, new.values)
-        source = old.sd.location
-        target = new.sd.location
-        moving = (owns_data(table) and source == default_location(table.sd.location, old_name)
-                  and target in ("", source))
-        if moving:
-            target = default_location(table.sd.location, new_name)
-            new = _with_location(new, target)
+        target = renamed_partition_location(table, source, old_name, new_name, new.sd.location)
         what = f"rename partition {old_name} of {table.full_name} to {new_name}"
-        async with self._warehouse.moving([(source, target)], what) as move:
-            _, event_id = await self._catalog.rename_partition(table.db_name, table.name, old_name, new,
-                                                               move if moving else None)
+        async with self._warehouse.moving([] if target is None else [(source, target)], what) as move:
+            _, event_id = await self._catalog.rename_partition(table.db_name, table.name, old_name, new, move)
         self._cached.wrote(table.db_name, table.name, event_id)
 
     async def exchange_partitions(self, partitionSpecs: dict[str, str] | None, source_db: str | None,  # noqa: N803
@@ -284,7 +281,7 @@ class DataMethods:
         async with self._warehouse.moving(moves, what) as move:
             moved, event_id = await self._catalog.exchange_partitions(source.db_name, source.name, dest.db_name,
                                                                       dest.name, names, relocate=relocate,
-                                                                      make_locations=move if relocate else None)
+                                                                      move_locations=move)
         self._cached.wrote(source.db_name, source.name, event_id)
         self._cached.wrote(dest.db_name, dest.name, event_id)
         await self._warehouse.delete_empty_parents([old for old, _ in move.done], source.sd.location)
@@ -309,7 +306,3 @@ def _data_locations(dropped: DroppedTable) -> list[str]:
     """Where a dropped table's data is the metastore's to delete: a managed table's directory, and its
     partitions placed outside it."""
     return dropped.data_locations if owns_data(dropped.table) else []
-
-
-def _with_location(p: Partition, location: str) -> Partition:
-    return replace(p, sd=replace(p.sd, location=location))

@@ -6,21 +6,27 @@ directory."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, AsyncIterator
 
+import asyncpg
 import pytest
 from thriftpy2.thrift import TException
 
+from gateway.app import Gateway
 from gateway.thrift.idl import hms
+from store import catalog
 from store.catalog_store import CatalogStore
-from store.models import Table
+from store.models import Table, TableType
 from store.snapshot import ReadSnapshot
-from tests.conftest import running_gateway
+from tests.conftest import behind_a_held_write, running_gateway, wait_applied
 from tests.thrift_client import ThriftClient, client_with_database
 
+LATEST = ReadSnapshot(latest_committed=True)
 PARQUET = ("org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
            "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
            "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe")
@@ -244,6 +250,95 @@ async def test_a_rename_or_exchange_from_a_stale_view_of_the_tables_moves_nothin
         assert not (warehouse / "db.db" / "dest" / "ds=x").exists()
         assert await client("get_partition_names", "db", "t", -1) == ["ds=x"]
         assert (await other_gateway.latest_table("db", "t")).sd.location == str(tmp_path / "t-elsewhere")
+
+
+@contextlib.asynccontextmanager
+async def _stale_view(gw: Gateway, client: ThriftClient, *names: str) -> AsyncIterator[CatalogStore]:
+    """Once this gateway has the tables cached, its poller pauses for the block: its view stays as it
+    is while another gateway (the store yielded, on the same database) changes them."""
+    assert gw.poller is not None and gw.cached_catalog is not None
+    async with asyncio.timeout(10):  # (a read's miss asks for the fill)
+        for name in names:
+            while not isinstance(gw.cached_catalog.cached_table_object("db", name, ReadSnapshot(
+                    latest_committed=True)), Table):
+                await client("get_table", "db", name)
+                await asyncio.sleep(0.01)
+    gw.poller.pause()
+    try:
+        yield CatalogStore(gw.database, warehouse_dir=gw.settings.warehouse_dir)
+    finally:
+        gw.poller.resume()
+
+
+async def _make_external(other_gateway: CatalogStore, name: str) -> None:
+    current = await other_gateway.latest_table("db", name)
+    await other_gateway.alter_table("db", name, replace(current, table_type=TableType.EXTERNAL,
+                                                        parameters={**current.parameters, "EXTERNAL": "TRUE"}))
+
+
+async def test_a_partition_rename_from_a_stale_view_of_a_table_made_external_moves_nothing(
+        pg_dsn: str, tmp_path: Path) -> None:
+    """The gateway plans whether a partition rename moves the directory from the table it has cached;
+    when another gateway made the table external meanwhile (not yet applied here), its data is no
+    longer the metastore's to move: the rename is refused in its transaction, where the table is read
+    as it is, with nothing renamed and nothing moved (it moved the external table's directory). Once
+    this gateway has caught up, the retry renames it and the data stays."""
+    warehouse = tmp_path / "warehouse"
+    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
+            client_with_database(gw.thrift_port) as client:
+        await client("create_table", _table("t"))
+        (p,) = await _add(client, "t", ["x"])
+        data = _write_file(p.sd.location)
+        renamed = hms.Partition(values=["y"], dbName="db", tableName="t", parameters={}, sd=p.sd)
+        async with _stale_view(gw, client, "t") as other_gateway:
+            await _make_external(other_gateway, "t")
+            assert (await client("get_table", "db", "t")).tableType == "MANAGED_TABLE"  # this gateway's stale copy
+            with pytest.raises(hms.InvalidOperationException, match="changed while"):
+                await client("rename_partition", "db", "t", ["x"], renamed)
+        assert data.exists() and not (warehouse / "db.db" / "t" / "ds=y").exists()
+        await wait_applied(gw)
+        assert await client("get_partition_names", "db", "t", -1) == ["ds=x"]
+
+        await client("rename_partition", "db", "t", ["x"], renamed)
+        assert (await client("get_partition", "db", "t", ["y"])).sd.location == p.sd.location and data.exists()
+
+
+async def test_a_partition_moved_while_a_rename_or_exchange_waits_for_it_moves_nothing(
+        pg_dsn: str, tmp_path: Path) -> None:
+    """A rename or an exchange plans its move from where the partition was before its transaction;
+    when a concurrent ALTER PARTITION ... SET LOCATION holds the partition meanwhile and commits, the
+    store finds the partition elsewhere and the change is refused, with nothing changed and nothing
+    moved (the rename moved the old directory to the new name's and left the data the committed ALTER
+    pointed at orphaned; the exchange, likewise, into the destination)."""
+    warehouse = tmp_path / "warehouse"
+    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
+            client_with_database(gw.thrift_port) as client:
+        for name in ("t", "dest"):
+            await client("create_table", _table(name))
+        (p,) = await _add(client, "t", ["x"])
+        old_file = _write_file(p.sd.location, "old.parquet")
+        store = CatalogStore(gw.database, warehouse_dir=gw.settings.warehouse_dir)
+        _, (at_first,) = (await store.get_partitions_by_names("db", "t", ["ds=x"], LATEST)).value
+        renamed = hms.Partition(values=["y"], dbName="db", tableName="t", parameters={}, sd=p.sd)
+        calls = {"rename_partition": ("db", "t", ["x"], renamed),
+                 "exchange_partition": ({"ds": "x"}, "db", "t", "db", "dest")}
+        for method, args in calls.items():
+            elsewhere = str(tmp_path / f"elsewhere-{method}")
+            new_file = _write_file(elsewhere, "new.parquet")
+
+            async def set_location(conn: asyncpg.Connection, to: str = elsewhere) -> Any:
+                return await catalog.alter_partitions(conn, "db", "t", [replace(at_first, sd=replace(
+                    at_first.sd, location=to))])
+
+            refused = await behind_a_held_write(gw, set_location, functools.partial(client, method, *args))
+            with pytest.raises(TException, match="changed while"):
+                await refused
+            assert old_file.exists() and new_file.exists(), method
+            assert not (warehouse / "db.db" / "t" / "ds=y").exists(), method
+            assert not (warehouse / "db.db" / "dest" / "ds=x").exists(), method
+            _, (now,) = (await store.get_partitions_by_names("db", "t", ["ds=x"], LATEST)).value
+            assert now.sd.location == elsewhere, method
+            await store.alter_partitions("db", "t", [at_first])  # (back where it was, for the next call)
 
 
 async def test_a_drop_from_a_stale_view_deletes_where_the_objects_are_not_where_they_were(pg_dsn: str,

@@ -1,0 +1,59 @@
+"""Whose data a table's is, and where a rename or an exchange moves it: Hive's rules, in one place.
+
+The Thrift methods that move a managed table's directories with its metadata (a table's or a
+partition's rename, an exchange) plan the moves from the gateway's view of the tables, which may be
+behind another gateway's change (its poller has not applied it yet). The store applies these same
+rules to the rows as its transaction has locked them, places the objects accordingly and hands the
+moves that follow to the gateway's hook (store/catalog.py `MoveLocations`), which refuses the change
+when they are not the moves it planned (gateway/warehouse.py `Moves`): what the store finds decides,
+and nothing moves on a stale view.
+
+A move is (from, to): where the object's directory is, where it goes; (x, x) when it stays.
+"""
+
+from __future__ import annotations
+
+from hive import names as n
+from store.models import Table, TableType
+
+Move = tuple[str, str]
+
+
+def is_external(table: Table) -> bool:
+    """Hive's MetaStoreUtils.isExternalTable, plus the table type Spark and Hive 3 set together with it."""
+    return table.table_type == TableType.EXTERNAL or table.parameters.get("EXTERNAL", "").upper() == "TRUE"
+
+
+def owns_data(table: Table) -> bool:
+    """Whether the metastore deletes or moves this table's data: managed tables only (views have none)."""
+    return table.table_type == TableType.MANAGED and not is_external(table)
+
+
+def renamed_table_location(old: Table, new: Table, old_db_location: str, target_db_location: str) -> str | None:
+    """Where a rename of `old` to `new`'s name moves the table's directory, or None when it stays
+    (or it is no rename). Hive 3's rule: a managed, non-transactional table at its default place under
+    its database (`old_db_location`) goes to the new name's default place under the target database,
+    unless the caller placed it (gave a location other than its own); a table placed elsewhere by its
+    creator stays there, as does an external table's data."""
+    new_db = n.normalize_identifier(new.db_name or old.db_name, "database")
+    new_name = n.normalize_identifier(new.name or old.name, "table")
+    if (new_db, new_name) == (old.db_name, old.name) or not owns_data(old) or old.transactional:
+        return None
+    if new.sd.location not in ("", old.sd.location):
+        return None  # the caller placed it
+    if old.sd.location != n.default_location(old_db_location, old.name):
+        return None
+    return n.default_location(target_db_location, new_name)
+
+
+def renamed_partition_location(table: Table, old_location: str, old_name: str, new_name: str,
+                               requested: str) -> str | None:
+    """Where a rename of partition `old_name` (at `old_location`) to `new_name` moves its directory, or
+    None when it stays: a managed table's partition at its default place goes to the new name's,
+    unless the caller placed it (`requested`, the new partition's location, is neither empty nor the
+    old one)."""
+    if (owns_data(table) and old_location == n.default_location(table.sd.location, old_name)
+            and requested in ("", old_location)):
+        return n.default_location(table.sd.location, new_name)
+    return None
+

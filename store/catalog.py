@@ -1023,26 +1023,31 @@ async def exchange_partitions(
 
 
 async def rename_table_relocating(
-    conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, old_location: str, *,
-    check_column_types: bool = True, move_locations: MoveLocations | None = None,
+    conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, *, check_column_types: bool = True,
+    move_locations: MoveLocations | None = None,
 ) -> Outcome[Table]:
-    """Hive's rename of a managed table whose directory moves with it (the caller moves the files, in
-    `move_locations`): the table takes `new`'s location, and each partition under `old_location` the
-    same place under the new one, in one transaction. Transactional tables are renamed in a txn and
-    keep their place. Refused (Aborted, nothing renamed) when the table is no longer at `old_location`:
-    the caller decided the move from an older view of it."""
+    """Hive's rename of a table (its alter to another name), with its directory when Hive moves it:
+    where (placement.renamed_table_location) is decided on the table as this transaction locked it and
+    its databases as they are now. A table that moves takes the new name's default location, and each
+    partition under its old one the same place under the new one, in one transaction; `move_locations`
+    is handed the move (none when the table stays). Transactional tables are renamed in a txn and keep
+    their place."""
     current = await get_table(conn, db_name, table_name, lock="update")
-    if current.sd.location != old_location:
-        raise Aborted(f"{current.full_name} moved to {current.sd.location} while it was being renamed (from "
-                      f"{old_location}); nothing was renamed, retry the rename")
+
+    async def database_location(name: str) -> str:
+        return (await get_database(conn, name)).location
+
+    target = await placement.renamed_table_location(current, new, database_location)
+    if target is not None:
+        new = replace(new, sd=replace(new.sd, location=target))
     altered = await alter_table(conn, db_name, table_name, new, check_column_types=check_column_types)
-    table, new_location = altered.value, altered.value.sd.location
-    await _moved(move_locations, [(old_location, new_location)])
-    if not table.is_partitioned or new_location == old_location:
+    table, old_location = altered.value, current.sd.location
+    await _moved(move_locations, [] if target is None else [(old_location, target)])
+    if target is None or not table.is_partitioned or target == old_location:
         return altered
     read = await resolve_table(conn, table.db_name, table.name, ReadSnapshot(latest_committed=True))
     prefix = old_location.rstrip("/") + "/"
-    moved = [replace(p, sd=replace(p.sd, location=new_location.rstrip("/") + "/" + p.sd.location[len(prefix):]))
+    moved = [replace(p, sd=replace(p.sd, location=target.rstrip("/") + "/" + p.sd.location[len(prefix):]))
              for p in await list_partitions(conn, read, _ALL) if p.sd.location.startswith(prefix)]
     if not moved:
         return altered

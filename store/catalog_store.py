@@ -141,9 +141,9 @@ class CatalogStore:
                                     check_column_types=self._check_column_types)
         return written.value, written.event_id
 
-    async def rename_table_relocating(self, db_name: str, table_name: str, table: Table, old_location: str,
+    async def rename_table_relocating(self, db_name: str, table_name: str, table: Table,
                                       move_locations: catalog.MoveLocations | None = None) -> tuple[Table, int]:
-        written = await self._write(catalog.rename_table_relocating, db_name, table_name, table, old_location,
+        written = await self._write(catalog.rename_table_relocating, db_name, table_name, table,
                                     check_column_types=self._check_column_types, move_locations=move_locations)
         return written.value, written.event_id
 

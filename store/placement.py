@@ -13,6 +13,8 @@ A move is (from, to): where the object's directory is, where it goes; (x, x) whe
 
 from __future__ import annotations
 
+from typing import Awaitable, Callable
+
 from hive import names as n
 from store.models import Table, TableType
 
@@ -29,21 +31,28 @@ def owns_data(table: Table) -> bool:
     return table.table_type == TableType.MANAGED and not is_external(table)
 
 
-def renamed_table_location(old: Table, new: Table, old_db_location: str, target_db_location: str) -> str | None:
+def renames(old: Table, new: Table) -> bool:
+    """Whether an alter of `old` to `new` gives the table another name (database or table)."""
+    return (n.normalize_identifier(new.db_name or old.db_name, "database"),
+            n.normalize_identifier(new.name or old.name, "table")) != (old.db_name, old.name)
+
+
+async def renamed_table_location(old: Table, new: Table,
+                                 database_location: Callable[[str], Awaitable[str]]) -> str | None:
     """Where a rename of `old` to `new`'s name moves the table's directory, or None when it stays
     (or it is no rename). Hive 3's rule: a managed, non-transactional table at its default place under
-    its database (`old_db_location`) goes to the new name's default place under the target database,
-    unless the caller placed it (gave a location other than its own); a table placed elsewhere by its
-    creator stays there, as does an external table's data."""
-    new_db = n.normalize_identifier(new.db_name or old.db_name, "database")
-    new_name = n.normalize_identifier(new.name or old.name, "table")
-    if (new_db, new_name) == (old.db_name, old.name) or not owns_data(old) or old.transactional:
+    its database goes to the new name's default place under the target database, unless the caller
+    placed it (gave a location other than its own); a table placed elsewhere by its creator stays
+    there, as does an external table's data. `database_location` answers a database's location (asked
+    only when the rule needs it)."""
+    if not renames(old, new) or not owns_data(old) or old.transactional:
         return None
     if new.sd.location not in ("", old.sd.location):
         return None  # the caller placed it
-    if old.sd.location != n.default_location(old_db_location, old.name):
+    if old.sd.location != n.default_location(await database_location(old.db_name), old.name):
         return None
-    return n.default_location(target_db_location, new_name)
+    new_db = n.normalize_identifier(new.db_name or old.db_name, "database")
+    return n.default_location(await database_location(new_db), n.normalize_identifier(new.name or old.name, "table"))
 
 
 def renamed_partition_location(table: Table, old_location: str, old_name: str, new_name: str,

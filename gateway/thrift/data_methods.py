@@ -10,7 +10,6 @@ methods make; the file work is ordered around it as Hive orders it.
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Sequence
 
 from gateway.config import Settings
@@ -18,14 +17,13 @@ from gateway.thrift import convert
 from gateway.thrift.convert import required, stamp_ddl_time
 from gateway.thrift.idl import hms
 from gateway.warehouse import Warehouse
-from hive.names import (default_location, leading_partition_values, make_partition_name, matches_partial_values,
-                        normalize_identifier, parse_partition_name)
+from hive.names import leading_partition_values, make_partition_name, matches_partial_values, parse_partition_name
 from store.cache.facade import CachedCatalog
 from store.catalog import DroppedTable, check_exchangeable, exchanged_location
 from store.catalog_store import CatalogStore
 from store.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
 from store.models import Partition, Table
-from store.placement import owns_data, renamed_partition_location
+from store.placement import owns_data, renamed_partition_location, renamed_table_location, renames
 from store.snapshot import ReadSnapshot
 
 LATEST = ReadSnapshot(latest_committed=True)
@@ -78,36 +76,26 @@ class DataMethods:
         """Hive's alter_table (under `txn_id`: Hive 4's alter_table_req with a write id). A rename of a
         managed table in its default directory moves the directory to the new name's (Hive 3's rule: a
         table placed elsewhere stays there), once the renamed row is written and before the rename
-        commits, and back when the commit fails; its partitions under it move along."""
+        commits, and back when the commit fails; its partitions under it move along. The move is
+        planned here from this gateway's view of the table and decided again by the store on the row
+        it locks (store/placement.py): when they differ, the rename is refused (Aborted), nothing
+        renamed and nothing moved."""
         db_name, table_name = required(dbname, "dbname"), required(tbl_name, "tbl_name")
         new_tbl = required(new_tbl, "new_tbl")
         new_tbl.parameters = stamp_ddl_time(new_tbl.parameters)
         table = convert.table_from_thrift(new_tbl, db_name=db_name, name=table_name)
         old = await self._table(db_name, table_name)
-        target = await self._relocation(old, table)
-        if target is None:
+        if txn_id or not renames(old, table):  # (a transactional table keeps its place)
             altered, event_id = await self._catalog.alter_table(db_name, table_name, table, txn_id)
         else:
+            target = await renamed_table_location(old, table, self._database_location)
             what = f"rename of {old.full_name} to {table.db_name}.{table.name}"
-            async with self._warehouse.moving([(old.sd.location, target)], what) as move:
-                altered, event_id = await self._catalog.rename_table_relocating(
-                    db_name, table_name, replace(table, sd=replace(table.sd, location=target)), old.sd.location,
-                    move)
+            async with self._warehouse.moving([] if target is None else [(old.sd.location, target)], what) as move:
+                altered, event_id = await self._catalog.rename_table_relocating(db_name, table_name, table, move)
         self._cached.wrote(db_name, table_name, event_id, txn_id, renamed_to=(altered.db_name, altered.name))
 
-    async def _relocation(self, old: Table, new: Table) -> str | None:
-        """Where a rename moves the table's directory, or None when it stays."""
-        new_db = normalize_identifier(new.db_name or old.db_name, "database")
-        new_name = normalize_identifier(new.name or old.name, "table")
-        if (new_db, new_name) == (old.db_name, old.name) or not owns_data(old) or old.transactional:
-            return None
-        if new.sd.location not in ("", old.sd.location):
-            return None  # the caller placed it
-        old_db = await self._cached.fetch_database(old.db_name)
-        if old.sd.location != default_location(old_db.location, old.name):
-            return None
-        target_db = old_db if new_db == old.db_name else await self._cached.fetch_database(new_db)
-        return default_location(target_db.location, new_name)
+    async def _database_location(self, name: str) -> str:
+        return (await self._cached.fetch_database(name)).location
 
     async def drop_table(self, dbname: str | None, name: str | None, deleteData: bool | None) -> None:  # noqa: N803
         db_name, table_name = required(dbname, "dbname"), required(name, "name")

@@ -243,7 +243,7 @@ async def test_a_rename_or_exchange_from_a_stale_view_of_the_tables_moves_nothin
         with pytest.raises(hms.MetaException, match="changed while"):
             await client("exchange_partition", {"ds": "x"}, "db", "t", "db", "dest")
         renamed.tableName = "u"
-        with pytest.raises(hms.InvalidOperationException, match="moved .* while it was being renamed"):
+        with pytest.raises(hms.InvalidOperationException, match="changed while"):
             await client("alter_table", "db", "t", renamed)
         gw.poller.resume()
         assert data.exists() and not (warehouse / "db.db" / "u").exists()
@@ -301,6 +301,35 @@ async def test_a_partition_rename_from_a_stale_view_of_a_table_made_external_mov
 
         await client("rename_partition", "db", "t", ["x"], renamed)
         assert (await client("get_partition", "db", "t", ["y"])).sd.location == p.sd.location and data.exists()
+
+
+async def test_a_table_rename_from_a_stale_view_of_a_table_made_external_moves_nothing(
+        pg_dsn: str, tmp_path: Path) -> None:
+    """The gateway plans whether a table rename moves the directory from the table it has cached; when
+    another gateway made the table external meanwhile (not yet applied here), the rename is refused
+    in its transaction, where the table is read as it is, with nothing renamed and nothing moved (it
+    moved the external table's directory to the new name's, the client's object saying EXTERNAL
+    too). Once this gateway has caught up, the retry renames it and the data stays."""
+    warehouse = tmp_path / "warehouse"
+    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
+            client_with_database(gw.thrift_port) as client:
+        await client("create_table", _table("t", ()))
+        location = (await client("get_table", "db", "t")).sd.location
+        data = _write_file(location)
+        async with _stale_view(gw, client, "t") as other_gateway:
+            await _make_external(other_gateway, "t")
+            renamed = await client("get_table", "db", "t")  # this gateway's stale copy, made what the client knows
+            assert renamed.tableType == "MANAGED_TABLE"
+            renamed.tableType, renamed.parameters = "EXTERNAL_TABLE", {**renamed.parameters, "EXTERNAL": "TRUE"}
+            renamed.tableName = "u"
+            with pytest.raises(hms.InvalidOperationException, match="changed while"):
+                await client("alter_table", "db", "t", renamed)
+        assert data.exists() and not (warehouse / "db.db" / "u").exists()
+        assert (await other_gateway.latest_table("db", "t")).sd.location == location
+        await wait_applied(gw)
+
+        await client("alter_table", "db", "t", renamed)
+        assert (await client("get_table", "db", "u")).sd.location == location and data.exists()
 
 
 async def test_a_partition_moved_while_a_rename_or_exchange_waits_for_it_moves_nothing(

@@ -1010,9 +1010,14 @@ async def exchange_partitions(
     source = await get_table(conn, source_db, source_name, lock="share")
     dest = await get_table(conn, dest_db, dest_name, lock="share")
     check_exchangeable(source, dest)
-    read = await resolve_table(conn, source.db_name, source.name, ReadSnapshot(latest_committed=True))
-    moving = await get_partitions_by_names(conn, read, names)
-    dropped = await drop_partitions(conn, source.db_name, source.name, names, if_exists=False)
+    # Locked before they are read, so what moves is the version a concurrent writer of a partition
+    # leaves (read first, the drop below waited for that writer and deleted its version, while dest
+    # got the older copy: a lost update). Not transactional: the latest version is the one.
+    wanted = canonical_names(source, names)
+    locked = {r["part_name"]: codec.partition_from_row(source.db_name, source.name, r)
+              for r in await lock_partitions(conn, source, wanted)}
+    moving = [locked[name] for name in wanted if name in locked]
+    dropped = await drop_partitions(conn, source.db_name, source.name, wanted, if_exists=False)
     placed = [replace(p, db_name=dest.db_name, table_name=dest.name,
                       sd=replace(p.sd, location=exchanged_location(p, source, dest) if relocate else p.sd.location))
               for p in moving]

@@ -7,14 +7,19 @@ across gateways), and the refusals Hive 2.3 answers only with an internal error 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
+import asyncpg
 import pytest
 from thriftpy2.thrift import TException
 
 from gateway.app import Gateway
-from tests.conftest import running_gateway, wait_applied
+from store import catalog
+from store.catalog_store import CatalogStore
+from store.snapshot import ReadSnapshot
+from tests.conftest import behind_a_held_write, running_gateway, wait_applied
 from tests.thrift_client import ThriftClient, client_with_database, thrift_table
 
 
@@ -108,3 +113,25 @@ async def test_an_external_tables_partitions_keep_their_locations(
     assert moved.sd.location == p.sd.location and (Path(p.sd.location) / "part-0").exists()
     await wait_applied(second)
     assert (await b("get_partition", "db", "dst", ["5", "1"])).sd.location == p.sd.location
+
+
+async def test_an_exchange_moves_the_partition_as_a_concurrent_writer_left_it(
+        env: tuple[ThriftClient, ThriftClient, Path, Gateway]) -> None:
+    """An exchange that waits for a partition another writer holds (an ALTER PARTITION, committing
+    meanwhile) moves the partition as that writer left it: the store locks the partitions before it
+    reads them (it read them first, its drop then waited and deleted the newer version, and dest got
+    the older copy: the ALTER was lost)."""
+    a, _, _, gw = env
+    store = CatalogStore(gw.database, warehouse_dir=gw.settings.warehouse_dir)
+    latest = ReadSnapshot(latest_committed=True)
+    _, (before,) = (await store.get_partitions_by_names("db", "src", ["ds=2/hr=1"], latest)).value
+
+    async def alter(conn: asyncpg.Connection) -> Any:
+        return await catalog.alter_partitions(conn, "db", "src", [replace(before, parameters={
+            **before.parameters, "numRows": "42"})])
+
+    exchanged = await behind_a_held_write(gw, alter, lambda: a("exchange_partition", {"ds": "2"}, "db", "src",
+                                                                "db", "dst"))
+    assert (await exchanged).parameters["numRows"] == "42"
+    _, (after,) = (await store.get_partitions_by_names("db", "dst", ["ds=2/hr=1"], latest)).value
+    assert after.parameters["numRows"] == "42"

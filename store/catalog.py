@@ -988,14 +988,6 @@ def check_exchangeable(source: Table, dest: Table) -> None:
                               f"{source.full_name} and {dest.full_name} differ in their columns or partition keys")
 
 
-def exchanged_location(p: Partition, source: Table, dest: Table) -> str:
-    """Where an exchanged partition goes when its data moves: from its default place under the source
-    table to its default place under `dest`; a partition placed elsewhere stays where it is."""
-    if p.sd.location == n.default_location(source.sd.location, p.name):
-        return n.default_location(dest.sd.location, p.name)
-    return p.sd.location
-
-
 async def exchange_partitions(
     conn: asyncpg.Connection, source_db: str, source_name: str, dest_db: str, dest_name: str,
     names: Sequence[str], *, relocate: bool, move_locations: MoveLocations | None = None,
@@ -1004,9 +996,11 @@ async def exchange_partitions(
     source's partitions `names` move to `dest` in one transaction, a drop event on the source and an
     add event on dest, so no reader sees a partition in both tables or in neither. A name dest already
     has fails the whole exchange, as does one the source no longer has. With `relocate` (the caller
-    moves the directories) each takes exchanged_location; without, it keeps its own. `move_locations`
-    is handed each partition's move, from where the drop found it to where it was placed. Its column
-    statistics and grants go with the source's partition, as on a drop (as in Hive)."""
+    can move the tables' directories: they are on its file system) each takes
+    placement.exchanged_location, decided on the tables as this transaction locked them (they move
+    only when both are managed); without, each keeps its own. `move_locations` is handed each
+    partition's move, from where the drop found it to where it was placed. Its column statistics and
+    grants go with the source's partition, as on a drop (as in Hive)."""
     source = await get_table(conn, source_db, source_name, lock="share")
     dest = await get_table(conn, dest_db, dest_name, lock="share")
     check_exchangeable(source, dest)
@@ -1019,7 +1013,8 @@ async def exchange_partitions(
     moving = [locked[name] for name in wanted if name in locked]
     dropped = await drop_partitions(conn, source.db_name, source.name, wanted, if_exists=False)
     placed = [replace(p, db_name=dest.db_name, table_name=dest.name,
-                      sd=replace(p.sd, location=exchanged_location(p, source, dest) if relocate else p.sd.location))
+                      sd=replace(p.sd, location=placement.exchanged_location(p, source, dest) if relocate
+                                 else p.sd.location))
               for p in moving]
     added = await add_partitions(conn, dest.db_name, dest.name, placed, if_not_exists=False)
     found_at = {d.name: d.location for d in dropped.value.partitions}

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Awaitable, Callable
 
 from hive import names as n
-from store.models import Table, TableType
+from store.models import Partition, Table, TableType
 
 Move = tuple[str, str]
 
@@ -66,3 +66,12 @@ def renamed_partition_location(table: Table, old_location: str, old_name: str, n
         return n.default_location(table.sd.location, new_name)
     return None
 
+
+def exchanged_location(p: Partition, source: Table, dest: Table) -> str:
+    """Where an exchanged partition goes when the caller can move the files: when both tables own
+    their data, from its default place under the source table to its default place under `dest`;
+    otherwise, or when it is placed elsewhere, it stays where it is (an external table's data is not
+    the metastore's to move, nor is a partition moved into one)."""
+    if owns_data(source) and owns_data(dest) and p.sd.location == n.default_location(source.sd.location, p.name):
+        return n.default_location(dest.sd.location, p.name)
+    return p.sd.location

@@ -19,11 +19,12 @@ from gateway.thrift.idl import hms
 from gateway.warehouse import Warehouse
 from hive.names import leading_partition_values, make_partition_name, matches_partial_values, parse_partition_name
 from store.cache.facade import CachedCatalog
-from store.catalog import DroppedTable, check_exchangeable, exchanged_location
+from store.catalog import DroppedTable, check_exchangeable
 from store.catalog_store import CatalogStore
 from store.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
 from store.models import Partition, Table
-from store.placement import owns_data, renamed_partition_location, renamed_table_location, renames
+from store.placement import (exchanged_location, owns_data, renamed_partition_location, renamed_table_location,
+                             renames)
 from store.snapshot import ReadSnapshot
 
 LATEST = ReadSnapshot(latest_committed=True)
@@ -262,8 +263,9 @@ class DataMethods:
         if taken:  # (before any directory moves; the store checks again as it adds them)
             raise AlreadyExists(f"exchange partition: {dest.full_name} already has partition(s) "
                                 f"{', '.join(p.name for p in taken[:5])}; nothing was exchanged")
-        relocate = (owns_data(source) and owns_data(dest) and self._warehouse.local_path(source.sd.location) is not None
-                    and self._warehouse.local_path(dest.sd.location) is not None)
+        # Planned here from this gateway's view of the tables, decided again by the store on the rows it
+        # locks (store/placement.py): a plan that differs is refused, nothing exchanged, nothing moved.
+        relocate = all(self._warehouse.local_path(t.sd.location) is not None for t in (source, dest))
         what = f"exchange of {len(names)} partition(s) of {source.full_name} into {dest.full_name}"
         moves = [(p.sd.location, exchanged_location(p, source, dest)) for p in matching] if relocate else []
         async with self._warehouse.moving(moves, what) as move:

@@ -332,6 +332,34 @@ async def test_a_table_rename_from_a_stale_view_of_a_table_made_external_moves_n
         assert (await client("get_table", "db", "u")).sd.location == location and data.exists()
 
 
+async def test_an_exchange_from_a_stale_view_into_a_table_made_external_moves_nothing(
+        pg_dsn: str, tmp_path: Path) -> None:
+    """The gateway plans whether an exchange moves the partitions' directories from the tables it has
+    cached; when another gateway made the destination external meanwhile (not yet applied here), the
+    exchange is refused in its transaction, where the tables are read as they are, with nothing
+    exchanged and nothing moved (it moved the partition into the external table's directory). Once
+    this gateway has caught up, the retry exchanges it and the data stays where it is."""
+    warehouse = tmp_path / "warehouse"
+    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
+            client_with_database(gw.thrift_port) as client:
+        for name in ("t", "dest"):
+            await client("create_table", _table(name))
+        (p,) = await _add(client, "t", ["x"])
+        data = _write_file(p.sd.location)
+        async with _stale_view(gw, client, "t", "dest") as other_gateway:
+            await _make_external(other_gateway, "dest")
+            with pytest.raises(hms.MetaException, match="changed while"):
+                await client("exchange_partition", {"ds": "x"}, "db", "t", "db", "dest")
+        assert data.exists() and not (warehouse / "db.db" / "dest" / "ds=x").exists()
+        await wait_applied(gw)
+        assert await client("get_partition_names", "db", "t", -1) == ["ds=x"]
+        assert await client("get_partition_names", "db", "dest", -1) == []
+
+        moved = await client("exchange_partition", {"ds": "x"}, "db", "t", "db", "dest")
+        assert moved.sd.location == p.sd.location and data.exists()
+
+
+
 async def test_a_partition_moved_while_a_rename_or_exchange_waits_for_it_moves_nothing(
         pg_dsn: str, tmp_path: Path) -> None:
     """A rename or an exchange plans its move from where the partition was before its transaction;

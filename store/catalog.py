@@ -879,9 +879,17 @@ async def truncate(
     read as it is now (`check` may refuse it), its (their) directories emptied by `empty_locations`
     (the gateway's file work, while the rows are locked: a concurrent SET LOCATION waits for this,
     and what is emptied is where the table is), then its basic statistics set to 0 (as Hive orders it:
-    the files first). Every partition of a large table is truncated, its events call-sized (`chunk`)."""
+    the files first). Every partition of a large table is truncated, its events call-sized (`chunk`).
+    Partition names the table does not have are refused, nothing truncated; an unpartitioned table has
+    none (Hive 3 and 4 look such names up, find no partition and empty nothing)."""
     table = await get_table(conn, db_name, table_name, lock="update")
     check(table)
+    if not table.is_partitioned and part_names:
+        raise InvalidArgument(f"truncate table {table.full_name}: it is not partitioned, so it has no partition(s) "
+                              f"{_list_preview(list(part_names))}; nothing was truncated (omit the partition names "
+                              "to truncate the table)")
+    if not table.is_partitioned and part_names is not None:
+        return Outcome(table)  # no partitions named: none truncated, as for a partitioned table
     if not table.is_partitioned:
         await empty_locations([table.sd.location])
         return await alter_table(conn, table.db_name, table.name,

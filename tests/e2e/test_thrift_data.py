@@ -558,6 +558,23 @@ async def test_truncate_empties_the_directories_and_zeroes_the_basic_stats(env: 
     assert "ds=zzz" in err.message and fb.exists()
 
 
+async def test_truncate_of_partition_names_on_an_unpartitioned_table_empties_nothing(
+        env: tuple[ThriftClient, Path]) -> None:
+    """Partition names an unpartitioned table cannot have are refused, as names a partitioned table does
+    not have are: nothing is emptied and the statistics stay (Hive 3 and 4 find no such partition and
+    empty nothing). An empty list names none: nothing is truncated."""
+    client, _ = env
+    await client("create_table", _table("plain", keys=(), params={"numRows": "30"}))
+    data = _write_file((await client("get_table", "db", "plain")).sd.location)
+    err = await _raises(client, "truncate_table", "db", "plain", ["ds=1"])
+    assert type(err).__name__ == "MetaException" and "not partitioned" in err.message and "ds=1" in err.message
+    with pytest.raises(hms.MetaException):
+        await client("truncate_table_req", hms.TruncateTableRequest(dbName="db", tableName="plain",
+                                                                    partNames=["ds=1"]))
+    await client("truncate_table", "db", "plain", [])
+    assert data.exists() and (await client("get_table", "db", "plain")).parameters["numRows"] == "30"
+
+
 async def test_truncate_empties_every_partition_of_a_table_larger_than_one_batch(pg_dsn: str, tmp_path: Path) -> None:
     """Hive truncates every partition: a table with more than metastore.gateway.max.batch.size of them is
     truncated whole, in one transaction whose ALTER_PARTITION events each carry at most a batch."""

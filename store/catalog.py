@@ -955,12 +955,17 @@ async def rename_partition(
     drops the old name and adds the new one, so a reader sees the partition under one name or the other,
     never both or neither; an existing new name fails it and changes nothing. As in Hive, its grants
     and the column statistics of the columns it keeps (same name and type) go to the new name; the
-    statistics of columns it no longer has go. Where the directory moves (placement.renamed_partition_location)
-    is decided on the table and the partition as the drop locked and found them: the new partition is
-    placed there, and `move_locations` is handed that move (none when it stays)."""
+    statistics of columns it no longer has go. A rename to its own values is refused as one to any
+    existing name is (Hive: "Partition already exists"): nothing changes. Where the directory moves
+    (placement.renamed_partition_location) is decided on the table and the partition as the drop locked
+    and found them: the new partition is placed there, and `move_locations` is handed that move (none
+    when it stays)."""
     dropped = await drop_partitions(conn, db_name, table_name, [old_name], if_exists=False, keep_attached=True)
     table, (old,) = dropped.value.table, dropped.value.partitions
     new_name = _complete_partition(table, new).name
+    if new_name == old.name:
+        raise AlreadyExists(f"partition {old.name} of {table.full_name} already exists: a partition cannot be "
+                            "renamed to its own values; nothing was renamed")
     target = placement.renamed_partition_location(table, old.location, old.name, new_name, new.sd.location)
     if target is not None:
         new = replace(new, sd=replace(new.sd, location=target))

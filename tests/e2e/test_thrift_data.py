@@ -671,6 +671,9 @@ async def test_a_renamed_partition_keeps_its_grants_and_the_statistics_of_the_co
     with pytest.raises(TException):  # the new name exists: nothing moves
         await client("rename_partition", "db", "t", ["mid"], renamed("other", "bigint"))
     assert await kept("mid") == (["id"], ["carol:SELECT"]) and await kept("other") == ([], [])
+    with pytest.raises(hms.InvalidOperationException, match="already exists"):  # to its own values: nothing moves
+        await client("rename_partition", "db", "t", ["mid"], renamed("mid", "bigint"))
+    assert await kept("mid") == (["id"], ["carol:SELECT"])
     await client("rename_partition", "db", "t", ["mid"], renamed("new", "string"))  # id retyped
     assert await kept("new") == ([], ["carol:SELECT"])
     assert await kept("mid") == ([], [])

@@ -102,6 +102,7 @@ def _renamed(db: str, table: str, old: str, new: str) -> Edit:
 
 MOVE = _renamed("sales", "orders", "2024-01-02", "2024-02-02")
 MISSING = Edit("get_partition", ("sales", "orders", ["2024-01-01"]), {"values": ["2099-01-01"]})
+UNMOVED = Edit("get_partition", ("sales", "orders", ["2024-01-01"]), {})
 DROP_AMOUNT = Edit("get_table", ("sales", "orders"),
                    {"sd.cols": lambda t: [c for c in t.sd.cols if c.name != "amount"]})
 
@@ -820,6 +821,9 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("partition stats after rename", "get_partitions_statistics_req", (ht.PartitionsStatsRequest(
         "sales", "orders", ["id"], ["ds=2024-01-02", "ds=2024-02-02"]),)),
     ("rename missing partition", "rename_partition", ("sales", "orders", ["2099-01-01"], MOVE)),
+    ("rename a partition to its own values", "rename_partition", ("sales", "orders", ["2024-01-01"], UNMOVED)),
+    ("its stats after the rename to itself", "get_partitions_statistics_req", (ht.PartitionsStatsRequest(
+        "sales", "orders", ["id"], ["ds=2024-01-01"]),)),
     ("drop partition", "drop_partition", ("sales", "orders", ["2024-02-02"], True)),
     ("drop it again", "drop_partition", ("sales", "orders", ["2024-02-02"], True)),
     ("drop partition, one value for two keys", "drop_partition", ("sales", "multi", ["2024-01-02"], True)),

@@ -44,6 +44,7 @@ from store.sql import privileges as privileges_sql
 from store.sql import txns as txn_sql
 
 TRANSACTIONAL_PARAM = "transactional"
+TABLE_NAME_INDEX = "tbls_latest_name"  # one latest table per name (store/schema/0001_catalog.sql)
 
 
 def _now_s() -> int:
@@ -184,9 +185,15 @@ async def create_default_database(conn: asyncpg.Connection, warehouse_dir: str) 
     return Outcome(created.value, created.events)
 
 
-async def get_database(conn: asyncpg.Connection, name: str, *, for_update: bool = False) -> Database:
+_DATABASE_LOCKS = {"": sql.SELECT_DATABASE, "key share": sql.SELECT_DATABASE_FOR_KEY_SHARE,
+                   "update": sql.SELECT_DATABASE_FOR_UPDATE}
+
+
+async def get_database(conn: asyncpg.Connection, name: str, *, lock: str = "") -> Database:
+    """A database; `lock` is '', 'key share' (a table is written into it) or 'update' (row lock until
+    commit). A locking read that waited for a drop finds no row: NotFound."""
     key = n.normalize_identifier(name, "database")
-    row = await conn.fetchrow(sql.SELECT_DATABASE_FOR_UPDATE if for_update else sql.SELECT_DATABASE, key)
+    row = await conn.fetchrow(_DATABASE_LOCKS[lock], key)
     if row is None:
         raise NotFound(f"database {key} does not exist")
     return codec.database_from_row(row)
@@ -199,7 +206,7 @@ async def list_databases(conn: asyncpg.Connection, pattern: str = "") -> list[st
 
 async def alter_database(conn: asyncpg.Connection, name: str, new: Database) -> Outcome[Database]:
     model_checks.check_database(new if new.name else replace(new, name=name))  # (its errors name the database)
-    old = await get_database(conn, name, for_update=True)
+    old = await get_database(conn, name, lock="update")
     if new.name and new.name.lower() != old.name:
         raise InvalidArgument(f"database {old.name} cannot be renamed to {new.name}: Hive databases cannot be renamed")
     altered = replace(old, description=new.description, location=new.location or old.location, owner=new.owner,
@@ -216,7 +223,7 @@ async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool,
         raise NeverAllowed("Can not drop default database: Hive's metastore keeps it always (drop its tables "
                            "instead)")
     try:
-        db = await get_database(conn, name, for_update=True)
+        db = await get_database(conn, name, lock="update")
     except NotFound:
         if if_exists:
             return Outcome(None)
@@ -295,7 +302,7 @@ def _normalize_table(t: Table, db_location: str) -> Table:
 
 async def create_table(conn: asyncpg.Connection, table: Table,
                        make_locations: MakeLocations | None = None) -> Outcome[Table]:
-    db = await get_database(conn, table.db_name)
+    db = await get_database(conn, table.db_name, lock="key share")
     t = replace(_normalize_table(table, db.location), create_time=_now_s(), write_id=0)
     await _check_name_not_reserved(conn, t.db_name, t.name, 0)
     table_id = await conn.fetchval(
@@ -383,7 +390,10 @@ async def alter_table(
     _check_guard(expected_table_id)
     old = await get_table(conn, db_name, table_name, lock="update")
     check_table_id(old, expected_table_id)
-    target_db = await get_database(conn, new.db_name or old.db_name)
+    # A move into another database takes that one's row as a create does (its own cannot be dropped
+    # meanwhile: a DROP DATABASE waits for this table's row, locked above).
+    moving_db = n.normalize_identifier(new.db_name or old.db_name, "database") != old.db_name
+    target_db = await get_database(conn, new.db_name or old.db_name, lock="key share" if moving_db else "")
     candidate = replace(new, db_name=new.db_name or old.db_name, name=new.name or old.name,
                         sd=new.sd if new.sd.location else replace(new.sd, location=old.sd.location))
     altered = replace(_normalize_table(candidate, target_db.location), table_id=old.table_id,
@@ -402,8 +412,9 @@ async def alter_table(
         column_types.check_type_changes(old.full_name, [(c.name, c.type) for c in old.columns],
                                         [(c.name, c.type) for c in altered.columns])
     renamed = (altered.db_name, altered.name) != (old.db_name, old.name)
+    taken = AlreadyExists(f"cannot rename {old.full_name} to {altered.full_name}: that table already exists")
     if renamed and await conn.fetchrow(sql.SELECT_LATEST_TABLE, altered.db_name, altered.name) is not None:
-        raise AlreadyExists(f"cannot rename {old.full_name} to {altered.full_name}: that table already exists")
+        raise taken
     ctx = await _begin_write(conn, old, txn_id)
     if ctx.write_id:
         await _check_table_not_in_flight(conn, old, ctx.txn_id)
@@ -415,13 +426,21 @@ async def alter_table(
     if gone or renamed:
         altered = await _restate_column_stats(conn, old, altered, gone, renamed=renamed)
     body = codec.table_body(altered)
-    if ctx.write_id and old.write_id != ctx.write_id:
-        await conn.execute(sql.END_LATEST_TABLE_VERSION, old.table_id, ctx.write_id)
-        await conn.execute(sql.INSERT_TABLE_VERSION, old.table_id, altered.db_name, altered.name,
-                           altered.table_type.value, altered.transactional, body, altered.create_time, ctx.write_id)
-    else:
-        await conn.execute(sql.UPDATE_LATEST_TABLE_IN_PLACE, altered.table_id, altered.db_name, altered.name,
-                           altered.table_type.value, altered.transactional, body)
+    try:
+        if ctx.write_id and old.write_id != ctx.write_id:
+            await conn.execute(sql.END_LATEST_TABLE_VERSION, old.table_id, ctx.write_id)
+            await conn.execute(sql.INSERT_TABLE_VERSION, old.table_id, altered.db_name, altered.name,
+                               altered.table_type.value, altered.transactional, body, altered.create_time,
+                               ctx.write_id)
+        else:
+            await conn.execute(sql.UPDATE_LATEST_TABLE_IN_PLACE, altered.table_id, altered.db_name, altered.name,
+                               altered.table_type.value, altered.transactional, body)
+    except asyncpg.UniqueViolationError as e:
+        # The check above cannot see a table of the new name that another transaction is creating (or
+        # renaming to it); the write waits for that one and, once it commits, the name is taken.
+        if e.constraint_name != TABLE_NAME_INDEX:
+            raise
+        raise taken from e
     return Outcome(altered, (*ctx.events, NewEvent(
         EventType.ALTER_TABLE, db_name=altered.db_name, table_name=altered.name, table_id=altered.table_id,
         txn_id=ctx.txn_id, write_id=ctx.write_id,

@@ -22,6 +22,11 @@ SELECT name, description, location, owner, parameters, create_time, owner_type F
 # Locks the database row: alter/drop serialise with each other and with CREATE TABLE (FK).
 SELECT_DATABASE_FOR_UPDATE = SELECT_DATABASE + " FOR UPDATE"
 
+# A create of a table in the database, or a rename into it, takes its row in KEY SHARE before writing
+# the table row: it waits for a DROP DATABASE that holds the row, then finds none (a clean NotFound, not
+# the foreign key's failure at the insert); such writes do not block one another.
+SELECT_DATABASE_FOR_KEY_SHARE = SELECT_DATABASE + " FOR KEY SHARE"
+
 LIST_DATABASES = "SELECT name FROM dbs ORDER BY name"
 
 UPDATE_DATABASE = """

@@ -209,6 +209,66 @@ async def test_concurrent_renames_of_one_object_leave_the_winners_files_where_it
                 c.close()
 
 
+async def _until_waiting(watch: asyncpg.Connection) -> None:
+    """Return once another session of this database waits on a lock (PostgreSQL says so)."""
+    async with asyncio.timeout(20):
+        while not await watch.fetchval("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                                       "AND wait_event_type = 'Lock'"):
+            await asyncio.sleep(0.005)
+
+
+async def _behind(pg_dsn: str, held: str, call: Any) -> Any:
+    """`call`'s outcome when it runs while a transaction that ran `held` is open, and waits on it (the
+    transaction commits once PostgreSQL reports the wait): the interleaving made certain, not timed."""
+    holder, watch = await asyncpg.connect(pg_dsn), await asyncpg.connect(pg_dsn)
+    try:
+        async with holder.transaction():
+            await holder.execute(held)
+            waiting = asyncio.ensure_future(call())
+            await _until_waiting(watch)
+        return (await asyncio.gather(waiting, return_exceptions=True))[0]
+    finally:
+        await holder.close()
+        await watch.close()
+
+
+async def test_writes_that_wait_for_a_concurrent_drop_or_create_answer_as_if_it_came_first(pg_dsn: str,
+                                                                                          tmp_path: Path) -> None:
+    """A create_table in a database, or a rename into it, that waits for a DROP DATABASE finds the
+    database gone (InvalidObjectException and InvalidOperationException, as when the drop came first),
+    and a rename onto a name another transaction is creating finds it taken (InvalidOperationException):
+    declared exceptions, not an internal error from the foreign key or the unique index; nothing changed."""
+    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(tmp_path / "warehouse")}) as gw, \
+            client_with_database(gw.thrift_port) as client:
+        placed = tmp_path / "placed"
+        await client("create_table", _table("t", location=str(placed)))
+        data = _write_file(str(placed))
+
+        def dropping(db: str) -> str:
+            return f"DELETE FROM dbs WHERE name = '{db}'"
+
+        await client("create_database", hms.Database(name="gone", description="", parameters={}))
+        created = _table("n")
+        created.dbName = "gone"
+        refused = await _behind(pg_dsn, dropping("gone"), lambda: client("create_table", created))
+        assert isinstance(refused, hms.InvalidObjectException) and "gone does not exist" in refused.message
+
+        await client("create_database", hms.Database(name="gone2", description="", parameters={}))
+        moved = await client("get_table", "db", "t")
+        moved.dbName = "gone2"
+        refused = await _behind(pg_dsn, dropping("gone2"), lambda: client("alter_table", "db", "t", moved))
+        assert isinstance(refused, hms.InvalidOperationException) and "gone2 does not exist" in refused.message
+
+        renamed = await client("get_table", "db", "t")
+        renamed.tableName = "u"
+        creating_u = ("INSERT INTO tbls (table_id, db_name, tbl_name, table_type, transactional, body, create_time) "
+                      "SELECT nextval('table_id_seq'), db_name, 'u', table_type, transactional, body, create_time "
+                      "FROM tbls WHERE db_name = 'db' AND tbl_name = 't' AND dropped_wid IS NULL")
+        refused = await _behind(pg_dsn, creating_u, lambda: client("alter_table", "db", "t", renamed))
+        assert isinstance(refused, hms.InvalidOperationException) and "already exists" in refused.message
+        assert (await client("get_table", "db", "t")).sd.location == str(placed) and data.exists()
+
+
 async def test_a_rename_or_exchange_from_a_stale_view_of_the_tables_moves_nothing(pg_dsn: str,
                                                                                   tmp_path: Path) -> None:
     """The gateway plans a rename's or an exchange's moves from the tables it has cached; when a table

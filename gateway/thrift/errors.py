@@ -53,6 +53,9 @@ METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
     ("exchange_partition", se.AlreadyExists): "MetaException",
     # a txn that is already committed (Hive: "Transaction ... is already committed")
     ("add_dynamic_partitions", se.FailedPrecondition): "NoSuchTxnException",
+    ("abort_txn", se.FailedPrecondition): "NoSuchTxnException",
+    ("abort_txns", se.FailedPrecondition): "NoSuchTxnException",
+    ("lock", se.FailedPrecondition): "NoSuchTxnException",
 }
 
 

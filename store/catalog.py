@@ -204,13 +204,23 @@ async def list_databases(conn: asyncpg.Connection, pattern: str = "") -> list[st
     return [r["name"] for r in await conn.fetch(sql.LIST_DATABASES) if n.matches_hive_pattern(r["name"], pattern)]
 
 
+def _given(new: str, old: str) -> str:
+    """A text field an alter sets only when it is not blank (Hive's StringUtils.isNotBlank)."""
+    return new if new.strip() else old
+
+
 async def alter_database(conn: asyncpg.Connection, name: str, new: Database) -> Outcome[Database]:
-    model_checks.check_database(new if new.name else replace(new, name=name))  # (its errors name the database)
+    """Hive's alter of a database (ObjectStore.alterDatabase): the parameters and the owner as sent; a
+    blank description or location, and an empty owner type (a Thrift client's unset one: Spark never
+    sets it), keep the old ones, as Hive 3 keeps them (Hive 2.3 never changes description or location)."""
     old = await get_database(conn, name, lock="update")
+    # (its errors name the database)
+    model_checks.check_database(replace(new, name=new.name or name, owner_type=new.owner_type or old.owner_type))
     if new.name and new.name.lower() != old.name:
         raise InvalidArgument(f"database {old.name} cannot be renamed to {new.name}: Hive databases cannot be renamed")
-    altered = replace(old, description=new.description, location=new.location or old.location, owner=new.owner,
-                      parameters=dict(new.parameters), owner_type=new.owner_type)
+    altered = replace(old, description=_given(new.description, old.description),
+                      location=_given(new.location, old.location), owner=new.owner,
+                      parameters=dict(new.parameters), owner_type=new.owner_type or old.owner_type)
     await conn.execute(sql.UPDATE_DATABASE, old.name, altered.description, altered.location, altered.owner,
                        dict(altered.parameters), altered.owner_type)
     return Outcome(altered, (

@@ -97,10 +97,13 @@ def sd_to_thrift(sd: StorageDescriptor, columns: Iterable[FieldSchema]) -> Any:
     )
 
 
-def database_from_thrift(db: Any) -> Database:
+def database_from_thrift(db: Any, *, altering: bool = False) -> Database:
+    """An unset owner type is USER on a create; on an alter it stays empty, and the store keeps the old
+    one (Hive's alterDatabase sets it only when given: Spark's toHiveDatabase never sets it)."""
+    unset = altering and db.ownerType is None
     return Database(name=_text(db.name), description=_text(db.description), location=_text(db.locationUri),
                     owner=_text(db.ownerName), parameters=dict(db.parameters or {}),
-                    owner_type=PRINCIPAL_TYPES.get(db.ownerType or USER_PRINCIPAL, "USER"))
+                    owner_type="" if unset else PRINCIPAL_TYPES.get(db.ownerType or USER_PRINCIPAL, "USER"))
 
 
 def database_to_thrift(db: Database) -> Any:

@@ -154,8 +154,8 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         self._cached.wrote(db.name, "", event_id)
 
     async def alter_database(self, dbname: str | None, db: Any) -> None:
-        altered, event_id = await self._catalog.alter_database(required(dbname, "dbname"),
-                                                               convert.database_from_thrift(required(db, "db")))
+        altered, event_id = await self._catalog.alter_database(
+            required(dbname, "dbname"), convert.database_from_thrift(required(db, "db"), altering=True))
         self._cached.wrote(altered.name, "", event_id)
 
     # -- tables -----------------------------------------------------------------------------------

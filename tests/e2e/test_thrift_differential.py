@@ -859,6 +859,14 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("alter db", "alter_database", ("sales", ht.Database("sales", "changed", None, {"team": "b"}, ownerName="bob",
                                                          ownerType=ht.PrincipalType.ROLE))),
     ("altered db", "get_database", ("sales",)),
+    ("create a db owned by a role", "create_database", (
+        ht.Database("owners", "by a role", None, {}, ownerName="etl", ownerType=ht.PrincipalType.ROLE),)),
+    ("alter a db as Spark does: no owner type, no description", "alter_database", (
+        "owners", ht.Database("owners", None, None, {"k": "v"}, ownerName="etl"))),
+    ("alter a db with a blank description and location", "alter_database", (
+        "owners", ht.Database("owners", "  ", "", {"k": "w"}, ownerName="etl"))),
+    ("the db keeps its owner type and description", "get_database", ("owners",)),
+    ("drop the owners db", "drop_database", ("owners", True, True)),
     ("table names by filter", "get_table_names_by_filter", ("sales", "", -1)),
     *AGGREGATION_STEPS,
     *ACCURACY_STEPS,

@@ -11,7 +11,7 @@ from typing import Any, Iterable
 
 from gateway.servicers import validation
 from gateway.thrift.idl import hms
-from store.errors import InvalidArgument
+from store.errors import InvalidArgument, NeverAllowed
 from store.models import (
     Database,
     FieldSchema,
@@ -134,7 +134,12 @@ def function_to_thrift(f: Function) -> Any:
 
 def table_from_thrift(t: Any, *, db_name: str = "", name: str = "") -> Table:
     """A table as the client sent it; `tableType` decides managed or external (Hive also reads the
-    EXTERNAL=TRUE parameter), and 'transactional'='true' in the parameters makes it ACID."""
+    EXTERNAL=TRUE parameter), and 'transactional'='true' in the parameters makes it ACID. One without a
+    storage descriptor is refused (MetaException, as Hive's metastore fails on it): it would otherwise
+    be stored with no columns and no formats."""
+    if t.sd is None:
+        raise NeverAllowed(f"table {_text(t.dbName) or db_name}.{_text(t.tableName) or name} has no storage "
+                           "descriptor (sd), which holds its columns, location and formats; nothing was changed")
     parameters = dict(t.parameters or {})
     table_type_text = _text(t.tableType) or TableType.MANAGED.value
     if table_type_text not in _TABLE_TYPES:
@@ -149,7 +154,7 @@ def table_from_thrift(t: Any, *, db_name: str = "", name: str = "") -> Table:
         table_type=table_type,
         transactional=parameters.get("transactional", "").lower() == "true",
         owner=_text(t.owner),
-        columns=fields_from_thrift(t.sd.cols if t.sd is not None else ()),
+        columns=fields_from_thrift(t.sd.cols),
         partition_keys=fields_from_thrift(t.partitionKeys),
         sd=sd_from_thrift(t.sd),
         parameters=parameters,

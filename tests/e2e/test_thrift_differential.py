@@ -841,6 +841,13 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
         "sales", "orders", ["id", "amount"], ["ds=2024-01-01"]),)),
     ("add a column", "alter_table", ("sales", "orders", ADD_COLUMN)),
     ("table with the column", "get_table", ("sales", "orders")),
+    ("alter a table without a storage descriptor", "alter_table", ("sales", "orders", Edit(
+        "get_table", ("sales", "orders"), {"sd": None}))),
+    ("the table after the alter without one", "get_table", ("sales", "orders")),
+    ("create a table without a storage descriptor", "create_table", (ht.Table(
+        tableName="nosd", dbName="sales", owner="alice", sd=None, partitionKeys=[], parameters={},
+        tableType="MANAGED_TABLE"),)),
+    ("the table created without one", "get_table", ("sales", "nosd")),
     ("rename table", "alter_table", ("sales", "orders", RENAME)),
     ("renamed table", "get_table", ("sales", "orders2")),
     ("old name", "get_table", ("sales", "orders")),

@@ -119,9 +119,12 @@ class TxnStore:
     async def add_dynamic_partitions(self, request: DynamicPartitions, max_partitions: int) -> list[str]:
         return await self._db.transact(write_set.add_dynamic_partitions, request, max_partitions)
 
-    async def abort(self, txn_ids: Sequence[int], reason: str = "aborted by the client") -> list[int]:
-        """The ABORT_TXN events' ids, one per txn that was open."""
-        return list((await self._db.transact(txns.abort_txns, txn_ids, reason=reason)).event_ids)
+    async def abort(self, txn_ids: Sequence[int], reason: str = "aborted by the client", *,
+                    skip_ended: bool = False) -> list[int]:
+        """The ABORT_TXN events' ids, one per txn that was open; `skip_ended`: committed and unknown
+        txns are skipped instead of failing the call (store/txns.py abort_txns)."""
+        return list((await self._db.transact(txns.abort_txns, txn_ids, reason=reason,
+                                             skip_ended=skip_ended)).event_ids)
 
     async def heartbeat(self, txn_ids: Sequence[int]) -> tuple[list[int], list[int]]:
         return await self._db.transact(txns.heartbeat, txn_ids)

@@ -229,9 +229,11 @@ def _write_set_conflict(txn_id: int, found: dict[str, Any]) -> WriteConflict:
         "as Hive's write-set check)", txn_id)
 
 
-async def abort_txns(conn: asyncpg.Connection, txn_ids: Sequence[int], *, reason: str = "") -> Outcome[list[int]]:
+async def abort_txns(conn: asyncpg.Connection, txn_ids: Sequence[int], *, reason: str = "",
+                     skip_ended: bool = False) -> Outcome[list[int]]:
     """Abort open txns and discard every metadata version they wrote. Already aborted txns are a
-    no-op; a committed or unknown txn fails the whole call. The txns aborted, one ABORT_TXN each."""
+    no-op; a committed or unknown txn fails the whole call, unless `skip_ended` (Hive's abort_txns:
+    the open ones are aborted, the others only skipped). The txns aborted, one ABORT_TXN each."""
     rows = {r["txn_id"]: r["state"] for r in await conn.fetch(sql.SELECT_TXNS_FOR_UPDATE, sorted(set(txn_ids)))}
     for t in set(txn_ids) - rows.keys():
         try:
@@ -239,10 +241,10 @@ async def abort_txns(conn: asyncpg.Connection, txn_ids: Sequence[int], *, reason
         except NotFound:
             pass
     missing = sorted(set(txn_ids) - rows.keys())
-    if missing:
+    if missing and not skip_ended:
         raise NotFound(f"txn(s) {', '.join(map(str, missing))} do not exist; nothing was aborted")
     committed = sorted(t for t, s in rows.items() if s == COMMITTED)
-    if committed:
+    if committed and not skip_ended:
         raise FailedPrecondition(f"txn(s) {', '.join(map(str, committed))} already committed; nothing was aborted")
     to_abort = sorted(t for t, s in rows.items() if s == OPEN)
     if not to_abort:

@@ -76,14 +76,20 @@ class TxnLockMethods:
         self._cached.ended_txn(txn_id, *await self._txns.commit(txn_id))
 
     async def abort_txn(self, rqst: Any) -> None:
-        await self.abort_txns(hms.AbortTxnsRequest(txn_ids=[rqst.txnid if rqst else None]))
+        """Hive's abortTxn: a committed or unknown txn is NoSuchTxnException, an aborted one nothing."""
+        await self._abort([_txn_id(rqst.txnid if rqst else None, "txnid")], "abort_txn", skip_ended=False)
 
     async def abort_txns(self, rqst: Any) -> None:
+        """Hive's abortTxns: the open ones are aborted; committed, aborted and unknown txns are skipped,
+        not an error (a streaming client aborts what is left of a batch, some of which committed)."""
         txn_ids = [_txn_id(t, "txn_ids") for t in (rqst.txn_ids if rqst else None) or []]
+        await self._abort(txn_ids, "abort_txns", skip_ended=True)
+
+    async def _abort(self, txn_ids: list[int], method: str, *, skip_ended: bool) -> None:
         if len(txn_ids) > self._settings.txn_max_open_batch:
-            raise ResourceExhausted(f"abort_txns of {len(txn_ids)} txns: more than hive.txn.max.open.batch")
-        await self._owners.check_txns(thrift_identity.get(), txn_ids, "abort_txns")
-        event_ids = await self._txns.abort(txn_ids)
+            raise ResourceExhausted(f"{method} of {len(txn_ids)} txns: more than hive.txn.max.open.batch")
+        await self._owners.check_txns(thrift_identity.get(), txn_ids, method)
+        event_ids = await self._txns.abort(txn_ids, skip_ended=skip_ended)
         for txn_id in txn_ids:
             self._cached.ended_txn(txn_id, max(event_ids, default=0))
 

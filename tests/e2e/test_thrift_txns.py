@@ -68,18 +68,19 @@ async def test_txns_open_commit_abort_and_their_exceptions(env: Any) -> None:
 
 async def test_an_ended_txn_is_answered_with_hives_exceptions(env: Any) -> None:
     """As Hive's TxnHandler: aborting a committed txn, or locking under it, is NoSuchTxnException ("already
-    committed"), locking under an aborted one TxnAbortedException, aborting it again nothing; the
-    gateway's messages (its abort_txns also refuses what Hive would skip: nothing is aborted)."""
+    committed"), locking under an aborted one TxnAbortedException, aborting it again nothing; abort_txns
+    aborts the open ones and skips the others (a committed, an aborted, an unknown txn); the gateway's
+    messages."""
     hms_call, _, _ = env
     done, gone, live = (await hms_call("open_txns", hms.OpenTxnRequest(num_txns=3, user="u", hostname="h"))).txn_ids
     await hms_call("commit_txn", hms.CommitTxnRequest(txnid=done))
     await hms_call("abort_txn", hms.AbortTxnRequest(txnid=gone))
     await hms_call("abort_txn", hms.AbortTxnRequest(txnid=gone))
-    for method, request in (("abort_txn", hms.AbortTxnRequest(txnid=done)),
-                            ("abort_txns", hms.AbortTxnsRequest(txn_ids=[live, done]))):
-        with pytest.raises(hms.NoSuchTxnException) as committed:
-            await hms_call(method, request)
-        assert f"{done} already committed" in committed.value.message
+    with pytest.raises(hms.NoSuchTxnException) as committed:
+        await hms_call("abort_txn", hms.AbortTxnRequest(txnid=done))
+    assert f"{done} already committed" in committed.value.message
+    with pytest.raises(hms.NoSuchTxnException):
+        await hms_call("abort_txn", hms.AbortTxnRequest(txnid=live + 100))
     component = hms.LockComponent(type=SHARED_READ, level=TABLE_LEVEL, dbname="db", tablename="t", operationType=1)
     with pytest.raises(hms.NoSuchTxnException) as committed:
         await hms_call("lock", hms.LockRequest(component=[component], txnid=done, user="u", hostname="h"))
@@ -87,6 +88,9 @@ async def test_an_ended_txn_is_answered_with_hives_exceptions(env: Any) -> None:
     with pytest.raises(hms.TxnAbortedException):
         await hms_call("lock", hms.LockRequest(component=[component], txnid=gone, user="u", hostname="h"))
     assert (await hms_call("get_open_txns")).open_txns == [gone, live]  # live was not aborted
+    await hms_call("abort_txns", hms.AbortTxnsRequest(txn_ids=[live, done, gone, live + 100]))
+    state = await hms_call("get_open_txns")
+    assert state.open_txns == [gone, live] and state.abortedBits == bitset([True, True])  # live aborted now
 
 
 async def test_write_ids_allocated_and_read_back_as_the_grpc_api_answers(env: Any) -> None:

@@ -157,4 +157,8 @@ async def next_events_and_head(
     write. An empty batch below the head means a gap."""
     _check_cursor(last_event_id, max_events)
     rows = await conn.fetch(sql.NEXT_EVENTS_AND_HEAD, last_event_id, min(max_events, MAX_EVENTS_PER_READ))
-    return [_event(r) for r in rows if r["event_id"] is not None], int(rows[0]["head"])
+    batch = [_event(r) for r in rows if r["event_id"] is not None]
+    last = rows[-1]
+    if batch and (last["last_of_write"] or 0) > last["event_id"]:  # the batch's end splits a write: read on
+        batch += [_event(r) for r in await conn.fetch(sql.REST_OF_WRITE, last["event_id"], last["last_of_write"])]
+    return batch, int(rows[0]["head"])

@@ -14,6 +14,7 @@ and their batch forms the same for several concurrent calls (store/group_commit.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -178,7 +179,10 @@ WrittenTables = tuple[tuple[str, str], ...]
 
 
 def _written_tables(row: asyncpg.Record) -> WrittenTables:
-    return tuple((db, tbl) for db, tbl in zip(row["written_dbs"], row["written_tables"]) if db and tbl)
+    written = row["written"]
+    if not written or written == "[]":
+        return ()
+    return tuple((w["db_name"], w["table_name"]) for w in json.loads(written) if w["db_name"] and w["table_name"])
 
 
 async def commit_txn_logged(conn: asyncpg.Connection, txn_id: int) -> Written[WrittenTables]:

@@ -55,23 +55,23 @@ ORDER BY event_id
 LIMIT $2
 """
 
-# The poller's read, one round trip: the events after $1 (no filter), about $2 of them but never part
-# of a write's (the batch runs on to the last event of the write it would have ended in: last_of_write,
-# store/schema/0015), with the newest committed id beside each, in one statement and so one snapshot;
-# a row with a NULL event_id when there is none.
+# The poller's read, one round trip: the events after $1 (no filter) with the newest committed id
+# beside each, in one statement and so one snapshot: a row with a NULL event_id when there is none.
+# Each carries the last event of its write (last_of_write, store/schema/0015; NULL before it).
 NEXT_EVENTS_AND_HEAD = f"""
 SELECT h.head, e.*
 FROM (SELECT next_event_id - 1 AS head FROM notification_sequence WHERE id = 1) AS h
 LEFT JOIN LATERAL (
-    SELECT {_EVENT_COLUMNS}
-    FROM notification_log
-    WHERE event_id > $1 AND event_id <= (
-        SELECT max(coalesce(last_of_write, event_id))
-        FROM (SELECT event_id, last_of_write FROM notification_log WHERE event_id > $1 ORDER BY event_id LIMIT $2) AS b
-    )
-    ORDER BY event_id
+    SELECT {_EVENT_COLUMNS}, last_of_write
+    FROM notification_log WHERE event_id > $1 ORDER BY event_id LIMIT $2
 ) AS e ON true
 ORDER BY e.event_id
+"""
+
+# The rest of a write a batch would have ended inside: its events after $1 up to $2, its last. They
+# are committed (the write's first one is), so any snapshot from now on reads them.
+REST_OF_WRITE = f"""
+SELECT {_EVENT_COLUMNS} FROM notification_log WHERE event_id > $1 AND event_id <= $2 ORDER BY event_id
 """
 
 # Hive's get_notification_events_count: events after $1 in database $2, up to $3 when it is not 0.

@@ -21,8 +21,8 @@ FROM open_txns($1, $2::smallint, $3, $4, $5) AS o
 COMMIT_TXN = "SELECT prior_state, cleaned_below, message, write_conflict FROM commit_txn($1)"
 # The tables a commit made writes visible in (its event's write ids; '' for a table dropped since):
 # the committing gateway's reads of them wait for the event (store/cache/facade.py ended_txn).
-_WRITTEN_TABLES = """ARRAY(SELECT w->>'db_name' FROM jsonb_array_elements(c.message->'write_ids') AS w) AS written_dbs,
-       ARRAY(SELECT w->>'table_name' FROM jsonb_array_elements(c.message->'write_ids') AS w) AS written_tables"""
+# Its JSON text, decoded by the gateway only when not empty (cheaper for PostgreSQL than arrays of it).
+_WRITTEN_TABLES = "(c.message->'write_ids')::text AS written"
 COMMIT_TXN_LOGGED = f"""
 SELECT c.prior_state, c.cleaned_below, c.write_conflict, {_WRITTEN_TABLES},
        {append_one_event("$2", "c.message", txn_id="$1")} AS first_event_id

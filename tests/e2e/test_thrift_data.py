@@ -280,36 +280,32 @@ async def test_a_rename_or_exchange_from_a_stale_view_of_the_tables_moves_nothin
     warehouse = tmp_path / "warehouse"
     async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
             client_with_database(gw.thrift_port) as client:
-        for name in ("t", "dest"):
-            await client("create_table", _table(name))
-        (p,) = await _add(client, "t", ["x"])
-        data = _write_file(p.sd.location)
-        assert gw.poller is not None and gw.cached_catalog is not None
-        async with asyncio.timeout(10):  # both tables cached (a read's miss asks for the fill)
+        p, data = await _source_and_dest(client)
+        async with _stale_view(gw, client, "t", "dest") as other_gateway:
             for name in ("t", "dest"):
-                while not isinstance(gw.cached_catalog.cached_table_object("db", name, ReadSnapshot(
-                        latest_committed=True)), Table):
-                    await client("get_table", "db", name)
-                    await asyncio.sleep(0.01)
-        gw.poller.pause()
-        other_gateway = CatalogStore(gw.database, warehouse_dir=gw.settings.warehouse_dir)
-        for name in ("t", "dest"):
-            current = await other_gateway.latest_table("db", name)
-            await other_gateway.alter_table("db", name, replace(current, sd=replace(
-                current.sd, location=str(tmp_path / f"{name}-elsewhere"))))
+                current = await other_gateway.latest_table("db", name)
+                await other_gateway.alter_table("db", name, replace(current, sd=replace(
+                    current.sd, location=str(tmp_path / f"{name}-elsewhere"))))
 
-        renamed = await client("get_table", "db", "t")  # this gateway's stale copy
-        assert renamed.sd.location == str(warehouse / "db.db" / "t")
-        with pytest.raises(hms.MetaException, match="changed while"):
-            await client("exchange_partition", {"ds": "x"}, "db", "t", "db", "dest")
-        renamed.tableName = "u"
-        with pytest.raises(hms.InvalidOperationException, match="changed while"):
-            await client("alter_table", "db", "t", renamed)
-        gw.poller.resume()
+            renamed = await client("get_table", "db", "t")  # this gateway's stale copy
+            assert renamed.sd.location == str(warehouse / "db.db" / "t")
+            with pytest.raises(hms.MetaException, match="changed while"):
+                await client("exchange_partition", {"ds": "x"}, "db", "t", "db", "dest")
+            renamed.tableName = "u"
+            with pytest.raises(hms.InvalidOperationException, match="changed while"):
+                await client("alter_table", "db", "t", renamed)
         assert data.exists() and not (warehouse / "db.db" / "u").exists()
         assert not (warehouse / "db.db" / "dest" / "ds=x").exists()
         assert await client("get_partition_names", "db", "t", -1) == ["ds=x"]
         assert (await other_gateway.latest_table("db", "t")).sd.location == str(tmp_path / "t-elsewhere")
+
+
+async def _source_and_dest(client: ThriftClient, file_name: str = "part-0.parquet") -> tuple[Any, Path]:
+    """Managed tables db.t and db.dest, and t's partition ds=x holding a file: the partition and the file."""
+    for name in ("t", "dest"):
+        await client("create_table", _table(name))
+    (p,) = await _add(client, "t", ["x"])
+    return p, _write_file(p.sd.location, file_name)
 
 
 @contextlib.asynccontextmanager
@@ -402,10 +398,7 @@ async def test_an_exchange_from_a_stale_view_into_a_table_made_external_moves_no
     warehouse = tmp_path / "warehouse"
     async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
             client_with_database(gw.thrift_port) as client:
-        for name in ("t", "dest"):
-            await client("create_table", _table(name))
-        (p,) = await _add(client, "t", ["x"])
-        data = _write_file(p.sd.location)
+        p, data = await _source_and_dest(client)
         async with _stale_view(gw, client, "t", "dest") as other_gateway:
             await _make_external(other_gateway, "dest")
             with pytest.raises(hms.MetaException, match="changed while"):
@@ -430,10 +423,7 @@ async def test_a_partition_moved_while_a_rename_or_exchange_waits_for_it_moves_n
     warehouse = tmp_path / "warehouse"
     async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
             client_with_database(gw.thrift_port) as client:
-        for name in ("t", "dest"):
-            await client("create_table", _table(name))
-        (p,) = await _add(client, "t", ["x"])
-        old_file = _write_file(p.sd.location, "old.parquet")
+        p, old_file = await _source_and_dest(client, "old.parquet")
         store = CatalogStore(gw.database, warehouse_dir=gw.settings.warehouse_dir)
         _, (at_first,) = (await store.get_partitions_by_names("db", "t", ["ds=x"], LATEST)).value
         renamed = hms.Partition(values=["y"], dbName="db", tableName="t", parameters={}, sd=p.sd)
@@ -468,30 +458,21 @@ async def test_a_drop_from_a_stale_view_deletes_where_the_objects_are_not_where_
             client_with_database(gw.thrift_port) as client:
         await client("create_table", _table("t"))
         old_file = _write_file((await client("get_table", "db", "t")).sd.location)
-        assert gw.poller is not None and gw.cached_catalog is not None
-        async with asyncio.timeout(10):  # cached (a read's miss asks for the fill)
-            while not isinstance(gw.cached_catalog.cached_table_object("db", "t", ReadSnapshot(
-                    latest_committed=True)), Table):
-                await client("get_table", "db", "t")
-                await asyncio.sleep(0.01)
-        await client("get_database", "db")
-        gw.poller.pause()
-        other_gateway = CatalogStore(gw.database, warehouse_dir=gw.settings.warehouse_dir)
-        current = await other_gateway.latest_table("db", "t")
-        moved_to = str(tmp_path / "t-elsewhere")
-        await other_gateway.alter_table("db", "t", replace(current, sd=replace(current.sd, location=moved_to)))
-        new_file = _write_file(moved_to)
-        assert (await client("get_table", "db", "t")).sd.location != moved_to  # this gateway's stale copy
+        async with _stale_view(gw, client, "t") as other_gateway:
+            current = await other_gateway.latest_table("db", "t")
+            moved_to = str(tmp_path / "t-elsewhere")
+            await other_gateway.alter_table("db", "t", replace(current, sd=replace(current.sd, location=moved_to)))
+            new_file = _write_file(moved_to)
+            assert (await client("get_table", "db", "t")).sd.location != moved_to  # this gateway's stale copy
 
-        await client("drop_table", "db", "t", True)
-        assert not new_file.exists() and old_file.exists()
+            await client("drop_table", "db", "t", True)
+            assert not new_file.exists() and old_file.exists()
 
-        db = (await other_gateway.get_database("db")).value
-        db_moved_to = str(tmp_path / "db-elsewhere")
-        await other_gateway.alter_database("db", replace(db, location=db_moved_to))
-        db_file = _write_file(db_moved_to)
-        await client("drop_database", "db", True, True)
-        gw.poller.resume()
+            db = (await other_gateway.get_database("db")).value
+            db_moved_to = str(tmp_path / "db-elsewhere")
+            await other_gateway.alter_database("db", replace(db, location=db_moved_to))
+            db_file = _write_file(db_moved_to)
+            await client("drop_database", "db", True, True)
         assert not db_file.exists() and old_file.exists()
 
 
@@ -506,23 +487,14 @@ async def test_a_truncate_from_a_stale_view_empties_the_table_where_it_is_and_ke
             client_with_database(gw.thrift_port) as client:
         await client("create_table", _table("t", (), params={"numRows": "5"}))
         old_file = _write_file((await client("get_table", "db", "t")).sd.location)
-        assert gw.poller is not None and gw.cached_catalog is not None
-        async with asyncio.timeout(10):  # cached (a read's miss asks for the fill)
-            while not isinstance(gw.cached_catalog.cached_table_object("db", "t", ReadSnapshot(
-                    latest_committed=True)), Table):
-                await client("get_table", "db", "t")
-                await asyncio.sleep(0.01)
-        gw.poller.pause()
-        other_gateway = CatalogStore(gw.database, warehouse_dir=gw.settings.warehouse_dir)
-        current = await other_gateway.latest_table("db", "t")
-        moved_to = str(tmp_path / "t-elsewhere")
-        await other_gateway.alter_table("db", "t", replace(current, sd=replace(current.sd, location=moved_to),
-                                                          parameters={**current.parameters, "note": "moved"}))
-        new_file = _write_file(moved_to)
-        assert (await client("get_table", "db", "t")).sd.location != moved_to  # this gateway's stale copy
-
-        await client("truncate_table", "db", "t", None)
-        gw.poller.resume()
+        async with _stale_view(gw, client, "t") as other_gateway:
+            current = await other_gateway.latest_table("db", "t")
+            moved_to = str(tmp_path / "t-elsewhere")
+            await other_gateway.alter_table("db", "t", replace(current, sd=replace(current.sd, location=moved_to),
+                                                              parameters={**current.parameters, "note": "moved"}))
+            new_file = _write_file(moved_to)
+            assert (await client("get_table", "db", "t")).sd.location != moved_to  # this gateway's stale copy
+            await client("truncate_table", "db", "t", None)
         assert not new_file.exists() and Path(moved_to).is_dir() and old_file.exists()
         after = await other_gateway.latest_table("db", "t")
         assert after.sd.location == moved_to and after.parameters["note"] == "moved"

@@ -149,7 +149,8 @@ class Gateway:
                              "other users' txns; set metastore.gateway.tls.cert.file/key.file (and "
                              "metastore.gateway.auth.token.file or tls.client.ca.file)", s.host)
             self._server = GrpcServer(s, catalog, txn_store, self.cached_catalog, self, lock_store, observer, auth)
-            compaction_pb2_grpc.add_CompactorServicer_to_server(CompactorServicer(self._db, s), self._server.server)
+            compaction_pb2_grpc.add_CompactorServicer_to_server(CompactorServicer(self._db, s, auth),
+                                                                self._server.server)
             self.port = await self._server.start()
             await self._server.set_serving(False)  # open, and says so: warming up
             if s.thrift_enabled:

@@ -52,6 +52,11 @@ class Identity:
         """The user a new txn or lock is recorded under: the authenticated one, else the request's."""
         return self.user if self.authenticated else requested
 
+    def run_as(self, requested: str) -> str:
+        """The user a compaction is queued to run as: an admin's (or, open, anyone's) choice, else the
+        authenticated caller, whatever the request says."""
+        return requested if self.admin or not self.authenticated else self.user
+
 
 OPEN = Identity("", authenticated=False, admin=True)
 

@@ -11,6 +11,7 @@ from typing import TypeAlias
 import asyncpg
 import grpc
 
+from gateway.auth import OPEN_AUTHENTICATOR, Authenticator
 from gateway.config import ConfigError, Settings
 from gateway.errors import rpc_methods
 from gateway.servicers.validation import require
@@ -74,9 +75,14 @@ def info_message(c: compaction.CompactionInfo) -> pb.CompactionInfo:
 
 @rpc_methods
 class CompactorServicer(compaction_pb2_grpc.CompactorServicer):
-    def __init__(self, db: Database, settings: Settings) -> None:
+    """With authentication on, the user a compaction runs as and its txn's user are the caller's (an
+    admin may name another run_as, as Hive's HiveServer2 does for its session's user), never the
+    request's alone: a txn recorded under another user would be that user's to commit or abort."""
+
+    def __init__(self, db: Database, settings: Settings, auth: Authenticator = OPEN_AUTHENTICATOR) -> None:
         self._db = db
         self._settings = settings
+        self._auth = auth
 
     async def Compact(self, request: pb.CompactRequest, context: Ctx) -> pb.CompactResponse:
         if request.type not in _TYPES:
@@ -84,12 +90,13 @@ class CompactorServicer(compaction_pb2_grpc.CompactorServicer):
         if len(request.properties) > MAX_PROPERTIES:
             raise InvalidArgument(f"at most {MAX_PROPERTIES} properties, got {len(request.properties)}")
         db_name, table_name = require(request.db_name, "db_name"), require(request.table_name, "table_name")
+        run_as = self._auth.context_identity(context).run_as(request.run_as)
 
         async def run(conn: asyncpg.Connection) -> compaction.Enqueued:
             table, partition = await compaction.resolve_target(conn, db_name, table_name,
                                                                request.partition_name or None)
             return await compaction.enqueue(conn, table, partition.name if partition else None, _TYPES[request.type],
-                                            properties=dict(request.properties), run_as=request.run_as,
+                                            properties=dict(request.properties), run_as=run_as,
                                             initiator_id="manual", manual=True)
 
         done = await self._db.transact(run)
@@ -115,7 +122,8 @@ class CompactorServicer(compaction_pb2_grpc.CompactorServicer):
     async def StartCompaction(self, request: pb.StartCompactionRequest, context: Ctx) -> pb.StartCompactionResponse:
         _positive(request.id, "id")
         compaction.check_worker_id(request.worker_id)
-        job = (await self._db.transact(compaction.start, request.id, request.worker_id, user=request.user,
+        user = self._auth.context_identity(context).user_or(request.user)
+        job = (await self._db.transact(compaction.start, request.id, request.worker_id, user=user,
                                        host=request.hostname)).value
         return pb.StartCompactionResponse(
             txn_id=job.txn_id, valid_txn_list=job.valid_txn_list.to_string(),

@@ -11,6 +11,7 @@ from typing import Any
 
 import asyncpg
 
+from gateway.auth import thrift_identity
 from gateway.thrift.idl import hms
 from store import compaction
 from store.db import Database
@@ -37,6 +38,7 @@ class CompactionMethods:
         if rqst.type not in _TYPES:
             raise InvalidArgument(f"compact2: type must be MINOR (1) or MAJOR (2), got {rqst.type}")
         properties = dict(rqst.properties or {})
+        run_as = thrift_identity.get().run_as(rqst.runas or "")  # the connection's user unless an admin's
         if len(properties) > MAX_PROPERTIES:
             raise InvalidArgument(f"compact2: at most {MAX_PROPERTIES} properties, got {len(properties)}")
 
@@ -44,7 +46,7 @@ class CompactionMethods:
             table, partition = await compaction.resolve_target(conn, rqst.dbname, rqst.tablename,
                                                                rqst.partitionname or None)
             return await compaction.enqueue(conn, table, partition.name if partition else None, _TYPES[rqst.type],
-                                            properties=properties, run_as=rqst.runas or "", initiator_id="manual",
+                                            properties=properties, run_as=run_as, initiator_id="manual",
                                             manual=True)
 
         done = await self._compaction_db.transact(run)

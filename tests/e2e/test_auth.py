@@ -25,7 +25,8 @@ from gateway.cli import build_parser
 from gateway.config import ConfigError
 from gateway.thrift.idl import SERVICE, hms
 from protos.metastore.v1 import catalog_pb2 as pb
-from protos.metastore.v1 import catalog_pb2_grpc, locks_pb2, locks_pb2_grpc
+from protos.metastore.v1 import catalog_pb2_grpc, compaction_pb2_grpc, locks_pb2, locks_pb2_grpc
+from protos.metastore.v1 import compaction_pb2 as cpb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import table
@@ -173,6 +174,31 @@ async def test_the_owner_of_a_lock(token_gateway: Gateway, pki: dict[str, tuple[
         await locks.Unlock(locks_pb2.UnlockRequest(lock_id=lock_id), metadata=_as("root"))
 
 
+async def test_a_compaction_runs_as_and_opens_its_txn_as_the_caller(token_gateway: Gateway,
+                                                                     pki: dict[str, tuple[str, str]]) -> None:
+    async with _channel(token_gateway, pki) as channel:
+        catalog, comp = catalog_pb2_grpc.CatalogStub(channel), compaction_pb2_grpc.CompactorStub(channel)
+        txns = transactions_pb2_grpc.TransactionsStub(channel)
+        for name in ("bobs", "roots"):
+            await catalog.CreateTable(pb.CreateTableRequest(table=table("default", name, keys=(), transactional=True)),
+                                      metadata=_as("bob"))
+        await comp.Compact(cpb.CompactRequest(db_name="default", table_name="bobs", type=cpb.MAJOR, run_as="root"),
+                           metadata=_as("bob"))
+        await comp.Compact(cpb.CompactRequest(db_name="default", table_name="roots", type=cpb.MAJOR, run_as="hive"),
+                           metadata=_as("root"))  # an admin names whom it runs as
+        shown = (await comp.ShowCompactions(cpb.ShowCompactionsRequest(), metadata=_as("root"))).compactions
+        assert sorted((c.table_name, c.run_as) for c in shown) == [("bobs", "bob"), ("roots", "hive")]
+
+        claim = await comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="h-1"), metadata=_as("bob"))
+        started = await comp.StartCompaction(cpb.StartCompactionRequest(
+            id=claim.id, worker_id="h-1", user="alice", hostname="h"), metadata=_as("bob"))
+        rows = (await txns.ShowTransactions(tpb.ShowTransactionsRequest(), metadata=_as("root"))).transactions
+        assert [t.user for t in rows if t.txn_id == started.txn_id] == ["bob"]
+        with pytest.raises(grpc.aio.AioRpcError) as info:  # the txn is not alice's to abort
+            await txns.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[started.txn_id]), metadata=_as("alice"))
+        assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED
+
+
 async def test_mutual_tls_on_grpc_and_thrift(pg_dsn: str, pki: dict[str, tuple[str, str]]) -> None:
     gw = Gateway(gateway_settings(pg_dsn, **{
         "metastore.gateway.tls.cert.file": pki["server"][0], "metastore.gateway.tls.key.file": pki["server"][1],
@@ -210,6 +236,10 @@ async def test_mutual_tls_on_grpc_and_thrift(pg_dsn: str, pki: dict[str, tuple[s
             assert {t.id: t.user for t in info.open_txns} == {mine: "alice", t2: "alice"}
             await asyncio.to_thread(root.abort_txns, hms.AbortTxnsRequest(txn_ids=[mine]))
             await asyncio.to_thread(alice.commit_txn, hms.CommitTxnRequest(txnid=t2))
+            await asyncio.to_thread(bob.compact2, hms.CompactionRequest(
+                dbname="default", tablename="acid", type=2, runas="root"))
+            assert [c.runAs for c in (await asyncio.to_thread(root.show_compact, hms.ShowCompactRequest())).compacts
+                    ] == ["bob"]  # the connection's user, not the request's
         finally:
             for client in (alice, bob, root):
                 client.close()

@@ -6,6 +6,9 @@ and, when `metastore.gateway.access.log` is on, logged as one line on the `metas
 
     grpc /metastore.v1.Catalog/GetTable OK 0.21ms peer=ipv4:127.0.0.1:50412 user=-
 
+`user` is the authenticated caller when authentication is on (gateway/auth.py; a Thrift
+connection's certificate), else the user a request names, if any.
+
 The gRPC side is `ObservingInterceptor`; the Thrift server calls `done` from its dispatch.
 Cost per call: the wrapped handler is built once per method and kept, so a call pays a dict
 lookup, two clock reads and `CallStats.record`; the access log line is formatted only when enabled.
@@ -21,7 +24,9 @@ from typing import Any, Awaitable, Callable
 
 import grpc
 
+from gateway.auth import OPEN_AUTHENTICATOR, Authenticator
 from gateway.metrics import CallStats
+from store.errors import Unauthenticated
 
 _log = logging.getLogger(__name__)
 access_log = logging.getLogger("metastore.access")
@@ -45,9 +50,20 @@ class CallObserver:
 
 
 def _user_of(request: Any) -> str:
-    """The user a request names (OpenTxns, Lock); authentication, when it exists, will supersede it."""
+    """The user a request names (OpenTxns, Lock): what the access log shows in the open mode only."""
     user = getattr(request, "user", "")
     return user[:64] if isinstance(user, str) else ""
+
+
+def _caller(auth: Authenticator, request: Any, context: grpc.aio.ServicerContext) -> str:
+    """The user the access log shows: with authentication on, the authenticated one (a request's user
+    field is the client's to write, and ignored then), blank for a call refused as unauthenticated."""
+    if not auth.enabled:
+        return _user_of(request)
+    try:
+        return auth.context_identity(context).user
+    except Unauthenticated:
+        return ""
 
 
 Unary = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
@@ -57,8 +73,9 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
     """Times every unary call and records its status code (streaming calls, i.e. reflection and
     health's Watch, pass through uncounted)."""
 
-    def __init__(self, observer: CallObserver) -> None:
+    def __init__(self, observer: CallObserver, auth: Authenticator = OPEN_AUTHENTICATOR) -> None:
         self._observer = observer
+        self._auth = auth
         self._wrapped: dict[str, grpc.RpcMethodHandler] = {}
 
     async def intercept_service(
@@ -81,6 +98,7 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
     def _observe(self, method: str, inner: Unary) -> Unary:
         observer = self._observer
         record = observer.record
+        auth = self._auth
 
         async def observed(request: Any, context: grpc.aio.ServicerContext) -> Any:
             started = time.perf_counter()
@@ -104,6 +122,6 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
                 seconds = time.perf_counter() - started
                 record("grpc", method, status, seconds)
                 if observer.log_access:  # the peer and user only when they are logged
-                    observer.access("grpc", method, status, seconds, context.peer(), _user_of(request))
+                    observer.access("grpc", method, status, seconds, context.peer(), _caller(auth, request, context))
 
         return observed

@@ -69,7 +69,7 @@ class GrpcServer:
         if auth.enabled:  # first: the observer caches its handler per method, so what follows it runs once
             interceptors.append(AuthInterceptor(auth))
         if observer is not None:
-            interceptors.append(ObservingInterceptor(observer))
+            interceptors.append(ObservingInterceptor(observer, auth))
         self.server = grpc.aio.server(options=options, maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
                                       interceptors=interceptors)
         self.health = health.aio.HealthServicer()

@@ -167,7 +167,7 @@ class ThriftServer:
                 finally:
                     if self._on_call is not None:
                         self._on_call("thrift", name, status, time.perf_counter() - started,
-                                      str(writer.get_extra_info("peername")), "")
+                                      str(writer.get_extra_info("peername")), thrift_identity.get().user)
                 if reply is not None:
                     if self._settings.framed:
                         writer.write(_FRAME.pack(sum(map(len, reply))))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
 import os
 import ssl
 from pathlib import Path
@@ -256,6 +257,36 @@ async def test_mutual_tls_on_grpc_and_thrift(pg_dsn: str, pki: dict[str, tuple[s
             await asyncio.to_thread(client.get_all_databases)
     finally:
         await gw.stop()
+
+
+async def test_the_access_log_names_the_authenticated_user(pg_dsn: str, pki: dict[str, tuple[str, str]],
+                                                           caplog: pytest.LogCaptureFixture) -> None:
+    gw = Gateway(gateway_settings(pg_dsn, **{
+        "metastore.gateway.tls.cert.file": pki["server"][0], "metastore.gateway.tls.key.file": pki["server"][1],
+        "metastore.gateway.tls.client.ca.file": pki["ca"][0], "metastore.gateway.auth.token.file": pki["tokens"][0],
+        "metastore.gateway.access.log": "true"}))
+    await gw.start()
+    caplog.set_level(logging.INFO, logger="metastore.access")
+
+    def thrift(user: str) -> Any:
+        context = ssl.create_default_context(cafile=pki["ca"][0])
+        context.load_cert_chain(*pki[user])
+        return thriftpy2.rpc.make_client(SERVICE, "127.0.0.1", gw.thrift_port, ssl_context=context, timeout=10_000)
+
+    try:
+        async with _channel(gw, pki, "alice") as channel:  # alice's certificate, bob's token: the token names him
+            await transactions_pb2_grpc.TransactionsStub(channel).OpenTxns(
+                tpb.OpenTxnsRequest(num_txns=1, user="mallory", hostname="h"), metadata=_as("bob"))
+        client = await asyncio.to_thread(thrift, "alice")
+        try:
+            await asyncio.to_thread(client.open_txns, hms.OpenTxnRequest(num_txns=1, user="mallory", hostname="h"))
+        finally:
+            client.close()
+    finally:
+        await gw.stop()
+    lines = [r.getMessage() for r in caplog.records if r.name == "metastore.access" and "pen" in r.getMessage()]
+    assert [line.split()[1] + " " + line.split()[-1] for line in lines] == [
+        "/metastore.v1.Transactions/OpenTxns user=bob", "open_txns user=alice"]
 
 
 def test_token_files_and_settings_are_checked(tmp_path: Path, pki: dict[str, tuple[str, str]]) -> None:

@@ -29,7 +29,7 @@ import asyncpg
 
 from hive.writeids import LONG_MAX, ValidTxnList, ValidWriteIdList
 from store import catalog, txns
-from store.errors import FailedPrecondition, InvalidArgument, NotFound
+from store.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from store.events import NewEvent, Outcome
 from store.models import Partition, Table
 from store.codec import partition_from_row, table_from_row
@@ -92,6 +92,7 @@ class QueueEntry:
     highest_write_id: int
     next_txn_id: int
     manual: bool
+    worker_user: str = ""  # the authenticated user whose worker claimed it; "" in the open mode
 
     @classmethod
     def from_row(cls, r: Any) -> QueueEntry:
@@ -99,7 +100,7 @@ class QueueEntry:
         return cls(r["cq_id"], r["cq_database"], r["cq_table"], r["cq_partition"], r["cq_table_id"], r["cq_state"],
                    r["cq_type"], dict(json.loads(props) if isinstance(props, str) else props or {}),
                    r["cq_worker_id"] or "", r["cq_txn_id"] or 0, r["cq_highest_write_id"] or 0,
-                   r["cq_next_txn_id"] or 0, r["cq_manual"])
+                   r["cq_next_txn_id"] or 0, r["cq_manual"], r["cq_worker_user"] or "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,18 +206,21 @@ async def failed_too_often(conn: asyncpg.Connection, table_id: int, partition_na
 # -- worker ---------------------------------------------------------------------------------------
 
 
-async def claim_next(conn: asyncpg.Connection, worker_id: str, worker_version: str) -> QueueEntry | None:
-    """The oldest initiated entry, now `working` for `worker_id`; None when the queue has none."""
+async def claim_next(conn: asyncpg.Connection, worker_id: str, worker_version: str, *,
+                     user: str = "") -> QueueEntry | None:
+    """The oldest initiated entry, now `working` for `worker_id` of `user` (the authenticated caller;
+    "" in the open mode); None when the queue has none."""
     check_worker_id(worker_id)
     row = await conn.fetchrow(sql.PICK_NEXT)
     if row is None:
         return None
-    await conn.execute(sql.CLAIM, row["cq_id"], worker_id, worker_version)
+    await conn.execute(sql.CLAIM, row["cq_id"], worker_id, worker_version, user or None)
     return QueueEntry.from_row(await conn.fetchrow(sql.ENTRY_FOR_UPDATE, row["cq_id"]))
 
 
-async def _owned(conn: asyncpg.Connection, compaction_id: int, worker_id: str) -> QueueEntry:
-    """The entry, locked, checked to be working for this worker."""
+async def _owned(conn: asyncpg.Connection, compaction_id: int, worker_id: str, caller: str | None) -> QueueEntry:
+    """The entry, locked, checked to be working for this worker and, unless `caller` is None (the open
+    mode, or an admin), claimed by `caller`: a worker id is no secret (SHOW COMPACTIONS lists it)."""
     row = await conn.fetchrow(sql.ENTRY_FOR_UPDATE, compaction_id)
     if row is None:
         raise NotFound(f"compaction {compaction_id} is not in the queue (finished, or purged from history); "
@@ -228,6 +232,9 @@ async def _owned(conn: asyncpg.Connection, compaction_id: int, worker_id: str) -
             + (f" by worker {entry.worker_id!r}" if entry.worker_id else "")
             + f", not working for {worker_id!r}: it was given back to the queue after "
               "hive.compactor.worker.timeout without a heartbeat; drop this attempt")
+    if caller is not None and entry.worker_user != caller:
+        raise PermissionDenied(f"compaction {compaction_id} was claimed by another user's worker; only that user "
+                               "or an admin (hive.users.in.admin.role) may start, heartbeat, complete or fail it")
     return entry
 
 
@@ -246,10 +253,10 @@ async def target_of(conn: asyncpg.Connection, entry: QueueEntry) -> tuple[Table,
 
 
 async def start(conn: asyncpg.Connection, compaction_id: int, worker_id: str, *, user: str, host: str,
-                ) -> Outcome[CompactionJob]:
+                caller: str | None = None) -> Outcome[CompactionJob]:
     """Open the entry's compaction txn and take its snapshot: the txns it sees, the compactor's
     view of the table's write ids, and the directory to compact."""
-    entry = await _owned(conn, compaction_id, worker_id)
+    entry = await _owned(conn, compaction_id, worker_id, caller)
     if entry.txn_id:
         raise FailedPrecondition(f"compaction {compaction_id} has txn {entry.txn_id} already; one attempt per claim")
     table, location = await target_of(conn, entry)
@@ -262,9 +269,10 @@ async def start(conn: asyncpg.Connection, compaction_id: int, worker_id: str, *,
     return Outcome(CompactionJob(entry, txn_id, txn_list, compactor_view(write_ids), location, table), opened.events)
 
 
-async def heartbeat(conn: asyncpg.Connection, compaction_id: int, worker_id: str) -> None:
+async def heartbeat(conn: asyncpg.Connection, compaction_id: int, worker_id: str, *,
+                    caller: str | None = None) -> None:
     """Keep the entry (and its compaction txn) alive."""
-    entry = await _owned(conn, compaction_id, worker_id)
+    entry = await _owned(conn, compaction_id, worker_id, caller)
     await conn.execute(sql.HEARTBEAT, compaction_id)
     if entry.txn_id:
         aborted, missing = await txns.heartbeat(conn, [entry.txn_id])
@@ -274,11 +282,11 @@ async def heartbeat(conn: asyncpg.Connection, compaction_id: int, worker_id: str
 
 
 async def complete(conn: asyncpg.Connection, compaction_id: int, worker_id: str, txn_id: int,
-                   highest_write_id: int) -> Outcome[None]:
+                   highest_write_id: int, *, caller: str | None = None) -> Outcome[None]:
     """Commit the compaction txn and mark the entry ready for cleaning, in one step. Marking waits for
     an OpenTxns in flight, and opens wait from then until the caller's transaction commits
     (MARK_COMPACTED's share lock on the txn counter), so commit soon after."""
-    entry = await _owned(conn, compaction_id, worker_id)
+    entry = await _owned(conn, compaction_id, worker_id, caller)
     if not entry.txn_id or entry.txn_id != txn_id:
         raise FailedPrecondition(f"txn {txn_id} is not the compaction txn of compaction {compaction_id} "
                                  f"({entry.txn_id or 'none opened'}); call StartCompaction first")
@@ -298,10 +306,10 @@ async def _abort_if_open(conn: asyncpg.Connection, txn_ids: Sequence[int], reaso
 
 
 async def fail(conn: asyncpg.Connection, compaction_id: int, worker_id: str, message: str, *,
-               refused: bool) -> Outcome[None]:
+               refused: bool, caller: str | None = None) -> Outcome[None]:
     """The worker gives up: history `f` (failed) or `c` (refused: nothing to compact). Its txn, if
     open, is aborted, so anything it wrote stays invisible and is the Cleaner's to remove."""
-    entry = await _owned(conn, compaction_id, worker_id)
+    entry = await _owned(conn, compaction_id, worker_id, caller)
     events = await _abort_if_open(conn, [entry.txn_id], f"compaction {compaction_id} failed")
     await conn.fetchval(sql.MOVE_TO_HISTORY, compaction_id, REFUSED if refused else FAILED, _bounded(message))
     return Outcome(None, events)

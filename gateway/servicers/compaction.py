@@ -11,7 +11,7 @@ from typing import TypeAlias
 import asyncpg
 import grpc
 
-from gateway.auth import OPEN_AUTHENTICATOR, Authenticator
+from gateway.auth import OPEN_AUTHENTICATOR, Authenticator, Identity
 from gateway.config import ConfigError, Settings
 from gateway.errors import rpc_methods
 from gateway.servicers.validation import require
@@ -60,6 +60,11 @@ def _positive(value: int, what: str) -> int:
 def _host_of(worker_or_initiator_id: str) -> str:
     """Hive names workers and initiators `<host>-<thread or role>`."""
     return worker_or_initiator_id.rsplit("-", 1)[0] if "-" in worker_or_initiator_id else worker_or_initiator_id
+
+
+def _claimer(identity: Identity) -> str | None:
+    """Whose claim a worker call must be: the caller's, or None (anyone's) open or for an admin."""
+    return identity.user if identity.authenticated and not identity.admin else None
 
 
 def info_message(c: compaction.CompactionInfo) -> pb.CompactionInfo:
@@ -112,7 +117,9 @@ class CompactorServicer(compaction_pb2_grpc.CompactorServicer):
 
     async def ClaimCompaction(self, request: pb.ClaimCompactionRequest, context: Ctx) -> pb.ClaimCompactionResponse:
         compaction.check_worker_id(request.worker_id)
-        entry = await self._db.transact(compaction.claim_next, request.worker_id, request.worker_version)
+        identity = self._auth.context_identity(context)
+        entry = await self._db.transact(compaction.claim_next, request.worker_id, request.worker_version,
+                                        user=identity.user if identity.authenticated else "")
         if entry is None:
             return pb.ClaimCompactionResponse(found=False)
         return pb.ClaimCompactionResponse(found=True, id=entry.id, db_name=entry.db_name, table_name=entry.table_name,
@@ -122,9 +129,10 @@ class CompactorServicer(compaction_pb2_grpc.CompactorServicer):
     async def StartCompaction(self, request: pb.StartCompactionRequest, context: Ctx) -> pb.StartCompactionResponse:
         _positive(request.id, "id")
         compaction.check_worker_id(request.worker_id)
-        user = self._auth.context_identity(context).user_or(request.user)
-        job = (await self._db.transact(compaction.start, request.id, request.worker_id, user=user,
-                                       host=request.hostname)).value
+        identity = self._auth.context_identity(context)
+        job = (await self._db.transact(compaction.start, request.id, request.worker_id,
+                                       user=identity.user_or(request.user), host=request.hostname,
+                                       caller=_claimer(identity))).value
         return pb.StartCompactionResponse(
             txn_id=job.txn_id, valid_txn_list=job.valid_txn_list.to_string(),
             valid_write_id_list=job.write_ids.to_string(), location=job.location, table_id=job.table.table_id,
@@ -134,7 +142,8 @@ class CompactorServicer(compaction_pb2_grpc.CompactorServicer):
                                   context: Ctx) -> pb.HeartbeatCompactionResponse:
         _positive(request.id, "id")
         compaction.check_worker_id(request.worker_id)
-        await self._db.transact(compaction.heartbeat, request.id, request.worker_id)
+        await self._db.transact(compaction.heartbeat, request.id, request.worker_id,
+                                caller=_claimer(self._auth.context_identity(context)))
         return pb.HeartbeatCompactionResponse()
 
     async def CompleteCompaction(self, request: pb.CompleteCompactionRequest,
@@ -142,13 +151,15 @@ class CompactorServicer(compaction_pb2_grpc.CompactorServicer):
         _positive(request.id, "id")
         _positive(request.txn_id, "txn_id")
         compaction.check_worker_id(request.worker_id)
+        caller = _claimer(self._auth.context_identity(context))
         written = await self._db.transact(compaction.complete, request.id, request.worker_id, request.txn_id,
-                                          request.highest_write_id)
+                                          request.highest_write_id, caller=caller)
         return pb.CompleteCompactionResponse(event_id=max(written.event_ids, default=0))
 
     async def FailCompaction(self, request: pb.FailCompactionRequest, context: Ctx) -> pb.FailCompactionResponse:
         _positive(request.id, "id")
         compaction.check_worker_id(request.worker_id)
         await self._db.transact(compaction.fail, request.id, request.worker_id,
-                                request.error_message or "the worker gave no reason", refused=request.refused)
+                                request.error_message or "the worker gave no reason", refused=request.refused,
+                                caller=_claimer(self._auth.context_identity(context)))
         return pb.FailCompactionResponse()

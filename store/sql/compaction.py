@@ -11,7 +11,7 @@ cannot double-queue.
 _QUEUE_COLUMNS = """cq_id, cq_database, cq_table, cq_partition, cq_table_id, cq_state, cq_type, cq_tblproperties,
 cq_worker_id, cq_enqueue_time, cq_start, cq_last_heartbeat, cq_run_as, cq_highest_write_id, cq_error_message,
 cq_next_txn_id, cq_txn_id, cq_commit_time, cq_initiator_id, cq_initiator_version, cq_worker_version, cq_manual,
-cq_pool_name"""
+cq_pool_name, cq_worker_user"""
 
 # -- enqueue (index: compaction_queue_one_active) -------------------------------------------------
 ACTIVE_ENTRY = """
@@ -36,7 +36,7 @@ SELECT {_QUEUE_COLUMNS} FROM compaction_queue WHERE cq_state = 'i' ORDER BY cq_i
 
 CLAIM = """
 UPDATE compaction_queue
-SET cq_state = 'w', cq_worker_id = $2, cq_worker_version = $3, cq_start = clock_timestamp(),
+SET cq_state = 'w', cq_worker_id = $2, cq_worker_version = $3, cq_worker_user = $4, cq_start = clock_timestamp(),
     cq_last_heartbeat = clock_timestamp(), cq_txn_id = NULL, cq_error_message = NULL
 WHERE cq_id = $1 AND cq_state = 'i'
 """
@@ -73,8 +73,8 @@ FOR UPDATE SKIP LOCKED
 
 REQUEUE = """
 UPDATE compaction_queue
-SET cq_state = 'i', cq_worker_id = NULL, cq_start = NULL, cq_last_heartbeat = NULL, cq_txn_id = NULL,
-    cq_error_message = $2
+SET cq_state = 'i', cq_worker_id = NULL, cq_worker_user = NULL, cq_start = NULL, cq_last_heartbeat = NULL,
+    cq_txn_id = NULL, cq_error_message = $2
 WHERE cq_id = ANY($1::bigint[])
 """
 

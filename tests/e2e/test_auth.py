@@ -200,6 +200,43 @@ async def test_a_compaction_runs_as_and_opens_its_txn_as_the_caller(token_gatewa
         assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED
 
 
+async def test_a_claimed_compaction_is_the_claimers(token_gateway: Gateway, pki: dict[str, tuple[str, str]]) -> None:
+    """The worker id is no secret (ShowCompactions lists it): another non-admin naming it may not start,
+    heartbeat, complete or fail the compaction; the claimer and an admin may."""
+    async with _channel(token_gateway, pki) as channel:
+        catalog, comp = catalog_pb2_grpc.CatalogStub(channel), compaction_pb2_grpc.CompactorStub(channel)
+        await catalog.CreateTable(pb.CreateTableRequest(table=table("default", "t", keys=(), transactional=True)),
+                                  metadata=_as("bob"))
+        await comp.Compact(cpb.CompactRequest(db_name="default", table_name="t", type=cpb.MAJOR), metadata=_as("bob"))
+        claim = await comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="h-1"), metadata=_as("bob"))
+        (shown,) = (await comp.ShowCompactions(cpb.ShowCompactionsRequest(), metadata=_as("alice"))).compactions
+        worker, started = shown.worker_id, cpb.StartCompactionResponse()
+        calls = {
+            "start": lambda user: comp.StartCompaction(cpb.StartCompactionRequest(
+                id=claim.id, worker_id=worker, hostname="h"), metadata=_as(user)),
+            "heartbeat": lambda user: comp.HeartbeatCompaction(cpb.HeartbeatCompactionRequest(
+                id=claim.id, worker_id=worker), metadata=_as(user)),
+            "complete": lambda user: comp.CompleteCompaction(cpb.CompleteCompactionRequest(
+                id=claim.id, worker_id=worker, txn_id=started.txn_id, highest_write_id=1), metadata=_as(user)),
+            "fail": lambda user: comp.FailCompaction(cpb.FailCompactionRequest(
+                id=claim.id, worker_id=worker, error_message="mallory was here"), metadata=_as(user)),
+        }
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await calls["start"]("alice")
+        assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED, "start"
+        assert "claimed by another user's worker" in (info.value.details() or "")
+        started = await calls["start"]("bob")
+        for what in ("heartbeat", "complete", "fail"):
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await calls[what]("alice")
+            assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED, what
+        await calls["heartbeat"]("root")  # an admin may act on any
+        await calls["heartbeat"]("bob")
+        (shown,) = (await comp.ShowCompactions(cpb.ShowCompactionsRequest(), metadata=_as("root"))).compactions
+        assert (shown.state, shown.error_message) == ("working", "")  # alice changed nothing
+        await calls["fail"]("bob")
+
+
 async def test_mutual_tls_on_grpc_and_thrift(pg_dsn: str, pki: dict[str, tuple[str, str]]) -> None:
     gw = Gateway(gateway_settings(pg_dsn, **{
         "metastore.gateway.tls.cert.file": pki["server"][0], "metastore.gateway.tls.key.file": pki["server"][1],

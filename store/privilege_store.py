@@ -51,11 +51,13 @@ class PrivilegeStore:
         return await self._db.read(privileges.principals_in_role, role)
 
     # privileges
-    async def grant_privileges(self, grants: Sequence[PrivilegeGrant]) -> None:
-        await self._db.transact(privileges.grant_privileges, grants, _now())
+    async def grant_privileges(self, grants: Sequence[PrivilegeGrant], *, owner: str | None = None) -> None:
+        await self._db.transact(privileges.grant_privileges, grants, _now(), owner=owner)
 
-    async def revoke_privileges(self, grants: Sequence[PrivilegeGrant], *, grant_option_only: bool = False) -> None:
-        await self._db.transact(privileges.revoke_privileges, grants, grant_option_only=grant_option_only)
+    async def revoke_privileges(self, grants: Sequence[PrivilegeGrant], *, grant_option_only: bool = False,
+                                owner: str | None = None) -> None:
+        await self._db.transact(privileges.revoke_privileges, grants, grant_option_only=grant_option_only,
+                                owner=owner)
 
     async def list_privileges(self, principal: str | None, principal_type: str | None,
                               obj: ObjectRef | None) -> list[PrivilegeGrant]:

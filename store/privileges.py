@@ -19,6 +19,9 @@ and the rules that need no database in hive/privileges.py):
 Where this differs from Hive 2.3 on purpose (its metastore answers these with an internal error, true,
 or stores what no engine can use): a grant on an object that does not exist, of an empty privilege, or on a
 column the table does not have, and a grant to a role that does not exist, are refused with a message.
+With authentication on, a non-admin grants and revokes only on what it owns (`owner`: the object's, or
+its table's or database's, USER owner), as Hive's SQL-standard authorization lets the owner do (the
+owner holds every privilege with the grant option); GLOBAL privileges are an admin's.
 Not versioned and not cached: every read is PostgreSQL's, on any gateway.
 """
 
@@ -34,7 +37,7 @@ from hive import names as n
 from hive import privileges as hp
 from hive.privileges import Grant, ObjectRef, PrivilegeGrant, PrivilegeSet, Role, RoleGrant
 from store import catalog
-from store.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NeverAllowed, NotFound
+from store.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NeverAllowed, NotFound, PermissionDenied
 from store.events import Outcome
 from store.models import Table
 from store.sql import privileges as sql
@@ -230,8 +233,28 @@ def _principal_of(p: PrivilegeGrant, what: str) -> tuple[str, str]:
 # -- privileges ---------------------------------------------------------------------------------
 
 
-async def grant_privileges(conn: asyncpg.Connection, grants: Sequence[PrivilegeGrant], now: int) -> None:
-    """Stores each grant (GRANT ... ON ... TO ...), all or none; a privilege held already is refused."""
+async def _check_owner(conn: asyncpg.Connection, obj: ObjectRef, key: _Key, owner: str | None, what: str) -> None:
+    """PermissionDenied unless `owner` is None (the open mode, or an admin) or the USER owning `obj`
+    (a partition's or column's table, a database); `key` is `obj`'s, so `obj` exists."""
+    if owner is None:
+        return
+    if key.object_type == "GLOBAL":
+        held: tuple[str, str] | None = None
+    elif key.object_type == "DATABASE":
+        row = await conn.fetchrow(sql.DATABASE_OWNER, key.db_name)
+        held = (row["owner"], row["owner_type"]) if row is not None else None
+    else:
+        table = await catalog.get_table(conn, n.normalize_identifier(obj.db, "database"), obj.table)
+        held = (table.owner, table.owner_type)
+    if held != (owner, "USER"):
+        raise PermissionDenied(f"{what}: {owner} does not own it; only its owner or an admin "
+                               "(hive.users.in.admin.role) may grant or revoke privileges on it")
+
+
+async def grant_privileges(conn: asyncpg.Connection, grants: Sequence[PrivilegeGrant], now: int, *,
+                           owner: str | None = None) -> None:
+    """Stores each grant (GRANT ... ON ... TO ...), all or none; a privilege held already is refused.
+    Unless `owner` is None, every object must be that user's (_check_owner)."""
     limits.check_count(len(grants), "grants in one call")
     for p in grants:
         what = f"grant on {hp.describe(p.obj)}"
@@ -241,6 +264,7 @@ async def grant_privileges(conn: asyncpg.Connection, grants: Sequence[PrivilegeG
         privileges = hp.split_privileges(p.grant.privilege, what)
         key = await _key_of(conn, p.obj, for_grant=True)
         assert key is not None  # (for_grant: NotFound instead)
+        await _check_owner(conn, p.obj, key, owner, what)
         if principal_type == "ROLE":
             await _lock_role(conn, principal, what)
         for privilege in privileges:
@@ -252,15 +276,18 @@ async def grant_privileges(conn: asyncpg.Connection, grants: Sequence[PrivilegeG
 
 
 async def revoke_privileges(conn: asyncpg.Connection, grants: Sequence[PrivilegeGrant], *,
-                            grant_option_only: bool = False) -> None:
+                            grant_option_only: bool = False, owner: str | None = None) -> None:
     """Takes each privilege (or, `grant_option_only`, only the right to grant it on), all or none; a
-    privilege the principal does not hold is refused."""
+    privilege the principal does not hold is refused. Unless `owner` is None, every object must be that
+    user's (_check_owner)."""
     limits.check_count(len(grants), "revokes in one call")
     for p in grants:
         what = f"revoke on {hp.describe(p.obj)}"
         principal, principal_type = _principal_of(p, what)
         privileges = hp.split_privileges(p.grant.privilege, what)
         key = await _key_of(conn, p.obj, for_grant=False)
+        if key is not None:
+            await _check_owner(conn, p.obj, key, owner, what)
         for privilege in privileges:
             args = (*key.args(), principal, principal_type, privilege) if key is not None else None
             held = await conn.fetchval(sql.SELECT_PRIVILEGE_FOR_UPDATE, *args) if args is not None else None

@@ -2,16 +2,23 @@
 SHOW GRANT, SHOW ROLE GRANT, SHOW PRINCIPALS) and Trino's `sql-standard` security send. The rules are
 the store's (store/privileges.py); nothing is cached, so every gateway answers what PostgreSQL holds.
 Every method declares only MetaException: each refusal is one, with the store's message.
+
+With authentication on (the connection's certificate names the caller), only an admin
+(`hive.users.in.admin.role`) manages roles: creates or drops one, grants or revokes membership, as in
+Hive's SQL-standard authorization, where that takes the admin role; else anyone could make themselves
+`admin`. A non-admin grants and revokes privileges only on objects it owns (Hive's owner holds every
+privilege with the grant option); GLOBAL privileges are an admin's. The open mode checks nothing.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from gateway.auth import thrift_identity
 from gateway.thrift.convert import PRINCIPAL_IDS, PRINCIPAL_TYPES, required
 from gateway.thrift.idl import hms
 from hive.privileges import OBJECT_TYPES, Grant, ObjectRef, PrivilegeGrant, PrivilegeSet, Role, RoleGrant
-from store.errors import InvalidArgument
+from store.errors import InvalidArgument, PermissionDenied
 from store.privilege_store import PrivilegeStore
 
 _OBJECT_TYPE_IDS = {name: i for i, name in enumerate(OBJECT_TYPES, start=1)}  # Hive's HiveObjectType
@@ -108,6 +115,19 @@ def _request_type(value: int | None, what: str) -> int:
     return value
 
 
+def _check_role_admin(what: str) -> None:
+    identity = thrift_identity.get()
+    if identity.authenticated and not identity.admin:
+        raise PermissionDenied(f"{what}: {identity.user} may not manage roles; only an admin "
+                               "(hive.users.in.admin.role) may create, drop, grant or revoke a role")
+
+
+def _grantor_owner() -> str | None:
+    """Whose objects the caller may grant and revoke privileges on: None (any) open or for an admin."""
+    identity = thrift_identity.get()
+    return identity.user if identity.authenticated and not identity.admin else None
+
+
 class PrivilegeMethods:
     """Mixed into the Thrift handler; needs `_privileges`."""
 
@@ -117,10 +137,12 @@ class PrivilegeMethods:
 
     async def create_role(self, role: Any) -> bool:
         role = required(role, "role")
+        _check_role_admin("create_role")
         await self._privileges.create_role(Role(role.roleName or "", role.ownerName))
         return True
 
     async def drop_role(self, role_name: str | None) -> bool:
+        _check_role_admin("drop_role")
         await self._privileges.drop_role(required(role_name, "role_name"))
         return True
 
@@ -129,6 +151,7 @@ class PrivilegeMethods:
 
     async def grant_role(self, role_name: str | None, principal_name: str | None, principal_type: int | None,
                          grantor: str | None, grantorType: int | None, grant_option: bool | None) -> bool:  # noqa: N803
+        _check_role_admin("grant_role")
         await self._privileges.grant_role(RoleGrant(
             required(role_name, "role_name"), principal_name or "", _principal_type(principal_type, "grant_role"),
             bool(grant_option), 0, grantor, _optional_type(grantorType)))
@@ -136,6 +159,7 @@ class PrivilegeMethods:
 
     async def revoke_role(self, role_name: str | None, principal_name: str | None,
                           principal_type: int | None) -> bool:
+        _check_role_admin("revoke_role")
         await self._privileges.revoke_role(required(role_name, "role_name"), principal_name or "",
                                            _principal_type(principal_type, "revoke_role"))
         return True
@@ -144,6 +168,7 @@ class PrivilegeMethods:
         """GRANT ROLE and REVOKE ROLE (REVOKE ADMIN OPTION FOR, with grantOption) in one request shape."""
         req = required(request, "request")
         kind = _request_type(req.requestType, "grant_revoke_role")
+        _check_role_admin("grant_revoke_role")
         principal_type = _principal_type(req.principalType, "grant_revoke_role")
         if kind == _GRANT:
             await self._privileges.grant_role(RoleGrant(
@@ -182,11 +207,11 @@ class PrivilegeMethods:
         return [_privilege_to_thrift(p) for p in listed]
 
     async def grant_privileges(self, privileges: Any) -> bool:
-        await self._privileges.grant_privileges(_privileges_from_thrift(privileges))
+        await self._privileges.grant_privileges(_privileges_from_thrift(privileges), owner=_grantor_owner())
         return True
 
     async def revoke_privileges(self, privileges: Any) -> bool:
-        await self._privileges.revoke_privileges(_privileges_from_thrift(privileges))
+        await self._privileges.revoke_privileges(_privileges_from_thrift(privileges), owner=_grantor_owner())
         return True
 
     async def grant_revoke_privileges(self, request: Any) -> Any:
@@ -194,7 +219,8 @@ class PrivilegeMethods:
         req = required(request, "request")
         grants = _privileges_from_thrift(req.privileges)
         if _request_type(req.requestType, "grant_revoke_privileges") == _GRANT:
-            await self._privileges.grant_privileges(grants)
+            await self._privileges.grant_privileges(grants, owner=_grantor_owner())
         else:
-            await self._privileges.revoke_privileges(grants, grant_option_only=bool(req.revokeGrantOption))
+            await self._privileges.revoke_privileges(grants, grant_option_only=bool(req.revokeGrantOption),
+                                                     owner=_grantor_owner())
         return hms.GrantRevokePrivilegeResponse(success=True)

@@ -163,4 +163,7 @@ WHERE v.table_id = g.table_id AND v.part_name = g.part_name AND v.part_name <> '
 DATABASE_EXISTS = "SELECT name FROM dbs WHERE name = $1"
 LOCK_DATABASE = DATABASE_EXISTS + " FOR KEY SHARE"
 
+# The owner a grant or revoke by a non-admin is checked against (store/privileges.py _check_owner).
+DATABASE_OWNER = "SELECT owner, owner_type FROM dbs WHERE name = $1"
+
 PARTITION_EXISTS = "SELECT 1 FROM partitions WHERE table_id = $1 AND part_name = $2 AND dropped_wid IS NULL"

@@ -33,6 +33,7 @@ from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import table
 from tests.conftest import gateway_settings
 from tests.pki import Pki, make_pki
+from tests.thrift_client import thrift_table
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 TOKENS = {"alice": "t-alice", "bob": "t-bob", "root": "t-root"}
@@ -293,6 +294,65 @@ async def test_mutual_tls_on_grpc_and_thrift(pg_dsn: str, pki: dict[str, tuple[s
                                              ssl_context=plain, timeout=5000)
             await asyncio.to_thread(client.get_all_databases)
     finally:
+        await gw.stop()
+
+
+async def test_roles_are_an_admins_and_grants_an_owners_over_thrift(pg_dsn: str,
+                                                                     pki: dict[str, tuple[str, str]]) -> None:
+    """Hive's SQL-standard authorization: only the admin role manages roles, and a non-admin grants or
+    revokes privileges only on what it owns. A refusal is MetaException and changes nothing."""
+    gw = Gateway(gateway_settings(pg_dsn, **{
+        "metastore.gateway.tls.cert.file": pki["server"][0], "metastore.gateway.tls.key.file": pki["server"][1],
+        "metastore.gateway.tls.client.ca.file": pki["ca"][0], "hive.users.in.admin.role": "root"}))
+    await gw.start()
+
+    def thrift(user: str) -> Any:
+        context = ssl.create_default_context(cafile=pki["ca"][0])
+        context.load_cert_chain(*pki[user])
+        return thriftpy2.rpc.make_client(SERVICE, "127.0.0.1", gw.thrift_port, ssl_context=context, timeout=10_000)
+
+    def bag(table_name: str | None, principal: str = "bob") -> Any:
+        kind = 3 if table_name else 1  # TABLE, else GLOBAL
+        return hms.PrivilegeBag(privileges=[hms.HiveObjectPrivilege(
+            hiveObject=hms.HiveObjectRef(objectType=kind, dbName="default" if table_name else None,
+                                         objectName=table_name),
+            principalName=principal, principalType=1,
+            grantInfo=hms.PrivilegeGrantInfo(privilege="SELECT", grantor="x", grantorType=1, grantOption=False))])
+
+    alice, bob, root = [await asyncio.to_thread(thrift, user) for user in ("alice", "bob", "root")]
+    try:
+        for name, owner in (("alices", "alice"), ("bobs", "bob")):
+            await asyncio.to_thread(alice.create_table, thrift_table(name, "default", owner))
+        refused = {
+            "create_role": (bob.create_role, hms.Role(roleName="mine", ownerName="bob")),
+            "drop_role": (bob.drop_role, "admin"),
+            "grant_role": (bob.grant_role, "admin", "bob", 1, "root", 1, True),
+            "revoke_role": (bob.revoke_role, "admin", "root", 1),
+            "grant_revoke_role": (bob.grant_revoke_role, hms.GrantRevokeRoleRequest(
+                requestType=1, roleName="admin", principalName="bob", principalType=1)),
+            "grant_privileges": (bob.grant_privileges, bag("alices")),
+            "revoke_privileges": (bob.revoke_privileges, bag("alices", "alice")),
+            "grant_revoke_privileges": (bob.grant_revoke_privileges, hms.GrantRevokePrivilegeRequest(
+                requestType=1, privileges=bag(None))),
+        }
+        await asyncio.to_thread(alice.grant_privileges, bag("alices", "alice"))  # the owner may
+        for call, *args in refused.values():
+            with pytest.raises(hms.MetaException, match="only an admin|only its owner or an admin"):
+                await asyncio.to_thread(call, *args)
+        roles = await asyncio.to_thread(bob.get_role_grants_for_principal, hms.GetRoleGrantsForPrincipalRequest(
+            principal_name="bob", principal_type=1))
+        assert [g.roleName for g in roles.principalGrants] == ["public"]  # bob is no admin
+        assert "mine" not in await asyncio.to_thread(root.get_role_names)
+        held = await asyncio.to_thread(root.list_privileges, None, None, bag("alices").privileges[0].hiveObject)
+        assert {(p.principalName, p.grantInfo.privilege) for p in held} == {("alice", "SELECT")}
+
+        assert await asyncio.to_thread(bob.grant_privileges, bag("bobs", "alice"))  # on his own table
+        assert await asyncio.to_thread(root.create_role, hms.Role(roleName="analysts", ownerName="root"))
+        assert await asyncio.to_thread(root.grant_role, "analysts", "bob", 1, "root", 1, False)
+        assert await asyncio.to_thread(root.grant_privileges, bag("alices"))  # an admin on anything
+    finally:
+        for client in (alice, bob, root):
+            client.close()
         await gw.stop()
 
 

@@ -159,6 +159,7 @@ class Gateway:
                 self._thrift = ThriftServer(THRIFT_SERVICE, handler, ThriftSettings(
                     host=s.host, port=s.thrift_port, framed=s.thrift_framed, max_message_bytes=s.max_message_bytes,
                     max_connections=s.thrift_max_connections, read_timeout_s=s.thrift_read_timeout_s,
+                    tls_handshake_timeout_s=s.thrift_tls_handshake_timeout_s,
                     ssl_context=thrift_ssl_context(s), authenticator=auth),
                     on_call=observer.done)
                 try:

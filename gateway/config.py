@@ -147,6 +147,10 @@ class Settings:
     thrift_read_timeout_s: float = _setting("metastore.gateway.thrift.read.timeout", 60.0,
                                             "a Thrift connection that sent part of a message and then nothing for "
                                             "this long is closed", "duration")
+    thrift_tls_handshake_timeout_s: float = _setting(
+        "metastore.gateway.thrift.tls.handshake.timeout", 10.0,
+        "a Thrift connection whose TLS handshake has not finished this long after it connected is closed "
+        "(it counts against hive.metastore.server.max.threads meanwhile)", "duration")
     # -- the compactor (poller/compactor.py; Hive's names and defaults) --
     compactor_initiator_on: bool = _setting("hive.compactor.initiator.on", False,
                                             "run the compaction Initiator (and history reaper) on this gateway")
@@ -213,6 +217,9 @@ class Settings:
         if self.thrift_max_connections < 1 or self.thrift_read_timeout_s <= 0:
             raise ConfigError("hive.metastore.server.max.threads must be at least 1 and "
                               "metastore.gateway.thrift.read.timeout a positive duration")
+        if self.thrift_tls_handshake_timeout_s <= 0:
+            raise ConfigError("metastore.gateway.thrift.tls.handshake.timeout must be a positive duration, got "
+                              f"{self.thrift_tls_handshake_timeout_s}")
         for name in ("pool_max_size", "max_batch_size", "max_event_response", "default_event_batch",
                      "max_concurrent_rpcs", "max_message_bytes", "txn_max_open_batch", "max_open_txns",
                      "txn_group_commit_max"):

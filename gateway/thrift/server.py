@@ -14,6 +14,11 @@ What cannot be answered closes the connection: bytes that are not a Thrift messa
 `hive.metastore.server.max.message.size`, half a message and then silence for
 `metastore.gateway.thrift.read.timeout`. Connections over `hive.metastore.server.max.threads` are
 closed at once, so memory stays bounded (each holds at most one message).
+
+With TLS, the server accepts plain TCP and upgrades each connection itself (`start_tls`) only after
+counting it against that limit, within `metastore.gateway.thrift.tls.handshake.timeout`: asyncio's own
+TLS listener handshakes before the connection reaches this code, so connections that never finish a
+handshake would each hold a descriptor for asyncio's 60 s, uncounted and unauthenticated.
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ class ThriftSettings:
     max_message_bytes: int = 100 * 1024 * 1024
     max_connections: int = 1000
     read_timeout_s: float = 60.0
+    tls_handshake_timeout_s: float = 10.0
     ssl_context: ssl.SSLContext | None = None  # TLS (mutual when it requires client certificates)
     authenticator: Authenticator = OPEN_AUTHENTICATOR  # names a connection's caller from its certificate
 
@@ -89,8 +95,9 @@ class ThriftServer:
         return frozenset(self._methods)
 
     async def start(self) -> None:
+        # Plain TCP even with TLS: _accept counts the connection, then upgrades it (the module's note).
         self._server = await asyncio.start_server(self._accept, self._settings.host, self._settings.port,
-                                                  limit=READ_CHUNK, ssl=self._settings.ssl_context)
+                                                  limit=READ_CHUNK)
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def stop(self, grace_s: float = 2.0) -> None:
@@ -126,6 +133,8 @@ class ThriftServer:
             return
         self._connections.add(task)
         try:
+            if self._settings.ssl_context is not None and not await self._handshake(writer):
+                return
             # This task serves only this connection, so the caller holds for every call made on it.
             thrift_identity.set(self._settings.authenticator.peer_identity(writer.get_extra_info("peercert")))
             meta_conf.begin_connection()
@@ -141,6 +150,25 @@ class ThriftServer:
         finally:
             self._connections.discard(task)
             writer.close()
+
+    async def _handshake(self, writer: asyncio.StreamWriter) -> bool:
+        """Upgrade the connection to TLS within the handshake time-out; False (logged) when it failed."""
+        assert self._settings.ssl_context is not None
+        peer = writer.get_extra_info("peername")
+        try:
+            async with asyncio.timeout(self._settings.tls_handshake_timeout_s):
+                await writer.start_tls(self._settings.ssl_context,
+                                       ssl_handshake_timeout=self._settings.tls_handshake_timeout_s)
+        except TimeoutError:
+            _log.info("thrift: closed a connection from %s: no TLS handshake within %.0fs "
+                      "(metastore.gateway.thrift.tls.handshake.timeout)", peer, self._settings.tls_handshake_timeout_s)
+            writer.transport.abort()
+            return False
+        except (ssl.SSLError, OSError) as exc:
+            _log.info("thrift: closed a connection from %s: TLS handshake failed: %s", peer, exc)
+            writer.transport.abort()
+            return False
+        return True
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         buffer = bytearray()

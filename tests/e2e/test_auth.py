@@ -356,6 +356,50 @@ async def test_roles_are_an_admins_and_grants_an_owners_over_thrift(pg_dsn: str,
         await gw.stop()
 
 
+async def test_thrift_connections_count_before_their_tls_handshake(pg_dsn: str,
+                                                                  pki: dict[str, tuple[str, str]]) -> None:
+    """Connections that never start a TLS handshake count against hive.metastore.server.max.threads
+    (those over it are closed at once) and are closed after the handshake time-out, so they cannot hold
+    descriptors unauthenticated; a client with a certificate is served afterwards."""
+    gw = Gateway(gateway_settings(pg_dsn, **{
+        "metastore.gateway.tls.cert.file": pki["server"][0], "metastore.gateway.tls.key.file": pki["server"][1],
+        "metastore.gateway.tls.client.ca.file": pki["ca"][0], "hive.metastore.server.max.threads": "2",
+        "metastore.gateway.thrift.tls.handshake.timeout": "500ms"}))
+    await gw.start()
+
+    async def closed(stream: tuple[asyncio.StreamReader, asyncio.StreamWriter], within_s: float) -> bool:
+        try:
+            return await asyncio.wait_for(stream[0].read(1), within_s) == b""
+        except TimeoutError:
+            return False
+        except ConnectionError:
+            return True
+
+    def thrift(user: str) -> Any:
+        context = ssl.create_default_context(cafile=pki["ca"][0])
+        context.load_cert_chain(*pki[user])
+        return thriftpy2.rpc.make_client(SERVICE, "127.0.0.1", gw.thrift_port, ssl_context=context, timeout=10_000)
+
+    try:
+        silent = [await asyncio.open_connection("127.0.0.1", gw.thrift_port) for _ in range(20)]
+        await asyncio.sleep(0.1)
+        assert gw.thrift_stats() == {"connections": 2}
+        outcomes = await asyncio.gather(*(closed(s, 0.2) for s in silent[2:]))
+        assert all(outcomes)  # over the limit: closed at once, before any handshake
+        assert not any(await asyncio.gather(*(closed(s, 0.1) for s in silent[:2])))  # within the time-out
+        assert all(await asyncio.gather(*(closed(s, 2.0) for s in silent[:2])))  # no handshake: closed
+        assert gw.thrift_stats() == {"connections": 0}
+        for _, writer in silent:
+            writer.close()
+        alice = await asyncio.to_thread(thrift, "alice")
+        try:
+            assert await asyncio.to_thread(alice.get_all_databases) == ["default"]
+        finally:
+            alice.close()
+    finally:
+        await gw.stop()
+
+
 async def test_the_access_log_names_the_authenticated_user(pg_dsn: str, pki: dict[str, tuple[str, str]],
                                                            caplog: pytest.LogCaptureFixture) -> None:
     gw = Gateway(gateway_settings(pg_dsn, **{

@@ -56,6 +56,8 @@ METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
     ("abort_txn", se.FailedPrecondition): "NoSuchTxnException",
     ("abort_txns", se.FailedPrecondition): "NoSuchTxnException",
     ("lock", se.FailedPrecondition): "NoSuchTxnException",
+    # a lock id with no rows (released, timed out, never given): Hive's checkLock finds no txn for it
+    ("check_lock", se.NotFound): "NoSuchLockException",
 }
 
 

@@ -142,6 +142,22 @@ async def test_locks_queue_grant_and_show_as_hive_does(env: Any) -> None:
     assert (set(ranged.aborted), set(ranged.nosuch)) == (set(), {txn + 1})
 
 
+async def test_check_lock_of_a_lock_that_is_gone_is_no_such_lock(env: Any) -> None:
+    """As Hive's checkLock (getTxnIdFromLockId finds no row: NoSuchLockException): a lock id never
+    given, a standalone lock unlocked, and a txn lock released by its txn's abort."""
+    hms_call, _, _ = env
+    component = hms.LockComponent(type=SHARED_READ, level=TABLE_LEVEL, dbname="db", tablename="t", operationType=1)
+    standalone = await hms_call("lock", hms.LockRequest(component=[component], user="u", hostname="h"))
+    await hms_call("unlock", hms.UnlockRequest(lockid=standalone.lockid))
+    txn = (await hms_call("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids[0]
+    held = await hms_call("lock", hms.LockRequest(component=[component], txnid=txn, user="u", hostname="h"))
+    await hms_call("abort_txn", hms.AbortTxnRequest(txnid=txn))
+    for lock_id in (held.lockid + 100, standalone.lockid, held.lockid):
+        with pytest.raises(hms.NoSuchLockException) as gone:
+            await hms_call("check_lock", hms.CheckLockRequest(lockid=lock_id))
+        assert f"lock {lock_id} does not exist" in gone.value.message
+
+
 async def test_notification_log(env: Any) -> None:
     hms_call, grpc_client, _ = env
     head = (await hms_call("get_current_notificationEventId")).eventId

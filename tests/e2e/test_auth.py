@@ -238,16 +238,25 @@ async def test_a_claimed_compaction_is_the_claimers(token_gateway: Gateway, pki:
         await calls["fail"]("bob")
 
 
+def _mutual_tls(pki: dict[str, tuple[str, str]]) -> dict[str, str]:
+    """The settings of a gateway that requires client certificates signed by the test CA."""
+    return {"metastore.gateway.tls.cert.file": pki["server"][0], "metastore.gateway.tls.key.file": pki["server"][1],
+            "metastore.gateway.tls.client.ca.file": pki["ca"][0]}
+
+
+def _thrift_as(gw: Gateway, pki: dict[str, tuple[str, str]], user: str) -> Any:
+    """A Thrift client of the gateway presenting `user`'s certificate."""
+    context = ssl.create_default_context(cafile=pki["ca"][0])
+    context.load_cert_chain(*pki[user])
+    return thriftpy2.rpc.make_client(SERVICE, "127.0.0.1", gw.thrift_port, ssl_context=context, timeout=10_000)
+
+
 async def test_mutual_tls_on_grpc_and_thrift(pg_dsn: str, pki: dict[str, tuple[str, str]]) -> None:
-    gw = Gateway(gateway_settings(pg_dsn, **{
-        "metastore.gateway.tls.cert.file": pki["server"][0], "metastore.gateway.tls.key.file": pki["server"][1],
-        "metastore.gateway.tls.client.ca.file": pki["ca"][0], "hive.users.in.admin.role": "root"}))
+    gw = Gateway(gateway_settings(pg_dsn, **_mutual_tls(pki), **{"hive.users.in.admin.role": "root"}))
     await gw.start()
 
     def thrift(user: str) -> Any:
-        context = ssl.create_default_context(cafile=pki["ca"][0])
-        context.load_cert_chain(*pki[user])
-        return thriftpy2.rpc.make_client(SERVICE, "127.0.0.1", gw.thrift_port, ssl_context=context, timeout=10_000)
+        return _thrift_as(gw, pki, user)
 
     try:
         async with _channel(gw, pki, "alice") as channel:  # the certificate is the identity: no token
@@ -301,15 +310,11 @@ async def test_roles_are_an_admins_and_grants_an_owners_over_thrift(pg_dsn: str,
                                                                      pki: dict[str, tuple[str, str]]) -> None:
     """Hive's SQL-standard authorization: only the admin role manages roles, and a non-admin grants or
     revokes privileges only on what it owns. A refusal is MetaException and changes nothing."""
-    gw = Gateway(gateway_settings(pg_dsn, **{
-        "metastore.gateway.tls.cert.file": pki["server"][0], "metastore.gateway.tls.key.file": pki["server"][1],
-        "metastore.gateway.tls.client.ca.file": pki["ca"][0], "hive.users.in.admin.role": "root"}))
+    gw = Gateway(gateway_settings(pg_dsn, **_mutual_tls(pki), **{"hive.users.in.admin.role": "root"}))
     await gw.start()
 
     def thrift(user: str) -> Any:
-        context = ssl.create_default_context(cafile=pki["ca"][0])
-        context.load_cert_chain(*pki[user])
-        return thriftpy2.rpc.make_client(SERVICE, "127.0.0.1", gw.thrift_port, ssl_context=context, timeout=10_000)
+        return _thrift_as(gw, pki, user)
 
     def bag(table_name: str | None, principal: str = "bob") -> Any:
         kind = 3 if table_name else 1  # TABLE, else GLOBAL
@@ -361,10 +366,8 @@ async def test_thrift_connections_count_before_their_tls_handshake(pg_dsn: str,
     """Connections that never start a TLS handshake count against hive.metastore.server.max.threads
     (those over it are closed at once) and are closed after the handshake time-out, so they cannot hold
     descriptors unauthenticated; a client with a certificate is served afterwards."""
-    gw = Gateway(gateway_settings(pg_dsn, **{
-        "metastore.gateway.tls.cert.file": pki["server"][0], "metastore.gateway.tls.key.file": pki["server"][1],
-        "metastore.gateway.tls.client.ca.file": pki["ca"][0], "hive.metastore.server.max.threads": "2",
-        "metastore.gateway.thrift.tls.handshake.timeout": "500ms"}))
+    gw = Gateway(gateway_settings(pg_dsn, **_mutual_tls(pki), **{
+        "hive.metastore.server.max.threads": "2", "metastore.gateway.thrift.tls.handshake.timeout": "500ms"}))
     await gw.start()
 
     async def closed(stream: tuple[asyncio.StreamReader, asyncio.StreamWriter], within_s: float) -> bool:
@@ -376,9 +379,7 @@ async def test_thrift_connections_count_before_their_tls_handshake(pg_dsn: str,
             return True
 
     def thrift(user: str) -> Any:
-        context = ssl.create_default_context(cafile=pki["ca"][0])
-        context.load_cert_chain(*pki[user])
-        return thriftpy2.rpc.make_client(SERVICE, "127.0.0.1", gw.thrift_port, ssl_context=context, timeout=10_000)
+        return _thrift_as(gw, pki, user)
 
     try:
         silent = [await asyncio.open_connection("127.0.0.1", gw.thrift_port) for _ in range(20)]
@@ -402,17 +403,13 @@ async def test_thrift_connections_count_before_their_tls_handshake(pg_dsn: str,
 
 async def test_the_access_log_names_the_authenticated_user(pg_dsn: str, pki: dict[str, tuple[str, str]],
                                                            caplog: pytest.LogCaptureFixture) -> None:
-    gw = Gateway(gateway_settings(pg_dsn, **{
-        "metastore.gateway.tls.cert.file": pki["server"][0], "metastore.gateway.tls.key.file": pki["server"][1],
-        "metastore.gateway.tls.client.ca.file": pki["ca"][0], "metastore.gateway.auth.token.file": pki["tokens"][0],
-        "metastore.gateway.access.log": "true"}))
+    gw = Gateway(gateway_settings(pg_dsn, **_mutual_tls(pki), **{"metastore.gateway.auth.token.file": pki["tokens"][0],
+                                                                  "metastore.gateway.access.log": "true"}))
     await gw.start()
     caplog.set_level(logging.INFO, logger="metastore.access")
 
     def thrift(user: str) -> Any:
-        context = ssl.create_default_context(cafile=pki["ca"][0])
-        context.load_cert_chain(*pki[user])
-        return thriftpy2.rpc.make_client(SERVICE, "127.0.0.1", gw.thrift_port, ssl_context=context, timeout=10_000)
+        return _thrift_as(gw, pki, user)
 
     try:
         async with _channel(gw, pki, "alice") as channel:  # alice's certificate, bob's token: the token names him

@@ -44,9 +44,15 @@ class Identity:
     authenticated: bool
     admin: bool
 
+    @property
+    def limited_to(self) -> str | None:
+        """The user whose own things alone this caller may act on (an authenticated non-admin's); None
+        when it may act on anyone's (the open mode, an admin)."""
+        return self.user if self.authenticated and not self.admin else None
+
     def owns(self, owner: str) -> bool:
         """Whether this caller may act on something `owner` opened."""
-        return not self.authenticated or self.admin or owner == self.user
+        return self.limited_to in (None, owner)
 
     def user_or(self, requested: str) -> str:
         """The user a new txn or lock is recorded under: the authenticated one, else the request's."""
@@ -55,7 +61,7 @@ class Identity:
     def run_as(self, requested: str) -> str:
         """The user a compaction is queued to run as: an admin's (or, open, anyone's) choice, else the
         authenticated caller, whatever the request says."""
-        return requested if self.admin or not self.authenticated else self.user
+        return requested if self.limited_to is None else self.limited_to
 
 
 OPEN = Identity("", authenticated=False, admin=True)
@@ -161,12 +167,12 @@ class Ownership:
 
     async def check_txns(self, identity: Identity, txn_ids: Iterable[int], what: str) -> None:
         ids = sorted(set(txn_ids))
-        if identity.authenticated and not identity.admin and ids:
+        if identity.limited_to is not None and ids:
             _check(identity, await self._txns.owners(ids), f"{what}: txn(s)")
 
     async def check_locks(self, identity: Identity, lock_ids: Iterable[int], what: str) -> None:
         ids = sorted(set(lock_ids))
-        if identity.authenticated and not identity.admin and ids and self._locks is not None:
+        if identity.limited_to is not None and ids and self._locks is not None:
             _check(identity, await self._locks.owners(ids), f"{what}: lock(s)")
 
 

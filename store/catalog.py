@@ -913,13 +913,13 @@ async def truncate(
     none (Hive 3 and 4 look such names up, find no partition and empty nothing)."""
     table = await get_table(conn, db_name, table_name, lock="update")
     check(table)
-    if not table.is_partitioned and part_names:
-        raise InvalidArgument(f"truncate table {table.full_name}: it is not partitioned, so it has no partition(s) "
-                              f"{_list_preview(list(part_names))}; nothing was truncated (omit the partition names "
-                              "to truncate the table)")
-    if not table.is_partitioned and part_names is not None:
-        return Outcome(table)  # no partitions named: none truncated, as for a partitioned table
     if not table.is_partitioned:
+        if part_names:
+            raise InvalidArgument(f"truncate table {table.full_name}: it is not partitioned, so it has no "
+                                  f"partition(s) {_list_preview(list(part_names))}; nothing was truncated (omit the "
+                                  "partition names to truncate the table)")
+        if part_names is not None:
+            return Outcome(table)  # no partitions named: none truncated, as for a partitioned table
         await empty_locations([table.sd.location])
         return await alter_table(conn, table.db_name, table.name,
                                  replace(table, parameters=stats_accuracy.truncated(table.parameters)), txn_id)

@@ -15,6 +15,7 @@ from store import txns
 from store.compaction import COMPACTION_TXN_TYPE
 from store.events import EventType, NewEvent, Outcome
 from store.sql import housekeeping as sql
+from store.sql import txns as txn_sql
 
 TIMED_OUT_BATCH = 50000  # Hive's TIMED_OUT_TXN_ABORT_BATCH_SIZE
 FORGET_BATCH = 50000  # aborted txns forgotten per round at most
@@ -71,7 +72,7 @@ async def clean_txn_to_write_id(conn: asyncpg.Connection) -> CleanResult:
     per-table maximum deleted write id becomes that table's floor for write-id high-water marks.
     Aborted txns below the mark keep their rows (their write ids stay listed as aborted), so,
     unlike Hive's mark, this one is not held back by the oldest aborted txn."""
-    previous = int(await conn.fetchval(sql.T2W_CLEANED_BELOW))
+    previous = int(await conn.fetchval(txn_sql.T2W_CLEANED_BELOW))
     lwm = int(await conn.fetchval(sql.T2W_LOW_WATER_MARK))
     rows = await conn.fetch(sql.DELETE_T2W_BELOW, previous, lwm)
     if rows:

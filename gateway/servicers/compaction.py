@@ -11,7 +11,7 @@ from typing import TypeAlias
 import asyncpg
 import grpc
 
-from gateway.auth import OPEN_AUTHENTICATOR, Authenticator, Identity
+from gateway.auth import OPEN_AUTHENTICATOR, Authenticator
 from gateway.config import ConfigError, Settings
 from gateway.errors import rpc_methods
 from gateway.servicers.validation import require
@@ -60,11 +60,6 @@ def _positive(value: int, what: str) -> int:
 def _host_of(worker_or_initiator_id: str) -> str:
     """Hive names workers and initiators `<host>-<thread or role>`."""
     return worker_or_initiator_id.rsplit("-", 1)[0] if "-" in worker_or_initiator_id else worker_or_initiator_id
-
-
-def _claimer(identity: Identity) -> str | None:
-    """Whose claim a worker call must be: the caller's, or None (anyone's) open or for an admin."""
-    return identity.user if identity.authenticated and not identity.admin else None
 
 
 def info_message(c: compaction.CompactionInfo) -> pb.CompactionInfo:
@@ -132,7 +127,7 @@ class CompactorServicer(compaction_pb2_grpc.CompactorServicer):
         identity = self._auth.context_identity(context)
         job = (await self._db.transact(compaction.start, request.id, request.worker_id,
                                        user=identity.user_or(request.user), host=request.hostname,
-                                       caller=_claimer(identity))).value
+                                       caller=identity.limited_to)).value
         return pb.StartCompactionResponse(
             txn_id=job.txn_id, valid_txn_list=job.valid_txn_list.to_string(),
             valid_write_id_list=job.write_ids.to_string(), location=job.location, table_id=job.table.table_id,
@@ -143,7 +138,7 @@ class CompactorServicer(compaction_pb2_grpc.CompactorServicer):
         _positive(request.id, "id")
         compaction.check_worker_id(request.worker_id)
         await self._db.transact(compaction.heartbeat, request.id, request.worker_id,
-                                caller=_claimer(self._auth.context_identity(context)))
+                                caller=self._auth.context_identity(context).limited_to)
         return pb.HeartbeatCompactionResponse()
 
     async def CompleteCompaction(self, request: pb.CompleteCompactionRequest,
@@ -151,7 +146,7 @@ class CompactorServicer(compaction_pb2_grpc.CompactorServicer):
         _positive(request.id, "id")
         _positive(request.txn_id, "txn_id")
         compaction.check_worker_id(request.worker_id)
-        caller = _claimer(self._auth.context_identity(context))
+        caller = self._auth.context_identity(context).limited_to
         written = await self._db.transact(compaction.complete, request.id, request.worker_id, request.txn_id,
                                           request.highest_write_id, caller=caller)
         return pb.CompleteCompactionResponse(event_id=max(written.event_ids, default=0))
@@ -161,5 +156,5 @@ class CompactorServicer(compaction_pb2_grpc.CompactorServicer):
         compaction.check_worker_id(request.worker_id)
         await self._db.transact(compaction.fail, request.id, request.worker_id,
                                 request.error_message or "the worker gave no reason", refused=request.refused,
-                                caller=_claimer(self._auth.context_identity(context)))
+                                caller=self._auth.context_identity(context).limited_to)
         return pb.FailCompactionResponse()

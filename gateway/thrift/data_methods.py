@@ -47,6 +47,8 @@ class DataMethods:
         async def _table(self, db_name: str | None, table_name: str | None,
                          snapshot: ReadSnapshot = LATEST) -> Table: ...
 
+        async def _table_to_write(self, db_name: str, table_name: str) -> Table: ...
+
         async def _txn_of_write_id(self, table: Table, write_id: int | None, what: str) -> int: ...
 
         async def alter_partitions(self, db_name: str | None, tbl_name: str | None,
@@ -131,13 +133,10 @@ class DataMethods:
                         write_id: int | None = None, keep_files: bool = False) -> None:
         db_name, table_name = required(db_name, "dbName"), required(table_name, "tableName")
         what = f"truncate table {db_name}.{table_name}"
-
-        def check(table: Table) -> None:
-            _check_truncatable(table, write_id, keep_files)
-
+        check = functools.partial(_check_truncatable, write_id=write_id, keep_files=keep_files)
         # Checked on the latest version here (the write id's txn needs the table), and again by the store
         # on the version it locks, where the directories are read and emptied.
-        table = await self._catalog.latest_table(db_name, table_name)
+        table = await self._table_to_write(db_name, table_name)
         check(table)
         txn_id = await self._txn_of_write_id(table, write_id, what)
         if txn_id:

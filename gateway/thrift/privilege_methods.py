@@ -117,15 +117,14 @@ def _request_type(value: int | None, what: str) -> int:
 
 def _check_role_admin(what: str) -> None:
     identity = thrift_identity.get()
-    if identity.authenticated and not identity.admin:
+    if identity.limited_to is not None:
         raise PermissionDenied(f"{what}: {identity.user} may not manage roles; only an admin "
                                "(hive.users.in.admin.role) may create, drop, grant or revoke a role")
 
 
 def _grantor_owner() -> str | None:
     """Whose objects the caller may grant and revoke privileges on: None (any) open or for an admin."""
-    identity = thrift_identity.get()
-    return identity.user if identity.authenticated and not identity.admin else None
+    return thrift_identity.get().limited_to
 
 
 class PrivilegeMethods:

@@ -37,8 +37,6 @@ WITH gone AS (
 SELECT table_id, max(write_id) AS max_write_id FROM gone GROUP BY table_id
 """
 
-T2W_CLEANED_BELOW = "SELECT t2w_cleaned_below FROM txn_housekeeping WHERE id = 1"
-
 RAISE_CLEANED_HWM = """
 UPDATE next_write_id n SET cleaned_hwm = GREATEST(n.cleaned_hwm, x.w)
 FROM unnest($1::bigint[], $2::bigint[]) AS x(table_id, w) WHERE n.table_id = x.table_id

@@ -18,24 +18,24 @@ SELECT o.first_txn_id, o.last_txn_id, {append_one_event("$6", "o.message")} AS f
 FROM open_txns($1, $2::smallint, $3, $4, $5) AS o
 """
 
-COMMIT_TXN = "SELECT prior_state, cleaned_below, message, write_conflict FROM commit_txn($1)"
+COMMIT_TXN = "SELECT prior_state, message, write_conflict FROM commit_txn($1)"
 # The tables a commit made writes visible in (its event's write ids; '' for a table dropped since):
 # the committing gateway's reads of them wait for the event (store/cache/facade.py ended_txn).
 # Its JSON text, decoded by the gateway only when not empty (cheaper for PostgreSQL than arrays of it).
 _WRITTEN_TABLES = "(c.message->'write_ids')::text AS written"
 COMMIT_TXN_LOGGED = f"""
-SELECT c.prior_state, c.cleaned_below, c.write_conflict, {_WRITTEN_TABLES},
+SELECT c.prior_state, c.write_conflict, {_WRITTEN_TABLES},
        {append_one_event("$2", "c.message", txn_id="$1")} AS first_event_id
 FROM commit_txn($1) AS c
 """
 
 ALLOCATE_WRITE_IDS = """
-SELECT refused_txn, refused_state, cleaned_below, txn_ids, write_ids, message FROM allocate_write_ids($1, $2::bigint[])
+SELECT refused_txn, refused_state, txn_ids, write_ids, message FROM allocate_write_ids($1, $2::bigint[])
 """
 # By table name: the latest version, locked FOR SHARE, then its write ids; found_table_id NULL: none.
 ALLOCATE_TABLE_WRITE_IDS_LOGGED = f"""
 SELECT a.found_table_id, a.table_type, a.transactional, a.relocks_exhausted, a.refused_txn, a.refused_state,
-       a.cleaned_below, a.txn_ids, a.write_ids,
+       a.txn_ids, a.write_ids,
        {append_one_event("$4", "a.message", db_name="$1", tbl_name="$2", table_id="a.found_table_id")}
            AS first_event_id
 FROM allocate_table_write_ids($1, $2, $3::bigint[]) AS a
@@ -59,11 +59,11 @@ FROM o ORDER BY o.ord
 
 COMMIT_TXNS_LOGGED = f"""
 WITH c AS MATERIALIZED (
-    SELECT r.ord, r.txn_id, f.prior_state, f.cleaned_below, f.message, f.write_conflict
+    SELECT r.ord, r.txn_id, f.prior_state, f.message, f.write_conflict
     FROM unnest($1::bigint[]) WITH ORDINALITY AS r(txn_id, ord)
     CROSS JOIN LATERAL commit_txn(r.txn_id) AS f
 )
-SELECT c.prior_state, c.cleaned_below, c.write_conflict, c.message IS NOT NULL AS logged, {_WRITTEN_TABLES},
+SELECT c.prior_state, c.write_conflict, c.message IS NOT NULL AS logged, {_WRITTEN_TABLES},
        {append_row_events("c", "$2", "c.message", txn_id="c.txn_id")} AS first_event_id
 FROM c ORDER BY c.ord
 """
@@ -79,7 +79,7 @@ WITH a AS MATERIALIZED (
               ORDER BY w.txn_id)) AS f
 )
 SELECT a.found_table_id, a.table_type, a.transactional, a.relocks_exhausted, a.refused_txn, a.refused_state,
-       a.cleaned_below, a.txn_ids, a.write_ids, a.message IS NOT NULL AS logged,
+       a.txn_ids, a.write_ids, a.message IS NOT NULL AS logged,
        {append_row_events("a", "$5", "a.message", db_name="a.db", tbl_name="a.tbl", table_id="a.found_table_id")}
            AS first_event_id
 FROM a ORDER BY a.ord

@@ -35,7 +35,7 @@ RENAME_REFRAME_MAX = 20_000
 
 TABLE_EVENTS = frozenset({EventType.CREATE_TABLE, EventType.ALTER_TABLE, EventType.DROP_TABLE, EventType.ADD_PARTITION,
                           EventType.ALTER_PARTITION, EventType.DROP_PARTITION, EventType.ALLOC_WRITE_ID,
-                          EventType.VERSIONS_GC})
+                          EventType.VERSIONS_GC, EventType.ABORTED_WRITES_FORGOTTEN})
 TXN_OUTCOME_EVENTS = frozenset({EventType.COMMIT_TXN, EventType.ABORT_TXN})
 DATABASE_EVENTS = frozenset({EventType.CREATE_DATABASE, EventType.ALTER_DATABASE, EventType.DROP_DATABASE})
 
@@ -273,6 +273,11 @@ def _gc(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
     b._gc = max(watermark, b.entry.gc_watermark)
 
 
+def _forget_aborted(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
+    for w in m.get("write_ids", []):
+        b._committed = b.committed().forget_aborted(int(w))
+
+
 _HANDLERS: dict[str, Callable[[TableBatch, NotificationEvent, dict[str, Any]], None]] = {
     EventType.ADD_PARTITION: _add_partitions,
     EventType.ALTER_PARTITION: _add_partitions,  # same shape: the new objects replace the latest versions
@@ -283,6 +288,7 @@ _HANDLERS: dict[str, Callable[[TableBatch, NotificationEvent, dict[str, Any]], N
     EventType.COMMIT_TXN: _outcome,
     EventType.ABORT_TXN: _outcome,
     EventType.VERSIONS_GC: _gc,
+    EventType.ABORTED_WRITES_FORGOTTEN: _forget_aborted,
 }
 
 

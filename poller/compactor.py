@@ -1,5 +1,6 @@
-"""The compactor's loops in the gateway: Initiator, Cleaner and history reaper (Hive's Initiator,
-Cleaner and the purgeCompactionHistory step; the Worker is a Spark job, pipeline/compactor/).
+"""The compactor's loops in the gateway: Initiator, Cleaner (with Hive 4's clean-up of aborted
+writes, store/aborted_writes.py) and history reaper (Hive's Initiator, Cleaner and the
+purgeCompactionHistory step; the Worker is a Spark job, pipeline/compactor/).
 
 Design note: how the Initiator learns a partition's file facts. It lists the partition's directory
 itself, as Hive's Initiator does (AcidUtils.getAcidState on the filesystem), rather than trusting
@@ -29,12 +30,12 @@ from hive.clock import SYSTEM_CLOCK, Clock
 from hive.writeids import ValidTxnList
 from poller import compactor_files as files
 from poller.elected import Work, repeat, run_elected
-from store import compaction, txns
+from store import aborted_writes, compaction, txns
 from store.codec import partition_from_row, table_from_row
 from store.compaction_policy import Thresholds, auto_compaction_disabled, decide, thresholds_for
 from store.db import Database
 from store.errors import InvalidArgument, NotFound
-from store.events import Outcome
+from store.events import NewEvent, Outcome
 from store.models import Table
 from store.sql import compaction as sql
 
@@ -44,6 +45,7 @@ _log = logging.getLogger(__name__)
 INITIATOR_LOCK = 0x6D736777_0201
 CLEANER_LOCK = 0x6D736777_0202
 HISTORY_LOCK = 0x6D736777_0203
+ABORTS_LOCK = 0x6D736777_0204
 VERSION = "metastore-gateway"
 MAX_BACKOFF_S = 300.0
 
@@ -66,12 +68,14 @@ class CompactorSettings:
     history_interval_s: float = 120.0          # hive.compactor.history.reaper.interval
     tables_per_round: int = 1000               # hive.compactor.fetch.size-like cap on one round's work
     round_timeout_s: float = 600.0             # a stuck filesystem or database cannot hold a round forever
+    txn_timeout_s: float = 300.0               # hive.txn.timeout: an abort younger than this may still have a writer
 
     def __post_init__(self) -> None:
         keys = {"check_interval_s": "hive.compactor.check.interval",
                 "cleaner_interval_s": "hive.compactor.cleaner.run.interval",
                 "worker_timeout_s": "hive.compactor.worker.timeout",
-                "history_interval_s": "hive.compactor.history.reaper.interval"}
+                "history_interval_s": "hive.compactor.history.reaper.interval",
+                "txn_timeout_s": "hive.txn.timeout"}
         for name, key in keys.items():
             if getattr(self, name) <= 0:
                 raise InvalidArgument(f"{key}: must be a positive duration, got {getattr(self, name)}")
@@ -94,7 +98,10 @@ class Compactor:
     host: str = field(default_factory=socket.gethostname, kw_only=True)
     stats: dict[str, int] = field(default_factory=lambda: {
         "initiated": 0, "not_initiated": 0, "requeued": 0, "cleaned": 0, "dirs_removed": 0, "history_purged": 0,
-        "errors": 0})
+        "aborted_write_ids_forgotten": 0, "aborted_dirs_removed": 0, "errors": 0})
+    # table id -> (the aborted write ids a sweep found still held there, when): not swept again for
+    # hive.compactor.check.interval unless other ids became due (a held id waits for a compaction).
+    _held: dict[int, tuple[frozenset[int], float]] = field(default_factory=dict)
 
     async def run(self) -> None:
         """The enabled loops, until cancelled."""
@@ -105,6 +112,7 @@ class Compactor:
                 tg.create_task(self._loop("compaction history reaper", s.history_interval_s, self.purge_once))
             if s.cleaner_on:
                 tg.create_task(self._loop("compaction cleaner", s.cleaner_interval_s, self.clean_once))
+                tg.create_task(self._loop("aborted writes cleaner", s.cleaner_interval_s, self.clean_aborted_once))
 
     async def _loop(self, name: str, interval_s: float, once: Callable[[], Awaitable[object]]) -> None:
         await repeat(f"{name} round", once, clock=self.clock, interval_s=interval_s,
@@ -229,6 +237,54 @@ class Compactor:
         await compaction.mark_cleaned(conn, entry.id)
         _log.info("compaction %d cleaned: removed %d directories under %s", entry.id, len(removed), location)
         return 1
+
+    # -- aborted writes ------------------------------------------------------------------------------
+
+    async def clean_aborted_once(self) -> int | None:
+        """One round of Hive 4's abort clean-up (store/aborted_writes.py): for each table due, delete
+        the directories holding only its aborted write ids, then stop listing the ids no directory
+        holds. The number of write ids forgotten; None when another gateway holds the lock."""
+        s = self.settings
+
+        async def work(conn: asyncpg.Connection) -> Outcome[int]:
+            due = await aborted_writes.due(conn, more_than=s.thresholds.aborted_num,
+                                           older_than_s=s.thresholds.aborted_age_s, ended_before_s=s.txn_timeout_s,
+                                           tables=s.tables_per_round)
+            forgotten: list[int] = []
+            events: list[NewEvent] = []
+            for table in due:
+                done = await self._clean_aborted(conn, table)
+                forgotten += done.value
+                events += done.events
+            return Outcome(len(forgotten), tuple(events))
+
+        forgotten = await self._elected(ABORTS_LOCK, work)
+        self.stats["aborted_write_ids_forgotten"] += forgotten or 0
+        return forgotten
+
+    async def _clean_aborted(self, conn: asyncpg.Connection, table: aborted_writes.AbortedWrites) -> Outcome[list[int]]:
+        now = self.clock.monotonic()
+        last = self._held.get(table.table_id)
+        if last is not None and table.write_ids <= last[0] and now - last[1] < self.settings.check_interval_s:
+            return Outcome([])
+        roots = [(r.location, r.depth) for r in await aborted_writes.roots(conn, table.table_id)]
+        try:
+            sweep = await asyncio.to_thread(files.sweep_aborted, roots, table.write_ids)
+        except (OSError, ValueError) as exc:
+            _log.warning("aborted write ids of table id %d not cleaned: %s", table.table_id, exc)
+            return Outcome([])
+        self.stats["aborted_dirs_removed"] += len(sweep.removed)
+        if sweep.held:
+            self._held[table.table_id] = (sweep.held, now)
+            _log.info("table id %d: %d aborted write id(s) are in directories beside committed ones; they stay "
+                      "listed until a compaction replaces those", table.table_id, len(sweep.held))
+        else:
+            self._held.pop(table.table_id, None)
+        done = await aborted_writes.forget(conn, table.table_id, table.write_ids - sweep.held)
+        if done.value:
+            _log.info("table id %d: removed %d directories of aborted writes; %d aborted write id(s) no longer listed",
+                      table.table_id, len(sweep.removed), len(done.value))
+        return done
 
     # -- history -------------------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 """The compactor's filesystem side in the gateway: a partition's file facts for the Initiator, and
-what the Cleaner deletes. Blocking calls; the loops run them in a worker thread.
+what the Cleaner deletes (after a compaction, and what aborted writes left). Blocking calls; the
+loops run them in a worker thread.
 
 Both read the directory through `pipeline.acid.choose_dirs`, the same directory choice readers
 and the worker make, so "what a reader reads" has one definition. Neither serves a snapshot, so
@@ -12,7 +13,9 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from typing import Mapping
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from typing import Mapping, Sequence
 
 from hive.writeids import LONG_MAX, ValidTxnList, ValidWriteIdList
 from pipeline.acid import choose_dirs, dir_files, local_path, parse_acid_dir, recorded_originals
@@ -96,3 +99,56 @@ def remove(paths: list[str]) -> list[str]:
             with contextlib.suppress(FileNotFoundError, PermissionError):
                 os.remove(path)
     return [p for p in paths if not os.path.lexists(p)]
+
+
+@dataclass(frozen=True, slots=True)
+class AbortedSweep:
+    removed: tuple[str, ...]  # directories that held only aborted write ids, now deleted
+    held: frozenset[int]      # of the ids looked for, those a directory still holds
+
+
+def sweep_aborted(roots: Sequence[tuple[str, int]], aborted: frozenset[int]) -> AbortedSweep:
+    """Delete the ACID directories under `roots` ((location, levels of partition directories below
+    it)) that hold only write ids of `aborted`, and say which of those ids a directory still holds.
+
+    A delta's or a writer's base_N's write ids are its name's range. A directory with a visibility
+    txn (`_vT`) is a compactor's output and holds no aborted write id (the compactor reads with them
+    listed as aborted). Hidden directories (`.`, `_`: staging) are not read by anyone and are left.
+    A directory that cannot be deleted keeps its ids held; one that cannot be listed raises OSError."""
+    ids = sorted(aborted)
+    removable: list[tuple[str, list[int]]] = []
+    held: set[int] = set()
+    seen: set[str] = set()
+
+    def look(path: str, depth: int) -> None:
+        real = os.path.realpath(path)
+        if real in seen:
+            return
+        seen.add(real)
+        try:
+            entries = list(os.scandir(path))
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        for entry in entries:
+            d = parse_acid_dir(entry.name)
+            if d is None:
+                if depth > 0 and not entry.name.startswith((".", "_")) and entry.is_dir(follow_symlinks=False):
+                    look(entry.path, depth - 1)
+                continue
+            if d.visibility_txn:
+                continue
+            hit = ids[bisect_left(ids, d.min_write_id):bisect_right(ids, d.max_write_id)]
+            if not hit:
+                continue
+            if len(hit) == d.max_write_id - d.min_write_id + 1:
+                removable.append((entry.path, hit))
+            else:
+                held.update(hit)
+
+    for location, depth in roots:
+        look(local_path(location), depth)
+    removed = set(remove([path for path, _ in removable]))
+    for path, hit in removable:
+        if path not in removed:
+            held.update(hit)
+    return AbortedSweep(tuple(sorted(removed)), frozenset(held))

@@ -28,10 +28,10 @@ MAX_EVENTS_PER_READ = 10_000
 
 class EventType(StrEnum):
     """Every event type the notification log holds: the one list producers (store/catalog.py,
-    store/txns.py, store/housekeeping.py) and consumers (the poller, tests) name them by. The values
-    are the wire strings, stored in the log and sent to clients (Hive's names where Hive has the
-    event); never change one. A `StrEnum`, so a member equals its string and a plain `str` read back
-    from the log looks a member up by value (`EventType(row["event_type"])`)."""
+    store/txns.py, store/housekeeping.py, store/aborted_writes.py) and consumers (the poller, tests)
+    name them by. The values are the wire strings, stored in the log and sent to clients (Hive's
+    names where Hive has the event); never change one. A `StrEnum`, so a member equals its string
+    and a plain `str` read back from the log looks a member up by value (`EventType(row["event_type"])`)."""
 
     CREATE_DATABASE = "CREATE_DATABASE"
     ALTER_DATABASE = "ALTER_DATABASE"
@@ -49,6 +49,8 @@ class EventType(StrEnum):
     ABORT_TXN = "ABORT_TXN"
     ALLOC_WRITE_ID = "ALLOC_WRITE_ID_EVENT"
     VERSIONS_GC = "VERSIONS_GC"  # the gateway's own: versions no snapshot can see were collected (housekeeping)
+    # The gateway's own: aborted write ids no directory holds any more are no longer listed (the Cleaner).
+    ABORTED_WRITES_FORGOTTEN = "ABORTED_WRITES_FORGOTTEN"
 
 
 @dataclass(frozen=True, slots=True)

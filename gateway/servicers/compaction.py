@@ -48,7 +48,8 @@ def _compactor_settings(s: Settings) -> CompactorSettings:
         thresholds=Thresholds(delta_num=s.compactor_delta_num_threshold, delta_pct=s.compactor_delta_pct_threshold,
                               aborted_num=s.compactor_aborted_threshold, aborted_age_s=s.compactor_aborted_time_s),
         retention_succeeded=s.compactor_retention_succeeded, retention_failed=s.compactor_retention_failed,
-        retention_attempted=s.compactor_retention_attempted, history_interval_s=s.compactor_history_interval_s)
+        retention_attempted=s.compactor_retention_attempted, history_interval_s=s.compactor_history_interval_s,
+        txn_timeout_s=s.txn_timeout_s)
 
 
 def _positive(value: int, what: str) -> int:

@@ -136,6 +136,13 @@ class CommittedWriteIds:
         hwm, exceptions = self._raise_hwm(w)
         return CommittedWriteIds(hwm, exceptions | {w}, self.aborted | {w})
 
+    def forget_aborted(self, w: int) -> "CommittedWriteIds":
+        """An aborted write id no directory holds any more is no longer listed (store/aborted_writes.py):
+        the database's lists count it committed from now on, and so does this view, to still cover them."""
+        if w not in self.aborted:
+            return self  # not known as aborted here: this view was loaded after the ids were forgotten
+        return CommittedWriteIds(self.hwm, self.open_or_aborted - {w}, self.aborted - {w})
+
 
 @dataclass(frozen=True, slots=True)
 class LiveView:

@@ -209,3 +209,46 @@ ORDER BY cq_id
 LIMIT $2
 FOR UPDATE SKIP LOCKED
 """
+
+# -- Abort clean-up (Hive 4's AbortedTxnCleaner) --------------------------------------------------
+# Tables due for it, as Hive 4's findReadyToCleanAborts picks them: more than $1 aborted write ids, or
+# the oldest aborted more than $2 seconds ago (hive.compactor.abortedtxn.threshold and
+# hive.compactor.aborted.txn.time.threshold), at most $4 tables; of each, the aborted write ids
+# whose txns ended more than $3 seconds ago (hive.txn.timeout: a writer that has not yet learnt of
+# its abort may still be writing). Index: txns_not_committed; txn_to_write_id (txn_id, table_id).
+ABORTED_WRITES_DUE = """
+WITH aborted AS (
+    SELECT tw.table_id, tw.write_id, x.finished_at
+    FROM txns x JOIN txn_to_write_id tw ON tw.txn_id = x.txn_id
+    WHERE x.state = 'a'
+),
+due AS (
+    SELECT table_id FROM aborted GROUP BY table_id
+    HAVING count(*) > $1 OR min(finished_at) < clock_timestamp() - make_interval(secs => $2)
+    ORDER BY table_id
+    LIMIT $4
+)
+SELECT a.table_id, array_agg(a.write_id ORDER BY a.write_id) AS write_ids
+FROM aborted a JOIN due USING (table_id)
+WHERE a.finished_at < clock_timestamp() - make_interval(secs => $3)
+GROUP BY a.table_id
+ORDER BY a.table_id
+"""
+
+# Every directory a version of the table, or of one of its partitions, still names, with the
+# number of partition keys under a table's directory. Versions a snapshot may still read are all
+# here (garbage collection deletes only those no snapshot can see).
+TABLE_ROOTS = """
+SELECT body->'sd'->>'location' AS location, max(jsonb_array_length(coalesce(body->'partition_keys', '[]'))) AS depth
+FROM tbls WHERE table_id = $1 GROUP BY 1
+UNION ALL
+SELECT DISTINCT body->'sd'->>'location', 0 FROM partitions WHERE table_id = $1
+"""
+
+# The write ids of $2 whose txns are aborted lose their rows: from now on no snapshot lists them
+# (an id without a row counts as committed), which is right only once no directory holds them.
+FORGET_ABORTED_WRITE_IDS = """
+DELETE FROM txn_to_write_id tw USING txns x
+WHERE tw.table_id = $1 AND tw.write_id = ANY($2::bigint[]) AND x.txn_id = tw.txn_id AND x.state = 'a'
+RETURNING tw.write_id
+"""

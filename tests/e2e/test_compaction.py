@@ -32,7 +32,7 @@ from store.compaction_policy import MAJOR, MINOR, PartitionFacts, Thresholds, de
 from store.db import Database
 from store.events import Written, append_events
 from tests.builders import table
-from tests.conftest import connect, gateway_settings
+from tests.conftest import connect, gateway_settings, wait_applied
 
 C = grpc.StatusCode
 
@@ -517,3 +517,74 @@ async def test_an_aborted_compaction_txn_stays_aborted_while_its_base_remains(wo
     txn_list, _, read = await _read_now(world, "a")
     assert txn_list.is_txn_aborted(started.txn_id)
     assert base.exists() and read == sorted(d.name for d in deltas)
+
+
+# -- aborted writes: Hive 4's abort clean-up in the Cleaner ----------------------------------------
+
+
+async def _cached_read(world: World, write_ids: ValidWriteIdList, names: list[str]) -> tuple[list[str], str]:
+    """GetPartitionsByNames under a snapshot: the names found, and "cache" or the miss reasons."""
+    txn_list = (await world.txn.GetOpenTxns(tpb.GetOpenTxnsRequest())).valid_txn_list
+    table_id = (await world.txn.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+        full_table_names=["db.t"], valid_txn_list=txn_list))).tables[0].table_id
+    cache = world.gw.cache
+    assert cache is not None
+    hits, misses = cache.stats.hits, dict(cache.stats.misses)
+    got = await world.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(
+        db_name="db", table_name="t", names=names,
+        read=pb.ReadContext(valid_write_id_list=write_ids.to_string(), table_id=table_id)))
+    reasons = [r for r, n in cache.stats.misses.items() if n > misses.get(r, 0)]
+    return sorted(p.name for p in got.partitions), "cache" if cache.stats.hits > hits else ",".join(reasons)
+
+
+async def test_the_cleaner_deletes_aborted_writes_and_stops_listing_them_once_due(world: World, pg_dsn: str) -> None:
+    """Aborted write ids are listed in every snapshot of their table until the Cleaner, once they are
+    due by Hive's thresholds and older than hive.txn.timeout, has deleted what they wrote; then no
+    snapshot lists them, every cache follows (a new snapshot is still answered from the cache), the
+    txns are forgotten, and readers read what they read before."""
+    _, _, first = await world.write("a")
+    aborted = [await world.write("a", commit=False), await world.write("b", commit=False)]
+    _, _, last = await world.write("a")
+    _, write_ids, read = await _read_now(world, "a")
+    assert write_ids.aborted == {w for _, w, _ in aborted} and read == sorted([first.name, last.name])
+    assert (await _cached_read(world, write_ids, ["p=a"]))[0] == ["p=a"]
+    assert world.gw.poller is not None
+    await world.gw.poller.wait_loaded()
+    assert await _cached_read(world, write_ids, ["p=a"]) == (["p=a"], "cache")
+
+    s = world.compactor.settings
+    assert await world.compactor.clean_aborted_once() == 0  # 2 aborts: not more than 1000, not 12 h old
+    world.compactor.settings = dataclasses.replace(s, thresholds=Thresholds(aborted_num=1))
+    assert await world.compactor.clean_aborted_once() == 0  # due, but aborted under hive.txn.timeout ago
+    assert all(d.exists() for _, _, d in aborted)
+
+    await _fetch(pg_dsn, "UPDATE txns SET finished_at = finished_at - interval '1 day' WHERE state = 'a' RETURNING 1")
+    assert await world.compactor.clean_aborted_once() == 2
+    assert not any(d.exists() for _, _, d in aborted) and first.exists() and last.exists()
+    assert world.compactor.stats["aborted_dirs_removed"] == 2
+    await wait_applied(world.gw)
+    txn_list, write_ids, read = await _read_now(world, "a")
+    assert write_ids.exceptions == () and read == sorted([first.name, last.name])
+    assert all(txn_list.is_txn_aborted(t) for t, _, _ in aborted)  # until housekeeping forgets them
+    assert await _cached_read(world, write_ids, ["p=a", "p=b"]) == (["p=a"], "cache")
+
+    await _housekeeping_long_after_the_aborts(world, pg_dsn)
+    assert await _fetch(pg_dsn, "SELECT txn_id FROM txns WHERE state = 'a'") == []
+    txn_list, write_ids, read = await _read_now(world, "a")
+    assert not txn_list.exceptions and write_ids.exceptions == () and read == sorted([first.name, last.name])
+
+
+async def test_an_aborted_write_id_in_a_directory_beside_committed_ones_stays_listed(world: World,
+                                                                                     pg_dsn: str) -> None:
+    """A streaming writer's delta spanning a committed and an aborted write id cannot be deleted, so
+    the aborted id stays listed (readers skip its rows by the list) until a compaction replaces it."""
+    _, committed_w, committed_dir = await world.write("a")
+    aborted_txn, aborted_w, aborted_dir = await world.write("a", commit=False)
+    spanning = committed_dir.parent / f"delta_{committed_w:07d}_{aborted_w:07d}"
+    aborted_dir.rename(spanning)
+    world.compactor.settings = dataclasses.replace(world.compactor.settings, thresholds=Thresholds(aborted_num=0))
+    await _fetch(pg_dsn, "UPDATE txns SET finished_at = finished_at - interval '1 day' WHERE state = 'a' RETURNING 1")
+    assert await world.compactor.clean_aborted_once() == 0
+    assert spanning.exists()
+    assert await _fetch(pg_dsn, f"SELECT write_id FROM txn_to_write_id WHERE txn_id = {aborted_txn}") == [(aborted_w,)]
+    assert (await _read_now(world, "a"))[1].is_write_id_aborted(aborted_w)

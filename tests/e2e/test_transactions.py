@@ -228,10 +228,20 @@ async def test_hive_18747_cleaner_keeps_what_an_open_snapshot_needs(txns: Txns) 
     assert await txns.tag(current, "a") == "by-x" and len(await txns.names(current)) == 4
 
 
-async def test_housekeeping_forgets_aborted_txns_that_wrote_nothing_and_cleans_past_them(txns: Txns) -> None:
+@pytest.fixture
+async def txns_without_cleaner(pg_dsn: str) -> AsyncIterator[Txns]:
+    """As `txns`, without the compactor's Cleaner, which would end old aborted writes on its own."""
+    async for t in started_txns(pg_dsn, **{"hive.compactor.cleaner.on": "false"}):
+        yield t
+
+
+async def test_housekeeping_forgets_aborted_txns_that_wrote_nothing_and_cleans_past_them(
+        txns_without_cleaner: Txns) -> None:
     """An aborted txn without write ids (not a compaction's) is deleted once hive.txn.timeout has
-    passed since its abort; one with a write id is kept (its write id stays aborted). The committed
-    txns around them are cleaned. A forgotten txn is answered NOT_FOUND, not as committed."""
+    passed since its abort; one with a write id is kept (its write id stays aborted: only the
+    Cleaner ends it, tests/e2e/test_compaction.py). The committed txns around them are cleaned. A
+    forgotten txn is answered NOT_FOUND, not as committed."""
+    txns = txns_without_cleaner
     empty, wrote = await txns.open(2)
     await txns.add(wrote, "a")
     await txns.txn.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[empty, wrote]))

@@ -11,7 +11,7 @@ import pytest
 from hive.writeids import LONG_MAX, ValidTxnList, ValidWriteIdList
 from pipeline.acid import NotEnoughHistory, choose_dirs, entry_files, record_originals, visible_files
 from pipeline.compactor.worker import NothingToCompact, plan
-from poller.compactor_files import cleaner_view, obsolete_dirs, partition_facts, remove
+from poller.compactor_files import cleaner_view, obsolete_dirs, partition_facts, remove, sweep_aborted
 
 
 def writes(hwm: int) -> ValidWriteIdList:
@@ -138,3 +138,26 @@ def test_a_major_compaction_with_no_base_folds_the_original_files_in(tmp_path: P
     assert view is not None
     obsolete = obsolete_dirs(str(tmp_path), view, txns(10))
     assert remove(obsolete) == obsolete and sorted(os.listdir(tmp_path)) == [base.name]
+
+
+def test_the_aborted_writes_sweep_deletes_what_only_aborted_writes_made_and_names_what_it_must_keep(
+        tmp_path: Path) -> None:
+    # Write ids 4, 6 and 9 aborted. Under the table (two partition levels), and in a partition
+    # placed elsewhere: deltas and a delete delta of 4 alone (two statements), an INSERT OVERWRITE's
+    # base_6, a streaming writer's delta_8_9 (8 committed), and what must never be touched.
+    table, elsewhere = tmp_path / "t", tmp_path / "elsewhere"
+    x, y = table / "a=1" / "b=x", table / "a=2" / "b=y"
+    only_aborted = [x / "delta_0000004_0000004_0000", x / "delta_0000004_0000004_0001",
+                    y / "delete_delta_0000004_0000004", y / "base_0000006",
+                    elsewhere / "delta_0000006_0000006", table / "a=1" / "delta_0000006_0000006"]
+    kept = [x / "delta_0000003_0000003", x / "delta_0000008_0000009",
+            x / "base_0000009_v0000042",  # a compactor's output: aborted ids left out
+            x / ".hive-staging" / "delta_0000004_0000004"]  # hidden: nobody reads it
+    for d in only_aborted + kept:
+        d.mkdir(parents=True)
+        (d / "part-00000.parquet").write_bytes(b"x")
+    sweep = sweep_aborted([(f"file://{table}", 2), (str(elsewhere), 0), (str(table / "a=1" / "b=x"), 0),
+                           (str(tmp_path / "never-made"), 0)], frozenset({4, 6, 9}))
+    assert sorted(sweep.removed) == sorted(str(d) for d in only_aborted)
+    assert not any(d.exists() for d in only_aborted) and all(d.exists() for d in kept)
+    assert sweep.held == {9}  # delta_8_9 holds 9 beside a committed write id: listed until compacted

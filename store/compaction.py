@@ -207,11 +207,17 @@ async def failed_too_often(conn: asyncpg.Connection, table_id: int, partition_na
 
 
 async def claim_next(conn: asyncpg.Connection, worker_id: str, worker_version: str, *,
-                     user: str = "") -> QueueEntry | None:
-    """The oldest initiated entry, now `working` for `worker_id` of `user` (the authenticated caller;
-    "" in the open mode); None when the queue has none."""
+                     user: str = "", run_as: str | None = None) -> QueueEntry | None:
+    """The oldest initiated entry (with `run_as`, the oldest that runs as that user), now `working`
+    for `worker_id` of `user` (the authenticated caller; "" in the open mode); None when the queue
+    has none.
+
+    An authenticated non-admin's worker claims only compactions that run as it: a compaction reads
+    and rewrites its table's data with its run-as user's authority (Hive's worker runs it as
+    CQ_RUN_AS), and a worker that could claim anyone's entries could also fail them until the
+    Initiator stops compacting those partitions (hive.compactor.initiator.failed.compacts.threshold)."""
     check_worker_id(worker_id)
-    row = await conn.fetchrow(sql.PICK_NEXT)
+    row = await conn.fetchrow(sql.PICK_NEXT, run_as)
     if row is None:
         return None
     await conn.execute(sql.CLAIM, row["cq_id"], worker_id, worker_version, user or None)

@@ -115,7 +115,8 @@ class CompactorServicer(compaction_pb2_grpc.CompactorServicer):
         compaction.check_worker_id(request.worker_id)
         identity = self._auth.context_identity(context)
         entry = await self._db.transact(compaction.claim_next, request.worker_id, request.worker_version,
-                                        user=identity.user if identity.authenticated else "")
+                                        user=identity.user if identity.authenticated else "",
+                                        run_as=identity.limited_to)
         if entry is None:
             return pb.ClaimCompactionResponse(found=False)
         return pb.ClaimCompactionResponse(found=True, id=entry.id, db_name=entry.db_name, table_name=entry.table_name,

@@ -30,8 +30,10 @@ RETURNING cq_id
 
 # -- worker ---------------------------------------------------------------------------------------
 # The oldest initiated entry; SKIP LOCKED: a row another claimer holds is passed over, not waited for.
+# The oldest initiated entry; with $1, the oldest that runs as $1 (a non-admin worker's claim).
 PICK_NEXT = f"""
-SELECT {_QUEUE_COLUMNS} FROM compaction_queue WHERE cq_state = 'i' ORDER BY cq_id LIMIT 1 FOR UPDATE SKIP LOCKED
+SELECT {_QUEUE_COLUMNS} FROM compaction_queue WHERE cq_state = 'i' AND ($1::text IS NULL OR cq_run_as = $1)
+ORDER BY cq_id LIMIT 1 FOR UPDATE SKIP LOCKED
 """
 
 CLAIM = """

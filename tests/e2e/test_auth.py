@@ -201,6 +201,29 @@ async def test_a_compaction_runs_as_and_opens_its_txn_as_the_caller(token_gatewa
         assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED
 
 
+async def test_a_non_admin_worker_claims_only_compactions_that_run_as_it(token_gateway: Gateway,
+                                                                         pki: dict[str, tuple[str, str]]) -> None:
+    """A compaction rewrites its table's data with its run-as user's authority: alice's worker does not
+    get bob's entry (nor could it fail it until the Initiator gives up on the partition); bob's worker
+    and an admin's do."""
+    async with _channel(token_gateway, pki) as channel:
+        catalog, comp = catalog_pb2_grpc.CatalogStub(channel), compaction_pb2_grpc.CompactorStub(channel)
+        for name in ("first", "second"):
+            await catalog.CreateTable(pb.CreateTableRequest(table=table("default", name, keys=(), transactional=True)),
+                                      metadata=_as("bob"))
+            await comp.Compact(cpb.CompactRequest(db_name="default", table_name=name, type=cpb.MAJOR),
+                               metadata=_as("bob"))
+        claim = comp.ClaimCompaction
+        assert not (await claim(cpb.ClaimCompactionRequest(worker_id="h-1"), metadata=_as("alice"))).found
+        got = await claim(cpb.ClaimCompactionRequest(worker_id="h-2"), metadata=_as("bob"))
+        assert (got.found, got.table_name) == (True, "first")
+        got = await claim(cpb.ClaimCompactionRequest(worker_id="h-3"), metadata=_as("root"))
+        assert (got.found, got.table_name) == (True, "second")
+        shown = (await comp.ShowCompactions(cpb.ShowCompactionsRequest(), metadata=_as("root"))).compactions
+        assert sorted((c.table_name, c.state, c.worker_id) for c in shown) == [
+            ("first", "working", "h-2"), ("second", "working", "h-3")]
+
+
 async def test_a_claimed_compaction_is_the_claimers(token_gateway: Gateway, pki: dict[str, tuple[str, str]]) -> None:
     """The worker id is no secret (ShowCompactions lists it): another non-admin naming it may not start,
     heartbeat, complete or fail the compaction; the claimer and an admin may."""

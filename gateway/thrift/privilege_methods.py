@@ -63,9 +63,13 @@ def _grant_to_thrift(g: Grant) -> Any:
 
 
 def _grant_from_thrift(info: Any) -> Grant:
-    """A PrivilegeGrantInfo as sent; its createTime is the metastore's to stamp."""
+    """A PrivilegeGrantInfo as sent; its createTime is the metastore's to stamp. An authenticated
+    non-admin grants as itself whatever grantor it names (SHOW GRANT's grantor is an audit trail, as
+    HiveServer2 fills it with the session's user); an admin's, or the open mode's, is kept as sent."""
     info = required(info, "grantInfo")
-    return Grant(info.privilege or "", 0, info.grantor, _optional_type(info.grantorType), bool(info.grantOption))
+    caller = thrift_identity.get().limited_to
+    grantor, grantor_type = (info.grantor, _optional_type(info.grantorType)) if caller is None else (caller, "USER")
+    return Grant(info.privilege or "", 0, grantor, grantor_type, bool(info.grantOption))
 
 
 def _privileges_from_thrift(bag: Any) -> list[PrivilegeGrant]:

@@ -378,6 +378,13 @@ async def test_roles_are_an_admins_and_grants_an_owners_over_thrift(pg_dsn: str,
         assert await asyncio.to_thread(root.create_role, hms.Role(roleName="analysts", ownerName="root"))
         assert await asyncio.to_thread(root.grant_role, "analysts", "bob", 1, "root", 1, False)
         assert await asyncio.to_thread(root.grant_privileges, bag("alices"))  # an admin on anything
+        # Each non-admin grant names its caller as grantor, whatever it sent ("x"); an admin's is as sent.
+        grantors = {}
+        for name in ("alices", "bobs"):
+            for p in await asyncio.to_thread(root.list_privileges, None, None, bag(name).privileges[0].hiveObject):
+                grantors[(name, p.principalName)] = (p.grantInfo.grantor, p.grantInfo.grantorType)
+        assert grantors == {("alices", "alice"): ("alice", 1), ("bobs", "alice"): ("bob", 1),
+                            ("alices", "bob"): ("x", 1)}
     finally:
         for client in (alice, bob, root):
             client.close()

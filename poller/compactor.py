@@ -98,7 +98,8 @@ class Compactor:
     host: str = field(default_factory=socket.gethostname, kw_only=True)
     stats: dict[str, int] = field(default_factory=lambda: {
         "initiated": 0, "not_initiated": 0, "requeued": 0, "cleaned": 0, "dirs_removed": 0, "history_purged": 0,
-        "aborted_write_ids_forgotten": 0, "aborted_dirs_removed": 0, "errors": 0})
+        "aborted_write_ids_forgotten": 0, "aborted_compaction_txns_forgotten": 0, "aborted_dirs_removed": 0,
+        "errors": 0})
     # table id -> (the aborted write ids a sweep found still held there, when): not swept again for
     # hive.compactor.check.interval unless other ids became due (a held id waits for a compaction).
     _held: dict[int, tuple[frozenset[int], float]] = field(default_factory=dict)
@@ -242,8 +243,9 @@ class Compactor:
 
     async def clean_aborted_once(self) -> int | None:
         """One round of Hive 4's abort clean-up (store/aborted_writes.py): for each table due, delete
-        the directories holding only its aborted write ids, then stop listing the ids no directory
-        holds. The number of write ids forgotten; None when another gateway holds the lock."""
+        the directories holding only its aborted write ids, or the output of its aborted compaction
+        txns, then forget the ids and txns no directory holds. The number of write ids forgotten;
+        None when another gateway holds the lock."""
         s = self.settings
 
         async def work(conn: asyncpg.Connection) -> Outcome[int]:
@@ -265,13 +267,14 @@ class Compactor:
     async def _clean_aborted(self, conn: asyncpg.Connection, table: aborted_writes.AbortedWrites) -> Outcome[list[int]]:
         now = self.clock.monotonic()
         last = self._held.get(table.table_id)
-        if last is not None and table.write_ids <= last[0] and now - last[1] < self.settings.check_interval_s:
+        if (last is not None and table.write_ids <= last[0] and not table.compaction_txns
+                and now - last[1] < self.settings.check_interval_s):
             return Outcome([])
         roots = [(r.location, r.depth) for r in await aborted_writes.roots(conn, table.table_id)]
         try:
-            sweep = await asyncio.to_thread(files.sweep_aborted, roots, table.write_ids)
+            sweep = await asyncio.to_thread(files.sweep_aborted, roots, table.write_ids, table.compaction_txns)
         except (OSError, ValueError) as exc:
-            _log.warning("aborted write ids of table id %d not cleaned: %s", table.table_id, exc)
+            _log.warning("aborted writes to table id %d not cleaned: %s", table.table_id, exc)
             return Outcome([])
         self.stats["aborted_dirs_removed"] += len(sweep.removed)
         if sweep.held:
@@ -280,10 +283,13 @@ class Compactor:
                       "listed until a compaction replaces those", table.table_id, len(sweep.held))
         else:
             self._held.pop(table.table_id, None)
+        txns_gone = await aborted_writes.forget_compaction_txns(conn, table.compaction_txns - sweep.held_txns)
+        self.stats["aborted_compaction_txns_forgotten"] += len(txns_gone)
         done = await aborted_writes.forget(conn, table.table_id, table.write_ids - sweep.held)
-        if done.value:
-            _log.info("table id %d: removed %d directories of aborted writes; %d aborted write id(s) no longer listed",
-                      table.table_id, len(sweep.removed), len(done.value))
+        if done.value or txns_gone:
+            _log.info("table id %d: removed %d directories of aborted writes; %d aborted write id(s) and %d aborted "
+                      "compaction txn(s) forgotten", table.table_id, len(sweep.removed), len(done.value),
+                      len(txns_gone))
         return done
 
     # -- history -------------------------------------------------------------------------------------

@@ -103,20 +103,24 @@ def remove(paths: list[str]) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class AbortedSweep:
-    removed: tuple[str, ...]  # directories that held only aborted write ids, now deleted
-    held: frozenset[int]      # of the ids looked for, those a directory still holds
+    removed: tuple[str, ...]           # directories of aborted writes only, now deleted
+    held: frozenset[int]               # of the write ids looked for, those a directory still holds
+    held_txns: frozenset[int] = frozenset()  # of the compaction txns, those whose output is still there
 
 
-def sweep_aborted(roots: Sequence[tuple[str, int]], aborted: frozenset[int]) -> AbortedSweep:
+def sweep_aborted(roots: Sequence[tuple[str, int]], aborted: frozenset[int],
+                  compaction_txns: frozenset[int] = frozenset()) -> AbortedSweep:
     """Delete the ACID directories under `roots` ((location, levels of partition directories below
-    it)) that hold only write ids of `aborted`, and say which of those ids a directory still holds.
+    it)) that hold only write ids of `aborted`, or are the output of one of the aborted
+    `compaction_txns`, and say which of those ids and txns a directory still holds.
 
-    A delta's or a writer's base_N's write ids are its name's range. A directory with a visibility
-    txn (`_vT`) is a compactor's output and holds no aborted write id (the compactor reads with them
-    listed as aborted). Hidden directories (`.`, `_`: staging) are not read by anyone and are left.
-    A directory that cannot be deleted keeps its ids held; one that cannot be listed raises OSError."""
+    A delta's or a writer's base_N's write ids are its name's range. Another directory with a
+    visibility txn (`_vT`) is a compactor's output and holds no aborted write id (the compactor
+    reads with them listed as aborted). Hidden directories (`.`, `_`: staging) are not read by
+    anyone and are left. A directory that cannot be deleted keeps what it holds held; one that
+    cannot be listed raises OSError."""
     ids = sorted(aborted)
-    removable: list[tuple[str, list[int]]] = []
+    removable: list[tuple[str, list[int], int]] = []  # path, aborted write ids, compaction txn
     held: set[int] = set()
     seen: set[str] = set()
 
@@ -136,19 +140,20 @@ def sweep_aborted(roots: Sequence[tuple[str, int]], aborted: frozenset[int]) -> 
                     look(entry.path, depth - 1)
                 continue
             if d.visibility_txn:
+                if d.visibility_txn in compaction_txns:
+                    removable.append((entry.path, [], d.visibility_txn))
                 continue
             hit = ids[bisect_left(ids, d.min_write_id):bisect_right(ids, d.max_write_id)]
             if not hit:
                 continue
             if len(hit) == d.max_write_id - d.min_write_id + 1:
-                removable.append((entry.path, hit))
+                removable.append((entry.path, hit, 0))
             else:
                 held.update(hit)
 
     for location, depth in roots:
         look(local_path(location), depth)
-    removed = set(remove([path for path, _ in removable]))
-    for path, hit in removable:
-        if path not in removed:
-            held.update(hit)
-    return AbortedSweep(tuple(sorted(removed)), frozenset(held))
+    removed = set(remove([path for path, _, _ in removable]))
+    kept = [(hit, txn) for path, hit, txn in removable if path not in removed]
+    return AbortedSweep(tuple(sorted(removed)), frozenset(held.union(*(hit for hit, _ in kept))),
+                        frozenset(txn for _, txn in kept if txn))

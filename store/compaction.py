@@ -270,6 +270,7 @@ async def start(conn: asyncpg.Connection, compaction_id: int, worker_id: str, *,
                                   txn_type=COMPACTION_TXN_TYPE)
     txn_id = opened.value[0]
     await conn.execute(sql.SET_TXN, compaction_id, txn_id)
+    await conn.execute(sql.RECORD_COMPACTION_TXN, txn_id, entry.table_id)
     txn_list = await txns.get_open_txns(conn, txn_id)
     write_ids = await txns.table_write_ids(conn, table.full_name, table.table_id, txn_list)
     return Outcome(CompactionJob(entry, txn_id, txn_list, compactor_view(write_ids), location, table), opened.events)
@@ -300,6 +301,7 @@ async def complete(conn: asyncpg.Connection, compaction_id: int, worker_id: str,
         raise InvalidArgument(f"highest_write_id must be at least 1, got {highest_write_id}")
     committed = await txns.commit_txn(conn, txn_id)
     await conn.execute(sql.MARK_COMPACTED, compaction_id, highest_write_id)
+    await conn.execute(sql.FORGET_COMPACTION_TXN, txn_id)
     return Outcome(None, committed.events)
 
 

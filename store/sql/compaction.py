@@ -49,6 +49,11 @@ HEARTBEAT = "UPDATE compaction_queue SET cq_last_heartbeat = clock_timestamp() W
 
 SET_TXN = "UPDATE compaction_queue SET cq_txn_id = $2, cq_last_heartbeat = clock_timestamp() WHERE cq_id = $1"
 
+RECORD_COMPACTION_TXN = "INSERT INTO compaction_txns (txn_id, table_id) VALUES ($1, $2)"
+
+# A committed compaction's output is read as committed: no link to keep.
+FORGET_COMPACTION_TXN = "DELETE FROM compaction_txns WHERE txn_id = $1"
+
 # Hive's markCompacted plus the commit's CQ_NEXT_TXN_ID / CQ_COMMIT_TIME, in one step, after the
 # compaction txn's commit_txn in the same transaction: the next txn id at commit is the Cleaner's horizon
 # (every txn below it may have read the pre-compaction files). Read under a share lock on the counter
@@ -245,6 +250,33 @@ SELECT body->'sd'->>'location' AS location, max(jsonb_array_length(coalesce(body
 FROM tbls WHERE table_id = $1 GROUP BY 1
 UNION ALL
 SELECT DISTINCT body->'sd'->>'location', 0 FROM partitions WHERE table_id = $1
+"""
+
+# Aborted compaction txns that ended more than $1 seconds ago, with the tables they compacted, at
+# most $2 tables' worth. Index: compaction_txns primary key; txns primary key.
+ABORTED_COMPACTION_TXNS_DUE = """
+WITH due AS (
+    SELECT DISTINCT c.table_id FROM compaction_txns c JOIN txns x ON x.txn_id = c.txn_id AND x.state = 'a'
+    WHERE x.finished_at < clock_timestamp() - make_interval(secs => $1)
+    ORDER BY c.table_id
+    LIMIT $2
+)
+SELECT c.table_id, array_agg(c.txn_id ORDER BY c.txn_id) AS txn_ids
+FROM compaction_txns c JOIN due USING (table_id) JOIN txns x ON x.txn_id = c.txn_id AND x.state = 'a'
+WHERE x.finished_at < clock_timestamp() - make_interval(secs => $1)
+GROUP BY c.table_id
+"""
+
+# Aborted compaction txns of $1 whose directories are gone: forgotten as housekeeping forgets the
+# aborted txns that wrote nothing (txn_housekeeping.aborted_forgotten_upto, raised by the caller).
+FORGET_ABORTED_COMPACTION_TXNS = """
+WITH gone AS (
+    DELETE FROM txns WHERE txn_id = ANY($1::bigint[]) AND state = 'a'
+    RETURNING txn_id
+), unlinked AS (
+    DELETE FROM compaction_txns c USING gone WHERE c.txn_id = gone.txn_id
+)
+SELECT txn_id FROM gone
 """
 
 # The write ids of $2 whose txns are aborted lose their rows: from now on no snapshot lists them

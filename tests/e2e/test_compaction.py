@@ -147,7 +147,7 @@ async def test_compact_validates_and_does_not_double_queue(world: World) -> None
     assert err.value.code() == C.INVALID_ARGUMENT
 
 
-async def test_worker_protocol_and_timeout(world: World) -> None:
+async def test_worker_protocol_and_timeout(world: World, pg_dsn: str) -> None:
     await world.write("a")
     queued = await world.comp.Compact(cpb.CompactRequest(db_name="db", table_name="t", partition_name="p=a",
                                                          type=cpb.MAJOR))
@@ -186,6 +186,9 @@ async def test_worker_protocol_and_timeout(world: World) -> None:
     assert await world.compactor.clean_once() == 1
     [row] = await world.show()
     assert row.state == "succeeded" and row.duration_ms >= 0 and row.end_ms >= row.start_ms
+    # The timed-out attempt's txn is still known to have compacted db.t (the requeue cleared the
+    # entry's link to it), so the Cleaner can end it; the committed one needs no link.
+    assert await _fetch(pg_dsn, "SELECT txn_id FROM compaction_txns") == [(started.txn_id,)]
 
 
 async def test_fail_and_refuse_go_to_history(world: World) -> None:
@@ -500,7 +503,8 @@ async def test_write_id_cleaner_moves_past_an_aborted_write_whose_delta_remains(
 
 async def test_an_aborted_compaction_txn_stays_aborted_while_its_base_remains(world: World, pg_dsn: str) -> None:
     """A failed worker's base_N_vT carries no write id: only txn T's aborted state keeps readers off
-    it. T (a compaction txn) is kept while committed txns after it are cleaned."""
+    it. T (a compaction txn) is kept while committed txns after it are cleaned, until the Cleaner's
+    abort clean-up has deleted the base."""
     deltas = [(await world.write("a"))[2] for _ in range(2)]
     queued = await world.comp.Compact(cpb.CompactRequest(db_name="db", table_name="t", partition_name="p=a",
                                                          type=cpb.MAJOR))
@@ -517,6 +521,17 @@ async def test_an_aborted_compaction_txn_stays_aborted_while_its_base_remains(wo
     txn_list, _, read = await _read_now(world, "a")
     assert txn_list.is_txn_aborted(started.txn_id)
     assert base.exists() and read == sorted(d.name for d in deltas)
+
+    # The Cleaner's abort clean-up deletes the failed worker's output, and then forgets its txn.
+    assert await world.compactor.clean_aborted_once() == 0  # no write id forgotten: a compaction txn has none
+    assert not base.exists() and world.compactor.stats["aborted_compaction_txns_forgotten"] == 1
+    assert await _fetch(pg_dsn, "SELECT txn_id FROM txns") == []
+    assert await _fetch(pg_dsn, "SELECT txn_id FROM compaction_txns") == []
+    txn_list, _, read = await _read_now(world, "a")
+    assert not txn_list.exceptions and read == sorted(d.name for d in deltas)
+    with pytest.raises(grpc.aio.AioRpcError) as err:  # its outcome is no longer kept: not answered as committed
+        await world.txn.CommitTxn(tpb.CommitTxnRequest(txn_id=started.txn_id))
+    assert err.value.code() == C.NOT_FOUND
 
 
 # -- aborted writes: Hive 4's abort clean-up in the Cleaner ----------------------------------------

@@ -150,6 +150,7 @@ def test_the_aborted_writes_sweep_deletes_what_only_aborted_writes_made_and_name
     only_aborted = [x / "delta_0000004_0000004_0000", x / "delta_0000004_0000004_0001",
                     y / "delete_delta_0000004_0000004", y / "base_0000006",
                     elsewhere / "delta_0000006_0000006", table / "a=1" / "delta_0000006_0000006"]
+    only_aborted += [x / "base_0000009_v0000077", elsewhere / "delta_0000001_0000009_v0000077"]  # compaction 77 aborted
     kept = [x / "delta_0000003_0000003", x / "delta_0000008_0000009",
             x / "base_0000009_v0000042",  # a compactor's output: aborted ids left out
             x / ".hive-staging" / "delta_0000004_0000004"]  # hidden: nobody reads it
@@ -157,7 +158,8 @@ def test_the_aborted_writes_sweep_deletes_what_only_aborted_writes_made_and_name
         d.mkdir(parents=True)
         (d / "part-00000.parquet").write_bytes(b"x")
     sweep = sweep_aborted([(f"file://{table}", 2), (str(elsewhere), 0), (str(table / "a=1" / "b=x"), 0),
-                           (str(tmp_path / "never-made"), 0)], frozenset({4, 6, 9}))
+                           (str(tmp_path / "never-made"), 0)], frozenset({4, 6, 9}), frozenset({77}))
     assert sorted(sweep.removed) == sorted(str(d) for d in only_aborted)
     assert not any(d.exists() for d in only_aborted) and all(d.exists() for d in kept)
     assert sweep.held == {9}  # delta_8_9 holds 9 beside a committed write id: listed until compacted
+    assert sweep.held_txns == frozenset()

@@ -99,6 +99,21 @@ def parse_acid_dir(name: str) -> AcidDir | None:
     return None
 
 
+_STAGING = re.compile(r"_spark_staging_txn(\d+)_w(\d+)")
+
+
+def staging_dir_name(txn_id: int, write_id: int) -> str:
+    """The hidden directory under the table's location a Spark write stages its files in
+    (pipeline/txn_write.py) before moving them into deltas: readers skip it."""
+    return f"_spark_staging_txn{txn_id}_w{write_id}"
+
+
+def staging_write_id(name: str) -> int | None:
+    """The write id of a staging directory's name, or None for any other name."""
+    m = _STAGING.fullmatch(name)
+    return int(m.group(2)) if m else None
+
+
 def local_path(location: str) -> str:
     """A local filesystem path for a partition or table location."""
     if "://" not in location and not location.startswith("file:"):

@@ -61,7 +61,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from pipeline.acid import base_dir_name, delta_dir_name, local_path
+from pipeline.acid import base_dir_name, delta_dir_name, local_path, staging_dir_name
 from pipeline.client import ClientConfig, GatewayClient, Transaction, TxnAborted, process_client
 from pipeline.formats import PARQUET, StorageFormat, format_of, storage_format, with_format
 from pipeline.schema import FramePlan, check_frame
@@ -220,7 +220,7 @@ class _Job:
         fmt = _target_format(definition, self.requested)
         plan = check_frame(self.df.schema, definition, self.static)  # the table as the txn sees it, under the lock
         table_root = local_path(definition.sd.location)
-        self.undo.staging = os.path.join(table_root, f"_spark_staging_txn{txn.id}_w{write_id}")
+        self.undo.staging = os.path.join(table_root, staging_dir_name(txn.id, write_id))
         timings["driver_setup_s"] = time.perf_counter() - started
 
         t = time.perf_counter()

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from hive.writeids import LONG_MAX, ValidTxnList, ValidWriteIdList
-from pipeline.acid import choose_dirs, dir_files, local_path, parse_acid_dir, recorded_originals
+from pipeline.acid import choose_dirs, dir_files, local_path, parse_acid_dir, recorded_originals, staging_write_id
 from store.compaction_policy import PartitionFacts
 
 
@@ -117,10 +117,12 @@ def sweep_aborted(roots: Sequence[tuple[str, int]], aborted: frozenset[int],
     A delta's or a writer's base_N's write ids are its name's range. Another directory with a
     visibility txn (`_vT`) is a compactor's output and holds no aborted write id (the compactor
     reads with them listed as aborted). Hidden directories (`.`, `_`: staging) are not read by
-    anyone and are left. A directory that cannot be deleted keeps what it holds held; one that
-    cannot be listed raises OSError."""
+    anyone and are left, but for an aborted write's Spark staging directory (a driver that died
+    before its clean-up), deleted for the space. A directory that cannot be deleted keeps what it
+    holds held; one that cannot be listed raises OSError."""
     ids = sorted(aborted)
     removable: list[tuple[str, list[int], int]] = []  # path, aborted write ids, compaction txn
+    staging: list[str] = []  # hidden: no reader reads them, so they hold nothing; deleted for the space
     held: set[int] = set()
     seen: set[str] = set()
 
@@ -136,7 +138,9 @@ def sweep_aborted(roots: Sequence[tuple[str, int]], aborted: frozenset[int],
         for entry in entries:
             d = parse_acid_dir(entry.name)
             if d is None:
-                if depth > 0 and not entry.name.startswith((".", "_")) and entry.is_dir(follow_symlinks=False):
+                if staging_write_id(entry.name) in aborted:
+                    staging.append(entry.path)  # a Spark write's files that died with its driver
+                elif depth > 0 and not entry.name.startswith((".", "_")) and entry.is_dir(follow_symlinks=False):
                     look(entry.path, depth - 1)
                 continue
             if d.visibility_txn:
@@ -153,7 +157,7 @@ def sweep_aborted(roots: Sequence[tuple[str, int]], aborted: frozenset[int],
 
     for location, depth in roots:
         look(local_path(location), depth)
-    removed = set(remove([path for path, _, _ in removable]))
+    removed = set(remove([path for path, _, _ in removable] + staging))
     kept = [(hit, txn) for path, hit, txn in removable if path not in removed]
     return AbortedSweep(tuple(sorted(removed)), frozenset(held.union(*(hit for hit, _ in kept))),
                         frozenset(txn for _, txn in kept if txn))

@@ -15,7 +15,10 @@ Every answer is compared with the pure model in tests/txn_model.py: the status o
 parameters and write ids, table name, id, parameters and write id, and the ValidTxnList and
 ValidWriteIdList of each snapshot (validity of every write id the driver has seen). Housekeeping
 (`Housekeeper.clean_once`) runs now and then: snapshots held inside open txns must still read right;
-others may be refused with "snapshot too old", never answered wrong.
+others may be refused with "snapshot too old", never answered wrong. With it runs the Cleaner's
+abort clean-up (`Compactor.clean_aborted_once`, every abort due at once): a write id it forgot may
+read as committed afterwards (nothing carries it), while every cache must keep answering what the
+database answers for old and new snapshots alike.
 
 Runs with the cache use two gateways on one database; each call goes to either (writers mostly to
 gateway 0), the driver pauses one gateway's poller for a few steps now and then (a lagging cache)
@@ -37,6 +40,7 @@ involved and the last 60 steps.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import time
@@ -44,6 +48,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Awaitable
 
+import asyncpg
 import grpc
 import pytest
 
@@ -52,6 +57,7 @@ from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from store.cache.entry import live_view
+from store.compaction_policy import Thresholds
 from hive.writeids import ValidTxnList, ValidWriteIdList
 from tests.builders import table as table_def
 from tests.conftest import connect, gateway_settings, wait_applied
@@ -98,7 +104,8 @@ DEFAULT_RUNS = ((5, True), (12, False), (22, True), (33, False))
 KNOWN_BUGS_RUNS = ((44, True), (55, False))
 SLOW_RUNS = tuple((seed, seed % 2 == 0) for seed in range(1001, 1021))
 GATEWAY_CONF = {"hive.txn.timeout": "3600s", "hive.timedout.txn.reaper.start": "3600s",
-                "hive.metastore.acid.housekeeper.interval": "3600s"}
+                "hive.metastore.acid.housekeeper.interval": "3600s",
+                "hive.compactor.cleaner.on": "false"}  # its abort clean-up runs when the driver says
 
 
 def _avoid() -> frozenset[str]:
@@ -150,6 +157,7 @@ class Driver:
         self.step = 0
         self.next_sid = 1
         self.last_gc = -1  # model clock of the last housekeeping run
+        self.forgotten: set[tuple[int, int]] = set()  # (table key, write id) the abort clean-up forgot
         self.domain = [(ds, hr) for ds in DS for hr in HR]
 
     # -- plumbing ---------------------------------------------------------------------------------
@@ -588,7 +596,7 @@ class Driver:
             self.fail(f"{what}: list {t.valid_write_id_list!r} is not named {t.full_table_name}")
         for txn_id, x in self.m.txns.items():
             w = x.write_ids.get(tk)
-            if w is None or txn_id == reader:
+            if w is None or txn_id == reader or (tk, w) in self.forgotten:
                 continue
             if wids.is_write_id_valid(w) != (txn_id in committed):
                 self.fail(f"{what}: write id {w} of txn {txn_id} ({x.state}) valid={wids.is_write_id_valid(w)} in "
@@ -797,7 +805,27 @@ class Driver:
         self.stats["housekeeping runs"] += 1
         self.stats["versions collected"] += collected or 0
         self.log(f"housekeeping clean_once -> {collected} versions collected")
+        await self.clean_aborted()
         return True
+
+    async def clean_aborted(self) -> None:
+        """The Cleaner's abort clean-up with every abort due (no files here: it forgets them all)."""
+        compactor = self.gw.compactor
+        assert compactor is not None
+        compactor.settings = dataclasses.replace(compactor.settings, thresholds=Thresholds(aborted_num=0),
+                                                 txn_timeout_s=1e-6)
+        forgotten = await compactor.clean_aborted_once()
+        kept = await self.gw.database.read(_t2w_rows)
+        for x in self.m.txns.values():
+            if x.state == "aborted":
+                self.forgotten |= {(tk, w) for tk, w in x.write_ids.items()
+                                   if (self.m.tables[tk].table_id, w) not in kept}
+        self.stats["aborted write ids forgotten"] += forgotten or 0
+        self.log(f"abort clean-up -> {forgotten} aborted write ids forgotten")
+
+
+async def _t2w_rows(conn: asyncpg.Connection) -> set[tuple[int, int]]:
+    return {(r["table_id"], r["write_id"]) for r in await conn.fetch("SELECT table_id, write_id FROM txn_to_write_id")}
 
 
 async def run_seed(pg_dsn: str, seed: int, cache: bool, steps: int, avoid: frozenset[str],

@@ -151,9 +151,11 @@ def test_the_aborted_writes_sweep_deletes_what_only_aborted_writes_made_and_name
                     y / "delete_delta_0000004_0000004", y / "base_0000006",
                     elsewhere / "delta_0000006_0000006", table / "a=1" / "delta_0000006_0000006"]
     only_aborted += [x / "base_0000009_v0000077", elsewhere / "delta_0000001_0000009_v0000077"]  # compaction 77 aborted
+    only_aborted += [table / "_spark_staging_txn12_w4"]  # a dead driver's staging files
     kept = [x / "delta_0000003_0000003", x / "delta_0000008_0000009",
             x / "base_0000009_v0000042",  # a compactor's output: aborted ids left out
-            x / ".hive-staging" / "delta_0000004_0000004"]  # hidden: nobody reads it
+            x / ".hive-staging" / "delta_0000004_0000004",  # hidden: nobody reads it
+            table / "_spark_staging_txn13_w5"]  # write id 5 not aborted (yet): a live driver's
     for d in only_aborted + kept:
         d.mkdir(parents=True)
         (d / "part-00000.parquet").write_bytes(b"x")

@@ -630,9 +630,11 @@ class Driver:
             # new name, with the write ids of the same ValidTxnList derived for that name.
             res = await self.rpc(self.txn.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
                 full_table_names=[f"{DB}.{table.name}"], valid_txn_list=snap.txn_list), timeout=RPC_TIMEOUT_S))
-            if res.code != "OK":
-                self.fail(f"snapshot #{snap.sid}: re-deriving write ids for own rename {DB}.{table.name}: "
-                          f"{res.code} {res.details!r}")
+            # The reader may have committed since: its snapshot is then as exposed to housekeeping
+            # as any other, and "snapshot too old" is an allowed answer here as on the reads below.
+            if self.refused(snap, res, f"snapshot #{snap.sid}: re-deriving write ids for own rename "
+                                       f"{DB}.{table.name}", tk):
+                return
             got = res.reply.tables[0]
             self.check_write_ids(f"snapshot #{snap.sid} re-derived", tk, snap.reader, snap.committed, got)
             vwil, table_id = got.valid_write_id_list, got.table_id

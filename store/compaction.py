@@ -31,7 +31,7 @@ from hive.writeids import LONG_MAX, ValidTxnList, ValidWriteIdList
 from store import catalog, txns
 from store.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from store.events import NewEvent, Outcome
-from store.models import Partition, Table
+from store.models import Partition, StorageDescriptor, Table
 from store.codec import partition_from_row, table_from_row
 from store.sql import compaction as sql
 from store.sql import txns as txn_sql
@@ -113,6 +113,15 @@ class CompactionJob:
     write_ids: ValidWriteIdList  # the compactor's view (§2.2): no open write ids, aborted ones kept
     location: str                # the partition's (or the unpartitioned table's) directory
     table: Table = field(repr=False)
+    storage: StorageDescriptor = field(default_factory=StorageDescriptor, repr=False)  # the location's format
+
+    @property
+    def file_format(self) -> tuple[str, str]:
+        """(input format, serde library) the partition records, else the table; ("", "") for none."""
+        for sd in (self.storage, self.table.sd):
+            if sd.input_format or sd.serde.serialization_lib:
+                return sd.input_format, sd.serde.serialization_lib
+        return "", ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,16 +255,23 @@ async def _owned(conn: asyncpg.Connection, compaction_id: int, worker_id: str, c
 
 async def target_of(conn: asyncpg.Connection, entry: QueueEntry) -> tuple[Table, str]:
     """The entry's table (latest version) and the directory to compact; NotFound once dropped."""
+    table, storage = await _target_storage(conn, entry)
+    return table, storage.location
+
+
+async def _target_storage(conn: asyncpg.Connection, entry: QueueEntry) -> tuple[Table, StorageDescriptor]:
+    """The entry's table (latest version) and the storage descriptor of what to compact: the
+    partition's, or the unpartitioned table's; NotFound once dropped."""
     row = await conn.fetchrow(sql.LATEST_TABLE_BY_ID, entry.table_id)
     if row is None:
         raise NotFound(f"table {entry.db_name}.{entry.table_name} (id {entry.table_id}) was dropped")
     table = table_from_row(row)
     if entry.partition_name is None:
-        return table, table.sd.location
+        return table, table.sd
     prow = await conn.fetchrow(sql.LATEST_PARTITION, entry.table_id, entry.partition_name)
     if prow is None:
         raise NotFound(f"partition {entry.partition_name} of {table.full_name} was dropped")
-    return table, partition_from_row(table.db_name, table.name, prow).sd.location
+    return table, partition_from_row(table.db_name, table.name, prow).sd
 
 
 async def start(conn: asyncpg.Connection, compaction_id: int, worker_id: str, *, user: str, host: str,
@@ -265,7 +281,7 @@ async def start(conn: asyncpg.Connection, compaction_id: int, worker_id: str, *,
     entry = await _owned(conn, compaction_id, worker_id, caller)
     if entry.txn_id:
         raise FailedPrecondition(f"compaction {compaction_id} has txn {entry.txn_id} already; one attempt per claim")
-    table, location = await target_of(conn, entry)
+    table, storage = await _target_storage(conn, entry)
     opened = await txns.open_txns(conn, 1, user=user, host=host, agent_info=f"compactor {worker_id}",
                                   txn_type=COMPACTION_TXN_TYPE)
     txn_id = opened.value[0]
@@ -273,7 +289,8 @@ async def start(conn: asyncpg.Connection, compaction_id: int, worker_id: str, *,
     await conn.execute(sql.RECORD_COMPACTION_TXN, txn_id, entry.table_id)
     txn_list = await txns.get_open_txns(conn, txn_id)
     write_ids = await txns.table_write_ids(conn, table.full_name, table.table_id, txn_list)
-    return Outcome(CompactionJob(entry, txn_id, txn_list, compactor_view(write_ids), location, table), opened.events)
+    return Outcome(CompactionJob(entry, txn_id, txn_list, compactor_view(write_ids), storage.location, table, storage),
+                   opened.events)
 
 
 async def heartbeat(conn: asyncpg.Connection, compaction_id: int, worker_id: str, *,

@@ -133,7 +133,8 @@ class CompactorServicer(compaction_pb2_grpc.CompactorServicer):
         return pb.StartCompactionResponse(
             txn_id=job.txn_id, valid_txn_list=job.valid_txn_list.to_string(),
             valid_write_id_list=job.write_ids.to_string(), location=job.location, table_id=job.table.table_id,
-            column_names=[c.name for c in job.table.columns])
+            column_names=[c.name for c in job.table.columns], input_format=job.file_format[0],
+            serialization_lib=job.file_format[1])
 
     async def HeartbeatCompaction(self, request: pb.HeartbeatCompactionRequest,
                                   context: Ctx) -> pb.HeartbeatCompactionResponse:

@@ -42,6 +42,8 @@ from pipeline.acid import (base_dir_name, choose_dirs, delta_dir_name, dir_files
                            parse_acid_dir, record_originals)
 from pipeline.client import ClientConfig, GatewayError
 from pipeline.compactor.client import CompactorClient, EntryKeeper
+from pipeline.formats import format_from_files, format_of
+from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import compaction_pb2 as cpb
 from hive.writeids import ValidTxnList, ValidWriteIdList
 
@@ -49,7 +51,6 @@ _log = logging.getLogger(__name__)
 VERSION = "pipeline-compactor"
 STAGES = ("claimed", "started", "written", "completed")
 TARGET_FILE_BYTES = 128 * 1024 * 1024  # one output file per this many input bytes (an HDFS block)
-_FORMATS = {".parquet": "parquet", ".orc": "orc"}
 
 
 class NothingToCompact(Exception):
@@ -80,13 +81,18 @@ def default_worker_id() -> str:
     return f"{socket.gethostname()}-{os.getpid()}-{threading.get_ident() % 100000}"
 
 
-def _format_of(files: list[tuple[str, int]]) -> str:
-    kinds = {_FORMATS.get(os.path.splitext(p)[1].lower(), "") for p, _ in files}
-    if len(kinds) != 1 or "" in kinds:
-        raise ValueError(f"cannot tell one file format from the input files' names ({sorted(kinds)}); the compactor "
-                         "reads .parquet or .orc files written by the pipeline (original files named otherwise, "
-                         "e.g. Hive's 000000_0, cannot be compacted)")
-    return kinds.pop()
+def _format_of(started: cpb.StartCompactionResponse, files: list[tuple[str, int]]) -> str:
+    """The Spark source to read and write with: the format the partition (else the table) records,
+    as readers take it (pipeline.snapshot_read), so original files named as Hive named them
+    (000000_0) are read too; else the one the data files' suffix names."""
+    recorded = pb.StorageDescriptor(input_format=started.input_format,
+                                    serde=pb.SerDeInfo(serialization_lib=started.serialization_lib))
+    fmt = format_of(recorded) or format_from_files(p for p, _ in files)
+    if fmt is None:
+        raise ValueError(f"{started.location} records no file format and its files' names do not say (e.g. "
+                         f"{files[0][0]}): record one with AlterPartitions or AlterTable (MapredParquetInputFormat "
+                         "or OrcInputFormat)")
+    return fmt.name
 
 
 def plan(names: list[str], view: ValidWriteIdList, txns: ValidTxnList, major: bool) -> tuple[list[str], str]:
@@ -166,7 +172,7 @@ def _compact(spark: Any, client: CompactorClient, claim: cpb.ClaimCompactionResp
     if not files:
         raise NothingToCompact(f"the directories {inputs} hold no data files")
     run.inputs, run.files_in, run.bytes_in = inputs, len(files), sum(size for _, size in files)
-    fmt = _format_of(files)
+    fmt = _format_of(started, files)
     target = os.path.join(root, output)
     df = spark.read.format(fmt).load(["file://" + p for p, _ in files])
     (df.coalesce(max(1, math.ceil(run.bytes_in / TARGET_FILE_BYTES))).write.format(fmt).mode("errorifexists")

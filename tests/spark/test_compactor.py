@@ -213,12 +213,13 @@ def test_thirty_appends_minor_then_major_with_same_rows_throughout(lake: Lake) -
 def test_major_compaction_keeps_the_rows_of_files_from_before_the_table_was_transactional(lake: Lake,
                                                                                           tmp_path: Path) -> None:
     lake.append(30)
-    # An "original" file, as a table altered to transactional=true keeps its old files.
+    # An "original" file, as a table altered to transactional=true keeps its old files, named as
+    # Hive names them: the format is the one the table records, not the name's.
     old = tmp_path / "old"
     lake.spark.createDataFrame([(-i, "old") for i in range(1, 6)], "id long, payload string").coalesce(1) \
         .write.parquet(f"file://{old}")
     [part] = old.glob("part-*.parquet")
-    part.rename(lake.location / "000000_0.parquet")
+    part.rename(lake.location / "000000_0")
     lake.append(20)
     assert len(lake.rows()) == 55
     queued = lake.comp.Compact(cpb.CompactRequest(db_name="lake", table_name="events", partition_name=f"ds={PART}",

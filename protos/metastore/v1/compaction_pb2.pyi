@@ -165,20 +165,24 @@ class StartCompactionRequest(_message.Message):
     def __init__(self, id: _Optional[int] = ..., worker_id: _Optional[str] = ..., user: _Optional[str] = ..., hostname: _Optional[str] = ...) -> None: ...
 
 class StartCompactionResponse(_message.Message):
-    __slots__ = ("txn_id", "valid_txn_list", "valid_write_id_list", "location", "table_id", "column_names")
+    __slots__ = ("txn_id", "valid_txn_list", "valid_write_id_list", "location", "table_id", "column_names", "input_format", "serialization_lib")
     TXN_ID_FIELD_NUMBER: _ClassVar[int]
     VALID_TXN_LIST_FIELD_NUMBER: _ClassVar[int]
     VALID_WRITE_ID_LIST_FIELD_NUMBER: _ClassVar[int]
     LOCATION_FIELD_NUMBER: _ClassVar[int]
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     COLUMN_NAMES_FIELD_NUMBER: _ClassVar[int]
+    INPUT_FORMAT_FIELD_NUMBER: _ClassVar[int]
+    SERIALIZATION_LIB_FIELD_NUMBER: _ClassVar[int]
     txn_id: int
     valid_txn_list: str
     valid_write_id_list: str
     location: str
     table_id: int
     column_names: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, txn_id: _Optional[int] = ..., valid_txn_list: _Optional[str] = ..., valid_write_id_list: _Optional[str] = ..., location: _Optional[str] = ..., table_id: _Optional[int] = ..., column_names: _Optional[_Iterable[str]] = ...) -> None: ...
+    input_format: str
+    serialization_lib: str
+    def __init__(self, txn_id: _Optional[int] = ..., valid_txn_list: _Optional[str] = ..., valid_write_id_list: _Optional[str] = ..., location: _Optional[str] = ..., table_id: _Optional[int] = ..., column_names: _Optional[_Iterable[str]] = ..., input_format: _Optional[str] = ..., serialization_lib: _Optional[str] = ...) -> None: ...
 
 class HeartbeatCompactionRequest(_message.Message):
     __slots__ = ("id", "worker_id")

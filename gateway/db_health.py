@@ -3,8 +3,9 @@
 Design note. Health must say NOT_SERVING while the database is unreachable (every call would be
 UNAVAILABLE) and SERVING once it is back, and an operator needs one log line each way, not one per
 failed call or loop. The probe keeps one connection outside the pool, so a pool that is merely
-busy (every connection checked out) does not read as "database down", and runs one cheap query
-each `interval_s`: the lock counts that metrics export, so the probe costs nothing extra. A
+busy (every connection checked out) does not read as "database down", and runs two cheap queries
+each `interval_s`: the lock counts and the aborted txns' counts that metrics export, so the probe
+costs nothing extra. A
 failure closes the connection and the next round reconnects; every wait is bounded (connect and
 query time-outs), and cancellation goes straight through.
 """
@@ -19,6 +20,7 @@ from typing import Callable
 import asyncpg
 
 from store.sql import locks as lock_sql
+from store.sql import txns as txn_sql
 
 _log = logging.getLogger(__name__)
 _CONNECTION_ERRORS = (OSError, TimeoutError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
@@ -59,6 +61,9 @@ class DatabaseProbe:
     up: bool = True  # the gateway has just connected when the probe starts
     locks_held: int = 0
     locks_waiting: int = 0
+    aborted_txns: int = 0
+    oldest_aborted_txn_age_s: float = 0.0
+    aborted_write_ids: int = 0
     _conn: asyncpg.Connection | None = field(default=None, init=False, repr=False)
 
     async def run(self) -> None:
@@ -76,6 +81,7 @@ class DatabaseProbe:
                 if self._conn is None or self._conn.is_closed():
                     self._conn = await asyncpg.connect(self.dsn, timeout=self.timeout_s)
                 rows = await self._conn.fetch(lock_sql.COUNT_LOCKS_BY_STATE)
+                aborted = await self._conn.fetchrow(txn_sql.ABORTED_TXN_STATS)
         except asyncio.CancelledError:
             raise
         except (*_CONNECTION_ERRORS, asyncpg.PostgresError) as exc:
@@ -84,6 +90,8 @@ class DatabaseProbe:
             return False
         counts = {r["state"]: r["count"] for r in rows}
         self.locks_held, self.locks_waiting = counts.get("a", 0), counts.get("w", 0)
+        self.aborted_txns, self.aborted_write_ids = int(aborted["aborted"]), int(aborted["write_ids"])
+        self.oldest_aborted_txn_age_s = float(aborted["oldest_s"])
         self._set(True, "")
         return True
 

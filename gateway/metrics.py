@@ -172,6 +172,11 @@ class _Collector(Collector):
         for name, key, doc in (
             ("metastore_open_txns", "open_txns", "open transactions (all gateways; refreshed every "
                                                  "hive.count.open.txns.interval)"),
+            ("metastore_aborted_txns", "aborted_txns", "aborted transactions still kept (all gateways)"),
+            ("metastore_oldest_aborted_txn_age_seconds", "oldest_aborted_txn_age_s",
+             "age of the oldest aborted transaction still kept, 0 for none"),
+            ("metastore_aborted_write_ids", "aborted_write_ids",
+             "aborted write ids every snapshot of their tables lists until the Cleaner ends them"),
             ("metastore_database_up", "database_up", "1 while the database answers this gateway's probe"),
             ("metastore_ready", "ready", "1 when health is SERVING (prewarm done, database up)"),
             ("metastore_db_pool_max", "pool_max", "connections the pool may open"),

@@ -201,3 +201,14 @@ LIMIT 1
 
 # Who opened each txn (the authorization of commit, abort and heartbeat: gateway/auth.py).
 TXN_OWNERS = "SELECT txn_id, user_name FROM txns WHERE txn_id = ANY($1::bigint[])"
+
+# What aborted txns still hold for operators (Hive 4's AcidMetricService: num_aborted_transactions,
+# oldest_aborted_txn_age_in_sec): aborted txns, the age of the oldest, and the write ids they keep
+# listed in every snapshot of their tables until the Cleaner's abort clean-up ends them.
+# Index: txns_not_committed; txn_to_write_id (txn_id, table_id) for the write ids.
+ABORTED_TXN_STATS = """
+SELECT count(*) AS aborted,
+       coalesce(extract(epoch FROM clock_timestamp() - min(x.finished_at)), 0)::float8 AS oldest_s,
+       (SELECT count(*) FROM txn_to_write_id tw JOIN txns a ON a.txn_id = tw.txn_id AND a.state = 'a') AS write_ids
+FROM txns x WHERE x.state = 'a'
+"""

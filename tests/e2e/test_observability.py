@@ -24,6 +24,7 @@ from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import locks_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
+from tests.builders import table
 from tests.conftest import connect, gateway_settings
 
 
@@ -75,6 +76,11 @@ async def test_calls_counted_by_protocol_method_and_status(gw: Gateway, caplog: 
         db_name="sales", type=lpb.EXCLUSIVE, operation=lpb.DATA_OPERATION_NO_TXN)], user="alice", hostname="h"))
     await locks.Lock(lpb.LockRequest(components=[lpb.LockComponent(
         db_name="sales", type=lpb.SHARED_READ, operation=lpb.DATA_OPERATION_NO_TXN)], user="bob", hostname="h"))
+    await client.catalog.CreateTable(pb.CreateTableRequest(table=table("sales", "acid", transactional=True)))
+    failed = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=2, user="etl", hostname="h"))).txn_ids
+    await txns.AllocateTableWriteIds(tpb.AllocateTableWriteIdsRequest(txn_ids=[failed[0]], db_name="sales",
+                                                                      table_name="acid"))
+    await txns.AbortTxns(tpb.AbortTxnsRequest(txn_ids=list(failed)))
     hms = hmsclient.HMSClient(host="127.0.0.1", port=gw.thrift_port)
     hms.open()
     try:
@@ -102,6 +108,8 @@ async def test_calls_counted_by_protocol_method_and_status(gw: Gateway, caplog: 
         assert sample(text, "metastore_txn_group_commit_batches_total", call=call) == 1
         assert sample(text, "metastore_txn_group_commit_calls_total", call=call) == 8
     assert sample(text, "metastore_locks", state="held") == 1 and sample(text, "metastore_locks", state="waiting") == 1
+    assert sample(text, "metastore_aborted_txns") == 2 and sample(text, "metastore_aborted_write_ids") == 1
+    assert 0 < sample(text, "metastore_oldest_aborted_txn_age_seconds") < 60
     assert sample(text, "metastore_db_pool_max") == gw.settings.pool_max_size
     assert sample(text, "metastore_db_pool_connections", state="idle") >= 1
     assert sample(text, "metastore_database_up") == 1 and sample(text, "metastore_ready") == 1

@@ -164,11 +164,13 @@ def txn_write(
         sc.cancelJobsWithTag(tag)
 
     job = _Job(df, sc, client, db, table, requested, mode, dict(partition or {}), tag, undo, stage)
+    txn: Transaction | None = None
     try:
         with client.transaction(on_abort=cancel_spark) as txn:
             result = job.run(txn)
     except BaseException:
-        if cleanup_on_failure:
+        # Never remove what a txn that may have committed wrote: readers may already read it.
+        if cleanup_on_failure and (txn is None or txn.state in ("open", "aborted")):
             undo.run()
         raise
     shutil.rmtree(undo.staging, ignore_errors=True)  # only Spark's hidden leftovers remain in it

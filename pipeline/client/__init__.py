@@ -18,7 +18,7 @@ from __future__ import annotations
 from pipeline.client.process import close_process_clients, process_client, process_stats  # isort: skip
 from pipeline.client.channel import open_channel
 from pipeline.client.config import ADDRESS_CONF, ADDRESS_ENV, ClientConfig, parse_duration_s
-from pipeline.client.errors import ClientConfigError, GatewayError, GatewayUnavailable, TxnAborted
+from pipeline.client.errors import ClientConfigError, CommitOutcomeUnknown, GatewayError, GatewayUnavailable, TxnAborted
 from pipeline.client.gateway import GatewayClient
 from pipeline.client.retry import Backoff, call_with_retry
 from pipeline.client.security import ChannelSecurity
@@ -27,8 +27,8 @@ from pipeline.client.txn import HeartbeatKeeper, Transaction
 from pipeline.locking import LockAcquireTimeout
 
 __all__ = [
-    "ADDRESS_CONF", "ADDRESS_ENV", "Backoff", "ChannelSecurity", "ClientConfig", "ClientConfigError", "GatewayClient",
-    "GatewayError", "GatewayUnavailable", "HeartbeatKeeper", "LockAcquireTimeout", "Snapshot", "TableSnapshot",
-    "Transaction", "TxnAborted", "call_with_retry", "close_process_clients", "full_table_name", "open_channel",
-    "parse_duration_s", "process_client", "process_stats",
+    "ADDRESS_CONF", "ADDRESS_ENV", "Backoff", "ChannelSecurity", "ClientConfig", "ClientConfigError",
+    "CommitOutcomeUnknown", "GatewayClient", "GatewayError", "GatewayUnavailable", "HeartbeatKeeper",
+    "LockAcquireTimeout", "Snapshot", "TableSnapshot", "Transaction", "TxnAborted", "call_with_retry",
+    "close_process_clients", "full_table_name", "open_channel", "parse_duration_s", "process_client", "process_stats",
 ]

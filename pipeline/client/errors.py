@@ -38,5 +38,16 @@ class TxnAborted(GatewayError):
         self.txn_id = txn_id
 
 
+class CommitOutcomeUnknown(GatewayError):
+    """CommitTxn's answer never came (its deadline passed, the connection was lost) and neither a
+    retry nor an abort told how it ended: the txn may have committed. Nothing it wrote was removed:
+    if it committed, readers see it; if not, the gateway aborts it after hive.txn.timeout and the
+    Cleaner removes its files. Check the table (or SHOW TRANSACTIONS) before writing again."""
+
+    def __init__(self, message: str, *, txn_id: int, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.txn_id = txn_id
+
+
 class ClientConfigError(ValueError):
     """The client's settings are missing or malformed (no gateway address, a bad number)."""

@@ -12,6 +12,14 @@ hive.txn.timeout without one, so one missed beat is not fatal.
 `Transaction` is a context manager: normal exit commits, an exception aborts (and is re-raised;
 a failing abort is logged, not raised over the original error). Commit and abort stop the keeper
 first, so no heartbeat races the end of the txn.
+
+A commit whose answer is lost (its deadline passed, the connection dropped with it in flight, the
+gateway failed after its database committed) may have committed. CommitTxn is idempotent, so it is
+asked again; if that answer is lost too, the txn is aborted, whose answer tells (an abort of a
+committed txn is refused as FAILED_PRECONDITION). Only when that fails as well is the outcome
+unknown (state "unknown", `CommitOutcomeUnknown`): a caller must then keep what the txn wrote,
+since readers may already see it (pipeline/txn_write.py removes its files only for a txn known
+not to have committed).
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 import grpc
 
-from pipeline.client.errors import GatewayError, TxnAborted
+from pipeline.client.errors import CommitOutcomeUnknown, GatewayError, TxnAborted
 from pipeline.client.snapshot import Snapshot, TableSnapshot, full_table_name
 from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import transactions_pb2 as tpb
@@ -33,6 +41,12 @@ if TYPE_CHECKING:
     from pipeline.client.gateway import GatewayClient
 
 _log = logging.getLogger(__name__)
+
+# Statuses after which a commit may or may not have happened: no answer came (the call's deadline,
+# a lost connection, a cancelled call), or the gateway failed after its database may have committed.
+OUTCOME_UNKNOWN = frozenset({grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE,
+                             grpc.StatusCode.CANCELLED, grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL})
+COMMIT_ATTEMPTS = 2  # CommitTxn is idempotent: a lost answer is asked for once more (UNAVAILABLE: after retries)
 
 
 class HeartbeatKeeper:
@@ -174,15 +188,43 @@ class Transaction:
         if self.keeper is not None and self.keeper.aborted is not None:
             self.state = "aborted"
             raise self.keeper.aborted
-        try:
-            self.client.commit_txn(self.id)
-        except GatewayError as exc:
-            if exc.code == grpc.StatusCode.ABORTED:
-                self.state = "aborted"
-                raise TxnAborted(str(exc), txn_id=self.id, method=exc.method, code=exc.code, details=exc.details,
-                                 address=exc.address) from exc
-            raise  # state unknown (e.g. UNAVAILABLE through every retry): leave it "open" for abort()
+        for attempt in range(1, COMMIT_ATTEMPTS + 1):
+            try:
+                self.client.commit_txn(self.id)
+                break
+            except GatewayError as exc:
+                if exc.code == grpc.StatusCode.ABORTED:
+                    self.state = "aborted"
+                    raise TxnAborted(str(exc), txn_id=self.id, method=exc.method, code=exc.code,
+                                     details=exc.details, address=exc.address) from exc
+                if exc.code not in OUTCOME_UNKNOWN:
+                    raise  # the gateway refused the commit: not committed; "open" for abort()
+                if attempt == COMMIT_ATTEMPTS:
+                    self._settle_unknown_commit(exc)
+                    return
+                _log.warning("the answer to the commit of txn %d was lost (%s); asking again (CommitTxn is "
+                             "idempotent)", self.id, exc.code.name if exc.code else "?")
         self.state = "committed"
+
+    def _settle_unknown_commit(self, lost: GatewayError) -> None:
+        """The commit's answers were lost: abort, whose answer says how the txn ended."""
+        try:
+            self.client.abort_txn(self.id)
+        except GatewayError as exc:
+            if exc.code == grpc.StatusCode.FAILED_PRECONDITION and "committed" in exc.details:
+                _log.warning("txn %d: the commit's answer was lost, and the txn turned out committed", self.id)
+                self.state = "committed"
+                return
+            self.state = "unknown"
+            raise CommitOutcomeUnknown(
+                f"txn {self.id}: the answer to its commit was lost ({lost}) and so was the answer to its abort "
+                f"({exc}); it may have committed. What it wrote is kept: if it did not commit, the gateway aborts "
+                "it after hive.txn.timeout and its Cleaner removes the files", txn_id=self.id, method="CommitTxn",
+                code=lost.code, details=lost.details, address=lost.address) from exc
+        self.state = "aborted"
+        raise TxnAborted(f"txn {self.id}: the answer to its commit was lost ({lost}), and it was then aborted: "
+                         "nothing it wrote will become visible; run the write again", txn_id=self.id,
+                         method="CommitTxn", code=lost.code, details=lost.details, address=lost.address) from lost
 
     def abort(self) -> None:
         if self.state == "aborted":

@@ -9,12 +9,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
 pytest.importorskip("pyspark", reason="pyspark is in the dev extra: pip install -e '.[dev]'")  # the jobs import it
 
 from pipeline.acid import delta_dir_name, local_path, visible_files  # noqa: E402
-from pipeline.client import ClientConfig, GatewayClient, TxnAborted  # noqa: E402
+from pipeline.client import ClientConfig, CommitOutcomeUnknown, GatewayClient, TxnAborted, process_client  # noqa: E402
 from pipeline.snapshot_read import read_on_driver, snapshot_read  # noqa: E402
 from pipeline.txn_write import txn_write  # noqa: E402
 from protos.metastore.v1 import catalog_pb2 as pb  # noqa: E402
@@ -187,3 +188,96 @@ def test_write_job_whose_txn_is_aborted_meanwhile_is_cancelled_and_leaves_nothin
         assert _state(client) == (names_before, rows_before)
         assert _acid_dirs(root) == ["ds=2024-01-01/delta_0000001_0000001"]
         _no_open_txns_or_locks(client)
+
+
+class _LostReply(grpc.RpcError):
+    """What a client sees when a call's answer never comes."""
+
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.DEADLINE_EXCEEDED
+
+    def details(self) -> str:
+        return "Deadline Exceeded"
+
+
+class _Txns:
+    """The job's Transactions stub, with CommitTxn's answers lost: after the commit reached the
+    gateway (`reached`), or before (`not reached`); AbortTxns' answers lost too with `lose_aborts`."""
+
+    def __init__(self, real: Any, *, commit_reaches: bool, lose_aborts: bool = False) -> None:
+        self.real, self.commit_reaches, self.lose_aborts = real, commit_reaches, lose_aborts
+        self.commits = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def CommitTxn(self, request: Any, timeout: float | None = None) -> Any:  # noqa: N802 - the stub's name
+        self.commits += 1
+        if self.commit_reaches:
+            self.real.CommitTxn(request, timeout=timeout)
+        raise _LostReply()
+
+    def AbortTxns(self, request: Any, timeout: float | None = None) -> Any:  # noqa: N802
+        if self.lose_aborts:
+            raise _LostReply()
+        return self.real.AbortTxns(request, timeout=timeout)
+
+
+def _with_lost_commit_answers(config: ClientConfig, **faults: bool) -> tuple[Any, _Txns]:
+    job_client: Any = process_client(config)  # the client txn_write uses
+    faulty = _Txns(job_client.txns, **faults)
+    job_client.txns = faulty
+    return job_client, faulty
+
+
+@pytest.mark.parametrize("commit_reaches", [True, False], ids=["commit-landed", "commit-lost"])
+def test_write_job_whose_commit_answer_is_lost_keeps_what_committed(spark: Any, gateway_address: str,
+                                                                    tmp_path: Path, commit_reaches: bool) -> None:
+    """A commit whose answer is lost may have committed: the job asks again (CommitTxn is idempotent)
+    and then aborts, whose answer tells. A commit that landed is a success with its files in place
+    (before, the job deleted the committed delta: its rows were lost); one that did not is aborted,
+    its files removed."""
+    root = tmp_path / "events"
+    config = ClientConfig(gateway_address)
+    with GatewayClient(config) as client:
+        _setup(client, root)
+        names_before, rows_before = _state(client)
+        job_client, faulty = _with_lost_commit_answers(config, commit_reaches=commit_reaches)
+        try:
+            frame = _frame(spark, ["2024-01-02"], rows_per_day=3)
+            if commit_reaches:
+                txn_write(frame, DB, TABLE, config=config)
+            else:
+                with pytest.raises(TxnAborted, match="answer to its commit was lost"):
+                    txn_write(frame, DB, TABLE, config=config)
+        finally:
+            job_client.txns = faulty.real
+        assert faulty.commits == 2
+        names, rows = _state(client)
+        if commit_reaches:
+            assert names == ["ds=2024-01-01", "ds=2024-01-02"] and rows[:1] == rows_before and rows[1][2] == 2
+            assert "ds=2024-01-02/delta_0000002_0000002" in _acid_dirs(root)
+        else:
+            assert (names, rows) == (names_before, rows_before)
+            assert _acid_dirs(root) == ["ds=2024-01-01/delta_0000001_0000001"]
+        _no_open_txns_or_locks(client)
+
+
+def test_write_job_whose_commit_outcome_stays_unknown_keeps_its_files(spark: Any, gateway_address: str,
+                                                                      tmp_path: Path) -> None:
+    """When the abort's answer is lost too, nobody knows whether the txn committed: its files stay
+    (readers may see them), and the job says so."""
+    root = tmp_path / "events"
+    config = ClientConfig(gateway_address)
+    with GatewayClient(config) as client:
+        _setup(client, root)
+        _, rows_before = _state(client)
+        job_client, faulty = _with_lost_commit_answers(config, commit_reaches=True, lose_aborts=True)
+        try:
+            with pytest.raises(CommitOutcomeUnknown, match="may have committed"):
+                txn_write(_frame(spark, ["2024-01-02"], rows_per_day=3), DB, TABLE, config=config)
+        finally:
+            job_client.txns = faulty.real
+        names, rows = _state(client)  # it had committed: readers see its partition and files
+        assert names == ["ds=2024-01-01", "ds=2024-01-02"] and rows[:1] == rows_before and rows[1][2] == 2
+        assert "ds=2024-01-02/delta_0000002_0000002" in _acid_dirs(root)

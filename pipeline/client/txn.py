@@ -6,8 +6,10 @@ the txn is aborted or unknown (the reaper timed it out, someone aborted it), the
 `TxnAborted`, calls `on_abort` once (a Spark job uses it to cancel its running job group, so the
 driver does not keep writing for a txn that can no longer commit) and stops. The caller sees the
 abort from `check()`, and at the latest from `commit()`. A heartbeat that fails for another reason
-(gateway briefly unreachable) is logged and tried again at the next tick: the txn lives until
-hive.txn.timeout without one, so one missed beat is not fatal.
+(gateway briefly unreachable, a stalled call) is logged and tried again soon, from 1 s on and
+doubling, not a whole interval later: the txn lives hive.txn.timeout (two intervals) after its last
+beat, so waiting an interval after a failure would leave the reaper a race it wins. For the same
+reason one attempt waits at most half an interval for its answer.
 
 `Transaction` is a context manager: normal exit commits, an exception aborts (and is re-raised;
 a failing abort is logged, not raised over the original error). Commit and abort stop the keeper
@@ -64,6 +66,7 @@ class HeartbeatKeeper:
         self.aborted: TxnAborted | None = None
         self.beats = 0
         self.failures = 0
+        self._failing = 0  # failed beats since the last one that went through
 
     def start(self) -> HeartbeatKeeper:
         self._thread.start()
@@ -81,27 +84,34 @@ class HeartbeatKeeper:
             raise self.aborted
 
     def _run(self) -> None:
-        while not self._clock.wait(self._stop, self.interval_s):
+        while not self._clock.wait(self._stop, self.next_wait_s()):
             if self.beat_once():
                 return
+
+    def next_wait_s(self) -> float:
+        """An interval after a beat that went through; after failed ones, 1 s (or a tenth of the
+        interval, if shorter), doubling, at most an interval."""
+        if not self._failing:
+            return self.interval_s
+        return min(self.interval_s, min(1.0, self.interval_s / 10) * 2 ** (self._failing - 1))
 
     def beat_once(self) -> bool:
         """One heartbeat; True when the txn turned out aborted (the keeper is then done)."""
         try:
-            # One attempt per tick: the next tick is the retry.
             reply = self._client.txns.Heartbeat(_heartbeat_request(self.txn_id),
-                                                timeout=min(self.interval_s, self._client.config.call_timeout_s))
+                                                timeout=min(self.interval_s / 2, self._client.config.call_timeout_s))
         except grpc.RpcError as exc:
-            self.failures += 1
+            self._failed()
             _log.warning("heartbeat of txn %d failed (%s: %s); retrying in %.1fs", self.txn_id,
                          exc.code().name if hasattr(exc, "code") else "?",
-                         exc.details() if hasattr(exc, "details") else exc, self.interval_s)
+                         exc.details() if hasattr(exc, "details") else exc, self.next_wait_s())
             return False
         except Exception:  # never let the thread die silently
-            self.failures += 1
+            self._failed()
             _log.exception("heartbeat of txn %d failed", self.txn_id)
             return False
         self.beats += 1
+        self._failing = 0
         if self.txn_id in reply.aborted_txn_ids or self.txn_id in reply.nosuch_txn_ids:
             why = ("aborted" if self.txn_id in reply.aborted_txn_ids
                    else "unknown to the gateway (aborted and cleaned)")
@@ -118,6 +128,11 @@ class HeartbeatKeeper:
                     _log.exception("on_abort callback of txn %d failed", self.txn_id)
             return True
         return False
+
+
+    def _failed(self) -> None:
+        self.failures += 1
+        self._failing += 1
 
 
 def _heartbeat_request(txn_id: int) -> tpb.HeartbeatRequest:

@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -180,6 +181,52 @@ def test_heartbeat_keeper_outlives_the_timeout_and_surfaces_an_abort(pg_dsn: str
             names = client.list_partition_names("lake", "events", client.snapshot(["lake.events"]).read_context(
                 "lake.events"))
             assert names == ["ds=kept"]
+    finally:
+        proc.stop()
+
+
+class _StalledHeartbeats:
+    """The client's Transactions stub, with its next `stalls` Heartbeat calls hanging to their deadline."""
+
+    def __init__(self, real: Any, stalls: int) -> None:
+        self.real, self.stalls = real, stalls
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def Heartbeat(self, request: Any, timeout: float | None = None) -> Any:  # noqa: N802 - the stub's name
+        if self.stalls > 0:
+            self.stalls -= 1
+            time.sleep(timeout or 0)
+            raise _Stalled()
+        return self.real.Heartbeat(request, timeout=timeout)
+
+
+class _Stalled(grpc.RpcError):
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.DEADLINE_EXCEEDED
+
+    def details(self) -> str:
+        return "Deadline Exceeded"
+
+
+def test_one_stalled_heartbeat_does_not_let_the_reaper_abort_the_txn(pg_dsn: str, tmp_path: Path) -> None:
+    """A beat that hangs to its deadline is retried soon: before, the next beat came a whole interval
+    (hive.txn.timeout / 2) after the failure, past the time-out, and the reaper aborted a healthy txn."""
+    proc = start_gateway(pg_dsn, "hive.txn.timeout=2s", "hive.timedout.txn.reaper.start=100ms",
+                         "hive.timedout.txn.reaper.interval=100ms")
+    address = proc.wait_serving()
+    try:
+        config = ClientConfig(address, txn_timeout_s=2.0)  # the keeper beats every 1 s
+        with GatewayClient(config) as client:
+            create_table(client, tmp_path / "t")
+            stubs: Any = client
+            stubs.txns = _StalledHeartbeats(client.txns, stalls=1)
+            txn = client.transaction()
+            time.sleep(3.5)  # a Spark job at work; the gateway answers every beat after the first
+            assert txn.keeper is not None and txn.keeper.failures == 1 and txn.keeper.beats >= 2
+            txn.commit()
+            assert txn.state == "committed"
     finally:
         proc.stop()
 

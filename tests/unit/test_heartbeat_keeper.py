@@ -1,5 +1,5 @@
 """The txn heartbeat keeper (pipeline/client/txn.py) on a fake clock and a fake stub: one beat per
-interval, a failed beat retried at the next tick, an abort seen once and handed to `on_abort`, and a
+interval, a failed beat retried soon (1 s, doubling), an abort seen once and handed to `on_abort`, and a
 stop that ends the thread. Nothing waits for real intervals (tests/spark/test_client.py runs it
 against a real gateway and its reaper)."""
 
@@ -51,6 +51,13 @@ def _tick(keeper: HeartbeatKeeper, clock: FakeClock) -> None:
     eventually(lambda: (len(clock.sleeps) > waits and clock.waiting_threads == 1) or not keeper._thread.is_alive())
 
 
+def _wait_and_beat(keeper: HeartbeatKeeper, clock: FakeClock, seconds: float) -> None:
+    """`seconds` of fake time; returns when the keeper has beaten and waits again."""
+    waits = len(clock.sleeps)
+    clock.advance_threads(seconds)
+    eventually(lambda: len(clock.sleeps) > waits and clock.waiting_threads == 1)
+
+
 def test_beats_once_per_interval_until_stopped() -> None:
     txns, clock = FakeTxns(), FakeClock()
     keeper = _keeper(txns, clock).start()
@@ -66,14 +73,18 @@ def test_beats_once_per_interval_until_stopped() -> None:
     keeper.check()  # nothing seen: no exception
 
 
-def test_a_failed_beat_is_retried_at_the_next_tick() -> None:
-    txns, clock = FakeTxns(Unreachable(), tpb.HeartbeatResponse()), FakeClock()
+def test_a_failed_beat_is_retried_soon_not_a_whole_interval_later() -> None:
+    """The txn lives hive.txn.timeout (two intervals) after its last beat: after a failed beat, the
+    next comes after 1 s, 2 s, 4 s ... (an interval later, the reaper could win the race)."""
+    txns, clock = FakeTxns(Unreachable(), Unreachable(), tpb.HeartbeatResponse()), FakeClock()
     keeper = _keeper(txns, clock).start()
     eventually(lambda: clock.waiting_threads == 1)
     _tick(keeper, clock)
-    assert (keeper.beats, keeper.failures) == (0, 1)
-    _tick(keeper, clock)
-    assert (keeper.beats, keeper.failures) == (1, 1) and len(txns.calls) == 2
+    assert (keeper.beats, keeper.failures) == (0, 1) and clock.sleeps[-1] == 1.0
+    for waited, beats_failures in ((1.0, (0, 2)), (2.0, (1, 2))):
+        _wait_and_beat(keeper, clock, waited)
+        assert (keeper.beats, keeper.failures) == beats_failures
+    assert clock.sleeps == [150.0, 1.0, 2.0, 150.0] and len(txns.calls) == 3
     keeper.stop()
 
 

@@ -91,21 +91,27 @@ def to_request(plan: LockPlan, *, txn_id: int = 0, user: str = "", hostname: str
 
 
 class LockClient:
+    """Lock, CheckLock and Unlock with Hive's waiting rules. `call_timeout_s` bounds each call (a
+    job's client passes its call deadline, so a gateway that stops answering ends the wait with an
+    error instead of holding the job for good); None leaves calls unbounded (the gateway's own)."""
+
     def __init__(
         self,
         locks: locks_pb2_grpc.LocksStub,
         policy: RetryPolicy = RetryPolicy(),
         *,
         clock: Clock = SYSTEM_CLOCK,
+        call_timeout_s: float | None = None,
     ) -> None:
         self._locks = locks
         self.policy = policy
         self._clock = clock
+        self.call_timeout_s = call_timeout_s
 
     async def acquire(self, request: lpb.LockRequest) -> lpb.LockResponse:
         """Lock, waiting with Hive's back-off; ACQUIRED or `LockAcquireTimeout` (request released)."""
         started = self._clock.monotonic()
-        response = await self._locks.Lock(request)
+        response = await self._locks.Lock(request, timeout=self.call_timeout_s)
         lock_id = response.lock_id
         retries = 0
         try:
@@ -114,7 +120,8 @@ class LockClient:
                     return response
                 await self._clock.sleep(delay)
                 retries += 1
-                response = await self._locks.CheckLock(lpb.CheckLockRequest(lock_id=lock_id))
+                response = await self._locks.CheckLock(lpb.CheckLockRequest(lock_id=lock_id),
+                                                       timeout=self.call_timeout_s)
         except BaseException:
             await self._release_quietly(lock_id)
             raise
@@ -130,7 +137,7 @@ class LockClient:
             lock_id=lock_id, retries=retries, waited_s=waited, blocked_by=blocked_by)
 
     async def release(self, lock_id: int) -> None:
-        await self._locks.Unlock(lpb.UnlockRequest(lock_id=lock_id))
+        await self._locks.Unlock(lpb.UnlockRequest(lock_id=lock_id), timeout=self.call_timeout_s)
 
     async def _release_quietly(self, lock_id: int) -> None:
         try:  # shielded: a cancelled waiter must still withdraw its request

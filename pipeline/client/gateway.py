@@ -137,7 +137,8 @@ class GatewayClient:
 
         async def acquire() -> lpb.LockResponse:
             async with open_channel(self.config, asynchronous=True) as channel:
-                return await LockClient(locks_pb2_grpc.LocksStub(channel), policy).acquire(request)
+                return await LockClient(locks_pb2_grpc.LocksStub(channel), policy,
+                                        call_timeout_s=self.config.call_timeout_s).acquire(request)
 
         self.stats["Lock"] += 1
         try:

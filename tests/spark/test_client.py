@@ -231,6 +231,48 @@ def test_one_stalled_heartbeat_does_not_let_the_reaper_abort_the_txn(pg_dsn: str
         proc.stop()
 
 
+def test_a_lock_wait_on_a_gateway_that_stops_answering_ends_in_an_error(pg_dsn: str, tmp_path: Path) -> None:
+    """Lock, CheckLock and Unlock carry the client's call deadline like every other call: before, a
+    job waiting for a lock hung for as long as the gateway did (a stop-the-world pause, a wedged host)."""
+    import os
+    import signal
+
+    proc = start_gateway(pg_dsn)
+    address = proc.wait_serving()
+    try:
+        config = ClientConfig(address, call_timeout_s=1.0, unavailable_retries=0, lock_num_retries=1000,
+                              lock_sleep_between_retries_s=0.2)
+        with GatewayClient(config) as client:
+            create_table(client, tmp_path / "t")
+            holder = client.transaction(heartbeat=False)
+            holder.lock(Statement.INSERT_OVERWRITE, "lake", "events")  # EXCLUSIVE
+            reader = client.transaction(heartbeat=False)
+            outcome: list[object] = []
+
+            def wait_for_the_lock() -> None:
+                try:
+                    outcome.append(reader.lock(Statement.SELECT, "lake", "events"))  # CheckLock every 0.2 s
+                except BaseException as exc:  # noqa: BLE001 - what ended the wait is the result
+                    outcome.append(exc)
+
+            waiter = threading.Thread(target=wait_for_the_lock, daemon=True)
+            waiter.start()
+            time.sleep(1.0)
+            assert waiter.is_alive() and not outcome
+            os.kill(proc.pid, signal.SIGSTOP)
+            try:
+                waiter.join(15.0)
+                assert not waiter.is_alive(), "the lock wait outlived the gateway's silence"
+            finally:
+                os.kill(proc.pid, signal.SIGCONT)
+            assert len(outcome) == 1 and isinstance(outcome[0], GatewayError)
+            assert outcome[0].code == grpc.StatusCode.DEADLINE_EXCEEDED
+            holder.abort()
+            reader.abort()
+    finally:
+        proc.stop()
+
+
 def test_lock_helper_waits_with_hive_retries_then_gives_up_and_releases(gateway_address: str, tmp_path: Path) -> None:
     config = ClientConfig(gateway_address, lock_num_retries=3, lock_sleep_between_retries_s=0.2)
     with GatewayClient(config) as client:

@@ -25,6 +25,7 @@ class FakeLocks:
     waits: int
     calls: list[str] = field(default_factory=list)
     unlocked: list[int] = field(default_factory=list)
+    timeouts: set[float | None] = field(default_factory=set)
 
     def _answer(self) -> lpb.LockResponse:
         if self.waits > 0:
@@ -32,16 +33,19 @@ class FakeLocks:
             return lpb.LockResponse(lock_id=7, state=lpb.WAITING, blocked_by_lock_id=3, blocked_by_component_id=1)
         return lpb.LockResponse(lock_id=7, state=lpb.ACQUIRED)
 
-    async def Lock(self, request: lpb.LockRequest) -> lpb.LockResponse:
+    async def Lock(self, request: lpb.LockRequest, timeout: float | None = None) -> lpb.LockResponse:
         self.calls.append("Lock")
+        self.timeouts.add(timeout)
         return self._answer()
 
-    async def CheckLock(self, request: lpb.CheckLockRequest) -> lpb.LockResponse:
+    async def CheckLock(self, request: lpb.CheckLockRequest, timeout: float | None = None) -> lpb.LockResponse:
         self.calls.append("CheckLock")
+        self.timeouts.add(timeout)
         return self._answer()
 
-    async def Unlock(self, request: lpb.UnlockRequest) -> lpb.UnlockResponse:
+    async def Unlock(self, request: lpb.UnlockRequest, timeout: float | None = None) -> lpb.UnlockResponse:
         self.unlocked.append(request.lock_id)
+        self.timeouts.add(timeout)
         return lpb.UnlockResponse()
 
 
@@ -89,6 +93,16 @@ async def test_zero_retries_means_one_try() -> None:
     assert locks.calls == ["Lock"] and locks.unlocked == [7]
 
 
+async def test_every_call_carries_the_clients_deadline() -> None:
+    """A job's client bounds each Lock, CheckLock and Unlock by its call deadline: a gateway that
+    stops answering ends the wait with an error (before, a waiter hung as long as the gateway did)."""
+    locks, clock = FakeLocks(waits=3), FakeClock(autojump=True)
+    client = LockClient(locks, RetryPolicy(num_retries=1), clock=clock, call_timeout_s=7.5)  # type: ignore[arg-type]
+    with pytest.raises(LockAcquireTimeout):
+        await client.acquire(REQUEST)
+    assert locks.calls == ["Lock", "CheckLock"] and locks.unlocked == [7] and locks.timeouts == {7.5}
+
+
 async def test_a_cancelled_waiter_withdraws_its_request() -> None:
     locks, clock = FakeLocks(waits=1000), FakeClock(autojump=True)
     client = LockClient(locks, RetryPolicy(max_sleep_s=0.01), clock=clock)  # type: ignore[arg-type]
@@ -130,7 +144,7 @@ async def test_hold_leaves_txn_locks_to_the_txn() -> None:
 
 async def test_release_errors_while_giving_up_do_not_hide_the_timeout() -> None:
     class GoneLocks(FakeLocks):
-        async def Unlock(self, request: lpb.UnlockRequest) -> lpb.UnlockResponse:
+        async def Unlock(self, request: lpb.UnlockRequest, timeout: float | None = None) -> lpb.UnlockResponse:
             raise grpc.aio.AioRpcError(grpc.StatusCode.NOT_FOUND, grpc.aio.Metadata(), grpc.aio.Metadata(), "gone")
 
     clock = FakeClock(autojump=True)

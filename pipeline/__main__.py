@@ -39,7 +39,8 @@ if __package__ in (None, ""):  # spark-submit pipeline/__main__.py: make the rep
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from pipeline.acid import NotEnoughHistory  # noqa: E402
-from pipeline.client import ADDRESS_CONF, ClientConfig, ClientConfigError, GatewayError  # noqa: E402
+from pipeline.client import (ADDRESS_CONF, ClientConfig, ClientConfigError, GatewayError,  # noqa: E402
+                             LockAcquireTimeout)
 from pipeline.client import security  # noqa: E402
 
 # Flags for plain-Python runs (spark-submit passes the same settings as --conf): flag, conf key, variable, help.
@@ -77,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     rows.add_argument("--filter", help="Hive partition filter, applied by the gateway, e.g. \"ds >= '2024-01-01'\"")
     rows.add_argument("--where", help="Spark SQL condition on the rows, e.g. \"amount > 10\"")
     rows.add_argument("--columns", help="comma-separated columns to keep (default: all, partition keys last)")
-    rows.add_argument("--limit", type=int, default=20, help="rows printed (0: all; default 20)")
+    rows.add_argument("--limit", type=_non_negative, default=20, help="rows printed (0: all; default 20)")
     rows.add_argument("--output", help="write the rows to this new directory instead of printing them")
     rows.add_argument("--output-format", default="parquet", choices=("parquet", "orc", "json", "csv"))
     rows.add_argument("--no-lock", action="store_true", help="skip the SHARED_READ table lock")
@@ -90,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="file format written (default: the table's, else parquet)")
     write.add_argument("--mode", default="append", choices=("append", "overwrite"),
                        help="overwrite: replace the contents of the partitions written")
-    write.add_argument("--partition", action="append", default=[], metavar="KEY=VALUE",
+    write.add_argument("--partition", action="append", default=[], metavar="KEY=VALUE", type=_key_value,
                        help="a static partition value (repeat for a prefix of the keys)")
     compact = sub.add_parser("compact", help="compaction worker: claim queued compactions and run them on Spark")
     compact.add_argument("--loop", action="store_true", help="keep claiming until interrupted (default: one entry)")
@@ -103,14 +104,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _static_partition(items: Sequence[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items:
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            raise ValueError(f"--partition takes KEY=VALUE, got {item!r}")
-        out[key] = value
-    return out
+def _key_value(item: str) -> tuple[str, str]:
+    """--partition's KEY=VALUE, checked while the arguments are parsed (a bad one exits 2 before Spark starts)."""
+    key, eq, value = item.partition("=")
+    if not eq or not key:
+        raise argparse.ArgumentTypeError(f"takes KEY=VALUE, got {item!r}")
+    return key, value
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (all) or positive, got {value}")
+    return value
 
 
 def _compact(spark: Any, config: ClientConfig, args: argparse.Namespace) -> None:
@@ -214,8 +223,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "read":
             from pipeline.snapshot_read import read_rows
 
-            if args.limit < 0:
-                raise ValueError(f"--limit must be 0 (all) or positive, got {args.limit}")
             columns = [c.strip() for c in args.columns.split(",") if c.strip()] if args.columns else []
             summary = read_rows(spark, args.db, args.table, config=config, filter=args.filter, where=args.where,
                                 columns=columns, limit=args.limit, output=args.output,
@@ -236,13 +243,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                                          client.table_snapshot(args.db, args.table).read_context())
                 df = parse_text_columns(df, table)
             written = txn_write(df, args.db, args.table, config=config, file_format=args.format, mode=args.mode,
-                                partition=_static_partition(args.partition))
+                                partition=dict(args.partition))
             print(json.dumps({"txn_id": written.txn_id, "write_id": written.write_id, "mode": written.mode,
                               "format": written.file_format, "added": len(written.added),
                               "appended": len(written.appended),
                               "timings_s": {k: round(v, 3) for k, v in written.timings_s.items()}}))
         return 0
-    except (GatewayError, NotEnoughHistory, ValueError) as exc:
+    except (GatewayError, NotEnoughHistory, LockAcquireTimeout, ValueError) as exc:
         print(f"pipeline {args.command}: {exc}", file=sys.stderr)
         return 1
     except Exception as exc:

@@ -104,7 +104,7 @@ class Gateway:
                 _log.info("schema migrated to version %d", applied[-1])
             self._db = await Database.connect(self.dsn, PoolSettings(
                 max_size=s.pool_max_size, acquire_timeout_s=s.pool_acquire_timeout_s,
-                idle_in_transaction_timeout_s=s.db_idle_in_txn_timeout_s))
+                idle_in_transaction_timeout_s=s.db_idle_in_txn_timeout_s, max_message_bytes=s.max_message_bytes))
             catalog = CatalogStore(self._db, warehouse_dir=s.warehouse_dir,
                                    check_column_types=s.disallow_incompatible_col_type_changes,
                                    partition_values=whitelist_pattern(s.partition_name_whitelist_pattern))

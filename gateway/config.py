@@ -41,6 +41,12 @@ def parse_duration(value: str | int | float, key: str) -> float:
         raise ConfigError(f"{key}: {value!r} is not a duration (examples: 300s, 100ms, 5m)") from None
 
 
+# The smallest hive.metastore.server.max.message.size: a notification read answers at least one
+# event, whose envelope takes 2.5 KiB besides its message (store/events.py's EVENT_ENVELOPE_BYTES and
+# RESPONSE_ENVELOPE_BYTES), and the messages of small writes take hundreds of bytes.
+MIN_MESSAGE_BYTES = 4096
+
+
 def _setting(key: str, default: Any, doc: str, kind: str = "", *, secret: bool = False) -> Any:
     """A setting: its Hive-style key, default and help text; `secret` ones may hold a credential and are
     never shown to a client (Thrift's get_config_value)."""
@@ -68,7 +74,10 @@ class Settings:
         "PostgreSQL ends a gateway transaction idle this long (a stopped or wedged gateway), releasing the row "
         "locks every writer needs; 0: never", "duration")
     max_message_bytes: int = _setting("hive.metastore.server.max.message.size", 104857600,
-                                      "largest request or response message, bytes")
+                                      "largest request or response message, bytes; also sizes the notification "
+                                      "log's events: a read answers fewer events than asked rather than more bytes, "
+                                      "and a write whose event could not be answered alone is logged as several or "
+                                      "refused")
     max_batch_size: int = _setting("metastore.gateway.max.batch.size", 10000,
                                    "most partitions or names one request may carry")
     partition_request_limit: int = _setting("hive.metastore.limit.partition.request", -1,
@@ -225,6 +234,10 @@ class Settings:
                      "txn_group_commit_max"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{key_of(name)}: must be at least 1, got {getattr(self, name)}")
+        if self.max_message_bytes < MIN_MESSAGE_BYTES:
+            raise ConfigError(f"hive.metastore.server.max.message.size: must be at least {MIN_MESSAGE_BYTES} bytes "
+                              "(a notification read must answer one event with its envelope), got "
+                              f"{self.max_message_bytes}")
         for name in ("txn_timeout_s", "reaper_interval_s", "housekeeper_interval_s", "event_clean_interval_s",
                      "count_open_txns_interval_s", "event_ttl_s", "db_check_interval_s"):
             if getattr(self, name) <= 0:

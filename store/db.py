@@ -22,7 +22,7 @@ import asyncpg
 from hive.backoff import Backoff
 from hive.limits import bounded_message
 from store.errors import CommandTimeout, InvalidArgument, Unavailable
-from store.events import Outcome, Written, append_events
+from store.events import DEFAULT_MAX_MESSAGE_BYTES, Outcome, Written, append_events
 
 _log = logging.getLogger(__name__)
 
@@ -107,6 +107,9 @@ class PoolSettings:
     # that was stopped (SIGSTOP, a frozen VM) or wedged while holding row locks every writer needs
     # (the notification sequence, the txn counter), so the server ends it and the others go on.
     idle_in_transaction_timeout_s: float = 5.0
+    # hive.metastore.server.max.message.size: the events a transaction appends are sized so that a
+    # read of the notification log can answer each of them (store/events.py).
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
 
 
 class Database:
@@ -174,7 +177,8 @@ class Database:
             async with conn.transaction():
                 result = await fn(conn, *args, **kwargs)
                 if isinstance(result, Outcome):
-                    return Written(result.value, tuple(await append_events(conn, result.events)))
+                    return Written(result.value, tuple(await append_events(conn, result.events,
+                                                                           self._settings.max_message_bytes)))
                 return result
 
         return await self._attempts(in_transaction)

@@ -8,22 +8,40 @@ appends those events after the write returned, right before commit, and hands ba
 result and the event ids). The other way in is a write of one statement (store/sql/txns.py's
 *_LOGGED queries, run by `Database.run`), whose last expression appends its event through the same
 append_events function. Readers see events in id order with no gaps among committed ids.
+
+Sizes: a client reads the log through one response of at most hive.metastore.server.max.message.size
+bytes (gRPC's GetNextNotification, Thrift's get_next_notification), so a read answers fewer events
+than asked when their messages would not fit (`read_budget`; Hive's clients page by event id and take
+a shorter answer as it comes), and no event may carry a message larger than a read can answer alone
+(`largest_message`): `append_events` logs a write's partitions (or names, or write ids) in several
+events of its type when one would be too large, all in the one append, so they are still one write
+to a reader that takes writes whole (the poller, last_of_write); an event that cannot be split
+(a table, a database) refuses the write instead, as no reader could ever get past it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Generic, Sequence, TypeVar
 
 import asyncpg
 
 from hive.limits import NAME, check_text
-from store.errors import InvalidArgument
+from store.errors import InvalidArgument, ResourceExhausted
 from store.models import NotificationEvent
 from store.sql import events as sql
 
 MAX_EVENTS_PER_READ = 10_000
+
+# Hive's default hive.metastore.server.max.message.size: what a Database given none sizes events to.
+DEFAULT_MAX_MESSAGE_BYTES = 100 * 1024 * 1024
+# What one event adds to a response besides its message: its ids, time and type, its database and
+# table names (NAME characters of up to 4 bytes each), Thrift's messageFormat, field tags and lengths.
+EVENT_ENVELOPE_BYTES = 2048
+# What a response adds besides its events: Thrift's message header (method name, sequence id), frame.
+RESPONSE_ENVELOPE_BYTES = 512
 
 
 class EventType(StrEnum):
@@ -89,11 +107,79 @@ class Written(Generic[T]):
         return self.event_ids[-1] if self.event_ids else 0
 
 
-async def append_events(conn: asyncpg.Connection, events: Sequence[NewEvent]) -> list[int]:
-    """Append `events` in order; return their ids. `Database.transact` calls it as the last step of
-    the caller's transaction (the sequence row stays locked until that transaction ends)."""
+def read_budget(max_message_bytes: int) -> int:
+    """The bytes of events (each its message and EVENT_ENVELOPE_BYTES) one read may answer, so that its
+    response, gRPC's or Thrift's, stays within `max_message_bytes`."""
+    return max_message_bytes - RESPONSE_ENVELOPE_BYTES
+
+
+def largest_message(max_message_bytes: int) -> int:
+    """The largest message one event may carry: one that a read answers alone."""
+    return read_budget(max_message_bytes) - EVENT_ENVELOPE_BYTES
+
+
+def message_bytes(message: Any) -> int:
+    """The size of `message` (or of one item of it) as readers get it: PostgreSQL's text of jsonb
+    (`"key": value`, items separated by `, `, non-ASCII characters as UTF-8, not escaped)."""
+    return len(json.dumps(message, ensure_ascii=False, separators=(", ", ": ")).encode())
+
+
+# The list a message of each type may be split along: each event of the split names some of the
+# partitions (names, write ids) and means for them what the whole would have.
+_SPLIT_LISTS = {EventType.ADD_PARTITION: "partitions", EventType.ALTER_PARTITION: "partitions",
+                EventType.DROP_PARTITION: "partition_names", EventType.ABORTED_WRITES_FORGOTTEN: "write_ids"}
+
+
+def fit_events(events: Sequence[NewEvent], max_message_bytes: int) -> list[NewEvent]:
+    """`events` with every message no larger than `largest_message`: a message too large is split
+    along its list (_SPLIT_LISTS) into events of the same type, in order; one that cannot be is
+    ResourceExhausted (the write is refused: no reader could ever be answered it)."""
+    limit = largest_message(max_message_bytes)
+    fitted: list[NewEvent] = []
+    for event in events:
+        size = message_bytes(event.message)
+        fitted += [event] if size <= limit else _split(event, size, limit, max_message_bytes)
+    return fitted
+
+
+def _split(event: NewEvent, size: int, limit: int, max_message_bytes: int) -> list[NewEvent]:
+    key = _SPLIT_LISTS.get(event.event_type, "")
+    items = event.message.get(key) if key else None
+    if not isinstance(items, list) or len(items) < 2:
+        raise _too_large(event, size, limit, max_message_bytes)
+    frame = message_bytes({**event.message, key: []})
+    chunks: list[list[Any]] = [[]]
+    used = frame
+    for item in items:
+        cost = message_bytes(item) + len(", ")
+        if frame + cost > limit:
+            raise _too_large(event, frame + cost, limit, max_message_bytes, one_of=key)
+        if used + cost > limit:
+            chunks.append([])
+            used = frame
+        chunks[-1].append(item)
+        used += cost
+    return [replace(event, message={**event.message, key: chunk}) for chunk in chunks]
+
+
+def _too_large(event: NewEvent, size: int, limit: int, max_message_bytes: int, one_of: str = "") -> ResourceExhausted:
+    subject = ".".join(name for name in (event.db_name, event.table_name) if name) or "the write"
+    what = f"one of its {one_of} alone needs" if one_of else "its message would be"
+    return ResourceExhausted(
+        f"the {event.event_type} event of {subject} cannot be logged: {what} {size} bytes, more than one "
+        f"notification may carry ({limit} bytes: hive.metastore.server.max.message.size, {max_message_bytes} "
+        "bytes, less what a notification read's response needs besides), so no reader of the notification log "
+        "could ever be answered it; nothing was written")
+
+
+async def append_events(conn: asyncpg.Connection, events: Sequence[NewEvent],
+                        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> list[int]:
+    """Append `events` in order, each message sized to `max_message_bytes` (`fit_events`: a message
+    too large becomes several events); return their ids. `Database.transact` calls it as the last
+    step of the caller's transaction (the sequence row stays locked until that transaction ends)."""
     if not events:
         return []
+    events = fit_events(events, max_message_bytes)
     first = int(await conn.fetchval(
         sql.APPEND_EVENTS, [e.event_type.value for e in events], [e.db_name for e in events],
         [e.table_name for e in events], [e.table_id for e in events], [e.txn_id for e in events],
@@ -117,16 +203,19 @@ async def oldest_event_id(conn: asyncpg.Connection) -> int:
 
 
 async def next_events(
-    conn: asyncpg.Connection, last_event_id: int, max_events: int, db_name: str = "", table_name: str = ""
+    conn: asyncpg.Connection, last_event_id: int, max_events: int, db_name: str = "", table_name: str = "", *,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> list[NotificationEvent]:
     """At most `max_events` events after `last_event_id` (and never more than MAX_EVENTS_PER_READ:
     Hive's metastore.max.event.response defaults to no limit, which lets one call return the whole
-    log; callers page by event id, so a shorter answer only means another call)."""
+    log), and no more than a response of `max_message_bytes` carries (`read_budget`), though always
+    one when there is one. Callers page by event id, so a shorter answer only means another call."""
     _check_cursor(last_event_id, max_events)
     check_text(db_name, "db_name", NAME)
     check_text(table_name, "table_name", NAME)
     max_events = min(max_events, MAX_EVENTS_PER_READ)
-    rows = await conn.fetch(sql.NEXT_EVENTS, last_event_id, max_events, db_name.lower(), table_name.lower())
+    rows = await conn.fetch(sql.NEXT_EVENTS, last_event_id, max_events, db_name.lower(), table_name.lower(),
+                            read_budget(max_message_bytes), EVENT_ENVELOPE_BYTES)
     return [_event(r) for r in rows]
 
 

@@ -34,5 +34,6 @@ class EventsServicer(events_pb2_grpc.EventsServicer):
         if request.max_events < 0 or request.last_event_id < 0:
             raise InvalidArgument("last_event_id and max_events must not be negative")
         limit = min(request.max_events or self._settings.default_event_batch, self._settings.max_event_response)
-        events = await self._store.next_events(request.last_event_id, limit, request.db_name, request.table_name)
+        events = await self._store.next_events(request.last_event_id, limit, request.db_name, request.table_name,
+                                               max_message_bytes=self._settings.max_message_bytes)
         return pb.GetNextNotificationResponse(events=[convert.event_to_pb(e) for e in events])

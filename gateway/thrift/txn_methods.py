@@ -211,7 +211,8 @@ class TxnLockMethods:
         if last < 0 or (rqst.maxEvents is not None and rqst.maxEvents < 0):
             raise InvalidArgument("get_next_notification needs lastEvent and maxEvents that are not negative")
         limit = min(rqst.maxEvents or self._settings.default_event_batch, self._settings.max_event_response)
-        events = await self._catalog.next_events(last, limit, "", "")
+        events = await self._catalog.next_events(last, limit, "", "",
+                                                 max_message_bytes=self._settings.max_message_bytes)
         return hms.NotificationEventResponse(events=[hms.NotificationEvent(
             eventId=e.event_id, eventTime=e.event_time_ms // 1000, eventType=e.event_type, dbName=e.db_name or None,
             tableName=e.table_name or None, message=e.message, messageFormat=MESSAGE_FORMAT) for e in events])

@@ -46,13 +46,24 @@ CURRENT_EVENT_ID = "SELECT next_event_id - 1 FROM notification_sequence WHERE id
 _EVENT_COLUMNS = """event_id, (extract(epoch FROM event_time) * 1000)::bigint AS event_time_ms, event_type,
        db_name, tbl_name, table_id, txn_id, write_id, message::text AS message"""
 
+# The first $2 events after $1 (of database $3 and table $4 when not ''), cut where their size passes
+# $5 bytes, the first always kept: each costs its message (message_bytes, store/schema/0019; measured
+# when an older event has none) and $6 bytes besides. The sizes come from the rows, so only the events
+# kept have their messages read and rendered.
 # Index: primary key on event_id; with a table filter, notification_log_by_table.
 NEXT_EVENTS = f"""
 SELECT {_EVENT_COLUMNS}
-FROM notification_log
-WHERE event_id > $1 AND ($3 = '' OR db_name = $3) AND ($4 = '' OR tbl_name = $4)
+FROM (
+    SELECT event_id, event_time, event_type, db_name, tbl_name, table_id, txn_id, write_id, message,
+           row_number() OVER (ORDER BY event_id) AS nth,
+           sum(coalesce(message_bytes, octet_length(message::text)) + $6) OVER (ORDER BY event_id) AS read_bytes
+    FROM notification_log
+    WHERE event_id > $1 AND ($3 = '' OR db_name = $3) AND ($4 = '' OR tbl_name = $4)
+    ORDER BY event_id
+    LIMIT $2
+) AS e
+WHERE nth = 1 OR read_bytes <= $5
 ORDER BY event_id
-LIMIT $2
 """
 
 # The poller's read, one round trip: the events after $1 (no filter) with the newest committed id

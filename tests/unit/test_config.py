@@ -31,6 +31,8 @@ def test_unknown_keys_and_bad_values_are_named(tmp_path: Path) -> None:
         load_settings(environ={}, overrides={"metastore.gateway.port": "eighty"})
     with pytest.raises(ConfigError, match="metastore.gateway.max.batch.size"):
         load_settings(environ={}, overrides={"metastore.gateway.max.batch.size": "0"})
+    with pytest.raises(ConfigError, match="hive.metastore.server.max.message.size: must be at least 4096"):
+        load_settings(environ={}, overrides={"hive.metastore.server.max.message.size": "2000"})
     bad = tmp_path / "bad.toml"
     bad.write_text("nonsense.key = 1\n")
     with pytest.raises(ConfigError, match="unknown setting 'nonsense.key'"):

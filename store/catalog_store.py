@@ -298,7 +298,7 @@ class CatalogStore:
     async def current_event_id(self) -> int:
         return await self._db.read(events.current_event_id)
 
-    async def count_events(self, after_event_id: int, db_name: str, up_to_event_id: int = 0) -> int:
+    async def count_events(self, after_event_id: int, db_name: str, up_to_event_id: int | None = None) -> int:
         return await self._db.read(events.count_events, after_event_id, db_name, up_to_event_id)
 
     async def next_events(self, last_event_id: int, max_events: int, db_name: str, table_name: str, *,

@@ -192,8 +192,11 @@ async def current_event_id(conn: asyncpg.Connection) -> int:
     return int(await conn.fetchval(sql.CURRENT_EVENT_ID))
 
 
-async def count_events(conn: asyncpg.Connection, after_event_id: int, db_name: str, up_to_event_id: int = 0) -> int:
-    """Events after `after_event_id` in `db_name` (up to `up_to_event_id` unless 0): replication's progress."""
+async def count_events(conn: asyncpg.Connection, after_event_id: int, db_name: str,
+                       up_to_event_id: int | None = None) -> int:
+    """Events after `after_event_id` (up to `up_to_event_id` when given, 0 included) in `db_name` or
+    in none (the txns'), or in every database for "*": Hive's getNotificationEventsCount, replication's
+    progress."""
     check_text(db_name, "db_name", NAME)
     return int(await conn.fetchval(sql.COUNT_EVENTS, after_event_id, db_name.lower(), up_to_event_id))
 

@@ -218,10 +218,12 @@ class TxnLockMethods:
             tableName=e.table_name or None, message=e.message, messageFormat=MESSAGE_FORMAT) for e in events])
 
     async def get_notification_events_count(self, rqst: Any) -> Any:
-        """Hive's count of a database's events after `fromEventId` (to `toEventId`, at most `limit`)."""
+        """Hive's count of a database's events and of those of no database (the txns') after
+        `fromEventId` (to `toEventId` when it is set, 0 included; at most `limit`); dbName "*": every
+        database's."""
         rqst = rqst if rqst is not None else hms.NotificationEventsCountRequest()
-        after, to, limit = rqst.fromEventId, rqst.toEventId or 0, rqst.limit
-        if after is None or after < 0 or to < 0 or (limit is not None and limit < 0):
+        after, to, limit = rqst.fromEventId, rqst.toEventId, rqst.limit
+        if after is None or after < 0 or (to is not None and to < 0) or (limit is not None and limit < 0):
             raise InvalidArgument("get_notification_events_count needs fromEventId, toEventId and limit that are "
                                   "not negative")
         if not rqst.dbName:

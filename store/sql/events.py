@@ -85,10 +85,12 @@ REST_OF_WRITE = f"""
 SELECT {_EVENT_COLUMNS} FROM notification_log WHERE event_id > $1 AND event_id <= $2 ORDER BY event_id
 """
 
-# Hive's get_notification_events_count: events after $1 in database $2, up to $3 when it is not 0.
+# Hive's get_notification_events_count: events after $1 in database $2 and of no database (the txns'
+# events: Hive's "dbName could be NULL in case of transaction related events, which also need to be
+# counted"), or of every database when $2 is '*'; up to $3 when it is not NULL.
 COUNT_EVENTS = """
 SELECT count(*) FROM notification_log
-WHERE event_id > $1 AND db_name = $2 AND ($3 = 0 OR event_id <= $3)
+WHERE event_id > $1 AND ($2 = '*' OR db_name = $2 OR db_name = '') AND ($3::bigint IS NULL OR event_id <= $3)
 """
 
 OLDEST_EVENT_ID = "SELECT coalesce(min(event_id), 0) FROM notification_log"

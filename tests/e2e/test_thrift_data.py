@@ -737,6 +737,27 @@ async def test_hive4_alter_requests_and_the_notification_count(env: tuple[Thrift
                                             hms.NotificationEventsCountRequest(fromEventId=-1, dbName="db"))).message
 
 
+async def test_the_notification_count_counts_txn_events_and_every_database_as_hive(
+        env: tuple[ThriftClient, Path]) -> None:
+    """Hive's getNotificationEventsCount counts the database's events and those of no database (OPEN_TXN,
+    COMMIT_TXN: "dbName could be NULL in case of transaction related events, which also need to be
+    counted"), every database's for dbName "*", and bounds by toEventId whenever it is set, 0 included.
+    The gateway counted the database's alone (1 of these 3) and nothing for "*"."""
+    client, _ = env
+    start = (await client("get_current_notificationEventId")).eventId
+    await client("create_database", hms.Database(name="db2", description="", parameters={}))
+    txn = (await client("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids[0]
+    await client("commit_txn", hms.CommitTxnRequest(txnid=txn))
+    assert (await client("get_current_notificationEventId")).eventId - start == 3
+
+    async def count(db_name: str, **kw: Any) -> int:
+        reply = await client("get_notification_events_count",
+                             hms.NotificationEventsCountRequest(fromEventId=start, dbName=db_name, **kw))
+        return int(reply.eventsCount)
+    assert (await count("db2"), await count("*"), await count("db")) == (3, 3, 2)
+    assert (await count("db2", toEventId=start + 1), await count("*", toEventId=0)) == (1, 0)
+
+
 async def _raises(client: ThriftClient, method: str, *args: Any) -> Any:
     with pytest.raises(TException) as info:
         await client(method, *args)

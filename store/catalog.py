@@ -20,7 +20,7 @@ from __future__ import annotations
 import base64
 import time
 from dataclasses import dataclass, replace
-from typing import Awaitable, Callable, NamedTuple, Sequence
+from typing import Awaitable, Callable, Mapping, NamedTuple, Sequence
 
 import asyncpg
 
@@ -431,10 +431,11 @@ async def alter_table(
         if renamed:
             await _check_name_not_reserved(conn, altered.db_name, altered.name, ctx.txn_id)
         altered = replace(altered, write_id=ctx.write_id)
-    kept = {(c.name, c.type) for c in altered.columns}
-    gone = [c.name for c in old.columns if (c.name, c.type) not in kept]
+    gone = lost_columns(old.columns, altered.columns)
     if gone or renamed:
-        altered = await _restate_column_stats(conn, old, altered, gone, renamed=renamed)
+        restated = await _restate_column_stats(conn, old.table_id, {_TABLE_LEVEL: (altered.parameters, gone)},
+                                               renamed=renamed)
+        altered = replace(altered, parameters=restated.get(_TABLE_LEVEL, altered.parameters))
     body = codec.table_body(altered)
     try:
         if ctx.write_id and old.write_id != ctx.write_id:
@@ -458,21 +459,41 @@ async def alter_table(
     )))
 
 
-async def _restate_column_stats(conn: asyncpg.Connection, old: Table, altered: Table, gone: Sequence[str], *,
-                                renamed: bool) -> Table:
-    """Hive's alter rule for a table's own statistics: a dropped or retyped column's describe data it no
-    longer has and go, and COLUMN_STATS_ACCURATE stops listing them; a rename lists the kept ones as
-    accurate again (Hive deletes and rewrites them under the new name; here they stay, keyed by table id).
-    A table without statistics keeps its parameters as they are."""
-    with_stats = [r["column_name"] for r in await conn.fetch(stats_sql.TABLE_LEVEL_COLUMNS, old.table_id)]
-    if not with_stats:
-        return altered
-    went = [c for c in with_stats if c in gone]
-    if went:
-        await conn.execute(stats_sql.DELETE_TABLE_LEVEL_FOR_COLUMNS, old.table_id, went)
-    stayed = [c for c in with_stats if c not in gone] if renamed else []
-    parameters = stats_accuracy.unmark_columns(altered.parameters, [*went, *stayed])
-    return replace(altered, parameters=stats_accuracy.mark_columns(parameters, stayed))
+_TABLE_LEVEL = ""  # the partition name of a table's own statistics (store/column_stats.py's TABLE_LEVEL)
+
+
+def lost_columns(old: Sequence[FieldSchema], new: Sequence[FieldSchema]) -> list[str]:
+    """The columns of `old` whose statistics an alter to `new` takes away: those `new` does not have
+    with the same name and type (Hive's rule, for tables and partitions alike)."""
+    kept = {(c.name, c.type.lower()) for c in new}
+    return [c.name for c in old if (c.name, c.type.lower()) not in kept]
+
+
+async def _restate_column_stats(
+    conn: asyncpg.Connection, table_id: int, restated: Mapping[str, tuple[Mapping[str, str], Sequence[str]]], *,
+    renamed: bool = False,
+) -> dict[str, dict[str, str]]:
+    """Hive's alter rule for statistics, of a table's own (`_TABLE_LEVEL`) or of its partitions: for each
+    one altered (by partition name: its new parameters and its `lost_columns`), a dropped or retyped
+    column's statistics describe data it no longer has and go, and COLUMN_STATS_ACCURATE stops listing
+    them; a table's rename lists the kept ones as accurate again (Hive deletes and rewrites them under
+    the new name; here they stay, keyed by table id). Answers the new parameters of those that have
+    statistics; the others keep theirs as they are. The deletion is not versioned (store/column_stats.py:
+    under a txn it holds for every reader at once, and an abort does not undo it)."""
+    with_stats: dict[str, list[str]] = {}
+    for r in await conn.fetch(stats_sql.COLUMNS_WITH_STATS, table_id, list(restated)):
+        with_stats.setdefault(r["part_name"], []).append(r["column_name"])
+    went = {part: [c for c in columns if c in restated[part][1]] for part, columns in with_stats.items()}
+    pairs = [(part, column) for part, columns in went.items() for column in columns]
+    if pairs:
+        await conn.execute(stats_sql.DELETE_FOR_PARTITION_COLUMNS, table_id, [p for p, _ in pairs],
+                           [c for _, c in pairs])
+    parameters: dict[str, dict[str, str]] = {}
+    for part, columns in with_stats.items():
+        stayed = [c for c in columns if c not in went[part]] if renamed else []
+        unmarked = stats_accuracy.unmark_columns(restated[part][0], [*went[part], *stayed])
+        parameters[part] = stats_accuracy.mark_columns(unmarked, stayed)
+    return parameters
 
 
 def _drop_table_event(table: Table) -> NewEvent:
@@ -598,6 +619,10 @@ def _complete_partition(table: Table, p: Partition) -> Partition:
     # columns leaves them be); none given: the partition reads as having the table's.
     columns = _normalize_fields(p.columns, partition_keys=False) if p.columns else None
     return replace(p, db_name=table.db_name, table_name=table.name, values=values, name=name, sd=sd, columns=columns)
+
+
+def _columns_of(table: Table, p: Partition) -> Sequence[FieldSchema]:
+    return p.columns if p.columns is not None else table.columns
 
 
 def _unique_names(parts: Sequence[Partition], what: str) -> None:
@@ -868,6 +893,11 @@ async def alter_partitions(
         old = current[p.name]
         sd = p.sd if given.sd.location else replace(p.sd, location=old.sd.location)
         altered.append(replace(p, sd=sd, create_time=old.create_time, write_id=ctx.write_id or old.write_id))
+    # A partition's columns are its own, or the table's when it has none (_complete_partition).
+    lost = {p.name: lost_columns(_columns_of(table, current[p.name]), _columns_of(table, p)) for p in altered}
+    if restated := {p.name: (p.parameters, lost[p.name]) for p in altered if lost[p.name]}:
+        parameters = await _restate_column_stats(conn, table.table_id, restated)
+        altered = [replace(p, parameters=parameters.get(p.name, p.parameters)) for p in altered]
     bodies = [{"part_name": p.name, "body": codec.partition_body(p)} for p in altered]
     if ctx.write_id:
         await conn.fetch(sql.UPDATE_OWN_PARTITION_VERSIONS, table.table_id, bodies, ctx.write_id)

@@ -8,11 +8,14 @@ Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them
 - Statistics come in the kind the column's type has (hive/column_stats.py). Hive 2.3 stores any kind
   and reads it back as garbage; here a kind that does not fit the column is refused.
 - They go with what they describe, in the same database transaction: dropping the table, a partition
-  (a partition rename is a drop and an add, and Hive 2.3 loses them there too), or a column (or
-  changing its type, for the table's own statistics) deletes them; so does the abort that discards a
-  partition its txn added (store/txns.py). A table rename keeps them: they are keyed by the table's
-  stable id (Hive 2.3 loses the partitions' statistics on rename). A partition dropped in a txn that
-  then aborts comes back without them (Hive's drops are not undone at all).
+  (a partition rename is a drop and an add, and Hive 2.3 loses them there too), or a column, or
+  changing its type, deletes them: a table's column its table-level statistics (alter_table), a
+  partition's own column (its storage descriptor's; one without reads as having the table's) that
+  partition's (alter_partitions: Hive's updateOrGetPartitionColumnStats), by one rule
+  (store/catalog.py's lost_columns and _restate_column_stats: what the alter no longer has with the
+  same name and type), which also takes them out of COLUMN_STATS_ACCURATE. So does the abort that
+  discards a partition its txn added (store/txns.py). A table rename keeps them: they are keyed by the
+  table's stable id (Hive 2.3 loses the partitions' statistics on rename).
 - The statistics themselves are not versioned and carry no notification event (Hive 2.3 has neither),
   and nothing caches them: each read is one indexed query. Hive's planner reads them aggregated over partitions
   (`aggregate_partition_stats`, computed by hive/stats_aggregation.py).

@@ -45,7 +45,13 @@ WHERE s.table_id = g.table_id AND s.part_name = g.part_name
   AND NOT EXISTS (SELECT 1 FROM partitions p
                   WHERE p.table_id = g.table_id AND p.part_name = g.part_name AND p.dropped_wid IS NULL)
 """
-TABLE_LEVEL_COLUMNS = "SELECT column_name FROM column_stats WHERE table_id = $1 AND part_name = '' ORDER BY column_name"
-DELETE_TABLE_LEVEL_FOR_COLUMNS = """
-DELETE FROM column_stats WHERE table_id = $1 AND part_name = '' AND column_name = ANY($2::text[])
+# The columns with statistics of table $1's partitions named $2 ('' its own).
+COLUMNS_WITH_STATS = """
+SELECT part_name, column_name FROM column_stats WHERE table_id = $1 AND part_name = ANY($2::text[])
+ORDER BY part_name, column_name
+"""
+# The statistics of table $1's partitions $2 ('' its own) of columns $3 (paired).
+DELETE_FOR_PARTITION_COLUMNS = """
+DELETE FROM column_stats s USING unnest($2::text[], $3::text[]) AS g(part_name, column_name)
+WHERE s.table_id = $1 AND s.part_name = g.part_name AND s.column_name = g.column_name
 """

@@ -245,6 +245,41 @@ async def test_statistics_go_with_what_they_describe(env: tuple[ThriftClient, st
     assert await _table_stats(client, ["id", "n"], "renamed") == {}
 
 
+async def test_a_partitions_retyped_or_dropped_column_loses_its_statistics(env: tuple[ThriftClient, str]) -> None:
+    """Hive 2.3 (HiveAlterHandler.alterPartition -> updateOrGetPartitionColumnStats): an alter_partition
+    that retypes one of the partition's own columns, or drops it, deletes that column's statistics of the
+    partition and takes it out of the partition's COLUMN_STATS_ACCURATE, in the same transaction; the
+    other columns' and the other partitions' stay. The gateway kept both, so the double statistics of a
+    now-string column were read back, aggregated and marked accurate."""
+    client, dsn = env
+    objs = [_long("id", 1, 10), _obj("amount", "double", doubleStats=hms.DoubleColumnStatsData(
+        lowValue=0.5, highValue=1.5, numNulls=2, numDVs=7))]
+    for ds in ("2024-01-01", "2024-01-02"):
+        await client("update_partition_column_statistics", _write("db", "t", *objs, part=f"ds={ds}"))
+    names = ["ds=2024-01-01", "ds=2024-01-02"]
+
+    part = await client("get_partition", "db", "t", ["2024-01-01"])
+    assert "amount" in (part.parameters.get(STATS_ACCURATE) or "")
+    part.sd.cols = [hms.FieldSchema(name=c.name, type="string" if c.name == "amount" else c.type, comment="")
+                    for c in part.sd.cols]  # ALTER TABLE t PARTITION (ds='2024-01-01') CHANGE amount amount STRING
+    await client("alter_partition", "db", "t", part)
+    stats = await _partition_stats(client, names, ["id", "amount"])
+    assert (list(stats["ds=2024-01-01"]), list(stats["ds=2024-01-02"])) == (["id"], ["id", "amount"])
+    aggr = await client("get_aggr_stats_for", hms.PartitionsStatsRequest(
+        dbName="db", tblName="t", colNames=["id", "amount"], partNames=["ds=2024-01-01"]))
+    assert [o.colName for o in aggr.colStats] == ["id"]
+    accurate = await _accuracy(client, "2024-01-01") or ""
+    assert "amount" not in accurate and "id" in accurate
+    assert "amount" in (await _accuracy(client, "2024-01-02") or "")
+
+    part = await client("get_partition", "db", "t", ["2024-01-01"])
+    part.sd.cols = [c for c in part.sd.cols if c.name != "id"]  # the partition's id dropped
+    await client("alter_partitions", "db", "t", [part])
+    assert list((await _partition_stats(client, names, ["id", "amount"])).get("ds=2024-01-01", {})) == []
+    assert "id" not in (await _accuracy(client, "2024-01-01") or "")
+    assert await _rows(dsn) == [("ds=2024-01-02", "amount"), ("ds=2024-01-02", "id")]
+
+
 async def _accuracy(client: ThriftClient, part: str | None = None, table: str = "t") -> str | None:
     got = await (client("get_table", "db", table) if part is None else client("get_partition", "db", table, [part]))
     return got.parameters.get(STATS_ACCURATE)

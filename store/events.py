@@ -118,10 +118,16 @@ def largest_message(max_message_bytes: int) -> int:
     return read_budget(max_message_bytes) - EVENT_ENVELOPE_BYTES
 
 
+def message_text(message: Any) -> str:
+    """`message` as the JSON text the log stores (the append casts it to jsonb): written once per
+    event, both to size it and to send it, so that sizing costs a write nothing more."""
+    return json.dumps(message, ensure_ascii=False, separators=(", ", ": "))
+
+
 def message_bytes(message: Any) -> int:
     """The size of `message` (or of one item of it) as readers get it: PostgreSQL's text of jsonb
     (`"key": value`, items separated by `, `, non-ASCII characters as UTF-8, not escaped)."""
-    return len(json.dumps(message, ensure_ascii=False, separators=(", ", ": ")).encode())
+    return len(message_text(message).encode())
 
 
 # The list a message of each type may be split along: each event of the split names some of the
@@ -134,11 +140,20 @@ def fit_events(events: Sequence[NewEvent], max_message_bytes: int) -> list[NewEv
     """`events` with every message no larger than `largest_message`: a message too large is split
     along its list (_SPLIT_LISTS) into events of the same type, in order; one that cannot be is
     ResourceExhausted (the write is refused: no reader could ever be answered it)."""
+    return [event for event, _ in _fitted_texts(events, max_message_bytes)]
+
+
+def _fitted_texts(events: Sequence[NewEvent], max_message_bytes: int) -> list[tuple[NewEvent, str]]:
+    """`fit_events`, each event with its message's text."""
     limit = largest_message(max_message_bytes)
-    fitted: list[NewEvent] = []
+    fitted: list[tuple[NewEvent, str]] = []
     for event in events:
-        size = message_bytes(event.message)
-        fitted += [event] if size <= limit else _split(event, size, limit, max_message_bytes)
+        text = message_text(event.message)
+        size = len(text) if text.isascii() else len(text.encode())
+        if size <= limit:
+            fitted.append((event, text))
+        else:
+            fitted += [(part, message_text(part.message)) for part in _split(event, size, limit, max_message_bytes)]
     return fitted
 
 
@@ -179,11 +194,12 @@ async def append_events(conn: asyncpg.Connection, events: Sequence[NewEvent],
     step of the caller's transaction (the sequence row stays locked until that transaction ends)."""
     if not events:
         return []
-    events = fit_events(events, max_message_bytes)
+    fitted = _fitted_texts(events, max_message_bytes)
+    events = [e for e, _ in fitted]
     first = int(await conn.fetchval(
         sql.APPEND_EVENTS, [e.event_type.value for e in events], [e.db_name for e in events],
         [e.table_name for e in events], [e.table_id for e in events], [e.txn_id for e in events],
-        [e.write_id for e in events], [e.message for e in events]))
+        [e.write_id for e in events], [text for _, text in fitted]))
     ids = list(range(first, first + len(events)))
     return ids
 

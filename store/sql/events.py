@@ -6,11 +6,12 @@ therefore dense and become visible in id order, so a reader of `event_id > last`
 (Hive's rule, §5.8).
 """
 
-# Append events $1..$7 (parallel arrays, in order): one statement, one round trip. The function
-# (store/schema/0007_txn_functions.sql) locks the sequence row, takes the ids, inserts the events
-# and queues the NOTIFY that wakes every poller at commit. Returns the first id.
+# Append events $1..$7 (parallel arrays, in order; the messages as JSON text, already written once to
+# size them: store/events.py): one statement, one round trip. The function (store/schema/0007, now
+# 0019's) locks the sequence row, takes the ids, inserts the events and queues the NOTIFY that wakes
+# every poller at commit. Returns the first id.
 APPEND_EVENTS = """
-SELECT append_events($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::jsonb[])
+SELECT append_events($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[]::jsonb[])
 """
 
 

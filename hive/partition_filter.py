@@ -21,17 +21,20 @@ Grammar (keywords and key names case-insensitive; a key may be written `quoted` 
     filter   := or ; or := and (OR and)* ; and := not (AND not)* ; not := NOT not | primary
     primary  := '(' or ')' | key op value | value op key | key [NOT] IN '(' value (',' value)* ')'
               | key [NOT] BETWEEN value AND value | key [NOT] LIKE string
+    key      := name | '(' key ')'
     op       := = | == | != | <> | < | <= | > | >=
     value    := 'string' | "string" | number | TRUE | FALSE
 
-A value must fit its key: an integer for integer keys, a number for float/double/decimal (either
-may be quoted), a quoted ISO date or timestamp, TRUE/FALSE or 'true'/'false' for booleans; against
-a string key a number stands for its source text (`month = 05` means '05'). In a quoted string a
-backslash makes the next character literal (`\\'`, `\\"`, `\\\\`); there are no C escapes (`'\\n'` is
-the letter n). LIKE patterns then follow SQL: `%` is any run, `_` one character, and a backslash
-*in the pattern* escapes the next character, so a literal percent is written `'100\\\\%'` (the
-string `100\\%`); a pattern may not end with a lone backslash. LIKE is case-sensitive and applies to
-the stored text of a key of any type.
+A key in parentheses is the key: Hive 2.3's grammar takes IN only as `(key) [NOT] IN (...)`, which
+is what Spark SQL's Hive client sends; `key IN (...)` is taken too. A value must fit its key: an
+integer for integer keys, a number for float/double/decimal (either may be quoted), a quoted ISO
+date or timestamp, TRUE/FALSE or 'true'/'false' for booleans; against a string key a number stands
+for its source text (`month = 05` means '05'). In a quoted string a backslash makes the next
+character literal (`\\'`, `\\"`, `\\\\`); there are no C escapes (`'\\n'` is the letter n). LIKE
+patterns then follow SQL: `%` is any run, `_` one character, and a backslash *in the pattern*
+escapes the next character, so a literal percent is written `'100\\\\%'` (the string `100\\%`); a
+pattern may not end with a lone backslash. LIKE is case-sensitive and applies to the stored text of
+a key of any type.
 """
 
 from __future__ import annotations
@@ -256,6 +259,7 @@ _TOKEN = re.compile(
 )
 _UNESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _KEYWORDS = frozenset(["AND", "OR", "NOT", "IN", "BETWEEN", "LIKE"])
+_NOT_KEYS = _KEYWORDS | {"TRUE", "FALSE"}  # words that never name a key
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,7 +352,7 @@ class _Parser:
                 return Not(self._not())
             finally:
                 self._depth -= 1
-        if self._peek().is_punct("("):
+        if self._peek().is_punct("(") and not self._parenthesised_key():
             opening = self._next()
             self._deeper(opening)
             try:
@@ -378,9 +382,29 @@ class _Parser:
         self.keys.append(admitted)
         return len(self.keys) - 1
 
+    def _parenthesised_key(self) -> int:
+        """How many parentheses enclose a key at the next token, as in Hive 2.3's `(ds) IN (...)`, the
+        only IN its grammar (Filter.g) takes and what Spark sends; 0 where no key is enclosed there.
+        A key alone is no condition, so `(key)` cannot start a sub-expression: reading it as the key
+        leaves nothing ambiguous. Any parentheses beyond the ones closing right after the key open a
+        sub-expression, as in `((ds) IN ('a') OR ds = 'b')`."""
+        opening = self._i
+        while self._tokens[opening].is_punct("("):
+            opening += 1
+        depth, tok = opening - self._i, self._tokens[opening]
+        if depth == 0 or not (tok.kind == "quoted" or tok.kind == "word" and tok.text.upper() not in _NOT_KEYS):
+            return 0
+        closing = opening + 1
+        while closing - opening - 1 < depth and self._tokens[closing].is_punct(")"):
+            closing += 1
+        return depth if closing - opening - 1 == depth else 0
+
     def _operand(self, what: str, where: str) -> tuple[int | None, _Token]:
-        """A key (its index) or a literal token (index None)."""
+        """A key (its index), bare or in parentheses, or a literal token (index None)."""
+        enclosing = self._parenthesised_key()
+        self._i += enclosing
         tok = self._next()
+        self._i += enclosing
         if tok.kind in ("word", "quoted"):
             index = self._key_index(tok.text)
             if index is not None:

@@ -758,6 +758,16 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("partitions by two-key filter", "get_partitions_by_filter", ("sales", "multi", 'ds = "2024-01-01" and hr = 2',
                                                                   -1)),
     ("partitions by bad filter", "get_partitions_by_filter", ("sales", "orders", "ds >>> 3", -1)),
+    # Spark SQL's IN lists (its Hive 2.3 client, Shim_v2_0.convertFilters): the key in parentheses.
+    ("partitions by Spark's IN", "get_partitions_by_filter", ("sales", "orders", '(ds) in ("2024-01-01", "2024-01-03")',
+                                                              -1)),
+    ("partitions by Spark's NOT IN", "get_partitions_by_filter", ("sales", "orders",
+                                                                  '(ds) not in ("2024-01-01", "2024-01-03")', -1)),
+    ("partitions by Spark's IN of numbers", "get_partitions_by_filter", ("sales", "multi",
+                                                                         '(hr) in (1, 4) and ds > "2024-01-01"', -1)),
+    ("partitions by IN without parentheses", "get_partitions_by_filter", ("sales", "orders", 'ds in ("2024-01-01")',
+                                                                          -1)),
+    ("count by Spark's IN", "get_num_partitions_by_filter", ("sales", "multi", '(hr) in (1, 2)')),
     ("count by filter", "get_num_partitions_by_filter", ("sales", "multi", "hr > 1")),
     ("partial spec", "get_partitions_ps", ("sales", "multi", ["2024-01-02"], -1)),
     ("partial spec, any first value", "get_partitions_ps", ("sales", "multi", ["", "1"], -1)),
@@ -935,6 +945,8 @@ KNOWN_DIFFERENCES = {
                           "runs it, Hive's SQL casts them to a decimal of scale 0 and drops the fraction",
     "the last access as text": "a quoted number compares as the number; Hive 2.3 compares it with the integer as "
                                "text and matches nothing",
+    "partitions by IN without parentheses": "accepted, the form gRPC's filters take; Hive 2.3's grammar takes IN "
+                                            "only after a key in parentheses, `(ds) IN (...)`, as Spark sends it",
     "not the owner": "NOT is accepted, as in partition filters; Hive 2.3's table filter grammar has no NOT",
     "drop missing db": "NoSuchObjectException where Hive fails with a NullPointerException (MetaException)",
     "functions by a regular expression": "`*` and `|` are the pattern's only special characters, as Hive documents "

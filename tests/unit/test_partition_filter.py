@@ -72,6 +72,18 @@ def test_keywords_and_key_names_are_case_insensitive() -> None:
         Or((Comparison(0, "=", True), Comparison(0, "=", False)))
 
 
+def test_a_key_in_parentheses_is_the_key_as_in_hive_2_3() -> None:
+    """Hive 2.3's grammar takes IN only as `(key) IN (...)`, which Spark SQL's Hive client sends."""
+    assert parse_filter('(region) in ("us", "eu")', KEYS).root == InList(2, ("us", "eu"))
+    assert parse_filter("(hr) NOT IN (1, 2)", KEYS).root == parse_filter("hr NOT IN (1, 2)", KEYS).root
+    assert parse_filter("((hr)) BETWEEN 1 AND 2 OR 3 = (hr)", KEYS).root == \
+        Or((Between(1, 1, 2), Comparison(1, "=", 3)))
+    # Parentheses beyond the key's enclose a sub-expression.
+    assert parse_filter("((hr) IN (1) OR (`HR`) = 2) AND (hr = 3)", KEYS).root == \
+        And((Or((InList(1, (1,)), Comparison(1, "=", 2))), Comparison(1, "=", 3)))
+    assert hours("(hr) in (1, 10) and not ((hr) in (10))", HRS) == ["1"]
+
+
 @pytest.mark.parametrize(("literal", "value"), [
     ("'us'", "us"), ('"us"', "us"), (r"'it\'s'", "it's"), (r'"say \"hi\""', 'say "hi"'), ("'say \"hi\"'", 'say "hi"'),
     ('"it\'s"', "it's"), (r"'a\\b'", "a\\b"), (r"'a\nb'", "anb"), ("''", ""), ("'日本 😀'", "日本 😀"),
@@ -218,6 +230,9 @@ def test_error_message_shows_position_and_caret() -> None:
     ("region LIKE 5", 13, "expected a quoted pattern after LIKE"),
     ("region LIKE 'a\\\\'", 13, "a LIKE pattern must not end with its escape character"),
     ("region = AND", 10, "expected a value after '=', found 'AND'"),
+    ("(hr)", 5, "expected a comparison operator, IN, BETWEEN or LIKE after 'hr', found the end of the filter"),
+    ("(nope) IN (1)", 2, "unknown partition key 'nope'"),
+    ("((hr) IN (1)", 13, "expected ')' to close the '(' at position 1"),
     ("hr > -", 6, "unexpected character '-'"),
 ])
 def test_errors_name_their_position(text: str, position: int, message: str) -> None:

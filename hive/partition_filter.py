@@ -30,11 +30,16 @@ is what Spark SQL's Hive client sends; `key IN (...)` is taken too. A value must
 integer for integer keys, a number for float/double/decimal (either may be quoted), a quoted ISO
 date or timestamp, TRUE/FALSE or 'true'/'false' for booleans; against a string key a number stands
 for its source text (`month = 05` means '05'). In a quoted string a backslash makes the next
-character literal (`\\'`, `\\"`, `\\\\`); there are no C escapes (`'\\n'` is the letter n). LIKE
-patterns then follow SQL: `%` is any run, `_` one character, and a backslash *in the pattern*
-escapes the next character, so a literal percent is written `'100\\\\%'` (the string `100\\%`); a
-pattern may not end with a lone backslash. LIKE is case-sensitive and applies to the stored text of
-a key of any type.
+character literal (`\\'`, `\\"`, `\\\\`); there are no C escapes (`'\\n'` is the letter n).
+
+LIKE depends on the dialect. In the gateway's own (PARTITION_FILTER, gRPC's GetPartitionsByFilter)
+patterns follow SQL: `%` is any run, `_` one character, and a backslash *in the pattern* escapes the
+next character, so a literal percent is written `'100\\\\%'` (the string `100\\%`); a pattern may not
+end with a lone backslash. In Hive 2.3's (HIVE_PARTITION_FILTER, Thrift's get_partitions_by_filter,
+to which Spark SQL sends `ds like "2024.*"` for StartsWith) the pattern is what Hive 2.3.10's metastore
+makes of it (`_hive_like`): `.*` any run, `.` one character, a leading `(?i)` ignores the case of
+ASCII letters, and every other character is itself, `%`, `_`, `[`, `+` and `|` included. LIKE is
+case-sensitive otherwise and applies to the stored text; Hive's applies to string keys only.
 """
 
 from __future__ import annotations
@@ -150,6 +155,7 @@ class Between:
 class Like:
     key: int
     pattern: str  # SQL LIKE syntax with backslash as the escape character
+    ascii_case_blind: bool = False  # compare with ASCII letters in lower case (the pattern already is)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +185,8 @@ _COLUMN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?")
 @dataclass(frozen=True, slots=True)
 class Dialect:
     """What a filter's keys are and how it reads LIKE. Partition filters name the table's partition
-    keys in any case and take SQL LIKE patterns; Hive's table filter (hive/table_filter.py) names its
+    keys in any case and take SQL LIKE patterns, gRPC's as they are, Hive 2.3's (Thrift's) as Hive's
+    metastore rewrites them (`hive_like`); Hive's table filter (hive/table_filter.py) names its
     fields exactly, admits a parameter's field on first use, allows each field some operators only,
     and matches LIKE as a regular expression (Java's String.matches: the whole value). A regular
     expression runs only in PostgreSQL (`to_sql`), whose engine checks it and whose statement
@@ -189,12 +196,17 @@ class Dialect:
     key_noun: str  # "partition key"
     exact_names: bool = False
     regex_like: bool = False
+    hive_like: bool = False  # LIKE as Hive 2.3.10's metastore runs it (`_hive_like`)
     admit: Callable[[str], FieldSchema | None] | None = None  # a key named beyond the given ones, or None
     refuse: Callable[[FieldSchema, str], str | None] | None = None  # why a key may not take an operator
     keys_hint: Callable[[Sequence[FieldSchema]], str] | None = None  # what may be named, for "unknown key"
 
 
 PARTITION_FILTER = Dialect("partition filter", "partition key")
+"""The gateway's own partition filter (gRPC's GetPartitionsByFilter): LIKE is SQL's."""
+HIVE_PARTITION_FILTER = Dialect("partition filter", "partition key", hive_like=True)
+"""Hive 2.3's partition filter (Thrift's get_partitions_by_filter, which Spark SQL's Hive client sends
+`ds like "2024.*"` for StartsWith): LIKE is what Hive 2.3.10 makes of a Java regular expression."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -474,10 +486,29 @@ class _Parser:
             pattern = self._next()
             if pattern.kind != "str":
                 self._fail(pattern, f"expected a quoted pattern after LIKE, found {pattern.show()}")
-            if not self._dialect.regex_like and (len(pattern.text) - len(pattern.text.rstrip("\\"))) % 2:
-                self._fail(pattern, "a LIKE pattern must not end with its escape character, a lone backslash")
-            node = Like(left, pattern.text)
+            if self._dialect.hive_like:
+                node = self._hive_like(left, tok, pattern)
+            else:
+                if not self._dialect.regex_like and (len(pattern.text) - len(pattern.text.rstrip("\\"))) % 2:
+                    self._fail(pattern, "a LIKE pattern must not end with its escape character, a lone backslash")
+                node = Like(left, pattern.text)
         return Not(node) if negated else node
+
+    def _hive_like(self, key: int, like_tok: _Token, pattern: _Token) -> Like:
+        """Hive 2.3's LIKE: only on a key typed string (its JDO filter's rule, refused there with a
+        MetaException), the pattern rewritten as Hive's metastore does (`_hive_like`)."""
+        fs = self.keys[key]
+        if fs.type.strip().lower() != "string":
+            self._fail(like_tok, f"LIKE applies to keys of type string only, and '{fs.name}' has type {fs.type} "
+                                 "(Hive 2.3's rule)")
+        text, ascii_case_blind = pattern.text, pattern.text.startswith("(?i)")
+        if ascii_case_blind:
+            text = text[len("(?i)"):]
+            if any(not c.isascii() and (c.lower() != c or c.upper() != c) for c in text):
+                self._fail(pattern, "with (?i), a LIKE pattern may hold ASCII letters only: Hive's metastore "
+                                    "lower-cases by Java's rules, which the gateway does not reproduce")
+            text = text.translate(_ASCII_LOWER)
+        return Like(key, _hive_like(text), ascii_case_blind)
 
     def _in_list(self, key: int, in_tok: _Token) -> tuple[Value, ...]:
         tok = self._next()
@@ -580,12 +611,44 @@ class _Compiler:
             lo, hi = node.low, node.high
             return lambda values: None if (v := read(values)) is None else lo <= v <= hi  # type: ignore[operator]
         fullmatch = re.compile(_like_regex(node.pattern), re.DOTALL).fullmatch
+        case_blind = node.ascii_case_blind
 
         def like(values: Sequence[str | None]) -> Tri:
             s = values[i]
-            return None if s is None or read(values) is None else fullmatch(s) is not None
+            if s is None or read(values) is None:
+                return None
+            return fullmatch(s.translate(_ASCII_LOWER) if case_blind else s) is not None
 
         return like
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _hive_like(regex: str) -> str:
+    """The SQL LIKE pattern (backslash the escape character) Hive 2.3.10's metastore matches for a
+    filter's `LIKE "regex"`. Hive's own SQL leaves LIKE out, and its JDO query's String.matches
+    becomes SQL LIKE by DataNucleus's RegularExpressionConverter: `.*` is any run, `.` one character,
+    `\\.` a dot, `%` and `_` themselves; a backslash before anything else is a backslash followed by
+    that character as LIKE reads it (so `\\\\` is two backslashes, `\\%` a backslash and any run), one
+    at the end a backslash. Every other character, regular expression syntax included, is itself:
+    `2024-01-0[12]` matches only that text (probed against Hive Metastore 2.3.10)."""
+    out: list[str] = []
+    i = 0
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\":
+            escaped = regex[i + 1:i + 2]
+            out.append("." if escaped == "." else "\\\\\\\\" if escaped == "\\" else "\\\\" + escaped)
+            i += 2
+        elif c == ".":
+            star = regex.startswith("*", i + 1)
+            out.append("%" if star else "_")
+            i += 1 + star
+        else:
+            out.append("\\" + c if c in "%_" else c)
+            i += 1
+    return "".join(out)
 
 
 def _like_regex(pattern: str) -> str:
@@ -642,7 +705,10 @@ class _SqlWriter:
         if isinstance(node, Like) and self._regex_like:
             return f"({kt.sql(elem, as_text=True)} ~ {self._param(_whole_value_regex(node.pattern), _STRING)})"
         if isinstance(node, Like):
-            return f"({kt.sql(elem, as_text=True)} LIKE {self._param(node.pattern, _STRING)})"
+            text = kt.sql(elem, as_text=True)
+            if node.ascii_case_blind:  # lower() under COLLATE "C" changes ASCII letters only
+                text = f"lower({text})"
+            return f"({text} LIKE {self._param(node.pattern, _STRING)})"
         value = kt.sql(elem)
         if isinstance(node, Comparison):
             return f"({value} {node.op} {self._param(node.value, kt)})"

@@ -25,7 +25,7 @@ from store.models import NotificationEvent, Partition, Table, TableSummary
 from hive.column_stats import ColumnStats
 from hive.names import check_whitelisted
 from hive.privileges import PrivilegeGrant
-from hive.partition_filter import parse_filter
+from hive.partition_filter import PARTITION_FILTER, Dialect, parse_filter
 from hive.table_filter import parse_table_filter
 from store.snapshot import ReadSnapshot
 
@@ -177,14 +177,16 @@ class CatalogStore:
         return await self._db.read(read)
 
     async def get_partitions_by_filter(
-        self, db_name: str, table_name: str, filter_text: str, limit: int, snapshot: ReadSnapshot
+        self, db_name: str, table_name: str, filter_text: str, limit: int, snapshot: ReadSnapshot,
+        dialect: Dialect = PARTITION_FILTER,
     ) -> Read[tuple[Table, list[Partition]]]:
-        """The table and its partitions matching the filter, as the snapshot sees them, from one read."""
+        """The table and its partitions matching the filter (in that dialect: gRPC's or Hive's), as the
+        snapshot sees them, from one read."""
         async def read(conn: asyncpg.Connection) -> Read[tuple[Table, list[Partition]]]:
             resolved = await catalog.resolve_table(conn, db_name, table_name, snapshot)
             catalog.require_partitioned(resolved.table)
             parts = await catalog.get_partitions_by_filter(
-                conn, resolved, parse_filter(filter_text, resolved.table.partition_keys), limit)
+                conn, resolved, parse_filter(filter_text, resolved.table.partition_keys, dialect), limit)
             return Read((resolved.table, parts), await events.current_event_id(conn), resolved.latest)
 
         return await self._db.read(read)

@@ -41,6 +41,7 @@ from store.privilege_store import PrivilegeStore
 from store.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
 from store.models import Database, Partition, Table, TableType
 from hive.errors import ValueNotWhitelisted
+from hive.partition_filter import HIVE_PARTITION_FILTER
 from hive.names import matches_partial_values, normalize_identifier, parse_partition_name, partition_spec_from_name
 from store.snapshot import ReadSnapshot
 from store.txn_store import TxnStore
@@ -438,14 +439,15 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
 
     async def _matching(self, db_name: str | None, tbl_name: str | None, filter_text: str, limit: int,
                         snapshot: ReadSnapshot = LATEST) -> VersionsHit:
-        """Partitions matching a Hive filter ('' matches all), in name order, at most `limit` + 1."""
+        """Partitions matching a Hive 2.3 filter ('' matches all), in name order, at most `limit` + 1."""
         db_key, table_key = table_key_of(required(db_name, "db_name"), required(tbl_name, "tbl_name"))
-        hit = self._cached.cached_versions_by_filter(db_key, table_key, filter_text, limit, snapshot)
+        hit = self._cached.cached_versions_by_filter(db_key, table_key, filter_text, limit, snapshot,
+                                                     dialect=HIVE_PARTITION_FILTER)
         if isinstance(hit, VersionsHit):
             return hit
         if filter_text:
             table, parts = await self._cached.fetch_partitions_by_filter(db_key, table_key, filter_text, limit,
-                                                                         snapshot)
+                                                                         snapshot, HIVE_PARTITION_FILTER)
         else:
             table, parts = await self._cached.fetch_partitions(db_key, table_key, limit, snapshot)
         return VersionsHit(table, [wire.version_of(p) for p in parts])

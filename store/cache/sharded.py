@@ -35,7 +35,7 @@ from store.cache.entry import TableEntry, Version, all_committed_through, pick, 
 from store.cache.fills import FillRequests
 from store.errors import InvalidArgument
 from store.models import Database, Table
-from hive.partition_filter import parse_filter
+from hive.partition_filter import PARTITION_FILTER, Dialect, parse_filter
 from store.snapshot import ReadSnapshot
 from hive.writeids import ValidWriteIdList, covers
 
@@ -335,14 +335,16 @@ class ShardedCache:
         return PartitionsHit(frames)
 
     def read_partitions_by_filter(self, db_name: str, table_name: str, filter_text: str, limit: int,
-                                  snapshot: ReadSnapshot, min_event_id: int = 0) -> PartitionsHit | Miss:
-        """Visible partitions matching a Hive filter, in name order, at most `limit` + 1 of them
-        (the caller tells "too many" from that); the filter runs in memory on each candidate."""
+                                  snapshot: ReadSnapshot, min_event_id: int = 0,
+                                  dialect: Dialect = PARTITION_FILTER) -> PartitionsHit | Miss:
+        """Visible partitions matching a filter (gRPC's dialect, or Hive 2.3's), in name order, at most
+        `limit` + 1 of them (the caller tells "too many" from that); the filter runs in memory on each
+        candidate."""
         found = self._visible_table(db_name, table_name, snapshot, min_event_id, partitioned=True)
         if isinstance(found, Miss):
             return found
         entry, wl, _, table = found
-        matches = parse_filter(filter_text, table.partition_keys).matches
+        matches = parse_filter(filter_text, table.partition_keys, dialect).matches
         self.stats.hits += 1
         return PartitionsHit([v.frame for v in _matching_versions(entry, wl, matches, limit)])
 
@@ -361,13 +363,14 @@ class ShardedCache:
         return VersionsHit(table, versions)
 
     def read_versions_by_filter(self, db_name: str, table_name: str, filter_text: str, limit: int,
-                                snapshot: ReadSnapshot, min_event_id: int = 0) -> VersionsHit | Miss:
+                                snapshot: ReadSnapshot, min_event_id: int = 0,
+                                dialect: Dialect = PARTITION_FILTER) -> VersionsHit | Miss:
         """`read_partitions_by_filter` as versions with their table; an empty filter matches all."""
         found = self._visible_table(db_name, table_name, snapshot, min_event_id, partitioned=True)
         if isinstance(found, Miss):
             return found
         entry, wl, _, table = found
-        matches = parse_filter(filter_text, table.partition_keys).matches if filter_text else _any
+        matches = parse_filter(filter_text, table.partition_keys, dialect).matches if filter_text else _any
         self.stats.hits += 1
         return VersionsHit(table, _matching_versions(entry, wl, matches, limit))
 

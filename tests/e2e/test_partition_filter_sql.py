@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from store.errors import InvalidArgument
 from hive.schema import FieldSchema
 from hive.names import DEFAULT_PARTITION_NAME as DEFAULT
-from hive.partition_filter import Filter, parse_filter
+from hive.partition_filter import HIVE_PARTITION_FILTER, Filter, parse_filter
 
 _TEXTS = ["a", "A", "b", "ab", "us", "us%", "u_s", "it's", 'say "hi"', "back\\slash", "a\\%b", "é", "日本", "😀",
           "z", "a b", "100%", "_", "%", "x\ny", "Z9", "", "abc", "a\u0301", "a.b", "(x)+", "[z]*", "$1^", DEFAULT]
@@ -248,3 +248,32 @@ async def test_filter_runs_against_the_partitions_table(pg_dsn: str) -> None:
     assert sorted(tuple(r["part_values"]) for r in rows) == sorted(expected)
     assert sorted(expected) == [
         ("2024-01-01", "10", "eu"), ("2024-01-03", "12", DEFAULT), ("2024-01-03", DEFAULT, "eu")]
+
+
+_HIVE_PATTERNS = ["a.b", "a.*", ".*b", "(?i)A.*", "(?i)US", "a\\.b", "us%", "u_s", "us.*", "[z].*", "(x)+", "$1^",
+                  "a\\%b", "back\\\\slash", "back\\slash", "a\\", ".", "..", ".*", "", "(?i)", "x.y", "Z.", "(?i)z.",
+                  "日本", ".本", "a b"]
+
+
+async def test_hive_like_selects_the_same_in_sql_and_in_memory(scratch: asyncpg.Connection) -> None:
+    """Hive 2.3's LIKE (Thrift's dialect, hive/partition_filter.py `_hive_like`) over awkward values."""
+    keys = [FieldSchema("s", "string")]
+    rows = [[t] for t in _TEXTS]
+    quoted = ['"' + p.replace("\\", "\\\\").replace('"', '\\"') + '"' for p in _HIVE_PATTERNS]
+    filters = [parse_filter(f"s like {q}", keys, HIVE_PARTITION_FILTER) for q in quoted]
+    await scratch.copy_records_to_table("p", records=[(i, r) for i, r in enumerate(rows)])
+    hits = await _hits(scratch, filters)
+    selected = {}
+    for n, (pattern, f) in enumerate(zip(_HIVE_PATTERNS, filters)):
+        in_memory = [r[0] for r in rows if f.matches(r)]
+        assert in_memory == [rows[i][0] for i, h in sorted(hits.items()) if h[n]], pattern
+        selected[pattern] = in_memory
+    # What Hive Metastore 2.3.10 makes of them: `.*` any run, `.` one character, the rest itself.
+    assert selected["a.b"] == ["a b", "a.b"] and selected["a\\.b"] == ["a.b"]
+    assert selected["us%"] == ["us%"] and selected["u_s"] == ["u_s"] and selected["us.*"] == ["us", "us%"]
+    assert selected["[z].*"] == ["[z]*"] and selected["(x)+"] == ["(x)+"] and selected["$1^"] == ["$1^"]
+    assert selected["(?i)US"] == ["us"] and selected["(?i)z."] == ["Z9"] and selected["Z."] == ["Z9"]
+    assert selected["a\\%b"] == ["a\\%b"]  # a backslash, then `%` as LIKE reads it: any run
+    assert selected["back\\\\slash"] == [] and selected["back\\slash"] == ["back\\slash"]
+    assert selected["."] == [t for t in _TEXTS if len(t) == 1] and selected["x.y"] == ["x\ny"]
+    assert selected[".本"] == ["日本"] and selected[".*"] == [t for t in _TEXTS if t != DEFAULT]

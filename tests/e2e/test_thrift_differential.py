@@ -768,6 +768,23 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("partitions by IN without parentheses", "get_partitions_by_filter", ("sales", "orders", 'ds in ("2024-01-01")',
                                                                           -1)),
     ("count by Spark's IN", "get_num_partitions_by_filter", ("sales", "multi", '(hr) in (1, 2)')),
+    # Spark's StartsWith, EndsWith and Contains: LIKE is a Java regular expression over the whole value.
+    ("partitions by Spark's StartsWith", "get_partitions_by_filter", ("sales", "orders", 'ds like "2024-01-0.*"', -1)),
+    ("partitions by Spark's EndsWith", "get_partitions_by_filter", ("sales", "orders", 'ds like ".*03"', -1)),
+    ("partitions by Spark's Contains", "get_partitions_by_filter", ("sales", "orders", 'ds like ".*-01-.*"', -1)),
+    ("partitions by a character class", "get_partitions_by_filter", ("sales", "orders", 'ds like "2024-01-0[13]"',
+                                                                     -1)),
+    ("partitions by SQL's wildcard", "get_partitions_by_filter", ("sales", "orders", 'ds like "2024-01-0%"', -1)),
+    ("partitions by LIKE in any case", "get_partitions_by_filter", ("sales", "orders", 'ds like "(?i)2024-01-0.*"',
+                                                                    -1)),
+    ("partitions by LIKE and a number key", "get_partitions_by_filter", ("sales", "multi",
+                                                                         'ds like "2024.*" and hr = 2', -1)),
+    ("partitions by LIKE and Spark's IN", "get_partitions_by_filter", ("sales", "orders",
+                                                                       'ds like ".*0[12]" or (ds) in ("2024-01-03")',
+                                                                       -1)),
+    ("count by Spark's StartsWith", "get_num_partitions_by_filter", ("sales", "multi", 'ds like "2024-01-0.*"')),
+    ("partitions by a POSIX class", "get_partitions_by_filter", ("sales", "orders", 'ds like "[[:digit:]-]+"', -1)),
+    ("partitions by LIKE on a number", "get_partitions_by_filter", ("sales", "multi", 'hr like "1"', -1)),
     ("count by filter", "get_num_partitions_by_filter", ("sales", "multi", "hr > 1")),
     ("partial spec", "get_partitions_ps", ("sales", "multi", ["2024-01-02"], -1)),
     ("partial spec, any first value", "get_partitions_ps", ("sales", "multi", ["", "1"], -1)),
@@ -947,6 +964,9 @@ KNOWN_DIFFERENCES = {
                                "text and matches nothing",
     "partitions by IN without parentheses": "accepted, the form gRPC's filters take; Hive 2.3's grammar takes IN "
                                             "only after a key in parentheses, `(ds) IN (...)`, as Spark sends it",
+    "partitions by LIKE and a number key": "answered; Hive 2.3 runs a filter with LIKE as a JDO query, which refuses "
+                                           "a condition on a key not typed string (MetaException) unless "
+                                           "hive.metastore.integral.jdo.pushdown is set",
     "not the owner": "NOT is accepted, as in partition filters; Hive 2.3's table filter grammar has no NOT",
     "drop missing db": "NoSuchObjectException where Hive fails with a NullPointerException (MetaException)",
     "functions by a regular expression": "`*` and `|` are the pattern's only special characters, as Hive documents "

@@ -2,14 +2,17 @@
 over Thrift, answered alike from the cache and from PostgreSQL.
 
 Spark writes an IN list on a partition key as `(ds) in ("a", "b")`, the only IN form Hive 2.3's filter
-grammar accepts. tests/e2e/test_thrift_differential.py has the real Hive Metastore 2.3.10 confirm these
-answers."""
+grammar accepts, and StartsWith, EndsWith and Contains as `ds like "2024.*"`, `ds like ".*01"` and
+`ds like ".*-01-.*"`, a Java regular expression Hive 2.3.10's metastore matches as SQL LIKE with `.*`
+any run and `.` one character (hive/partition_filter.py `_hive_like`). tests/e2e/test_thrift_differential.py
+has the real Hive Metastore 2.3.10 confirm these answers."""
 
 from __future__ import annotations
 
 from typing import AsyncIterator
 
 import pytest
+from thriftpy2.thrift import TException
 
 from tests.conftest import running_gateway, wait_applied
 from tests.thrift_client import ThriftClient, client_with_database, thrift_table
@@ -42,3 +45,27 @@ async def _days(client: ThriftClient, text: str) -> list[str]:
 ])
 async def test_spark_in_lists_are_hive_2_3_syntax(client: ThriftClient, text: str, hive_answer: list[str]) -> None:
     assert await _days(client, text) == hive_answer
+
+
+@pytest.mark.parametrize(("text", "hive_answer"), [
+    ('ds like "2024.*"', ["2024-01-01", "2024-01-02"]),
+    ('ds like ".*01"', ["2024-01-01", "2025-01-01"]),
+    ('ds like ".*-01-.*"', ["2024-01-01", "2024-01-02", "2025-01-01"]),
+    ('ds like "2024-01-0%"', []),  # % is itself, as in Hive 2.3.10
+    ('ds like "2024-01-0[12]"', []),  # so are brackets: only `.` and `.*` are special (probed)
+    ('ds like "2024-01-0."', ["2024-01-01", "2024-01-02"]),
+    ('not ds like "2024.*"', ["2025-01-01"]),
+    ('ds like "(?i)2024.*" and (ds) in ("2024-01-02")', ["2024-01-02"]),
+])
+async def test_spark_like_patterns_are_hive_2_3_regular_expressions(client: ThriftClient, text: str,
+                                                                    hive_answer: list[str]) -> None:
+    assert await _days(client, text) == hive_answer
+    assert await client("get_num_partitions_by_filter", "db", "orders", text) == len(hive_answer)
+
+
+async def test_what_hive_refuses_in_a_like_is_refused(client: ThriftClient) -> None:
+    for text, why in [('ds like "(?i)É.*"', "with (?i), a LIKE pattern may hold ASCII letters only")]:
+        for call, extra in (("get_partitions_by_filter", (-1,)), ("get_num_partitions_by_filter", ())):
+            with pytest.raises(TException) as caught:
+                await client(call, "db", "orders", text, *extra)
+            assert type(caught.value).__name__ == "MetaException" and why in str(caught.value), caught.value

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from store.errors import InvalidArgument
 from hive.schema import FieldSchema
 from hive.names import DEFAULT_PARTITION_NAME as DEFAULT
-from hive.partition_filter import And, Between, Comparison, InList, Like, Not, Or, parse_filter
+from hive.partition_filter import (HIVE_PARTITION_FILTER, And, Between, Comparison, InList, Like, Not, Or,
+                                   parse_filter)
 
 KEYS = (FieldSchema("ds", "date"), FieldSchema("hr", "int"), FieldSchema("region", "string"))
 
@@ -82,6 +83,30 @@ def test_a_key_in_parentheses_is_the_key_as_in_hive_2_3() -> None:
     assert parse_filter("((hr) IN (1) OR (`HR`) = 2) AND (hr = 3)", KEYS).root == \
         And((Or((InList(1, (1,)), Comparison(1, "=", 2))), Comparison(1, "=", 3)))
     assert hours("(hr) in (1, 10) and not ((hr) in (10))", HRS) == ["1"]
+
+
+@pytest.mark.parametrize(("regex", "like"), [
+    ("2024.*", "2024%"), (".*-01-.*", "%-01-%"), ("a.b", "a_b"), ("a\\.b", "a.b"), ("100%", "100\\%"),
+    ("a_b", "a\\_b"), ("[12]+|x?", "[12]+|x?"), ("a*", "a*"), ("a\\", "a\\\\"), ("a\\\\b", "a\\\\\\\\b"),
+    ("a\\%", "a\\\\%"), ("a\\d", "a\\\\d"), ("..*", "_%"), ("", ""),
+])
+def test_hive_like_is_the_sql_like_hive_2_3_makes_of_a_regular_expression(regex: str, like: str) -> None:
+    quoted = '"' + regex.replace("\\", "\\\\") + '"'
+    assert parse_filter(f"region like {quoted}", KEYS, HIVE_PARTITION_FILTER).root == Like(2, like)
+
+
+def test_hive_like_ignores_the_case_of_ascii_letters_after_a_leading_flag_and_takes_string_keys_only() -> None:
+    f = parse_filter('region like "(?i)Us.*"', KEYS, HIVE_PARTITION_FILTER)
+    assert f.root == Like(2, "us%", ascii_case_blind=True)
+    matched = [r for r in ("us", "US-east", "uS", "ús", "u") if f.matches(("2024-01-01", "1", r))]
+    assert matched == ["us", "US-east", "uS"]
+    assert "lower(" in f.to_sql(1)[0]
+    assert parse_filter('region like "x(?i)"', KEYS, HIVE_PARTITION_FILTER).root == Like(2, "x(?i)")
+    with pytest.raises(InvalidArgument, match="position 13: with \\(\\?i\\), a LIKE pattern may hold ASCII letters"):
+        parse_filter('region like "(?i)é"', KEYS, HIVE_PARTITION_FILTER)
+    with pytest.raises(InvalidArgument, match="position 4: LIKE applies to keys of type string only, and 'hr' has"):
+        parse_filter('hr like "1"', KEYS, HIVE_PARTITION_FILTER)
+    assert hours("hr LIKE '1%'", HRS) == ["1", "10"]  # gRPC's LIKE: any key's stored text, SQL's wildcards
 
 
 @pytest.mark.parametrize(("literal", "value"), [

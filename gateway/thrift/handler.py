@@ -522,7 +522,9 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         return await self.get_partitions_ps(db_name, tbl_name, part_vals, max_parts)
 
     async def get_partition_names(self, db_name: str | None, tbl_name: str | None, max_parts: int | None) -> list[str]:
-        return await self.get_partition_names_ps(db_name, tbl_name, [], max_parts)
+        # Hive 2.3's getPartitionNamesNoTxn limits the names only when max_parts > 0: 0 is every name,
+        # where get_partitions and the _ps calls answer none for 0 (probed against Hive 2.3.10).
+        return await self.get_partition_names_ps(db_name, tbl_name, [], -1 if max_parts == 0 else max_parts)
 
     async def get_partition_names_ps(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
                                      max_parts: int | None) -> list[str]:

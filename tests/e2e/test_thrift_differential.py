@@ -751,6 +751,10 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("two partitions", "get_partitions", ("sales", "orders", 2)),
     ("partition names", "get_partition_names", ("sales", "multi", -1)),
     ("partition names of missing table", "get_partition_names", ("sales", "missing", -1)),
+    ("partition names, at most 0", "get_partition_names", ("sales", "multi", 0)),  # every one, in Hive 2.3
+    ("partition names, at most 2", "get_partition_names", ("sales", "multi", 2)),
+    ("partitions, at most 0", "get_partitions", ("sales", "multi", 0)),  # none
+    ("names by partial spec, at most 0", "get_partition_names_ps", ("sales", "multi", ["2024-01-02"], 0)),
     ("partitions by names", "get_partitions_by_names", ("sales", "orders", ["ds=2024-01-03", "ds=nope",
                                                                            "ds=2024-01-01"])),
     ("partitions by malformed names", "get_partitions_by_names", ("sales", "orders", ["bogus", "ds=1/x=1"])),

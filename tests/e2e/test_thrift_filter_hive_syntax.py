@@ -4,8 +4,9 @@ over Thrift, answered alike from the cache and from PostgreSQL.
 Spark writes an IN list on a partition key as `(ds) in ("a", "b")`, the only IN form Hive 2.3's filter
 grammar accepts, and StartsWith, EndsWith and Contains as `ds like "2024.*"`, `ds like ".*01"` and
 `ds like ".*-01-.*"`, a Java regular expression Hive 2.3.10's metastore matches as SQL LIKE with `.*`
-any run and `.` one character (hive/partition_filter.py `_hive_like`). tests/e2e/test_thrift_differential.py
-has the real Hive Metastore 2.3.10 confirm these answers."""
+any run and `.` one character (hive/partition_filter.py `_hive_like`). Also listings that answered
+otherwise than Hive 2.3.10. tests/e2e/test_thrift_differential.py has the real Hive Metastore 2.3.10
+confirm these answers."""
 
 from __future__ import annotations
 
@@ -69,3 +70,8 @@ async def test_what_hive_refuses_in_a_like_is_refused(client: ThriftClient) -> N
             with pytest.raises(TException) as caught:
                 await client(call, "db", "orders", text, *extra)
             assert type(caught.value).__name__ == "MetaException" and why in str(caught.value), caught.value
+
+
+async def test_partition_names_max_parts_zero_is_every_name_as_in_hive(client: ThriftClient) -> None:
+    assert await client("get_partition_names", "db", "orders", 0) == [f"ds={d}" for d in DAYS]
+    assert await client("get_partitions", "db", "orders", 0) == []  # Hive's other calls: none

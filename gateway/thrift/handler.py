@@ -207,13 +207,16 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
 
     async def _tables(self, dbname: str | None, tbl_names: list[str] | None) -> list[Table]:
         check_batch(len(tbl_names or []), "get_table_objects_by_name", self._settings.max_batch_size)
-        found = []
+        # Each table once, however often and in whatever case it is named: Hive selects the tables whose
+        # names are among the lower-cased ones asked for.
+        found: dict[tuple[str, str], Table] = {}
         for name in tbl_names or []:
             try:
-                found.append(await self._table(dbname, name))
+                table = await self._table(dbname, name)
             except NotFound:
                 continue  # Hive leaves out the names that do not exist
-        return found
+            found.setdefault((table.db_name, table.name), table)
+        return list(found.values())
 
     async def get_table_objects_by_name(self, dbname: str | None, tbl_names: list[str] | None) -> RawValue:
         return RawValue(TType.LIST, wire.table_list(await self._tables(dbname, tbl_names)))

@@ -724,6 +724,7 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("table meta of two types", "get_table_meta", ("*", "ext|m*", ["EXTERNAL_TABLE", "MANAGED_TABLE"])),
     ("table meta, no db matches", "get_table_meta", ("nope", "*", [])),
     ("tables by name", "get_table_objects_by_name", ("sales", ["orders", "missing", "multi"])),
+    ("tables by repeated names", "get_table_objects_by_name", ("sales", ["orders", "ORDERS", "nope", "orders"])),
     ("fields", "get_fields", ("sales", "multi")),
     ("schema", "get_schema", ("sales", "multi")),
     ("fields of missing table", "get_fields", ("sales", "missing")),

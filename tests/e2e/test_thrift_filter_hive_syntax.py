@@ -15,6 +15,7 @@ from typing import AsyncIterator
 import pytest
 from thriftpy2.thrift import TException
 
+from gateway.thrift.idl import hms
 from tests.conftest import running_gateway, wait_applied
 from tests.thrift_client import ThriftClient, client_with_database, thrift_table
 
@@ -75,3 +76,10 @@ async def test_what_hive_refuses_in_a_like_is_refused(client: ThriftClient) -> N
 async def test_partition_names_max_parts_zero_is_every_name_as_in_hive(client: ThriftClient) -> None:
     assert await client("get_partition_names", "db", "orders", 0) == [f"ds={d}" for d in DAYS]
     assert await client("get_partitions", "db", "orders", 0) == []  # Hive's other calls: none
+
+
+async def test_table_objects_by_name_answers_each_table_once(client: ThriftClient) -> None:
+    tables = await client("get_table_objects_by_name", "db", ["orders", "ORDERS", "nope", "orders"])
+    assert [t.tableName for t in tables] == ["orders"]
+    request = hms.GetTablesRequest(dbName="db", tblNames=["Orders", "orders"])
+    assert [t.tableName for t in (await client("get_table_objects_by_name_req", request)).tables] == ["orders"]

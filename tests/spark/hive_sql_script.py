@@ -30,6 +30,11 @@ STATEMENTS = [
     "SELECT id, amount, ds FROM shop.orders WHERE ds >= '2024-01-02' ORDER BY id",
     "SELECT id, amount FROM shop.orders WHERE ds = '2024-01-01' ORDER BY id",
     "SELECT kind, count(*) FROM shop.events WHERE hr = 1 GROUP BY kind ORDER BY kind",
+    # Pruned by the metastore as Spark's Hive 2.3 client writes it: `(ds) in (...)`, `ds like "2024-01-0.*"`.
+    "SELECT id, ds FROM shop.orders WHERE ds IN ('2024-01-01', '2024-01-03') ORDER BY id",
+    "SELECT id, ds FROM shop.orders WHERE ds NOT IN ('2024-01-01', '2024-01-03') ORDER BY id",
+    "SELECT id, ds FROM shop.orders WHERE ds LIKE '2024-01-0%' ORDER BY id",
+    "SELECT id, ds FROM shop.orders WHERE ds LIKE '%-03' OR ds LIKE '%01-02%' ORDER BY id",
     "CREATE FUNCTION shop.shout AS 'org.apache.hadoop.hive.ql.udf.generic.GenericUDFUpper'",
     "CREATE FUNCTION shop.whisper AS 'org.apache.hadoop.hive.ql.udf.generic.GenericUDFLower'",
     "SHOW USER FUNCTIONS IN shop",

@@ -76,6 +76,15 @@ def test_spark_sql_runs_against_the_gateway_as_against_hive_metastore(spark_read
         ["3", "30.0", "2024-01-02"], ["4", "40.0", "2024-01-03"]]
     assert by_sql["SELECT id, amount FROM shop.orders WHERE ds = '2024-01-01' ORDER BY id"] == [
         ["1", "11.0"], ["2", "21.0"]]  # INSERT OVERWRITE replaced the first insert
+    # Spark's IN and LIKE reach the metastore as `(ds) in (...)` and `ds like "2024-01-0.*"` (Hive 2.3's forms).
+    assert by_sql["SELECT id, ds FROM shop.orders WHERE ds IN ('2024-01-01', '2024-01-03') ORDER BY id"] == [
+        ["1", "2024-01-01"], ["2", "2024-01-01"], ["4", "2024-01-03"]]
+    assert by_sql["SELECT id, ds FROM shop.orders WHERE ds NOT IN ('2024-01-01', '2024-01-03') ORDER BY id"] == [
+        ["3", "2024-01-02"]]
+    assert [r[0] for r in by_sql["SELECT id, ds FROM shop.orders WHERE ds LIKE '2024-01-0%' ORDER BY id"]] == [
+        "1", "2", "3", "4"]
+    assert by_sql["SELECT id, ds FROM shop.orders WHERE ds LIKE '%-03' OR ds LIKE '%01-02%' ORDER BY id"] == [
+        ["3", "2024-01-02"], ["4", "2024-01-03"]]
     assert by_sql["SHOW PARTITIONS shop.events"] == [["ds=2024-01-01/hr=1"], ["ds=2024-01-01/hr=2"]]
     assert by_sql["SELECT * FROM shop.big ORDER BY id"] == [["2", "21.0"], ["3", "30.0"]]  # 4's partition truncated
     assert by_sql["SHOW TABLES IN shop"] == [["shop", "events", "False"], ["shop", "orders", "False"]]

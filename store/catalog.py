@@ -469,6 +469,30 @@ def lost_columns(old: Sequence[FieldSchema], new: Sequence[FieldSchema]) -> list
     return [c.name for c in old if (c.name, c.type.lower()) not in kept]
 
 
+async def alter_table_cascade(
+    conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, *, chunk: int, check_column_types: bool = True,
+) -> Outcome[Table]:
+    """Hive's ALTER TABLE ... CASCADE (HiveAlterHandler.alterTable with cascade, what `ADD COLUMNS ...
+    CASCADE` and `CHANGE COLUMN ... CASCADE` send): `alter_table`, and when the table's columns
+    change, every partition that has columns of its own takes the table's new ones, in the same
+    transaction (a partition without columns of its own reads the table's already). Their statistics
+    follow alter_partitions' rule (a column lost or retyped loses them); events call-sized (`chunk`)."""
+    old = await get_table(conn, db_name, table_name, lock="update")
+    altered = await alter_table(conn, db_name, table_name, new, check_column_types=check_column_types)
+    table = altered.value
+    new_columns = [(c.name, c.type) for c in table.columns]
+    if not table.is_partitioned or [(c.name, c.type) for c in old.columns] == new_columns:
+        return altered
+    read = await resolve_table(conn, table.db_name, table.name, ReadSnapshot(latest_committed=True))
+    own = [p for p in await list_partitions(conn, read, _ALL)
+           if p.columns is not None and [(c.name, c.type) for c in p.columns] != new_columns]
+    if not own:
+        return altered
+    cascaded = await alter_partitions_in_chunks(conn, table.db_name, table.name,
+                                                [replace(p, columns=tuple(table.columns)) for p in own], chunk)
+    return Outcome(table, (*altered.events, *cascaded.events))
+
+
 async def _restate_column_stats(
     conn: asyncpg.Connection, table_id: int, restated: Mapping[str, tuple[Mapping[str, str], Sequence[str]]], *,
     renamed: bool = False,

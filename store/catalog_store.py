@@ -141,6 +141,13 @@ class CatalogStore:
                                     check_column_types=self._check_column_types)
         return written.value, written.event_id
 
+    async def alter_table_cascade(self, db_name: str, table_name: str, table: Table, *,
+                                  chunk: int) -> tuple[Table, int]:
+        """Hive's ALTER TABLE ... CASCADE: the partitions take the table's new columns (catalog.alter_table_cascade)."""
+        written = await self._write(catalog.alter_table_cascade, db_name, table_name, table, chunk=chunk,
+                                    check_column_types=self._check_column_types)
+        return written.value, written.event_id
+
     async def rename_table_relocating(self, db_name: str, table_name: str, table: Table,
                                       move_locations: catalog.MoveLocations | None = None) -> tuple[Table, int]:
         written = await self._write(catalog.rename_table_relocating, db_name, table_name, table,

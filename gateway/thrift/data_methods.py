@@ -75,8 +75,11 @@ class DataMethods:
             locations = [dropped.database.location, *(loc for t in dropped.tables for loc in _data_locations(t))]
             await self._warehouse.delete(locations, f"drop database {name}")
 
-    async def alter_table(self, dbname: str | None, tbl_name: str | None, new_tbl: Any, *, txn_id: int = 0) -> None:
-        """Hive's alter_table (under `txn_id`: Hive 4's alter_table_req with a write id). A rename of a
+    async def alter_table(self, dbname: str | None, tbl_name: str | None, new_tbl: Any, *, txn_id: int = 0,
+                          cascade: bool = False) -> None:
+        """Hive's alter_table (under `txn_id`: Hive 4's alter_table_req with a write id; with `cascade`,
+        ALTER TABLE ... CASCADE: the partitions take the table's new columns, as Hive's alter of a table
+        that it does not rename). A rename of a
         managed table in its default directory moves the directory to the new name's (Hive 3's rule: a
         table placed elsewhere stays there), once the renamed row is written and before the rename
         commits, and back when the commit fails; its partitions under it move along. The move is
@@ -88,7 +91,10 @@ class DataMethods:
         new_tbl.parameters = stamp_ddl_time(new_tbl.parameters)
         table = convert.table_from_thrift(new_tbl, db_name=db_name, name=table_name)
         old = await self._table(db_name, table_name)
-        if txn_id or not renames(old, table):  # (a transactional table keeps its place)
+        if cascade and not txn_id and not renames(old, table):
+            altered, event_id = await self._catalog.alter_table_cascade(db_name, table_name, table,
+                                                                        chunk=self._settings.max_batch_size)
+        elif txn_id or not renames(old, table):  # (a transactional table keeps its place)
             altered, event_id = await self._catalog.alter_table(db_name, table_name, table, txn_id)
         else:
             target = await renamed_table_location(old, table, self._database_location)

@@ -278,11 +278,14 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
 
     async def alter_table_with_environment_context(self, dbname: str | None, tbl_name: str | None, new_tbl: Any,
                                                    environment_context: Any) -> None:
-        await self.alter_table(dbname, tbl_name, new_tbl)
+        """Hive 2 and 3's clients send ALTER TABLE ... CASCADE as the context's CASCADE=true."""
+        properties = (environment_context and environment_context.properties) or {}
+        await self.alter_table(dbname, tbl_name, new_tbl,
+                               cascade=str(properties.get("CASCADE", "")).lower() == "true")
 
     async def alter_table_with_cascade(self, dbname: str | None, tbl_name: str | None, new_tbl: Any,
                                        cascade: bool | None) -> None:
-        await self.alter_table(dbname, tbl_name, new_tbl)
+        await self.alter_table(dbname, tbl_name, new_tbl, cascade=bool(cascade))
 
     async def alter_table_req(self, req: Any) -> Any:
         """Hive 4's alter_table_req: a transactional table is altered under the txn that allocated the

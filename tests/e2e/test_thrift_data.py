@@ -800,3 +800,27 @@ async def test_renaming_a_managed_table_moves_its_directory_and_partitions(env: 
     assert "already exists" in err.message
     assert (await client("get_table", "db", "u")).sd.location == str(warehouse / "db.db" / "u")
     assert (Path(moved.sd.location) / data.name).exists()
+
+
+async def test_alter_table_cascade_gives_every_partition_the_new_columns(env: tuple[ThriftClient, Path]) -> None:
+    """Hive's ALTER TABLE ... ADD COLUMNS ... CASCADE: Hive 1's client sends alter_table_with_cascade,
+    Hive 2's and 3's alter_table_with_environment_context with CASCADE=true; every partition then has
+    the table's new columns (HiveAlterHandler.alterTable). Without CASCADE a partition keeps its own,
+    as in Hive. Before, CASCADE was ignored: Hive read such partitions with their old columns."""
+    client, _ = env
+    cascades = {"t1": ("alter_table_with_cascade", True),
+                "t2": ("alter_table_with_environment_context", hms.EnvironmentContext(properties={"CASCADE": "true"})),
+                "t3": ("alter_table_with_environment_context", hms.EnvironmentContext(properties={}))}
+    for name in cascades:
+        await client("create_table", _table(name))
+        table = await client("get_table", "db", name)
+        await client("add_partition", hms.Partition(values=["1"], dbName="db", tableName=name, sd=table.sd,
+                                                    parameters={}))
+    wider = [hms.FieldSchema(name="id", type="bigint", comment=""),
+             hms.FieldSchema(name="extra", type="string", comment="")]
+    for name, (method, how) in cascades.items():
+        table = await client("get_table", "db", name)
+        table.sd.cols = wider
+        await client(method, "db", name, table, how)
+    seen = {name: [c.name for c in (await client("get_partition", "db", name, ["1"])).sd.cols] for name in cascades}
+    assert seen == {"t1": ["id", "extra"], "t2": ["id", "extra"], "t3": ["id"]}

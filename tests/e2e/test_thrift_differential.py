@@ -873,6 +873,14 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
         "sales", "orders", ["id", "amount"], ["ds=2024-01-01"]),)),
     ("add a column", "alter_table", ("sales", "orders", ADD_COLUMN)),
     ("table with the column", "get_table", ("sales", "orders")),
+    ("partition after a plain add column", "get_partition", ("sales", "orders", ["2024-01-01"])),
+    ("add a column with cascade", "alter_table_with_cascade", ("sales", "orders", Edit(
+        "get_table", ("sales", "orders"), {"sd.cols+": ht.FieldSchema("tag", "string", None)}), True)),
+    ("partition after the cascade", "get_partition", ("sales", "orders", ["2024-01-01"])),
+    ("add a column with CASCADE in the context", "alter_table_with_environment_context", ("sales", "orders", Edit(
+        "get_table", ("sales", "orders"), {"sd.cols+": ht.FieldSchema("tag2", "string", None)}),
+        ht.EnvironmentContext({"CASCADE": "true"}))),
+    ("partition after the context's cascade", "get_partition", ("sales", "orders", ["2024-01-01"])),
     ("alter a table without a storage descriptor", "alter_table", ("sales", "orders", Edit(
         "get_table", ("sales", "orders"), {"sd": None}))),
     ("the table after the alter without one", "get_table", ("sales", "orders")),
@@ -928,6 +936,15 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
 
 # label -> why the gateway's answer differs from Hive 2.3.10's.
 KNOWN_DIFFERENCES = {
+    "partition after a plain add column": "the same columns; Hive 2.3's alters of the table's columns before (the "
+                                          "column dropped, then added) also took the partition's "
+                                          "COLUMN_STATS_ACCURATE away, where the gateway leaves a partition's marks "
+                                          "to alters of the partition's own columns (found by this step, not fixed)",
+    "partition after the cascade": "the same columns; Hive 2.3 also drops the partition's whole COLUMN_STATS_ACCURATE "
+                                   "mark ({}) when CASCADE changes its columns, where the gateway unmarks only the "
+                                   "columns lost or retyped, as for any alter of a partition's columns (the "
+                                   "statistics of a column kept as it was stay valid)",
+    "partition after the context's cascade": "(the same)",
     "fb303: an option never set": "'' where Hive's handler answers null, which Thrift cannot carry (its client "
                                   "raises TApplicationException MISSING_RESULT)",
     "get external by type alone": "EXTERNAL_TABLE without EXTERNAL=TRUE stays external here: Hive stores it as "

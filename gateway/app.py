@@ -26,7 +26,7 @@ from pathlib import Path
 import asyncpg
 
 from gateway.auth import Authenticator, is_loopback, thrift_ssl_context
-from gateway.config import Settings, data_dir_of
+from gateway.config import Settings, data_dir_of, redact_dsn
 from gateway.db_health import DatabaseProbe, quiet_pool_reconnects
 from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
 from gateway import wire
@@ -355,8 +355,6 @@ def startup_line(gateway: Gateway) -> str:
 
 
 def _redact(dsn: str) -> str:
-    if "@" in dsn and ":" in dsn.split("@")[0].split("//")[-1]:
-        scheme, rest = dsn.split("//", 1)
-        user = rest.split("@")[0].split(":")[0]
-        return f"{scheme}//{user}:***@{rest.split('@', 1)[1]}"
-    return dsn
+    """The DSN as the startup line shows it (gateway/config.py redact_dsn: `user:***@`, which
+    loadtest/gateway_process.py relies on, and no `password` query parameter's value)."""
+    return redact_dsn(dsn)

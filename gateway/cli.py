@@ -13,8 +13,8 @@ from typing import Any, Sequence
 
 from gateway import cli_postgres
 from gateway.admin import commands as admin_commands
-from gateway.cli_startup import explain, where
-from gateway.config import ConfigError, Settings, data_dir_of, effective_settings, load_settings
+from gateway.cli_startup import explain
+from gateway.config import ConfigError, Settings, data_dir_of, effective_settings, load_settings, redact_dsn
 
 
 def _parse_conf(items: Sequence[str]) -> dict[str, str]:
@@ -122,7 +122,7 @@ def _settings(args: argparse.Namespace) -> int:
     for key, value, source in rows:
         shown = value if value != "" else '""'
         if key == "metastore.gateway.dsn" and value:
-            shown = where(str(value))  # never print a password
+            shown = redact_dsn(str(value))  # never print a password
         print(f"{key:48} {str(shown):26} {source:28} {docs[key]}")
     return 0
 

@@ -11,17 +11,21 @@ from urllib.parse import urlsplit
 
 import asyncpg
 
-from gateway.config import ConfigError, Settings
+from gateway.config import ConfigError, Settings, redact_dsn
 from gateway.embedded_pg import EmbeddedPostgresError
 from gateway.server import BindError
 from store.errors import SchemaMismatch, Unavailable
 
 
 def where(dsn: str) -> str:
-    """The database a DSN names, without its password."""
-    parts = urlsplit(dsn)
-    host = parts.hostname or "localhost"
-    return f"{host}:{parts.port or 5432}{parts.path}" if parts.hostname else f"{parts.path or dsn} (local socket)"
+    """The database a DSN names, without its password: host:port/database when the URL names a host,
+    else the whole DSN as `redact_dsn` shows it (a socket directory or a host in the query string)."""
+    try:
+        parts = urlsplit(dsn)
+        host, port = parts.hostname, parts.port
+    except ValueError:  # an unreadable port or address: the redacted DSN says so
+        return redact_dsn(dsn)
+    return f"{host}:{port or 5432}{parts.path}" if host else redact_dsn(dsn)
 
 
 def explain(exc: BaseException, settings: Settings | None) -> str | None:

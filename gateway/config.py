@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
+from urllib.parse import unquote, urlsplit
 
 from hive import durations
 from hive.names import whitelist_pattern
@@ -285,6 +286,26 @@ def settings_keys() -> dict[str, str]:
 def secret_keys() -> frozenset[str]:
     """The keys of settings that may hold a credential (the DSN's password)."""
     return frozenset(f.metadata["key"] for f in fields(Settings) if f.metadata["secret"])
+
+
+def redact_dsn(dsn: str) -> str:
+    """`dsn` as it may be shown (a log line, an error, `settings`): the password of its user part and
+    of any `password` query parameter replaced by `***`, everything else as it is. Never the DSN
+    itself when it cannot be read as a URL: a description instead, as it may hold a password."""
+    try:
+        parts = urlsplit(dsn)
+    except ValueError:
+        return "(a DSN that is not a valid URL)"
+    if not parts.scheme or not dsn.startswith(f"{parts.scheme}://"):
+        return "(a DSN that is not a postgresql:// URL)"
+    user_info, at, host_info = parts.netloc.rpartition("@")
+    if ":" in user_info:
+        user_info = user_info.split(":", 1)[0] + ":***"
+    shown = f"{parts.scheme}://{user_info}{at}{host_info}{parts.path}"
+    if parts.query:
+        shown += "?" + "&".join("password=***" if unquote(item.partition("=")[0]).strip().lower() == "password"
+                                else item for item in parts.query.split("&"))
+    return shown + (f"#{parts.fragment}" if parts.fragment else "")
 
 
 def _coerce(field_name: str, key: str, raw: Any) -> Any:

@@ -122,3 +122,32 @@ def test_the_pipeline_checks_the_gateway_before_it_starts_spark() -> None:
     assert nobody.returncode == 2 and f"no metastore gateway answers at {free}" in nobody.stderr
     assert missing.returncode == 2 and "no metastore gateway address" in missing.stderr
     assert "Traceback" not in nobody.stderr + missing.stderr
+
+
+def test_a_dsn_without_a_database_path_is_never_printed_with_its_password() -> None:
+    dsn = "postgresql://app:s3cret@?host=/nonexistent"
+    failed = cli("serve", "--dsn", dsn, "--port", "0", "--conf", "hive.metastore.port=0")
+    assert failed.returncode == 1 and "Traceback" not in failed.stderr
+    [line] = our_lines(failed.stderr)
+    assert "cannot connect to the database at postgresql://app:***@?host=/nonexistent" in line
+    shown = cli("settings", "--dsn", dsn)
+    assert shown.returncode == 0, shown.stderr
+    dsn_line = next(line for line in shown.stdout.splitlines() if line.startswith("metastore.gateway.dsn"))
+    assert "app:***@?host=/nonexistent" in dsn_line
+    assert "s3cret" not in failed.stderr + shown.stdout + shown.stderr
+
+
+async def test_the_startup_line_hides_a_password_given_as_a_query_parameter(pg_dsn: str) -> None:
+    from urllib.parse import quote, urlsplit
+
+    from gateway.app import startup_line
+    from tests.conftest import running_gateway
+
+    parts = urlsplit(pg_dsn)
+    assert parts.password and parts.username
+    # The same database, its password moved from the user part into the query string (libpq's form).
+    dsn = (f"postgresql://{parts.username}@{parts.netloc.rpartition('@')[2]}{parts.path}?{parts.query}"
+           f"&password={quote(parts.password, safe='')}")
+    async with running_gateway(dsn) as gw:
+        line = startup_line(gw)
+    assert "password=***" in line and parts.password not in line

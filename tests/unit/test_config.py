@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.config import ConfigError, load_settings, parse_duration
+from gateway.config import ConfigError, load_settings, parse_duration, redact_dsn
 
 
 def test_defaults_are_hives() -> None:
@@ -43,3 +43,16 @@ def test_unknown_keys_and_bad_values_are_named(tmp_path: Path) -> None:
                                            ("7", 7)])
 def test_durations_take_hive_suffixes(text: str, seconds: float) -> None:
     assert parse_duration(text, "k") == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize("dsn, shown", [
+    ("postgresql://app:s3cret@db:5433/meta", "postgresql://app:***@db:5433/meta"),
+    ("postgresql://app:s3cret@?host=/nonexistent", "postgresql://app:***@?host=/nonexistent"),
+    ("postgresql://postgres@/db?host=/run/pg&password=XYZ&port=5", "postgresql://postgres@/db?host=/run/pg&password=***&port=5"),
+    ("postgresql:///db?host=/run/pg&Pass%77ord=XYZ", "postgresql:///db?host=/run/pg&password=***"),
+    ("postgresql://app@db/meta", "postgresql://app@db/meta"),
+    ("postgresql://app:s3cret@[::1/meta", "(a DSN that is not a valid URL)"),
+    ("host=db password=s3cret", "(a DSN that is not a postgresql:// URL)"),
+])
+def test_a_dsn_is_shown_without_its_password(dsn: str, shown: str) -> None:
+    assert redact_dsn(dsn) == shown

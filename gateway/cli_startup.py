@@ -1,7 +1,8 @@
 """Start-up failures as one line naming the cause and the fix, instead of a traceback.
 
 Only failures an operator causes and can fix are explained (a port in use, a database that does
-not answer or refuses the credentials, a bad setting, the embedded PostgreSQL failing); anything
+not answer, refuses the credentials, is read-only or is out of disk space, memory or connections, a
+bad setting, the embedded PostgreSQL failing); anything
 else is a bug and keeps its traceback.
 """
 
@@ -14,7 +15,8 @@ import asyncpg
 from gateway.config import ConfigError, Settings, redact_dsn
 from gateway.embedded_pg import EmbeddedPostgresError
 from gateway.server import BindError
-from store.errors import SchemaMismatch, Unavailable
+from store.db import CANNOT_SERVE, cannot_serve_cause
+from store.errors import DatabaseCannotServe, SchemaMismatch, Unavailable
 
 
 def where(dsn: str) -> str:
@@ -40,6 +42,10 @@ def explain(exc: BaseException, settings: Settings | None) -> str | None:
         return f"the embedded PostgreSQL did not start: {_short(exc)}"
     if isinstance(exc, (asyncpg.InvalidPasswordError, asyncpg.InvalidAuthorizationSpecificationError)):
         return f"{database} refused the credentials: {_short(exc)}; fix the user or password in --dsn"
+    cannot_serve = exc.__cause__ if isinstance(exc, DatabaseCannotServe) else exc
+    if isinstance(cannot_serve, CANNOT_SERVE):
+        return (f"{cannot_serve_cause(cannot_serve)} ({database}): {_short(cannot_serve)}; point --dsn at a primary "
+                "with default_transaction_read_only off, or free disk space, memory or connections there")
     if isinstance(exc, asyncpg.InvalidCatalogNameError):
         return f"{database}: {_short(exc)}; create it (CREATE DATABASE) or name an existing one in --dsn"
     if isinstance(exc, (Unavailable, OSError, TimeoutError, asyncpg.CannotConnectNowError,

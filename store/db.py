@@ -3,7 +3,9 @@
 `Database.transact(fn, *args)` runs `fn(conn, *args)` in one database transaction and retries it
 a bounded number of times on serialization failures and deadlocks, the only errors for which a
 blind retry is correct. Connection loss becomes `Unavailable` (retryable by the caller), and so do
-the two time-outs, each named for what it is: no connection became free within the acquire
+a database that cannot serve (read-only, or out of disk space, memory or connections:
+`DatabaseCannotServe`, logged once a minute at most rather than a traceback per call), and the two
+time-outs, each named for what it is: no connection became free within the acquire
 time-out (the pool is busy), or a statement ran past asyncpg's `command_timeout`
 (`CommandTimeout`; asyncpg cancels the statement, the transaction rolls back).
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Awaitable, Callable, Concatenate, ParamSpec, TypeVar, overload
@@ -21,7 +24,7 @@ import asyncpg
 
 from hive.backoff import Backoff
 from hive.limits import bounded_message
-from store.errors import CommandTimeout, InvalidArgument, Unavailable
+from store.errors import CommandTimeout, DatabaseCannotServe, InvalidArgument, Unavailable
 from store.events import DEFAULT_MAX_MESSAGE_BYTES, Outcome, Written, append_events
 
 _log = logging.getLogger(__name__)
@@ -51,6 +54,11 @@ _CONNECTION_LOST = (
     ConnectionError,
     OSError,
 )
+# The database answers but cannot do the work, whatever the call: an operator must fix the database
+# (SQLSTATE 25006, and class 53: disk full, out of memory, too many connections).
+CANNOT_SERVE = (asyncpg.ReadOnlySQLTransactionError, asyncpg.InsufficientResourcesError)
+# The same cause is logged again at most this often while it lasts (each call answers it anyway).
+_CANNOT_SERVE_LOG_INTERVAL_S = 60.0
 
 
 def _cancelling() -> bool:
@@ -91,6 +99,19 @@ def _bad_value(exc: BaseException) -> InvalidArgument:
     return InvalidArgument(f"the request holds a value the metastore database cannot store ({_short(exc)})")
 
 
+def cannot_serve_cause(exc: BaseException) -> str:
+    """What a `CANNOT_SERVE` error says of the database, for a person."""
+    if isinstance(exc, asyncpg.ReadOnlySQLTransactionError):
+        return "the database is read-only (a standby, or default_transaction_read_only)"
+    if isinstance(exc, asyncpg.DiskFullError):
+        return "the database is out of disk space"
+    if isinstance(exc, asyncpg.OutOfMemoryError):
+        return "the database is out of memory"
+    if isinstance(exc, asyncpg.TooManyConnectionsError):
+        return "the database is out of connections (max_connections)"
+    return "the database is out of disk space/memory/connections"
+
+
 def _lost(exc: BaseException) -> Unavailable:
     return Unavailable(f"lost the connection to PostgreSQL ({_short(exc)}); retry the call")
 
@@ -118,6 +139,7 @@ class Database:
     def __init__(self, pool: asyncpg.Pool, settings: PoolSettings) -> None:
         self._pool = pool
         self._settings = settings
+        self._cannot_serve_logged: dict[str, float] = {}  # cause -> time.monotonic() it was last logged
 
     @classmethod
     async def connect(cls, dsn: str, settings: PoolSettings = PoolSettings()) -> "Database":
@@ -133,6 +155,8 @@ class Database:
             )
         except _CONNECTION_LOST as exc:
             raise Unavailable(f"cannot connect to PostgreSQL: {_short(exc)}") from exc
+        except CANNOT_SERVE as exc:
+            raise DatabaseCannotServe(f"{cannot_serve_cause(exc)} ({_short(exc)})") from exc
         assert pool is not None
         return cls(pool, settings)
 
@@ -215,6 +239,8 @@ class Database:
                 await asyncio.sleep(_CONFLICT_BACKOFF.delay(attempt))
             except _BAD_VALUE as exc:
                 raise _bad_value(exc) from exc
+            except CANNOT_SERVE as exc:
+                raise self._cannot_serve(exc) from exc
             except _CONNECTION_LOST as exc:
                 if _own_deadline(exc):
                     raise
@@ -233,10 +259,23 @@ class Database:
                     return await fn(conn, *args, **kwargs)
         except _BAD_VALUE as exc:
             raise _bad_value(exc) from exc
+        except CANNOT_SERVE as exc:
+            raise self._cannot_serve(exc) from exc
         except _CONNECTION_LOST as exc:
             if _own_deadline(exc):
                 raise
             raise await self._lost(exc) from exc
+
+    def _cannot_serve(self, exc: BaseException) -> DatabaseCannotServe:
+        """What a `CANNOT_SERVE` error becomes; its cause logged once a minute at most, not with a
+        traceback per call: every call answers it, and the fix is the database's, not the gateway's."""
+        cause = cannot_serve_cause(exc)
+        now = time.monotonic()
+        last = self._cannot_serve_logged.get(cause)
+        if last is None or now - last >= _CANNOT_SERVE_LOG_INTERVAL_S:
+            self._cannot_serve_logged[cause] = now
+            _log.warning("%s: calls answer UNAVAILABLE until it is fixed (%s)", cause, _short(exc))
+        return DatabaseCannotServe(f"{cause} ({_short(exc)}); retry once it is fixed")
 
     async def _lost(self, exc: BaseException) -> Unavailable:
         """What a connection error becomes: Unavailable, the pool's connections expired (the server

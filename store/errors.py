@@ -67,6 +67,12 @@ class CommandTimeout(Unavailable):
     message names the time-out instead."""
 
 
+class DatabaseCannotServe(Unavailable):
+    """The database answers but cannot do the work: it is read-only (a standby, or
+    default_transaction_read_only) or out of disk space, memory or connections. Unavailable, so
+    retryable once an operator has fixed the database; the message names which."""
+
+
 class Unauthenticated(StoreError):
     """The caller did not prove who it is (no or an unknown token, no client certificate)."""
 

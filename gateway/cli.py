@@ -68,6 +68,15 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     return overrides
 
 
+def _log_level(name: str) -> int:
+    """The logging level `--log-level` (or MSGW_LOG_LEVEL) names; ConfigError, a bad setting, otherwise."""
+    level = logging.getLevelNamesMapping().get(name.strip().upper())
+    if level is None:
+        raise ConfigError(f"--log-level (MSGW_LOG_LEVEL): {name!r} is not a log level (DEBUG, INFO, WARNING, ERROR, "
+                          "CRITICAL)")
+    return level
+
+
 def _warn(message: str) -> None:
     print(f"metastore-gateway: warning: {message}", file=sys.stderr)
 
@@ -84,9 +93,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cli_postgres.run(args)
     if args.command == "settings":
         return _settings(args)
-    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings: Settings | None = None
     try:
+        logging.basicConfig(level=_log_level(args.log_level), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         settings = settings_from_args(args)
         if args.command == "migrate":
             return _migrate(settings)

@@ -239,10 +239,31 @@ class Settings:
             raise ConfigError(f"hive.metastore.server.max.message.size: must be at least {MIN_MESSAGE_BYTES} bytes "
                               "(a notification read must answer one event with its envelope), got "
                               f"{self.max_message_bytes}")
+        # An interval of 0 would make its loop spin, a time-out of 0 fail every call it bounds.
         for name in ("txn_timeout_s", "reaper_interval_s", "housekeeper_interval_s", "event_clean_interval_s",
-                     "count_open_txns_interval_s", "event_ttl_s", "db_check_interval_s"):
+                     "count_open_txns_interval_s", "event_ttl_s", "db_check_interval_s", "pool_acquire_timeout_s",
+                     "poller_interval_s", "compactor_check_interval_s", "compactor_cleaner_interval_s",
+                     "compactor_worker_timeout_s", "compactor_aborted_time_s", "compactor_history_interval_s"):
             if getattr(self, name) <= 0:
-                raise ConfigError(f"{key_of(name)}: must be a positive duration")
+                raise ConfigError(f"{key_of(name)}: must be a positive duration, got {getattr(self, name):g}s")
+        for name in ("shutdown_grace_s", "reaper_start_s"):  # 0: at once
+            if getattr(self, name) < 0:
+                raise ConfigError(f"{key_of(name)}: must not be negative, got {getattr(self, name):g}s")
+        if not -1 <= self.metrics_port <= 65535:
+            raise ConfigError(f"metastore.gateway.metrics.port: {self.metrics_port} is not a TCP port (-1: off, 0: any "
+                              "free one)")
+        # The compactor's own checks (poller/compactor.py, store/compaction_policy.py), here so that a bad
+        # value is a bad setting at start rather than an error once the database is connected.
+        if self.compactor_delta_num_threshold < 1:
+            raise ConfigError("hive.compactor.delta.num.threshold: must be at least 1, got "
+                              f"{self.compactor_delta_num_threshold}")
+        if self.compactor_delta_pct_threshold <= 0:
+            raise ConfigError(f"hive.compactor.delta.pct.threshold: must be above 0, got "
+                              f"{self.compactor_delta_pct_threshold}")
+        for name in ("compactor_aborted_threshold", "compactor_failed_threshold", "compactor_retention_succeeded",
+                     "compactor_retention_failed", "compactor_retention_attempted"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"{key_of(name)}: must not be negative, got {getattr(self, name)}")
         if self.db_idle_in_txn_timeout_s < 0:
             raise ConfigError("metastore.gateway.db.idle.in.transaction.timeout: must be a duration (0: never)")
         try:

@@ -146,7 +146,8 @@ class Database:
         try:
             pool = await asyncpg.create_pool(
                 dsn,
-                min_size=settings.min_size,
+                # datanucleus.connectionPool.maxPoolSize may be below the usual floor (asyncpg refuses min > max).
+                min_size=min(settings.min_size, settings.max_size),
                 max_size=settings.max_size,
                 command_timeout=settings.command_timeout_s,
                 init=_init_connection,

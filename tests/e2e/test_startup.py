@@ -151,3 +151,39 @@ async def test_the_startup_line_hides_a_password_given_as_a_query_parameter(pg_d
     async with running_gateway(dsn) as gw:
         line = startup_line(gw)
     assert "password=***" in line and parts.password not in line
+
+
+def test_a_bad_log_level_metrics_port_or_acquire_timeout_is_one_line() -> None:
+    for argv, env, named in (
+            (("--log-level", "verbose"), {}, "--log-level (MSGW_LOG_LEVEL): 'verbose' is not a log level"),
+            ((), {"MSGW_LOG_LEVEL": "loud"}, "'loud' is not a log level"),
+            (("--conf", "metastore.gateway.metrics.port=70000"), {},
+             "metastore.gateway.metrics.port: 70000 is not a TCP port"),
+            (("--conf", "metastore.gateway.pool.acquire.timeout=0"), {},
+             "metastore.gateway.pool.acquire.timeout: must be a positive duration")):
+        refused = cli("serve", "--port", "0", *argv, env=env)
+        assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+        [line] = our_lines(refused.stderr)
+        assert named in line
+
+
+async def test_a_pool_of_one_connection_serves(pg_dsn: str) -> None:
+    """datanucleus.connectionPool.maxPoolSize=1 is Hive's to allow: below the pool's usual two idle
+    connections, the pool keeps one."""
+    from protos.metastore.v1 import catalog_pb2 as pb
+    from protos.metastore.v1 import transactions_pb2 as tpb
+    from protos.metastore.v1 import transactions_pb2_grpc
+    from tests.conftest import connect, running_gateway
+
+    async with running_gateway(pg_dsn, **{"datanucleus.connectionPool.maxPoolSize": "1"}) as gw:
+        assert gw.database.stats()["max"] == 1
+        client = await connect(f"127.0.0.1:{gw.port}")
+        try:
+            await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="sales")))
+            got = await client.catalog.GetDatabase(pb.GetDatabaseRequest(name="sales"))
+            assert got.database.name == "sales"
+            txns = transactions_pb2_grpc.TransactionsStub(client.channel)
+            txn = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="writer", hostname="h1"))).txn_ids[0]
+            await txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn))
+        finally:
+            await client.channel.close()

@@ -56,3 +56,28 @@ def test_durations_take_hive_suffixes(text: str, seconds: float) -> None:
 ])
 def test_a_dsn_is_shown_without_its_password(dsn: str, shown: str) -> None:
     assert redact_dsn(dsn) == shown
+
+
+@pytest.mark.parametrize("key", [
+    "metastore.gateway.pool.acquire.timeout", "metastore.cached.rawstore.cache.update.frequency",
+    "hive.compactor.check.interval", "hive.compactor.cleaner.run.interval", "hive.compactor.worker.timeout",
+    "hive.compactor.aborted.txn.time.threshold", "hive.compactor.history.reaper.interval",
+])
+def test_durations_that_must_be_positive_refuse_zero(key: str) -> None:
+    with pytest.raises(ConfigError, match=f"{key}: must be a positive duration, got 0s"):
+        load_settings(environ={}, overrides={key: "0s"})
+
+
+def test_other_values_out_of_range_are_bad_settings(tmp_path: Path) -> None:
+    negative = tmp_path / "negative.toml"
+    negative.write_text("metastore.gateway.shutdown.grace = -1\n")
+    with pytest.raises(ConfigError, match="metastore.gateway.shutdown.grace: must not be negative"):
+        load_settings(negative, environ={})
+    assert load_settings(environ={}, overrides={"metastore.gateway.shutdown.grace": "0s"}).shutdown_grace_s == 0
+    for port in ("70000", "-2"):
+        with pytest.raises(ConfigError, match=f"metastore.gateway.metrics.port: {port} is not a TCP port"):
+            load_settings(environ={}, overrides={"metastore.gateway.metrics.port": port})
+    for key, value in (("hive.compactor.delta.num.threshold", "0"), ("hive.compactor.delta.pct.threshold", "0"),
+                       ("hive.compactor.history.retention.failed", "-1")):
+        with pytest.raises(ConfigError, match=key):
+            load_settings(environ={}, overrides={key: value})

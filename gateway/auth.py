@@ -236,7 +236,10 @@ def is_loopback(host: str) -> bool:
 
 
 def grpc_server_credentials(s: Settings) -> grpc.ServerCredentials | None:
-    if not s.tls_cert_file:
+    """gRPC's TLS credentials from the settings' files, checked first by `server_ssl_context`: grpcio
+    does not look at them until it binds, and then answers an unusable certificate or key only with
+    port 0, which would read as a port in use."""
+    if server_ssl_context(s) is None:
         return None
     key, cert = _read(s.tls_key_file, "metastore.gateway.tls.key.file"), _read(s.tls_cert_file,
                                                                                 "metastore.gateway.tls.cert.file")
@@ -244,18 +247,44 @@ def grpc_server_credentials(s: Settings) -> grpc.ServerCredentials | None:
     return grpc.ssl_server_credentials([(key, cert)], root_certificates=ca, require_client_auth=ca is not None)
 
 
-def thrift_ssl_context(s: Settings) -> ssl.SSLContext | None:
+def _no_passphrase() -> str:
+    """An encrypted key is refused (gRPC cannot use one either) rather than OpenSSL prompting for its
+    passphrase on the terminal."""
+    raise ConfigError("metastore.gateway.tls.key.file: the key is encrypted; give an unencrypted PEM key (kept 0600)")
+
+
+def server_ssl_context(s: Settings) -> ssl.SSLContext | None:
+    """The server's TLS context (None without TLS); ConfigError naming the setting whose file will not
+    load: not PEM, not readable, a key that is not the certificate's, a CA bundle without certificates."""
     if not s.tls_cert_file:
         return None
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     try:
-        context.load_cert_chain(s.tls_cert_file, s.tls_key_file)
-        if s.tls_client_ca_file:
-            context.load_verify_locations(s.tls_client_ca_file)
-            context.verify_mode = ssl.CERT_REQUIRED
+        context.load_cert_chain(s.tls_cert_file, s.tls_key_file, password=_no_passphrase)
     except (OSError, ssl.SSLError) as exc:
-        raise ConfigError(f"metastore.gateway.tls.*: cannot load the certificate, key or CA: {exc}") from exc
+        raise ConfigError(
+            f"metastore.gateway.tls.cert.file ({s.tls_cert_file}) and metastore.gateway.tls.key.file "
+            f"({s.tls_key_file}): cannot load the certificate and its key ({_tls_reason(exc)}); both must be PEM "
+            "files this process can read, the key unencrypted and the certificate's own") from exc
+    if s.tls_client_ca_file:
+        try:
+            context.load_verify_locations(s.tls_client_ca_file)
+        except (OSError, ssl.SSLError) as exc:
+            raise ConfigError(f"metastore.gateway.tls.client.ca.file ({s.tls_client_ca_file}): cannot load the CA "
+                              f"certificates ({_tls_reason(exc)}); it must be a readable PEM bundle") from exc
+        context.verify_mode = ssl.CERT_REQUIRED
     return context
+
+
+def thrift_ssl_context(s: Settings) -> ssl.SSLContext | None:
+    """The Thrift port's TLS: the server's context, as gRPC's."""
+    return server_ssl_context(s)
+
+
+def _tls_reason(exc: OSError | ssl.SSLError) -> str:
+    if isinstance(exc, ssl.SSLError):
+        return exc.reason or str(exc)
+    return exc.strerror or str(exc)
 
 
 def _read(path: str, key: str) -> bytes:

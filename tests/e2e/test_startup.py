@@ -187,3 +187,15 @@ async def test_a_pool_of_one_connection_serves(pg_dsn: str) -> None:
             await txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn))
         finally:
             await client.channel.close()
+
+
+def test_a_certificate_that_will_not_load_is_a_bad_setting_not_a_port_in_use(pg_dsn: str, tmp_path: Path) -> None:
+    junk = tmp_path / "not-pem"
+    junk.write_text("not a certificate\n")
+    refused = cli("serve", "--dsn", pg_dsn, "--port", "0", "--conf", "hive.metastore.port=0",
+                  "--conf", f"metastore.gateway.tls.cert.file={junk}",
+                  "--conf", f"metastore.gateway.tls.key.file={junk}")
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+    [line] = our_lines(refused.stderr)
+    assert f"metastore.gateway.tls.cert.file ({junk}) and metastore.gateway.tls.key.file ({junk}): cannot load" in line
+    assert "port is in use" not in line

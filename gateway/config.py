@@ -4,7 +4,8 @@ Keys use Hive's names and defaults where Hive has one (e.g. `hive.txn.timeout`, 
 weakest first: built-in defaults, a TOML file (`--config`), environment variables, flags
 (`--conf key=value`, or the named shorthands of `serve`). An environment variable is the key in
 upper case with dots as underscores, prefixed `MSGW_`: `hive.txn.timeout` -> `MSGW_HIVE_TXN_TIMEOUT`.
-Durations take Hive's suffixes (ms, s, m, h, d; a bare number means seconds): hive/durations.py.
+Durations take Hive's suffixes (ms, s, m, h, d: hive/durations.py); a bare number is in the unit the Hive
+Metastore reads that key's bare numbers in (`_setting`'s `unit`), seconds for the gateway's own keys.
 
 An `MSGW_` variable that names no setting is reported (`load_settings(..., warn=...)`), so a typo
 does not silently leave a default in force. `effective_settings` lists every value with where it
@@ -34,10 +35,11 @@ class ConfigError(ValueError):
     """A setting is unknown or has a value of the wrong shape; the message names the key."""
 
 
-def parse_duration(value: str | int | float, key: str) -> float:
-    """Seconds in a duration setting (hive/durations.py); ConfigError naming `key` otherwise."""
+def parse_duration(value: str | int | float, key: str, bare_unit: str = "s") -> float:
+    """Seconds in a duration setting (hive/durations.py), a bare number in `bare_unit`; ConfigError
+    naming `key` otherwise."""
     try:
-        return durations.parse_duration(value)
+        return durations.parse_duration(value, bare_unit)
     except durations.DurationError:
         raise ConfigError(f"{key}: {value!r} is not a duration (examples: 300s, 100ms, 5m)") from None
 
@@ -48,10 +50,13 @@ def parse_duration(value: str | int | float, key: str) -> float:
 MIN_MESSAGE_BYTES = 4096
 
 
-def _setting(key: str, default: Any, doc: str, kind: str = "", *, secret: bool = False) -> Any:
+def _setting(key: str, default: Any, doc: str, kind: str = "", *, secret: bool = False, unit: str = "s") -> Any:
     """A setting: its Hive-style key, default and help text; `secret` ones may hold a credential and are
-    never shown to a client (Thrift's get_config_value)."""
-    return field(default=default, metadata={"key": key, "doc": doc, "kind": kind, "secret": secret})
+    never shown to a client (Thrift's get_config_value). A duration's `unit` is what a bare number
+    means (hive/durations.py UNITS): Hive's for its keys, where the Hive Metastore reads the key (its
+    MetastoreConf, Hive 3.0 on) or else HiveConf gives it one; seconds for the gateway's own keys."""
+    assert unit in durations.UNITS, unit
+    return field(default=default, metadata={"key": key, "doc": doc, "kind": kind, "secret": secret, "unit": unit})
 
 
 @dataclass(frozen=True)
@@ -168,7 +173,8 @@ class Settings:
     compactor_check_interval_s: float = _setting("hive.compactor.check.interval", 300.0,
                                                  "time between Initiator rounds", "duration")
     compactor_cleaner_interval_s: float = _setting("hive.compactor.cleaner.run.interval", 5.0,
-                                                   "time between Cleaner rounds", "duration")
+                                                   "time between Cleaner rounds (a bare number: milliseconds)",
+                                                   "duration", unit="ms")
     compactor_worker_timeout_s: float = _setting("hive.compactor.worker.timeout", 86400.0,
                                                  "a working compaction without a worker heartbeat this long is "
                                                  "queued again", "duration")
@@ -179,8 +185,8 @@ class Settings:
     compactor_aborted_threshold: int = _setting("hive.compactor.abortedtxn.threshold", 1000,
                                                 "more aborted write ids with files than this: major compaction")
     compactor_aborted_time_s: float = _setting("hive.compactor.aborted.txn.time.threshold", 43200.0,
-                                               "an aborted write id with files older than this: compaction",
-                                               "duration")
+                                               "an aborted write id with files older than this: compaction (a "
+                                               "bare number: hours)", "duration", unit="h")
     compactor_failed_threshold: int = _setting("hive.compactor.initiator.failed.compacts.threshold", 2,
                                                "consecutive failed compactions after which the Initiator stops "
                                                "queueing a partition until a manual one succeeds")
@@ -191,7 +197,8 @@ class Settings:
     compactor_retention_attempted: int = _setting("hive.compactor.history.retention.attempted", 2,
                                                   "did-not-initiate entries kept in history per partition")
     compactor_history_interval_s: float = _setting("hive.compactor.history.reaper.interval", 120.0,
-                                                   "time between compaction history purges", "duration")
+                                                   "time between compaction history purges (a bare number: "
+                                                   "minutes)", "duration", unit="m")
     tls_cert_file: str = _setting("metastore.gateway.tls.cert.file", "",
                                   "PEM server certificate (chain): TLS on gRPC and on the Thrift port when set, with "
                                   "metastore.gateway.tls.key.file")
@@ -295,6 +302,17 @@ class Settings:
                               "metastore.gateway.thrift.enabled=false")
 
 
+def as_hive_writes_it(field_name: str, value: Any) -> str:
+    """A setting's value as Hive writes it in a configuration: booleans lower-case, and durations with
+    their unit (`300s`, `5000ms`), which any reader takes the same way whatever unit it gives bare numbers."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if next(f for f in fields(Settings) if f.name == field_name).metadata.get("kind") == "duration":
+        ms = round(value * 1000)
+        return f"{ms // 1000}s" if ms % 1000 == 0 else f"{ms}ms"
+    return str(value)
+
+
 def key_of(field_name: str) -> str:
     return next(f.metadata["key"] for f in fields(Settings) if f.name == field_name)
 
@@ -332,7 +350,7 @@ def redact_dsn(dsn: str) -> str:
 def _coerce(field_name: str, key: str, raw: Any) -> Any:
     f = next(f for f in fields(Settings) if f.name == field_name)
     if f.metadata.get("kind") == "duration":
-        return parse_duration(raw, key)
+        return parse_duration(raw, key, f.metadata["unit"])
     target: type = type(f.default)
     if target is bool:
         if isinstance(raw, bool):

@@ -67,6 +67,12 @@ def auto_compaction_disabled(table_parameters: Mapping[str, str]) -> bool:
     return any(k.lower() == "no_auto_compaction" and v.strip().lower() == "true" for k, v in table_parameters.items())
 
 
+def _hours_when_bare(text: str) -> float:
+    """Seconds in a compactorthreshold.hive.compactor.aborted.txn.time.threshold: Hive reads a bare
+    number in hours there, as in the setting (HiveConf's TimeValidator(HOURS))."""
+    return durations.parse_duration(text, "h")
+
+
 def thresholds_for(defaults: Thresholds, table_parameters: Mapping[str, str]) -> Thresholds:
     """`defaults` with the table's `compactorthreshold.*` overrides; a malformed one is refused
     with its key (a table property a person typed)."""
@@ -77,7 +83,7 @@ def thresholds_for(defaults: Thresholds, table_parameters: Mapping[str, str]) ->
         if raw is not None:
             try:
                 parsers: dict[str, Callable[[str], float]] = {"int": int, "float": float,
-                                                              "duration": durations.parse_duration}
+                                                              "duration": _hours_when_bare}
                 parsers[kind](raw.strip())
             except (ValueError, durations.DurationError):
                 raise InvalidArgument(f"table property {THRESHOLD_PREFIX}{key}={raw!r} is not a valid {kind}") from None
@@ -91,7 +97,7 @@ def thresholds_for(defaults: Thresholds, table_parameters: Mapping[str, str]) ->
                    delta_num=int(num) if num is not None else defaults.delta_num,
                    delta_pct=float(pct) if pct is not None else defaults.delta_pct,
                    aborted_num=int(aborted) if aborted is not None else defaults.aborted_num,
-                   aborted_age_s=durations.parse_duration(age) if age is not None else defaults.aborted_age_s)
+                   aborted_age_s=_hours_when_bare(age) if age is not None else defaults.aborted_age_s)
 
 
 def decide(facts: PartitionFacts, t: Thresholds, now_s: float) -> Decision:

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from thriftpy2.thrift import TType
 
 from gateway.auth import Ownership, thrift_identity
-from gateway.config import Settings, secret_keys, settings_keys
+from gateway.config import Settings, as_hive_writes_it, secret_keys, settings_keys
 from gateway.thrift import convert
 from gateway.thrift.convert import check_batch, required, stamp_ddl_time
 from gateway.thrift import meta_conf, wire
@@ -126,8 +126,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         field_name = settings_keys().get(key)
         if field_name is None:
             return None
-        value = getattr(self._settings, field_name)
-        return str(value).lower() if isinstance(value, bool) else str(value)
+        return as_hive_writes_it(field_name, getattr(self._settings, field_name))
 
     # -- databases --------------------------------------------------------------------------------
 

@@ -199,3 +199,11 @@ def test_a_certificate_that_will_not_load_is_a_bad_setting_not_a_port_in_use(pg_
     [line] = our_lines(refused.stderr)
     assert f"metastore.gateway.tls.cert.file ({junk}) and metastore.gateway.tls.key.file ({junk}): cannot load" in line
     assert "port is in use" not in line
+
+
+def test_settings_read_a_bare_number_in_the_unit_hive_gives_the_key() -> None:
+    shown = cli("settings", "--json", "--conf", "hive.compactor.cleaner.run.interval=5000",
+                "--conf", "hive.txn.timeout=300")
+    assert shown.returncode == 0, shown.stderr
+    rows = {r["key"]: r["value"] for r in json.loads(shown.stdout)}
+    assert (rows["hive.compactor.cleaner.run.interval"], rows["hive.txn.timeout"]) == (5.0, 300.0)

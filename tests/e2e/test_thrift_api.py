@@ -93,7 +93,7 @@ async def test_fb303_and_session_start_as_spark_does(hms: Thrift) -> None:
     refused = await hms.raises(ht.MetaException, "drop_database", "default", True, True)  # as Hive 2.3.10's
     assert "Can not drop default database" in refused.message
     assert await hms.call("get_databases", "*") == ["default"]
-    assert await hms.call("get_config_value", "hive.txn.timeout", "x") == "300.0"
+    assert await hms.call("get_config_value", "hive.txn.timeout", "x") == "300s"  # with its unit, as Hive
     assert await hms.call("get_config_value", "hive.no.such.key", "fallback") == "fallback"
     # As Hive's: only keys of Hive's families are readable, and never a setting that holds a credential.
     for hidden in ("no.such.key", "javax.jdo.option.ConnectionPassword", "metastore.gateway.dsn"):

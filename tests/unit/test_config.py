@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.config import ConfigError, load_settings, parse_duration, redact_dsn
+from gateway.config import ConfigError, as_hive_writes_it, load_settings, parse_duration, redact_dsn, settings_keys
 
 
 def test_defaults_are_hives() -> None:
@@ -81,3 +81,33 @@ def test_other_values_out_of_range_are_bad_settings(tmp_path: Path) -> None:
                        ("hive.compactor.history.retention.failed", "-1")):
         with pytest.raises(ConfigError, match=key):
             load_settings(environ={}, overrides={key: value})
+
+
+@pytest.mark.parametrize("key, bare, seconds", [
+    ("hive.compactor.cleaner.run.interval", "5000", 5.0),  # HiveConf: TimeValidator(MILLISECONDS)
+    ("hive.compactor.aborted.txn.time.threshold", "12", 43200.0),  # TimeValidator(HOURS)
+    ("hive.compactor.history.reaper.interval", "2", 120.0),  # MetastoreConf: TimeUnit.MINUTES
+    ("hive.txn.timeout", "300", 300.0),  # seconds
+    ("hive.timedout.txn.reaper.start", "100", 100.0),  # MetastoreConf: TimeUnit.SECONDS
+    ("metastore.cached.rawstore.cache.update.frequency", "60", 60.0),
+    ("metastore.gateway.pool.acquire.timeout", "10", 10.0),  # the gateway's own keys: seconds
+])
+def test_a_bare_number_is_in_the_unit_hive_reads_the_key_in(key: str, bare: str, seconds: float) -> None:
+    field_name = settings_keys()[key]
+    assert getattr(load_settings(environ={}, overrides={key: bare}), field_name) == pytest.approx(seconds)
+    # An explicit unit is taken as it is, from the command line as from a TOML number.
+    assert getattr(load_settings(environ={}, overrides={key: "300ms"}), field_name) == pytest.approx(0.3)
+
+
+def test_a_toml_number_is_a_bare_number(tmp_path: Path) -> None:
+    conf = tmp_path / "gateway.toml"
+    conf.write_text("hive.compactor.cleaner.run.interval = 5000\nhive.txn.timeout = 300\n")
+    s = load_settings(conf, environ={})
+    assert (s.compactor_cleaner_interval_s, s.txn_timeout_s) == (5.0, 300.0)
+
+
+def test_durations_are_shown_to_hive_with_their_unit() -> None:
+    assert as_hive_writes_it("compactor_cleaner_interval_s", 5.0) == "5s"
+    assert as_hive_writes_it("compactor_cleaner_interval_s", 0.25) == "250ms"
+    assert as_hive_writes_it("txn_timeout_s", 300.0) == "300s"
+    assert as_hive_writes_it("cache_enabled", True) == "true"

@@ -9,9 +9,10 @@ still warming up answers correctly, only slower; a probe tells "warming up" (NOT
 open) from "down" (port closed). Health is SERVING exactly while the gateway is ready and its
 database answers (gateway/db_health.py).
 
-Stop (idempotent, also in the middle of a prewarm): health NOT_SERVING -> server stop with grace ->
-background tasks cancelled -> pool close (bounded, then terminate) -> detach from the embedded
-PostgreSQL (the last gateway out stops it: gateway/embedded_pg.py).
+Stop (idempotent, also in the middle of a prewarm): health NOT_SERVING -> gRPC and Thrift refuse
+new calls at once, calls under way get one grace, shared -> background tasks cancelled -> pool
+close (bounded, then terminate) -> detach from the embedded PostgreSQL (the last gateway out stops
+it: gateway/embedded_pg.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import logging
 import signal
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Awaitable
 
 import asyncpg
 
@@ -294,10 +296,15 @@ class Gateway:
         self._stopped = True
         if self._server is not None:
             await self._server.set_serving(False)
-        if self._thrift is not None:
-            await self._thrift.stop(self.settings.shutdown_grace_s)
+        # Both protocols at once: each refuses new calls from here on, and one grace (not one each)
+        # bounds the calls under way; each returns as soon as its last call is answered.
+        grace_s = self.settings.shutdown_grace_s
+        servers_stopping: list[Awaitable[None]] = []
         if self._server is not None:
-            await self._server.stop(self.settings.shutdown_grace_s)
+            servers_stopping.append(self._server.stop(grace_s))
+        if self._thrift is not None:
+            servers_stopping.append(self._thrift.stop(grace_s))
+        await asyncio.gather(*servers_stopping)
         for task in self._background:
             task.cancel()
         if self._background:

@@ -88,6 +88,7 @@ class ThriftServer:
         self._server: asyncio.base_events.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
         self._busy: set[asyncio.Task[None]] = set()  # connections with a call under way
+        self._stopping = False  # stop() began: no new connection, no new call
         self.port = 0
 
     @property
@@ -101,18 +102,27 @@ class ThriftServer:
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def stop(self, grace_s: float = 2.0) -> None:
-        """Stop accepting, close idle connections at once, let calls under way finish within
-        `grace_s`, then close the rest."""
+        """Refuse new connections and new calls, close idle connections at once, and return as soon
+        as the calls under way are answered (each connection closes after its reply), or after
+        `grace_s`, when the rest are cancelled."""
         if self._server is None:
             return
+        self._stopping = True
         self._server.close()
         for task in self._connections - self._busy:
             task.cancel()
         tasks = list(self._connections)
-        if tasks:
-            _, pending = await asyncio.wait(tasks, timeout=grace_s)
-            for task in pending:
-                task.cancel()
+        try:
+            if tasks:
+                _, pending = await asyncio.wait(tasks, timeout=grace_s)
+                for task in pending:
+                    task.cancel()
+        finally:
+            # Also when stop() itself is cancelled: no connection outlives it. Each cancelled one
+            # ends at its next await, so this wait is short.
+            for task in tasks:
+                if not task.done():
+                    task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
         await self._server.wait_closed()
         self._server = None
@@ -125,6 +135,9 @@ class ThriftServer:
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
+        if self._stopping:  # accepted by the kernel before stop() closed the listener
+            writer.close()
+            return
         if len(self._connections) >= self._settings.max_connections:
             _log.warning("thrift: refused a connection from %s: %d connections open "
                          "(hive.metastore.server.max.threads)",
@@ -181,6 +194,8 @@ class ThriftServer:
                     return  # the client closed the connection
                 buffer += chunk
                 continue
+            if self._stopping:
+                return  # a whole message but stop() began: refused, as on a new connection
             start = 4 if self._settings.framed else 0
             message = bytes(buffer[start:length])
             del buffer[:length]
@@ -203,6 +218,8 @@ class ThriftServer:
                     await writer.drain()
             finally:
                 self._busy.discard(task)
+            if self._stopping:
+                return  # the call under way is answered; stop() waits for no other on this connection
 
     def _complete(self, buffer: bytearray, scanner: MessageScanner) -> int | None:
         """The length of the first whole message in `buffer` (with its frame header), or None."""

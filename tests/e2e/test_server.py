@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import asyncpg
@@ -10,11 +11,14 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from thriftpy2.transport import TTransportException
 
 from gateway.app import Gateway, migrate_database
+from gateway.thrift.idl import hms
 from protos.metastore.v1 import catalog_pb2 as pb
 from store.errors import SchemaMismatch
 from tests.conftest import GatewayClient, GatewayProcess, connect, gateway_settings
+from tests.thrift_client import ThriftClient
 
 
 async def test_health_reports_serving_for_every_service(gateway: GatewayClient) -> None:
@@ -93,3 +97,47 @@ async def test_inflight_calls_finish_within_the_grace_period(pg_dsn: str) -> Non
     assert reply.database.description == "finished during shutdown" and reply.event_id > 0
     await asyncio.wait_for(stopping, 10)
     await client.channel.close()
+
+
+async def test_shutdown_with_a_thrift_call_in_flight(pg_dsn: str) -> None:
+    """Once stop() begins, both protocols refuse new calls at once (gRPC's server is not left open
+    while Thrift drains), the Thrift call under way is answered and its connection then closed (no
+    second call on it), and stop() returns when that call ends, not after the grace."""
+    gw = Gateway(gateway_settings(pg_dsn, **{"metastore.gateway.shutdown.grace": "6s"}))
+    await gw.start()
+    client = await connect(f"127.0.0.1:{gw.port}")
+    thrift = ThriftClient(gw.thrift_port)
+    blocker = await asyncpg.connect(pg_dsn)
+    stopping: asyncio.Future[None] | None = None
+    try:
+        await thrift("create_database", hms.Database(name="db", description="", parameters={}))
+        blocking = blocker.transaction()
+        await blocking.start()
+        await blocker.execute("SELECT 1 FROM dbs WHERE name = 'db' FOR UPDATE")  # alter_database waits on this row
+        inflight = asyncio.ensure_future(thrift("alter_database", "db", hms.Database(
+            name="db", description="finished during shutdown", parameters={})))
+        await asyncio.sleep(0.5)
+        assert not inflight.done()
+        started = time.monotonic()
+        stopping = asyncio.ensure_future(gw.stop())
+        await asyncio.sleep(0.3)
+        with pytest.raises(grpc.aio.AioRpcError):  # refused while the Thrift call is still under way
+            await client.catalog.ListDatabases(pb.ListDatabasesRequest(), timeout=2)
+        assert not inflight.done()
+        await blocking.rollback()
+        await asyncio.wait_for(inflight, 5)  # answered
+        with pytest.raises((TTransportException, ConnectionError)):  # not served: the gateway closed the connection
+            await asyncio.wait_for(thrift("get_all_databases"), 2)
+        await asyncio.wait_for(stopping, 20)
+        took = time.monotonic() - started
+        assert took < 3.0, f"stop() took {took:.2f}s with a 6s grace, though its last call ended at once"
+    finally:
+        await blocker.close()  # a failed assertion must not leave the call waiting on the row for good
+        thrift.close()
+        await client.channel.close()
+        await asyncio.wait_for(stopping if stopping is not None else gw.stop(), 20)
+    conn = await asyncpg.connect(pg_dsn)
+    try:
+        assert await conn.fetchval("SELECT description FROM dbs WHERE name = 'db'") == "finished during shutdown"
+    finally:
+        await conn.close()

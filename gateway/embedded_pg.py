@@ -24,6 +24,10 @@ module drives `initdb` and `pg_ctl` from the wheel directly:
   gateway starting meanwhile waits and then starts a fresh server. The kernel drops a dead
   process's lock, so a kill -9 leaves no stale registration. `metastore-gateway postgres start`
   pins the server (`<data dir>/postgres.pinned`): gateways then never stop it; `postgres stop` does.
+  Gateways starting at once take turns for the start-up steps (initdb, the running check, pg_ctl
+  start, the database) under an exclusive flock on `<data dir>/startup.lock`, held only for them:
+  the first initialises and starts the server, the next finds it running and uses it, where both
+  would otherwise run initdb or pg_ctl start and one would fail.
   Why this and not "only `postgres start|stop` own it": `make run` stays one command, and a
   gateway that is stopped (Ctrl-C) while another serves no longer pulls the database away from it.
 """
@@ -56,6 +60,12 @@ DATABASE = "metastore"
 PASSWORD_FILE = "postgres.password"
 PIN_FILE = "postgres.pinned"
 LOCK_FILE = "gateways.lock"
+STARTUP_LOCK_FILE = "startup.lock"
+ATTACH_TIMEOUT_S = 120.0  # a last gateway out stopping the server
+INITDB_TIMEOUT_S = 120.0
+STATUS_TIMEOUT_S = 15.0
+PSQL_TIMEOUT_S = 60.0
+RELOAD_TIMEOUT_S = 30.0
 # pg_hba.conf: every connection authenticates with the password; no trust, no peer.
 HBA = """# Written by metastore-gateway (gateway/embedded_pg.py): password authentication only.
 local all all scram-sha-256
@@ -196,6 +206,13 @@ class EmbeddedPostgres:
         """The superuser's password (for clients that cannot take a DSN, such as JDBC)."""
         return self._password or self._read_password()
 
+    @property
+    def startup_steps_timeout_s(self) -> float:
+        """The longest start()'s steps under the start-up lock may take, each bounded by its own time-out:
+        initdb, pg_ctl status, pg_ctl start, closing a legacy cluster (psql, reload), the database (two psql)."""
+        return (INITDB_TIMEOUT_S + STATUS_TIMEOUT_S + self.start_timeout_s + 10 + PSQL_TIMEOUT_S + RELOAD_TIMEOUT_S
+                + 2 * PSQL_TIMEOUT_S)
+
     def dsn(self, database: str = DATABASE) -> str:
         return (f"postgresql://{SUPERUSER}:{self.password}@/{database}?host={self.socket_dir}&port={self.port}")
 
@@ -210,18 +227,22 @@ class EmbeddedPostgres:
             self._install = _install_for_system_user()
         self._attach()
         try:
-            if not (self.pgdata / "PG_VERSION").exists():
-                self._initdb()
-            running = self._is_running()
-            if not running:
-                self.pg_ctl_start()
-                self._started_here = True
-            else:
-                _log.info("using the PostgreSQL server already running on %s", self.pgdata)
-            if not self.password_file.exists():
-                self._close_legacy_cluster()
-            self._password = self._read_password()
-            self._ensure_database()
+            startup = self._take_startup_lock()
+            try:
+                if not (self.pgdata / "PG_VERSION").exists():
+                    self._initdb()
+                running = self._is_running()
+                if not running:
+                    self.pg_ctl_start()
+                    self._started_here = True
+                else:
+                    _log.info("using the PostgreSQL server already running on %s", self.pgdata)
+                if not self.password_file.exists():
+                    self._close_legacy_cluster()
+                self._password = self._read_password()
+                self._ensure_database()
+            finally:
+                os.close(startup)  # closing the file drops the lock: the next gateway finds the server running
         except BaseException:
             self._detach()
             raise
@@ -311,7 +332,7 @@ class EmbeddedPostgres:
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _attach(self, timeout_s: float = 120.0) -> None:
+    def _attach(self, timeout_s: float = ATTACH_TIMEOUT_S) -> None:
         """Take the shared lock; wait (bounded) while a last gateway out is stopping the server."""
         if self._attached is not None:
             return
@@ -329,6 +350,28 @@ class EmbeddedPostgres:
                         "server, or `metastore-gateway postgres stop`); try again") from None
                 time.sleep(0.1)
         self._attached = fd
+
+    def _take_startup_lock(self) -> int:
+        """The start-up lock's fd, held exclusively; waits (bounded) while another gateway starts up.
+        Taken after attaching (the shared lock), never the other way round, so no two wait on each other."""
+        timeout_s = self.startup_steps_timeout_s  # the holder's steps end by then, or it dies and the kernel drops it
+        deadline = time.monotonic() + timeout_s
+        fd = os.open(self.data_dir / STARTUP_LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return fd
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise EmbeddedPostgresError(
+                            f"{self.data_dir / STARTUP_LOCK_FILE} stayed locked for {timeout_s:.0f}s: another "
+                            "gateway is starting PostgreSQL on this data directory and has not finished; try again"
+                        ) from None
+                    time.sleep(0.05)
+        except BaseException:
+            os.close(fd)
+            raise
 
     def _detach(self) -> None:
         fd, self._attached = self._attached, None
@@ -366,13 +409,14 @@ class EmbeddedPostgres:
         self._psql("postgres", f"ALTER USER {SUPERUSER} PASSWORD '{password}'", password="")
         self._write_password(password)
         self._write_hba()
-        self._run(["pg_ctl", "-D", str(self.pgdata), "reload"], timeout=30)
+        self._run(["pg_ctl", "-D", str(self.pgdata), "reload"], timeout=RELOAD_TIMEOUT_S)
 
     def _psql(self, database: str, command: str, *, password: str | None = None,
               check: bool = True) -> subprocess.CompletedProcess[str]:
         return self._run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", str(self.socket_dir), "-p",
-                          str(self.port), "-U", SUPERUSER, "-d", database, "-tA", "-c", command], timeout=60,
-                         check=check, env={"PGPASSWORD": self._password if password is None else password})
+                          str(self.port), "-U", SUPERUSER, "-d", database, "-tA", "-c", command],
+                         timeout=PSQL_TIMEOUT_S, check=check,
+                         env={"PGPASSWORD": self._password if password is None else password})
 
     def _run(self, argv: list[str], *, timeout: float, check: bool = True,
              env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -412,12 +456,12 @@ class EmbeddedPostgres:
             pwfile.write(password + "\n")
             pwfile.flush()
             self._run(["initdb", "-D", str(self.pgdata), "-U", SUPERUSER, "--auth=scram-sha-256",
-                       f"--pwfile={pwfile.name}", "--encoding=UTF8", "--locale=C"], timeout=120)
+                       f"--pwfile={pwfile.name}", "--encoding=UTF8", "--locale=C"], timeout=INITDB_TIMEOUT_S)
         self._write_hba()
         self._write_password(password)
 
     def _is_running(self) -> bool:
-        result = self._run(["pg_ctl", "-D", str(self.pgdata), "status"], timeout=15, check=False)
+        result = self._run(["pg_ctl", "-D", str(self.pgdata), "status"], timeout=STATUS_TIMEOUT_S, check=False)
         return result.returncode == 0
 
     def pg_ctl_start(self) -> None:

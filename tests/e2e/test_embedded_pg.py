@@ -7,6 +7,7 @@ test switches to `nobody` with runuser (or setpriv); it needs root for that, as 
 
 from __future__ import annotations
 
+import concurrent.futures
 import io
 import json
 import os
@@ -15,6 +16,7 @@ import shutil
 import stat
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 from typing import Iterator
 
@@ -183,3 +185,39 @@ def test_postgres_stop_force_and_status_of_an_empty_directory(data_dir: Path) ->
         assert gateway.status()["running"] is False
     finally:
         gateway.stop()  # detaches; nothing left to stop
+
+
+def _start_at_once(*servers: EmbeddedPostgres) -> list[BaseException | None]:
+    """Each server's start() in its own thread, released together; each one's error (None: it started)."""
+    barrier = threading.Barrier(len(servers))
+
+    def start(pg: EmbeddedPostgres) -> str:
+        barrier.wait(timeout=60)
+        return pg.start()
+
+    with concurrent.futures.ThreadPoolExecutor(len(servers)) as pool:
+        futures = [pool.submit(start, pg) for pg in servers]
+        return [future.exception(timeout=300) for future in futures]
+
+
+@pytest.mark.parametrize("initialised", [True, False], ids=["stopped-cluster", "fresh-data-dir"])
+async def test_two_gateways_starting_at_once_on_one_data_dir(data_dir: Path, initialised: bool) -> None:
+    if initialised:
+        first = _pg(data_dir)
+        first.start()
+        first.stop()
+        assert first.status()["running"] is False
+    gateways = [_pg(data_dir), _pg(data_dir)]
+    try:
+        errors = _start_at_once(*gateways)
+        assert errors == [None, None]  # before: one of them ran pg_ctl start (or initdb) beside the other
+        for pg in gateways:  # one server, and both use it
+            conn = await asyncpg.connect(pg.dsn(), timeout=10)
+            assert await conn.fetchval("SELECT 1") == 1
+            await conn.close()
+        assert gateways[0].password == gateways[1].password
+    finally:
+        for pg in gateways:
+            pg.stop()
+    assert gateways[0].status()["running"] is False  # and the last one out stopped it
+

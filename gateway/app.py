@@ -76,6 +76,7 @@ class Gateway:
     dsn: str = ""
     port: int = 0
     _pg: EmbeddedPostgres | None = field(default=None, init=False)
+    _pg_starting: asyncio.Future[str] | None = field(default=None, init=False)  # its start() in a thread
     _db: Database | None = field(default=None, init=False)
     _server: GrpcServer | None = field(default=None, init=False)
     _thrift: ThriftServer | None = field(default=None, init=False)
@@ -287,8 +288,24 @@ class Gateway:
         self.data_dir = data_dir_of(self.settings)
         self._pg = EmbeddedPostgres(self.data_dir,
                                     settings=dict(UNSAFE_FAST_SETTINGS) if self.settings.embedded_unsafe_fast else {})
-        # Shielded: a start cancelled by Ctrl-C still finishes (and attaches), so stop() can detach.
-        return await asyncio.shield(asyncio.to_thread(self._pg.start))
+        # Shielded: a start cancelled by Ctrl-C still finishes in its thread (and attaches), and stop()
+        # waits for it before it detaches (_wait_for_embedded_start).
+        self._pg_starting = asyncio.ensure_future(asyncio.to_thread(self._pg.start))
+        return await asyncio.shield(self._pg_starting)
+
+    async def _wait_for_embedded_start(self) -> None:
+        """Wait (bounded by the start's own time-outs) for a start of the embedded PostgreSQL still under
+        way in its thread: stopped beside initdb or pg_ctl start, the server would be stopped before it
+        runs, then started by the thread with no gateway attached, and left running for good."""
+        starting, pg = self._pg_starting, self._pg
+        if starting is None or starting.done() or pg is None:
+            return
+        _log.info("waiting for the embedded PostgreSQL's start in %s to finish before stopping it", pg.data_dir)
+        _, pending = await asyncio.wait([starting], timeout=pg.start_timeout_bound_s)
+        if pending:
+            _log.warning("the embedded PostgreSQL's start in %s did not finish within %.0fs; the server may be left "
+                         "running (`metastore-gateway postgres status`, `postgres stop`)", pg.data_dir,
+                         pg.start_timeout_bound_s)
 
     async def stop(self) -> None:
         if self._stopped:
@@ -313,6 +330,7 @@ class Gateway:
         if self._db is not None:
             await self._db.close()
         if self._pg is not None:
+            await self._wait_for_embedded_start()
             await asyncio.to_thread(self._pg.stop)
 
 

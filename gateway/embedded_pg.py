@@ -213,6 +213,12 @@ class EmbeddedPostgres:
         return (INITDB_TIMEOUT_S + STATUS_TIMEOUT_S + self.start_timeout_s + 10 + PSQL_TIMEOUT_S + RELOAD_TIMEOUT_S
                 + 2 * PSQL_TIMEOUT_S)
 
+    @property
+    def start_timeout_bound_s(self) -> float:
+        """The longest start() may take: attaching, waiting for another gateway's start-up steps, its own,
+        and a margin for creating the system user and copying the binaries on first use."""
+        return ATTACH_TIMEOUT_S + 2 * self.startup_steps_timeout_s + 60
+
     def dsn(self, database: str = DATABASE) -> str:
         return (f"postgresql://{SUPERUSER}:{self.password}@/{database}?host={self.socket_dir}&port={self.port}")
 

@@ -13,10 +13,13 @@ import json
 import os
 import pwd
 import shutil
+import signal
 import stat
 import subprocess
+import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -221,3 +224,24 @@ async def test_two_gateways_starting_at_once_on_one_data_dir(data_dir: Path, ini
             pg.stop()
     assert gateways[0].status()["running"] is False  # and the last one out stopped it
 
+
+def test_sigterm_while_the_embedded_postgres_starts_leaves_no_server_running(data_dir: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MSGW_")}
+    gateway = subprocess.Popen([sys.executable, "-m", "gateway.cli", "serve", "--data-dir", str(data_dir), "--port",
+                                "0", "--conf", "hive.metastore.port=0", "--loop", "asyncio"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not (data_dir / "pgdata").exists():  # made just before initdb runs, which takes longer than the stop
+            assert gateway.poll() is None and time.monotonic() < deadline
+            time.sleep(0.005)
+        gateway.send_signal(signal.SIGTERM)
+        out, _ = gateway.communicate(timeout=300)
+        assert gateway.returncode == 0 and "stopped during start-up" in out, out
+        time.sleep(1)  # before: the start finished in its thread after the stop, and its server stayed up
+        status = EmbeddedPostgres(data_dir).status()
+        assert status["running"] is False, status
+    finally:
+        if gateway.poll() is None:
+            gateway.kill()
+            gateway.wait(timeout=30)

@@ -53,12 +53,16 @@ _SECURITY_FLAGS = (
 )
 
 
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")  # Python's, each with a Spark equivalent
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m pipeline", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--address", help=f"gateway host:port (else {ADDRESS_CONF}, else METASTORE_GATEWAY_ADDRESS)")
     parser.add_argument("--master", help="Spark master when not under spark-submit (default local[2])")
-    parser.add_argument("--log-level", default="WARNING", help="Python logging level (and Spark's, once started)")
+    parser.add_argument("--log-level", default="WARNING", type=str.upper, choices=LOG_LEVELS,
+                        help="Python logging level (and Spark's, once started)")
     for flag, key, env, what in _SECURITY_FLAGS:
         parser.add_argument(flag, help=f"{what} (else {key}, else {env})")
     sub = parser.add_subparsers(dest="command", required=True)

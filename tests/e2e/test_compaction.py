@@ -603,3 +603,29 @@ async def test_an_aborted_write_id_in_a_directory_beside_committed_ones_stays_li
     assert spanning.exists()
     assert await _fetch(pg_dsn, f"SELECT write_id FROM txn_to_write_id WHERE txn_id = {aborted_txn}") == [(aborted_w,)]
     assert (await _read_now(world, "a"))[1].is_write_id_aborted(aborted_w)
+
+
+async def test_a_gateways_cleaner_loop_ends_aborted_writes_by_its_settings(pg_dsn: str, tmp_path: Path) -> None:
+    """The abort clean-up runs in the Cleaner's loop of a gateway started with Hive's keys (the
+    thresholds, hive.txn.timeout and the Cleaner's interval from the settings): an aborted write's
+    delta goes and its write id stops being listed, with nothing called by hand."""
+    gw = Gateway(gateway_settings(pg_dsn, **{
+        "hive.compactor.initiator.on": "false", "hive.compactor.cleaner.run.interval": "100ms",
+        "hive.compactor.abortedtxn.threshold": "0", "hive.txn.timeout": "1s"}))
+    await gw.start()
+    client = await connect(f"127.0.0.1:{gw.port}")
+    try:
+        await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+        await client.catalog.CreateTable(pb.CreateTableRequest(table=table(
+            "db", "t", keys=(("p", "string"),), transactional=True, location=f"file://{tmp_path}/t")))
+        world = World(gw, client.catalog, transactions_pb2_grpc.TransactionsStub(client.channel),
+                      compaction_pb2_grpc.CompactorStub(client.channel), tmp_path)
+        _, _, kept = await world.write("a")
+        _, aborted_w, aborted_dir = await world.write("a", commit=False)
+        async with asyncio.timeout(20):  # hive.txn.timeout after the abort, then a round of the loop
+            while aborted_dir.exists() or (await _read_now(world, "a"))[1].is_write_id_aborted(aborted_w):
+                await asyncio.sleep(0.1)
+        assert kept.exists() and (await _read_now(world, "a"))[2] == [kept.name]
+    finally:
+        await client.channel.close()
+        await gw.stop()

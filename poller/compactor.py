@@ -270,7 +270,7 @@ class Compactor:
         if (last is not None and table.write_ids <= last[0] and not table.compaction_txns
                 and now - last[1] < self.settings.check_interval_s):
             return Outcome([])
-        roots = [(r.location, r.depth) for r in await aborted_writes.roots(conn, table.table_id)]
+        roots = await aborted_writes.roots(conn, table.table_id)
         try:
             sweep = await asyncio.to_thread(files.sweep_aborted, roots, table.write_ids, table.compaction_txns)
         except (OSError, ValueError) as exc:

@@ -19,6 +19,7 @@ from typing import Mapping, Sequence
 
 from hive.writeids import LONG_MAX, ValidTxnList, ValidWriteIdList
 from pipeline.acid import choose_dirs, dir_files, local_path, parse_acid_dir, recorded_originals, staging_write_id
+from store.aborted_writes import TableRoot
 from store.compaction_policy import PartitionFacts
 
 
@@ -108,10 +109,10 @@ class AbortedSweep:
     held_txns: frozenset[int] = frozenset()  # of the compaction txns, those whose output is still there
 
 
-def sweep_aborted(roots: Sequence[tuple[str, int]], aborted: frozenset[int],
+def sweep_aborted(roots: Sequence[TableRoot], aborted: frozenset[int],
                   compaction_txns: frozenset[int] = frozenset()) -> AbortedSweep:
-    """Delete the ACID directories under `roots` ((location, levels of partition directories below
-    it)) that hold only write ids of `aborted`, or are the output of one of the aborted
+    """Delete the ACID directories under `roots` (each a location and the levels of partition
+    directories below it) that hold only write ids of `aborted`, or are the output of one of the aborted
     `compaction_txns`, and say which of those ids and txns a directory still holds.
 
     A delta's or a writer's base_N's write ids are its name's range. Another directory with a
@@ -155,8 +156,8 @@ def sweep_aborted(roots: Sequence[tuple[str, int]], aborted: frozenset[int],
             else:
                 held.update(hit)
 
-    for location, depth in roots:
-        look(local_path(location), depth)
+    for root in roots:
+        look(local_path(root.location), root.depth)
     removed = set(remove([path for path, _, _ in removable] + staging))
     kept = [(hit, txn) for path, hit, txn in removable if path not in removed]
     return AbortedSweep(tuple(sorted(removed)), frozenset(held.union(*(hit for hit, _ in kept))),

@@ -36,6 +36,7 @@ from pipeline.client.errors import CommitOutcomeUnknown, GatewayError, TxnAborte
 from pipeline.client.snapshot import Snapshot, TableSnapshot, full_table_name
 from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import transactions_pb2 as tpb
+from hive.backoff import Backoff
 from hive.clock import SYSTEM_CLOCK, ThreadClock
 from hive.lock_rules import Statement
 
@@ -67,6 +68,7 @@ class HeartbeatKeeper:
         self.beats = 0
         self.failures = 0
         self._failing = 0  # failed beats since the last one that went through
+        self._retry_waits = Backoff(initial_s=min(1.0, interval_s / 10), max_s=interval_s)
 
     def start(self) -> HeartbeatKeeper:
         self._thread.start()
@@ -93,7 +95,7 @@ class HeartbeatKeeper:
         interval, if shorter), doubling, at most an interval."""
         if not self._failing:
             return self.interval_s
-        return min(self.interval_s, min(1.0, self.interval_s / 10) * 2 ** (self._failing - 1))
+        return self._retry_waits.delay(self._failing - 1)
 
     def beat_once(self) -> bool:
         """One heartbeat; True when the txn turned out aborted (the keeper is then done)."""

@@ -24,6 +24,7 @@ from protos.metastore.v1 import locks_pb2 as lpb
 from hive.lock_rules import Statement
 from hive.writeids import ValidWriteIdList
 from tests.conftest import REPO
+from tests.rpc_errors import deadline_exceeded, unavailable
 from tests.spark.conftest import create_table, start_gateway
 
 pytestmark = pytest.mark.spark
@@ -34,14 +35,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-class _Unavailable(grpc.RpcError):
-    def code(self) -> grpc.StatusCode:
-        return C.UNAVAILABLE
-
-    def details(self) -> str:
-        return "connection refused"
 
 
 def test_config_comes_from_argument_then_spark_conf_then_environment() -> None:
@@ -67,7 +60,7 @@ def test_config_comes_from_argument_then_spark_conf_then_environment() -> None:
 
 def test_only_unavailable_is_retried_with_growing_backoff() -> None:
     sleeps: list[float] = []
-    answers: list[object] = [_Unavailable(), _Unavailable(), "ok"]
+    answers: list[object] = [unavailable(), unavailable(), "ok"]
 
     def call() -> object:
         answer = answers.pop(0)
@@ -79,7 +72,7 @@ def test_only_unavailable_is_retried_with_growing_backoff() -> None:
     assert call_with_retry(call, method="M", address="a:1", backoff=backoff, sleep=sleeps.append) == "ok"
     assert sleeps == [0.1, 0.15]
     with pytest.raises(GatewayUnavailable, match="4 attempts"):
-        call_with_retry(lambda: (_ for _ in ()).throw(_Unavailable()), method="M", address="a:1", backoff=backoff,
+        call_with_retry(lambda: (_ for _ in ()).throw(unavailable()), method="M", address="a:1", backoff=backoff,
                         sleep=lambda s: None)
 
 
@@ -198,16 +191,8 @@ class _StalledHeartbeats:
         if self.stalls > 0:
             self.stalls -= 1
             time.sleep(timeout or 0)
-            raise _Stalled()
+            raise deadline_exceeded()
         return self.real.Heartbeat(request, timeout=timeout)
-
-
-class _Stalled(grpc.RpcError):
-    def code(self) -> grpc.StatusCode:
-        return grpc.StatusCode.DEADLINE_EXCEEDED
-
-    def details(self) -> str:
-        return "Deadline Exceeded"
 
 
 def test_one_stalled_heartbeat_does_not_let_the_reaper_abort_the_txn(pg_dsn: str, tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import grpc
 import pytest
 
 pytest.importorskip("pyspark", reason="pyspark is in the dev extra: pip install -e '.[dev]'")  # the jobs import it
@@ -22,6 +21,7 @@ from protos.metastore.v1 import catalog_pb2 as pb  # noqa: E402
 from protos.metastore.v1 import locks_pb2 as lpb  # noqa: E402
 from protos.metastore.v1 import transactions_pb2 as tpb  # noqa: E402
 from hive.writeids import ValidWriteIdList  # noqa: E402
+from tests.rpc_errors import deadline_exceeded  # noqa: E402
 from tests.spark.conftest import create_table  # noqa: E402
 
 pytestmark = pytest.mark.spark
@@ -190,16 +190,6 @@ def test_write_job_whose_txn_is_aborted_meanwhile_is_cancelled_and_leaves_nothin
         _no_open_txns_or_locks(client)
 
 
-class _LostReply(grpc.RpcError):
-    """What a client sees when a call's answer never comes."""
-
-    def code(self) -> grpc.StatusCode:
-        return grpc.StatusCode.DEADLINE_EXCEEDED
-
-    def details(self) -> str:
-        return "Deadline Exceeded"
-
-
 class _Txns:
     """The job's Transactions stub, with CommitTxn's answers lost: after the commit reached the
     gateway (`reached`), or before (`not reached`); AbortTxns' answers lost too with `lose_aborts`."""
@@ -215,11 +205,11 @@ class _Txns:
         self.commits += 1
         if self.commit_reaches:
             self.real.CommitTxn(request, timeout=timeout)
-        raise _LostReply()
+        raise deadline_exceeded()  # the answer never came
 
     def AbortTxns(self, request: Any, timeout: float | None = None) -> Any:  # noqa: N802
         if self.lose_aborts:
-            raise _LostReply()
+            raise deadline_exceeded()  # the answer never came
         return self.real.AbortTxns(request, timeout=timeout)
 
 

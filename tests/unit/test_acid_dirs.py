@@ -11,6 +11,7 @@ import pytest
 from hive.writeids import LONG_MAX, ValidTxnList, ValidWriteIdList
 from pipeline.acid import NotEnoughHistory, choose_dirs, entry_files, record_originals, visible_files
 from pipeline.compactor.worker import NothingToCompact, plan
+from store.aborted_writes import TableRoot
 from poller.compactor_files import cleaner_view, obsolete_dirs, partition_facts, remove, sweep_aborted
 
 
@@ -159,8 +160,9 @@ def test_the_aborted_writes_sweep_deletes_what_only_aborted_writes_made_and_name
     for d in only_aborted + kept:
         d.mkdir(parents=True)
         (d / "part-00000.parquet").write_bytes(b"x")
-    sweep = sweep_aborted([(f"file://{table}", 2), (str(elsewhere), 0), (str(table / "a=1" / "b=x"), 0),
-                           (str(tmp_path / "never-made"), 0)], frozenset({4, 6, 9}), frozenset({77}))
+    sweep = sweep_aborted([TableRoot(f"file://{table}", 2), TableRoot(str(elsewhere), 0),
+                           TableRoot(str(table / "a=1" / "b=x"), 0), TableRoot(str(tmp_path / "never-made"), 0)],
+                          frozenset({4, 6, 9}), frozenset({77}))
     assert sorted(sweep.removed) == sorted(str(d) for d in only_aborted)
     assert not any(d.exists() for d in only_aborted) and all(d.exists() for d in kept)
     assert sweep.held == {9}  # delta_8_9 holds 9 beside a committed write id: listed until compacted

@@ -14,14 +14,7 @@ import pytest
 from pipeline.client import ClientConfig, GatewayClient, HeartbeatKeeper, TxnAborted
 from protos.metastore.v1 import transactions_pb2 as tpb
 from tests.clock import FakeClock, eventually
-
-
-class Unreachable(grpc.RpcError):
-    def code(self) -> grpc.StatusCode:
-        return grpc.StatusCode.UNAVAILABLE
-
-    def details(self) -> str:
-        return "connection refused"
+from tests.rpc_errors import unavailable
 
 
 class FakeTxns:
@@ -76,7 +69,7 @@ def test_beats_once_per_interval_until_stopped() -> None:
 def test_a_failed_beat_is_retried_soon_not_a_whole_interval_later() -> None:
     """The txn lives hive.txn.timeout (two intervals) after its last beat: after a failed beat, the
     next comes after 1 s, 2 s, 4 s ... (an interval later, the reaper could win the race)."""
-    txns, clock = FakeTxns(Unreachable(), Unreachable(), tpb.HeartbeatResponse()), FakeClock()
+    txns, clock = FakeTxns(unavailable(), unavailable(), tpb.HeartbeatResponse()), FakeClock()
     keeper = _keeper(txns, clock).start()
     eventually(lambda: clock.waiting_threads == 1)
     _tick(keeper, clock)

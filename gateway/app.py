@@ -110,7 +110,8 @@ class Gateway:
                 idle_in_transaction_timeout_s=s.db_idle_in_txn_timeout_s, max_message_bytes=s.max_message_bytes))
             catalog = CatalogStore(self._db, warehouse_dir=s.warehouse_dir,
                                    check_column_types=s.disallow_incompatible_col_type_changes,
-                                   partition_values=whitelist_pattern(s.partition_name_whitelist_pattern))
+                                   partition_values=whitelist_pattern(s.partition_name_whitelist_pattern),
+                                   creator_wait_s=s.txn_timeout_s)
             if await catalog.create_default_database():
                 _log.info("created Hive's default database at %s", s.warehouse_dir)
             # Hive's metastore start-up rule: the users of hive.users.in.admin.role hold the role admin.

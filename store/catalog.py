@@ -618,6 +618,47 @@ async def _check_partitions_not_in_flight(conn: asyncpg.Connection, table: Table
         raise _conflict(f"partition {row['part_name']} of {table.full_name}", row["txn_id"], row["state"], txn_id)
 
 
+class CreatorInFlight(Exception):
+    """An add found a partition whose latest version another txn, still open, wrote: it
+    exists only if that txn commits. Raised inside the write's transaction (rolled back: nothing
+    added), for the caller to wait for `holder` to end and add again (CatalogStore.add_partitions)."""
+
+    def __init__(self, holder: int, what: str, txn_id: int) -> None:
+        super().__init__(f"{what} was written by txn {holder}, which is still open")
+        self.holder = holder
+        self.what = what
+        self.txn_id = txn_id
+
+    def conflict(self) -> WriteConflict:
+        """What the add answers once it has waited long enough: a write-write conflict."""
+        return _conflict(self.what, self.holder, "o", self.txn_id)
+
+    def deadlock(self) -> WriteConflict:
+        """What it answers when `holder` waits for this txn in turn (store/txn_waits.py)."""
+        return WriteConflict(f"write conflict: {self.what} was written by txn {self.holder}, which is still open "
+                             f"and waits for txn {self.txn_id} (each would wait for the other)", self.txn_id)
+
+
+async def _check_concurrent_adds(conn: asyncpg.Connection, table: Table, names: Sequence[str],
+                                   inserted: set[str], txn_id: int) -> None:
+    """Hive's outcome for two txns adding one new partition (two INSERTs into it both commit in
+    Hive: each adds it unless it exists) under txn `txn_id`. A name this add inserted conflicts with
+    any other txn's in-flight write of it (a drop not yet committed: the new partition would race
+    it). A name it found already there exists (skipped by an add-if-absent, AlreadyExists
+    otherwise) when no txn in flight wrote it, or when the one that did committed after this txn
+    started: this add writes nothing to it, so first-committer-wins has nothing to judge. Written by
+    an open txn, it exists only if that txn commits: wait for it to end (`CreatorInFlight`) and add
+    again."""
+    in_flight = await conn.fetch(txn_sql.PARTITION_WRITES_IN_FLIGHT, table.table_id, list(names), txn_id)
+    for row in in_flight:
+        if row["part_name"] in inserted:
+            raise _conflict(f"partition {row['part_name']} of {table.full_name}", row["txn_id"], row["state"],
+                            txn_id)
+    for row in in_flight:
+        if row["state"] == "o":
+            raise CreatorInFlight(row["txn_id"], f"partition {row['part_name']} of {table.full_name}", txn_id)
+
+
 # -- partitions --------------------------------------------------------------------------------
 
 
@@ -671,11 +712,13 @@ async def add_partitions(
     ctx = await _begin_write(conn, table, txn_id)
     completed = [replace(_complete_partition(table, p), create_time=now, write_id=ctx.write_id) for p in parts]
     _unique_names(completed, "add")
-    rows = [{"part_name": p.name, "part_values": list(p.values), "body": codec.partition_body(p)} for p in completed]
+    # In name order: two adds of overlapping names then wait on each other's rows in one order (no deadlock).
+    rows = [{"part_name": p.name, "part_values": list(p.values), "body": codec.partition_body(p)}
+            for p in sorted(completed, key=lambda p: p.name)]
     inserted = {r["part_name"] for r in await conn.fetch(sql.INSERT_PARTITIONS, table.table_id, rows, now,
                                                          ctx.write_id)}
     if ctx.write_id:  # after the insert: it waited for any concurrent writer of the same names
-        await _check_partitions_not_in_flight(conn, table, [p.name for p in completed], ctx.txn_id)
+        await _check_concurrent_adds(conn, table, [p.name for p in completed], inserted, ctx.txn_id)
     if len(inserted) < len(completed) and not if_not_exists:
         existing = [p.name for p in completed if p.name not in inserted]
         raise AlreadyExists(

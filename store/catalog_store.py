@@ -7,6 +7,7 @@ several rows run in one REPEATABLE READ snapshot so a table and its partitions a
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from dataclasses import dataclass
@@ -14,9 +15,12 @@ from typing import Any, Awaitable, Callable, Generic, Sequence, TypeVar
 
 import asyncpg
 
-from store import catalog, column_stats, events, functions, privileges
+from store import catalog, column_stats, events, functions, privileges, txn_waits
 from store.db import Database
-from store.errors import WriteConflict
+from store.errors import StoreError, WriteConflict
+from store.sql import txns as txn_sql
+from hive.backoff import Backoff
+from hive.clock import SYSTEM_CLOCK, Clock
 from store.txn_store import abort_for_conflict
 from store.events import Outcome, Written
 from store.models import Database as DatabaseModel
@@ -44,11 +48,25 @@ class Read(Generic[T]):
     seen_event_id: int
     latest: bool
 
+# Polling a txn's end: soon at first (the usual creator is a writer about to commit), then at most once a second.
+_TXN_END_POLL = Backoff(initial_s=0.02, max_s=1.0)
+
+
+async def _txn_state(conn: asyncpg.Connection, txn_id: int) -> str | None:
+    """'o', 'c', 'a', or None once housekeeping forgot the txn (it ended long ago)."""
+    state: str | None = await conn.fetchval(txn_sql.TXN_STATE, txn_id)
+    return state
+
 
 class CatalogStore:
     def __init__(self, db: Database, *, warehouse_dir: str, check_column_types: bool = True,
-                 partition_values: re.Pattern[str] | None = None) -> None:
+                 partition_values: re.Pattern[str] | None = None, creator_wait_s: float = 300.0,
+                 clock: Clock = SYSTEM_CLOCK) -> None:
         self._db = db
+        # How long an add waits for an open txn that added the same partition (hive.txn.timeout:
+        # a creator that stopped heartbeating is aborted by then, so the wait ends either way).
+        self._creator_wait_s = creator_wait_s
+        self._clock = clock
         self._warehouse_dir = warehouse_dir
         self._check_column_types = check_column_types  # hive.metastore.disallow.incompatible.col.type.changes
         self._partition_values = partition_values  # hive.metastore.partition.name.whitelist.pattern
@@ -64,13 +82,18 @@ class CatalogStore:
 
     async def _write(self, fn: Callable[..., Awaitable[Outcome[T]]], *args: Any, **kwargs: Any) -> Written[T]:
         """`Database.transact`, and Hive's conflict rule: a write-write conflict aborts the writer's
-        txn (abort_for_conflict)."""
-        try:
-            return await self._db.transact(fn, *args, **kwargs)
-        except WriteConflict as conflict:
-            if not conflict.txn_id:
-                raise
-            await abort_for_conflict(self._db, conflict)
+        txn (abort_for_conflict). A write that found a partition another txn is adding (an add, a
+        rename or an exchange into its name) runs again once that txn ended, within the wait."""
+        started = self._clock.monotonic()
+        while True:
+            try:
+                return await self._db.transact(fn, *args, **kwargs)
+            except catalog.CreatorInFlight as busy:
+                await self._wait_for_creator(busy, started + self._creator_wait_s)
+            except WriteConflict as conflict:
+                if not conflict.txn_id:
+                    raise
+                await abort_for_conflict(self._db, conflict)
 
     # databases
     async def create_database(self, database: DatabaseModel,
@@ -165,12 +188,44 @@ class CatalogStore:
         self, db_name: str, table_name: str, parts: Sequence[Partition], *, if_not_exists: bool,
         expected_table_id: int = 0, txn_id: int = 0, make_locations: catalog.MakeLocations | None = None,
     ) -> tuple[list[Partition], int]:
+        """Add the partitions (all or nothing). An add under a txn that finds one of them added by
+        another txn still open waits for that txn to end (committed: it exists; aborted: this add
+        adds it), as two of Hive's INSERTs into one new partition both commit; past the wait, it is
+        a write conflict (store/catalog.py `_check_concurrent_adds`)."""
         for part in parts:
             self.check_partition_values(part.values)
         written = await self._write(catalog.add_partitions, db_name, table_name, parts,
                                     if_not_exists=if_not_exists, expected_table_id=expected_table_id,
                                     txn_id=txn_id, make_locations=make_locations)
         return written.value, written.event_id
+
+    async def _wait_for_creator(self, busy: catalog.CreatorInFlight, until: float) -> None:
+        """Wait for the txn that added the partition to end, registered in the wait graph; a wait that
+        would be a deadlock, or one that outlasts `until`, is the write conflict (the writer's txn is
+        aborted)."""
+        bound_s = max(0.0, until - self._clock.monotonic())
+        wait_id = await self._db.transact(txn_waits.register, busy.txn_id, busy.holder, bound_s)
+        if wait_id is None:
+            await abort_for_conflict(self._db, busy.deadlock())
+        try:
+            ended = await self._wait_for_txn_end(busy.holder, until)
+        finally:
+            with contextlib.suppress(StoreError):  # else the row stops counting at the end of the bound
+                await self._db.run(txn_waits.unregister, wait_id)
+        if not ended:
+            await abort_for_conflict(self._db, busy.conflict())
+
+    async def _wait_for_txn_end(self, txn_id: int, until: float) -> bool:
+        """Poll txn `txn_id`'s state until it is no longer open (True) or `until` passes (False)."""
+        for delay in _TXN_END_POLL.delays():
+            state = await self._db.run(_txn_state, txn_id)
+            if state != "o":
+                return True
+            left = until - self._clock.monotonic()
+            if left <= 0:
+                return False
+            await self._clock.sleep(min(delay, left))
+        raise AssertionError("unreachable: the delays never end")
 
     async def get_partitions_by_names(
         self, db_name: str, table_name: str, names: Sequence[str], snapshot: ReadSnapshot

@@ -15,6 +15,7 @@ from gateway.thrift.idl import SERVICE, hms
 
 class ThriftClient:
     def __init__(self, port: int) -> None:
+        self.port = port
         self._client = thriftpy2.rpc.make_client(SERVICE, "127.0.0.1", port, timeout=30_000)
 
     async def __call__(self, method: str, *args: Any) -> Any:

@@ -91,6 +91,7 @@ COUNT_OPEN_TXNS = "SELECT count(*) FROM txns WHERE state = 'o'"
 SELECT_TXNS_FOR_UPDATE = "SELECT txn_id, state FROM txns WHERE txn_id = ANY($1::bigint[]) ORDER BY txn_id FOR UPDATE"
 SELECT_TXNS_FOR_SHARE = "SELECT txn_id, state FROM txns WHERE txn_id = ANY($1::bigint[]) ORDER BY txn_id FOR SHARE"
 SELECT_TXN_STATES = "SELECT txn_id, state FROM txns WHERE txn_id = ANY($1::bigint[])"
+TXN_STATE = "SELECT state FROM txns WHERE txn_id = $1"
 
 # What each txn wrote: [{table_id, db_name, table_name, write_id}], the write_ids of its COMMIT_TXN or ABORT_TXN.
 TXNS_WRITE_IDS = "SELECT t.txn_id, txn_write_ids(t.txn_id) AS write_ids FROM unnest($1::bigint[]) AS t(txn_id)"
@@ -178,6 +179,17 @@ JOIN txn_to_write_id tw ON tw.table_id = p.table_id AND tw.write_id IN (p.create
 JOIN txns x ON x.txn_id = tw.txn_id AND {_CONFLICTING.format(me="$3")}
 WHERE p.table_id = $1 AND p.part_name = ANY($2::text[]) AND tw.txn_id <> $3
 LIMIT 1
+"""
+
+# The same for an add-if-absent under txn $3: every such write on these names, not just the first, since
+# whether it conflicts depends on the name (see catalog.add_partitions).
+PARTITION_WRITES_IN_FLIGHT = f"""
+SELECT p.part_name, tw.txn_id, x.state
+FROM partitions p
+JOIN txn_to_write_id tw ON tw.table_id = p.table_id AND tw.write_id IN (p.created_wid, p.dropped_wid)
+JOIN txns x ON x.txn_id = tw.txn_id AND {_CONFLICTING.format(me="$3")}
+WHERE p.table_id = $1 AND p.part_name = ANY($2::text[]) AND tw.txn_id <> $3
+ORDER BY p.part_name, tw.txn_id
 """
 
 TABLE_WRITERS_IN_FLIGHT = f"""

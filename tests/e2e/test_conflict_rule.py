@@ -4,7 +4,8 @@ guard on AlterTable and DropTable."""
 
 from __future__ import annotations
 
-from typing import AsyncIterator
+import asyncio
+from typing import Any, AsyncIterator
 
 import grpc
 import pytest
@@ -13,6 +14,9 @@ from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import locks_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
+from store.catalog_store import CatalogStore
+from store.errors import WriteConflict
+from store.models import Partition
 from tests.builders import table
 from tests.txn_helpers import Txns, started_txns
 
@@ -38,14 +42,17 @@ async def _loser_is_gone(txns: Txns, loser: int, its_other_partition: str) -> No
 
 
 async def test_a_conflict_with_an_open_writer_aborts_the_writers_txn(txns: Txns) -> None:
+    [creator] = await txns.open(1)
+    await txns.add(creator, "x")
+    await txns.commit(creator)
     a, b = await txns.open(2)
     locks = locks_pb2_grpc.LocksStub(txns.client.channel)
     await locks.Lock(lpb.LockRequest(txn_id=b, user="b", components=[
         lpb.LockComponent(db_name="db", table_name="t", type=lpb.SHARED_WRITE)]))
     await txns.add(b, "mine")
-    await txns.add(a, "x")
+    await txns.alter(a, "x", "a")
     with pytest.raises(grpc.aio.AioRpcError) as err:
-        await txns.add(b, "x")
+        await txns.alter(b, "x", "b")
     assert err.value.code() == C.ABORTED
     assert f"txn {a}" in (err.value.details() or "") and f"txn {b} was aborted" in (err.value.details() or "")
     await _loser_is_gone(txns, b, "mine")
@@ -91,3 +98,107 @@ async def test_alter_and_drop_table_honour_the_table_id_guard(txns: Txns) -> Non
     assert altered.table.parameters["tag"] == "stale"
     await catalog.DropTable(pb.DropTableRequest(db_name="db", table_name="x", table_id=new_id))
     assert "x" not in (await catalog.ListTables(pb.ListTablesRequest(db_name="db"))).names
+
+
+# Two txns adding one new partition: Hive's two INSERTs into one new partition both commit (each adds
+# it unless it exists). The second add waits for the first txn to end, then finds it there (committed)
+# or adds it itself (aborted); neither txn is aborted.
+
+
+async def _add_if_absent(txns: Txns, txn_id: int, *values: str) -> list[str]:
+    reply = await txns.client.catalog.AddPartitions(pb.AddPartitionsRequest(
+        db_name="db", table_name="t", txn_id=txn_id, if_not_exists=True,
+        partitions=[pb.Partition(values=[v]) for v in values]))
+    return [p.name for p in reply.partitions]
+
+
+async def _still_waiting(call: asyncio.Task[Any]) -> bool:
+    await asyncio.sleep(0.5)
+    return not call.done()
+
+
+async def test_an_add_of_a_partition_an_open_txn_added_waits_and_skips_it_once_that_txn_commits(txns: Txns) -> None:
+    a, b = await txns.open(2)
+    await txns.add(a, "x")
+    second = asyncio.create_task(_add_if_absent(txns, b, "x", "y"))
+    assert await _still_waiting(second)
+    await txns.commit(a)
+    assert await asyncio.wait_for(second, 10) == ["p=y"]  # x exists (a's), y is b's
+    await txns.commit(b)  # not aborted
+    assert await txns.names(await txns.snapshot()) == ["p=x", "p=y"]
+    assert [w for _, w in await txns.t2w_rows()] == [1, 2]
+
+
+async def test_an_add_of_a_partition_an_open_txn_added_adds_it_once_that_txn_aborts(txns: Txns) -> None:
+    a, b = await txns.open(2)
+    await txns.add(a, "x")
+    second = asyncio.create_task(_add_if_absent(txns, b, "x"))
+    assert await _still_waiting(second)
+    await txns.txn.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[a]))
+    assert await asyncio.wait_for(second, 10) == ["p=x"]
+    assert await txns.names(await txns.snapshot()) == []  # b's, not visible before its commit
+    await txns.commit(b)
+    assert await txns.names(await txns.snapshot()) == ["p=x"]
+
+
+async def test_a_plain_add_of_a_partition_another_txn_added_answers_already_exists_and_aborts_nothing(
+    txns: Txns,
+) -> None:
+    a, b, c = await txns.open(3)
+    await txns.add(a, "x")
+    second = asyncio.create_task(txns.add(b, "x"))
+    assert await _still_waiting(second)
+    await txns.commit(a)
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await asyncio.wait_for(second, 10)
+    assert err.value.code() == C.ALREADY_EXISTS
+    with pytest.raises(grpc.aio.AioRpcError) as err:  # committed after c started: there all the same
+        await txns.add(c, "x")
+    assert err.value.code() == C.ALREADY_EXISTS
+    await txns.commit(b)
+    await txns.commit(c)
+
+
+async def test_an_add_waits_for_the_other_txn_at_most_its_bound_then_is_the_write_conflict(txns: Txns) -> None:
+    a, b = await txns.open(2)
+    await txns.add(a, "x")
+    await txns.add(b, "mine")
+    store = CatalogStore(txns.gw.database, warehouse_dir=txns.gw.settings.warehouse_dir, creator_wait_s=0.3)
+    with pytest.raises(WriteConflict) as err:
+        await store.add_partitions("db", "t", [Partition(db_name="db", table_name="t", values=("x",))],
+                                   if_not_exists=True, txn_id=b)
+    assert f"txn {a}, which is still open" in str(err.value) and f"txn {b} was aborted" in str(err.value)
+    await _loser_is_gone(txns, b, "mine")
+    await txns.commit(a)
+    assert await txns.names(await txns.snapshot()) == ["p=x"]
+
+
+async def test_a_new_partition_racing_an_open_drop_of_its_name_is_still_a_conflict(txns: Txns) -> None:
+    [creator] = await txns.open(1)
+    await txns.add(creator, "x")
+    await txns.commit(creator)
+    a, b = await txns.open(2)
+    await txns.client.catalog.DropPartitions(pb.DropPartitionsRequest(
+        db_name="db", table_name="t", txn_id=a, names=["p=x"]))
+    await txns.add(b, "mine")
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await _add_if_absent(txns, b, "x")
+    assert err.value.code() == C.ABORTED and f"txn {a}" in (err.value.details() or "")
+    await _loser_is_gone(txns, b, "mine")
+
+
+async def test_two_adds_that_would_wait_for_each_other_abort_the_second_at_once(txns: Txns) -> None:
+    """a adds x, b adds y, then a adds y (waits for b) and b adds x: b would wait for a, which waits
+    for b. The second wait is refused as a write conflict (b aborted), and a's add then goes on."""
+    a, b = await txns.open(2)
+    await txns.add(a, "x")
+    await txns.add(b, "y")
+    first = asyncio.create_task(_add_if_absent(txns, a, "y"))
+    assert await _still_waiting(first)
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await asyncio.wait_for(_add_if_absent(txns, b, "x"), 10)  # not the hive.txn.timeout both would wait
+    assert err.value.code() == C.ABORTED
+    assert f"waits for txn {b}" in (err.value.details() or "") and f"txn {b} was aborted" in (err.value.details() or "")
+    assert await asyncio.wait_for(first, 10) == ["p=y"]  # b's y was discarded with b: a adds it
+    await txns.commit(a)
+    assert await txns.names(await txns.snapshot()) == ["p=x", "p=y"]

@@ -6,6 +6,7 @@ write id, so a snapshot taken before the commit still reads the old files and on
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from pathlib import Path
@@ -215,3 +216,30 @@ async def test_truncate_req_of_a_plain_table_empties_it(env: Env) -> None:
     data.write_bytes(b"rows")
     await env.call("truncate_table_req", hms.TruncateTableRequest(dbName="db", tableName="plain"))
     assert os.path.isdir(location) and os.listdir(location) == []
+
+
+async def test_two_hive_inserts_into_one_new_partition_both_commit(env: Env, pg_dsn: str) -> None:
+    """Hive 3's INSERT into a new partition adds it (if not exists, with its write id) before the
+    commit; two at once both commit, as in Hive: the second's add waits for the first txn to end and
+    finds the partition there (before: its txn was aborted as a write conflict)."""
+    other = ThriftClient(env.call.port)
+    try:
+        first_txn, first_wid = await env.begin("t")
+        second_txn, second_wid = await Env(other, env.grpc).begin("t")
+
+        def add(write_id: int) -> hms.AddPartitionsRequest:
+            return hms.AddPartitionsRequest(dbName="db", tblName="t", ifNotExists=True, needResult=True, parts=[
+                hms.Partition(values=["new"], dbName="db", tableName="t", parameters={}, writeId=write_id)])
+
+        assert [p.values for p in (await env.call("add_partitions_req", add(first_wid))).partitions] == [["new"]]
+        second = asyncio.create_task(other("add_partitions_req", add(second_wid)))
+        await asyncio.sleep(0.5)
+        assert not second.done()  # waits for the first txn
+        await env.commit(first_txn)
+        assert (await asyncio.wait_for(second, 10)).partitions == []  # there now: nothing to add
+        await env.call("commit_txn", hms.CommitTxnRequest(txnid=second_txn))
+        assert (await env.partition("p=new")).writeId == first_wid
+        snapshot = await env.write_ids("t")
+        assert snapshot.is_write_id_valid(first_wid) and snapshot.is_write_id_valid(second_wid)
+    finally:
+        other.close()

@@ -74,6 +74,7 @@ MAX_OPEN = 4
 MAX_SNAPSHOTS = 8
 KEEP_OLDEST = 2  # snapshots kept longer, so reads through old snapshots happen
 RPC_TIMEOUT_S = 20
+WAIT_PROBE_S = 0.3  # how long an add that waits for another txn is left waiting before its deadline ends it
 
 # Workload restrictions that once steered clear of gateway bugs this test found; all three are fixed
 # (first committer wins, ACID reads resolved by table id, forgotten commits answered as committed)
@@ -414,11 +415,12 @@ class Driver:
         if_not_exists = self.rng.random() < 0.4
         table_name = self.m.latest_name(tk)
         expected = self.m.add_partitions(me, tk, parts, if_not_exists)
+        waits = expected.code == "DEADLINE_EXCEEDED"  # for an open txn that added one: it would wait for good
         got = await self.rpc(self.writer_catalog.AddPartitions(pb.AddPartitionsRequest(
             db_name=DB, table_name=table_name, txn_id=me, table_id=self.m.tables[tk].table_id,
             if_not_exists=if_not_exists,
             partitions=[pb.Partition(values=list(v), sd=pb.StorageDescriptor(location=loc), parameters=dict(p))
-                        for v, loc, p in parts]), timeout=RPC_TIMEOUT_S))
+                        for v, loc, p in parts]), timeout=WAIT_PROBE_S if waits else RPC_TIMEOUT_S))
         what = f"txn {me} add {names} to {table_name}{' if-not-exists' if if_not_exists else ''}"
         self.check_outcome(what, expected, got)
         if got.code == "OK":

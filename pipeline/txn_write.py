@@ -284,13 +284,22 @@ class _Job:
                   read: pb.ReadContext, fmt: StorageFormat, table_id: int,
                   ) -> tuple[dict[str, pb.Partition], dict[str, pb.Partition]]:
         """(added, existing) partitions among those written: new ones are added under the txn
-        with the format; old ones get the format recorded where they have none."""
+        with the format; old ones get the format recorded where they have none.
+
+        New ones are added if absent, as Hive's INSERT does: another writer may add one of them
+        meanwhile (two appends to one new day). The gateway then waits for that writer's txn to end
+        and skips what it committed; those are read again, from a snapshot taken now."""
         existing = {p.name: p for p in self.client.get_partitions_by_names(self.db, self.table, list(by_name), read)}
-        self._record_format(txn, existing, fmt, table_id)
-        new = [pb.Partition(values=list(values), sd=with_format(pb.StorageDescriptor(), fmt))
-               for name, (values, _) in by_name.items() if name not in existing]
+        absent = [name for name in by_name if name not in existing]
+        new = [pb.Partition(values=list(by_name[name][0]), sd=with_format(pb.StorageDescriptor(), fmt))
+               for name in absent]
         added = {p.name: p for p in self.client.add_partitions(self.db, self.table, new, txn_id=txn.id,
-                                                                table_id=table_id)}
+                                                                table_id=table_id, if_not_exists=True)}
+        raced = [name for name in absent if name not in added]
+        if raced:
+            now = txn.table_snapshot(self.db, self.table).read_context()
+            existing.update((p.name, p) for p in self.client.get_partitions_by_names(self.db, self.table, raced, now))
+        self._record_format(txn, existing, fmt, table_id)
         return added, existing
 
     def _record_format(self, txn: Transaction, existing: dict[str, pb.Partition], fmt: StorageFormat,

@@ -78,10 +78,11 @@ class GatewayClient:
     # -- plumbing -----------------------------------------------------------------------------
 
     def call(self, rpc: grpc.UnaryUnaryMultiCallable, request: Any, *, method: str,
-             first_error: grpc.RpcError | None = None) -> Any:
-        """One unary call with the client's deadline and UNAVAILABLE retries."""
+             first_error: grpc.RpcError | None = None, timeout_s: float | None = None) -> Any:
+        """One unary call with the client's deadline (or `timeout_s`) and UNAVAILABLE retries."""
         self.stats[method] += 1
-        return call_with_retry(lambda: rpc(request, timeout=self.config.call_timeout_s), method=method,
+        timeout = self.config.call_timeout_s if timeout_s is None else timeout_s
+        return call_with_retry(lambda: rpc(request, timeout=timeout), method=method,
                                address=self.config.address, backoff=self._backoff, sleep=self._sleep,
                                first_error=first_error)
 
@@ -242,14 +243,18 @@ class GatewayClient:
             db_name=db, table_name=table, table=definition, txn_id=txn_id), method="AlterTable").table
 
     def add_partitions(self, db: str, table: str, partitions: Sequence[pb.Partition], *, txn_id: int,
-                       table_id: int = 0) -> list[pb.Partition]:
+                       table_id: int = 0, if_not_exists: bool = False) -> list[pb.Partition]:
         """AddPartitions in batches under `txn_id` (all invisible until the txn commits, all gone
-        if it aborts). Answers the partitions as stored (names and locations set)."""
+        if it aborts). Answers the partitions added, as stored (names and locations set): with
+        `if_not_exists`, those that existed (or another txn added first) are skipped, not answered.
+        The gateway holds a call that found one added by a txn still open until that txn ends (at
+        most hive.txn.timeout), so the deadline covers that wait too."""
         added: list[pb.Partition] = []
         for batch in _chunks(partitions, self.config.batch_size):
             reply = self.call(self.catalog.AddPartitions, pb.AddPartitionsRequest(
-                db_name=db, table_name=table, partitions=list(batch), txn_id=txn_id, table_id=table_id),
-                method="AddPartitions")
+                db_name=db, table_name=table, partitions=list(batch), txn_id=txn_id, table_id=table_id,
+                if_not_exists=if_not_exists), method="AddPartitions",
+                timeout_s=self.config.call_timeout_s + self.config.txn_timeout_s)
             added.extend(reply.partitions)
         return added
 

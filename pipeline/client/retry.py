@@ -12,7 +12,8 @@ A retried write may have reached the gateway before the connection broke. The ca
 retry are safe that way: reads, CommitTxn and AbortTxns are idempotent, a duplicate OpenTxns leaves
 a txn nobody heartbeats (the reaper aborts it), and AllocateTableWriteIds is idempotent per txn.
 AddPartitions is all or nothing under the txn; its retry after a lost answer would see
-ALREADY_EXISTS for the txn's own partitions, which fails the job and aborts the txn: no wrong state.
+ALREADY_EXISTS for the txn's own partitions, which fails the job and aborts the txn: no wrong state
+(the write job adds if absent: its retry skips them, and the job reads them again).
 """
 
 from __future__ import annotations

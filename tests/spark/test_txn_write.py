@@ -190,6 +190,53 @@ def test_write_job_whose_txn_is_aborted_meanwhile_is_cancelled_and_leaves_nothin
         _no_open_txns_or_locks(client)
 
 
+def test_two_appends_creating_one_new_partition_at_once_both_commit(spark: Any, gateway_address: str,
+                                                                      tmp_path: Path) -> None:
+    """Two jobs append to the same new day at once (Hive's two INSERTs into one new partition both
+    commit). The second registers it while the first's txn, which added it, is still open: the
+    gateway holds its add until the first commits, and it then writes its delta into that partition
+    (before: its txn was aborted as a write conflict, after all its Spark work)."""
+    root = tmp_path / "events"
+    config = ClientConfig(gateway_address)
+    with GatewayClient(config) as client:
+        _setup(client, root)
+        # A first write records the table's format (two first writes to a table that records none
+        # both alter the table: the second is a write conflict).
+        txn_write(_frame(spark, ["2024-01-01"], rows_per_day=1), DB, TABLE, config=config)
+        first_registered, second_written = threading.Event(), threading.Event()
+        results: list[Any] = []
+
+        def hold_first(stage: str) -> None:  # its partition added, not yet committed ...
+            if stage == "before_commit":
+                first_registered.set()
+                assert second_written.wait(60)
+                time.sleep(1.0)  # ... while the second adds the same one
+
+        def first() -> None:
+            results.append(txn_write(_frame(spark, ["2024-02-01"], rows_per_day=5), DB, TABLE, config=config,
+                                     on_stage=hold_first))
+
+        runner = threading.Thread(target=first)
+        runner.start()
+        assert first_registered.wait(120)
+        second = txn_write(_frame(spark, ["2024-02-01"], rows_per_day=7), DB, TABLE, config=config,
+                           on_stage=lambda stage: second_written.set() if stage == "written" else None)
+        runner.join(60)
+        [first_result] = results
+        assert (first_result.write_id, first_result.added) == (3, ["ds=2024-02-01"])
+        assert (second.write_id, second.added, second.appended) == (4, [], ["ds=2024-02-01"])
+        assert "ds=2024-02-01/delta_0000003_0000003" in _acid_dirs(root)
+        assert "ds=2024-02-01/delta_0000004_0000004" in _acid_dirs(root)
+        names, rows = _state(client)
+        assert names == ["ds=2024-01-01", "ds=2024-02-01"]
+        written = [f for d in first_result.delta_dirs + second.delta_dirs for f in os.listdir(local_path(d))
+                   if f.endswith(".parquet")]
+        assert rows[1][0] == "ds=2024-02-01" and rows[1][4] == len(written) >= 2  # a new snapshot reads both
+        day = spark.read.parquet(*(f"file://{d}" for d in first_result.delta_dirs + second.delta_dirs))
+        assert day.count() == 12
+        _no_open_txns_or_locks(client)
+
+
 class _Txns:
     """The job's Transactions stub, with CommitTxn's answers lost: after the commit reached the
     gateway (`reached`), or before (`not reached`); AbortTxns' answers lost too with `lose_aborts`."""

@@ -3,7 +3,8 @@
 Gateways share the embedded server of a data directory and the last one out stops it
 (gateway/embedded_pg.py). `start` runs it without a gateway and pins it, so that it outlives every
 gateway (a database kept up while gateways are restarted one by one); `stop` unpins and stops it,
-refusing while gateways still use it unless `--force`; `status` says what runs where.
+refusing while gateways still use it unless `--force`, and waiting (bounded) for a gateway's start-up
+steps on the data directory to finish first; `status` says what runs where.
 """
 
 from __future__ import annotations
@@ -14,7 +15,11 @@ import sys
 from typing import TextIO
 
 from gateway.config import ConfigError, data_dir_of, load_settings
-from gateway.embedded_pg import EmbeddedPostgres, EmbeddedPostgresError
+from gateway.embedded_pg import ATTACH_TIMEOUT_S, EmbeddedPostgres, EmbeddedPostgresError
+
+# How long `stop` waits for a gateway's start-up steps on the data directory (the start-up lock) before
+# it gives up, stopping nothing: as long as a starting gateway waits for a stopping one (gateways.lock).
+STARTUP_LOCK_WAIT_S = ATTACH_TIMEOUT_S
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,7 +48,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
                       "pinned: it keeps running until `metastore-gateway postgres stop`\n")
             return 0
         if args.pg_action == "stop":
-            if not pg.unpin_and_stop(force=args.force):
+            if not pg.unpin_and_stop(force=args.force, startup_lock_timeout_s=STARTUP_LOCK_WAIT_S):
                 err.write(f"metastore-gateway postgres stop: gateways still use {pg.data_dir}; it is unpinned, so the "
                           "last of them to stop stops it; or pass --force (they then answer UNAVAILABLE until it is "
                           "started again)\n")

@@ -27,7 +27,8 @@ module drives `initdb` and `pg_ctl` from the wheel directly:
   Gateways starting at once take turns for the start-up steps (initdb, the running check, pg_ctl
   start, the database) under an exclusive flock on `<data dir>/startup.lock`, held only for them:
   the first initialises and starts the server, the next finds it running and uses it, where both
-  would otherwise run initdb or pg_ctl start and one would fail.
+  would otherwise run initdb or pg_ctl start and one would fail. `postgres stop` stops the server
+  under that lock too, so even with `--force` it never lands between a gateway's start-up steps.
   Why this and not "only `postgres start|stop` own it": `make run` stays one command, and a
   gateway that is stopped (Ctrl-C) while another serves no longer pulls the database away from it.
 """
@@ -284,8 +285,11 @@ class EmbeddedPostgres:
         self._detach()
         return dsn
 
-    def unpin_and_stop(self, *, force: bool = False, timeout_s: int = 30) -> bool:
-        """Stop the server unless gateways are attached (then False), or regardless with `force`."""
+    def unpin_and_stop(self, *, force: bool = False, timeout_s: int = 30,
+                       startup_lock_timeout_s: float | None = None) -> bool:
+        """Stop the server unless gateways are attached (then False), or regardless with `force`. The stop
+        runs under the start-up lock, so it never lands between a gateway's start-up steps (a `force` stop
+        waits for them, at most `startup_lock_timeout_s`: EmbeddedPostgresError past it, nothing stopped)."""
         self.data_dir = self.data_dir.resolve()
         if os.geteuid() == 0:
             self._run_as = _ensure_system_user()
@@ -300,8 +304,12 @@ class EmbeddedPostgres:
             except BlockingIOError:
                 if not force:
                     return False
-            if self._is_running():
-                self.pg_ctl_stop(timeout_s)
+            startup = self._take_startup_lock(startup_lock_timeout_s)  # after gateways.lock, as start() does
+            try:
+                if self._is_running():
+                    self.pg_ctl_stop(timeout_s)
+            finally:
+                os.close(startup)
             return True
         finally:
             os.close(fd)
@@ -357,10 +365,12 @@ class EmbeddedPostgres:
                 time.sleep(0.1)
         self._attached = fd
 
-    def _take_startup_lock(self) -> int:
-        """The start-up lock's fd, held exclusively; waits (bounded) while another gateway starts up.
+    def _take_startup_lock(self, timeout_s: float | None = None) -> int:
+        """The start-up lock's fd, held exclusively; waits (bounded: by default the holder's steps end by then,
+        or it dies and the kernel drops the lock) while another gateway starts up or `postgres stop` stops.
         Taken after attaching (the shared lock), never the other way round, so no two wait on each other."""
-        timeout_s = self.startup_steps_timeout_s  # the holder's steps end by then, or it dies and the kernel drops it
+        if timeout_s is None:
+            timeout_s = self.startup_steps_timeout_s
         deadline = time.monotonic() + timeout_s
         fd = os.open(self.data_dir / STARTUP_LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
         try:
@@ -371,9 +381,9 @@ class EmbeddedPostgres:
                 except BlockingIOError:
                     if time.monotonic() > deadline:
                         raise EmbeddedPostgresError(
-                            f"{self.data_dir / STARTUP_LOCK_FILE} stayed locked for {timeout_s:.0f}s: another "
-                            "gateway is starting PostgreSQL on this data directory and has not finished; try again"
-                        ) from None
+                            f"{self.data_dir / STARTUP_LOCK_FILE} stayed locked for {timeout_s:g}s: a gateway (or "
+                            "`metastore-gateway postgres`) is starting or stopping PostgreSQL on this data directory "
+                            "and has not finished; try again") from None
                     time.sleep(0.05)
         except BaseException:
             os.close(fd)

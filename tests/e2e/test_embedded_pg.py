@@ -8,6 +8,8 @@ test switches to `nobody` with runuser (or setpriv); it needs root for that, as 
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
+import fcntl
 import io
 import json
 import os
@@ -28,7 +30,7 @@ import pytest
 
 from gateway import cli_postgres
 from gateway.cli import build_parser
-from gateway.embedded_pg import SYSTEM_USER, UNSAFE_FAST_SETTINGS, EmbeddedPostgres
+from gateway.embedded_pg import STARTUP_LOCK_FILE, SYSTEM_USER, UNSAFE_FAST_SETTINGS, EmbeddedPostgres
 
 
 @pytest.fixture
@@ -188,6 +190,43 @@ def test_postgres_stop_force_and_status_of_an_empty_directory(data_dir: Path) ->
         assert gateway.status()["running"] is False
     finally:
         gateway.stop()  # detaches; nothing left to stop
+
+
+@contextlib.contextmanager
+def _startup_lock_held(data_dir: Path) -> Iterator[None]:
+    """The start-up lock, held as a gateway holds it while it runs initdb or pg_ctl start."""
+    fd = os.open(data_dir / STARTUP_LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def test_postgres_stop_force_waits_for_a_gateway_starting_up(data_dir: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    gateway = _pg(data_dir)
+    gateway.start()
+    try:
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            with _startup_lock_held(data_dir):
+                stopping = pool.submit(_postgres, "stop", "--data-dir", str(data_dir), "--force")
+                time.sleep(1.5)
+                # Before: stopped at once, beside the start-up steps (pg_ctl start, the database's creation).
+                assert not stopping.done() and gateway.status()["running"] is True
+            code, out, err = stopping.result(timeout=60)
+        assert code == 0 and "stopped" in out, err
+        assert gateway.status()["running"] is False
+        gateway.stop()
+        gateway.start()  # a start-up that outlasts the stop's wait: refused with one line, the server left alone
+        monkeypatch.setattr(cli_postgres, "STARTUP_LOCK_WAIT_S", 0.5)
+        with _startup_lock_held(data_dir):
+            code, out, err = _postgres("stop", "--data-dir", str(data_dir), "--force")
+        assert code == 1 and out == "" and err.count("\n") == 1, err
+        assert f"{data_dir / STARTUP_LOCK_FILE} stayed locked for 0.5s" in err and "try again" in err, err
+        assert gateway.status()["running"] is True
+    finally:
+        gateway.stop()
 
 
 def _start_at_once(*servers: EmbeddedPostgres) -> list[BaseException | None]:

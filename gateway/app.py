@@ -1,7 +1,8 @@
 """The composition root: builds every component in order and stops them in reverse.
 
 Start: embedded PostgreSQL (unless a DSN is given) -> schema migrations -> connection pool ->
-stores -> housekeeping loops and the database probe -> cache, poller and the read-through catalog
+stores -> housekeeping loops, the database probe and the embedded PostgreSQL's supervisor
+(gateway/pg_supervisor.py: it restarts a server that died) -> cache, poller and the read-through catalog
 over them (store/cache/facade.py) -> metrics, gRPC and Thrift ports open, health NOT_SERVING ->
 in the background, the poller's bootstrap (an eager prewarm loads every table here) -> health
 SERVING. Until then the cache is empty and every read goes to the database, so a gateway that is
@@ -23,7 +24,7 @@ import logging
 import signal
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Awaitable
+from typing import Any, Awaitable
 
 import asyncpg
 
@@ -34,6 +35,7 @@ from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
 from gateway import wire
 from gateway.interceptors import CallObserver
 from gateway.metrics import GatewayMetrics, resident_bytes
+from gateway.pg_supervisor import PostgresSupervisor
 from gateway.server import BindError, GrpcServer
 from gateway.servicers.compaction import CompactorServicer, compactor_settings
 from gateway.thrift.fb303 import Fb303
@@ -91,6 +93,7 @@ class Gateway:
     metrics_port: int = field(default=0, init=False)
     data_dir: Path | None = field(default=None, init=False)  # the embedded PostgreSQL's, when it is used
     probe: DatabaseProbe | None = field(default=None, init=False)
+    supervisor: PostgresSupervisor | None = field(default=None, init=False)  # of the embedded PostgreSQL
     ready: asyncio.Event = field(default_factory=asyncio.Event, init=False)  # bootstrap (prewarm) done
     _txn_store: TxnStore | None = field(default=None, init=False)
     _lock_store: LockStore | None = field(default=None, init=False)
@@ -128,8 +131,12 @@ class Gateway:
             self.compactor = Compactor(self._db, compactor_settings(s))
             self._background.append(asyncio.create_task(self.compactor.run(), name="compactor"))
             quiet_pool_reconnects()
-            self.probe = DatabaseProbe(self.dsn, interval_s=s.db_check_interval_s, on_change=self._database_changed)
-            self._background.append(asyncio.create_task(self.probe.run(), name="database probe"))
+            probe = self.probe = DatabaseProbe(self.dsn, interval_s=s.db_check_interval_s,
+                                               on_change=self._database_changed)
+            self._background.append(asyncio.create_task(probe.run(), name="database probe"))
+            if self._pg is not None and s.embedded_restart:
+                self.supervisor = PostgresSupervisor(self._pg, lambda: probe.up, interval_s=s.db_check_interval_s)
+                self._background.append(asyncio.create_task(self.supervisor.run(), name="embedded PostgreSQL"))
             self.cache = ShardedCache(shards=s.cache_shards, max_partitions=s.cache_max_partitions,
                                       enabled=s.cache_enabled)
             codec = Codec(partition=wire.partition_element, rename_partition=wire.partition_renamer,
@@ -237,6 +244,7 @@ class Gateway:
             "aborted_write_ids": probe.aborted_write_ids if probe is not None else 0,
             "pool_busy": pool["size"] - pool["idle"], "pool_idle": pool["idle"], "pool_max": pool["max"],
             "database_up": int(probe is None or probe.up), "ready": int(self.serving),
+            "embedded_restarts": self.supervisor.restarts if self.supervisor is not None else 0,
             "group_commit": self._group_commit_stats(),
         }
 
@@ -295,18 +303,24 @@ class Gateway:
         return await asyncio.shield(self._pg_starting)
 
     async def _wait_for_embedded_start(self) -> None:
-        """Wait (bounded by the start's own time-outs) for a start of the embedded PostgreSQL still under
-        way in its thread: stopped beside initdb or pg_ctl start, the server would be stopped before it
-        runs, then started by the thread with no gateway attached, and left running for good."""
-        starting, pg = self._pg_starting, self._pg
-        if starting is None or starting.done() or pg is None:
+        """Wait (bounded by its own time-outs) for a start of the embedded PostgreSQL, or the supervisor's
+        restart, still under way in its thread: stopped beside initdb or pg_ctl start, the server would be
+        stopped before it runs, then started by the thread with no gateway attached, and left running."""
+        pg = self._pg
+        if pg is None:
             return
-        _log.info("waiting for the embedded PostgreSQL's start in %s to finish before stopping it", pg.data_dir)
-        _, pending = await asyncio.wait([starting], timeout=pg.start_timeout_bound_s)
+        busy: asyncio.Future[Any]
+        if self._pg_starting is not None and not self._pg_starting.done():
+            what, busy, bound_s = "start", self._pg_starting, pg.start_timeout_bound_s
+        elif self.supervisor is not None and self.supervisor.pending is not None:
+            what, busy, bound_s = "restart", self.supervisor.pending, pg.restart_timeout_bound_s
+        else:
+            return
+        _log.info("waiting for the embedded PostgreSQL's %s in %s to finish before stopping it", what, pg.data_dir)
+        _, pending = await asyncio.wait([busy], timeout=bound_s)
         if pending:
-            _log.warning("the embedded PostgreSQL's start in %s did not finish within %.0fs; the server may be left "
-                         "running (`metastore-gateway postgres status`, `postgres stop`)", pg.data_dir,
-                         pg.start_timeout_bound_s)
+            _log.warning("the embedded PostgreSQL's %s in %s did not finish within %.0fs; the server may be left "
+                         "running (`metastore-gateway postgres status`, `postgres stop`)", what, pg.data_dir, bound_s)
 
     async def stop(self) -> None:
         if self._stopped:

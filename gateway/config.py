@@ -220,6 +220,10 @@ class Settings:
                                           "NOT_SERVING while it does not)", "duration")
     embedded_unsafe_fast: bool = _setting("metastore.gateway.embedded.unsafe.fast", False,
                                           "run the embedded PostgreSQL without fsync (tests, demos only)")
+    embedded_restart: bool = _setting("metastore.gateway.embedded.restart", True,
+                                      "start the embedded PostgreSQL again when its server dies (killed, out of "
+                                      "memory, crashed) while this gateway uses it; one stopped on purpose stays "
+                                      "stopped")
 
     @property
     def admin_user_names(self) -> list[str]:

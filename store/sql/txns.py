@@ -172,17 +172,7 @@ FORGOTTEN_MARKS = "SELECT t2w_cleaned_below, aborted_forgotten_upto FROM txn_hou
 # still open, or that committed after $3 started (commit_id >= $3: first committer wins).
 _CONFLICTING = "(x.state = 'o' OR (x.state = 'c' AND x.commit_id >= {me}))"
 
-PARTITION_WRITERS_IN_FLIGHT = f"""
-SELECT p.part_name, tw.txn_id, x.state
-FROM partitions p
-JOIN txn_to_write_id tw ON tw.table_id = p.table_id AND tw.write_id IN (p.created_wid, p.dropped_wid)
-JOIN txns x ON x.txn_id = tw.txn_id AND {_CONFLICTING.format(me="$3")}
-WHERE p.table_id = $1 AND p.part_name = ANY($2::text[]) AND tw.txn_id <> $3
-LIMIT 1
-"""
-
-# The same for an add-if-absent under txn $3: every such write on these names, not just the first, since
-# whether it conflicts depends on the name (see catalog.add_partitions).
+# Every such write on these names (an add judges each name: catalog._check_concurrent_adds) ...
 PARTITION_WRITES_IN_FLIGHT = f"""
 SELECT p.part_name, tw.txn_id, x.state
 FROM partitions p
@@ -191,6 +181,8 @@ JOIN txns x ON x.txn_id = tw.txn_id AND {_CONFLICTING.format(me="$3")}
 WHERE p.table_id = $1 AND p.part_name = ANY($2::text[]) AND tw.txn_id <> $3
 ORDER BY p.part_name, tw.txn_id
 """
+# ... or the first (any one conflicts: alters and drops).
+PARTITION_WRITERS_IN_FLIGHT = PARTITION_WRITES_IN_FLIGHT + "LIMIT 1\n"
 
 TABLE_WRITERS_IN_FLIGHT = f"""
 SELECT tw.txn_id, x.state

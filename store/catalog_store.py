@@ -7,6 +7,7 @@ several rows run in one REPEATABLE READ snapshot so a table and its partitions a
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 import time
@@ -67,6 +68,7 @@ class CatalogStore:
         # a creator that stopped heartbeating is aborted by then, so the wait ends either way).
         self._creator_wait_s = creator_wait_s
         self._clock = clock
+        self._unregistering: set[asyncio.Future[None]] = set()  # clean-ups that outlive a cancelled call
         self._warehouse_dir = warehouse_dir
         self._check_column_types = check_column_types  # hive.metastore.disallow.incompatible.col.type.changes
         self._partition_values = partition_values  # hive.metastore.partition.name.whitelist.pattern
@@ -204,16 +206,24 @@ class CatalogStore:
         would be a deadlock, or one that outlasts `until`, is the write conflict (the writer's txn is
         aborted)."""
         bound_s = max(0.0, until - self._clock.monotonic())
-        wait_id = await self._db.transact(txn_waits.register, busy.txn_id, busy.holder, bound_s)
-        if wait_id is None:
-            await abort_for_conflict(self._db, busy.deadlock())
         try:
+            if not await self._db.transact(txn_waits.register, busy.txn_id, busy.holder, bound_s):
+                await abort_for_conflict(self._db, busy.deadlock())
             ended = await self._wait_for_txn_end(busy.holder, until)
         finally:
-            with contextlib.suppress(StoreError):  # else the row stops counting at the end of the bound
-                await self._db.run(txn_waits.unregister, wait_id)
+            # Also when the call is cancelled (its deadline), even twice (the deadline's time-out and
+            # gRPC's own cancellation): a wait left registered would make a later wait of the holder
+            # for this txn look like a deadlock until its bound.
+            done = asyncio.ensure_future(self._unregister(busy.txn_id, busy.holder))
+            self._unregistering.add(done)
+            done.add_done_callback(self._unregistering.discard)
+            await asyncio.shield(done)
         if not ended:
             await abort_for_conflict(self._db, busy.conflict())
+
+    async def _unregister(self, waiter: int, holder: int) -> None:
+        with contextlib.suppress(StoreError):  # else the row stops counting at the end of its bound
+            await self._db.run(txn_waits.unregister, waiter, holder)
 
     async def _wait_for_txn_end(self, txn_id: int, until: float) -> bool:
         """Poll txn `txn_id`'s state until it is no longer open (True) or `until` passes (False)."""

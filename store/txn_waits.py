@@ -17,16 +17,19 @@ import asyncpg
 from store.sql import txn_waits as sql
 
 
-async def register(conn: asyncpg.Connection, waiter: int, holder: int, bound_s: float) -> int | None:
-    """Record that txn `waiter` waits for txn `holder` for at most `bound_s`: the wait's id, or None
+async def register(conn: asyncpg.Connection, waiter: int, holder: int, bound_s: float) -> bool:
+    """Record that txn `waiter` waits for txn `holder` for at most `bound_s`; False (nothing recorded)
     when `holder` already waits for `waiter` (the wait would be a deadlock). In a transaction."""
     await conn.execute(sql.LOCK_WAIT_GRAPH)
     await conn.execute(sql.DELETE_EXPIRED_WAITS)
     if await conn.fetchval(sql.WAITS_FOR, holder, waiter):
-        return None
-    wait_id: int = await conn.fetchval(sql.INSERT_WAIT, waiter, holder, bound_s)
-    return wait_id
+        return False
+    await conn.execute(sql.INSERT_WAIT, waiter, holder, bound_s)
+    return True
 
 
-async def unregister(conn: asyncpg.Connection, wait_id: int) -> None:
-    await conn.execute(sql.DELETE_WAIT, wait_id)
+async def unregister(conn: asyncpg.Connection, waiter: int, holder: int) -> None:
+    """The wait is over (also when it was cancelled, perhaps before its registration committed: so
+    by the pair, not by a row id it may never have learnt). Another call of the same txn waiting
+    for the same holder loses its row too: then a cycle through it is found only at its bound."""
+    await conn.execute(sql.DELETE_WAIT, waiter, holder)

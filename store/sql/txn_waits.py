@@ -16,9 +16,6 @@ WITH RECURSIVE reach(txn_id) AS (
 SELECT EXISTS (SELECT 1 FROM reach WHERE txn_id = $2)
 """
 
-INSERT_WAIT = """
-INSERT INTO txn_waits (waiter, holder, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))
-RETURNING wait_id
-"""
+INSERT_WAIT = "INSERT INTO txn_waits (waiter, holder, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))"
 
-DELETE_WAIT = "DELETE FROM txn_waits WHERE wait_id = $1"
+DELETE_WAIT = "DELETE FROM txn_waits WHERE waiter = $1 AND holder = $2"

@@ -202,3 +202,23 @@ async def test_two_adds_that_would_wait_for_each_other_abort_the_second_at_once(
     assert await asyncio.wait_for(first, 10) == ["p=y"]  # b's y was discarded with b: a adds it
     await txns.commit(a)
     assert await txns.names(await txns.snapshot()) == ["p=x", "p=y"]
+
+
+async def test_a_wait_its_deadline_ended_leaves_no_trace_in_the_wait_graph(txns: Txns) -> None:
+    """a's add waits for b until its gRPC deadline ends the call; b's later add waiting for a is
+    then no deadlock (the cancelled wait unregistered itself, though cancelled by the deadline's
+    time-out and by gRPC both)."""
+    a, b = await txns.open(2)
+    await txns.add(a, "x")
+    await txns.add(b, "y")
+    for _ in range(3):
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await txns.client.catalog.AddPartitions(pb.AddPartitionsRequest(
+                db_name="db", table_name="t", txn_id=a, if_not_exists=True, partitions=[pb.Partition(values=["y"])]),
+                timeout=0.3)
+        assert err.value.code() == C.DEADLINE_EXCEEDED
+    second = asyncio.create_task(_add_if_absent(txns, b, "x"))
+    assert await _still_waiting(second)
+    await txns.commit(a)
+    assert await asyncio.wait_for(second, 10) == []
+    await txns.commit(b)

@@ -95,6 +95,13 @@ async def _made(make_locations: MakeLocations | None, locations: Sequence[str]) 
         await make_locations(locations)
 
 
+# What an add runs with the partitions it added, before anything else it does with them (directories
+# made, events appended, commit): the caller encodes its answer there and refuses (raises, rolling the
+# write back) one it could not send, so that no caller is told of a failure for a write that happened. A
+# retried transaction runs it again.
+CheckAnswer = Callable[[Sequence[Partition]], None]
+
+
 # What a rename or exchange runs with the directory moves its change implies (store/placement.py), as
 # its transaction found the objects, their rows locked: each (from, to), (x, x) for one that stays; run
 # always, even with none, once the rows are written and before the events and commit (as
@@ -701,9 +708,11 @@ def _unique_names(parts: Sequence[Partition], what: str) -> None:
 async def add_partitions(
     conn: asyncpg.Connection, db_name: str, table_name: str, parts: Sequence[Partition], *, if_not_exists: bool,
     expected_table_id: int = 0, txn_id: int = 0, make_locations: MakeLocations | None = None,
+    check_answer: CheckAnswer | None = None,
 ) -> Outcome[list[Partition]]:
     """Add a batch all-or-nothing. Existing partitions fail the whole batch unless `if_not_exists`,
-    in which case they are skipped. Returns the partitions added and the event id (0: none added)."""
+    in which case they are skipped. Returns the partitions added and the event id (0: none added);
+    `check_answer` is handed them first (CheckAnswer)."""
     _check_guard(expected_table_id)
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
@@ -724,6 +733,8 @@ async def add_partitions(
         raise AlreadyExists(
             f"partition(s) of {table.full_name} already exist: {_list_preview(existing)}; nothing was added")
     added = [p for p in completed if p.name in inserted]
+    if check_answer is not None:
+        check_answer(added)
     if not added:  # the write id may still be new: its allocation is an event of its own
         return Outcome([], ctx.events)
     await _made(make_locations, [p.sd.location for p in added])

@@ -189,6 +189,7 @@ class CatalogStore:
     async def add_partitions(
         self, db_name: str, table_name: str, parts: Sequence[Partition], *, if_not_exists: bool,
         expected_table_id: int = 0, txn_id: int = 0, make_locations: catalog.MakeLocations | None = None,
+        check_answer: catalog.CheckAnswer | None = None,
     ) -> tuple[list[Partition], int]:
         """Add the partitions (all or nothing). An add under a txn that finds one of them added by
         another txn still open waits for that txn to end (committed: it exists; aborted: this add
@@ -198,7 +199,7 @@ class CatalogStore:
             self.check_partition_values(part.values)
         written = await self._write(catalog.add_partitions, db_name, table_name, parts,
                                     if_not_exists=if_not_exists, expected_table_id=expected_table_id,
-                                    txn_id=txn_id, make_locations=make_locations)
+                                    txn_id=txn_id, make_locations=make_locations, check_answer=check_answer)
         return written.value, written.event_id
 
     async def _wait_for_creator(self, busy: catalog.CreatorInFlight, until: float) -> None:

@@ -19,7 +19,7 @@ from gateway import convert, wire
 from gateway.auth import OPEN_AUTHENTICATOR, Authenticator, Ownership
 from gateway.config import Settings
 from gateway.errors import answers_from_memory, rpc_methods, within_deadline
-from gateway.servicers.validation import check_batch, check_names_fit, require
+from gateway.servicers.validation import PartitionsAnswer, check_batch, check_names_fit, require
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc
 from store.cache.facade import CachedCatalog, Miss, PartitionsHit, database_key, table_key
@@ -122,13 +122,15 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
     async def AddPartitions(self, request: pb.AddPartitionsRequest, context: Ctx) -> pb.AddPartitionsResponse:
         check_batch(len(request.partitions), "AddPartitions", self._settings.max_batch_size)
         await self._check_txn(context, request.txn_id, "AddPartitions")
-        added, event_id = await self._store.add_partitions(
+        need_result = request.need_result if request.HasField("need_result") else True  # Hive's default
+        answer = PartitionsAnswer("AddPartitions", self._settings.max_message_bytes) if need_result else None
+        _, event_id = await self._store.add_partitions(
             require(request.db_name, "db_name"), require(request.table_name, "table_name"),
             [convert.partition_from_pb(p) for p in request.partitions], if_not_exists=request.if_not_exists,
-            expected_table_id=request.table_id, txn_id=request.txn_id,
+            expected_table_id=request.table_id, txn_id=request.txn_id, check_answer=answer,
         )
         self._catalog.wrote(request.db_name, request.table_name, event_id, request.txn_id)
-        return pb.AddPartitionsResponse(partitions=[convert.partition_to_pb(p) for p in added], event_id=event_id)
+        return pb.AddPartitionsResponse(partitions=answer.partitions if answer else [], event_id=event_id)
 
     @answers_from_memory
     async def GetPartitionsByNames(self, request: pb.GetPartitionsByNamesRequest, context: Ctx) -> bytes:

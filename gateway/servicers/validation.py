@@ -6,7 +6,10 @@ from typing import Sequence, TypeVar
 
 from google.protobuf.message import Message
 
+from gateway import convert
+from protos.metastore.v1 import catalog_pb2 as pb
 from store.errors import InvalidArgument, ResourceExhausted
+from store.models import Partition
 
 M = TypeVar("M", bound=Message)
 REPLY_BUDGET = 3 * 1024 * 1024
@@ -49,3 +52,36 @@ def check_names_fit(names: Sequence[str], what: str, call: str) -> None:
     if size > REPLY_BUDGET:
         raise ResourceExhausted(f"{call}: the {len(names)} {what} take {size} bytes, more than one reply holds "
                                 f"({REPLY_BUDGET}); narrow the request with a pattern")
+
+
+EVENT_ID_FIELD_BYTES = 11
+"""The most a reply's `event_id` takes: its tag and a 10-byte varint (the id is not known before commit)."""
+
+
+def field_bytes(size: int) -> int:
+    """What an element of `size` bytes of a repeated message field (numbered under 16) takes in its
+    message: its tag, its length as a varint, and itself."""
+    return 1 + max(1, (size.bit_length() + 6) // 7) + size
+
+
+class PartitionsAnswer:
+    """A write's answer of partitions, encoded inside the write's transaction (store/catalog.py
+    CheckAnswer) so that one larger than `max_message_bytes` (hive.metastore.server.max.message.size,
+    the server's grpc.max_send_message_length) refuses the write instead: gRPC checks a reply's size only
+    once the handler has returned it, and would fail the call of a write that is committed."""
+
+    def __init__(self, call: str, max_message_bytes: int) -> None:
+        self._call = call
+        self._limit = max_message_bytes
+        self.partitions: list[pb.Partition] = []
+
+    def __call__(self, added: Sequence[Partition]) -> None:
+        encoded = [convert.partition_to_pb(p) for p in added]
+        size = EVENT_ID_FIELD_BYTES + sum(field_bytes(p.ByteSize()) for p in encoded)
+        if size > self._limit:
+            raise ResourceExhausted(
+                f"{self._call}: its answer would take {size} bytes for the {len(added)} partitions added, more than "
+                f"hive.metastore.server.max.message.size ({self._limit}), the largest message this gateway sends; "
+                "nothing was added. Set need_result false (the answer then holds no partitions: read them with "
+                "GetPartitionsByNames) or add fewer partitions per call")
+        self.partitions = encoded  # a retried transaction encodes its own

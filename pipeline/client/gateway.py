@@ -248,15 +248,32 @@ class GatewayClient:
         if it aborts). Answers the partitions added, as stored (names and locations set): with
         `if_not_exists`, those that existed (or another txn added first) are skipped, not answered.
         The gateway holds a call that found one added by a txn still open until that txn ends (at
-        most hive.txn.timeout), so the deadline covers that wait too."""
+        most hive.txn.timeout), so the deadline covers that wait too. A batch the gateway refuses as
+        too large (RESOURCE_EXHAUSTED, nothing of it added: more partitions than its
+        metastore.gateway.max.batch.size, or an answer over its hive.metastore.server.max.message.size)
+        is sent again as two halves, down to one partition."""
         added: list[pb.Partition] = []
         for batch in _chunks(partitions, self.config.batch_size):
+            added.extend(self._add_batch(db, table, batch, txn_id=txn_id, table_id=table_id,
+                                         if_not_exists=if_not_exists))
+        return added
+
+    def _add_batch(self, db: str, table: str, batch: Sequence[pb.Partition], *, txn_id: int,
+                   table_id: int, if_not_exists: bool) -> list[pb.Partition]:
+        try:
             reply = self.call(self.catalog.AddPartitions, pb.AddPartitionsRequest(
                 db_name=db, table_name=table, partitions=list(batch), txn_id=txn_id, table_id=table_id,
                 if_not_exists=if_not_exists), method="AddPartitions",
                 timeout_s=self.config.call_timeout_s + self.config.txn_timeout_s)
-            added.extend(reply.partitions)
-        return added
+        except GatewayError as exc:
+            if exc.code != grpc.StatusCode.RESOURCE_EXHAUSTED or len(batch) == 1:
+                raise
+            half = len(batch) // 2  # depth first: a refusal that is not about size ends at the first single one
+            return [*self._add_batch(db, table, batch[:half], txn_id=txn_id, table_id=table_id,
+                                     if_not_exists=if_not_exists),
+                    *self._add_batch(db, table, batch[half:], txn_id=txn_id, table_id=table_id,
+                                     if_not_exists=if_not_exists)]
+        return list(reply.partitions)
 
     def alter_partitions(self, db: str, table: str, partitions: Sequence[pb.Partition], *, txn_id: int,
                          table_id: int = 0) -> list[pb.Partition]:

@@ -129,6 +129,30 @@ def test_txn_commit_abort_snapshots_and_batched_reads_in_request_order(client: G
     assert {p.write_id for p in got} == {1}
 
 
+def test_add_partitions_sends_a_batch_whose_answer_is_too_large_again_in_halves(pg_dsn: str, tmp_path: Path) -> None:
+    """With hive.metastore.server.max.message.size at 64 KiB, the answer to a batch of 1,000 partitions
+    (~130 KB of storage descriptors; the request ~15 KB) cannot be sent: the gateway refuses the batch
+    before it commits, and the client sends it again in halves until each answer fits, so the write job
+    gets every partition's location (before: GatewayError RESOURCE_EXHAUSTED, the job failed)."""
+    proc = start_gateway(pg_dsn, "hive.metastore.server.max.message.size=65536")
+    address = proc.wait_serving()
+    try:
+        with GatewayClient(ClientConfig(address, unavailable_retries=0)) as client:
+            table = create_table(client, tmp_path / "t")
+            values = [f"d{i:05d}" for i in range(1000)]
+            with client.transaction() as txn:
+                txn.allocate_write_id("lake", "events")
+                added = client.add_partitions("lake", "events", [pb.Partition(values=[v]) for v in values],
+                                              txn_id=txn.id, table_id=table.table_id)
+            assert [p.name for p in added] == [f"ds={v}" for v in values]
+            assert added[-1].sd.location == f"file://{tmp_path}/t/ds=d00999"
+            assert client.stats["AddPartitions"] > 2  # refused whole, then halves (and their halves)
+            read = client.snapshot(["lake.events"]).read_context("lake.events")
+            assert client.list_partition_names("lake", "events", read) == [f"ds={v}" for v in values]
+    finally:
+        proc.stop()
+
+
 def test_filter_reads_answer_for_the_snapshot(client: GatewayClient, tmp_path: Path) -> None:
     if not client.has_filter_reads:
         pytest.skip("these protos have no GetPartitionsByFilter")

@@ -378,20 +378,22 @@ class DropTableResponse(_message.Message):
     def __init__(self, event_id: _Optional[int] = ...) -> None: ...
 
 class AddPartitionsRequest(_message.Message):
-    __slots__ = ("db_name", "table_name", "partitions", "if_not_exists", "txn_id", "table_id")
+    __slots__ = ("db_name", "table_name", "partitions", "if_not_exists", "txn_id", "table_id", "need_result")
     DB_NAME_FIELD_NUMBER: _ClassVar[int]
     TABLE_NAME_FIELD_NUMBER: _ClassVar[int]
     PARTITIONS_FIELD_NUMBER: _ClassVar[int]
     IF_NOT_EXISTS_FIELD_NUMBER: _ClassVar[int]
     TXN_ID_FIELD_NUMBER: _ClassVar[int]
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    NEED_RESULT_FIELD_NUMBER: _ClassVar[int]
     db_name: str
     table_name: str
     partitions: _containers.RepeatedCompositeFieldContainer[Partition]
     if_not_exists: bool
     txn_id: int
     table_id: int
-    def __init__(self, db_name: _Optional[str] = ..., table_name: _Optional[str] = ..., partitions: _Optional[_Iterable[_Union[Partition, _Mapping]]] = ..., if_not_exists: bool = ..., txn_id: _Optional[int] = ..., table_id: _Optional[int] = ...) -> None: ...
+    need_result: bool
+    def __init__(self, db_name: _Optional[str] = ..., table_name: _Optional[str] = ..., partitions: _Optional[_Iterable[_Union[Partition, _Mapping]]] = ..., if_not_exists: bool = ..., txn_id: _Optional[int] = ..., table_id: _Optional[int] = ..., need_result: bool = ...) -> None: ...
 
 class AddPartitionsResponse(_message.Message):
     __slots__ = ("partitions", "event_id")

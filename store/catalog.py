@@ -137,10 +137,12 @@ class DroppedDatabase:
 
 
 class DroppedPartition(NamedTuple):
-    """A dropped partition's canonical name and where it lived (its location as the drop found it)."""
+    """A dropped partition's canonical name and where it lived (its location as the drop found it); for
+    a drop asked to answer them whole, the partition itself as the drop found it."""
 
     name: str
     location: str
+    partition: Partition | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +155,14 @@ class DroppedPartitions:
     @property
     def names(self) -> list[str]:
         return [p.name for p in self.partitions]
+
+    @property
+    def whole(self) -> list[Partition]:
+        """The partitions themselves, of a drop asked to answer them whole (drop_partitions `whole`)."""
+        found = [p.partition for p in self.partitions if p.partition is not None]
+        if len(found) != len(self.partitions):
+            raise ValueError("the drop was not asked to answer the partitions whole")
+        return found
 
 
 # -- databases ---------------------------------------------------------------------------------
@@ -1049,10 +1059,11 @@ async def truncate(
 
 async def drop_partitions(
     conn: asyncpg.Connection, db_name: str, table_name: str, names: Sequence[str], *, if_exists: bool,
-    expected_table_id: int = 0, txn_id: int = 0, keep_attached: bool = False,
+    expected_table_id: int = 0, txn_id: int = 0, keep_attached: bool = False, whole: bool = False,
 ) -> Outcome[DroppedPartitions]:
-    """Drop partitions by name (answered in the order asked, each with where it lived); their column
-    statistics and grants go with them, unless `keep_attached` (a rename moves them to the new name)."""
+    """Drop partitions by name (answered in the order asked, each with where it lived, and `whole`, the
+    partition itself as the drop found it); their column statistics and grants go with them, unless
+    `keep_attached` (a rename moves them to the new name)."""
     _check_guard(expected_table_id)
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
@@ -1060,15 +1071,20 @@ async def drop_partitions(
     ctx = await _begin_write(conn, table, txn_id)
     if ctx.write_id:
         # Lock first: the statements below must not wait, as one that waited misses a version replaced meanwhile.
-        await lock_partitions(conn, table, wanted)
+        # The rows locked are the versions dropped, whole.
+        found = await lock_partitions(conn, table, wanted)
         rows = [*await conn.fetch(sql.DELETE_OWN_PARTITION_VERSIONS, table.table_id, wanted, ctx.write_id),
                 *await conn.fetch(sql.END_LATEST_PARTITION_VERSIONS, table.table_id, wanted, ctx.write_id)]
         await _check_partitions_not_in_flight(conn, table, wanted, ctx.txn_id)
     else:
-        rows = await conn.fetch(sql.DELETE_LATEST_PARTITIONS, table.table_id, wanted)
+        rows = found = await conn.fetch(sql.DELETE_LATEST_PARTITIONS_WHOLE if whole else sql.DELETE_LATEST_PARTITIONS,
+                                        table.table_id, wanted)
+    whole_rows = {r["part_name"]: r for r in found} if whole else {}
     order = {name: i for i, name in enumerate(wanted)}
-    dropped = sorted((DroppedPartition(r["part_name"], r["location"] or "") for r in rows),
-                     key=lambda d: order[d.name])
+    dropped = sorted((DroppedPartition(r["part_name"], r["location"] or "",
+                                       codec.partition_from_row(table.db_name, table.name, whole_rows[r["part_name"]])
+                                       if whole else None)
+                      for r in rows), key=lambda d: order[d.name])
     if len(dropped) < len(wanted) and not if_exists:
         missing = sorted(set(wanted) - {d.name for d in dropped})
         raise NotFound(f"partition(s) of {table.full_name} do not exist: {_list_preview(missing)}; nothing was dropped")

@@ -306,10 +306,10 @@ class CatalogStore:
 
     async def drop_partitions(
         self, db_name: str, table_name: str, names: Sequence[str], *, if_exists: bool, expected_table_id: int = 0,
-        txn_id: int = 0,
+        txn_id: int = 0, whole: bool = False,
     ) -> tuple[catalog.DroppedPartitions, int]:
         written = await self._write(catalog.drop_partitions, db_name, table_name, names, if_exists=if_exists,
-                                          expected_table_id=expected_table_id, txn_id=txn_id)
+                                    expected_table_id=expected_table_id, txn_id=txn_id, whole=whole)
         return written.value, written.event_id
 
     async def rename_partition(self, db_name: str, table_name: str, old_name: str, new: Partition,

@@ -17,9 +17,9 @@ from gateway.thrift import convert
 from gateway.thrift.convert import required, stamp_ddl_time
 from gateway.thrift.idl import hms
 from gateway.warehouse import Warehouse
-from hive.names import leading_partition_values, make_partition_name, matches_partial_values, parse_partition_name
+from hive.names import leading_partition_values, make_partition_name, matches_partial_values
 from store.cache.facade import CachedCatalog
-from store.catalog import DroppedTable, check_exchangeable
+from store.catalog import DroppedPartitions, DroppedTable, check_exchangeable
 from store.catalog_store import CatalogStore
 from store.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
 from store.models import Partition, Table
@@ -158,21 +158,22 @@ class DataMethods:
     # -- partitions -------------------------------------------------------------------------------
 
     async def _drop_partitions(self, db_name: str | None, tbl_name: str | None, names: Sequence[str],
-                               delete_data: bool, if_exists: bool) -> list[str]:
+                               delete_data: bool, if_exists: bool, whole: bool = False) -> DroppedPartitions:
         db_name, tbl_name = required(db_name, "db_name"), required(tbl_name, "tbl_name")
-        dropped, event_id = await self._catalog.drop_partitions(db_name, tbl_name, list(names), if_exists=if_exists)
+        dropped, event_id = await self._catalog.drop_partitions(db_name, tbl_name, list(names), if_exists=if_exists,
+                                                                whole=whole)
         table = dropped.table
         self._cached.wrote(table.db_name, table.name, event_id)
         if delete_data and owns_data(table):
             locations = [p.location for p in dropped.partitions if p.location]
             await self._warehouse.delete(locations, f"drop partition(s) of {table.full_name}")
             await self._warehouse.delete_empty_parents(locations, table.sd.location)
-        return dropped.names
+        return dropped
 
     async def drop_partition(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
                              deleteData: bool | None) -> bool:  # noqa: N803
         name = await self._name_of(db_name, tbl_name, part_vals)
-        return bool(await self._drop_partitions(db_name, tbl_name, [name], bool(deleteData), if_exists=False))
+        return bool((await self._drop_partitions(db_name, tbl_name, [name], bool(deleteData), if_exists=False)).names)
 
     async def drop_partition_with_environment_context(self, db_name: str | None, tbl_name: str | None,
                                                       part_vals: list[str] | None, deleteData: bool | None,  # noqa: N803
@@ -182,7 +183,7 @@ class DataMethods:
     async def drop_partition_by_name(self, db_name: str | None, tbl_name: str | None, part_name: str | None,
                                      deleteData: bool | None) -> bool:  # noqa: N803
         name = required(part_name, "part_name")
-        return bool(await self._drop_partitions(db_name, tbl_name, [name], bool(deleteData), if_exists=False))
+        return bool((await self._drop_partitions(db_name, tbl_name, [name], bool(deleteData), if_exists=False)).names)
 
     async def drop_partition_by_name_with_environment_context(self, db_name: str | None, tbl_name: str | None,
                                                               part_name: str | None, deleteData: bool | None,  # noqa: N803
@@ -190,7 +191,9 @@ class DataMethods:
         return await self.drop_partition_by_name(db_name, tbl_name, part_name, deleteData)
 
     async def drop_partitions_req(self, req: Any) -> Any:
-        """Hive's DropPartitionsRequest by names (expressions are not supported: InvalidObjectException)."""
+        """Hive's DropPartitionsRequest by names (expressions are not supported: InvalidObjectException).
+        With needResult (Hive's default) it answers the partitions dropped whole, as the drop found them
+        (storage descriptor, parameters, create time: what get_partition answered), as Hive's does."""
         req = required(req, "req")
         parts = required(req.parts, "parts")
         if parts.names is None:
@@ -199,13 +202,16 @@ class DataMethods:
             raise ResourceExhausted(f"drop_partitions_req: {len(parts.names)} names in one call, more than "
                                     f"metastore.gateway.max.batch.size ({self._settings.max_batch_size}); split it")
         table = await self._table(req.dbName, req.tblName)
+        need_result = req.needResult is not False
+        if not parts.names:
+            return hms.DropPartitionsResult(partitions=[] if need_result else None)
         dropped = await self._drop_partitions(table.db_name, table.name, parts.names,
-                                              delete_data=req.deleteData is not False,
-                                              if_exists=bool(req.ifExists)) if parts.names else []
-        result = [convert.partition_to_thrift(table, Partition(table.db_name, table.name,
-                                                                 parse_partition_name(table.partition_keys, n), n))
-                  for n in dropped]
-        return hms.DropPartitionsResult(partitions=result if req.needResult is not False else None)
+                                              delete_data=req.deleteData is not False, if_exists=bool(req.ifExists),
+                                              whole=need_result)
+        if not need_result:
+            return hms.DropPartitionsResult(partitions=None)
+        return hms.DropPartitionsResult(partitions=[convert.partition_to_thrift(dropped.table, p)
+                                                    for p in dropped.whole])
 
     async def rename_partition(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
                                new_part: Any) -> None:

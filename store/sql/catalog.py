@@ -146,6 +146,13 @@ DELETE FROM partitions WHERE table_id = $1 AND part_name = ANY($2::text[]) AND d
 RETURNING part_name, body->'sd'->>'location' AS location
 """
 
+# DELETE_LATEST_PARTITIONS for a drop that answers the partitions whole, as it found them (Thrift's
+# drop_partitions_req); the other only what a drop needs (its directories).
+DELETE_LATEST_PARTITIONS_WHOLE = f"""
+DELETE FROM partitions WHERE table_id = $1 AND part_name = ANY($2::text[]) AND dropped_wid IS NULL
+RETURNING {_PARTITION_COLUMNS}, body->'sd'->>'location' AS location
+"""
+
 COUNT_LATEST_PARTITIONS = "SELECT count(*) FROM partitions WHERE table_id = $1 AND dropped_wid IS NULL"
 
 # -- versions of transactional tables (created_wid / dropped_wid stamped with write ids) -------

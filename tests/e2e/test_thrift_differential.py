@@ -688,6 +688,25 @@ META_CONF_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
 ]
 
 # (label, method, arguments): run in this order on both servers.
+def _drop_req(names: list[str], *, need_result: bool = True, if_exists: bool = False) -> ht.DropPartitionsRequest:
+    return ht.DropPartitionsRequest("sales", "drops", ht.RequestPartsSpec(names=names), deleteData=True,
+                                    ifExists=if_exists, needResult=need_result)
+
+
+# Hive's DropPartitionsRequest by names (what Hive's and Spark's ALTER TABLE ... DROP PARTITION send): the
+# answer asked for is the dropped partitions whole, as get_partition had them, in a table of their own.
+DROPS_REQ_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
+    ("create the drops table", "create_table", (_table("sales", "drops"),)),
+    *[(f"add drops partition {d}", "add_partition", (_part("sales", "drops", [f"2024-01-0{d}"], {"k": f"v{d}"}),))
+      for d in range(1, 6)],
+    ("drop partitions by names", "drop_partitions_req", (_drop_req(["ds=2024-01-02", "ds=2024-01-01"]),)),
+    ("drop partitions asking no result", "drop_partitions_req", (_drop_req(["ds=2024-01-03"], need_result=False),)),
+    ("drop partitions, one missing", "drop_partitions_req", (_drop_req(["ds=2024-01-04", "ds=2099-01-01"]),)),
+    ("drop partitions, the missing one skipped", "drop_partitions_req", (
+        _drop_req(["ds=2024-01-04", "ds=2099-01-01"], if_exists=True),)),
+    ("drops table's partitions after", "get_partitions", ("sales", "drops", -1)),
+]
+
 STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("create db", "create_database", (ht.Database("sales", "the sales", None, {"team": "a"}, ownerName="alice",
                                                   ownerType=ht.PrincipalType.USER),)),
@@ -860,6 +879,7 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("drop it again", "drop_partition", ("sales", "orders", ["2024-02-02"], True)),
     ("drop partition, one value for two keys", "drop_partition", ("sales", "multi", ["2024-01-02"], True)),
     ("drop partition by name", "drop_partition_by_name", ("sales", "orders", "ds=2024-01-03", True)),
+    *DROPS_REQ_STEPS,
     ("names after drops", "get_partition_names", ("sales", "orders", -1)),
     ("add the dropped partition back", "add_partition", (_part("sales", "orders", ["2024-02-02"]),)),
     ("its stats went with the drop", "get_partitions_statistics_req", (ht.PartitionsStatsRequest(
@@ -1042,6 +1062,8 @@ def run_steps(address: str, warehouse: str) -> dict[str, Any]:
                 got = _normal(getattr(ThriftHiveMetastore.Client, method)(client, *built), warehouse)
                 if method in ("get_table_objects_by_name", "get_partitions_by_names"):
                     got = sorted(got, key=lambda x: json.dumps(x, sort_keys=True))
+                elif method == "drop_partitions_req" and got["partitions"] is not None:  # by names, too
+                    got["partitions"] = sorted(got["partitions"], key=lambda x: json.dumps(x, sort_keys=True))
                 elif method == "get_all_functions":  # Hive's order is its database's
                     got["functions"] = sorted(got["functions"], key=lambda f: (f["dbName"], f["functionName"]))
                 elif method in ("list_privileges", "list_roles", "get_table_names_by_filter",

@@ -10,11 +10,13 @@ import asyncpg
 import grpc
 import pytest
 
+from gateway import convert
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import events_pb2 as evpb
 from protos.metastore.v1 import events_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from hive.writeids import ValidTxnList, ValidWriteIdList
+from store.catalog_store import CatalogStore
 from tests.builders import table
 from tests.conftest import wait_applied
 from tests.txn_helpers import Txns, started_txns
@@ -103,6 +105,26 @@ async def test_second_writer_of_a_partition_gets_aborted_naming_the_holder(txns:
     await txns.alter(retry, "a", "from-b")
     await txns.commit(retry)
     assert await txns.tag(await txns.snapshot(), "a") == "from-b"
+
+
+async def test_a_drop_in_a_txn_asked_for_the_partitions_whole_answers_the_versions_it_dropped(txns: Txns) -> None:
+    """What Thrift's drop_partitions_req answers, for a transactional table: a committed version (its end
+    stamped) and the txn's own (deleted), each as the txn read it before the drop, in the order asked."""
+    (w1,) = await txns.open()
+    await txns.add(w1, "a")
+    await txns.alter(w1, "a", "committed")
+    await txns.commit(w1)
+    (w2,) = await txns.open()
+    await txns.add(w2, "b")
+    read = await txns.snapshot(w2)
+    before = list((await txns.client.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(
+        db_name="db", table_name="t", names=["p=b", "p=a"], read=read))).partitions)
+    assert [(p.name, p.write_id, p.parameters.get("tag")) for p in before] == [("p=b", 2, None),
+                                                                                ("p=a", 1, "committed")]
+    store = CatalogStore(txns.gw.database, warehouse_dir=txns.gw.settings.warehouse_dir)
+    dropped, _ = await store.drop_partitions("db", "t", ["p=b", "p=a"], if_exists=False, txn_id=w2, whole=True)
+    assert [convert.partition_to_pb(p) for p in dropped.whole] == before
+    assert await txns.names(await txns.snapshot(w2)) == []
 
 
 async def test_abort_discards_partitions_alters_and_renames(txns: Txns) -> None:

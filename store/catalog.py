@@ -657,22 +657,21 @@ class CreatorInFlight(Exception):
 
 
 async def _check_concurrent_adds(conn: asyncpg.Connection, table: Table, names: Sequence[str],
-                                   inserted: set[str], txn_id: int) -> None:
+                                 inserted: set[str], txn_id: int) -> None:
     """Hive's outcome for two txns adding one new partition (two INSERTs into it both commit in
     Hive: each adds it unless it exists) under txn `txn_id`. A name this add inserted conflicts with
     any other txn's in-flight write of it (a drop not yet committed: the new partition would race
     it). A name it found already there exists (skipped by an add-if-absent, AlreadyExists
-    otherwise) when no txn in flight wrote it, or when the one that did committed after this txn
-    started: this add writes nothing to it, so first-committer-wins has nothing to judge. Written by
-    an open txn, it exists only if that txn commits: wait for it to end (`CreatorInFlight`) and add
-    again."""
-    in_flight = await conn.fetch(txn_sql.PARTITION_WRITES_IN_FLIGHT, table.table_id, list(names), txn_id)
-    for row in in_flight:
-        if row["part_name"] in inserted:
-            raise _conflict(f"partition {row['part_name']} of {table.full_name}", row["txn_id"], row["state"],
-                            txn_id)
-    for row in in_flight:
-        if row["state"] == "o":
+    otherwise), whoever wrote it and whenever they committed: this add writes nothing to it, so
+    first-committer-wins has nothing to judge; but one an open txn created (rather than replaced)
+    exists only if that txn commits: wait for it to end (`CreatorInFlight`) and add again."""
+    new = [name for name in names if name in inserted]
+    if new:
+        await _check_partitions_not_in_flight(conn, table, new, txn_id)
+    found = [name for name in names if name not in inserted]
+    if found:
+        row = await conn.fetchrow(txn_sql.PARTITION_CREATED_IN_FLIGHT, table.table_id, found, txn_id)
+        if row is not None:
             raise CreatorInFlight(row["txn_id"], f"partition {row['part_name']} of {table.full_name}", txn_id)
 
 

@@ -282,13 +282,14 @@ class Model:
         names = [self.name(v) for v, _, _ in parts]
         assert len(set(names)) == len(names)
         _, cur = self.latest(tk)
-        # A name to insert conflicts as any write does; one found there was written by an open txn
-        # (the add waits for its end: the driver's short deadline ends the call first) or is simply
-        # there, even if a txn committed it after `me` opened (the add writes nothing to it).
+        # A name to insert conflicts as any write does; one found there was created (not replaced) by
+        # an open txn (the add waits for its end: the driver's short deadline ends the call first) or
+        # is simply there, whoever changed it and when (the add writes nothing to it).
         conflict = self._conflict(me, tk, [n for n in names if n not in cur])
         if conflict:
             return conflict
-        waits_for = {h for n in names if n in cur and (h := self.holder((tk, n), me))}
+        waits_for = {h for n in names if n in cur and (h := self.holder((tk, n), me))
+                     and self.txns[h].pre[(tk, n)] is None}
         if waits_for:
             return Outcome("DEADLINE_EXCEEDED", why=f"waits for open txns {sorted(waits_for)}")
         existing = [n for n in names if n in cur]

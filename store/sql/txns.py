@@ -172,17 +172,27 @@ FORGOTTEN_MARKS = "SELECT t2w_cleaned_below, aborted_forgotten_upto FROM txn_hou
 # still open, or that committed after $3 started (commit_id >= $3: first committer wins).
 _CONFLICTING = "(x.state = 'o' OR (x.state = 'c' AND x.commit_id >= {me}))"
 
-# Every such write on these names (an add judges each name: catalog._check_concurrent_adds) ...
-PARTITION_WRITES_IN_FLIGHT = f"""
+PARTITION_WRITERS_IN_FLIGHT = f"""
 SELECT p.part_name, tw.txn_id, x.state
 FROM partitions p
 JOIN txn_to_write_id tw ON tw.table_id = p.table_id AND tw.write_id IN (p.created_wid, p.dropped_wid)
 JOIN txns x ON x.txn_id = tw.txn_id AND {_CONFLICTING.format(me="$3")}
 WHERE p.table_id = $1 AND p.part_name = ANY($2::text[]) AND tw.txn_id <> $3
-ORDER BY p.part_name, tw.txn_id
+LIMIT 1
 """
-# ... or the first (any one conflicts: alters and drops).
-PARTITION_WRITERS_IN_FLIGHT = PARTITION_WRITES_IN_FLIGHT + "LIMIT 1\n"
+
+# Of these partitions (table $1, names $2), one whose latest version an open txn other than $3 created
+# rather than replaced (no version of the name ends at its write id): it exists only if that txn commits.
+PARTITION_CREATED_IN_FLIGHT = """
+SELECT p.part_name, tw.txn_id
+FROM partitions p
+JOIN txn_to_write_id tw ON tw.table_id = p.table_id AND tw.write_id = p.created_wid
+JOIN txns x ON x.txn_id = tw.txn_id AND x.state = 'o'
+WHERE p.table_id = $1 AND p.part_name = ANY($2::text[]) AND p.dropped_wid IS NULL AND tw.txn_id <> $3
+  AND NOT EXISTS (SELECT 1 FROM partitions q
+                  WHERE q.table_id = p.table_id AND q.part_name = p.part_name AND q.dropped_wid = p.created_wid)
+LIMIT 1
+"""
 
 TABLE_WRITERS_IN_FLIGHT = f"""
 SELECT tw.txn_id, x.state

@@ -82,9 +82,15 @@ async def test_second_writer_of_a_partition_gets_aborted_naming_the_holder(txns:
     await txns.commit(w0)
     a, late = await txns.open(2)
     await txns.alter(a, "a", "from-a")
-    writes = (lambda b: txns.alter(b, "a", "from-b"), lambda b: txns.add(b, "a"),
+    writes = (lambda b: txns.alter(b, "a", "from-b"),
               lambda b: txns.client.catalog.DropPartitions(pb.DropPartitionsRequest(
                   db_name="db", table_name="t", txn_id=b, names=["p=a"])))
+    # An add writes nothing to a partition that exists whoever is changing it: ALREADY_EXISTS, as Hive.
+    (b,) = await txns.open()
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await txns.add(b, "a")
+    assert err.value.code() == C.ALREADY_EXISTS
+    await txns.commit(b)
     for attempt in writes:
         (b,) = await txns.open()
         with pytest.raises(grpc.aio.AioRpcError) as err:

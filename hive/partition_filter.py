@@ -184,19 +184,25 @@ _COLUMN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?")
 
 @dataclass(frozen=True, slots=True)
 class Dialect:
-    """What a filter's keys are and how it reads LIKE. Partition filters name the table's partition
-    keys in any case and take SQL LIKE patterns, gRPC's as they are, Hive 2.3's (Thrift's) as Hive's
-    metastore rewrites them (`hive_like`); Hive's table filter (hive/table_filter.py) names its
-    fields exactly, admits a parameter's field on first use, allows each field some operators only,
-    and matches LIKE as a regular expression (Java's String.matches: the whole value). A regular
-    expression runs only in PostgreSQL (`to_sql`), whose engine checks it and whose statement
-    time-out bounds it: Python's backtracking engine could hold the event loop for hours on one."""
+    """What a filter's keys are and how it reads LIKE, strings and numbers. Partition filters name the
+    table's partition keys in any case and take SQL LIKE patterns, gRPC's as they are, Hive 2.3's
+    (Thrift's) as Hive's metastore rewrites them (`hive_like`); Hive's table filter
+    (hive/table_filter.py) names its fields exactly, admits a parameter's field on first use, allows
+    each field some operators only, reads LIKE as Hive's metastore does too, keeps a string's
+    backslashes and reads numbers as Hive 2.3's grammar does."""
 
     subject: str  # "partition filter": the error messages' "bad partition filter at position ..."
     key_noun: str  # "partition key"
     exact_names: bool = False
-    regex_like: bool = False
     hive_like: bool = False  # LIKE as Hive 2.3.10's metastore runs it (`_hive_like`)
+    # A quoted string is its text between the quotes, backslashes included, as Hive 2.3's lexer leaves
+    # it (a backslash only keeps the next character from ending the string); otherwise `\x` is x.
+    verbatim_strings: bool = False
+    # A number is Hive 2.3's integral literal, digits after an optional minus, read as a Java long;
+    # against a text key it stands for that long's decimal text (`= 010` means "10"), as Hive's
+    # Long.toString makes it. Otherwise any decimal number, standing for its source text.
+    integral_numbers: bool = False
+    like_numbers: Callable[[FieldSchema], bool] | None = None  # keys whose LIKE takes a number (integral_numbers)
     admit: Callable[[str], FieldSchema | None] | None = None  # a key named beyond the given ones, or None
     refuse: Callable[[FieldSchema, str], str | None] | None = None  # why a key may not take an operator
     keys_hint: Callable[[Sequence[FieldSchema]], str] | None = None  # what may be named, for "unknown key"
@@ -232,7 +238,7 @@ class Filter:
         if not _COLUMN.fullmatch(column):
             raise ValueError(f"column must be a (qualified) identifier, not {column!r}")
         params: list[object] = []
-        return _SqlWriter(self.keys, column, first_param, params, self.dialect.regex_like).node(self.root), params
+        return _SqlWriter(self.keys, column, first_param, params).node(self.root), params
 
 
 MAX_FILTER_CHARS = FILTER
@@ -249,12 +255,7 @@ def parse_filter(text: str, keys: Sequence[FieldSchema], dialect: Dialect = PART
     parser = _Parser(text, tuple(keys), dialect)
     root = parser.parse()
     key_tuple = tuple(parser.keys)
-    match = _sql_only if dialect.regex_like else _Compiler(key_tuple).compile(root)
-    return Filter(text, key_tuple, root, match, dialect)
-
-
-def _sql_only(values: Sequence[str | None]) -> Tri:
-    raise ValueError("a filter whose LIKE is a regular expression runs in PostgreSQL only: use to_sql")
+    return Filter(text, key_tuple, root, _Compiler(key_tuple).compile(root), dialect)
 
 
 # --- lexer and parser -----------------------------------------------------------------------------
@@ -270,6 +271,7 @@ _TOKEN = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 _UNESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_INTEGRAL = re.compile(r"-?[0-9]+")
 _KEYWORDS = frozenset(["AND", "OR", "NOT", "IN", "BETWEEN", "LIKE"])
 _NOT_KEYS = _KEYWORDS | {"TRUE", "FALSE"}  # words that never name a key
 
@@ -328,7 +330,9 @@ class _Parser:
                 self._fail(_Token("char", text[i], i), problem)
             kind = m.lastgroup
             if kind == "str":
-                tokens.append(_Token(kind, _UNESCAPE.sub(r"\1", m.group()[1:-1]), i))
+                quoted = m.group()[1:-1]
+                content = quoted if self._dialect.verbatim_strings else _UNESCAPE.sub(r"\1", quoted)
+                tokens.append(_Token(kind, content, i))
             elif kind != "ws":
                 tokens.append(_Token(kind, m.group("quoted") if kind == "quoted" else m.group(), i))
             i = m.end()
@@ -484,12 +488,15 @@ class _Parser:
             node = Between(left, low, self._literal(left, "after BETWEEN ... AND"))
         else:
             pattern = self._next()
+            like_numbers = self._dialect.like_numbers
+            if pattern.kind == "num" and like_numbers is not None and like_numbers(self.keys[left]):
+                pattern = _Token("str", str(self._long(pattern)), pattern.pos)
             if pattern.kind != "str":
                 self._fail(pattern, f"expected a quoted pattern after LIKE, found {pattern.show()}")
             if self._dialect.hive_like:
                 node = self._hive_like(left, tok, pattern)
             else:
-                if not self._dialect.regex_like and (len(pattern.text) - len(pattern.text.rstrip("\\"))) % 2:
+                if (len(pattern.text) - len(pattern.text.rstrip("\\"))) % 2:
                     self._fail(pattern, "a LIKE pattern must not end with its escape character, a lone backslash")
                 node = Like(left, pattern.text)
         return Not(node) if negated else node
@@ -523,10 +530,22 @@ class _Parser:
                 self._fail(tok, f"expected ',' or ')' in the IN list at position {in_tok.pos + 1}, found {tok.show()}")
             values.append(self._literal(key, "after ','"))
 
+    def _long(self, tok: _Token) -> int:
+        """A number as Hive 2.3's grammar reads it (integral_numbers): a Java long."""
+        if not _INTEGRAL.fullmatch(tok.text):
+            self._fail(tok, f"a number in a {self._dialect.subject} is a whole number, digits after an optional "
+                            f"minus (Hive 2.3's grammar): write '{tok.text}' in quotes")
+        value = int(tok.text)
+        if not -2**63 <= value < 2**63:
+            self._fail(tok, f"{tok.text} does not fit a Java long, as Hive 2.3 reads a number")
+        return value
+
     def _convert(self, key: int, tok: _Token) -> Value:
         """The literal as a value of the key's type, or an error pointing at the literal."""
         fs = self.keys[key]
         kt = _filterable_type(fs)
+        if tok.kind == "num" and self._dialect.integral_numbers:
+            tok = _Token("num", str(self._long(tok)), tok.pos)
         if tok.kind == "word":  # TRUE or FALSE
             if kt is not _BOOLEAN:
                 self._fail(tok, f"{tok.text} is a boolean, but key '{fs.name}' has type {fs.type}")
@@ -667,23 +686,9 @@ def _like_regex(pattern: str) -> str:
 # --- translation to SQL ---------------------------------------------------------------------------
 
 
-_LEADING_FLAGS = re.compile(r"\(\?([A-Za-z]+)\)")
-
-
-def _whole_value_regex(pattern: str) -> str:
-    """Java's String.matches in PostgreSQL's dialect: anchored at both ends, `.` and brackets not
-    across line ends (option p); leading flags such as (?i) move first, the only place PostgreSQL
-    takes them. A construct PostgreSQL lacks fails there, as an invalid regular expression."""
-    m = _LEADING_FLAGS.match(pattern)
-    flags, body = (m.group(1), pattern[m.end():]) if m else ("", pattern)
-    return f"(?p{flags})^(?:{body})$"
-
-
 class _SqlWriter:
-    def __init__(self, keys: tuple[FieldSchema, ...], column: str, first: int, params: list[object],
-                 regex_like: bool = False) -> None:
+    def __init__(self, keys: tuple[FieldSchema, ...], column: str, first: int, params: list[object]) -> None:
         self._keys, self._column, self._first, self._params = keys, column, first, params
-        self._regex_like = regex_like
 
     def _param(self, value: Value | list[Value], kt: _KeyType) -> str:
         suffix = "[]" if isinstance(value, list) else ""
@@ -702,8 +707,6 @@ class _SqlWriter:
             return f"(NOT {self.node(node.operand)})"
         kt = _filterable_type(self._keys[node.key])
         elem = f"{self._column}[{node.key + 1}]"
-        if isinstance(node, Like) and self._regex_like:
-            return f"({kt.sql(elem, as_text=True)} ~ {self._param(_whole_value_regex(node.pattern), _STRING)})"
         if isinstance(node, Like):
             text = kt.sql(elem, as_text=True)
             if node.ascii_case_blind:  # lower() under COLLATE "C" changes ASCII letters only

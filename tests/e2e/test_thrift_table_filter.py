@@ -1,7 +1,7 @@
 """get_table_names_by_filter over Thrift (hive/table_filter.py, store/catalog.py): Trino lists a schema's
 views with it. Hive 2.3.10's answers call by call are compared in tests/e2e/test_thrift_differential.py
 (LISTING_STEPS); here, what that comparison cannot show: a change made on one gateway selected on another
-at once, a regular expression PostgreSQL refuses or must work hard on, and refusals that say why."""
+at once, refusals that say why, and LIKE over values with line ends as Hive 2.3.10 matches it."""
 
 from __future__ import annotations
 
@@ -65,8 +65,7 @@ async def test_bad_filters_are_refused_saying_why_and_the_connection_serves_on(
     a, _ = two_gateways
     await a("create_table", thrift_table("t", owner="a" * 80 + "!"))
     for bad, why in [
-        ('hive_filter_field_owner__ LIKE "("', "not a regular expression PostgreSQL can run"),
-        ('hive_filter_field_owner__ LIKE "\\\\p{Alpha}+"', "not a regular expression PostgreSQL can run"),
+        ("hive_filter_field_params__k = 1.5", "a number in a table filter is a whole number"),
         ('hive_filter_field_params__k > "5"', "a table parameter takes =, <>, != or LIKE only"),
         ('hive_filter_field_last_access__ LIKE "5"', "LIKE does not apply to hive_filter_field_last_access__"),
         ('owner = "alice"', "unknown field 'owner'"),
@@ -74,29 +73,30 @@ async def test_bad_filters_are_refused_saying_why_and_the_connection_serves_on(
     ]:
         refused = await _refused(a, "db", bad, -1)
         assert type(refused).__name__ == "MetaException" and why in refused.message, (bad, refused)
-        assert "position" in refused.message or "PostgreSQL" in refused.message
+        assert "position" in refused.message
     refused = await _refused(a, "db", None, -1)
     assert type(refused).__name__ == "MetaException" and "filter is required" in refused.message
     refused = await _refused(a, "", VIEW_FLAG, -1)
     assert type(refused).__name__ == "UnknownDBException"
-    # A pattern that makes a backtracking engine (Python's, Java's) take exponential time answers at once:
-    # PostgreSQL's engine runs it, not the gateway's event loop.
-    assert await a("get_table_names_by_filter", "db", 'hive_filter_field_owner__ LIKE "(a*)*b"', -1) == []
-    assert await a("get_table_names_by_filter", "db", 'hive_filter_field_owner__ LIKE "(a*)*!"', -1) == ["t"]
+    # Regular expression syntax is itself in Hive's LIKE, so no pattern costs a regular expression engine time.
+    assert await a("get_table_names_by_filter", "db", 'hive_filter_field_owner__ LIKE "(a*)*!"', -1) == []
+    assert await a("get_table_names_by_filter", "db", 'hive_filter_field_owner__ LIKE "a.*!"', -1) == ["t"]
     assert await a("get_all_tables", "db") == ["t"]
 
 
-async def test_parameters_and_owners_by_regular_expression(pg_dsn: str) -> None:
+async def test_parameters_and_owners_by_like_as_hive_2_3_matches_them(pg_dsn: str) -> None:
     async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as client:
         await client("create_table", thrift_table("upper", owner="Alice", Mode="Batch"))
         await client("create_table", thrift_table("lower", owner="alice", mode="batch\nstream"))
         got = [
             await client("get_table_names_by_filter", "db", text, -1) for text in (
-                'hive_filter_field_owner__ LIKE "(?i)ALICE"',  # flags first, as Java takes them
+                'hive_filter_field_owner__ LIKE "(?i)ALICE"',
                 'hive_filter_field_params__Mode = "Batch"',  # parameter keys keep their case
-                'hive_filter_field_params__mode LIKE "batch.*"',  # `.` stops at a line end, as in Java
-                'hive_filter_field_params__mode LIKE "batch\\\\nstream"',
+                'hive_filter_field_params__mode LIKE "batch.*"',  # `.*` runs over line ends, as Hive's LIKE
+                'hive_filter_field_params__mode LIKE "batch.stream"',
                 'hive_filter_field_params__mode LIKE "batch"',  # the whole value, not a part of it
+                'hive_filter_field_owner__ LIKE "[aA]lice"',  # brackets are themselves
                 'hive_filter_field_owner__ in ("Alice", "bob")',
+                'hive_filter_field_owner__ = "Alice" or hive_filter_field_params__mode = "x"',  # upper has no mode
             )]
-        assert got == [["lower", "upper"], ["upper"], [], ["lower"], [], ["upper"]]
+        assert got == [["lower", "upper"], ["upper"], ["lower"], ["lower"], [], [], ["upper"], []]

@@ -30,7 +30,10 @@ is what Spark SQL's Hive client sends; `key IN (...)` is taken too. A value must
 integer for integer keys, a number for float/double/decimal (either may be quoted), a quoted ISO
 date or timestamp, TRUE/FALSE or 'true'/'false' for booleans; against a string key a number stands
 for its source text (`month = 05` means '05'). In a quoted string a backslash makes the next
-character literal (`\\'`, `\\"`, `\\\\`); there are no C escapes (`'\\n'` is the letter n).
+character literal (`\\'`, `\\"`, `\\\\`); there are no C escapes (`'\\n'` is the letter n). Hive 2.3's
+dialect (below) keeps a string's backslashes instead, as Hive's lexer does: `"a\\b"` is a, a
+backslash, b (what Spark's Hive client sends for that value: it quotes values and escapes nothing),
+and `"a\\"b"` is a, a backslash, a quote, b.
 
 LIKE depends on the dialect. In the gateway's own (PARTITION_FILTER, gRPC's GetPartitionsByFilter)
 patterns follow SQL: `%` is any run, `_` one character, and a backslash *in the pattern* escapes the
@@ -210,7 +213,7 @@ class Dialect:
 
 PARTITION_FILTER = Dialect("partition filter", "partition key")
 """The gateway's own partition filter (gRPC's GetPartitionsByFilter): LIKE is SQL's."""
-HIVE_PARTITION_FILTER = Dialect("partition filter", "partition key", hive_like=True)
+HIVE_PARTITION_FILTER = Dialect("partition filter", "partition key", hive_like=True, verbatim_strings=True)
 """Hive 2.3's partition filter (Thrift's get_partitions_by_filter, which Spark SQL's Hive client sends
 `ds like "2024.*"` for StartsWith): LIKE is what Hive 2.3.10 makes of a Java regular expression."""
 

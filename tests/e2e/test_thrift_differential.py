@@ -534,6 +534,10 @@ def _by_filter(label: str, text: str | None, max_tables: int = -1,
     return (label, "get_table_names_by_filter", (db, text, max_tables))
 
 
+def _by_partition_filter(label: str, text: str) -> tuple[str, str, tuple[Any, ...]]:
+    return (label, "get_partitions_by_filter", ("listing", "parted", text, -1))
+
+
 _VIEW_FLAG = "hive_filter_field_params__presto_view"
 
 # get_table_names_by_filter (Trino lists a schema's views with it: the `=` form, then the LIKE form), and the
@@ -615,6 +619,17 @@ LISTING_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("create a listing table with a key", "create_table", (_table("listing", "parted"),)),
     ("add a partition with a context", "add_partition_with_environment_context", (
         _part("listing", "parted", ["2024-01-01"]), ht.EnvironmentContext({}))),
+    # A partition filter's strings keep their backslashes, as Spark's client sends a value with one.
+    ("add a partition with a backslash", "add_partition", (_part("listing", "parted", ["a\\b"]),)),
+    ("add a partition with two backslashes", "add_partition", (_part("listing", "parted", ["a\\\\b"]),)),
+    ("add a partition with a dot", "add_partition", (_part("listing", "parted", ["a.b"]),)),
+    _by_partition_filter("partitions equal to a backslash", r'ds = "a\b"'),
+    _by_partition_filter("partitions equal to two backslashes", r'ds = "a\\b"'),
+    _by_partition_filter("partitions unequal to a backslash", r'ds <> "a\b"'),
+    _by_partition_filter("partitions in a list with a backslash", r'(ds) in ("a\b", "x")'),
+    _by_partition_filter("partitions by LIKE and an escaped dot", r'ds like "a\.b"'),
+    _by_partition_filter("partitions by LIKE and a backslash", r'ds like "a\%"'),
+    ("count partitions equal to a backslash", "get_num_partitions_by_filter", ("listing", "parted", r'ds = "a\b"')),
     ("alter a partition with a context", "alter_partition_with_environment_context", (
         "listing", "parted", Edit("get_partition", ("listing", "parted", ["2024-01-01"]), {"parameters+": {"k": "v"}}),
         ht.EnvironmentContext({"DO_NOT_UPDATE_STATS": "true"}))),

@@ -20,6 +20,7 @@ from tests.conftest import running_gateway, wait_applied
 from tests.thrift_client import ThriftClient, client_with_database, thrift_table
 
 DAYS = ["2024-01-01", "2024-01-02", "2025-01-01"]
+PATHS = ["a\\b", "a.b", "a\\\\b", "ab"]  # a\b, a.b, a\\b, ab
 
 
 @pytest.fixture(params=["cached", "uncached"])
@@ -29,6 +30,9 @@ async def client(request: pytest.FixtureRequest, pg_dsn: str) -> AsyncIterator[T
         await c("create_table", thrift_table("orders", keys=["ds"]))
         for ds in DAYS:
             await c("append_partition", "db", "orders", [ds])
+        await c("create_table", thrift_table("paths", keys=["p"]))
+        for p in PATHS:
+            await c("append_partition", "db", "paths", [p])
         if gw.cache is not None and gw.cache.enabled:
             await wait_applied(gw)
         yield c
@@ -63,6 +67,21 @@ async def test_spark_like_patterns_are_hive_2_3_regular_expressions(client: Thri
                                                                     hive_answer: list[str]) -> None:
     assert await _days(client, text) == hive_answer
     assert await client("get_num_partitions_by_filter", "db", "orders", text) == len(hive_answer)
+
+
+@pytest.mark.parametrize(("text", "hive_answer"), [
+    (r'p = "a\b"', ["a\\b"]),  # what Spark sends for the value a\b: quoted, nothing escaped
+    (r'p = "a\\b"', ["a\\\\b"]),
+    (r'p <> "a\b"', ["a.b", "a\\\\b", "ab"]),
+    (r'(p) in ("a\b", "ab")', ["a\\b", "ab"]),
+    (r'p like "a\.b"', ["a.b"]),  # \. is a dot
+    (r'p like "a\%"', ["a\\b", "a\\\\b"]),  # a backslash, then any run
+])
+async def test_strings_keep_their_backslashes_as_in_hive_2_3(client: ThriftClient, text: str,
+                                                             hive_answer: list[str]) -> None:
+    assert sorted(p.values[0] for p in await client("get_partitions_by_filter", "db", "paths", text, -1)) == \
+        sorted(hive_answer)
+    assert await client("get_num_partitions_by_filter", "db", "paths", text) == len(hive_answer)
 
 
 async def test_what_hive_refuses_in_a_like_is_refused(client: ThriftClient) -> None:

@@ -91,8 +91,18 @@ def test_a_key_in_parentheses_is_the_key_as_in_hive_2_3() -> None:
     ("a\\%", "a\\\\%"), ("a\\d", "a\\\\d"), ("..*", "_%"), ("", ""),
 ])
 def test_hive_like_is_the_sql_like_hive_2_3_makes_of_a_regular_expression(regex: str, like: str) -> None:
-    quoted = '"' + regex.replace("\\", "\\\\") + '"'
-    assert parse_filter(f"region like {quoted}", KEYS, HIVE_PARTITION_FILTER).root == Like(2, like)
+    if not regex.endswith("\\"):  # a string may not end with a backslash: it keeps the quote from closing it
+        assert parse_filter(f'region like "{regex}"', KEYS, HIVE_PARTITION_FILTER).root == Like(2, like)
+
+
+@pytest.mark.parametrize(("literal", "value"), [
+    (r'"a\b"', "a\\b"), (r'"a\\b"', "a\\\\b"), (r'"a\"b"', 'a\\"b'), (r"'it\'s'", "it\\'s"), ('"a\nb"', "a\nb"),
+    ('"it\'s"', "it's"),
+])
+def test_hive_2_3_strings_keep_their_backslashes(literal: str, value: str) -> None:
+    """Hive's lexer lets a backslash keep the next character from ending the string and drops nothing:
+    Spark's Hive client quotes a value with a backslash as it is, `ds = "a\\b"`, and means a\\b."""
+    assert parse_filter(f"region = {literal}", KEYS, HIVE_PARTITION_FILTER).root == Comparison(2, "=", value)
 
 
 def test_hive_like_ignores_the_case_of_ascii_letters_after_a_leading_flag_and_takes_string_keys_only() -> None:

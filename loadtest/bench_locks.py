@@ -84,7 +84,8 @@ async def _channels(address: str, n: int) -> list[grpc.aio.Channel]:
 
 
 async def create_locked_objects(address: str, clients: int) -> None:
-    """The database and tables the runs lock: a lock must name an existing object (NOT_FOUND otherwise)."""
+    """The database and tables the runs lock: real objects, as clients' locks name them (a lock may also name
+    missing ones, as in Hive)."""
     (channel,) = await _channels(address, 1)
     catalog = catalog_pb2_grpc.CatalogStub(channel)
     await catalog.CreateDatabase(cpb.CreateDatabaseRequest(database=cpb.Database(name="bench")))

@@ -20,6 +20,12 @@ Design note: why grants are correct across any number of gateways.
    (and granted) meanwhile, and the locks in its scope FOR SHARE, so none is granted or released
    until it commits: it sees a settled set of holders.
 
+6. *Names, not objects.* A component names a database, a table, a partition (as Hive's HIVE_LOCKS
+   does), compared by name, and none of them need exist: Hive's TxnHandler.lock checks nothing,
+   and clients lock what they are about to create (Hive 4's CTAS of an ACID table, HIVE-26244;
+   Hive 2.3's static insert into a new partition). So a lock outlives, predates or survives the
+   object under the same name, exactly as in Hive; a create never waits for a lock (nor in Hive).
+
 Standalone locks (txn 0) carry a heartbeat, refreshed by Heartbeat and CheckLock, and are deleted by
 the time-out reaper (Hive's timeOutLocks). Txn locks have none: they end at commit or abort, and
 Unlock refuses them once acquired (Hive's TxnOpenException).
@@ -107,8 +113,9 @@ async def enqueue_many(conn: asyncpg.Connection, requests: Sequence[LockRequest]
     """`enqueue` for several requests in one statement (a group-commit batch, store/group_commit.py;
     run outside a transaction: the enqueue_locks function is the whole of it): ext ids in request
     order, each request decided against every earlier one, these included. Every request is checked
-    (its txn open, its objects existing) before anything is taken; the first refusal fails the call
-    with nothing written. Row locks in the one order of store/sql/locks.py."""
+    (its txn open, its partition names fitting an existing table's keys) before anything is taken;
+    the first refusal fails the call with nothing written. The objects named need not exist (note 6).
+    Row locks in the one order of store/sql/locks.py."""
     for request in requests:
         txns.check_client_identity(request.user, request.host, request.agent_info)
         normalize_components(request.components)  # refuses an empty request before any read
@@ -121,14 +128,12 @@ async def enqueue_many(conn: asyncpg.Connection, requests: Sequence[LockRequest]
             for int_id, c in enumerate(components, start=1)]
     writes = [(request.txn_id, scope, op) for request, components in zip(requests, canonical, strict=True)
               if request.txn_id for scope, op in write_set_entries(components)]
-    tables = list(dict.fromkeys((c.scope.db, c.scope.table) for _, _, c, _ in rows if c.scope.table is not None))
     written = ([[t for t, _, _ in writes], [s.db for _, s, _ in writes], [s.table for _, s, _ in writes],
                 [s.partition for _, s, _ in writes], [op for _, _, op in writes]] if writes else [])
     answer = await conn.fetch(
         sql.ENQUEUE_WITH_WRITES if writes else sql.ENQUEUE, len(requests),
-        sorted({r.txn_id for r in requests if r.txn_id}),
-        sorted({c.scope.db for _, _, c, _ in rows}), [db for db, _ in tables], [t for _, t in tables],
-        [i for i, _, _, _ in rows], [int_id for _, int_id, _, _ in rows], [c.scope.db for _, _, c, _ in rows],
+        sorted({r.txn_id for r in requests if r.txn_id}), [i for i, _, _, _ in rows],
+        [int_id for _, int_id, _, _ in rows], [c.scope.db for _, _, c, _ in rows],
         [c.scope.table for _, _, c, _ in rows], [c.scope.partition for _, _, c, _ in rows],
         [c.type.value for _, _, c, _ in rows], [c.operation.value for _, _, c, _ in rows],
         [r.txn_id for _, _, _, r in rows], [c.scope.level.value for _, _, c, _ in rows], _CONFLICT_KEYS,
@@ -137,11 +142,6 @@ async def enqueue_many(conn: asyncpg.Connection, requests: Sequence[LockRequest]
     )
     first = answer[0]
     await txns.check_not_refused(conn, first)
-    if first["missing_db"] is not None:
-        raise NotFound(f"cannot lock database {first['missing_db']}: it does not exist; nothing was locked")
-    if first["missing_table"] is not None:
-        raise NotFound(f"cannot lock table {first['missing_table_db']}.{first['missing_table']}: it does not exist; "
-                       "nothing was locked")
     first_id = min(row["lock_ext_id"] for row in answer)
     blockers: dict[int, tuple[int, int] | None] = {first_id + i: None for i in range(len(requests))}
     for row in answer:
@@ -155,17 +155,15 @@ async def enqueue_many(conn: asyncpg.Connection, requests: Sequence[LockRequest]
 async def _canonical_partitions(conn: asyncpg.Connection,
                                 requests: Sequence[Sequence[LockComponent]]) -> list[tuple[LockComponent, ...]]:
     """Each request's components (as given: duplicates are merged later) with partition names in their
-    table's canonical form (`hr=07` locks `hr=7`, so the two conflict as they must), each full name
-    naming an existing partition (NotFound otherwise). Only requests with a partition component cost
-    a read: the table's keys, once per table per call. Databases and tables are checked by the
-    enqueue itself.
+    table's canonical form (`hr=07` locks `hr=7`, so the two conflict as they must), a full name or a
+    prefix of the table's keys (InvalidArgument otherwise). Only requests with a partition component
+    cost a read: the table's keys, once per table per call. The partition need not exist (Hive locks
+    the name of one a static insert is about to write); of a table that does not exist, the name is
+    locked as given (as Hive locks every name), there being no keys to read it by.
 
-    A prefix of the keys (Hive's lock on the static part of a dynamic-partition insert) must match
-    the table's keys but may name partitions still to be written. Nothing is locked here: a drop
-    racing the lock is the DDL guard's business (check_no_conflicting_holders), as it is for a lock
-    taken just before the drop."""
+    Nothing is locked here: a drop racing the lock is the DDL guard's business
+    (check_no_conflicting_holders), as it is for a lock taken just before the drop."""
     tables: dict[tuple[str, str], Table | None] = {}
-    partitions: set[tuple[int, str]] = set()  # (table id, name) found
     out: list[tuple[LockComponent, ...]] = []
     for components in requests:
         if all(c.scope.partition is None for c in components):
@@ -182,16 +180,10 @@ async def _canonical_partitions(conn: asyncpg.Connection,
                 row = await conn.fetchrow(catalog_sql.SELECT_LATEST_TABLE, *key)
                 tables[key] = None if row is None else codec.table_from_row(row)
             table = tables[key]
-            if table is None:  # the enqueue answers for it (after the txn and the database)
+            if table is None:
                 request.append(c)
                 continue
             name = _canonical_lock_partition(table, scope.partition)
-            if name.count("/") + 1 == len(table.partition_keys) and (table.table_id, name) not in partitions:
-                if not await conn.fetch(catalog_sql.SELECT_LATEST_PARTITIONS_BY_NAMES, table.table_id, [name]):
-                    raise NotFound(f"cannot lock partition {name} of {table.full_name}: it does not exist; nothing "
-                                   "was locked (lock the table, or the partition's key prefix, to write a new "
-                                   "partition)")
-                partitions.add((table.table_id, name))
             request.append(replace(c, scope=replace(scope, partition=name)))
         out.append(tuple(request))
     return out

@@ -42,10 +42,11 @@ def part_name(ds: str, hr: str) -> str:
 
 
 async def ensure_lockable(catalog: Any, components: Sequence[Any]) -> None:
-    """Create the databases, tables and partitions lock components name (a lock must name an existing
-    object). A table made here has keys (ds string, hr int) when the name starts with `ds=`, else
-    (p string, q string); a partition is added when the component names every key, a key prefix
-    being lockable as it is. `catalog` is a Catalog stub; components are LockComponent messages."""
+    """Create the databases, tables and partitions lock components name, so that tests lock real
+    objects (a lock may name missing ones too: tests/e2e/test_locks.py). A table made here has keys
+    (ds string, hr int) when the name starts with `ds=`, else (p string, q string); a partition is
+    added when the component names every key, a key prefix being lockable as it is. `catalog` is a
+    Catalog stub; components are LockComponent messages."""
     import grpc
 
     from hive.names import unescape_path_name

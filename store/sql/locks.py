@@ -8,16 +8,17 @@ next_lock_id is what makes ext ids visible in id order (see store/locks.py).
 
 # -- the enqueue and the conflict rule ------------------------------------------------------------
 # A Lock call, or a group-commit batch of them, in one statement: the function enqueue_locks
-# (store/schema/0009_lock_enqueue.sql) checks the txns and objects, takes the ext ids and inserts the
-# requests, each checked against every earlier one with the conflict rule lock_blocks; $15 is
-# `conflict_keys()` (hive/lock_rules.py). A row per component, or one naming what was refused.
-_ENQUEUE_CALL = """enqueue_locks($1, $2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[], $7::int[], $8::text[],
-                              $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[],
-                              $15::text[], $16::text[], $17::text[], $18::text[])"""
+# (store/schema/0021_lock_missing_objects.sql) checks the txns, takes the ext ids and inserts the
+# requests, each checked against every earlier one with the conflict rule lock_blocks; $12 is
+# `conflict_keys()` (hive/lock_rules.py). A row per component, or one naming the txn refused. It
+# checks no database, table or partition: a lock names them, as Hive's does (store/locks.py).
+_ENQUEUE_CALL = """enqueue_locks($1, $2::bigint[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[],
+                              $8::text[], $9::text[], $10::bigint[], $11::text[], $12::text[], $13::text[],
+                              $14::text[], $15::text[])"""
 ENQUEUE = f"SELECT * FROM {_ENQUEUE_CALL}"
 
 # The same, when requests name updates or deletes: the statement also adds them to their txns'
-# write-sets ($19..$23: txn, database, table, partition or NULL, 'u'/'d';
+# write-sets ($16..$20: txn, database, table, partition or NULL, 'u'/'d';
 # hive/lock_rules.write_set_entries), once the function has taken the requests (it answers a
 # refusal with one row and no lock id). The function holds the txns FOR SHARE, so none of them
 # commits before its components are in. (Most requests name none, and keep the plain statement.)
@@ -26,7 +27,7 @@ WITH l AS MATERIALIZED (SELECT * FROM {_ENQUEUE_CALL}),
 components AS (
     INSERT INTO txn_components (txn_id, db_name, tbl_name, part_name, operation)
     SELECT w.txn_id, w.db_name, w.tbl_name, w.part_name, w.operation
-    FROM unnest($19::bigint[], $20::text[], $21::text[], $22::text[], $23::text[])
+    FROM unnest($16::bigint[], $17::text[], $18::text[], $19::text[], $20::text[])
         AS w(txn_id, db_name, tbl_name, part_name, operation)
     WHERE EXISTS (SELECT 1 FROM l WHERE l.lock_ext_id IS NOT NULL)
 )
@@ -135,9 +136,6 @@ WHERE db_name = $1 AND ($2::text IS NULL OR tbl_name IS NULL OR tbl_name = $2)
 ORDER BY ext_id, int_id
 FOR SHARE
 """
-
-# The databases among $1 that exist (a lock must name an existing object); index: dbs.name unique.
-EXISTING_DATABASES = "SELECT name FROM dbs WHERE name = ANY($1::text[])"
 
 # Lock components by state ('a' acquired, 'w' waiting), for metrics and the gateway's database probe;
 # a scan of hive_locks, which holds only live locks.

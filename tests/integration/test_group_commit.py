@@ -191,11 +191,11 @@ async def test_concurrent_lock_requests_are_enqueued_in_one_batch_each_decided_a
             await store.unlock(result.lock_id)
         await txn_store.abort([txn])
         bad = await asyncio.gather(store.lock(_lock(LockScope("db", "b"), LockType.SHARED_READ, user="ok1")),
-                                   store.lock(_lock(LockScope("db", "missing"), LockType.SHARED_READ)),
+                                   store.lock(_lock(LockScope("db", "b", "ds=x/hr=1/more=2"), LockType.SHARED_READ)),
                                    store.lock(_lock(LockScope("db", "b"), LockType.SHARED_READ, txn_id=txn)),
                                    store.lock(_lock(LockScope("db", "b"), LockType.SHARED_READ, user="ok2")),
                                    return_exceptions=True)
-        assert isinstance(bad[1], NotFound) and "db.missing" in str(bad[1])
+        assert isinstance(bad[1], InvalidArgument) and "has 3 keys but table db.b has 2" in str(bad[1])
         assert isinstance(bad[2], Aborted)
         granted = [r for r in bad if isinstance(r, LockResult)]
         assert [r.state for r in granted] == [LockState.ACQUIRED] * 2

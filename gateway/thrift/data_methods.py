@@ -193,7 +193,10 @@ class DataMethods:
     async def drop_partitions_req(self, req: Any) -> Any:
         """Hive's DropPartitionsRequest by names (expressions are not supported: InvalidObjectException).
         With needResult (Hive's default) it answers the partitions dropped whole, as the drop found them
-        (storage descriptor, parameters, create time: what get_partition answered), as Hive's does."""
+        (storage descriptor, parameters, create time: what get_partition answered), as Hive's does. As
+        Hive 2.3.10's HMSHandler reads them, deleteData and ifExists count only when set and true: a
+        request that leaves them unset keeps the files and refuses a missing name (NoSuchObjectException,
+        nothing dropped), whatever the IDL's `ifExists = true` says; needResult counts unless set false."""
         req = required(req, "req")
         parts = required(req.parts, "parts")
         if parts.names is None:
@@ -206,7 +209,7 @@ class DataMethods:
         if not parts.names:
             return hms.DropPartitionsResult(partitions=[] if need_result else None)
         dropped = await self._drop_partitions(table.db_name, table.name, parts.names,
-                                              delete_data=req.deleteData is not False, if_exists=bool(req.ifExists),
+                                              delete_data=req.deleteData is True, if_exists=req.ifExists is True,
                                               whole=need_result)
         if not need_result:
             return hms.DropPartitionsResult(partitions=None)

@@ -1,7 +1,9 @@
 // The subset of Apache Hive's metastore Thrift API that the gateway serves (hive.metastore.port).
 //
 // Written from Hive's wire facts: every struct, field id, type, default and `required` marker is the one
-// Hive 2.3 uses (the version Spark's built-in client speaks), so 2.3 clients interoperate; fields Hive 4
+// Hive 2.3 uses (the version Spark's built-in client speaks), so 2.3 clients interoperate, except a default
+// Hive's server does not apply (it tells the field left unset from one set): left out so that the gateway
+// tells them apart too, the field says so; fields Hive 4
 // added for the synchronized cache (Table.writeId/id/ownerType, Partition.writeId,
 // GetTableRequest.validWriteIdList/id, GetPartitionsByNamesRequest and its method), truncate_table
 // (Hive 3) and truncate_table_req (Hive 4) carry Hive's own field ids. Clients skip fields they do not
@@ -288,7 +290,7 @@ struct DropPartitionsRequest {
   2: required string tblName,
   3: required RequestPartsSpec parts,
   4: bool deleteData,
-  5: bool ifExists = true,
+  5: bool ifExists,                 // Hive's IDL says `= true`, but its server reads an unset one as false (no default here)
   6: bool ignoreProtection,
   7: EnvironmentContext environmentContext,
   8: bool needResult = true,

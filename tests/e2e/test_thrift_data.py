@@ -543,6 +543,34 @@ async def test_drop_partition_deletes_its_directory_and_empty_parents(env: tuple
     assert f2.exists(), "deleteData=false keeps the files"
 
 
+async def test_drop_partitions_req_deletes_files_and_skips_missing_names_only_when_asked(
+        env: tuple[ThriftClient, Path]) -> None:
+    """Hive 2.3.10's drop_partitions_req reads deleteData and ifExists as set and true: a request that leaves
+    them unset (a client other than Hive's may) keeps the files and refuses a missing name, whatever the
+    IDL's `ifExists = true` default; needResult unset answers the partitions, as Hive's does."""
+    client, _ = env
+    await client("create_table", _table("t"))
+    kept, refused, deleted = await _add(client, "t", ["kept"], ["refused"], ["deleted"])
+    files = {p.values[0]: _write_file(p.sd.location) for p in (kept, refused, deleted)}
+
+    def request(names: list[str], **flags: bool) -> Any:  # a flag not given is not sent
+        return hms.DropPartitionsRequest(dbName="db", tblName="t", parts=hms.RequestPartsSpec(names=names),
+                                         **{"ifExists": None, "needResult": None, **flags})
+
+    with pytest.raises(hms.NoSuchObjectException):  # ifExists unset: as false, nothing dropped
+        await client("drop_partitions_req", request(["ds=refused", "ds=missing"]))
+    assert await client("get_partition_names", "db", "t", -1) == ["ds=deleted", "ds=kept", "ds=refused"]
+
+    result = await client("drop_partitions_req", request(["ds=kept"]))
+    assert result.partitions == [kept]
+    assert files["kept"].exists(), "deleteData unset keeps the files"
+    result = await client("drop_partitions_req", request(["ds=refused", "ds=missing"], ifExists=True))
+    assert result.partitions == [refused] and files["refused"].exists()
+    await client("drop_partitions_req", request(["ds=deleted"], deleteData=True))
+    assert not files["deleted"].exists() and not Path(deleted.sd.location).exists()
+    assert await client("get_partition_names", "db", "t", -1) == []
+
+
 async def test_a_partition_directory_hive_escaped_is_made_and_deleted_by_its_escaped_name(
         env: tuple[ThriftClient, Path]) -> None:
     """A value with `:` is `%3A` in the directory's name (Hive's escaping, which Spark writes too): the

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 from typing import Any, AsyncIterator
 
@@ -735,10 +736,20 @@ META_CONF_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("metaconf: a value the server's whitelist refuses", "partition_name_has_valid_characters", (["a#b"], False)),
 ]
 
+# A step that calls no method: it answers the names in a directory under the server's warehouse (what a
+# drop's deleteData left there).
+DIRECTORIES = "directories under the warehouse"
+
+
 # (label, method, arguments): run in this order on both servers.
-def _drop_req(names: list[str], *, need_result: bool = True, if_exists: bool = False) -> ht.DropPartitionsRequest:
-    return ht.DropPartitionsRequest("sales", "drops", ht.RequestPartsSpec(names=names), deleteData=True,
+def _drop_req(names: list[str], *, need_result: bool | None = True, if_exists: bool | None = False,
+              delete_data: bool | None = True) -> ht.DropPartitionsRequest:
+    """None: the field left unset (not sent)."""
+    return ht.DropPartitionsRequest("sales", "drops", ht.RequestPartsSpec(names=names), deleteData=delete_data,
                                     ifExists=if_exists, needResult=need_result)
+
+
+UNSET = {"need_result": None, "if_exists": None, "delete_data": None}
 
 
 # Hive's DropPartitionsRequest by names (what Hive's and Spark's ALTER TABLE ... DROP PARTITION send): the
@@ -746,13 +757,20 @@ def _drop_req(names: list[str], *, need_result: bool = True, if_exists: bool = F
 DROPS_REQ_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("create the drops table", "create_table", (_table("sales", "drops"),)),
     *[(f"add drops partition {d}", "add_partition", (_part("sales", "drops", [f"2024-01-0{d}"], {"k": f"v{d}"}),))
-      for d in range(1, 6)],
+      for d in range(1, 8)],
     ("drop partitions by names", "drop_partitions_req", (_drop_req(["ds=2024-01-02", "ds=2024-01-01"]),)),
     ("drop partitions asking no result", "drop_partitions_req", (_drop_req(["ds=2024-01-03"], need_result=False),)),
     ("drop partitions, one missing", "drop_partitions_req", (_drop_req(["ds=2024-01-04", "ds=2099-01-01"]),)),
     ("drop partitions, the missing one skipped", "drop_partitions_req", (
         _drop_req(["ds=2024-01-04", "ds=2099-01-01"], if_exists=True),)),
+    # Hive reads deleteData and ifExists as set and true (an unset ifExists is false, whatever its IDL
+    # default), needResult as unset or true.
+    ("drop partitions, one missing, flags unset", "drop_partitions_req", (
+        _drop_req(["ds=2024-01-05", "ds=2099-01-01"], **UNSET),)),
+    ("drop partitions, flags unset", "drop_partitions_req", (_drop_req(["ds=2024-01-06"], **UNSET),)),
+    ("drop partitions keeping the files", "drop_partitions_req", (_drop_req(["ds=2024-01-07"], delete_data=False),)),
     ("drops table's partitions after", "get_partitions", ("sales", "drops", -1)),
+    ("drops table's directories after", DIRECTORIES, ("sales.db/drops",)),
 ]
 
 STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
@@ -1106,6 +1124,9 @@ def run_steps(address: str, warehouse: str) -> dict[str, Any]:
     try:
         for label, method, args in STEPS:
             try:
+                if method == DIRECTORIES:
+                    answers[label] = sorted(os.listdir(Path(warehouse, *args)))
+                    continue
                 built = [a.build(client) if isinstance(a, Edit) else a for a in args]
                 got = _normal(getattr(ThriftHiveMetastore.Client, method)(client, *built), warehouse)
                 if method in ("get_table_objects_by_name", "get_partitions_by_names"):

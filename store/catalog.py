@@ -95,10 +95,10 @@ async def _made(make_locations: MakeLocations | None, locations: Sequence[str]) 
         await make_locations(locations)
 
 
-# What an add runs with the partitions it added, before anything else it does with them (directories
-# made, events appended, commit): the caller encodes its answer there and refuses (raises, rolling the
-# write back) one it could not send, so that no caller is told of a failure for a write that happened. A
-# retried transaction runs it again.
+# What an add or alter runs with the partitions it wrote, as it answers them, before anything else it
+# does with them (directories made, rows updated, events appended, commit): the caller encodes its answer
+# there and refuses (raises, rolling the write back) one it could not send, so that no caller is told of a
+# failure for a write that happened. A retried transaction runs it again.
 CheckAnswer = Callable[[Sequence[Partition]], None]
 
 
@@ -952,10 +952,11 @@ async def lock_partitions(conn: asyncpg.Connection, table: Table, names: Sequenc
 
 async def alter_partitions(
     conn: asyncpg.Connection, db_name: str, table_name: str, parts: Sequence[Partition], expected_table_id: int = 0,
-    txn_id: int = 0,
+    txn_id: int = 0, check_answer: CheckAnswer | None = None,
 ) -> Outcome[list[Partition]]:
     """Replace the storage descriptor and parameters of existing partitions, all or nothing.
-    An empty location keeps the partition's current one."""
+    An empty location keeps the partition's current one. Returns the partitions as altered;
+    `check_answer` is handed them before their rows are written (CheckAnswer)."""
     _check_guard(expected_table_id)
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
@@ -981,6 +982,8 @@ async def alter_partitions(
     if restated := {p.name: (p.parameters, lost[p.name]) for p in altered if lost[p.name]}:
         parameters = await _restate_column_stats(conn, table.table_id, restated)
         altered = [replace(p, parameters=parameters.get(p.name, p.parameters)) for p in altered]
+    if check_answer is not None:
+        check_answer(altered)
     bodies = [{"part_name": p.name, "body": codec.partition_body(p)} for p in altered]
     if ctx.write_id:
         await conn.fetch(sql.UPDATE_OWN_PARTITION_VERSIONS, table.table_id, bodies, ctx.write_id)

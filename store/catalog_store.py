@@ -286,10 +286,11 @@ class CatalogStore:
         return await self._db.read(read)
 
     async def alter_partitions(
-        self, db_name: str, table_name: str, parts: Sequence[Partition], expected_table_id: int = 0, txn_id: int = 0
+        self, db_name: str, table_name: str, parts: Sequence[Partition], expected_table_id: int = 0, txn_id: int = 0,
+        check_answer: catalog.CheckAnswer | None = None,
     ) -> tuple[list[Partition], int]:
         written = await self._write(catalog.alter_partitions, db_name, table_name, parts, expected_table_id,
-                                          txn_id)
+                                    txn_id, check_answer)
         return written.value, written.event_id
 
     async def alter_partitions_in_chunks(self, db_name: str, table_name: str, parts: Sequence[Partition],

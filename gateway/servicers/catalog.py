@@ -207,12 +207,15 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
     async def AlterPartitions(self, request: pb.AlterPartitionsRequest, context: Ctx) -> pb.AlterPartitionsResponse:
         check_batch(len(request.partitions), "AlterPartitions", self._settings.max_batch_size)
         await self._check_txn(context, request.txn_id, "AlterPartitions")
-        altered, event_id = await self._store.alter_partitions(
+        need_result = request.need_result if request.HasField("need_result") else True
+        answer = PartitionsAnswer("AlterPartitions", self._settings.max_message_bytes, "alter") if need_result else None
+        _, event_id = await self._store.alter_partitions(
             require(request.db_name, "db_name"), require(request.table_name, "table_name"),
             [convert.partition_from_pb(p) for p in request.partitions], request.table_id, request.txn_id,
+            check_answer=answer,
         )
         self._catalog.wrote(request.db_name, request.table_name, event_id, request.txn_id)
-        return pb.AlterPartitionsResponse(partitions=[convert.partition_to_pb(p) for p in altered], event_id=event_id)
+        return pb.AlterPartitionsResponse(partitions=answer.partitions if answer else [], event_id=event_id)
 
     async def DropPartitions(self, request: pb.DropPartitionsRequest, context: Ctx) -> pb.DropPartitionsResponse:
         check_batch(len(request.names), "DropPartitions", self._settings.max_batch_size)

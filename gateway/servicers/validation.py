@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence, TypeVar
+from typing import Literal, Sequence, TypeVar
 
 from google.protobuf.message import Message
 
@@ -64,24 +64,35 @@ def field_bytes(size: int) -> int:
     return 1 + max(1, (size.bit_length() + 6) // 7) + size
 
 
+_PAST = {"add": "added", "alter": "altered"}
+
+
 class PartitionsAnswer:
     """A write's answer of partitions, encoded inside the write's transaction (store/catalog.py
     CheckAnswer) so that one larger than `max_message_bytes` (hive.metastore.server.max.message.size,
     the server's grpc.max_send_message_length) refuses the write instead: gRPC checks a reply's size only
-    once the handler has returned it, and would fail the call of a write that is committed."""
+    once the handler has returned it, and would fail the call of a write that is committed. `verb` is
+    the write's ("add": AddPartitions, "alter": AlterPartitions); both replies are the partitions and
+    an event id."""
 
-    def __init__(self, call: str, max_message_bytes: int) -> None:
+    def __init__(self, call: str, max_message_bytes: int, verb: Literal["add", "alter"] = "add") -> None:
         self._call = call
         self._limit = max_message_bytes
+        self._verb = verb
         self.partitions: list[pb.Partition] = []
 
-    def __call__(self, added: Sequence[Partition]) -> None:
-        encoded = [convert.partition_to_pb(p) for p in added]
+    def __call__(self, written: Sequence[Partition]) -> None:
+        encoded = [convert.partition_to_pb(p) for p in written]
         size = EVENT_ID_FIELD_BYTES + sum(field_bytes(p.ByteSize()) for p in encoded)
         if size > self._limit:
+            done = _PAST[self._verb]
+            what = (f"the partition {written[0].name} {done}" if len(written) == 1
+                    else f"the {len(written)} partitions {done}")
+            fewer = "" if len(written) == 1 else f" or {self._verb} fewer partitions per call"
             raise ResourceExhausted(
-                f"{self._call}: its answer would take {size} bytes for the {len(added)} partitions added, more than "
+                f"{self._call}: its answer would take {size} bytes for {what}, more than "
                 f"hive.metastore.server.max.message.size ({self._limit}), the largest message this gateway sends; "
-                "nothing was added. Set need_result false (the answer then holds no partitions: read them with "
-                "GetPartitionsByNames) or add fewer partitions per call")
+                f"nothing was {done}. Set need_result false (the answer then holds no partitions: read them with "
+                f"GetPartitionsByNames){fewer}")
         self.partitions = encoded  # a retried transaction encodes its own
+

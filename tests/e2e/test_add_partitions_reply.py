@@ -1,7 +1,7 @@
-"""AddPartitions' answer fits hive.metastore.server.max.message.size, or the add is refused before it
-commits: gRPC checks a reply's size only once the handler has returned it, so an answer too large to
-send reached the caller as RESOURCE_EXHAUSTED for an add that had happened. `need_result` false (Hive's
-needResult) asks for no partitions back, as an add of many does."""
+"""AddPartitions' and AlterPartitions' answers fit hive.metastore.server.max.message.size, or the write is
+refused before it commits: gRPC checks a reply's size only once the handler has returned it, so an answer
+too large to send reached the caller as RESOURCE_EXHAUSTED for a write that had happened. `need_result`
+false (Hive's needResult) asks for no partitions back, as a write of many does."""
 
 from __future__ import annotations
 
@@ -129,3 +129,55 @@ async def test_the_refusal_counts_the_answer_as_grpc_sends_it(running: Running) 
     reply = await client.catalog.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name="t",
                                                                        partitions=parts("r", LIMIT - 1024)))
     assert len(reply.partitions) == count and LIMIT - 2048 < reply.ByteSize() <= LIMIT
+
+
+async def test_an_alter_whose_answer_would_exceed_the_message_size_is_refused_before_it_commits(
+        running: Running) -> None:
+    """9,000 partitions altered, each sent with its values and a parameter (no storage descriptor: each
+    keeps its location), are answered as stored, ~2 MiB: before, the alter committed and its answer then
+    failed RESOURCE_EXHAUSTED ("Sent message larger than max"). Now it is refused before it commits:
+    nothing altered, no event, and the message says what to do."""
+    client = running.client
+    await client.catalog.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name="t", partitions=_many(),
+                                                               need_result=False))
+    request = pb.AlterPartitionsRequest(db_name="db", table_name="t", partitions=[
+        pb.Partition(values=list(p.values), parameters={"tag": "altered"}) for p in _many()])
+    assert request.ByteSize() < LIMIT // 4
+    before = await _head(client)
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await client.catalog.AlterPartitions(request)
+    assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    details = refused.value.details() or ""
+    assert "hive.metastore.server.max.message.size" in details and str(LIMIT) in details
+    assert "need_result" in details and "nothing was altered" in details and "alter fewer" in details
+    assert await _head(client) == before and await _tags(client, ["ds=00000", "ds=08999"]) == ["", ""]
+    # the same alter, asked as the message says, is done: answered with its event and no partitions
+    request.need_result = False
+    reply = await client.catalog.AlterPartitions(request)
+    assert list(reply.partitions) == [] and reply.event_id > before
+    assert await _tags(client, ["ds=00000", "ds=08999"]) == ["altered", "altered"]
+
+
+async def test_an_alter_answers_the_partitions_as_stored_unless_need_result_is_false(running: Running) -> None:
+    client = running.client
+    added = (await client.catalog.AddPartitions(pb.AddPartitionsRequest(
+        db_name="db", table_name="t", partitions=[pb.Partition(values=[v]) for v in "abc"]))).partitions
+
+    def alter(value: str, tag: str, **need: bool) -> pb.AlterPartitionsRequest:
+        return pb.AlterPartitionsRequest(db_name="db", table_name="t", partitions=[
+            pb.Partition(values=[value], parameters={"tag": tag})], **need)
+
+    unset = await client.catalog.AlterPartitions(alter("a", "1"))
+    assert [(p.name, p.parameters["tag"]) for p in unset.partitions] == [("ds=a", "1")]
+    assert unset.partitions[0].sd.location == added[0].sd.location, "answered as stored: the location kept"
+    asked = await client.catalog.AlterPartitions(alter("b", "2", need_result=True))
+    assert [p.name for p in asked.partitions] == ["ds=b"] and asked.event_id > unset.event_id
+    not_asked = await client.catalog.AlterPartitions(alter("c", "3", need_result=False))
+    assert list(not_asked.partitions) == [] and not_asked.event_id > asked.event_id
+    assert await _tags(client, ["ds=a", "ds=b", "ds=c"]) == ["1", "2", "3"]
+
+
+async def _tags(client: GatewayClient, names: list[str]) -> list[str]:
+    got = await client.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(
+        db_name="db", table_name="t", names=names))
+    return [p.parameters.get("tag", "") for p in got.partitions]

@@ -464,18 +464,20 @@ class ListPartitionNamesResponse(_message.Message):
     def __init__(self, names: _Optional[_Iterable[str]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class AlterPartitionsRequest(_message.Message):
-    __slots__ = ("db_name", "table_name", "partitions", "txn_id", "table_id")
+    __slots__ = ("db_name", "table_name", "partitions", "txn_id", "table_id", "need_result")
     DB_NAME_FIELD_NUMBER: _ClassVar[int]
     TABLE_NAME_FIELD_NUMBER: _ClassVar[int]
     PARTITIONS_FIELD_NUMBER: _ClassVar[int]
     TXN_ID_FIELD_NUMBER: _ClassVar[int]
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    NEED_RESULT_FIELD_NUMBER: _ClassVar[int]
     db_name: str
     table_name: str
     partitions: _containers.RepeatedCompositeFieldContainer[Partition]
     txn_id: int
     table_id: int
-    def __init__(self, db_name: _Optional[str] = ..., table_name: _Optional[str] = ..., partitions: _Optional[_Iterable[_Union[Partition, _Mapping]]] = ..., txn_id: _Optional[int] = ..., table_id: _Optional[int] = ...) -> None: ...
+    need_result: bool
+    def __init__(self, db_name: _Optional[str] = ..., table_name: _Optional[str] = ..., partitions: _Optional[_Iterable[_Union[Partition, _Mapping]]] = ..., txn_id: _Optional[int] = ..., table_id: _Optional[int] = ..., need_result: bool = ...) -> None: ...
 
 class AlterPartitionsResponse(_message.Message):
     __slots__ = ("partitions", "event_id")

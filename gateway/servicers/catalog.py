@@ -19,7 +19,8 @@ from gateway import convert, wire
 from gateway.auth import OPEN_AUTHENTICATOR, Authenticator, Ownership
 from gateway.config import Settings
 from gateway.errors import answers_from_memory, rpc_methods, within_deadline
-from gateway.servicers.validation import PartitionsAnswer, check_batch, check_names_fit, require
+from gateway.servicers.validation import (PartitionsAnswer, check_batch, check_names_fit, names_that_fit,
+                                         partitions_reply, require)
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc
 from store.cache.facade import CachedCatalog, Miss, PartitionsHit, database_key, table_key
@@ -139,11 +140,11 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         cached = self._catalog.cached_partitions_by_names(db_name, table_name, request.names, snapshot,
                                                           request.read.min_event_id)
         if isinstance(cached, PartitionsHit):
-            return b"".join(cached.frames)
+            return self._fits("GetPartitionsByNames", b"".join(cached.frames), db_name, table_name)
         _, parts = await within_deadline(
             self._catalog.fetch_partitions_by_names(db_name, table_name, request.names, snapshot), context)
-        return pb.GetPartitionsByNamesResponse(
-            partitions=[convert.partition_to_pb(p) for p in parts]).SerializeToString()
+        return self._fits("GetPartitionsByNames", pb.GetPartitionsByNamesResponse(
+            partitions=[convert.partition_to_pb(p) for p in parts]).SerializeToString(), db_name, table_name)
 
     @answers_from_memory
     async def GetPartitionsByFilter(self, request: pb.GetPartitionsByFilterRequest, context: Ctx) -> bytes:
@@ -164,12 +165,18 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
                                                            request.read.min_event_id)
         if isinstance(cached, PartitionsHit):
             self._check_partition_limit(len(cached.frames), wanted, f"{db_name}.{table_name}")
-            return b"".join(cached.frames[:wanted])
+            return self._fits("GetPartitionsByFilter", b"".join(cached.frames[:wanted]), db_name, table_name)
         _, parts = await within_deadline(
             self._catalog.fetch_partitions_by_filter(db_name, table_name, request.filter, scan, snapshot), context)
         self._check_partition_limit(len(parts), wanted, f"{db_name}.{table_name}")
-        return pb.GetPartitionsByFilterResponse(
-            partitions=[convert.partition_to_pb(p) for p in parts[:wanted]]).SerializeToString()
+        return self._fits("GetPartitionsByFilter", pb.GetPartitionsByFilterResponse(
+            partitions=[convert.partition_to_pb(p) for p in parts[:wanted]]).SerializeToString(), db_name, table_name)
+
+    def _fits(self, call: str, reply: bytes, db_name: str, table_name: str) -> bytes:
+        """A partitions answer, refused here, clearly, when over the message size (validation.py)."""
+        fewer = ("ask for fewer names per call" if call == "GetPartitionsByNames"
+                 else "narrow the filter, or page with max_parts and a filter on the keys")
+        return partitions_reply(call, reply, self._settings.max_message_bytes, f"{db_name}.{table_name}", fewer)
 
     def _check_partition_limit(self, matched: int, wanted: int, table: str) -> None:
         """`matched` rows were read with a scan of at most limit + 1 (store/catalog.py)."""
@@ -199,9 +206,14 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
                                                       page_size, snapshot, request.read.min_event_id)
         if not isinstance(cached, Miss):
             found, last = cached
-            return pb.ListPartitionNamesResponse(names=found, next_page_token=encode_page_token(last) if last else "")
-        found, token = await within_deadline(
-            self._catalog.fetch_partition_names(db_name, table_name, page_size, request.page_token, snapshot), context)
+            token = encode_page_token(last) if last else ""
+        else:
+            found, token = await within_deadline(
+                self._catalog.fetch_partition_names(db_name, table_name, page_size, request.page_token, snapshot),
+                context)
+        # A page answers fewer names rather than more bytes than hive.metastore.server.max.message.size.
+        if (kept := names_that_fit(found, self._settings.max_message_bytes)) < len(found):
+            found, token = found[:kept], encode_page_token(found[kept - 1])
         return pb.ListPartitionNamesResponse(names=found, next_page_token=token)
 
     async def AlterPartitions(self, request: pb.AlterPartitionsRequest, context: Ctx) -> pb.AlterPartitionsResponse:

@@ -96,3 +96,42 @@ class PartitionsAnswer:
                 f"GetPartitionsByNames){fewer}")
         self.partitions = encoded  # a retried transaction encodes its own
 
+
+def partitions_reply(call: str, reply: bytes, max_message_bytes: int, table: str, fewer: str) -> bytes:
+    """A read's serialized answer of partitions (field 1 of GetPartitionsByNamesResponse and
+    GetPartitionsByFilterResponse) as it is when it fits `max_message_bytes`
+    (hive.metastore.server.max.message.size); otherwise ResourceExhausted saying so, with `fewer` (how
+    to ask for less), or, when one partition alone would not fit any answer, naming it: only a larger
+    setting lets any call read it. gRPC's own refusal ("Sent message larger than max") names neither.
+    Nothing is decoded unless the answer is over."""
+    if len(reply) <= max_message_bytes:
+        return reply
+    parts = pb.GetPartitionsByNamesResponse.FromString(reply).partitions
+    largest = max(parts, key=lambda p: p.ByteSize())
+    alone = field_bytes(largest.ByteSize())
+    if alone > max_message_bytes:
+        raise ResourceExhausted(
+            f"{call}: partition {largest.name} of {table} alone takes {alone} bytes in an answer, more than "
+            f"hive.metastore.server.max.message.size ({max_message_bytes}), the largest message this gateway "
+            "sends, so no call can read it: raise that setting (and the client's receive limit)")
+    raise ResourceExhausted(
+        f"{call}: the answer of {len(parts)} partitions of {table} would take {len(reply)} bytes, more than "
+        f"hive.metastore.server.max.message.size ({max_message_bytes}), the largest message this gateway "
+        f"sends; {fewer}")
+
+
+def names_that_fit(names: Sequence[str], max_message_bytes: int) -> int:
+    """How many of a page's leading names one reply of at most `max_message_bytes` carries together
+    with the next page's token (base64 of the last name kept; counted for the last page too): at
+    least one."""
+    # An upper bound first: a character takes at most 4 bytes, a name's element 4 more than its bytes,
+    # the token at most 16/3 bytes per character of the last name kept and 8.
+    if 4 * len(names) + 10 * sum(map(len, names)) + 8 <= max_message_bytes:
+        return len(names)  # the common case, without a loop in Python
+    size = 0
+    for kept, name in enumerate(names):
+        length = len(name.encode())
+        size += field_bytes(length)
+        if size + field_bytes(4 * -(-length // 3)) > max_message_bytes:
+            return max(kept, 1)
+    return len(names)

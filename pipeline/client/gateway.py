@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import concurrent.futures
+import functools
 import logging
 import os
 import time
@@ -44,11 +45,29 @@ from hive.lock_rules import LockPolicy, Statement, TableRef, statement_locks
 
 _log = logging.getLogger(__name__)
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 def _chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     for i in range(0, len(items), size):
         yield items[i:i + size]
+
+
+def in_halves(batch: Sequence[T], send: Callable[[Sequence[T]], list[R]],
+              first: Callable[[], list[R]] | None = None) -> list[R]:
+    """`send(batch)` (or `first()`: that call already made another way), and when the gateway refuses it
+    as too large (RESOURCE_EXHAUSTED, nothing of it done: more items than its metastore.gateway.max.batch.size,
+    or an answer over its hive.metastore.server.max.message.size), the two halves instead, each the same
+    way, down to one item; the answers joined in the batch's order. Depth first, so a refusal that is
+    not about size (too many concurrent calls) is raised by the first single item refused, after about
+    log2(len(batch)) more calls. For calls that may be split: reads, and writes all or nothing per call."""
+    try:
+        return first() if first is not None else send(batch)
+    except GatewayError as exc:
+        if exc.code != grpc.StatusCode.RESOURCE_EXHAUSTED or len(batch) == 1:
+            raise
+    half = len(batch) // 2
+    return [*in_halves(batch[:half], send), *in_halves(batch[half:], send)]
 
 
 class GatewayClient:
@@ -184,13 +203,21 @@ class GatewayClient:
         batch_size: int | None = None, in_flight: int | None = None,
     ) -> Iterator[pb.Partition]:
         """The partitions named, in request order (missing names are left out), fetched in
-        batches of `batch_size` with up to `in_flight` batches outstanding on the channel."""
+        batches of `batch_size` with up to `in_flight` batches outstanding on the channel. A batch
+        whose answer the gateway cannot send (RESOURCE_EXHAUSTED: over its
+        hive.metastore.server.max.message.size, big partitions or a small setting) is asked again in
+        halves, down to one name (`in_halves`); a partition too large for any answer fails the read,
+        the gateway's message naming it and the setting."""
         size = batch_size or self.config.batch_size
         window = in_flight or self.config.in_flight
         rpc = self.catalog.GetPartitionsByNames
 
         def request(batch: Sequence[str]) -> pb.GetPartitionsByNamesRequest:
             return pb.GetPartitionsByNamesRequest(db_name=db, table_name=table, names=list(batch), read=read)
+
+        def fetch(batch: Sequence[str], first_error: grpc.RpcError | None = None) -> list[pb.Partition]:
+            return list(self.call(rpc, request(batch), method="GetPartitionsByNames",
+                                  first_error=first_error).partitions)
 
         batches = _chunks(names, size)
         pending: collections.deque[tuple[Sequence[str], grpc.Future]] = collections.deque()
@@ -207,11 +234,11 @@ class GatewayClient:
             while pending:
                 batch, future = pending.popleft()
                 try:
-                    reply = future.result()
+                    found = list(future.result().partitions)
                 except grpc.RpcError as exc:  # retried here, in order; the other batches stay in flight
-                    reply = self.call(rpc, request(batch), method="GetPartitionsByNames", first_error=exc)
+                    found = in_halves(batch, fetch, first=functools.partial(fetch, batch, exc))
                 submit()
-                yield from reply.partitions
+                yield from found
         finally:
             for _, future in pending:  # the caller stopped early: do not leave calls running
                 future.cancel()
@@ -225,8 +252,9 @@ class GatewayClient:
                                  max_parts: int = 0) -> list[pb.Partition]:
         """The partitions matching a Hive partition filter (`ds >= '2024-01-01' AND hr IN (1, 2)`),
         in name order, in one call: the gateway answers a filter whole (at most max_parts, and
-        RESOURCE_EXHAUSTED past hive.metastore.limit.partition.request), so there is nothing to
-        batch. A bad filter is INVALID_ARGUMENT with the position of the error."""
+        RESOURCE_EXHAUSTED past hive.metastore.limit.partition.request, or when the answer would be
+        larger than its hive.metastore.server.max.message.size: narrow the filter), so there is
+        nothing to batch. A bad filter is INVALID_ARGUMENT with the position of the error."""
         if not self.has_filter_reads:
             raise GatewayError("this client's generated stubs have no Catalog.GetPartitionsByFilter; "
                                "regenerate protos/ (make protos) from a catalog.proto that has it",
@@ -252,38 +280,24 @@ class GatewayClient:
         too large (RESOURCE_EXHAUSTED, nothing of it added: more partitions than its
         metastore.gateway.max.batch.size, or an answer over its hive.metastore.server.max.message.size)
         is sent again as two halves, down to one partition."""
-        added: list[pb.Partition] = []
-        for batch in _chunks(partitions, self.config.batch_size):
-            added.extend(self._add_batch(db, table, batch, txn_id=txn_id, table_id=table_id,
-                                         if_not_exists=if_not_exists))
-        return added
-
-    def _add_batch(self, db: str, table: str, batch: Sequence[pb.Partition], *, txn_id: int,
-                   table_id: int, if_not_exists: bool) -> list[pb.Partition]:
-        try:
-            reply = self.call(self.catalog.AddPartitions, pb.AddPartitionsRequest(
+        def add(batch: Sequence[pb.Partition]) -> list[pb.Partition]:
+            return list(self.call(self.catalog.AddPartitions, pb.AddPartitionsRequest(
                 db_name=db, table_name=table, partitions=list(batch), txn_id=txn_id, table_id=table_id,
                 if_not_exists=if_not_exists), method="AddPartitions",
-                timeout_s=self.config.call_timeout_s + self.config.txn_timeout_s)
-        except GatewayError as exc:
-            if exc.code != grpc.StatusCode.RESOURCE_EXHAUSTED or len(batch) == 1:
-                raise
-            half = len(batch) // 2  # depth first: a refusal that is not about size ends at the first single one
-            return [*self._add_batch(db, table, batch[:half], txn_id=txn_id, table_id=table_id,
-                                     if_not_exists=if_not_exists),
-                    *self._add_batch(db, table, batch[half:], txn_id=txn_id, table_id=table_id,
-                                     if_not_exists=if_not_exists)]
-        return list(reply.partitions)
+                timeout_s=self.config.call_timeout_s + self.config.txn_timeout_s).partitions)
+
+        return [p for batch in _chunks(partitions, self.config.batch_size) for p in in_halves(batch, add)]
 
     def alter_partitions(self, db: str, table: str, partitions: Sequence[pb.Partition], *, txn_id: int,
                          table_id: int = 0) -> list[pb.Partition]:
-        altered: list[pb.Partition] = []
-        for batch in _chunks(partitions, self.config.batch_size):
-            reply = self.call(self.catalog.AlterPartitions, pb.AlterPartitionsRequest(
+        """AlterPartitions in batches under `txn_id`; answers the partitions as altered (as stored). A batch
+        the gateway refuses as too large is sent again in halves, as for add_partitions."""
+        def alter(batch: Sequence[pb.Partition]) -> list[pb.Partition]:
+            return list(self.call(self.catalog.AlterPartitions, pb.AlterPartitionsRequest(
                 db_name=db, table_name=table, partitions=list(batch), txn_id=txn_id, table_id=table_id),
-                method="AlterPartitions")
-            altered.extend(reply.partitions)
-        return altered
+                method="AlterPartitions").partitions)
+
+        return [p for batch in _chunks(partitions, self.config.batch_size) for p in in_halves(batch, alter)]
 
     def transaction(self, *, heartbeat: bool = True,
                     on_abort: Callable[[TxnAborted], None] | None = None) -> Transaction:

@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import grpc
 import pytest
@@ -19,6 +19,7 @@ import pytest
 from pipeline.acid import choose_dirs, delta_dir_name, parse_acid_dir, visible_files
 from pipeline.client import (ADDRESS_CONF, ADDRESS_ENV, Backoff, ClientConfig, ClientConfigError, GatewayClient,
                              GatewayError, GatewayUnavailable, LockAcquireTimeout, TxnAborted, call_with_retry)
+from pipeline.client.gateway import in_halves
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import locks_pb2 as lpb
 from hive.lock_rules import Statement
@@ -149,6 +150,90 @@ def test_add_partitions_sends_a_batch_whose_answer_is_too_large_again_in_halves(
             assert client.stats["AddPartitions"] > 2  # refused whole, then halves (and their halves)
             read = client.snapshot(["lake.events"]).read_context("lake.events")
             assert client.list_partition_names("lake", "events", read) == [f"ds={v}" for v in values]
+    finally:
+        proc.stop()
+
+
+def _refused(code: grpc.StatusCode = grpc.StatusCode.RESOURCE_EXHAUSTED) -> GatewayError:
+    return GatewayError("refused", method="M", code=code)
+
+
+def test_in_halves_splits_a_batch_refused_as_too_large_depth_first_keeping_the_order() -> None:
+    calls: list[list[int]] = []
+
+    def send(batch: Sequence[int]) -> list[int]:  # refuses more than 3 items
+        calls.append(list(batch))
+        if len(batch) > 3:
+            raise _refused()
+        return [i * 10 for i in batch]
+
+    assert in_halves(list(range(10)), send) == [i * 10 for i in range(10)]
+    assert calls == [list(range(10)), [0, 1, 2, 3, 4], [0, 1], [2, 3, 4], [5, 6, 7, 8, 9], [5, 6], [7, 8, 9]]
+    calls.clear()
+    assert in_halves([1, 2, 3, 4], send, first=lambda: (_ for _ in ()).throw(_refused())) == [10, 20, 30, 40]
+    assert calls == [[1, 2], [3, 4]], "first() was the first attempt"
+
+
+def test_in_halves_raises_a_refusal_of_one_item_and_any_other_error_at_once() -> None:
+    calls: list[int] = []
+
+    def refuse(batch: Sequence[int]) -> list[int]:
+        calls.append(len(batch))
+        raise _refused()
+
+    with pytest.raises(GatewayError, match="refused"):  # not about size: down one path, then raised
+        in_halves(list(range(1000)), refuse)
+    assert calls == [1000, 500, 250, 125, 62, 31, 15, 7, 3, 1]
+    calls.clear()
+
+    def fail(batch: Sequence[int]) -> list[int]:
+        calls.append(len(batch))
+        raise _refused(grpc.StatusCode.NOT_FOUND)
+
+    with pytest.raises(GatewayError):
+        in_halves(list(range(8)), fail)
+    assert calls == [8]
+
+
+def test_get_partitions_by_names_asks_for_a_batch_whose_answer_is_too_large_again_in_halves(
+        pg_dsn: str, tmp_path: Path) -> None:
+    """With hive.metastore.server.max.message.size at 64 KiB, the answer to a batch of 1,000 partitions
+    (~126 KB) cannot be sent: the gateway refuses it, and the client asks again in halves, in order, the
+    other batches in flight (before: GatewayError RESOURCE_EXHAUSTED, the job failed). A partition too
+    large for any answer (written through a gateway whose setting was larger) fails the read, named."""
+    values = [f"d{i:05d}" for i in range(3000)]
+    writer = start_gateway(pg_dsn, "hive.metastore.server.max.message.size=1048576")
+    try:
+        with GatewayClient(ClientConfig(writer.wait_serving(), unavailable_retries=0)) as client:
+            table = create_table(client, tmp_path / "t")
+            with client.transaction() as txn:
+                txn.allocate_write_id("lake", "events")
+                client.add_partitions("lake", "events", [pb.Partition(values=[v]) for v in values],
+                                      txn_id=txn.id, table_id=table.table_id)
+                client.add_partitions("lake", "events", [pb.Partition(
+                    values=["zbig"], parameters={f"p{i}": "x" * 10_000 for i in range(7)})], txn_id=txn.id)
+    finally:
+        writer.stop()
+    proc = start_gateway(pg_dsn, "hive.metastore.server.max.message.size=65536")
+    try:
+        with GatewayClient(ClientConfig(proc.wait_serving(), unavailable_retries=0)) as client:
+            read = client.snapshot(["lake.events"]).read_context("lake.events")
+            names = [f"ds={v}" for v in values]
+            got = list(client.get_partitions_by_names("lake", "events", names[::-1], read, in_flight=2))
+            assert [p.name for p in got] == names[::-1]
+            assert got[0].sd.location == f"file://{tmp_path}/t/ds=d02999"
+            assert client.stats["GetPartitionsByNames"] > 3  # refused whole, then halves (and their halves)
+            with pytest.raises(GatewayError) as too_large:
+                list(client.get_partitions_by_names("lake", "events", [names[0], "ds=zbig"], read))
+            assert too_large.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "partition ds=zbig of lake.events alone takes" in too_large.value.details
+            assert "hive.metastore.server.max.message.size (65536)" in too_large.value.details
+            # AlterPartitions answers what it altered: the same halving (before: refused whole)
+            with client.transaction() as txn:
+                txn.allocate_write_id("lake", "events")
+                altered = client.alter_partitions("lake", "events", [
+                    pb.Partition(values=[v], parameters={"tag": "t"}) for v in values[:1000]], txn_id=txn.id)
+            assert [p.name for p in altered] == names[:1000] and client.stats["AlterPartitions"] > 2
     finally:
         proc.stop()
 

@@ -344,7 +344,8 @@ class EmbeddedPostgres:
             os.close(fd)
 
     def status(self) -> dict[str, object]:
-        """What `postgres status` shows: running or not, where, pinned, gateways attached."""
+        """What `postgres status` shows: running or not (and whether a server not running died or was
+        stopped), where, pinned, gateways attached."""
         self.data_dir = self.data_dir.resolve()
         initialised = (self.pgdata / "PG_VERSION").exists()
         if os.geteuid() == 0 and initialised:
@@ -360,7 +361,9 @@ class EmbeddedPostgres:
             finally:
                 os.close(fd)
         return {"data_dir": str(self.data_dir), "initialised": initialised,
-                "running": initialised and self._is_running(), "socket_dir": str(self.socket_dir),
+                "running": initialised and self._is_running(),
+                # "died": killed or crashed (gateways attached start it again), not stopped on purpose
+                "state": self.server_state() if initialised else "stopped", "socket_dir": str(self.socket_dir),
                 "port": self.port, "pinned": (self.data_dir / PIN_FILE).exists(), "gateways_attached": attached,
                 "password_file": str(self.password_file), "log_file": str(self.log_file)}
 

@@ -308,13 +308,15 @@ def test_a_server_that_died_is_restarted_once_unless_postgres_stop_stopped_it(da
         assert first.server_state() == "running"
         _kill_postmaster(data_dir)
         assert first.server_state() == "died" and second.server_state() == "died"
+        code, out, _ = _postgres("status", "--data-dir", str(data_dir), "--json")
+        assert code == 0 and (json.loads(out)["running"], json.loads(out)["state"]) == (False, "died")
         assert first.restart_if_died() is True
         assert second.restart_if_died() is False and second.server_state() == "running"  # started once
         _kill_postmaster(data_dir)
         code, _, err = _postgres("stop", "--data-dir", str(data_dir), "--force")  # an operator's, after the crash
         assert code == 0, err
         assert first.server_state() == "stopped" and first.restart_if_died() is False
-        assert first.status()["running"] is False
+        assert (first.status()["running"], first.status()["state"]) == (False, "stopped")
         third = _pg(data_dir)  # a gateway starting starts it, and it is supervised again
         third.start()
         third.stop()

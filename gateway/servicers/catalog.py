@@ -20,7 +20,7 @@ from gateway.auth import OPEN_AUTHENTICATOR, Authenticator, Ownership
 from gateway.config import Settings
 from gateway.errors import answers_from_memory, rpc_methods, within_deadline
 from gateway.servicers.validation import (PartitionsAnswer, check_batch, check_names_fit, names_that_fit,
-                                         partitions_reply, require)
+                                         partitions_reply, reply_budget, require)
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc
 from store.cache.facade import CachedCatalog, Miss, PartitionsHit, database_key, table_key
@@ -67,7 +67,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
 
     async def ListDatabases(self, request: pb.ListDatabasesRequest, context: Ctx) -> pb.ListDatabasesResponse:
         names = await self._store.list_databases(request.pattern)
-        check_names_fit(names, "databases", "ListDatabases")
+        check_names_fit(names, "databases", "ListDatabases", reply_budget(self._settings.max_message_bytes))
         return pb.ListDatabasesResponse(names=names)
 
     async def AlterDatabase(self, request: pb.AlterDatabaseRequest, context: Ctx) -> pb.AlterDatabaseResponse:
@@ -100,7 +100,8 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
 
     async def ListTables(self, request: pb.ListTablesRequest, context: Ctx) -> pb.ListTablesResponse:
         names = await self._store.list_tables(require(request.db_name, "db_name"), request.pattern)
-        check_names_fit(names, f"tables in {request.db_name}", "ListTables")
+        check_names_fit(names, f"tables in {request.db_name}", "ListTables",
+                        reply_budget(self._settings.max_message_bytes))
         return pb.ListTablesResponse(names=names)
 
     async def AlterTable(self, request: pb.AlterTableRequest, context: Ctx) -> pb.AlterTableResponse:

@@ -10,7 +10,7 @@ import grpc
 from gateway.auth import OPEN_AUTHENTICATOR, Authenticator, Identity, Ownership, shown
 from gateway.config import Settings
 from gateway.errors import rpc_methods
-from gateway.servicers.validation import REPLY_BUDGET, check_batch, within_reply_budget
+from gateway.servicers.validation import check_batch, reply_budget, within_reply_budget
 from protos.metastore.v1 import locks_pb2 as pb
 from protos.metastore.v1 import locks_pb2_grpc
 from store.errors import InvalidArgument
@@ -77,7 +77,8 @@ class LocksServicer(locks_pb2_grpc.LocksServicer):
         infos = [_shown(self._auth.context_identity(context), i)
                  for i in await self._store.show_locks(scope, extended=request.extended, txn_id=request.txn_id)]
         # The text repeats each row: half the budget for the rows, half for the text.
-        kept, truncated = within_reply_budget([_info_to_pb(i) for i in infos], MAX_SHOW_ROWS, REPLY_BUDGET // 2)
+        kept, truncated = within_reply_budget([_info_to_pb(i) for i in infos], MAX_SHOW_ROWS,
+                                              reply_budget(self._settings.max_message_bytes) // 2)
         return pb.ShowLocksResponse(locks=kept, text=show_locks_text(infos[:len(kept)]), truncated=truncated)
 
 

@@ -10,7 +10,7 @@ from gateway.auth import OPEN_AUTHENTICATOR, Authenticator, Ownership, shown
 from gateway.config import Settings
 from gateway.errors import rpc_methods
 from gateway.servicers.locks import operation_from_pb
-from gateway.servicers.validation import check_batch, require, within_reply_budget
+from gateway.servicers.validation import check_batch, reply_budget, require, within_reply_budget
 from protos.metastore.v1 import transactions_pb2 as pb
 from protos.metastore.v1 import transactions_pb2_grpc
 from store.errors import InvalidArgument, ResourceExhausted
@@ -126,7 +126,7 @@ class TransactionsServicer(transactions_pb2_grpc.TransactionsServicer):
                            last_heartbeat_time_ms=t.last_heartbeat_ms, agent_info=t.agent_info, txn_type=t.txn_type,
                            **dict(zip(("user", "hostname"), shown(identity, t.user, t.host))))
                 for t in await self._store.show_transactions(request.state.upper())]
-        kept, truncated = within_reply_budget(rows, MAX_SHOW_ROWS)
+        kept, truncated = within_reply_budget(rows, MAX_SHOW_ROWS, reply_budget(self._settings.max_message_bytes))
         return pb.ShowTransactionsResponse(transactions=kept, truncated=truncated)
 
 

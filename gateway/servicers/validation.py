@@ -14,6 +14,14 @@ from store.models import Partition
 M = TypeVar("M", bound=Message)
 REPLY_BUDGET = 3 * 1024 * 1024
 """The most a list reply carries, under a default client's 4 MB receive limit."""
+REPLY_ENVELOPE = 1024
+"""What a list reply's other fields (a flag, a count) take at most, beside its rows."""
+
+
+def reply_budget(max_message_bytes: int) -> int:
+    """The most a list reply carries: REPLY_BUDGET, or less when hive.metastore.server.max.message.size
+    (`max_message_bytes`, at least config.MIN_MESSAGE_BYTES) is smaller, the reply's other fields aside."""
+    return min(REPLY_BUDGET, max_message_bytes - REPLY_ENVELOPE)
 
 
 def require(value: str, what: str) -> str:
@@ -45,13 +53,14 @@ def within_reply_budget(rows: Sequence[M], max_rows: int, budget: int = REPLY_BU
     return kept, len(kept) < len(rows)
 
 
-def check_names_fit(names: Sequence[str], what: str, call: str) -> None:
+def check_names_fit(names: Sequence[str], what: str, call: str, budget: int = REPLY_BUDGET) -> None:
     """A list of names has no paging (Hive's get_all_tables has none either): refuse one that would not
-    fit a reply rather than send what a default client cannot receive."""
-    size = sum(len(n) + 3 for n in names)
-    if size > REPLY_BUDGET:
+    fit a reply (`budget`: reply_budget of the message size) rather than send what the client cannot
+    receive, or what gRPC would refuse to send with a message that names neither the call nor the fix."""
+    size = sum(len(n.encode()) + 3 for n in names)
+    if size > budget:
         raise ResourceExhausted(f"{call}: the {len(names)} {what} take {size} bytes, more than one reply holds "
-                                f"({REPLY_BUDGET}); narrow the request with a pattern")
+                                f"({budget}); narrow the request with a pattern")
 
 
 EVENT_ID_FIELD_BYTES = 11

@@ -138,3 +138,37 @@ async def test_partition_names_come_in_shorter_pages_rather_than_a_reply_too_lar
             break
     assert got == names and len(pages) == 2 and pages[0] > LIMIT // 12
     assert (running.hits() - hits == 2) == running.cached
+
+
+async def test_lists_without_pages_keep_within_the_message_size(pg_dsn: str) -> None:
+    """ListDatabases and ListTables (no paging, as Hive's get_all_*) refuse a list over the configured
+    message size saying so; ShowTransactions answers the rows that fit and says it is truncated (before:
+    both were measured against a fixed 3 MiB, so under a smaller setting gRPC failed the call with "Sent
+    message larger than max")."""
+    from protos.metastore.v1 import transactions_pb2 as tpb
+    from protos.metastore.v1 import transactions_pb2_grpc
+
+    async with running_gateway(pg_dsn, **{"hive.metastore.server.max.message.size": str(LIMIT)}) as gw:
+        client = await connect(f"127.0.0.1:{gw.port}")
+        try:
+            names = [f"a_database_with_a_rather_long_name_to_fill_the_answer_sooner_{i:04d}" for i in range(1100)]
+            for start in range(0, len(names), 100):
+                for name in names[start:start + 100]:
+                    await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name=name)))
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await client.catalog.ListDatabases(pb.ListDatabasesRequest())
+            details = refused.value.details() or ""
+            assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "ListDatabases" in details and "narrow the request with a pattern" in details, details
+            some = await client.catalog.ListDatabases(pb.ListDatabasesRequest(pattern="*_000*"))
+            assert len(some.names) == 10
+
+            txns = transactions_pb2_grpc.TransactionsStub(client.channel)
+            for _ in range(3):
+                await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1000, user="a-user-name-of-some-length",
+                                                        hostname="a-host-name-of-some-length.example.com"))
+            shown = await txns.ShowTransactions(tpb.ShowTransactionsRequest())
+            assert shown.truncated and 0 < len(shown.transactions) < 3000
+            assert shown.ByteSize() <= LIMIT
+        finally:
+            await client.channel.close()

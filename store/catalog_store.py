@@ -49,14 +49,15 @@ class Read(Generic[T]):
     seen_event_id: int
     latest: bool
 
+
 # Polling a txn's end: soon at first (the usual creator is a writer about to commit), then at most once a second.
 _TXN_END_POLL = Backoff(initial_s=0.02, max_s=1.0)
 
 
 async def _txn_state(conn: asyncpg.Connection, txn_id: int) -> str | None:
     """'o', 'c', 'a', or None once housekeeping forgot the txn (it ended long ago)."""
-    state: str | None = await conn.fetchval(txn_sql.TXN_STATE, txn_id)
-    return state
+    row = await conn.fetchrow(txn_sql.SELECT_TXN_STATES, [txn_id])
+    return None if row is None else str(row["state"])
 
 
 class CatalogStore:

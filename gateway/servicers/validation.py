@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, Sequence, TypeVar
+from typing import Literal, NoReturn, Sequence, TypeVar
 
 from google.protobuf.message import Message
 
@@ -106,15 +106,13 @@ class PartitionsAnswer:
         self.partitions = encoded  # a retried transaction encodes its own
 
 
-def partitions_reply(call: str, reply: bytes, max_message_bytes: int, table: str, fewer: str) -> bytes:
-    """A read's serialized answer of partitions (field 1 of GetPartitionsByNamesResponse and
-    GetPartitionsByFilterResponse) as it is when it fits `max_message_bytes`
-    (hive.metastore.server.max.message.size); otherwise ResourceExhausted saying so, with `fewer` (how
-    to ask for less), or, when one partition alone would not fit any answer, naming it: only a larger
-    setting lets any call read it. gRPC's own refusal ("Sent message larger than max") names neither.
-    Nothing is decoded unless the answer is over."""
-    if len(reply) <= max_message_bytes:
-        return reply
+def refuse_partitions_reply(call: str, reply: bytes, max_message_bytes: int, table: str, fewer: str) -> NoReturn:
+    """Refuse a read's serialized answer of partitions (field 1 of GetPartitionsByNamesResponse and
+    GetPartitionsByFilterResponse) larger than `max_message_bytes` (hive.metastore.server.max.message.size):
+    ResourceExhausted saying so, with `fewer` (how to ask for less), or, when one partition alone would
+    not fit any answer, naming it: only a larger setting lets any call read it. gRPC's own refusal
+    ("Sent message larger than max") names neither. The caller compares the size first (a hit's only
+    cost), so only an answer that is over is decoded here."""
     parts = pb.GetPartitionsByNamesResponse.FromString(reply).partitions
     largest = max(parts, key=lambda p: p.ByteSize())
     alone = field_bytes(largest.ByteSize())

@@ -91,7 +91,6 @@ COUNT_OPEN_TXNS = "SELECT count(*) FROM txns WHERE state = 'o'"
 SELECT_TXNS_FOR_UPDATE = "SELECT txn_id, state FROM txns WHERE txn_id = ANY($1::bigint[]) ORDER BY txn_id FOR UPDATE"
 SELECT_TXNS_FOR_SHARE = "SELECT txn_id, state FROM txns WHERE txn_id = ANY($1::bigint[]) ORDER BY txn_id FOR SHARE"
 SELECT_TXN_STATES = "SELECT txn_id, state FROM txns WHERE txn_id = ANY($1::bigint[])"
-TXN_STATE = "SELECT state FROM txns WHERE txn_id = $1"
 
 # What each txn wrote: [{table_id, db_name, table_name, write_id}], the write_ids of its COMMIT_TXN or ABORT_TXN.
 TXNS_WRITE_IDS = "SELECT t.txn_id, txn_write_ids(t.txn_id) AS write_ids FROM unnest($1::bigint[]) AS t(txn_id)"

@@ -632,9 +632,9 @@ async def _check_partitions_not_in_flight(conn: asyncpg.Connection, table: Table
 
 
 class CreatorInFlight(Exception):
-    """An add found a partition whose latest version another txn, still open, wrote: it
+    """An add found a partition that another txn, still open, created (rather than replaced): it
     exists only if that txn commits. Raised inside the write's transaction (rolled back: nothing
-    added), for the caller to wait for `holder` to end and add again (CatalogStore.add_partitions)."""
+    added), for the caller to wait for `holder` to end and write again (CatalogStore._write)."""
 
     def __init__(self, holder: int, what: str, txn_id: int) -> None:
         super().__init__(f"{what} was written by txn {holder}, which is still open")

@@ -447,7 +447,7 @@ async def alter_table(
     gone = lost_columns(old.columns, altered.columns)
     if gone or renamed:
         restated = await _restate_column_stats(conn, old.table_id, {_TABLE_LEVEL: (altered.parameters, gone)},
-                                               renamed=renamed)
+                                               renamed=renamed, txn_id=ctx.txn_id if ctx.write_id else 0)
         altered = replace(altered, parameters=restated.get(_TABLE_LEVEL, altered.parameters))
     body = codec.table_body(altered)
     try:
@@ -508,23 +508,26 @@ async def alter_table_cascade(
 
 async def _restate_column_stats(
     conn: asyncpg.Connection, table_id: int, restated: Mapping[str, tuple[Mapping[str, str], Sequence[str]]], *,
-    renamed: bool = False,
+    renamed: bool = False, txn_id: int = 0,
 ) -> dict[str, dict[str, str]]:
     """Hive's alter rule for statistics, of a table's own (`_TABLE_LEVEL`) or of its partitions: for each
     one altered (by partition name: its new parameters and its `lost_columns`), a dropped or retyped
     column's statistics describe data it no longer has and go, and COLUMN_STATS_ACCURATE stops listing
     them; a table's rename lists the kept ones as accurate again (Hive deletes and rewrites them under
     the new name; here they stay, keyed by table id). Answers the new parameters of those that have
-    statistics; the others keep theirs as they are. The deletion is not versioned (store/column_stats.py:
-    under a txn it holds for every reader at once, and an abort does not undo it)."""
+    statistics; the others keep theirs as they are. Under a txn (`txn_id`, the write's) the statistics go
+    when it commits, as its versions become visible (store/schema/0022)."""
     with_stats: dict[str, list[str]] = {}
     for r in await conn.fetch(stats_sql.COLUMNS_WITH_STATS, table_id, list(restated)):
         with_stats.setdefault(r["part_name"], []).append(r["column_name"])
     went = {part: [c for c in columns if c in restated[part][1]] for part, columns in with_stats.items()}
     pairs = [(part, column) for part, columns in went.items() for column in columns]
     if pairs:
-        await conn.execute(stats_sql.DELETE_FOR_PARTITION_COLUMNS, table_id, [p for p, _ in pairs],
-                           [c for _, c in pairs])
+        parts, columns = [p for p, _ in pairs], [c for _, c in pairs]
+        if txn_id:
+            await conn.execute(stats_sql.MARK_FOR_PARTITION_COLUMNS, table_id, parts, columns, txn_id)
+        else:
+            await conn.execute(stats_sql.DELETE_FOR_PARTITION_COLUMNS, table_id, parts, columns)
     parameters: dict[str, dict[str, str]] = {}
     for part, columns in with_stats.items():
         stayed = [c for c in columns if c not in went[part]] if renamed else []
@@ -980,7 +983,8 @@ async def alter_partitions(
     # A partition's columns are its own, or the table's when it has none (_complete_partition).
     lost = {p.name: lost_columns(_columns_of(table, current[p.name]), _columns_of(table, p)) for p in altered}
     if restated := {p.name: (p.parameters, lost[p.name]) for p in altered if lost[p.name]}:
-        parameters = await _restate_column_stats(conn, table.table_id, restated)
+        parameters = await _restate_column_stats(conn, table.table_id, restated,
+                                                 txn_id=ctx.txn_id if ctx.write_id else 0)
         altered = [replace(p, parameters=parameters.get(p.name, p.parameters)) for p in altered]
     if check_answer is not None:
         check_answer(altered)
@@ -1089,7 +1093,10 @@ async def drop_partitions(
     if not dropped:
         return Outcome(DroppedPartitions(table, []), ctx.events)
     names = [d.name for d in dropped]
-    if not keep_attached:
+    if not keep_attached and ctx.write_id:  # they go when the txn commits (store/schema/0022)
+        await conn.execute(stats_sql.MARK_FOR_PARTITIONS, table.table_id, names, ctx.txn_id)
+        await conn.execute(privileges_sql.MARK_FOR_PARTITIONS, table.table_id, names, ctx.txn_id)
+    elif not keep_attached:
         await conn.execute(stats_sql.DELETE_FOR_PARTITIONS, table.table_id, names)
         await conn.execute(privileges_sql.DELETE_FOR_PARTITIONS, table.table_id, names)
     return Outcome(DroppedPartitions(table, dropped), (*ctx.events, NewEvent(

@@ -16,12 +16,13 @@ Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them
   same name and type), which also takes them out of COLUMN_STATS_ACCURATE. So does the abort that
   discards a partition its txn added (store/txns.py). A table rename keeps them: they are keyed by the
   table's stable id (Hive 2.3 loses the partitions' statistics on rename).
-- Under a txn (a transactional table's write, versioned by write id) these deletions are not versioned:
-  they take effect for every reader at once, while the write's new versions (the partition dropped, the
-  table or partition with the column dropped or retyped) stay invisible to other snapshots until it
-  commits; an abort brings the old versions back but not the statistics (the partition, or the
-  column, comes back without them, as Hive's drops are not undone at all). Statistics are rewritten by
-  the next ANALYZE or INSERT that computes them.
+- Under a txn (a transactional table's write, versioned by write id) these deletions wait for its
+  commit, as the write's new versions (the partition dropped, the table or partition with the column
+  dropped or retyped) do: the rows are marked with the txn (store/schema/0022), every reader still sees
+  them, the commit deletes them and an abort, which brings the old versions back, unmarks them. A
+  statistics write that replaces a marked row keeps the mark (whether it describes the old partition or
+  the txn's new one cannot be told; a row lost is rewritten by the next ANALYZE, a wrong one would mislead
+  a planner).
 - The statistics themselves are not versioned and carry no notification event (Hive 2.3 has neither),
   and nothing caches them: each read is one indexed query. Hive's planner reads them aggregated over partitions
   (`aggregate_partition_stats`, computed by hive/stats_aggregation.py).

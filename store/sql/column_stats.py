@@ -27,9 +27,14 @@ DELETE FROM column_stats WHERE table_id = $1 AND part_name = $2 AND ($3::text IS
 """
 
 # What goes with the objects they describe (store/catalog.py): a table, some of its partitions, columns
-# its ALTER removed or retyped.
+# its ALTER removed or retyped. Under a txn the rows are marked instead (store/schema/0022): its commit
+# deletes them, its abort unmarks them.
 DELETE_FOR_TABLE = "DELETE FROM column_stats WHERE table_id = $1"
 DELETE_FOR_PARTITIONS = "DELETE FROM column_stats WHERE table_id = $1 AND part_name = ANY($2::text[])"
+MARK_FOR_PARTITIONS = """
+UPDATE column_stats SET deleted_by_txn = $3 WHERE table_id = $1 AND part_name = ANY($2::text[])
+"""
+UNMARK_ABORTED = "UPDATE column_stats SET deleted_by_txn = NULL WHERE deleted_by_txn = ANY($1::bigint[])"
 # A renamed partition's statistics ($2 its old name, $3 its new one) of the columns it still has with the
 # same type ($4 names, $5 lower-case types, pairwise); the others stay under the old name, to be deleted.
 MOVE_TO_RENAMED_PARTITION = """
@@ -50,8 +55,12 @@ COLUMNS_WITH_STATS = """
 SELECT part_name, column_name FROM column_stats WHERE table_id = $1 AND part_name = ANY($2::text[])
 ORDER BY part_name, column_name
 """
-# The statistics of table $1's partitions $2 ('' its own) of columns $3 (paired).
+# The statistics of table $1's partitions $2 ('' its own) of columns $3 (paired); marked for txn $4.
 DELETE_FOR_PARTITION_COLUMNS = """
 DELETE FROM column_stats s USING unnest($2::text[], $3::text[]) AS g(part_name, column_name)
+WHERE s.table_id = $1 AND s.part_name = g.part_name AND s.column_name = g.column_name
+"""
+MARK_FOR_PARTITION_COLUMNS = """
+UPDATE column_stats s SET deleted_by_txn = $4 FROM unnest($2::text[], $3::text[]) AS g(part_name, column_name)
 WHERE s.table_id = $1 AND s.part_name = g.part_name AND s.column_name = g.column_name
 """

@@ -149,6 +149,11 @@ ORDER BY p.privilege
 # A dropped table's, or partitions', grants (store/catalog.py), as their column statistics go.
 DELETE_FOR_TABLE = "DELETE FROM privileges WHERE table_id = $1"
 DELETE_FOR_PARTITIONS = "DELETE FROM privileges WHERE table_id = $1 AND part_name = ANY($2::text[])"
+# Under txn $3: deleted by its commit, unmarked by its abort (store/schema/0022).
+MARK_FOR_PARTITIONS = """
+UPDATE privileges SET deleted_by_txn = $3 WHERE table_id = $1 AND part_name = ANY($2::text[])
+"""
+UNMARK_ABORTED = "UPDATE privileges SET deleted_by_txn = NULL WHERE deleted_by_txn = ANY($1::bigint[])"
 # A renamed partition's grants, its columns' too ($2 its old name, $3 its new one).
 MOVE_TO_RENAMED_PARTITION = "UPDATE privileges SET part_name = $3 WHERE table_id = $1 AND part_name = $2"
 # Partitions only an aborted txn had added (store/txns.py), unless another version took the name meanwhile.

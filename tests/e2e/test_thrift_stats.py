@@ -389,6 +389,77 @@ async def test_an_aborted_txns_partitions_take_their_statistics_with_them(gatewa
         await grpc.channel.close()
 
 
+async def test_a_txns_deletion_of_statistics_and_grants_waits_for_its_commit(gateway: Gateway,
+                                                                            env: tuple[ThriftClient, str]) -> None:
+    """A txn that drops a column and a partition deletes their statistics (and the partition's grants)
+    when it commits: while it is open, readers see the committed columns and partitions with theirs,
+    and its abort, which brings the old versions back, leaves them all as they were."""
+    client, dsn = env
+    grpc = await connect(f"127.0.0.1:{gateway.port}")
+    try:
+        txns = transactions_pb2_grpc.TransactionsStub(grpc.channel)
+
+        async def open_txn() -> int:
+            (txn,) = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="u"))).txn_ids
+            return int(txn)
+
+        await grpc.catalog.CreateTable(pb.CreateTableRequest(
+            table=table("db", "acid", keys=(("ds", "string"),), transactional=True)))
+        setup = await open_txn()
+        await grpc.catalog.AddPartitions(pb.AddPartitionsRequest(
+            db_name="db", table_name="acid", txn_id=setup,
+            partitions=[pb.Partition(values=["a"]), pb.Partition(values=["b"])]))
+        await txns.CommitTxn(tpb.CommitTxnRequest(txn_id=setup))
+        payload = _obj("payload", "string", stringStats=hms.StringColumnStatsData(maxColLen=4, avgColLen=2.0,
+                                                                                  numNulls=0, numDVs=3))
+        await client("update_table_column_statistics", _write("db", "acid", _long("id", 1, 9), payload))
+        for part in ("ds=a", "ds=b"):
+            await client("update_partition_column_statistics", _write("db", "acid", _long("id", 1, 9), part=part))
+        grant = hms.HiveObjectPrivilege(
+            hiveObject=hms.HiveObjectRef(objectType=hms.HiveObjectType.PARTITION, dbName="db", objectName="acid",
+                                         partValues=["b"]),
+            principalName="bob", principalType=hms.PrincipalType.USER,
+            grantInfo=hms.PrivilegeGrantInfo(privilege="SELECT", createTime=0, grantor="alice",
+                                             grantorType=hms.PrincipalType.USER, grantOption=False))
+        assert await client("grant_privileges", hms.PrivilegeBag(privileges=[grant])) is True
+        everything = [("", "id"), ("", "payload"), ("ds=a", "id"), ("ds=b", "id")]
+        assert await _rows(dsn) == everything
+
+        async def drop_payload_and_b(txn: int) -> None:
+            changed = table("db", "acid", keys=(("ds", "string"),), transactional=True)
+            del changed.columns[1:]  # payload goes
+            await grpc.catalog.AlterTable(pb.AlterTableRequest(db_name="db", table_name="acid", table=changed,
+                                                               txn_id=txn))
+            await grpc.catalog.DropPartitions(pb.DropPartitionsRequest(db_name="db", table_name="acid",
+                                                                       names=["ds=b"], txn_id=txn))
+
+        async def grants_on_b() -> int:
+            conn = await asyncpg.connect(dsn)
+            try:
+                return int(await conn.fetchval("SELECT count(*) FROM privileges WHERE part_name = 'ds=b'"))
+            finally:
+                await conn.close()
+
+        aborted = await open_txn()
+        await drop_payload_and_b(aborted)
+        assert await _rows(dsn) == everything  # the txn is open: nothing it deletes is gone yet
+        assert (await _table_stats(client, ["payload"], "acid"))["payload"] == payload
+        assert set(await _partition_stats(client, ["ds=b"], ["id"], "acid")) == {"ds=b"}
+        assert await grants_on_b() == 1
+        await txns.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[aborted]))
+        assert await _rows(dsn) == everything
+        assert await grants_on_b() == 1
+
+        committed = await open_txn()
+        await drop_payload_and_b(committed)
+        assert await _rows(dsn) == everything
+        await txns.CommitTxn(tpb.CommitTxnRequest(txn_id=committed))
+        assert await _rows(dsn) == [("", "id"), ("ds=a", "id")]
+        assert await grants_on_b() == 0
+    finally:
+        await grpc.channel.close()
+
+
 async def test_hives_planner_reads_partition_statistics_aggregated(env: tuple[ThriftClient, str]) -> None:
     client, _ = env
     for i, ds in enumerate(("2024-01-01", "2024-01-02"), 1):

@@ -28,9 +28,12 @@ Grammar (keywords and key names case-insensitive; a key may be written `quoted` 
 A key in parentheses is the key: Hive 2.3's grammar takes IN only as `(key) [NOT] IN (...)`, which
 is what Spark SQL's Hive client sends; `key IN (...)` is taken too. A value must fit its key: an
 integer for integer keys, a number for float/double/decimal (either may be quoted), a quoted ISO
-date or timestamp, TRUE/FALSE or 'true'/'false' for booleans; against a string key a number stands
-for its source text (`month = 05` means '05'). In a quoted string a backslash makes the next
-character literal (`\\'`, `\\"`, `\\\\`); there are no C escapes (`'\\n'` is the letter n). Hive 2.3's
+date or timestamp, TRUE/FALSE or 'true'/'false' for booleans, a quoted string for string, varchar
+and char keys. A bare number against a string key is refused (`ds = 01`, `ds > 5`), in both
+dialects: which side should yield is unclear (as text, `month > 5` selects '6' but not '10'), and
+Hive Metastore 2.3.10 refuses it too (MetaException "Filtering is supported only on partition keys
+of type string"), so quote it to compare text (`month = '05'`). In a quoted string a backslash
+makes the next character literal (`\\'`, `\\"`, `\\\\`); there are no C escapes (`'\\n'` is the letter n). Hive 2.3's
 dialect (below) keeps a string's backslashes instead, as Hive's lexer does: `"a\\b"` is a, a
 backslash, b (what Spark's Hive client sends for that value: it quotes values and escapes nothing),
 and `"a\\"b"` is a, a backslash, a quote, b.
@@ -206,6 +209,9 @@ class Dialect:
     # Long.toString makes it. Otherwise any decimal number, standing for its source text.
     integral_numbers: bool = False
     like_numbers: Callable[[FieldSchema], bool] | None = None  # keys whose LIKE takes a number (integral_numbers)
+    # Against a text key a bare number stands for its text (the table filter's owner and parameters, which
+    # Hive 2.3 compares with a number's Long text). Partition filters refuse it instead (`_convert`).
+    text_numbers: bool = False
     admit: Callable[[str], FieldSchema | None] | None = None  # a key named beyond the given ones, or None
     refuse: Callable[[FieldSchema, str], str | None] | None = None  # why a key may not take an operator
     keys_hint: Callable[[Sequence[FieldSchema]], str] | None = None  # what may be named, for "unknown key"
@@ -554,13 +560,23 @@ class _Parser:
                 self._fail(tok, f"{tok.text} is a boolean, but key '{fs.name}' has type {fs.type}")
             return tok.text.upper() == "TRUE"
         if kt is _STRING:
-            return tok.text  # a number stands for its source text: month = 05 means '05'
+            if tok.kind == "num" and not self._dialect.text_numbers:
+                quoted = f' ("{tok.text}")' if len(tok.text) <= 40 else ""
+                self._fail(tok, f"key '{fs.name}' has type {fs.type}, but {_short(tok.text)} is a number: quote "
+                                f"it{quoted} to compare text (a string key is never compared with a number, as in "
+                                "Hive Metastore 2.3)")
+            return tok.text
         if tok.kind == "num" and kt in (_DATE, _TIMESTAMP, _BOOLEAN):
             self._fail(tok, f"key '{fs.name}' has type {fs.type}: write its value as a quoted string")
         value = kt.parse(tok.text)
         if value is None:
             self._fail(tok, f"'{tok.text}' is not a valid {fs.type} for key '{fs.name}'")
         return value
+
+
+def _short(number: str) -> str:
+    """A number's text for a message (digits, signs, a dot, an exponent: nothing to escape), cut at 40."""
+    return number if len(number) <= 40 else number[:40] + "..."
 
 
 # --- evaluation in Python -------------------------------------------------------------------------

@@ -71,8 +71,8 @@ def _hint(_: Sequence[FieldSchema]) -> str:
 
 
 TABLE_FILTER = Dialect("table filter", "field", exact_names=True, hive_like=True, verbatim_strings=True,
-                       integral_numbers=True, like_numbers=_is_parameter, admit=_admit, refuse=_refuse,
-                       keys_hint=_hint)
+                       integral_numbers=True, text_numbers=True, like_numbers=_is_parameter, admit=_admit,
+                       refuse=_refuse, keys_hint=_hint)
 
 
 @dataclass(frozen=True, slots=True)

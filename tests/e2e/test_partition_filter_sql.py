@@ -132,7 +132,7 @@ class FilterWriter:
         if base == "boolean":
             return rnd.choice(["TRUE", "false", "'true'", "'FALSE'", "True"])
         if rnd.random() < 0.15:
-            return str(rnd.randint(-3, 12))  # a number against a string key compares as its text
+            return self.quote(str(rnd.randint(-3, 12)))  # numeric text (a bare number is refused)
         return self.quote(rnd.choice(_TEXTS))
 
     def like_pattern(self, present: list[str]) -> str:

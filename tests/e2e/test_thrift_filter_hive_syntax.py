@@ -92,6 +92,23 @@ async def test_what_hive_refuses_in_a_like_is_refused(client: ThriftClient) -> N
             assert type(caught.value).__name__ == "MetaException" and why in str(caught.value), caught.value
 
 
+@pytest.mark.parametrize("text", [
+    "ds = 01", "ds = 2024", "ds > 5", "ds <> 1", "5 < ds", "(ds) in (1, 2)", "(ds) not in (1)", "ds between 1 and 5",
+    'ds = "2024-01-01" or ds = 1', 'ds like "2024.*" and ds = 1',
+])
+async def test_a_number_against_a_string_key_is_refused_as_hive_refuses_it(client: ThriftClient, text: str) -> None:
+    """Hive Metastore 2.3.10 answers each with MetaException "Filtering is supported only on partition keys of
+    type string" (its direct SQL will not compare a string key with a number, and its JDO fallback filters
+    strings only; probed on PostgreSQL and Derby). The gateway compared the number's text before."""
+    for call, extra in (("get_partitions_by_filter", (-1,)), ("get_num_partitions_by_filter", ())):
+        with pytest.raises(TException) as caught:
+            await client(call, "db", "orders", text, *extra)
+        message = getattr(caught.value, "message", "")
+        assert type(caught.value).__name__ == "MetaException", caught.value
+        assert "key 'ds' has type string, but" in message and "is a number: quote it" in message, message
+    assert await _days(client, 'ds = "2024-01-01"') == ["2024-01-01"]  # quoted, as Spark sends it
+
+
 async def test_partition_names_max_parts_zero_is_every_name_as_in_hive(client: ThriftClient) -> None:
     assert await client("get_partition_names", "db", "orders", 0) == [f"ds={d}" for d in DAYS]
     assert await client("get_partitions", "db", "orders", 0) == []  # Hive's other calls: none

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import re
 from decimal import Decimal
 from typing import Sequence
 
@@ -14,8 +15,8 @@ from hypothesis import strategies as st
 from store.errors import InvalidArgument
 from hive.schema import FieldSchema
 from hive.names import DEFAULT_PARTITION_NAME as DEFAULT
-from hive.partition_filter import (HIVE_PARTITION_FILTER, And, Between, Comparison, InList, Like, Not, Or,
-                                   parse_filter)
+from hive.partition_filter import (HIVE_PARTITION_FILTER, PARTITION_FILTER, And, Between, Comparison, Dialect,
+                                   InList, Like, Not, Or, parse_filter)
 
 KEYS = (FieldSchema("ds", "date"), FieldSchema("hr", "int"), FieldSchema("region", "string"))
 
@@ -122,7 +123,7 @@ def test_hive_like_ignores_the_case_of_ascii_letters_after_a_leading_flag_and_ta
 @pytest.mark.parametrize(("literal", "value"), [
     ("'us'", "us"), ('"us"', "us"), (r"'it\'s'", "it's"), (r'"say \"hi\""', 'say "hi"'), ("'say \"hi\"'", 'say "hi"'),
     ('"it\'s"', "it's"), (r"'a\\b'", "a\\b"), (r"'a\nb'", "anb"), ("''", ""), ("'日本 😀'", "日本 😀"),
-    ("'a\nb'", "a\nb"), ("'and'", "and"), ("05", "05"), ("-1.50", "-1.50"),
+    ("'a\nb'", "a\nb"), ("'and'", "and"), ("'05'", "05"), ('"-1.50"', "-1.50"),
 ])
 def test_string_literals_quotes_and_escapes(literal: str, value: str) -> None:
     assert parse_filter(f"region = {literal}", KEYS).root == Comparison(2, "=", value)
@@ -143,6 +144,33 @@ def test_like_wildcards_escapes_and_case() -> None:
     assert like("'%'") == [r for r in regions if r != DEFAULT]
     assert like("'U%'") == ["US"]                         # case-sensitive
     assert like("'a.b'") == [] and like("'(%'") == []     # regex characters are literal
+
+
+@pytest.mark.parametrize("dialect", [PARTITION_FILTER, HIVE_PARTITION_FILTER], ids=["grpc", "hive"])
+@pytest.mark.parametrize(("text", "position", "number"), [
+    ("region = 01", 10, "01"), ("region > 5", 10, "5"), ("region <= -1", 11, "-1"), ("region <> 1.5", 11, "1.5"),
+    ("5 < region", 1, "5"), ("region IN ('a', 2)", 17, "2"), ("(region) NOT IN (1)", 18, "1"),
+    ("region BETWEEN 1 AND 5", 16, "1"), ("region = 'us' OR region = 1", 27, "1"),
+    ("region = 99999999999999999999", 10, "99999999999999999999"),
+])
+def test_a_number_against_a_string_key_is_refused_in_both_dialects(dialect: Dialect, text: str, position: int,
+                                                                    number: str) -> None:
+    """Hive Metastore 2.3.10 refuses every one of these (MetaException "Filtering is supported only on partition
+    keys of type string", probed on PostgreSQL and Derby); the gateway answered them comparing text before."""
+    with pytest.raises(InvalidArgument) as e:
+        parse_filter(text, KEYS, dialect)
+    assert str(e.value).startswith(f"bad partition filter at position {position}: key 'region' has type string, "
+                                   f"but {number} is a number: quote it (\"{number}\") to compare text"), e.value
+    long = "region = " + "9" * 1000
+    with pytest.raises(InvalidArgument) as e:
+        parse_filter(long, KEYS, dialect)
+    assert "but 9999999999999999999999999999999999999999... is a number: quote it to compare text" in str(e.value)
+    assert len(str(e.value)) < 400
+    for key_type in ("varchar(10)", "char(3)"):  # the same rule for every text key
+        with pytest.raises(InvalidArgument, match=f"key 'v' has type {re.escape(key_type)}, but 1 is a number"):
+            parse_filter("v = 1", [FieldSchema("v", key_type)], dialect)
+    assert parse_filter('region = "01"', KEYS, dialect).root == Comparison(2, "=", "01")  # quoted: text
+    assert parse_filter("hr = 1", KEYS, dialect).root == Comparison(1, "=", 1)  # Spark's, for an int key
 
 
 def test_comparisons_follow_the_key_type() -> None:

@@ -40,9 +40,11 @@ PARAMS_TOTAL = 1 << 20      # all keys and values of one map together: bounds ev
 VIEW_TEXT = 1 << 20         # TBLS.VIEW_ORIGINAL_TEXT / VIEW_EXPANDED_TEXT (MEDIUMTEXT)
 PARTITION_VALUE = 1024      # PARTITION_KEY_VALS.PART_KEY_VAL is 256
 PARTITION_NAME = 4000       # PARTITIONS.PART_NAME is 767 (escaped names of several long values need more)
+# A page token is base64 of a partition name: PARTITION_NAME characters of up to 4 bytes each in UTF-8
+# (21,336 characters), so that every name the gateway makes gives a token it takes back.
+PAGE_TOKEN = 4 * -(-PARTITION_NAME * 4 // 3)
 FILTER = 65536              # a partition filter's text
 PATTERN = 4096              # a SHOW TABLES / SHOW DATABASES pattern
-PAGE_TOKEN = 8192           # a page token is base64 of a partition name (at most PARTITION_NAME characters)
 SNAPSHOT = 1 << 22          # a ValidWriteIdList / ValidTxnList string (one id per exception)
 LIST_ITEMS = 1000           # entries of a repeated field that has no batch limit of its own (bucket columns ...)
 

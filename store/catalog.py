@@ -907,20 +907,28 @@ async def list_partitions(conn: asyncpg.Connection, read: ResolvedRead, limit: i
 
 
 def encode_page_token(last_name: str) -> str:
+    """The token of a page that ends at `last_name`: its UTF-8 bytes in URL-safe base64, at most
+    limits.PAGE_TOKEN characters for any name the gateway makes (limits.PARTITION_NAME characters)."""
     return base64.urlsafe_b64encode(last_name.encode()).decode()
 
 
 def decode_page_token(token: str) -> str:
+    """The name a page token goes on after ('' for none). A token no name of the gateway's could have given
+    (too long, not base64, not UTF-8, a NUL, a name over limits.PARTITION_NAME) is InvalidArgument."""
     if not token:
         return ""
     if len(token) > limits.PAGE_TOKEN:
-        raise InvalidArgument(f"page_token has {len(token)} characters: it is not a token this service returned")
+        raise InvalidArgument(f"page_token has {len(token)} characters, more than any this service returns "
+                              f"({limits.PAGE_TOKEN}): it is not a token this service returned")
     try:
         after = base64.b64decode(token.encode(), altchars=b"-_", validate=True).decode()
     except (ValueError, UnicodeDecodeError) as exc:  # binascii.Error is a ValueError
         raise InvalidArgument("page_token is not a token this service returned") from exc
     if "\x00" in after:  # a name never holds one (it is escaped), and PostgreSQL text cannot
         raise InvalidArgument("page_token is not a token this service returned")
+    if len(after) > limits.PARTITION_NAME:
+        raise InvalidArgument(f"page_token holds a name of {len(after)} characters, longer than any partition "
+                              f"name ({limits.PARTITION_NAME}): it is not a token this service returned")
     return after
 
 

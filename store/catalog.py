@@ -258,15 +258,17 @@ async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool,
     locked = await _lock_latest(conn, f"the tables of database {db.name}", sql.LIST_LATEST_TABLES_FOR_UPDATE,
                                 sql.CURRENT_TABLE_VERSIONS_OF_DATABASE, db.name)
     tables = [codec.table_from_row(r) for r in locked]
+    # The message begins with Hive's own sentence: clients match it (Spark's HiveClientImpl turns
+    # "Database <name> is not empty" into its SCHEMA_NOT_EMPTY error; pyiceberg's and Gravitino's do alike).
     if tables and not cascade:
         raise FailedPrecondition(
-            f"database {db.name} is not empty: it has {len(tables)} table(s) "
+            f"Database {db.name} is not empty. One or more tables exist: {len(tables)} table(s) "
             f"({_list_preview([t.name for t in tables])}); "
             "drop them first or drop the database with cascade"
         )
     if not cascade and (function_names := await functions.list_function_names(conn, db.name)):
         raise FailedPrecondition(
-            f"database {db.name} is not empty: it has {len(function_names)} function(s) "
+            f"Database {db.name} is not empty. One or more functions exist: {len(function_names)} function(s) "
             f"({_list_preview(function_names)}); drop them first or drop the database with cascade"
         )
     events, dropped = [], []

@@ -154,6 +154,10 @@ async def test_database_table_and_partition_lifecycle(hms: Thrift) -> None:
     got.tableName = "orders_v2"
     await hms.call("alter_table", "sales", "orders", got)
     assert await hms.call("get_all_tables", "sales") == ["orders_v2"]
+    # Hive's own sentence first: Spark's client matches "Database <name> is not empty" to answer
+    # its SCHEMA_NOT_EMPTY error (with any other text, DROP DATABASE fails with the raw exception).
+    refused = await hms.raises(ht.InvalidOperationException, "drop_database", "sales", True, False)
+    assert refused.message.startswith("Database sales is not empty. One or more tables exist"), refused.message
     await hms.call("drop_table", "sales", "orders_v2", True)
     await hms.raises(ht.NoSuchObjectException, "get_table", "sales", "orders_v2")
     await hms.call("drop_database", "sales", True, True)

@@ -4,7 +4,9 @@ same statements against the real Hive Metastore 2.3.10 from pyspark's jars: the 
 Each session runs tests/spark/hive_sql_script.py in a process of its own (a Hive-enabled session
 cannot share the test session's JVM). The comparison leaves out what differs by nature: times,
 locations (each run has its own warehouse) and the file statistics Hive's metastore reads from the
-file system (numFiles, totalSize; the gateway never reads the data files).
+file system (numFiles, totalSize; the gateway never reads the data files). Where the gateway answers
+otherwise on purpose, KNOWN_DIFFERENCES says why; the test fails on any other difference, and on a
+listed one that went away.
 """
 
 from __future__ import annotations
@@ -24,8 +26,25 @@ from tests.spark.conftest import java_problem, start_gateway
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "hive_sql_script.py"
-VOLATILE_ROWS = ("Created Time", "Last Access")
+VOLATILE_ROWS = ("Created Time", "Last Access", "transient_lastDdlTime", "numFiles", "totalSize")
 VOLATILE_PARAMETERS = re.compile(r"(, )?\b(transient_lastDdlTime|numFiles|totalSize)=[^,\]]*")
+# The same inside SHOW TABLE EXTENDED's text (lines) and SHOW CREATE TABLE's (TBLPROPERTIES entries).
+VOLATILE_LINES = re.compile(r"^(Created Time|Last Access): .*\n", re.MULTILINE)
+VOLATILE_PROPERTIES = re.compile(r"(,\n)?\s*'(transient_lastDdlTime|numFiles|totalSize)' = '[^']*'")
+# The statements that fail, on both sides, with Spark's error for what the metastore answered.
+EXPECTED_ERRORS = {
+    "DROP DATABASE lake": "[SCHEMA_NOT_EMPTY]",  # Spark reads the metastore's "Database lake is not empty"
+    "ALTER TABLE lake.orders ADD PARTITION (ds='2024-01-01')": "[PARTITIONS_ALREADY_EXIST]",
+    "ALTER TABLE lake.orders DROP PARTITION (ds='2024-03-09')": "[PARTITIONS_NOT_FOUND]",
+    "ALTER TABLE lake.orders PARTITION (ds='2024-01-03') RENAME TO PARTITION (ds='2024-01-01')":
+        "[PARTITIONS_ALREADY_EXIST]",
+}
+KNOWN_DIFFERENCES = {
+    "ALTER DATABASE lake SET LOCATION '{warehouse}/lake_moved'":
+        "the gateway changes a database's location, as Hive 3 and 4 do; Hive 2.3 keeps it and Spark then fails "
+        "the statement (\"Hive metastore does not support altering database location\")",
+    "DESCRIBE DATABASE lake": "the location the statement before changed",
+}
 
 
 def run_script(uri: str, warehouse: Path, out: Path) -> list[dict[str, Any]]:
@@ -42,13 +61,18 @@ def normalised(results: list[dict[str, Any]], warehouse: Path) -> list[dict[str,
         for row in r.get("rows", []):
             if row and row[0] in VOLATILE_ROWS:
                 continue
-            cells = [None if c is None else VOLATILE_PARAMETERS.sub("", c.replace(str(warehouse), "<warehouse>"))
-                     .replace("[, ", "[") for c in row]
+            cells = [None if c is None else _stable(c.replace(str(warehouse), "<warehouse>")) for c in row]
             if cells[0] in ("Table Properties", "Partition Parameters") and cells[1] == "[]":
                 continue
             rows.append(cells)
-        out.append({"sql": r["sql"], "rows": rows, "error": r.get("error")})
+        error = r.get("error")
+        out.append({"sql": r["sql"], "rows": rows, "error": error and error.replace(str(warehouse), "<warehouse>")})
     return out
+
+
+def _stable(cell: str) -> str:
+    cell = VOLATILE_PARAMETERS.sub("", cell).replace("[, ", "[")
+    return VOLATILE_PROPERTIES.sub("", VOLATILE_LINES.sub("", cell))
 
 
 @pytest.fixture(scope="module")
@@ -68,9 +92,10 @@ def test_spark_sql_runs_against_the_gateway_as_against_hive_metastore(spark_read
         ours = run_script(f"thrift://{gateway.thrift_address}", tmp_path / "gw-warehouse", tmp_path / "gw.json")
     finally:
         gateway.stop()
-    errors = [(r["sql"], r["error"][:500]) for r in ours if "error" in r]
-    assert not errors, errors
-    by_sql = {r["sql"]: r["rows"] for r in ours}
+    errors = {r["sql"]: r["error"][:500] for r in ours if "error" in r}
+    assert errors.keys() == EXPECTED_ERRORS.keys(), errors
+    assert all(errors[sql].startswith(expected) for sql, expected in EXPECTED_ERRORS.items()), errors
+    by_sql = {r["sql"]: r["rows"] for r in ours if "rows" in r}
     # Pruning and the partition calls: the right rows, partitions and names.
     assert by_sql["SELECT id, amount, ds FROM shop.orders WHERE ds >= '2024-01-02' ORDER BY id"] == [
         ["3", "30.0", "2024-01-02"], ["4", "40.0", "2024-01-03"]]
@@ -103,6 +128,29 @@ def test_spark_sql_runs_against_the_gateway_as_against_hive_metastore(spark_read
     assert [r["rows"] for r in listed] == [[["spark_catalog.shop.shout"], ["spark_catalog.shop.whisper"]],
                                            [["spark_catalog.shop.whisper"]]]
 
+    # The datasource, schema, property, location and view statements (the `lake` database).
+    assert by_sql["DESCRIBE DATABASE EXTENDED lake"][-1] == ["Properties", "((team,sales), (tier,1))"]
+    assert by_sql["SHOW PARTITIONS lake.sales"] == [[f"ds={d}/region={r}"] for d, r in (
+        ("2024-01-01", "eu"), ("2024-01-01", "us"), ("2024-01-02", "eu"), ("2024-01-02", "us"), ("2024-01-03", "eu"))]
+    # Static INSERT OVERWRITE replaced id 1 by 5; the dynamic one replaced only ds=2024-01-02/region=us's 4 by 7.
+    assert [r[0] for r in by_sql["SELECT id, ds, region FROM lake.sales ORDER BY id"]] == ["2", "3", "5", "6", "7"]
+    assert by_sql["SELECT id, ds, region FROM lake.sales_files WHERE ds = '2024-01-02' ORDER BY id"] == [
+        ["3", "2024-01-02", "eu"], ["7", "2024-01-02", "us"]]  # found by RECOVER PARTITIONS
+    assert ["min", "20.0"] in by_sql["DESCRIBE EXTENDED lake.sales amount"]
+    assert by_sql["SELECT id, ds, region FROM lake.revenue WHERE ds >= '2024-01-03' ORDER BY id"] == [
+        ["6", "2024-01-04", "eu"]]  # renamed table, then renamed partition
+    assert by_sql["SHOW TBLPROPERTIES lake.orders ('team')"] == [["team", "sales"]]
+    assert by_sql["SHOW COLUMNS IN lake.orders"] == [["id"], ["amount"], ["channel"], ["ds"]]
+    assert by_sql["SELECT id, ds FROM lake.orders WHERE ds = '2024-04-01'"] == [["1", "2024-04-01"]]
+    assert by_sql["SELECT id FROM lake.hits WHERE hr > 9 ORDER BY id"] == [["2"]]  # 10 > 9 as numbers
+    assert by_sql["SELECT id, hr FROM lake.hits WHERE hr IS NULL"] == [["5", None]]
+    assert by_sql["SHOW PARTITIONS lake.paths"] == [["p=a%2Fb%3Ac"], ["p=q%3Dr%23s"], ["p=x y%25z"]]
+    assert by_sql["SELECT id, p FROM lake.paths WHERE p = 'a/b:c'"] == [["1", "a/b:c"]]
+    assert by_sql["SELECT * FROM lake.raw ORDER BY id"] == [["3", "z"]]  # the external table's new location
+    assert by_sql["SELECT * FROM lake.recent ORDER BY id"] == [["1", "10.0", "2024-04-01"], ["3", "30.0", "2024-01-03"]]
+    assert by_sql["SHOW VIEWS IN lake"] == [["lake", "latest", "False"]]
+    assert ["Location", f"file:{tmp_path / 'gw-warehouse'}/lake_moved"] in by_sql["DESCRIBE DATABASE lake"]
+
     reason = hms_unavailable_reason()
     if reason:
         pytest.skip(f"the Hive Metastore reference is not available: {reason}")
@@ -115,5 +163,7 @@ def test_spark_sql_runs_against_the_gateway_as_against_hive_metastore(spark_read
 
     theirs = asyncio.run(reference())
     mine, hive = normalised(ours, tmp_path / "gw-warehouse"), normalised(theirs, tmp_path / "hms-warehouse")
-    differences = [(a["sql"], a, b) for a, b in zip(mine, hive) if a != b]
+    differences = [(a["sql"], a, b) for a, b in zip(mine, hive) if a != b and a["sql"] not in KNOWN_DIFFERENCES]
     assert not differences, json.dumps(differences, indent=1)[:6000]
+    gone = {a["sql"] for a, b in zip(mine, hive) if a == b} & KNOWN_DIFFERENCES.keys()
+    assert not gone, f"listed as differing but now the same as Hive's (take them off the list): {sorted(gone)}"

@@ -155,6 +155,19 @@ STATEMENTS = [
     "ALTER TABLE lake.paths DROP PARTITION (p='x y%z')",
     "SELECT id, p FROM lake.paths ORDER BY id",
     "DROP DATABASE lake",
+    "SELECT id FROM lake.hits WHERE hr <> 9 ORDER BY id",
+    "SELECT id FROM lake.hits WHERE hr BETWEEN 2 AND 9 OR day = DATE'2024-01-03' ORDER BY id",
+    "ALTER TABLE lake.hits DROP PARTITION (hr=9)",  # every day's
+    "SHOW PARTITIONS lake.hits",
+    # A datasource table keeps its columns' case; Hive's metastore keeps names lower case.
+    "CREATE TABLE lake.Upper (Id INT, Name STRING) USING parquet PARTITIONED BY (Name)",
+    "INSERT INTO lake.Upper VALUES (1, 'A'), (2, 'b')",
+    "SELECT Id FROM lake.Upper WHERE Name = 'A'",
+    "SHOW PARTITIONS lake.upper",
+    "CREATE TABLE lake.uni (id INT COMMENT 'ключ') PARTITIONED BY (p STRING) STORED AS PARQUET "
+    "TBLPROPERTIES ('note'='日本語')",
+    "INSERT INTO lake.uni PARTITION (p='日本') VALUES (1)",
+    "SELECT id, p FROM lake.uni WHERE p = '日本'",
     # A Hive table's schema and properties changed in place.
     "CREATE TABLE lake.orders (id BIGINT, amount DOUBLE) PARTITIONED BY (ds STRING) STORED AS PARQUET",
     "INSERT INTO lake.orders PARTITION (ds) VALUES (1, 10.0, '2024-01-01'), (2, 20.0, '2024-01-02')",

@@ -143,6 +143,9 @@ def test_spark_sql_runs_against_the_gateway_as_against_hive_metastore(spark_read
     assert by_sql["SHOW COLUMNS IN lake.orders"] == [["id"], ["amount"], ["channel"], ["ds"]]
     assert by_sql["SELECT id, ds FROM lake.orders WHERE ds = '2024-04-01'"] == [["1", "2024-04-01"]]
     assert by_sql["SELECT id FROM lake.hits WHERE hr > 9 ORDER BY id"] == [["2"]]  # 10 > 9 as numbers
+    assert by_sql["SELECT id FROM lake.hits WHERE hr <> 9 ORDER BY id"] == [["2"], ["3"]]
+    assert by_sql["SHOW PARTITIONS lake.upper"] == [["Name=A"], ["Name=b"]]
+    assert by_sql["SELECT id, p FROM lake.uni WHERE p = '日本'"] == [["1", "日本"]]
     assert by_sql["SELECT id, hr FROM lake.hits WHERE hr IS NULL"] == [["5", None]]
     assert by_sql["SHOW PARTITIONS lake.paths"] == [["p=a%2Fb%3Ac"], ["p=q%3Dr%23s"], ["p=x y%25z"]]
     assert by_sql["SELECT id, p FROM lake.paths WHERE p = 'a/b:c'"] == [["1", "a/b:c"]]

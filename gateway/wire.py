@@ -47,6 +47,11 @@ def _string_field(tag: bytes, value: str) -> bytes:
     return tag + varint(len(data)) + data if data else b""
 
 
+def next_page_token_field(token: str) -> bytes:
+    """A response's `next_page_token` (field 2, after the repeated `partitions`): nothing when empty."""
+    return _string_field(_LEN_DELIMITED_FIELD_2, token)
+
+
 def _names_prefix(db_name: str, table_name: str) -> bytes:
     """Partition fields 1 and 2, which lead every cached element."""
     return _string_field(_LEN_DELIMITED_FIELD_1, db_name) + _string_field(_LEN_DELIMITED_FIELD_2, table_name)

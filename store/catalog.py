@@ -874,24 +874,23 @@ async def get_partitions_by_names(conn: asyncpg.Connection, read: ResolvedRead,
 
 
 async def get_partitions_by_filter(
-    conn: asyncpg.Connection, read: ResolvedRead, filter_: Filter, limit: int
+    conn: asyncpg.Connection, read: ResolvedRead, filter_: Filter, limit: int, after: str = ""
 ) -> list[Partition]:
-    """Partitions the snapshot sees that match the filter, in name order; at most `limit` + 1
-    rows are read so the caller can tell "more than the limit"."""
+    """Partitions the snapshot sees that match the filter, in name order, after the name `after`
+    (a page's start); at most `limit` + 1 rows are read so the caller can tell "more than the limit"."""
     table = read.table
     require_partitioned(table)
     if read.versioned:
         assert read.snapshot.write_ids is not None
-        predicate, params = filter_.to_sql(6)
+        predicate, params = filter_.to_sql(7)
         query = sql.SELECT_VISIBLE_PARTITIONS_BY_FILTER.format(filter=predicate)
         rows = await conn.fetch(query, table.table_id, limit + 1, *sql_params(read.snapshot.write_ids,
                                                                               read.own_write_id),
-                                *params)
+                                after, *params)
     else:
-        predicate, params = filter_.to_sql(3)
+        predicate, params = filter_.to_sql(4)
         rows = await conn.fetch(sql.SELECT_LATEST_PARTITIONS_BY_FILTER.format(filter=predicate), table.table_id,
-                                limit + 1,
-                                *params)
+                                limit + 1, after, *params)
     return [codec.partition_from_row(table.db_name, table.name, r) for r in rows]
 
 
@@ -902,9 +901,9 @@ async def list_partitions(conn: asyncpg.Connection, read: ResolvedRead, limit: i
     if read.versioned:
         assert read.snapshot.write_ids is not None
         rows = await conn.fetch(sql.SELECT_VISIBLE_PARTITIONS, table.table_id, limit + 1,
-                                *sql_params(read.snapshot.write_ids, read.own_write_id))
+                                *sql_params(read.snapshot.write_ids, read.own_write_id), "")
     else:
-        rows = await conn.fetch(sql.SELECT_LATEST_PARTITIONS, table.table_id, limit + 1)
+        rows = await conn.fetch(sql.SELECT_LATEST_PARTITIONS, table.table_id, limit + 1, "")
     return [codec.partition_from_row(table.db_name, table.name, r) for r in rows]
 
 

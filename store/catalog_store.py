@@ -252,15 +252,15 @@ class CatalogStore:
 
     async def get_partitions_by_filter(
         self, db_name: str, table_name: str, filter_text: str, limit: int, snapshot: ReadSnapshot,
-        dialect: Dialect = PARTITION_FILTER,
+        dialect: Dialect = PARTITION_FILTER, after: str = "",
     ) -> Read[tuple[Table, list[Partition]]]:
         """The table and its partitions matching the filter (in that dialect: gRPC's or Hive's), as the
-        snapshot sees them, from one read."""
+        snapshot sees them, from one read; those after the name `after` (a page's start)."""
         async def read(conn: asyncpg.Connection) -> Read[tuple[Table, list[Partition]]]:
             resolved = await catalog.resolve_table(conn, db_name, table_name, snapshot)
             catalog.require_partitioned(resolved.table)
             parts = await catalog.get_partitions_by_filter(
-                conn, resolved, parse_filter(filter_text, resolved.table.partition_keys, dialect), limit)
+                conn, resolved, parse_filter(filter_text, resolved.table.partition_keys, dialect), limit, after)
             return Read((resolved.table, parts), await events.current_event_id(conn), resolved.latest)
 
         return await self._db.read(read)

@@ -19,8 +19,8 @@ from gateway import convert, wire
 from gateway.auth import OPEN_AUTHENTICATOR, Authenticator, Ownership
 from gateway.config import Settings
 from gateway.errors import answers_from_memory, rpc_methods, within_deadline
-from gateway.servicers.validation import (PartitionsAnswer, check_batch, check_names_fit, names_that_fit,
-                                         refuse_partitions_reply, reply_budget, require)
+from gateway.servicers.validation import (PartitionsAnswer, check_batch, check_names_fit, frames_that_fit,
+                                         names_that_fit, refuse_partitions_reply, reply_budget, require)
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc
 from store.cache.facade import CachedCatalog, Miss, PartitionsHit, database_key, table_key
@@ -149,6 +149,8 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
 
     @answers_from_memory
     async def GetPartitionsByFilter(self, request: pb.GetPartitionsByFilterRequest, context: Ctx) -> bytes:
+        if request.page_size or request.page_token:
+            return await self._filter_page(request, context)
         if request.max_parts < -1:
             raise InvalidArgument(f"max_parts must be positive, or 0 or -1 for no limit (Hive's -1); got "
                                   f"{request.max_parts}")
@@ -173,13 +175,45 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         return self._fits("GetPartitionsByFilter", pb.GetPartitionsByFilterResponse(
             partitions=[convert.partition_to_pb(p) for p in parts[:wanted]]).SerializeToString(), db_name, table_name)
 
+    async def _filter_page(self, request: pb.GetPartitionsByFilterRequest, context: Ctx) -> bytes:
+        """One page of a filter read: at most page_size matches after the token's name, in name order, and
+        the next page's token; fewer when more would not fit hive.metastore.server.max.message.size."""
+        if request.page_size < 0:
+            raise InvalidArgument(f"page_size must not be negative, got {request.page_size}")
+        if request.max_parts:
+            raise InvalidArgument("max_parts does not combine with paging (page_size, page_token): page with "
+                                  "page_size alone, or ask for max_parts in one unpaged call")
+        page_size = min(request.page_size or self._settings.max_batch_size, self._settings.max_batch_size)
+        if self._settings.partition_request_limit >= 0:  # Hive's limit bounds each page
+            page_size = min(page_size, self._settings.partition_request_limit)
+        db_name, table_name, snapshot = _target(request.db_name, request.table_name, request.read)
+        if page_size == 0:
+            raise ResourceExhausted(f"no partition of {db_name}.{table_name} may be read: "
+                                    "hive.metastore.limit.partition.request is 0")
+        after = decode_page_token(request.page_token)
+        cached = self._catalog.cached_partitions_by_filter(db_name, table_name, request.filter, page_size, snapshot,
+                                                           request.read.min_event_id, after=after)
+        if isinstance(cached, PartitionsHit):
+            frames, names = cached.frames, cached.names
+        else:
+            _, parts = await within_deadline(self._catalog.fetch_partitions_by_filter(
+                db_name, table_name, request.filter, page_size, snapshot, after=after), context)
+            frames, names = [wire.partition_element(p) for p in parts], [p.name for p in parts]
+        page = frames[:page_size]  # one more was read to tell whether another page follows
+        kept = frames_that_fit(page, names, self._settings.max_message_bytes)
+        if page and not kept:
+            refuse_partitions_reply("GetPartitionsByFilter", page[0], self._settings.max_message_bytes,
+                                    f"{db_name}.{table_name}", "ask for a smaller page_size")
+        token = encode_page_token(names[kept - 1]) if len(frames) > kept else ""
+        return b"".join(page[:kept]) + wire.next_page_token_field(token)
+
     def _fits(self, call: str, reply: bytes, db_name: str, table_name: str) -> bytes:
         """A partitions answer, refused here, clearly, when over the message size (validation.py). A hit
         that fits (every one, in practice) costs one comparison: the words of a refusal are built only for one."""
         if len(reply) <= self._settings.max_message_bytes:
             return reply
         fewer = ("ask for fewer names per call" if call == "GetPartitionsByNames"
-                 else "narrow the filter, or page with max_parts and a filter on the keys")
+                 else "narrow the filter, or read it in pages (page_size)")
         refuse_partitions_reply(call, reply, self._settings.max_message_bytes, f"{db_name}.{table_name}", fewer)
 
     def _check_partition_limit(self, matched: int, wanted: int, table: str) -> None:
@@ -188,13 +222,13 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         if 0 <= hive_limit < matched:
             raise ResourceExhausted(
                 f"the filter matches more than {hive_limit} partitions of {table} "
-                "(hive.metastore.limit.partition.request); narrow the filter"
+                "(hive.metastore.limit.partition.request); narrow the filter, or read it in pages (page_size)"
             )
         batch = self._settings.max_batch_size
         if hive_limit < 0 and matched > batch and wanted > batch:
             raise ResourceExhausted(
                 f"the filter matches more than {batch} partitions of {table} (metastore.gateway.max.batch.size, "
-                "the most one answer holds); narrow the filter, or page with max_parts and a filter on the keys"
+                "the most one answer holds); narrow the filter, or read it in pages (page_size)"
             )
 
     @answers_from_memory

@@ -127,6 +127,18 @@ def refuse_partitions_reply(call: str, reply: bytes, max_message_bytes: int, tab
         f"sends; {fewer}")
 
 
+def frames_that_fit(frames: Sequence[bytes], names: Sequence[str], max_message_bytes: int) -> int:
+    """How many of a page's leading partitions (pre-framed elements, and their names) one reply of at
+    most `max_message_bytes` carries together with the next page's token (base64 of the last name
+    kept; counted for the last page too); 0 when not even the first does."""
+    size = 0
+    for kept, (frame, name) in enumerate(zip(frames, names)):
+        size += len(frame)
+        if size + field_bytes(4 * -(-len(name.encode()) // 3)) > max_message_bytes:
+            return kept
+    return len(frames)
+
+
 def names_that_fit(names: Sequence[str], max_message_bytes: int) -> int:
     """How many of a page's leading names one reply of at most `max_message_bytes` carries together
     with the next page's token (base64 of the last name kept; counted for the last page too): at

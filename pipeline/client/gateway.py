@@ -249,20 +249,31 @@ class GatewayClient:
         return hasattr(pb, "GetPartitionsByFilterRequest")
 
     def get_partitions_by_filter(self, db: str, table: str, filter: str, read: pb.ReadContext | None = None, *,
-                                 max_parts: int = 0) -> list[pb.Partition]:
+                                 max_parts: int = 0, page_size: int = 0) -> list[pb.Partition]:
         """The partitions matching a Hive partition filter (`ds >= '2024-01-01' AND hr IN (1, 2)`),
-        in name order, in one call: the gateway answers a filter whole (at most max_parts, and
-        RESOURCE_EXHAUSTED past hive.metastore.limit.partition.request, or when the answer would be
-        larger than its hive.metastore.server.max.message.size: narrow the filter), so there is
-        nothing to batch. A bad filter is INVALID_ARGUMENT with the position of the error."""
+        in name order, following pages (of `page_size`, by default the config's batch size; the gateway
+        answers fewer when more would pass its batch limit or hive.metastore.server.max.message.size), all
+        under the one `read` snapshot; with `max_parts`, at most that many in one call. A bad filter is
+        INVALID_ARGUMENT with the position of the error."""
         if not self.has_filter_reads:
             raise GatewayError("this client's generated stubs have no Catalog.GetPartitionsByFilter; "
                                "regenerate protos/ (make protos) from a catalog.proto that has it",
                                method="GetPartitionsByFilter", address=self.config.address)
-        request = pb.GetPartitionsByFilterRequest(db_name=db, table_name=table, filter=filter,
-                                                  max_parts=max_parts, read=read)
-        return list(self.call(self.catalog.GetPartitionsByFilter, request,
-                              method="GetPartitionsByFilter").partitions)
+        if max_parts:
+            request = pb.GetPartitionsByFilterRequest(db_name=db, table_name=table, filter=filter,
+                                                      max_parts=max_parts, read=read)
+            return list(self.call(self.catalog.GetPartitionsByFilter, request,
+                                  method="GetPartitionsByFilter").partitions)
+        found: list[pb.Partition] = []
+        token = ""
+        while True:
+            reply = self.call(self.catalog.GetPartitionsByFilter, pb.GetPartitionsByFilterRequest(
+                db_name=db, table_name=table, filter=filter, read=read, page_size=page_size or self.config.batch_size,
+                page_token=token), method="GetPartitionsByFilter")
+            found.extend(reply.partitions)
+            token = reply.next_page_token
+            if not token:
+                return found
 
     def alter_table(self, db: str, table: str, definition: pb.Table, *, txn_id: int = 0) -> pb.Table:
         """Replace the table's definition (under `txn_id` for a transactional table: a new version,

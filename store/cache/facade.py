@@ -101,13 +101,13 @@ class CachedCatalog:
             db_name, table_name)
 
     async def fetch_partitions_by_filter(self, db_name: str, table_name: str, filter_text: str, limit: int,
-                                         snapshot: ReadSnapshot, dialect: Dialect = PARTITION_FILTER
-                                         ) -> tuple[Table, list[Partition]]:
-        """The table and at most `limit` + 1 matching partitions (as the cached step), so the caller can
-        tell "more than the limit", read together."""
+                                         snapshot: ReadSnapshot, dialect: Dialect = PARTITION_FILTER,
+                                         after: str = "") -> tuple[Table, list[Partition]]:
+        """The table and at most `limit` + 1 matching partitions after the name `after` (as the cached
+        step), so the caller can tell "more than the limit", read together."""
         return await self._fallback(
             self._store.get_partitions_by_filter(db_name, table_name, filter_text, limit,
-                                                 snapshot, dialect), db_name, table_name)
+                                                 snapshot, dialect, after), db_name, table_name)
 
     async def fetch_partition_names(self, db_name: str, table_name: str, page_size: int, page_token: str,
                                     snapshot: ReadSnapshot) -> tuple[list[str], str]:

@@ -62,9 +62,11 @@ class Miss:
 @dataclass(frozen=True, slots=True)
 class PartitionsHit:
     """Cached partitions as response elements. They carry the entry's current table name, which is
-    the name the read asked for: the by-name index holds current names only."""
+    the name the read asked for: the by-name index holds current names only. A filter read also
+    answers their names (a page's token is its last one)."""
 
     frames: list[bytes]
+    names: Sequence[str] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,17 +338,18 @@ class ShardedCache:
 
     def read_partitions_by_filter(self, db_name: str, table_name: str, filter_text: str, limit: int,
                                   snapshot: ReadSnapshot, min_event_id: int = 0,
-                                  dialect: Dialect = PARTITION_FILTER) -> PartitionsHit | Miss:
-        """Visible partitions matching a filter (gRPC's dialect, or Hive 2.3's), in name order, at most
-        `limit` + 1 of them (the caller tells "too many" from that); the filter runs in memory on each
-        candidate."""
+                                  dialect: Dialect = PARTITION_FILTER, after: str = "") -> PartitionsHit | Miss:
+        """Visible partitions matching a filter (gRPC's dialect, or Hive 2.3's), in name order, after the
+        name `after` (a page's start), at most `limit` + 1 of them (the caller tells "too many", or a next
+        page, from that), with their names; the filter runs in memory on each candidate."""
         found = self._visible_table(db_name, table_name, snapshot, min_event_id, partitioned=True)
         if isinstance(found, Miss):
             return found
         entry, wl, _, table = found
         matches = parse_filter(filter_text, table.partition_keys, dialect).matches
         self.stats.hits += 1
-        return PartitionsHit([v.frame for v in _matching_versions(entry, wl, matches, limit)])
+        matched = _matching_versions(entry, wl, matches, limit, after)
+        return PartitionsHit([v.frame for _, v in matched], [name for name, _ in matched])
 
     def read_partition_versions(self, db_name: str, table_name: str, names: Sequence[str], snapshot: ReadSnapshot,
                                 min_event_id: int = 0) -> VersionsHit | Miss:
@@ -372,7 +375,7 @@ class ShardedCache:
         entry, wl, _, table = found
         matches = parse_filter(filter_text, table.partition_keys, dialect).matches if filter_text else _any
         self.stats.hits += 1
-        return VersionsHit(table, _matching_versions(entry, wl, matches, limit))
+        return VersionsHit(table, [v for _, v in _matching_versions(entry, wl, matches, limit)])
 
     def read_versions_by_partial(self, db_name: str, table_name: str, partial: Sequence[str], limit: int,
                                  snapshot: ReadSnapshot, min_event_id: int = 0) -> VersionsHit | Miss:
@@ -480,12 +483,15 @@ def _any(values: Sequence[str]) -> bool:
 
 
 def _matching_versions(entry: TableEntry, wl: ValidWriteIdList | None, matches: Callable[[Sequence[str]], bool],
-                       limit: int) -> list[Version]:
-    """Visible versions whose values match, in name order, at most `limit` + 1 of them."""
-    found: list[Version] = []
-    for _, version in _shown_in_order(entry, wl, entry.sorted_names):
+                       limit: int, after: str = "") -> list[tuple[str, Version]]:
+    """Visible versions whose values match, with their names, in name order after `after`, at most
+    `limit` + 1 of them."""
+    names = entry.sorted_names
+    candidates = itertools.islice(names, bisect.bisect_right(names, after), None) if after else names
+    found: list[tuple[str, Version]] = []
+    for name, version in _shown_in_order(entry, wl, candidates):
         if matches(version.values):
-            found.append(version)
+            found.append((name, version))
             if len(found) > limit:
                 break
     return found

@@ -218,22 +218,22 @@ LIMIT $3
 """
 
 # Partitions by filter: {filter} is the parameterised predicate of hive/partition_filter.py over
-# part_values (its parameters start at $5 / $2). Name order; LIMIT $2 (one more than wanted, to
-# detect "too many").
+# part_values (its parameters start at $7 / $4). Name order, after the name $6 / $3 ('' from the
+# first, a page token's otherwise); LIMIT $2 (one more than wanted, to detect "too many" or a next page).
 SELECT_VISIBLE_PARTITIONS_BY_FILTER = f"""
 SELECT {_PARTITION_COLUMNS} FROM partitions
-WHERE table_id = $1 AND {VISIBLE.format(h="$3", x="$4", o="$5")} AND ({{filter}})
+WHERE table_id = $1 AND {VISIBLE.format(h="$3", x="$4", o="$5")} AND part_name > $6 AND ({{filter}})
 ORDER BY part_name
 LIMIT $2
 """
 
 SELECT_LATEST_PARTITIONS_BY_FILTER = f"""
 SELECT {_PARTITION_COLUMNS} FROM partitions
-WHERE table_id = $1 AND dropped_wid IS NULL AND ({{filter}})
+WHERE table_id = $1 AND dropped_wid IS NULL AND part_name > $3 AND ({{filter}})
 ORDER BY part_name
 LIMIT $2
 """
 
-# Every partition a read sees, in name order, LIMIT $2 (one more than wanted, to detect "too many").
+# Every partition a read sees, in name order, after $6 / $3, LIMIT $2 (one more than wanted).
 SELECT_VISIBLE_PARTITIONS = SELECT_VISIBLE_PARTITIONS_BY_FILTER.format(filter="TRUE")
 SELECT_LATEST_PARTITIONS = SELECT_LATEST_PARTITIONS_BY_FILTER.format(filter="TRUE")

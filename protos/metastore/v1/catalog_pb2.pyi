@@ -422,24 +422,30 @@ class GetPartitionsByNamesResponse(_message.Message):
     def __init__(self, partitions: _Optional[_Iterable[_Union[Partition, _Mapping]]] = ...) -> None: ...
 
 class GetPartitionsByFilterRequest(_message.Message):
-    __slots__ = ("db_name", "table_name", "filter", "max_parts", "read")
+    __slots__ = ("db_name", "table_name", "filter", "max_parts", "read", "page_size", "page_token")
     DB_NAME_FIELD_NUMBER: _ClassVar[int]
     TABLE_NAME_FIELD_NUMBER: _ClassVar[int]
     FILTER_FIELD_NUMBER: _ClassVar[int]
     MAX_PARTS_FIELD_NUMBER: _ClassVar[int]
     READ_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     db_name: str
     table_name: str
     filter: str
     max_parts: int
     read: ReadContext
-    def __init__(self, db_name: _Optional[str] = ..., table_name: _Optional[str] = ..., filter: _Optional[str] = ..., max_parts: _Optional[int] = ..., read: _Optional[_Union[ReadContext, _Mapping]] = ...) -> None: ...
+    page_size: int
+    page_token: str
+    def __init__(self, db_name: _Optional[str] = ..., table_name: _Optional[str] = ..., filter: _Optional[str] = ..., max_parts: _Optional[int] = ..., read: _Optional[_Union[ReadContext, _Mapping]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class GetPartitionsByFilterResponse(_message.Message):
-    __slots__ = ("partitions",)
+    __slots__ = ("partitions", "next_page_token")
     PARTITIONS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     partitions: _containers.RepeatedCompositeFieldContainer[Partition]
-    def __init__(self, partitions: _Optional[_Iterable[_Union[Partition, _Mapping]]] = ...) -> None: ...
+    next_page_token: str
+    def __init__(self, partitions: _Optional[_Iterable[_Union[Partition, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class ListPartitionNamesRequest(_message.Message):
     __slots__ = ("db_name", "table_name", "page_size", "page_token", "read")

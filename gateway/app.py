@@ -144,7 +144,7 @@ class Gateway:
                           table=wire.table_message)
             self.poller = Poller(self._db, self.dsn, self.cache, codec,
                                  interval_s=s.poller_interval_s, batch_size=s.poller_batch_size,
-                                 prewarm=s.cache_prewarm)
+                                 prewarm=s.cache_prewarm, txn_ends=catalog.txn_ends)
             self.metrics.watch(self)
             if s.metrics_port >= 0:
                 try:

@@ -31,6 +31,7 @@ import asyncpg
 
 from poller.apply import (
     DATABASE_EVENTS,
+    TXN_OUTCOME_EVENTS,
     TableBatch,
     affected_table_ids,
     decode,
@@ -46,6 +47,7 @@ from store.db import Database
 from store.errors import Unavailable
 from store.models import NotificationEvent
 from store.sql.events import EVENT_CHANNEL
+from store.txn_ends import TxnEnds
 
 _log = logging.getLogger(__name__)
 
@@ -74,7 +76,7 @@ class PollerStats:
 class Poller:
     def __init__(
         self, db: Database, dsn: str, cache: ShardedCache, codec: Codec, *, interval_s: float = 60.0,
-        batch_size: int = 1000, prewarm: str = "lazy",
+        batch_size: int = 1000, prewarm: str = "lazy", txn_ends: TxnEnds | None = None,
     ) -> None:
         if prewarm not in ("lazy", "eager"):
             raise ValueError(f"prewarm must be 'lazy' or 'eager', got {prewarm!r}")
@@ -94,6 +96,7 @@ class Poller:
         self._listener: asyncpg.Connection | None = None
         self._listener_lost = False
         self._loading: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self.txn_ends = txn_ends  # told of each COMMIT_TXN / ABORT_TXN applied (a write waiting on one)
 
     # -- start-up ------------------------------------------------------------------------------
 
@@ -264,6 +267,8 @@ class Poller:
                 self.cache.remove(table_id)
             raise
         self.cache.enforce_memory_bound()
+        if self.txn_ends is not None and self.txn_ends.waiting:
+            self.txn_ends.ended(e.txn_id for e in batch if e.event_type in TXN_OUTCOME_EVENTS)
         last = batch[-1]
         self.position = last.event_id
         self.cache.advance(last.event_id)

@@ -17,6 +17,7 @@ from typing import Any, Awaitable, Callable, Generic, Sequence, TypeVar
 import asyncpg
 
 from store import catalog, column_stats, events, functions, privileges, txn_waits
+from store.txn_ends import TxnEnds
 from store.db import Database
 from store.errors import StoreError, WriteConflict
 from store.sql import txns as txn_sql
@@ -63,8 +64,10 @@ async def _txn_state(conn: asyncpg.Connection, txn_id: int) -> str | None:
 class CatalogStore:
     def __init__(self, db: Database, *, warehouse_dir: str, check_column_types: bool = True,
                  partition_values: re.Pattern[str] | None = None, creator_wait_s: float = 300.0,
-                 clock: Clock = SYSTEM_CLOCK) -> None:
+                 clock: Clock = SYSTEM_CLOCK, txn_ends: TxnEnds | None = None) -> None:
         self._db = db
+        # Told by the poller when a txn ends, so a wait for it need not sleep out its pause.
+        self.txn_ends = txn_ends if txn_ends is not None else TxnEnds()
         # How long an add waits for an open txn that added the same partition (hive.txn.timeout:
         # a creator that stopped heartbeating is aborted by then, so the wait ends either way).
         self._creator_wait_s = creator_wait_s
@@ -228,15 +231,21 @@ class CatalogStore:
             await self._db.run(txn_waits.unregister, waiter, holder)
 
     async def _wait_for_txn_end(self, txn_id: int, until: float) -> bool:
-        """Poll txn `txn_id`'s state until it is no longer open (True) or `until` passes (False)."""
-        for delay in _TXN_END_POLL.delays():
-            state = await self._db.run(_txn_state, txn_id)
-            if state != "o":
-                return True
-            left = until - self._clock.monotonic()
-            if left <= 0:
-                return False
-            await self._clock.sleep(min(delay, left))
+        """Poll txn `txn_id`'s state until it is no longer open (True) or `until` passes (False); a pause
+        ends early when the poller applies the txn's end (store/txn_ends.py)."""
+        with self.txn_ends.watching(txn_id) as ended:
+            for delay in _TXN_END_POLL.delays():
+                state = await self._db.run(_txn_state, txn_id)
+                if state != "o":
+                    return True
+                left = until - self._clock.monotonic()
+                if left <= 0:
+                    return False
+                pause = asyncio.ensure_future(self._clock.sleep(min(delay, left)))
+                try:
+                    await asyncio.wait((pause, ended), return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    pause.cancel()
         raise AssertionError("unreachable: the delays never end")
 
     async def get_partitions_by_names(

@@ -18,6 +18,7 @@ from store.catalog_store import CatalogStore
 from store.errors import WriteConflict
 from store.models import Partition
 from tests.builders import table
+from tests.clock import FakeClock
 from tests.txn_helpers import Txns, started_txns
 
 C = grpc.StatusCode
@@ -171,6 +172,27 @@ async def test_an_add_waits_for_the_other_txn_at_most_its_bound_then_is_the_writ
     await _loser_is_gone(txns, b, "mine")
     await txns.commit(a)
     assert await txns.names(await txns.snapshot()) == ["p=x"]
+
+
+async def test_a_wait_for_the_creator_ends_as_soon_as_the_poller_applies_its_commit(txns: Txns) -> None:
+    """The wait reads the creator's state between pauses of up to a second; the poller, which applies the
+    creator's COMMIT_TXN moments after it, cuts the pause short. The store's clock here never moves, so
+    only the poller can end the pause."""
+    a, b = await txns.open(2)
+    await txns.add(a, "x")
+    assert txns.gw.poller is not None and txns.gw.poller.txn_ends is not None
+    clock = FakeClock()
+    store = CatalogStore(txns.gw.database, warehouse_dir=txns.gw.settings.warehouse_dir, clock=clock,
+                         txn_ends=txns.gw.poller.txn_ends)
+    second = asyncio.create_task(store.add_partitions(
+        "db", "t", [Partition(db_name="db", table_name="t", values=("x",)), Partition(
+            db_name="db", table_name="t", values=("y",))], if_not_exists=True, txn_id=b))
+    assert await _still_waiting(second)
+    await txns.commit(a)
+    added, _ = await asyncio.wait_for(second, 10)
+    assert [p.name for p in added] == ["p=y"] and clock.now == 0
+    await txns.commit(b)
+    assert await txns.names(await txns.snapshot()) == ["p=x", "p=y"]
 
 
 async def test_a_new_partition_racing_an_open_drop_of_its_name_is_still_a_conflict(txns: Txns) -> None:

@@ -244,8 +244,9 @@ async def alter_database(conn: asyncpg.Connection, name: str, new: Database) -> 
         NewEvent(EventType.ALTER_DATABASE, db_name=old.name, message={"database": codec.database_to_json(altered)}),))
 
 
-async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool,
-                        if_exists: bool) -> Outcome[DroppedDatabase | None]:
+async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool, if_exists: bool,
+                        caller: str | None = None) -> Outcome[DroppedDatabase | None]:
+    """Drop the database; `caller`: whose EXCLUSIVE lock it may drop under (locks.check_no_conflicting_holders)."""
     if n.normalize_identifier(name, "database") == n.DEFAULT_DATABASE_NAME:
         raise NeverAllowed("Can not drop default database: Hive's metastore keeps it always (drop its tables "
                            "instead)")
@@ -277,7 +278,7 @@ async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool,
         events.append(_drop_table_event(table))
     events.extend(await functions.drop_all_in_database(conn, db.name))
     await conn.execute(sql.DELETE_DATABASE, db.name)
-    await locks.check_no_conflicting_holders(conn, LockScope(db.name), f"drop database {db.name}")
+    await locks.check_no_conflicting_holders(conn, LockScope(db.name), f"drop database {db.name}", caller=caller)
     events.append(NewEvent(EventType.DROP_DATABASE, db_name=db.name, message={"database": codec.database_to_json(db)}))
     return Outcome(DroppedDatabase(db, tuple(dropped)), tuple(events))
 
@@ -553,7 +554,8 @@ async def _delete_table_rows(conn: asyncpg.Connection, table: Table) -> DroppedT
 
 
 async def drop_table(conn: asyncpg.Connection, db_name: str, table_name: str, *, if_exists: bool,
-                     expected_table_id: int = 0) -> Outcome[DroppedTable | None]:
+                     expected_table_id: int = 0, caller: str | None = None) -> Outcome[DroppedTable | None]:
+    """Drop the table; `caller`: whose EXCLUSIVE lock it may drop under (locks.check_no_conflicting_holders)."""
     _check_guard(expected_table_id)
     try:
         table = await get_table(conn, db_name, table_name, lock="update")
@@ -565,7 +567,7 @@ async def drop_table(conn: asyncpg.Connection, db_name: str, table_name: str, *,
     dropped = await _delete_table_rows(conn, table)
     # Last, so enqueues are held back only briefly: refuse while someone holds a conflicting lock.
     await locks.check_no_conflicting_holders(conn, LockScope(table.db_name, table.name),
-                                             f"drop table {table.full_name}")
+                                             f"drop table {table.full_name}", caller=caller)
     return Outcome(dropped, (_drop_table_event(table),))
 
 

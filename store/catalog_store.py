@@ -125,9 +125,10 @@ class CatalogStore:
         written = await self._db.transact(catalog.alter_database, name, database)
         return written.value, written.event_id
 
-    async def drop_database(self, name: str, *, cascade: bool,
-                            if_exists: bool) -> tuple[catalog.DroppedDatabase | None, int]:
-        written = await self._db.transact(catalog.drop_database, name, cascade=cascade, if_exists=if_exists)
+    async def drop_database(self, name: str, *, cascade: bool, if_exists: bool,
+                            caller: str | None = None) -> tuple[catalog.DroppedDatabase | None, int]:
+        written = await self._db.transact(catalog.drop_database, name, cascade=cascade, if_exists=if_exists,
+                                          caller=caller)
         return written.value, written.event_id
 
     # tables
@@ -183,10 +184,10 @@ class CatalogStore:
                                     check_column_types=self._check_column_types, move_locations=move_locations)
         return written.value, written.event_id
 
-    async def drop_table(self, db_name: str, table_name: str, *, if_exists: bool,
-                         expected_table_id: int = 0) -> tuple[catalog.DroppedTable | None, int]:
+    async def drop_table(self, db_name: str, table_name: str, *, if_exists: bool, expected_table_id: int = 0,
+                         caller: str | None = None) -> tuple[catalog.DroppedTable | None, int]:
         written = await self._db.transact(catalog.drop_table, db_name, table_name, if_exists=if_exists,
-                                          expected_table_id=expected_table_id)
+                                          expected_table_id=expected_table_id, caller=caller)
         return written.value, written.event_id
 
     # partitions

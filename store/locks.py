@@ -278,25 +278,30 @@ async def show_locks(conn: asyncpg.Connection, scope: LockScope | None, *, exten
     return [_info(r) for r in await conn.fetch(query, db, table, part, txn_id, txns.MAX_SHOW_ROWS + 1)]
 
 
-async def check_no_conflicting_holders(conn: asyncpg.Connection, scope: LockScope, action: str) -> None:
+async def check_no_conflicting_holders(conn: asyncpg.Connection, scope: LockScope, action: str, *,
+                                       caller: str | None = None) -> None:
     """The DDL guard for dropping `scope` (a table or a database): refuse while anyone holds a lock
     an EXCLUSIVE on `scope` would conflict with.
 
     The drop is let through when an acquired EXCLUSIVE lock covers `scope`: that is Hive's own flow
     (take the exclusive lock, then drop), and while it is held no conflicting lock can be acquired.
-    The gateway cannot tell whose it is (DropTable carries no lock id), so it presumes the caller's.
-    Waiting requests hold nothing and do not block the drop."""
+    A drop carries no lock id: with `caller` None (the open mode, where nobody is authenticated, or an
+    admin) the lock is presumed the caller's; an authenticated non-admin's `caller` drops only under
+    an EXCLUSIVE lock of its own, another user's being a conflicting holder like any other (Hive takes
+    one for INSERT OVERWRITE), and the refusal names only the caller's own holders' user and host, as
+    SHOW LOCKS does. Waiting requests hold nothing and do not block the drop."""
     await conn.execute(sql.BLOCK_ENQUEUES)
     rows = await conn.fetch(sql.LOCKS_IN_SCOPE_FOR_SHARE, scope.db, scope.table)
     acquired = [r for r in rows if r["state"] == LockState.ACQUIRED.value]
-    if any(r["lock_type"] == LockType.EXCLUSIVE.value and _scope(r).contains(scope) for r in acquired):
+    if any(r["lock_type"] == LockType.EXCLUSIVE.value and _scope(r).contains(scope)
+           and caller in (None, r["user_name"]) for r in acquired):
         return
     level = scope.level
     holders = [r for r in acquired if _scope(r).overlaps(scope) and conflicts(
         LockType.EXCLUSIVE, level, LockType(r["lock_type"]), _level(r))]
     if not holders:
         return
-    shown = "; ".join(_holder_text(r) for r in holders[:5])
+    shown = "; ".join(_holder_text(r, caller) for r in holders[:5])
     more = f"; and {len(holders) - 5} more" if len(holders) > 5 else ""
     raise FailedPrecondition(
         f"cannot {action}: it is locked ({shown}{more}). Retry after these locks are released (Unlock, or the "
@@ -309,11 +314,15 @@ def _level(r: asyncpg.Record) -> LockLevel:
     return _scope(r).level
 
 
-def _holder_text(r: asyncpg.Record) -> str:
+def _holder_text(r: asyncpg.Record, caller: str | None) -> str:
+    """A holder as a refusal names it: to a non-admin `caller`, another user's without its user and
+    host, which SHOW LOCKS blanks too."""
     txn = f"txn {r['txn_id']}" if r["txn_id"] else "no txn"
     agent = f", {r['agent_info']}" if r["agent_info"] else ""
+    holder = ("another user" if caller not in (None, r["user_name"])
+              else f"{r['user_name'] or '?'}@{r['host'] or '?'}")
     return (f"lock {r['ext_id']}.{r['int_id']} {LockType(r['lock_type']).name} on {_scope(r)} "
-            f"held by {r['user_name'] or '?'}@{r['host'] or '?'} ({txn}{agent})")
+            f"held by {holder} ({txn}{agent})")
 
 
 async def lock_owners(conn: asyncpg.Connection, lock_ids: Sequence[int]) -> dict[int, str]:

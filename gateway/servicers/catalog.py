@@ -78,7 +78,8 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
 
     async def DropDatabase(self, request: pb.DropDatabaseRequest, context: Ctx) -> pb.DropDatabaseResponse:
         _, event_id = await self._store.drop_database(require(request.name, "name"), cascade=request.cascade,
-                                                      if_exists=request.if_exists)
+                                                      if_exists=request.if_exists,
+                                                      caller=self._auth.context_identity(context).limited_to)
         self._catalog.wrote(request.name, "", event_id)
         return pb.DropDatabaseResponse(event_id=event_id)
 
@@ -117,7 +118,8 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
     async def DropTable(self, request: pb.DropTableRequest, context: Ctx) -> pb.DropTableResponse:
         _, event_id = await self._store.drop_table(require(request.db_name, "db_name"),
                                                    require(request.table_name, "table_name"),
-                                                   if_exists=request.if_exists, expected_table_id=request.table_id)
+                                                   if_exists=request.if_exists, expected_table_id=request.table_id,
+                                                   caller=self._auth.context_identity(context).limited_to)
         self._catalog.wrote(request.db_name, request.table_name, event_id)
         return pb.DropTableResponse(event_id=event_id)
 

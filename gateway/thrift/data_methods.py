@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any, Sequence
 
+from gateway.auth import thrift_identity
 from gateway.config import Settings
 from gateway.thrift import convert
 from gateway.thrift.convert import required, stamp_ddl_time
@@ -69,7 +70,8 @@ class DataMethods:
 
     async def drop_database(self, name: str | None, deleteData: bool | None, cascade: bool | None) -> None:  # noqa: N803
         name = required(name, "name")
-        dropped, event_id = await self._catalog.drop_database(name, cascade=bool(cascade), if_exists=False)
+        dropped, event_id = await self._catalog.drop_database(name, cascade=bool(cascade), if_exists=False,
+                                                              caller=thrift_identity.get().limited_to)
         self._cached.wrote(name, "", event_id)
         if deleteData and dropped is not None:
             locations = [dropped.database.location, *(loc for t in dropped.tables for loc in _data_locations(t))]
@@ -108,7 +110,8 @@ class DataMethods:
 
     async def drop_table(self, dbname: str | None, name: str | None, deleteData: bool | None) -> None:  # noqa: N803
         db_name, table_name = required(dbname, "dbname"), required(name, "name")
-        dropped, event_id = await self._catalog.drop_table(db_name, table_name, if_exists=False)
+        dropped, event_id = await self._catalog.drop_table(db_name, table_name, if_exists=False,
+                                                           caller=thrift_identity.get().limited_to)
         self._cached.wrote(db_name, table_name, event_id)
         if deleteData and dropped is not None:
             await self._warehouse.delete(_data_locations(dropped), f"drop table {dropped.table.full_name}")

@@ -176,6 +176,37 @@ async def test_the_owner_of_a_lock(token_gateway: Gateway, pki: dict[str, tuple[
         await locks.Unlock(locks_pb2.UnlockRequest(lock_id=lock_id), metadata=_as("root"))
 
 
+async def test_a_drop_runs_under_its_callers_exclusive_lock_only(token_gateway: Gateway,
+                                                                 pki: dict[str, tuple[str, str]]) -> None:
+    """A drop is let through under an acquired EXCLUSIVE lock on what it drops (Hive's flow: lock, then
+    drop). Open, the gateway cannot tell whose lock it is and presumes the caller's; authenticated, it
+    can: another user's EXCLUSIVE lock (Hive takes one for INSERT OVERWRITE) guards the table against
+    bob's drop like any conflicting lock, and the refusal does not name the holder to a non-admin."""
+    async with _channel(token_gateway, pki) as channel:
+        locks = locks_pb2_grpc.LocksStub(channel)
+        catalog = catalog_pb2_grpc.CatalogStub(channel)
+        await catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")), metadata=_as("alice"))
+        for name in ("t", "u"):
+            await catalog.CreateTable(pb.CreateTableRequest(table=table("db", name, keys=())), metadata=_as("alice"))
+        exclusive = [locks_pb2.LockComponent(db_name="db", table_name=name, type=locks_pb2.EXCLUSIVE)
+                     for name in ("t", "u")]
+        held = await locks.Lock(locks_pb2.LockRequest(components=exclusive, hostname="alices-host"),
+                                metadata=_as("alice"))
+        assert held.state == locks_pb2.ACQUIRED
+        for drop in (catalog.DropTable(pb.DropTableRequest(db_name="db", table_name="t"), metadata=_as("bob")),
+                     catalog.DropDatabase(pb.DropDatabaseRequest(name="db", cascade=True), metadata=_as("bob"))):
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await drop
+            assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+            assert "EXCLUSIVE on db.t held by another user" in (info.value.details() or "")
+            assert "alice" not in (info.value.details() or "")
+        for name in ("t", "u"):  # nothing was dropped
+            await catalog.GetTable(pb.GetTableRequest(db_name="db", table_name=name), metadata=_as("bob"))
+        await catalog.DropTable(pb.DropTableRequest(db_name="db", table_name="t"), metadata=_as("alice"))
+        await catalog.DropTable(pb.DropTableRequest(db_name="db", table_name="u"), metadata=_as("root"))  # an admin
+        await locks.Unlock(locks_pb2.UnlockRequest(lock_id=held.lock_id), metadata=_as("alice"))
+
+
 async def test_a_compaction_runs_as_and_opens_its_txn_as_the_caller(token_gateway: Gateway,
                                                                      pki: dict[str, tuple[str, str]]) -> None:
     async with _channel(token_gateway, pki) as channel:

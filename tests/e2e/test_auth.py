@@ -525,3 +525,103 @@ async def test_admin_commands_over_tls_with_a_token(token_gateway: Gateway, pki:
     assert code == 1 and err.startswith("metastore-gateway show databases: UNAUTHENTICATED"), err
     code, _, err = await cli("show", "databases", "--token-file", str(token_file))
     assert code == 2 and "needs TLS" in err, err
+
+
+async def test_every_thrift_call_on_another_users_txn_write_id_or_lock_is_refused_and_changes_nothing(
+        pg_dsn: str, pki: dict[str, tuple[str, str]], tmp_path: Path) -> None:
+    """Over Thrift, where Hive 3's and 4's writes name a transactional table's write id rather than its
+    txn: each call that acts on alice's txn (by id, by a write id it allocated, or by a range or list
+    holding it) or on her lock is refused to bob, with the method's exception (MetaException where it
+    declares one, else TApplicationException, both with the message), and changes nothing: her txn and
+    lock stay as they were, bob's own txn in the same abort_txns stays open, no partition is written."""
+    gw = Gateway(gateway_settings(pg_dsn, **_mutual_tls(pki), **{
+        "hive.users.in.admin.role": "root", "hive.metastore.warehouse.dir": str(tmp_path / "warehouse")}))
+    await gw.start()
+    alice, bob, root = [await asyncio.to_thread(_thrift_as, gw, pki, user) for user in ("alice", "bob", "root")]
+
+    async def call(client: Any, method: str, *args: Any) -> Any:
+        return await asyncio.to_thread(getattr(client, method), *args)
+
+    try:
+        acid = thrift_table("acid", "default", "alice", keys=["ds"], transactional="true")
+        await call(alice, "create_table", acid)
+        (txn,) = (await call(alice, "open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids
+        (alloc,) = (await call(alice, "allocate_table_write_ids", hms.AllocateTableWriteIdsRequest(
+            dbName="default", tableName="acid", txnIds=[txn]))).txnToWriteIds
+        write_id = alloc.writeId
+        lock = (await call(alice, "lock", hms.LockRequest(component=[hms.LockComponent(
+            type=1, level=1, dbname="default")], user="u", hostname="h"))).lockid
+        (own,) = (await call(bob, "open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids
+
+        def part(value: str) -> Any:
+            return hms.Partition(values=[value], dbName="default", tableName="acid", parameters={}, writeId=write_id)
+
+        skip = hms.EnvironmentContext(properties={"truncateSkipDataDeletion": "true"})
+        refused: dict[str, tuple[Any, ...]] = {
+            "commit_txn": (hms.CommitTxnRequest(txnid=txn),),
+            "abort_txn": (hms.AbortTxnRequest(txnid=txn),),
+            "abort_txns": (hms.AbortTxnsRequest(txn_ids=[own, txn]),),
+            "heartbeat": (hms.HeartbeatRequest(txnid=txn),),
+            "heartbeat_txn_range": (hms.HeartbeatTxnRangeRequest(min=min(own, txn), max=max(own, txn)),),
+            "allocate_table_write_ids": (hms.AllocateTableWriteIdsRequest(
+                dbName="default", tableName="acid", txnIds=[txn]),),
+            "lock": (hms.LockRequest(component=[hms.LockComponent(type=2, level=2, dbname="default",
+                                                                  tablename="acid")],
+                                     txnid=txn, user="u", hostname="h"),),
+            "add_dynamic_partitions": (hms.AddDynamicPartitions(txnid=txn, writeid=write_id, dbname="default",
+                                                                tablename="acid", partitionnames=["ds=1"]),),
+            "add_partition": (part("1"),),
+            "add_partitions": ([part("1")],),
+            "add_partitions_req": (hms.AddPartitionsRequest(dbName="default", tblName="acid", parts=[part("1")],
+                                                            ifNotExists=False),),
+            "alter_partitions_req": (hms.AlterPartitionsRequest(dbName="default", tableName="acid",
+                                                                partitions=[part("1")], writeId=write_id),),
+            "alter_table_req": (hms.AlterTableRequest(dbName="default", tableName="acid", table=acid,
+                                                      writeId=write_id),),
+            "truncate_table_req": (hms.TruncateTableRequest(dbName="default", tableName="acid", writeId=write_id,
+                                                            environmentContext=skip),),
+        }
+        for method, args in refused.items():
+            with pytest.raises((hms.MetaException, TApplicationException), match="belong to another user") as info:
+                await call(bob, method, *args)
+            assert f"txn(s) {txn} belong" in str(info.value), method
+        for method in ("check_lock", "unlock"):
+            request = hms.CheckLockRequest(lockid=lock) if method == "check_lock" else hms.UnlockRequest(lockid=lock)
+            with pytest.raises(TApplicationException, match=f"lock\\(s\\) {lock} belong to another user"):
+                await call(bob, method, request)
+        with pytest.raises(TApplicationException, match=f"lock\\(s\\) {lock} belong to another user"):
+            await call(bob, "heartbeat", hms.HeartbeatRequest(lockid=lock))
+
+        # A drop under alice's EXCLUSIVE lock is refused to bob as over gRPC, and hers is let through.
+        await call(alice, "create_table", thrift_table("plain", "default", "alice"))
+        exclusive = (await call(alice, "lock", hms.LockRequest(component=[hms.LockComponent(
+            type=3, level=2, dbname="default", tablename="plain")], user="u", hostname="h"))).lockid
+        with pytest.raises(hms.MetaException, match="EXCLUSIVE on default.plain held by another user"):
+            await call(bob, "drop_table", "default", "plain", False)
+        await call(alice, "drop_table", "default", "plain", False)
+        await call(alice, "unlock", hms.UnlockRequest(lockid=exclusive))
+
+        # Nothing changed: both txns open, alice's lock held, her write id the only one, no partition.
+        states = {t.id: t.state for t in (await call(root, "get_open_txns_info")).open_txns}
+        assert (states[txn], states[own]) == (3, 3)  # OPEN
+        assert [lk.lockid for lk in (await call(root, "show_locks", hms.ShowLocksRequest())).locks] == [lock]
+        (ids,) = (await call(root, "get_valid_write_ids", hms.GetValidWriteIdsRequest(
+            fullTableNames=["default.acid"]))).tblValidWriteIds
+        assert ids.writeIdHighWaterMark == write_id
+        assert await call(root, "get_partition_names", "default", "acid", -1) == []
+
+        # The owner, and an admin, may.
+        beat = await call(bob, "heartbeat_txn_range", hms.HeartbeatTxnRangeRequest(min=own, max=own))
+        assert (list(beat.aborted), list(beat.nosuch)) == ([], [])
+        await call(alice, "add_partitions_req", hms.AddPartitionsRequest(
+            dbName="default", tblName="acid", parts=[part("1")], ifNotExists=False))
+        await call(root, "alter_partitions_req", hms.AlterPartitionsRequest(
+            dbName="default", tableName="acid", partitions=[part("1")], writeId=write_id))
+        await call(root, "unlock", hms.UnlockRequest(lockid=lock))
+        await call(alice, "commit_txn", hms.CommitTxnRequest(txnid=txn))
+        await call(bob, "abort_txns", hms.AbortTxnsRequest(txn_ids=[own]))
+        assert await call(root, "get_partition_names", "default", "acid", -1) == ["ds=1"]
+    finally:
+        for client in (alice, bob, root):
+            client.close()
+        await gw.stop()

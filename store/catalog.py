@@ -30,7 +30,7 @@ from hive import names as n
 from hive import column_types, stats_accuracy
 from store import model_checks
 from store.errors import (Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, NeverAllowed, NotFound,
-                          WriteConflict)
+                          PermissionDenied, WriteConflict)
 from store.events import EventType, NewEvent, Outcome
 from hive.lock_rules import LockScope
 from store.models import Database, FieldSchema, Partition, Table, TableSummary, TableType
@@ -226,10 +226,23 @@ def _given(new: str, old: str) -> str:
     return new if new.strip() else old
 
 
-async def alter_database(conn: asyncpg.Connection, name: str, new: Database) -> Outcome[Database]:
+def check_owner_change(what: str, old: tuple[str, str], new: tuple[str, str], caller: str | None) -> None:
+    """PermissionDenied for an alter that changes an object's (owner, owner type) unless `caller` is None
+    (the open mode, or an admin) or the object's USER owner: a non-admin grants and revokes only on what
+    it owns (store/privileges.py), and an engine's SQL-standard authorization gives the owner every
+    privilege, so naming itself the owner of another user's object would take it over."""
+    if caller is None or new == old or old == (caller, "USER"):
+        return
+    raise PermissionDenied(f"{what}: {caller} may not change its owner ({old[0] or 'none'}); only its owner or an "
+                           "admin (hive.users.in.admin.role) may do that")
+
+
+async def alter_database(conn: asyncpg.Connection, name: str, new: Database, *,
+                         caller: str | None = None) -> Outcome[Database]:
     """Hive's alter of a database (ObjectStore.alterDatabase): the parameters and the owner as sent; a
     blank description or location, and an empty owner type (a Thrift client's unset one: Spark never
-    sets it), keep the old ones, as Hive 3 keeps them (Hive 2.3 never changes description or location)."""
+    sets it), keep the old ones, as Hive 3 keeps them (Hive 2.3 never changes description or location).
+    A new owner only from its owner or an admin (`caller`: check_owner_change)."""
     old = await get_database(conn, name, lock="update")
     # (its errors name the database)
     model_checks.check_database(replace(new, name=new.name or name, owner_type=new.owner_type or old.owner_type))
@@ -238,6 +251,8 @@ async def alter_database(conn: asyncpg.Connection, name: str, new: Database) -> 
     altered = replace(old, description=_given(new.description, old.description),
                       location=_given(new.location, old.location), owner=new.owner,
                       parameters=dict(new.parameters), owner_type=new.owner_type or old.owner_type)
+    check_owner_change(f"alter database {old.name}", (old.owner, old.owner_type), (altered.owner, altered.owner_type),
+                       caller)
     await conn.execute(sql.UPDATE_DATABASE, old.name, altered.description, altered.location, altered.owner,
                        dict(altered.parameters), altered.owner_type)
     return Outcome(altered, (
@@ -404,9 +419,10 @@ async def list_table_names_by_filter(conn: asyncpg.Connection, db_name: str, tab
 
 async def alter_table(
     conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, txn_id: int = 0, expected_table_id: int = 0,
-    *, check_column_types: bool = True,
+    *, check_column_types: bool = True, caller: str | None = None,
 ) -> Outcome[Table]:
-    """Replace a table's definition; a different db/name renames it (the table id is kept).
+    """Replace a table's definition; a different db/name renames it (the table id is kept). A new owner
+    only from its owner or an admin (`caller`: check_owner_change).
 
     Partition keys cannot change, and a transactional table cannot become non-transactional; with
     `check_column_types`, a column cannot change to a type its data does not convert to (Hive's rule,
@@ -424,6 +440,8 @@ async def alter_table(
                         sd=new.sd if new.sd.location else replace(new.sd, location=old.sd.location))
     altered = replace(_normalize_table(candidate, target_db.location), table_id=old.table_id,
                       create_time=old.create_time, write_id=old.write_id)
+    check_owner_change(f"alter table {old.full_name}", (old.owner, old.owner_type), (altered.owner, altered.owner_type),
+                       caller)
     if altered.partition_keys != old.partition_keys:
         raise InvalidArgument(
             f"the partition keys of {old.full_name} cannot be changed "
@@ -487,6 +505,7 @@ def lost_columns(old: Sequence[FieldSchema], new: Sequence[FieldSchema]) -> list
 
 async def alter_table_cascade(
     conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, *, chunk: int, check_column_types: bool = True,
+    caller: str | None = None,
 ) -> Outcome[Table]:
     """Hive's ALTER TABLE ... CASCADE (HiveAlterHandler.alterTable with cascade, what `ADD COLUMNS ...
     CASCADE` and `CHANGE COLUMN ... CASCADE` send): `alter_table`, and when the table's columns
@@ -494,7 +513,7 @@ async def alter_table_cascade(
     transaction (a partition without columns of its own reads the table's already). Their statistics
     follow alter_partitions' rule (a column lost or retyped loses them); events call-sized (`chunk`)."""
     old = await get_table(conn, db_name, table_name, lock="update")
-    altered = await alter_table(conn, db_name, table_name, new, check_column_types=check_column_types)
+    altered = await alter_table(conn, db_name, table_name, new, check_column_types=check_column_types, caller=caller)
     table = altered.value
     new_columns = [(c.name, c.type) for c in table.columns]
     if not table.is_partitioned or [(c.name, c.type) for c in old.columns] == new_columns:
@@ -1206,7 +1225,7 @@ async def exchange_partitions(
 
 async def rename_table_relocating(
     conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, *, check_column_types: bool = True,
-    move_locations: MoveLocations | None = None,
+    move_locations: MoveLocations | None = None, caller: str | None = None,
 ) -> Outcome[Table]:
     """Hive's rename of a table (its alter to another name), with its directory when Hive moves it:
     where (placement.renamed_table_location) is decided on the table as this transaction locked it and
@@ -1222,7 +1241,7 @@ async def rename_table_relocating(
     target = await placement.renamed_table_location(current, new, database_location)
     if target is not None:
         new = replace(new, sd=replace(new.sd, location=target))
-    altered = await alter_table(conn, db_name, table_name, new, check_column_types=check_column_types)
+    altered = await alter_table(conn, db_name, table_name, new, check_column_types=check_column_types, caller=caller)
     table, old_location = altered.value, current.sd.location
     await _moved(move_locations, [] if target is None else [(old_location, target)])
     if target is None or not table.is_partitioned or target == old_location:

@@ -121,8 +121,9 @@ class CatalogStore:
     async def list_databases(self, pattern: str) -> list[str]:
         return await self._db.read(catalog.list_databases, pattern)
 
-    async def alter_database(self, name: str, database: DatabaseModel) -> tuple[DatabaseModel, int]:
-        written = await self._db.transact(catalog.alter_database, name, database)
+    async def alter_database(self, name: str, database: DatabaseModel, *,
+                             caller: str | None = None) -> tuple[DatabaseModel, int]:
+        written = await self._db.transact(catalog.alter_database, name, database, caller=caller)
         return written.value, written.event_id
 
     async def drop_database(self, name: str, *, cascade: bool, if_exists: bool,
@@ -166,22 +167,24 @@ class CatalogStore:
         return await self._db.read(catalog.list_table_names_by_filter, db_name, parse_table_filter(filter_text), limit)
 
     async def alter_table(self, db_name: str, table_name: str, table: Table, txn_id: int = 0,
-                          expected_table_id: int = 0) -> tuple[Table, int]:
+                          expected_table_id: int = 0, *, caller: str | None = None) -> tuple[Table, int]:
         written = await self._write(catalog.alter_table, db_name, table_name, table, txn_id, expected_table_id,
-                                    check_column_types=self._check_column_types)
+                                    check_column_types=self._check_column_types, caller=caller)
         return written.value, written.event_id
 
     async def alter_table_cascade(self, db_name: str, table_name: str, table: Table, *,
-                                  chunk: int) -> tuple[Table, int]:
+                                  chunk: int, caller: str | None = None) -> tuple[Table, int]:
         """Hive's ALTER TABLE ... CASCADE: the partitions take the table's new columns (catalog.alter_table_cascade)."""
         written = await self._write(catalog.alter_table_cascade, db_name, table_name, table, chunk=chunk,
-                                    check_column_types=self._check_column_types)
+                                    check_column_types=self._check_column_types, caller=caller)
         return written.value, written.event_id
 
     async def rename_table_relocating(self, db_name: str, table_name: str, table: Table,
-                                      move_locations: catalog.MoveLocations | None = None) -> tuple[Table, int]:
+                                      move_locations: catalog.MoveLocations | None = None, *,
+                                      caller: str | None = None) -> tuple[Table, int]:
         written = await self._write(catalog.rename_table_relocating, db_name, table_name, table,
-                                    check_column_types=self._check_column_types, move_locations=move_locations)
+                                    check_column_types=self._check_column_types, move_locations=move_locations,
+                                    caller=caller)
         return written.value, written.event_id
 
     async def drop_table(self, db_name: str, table_name: str, *, if_exists: bool, expected_table_id: int = 0,

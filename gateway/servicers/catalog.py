@@ -72,7 +72,8 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
 
     async def AlterDatabase(self, request: pb.AlterDatabaseRequest, context: Ctx) -> pb.AlterDatabaseResponse:
         db, event_id = await self._store.alter_database(require(request.name, "name"),
-                                                        convert.database_from_pb(request.database))
+                                                        convert.database_from_pb(request.database),
+                                                        caller=self._auth.context_identity(context).limited_to)
         self._catalog.wrote(db.name, "", event_id)
         return pb.AlterDatabaseResponse(database=convert.database_to_pb(db), event_id=event_id)
 
@@ -110,7 +111,8 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         table, event_id = await self._store.alter_table(require(request.db_name, "db_name"),
                                                         require(request.table_name, "table_name"),
                                                         convert.table_from_pb(request.table), request.txn_id,
-                                                        request.table_id)
+                                                        request.table_id,
+                                                        caller=self._auth.context_identity(context).limited_to)
         self._catalog.wrote(request.db_name, request.table_name, event_id, request.txn_id,
                             renamed_to=(table.db_name, table.name))
         return pb.AlterTableResponse(table=convert.table_to_pb(table), event_id=event_id)

@@ -93,16 +93,19 @@ class DataMethods:
         new_tbl.parameters = stamp_ddl_time(new_tbl.parameters)
         table = convert.table_from_thrift(new_tbl, db_name=db_name, name=table_name)
         old = await self._table(db_name, table_name)
+        caller = thrift_identity.get().limited_to
         if cascade and not txn_id and not renames(old, table):
             altered, event_id = await self._catalog.alter_table_cascade(db_name, table_name, table,
-                                                                        chunk=self._settings.max_batch_size)
+                                                                        chunk=self._settings.max_batch_size,
+                                                                        caller=caller)
         elif txn_id or not renames(old, table):  # (a transactional table keeps its place)
-            altered, event_id = await self._catalog.alter_table(db_name, table_name, table, txn_id)
+            altered, event_id = await self._catalog.alter_table(db_name, table_name, table, txn_id, caller=caller)
         else:
             target = await renamed_table_location(old, table, self._database_location)
             what = f"rename of {old.full_name} to {table.db_name}.{table.name}"
             async with self._warehouse.moving([] if target is None else [(old.sd.location, target)], what) as move:
-                altered, event_id = await self._catalog.rename_table_relocating(db_name, table_name, table, move)
+                altered, event_id = await self._catalog.rename_table_relocating(db_name, table_name, table, move,
+                                                                                caller=caller)
         self._cached.wrote(db_name, table_name, event_id, txn_id, renamed_to=(altered.db_name, altered.name))
 
     async def _database_location(self, name: str) -> str:

@@ -155,7 +155,8 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
 
     async def alter_database(self, dbname: str | None, db: Any) -> None:
         altered, event_id = await self._catalog.alter_database(
-            required(dbname, "dbname"), convert.database_from_thrift(required(db, "db"), altering=True))
+            required(dbname, "dbname"), convert.database_from_thrift(required(db, "db"), altering=True),
+            caller=thrift_identity.get().limited_to)
         self._cached.wrote(altered.name, "", event_id)
 
     # -- tables -----------------------------------------------------------------------------------

@@ -625,3 +625,64 @@ async def test_every_thrift_call_on_another_users_txn_write_id_or_lock_is_refuse
         for client in (alice, bob, root):
             client.close()
         await gw.stop()
+
+
+async def test_only_an_owner_or_an_admin_changes_who_owns_a_table_or_database(
+        pg_dsn: str, pki: dict[str, tuple[str, str]]) -> None:
+    """A non-admin grants only on what it owns, and an engine's SQL-standard authorization gives the
+    owner every privilege: so an alter that names itself the owner of another user's table or database
+    would take it over. Such an alter is refused (MetaException over Thrift, PERMISSION_DENIED over
+    gRPC) and changes nothing; other alters of it are not owner checks, and are let through as before;
+    its owner may give it away, an admin may change any owner."""
+    gw = Gateway(gateway_settings(pg_dsn, **_mutual_tls(pki), **{"hive.users.in.admin.role": "root"}))
+    await gw.start()
+    alice, bob, root = [await asyncio.to_thread(_thrift_as, gw, pki, user) for user in ("alice", "bob", "root")]
+
+    async def call(client: Any, method: str, *args: Any) -> Any:
+        return await asyncio.to_thread(getattr(client, method), *args)
+
+    try:
+        await call(alice, "create_database", hms.Database(name="alicedb", description="", parameters={},
+                                                          ownerName="alice", ownerType=1))
+        await call(alice, "create_table", thrift_table("alices", "default", "alice"))
+        grant = hms.PrivilegeBag(privileges=[hms.HiveObjectPrivilege(
+            hiveObject=hms.HiveObjectRef(objectType=3, dbName="default", objectName="alices"),
+            principalName="bob", principalType=1,
+            grantInfo=hms.PrivilegeGrantInfo(privilege="SELECT", grantor="bob", grantorType=1, grantOption=False))])
+
+        with pytest.raises(hms.MetaException, match="only its owner or an admin"):
+            await call(bob, "alter_table", "default", "alices", thrift_table("alices", "default", "bob"))
+        with pytest.raises(hms.MetaException, match="only its owner or an admin"):
+            await call(bob, "alter_table_with_environment_context", "default", "alices",
+                       thrift_table("alices", "default", "bob"), None)
+        db = await call(alice, "get_database", "alicedb")
+        db.ownerName = "bob"
+        with pytest.raises(hms.MetaException, match="only its owner or an admin"):
+            await call(bob, "alter_database", "alicedb", db)
+        async with _channel(gw, pki, "bob") as channel:
+            catalog = catalog_pb2_grpc.CatalogStub(channel)
+            taken = table("default", "alices", keys=())
+            taken.owner = "bob"
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await catalog.AlterTable(pb.AlterTableRequest(db_name="default", table_name="alices", table=taken))
+            assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await catalog.AlterDatabase(pb.AlterDatabaseRequest(name="alicedb", database=pb.Database(
+                    name="alicedb", owner="bob", owner_type="USER")))
+            assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        with pytest.raises(hms.MetaException, match="only its owner or an admin"):  # so still not his to grant on
+            await call(bob, "grant_privileges", grant)
+        assert (await call(root, "get_table", "default", "alices")).owner == "alice"
+        assert (await call(root, "get_database", "alicedb")).ownerName == "alice"
+
+        await call(bob, "alter_table", "default", "alices",  # not an owner change: as before
+                   thrift_table("alices", "default", "alice", comment="bob was here"))
+        await call(alice, "alter_table", "default", "alices", thrift_table("alices", "default", "bob"))  # given
+        assert await call(bob, "grant_privileges", grant)
+        db.ownerName = "alice"
+        await call(root, "alter_database", "alicedb", db)  # an admin may
+        assert (await call(root, "get_database", "alicedb")).ownerName == "alice"
+    finally:
+        for client in (alice, bob, root):
+            client.close()
+        await gw.stop()

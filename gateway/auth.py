@@ -11,10 +11,15 @@ Three modes, chosen by settings:
   Thrift client is authenticated (Hive's SASL/Kerberos is not supported).
 
 Once callers are authenticated, the authenticated user owns the txns and locks it opens (the
-request's user field is ignored), and committing, aborting or heartbeating another user's txn, or
-checking, heartbeating or releasing another user's lock, is PERMISSION_DENIED unless the caller is
-in `hive.users.in.admin.role`. Non-admins see their own user and host in SHOW TRANSACTIONS and SHOW
-LOCKS and a blank in other users' rows. The health service stays open, so probes need no token.
+request's user field is ignored), and committing, aborting or heartbeating another user's txn,
+writing under it (by its id, or over Thrift by a write id it allocated), or checking, heartbeating
+or releasing another user's lock, is PERMISSION_DENIED unless the caller is in
+`hive.users.in.admin.role` (`Ownership`, called by both protocols before they act; a call naming
+several txns, or a range, is refused whole). The store takes the caller as `Identity.limited_to`
+(None: anyone's) where the check must be made on rows it locks: claimed compactions, a drop under an
+EXCLUSIVE lock (only the caller's own counts), an alter that changes an owner. Non-admins see their
+own user and host in SHOW TRANSACTIONS and SHOW LOCKS and a blank in other users' rows. The health
+service stays open, so probes need no token.
 """
 
 from __future__ import annotations

@@ -88,7 +88,9 @@ async def test_tokens_over_tls_and_the_owners_of_txns(token_gateway: Gateway, pk
                                         metadata=_as("bob"))).txn_ids
         for call in (txns.CommitTxn(tpb.CommitTxnRequest(txn_id=mine), metadata=_as("bob")),
                      txns.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[mine, other]), metadata=_as("bob")),
-                     txns.Heartbeat(tpb.HeartbeatRequest(txn_ids=[mine]), metadata=_as("bob"))):
+                     txns.Heartbeat(tpb.HeartbeatRequest(txn_ids=[mine]), metadata=_as("bob")),
+                     txns.Heartbeat(tpb.HeartbeatRequest(txn_range=tpb.TxnRange(min_txn_id=mine, max_txn_id=other)),
+                                    metadata=_as("bob"))):
             with pytest.raises(grpc.aio.AioRpcError) as info:
                 await call
             assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED

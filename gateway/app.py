@@ -43,6 +43,7 @@ from gateway.thrift.handler import HiveMetastoreHandler
 from gateway.thrift.idl import SERVICE as THRIFT_SERVICE
 from gateway.thrift import wire as thrift_wire
 from gateway.thrift.server import ThriftServer, ThriftSettings
+from gateway.threads import DaemonThreadExecutor
 from hive.backoff import Backoff
 from hive.names import whitelist_pattern
 from poller.compactor import Compactor
@@ -351,10 +352,13 @@ class Gateway:
 
 async def serve(settings: Settings) -> None:
     """Run until SIGINT or SIGTERM, then shut down in order. A signal during start-up (a long eager
-    prewarm, say) is honoured at once: the start is cancelled and everything started is stopped."""
+    prewarm, say) is honoured at once: the start is cancelled and everything started is stopped.
+    Worker threads are daemons (gateway/threads.py): one blocked for good, a file operation on a hung
+    mount, does not keep the process from exiting."""
     gateway = Gateway(settings)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    loop.set_default_executor(DaemonThreadExecutor())
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     starting = asyncio.create_task(gateway.start(wait_ready=False))

@@ -13,9 +13,12 @@ reflection service's, the gateway's only streaming method).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
+import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Awaitable, Callable
 
 import asyncpg
@@ -26,6 +29,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from gateway.thrift.idl import hms
+from gateway.warehouse import ACID_METADATA_FILE
+from pipeline.acid import base_dir_name
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc
 from protos.metastore.v1 import locks_pb2 as lpb
@@ -231,3 +236,53 @@ async def test_sigterm_under_load_stops_in_bound_and_leaves_no_partial_state(pg_
     finally:
         assert again.stop() == 0
 
+
+async def test_sigterm_during_a_file_operation_that_hangs_still_exits_in_bound(pg_dsn: str, tmp_path: Path) -> None:
+    """A file operation that never returns (a hung mount; here a FIFO where a truncate writes its base's
+    marker, so open() waits for a reader that never comes) holds its worker thread forever: the stop
+    abandons it, the process still exits in bound with status 0, and the truncate's database
+    transaction, open around the file operation, is rolled back."""
+    tmp_path.chmod(0o755)
+    warehouse = tmp_path / "warehouse"
+    proc = GatewayProcess("--dsn", pg_dsn, "--conf", f"metastore.gateway.shutdown.grace={GRACE_S:g}s",
+                          "--conf", f"hive.metastore.warehouse.dir={warehouse}")
+    try:
+        address = await asyncio.to_thread(proc.wait_serving)
+        client = await connect(address)
+        await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+        await client.catalog.CreateTable(pb.CreateTableRequest(table=table("db", "u", keys=(), transactional=True)))
+        await client.channel.close()
+        thrift = ThriftClient(int(proc.thrift_address.rsplit(":", 1)[1]))
+        (txn,) = (await thrift("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids
+        (alloc,) = (await thrift("allocate_table_write_ids", hms.AllocateTableWriteIdsRequest(
+            dbName="db", tableName="u", txnIds=[txn]))).txnToWriteIds
+        location = Path((await thrift("get_table", "db", "u")).sd.location.removeprefix("file://"))
+        base = location / base_dir_name(alloc.writeId)
+        base.mkdir(parents=True)
+        os.mkfifo(base / ACID_METADATA_FILE)
+        truncating = asyncio.ensure_future(thrift("truncate_table_req", hms.TruncateTableRequest(
+            dbName="db", tableName="u", writeId=alloc.writeId,
+            environmentContext=hms.EnvironmentContext(properties={"truncateSkipDataDeletion": "true"}))))
+        conn = await asyncpg.connect(pg_dsn)
+        try:
+            async with asyncio.timeout(20):  # the truncate's transaction is open, its file operation hung
+                while not await conn.fetchval("SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                                              "current_database() AND state LIKE 'idle in transaction%'"):
+                    await asyncio.sleep(0.05)
+
+            started = time.monotonic()
+            exit_code = await asyncio.to_thread(proc.stop, STOP_BOUND_S + 20)
+            took = time.monotonic() - started
+            assert exit_code == 0 and took < STOP_BOUND_S, (exit_code, took, proc.output()[-3000:])
+            with pytest.raises((thriftpy2.transport.TTransportException, ConnectionError, EOFError)):
+                await asyncio.wait_for(truncating, 10)
+            thrift.close()
+            assert await conn.fetchval("SELECT count(*) FROM txns WHERE txn_id = $1 AND state = 'o'", txn) == 1
+            assert await conn.fetchval("SELECT count(*) FROM notification_log WHERE tbl_name = 'u' AND write_id = $1",
+                                       alloc.writeId) == 0  # nothing of the truncate was written
+        finally:
+            await conn.close()
+    finally:
+        proc.stop()
+        with contextlib.suppress(OSError):  # let a thread still blocked on the FIFO (a failed run) go
+            os.close(os.open(base / ACID_METADATA_FILE, os.O_RDONLY | os.O_NONBLOCK))

@@ -3,11 +3,22 @@
 Reflection is served as both grpc.reflection.v1 (what current grpcurl, Postman and grpcui ask for
 first) and v1alpha (older clients). The two protocols' messages are identical on the wire, and
 grpcio-reflection 1.75 ships only v1alpha, so the v1 method is v1alpha's servicer under v1's name.
+
+The stop refuses before it stops. grpc core answers CANCELLED to every call that has reached the
+server but not yet a handler when `server.stop` begins (grpc/grpc#41785): nothing of the call ran,
+yet clients do not retry CANCELLED (pipeline/client/retry.py retries UNAVAILABLE only), so under
+load each restart failed a few calls for good. `stop` therefore first answers UNAVAILABLE to every
+call that reaches a handler (`_Refusal`), until none has come for `REFUSAL_QUIET_S` (at most
+`REFUSAL_WINDOW_S`, taken from the grace: calls under way go on meanwhile), and only then stops the
+server.
 """
 
 from __future__ import annotations
 
+import asyncio
 import socket
+import time
+from typing import Any, Awaitable, Callable
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -52,6 +63,39 @@ SERVICE_NAMES = (
 
 REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 
+# The stop's refusal (the module's note): it ends once no call has come for REFUSAL_QUIET_S, or after
+# REFUSAL_WINDOW_S (or the grace, when that is shorter) however the calls come.
+REFUSAL_QUIET_S = 0.05
+REFUSAL_WINDOW_S = 1.0
+STOPPING_MESSAGE = "the metastore gateway is stopping; retry the call (on another gateway, or once this one is back)"
+
+
+class _Refusal(grpc.aio.ServerInterceptor):
+    """Once `refusing`, every call that reaches a handler is answered UNAVAILABLE without running."""
+
+    def __init__(self) -> None:
+        self.refusing = False
+        self.last_refused = 0.0  # time.monotonic() of the last refusal
+
+    async def intercept_service(self, continuation: Callable[[Any], Awaitable[Any]], details: Any) -> Any:
+        handler = await continuation(details)
+        if not self.refusing or handler is None:
+            return handler
+        self.last_refused = time.monotonic()
+
+        async def refuse(_request: Any, context: grpc.aio.ServicerContext) -> Any:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, STOPPING_MESSAGE)
+
+        serializers = {"request_deserializer": handler.request_deserializer,
+                       "response_serializer": handler.response_serializer}
+        if handler.unary_unary is not None:
+            return grpc.unary_unary_rpc_method_handler(refuse, **serializers)
+        if handler.unary_stream is not None:
+            return grpc.unary_stream_rpc_method_handler(refuse, **serializers)
+        if handler.stream_unary is not None:
+            return grpc.stream_unary_rpc_method_handler(refuse, **serializers)
+        return grpc.stream_stream_rpc_method_handler(refuse, **serializers)
+
 
 class GrpcServer:
     """Owns the grpc.aio server and its health servicer. `start()` returns the bound port."""
@@ -65,7 +109,8 @@ class GrpcServer:
             ("grpc.max_send_message_length", settings.max_message_bytes),
             ("grpc.so_reuseport", 1 if settings.so_reuseport else 0),
         ]
-        interceptors: list[grpc.aio.ServerInterceptor] = []
+        self._refusal = _Refusal()
+        interceptors: list[grpc.aio.ServerInterceptor] = [self._refusal]  # first: a stopping server runs nothing
         if auth.enabled:  # first: the observer caches its handler per method, so what follows it runs once
             interceptors.append(AuthInterceptor(auth))
         if observer is not None:
@@ -117,8 +162,14 @@ class GrpcServer:
             await self.health.set(name, status)
 
     async def stop(self, grace_s: float) -> None:
-        """Refuse new calls, give in-flight calls `grace_s` to finish, then cancel them."""
-        await self.server.stop(grace_s)
+        """Refuse new calls (UNAVAILABLE), give in-flight calls `grace_s` to finish, then cancel them."""
+        started = time.monotonic()
+        self._refusal.refusing = True
+        self._refusal.last_refused = started
+        window_ends = started + min(REFUSAL_WINDOW_S, grace_s)
+        while (now := time.monotonic()) < window_ends and now - self._refusal.last_refused < REFUSAL_QUIET_S:
+            await asyncio.sleep(min(REFUSAL_QUIET_S, window_ends - now))
+        await self.server.stop(max(0.0, grace_s - (time.monotonic() - started)))
 
 
 class BindError(OSError):

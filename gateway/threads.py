@@ -22,7 +22,7 @@ import itertools
 import logging
 import threading
 import time
-from concurrent.futures import Executor, Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, TypeVar
 
 _log = logging.getLogger(__name__)
@@ -34,11 +34,14 @@ T = TypeVar("T")
 THREAD_SHUTDOWN_WAIT_S = 2.0
 
 
-class DaemonThreadExecutor(Executor):
-    """An `Executor` that runs each call in a new daemon thread; `shutdown(wait=True)` waits at most
-    `shutdown_timeout_s` for the calls still running, then returns and leaves them to the process's exit."""
+class DaemonThreadExecutor(ThreadPoolExecutor):
+    """An executor that runs each call in a new daemon thread; `shutdown(wait=True)` waits at most
+    `shutdown_timeout_s` for the calls still running, then returns and leaves them to the process's exit.
+    A ThreadPoolExecutor only by type (asyncio's loop.set_default_executor takes no other): its pool
+    is never used."""
 
     def __init__(self, shutdown_timeout_s: float = THREAD_SHUTDOWN_WAIT_S) -> None:
+        super().__init__(max_workers=1)
         self._shutdown_timeout_s = shutdown_timeout_s
         self._lock = threading.Lock()
         self._running: set[threading.Thread] = set()

@@ -161,7 +161,7 @@ class Settings:
                                            "Thrift connections served at once; more are closed at once")
     thrift_read_timeout_s: float = _setting("metastore.gateway.thrift.read.timeout", 60.0,
                                             "a Thrift connection that sent part of a message and then nothing for "
-                                            "this long is closed", "duration")
+                                            "this long, or left a reply unread as long, is closed", "duration")
     thrift_tls_handshake_timeout_s: float = _setting(
         "metastore.gateway.thrift.tls.handshake.timeout", 10.0,
         "a Thrift connection whose TLS handshake has not finished this long after it connected is closed "

@@ -12,7 +12,9 @@ What a client can get wrong is answered, never a dropped connection or a traceba
   id in the log for a bug.
 What cannot be answered closes the connection: bytes that are not a Thrift message, a message over
 `hive.metastore.server.max.message.size`, half a message and then silence for
-`metastore.gateway.thrift.read.timeout`. Connections over `hive.metastore.server.max.threads` are
+`metastore.gateway.thrift.read.timeout`, a reply the client leaves unread for as long (its socket
+full: a client that sends calls and never reads the answers would otherwise hold its connection, and
+the reply, for good). Connections over `hive.metastore.server.max.threads` are
 closed at once, so memory stays bounded (each holds at most one message).
 
 With TLS, the server accepts plain TCP and upgrades each connection itself (`start_tls`) only after
@@ -47,6 +49,10 @@ _log = logging.getLogger(__name__)
 _FRAME = struct.Struct("!i")
 _STOP = bytes([TType.STOP])
 READ_CHUNK = 256 * 1024
+
+
+class ReplyNotRead(Exception):
+    """The client left a reply unread past the read time-out: its connection is closed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +160,7 @@ class ThriftServer:
             await self._serve(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
             pass  # the client went away, or the server is stopping
-        except (FramingError, Unauthenticated) as exc:
+        except (FramingError, Unauthenticated, ReplyNotRead) as exc:
             _log.info("thrift: closed a connection from %s: %s", writer.get_extra_info("peername"), exc)
         except TimeoutError:
             _log.info("thrift: closed a connection from %s: half a message and no more bytes for %.0fs "
@@ -215,7 +221,7 @@ class ThriftServer:
                     if self._settings.framed:
                         writer.write(_FRAME.pack(sum(map(len, reply))))
                     writer.writelines(reply)  # the transport sends the pieces together, without joining them
-                    await writer.drain()
+                    await self._drain(writer)
             finally:
                 self._busy.discard(task)
             if self._stopping:
@@ -232,6 +238,19 @@ class ThriftServer:
             raise FramingError(f"frame of {size} bytes: not in 1..{self._settings.max_message_bytes} "
                                "(hive.metastore.server.max.message.size)")
         return 4 + size if len(buffer) >= 4 + size else None
+
+    async def _drain(self, writer: asyncio.StreamWriter) -> None:
+        """Wait for the reply to leave (for room in the transport's buffer), at most the read time-out: a
+        reply the kernel took whole (nearly all) arms no timer."""
+        if not writer.transport.get_write_buffer_size():
+            return
+        try:
+            async with asyncio.timeout(self._settings.read_timeout_s):
+                await writer.drain()
+        except TimeoutError:
+            writer.transport.abort()  # close() would wait for the unread bytes to be sent
+            raise ReplyNotRead(f"a reply left unread for {self._settings.read_timeout_s:.0f}s "
+                               "(metastore.gateway.thrift.read.timeout)") from None
 
     async def _read(self, reader: asyncio.StreamReader, *, partial: bool) -> bytes:
         if not partial:  # an idle connection between calls may stay open as long as the client likes

@@ -7,6 +7,7 @@ hmsclient is synchronous: every call runs in a thread (`call`), as the gateway s
 from __future__ import annotations
 
 import asyncio
+import socket
 import struct
 from typing import Any, AsyncIterator, TypeVar
 
@@ -242,6 +243,35 @@ async def test_half_a_message_then_silence_is_closed_after_the_read_timeout(hms:
     assert await _raw(hms.port, _call_header("get_all_databases")[:7], wait_s=5.0) == b""
     assert asyncio.get_running_loop().time() - started < 4.5  # read timeout is 1s in this fixture
     assert await hms.call("get_all_databases") == ["default"]
+
+
+async def test_a_client_that_never_reads_its_replies_is_closed_after_the_read_timeout(gw: Gateway,
+                                                                                       hms: Thrift) -> None:
+    """Calls sent and their replies never read: once the sockets are full the reply waits, and after the
+    read time-out (1s here) the connection is closed rather than held for good."""
+    await hms.call("create_database", ht.Database("db", "", None, {}))
+    await hms.call("create_table", _table("db", "big", params={f"p{i}": "x" * 60_000 for i in range(15)}))
+
+    def string(field: int, value: str) -> bytes:
+        return bytes([11]) + struct.pack("!hi", field, len(value)) + value.encode()
+
+    get_table = _call_header("get_table") + string(1, "db") + string(2, "big") + bytes([0])
+    before = gw.thrift_stats()["connections"]  # the fixture's client
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    loop = asyncio.get_running_loop()
+    try:
+        await loop.sock_connect(sock, ("127.0.0.1", hms.port))
+        await loop.sock_sendall(sock, get_table * 40)  # about 36 MB of replies, never read
+        async with asyncio.timeout(10):
+            while gw.thrift_stats()["connections"] == before:  # the server took the connection
+                await asyncio.sleep(0.05)
+            while gw.thrift_stats()["connections"] > before:  # ... and closes it
+                await asyncio.sleep(0.1)
+    finally:
+        sock.close()
+    assert await hms.call("get_all_databases") == ["db", "default"]  # other clients keep being served
 
 
 async def test_garbage_and_wrong_argument_types(hms: Thrift) -> None:

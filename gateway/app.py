@@ -63,6 +63,7 @@ from store.txn_store import TxnLimits, TxnStore
 
 _log = logging.getLogger(__name__)
 _BOOTSTRAP_BACKOFF = Backoff(initial_s=0.5, max_s=10.0)
+CLEANUP_WAIT_S = 5.0  # how long a stop waits for cancelled calls' clean-ups before it closes the pool
 
 
 async def migrate_database(dsn: str) -> list[int]:
@@ -83,6 +84,7 @@ class Gateway:
     _db: Database | None = field(default=None, init=False)
     _server: GrpcServer | None = field(default=None, init=False)
     _thrift: ThriftServer | None = field(default=None, init=False)
+    _catalog_store: CatalogStore | None = field(default=None, init=False)
     thrift_port: int = field(default=0, init=False)
     _background: list[asyncio.Task[None]] = field(default_factory=list, init=False)
     housekeeper: Housekeeper | None = field(default=None, init=False)
@@ -112,10 +114,9 @@ class Gateway:
             self._db = await Database.connect(self.dsn, PoolSettings(
                 max_size=s.pool_max_size, acquire_timeout_s=s.pool_acquire_timeout_s,
                 idle_in_transaction_timeout_s=s.db_idle_in_txn_timeout_s, max_message_bytes=s.max_message_bytes))
-            catalog = CatalogStore(self._db, warehouse_dir=s.warehouse_dir,
-                                   check_column_types=s.disallow_incompatible_col_type_changes,
-                                   partition_values=whitelist_pattern(s.partition_name_whitelist_pattern),
-                                   creator_wait_s=s.txn_timeout_s)
+            catalog = self._catalog_store = CatalogStore(
+                self._db, warehouse_dir=s.warehouse_dir, check_column_types=s.disallow_incompatible_col_type_changes,
+                partition_values=whitelist_pattern(s.partition_name_whitelist_pattern), creator_wait_s=s.txn_timeout_s)
             if await catalog.create_default_database():
                 _log.info("created Hive's default database at %s", s.warehouse_dir)
             # Hive's metastore start-up rule: the users of hive.users.in.admin.role hold the role admin.
@@ -343,6 +344,8 @@ class Gateway:
         if self._background:
             await asyncio.wait(list(self._background), timeout=10)
         await asyncio.to_thread(self.metrics.close)  # shutdown() waits for the exporter's loop to notice
+        if self._catalog_store is not None:  # the cancelled calls' clean-ups need the pool
+            await self._catalog_store.finish_cleanups(CLEANUP_WAIT_S)
         if self._db is not None:
             await self._db.close()
         if self._pg is not None:

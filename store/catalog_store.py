@@ -230,6 +230,12 @@ class CatalogStore:
         if not ended:
             await abort_for_conflict(self._db, busy.conflict())
 
+    async def finish_cleanups(self, timeout_s: float) -> None:
+        """Wait, at most `timeout_s`, for the clean-ups cancelled calls left running (a wait's removal
+        from the wait graph): a stop closes the pool after them, so no wait row outlives its gateway."""
+        if self._unregistering:
+            await asyncio.wait(list(self._unregistering), timeout=timeout_s)
+
     async def _unregister(self, waiter: int, holder: int) -> None:
         with contextlib.suppress(StoreError):  # else the row stops counting at the end of its bound
             await self._db.run(txn_waits.unregister, waiter, holder)

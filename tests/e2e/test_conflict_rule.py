@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, AsyncIterator
 
+import asyncpg
 import grpc
 import pytest
 
@@ -14,6 +15,7 @@ from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import locks_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
+from store import txn_waits
 from store.catalog_store import CatalogStore
 from store.errors import WriteConflict
 from store.models import Partition
@@ -244,3 +246,31 @@ async def test_a_wait_its_deadline_ended_leaves_no_trace_in_the_wait_graph(txns:
     await txns.commit(a)
     assert await asyncio.wait_for(second, 10) == []
     await txns.commit(b)
+
+
+async def test_a_stop_closes_the_pool_only_after_a_cut_waits_removal_from_the_wait_graph(
+    pg_dsn: str, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stop cuts a waiting add at the end of its grace; the wait's removal from the wait graph then
+    runs in a task of its own, which needs the pool. The stop closes the pool only after it (here made
+    slow, 2 s), so no wait row outlives the gateway (it would make a later wait look like a deadlock)."""
+    slow_unregister = txn_waits.unregister
+
+    async def unregister(conn: Any, waiter: int, holder: int) -> None:
+        await asyncio.sleep(2.0)
+        await slow_unregister(conn, waiter, holder)
+
+    monkeypatch.setattr(txn_waits, "unregister", unregister)
+    async for txns in started_txns(pg_dsn, **{"metastore.gateway.shutdown.grace": "0.5s"}):
+        a, b = await txns.open(2)
+        await txns.add(a, "x")
+        waiting = asyncio.create_task(_add_if_absent(txns, b, "x"))
+        assert await _still_waiting(waiting)
+        await txns.gw.stop()  # cuts the wait (UNAVAILABLE or CANCELLED to the client)
+        with pytest.raises(grpc.aio.AioRpcError):
+            await waiting
+        conn = await asyncpg.connect(pg_dsn)
+        try:
+            assert await conn.fetch("SELECT * FROM txn_waits") == []
+        finally:
+            await conn.close()

@@ -328,6 +328,8 @@ class Gateway:
         if self._stopped:
             return
         self._stopped = True
+        if self._catalog_store is not None:  # a write waiting for another txn's end answers UNAVAILABLE now
+            self._catalog_store.txn_ends.stop()
         if self._server is not None:
             await self._server.set_serving(False)
         # Both protocols at once: each refuses new calls from here on, and one grace (not one each)

@@ -19,7 +19,7 @@ import asyncpg
 from store import catalog, column_stats, events, functions, privileges, txn_waits
 from store.txn_ends import TxnEnds
 from store.db import Database
-from store.errors import StoreError, WriteConflict
+from store.errors import StoreError, Unavailable, WriteConflict
 from store.sql import txns as txn_sql
 from hive.backoff import Backoff
 from hive.clock import SYSTEM_CLOCK, Clock
@@ -245,6 +245,9 @@ class CatalogStore:
         ends early when the poller applies the txn's end (store/txn_ends.py)."""
         with self.txn_ends.watching(txn_id) as ended:
             for delay in _TXN_END_POLL.delays():
+                if self.txn_ends.stopping:  # the writer's txn stays open: its client retries the write
+                    raise Unavailable(f"the metastore gateway is stopping: this write was waiting for txn {txn_id} "
+                                      "to end; retry it (on another gateway, or once this one is back)")
                 state = await self._db.run(_txn_state, txn_id)
                 if state != "o":
                     return True

@@ -274,3 +274,25 @@ async def test_a_stop_closes_the_pool_only_after_a_cut_waits_removal_from_the_wa
             assert await conn.fetch("SELECT * FROM txn_waits") == []
         finally:
             await conn.close()
+
+
+async def test_a_stop_ends_a_wait_for_another_txn_at_once_as_unavailable(pg_dsn: str) -> None:
+    """A stop does not wait out its grace (10 s here) for an add waiting on another txn's end: the add
+    answers UNAVAILABLE at once (its own txn stays open, so its client may retry it elsewhere)."""
+    async for txns in started_txns(pg_dsn, **{"metastore.gateway.shutdown.grace": "10s"}):
+        a, b = await txns.open(2)
+        await txns.add(a, "x")
+        waiting = asyncio.create_task(_add_if_absent(txns, b, "x"))
+        assert await _still_waiting(waiting)
+        started = asyncio.get_running_loop().time()
+        await txns.gw.stop()
+        assert asyncio.get_running_loop().time() - started < 5.0  # not the 10 s grace
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await waiting
+        assert err.value.code() == C.UNAVAILABLE and "stopping" in (err.value.details() or "")
+        conn = await asyncpg.connect(pg_dsn)
+        try:
+            assert [r["state"] for r in await conn.fetch("SELECT state FROM txns WHERE txn_id = $1", b)] == ["o"]
+            assert await conn.fetch("SELECT * FROM txn_waits") == []
+        finally:
+            await conn.close()

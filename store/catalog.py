@@ -468,7 +468,7 @@ async def alter_table(
     gone = lost_columns(old.columns, altered.columns)
     if gone or renamed:
         restated = await _restate_column_stats(conn, old.table_id, {_TABLE_LEVEL: (altered.parameters, gone)},
-                                               renamed=renamed, txn_id=ctx.txn_id if ctx.write_id else 0)
+                                               renamed=renamed, txn_id=ctx.txn_id)
         altered = replace(altered, parameters=restated.get(_TABLE_LEVEL, altered.parameters))
     body = codec.table_body(altered)
     try:
@@ -606,7 +606,8 @@ def check_table_id(table: Table, expected_table_id: int) -> None:
 
 @dataclass(frozen=True, slots=True)
 class WriteContext:
-    """How a write to one table is stamped: write id 0 writes in place (non-transactional)."""
+    """How a write to one table is stamped: write id 0 writes in place (non-transactional); a transactional
+    table's write has both its txn and that txn's write id, so a txn id means a versioned write."""
 
     write_id: int = 0
     txn_id: int = 0
@@ -1014,7 +1015,7 @@ async def alter_partitions(
     lost = {p.name: lost_columns(_columns_of(table, current[p.name]), _columns_of(table, p)) for p in altered}
     if restated := {p.name: (p.parameters, lost[p.name]) for p in altered if lost[p.name]}:
         parameters = await _restate_column_stats(conn, table.table_id, restated,
-                                                 txn_id=ctx.txn_id if ctx.write_id else 0)
+                                                 txn_id=ctx.txn_id)
         altered = [replace(p, parameters=parameters.get(p.name, p.parameters)) for p in altered]
     if check_answer is not None:
         check_answer(altered)
@@ -1123,7 +1124,7 @@ async def drop_partitions(
     if not dropped:
         return Outcome(DroppedPartitions(table, []), ctx.events)
     names = [d.name for d in dropped]
-    if not keep_attached and ctx.write_id:  # they go when the txn commits (store/schema/0022)
+    if not keep_attached and ctx.txn_id:  # they go when the txn commits (store/schema/0022)
         await conn.execute(stats_sql.MARK_FOR_PARTITIONS, table.table_id, names, ctx.txn_id)
         await conn.execute(privileges_sql.MARK_FOR_PARTITIONS, table.table_id, names, ctx.txn_id)
     elif not keep_attached:

@@ -127,6 +127,11 @@ def refuse_partitions_reply(call: str, reply: bytes, max_message_bytes: int, tab
         f"sends; {fewer}")
 
 
+def page_token_bytes(name_bytes: int) -> int:
+    """What a reply's next_page_token takes for a last name of `name_bytes` UTF-8 bytes (its base64)."""
+    return field_bytes(4 * -(-name_bytes // 3))
+
+
 def frames_that_fit(frames: Sequence[bytes], names: Sequence[str], max_message_bytes: int) -> int:
     """How many of a page's leading partitions (pre-framed elements, and their names) one reply of at
     most `max_message_bytes` carries together with the next page's token (base64 of the last name
@@ -134,7 +139,7 @@ def frames_that_fit(frames: Sequence[bytes], names: Sequence[str], max_message_b
     size = 0
     for kept, (frame, name) in enumerate(zip(frames, names)):
         size += len(frame)
-        if size + field_bytes(4 * -(-len(name.encode()) // 3)) > max_message_bytes:
+        if size + page_token_bytes(len(name.encode())) > max_message_bytes:
             return kept
     return len(frames)
 
@@ -151,6 +156,6 @@ def names_that_fit(names: Sequence[str], max_message_bytes: int) -> int:
     for kept, name in enumerate(names):
         length = len(name.encode())
         size += field_bytes(length)
-        if size + field_bytes(4 * -(-length // 3)) > max_message_bytes:
+        if size + page_token_bytes(length) > max_message_bytes:
             return max(kept, 1)
     return len(names)

@@ -70,6 +70,17 @@ def in_halves(batch: Sequence[T], send: Callable[[Sequence[T]], list[R]],
     return [*in_halves(batch[:half], send), *in_halves(batch[half:], send)]
 
 
+def _every_page(page: Callable[[str], tuple[Sequence[R], str]]) -> list[R]:
+    """Every item of a paged read: `page(token)` answers a page and the next page's token ("" after the last)."""
+    items: list[R] = []
+    token = ""
+    while True:
+        found, token = page(token)
+        items.extend(found)
+        if not token:
+            return items
+
+
 class GatewayClient:
     """One channel to one gateway. Thread-safe; not fork-safe (use `process_client` in Spark tasks)."""
 
@@ -187,16 +198,13 @@ class GatewayClient:
     def list_partition_names(self, db: str, table: str, read: pb.ReadContext | None = None,
                              page_size: int = 0) -> list[str]:
         """Every partition name in byte order, following pages."""
-        names: list[str] = []
-        token = ""
-        while True:
+        def page(token: str) -> tuple[Sequence[str], str]:
             reply = self.call(self.catalog.ListPartitionNames, pb.ListPartitionNamesRequest(
                 db_name=db, table_name=table, page_size=page_size, page_token=token, read=read),
                 method="ListPartitionNames")
-            names.extend(reply.names)
-            token = reply.next_page_token
-            if not token:
-                return names
+            return reply.names, reply.next_page_token
+
+        return _every_page(page)
 
     def get_partitions_by_names(
         self, db: str, table: str, names: Sequence[str], read: pb.ReadContext | None = None, *,
@@ -264,16 +272,14 @@ class GatewayClient:
                                                       max_parts=max_parts, read=read)
             return list(self.call(self.catalog.GetPartitionsByFilter, request,
                                   method="GetPartitionsByFilter").partitions)
-        found: list[pb.Partition] = []
-        token = ""
-        while True:
+
+        def page(token: str) -> tuple[Sequence[pb.Partition], str]:
             reply = self.call(self.catalog.GetPartitionsByFilter, pb.GetPartitionsByFilterRequest(
                 db_name=db, table_name=table, filter=filter, read=read, page_size=page_size or self.config.batch_size,
                 page_token=token), method="GetPartitionsByFilter")
-            found.extend(reply.partitions)
-            token = reply.next_page_token
-            if not token:
-                return found
+            return reply.partitions, reply.next_page_token
+
+        return _every_page(page)
 
     def alter_table(self, db: str, table: str, definition: pb.Table, *, txn_id: int = 0) -> pb.Table:
         """Replace the table's definition (under `txn_id` for a transactional table: a new version,

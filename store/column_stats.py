@@ -23,6 +23,13 @@ Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them
   statistics write that replaces a marked row keeps the mark (whether it describes the old partition or
   the txn's new one cannot be told; a row lost is rewritten by the next ANALYZE, a wrong one would mislead
   a planner).
+- Statistics a txn writes (Hive 3's set_aggr_stats_for names the write id its txn allocated for the
+  table) wait for its commit in column_stats_by_txn (store/schema/0023): readers see the committed
+  ones meanwhile, the txn's own reads included (Hive 3 reports such statistics as not compliant with
+  the reader's snapshot; here they are simply not there yet), a merge merges into the txn's own row
+  else the committed one, the commit moves them in (a table or partition dropped meanwhile takes them
+  with it), and an abort deletes them. Written without a txn (Hive 2.3, Trino), they replace the old
+  ones at once, for every reader.
 - The statistics themselves are not versioned and carry no notification event (Hive 2.3 has neither),
   and nothing caches them: each read is one indexed query. Hive's planner reads them aggregated over partitions
   (`aggregate_partition_stats`, computed by hive/stats_aggregation.py).
@@ -48,7 +55,7 @@ import asyncpg
 from hive import names as n
 from hive import stats_accuracy, stats_aggregation
 from hive.column_stats import BYTES, DECIMAL, FIELDS, FLOAT, ColumnStats, check, merge
-from store import catalog, codec
+from store import catalog, codec, txns
 from store.errors import InvalidArgument, NotFound
 from store.events import NewEvent, Outcome
 from store.models import Partition, Table
@@ -110,10 +117,12 @@ async def _locked_partition(conn: asyncpg.Connection, table: Table, part_name: s
 
 
 async def update(conn: asyncpg.Connection, db_name: str, table_name: str, part_name: str | None,
-                 stats: Sequence[ColumnStats], now_s: int, *, merge_old: bool = False) -> tuple[NewEvent, ...]:
+                 stats: Sequence[ColumnStats], now_s: int, *, merge_old: bool = False,
+                 txn_id: int = 0) -> tuple[NewEvent, ...]:
     """Replace the named columns' statistics of the table (`part_name` None) or of one partition, or
     with `merge_old` merge them into the old ones (`merge`); column names are stored lower case,
-    `last_analyzed` is `now_s`. Answers the events of marking them accurate (none: already marked)."""
+    `last_analyzed` is `now_s`. Under `txn_id` (open; a transactional table's write) they wait for its
+    commit (the module's docstring). Answers the events of marking them accurate (none: already marked)."""
     if not stats:
         raise InvalidArgument("no column statistics given")
     # A lock on the table's row: a drop or rename waits until these rows are in, then sees them. Exclusive
@@ -132,11 +141,21 @@ async def update(conn: asyncpg.Connection, db_name: str, table_name: str, part_n
         s = ColumnStats(column, (s.column_type or types[column]).lower(), s.kind, s.data, now_s)
         check(s, types[column])
         stored[column] = s
+    if txn_id:
+        if not table.is_acid:
+            raise InvalidArgument(f"table {table.full_name} is not transactional: its statistics are written "
+                                  "without a txn (leave the write id out)")
+        await txns.require_open(conn, [txn_id])  # held FOR SHARE: the commit waits for these rows
     if merge_old:
-        for row in await conn.fetch(sql.SELECT_FOR_UPDATE, table.table_id, [key], list(stored)):
+        old = (await conn.fetch(sql.SELECT_FOR_MERGE_BY_TXN, table.table_id, [key], list(stored), txn_id) if txn_id
+               else await conn.fetch(sql.SELECT_FOR_UPDATE, table.table_id, [key], list(stored)))
+        for row in old:
             stored[row["column_name"]] = merge(_from_row(row), stored[row["column_name"]])
     rows = [{"part_name": key, "column_name": s.column, "column_type": s.column_type, "kind": s.kind,
              "data": _to_json(s.kind, s.data)} for s in stored.values()]
+    if txn_id:
+        await conn.execute(sql.UPSERT_BY_TXN, table.table_id, rows, now_s, txn_id)
+        return ()  # a transactional table's parameters are never marked (_mark_accurate)
     await conn.execute(sql.UPSERT, table.table_id, rows, now_s)
     return await _mark_accurate(conn, table, partition, list(stored))
 
@@ -168,6 +187,7 @@ class StatsUpdate:
     part_name: str | None
     stats: tuple[ColumnStats, ...]
     merge_old: bool = False  # merge into the old statistics (`merge`) rather than replace them
+    txn_id: int = 0  # the open txn they are written under (visible at its commit); 0: at once
 
 
 async def update_all(conn: asyncpg.Connection, updates: Sequence[StatsUpdate],
@@ -176,7 +196,8 @@ async def update_all(conn: asyncpg.Connection, updates: Sequence[StatsUpdate],
     whose table or partitions the writes altered (marking their statistics accurate)."""
     events: list[NewEvent] = []
     for u in updates:
-        events.extend(await update(conn, u.db_name, u.table_name, u.part_name, u.stats, now_s, merge_old=u.merge_old))
+        events.extend(await update(conn, u.db_name, u.table_name, u.part_name, u.stats, now_s, merge_old=u.merge_old,
+                                   txn_id=u.txn_id))
     return Outcome(list(dict.fromkeys((e.db_name, e.table_name) for e in events)), tuple(events))
 
 

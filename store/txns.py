@@ -256,9 +256,10 @@ async def abort_txns(conn: asyncpg.Connection, txn_ids: Sequence[int], *, reason
     write_ids = {r["txn_id"]: r["write_ids"] for r in await conn.fetch(sql.TXNS_WRITE_IDS, to_abort)}
     await discard_versions(conn, [(w["table_id"], w["write_id"]) for t in to_abort for w in write_ids[t]])
     await conn.execute(sql.MARK_ABORTED, to_abort)
-    if wrote := [t for t in to_abort if write_ids[t]]:  # what their writes would have deleted stays
-        await conn.execute(stats_sql.UNMARK_ABORTED, wrote)
+    if wrote := [t for t in to_abort if write_ids[t]]:  # what their writes would have deleted stays,
+        await conn.execute(stats_sql.UNMARK_ABORTED, wrote)  # and the statistics they wrote go
         await conn.execute(privileges_sql.UNMARK_ABORTED, wrote)
+        await conn.execute(stats_sql.DELETE_ABORTED_BY_TXN, wrote)
     await conn.execute(sql.DELETE_MIN_HISTORY, to_abort)
     await conn.execute(write_set_sql.DELETE_TXN_COMPONENTS, to_abort)
     await release_txn_locks(conn, to_abort)

@@ -12,17 +12,18 @@ numbers (days, seconds, unscaled bytes and scale).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gateway.config import Settings
 from gateway.thrift.convert import check_batch, required
 from gateway.thrift.idl import hms
 from hive.column_stats import DECIMAL, FIELDS, ColumnStats
 from hive.names import normalize_identifier
-from store.cache.facade import CachedCatalog
+from store.cache.facade import CachedCatalog, table_key
 from store.catalog_store import CatalogStore
 from store.column_stats import StatsUpdate
 from store.errors import InvalidArgument, NotFound
+from store.models import Table
 
 # kind -> (the union member's field name, its struct), read from the IDL: member `longStats` is kind "long".
 _MEMBERS = {spec[1].removesuffix("Stats"): (spec[1], spec[2]) for spec in hms.ColumnStatisticsData.thrift_spec.values()}
@@ -79,6 +80,11 @@ class StatsMethods:
     _cached: CachedCatalog
     _settings: Settings
 
+    if TYPE_CHECKING:  # the handler's
+        async def _table_to_write(self, db_name: str, table_name: str) -> Table: ...
+
+        async def _txn_of_write_id(self, table: Table, write_id: int | None, what: str) -> int: ...
+
     async def _write_stats(self, updates: list[StatsUpdate]) -> bool:
         altered, event_id = await self._catalog.update_column_stats(updates)
         for db_name, table_name in altered:  # marked accurate: this gateway's reads show it at once
@@ -104,13 +110,21 @@ class StatsMethods:
 
     async def set_aggr_stats_for(self, request: Any) -> bool:
         """Hive's ANALYZE and INSERT: several tables' or partitions' statistics in one transaction. Each
-        one is the table's (`isTblLevel`) or its `partName`'s; `needMerge` merges them into the old ones."""
+        one is the table's (`isTblLevel`) or its `partName`'s; `needMerge` merges them into the old ones.
+        Hive 3's `writeId`, the write id its txn allocated, writes a transactional table's statistics
+        under that txn: they become visible when it commits, and its abort discards them."""
         col_stats = required(request.colStats if request else None, "set_aggr_stats_for: colStats")
         check_batch(len(col_stats), "set_aggr_stats_for", self._settings.max_batch_size)
         updates = [self._update_of(s, table_level=bool(s and s.statsDesc and s.statsDesc.isTblLevel),
                                    what="set_aggr_stats_for") for s in col_stats]
         if request.needMerge:  # Hive's INSERT INTO: the new rows' statistics merged into the old
             updates = [replace(u, merge_old=True) for u in updates]
+        if request.writeId is not None and request.writeId > 0:
+            txn_of: dict[tuple[str, str], int] = {}  # 0 for a table that is not transactional: written at once
+            for key in dict.fromkeys(table_key(u.db_name, u.table_name) for u in updates):
+                txn_of[key] = await self._txn_of_write_id(await self._table_to_write(*key), request.writeId,
+                                                          "set_aggr_stats_for")
+            updates = [replace(u, txn_id=txn_of[table_key(u.db_name, u.table_name)]) for u in updates]
         return await self._write_stats(updates)
 
     async def get_table_statistics_req(self, request: Any) -> Any:

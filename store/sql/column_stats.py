@@ -13,6 +13,29 @@ SET column_type = EXCLUDED.column_type, kind = EXCLUDED.kind, data = EXCLUDED.da
     last_analyzed = EXCLUDED.last_analyzed
 """
 
+# A txn's write ($4 the txn): waits in column_stats_by_txn for its commit (store/schema/0023); the txn's
+# own row of a column is replaced.
+UPSERT_BY_TXN = """
+INSERT INTO column_stats_by_txn (txn_id, table_id, part_name, column_name, column_type, kind, data, last_analyzed)
+SELECT $4, $1, s.part_name, s.column_name, s.column_type, s.kind, s.data, $3
+FROM jsonb_to_recordset($2::jsonb) AS s(part_name text, column_name text, column_type text, kind text, data jsonb)
+ON CONFLICT (txn_id, table_id, part_name, column_name) DO UPDATE
+SET column_type = EXCLUDED.column_type, kind = EXCLUDED.kind, data = EXCLUDED.data,
+    last_analyzed = EXCLUDED.last_analyzed
+"""
+# What a merge under txn $4 merges into: the txn's own rows, else the committed ones.
+SELECT_FOR_MERGE_BY_TXN = f"""
+SELECT DISTINCT ON (column_name) {_COLUMNS} FROM (
+    SELECT 0 AS pick, {_COLUMNS} FROM column_stats_by_txn
+    WHERE txn_id = $4 AND table_id = $1 AND part_name = ANY($2::text[]) AND column_name = ANY($3::text[])
+    UNION ALL
+    SELECT 1, {_COLUMNS} FROM column_stats
+    WHERE table_id = $1 AND part_name = ANY($2::text[]) AND column_name = ANY($3::text[])
+) AS rows
+ORDER BY column_name, pick
+"""
+DELETE_ABORTED_BY_TXN = "DELETE FROM column_stats_by_txn WHERE txn_id = ANY($1::bigint[])"
+
 SELECT = f"""
 SELECT {_COLUMNS} FROM column_stats
 WHERE table_id = $1 AND part_name = ANY($2::text[]) AND column_name = ANY($3::text[])

@@ -482,3 +482,95 @@ async def test_hives_planner_reads_partition_statistics_aggregated(env: tuple[Th
         assert type(exc).__name__ == "MetaException" and wanted in exc.message, (wanted, exc)
     missing = hms.PartitionsStatsRequest(dbName="db", tblName="nope", colNames=["id"], partNames=["ds=1"])
     assert type(await _raises(client, "get_aggr_stats_for", missing)).__name__ == "NoSuchObjectException"
+
+
+async def _open_with_write_id(client: ThriftClient, table: str) -> tuple[int, int]:
+    """A txn opened and its write id for db.`table` allocated, as Hive 3 does before writing."""
+    (txn,) = (await client("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids
+    (alloc,) = (await client("allocate_table_write_ids", hms.AllocateTableWriteIdsRequest(
+        dbName="db", tableName=table, txnIds=[txn]))).txnToWriteIds
+    return txn, alloc.writeId
+
+
+async def _acid_table(client: ThriftClient, columns: tuple[tuple[str, str], ...], values: tuple[str, ...]) -> None:
+    """db.acid, transactional, with partitions ds=`values` added by a committed txn."""
+    acid = _table("acid", columns)
+    acid.parameters = {"transactional": "true", "transactional_properties": "insert_only"}
+    await client("create_table", acid)
+    txn, write_id = await _open_with_write_id(client, "acid")
+    await client("add_partitions", [hms.Partition(values=[v], dbName="db", tableName="acid", parameters={},
+                                                  writeId=write_id) for v in values])
+    await client("commit_txn", hms.CommitTxnRequest(txnid=txn))
+
+
+async def test_statistics_written_under_a_txn_become_visible_at_its_commit(env: tuple[ThriftClient, str]) -> None:
+    """Hive 3's INSERT and ANALYZE on a transactional table send set_aggr_stats_for with the write id its
+    txn allocated: the statistics are the txn's write. Readers see the committed ones while it is open,
+    its commit shows them (merged where asked), its abort leaves the old ones as they were, and a write
+    id of no open txn is refused with nothing written."""
+    client, dsn = env
+    await _acid_table(client, (("id", "bigint"), ("name", "string")), ("a",))
+    committed_stats = _long("id", 1, 9)
+    await client("update_table_column_statistics", _write("db", "acid", committed_stats))  # no txn: at once
+    await client("update_partition_column_statistics", _write("db", "acid", committed_stats, part="ds=a"))
+    before = await _rows(dsn)
+
+    def under(write_id: int, *, merge: bool = False) -> Any:
+        return hms.SetPartitionsStatsRequest(colStats=[
+            _write("db", "acid", _long("id", 5, 50), _obj("name", "string", stringStats=hms.StringColumnStatsData(
+                maxColLen=3, avgColLen=2.0, numNulls=0, numDVs=4))),
+            _write("db", "acid", _long("id", 5, 50), part="ds=a")], needMerge=merge, writeId=write_id)
+
+    async def seen() -> tuple[dict[str, Any], dict[str, Any]]:
+        return (await _table_stats(client, ["id", "name"], "acid"),
+                (await _partition_stats(client, ["ds=a"], ["id", "name"], "acid")).get("ds=a", {}))
+
+    committed_view = ({"id": committed_stats}, {"id": committed_stats})
+    aborted, aborted_write_id = await _open_with_write_id(client, "acid")
+    assert await client("set_aggr_stats_for", under(aborted_write_id)) is True
+    assert await seen() == committed_view  # open: every reader sees the committed statistics
+    await client("abort_txns", hms.AbortTxnsRequest(txn_ids=[aborted]))
+    assert await seen() == committed_view and await _rows(dsn) == before
+
+    txn, write_id = await _open_with_write_id(client, "acid")
+    assert await client("set_aggr_stats_for", under(write_id, merge=True)) is True
+    assert await seen() == committed_view
+    await client("commit_txn", hms.CommitTxnRequest(txnid=txn))
+    merged = _long("id", 1, 50)
+    merged.statsData.longStats.numNulls, merged.statsData.longStats.numDVs = 2, 45  # nulls add up; larger count
+    table_stats, partition_stats = await seen()
+    assert table_stats["id"] == merged and partition_stats == {"id": merged}
+    assert table_stats["name"].statsData.stringStats.numDVs == 4
+    conn = await asyncpg.connect(dsn)
+    try:
+        assert await conn.fetchval("SELECT count(*) FROM column_stats_by_txn") == 0  # nothing left waiting
+    finally:
+        await conn.close()
+
+    after = await _rows(dsn)
+    for bad_write_id, wanted in ((write_id, "which is committed"), (999, "no txn holds write id 999")):
+        exc = await _raises(client, "set_aggr_stats_for", under(bad_write_id))
+        assert wanted in exc.message, exc
+    assert await _rows(dsn) == after
+
+
+async def test_a_drop_committed_meanwhile_takes_the_statistics_a_txn_wrote(gateway: Gateway,
+                                                                          env: tuple[ThriftClient, str]) -> None:
+    """Statistics a txn wrote for a partition that another txn dropped and committed before it are not
+    brought back by its commit: no statistics of a partition that does not exist."""
+    client, dsn = env
+    await _acid_table(client, (("id", "bigint"),), ("a", "b"))
+    txn, write_id = await _open_with_write_id(client, "acid")
+    assert await client("set_aggr_stats_for", hms.SetPartitionsStatsRequest(colStats=[
+        _write("db", "acid", _long("id", 1, 2), part=p) for p in ("ds=a", "ds=b")], writeId=write_id))
+    grpc = await connect(f"127.0.0.1:{gateway.port}")
+    try:
+        txns = transactions_pb2_grpc.TransactionsStub(grpc.channel)
+        (dropper,) = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="u"))).txn_ids
+        await grpc.catalog.DropPartitions(pb.DropPartitionsRequest(db_name="db", table_name="acid", names=["ds=b"],
+                                                                   txn_id=dropper))
+        await txns.CommitTxn(tpb.CommitTxnRequest(txn_id=dropper))
+    finally:
+        await grpc.channel.close()
+    await client("commit_txn", hms.CommitTxnRequest(txnid=txn))
+    assert await _rows(dsn) == [("ds=a", "id")]

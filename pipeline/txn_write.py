@@ -22,7 +22,9 @@ nothing is written, no txn opened. Then, inside one txn that a heartbeat keeper 
 5. The format is recorded where it is not yet: the table's storage descriptor (AlterTable) and
    each partition's (AddPartitions for new partitions, AlterPartitions for old ones without one),
    all under the txn, so they become visible with the data. Appending files of another format to
-   a partition that records one is refused (overwriting may change it).
+   a partition that records one is refused (overwriting may change it). A write to a table that
+   records no format takes EXCL_WRITE (step 1), so such first writes run one after another (readers
+   do not wait) and only the first records it: the others find it recorded once they hold the lock.
 6. Each staging partition directory is renamed to `<partition location>/delta_<w>_<w>` for an
    append, or `base_<w>` for an overwrite (Hive's INSERT OVERWRITE of an insert-only table): a
    snapshot that sees write id w reads the base and nothing older in that partition
@@ -213,7 +215,17 @@ class _Job:
         started = time.perf_counter()
         timings: dict[str, float] = {}
         overwrite = self.mode == "overwrite"
-        txn.lock(Statement.INSERT_OVERWRITE if overwrite else Statement.INSERT_DYNAMIC, self.db, self.table)
+        if overwrite:
+            txn.lock(Statement.INSERT_OVERWRITE, self.db, self.table)
+        elif format_of(self.client.get_table(self.db, self.table,
+                                             txn.table_snapshot(self.db, self.table).read_context()).sd) is None:
+            # This write records the table's format, an alter of the table under the txn: two such writes
+            # at once would both alter it and the later commit would lose (a write conflict). So it takes
+            # EXCL_WRITE (an overwrite's lock without hive.txn.xlock.iow), for which writers queue and
+            # readers do not: the snapshot taken once it is held shows the format an earlier write recorded.
+            txn.lock(Statement.INSERT_OVERWRITE, self.db, self.table, xlock_iow=False)
+        else:
+            txn.lock(Statement.INSERT_DYNAMIC, self.db, self.table)
         self.stage("locked")
         write_id = txn.allocate_write_id(self.db, self.table)
         snap = txn.table_snapshot(self.db, self.table)

@@ -177,13 +177,15 @@ class GatewayClient:
         except grpc.RpcError as exc:
             raise translate(exc, "Lock", self.config.address) from exc
 
-    def lock_table_for(self, statement: Statement, db: str, table: str, txn_id: int) -> lpb.LockResponse:
+    def lock_table_for(self, statement: Statement, db: str, table: str, txn_id: int, *,
+                       xlock_iow: bool | None = None) -> lpb.LockResponse:
         """The lock Hive takes for `statement` on a transactional table, bound to `txn_id`
         (released by its commit or abort): SELECT -> SHARED_READ; INSERT -> SHARED_READ with
         hive.txn.xlock.write=true; INSERT OVERWRITE -> EXCLUSIVE with hive.txn.xlock.iow=true, else
-        EXCL_WRITE (hive.lock_rules; both settings from the config)."""
+        EXCL_WRITE (hive.lock_rules; both settings from the config, `xlock_iow` overriding its)."""
         ref = TableRef(db, table, transactional=True)
-        policy = LockPolicy(xlock_write=self.config.xlock_write, xlock_iow=self.config.xlock_iow)
+        policy = LockPolicy(xlock_write=self.config.xlock_write,
+                            xlock_iow=self.config.xlock_iow if xlock_iow is None else xlock_iow)
         plan = (statement_locks(statement, inputs=[ref], policy=policy) if statement is Statement.SELECT
                 else statement_locks(statement, target=ref, policy=policy))
         return self.lock(to_request(plan, txn_id=txn_id, user=self.config.user, hostname=self.config.hostname,

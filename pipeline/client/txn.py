@@ -193,10 +193,11 @@ class Transaction:
             self._write_ids[name] = self.client.allocate_write_id(self.id, db, table)
         return self._write_ids[name]
 
-    def lock(self, statement: Statement, db: str, table: str) -> lpb.LockResponse:
-        """Hive's lock for `statement` on the table, held until this txn ends."""
+    def lock(self, statement: Statement, db: str, table: str, *, xlock_iow: bool | None = None) -> lpb.LockResponse:
+        """Hive's lock for `statement` on the table, held until this txn ends (`xlock_iow`: that setting
+        for this lock, else the config's)."""
         self.check()
-        return self.client.lock_table_for(statement, db, table, self.id)
+        return self.client.lock_table_for(statement, db, table, self.id, xlock_iow=xlock_iow)
 
     def commit(self) -> None:
         if self.state != "open":

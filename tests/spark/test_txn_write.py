@@ -200,8 +200,8 @@ def test_two_appends_creating_one_new_partition_at_once_both_commit(spark: Any, 
     config = ClientConfig(gateway_address)
     with GatewayClient(config) as client:
         _setup(client, root)
-        # A first write records the table's format (two first writes to a table that records none
-        # both alter the table: the second is a write conflict).
+        # A first write records the table's format: writes to a table that records none take an
+        # exclusive lock, one after another, and these two must run side by side.
         txn_write(_frame(spark, ["2024-01-01"], rows_per_day=1), DB, TABLE, config=config)
         first_registered, second_written = threading.Event(), threading.Event()
         results: list[Any] = []
@@ -234,6 +234,47 @@ def test_two_appends_creating_one_new_partition_at_once_both_commit(spark: Any, 
         assert rows[1][0] == "ds=2024-02-01" and rows[1][4] == len(written) >= 2  # a new snapshot reads both
         day = spark.read.parquet(*(f"file://{d}" for d in first_result.delta_dirs + second.delta_dirs))
         assert day.count() == 12
+        _no_open_txns_or_locks(client)
+
+
+def test_two_first_writes_at_once_to_a_table_that_records_no_format_both_commit(spark: Any, gateway_address: str,
+                                                                                 tmp_path: Path) -> None:
+    """A table created without a file format (the README's quick start creates one over gRPC) gets it
+    from its first write. Two first writes at once both commit: the second waits for the first's lock,
+    then finds the format recorded and appends (before: both altered the table and the second was
+    aborted as a write conflict, after all its Spark work)."""
+    root = tmp_path / "events"
+    config = ClientConfig(gateway_address)
+    with GatewayClient(config) as client:
+        create_table(client, root)
+        first_locked = threading.Event()
+        results: list[Any] = []
+        first_locks: list[str] = []
+
+        def hold_first(stage: str) -> None:
+            if stage == "locked":
+                first_locks.extend(lpb.LockType.Name(lock.type)
+                                   for lock in client.locks.ShowLocks(lpb.ShowLocksRequest()).locks)
+                first_locked.set()
+                time.sleep(2.0)  # the second asks for its lock meanwhile
+
+        def first() -> None:
+            results.append(txn_write(_frame(spark, ["2024-01-01"], rows_per_day=3), DB, TABLE, config=config,
+                                     on_stage=hold_first))
+
+        runner = threading.Thread(target=first)
+        runner.start()
+        assert first_locked.wait(120)
+        second = txn_write(_frame(spark, ["2024-01-02"], rows_per_day=4), DB, TABLE, config=config)
+        runner.join(60)
+        [first_result] = results
+        assert first_locks == ["EXCL_WRITE"]  # other writers queue; readers would not
+        assert (first_result.write_id, second.write_id) == (1, 2)
+        assert first_result.file_format == second.file_format == "parquet"
+        table = client.get_table(DB, TABLE, client.snapshot([FULL]).read_context(FULL))
+        assert table.sd.input_format.endswith("MapredParquetInputFormat")
+        names, rows = _state(client)
+        assert names == ["ds=2024-01-01", "ds=2024-01-02"]
         _no_open_txns_or_locks(client)
 
 

@@ -180,6 +180,10 @@ def hms_command(port: int, workdir: Path, *, log_level: str = "WARN", jvm_args: 
         # lists each new partition's existing directory and overwrites them with numFiles=0,
         # totalSize=0.
         "hive.stats.autogather": "false",
+        # A call that fails in the database layer (a JDO error: exchanging a partition the destination
+        # has, say) is retried hive.hmshandler.retry.attempts (10) times 2 s apart before Hive answers
+        # the same MetaException: 20 s per such call. The same retries, at once.
+        "hive.hmshandler.retry.interval": "0ms",
     }
     classpath = (f"{conf_dir.resolve()}:" if conf_dir is not None else "") + f"{jars}/*"
     if jdbc_url is not None:  # PostgreSQL instead of Derby: pgjdbc, and DBCP (pyspark lacks BoneCP, 2.3's default)

@@ -1,0 +1,156 @@
+"""The transaction read side over Hive's Thrift API, against what Hive 3 and 4 metastores answer:
+the calls Trino, Hive and Spark's ACID readers build their snapshot from (get_open_txns,
+get_open_txns_info, get_valid_write_ids).
+
+Every expectation is derived by hand from Hive's source, not from the gateway:
+- server: Hive 3 `standalone-metastore/.../txn/TxnHandler.java` (getOpenTxns, getOpenTxnsInfo,
+  getValidWriteIds, getValidWriteIdsForTable, allocateTableWriteIds); Hive 4
+  `metastore-server/.../txn/functions/GetValidWriteIdsFunction.java`,
+  `GetValidWriteIdsForTableFunction.java`, `txn/queries/GetOpenTxnsListHandler.java`,
+  `txn/entities/OpenTxnList.java`;
+- client: `metastore-common/.../txn/TxnCommonUtils.java` (createValidReadTxnList,
+  createValidReaderWriteIdList), storage-api `ValidReadTxnList` / `ValidReaderWriteIdList`
+  (writeToString), which Trino's `TxnUtils` copies.
+The strings below are what those clients write from the gateway's answers (`hive_*` helpers follow
+Hive's rules), so a Trino or Hive reader gets byte for byte the snapshot a Hive metastore gives.
+"""
+
+from __future__ import annotations
+
+from typing import Any, AsyncIterator
+
+import pytest
+
+from gateway.app import Gateway
+from gateway.thrift.idl import hms
+from tests.conftest import gateway_settings
+from tests.thrift_client import ThriftClient, thrift_table
+
+LONG_MAX = 9223372036854775807
+OPEN, ABORTED = 3, 2  # Hive's TxnState
+
+
+def _bits(flags: bytes) -> int:
+    return int.from_bytes(flags, "little")  # java.util.BitSet.valueOf(byte[]): bit i in byte i // 8
+
+
+def hive_txn_list(response: Any, current_txn: int = 0) -> str:
+    """TxnCommonUtils.createValidReadTxnList(response, currentTxn).writeToString() (Trino: TxnUtils),
+    for a current txn that is in the open list or 0."""
+    hwm = min(current_txn, response.txn_high_water_mark) if current_txn > 0 else response.txn_high_water_mark
+    bits = _bits(response.abortedBits)
+    listed = [(t, bool(bits >> i & 1)) for i, t in enumerate(response.open_txns)
+              if current_txn <= 0 or t < current_txn]
+    min_open = next((t for t, aborted in listed if not aborted), LONG_MAX)
+    return (f"{hwm}:{min_open if listed else LONG_MAX}:{','.join(str(t) for t, a in listed if not a)}:"
+            f"{','.join(str(t) for t, a in listed if a)}")
+
+
+def hive_write_id_list(ids: Any) -> str:
+    """TxnCommonUtils.createValidReaderWriteIdList(ids).writeToString() (Trino: createValidWriteIdList)."""
+    bits = _bits(ids.abortedBits)
+    flagged = [(w, bool(bits >> i & 1)) for i, w in enumerate(ids.invalidWriteIds)]
+    min_open = ids.minOpenWriteId if flagged and ids.minOpenWriteId is not None else LONG_MAX
+    return (f"{ids.fullTableName}:{ids.writeIdHighWaterMark}:{min_open}:"
+            f"{','.join(str(w) for w, a in flagged if not a)}:{','.join(str(w) for w, a in flagged if a)}")
+
+
+class Env:
+    def __init__(self, client: ThriftClient) -> None:
+        self.call = client
+
+    async def open(self, n: int) -> list[int]:
+        return list((await self.call("open_txns", hms.OpenTxnRequest(num_txns=n, user="u", hostname="h"))).txn_ids)
+
+    async def allocate(self, table: str, *txns: int) -> list[tuple[int, int]]:
+        got = await self.call("allocate_table_write_ids", hms.AllocateTableWriteIdsRequest(
+            dbName="db", tableName=table, txnIds=list(txns)))
+        return [(x.txnId, x.writeId) for x in got.txnToWriteIds]
+
+    async def commit(self, *txns: int) -> None:
+        for txn in txns:
+            await self.call("commit_txn", hms.CommitTxnRequest(txnid=txn))
+
+    async def abort(self, *txns: int) -> None:
+        for txn in txns:
+            await self.call("abort_txn", hms.AbortTxnRequest(txnid=txn))
+
+    async def write_ids(self, names: list[str], txn_list: str | None = None, **kw: Any) -> list[str]:
+        got = await self.call("get_valid_write_ids", hms.GetValidWriteIdsRequest(
+            fullTableNames=names, validTxnList=txn_list, **kw))
+        return [hive_write_id_list(t) for t in got.tblValidWriteIds]
+
+
+@pytest.fixture
+async def env(pg_dsn: str) -> AsyncIterator[Env]:
+    gw = Gateway(gateway_settings(pg_dsn))
+    await gw.start()
+    client = ThriftClient(gw.thrift_port)
+    try:
+        await client("create_database", hms.Database(name="db", parameters={}))
+        for name in ("t", "u"):
+            await client("create_table", thrift_table(name, transactional="true"))
+        yield Env(client)
+    finally:
+        client.close()
+        await gw.stop()
+
+
+async def test_hive_reference_scenario_s_reads_as_hive_computes_it(env: Env) -> None:
+    """hive-reference §1.6/§2.4's scenario S: txns 1..9; 1, 2, 4, 6, 9 committed, 5 aborted, 3, 7, 8
+    open; db.t's write ids 1..7 allocated to txns 1, 3, 4, 5, 6, 7, 8 in that order."""
+    t = dict(enumerate(await env.open(9), start=1))
+    for n in (1, 3, 4, 5, 6, 7, 8):
+        await env.allocate("t", t[n])
+    await env.commit(t[1], t[2], t[4], t[6], t[9])
+    await env.abort(t[5])
+
+    # getOpenTxns: hwm NEXT_TXN_ID - 1 (Hive 4: MAX(TXN_ID)), every open and aborted txn up to it in
+    # id order, bit i set for an aborted one, min_open_txn the smallest open one.
+    state = await env.call("get_open_txns")
+    assert (state.txn_high_water_mark, state.open_txns, state.min_open_txn) == (t[9], [t[3], t[5], t[7], t[8]], t[3])
+    assert state.abortedBits == bytes([0b10])
+    assert hive_txn_list(state) == f"{t[9]}:{t[3]}:{t[3]},{t[7]},{t[8]}:{t[5]}"
+    assert hive_txn_list(state, t[7]) == f"{t[7]}:{t[3]}:{t[3]}:{t[5]}"
+    assert hive_txn_list(state, t[3]) == f"{t[3]}:{LONG_MAX}::"
+    # getOpenTxnsInfo: the same txns with their state, user and host (Hive's TxnInfo leaves agentInfo
+    # at its IDL default and heartbeatCount unset).
+    info = await env.call("get_open_txns_info")
+    assert info.txn_high_water_mark == t[9]
+    assert [(x.id, x.state, x.user, x.hostname, x.agentInfo) for x in info.open_txns] == [
+        (t[3], OPEN, "u", "h", "Unknown"), (t[5], ABORTED, "u", "h", "Unknown"),
+        (t[7], OPEN, "u", "h", "Unknown"), (t[8], OPEN, "u", "h", "Unknown")]
+    assert all(x.startedTime > 0 and x.lastHeartbeatTime >= x.startedTime for x in info.open_txns)
+
+    # getValidWriteIds per snapshot (§2.4); db.u has no write id: hwm 0, nothing invalid. The answer
+    # keeps the request's order, a table named twice included.
+    outside = hive_txn_list(state)
+    assert await env.write_ids(["db.u", "db.t", "db.u"], outside) == [
+        f"db.u:0:{LONG_MAX}::", "db.t:7:2:2,6,7:4", f"db.u:0:{LONG_MAX}::"]
+    assert await env.write_ids(["db.t"], hive_txn_list(state, t[7])) == ["db.t:6:2:2:4"]  # its own 6 valid
+    assert await env.write_ids(["db.t"], hive_txn_list(state, t[3])) == [f"db.t:2:{LONG_MAX}::"]
+    assert await env.write_ids(["db.t"]) == ["db.t:7:2:2,6,7:4"]  # no validTxnList: the current snapshot
+    ids = (await env.call("get_valid_write_ids", hms.GetValidWriteIdsRequest(
+        fullTableNames=["db.t"], validTxnList=outside))).tblValidWriteIds[0]
+    assert (ids.invalidWriteIds, ids.minOpenWriteId, ids.abortedBits) == ([2, 4, 6, 7], 2, bytes([0b10]))
+
+
+async def test_write_ids_allocated_out_of_txn_order_read_as_hive_18864_fixed_it(env: Env) -> None:
+    """A reader's txn allocates its write id after a younger txn did (HIVE-18864): inside the reader
+    the write id hwm comes from rows of txns up to its own, and the younger txn's smaller write id is
+    an open exception. Several txns in one allocate_table_write_ids get ids in txn order; an aborted
+    txn's write id is an aborted exception, a txn without write ids shows only in the txn list."""
+    reader, younger = await env.open(2)
+    assert await env.allocate("u", younger) == [(younger, 1)]
+    assert await env.allocate("u", reader) == [(reader, 2)]
+    state = await env.call("get_open_txns")
+    assert await env.write_ids(["db.u"], hive_txn_list(state, reader)) == ["db.u:2:1:1:"]
+    assert await env.write_ids(["db.u"], hive_txn_list(state)) == ["db.u:2:1:1,2:"]
+
+    a, b, c, idle = await env.open(4)
+    assert await env.allocate("u", c, a, b) == [(a, 3), (b, 4), (c, 5)]
+    await env.commit(b)
+    await env.abort(c, idle)
+    state = await env.call("get_open_txns")
+    assert state.open_txns == [reader, younger, a, c, idle] and _bits(state.abortedBits) == 0b11000
+    assert await env.write_ids(["db.u"], hive_txn_list(state)) == ["db.u:5:1:1,2,3:5"]

@@ -135,7 +135,10 @@ class TxnStore:
     async def allocate_write_ids(self, txn_ids: Sequence[int], db_name: str, table_name: str) -> dict[int, int]:
         return (await self._allocations.submit(txns.allocate_request(db_name, table_name, txn_ids))).value
 
-    async def get_valid_write_ids(self, full_table_names: Sequence[str], txn_list: ValidTxnList) -> list[TableWriteIds]:
+    async def get_valid_write_ids(self, full_table_names: Sequence[str], txn_list: ValidTxnList, *,
+                                  missing_ok: bool = False) -> list[TableWriteIds]:
+        """Each table's write ids in the snapshot, in the order named; `missing_ok`: a name no table
+        has in the snapshot is answered as Hive does (txns.write_ids_by_name), not NotFound."""
         async def run(conn: asyncpg.Connection) -> list[TableWriteIds]:
             await txns.check_txn_list_not_too_old(conn, txn_list)
             out = []
@@ -143,7 +146,7 @@ class TxnStore:
                 db_name, sep, table_name = full_name.partition(".")
                 if not sep:
                     raise InvalidArgument(f"{full_name!r} is not a full table name (db.table)")
-                out.append(await txns.write_ids_by_name(conn, db_name, table_name, txn_list))
+                out.append(await txns.write_ids_by_name(conn, db_name, table_name, txn_list, missing_ok=missing_ok))
             return out
 
         return await self._db.read(run)

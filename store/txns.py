@@ -359,9 +359,13 @@ async def get_valid_write_ids(
 
 
 async def write_ids_by_name(conn: asyncpg.Connection, db_name: str, table_name: str,
-                            txn_list: ValidTxnList) -> TableWriteIds:
+                            txn_list: ValidTxnList, *, missing_ok: bool = False) -> TableWriteIds:
     """The table that has this name in the snapshot, and its write ids. The name is resolved in
-    the snapshot too: while a rename is uncommitted, other readers still find the old name."""
+    the snapshot too: while a rename is uncommitted, other readers still find the old name.
+
+    No table has the name in the snapshot (nor its database): NotFound, or with `missing_ok` what
+    Hive's getValidWriteIdsForTable answers, which finds no TXN_TO_WRITE_ID or NEXT_WRITE_ID row
+    for the name: write id high-water mark 0, nothing invalid (table id 0)."""
     db_key = names.normalize_identifier(db_name, "database")
     tbl_key = names.normalize_identifier(table_name, "table")
     full_name = f"{db_key}.{tbl_key}"
@@ -373,6 +377,8 @@ async def write_ids_by_name(conn: asyncpg.Connection, db_name: str, table_name: 
             lists[table_id] = await table_write_ids(conn, full_name, table_id, txn_list)
         if is_visible(lists[table_id], 0, row["created_wid"], row["dropped_wid"]):
             return TableWriteIds(full_name, table_id, lists[table_id])
+    if missing_ok:
+        return TableWriteIds(full_name, 0, ValidWriteIdList(full_name, 0))
     if await conn.fetchrow(catalog_sql.SELECT_DATABASE, db_key) is None:
         raise NotFound(f"database {db_key} does not exist")
     raise NotFound(f"table {full_name} does not exist" + (" in this snapshot" if versions else ""))

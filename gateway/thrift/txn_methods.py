@@ -137,12 +137,15 @@ class TxnLockMethods:
     # -- write ids ---------------------------------------------------------------------------------
 
     async def get_valid_write_ids(self, rqst: Any) -> Any:
+        """Hive's getValidWriteIds: each named table's write ids in the snapshot of `validTxnList`
+        (unset: the current one). A name no table has in that snapshot is answered as Hive's
+        TxnHandler does, finding no write-id rows for it: high-water mark 0, nothing invalid."""
         names = (rqst.fullTableNames if rqst else None) or []
         if not names or len(names) > self._settings.max_batch_size:
             raise InvalidArgument(f"get_valid_write_ids needs 1 to {self._settings.max_batch_size} fullTableNames")
         txn_list = (ValidTxnList.parse(rqst.validTxnList) if rqst.validTxnList
                     else await self._txns.get_open_txns(0))
-        tables = await self._txns.get_valid_write_ids(list(names), txn_list)
+        tables = await self._txns.get_valid_write_ids(list(names), txn_list, missing_ok=True)
         return hms.GetValidWriteIdsResponse(tblValidWriteIds=[hms.TableValidWriteIds(
             fullTableName=t.full_table_name, writeIdHighWaterMark=t.valid_write_ids.high_watermark,
             invalidWriteIds=list(t.valid_write_ids.exceptions),

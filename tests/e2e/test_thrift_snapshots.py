@@ -154,3 +154,15 @@ async def test_write_ids_allocated_out_of_txn_order_read_as_hive_18864_fixed_it(
     state = await env.call("get_open_txns")
     assert state.open_txns == [reader, younger, a, c, idle] and _bits(state.abortedBits) == 0b11000
     assert await env.write_ids(["db.u"], hive_txn_list(state)) == ["db.u:5:1:1,2,3:5"]
+
+
+async def test_a_table_no_snapshot_has_answers_no_write_ids_as_in_hive(env: Env) -> None:
+    """Hive's getValidWriteIdsForTable reads TXN_TO_WRITE_ID and NEXT_WRITE_ID by name and finds no
+    row for a table (or database) that does not exist, or no longer (its drop deleted them):
+    writeIdHighWaterMark 0, nothing invalid, and the other tables of the call are answered."""
+    (txn,) = await env.open(1)
+    await env.allocate("t", txn)
+    assert await env.write_ids(["db.t", "db.gone", "nodb.x", "db.u"]) == [
+        "db.t:1:1:1:", f"db.gone:0:{LONG_MAX}::", f"nodb.x:0:{LONG_MAX}::", f"db.u:0:{LONG_MAX}::"]
+    await env.call("drop_table", "db", "u", True)
+    assert await env.write_ids(["db.u"]) == [f"db.u:0:{LONG_MAX}::"]

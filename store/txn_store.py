@@ -143,13 +143,15 @@ class TxnStore:
             await txns.check_txn_list_not_too_old(conn, txn_list)
             out = []
             for full_name in full_table_names:
-                db_name, sep, table_name = full_name.partition(".")
-                if not sep:
-                    raise InvalidArgument(f"{full_name!r} is not a full table name (db.table)")
+                db_name, table_name = txns.split_full_name(full_name)
                 out.append(await txns.write_ids_by_name(conn, db_name, table_name, txn_list, missing_ok=missing_ok))
             return out
 
         return await self._db.read(run)
+
+    async def txn_list_of_write_id(self, full_table_name: str, write_id: int) -> ValidTxnList:
+        """The snapshot of the txn holding the table's write id (txns.txn_list_of_write_id)."""
+        return await self._db.read(txns.txn_list_of_write_id, full_table_name, write_id)
 
     async def show_transactions(self, state: str = "") -> list[TxnInfo]:
         return await self._db.read(txns.show_transactions, state)

@@ -325,6 +325,27 @@ async def get_open_txns(conn: asyncpg.Connection, current_txn: int = 0) -> Valid
     return build_valid_txn_list(hwm, [(r["txn_id"], r["state"] == ABORTED) for r in rows], current_txn)
 
 
+async def txn_list_of_write_id(conn: asyncpg.Connection, full_name: str, write_id: int) -> ValidTxnList:
+    """Hive 4's snapshot for a GetValidWriteIdsRequest that names a write id instead of a txn list
+    (GetValidWriteIdsFunction): the snapshot of the txn that holds `write_id` of the table, as that
+    txn reads (getOpenTxns with it as the current txn). A write id no txn holds (never allocated, or
+    its row cleaned away) is InvalidArgument, Hive's MetaException "invalid write id"."""
+    db_key, tbl_key = split_full_name(full_name)
+    txn_id = await conn.fetchval(sql.TXN_OF_WRITE_ID_BY_NAME, db_key, tbl_key, write_id)
+    if txn_id is None:
+        raise InvalidArgument(f"invalid write id {write_id} for table {db_key}.{tbl_key}: no txn holds it (never "
+                              "allocated, or allocated so long ago that its record was cleaned)")
+    return await get_open_txns(conn, int(txn_id))
+
+
+def split_full_name(full_name: str) -> tuple[str, str]:
+    """(database, table) of a `db.table` name, each normalized; InvalidArgument for another shape."""
+    db_name, sep, table_name = full_name.partition(".")
+    if not sep:
+        raise InvalidArgument(f"{full_name!r} is not a full table name (db.table)")
+    return names.normalize_identifier(db_name, "database"), names.normalize_identifier(table_name, "table")
+
+
 async def check_txn_list_not_too_old(conn: asyncpg.Connection, txn_list: ValidTxnList) -> None:
     """Txn-to-write-id rows below the cleaner's low-water mark are gone; a snapshot that did not
     see every txn below it as decided can no longer be mapped to write ids (HIVE-18747).

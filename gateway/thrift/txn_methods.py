@@ -137,14 +137,20 @@ class TxnLockMethods:
     # -- write ids ---------------------------------------------------------------------------------
 
     async def get_valid_write_ids(self, rqst: Any) -> Any:
-        """Hive's getValidWriteIds: each named table's write ids in the snapshot of `validTxnList`
-        (unset: the current one). A name no table has in that snapshot is answered as Hive's
-        TxnHandler does, finding no write-id rows for it: high-water mark 0, nothing invalid."""
+        """Hive's getValidWriteIds: each named table's write ids in the snapshot of `validTxnList`;
+        without one, Hive 4's `writeId` names a write id of the first table and the snapshot is its
+        txn's (what Hive 4's TRUNCATE asks); with neither, the current snapshot. A name no table has
+        in the snapshot is answered as Hive's TxnHandler does, finding no write-id rows for it:
+        high-water mark 0, nothing invalid."""
         names = (rqst.fullTableNames if rqst else None) or []
         if not names or len(names) > self._settings.max_batch_size:
             raise InvalidArgument(f"get_valid_write_ids needs 1 to {self._settings.max_batch_size} fullTableNames")
-        txn_list = (ValidTxnList.parse(rqst.validTxnList) if rqst.validTxnList
-                    else await self._txns.get_open_txns(0))
+        if rqst.validTxnList:
+            txn_list = ValidTxnList.parse(rqst.validTxnList)
+        elif rqst.writeId is not None:
+            txn_list = await self._txns.txn_list_of_write_id(names[0], rqst.writeId)
+        else:
+            txn_list = await self._txns.get_open_txns(0)
         tables = await self._txns.get_valid_write_ids(list(names), txn_list, missing_ok=True)
         return hms.GetValidWriteIdsResponse(tblValidWriteIds=[hms.TableValidWriteIds(
             fullTableName=t.full_table_name, writeIdHighWaterMark=t.valid_write_ids.high_watermark,

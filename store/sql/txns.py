@@ -162,6 +162,13 @@ SELECT txn_id, write_id FROM txn_to_write_id WHERE txn_id > $2 AND table_id + 0 
 UNION
 (SELECT txn_id, write_id FROM txn_to_write_id WHERE table_id = $1 AND txn_id <= $2 ORDER BY write_id DESC LIMIT 1)
 """
+# The txn that holds write id $3 of the table named $1.$2 (its newest version with the name first:
+# Hive's TXN_TO_WRITE_ID is keyed by name). Index: tbls_by_name, then txn_to_write_id's primary key.
+TXN_OF_WRITE_ID_BY_NAME = """
+SELECT w.txn_id FROM tbls t JOIN txn_to_write_id w ON w.table_id = t.table_id AND w.write_id = $3
+WHERE t.db_name = $1 AND t.tbl_name = $2
+ORDER BY t.version_id DESC LIMIT 1
+"""
 TABLE_WRITE_ID_STATE = "SELECT next, cleaned_hwm, gc_watermark FROM next_write_id WHERE table_id = $1"
 T2W_CLEANED_BELOW = "SELECT t2w_cleaned_below FROM txn_housekeeping WHERE id = 1"
 # What housekeeping forgot: committed txns below t2w_cleaned_below, empty aborted ones up to aborted_forgotten_upto.

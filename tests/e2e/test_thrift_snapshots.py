@@ -166,3 +166,23 @@ async def test_a_table_no_snapshot_has_answers_no_write_ids_as_in_hive(env: Env)
         "db.t:1:1:1:", f"db.gone:0:{LONG_MAX}::", f"nodb.x:0:{LONG_MAX}::", f"db.u:0:{LONG_MAX}::"]
     await env.call("drop_table", "db", "u", True)
     assert await env.write_ids(["db.u"]) == [f"db.u:0:{LONG_MAX}::"]
+
+
+async def test_a_write_id_instead_of_a_txn_list_reads_as_its_txn_does(env: Env) -> None:
+    """Hive 4's GetValidWriteIdsFunction: a request with writeId and no validTxnList (what Hive 4's
+    TRUNCATE of a transactional table sends before truncate_table_req, HiveMetaStoreClient
+    getValidWriteIds(fullTableName, writeId)) is answered in the snapshot of the txn that holds that
+    write id of the first table: createValidReadTxnList(getOpenTxns(), thatTxn). A write id no txn
+    holds is a MetaException ("invalid write id")."""
+    t = dict(enumerate(await env.open(9), start=1))
+    for n in (1, 3, 4, 5, 6, 7, 8):
+        await env.allocate("t", t[n])
+    await env.commit(t[1], t[2], t[4], t[6], t[9])
+    await env.abort(t[5])
+    # Write id 6 is txn 7's: its snapshot is 7:3:3:5, as in the scenario S test.
+    assert await env.write_ids(["db.t", "db.u"], writeId=6) == ["db.t:6:2:2:4", f"db.u:0:{LONG_MAX}::"]
+    assert await env.write_ids(["db.t"], writeId=3) == ["db.t:3:2:2:"]  # txn 4's: 3 and 2 open
+    state = await env.call("get_open_txns")
+    assert await env.write_ids(["db.t"], hive_txn_list(state), writeId=6) == ["db.t:7:2:2,6,7:4"]  # the list wins
+    with pytest.raises(hms.MetaException, match="invalid write id 99 for table db.t"):
+        await env.write_ids(["db.t"], writeId=99)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NoReturn, Sequence
+from typing import Collection, NoReturn, Sequence
 
 import asyncpg
 
@@ -129,8 +129,8 @@ class TxnStore:
     async def heartbeat(self, txn_ids: Sequence[int]) -> tuple[list[int], list[int]]:
         return await self._db.transact(txns.heartbeat, txn_ids)
 
-    async def get_open_txns(self, current_txn: int = 0) -> ValidTxnList:
-        return await self._db.read(txns.get_open_txns, current_txn)
+    async def get_open_txns(self, current_txn: int = 0, exclude_types: Collection[int] = ()) -> ValidTxnList:
+        return await self._db.read(txns.get_open_txns, current_txn, exclude_types)
 
     async def allocate_write_ids(self, txn_ids: Sequence[int], db_name: str, table_name: str) -> dict[int, int]:
         return (await self._allocations.submit(txns.allocate_request(db_name, table_name, txn_ids))).value

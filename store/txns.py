@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 import asyncpg
 
@@ -317,12 +317,19 @@ async def require_open(conn: asyncpg.Connection, txn_ids: Sequence[int]) -> None
 # -- snapshots --------------------------------------------------------------------------------
 
 
-async def get_open_txns(conn: asyncpg.Connection, current_txn: int = 0) -> ValidTxnList:
+async def get_open_txns(conn: asyncpg.Connection, current_txn: int = 0,
+                        exclude_types: Collection[int] = ()) -> ValidTxnList:
+    """The txn snapshot now (as `current_txn` reads, 0: outside any txn): Hive's getOpenTxns, which
+    lists every open and aborted txn up to the high-water mark. Hive 4's excludeTxnTypes leaves out
+    the txns of those types (TxnType values; Hive 4 clients name READ_ONLY); minOpenTxn is then the
+    smallest open txn left in, where Hive 4's would still name an excluded one (its clients compute
+    their own from the list)."""
     hwm = int(await conn.fetchval(sql.TXN_HIGH_WATERMARK))
     if current_txn > hwm:
         raise NotFound(f"txn {current_txn} does not exist (the highest txn id is {hwm})")
     rows = await conn.fetch(sql.NOT_COMMITTED_TXNS, hwm)
-    return build_valid_txn_list(hwm, [(r["txn_id"], r["state"] == ABORTED) for r in rows], current_txn)
+    return build_valid_txn_list(hwm, [(r["txn_id"], r["state"] == ABORTED) for r in rows
+                                      if r["txn_type"] not in exclude_types], current_txn)
 
 
 async def txn_list_of_write_id(conn: asyncpg.Connection, full_name: str, write_id: int) -> ValidTxnList:

@@ -375,6 +375,11 @@ struct GetOpenTxnsResponse {
   4: required binary abortedBits,
 }
 
+// Hive 4's (HIVE-21114): get_open_txns_req leaves out the txns of these types (TxnType values).
+struct GetOpenTxnsRequest {
+  1: optional list<i32> excludeTxnTypes,
+}
+
 struct OpenTxnRequest {
   1: required i32 num_txns,
   2: required string user,
@@ -1272,6 +1277,7 @@ service ThriftHiveMetastore extends FacebookService {
   void abort_txn(1: AbortTxnRequest rqst) throws (1: NoSuchTxnException o1),
   void abort_txns(1: AbortTxnsRequest rqst) throws (1: NoSuchTxnException o1),
   GetOpenTxnsResponse get_open_txns(),
+  GetOpenTxnsResponse get_open_txns_req(1: GetOpenTxnsRequest getOpenTxnsRequest),
   GetOpenTxnsInfoResponse get_open_txns_info(),
   GetValidWriteIdsResponse get_valid_write_ids(1: GetValidWriteIdsRequest rqst) throws (1: NoSuchTxnException o1, 2: MetaException o2),
   AllocateTableWriteIdsResponse allocate_table_write_ids(1: AllocateTableWriteIdsRequest rqst) throws (1: NoSuchTxnException o1, 2: TxnAbortedException o2, 3: MetaException o3),

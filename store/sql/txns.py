@@ -126,7 +126,7 @@ RETURNING txn_id
 
 # -- snapshots (index: txns_not_committed) ----------------------------------------------------
 TXN_HIGH_WATERMARK = "SELECT next - 1 FROM next_txn_id WHERE id = 1"
-NOT_COMMITTED_TXNS = "SELECT txn_id, state FROM txns WHERE state <> 'c' AND txn_id <= $1 ORDER BY txn_id"
+NOT_COMMITTED_TXNS = "SELECT txn_id, state, txn_type FROM txns WHERE state <> 'c' AND txn_id <= $1 ORDER BY txn_id"
 
 _SHOW_TXN_COLUMNS = """
 SELECT txn_id, state, txn_type, (extract(epoch FROM started_at) * 1000)::bigint AS started_ms,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any, AsyncIterator
 
+import asyncpg
 import pytest
 
 from gateway.app import Gateway
@@ -28,6 +29,7 @@ from tests.thrift_client import ThriftClient, thrift_table
 
 LONG_MAX = 9223372036854775807
 OPEN, ABORTED = 3, 2  # Hive's TxnState
+READ_ONLY, COMPACTION = 2, 3  # Hive's TxnType
 
 
 def _bits(flags: bytes) -> int:
@@ -56,8 +58,8 @@ def hive_write_id_list(ids: Any) -> str:
 
 
 class Env:
-    def __init__(self, client: ThriftClient) -> None:
-        self.call = client
+    def __init__(self, client: ThriftClient, dsn: str) -> None:
+        self.call, self.dsn = client, dsn
 
     async def open(self, n: int) -> list[int]:
         return list((await self.call("open_txns", hms.OpenTxnRequest(num_txns=n, user="u", hostname="h"))).txn_ids)
@@ -90,7 +92,7 @@ async def env(pg_dsn: str) -> AsyncIterator[Env]:
         await client("create_database", hms.Database(name="db", parameters={}))
         for name in ("t", "u"):
             await client("create_table", thrift_table(name, transactional="true"))
-        yield Env(client)
+        yield Env(client, pg_dsn)
     finally:
         client.close()
         await gw.stop()
@@ -186,3 +188,26 @@ async def test_a_write_id_instead_of_a_txn_list_reads_as_its_txn_does(env: Env) 
     assert await env.write_ids(["db.t"], hive_txn_list(state), writeId=6) == ["db.t:7:2:2,6,7:4"]  # the list wins
     with pytest.raises(hms.MetaException, match="invalid write id 99 for table db.t"):
         await env.write_ids(["db.t"], writeId=99)
+
+
+async def test_hive4_clients_take_their_snapshot_with_get_open_txns_req(env: Env) -> None:
+    """Hive 4's HiveMetaStoreClient.getValidTxns and getOpenTxns call get_open_txns_req, never
+    get_open_txns, with excludeTxnTypes [READ_ONLY] (TransactionHandler.get_open_txns_req ->
+    TxnHandler.getOpenTxns(excludeTxnTypes), OpenTxnList.toOpenTxnsResponse): the answer of
+    get_open_txns without the txns of the types named (this gateway opens no READ_ONLY txn)."""
+    done, aborted, live, compacting = await env.open(4)
+    await env.commit(done)
+    await env.abort(aborted)
+    conn = await asyncpg.connect(env.dsn)
+    try:  # the compactor's Worker opens its txn as Hive 4 does, TxnType COMPACTION
+        await conn.execute("UPDATE txns SET txn_type = $1 WHERE txn_id = $2", COMPACTION, compacting)
+    finally:
+        await conn.close()
+    plain = await env.call("get_open_txns")
+    assert (plain.open_txns, plain.min_open_txn, plain.abortedBits) == ([aborted, live, compacting], live, b"\x01")
+    for exclude in ([READ_ONLY], [], None):
+        assert await env.call("get_open_txns_req", hms.GetOpenTxnsRequest(excludeTxnTypes=exclude)) == plain
+    without = await env.call("get_open_txns_req", hms.GetOpenTxnsRequest(excludeTxnTypes=[READ_ONLY, COMPACTION]))
+    assert (without.txn_high_water_mark, without.open_txns, without.min_open_txn, without.abortedBits) == (
+        compacting, [aborted, live], live, b"\x01")
+    assert hive_txn_list(without) == f"{compacting}:{live}:{live}:{aborted}"

@@ -149,6 +149,9 @@ class TxnStore:
 
         return await self._db.read(run)
 
+    async def latest_txn_in_conflict(self, txn_id: int) -> int:
+        return await self._db.read(write_set.latest_txn_in_conflict, txn_id)
+
     async def txn_list_of_write_id(self, full_table_name: str, write_id: int) -> ValidTxnList:
         """The snapshot of the txn holding the table's write id (txns.txn_list_of_write_id)."""
         return await self._db.read(txns.txn_list_of_write_id, full_table_name, write_id)

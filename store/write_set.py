@@ -88,6 +88,14 @@ def _canonical_names(keys: Sequence[FieldSchema], partition_names: Sequence[str]
     return list(out)
 
 
+async def latest_txn_in_conflict(conn: asyncpg.Connection, txn_id: int) -> int:
+    """Hive 4's getLatestTxnIdInConflict, which its Driver asks once it holds an exclusive lock, to
+    learn whether its snapshot is still good: the largest txn that updated or deleted one of this
+    txn's update or delete targets and committed after this txn began (the write-set conflict its
+    commit would meet); 0 when none (also for a txn that is not open: it has no components)."""
+    return int(await conn.fetchval(sql.LATEST_TXN_IN_CONFLICT, txn_id) or 0)
+
+
 async def gc(conn: asyncpg.Connection) -> int:
     """Hive's performWriteSetGC: delete committed entries no open txn can conflict with."""
     status = await conn.execute(sql.GC_WRITE_SET)

@@ -137,6 +137,12 @@ class TxnLockMethods:
         aborted, nosuch = await self._txns.heartbeat(list(range(low, high + 1)))
         return hms.HeartbeatTxnRangeResponse(aborted=set(aborted), nosuch=set(nosuch))
 
+    async def get_latest_txnid_in_conflict(self, txnId: int | None) -> int:  # noqa: N803 - Hive's argument name
+        """Hive 4's, asked by its Driver once it holds an exclusive lock (UPDATE, DELETE, MERGE, INSERT
+        OVERWRITE): the latest txn whose committed update or delete conflicts with this txn's (its
+        snapshot is then out of date), 0 when none, as for an id no open txn has."""
+        return await self._txns.latest_txn_in_conflict(txnId or 0)
+
     # -- write ids ---------------------------------------------------------------------------------
 
     async def get_valid_write_ids(self, rqst: Any) -> Any:

@@ -1279,6 +1279,8 @@ service ThriftHiveMetastore extends FacebookService {
   GetOpenTxnsResponse get_open_txns(),
   GetOpenTxnsResponse get_open_txns_req(1: GetOpenTxnsRequest getOpenTxnsRequest),
   GetOpenTxnsInfoResponse get_open_txns_info(),
+  // Hive 4's: the latest txn that updated or deleted what this txn does and committed after it began.
+  i64 get_latest_txnid_in_conflict(1: i64 txnId) throws (1: MetaException o1),
   GetValidWriteIdsResponse get_valid_write_ids(1: GetValidWriteIdsRequest rqst) throws (1: NoSuchTxnException o1, 2: MetaException o2),
   AllocateTableWriteIdsResponse allocate_table_write_ids(1: AllocateTableWriteIdsRequest rqst) throws (1: NoSuchTxnException o1, 2: TxnAbortedException o2, 3: MetaException o3),
   void heartbeat(1: HeartbeatRequest ids) throws (1: NoSuchLockException o1, 2: NoSuchTxnException o2, 3: TxnAbortedException o3),

@@ -23,3 +23,15 @@ DELETE FROM write_set
 WHERE commit_id < coalesce((SELECT min(txn_id) FROM txns WHERE state = 'o'),
                            (SELECT next FROM next_txn_id WHERE id = 1))
 """
+
+# Hive 4's LatestTxnIdInConflictHandler: of the committed txns that updated or deleted a target of
+# txn $1's update and delete components (the same table and partition, or any partition of a table
+# it writes whole) and committed after $1 began, the largest id; NULL when none.
+# Index: txn_components_by_txn, then write_set_by_target.
+LATEST_TXN_IN_CONFLICT = """
+SELECT max(w.txn_id)
+FROM (SELECT DISTINCT db_name, tbl_name, part_name FROM txn_components WHERE txn_id = $1) AS c
+JOIN write_set w ON w.db_name = c.db_name AND w.tbl_name = c.tbl_name
+                AND (w.part_name = c.part_name OR c.part_name IS NULL)
+WHERE w.commit_id >= $1
+"""

@@ -211,3 +211,41 @@ async def test_hive4_clients_take_their_snapshot_with_get_open_txns_req(env: Env
     assert (without.txn_high_water_mark, without.open_txns, without.min_open_txn, without.abortedBits) == (
         compacting, [aborted, live], live, b"\x01")
     assert hive_txn_list(without) == f"{compacting}:{live}:{live}:{aborted}"
+
+
+async def test_hive4_checks_its_snapshot_with_get_latest_txnid_in_conflict(env: Env) -> None:
+    """Hive 4's Driver, once it holds an EXCLUSIVE or EXCL_WRITE lock (every UPDATE, DELETE, MERGE
+    and INSERT OVERWRITE by default), asks get_latest_txnid_in_conflict(its txn) whether its snapshot
+    is still good (ValidTxnManager.isValidTxnListState): Hive 4's LatestTxnIdInConflictHandler is the
+    largest txn id in WRITE_SET that updated or deleted what this txn's TXN_COMPONENTS update or
+    delete (the same table and partition, or any partition of a table it writes whole) and committed
+    after this txn began (TC_TXNID <= WS_COMMIT_ID); 0 (SQL MAX of nothing) when there is none."""
+    await env.call("create_table", thrift_table("p", keys=("ds",), transactional="true"))
+    update, delete, insert = 3, 4, 2
+
+    async def lock(txn: int, operation: int, partition: str | None = None) -> None:
+        component = hms.LockComponent(type=2, level=3 if partition else 2, dbname="db", tablename="p",
+                                      partitionname=partition, operationType=operation, isAcid=True)
+        await env.call("lock", hms.LockRequest(component=[component], txnid=txn, user="u", hostname="h"))
+
+    async def latest_in_conflict(txn: int) -> int:
+        return int(await env.call("get_latest_txnid_in_conflict", txn))
+
+    (early,) = await env.open(1)
+    await lock(early, update, "ds=1")
+    await env.commit(early)
+    (after_early,) = await env.open(1)
+    await lock(after_early, update, "ds=1")
+    assert await latest_in_conflict(after_early) == 0  # early committed before it began
+    whole, other_part, same_part, inserter = await env.open(4)
+    await lock(whole, delete)  # the whole table
+    await lock(other_part, update, "ds=2")
+    await lock(same_part, update, "ds=1")
+    await lock(inserter, insert, "ds=1")
+    (writer,) = await env.open(1)
+    await lock(writer, update, "ds=1")
+    await env.commit(writer)
+    assert [await latest_in_conflict(t) for t in (whole, other_part, same_part, inserter, after_early)] == [
+        writer, 0, writer, 0, writer]
+    for nothing in (writer, writer + 100, 0):  # committed, no such txn: no components, Hive's 0
+        assert await latest_in_conflict(nothing) == 0

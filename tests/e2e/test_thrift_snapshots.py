@@ -58,8 +58,8 @@ def hive_write_id_list(ids: Any) -> str:
 
 
 class Env:
-    def __init__(self, client: ThriftClient, dsn: str) -> None:
-        self.call, self.dsn = client, dsn
+    def __init__(self, client: ThriftClient, dsn: str, gw: Gateway) -> None:
+        self.call, self.dsn, self.gw = client, dsn, gw
 
     async def open(self, n: int) -> list[int]:
         return list((await self.call("open_txns", hms.OpenTxnRequest(num_txns=n, user="u", hostname="h"))).txn_ids)
@@ -92,7 +92,7 @@ async def env(pg_dsn: str) -> AsyncIterator[Env]:
         await client("create_database", hms.Database(name="db", parameters={}))
         for name in ("t", "u"):
             await client("create_table", thrift_table(name, transactional="true"))
-        yield Env(client, pg_dsn)
+        yield Env(client, pg_dsn, gw)
     finally:
         client.close()
         await gw.stop()
@@ -249,3 +249,35 @@ async def test_hive4_checks_its_snapshot_with_get_latest_txnid_in_conflict(env: 
         writer, 0, writer, 0, writer]
     for nothing in (writer, writer + 100, 0):  # committed, no such txn: no components, Hive's 0
         assert await latest_in_conflict(nothing) == 0
+
+
+async def test_txn_lists_hive_would_misread_are_refused_with_a_metaexception(env: Env) -> None:
+    """Differences on purpose (hive/writeids.py _check_written_form, store/txns.py
+    check_txn_list_not_too_old): where Hive's ValidReadTxnList.readFromString throws (an undeclared
+    NumberFormatException: the client sees an internal error), or takes a list no getOpenTxns could
+    have given and answers from it (ids out of order, which Hive sorts; an id above the list's own
+    mark; a mark above every txn, which counts txns opened later as committed; a snapshot older than
+    the rows the cleaner kept, which Hive maps to wrong write ids, HIVE-25346's hazard), the gateway
+    answers the declared MetaException saying what is wrong."""
+    (x,) = await env.open(1)
+    await env.allocate("t", x)
+    old = hive_txn_list(await env.call("get_open_txns"))  # taken outside any txn while x is open
+    assert old == f"{x}:{x}:{x}:"
+    await env.commit(x)
+    for _ in range(2):
+        (later,) = await env.open(1)
+        await env.allocate("t", later)
+        await env.commit(later)
+    hwm = (await env.call("get_open_txns")).txn_high_water_mark
+    for text, says in (("abc:1::", "not a long"), (f"{hwm}", "expected <hwm>:<minOpen>"),
+                       (f"{hwm}:1:1,,2:", "not a long"), (f"{hwm}:1:2,1:", "not in ascending order"),
+                       (f"1:1:1,{hwm}:", "must lie within 1..1"),
+                       (f"{hwm + 1}:{LONG_MAX}::", "beyond the highest txn id allocated")):
+        with pytest.raises(hms.MetaException, match=says):
+            await env.write_ids(["db.t"], text)
+    assert await env.write_ids(["db.t"], old) == ["db.t:1:1:1:"]  # x's rows are still there
+    assert env.gw.housekeeper is not None
+    await env.gw.housekeeper.clean_once()  # no txn open: every txn-to-write-id row goes
+    with pytest.raises(hms.MetaException, match="snapshot too old"):
+        await env.write_ids(["db.t"], old)
+    assert await env.write_ids(["db.t"]) == [f"db.t:3:{LONG_MAX}::"]

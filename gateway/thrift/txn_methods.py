@@ -104,6 +104,10 @@ class TxnLockMethods:
         return _open_txns_response(await self._txns.get_open_txns(0, frozenset(exclude)))
 
     async def get_open_txns_info(self) -> Any:
+        """Hive's getOpenTxnsInfo (SHOW TRANSACTIONS): the open and aborted txns up to the high-water
+        mark with their state, user, host and times; agentInfo is the one the txn was opened with,
+        where Hive's stays at its IDL default "Unknown". Unlike Hive's, the list is bounded: the
+        lowest MAX_SHOW_ROWS + 1 ids (store/txns.py show_transactions), with no way to say more exist."""
         snapshot = await self._txns.get_open_txns(0)
         identity = thrift_identity.get()
         txns = [hms.TxnInfo(id=t.txn_id, state=TXN_STATE_IDS[t.state], agentInfo=t.agent_info or "Unknown",
@@ -148,9 +152,10 @@ class TxnLockMethods:
     async def get_valid_write_ids(self, rqst: Any) -> Any:
         """Hive's getValidWriteIds: each named table's write ids in the snapshot of `validTxnList`;
         without one, Hive 4's `writeId` names a write id of the first table and the snapshot is its
-        txn's (what Hive 4's TRUNCATE asks); with neither, the current snapshot. A name no table has
-        in the snapshot is answered as Hive's TxnHandler does, finding no write-id rows for it:
-        high-water mark 0, nothing invalid."""
+        txn's (what Hive 4's TRUNCATE asks); with neither, the current snapshot. An empty
+        validTxnList counts as none, where Hive reads '' as "every txn committed", open ones too. A
+        name no table has in the snapshot is answered as Hive's TxnHandler does, finding no write-id
+        rows for it: high-water mark 0, nothing invalid."""
         names = (rqst.fullTableNames if rqst else None) or []
         if not names or len(names) > self._settings.max_batch_size:
             raise InvalidArgument(f"get_valid_write_ids needs 1 to {self._settings.max_batch_size} fullTableNames")

@@ -73,6 +73,22 @@ def _snapshot_of(req: Any) -> ReadSnapshot:
     return snapshot
 
 
+def _write_id_named(request_write_id: int | None, objects: Sequence[Any], what: str) -> int:
+    """The write id a Hive 3 or 4 write names its txn by, 0 for none: the request's `writeId` when set
+    (Trino's alter_table_req and alter_partitions_req, Hive 4's Hive.alterPartitions), else the one the
+    written objects carry, `Table.writeId` or each `Partition.writeId`: Hive 4's Hive.alterTable (an
+    INSERT into a transactional table, its statistics task, a DDL on it) and Hive.alterPartition set only
+    those and the request's validWriteIdList, and its loads into new partitions set each partition's.
+    The objects of one call are one txn's: different write ids among them are refused."""
+    if request_write_id is not None and request_write_id > 0:
+        return request_write_id
+    write_ids = sorted({o.writeId for o in objects if o is not None and o.writeId is not None and o.writeId > 0})
+    if len(write_ids) > 1:
+        raise InvalidArgument(f"the objects of one {what} call carry their txn's one write id, not "
+                              f"{len(write_ids)} ({', '.join(map(str, write_ids[:5]))})")
+    return write_ids[0] if write_ids else 0
+
+
 class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, CompactionMethods, StatsMethods,
                            ConstraintMethods, FunctionMethods, PrivilegeMethods):
     """ThriftHiveMetastore over the gateway's stores; fb303 (status, counters, options) in Fb303Methods,
@@ -291,7 +307,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         """Hive 4's alter_table_req: a transactional table is altered under the txn that allocated the
         request's writeId (what Trino and Hive 4 send after writing its files), else as alter_table."""
         req = required(req, "req")
-        txn_id = await self._txn_of_request(req, "alter_table_req")
+        txn_id = await self._txn_of_request(req, [required(req.table, "table")], "alter_table_req")
         await self.alter_table(req.dbName, req.tableName, req.table, txn_id=txn_id)
         return hms.AlterTableResponse()
 
@@ -315,11 +331,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         table = await self._table_to_write(db, table_name_)
         # Hive 3's and 4's loads into new partitions of a transactional table name their txn by the write id
         # set on each partition; one call is one txn's.
-        write_ids = sorted({p.writeId for p in parts if p.writeId is not None and p.writeId > 0})
-        if len(write_ids) > 1:
-            raise InvalidArgument(f"the partitions of one add_partitions call carry their txn's one write id, not "
-                                  f"{len(write_ids)} ({', '.join(map(str, write_ids[:5]))})")
-        txn_id = await self._txn_of_write_id(table, write_ids[0], "add_partitions") if write_ids else 0
+        txn_id = await self._txn_of_write_id(table, _write_id_named(None, parts, "add_partitions"), "add_partitions")
         # Each added partition's directory where it is missing, as Hive's metastore does (gateway/warehouse.py).
         async with self._warehouse.creating(f"add partitions to {table.full_name}") as make_locations:
             added, event_id = await self._catalog.add_partitions(db, table_name_, models, if_not_exists=if_not_exists,
@@ -399,17 +411,20 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         """Hive 4's alter_partitions_req: under the txn of its writeId for a transactional table (Trino's
         and Hive 4's statistics after a write), else as alter_partitions."""
         req = required(req, "req")
-        txn_id = await self._txn_of_request(req, "alter_partitions_req")
-        await self.alter_partitions(req.dbName, req.tableName, required(req.partitions, "partitions"), txn_id=txn_id)
+        partitions = required(req.partitions, "partitions")
+        txn_id = await self._txn_of_request(req, partitions, "alter_partitions_req")
+        await self.alter_partitions(req.dbName, req.tableName, partitions, txn_id=txn_id)
         return hms.AlterPartitionsResponse()
 
-    async def _txn_of_request(self, req: Any, what: str) -> int:
-        """_txn_of_write_id for a Hive 4 request of `dbName`, `tableName` and `writeId` (the table is read
-        only when a write id is given)."""
-        if not req.writeId or req.writeId <= 0:
+    async def _txn_of_request(self, req: Any, objects: Sequence[Any], what: str) -> int:
+        """_txn_of_write_id for a Hive 4 request of `dbName` and `tableName` that alters `objects` (its
+        Table, its Partitions) under the write id it names (_write_id_named; the table is read only when
+        one is named)."""
+        write_id = _write_id_named(req.writeId, objects, what)
+        if not write_id:
             return 0
         table = await self._table_to_write(required(req.dbName, "dbName"), required(req.tableName, "tableName"))
-        return await self._txn_of_write_id(table, req.writeId, what)
+        return await self._txn_of_write_id(table, write_id, what)
 
     async def _txn_of_write_id(self, table: Table, write_id: int | None, what: str) -> int:
         """The open txn a Hive 4 write names by the write id it allocated for `table` (Hive's writes carry

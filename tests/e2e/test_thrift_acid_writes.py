@@ -106,10 +106,48 @@ async def test_alters_naming_a_write_id_run_under_its_txn(env: Env) -> None:
     with pytest.raises(hms.InvalidOperationException, match="no txn holds write id 999"):
         await env.call("alter_partitions_req", hms.AlterPartitionsRequest(
             dbName="db", tableName="t", partitions=[altered], writeId=999))
+    altered.writeId = -1  # (as read, it names the write id of its last change: txn's, committed)
     with pytest.raises(hms.InvalidOperationException, match="transactional"):  # no write id: no txn to write in
         await env.call("alter_partitions_req", hms.AlterPartitionsRequest(dbName="db", tableName="t",
                                                                           partitions=[altered]))
     assert (await env.partition("p=a")).parameters["numRows"] == "7"
+
+
+async def test_hive4_alters_name_their_write_id_in_the_table_and_the_partitions(env: Env) -> None:
+    """What Hive 4's Hive.alterTable sends for a transactional table (the end of an INSERT INTO it, its
+    statistics task, a DDL on it): alter_table_req with Table.writeId set to the txn's write id and
+    the request's validWriteIdList, its own writeId left at -1 (HiveMetaStoreClient.alter_table(cat,
+    db, tbl, table, context, validWriteIds)); Hive.alterPartition the same with Partition.writeId
+    (alter_partitions_req). Both run under the txn of that write id, as when the request names it."""
+    txn, write_id = await env.begin("u")
+    u = await env.call("get_table", "db", "u")
+    u.parameters = {**u.parameters, "numRows": "3", "COLUMN_STATS_ACCURATE": '{"BASIC_STATS":"true"}'}
+    u.writeId = write_id
+    snapshot = f"db.u:{write_id}:9223372036854775807::"
+    await env.call("alter_table_req", hms.AlterTableRequest(dbName="db", tableName="u", table=u,
+                                                            validWriteIdList=snapshot))
+    assert "numRows" not in (await env.call("get_table", "db", "u")).parameters  # not committed yet
+
+    txn_t, write_id_t = await env.begin("t")
+    p = await env.partition("p=a")
+    p.parameters = {**p.parameters, "numRows": "11"}
+    p.writeId = write_id_t
+    await env.call("alter_partitions_req", hms.AlterPartitionsRequest(dbName="db", tableName="t", partitions=[p]))
+    assert (await env.partition("p=a")).parameters["numRows"] == "10"
+    await env.commit(txn)
+    await env.commit(txn_t)
+    altered = await env.call("get_table", "db", "u")
+    assert (altered.parameters["numRows"], altered.writeId) == ("3", write_id)
+    assert ((await env.partition("p=a")).parameters["numRows"], (await env.partition("p=a")).writeId) == (
+        "11", write_id_t)
+
+    txn, write_id = await env.begin("t")
+    other_txn, other_write_id = await env.begin("t")
+    a, b = await env.partition("p=a"), await env.partition("p=b")
+    a.writeId, b.writeId = write_id, other_write_id
+    with pytest.raises(hms.InvalidOperationException, match="one write id"):
+        await env.call("alter_partitions_req", hms.AlterPartitionsRequest(dbName="db", tableName="t",
+                                                                          partitions=[a, b]))
 
 
 async def test_new_partitions_carrying_a_write_id_are_added_in_its_txn(env: Env) -> None:

@@ -38,6 +38,7 @@ from gateway.metrics import GatewayMetrics, resident_bytes
 from gateway.pg_supervisor import PostgresSupervisor
 from gateway.server import BindError, GrpcServer
 from gateway.servicers.compaction import CompactorServicer, compactor_settings
+from gateway.thrift.catalog_names import unqualify_database_names
 from gateway.thrift.fb303 import Fb303
 from gateway.thrift.handler import HiveMetastoreHandler
 from gateway.thrift.idl import SERVICE as THRIFT_SERVICE
@@ -174,7 +175,7 @@ class Gateway:
                     max_connections=s.thrift_max_connections, read_timeout_s=s.thrift_read_timeout_s,
                     tls_handshake_timeout_s=s.thrift_tls_handshake_timeout_s,
                     ssl_context=thrift_ssl_context(s), authenticator=auth),
-                    on_call=observer.done)
+                    on_call=observer.done, prepare_arguments=unqualify_database_names)
                 try:
                     await self._thrift.start()
                 except OSError as exc:

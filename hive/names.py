@@ -22,6 +22,8 @@ DEFAULT_DATABASE_NAME = "default"  # always there: created at start, never dropp
 MAX_IDENTIFIER_LENGTH = 128  # DBS.NAME and the other identifier columns of Hive's schema
 MAX_COLUMN_NAME_LENGTH = 767  # COLUMNS_V2.COLUMN_NAME
 
+DEFAULT_CATALOG_NAME = "hive"  # Hive's metastore.catalog.default: the one catalog this metastore has
+CATALOG_MARKER, CATALOG_SEPARATOR, EMPTY_DATABASE_MARKER = "@", "#", "!"  # Hive's MetaStoreUtils constants
 _IDENTIFIER = re.compile(r"[A-Za-z0-9_]+")  # MetaStoreUtils.validateName: [\w_]+ (ASCII)
 _CHARS_TO_ESCAPE = frozenset(
     [chr(c) for c in range(0x00, 0x20)]
@@ -47,6 +49,24 @@ def normalize_identifier(name: str, what: str) -> str:
             f"{what} name {name!r} is not valid: use letters, digits and underscores only (Hive's [\\w_]+)"
         )
     return name.lower()
+
+
+def split_catalog(name: str) -> tuple[str | None, str | None]:
+    """Hive's MetaStoreUtils.parseDbName: (catalog, database) of a database name as Hive 3's and 4's
+    clients send it in the calls whose arguments have no catalog of their own, `@cat#db`
+    (prependCatalogToDbName); `@cat#` names no database (null: every one, where a pattern is meant),
+    `@cat#!` the empty name. A name without the marker is (None, name): no catalog named."""
+    if not name.startswith(CATALOG_MARKER):
+        return None, name
+    if name.endswith(CATALOG_SEPARATOR):
+        return name[1:-1], None
+    if name.endswith(CATALOG_SEPARATOR + EMPTY_DATABASE_MARKER):
+        return name[1:-2], ""
+    catalog, sep, database = name[1:].partition(CATALOG_SEPARATOR)
+    if not sep:
+        raise InvalidArgument(f"{preview(name)} is prepended with the catalog marker but does not appear to have "
+                              "a catalog name in it")
+    return catalog, database
 
 
 def normalize_column_name(name: str) -> str:

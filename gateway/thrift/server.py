@@ -80,15 +80,19 @@ class RawValue:
 Method = Callable[..., Awaitable[Any]]
 # (protocol, method, status, seconds, peer, user) after each call: metrics and the access log (gateway/interceptors.py).
 CallHook = Callable[[str, str, str, float, str, str], None]
+# (method, decoded arguments) before each call: may rewrite the arguments in place, or raise as the method would.
+ArgumentsHook = Callable[[str, Any], None]
 
 
 class ThriftServer:
     """Serve `handler`'s coroutine methods named as `service`'s Thrift methods."""
 
-    def __init__(self, service: Any, handler: Any, settings: ThriftSettings, on_call: CallHook | None = None) -> None:
+    def __init__(self, service: Any, handler: Any, settings: ThriftSettings, on_call: CallHook | None = None,
+                 prepare_arguments: ArgumentsHook | None = None) -> None:
         self._service = service
         self._settings = settings
         self._on_call = on_call
+        self._prepare_arguments = prepare_arguments
         self._methods: dict[str, Method] = {
             name: getattr(handler, name) for name in service.thrift_services if hasattr(handler, name)}
         self._server: asyncio.base_events.Server | None = None
@@ -290,6 +294,8 @@ class ThriftServer:
         started = time.perf_counter()
         status = "OK"
         try:
+            if self._prepare_arguments is not None:
+                self._prepare_arguments(name, args)
             value = await method(*(getattr(args, spec[1]) for _, spec in sorted(args.thrift_spec.items())))
         except asyncio.CancelledError:
             raise

@@ -155,3 +155,13 @@ def test_a_partial_specifications_matches_are_one_range_of_sorted_names() -> Non
     assert partial_name_prefix(keys, ["1", "", "x"]) == "ds=1/"
     assert partial_name_prefix(keys, ["1", "a=b", "x"]) == "ds=1/hr=a%3Db/k=x"
     assert partial_name_prefix(keys, ["", "2"]) == ""
+
+
+def test_split_catalog_reads_names_as_hive_parse_db_name_does() -> None:
+    assert n.split_catalog("db") == (None, "db")
+    assert n.split_catalog("@hive#db") == ("hive", "db")
+    assert n.split_catalog("@hive#") == ("hive", None)  # no database: every one, for a pattern
+    assert n.split_catalog("@hive#!") == ("hive", "")  # the empty name
+    assert n.split_catalog("@hive#a#b") == ("hive", "a#b")  # split once, as Hive's split(#, 2)
+    with pytest.raises(InvalidArgument, match="catalog marker"):
+        n.split_catalog("@hive")

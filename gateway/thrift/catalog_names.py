@@ -1,0 +1,61 @@
+"""Hive 3's and 4's catalog-qualified database names in the Thrift calls whose arguments name no
+catalog of their own.
+
+Since Hive 3 (HIVE-18755, catalogs) the metastore client names a database with its catalog in
+every such call, `@hive#db` (MetaStoreUtils.prependCatalogToDbName), and lists every database with
+`get_databases("@hive#")`; Hive's HMSHandler reads each of these arguments with parseDbName. So a
+Hive 4 DROP TABLE (drop_table_with_environment_context), TRUNCATE (truncate_table_req), SHOW
+DATABASES, a listing of partitions by the older methods, ... name `@hive#db`. This metastore has
+one catalog, Hive's default `hive`: a name in it is read as the bare name, before the method runs,
+so the methods see what Hive 2 clients and Trino send. A name in another catalog is refused as not
+found (NoSuchObjectException where the method declares it, else MetaException), where Hive answers
+its listings empty: no catalog but `hive` exists here to list.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hive.names import DEFAULT_CATALOG_NAME, split_catalog
+from store.errors import NotFound
+
+# The arguments Hive's HMSHandler reads with parseDbName: a database name, whatever the method.
+_DATABASE_ARGUMENTS = frozenset({"db_name", "dbname", "dbName", "source_db", "dest_db"})
+# Arguments of other names that carry one in a few methods.
+_METHOD_ARGUMENTS: dict[str, tuple[str, ...]] = {
+    "get_database": ("name",), "drop_database": ("name",), "get_databases": ("pattern",),
+    "get_table_meta": ("db_patterns",),
+}
+# Request structs whose database field Hive's handler parses too (the client prepends the catalog).
+_REQUEST_FIELDS: dict[str, tuple[str, str]] = {
+    "truncate_table_req": ("req", "dbName"),                 # HiveMetaStoreClient.truncateTableInternal
+    "get_partitions_by_names_req": ("req", "db_name"),       # getPartitionsByNames(cat, db, tbl, names)
+}
+
+
+def unqualify_database_names(method: str, args: Any) -> None:
+    """Rewrite, in place, the catalog-qualified database names among `method`'s decoded arguments
+    `args` to the bare names (None where `@hive#` names none); raises NotFound for another catalog."""
+    for name in _database_arguments(method, args):
+        setattr(args, name, unqualified(getattr(args, name)))
+    if method in _REQUEST_FIELDS:
+        struct_name, field = _REQUEST_FIELDS[method]
+        request = getattr(args, struct_name, None)
+        if request is not None:
+            setattr(request, field, unqualified(getattr(request, field, None)))
+
+
+def _database_arguments(method: str, args: Any) -> list[str]:
+    names = {spec[1] for spec in args.thrift_spec.values()}
+    return [n for n in (*(names & _DATABASE_ARGUMENTS), *_METHOD_ARGUMENTS.get(method, ())) if n in names]
+
+
+def unqualified(value: Any) -> Any:
+    """`value` without its catalog when it names one (checked to be this metastore's), else as it is."""
+    if not isinstance(value, str):
+        return value
+    catalog, database = split_catalog(value)
+    if catalog is not None and catalog.lower() != DEFAULT_CATALOG_NAME:
+        raise NotFound(f"catalog {catalog!r} does not exist: this metastore has one catalog, "
+                       f"{DEFAULT_CATALOG_NAME!r} ({value!r} names a database in it as '@{DEFAULT_CATALOG_NAME}#db')")
+    return database

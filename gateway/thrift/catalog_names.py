@@ -55,7 +55,12 @@ def unqualified(value: Any) -> Any:
     if not isinstance(value, str):
         return value
     catalog, database = split_catalog(value)
-    if catalog is not None and catalog.lower() != DEFAULT_CATALOG_NAME:
-        raise NotFound(f"catalog {catalog!r} does not exist: this metastore has one catalog, "
-                       f"{DEFAULT_CATALOG_NAME!r} ({value!r} names a database in it as '@{DEFAULT_CATALOG_NAME}#db')")
+    check_catalog(catalog)
     return database
+
+
+def check_catalog(catalog: str | None) -> None:
+    """Raises NotFound unless `catalog` is this metastore's one catalog (or None: none named), as a
+    request's `catName`/`catalogName` field names it."""
+    if catalog is not None and catalog.lower() != DEFAULT_CATALOG_NAME:
+        raise NotFound(f"catalog {catalog!r} does not exist: this metastore has one catalog, {DEFAULT_CATALOG_NAME!r}")

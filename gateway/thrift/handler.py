@@ -19,6 +19,7 @@ from thriftpy2.thrift import TType
 from gateway.auth import Ownership, thrift_identity
 from gateway.config import Settings, as_hive_writes_it, secret_keys, settings_keys
 from gateway.thrift import convert
+from gateway.thrift.catalog_names import check_catalog
 from gateway.thrift.convert import check_batch, required, stamp_ddl_time
 from gateway.thrift import meta_conf, wire
 from gateway.thrift.idl import hms
@@ -153,6 +154,13 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         cached = self._cached.cached_database(key)
         database = cached if isinstance(cached, Database) else await self._cached.fetch_database(key)
         return convert.database_to_thrift(database)
+
+    async def get_database_req(self, request: Any) -> Any:
+        """Hive 4's form of get_database, the only one its HiveMetaStoreClient.getDatabase sends (every
+        statement that names a database reads it so): database `name` of catalog `catalogName`."""
+        request = required(request, "request")
+        check_catalog(request.catalogName)
+        return await self.get_database(required(request.name, "name"))
 
     async def get_databases(self, pattern: str | None) -> list[str]:
         return await self._catalog.list_databases(pattern or "")

@@ -344,6 +344,14 @@ struct GetTablesResult {
   1: required list<Table> tables,
 }
 
+// Hive 4's: HiveMetaStoreClient.getDatabase sends only get_database_req.
+struct GetDatabaseRequest {
+  1: optional string name,
+  2: optional string catalogName,
+  3: optional list<string> processorCapabilities,
+  4: optional string processorIdentifier,
+}
+
 struct TableMeta {
   1: required string dbName,
   2: required string tableName,
@@ -1176,6 +1184,7 @@ service ThriftHiveMetastore extends FacebookService {
   list<string> partition_name_to_vals(1: string part_name) throws (1: MetaException o1),
   map<string, string> partition_name_to_spec(1: string part_name) throws (1: MetaException o1),
   Database get_database(1: string name) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  Database get_database_req(1: GetDatabaseRequest request) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   list<string> get_databases(1: string pattern) throws (1: MetaException o1),
   list<string> get_all_databases() throws (1: MetaException o1),
   void create_database(1: Database database) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3),

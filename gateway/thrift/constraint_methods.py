@@ -86,6 +86,14 @@ class ConstraintMethods:
                                   f"{_table_of(tbl.dbName, tbl.tableName)} without them")
         await self.create_table(tbl)
 
+    async def create_table_req(self, request: Any) -> None:
+        """Hive 4's CREATE TABLE (HiveMetaStoreClient.createTable sends only this): the request's table and
+        constraints, as create_table_with_constraints takes them."""
+        request = required(request, "request")
+        await self.create_table_with_constraints(
+            required(request.table, "table"), request.primaryKeys, request.foreignKeys, request.uniqueConstraints,
+            request.notNullConstraints, request.defaultConstraints, request.checkConstraints)
+
     async def add_primary_key(self, req: Any) -> None:
         columns = required(req.primaryKeyCols if req else None, "AddPrimaryKeyRequest.primaryKeyCols")
         of = _table_of(columns[0].table_db, columns[0].table_name) if columns else "the table"

@@ -35,6 +35,7 @@ EXCEPTIONS_FOR: dict[type[Exception], tuple[str, ...]] = {
 METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
     ("create_table", se.NotFound): "InvalidObjectException",  # a table in a missing database
     ("create_table_with_constraints", se.NotFound): "InvalidObjectException",
+    ("create_table_req", se.NotFound): "InvalidObjectException",
     ("get_partition_by_name", se.InvalidArgument): "NoSuchObjectException",  # a name that fits no partition
     ("get_table_names_by_filter", se.InvalidArgument): "MetaException",  # a filter Hive cannot parse
     ("get_fields", se.NotFound): "UnknownTableException",  # a missing table or database

@@ -344,6 +344,20 @@ struct GetTablesResult {
   1: required list<Table> tables,
 }
 
+// Hive 4's: HiveMetaStoreClient.createTable (with or without constraints) sends only create_table_req.
+struct CreateTableRequest {
+  1: required Table table,
+  2: optional EnvironmentContext envContext,
+  3: optional list<SQLPrimaryKey> primaryKeys,
+  4: optional list<SQLForeignKey> foreignKeys,
+  5: optional list<SQLUniqueConstraint> uniqueConstraints,
+  6: optional list<SQLNotNullConstraint> notNullConstraints,
+  7: optional list<SQLDefaultConstraint> defaultConstraints,
+  8: optional list<SQLCheckConstraint> checkConstraints,
+  9: optional list<string> processorCapabilities,
+  10: optional string processorIdentifier,
+}
+
 // Hive 4's: HiveMetaStoreClient.getDatabase sends only get_database_req.
 struct GetDatabaseRequest {
   1: optional string name,
@@ -1276,6 +1290,7 @@ service ThriftHiveMetastore extends FacebookService {
   DefaultConstraintsResponse get_default_constraints(1: DefaultConstraintsRequest request) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   CheckConstraintsResponse get_check_constraints(1: CheckConstraintsRequest request) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   AllTableConstraintsResponse get_all_table_constraints(1: AllTableConstraintsRequest request) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  void create_table_req(1: CreateTableRequest request) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: NoSuchObjectException o4),
   void create_table_with_constraints(1: Table tbl, 2: list<SQLPrimaryKey> primaryKeys, 3: list<SQLForeignKey> foreignKeys, 4: list<SQLUniqueConstraint> uniqueConstraints, 5: list<SQLNotNullConstraint> notNullConstraints, 6: list<SQLDefaultConstraint> defaultConstraints, 7: list<SQLCheckConstraint> checkConstraints) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: NoSuchObjectException o4),
   void add_primary_key(1: AddPrimaryKeyRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   void add_foreign_key(1: AddForeignKeyRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o2),

@@ -149,6 +149,18 @@ class TxnLockMethods:
 
     # -- write ids ---------------------------------------------------------------------------------
 
+    async def add_write_ids_to_min_history(self, txnId: int | None,  # noqa: N803 - Hive's argument names
+                                           writeIds: dict[str, int] | None) -> None:  # noqa: N803
+        """Hive 4's, sent on every query that reads a transactional table, once its snapshot is taken
+        (DriverTxnHandler.recordValidWriteIds -> DbTxnManager.addWriteIdsToMinHistory: the smallest write
+        id of each such table its snapshot holds open). Hive 4's metastore stores them in
+        MIN_HISTORY_WRITE_ID only with metastore.txn.use.minhistorywriteid (off by default), for its
+        Cleaner to tell per table what no open snapshot can read; else it does nothing and answers. The
+        gateway's Cleaner needs no such record: it deletes what a compaction made obsolete only once every
+        txn open at the compaction's commit has ended (its horizon, Hive's CQ_NEXT_TXN_ID rule:
+        store/compaction.py). So nothing is stored and nothing checked, as in Hive's default."""
+
+
     async def get_valid_write_ids(self, rqst: Any) -> Any:
         """Hive's getValidWriteIds: each named table's write ids in the snapshot of `validTxnList`;
         without one, Hive 4's `writeId` names a write id of the first table and the snapshot is its

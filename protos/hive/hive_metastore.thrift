@@ -1305,6 +1305,7 @@ service ThriftHiveMetastore extends FacebookService {
   GetOpenTxnsInfoResponse get_open_txns_info(),
   // Hive 4's: the latest txn that updated or deleted what this txn does and committed after it began.
   i64 get_latest_txnid_in_conflict(1: i64 txnId) throws (1: MetaException o1),
+  void add_write_ids_to_min_history(1: i64 txnId, 2: map<string, i64> writeIds) throws (1: MetaException o2),
   GetValidWriteIdsResponse get_valid_write_ids(1: GetValidWriteIdsRequest rqst) throws (1: NoSuchTxnException o1, 2: MetaException o2),
   AllocateTableWriteIdsResponse allocate_table_write_ids(1: AllocateTableWriteIdsRequest rqst) throws (1: NoSuchTxnException o1, 2: TxnAbortedException o2, 3: MetaException o3),
   void heartbeat(1: HeartbeatRequest ids) throws (1: NoSuchLockException o1, 2: NoSuchTxnException o2, 3: TxnAbortedException o3),

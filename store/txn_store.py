@@ -89,7 +89,10 @@ class TxnStore:
         return {name: (group.batches, group.batched_items) for name, group in
                 (("OpenTxns", self._opens), ("AllocateTableWriteIds", self._allocations), ("CommitTxn", self._commits))}
 
-    async def open_txns(self, count: int, *, user: str, host: str, agent_info: str) -> tuple[list[int], int]:
+    async def open_txns(self, count: int, *, user: str, host: str, agent_info: str,
+                        txn_type: int = txns.DEFAULT_TXN_TYPE) -> tuple[list[int], int]:
+        """`count` txns of Hive 4's kind `txn_type` (TxnType; a READ_ONLY one takes no write ids, and
+        Hive 4 clients leave READ_ONLY txns out of their snapshots), and the OPEN_TXN event's id."""
         if count <= 0:
             raise InvalidArgument(f"num_txns must be at least 1, got {count}")
         if count > self._limits.max_open_batch:
@@ -98,7 +101,10 @@ class TxnStore:
             )
         self.open_counter.check()
         txns.check_client_identity(user, host, agent_info)
-        written = await self._opens.submit(OpenRequest(count, user, host, agent_info))
+        if txn_type not in txns.TXN_TYPES:
+            raise InvalidArgument(f"txn_type {txn_type} is not one of Hive's TxnType values: "
+                                  + ", ".join(f"{v} ({k})" for k, v in txns.TXN_TYPES.items()))
+        written = await self._opens.submit(OpenRequest(count, user, host, agent_info, txn_type))
         return written.value, written.event_id
 
     async def refresh_open_count(self) -> int:

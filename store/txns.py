@@ -34,6 +34,11 @@ from store.sql import write_set as write_set_sql
 from hive.writeids import ValidTxnList, ValidWriteIdList, build_valid_txn_list, build_valid_write_id_list
 
 OPEN, COMMITTED, ABORTED = "o", "c", "a"
+READ_ONLY = "r"  # a server-side function's refused_state for an open txn opened READ_ONLY (store/schema/0024)
+# Hive 4's TxnType values (hive_metastore.thrift): the kinds of txn a client may open.
+DEFAULT_TXN_TYPE, READ_ONLY_TXN_TYPE = 0, 2
+TXN_TYPES = {0: "DEFAULT", 1: "REPL_CREATED", 2: "READ_ONLY", 3: "COMPACTION", 4: "MATER_VIEW_REBUILD",
+             5: "SOFT_DELETE", 6: "REBALANCE_COMPACTION"}
 _STATE_NAMES = {OPEN: "OPEN", COMMITTED: "COMMITTED", ABORTED: "ABORTED"}
 
 
@@ -66,6 +71,7 @@ class OpenRequest:
     user: str
     host: str
     agent_info: str
+    txn_type: int = DEFAULT_TXN_TYPE
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +114,7 @@ async def open_txns(
 
 async def open_txns_logged(conn: asyncpg.Connection, request: OpenRequest) -> Written[list[int]]:
     """open_txns with its event, in one statement that commits by itself (Database.run)."""
-    row = await conn.fetchrow(sql.OPEN_TXNS_LOGGED, request.count, 0, request.user, request.host,
+    row = await conn.fetchrow(sql.OPEN_TXNS_LOGGED, request.count, request.txn_type, request.user, request.host,
                               request.agent_info, EventType.OPEN_TXN.value)
     return Written(_txn_range(row), (row["first_event_id"],))
 
@@ -117,7 +123,8 @@ async def open_txns_batch_logged(conn: asyncpg.Connection,
                                  requests: Sequence[OpenRequest]) -> list[Written[list[int]] | Exception]:
     """open_txns_logged for several calls in one statement (store/group_commit.py)."""
     rows = await conn.fetch(sql.OPEN_TXNS_BATCH_LOGGED, [r.count for r in requests], [r.user for r in requests],
-                            [r.host for r in requests], [r.agent_info for r in requests], EventType.OPEN_TXN.value)
+                            [r.host for r in requests], [r.agent_info for r in requests], EventType.OPEN_TXN.value,
+                            [r.txn_type for r in requests])
     return [Written(_txn_range(row), ids) for row, ids in zip(rows, _batch_event_ids(rows), strict=True)]
 
 
@@ -523,6 +530,10 @@ async def check_not_refused(conn: asyncpg.Connection, row: asyncpg.Record) -> No
         state = row["refused_state"] or await _forgotten_state(conn, refused)
         if state == ABORTED:
             raise Aborted(_aborted_message(refused))
+        if state == READ_ONLY:
+            raise FailedPrecondition(f"txn {refused} was opened READ_ONLY: it takes no write ids (Hive 4: write id "
+                                     "allocation is only for open txns that are not read-only); write in a txn "
+                                     "opened DEFAULT")
         raise FailedPrecondition(f"txn {refused} is already committed; start a new transaction to write")
 
 

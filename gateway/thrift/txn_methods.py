@@ -20,6 +20,7 @@ from hive.lock_rules import DataOperationType, LockComponent, LockState, LockTyp
 from store.lock_store import LockStore
 from store.locks import LockInfo, LockRequest, LockResult
 from store.txn_store import TxnStore
+from store.txns import READ_ONLY_TXN_TYPE
 from store.write_set import DynamicPartitions
 from hive.writeids import LONG_MAX, ValidTxnList
 
@@ -30,6 +31,7 @@ OPERATIONS = {1: DataOperationType.SELECT, 2: DataOperationType.INSERT, 3: DataO
 LOCK_STATE_IDS = {LockState.ACQUIRED: 1, LockState.WAITING: 2}
 TXN_STATE_IDS = {"COMMITTED": 1, "ABORTED": 2, "OPEN": 3}
 MESSAGE_FORMAT = "metastore-gateway-json-1"
+READ_ONLY_TXNS = frozenset({READ_ONLY_TXN_TYPE})  # Hive's TxnType.READ_ONLY: in no snapshot's open list
 
 
 def bitset(flags: Iterable[bool]) -> bytes:
@@ -63,11 +65,18 @@ class TxnLockMethods:
     # -- txns ------------------------------------------------------------------------------------
 
     async def open_txns(self, rqst: Any) -> Any:
+        """Hive's openTxns; Hive 4's txn_type is kept with each txn (a READ_ONLY one takes no write id,
+        and Hive 4 clients leave READ_ONLY txns out of their snapshots: get_open_txns_req). Replication's
+        txns (replPolicy, replSrcTxnIds) are not supported: refused."""
         if rqst is None or not rqst.num_txns or rqst.num_txns < 1:
             raise InvalidArgument("open_txns needs num_txns of at least 1")
+        if rqst.replPolicy or rqst.replSrcTxnIds:
+            raise InvalidArgument("open_txns for replication (replPolicy, replSrcTxnIds) is not supported by this "
+                                  "gateway")
         user = thrift_identity.get().user_or(rqst.user or "")
         ids, _ = await self._txns.open_txns(rqst.num_txns, user=user, host=rqst.hostname or "",
-                                            agent_info=rqst.agentInfo or "")
+                                            agent_info=rqst.agentInfo or "",
+                                            txn_type=rqst.txn_type if rqst.txn_type is not None else 0)
         return hms.OpenTxnsResponse(txn_ids=ids)
 
     async def commit_txn(self, rqst: Any) -> None:
@@ -94,7 +103,9 @@ class TxnLockMethods:
             self._cached.ended_txn(txn_id, max(event_ids, default=0))
 
     async def get_open_txns(self) -> Any:
-        return _open_txns_response(await self._txns.get_open_txns(0))
+        """Hive's getOpenTxns: without READ_ONLY txns, which write nothing (Hive 4's TxnHandler.getOpenTxns
+        leaves them out as get_open_txns_req does when asked to)."""
+        return _open_txns_response(await self._txns.get_open_txns(0, READ_ONLY_TXNS))
 
     async def get_open_txns_req(self, rqst: Any) -> Any:
         """Hive 4's form of get_open_txns, the only one its clients call (HiveMetaStoreClient
@@ -176,7 +187,7 @@ class TxnLockMethods:
         elif rqst.writeId is not None:
             txn_list = await self._txns.txn_list_of_write_id(names[0], rqst.writeId)
         else:
-            txn_list = await self._txns.get_open_txns(0)
+            txn_list = await self._txns.get_open_txns(0, READ_ONLY_TXNS)
         tables = await self._txns.get_valid_write_ids(list(names), txn_list, missing_ok=True)
         return hms.GetValidWriteIdsResponse(tblValidWriteIds=[hms.TableValidWriteIds(
             fullTableName=t.full_table_name, writeIdHighWaterMark=t.valid_write_ids.high_watermark,

@@ -407,6 +407,9 @@ struct OpenTxnRequest {
   2: required string user,
   3: required string hostname,
   4: string agentInfo = "Unknown",
+  5: optional string replPolicy,             // Hive 3's and 4's replication: refused (not supported)
+  6: optional list<i64> replSrcTxnIds,
+  7: optional i32 txn_type = 0,              // Hive 4's TxnType: DEFAULT 0, READ_ONLY 2, ...
 }
 
 struct OpenTxnsResponse {

@@ -49,8 +49,9 @@ FROM allocate_table_write_ids($1, $2, $3::bigint[]) AS a
 OPEN_TXNS_BATCH_LOGGED = f"""
 WITH o AS MATERIALIZED (
     SELECT r.ord, f.first_txn_id, f.last_txn_id, f.message
-    FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS r(n, who, from_host, agent, ord)
-    CROSS JOIN LATERAL open_txns(r.n, 0::smallint, r.who, r.from_host, r.agent) AS f
+    FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $6::smallint[])
+         WITH ORDINALITY AS r(n, who, from_host, agent, kind, ord)
+    CROSS JOIN LATERAL open_txns(r.n, r.kind, r.who, r.from_host, r.agent) AS f
 )
 SELECT o.first_txn_id, o.last_txn_id, o.message IS NOT NULL AS logged,
        {append_row_events("o", "$5", "o.message")} AS first_event_id

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, AsyncIterator
 
 import pytest
+from thriftpy2.thrift import TApplicationException
 
 from gateway.app import Gateway
 from gateway.thrift.idl import hms
@@ -52,3 +53,33 @@ async def test_hive4_records_a_readers_write_ids_with_add_write_ids_to_min_histo
     assert await call("add_write_ids_to_min_history", txn, {}) is None
     assert await _allocate(call, txn) == {txn: 1}  # the txn goes on as before
     await call("commit_txn", hms.CommitTxnRequest(txnid=txn))
+
+
+async def test_a_read_only_txn_is_kept_as_such_and_takes_no_write_id(call: ThriftClient) -> None:
+    """Hive 4 opens a READ_ONLY txn (OpenTxnRequest.txn_type 2) for a query that writes nothing when
+    hive.txn.readonly.enabled: its TXNS row keeps the type, Hive 4's AllocateTableWriteIdsFunction
+    refuses it a write id ('not all input txns in open state or read-only'; there an undeclared
+    IllegalStateException, here the declared MetaException), and no snapshot lists it (getOpenTxns and
+    get_open_txns_req with excludeTxnTypes [READ_ONLY], what Hive 4 clients send)."""
+    read_only = await _open(call, txn_type=2)
+    writer = await _open(call)
+    with pytest.raises(hms.MetaException, match=f"txn {read_only} was opened READ_ONLY: it takes no write ids"):
+        await _allocate(call, read_only)
+    with pytest.raises(hms.MetaException, match="READ_ONLY"):
+        await _allocate(call, writer, read_only)
+    assert await _allocate(call, writer) == {writer: 1}  # the refused call allocated nothing
+    assert (await call("get_open_txns")).open_txns == [writer]
+    assert (await call("get_open_txns_req", hms.GetOpenTxnsRequest(excludeTxnTypes=[2]))).open_txns == [writer]
+    assert (await call("get_open_txns_req", hms.GetOpenTxnsRequest())).open_txns == [read_only, writer]
+    (info,) = [t for t in (await call("get_open_txns_info")).open_txns if t.id == read_only]
+    assert info.state == 3  # open
+    await call("commit_txn", hms.CommitTxnRequest(txnid=read_only))
+    await call("commit_txn", hms.CommitTxnRequest(txnid=writer))
+
+
+async def test_replication_txns_and_unknown_txn_types_are_refused(call: ThriftClient) -> None:
+    with pytest.raises(TApplicationException, match="txn_type 9 is not one of Hive's TxnType values"):
+        await _open(call, txn_type=9)
+    with pytest.raises(TApplicationException, match="replication"):
+        await _open(call, replPolicy="db.*", replSrcTxnIds=[5], txn_type=1)
+    assert (await call("get_open_txns")).open_txns == []  # nothing opened

@@ -102,6 +102,13 @@ async def test_concurrent_txn_calls_are_batched_and_each_gets_its_own_answer(gat
         assert {log[e].txn_id for e in event_of.values()} == set(all_ids) - {txns[0]}
         assert all(log[e].event_type == "COMMIT_TXN" and log[e].txn_id == t for t, e in event_of.items())
         assert not [t.txn_id for t in await store.show_transactions("OPEN")]
+
+        # Opens of Hive 4's kinds in one batch: each keeps its own (READ_ONLY is 2).
+        kinds = [2 if i % 3 == 2 else 0 for i in range(CALLS)]
+        opened = await asyncio.gather(*(store.open_txns(1, user="u", host="h", agent_info="", txn_type=kind)
+                                        for kind in kinds))
+        kind_of = {t.txn_id: t.txn_type for t in await store.show_transactions("OPEN")}
+        assert [kind_of[ids[0]] for ids, _ in opened] == kinds
     finally:
         await db.close()
 

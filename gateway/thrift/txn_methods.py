@@ -198,6 +198,13 @@ class TxnLockMethods:
             for t in tables])
 
     async def allocate_table_write_ids(self, rqst: Any) -> Any:
+        """Hive's allocateTableWriteIds: each txn's write id of the table, reused when it holds one,
+        allocated in txn-id order to the others, all in one step. Different from Hive on purpose where
+        some of the txns named hold one and some do not: Hive 4's AllocateTableWriteIdsFunction asserts
+        that this never happens, and without assertions allocates ids to all of them and fails on the
+        held ones' duplicate TXN_TO_WRITE_ID rows (a MetaException after its retries); here each txn
+        keeps the one it holds and the others get theirs, as separate calls would give them. Hive's
+        clients never send such a call: DbTxnManager allocates for its one txn, streaming for fresh ones."""
         if rqst is None or not rqst.txnIds:
             raise InvalidArgument("allocate_table_write_ids needs txnIds (replication's srcTxnToWriteIdList is not "
                                   "supported)")

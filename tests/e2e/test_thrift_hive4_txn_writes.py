@@ -83,3 +83,13 @@ async def test_replication_txns_and_unknown_txn_types_are_refused(call: ThriftCl
     with pytest.raises(TApplicationException, match="replication"):
         await _open(call, replPolicy="db.*", replSrcTxnIds=[5], txn_type=1)
     assert (await call("get_open_txns")).open_txns == []  # nothing opened
+
+
+async def test_txns_that_hold_a_write_id_keep_it_among_txns_that_do_not(call: ThriftClient) -> None:
+    """Different from Hive on purpose (allocate_table_write_ids' docstring): Hive 4 fails such a call
+    (an assertion, else duplicate TXN_TO_WRITE_ID rows); here the held id is reused and the others are
+    allocated, as separate calls would."""
+    first, second, third = [await _open(call) for _ in range(3)]
+    assert await _allocate(call, second) == {second: 1}
+    assert await _allocate(call, first, second, third) == {first: 2, second: 1, third: 3}
+    assert await _allocate(call, third, first) == {first: 2, third: 3}  # all held: reused, nothing new

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from gateway.auth import thrift_identity
 from gateway.config import Settings
 from gateway.thrift import convert
+from gateway.thrift.catalog_names import check_catalog
 from gateway.thrift.convert import required, stamp_ddl_time
 from gateway.thrift.idl import hms
 from gateway.warehouse import Warehouse
@@ -76,6 +77,27 @@ class DataMethods:
         if deleteData and dropped is not None:
             locations = [dropped.database.location, *(loc for t in dropped.tables for loc in _data_locations(t))]
             await self._warehouse.delete(locations, f"drop database {name}")
+
+    async def drop_database_req(self, req: Any) -> None:
+        """Hive 4's DROP DATABASE ... CASCADE (HiveMetaStoreClient.dropDatabase(DropDatabaseRequest), after
+        it dropped the tables that have client-side hooks): drop_database of `name` in catalog
+        `catalogName`; a database that does not exist is no error with `ignoreUnknownDb`. `softDelete`
+        (Hive 4's lockless reads: keep transactional tables' files for its Cleaner) and
+        `deleteManagedDir` are not read: the files go as drop_database's deleteData says."""
+        req = required(req, "req")
+        check_catalog(req.catalogName)
+        try:
+            await self.drop_database(required(req.name, "name"), req.deleteData, req.cascade)
+        except NotFound:
+            if not req.ignoreUnknownDb or await self._database_exists(req.name):
+                raise
+
+    async def _database_exists(self, name: str) -> bool:
+        try:
+            await self._cached.fetch_database(name)
+        except NotFound:
+            return False
+        return True
 
     async def alter_table(self, dbname: str | None, tbl_name: str | None, new_tbl: Any, *, txn_id: int = 0,
                           cascade: bool = False) -> None:

@@ -358,6 +358,18 @@ struct CreateTableRequest {
   10: optional string processorIdentifier,
 }
 
+// Hive 4's: HiveMetaStoreClient.dropDatabase sends drop_database_req for DROP DATABASE ... CASCADE.
+struct DropDatabaseRequest {
+  1: required string name,
+  2: optional string catalogName,
+  3: required bool ignoreUnknownDb,
+  4: required bool deleteData,
+  5: required bool cascade,
+  6: optional bool softDelete = false,
+  7: optional i64 txnId = 0,
+  8: optional bool deleteManagedDir = true,
+}
+
 // Hive 4's: HiveMetaStoreClient.getDatabase sends only get_database_req.
 struct GetDatabaseRequest {
   1: optional string name,
@@ -1207,6 +1219,7 @@ service ThriftHiveMetastore extends FacebookService {
   void create_database(1: Database database) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3),
   void alter_database(1: string dbname, 2: Database db) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   void drop_database(1: string name, 2: bool deleteData, 3: bool cascade) throws (1: NoSuchObjectException o1, 2: InvalidOperationException o2, 3: MetaException o3),
+  void drop_database_req(1: DropDatabaseRequest req) throws (1: NoSuchObjectException o1, 2: InvalidOperationException o2, 3: MetaException o3),
   Table get_table(1: string dbname, 2: string tbl_name) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   list<FieldSchema> get_fields(1: string db_name, 2: string table_name) throws (1: MetaException o1, 2: UnknownTableException o2, 3: UnknownDBException o3),
   list<FieldSchema> get_fields_with_environment_context(1: string db_name, 2: string table_name, 3: EnvironmentContext environment_context) throws (1: MetaException o1, 2: UnknownTableException o2, 3: UnknownDBException o3),

@@ -48,3 +48,26 @@ async def test_hive4_creates_a_transactional_table_with_create_table_req(pg_dsn:
         with pytest.raises(hms.InvalidObjectException, match="nodb"):
             await call("create_table_req", hms.CreateTableRequest(table=thrift_table("t", db="nodb")))
         assert sorted(await call("get_all_tables", "db")) == ["acid"]
+
+
+async def test_hive4_drops_a_database_cascade_with_drop_database_req(pg_dsn: str) -> None:
+    """Hive 4's DROP DATABASE ... CASCADE: HiveMetaStoreClient.dropDatabase(DropDatabaseRequest) reads
+    the database (get_database_req), lists its tables, then sends drop_database_req."""
+    async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port, "gone") as call:
+        await call("create_table_req", hms.CreateTableRequest(table=thrift_table("plain", db="gone")))
+        await call("create_table_req", hms.CreateTableRequest(table=thrift_table("acid", db="gone",
+                                                                                 transactional="true")))
+
+        def drop(**fields: object) -> hms.DropDatabaseRequest:
+            return hms.DropDatabaseRequest(**{"name": "gone", "catalogName": "hive", "ignoreUnknownDb": False,
+                                              "deleteData": True, "cascade": True, **fields})
+
+        with pytest.raises(hms.InvalidOperationException):  # not empty, and no cascade
+            await call("drop_database_req", drop(cascade=False))
+        await call("drop_database_req", drop(softDelete=False, txnId=0, deleteManagedDir=True))
+        assert await call("get_databases", "@hive#") == ["default"]
+        with pytest.raises(hms.NoSuchObjectException):
+            await call("drop_database_req", drop())
+        await call("drop_database_req", drop(ignoreUnknownDb=True))  # gone already: nothing to do
+        with pytest.raises(hms.NoSuchObjectException, match="catalog 'spark' does not exist"):
+            await call("drop_database_req", drop(catalogName="spark", ignoreUnknownDb=True))

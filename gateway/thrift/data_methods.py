@@ -270,6 +270,18 @@ class DataMethods:
             _, event_id = await self._catalog.rename_partition(table.db_name, table.name, old_name, new, move)
         self._cached.wrote(table.db_name, table.name, event_id)
 
+    async def rename_partition_req(self, req: Any) -> Any:
+        """Hive 4's ALTER TABLE ... PARTITION ... RENAME TO (HiveMetaStoreClient.renamePartition sends only
+        this): rename_partition of the request's table in catalog `catName`. A transactional table's
+        partition is refused, as by rename_partition: a rename under its txn (Hive 4 sends the txnId and
+        the new partition's writeId) is not supported here. `clonePart` (Hive 4's rename that copies the
+        files for lockless readers) is not read: the directory moves as rename_partition moves it."""
+        req = required(req, "req")
+        check_catalog(req.catName)
+        await self.rename_partition(req.dbName, req.tableName, required(req.partVals, "partVals"),
+                                    required(req.newPart, "newPart"))
+        return hms.RenamePartitionResponse()
+
     async def exchange_partitions(self, partitionSpecs: dict[str, str] | None, source_db: str | None,  # noqa: N803
                                   source_table_name: str | None, dest_db: str | None,
                                   dest_table_name: str | None) -> list[Any]:

@@ -656,6 +656,21 @@ struct AlterPartitionsRequest {
 struct AlterPartitionsResponse {
 }
 
+// Hive 4's: HiveMetaStoreClient.renamePartition sends only rename_partition_req.
+struct RenamePartitionRequest {
+  1: optional string catName,
+  2: required string dbName,
+  3: required string tableName,
+  4: required list<string> partVals,
+  5: required Partition newPart,
+  6: optional string validWriteIdList,
+  7: optional i64 txnId,
+  8: optional bool clonePart,
+}
+
+struct RenamePartitionResponse {
+}
+
 struct GetPartitionRequest {
   1: string catName,
   2: required string dbName,
@@ -1286,6 +1301,7 @@ service ThriftHiveMetastore extends FacebookService {
   void alter_partitions(1: string db_name, 2: string tbl_name, 3: list<Partition> new_parts) throws (1: InvalidOperationException o1, 2: MetaException o2),
   void alter_partitions_with_environment_context(1: string db_name, 2: string tbl_name, 3: list<Partition> new_parts, 4: EnvironmentContext environment_context) throws (1: InvalidOperationException o1, 2: MetaException o2),
   AlterPartitionsResponse alter_partitions_req(1: AlterPartitionsRequest req) throws (1: InvalidOperationException o1, 2: MetaException o2),
+  RenamePartitionResponse rename_partition_req(1: RenamePartitionRequest req) throws (1: InvalidOperationException o1, 2: MetaException o2),
   void rename_partition(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: Partition new_part) throws (1: InvalidOperationException o1, 2: MetaException o2),
   bool drop_partition(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: bool deleteData) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   bool drop_partition_by_name(1: string db_name, 2: string tbl_name, 3: string part_name, 4: bool deleteData) throws (1: NoSuchObjectException o1, 2: MetaException o2),

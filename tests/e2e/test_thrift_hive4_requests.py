@@ -71,3 +71,34 @@ async def test_hive4_drops_a_database_cascade_with_drop_database_req(pg_dsn: str
         await call("drop_database_req", drop(ignoreUnknownDb=True))  # gone already: nothing to do
         with pytest.raises(hms.NoSuchObjectException, match="catalog 'spark' does not exist"):
             await call("drop_database_req", drop(catalogName="spark", ignoreUnknownDb=True))
+
+
+async def test_hive4_renames_a_partition_with_rename_partition_req(pg_dsn: str) -> None:
+    """Hive 4's ALTER TABLE t PARTITION (p='a') RENAME TO PARTITION (p='b'): rename_partition_req, with
+    the txn and the new partition's write id for a transactional table, which is refused here."""
+    async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as call:
+        for name, params in (("t", {}), ("acid", {"transactional": "true"})):
+            await call("create_table_req", hms.CreateTableRequest(table=thrift_table(name, keys=["p"], **params)))
+        await call("add_partitions", [hms.Partition(values=["a"], dbName="db", tableName="t", parameters={})])
+        old = await call("get_partition", "db", "t", ["a"])
+        old.values = ["b"]
+        await call("rename_partition_req", hms.RenamePartitionRequest(
+            catName="hive", dbName="db", tableName="t", partVals=["a"], newPart=old, txnId=0, clonePart=False))
+        assert await call("get_partition_names", "db", "t", -1) == ["p=b"]
+        assert (await call("get_partition", "db", "t", ["b"])).sd.location.endswith("/t/p=b")  # moved along
+
+        (txn,) = (await call("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids
+        (allocated,) = (await call("allocate_table_write_ids", hms.AllocateTableWriteIdsRequest(
+            dbName="db", tableName="acid", txnIds=[txn]))).txnToWriteIds
+        await call("add_partitions", [hms.Partition(values=["x"], dbName="db", tableName="acid", parameters={},
+                                                    writeId=allocated.writeId)])
+        await call("commit_txn", hms.CommitTxnRequest(txnid=txn))
+        (txn,) = (await call("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids
+        (allocated,) = (await call("allocate_table_write_ids", hms.AllocateTableWriteIdsRequest(
+            dbName="db", tableName="acid", txnIds=[txn]))).txnToWriteIds
+        with pytest.raises(hms.InvalidOperationException, match="db.acid is transactional"):
+            await call("rename_partition_req", hms.RenamePartitionRequest(
+                dbName="db", tableName="acid", partVals=["x"], txnId=txn,
+                newPart=hms.Partition(values=["y"], dbName="db", tableName="acid", parameters={},
+                                      writeId=allocated.writeId)))
+        assert await call("get_partition_names", "db", "acid", -1) == ["p=x"]

@@ -158,6 +158,12 @@ class TxnLockMethods:
         snapshot is then out of date), 0 when none, as for an id no open txn has."""
         return await self._txns.latest_txn_in_conflict(txnId or 0)
 
+    async def update_transaction_statistics(self, req: Any) -> None:
+        """Hive 4's, sent by its BasicStatsTask after a write to a transactional table (the rows it
+        inserted, updated and deleted, by table id): Hive 4's TxnHandler.updateTransactionStatistics adds
+        them to the counters of the materialized views that use the table (MV_TABLES_USED), nothing for
+        a table none uses. This gateway has no materialized views: answered, nothing done."""
+
     # -- write ids ---------------------------------------------------------------------------------
 
     async def add_write_ids_to_min_history(self, txnId: int | None,  # noqa: N803 - Hive's argument names

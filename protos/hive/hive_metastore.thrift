@@ -671,6 +671,15 @@ struct RenamePartitionRequest {
 struct RenamePartitionResponse {
 }
 
+// Hive 4's: its BasicStatsTask sends the rows a write to a transactional table inserted, updated and
+// deleted (counted for the materialized views that use the table).
+struct UpdateTransactionalStatsRequest {
+  1: required i64 tableId,
+  2: required i64 insertCount,
+  3: required i64 updatedCount,
+  4: required i64 deletedCount,
+}
+
 struct GetPartitionRequest {
   1: string catName,
   2: required string dbName,
@@ -1337,6 +1346,7 @@ service ThriftHiveMetastore extends FacebookService {
   GetOpenTxnsInfoResponse get_open_txns_info(),
   // Hive 4's: the latest txn that updated or deleted what this txn does and committed after it began.
   i64 get_latest_txnid_in_conflict(1: i64 txnId) throws (1: MetaException o1),
+  void update_transaction_statistics(1: UpdateTransactionalStatsRequest req) throws (1: MetaException o1),
   void add_write_ids_to_min_history(1: i64 txnId, 2: map<string, i64> writeIds) throws (1: MetaException o2),
   GetValidWriteIdsResponse get_valid_write_ids(1: GetValidWriteIdsRequest rqst) throws (1: NoSuchTxnException o1, 2: MetaException o2),
   AllocateTableWriteIdsResponse allocate_table_write_ids(1: AllocateTableWriteIdsRequest rqst) throws (1: NoSuchTxnException o1, 2: TxnAbortedException o2, 3: MetaException o3),

@@ -93,3 +93,11 @@ async def test_txns_that_hold_a_write_id_keep_it_among_txns_that_do_not(call: Th
     assert await _allocate(call, second) == {second: 1}
     assert await _allocate(call, first, second, third) == {first: 2, second: 1, third: 3}
     assert await _allocate(call, third, first) == {first: 2, third: 3}  # all held: reused, nothing new
+
+
+async def test_hive4_counts_a_writes_rows_with_update_transaction_statistics(call: ThriftClient) -> None:
+    """Hive 4's BasicStatsTask after an INSERT, UPDATE or DELETE of a transactional table; without it
+    the statement logs that its statistics could not be updated (and fails with hive.stats.reliable)."""
+    table_id = (await call("get_table_req", hms.GetTableRequest(dbName="db", tblName="t"))).table.id
+    assert await call("update_transaction_statistics", hms.UpdateTransactionalStatsRequest(
+        tableId=table_id, insertCount=3, updatedCount=0, deletedCount=1)) is None

@@ -380,9 +380,13 @@ async def purge_history(conn: asyncpg.Connection, *, succeeded: int, failed: int
 
 
 async def show(conn: asyncpg.Connection, *, db_name: str | None = None, table_name: str | None = None,
-               partition_name: str | None = None, limit: int = 10000) -> list[CompactionInfo]:
+               partition_name: str | None = None, compaction_id: int | None = None, type_: str | None = None,
+               state: str | None = None, pool_name: str | None = None, limit: int = 10000) -> list[CompactionInfo]:
+    """SHOW COMPACTIONS: the queue's entries and the history's, by id, at most `limit`; each filter
+    that is set (a TYPE_NAMES key, a STATE_NAMES key) keeps only the entries that match it."""
     rows = await conn.fetch(sql.SHOW, db_name.lower() if db_name else None,
-                            table_name.lower() if table_name else None, partition_name or None, limit)
+                            table_name.lower() if table_name else None, partition_name or None, limit,
+                            compaction_id, type_, state, pool_name)
     return [CompactionInfo(
         r["id"], r["db"], r["tbl"], r["part"], TYPE_NAMES[r["type"]], STATE_NAMES[r["state"]], r["worker_id"] or "",
         r["enqueue_ms"] or 0, r["start_ms"] or 0, r["end_ms"] or 0, r["run_as"], r["highest_write_id"] or 0,

@@ -21,6 +21,7 @@ from store.errors import InvalidArgument
 _TYPES = {1: compaction.MINOR, 2: compaction.MAJOR}
 _TYPE_IDS = {"MINOR": 1, "MAJOR": 2}
 MAX_PROPERTIES = 100
+MAX_SHOW = 10000  # entries one SHOW COMPACTIONS answers at most (store/compaction.py show)
 
 
 class CompactionMethods:
@@ -53,7 +54,19 @@ class CompactionMethods:
         return hms.CompactionResponse(id=done.id, state=compaction.STATE_NAMES[done.state], accepted=done.accepted)
 
     async def show_compact(self, rqst: Any) -> Any:
-        rows = await self._compaction_db.read(compaction.show)
+        """Hive's SHOW COMPACTIONS: the queue's and the history's entries; Hive 4's filters, each that is
+        set (id, database, table, partition, pool, type, state as Hive's one-letter state, limit),
+        keep those that match, as Hive 4's ShowCompactHandler does. Its `order` (the statement's ORDER
+        BY, SQL text run by Hive's metastore) is not run: entries come by id."""
+        rqst = rqst if rqst is not None else hms.ShowCompactRequest()
+        if rqst.type is not None and rqst.type not in _TYPES:
+            raise InvalidArgument(f"show_compact: type must be MINOR (1) or MAJOR (2), got {rqst.type}")
+        rows = await self._compaction_db.read(
+            compaction.show, db_name=rqst.dbName or None, table_name=rqst.tbName or None,
+            partition_name=rqst.partName or None, compaction_id=rqst.id if rqst.id and rqst.id > 0 else None,
+            type_=_TYPES[rqst.type] if rqst.type is not None else None, state=rqst.state or None,
+            pool_name=rqst.poolName or None,
+            limit=rqst.limit if rqst.limit and 0 < rqst.limit < MAX_SHOW else MAX_SHOW)
         return hms.ShowCompactResponse(compacts=[_element(c) for c in rows])
 
 

@@ -985,7 +985,18 @@ struct CompactionResponse {
   3: required bool accepted,
 }
 
+// Hive 4's filters (its SHOW COMPACTIONS [db.]t PARTITION (...) POOL 'p' TYPE 'major' STATUS 's' LIMIT n,
+// and ALTER TABLE ... COMPACT ... AND WAIT, which polls its compaction by id).
 struct ShowCompactRequest {
+  1: optional i64 id,
+  2: optional string poolName,
+  3: optional string dbName,
+  4: optional string tbName,
+  5: optional string partName,
+  6: optional CompactionType type,
+  7: optional string state,
+  8: optional i64 limit,
+  9: optional string order,
 }
 
 struct ShowCompactResponseElement {

@@ -140,7 +140,9 @@ SELECT cq_id AS id, cq_database AS db, cq_table AS tbl, cq_partition AS part, cq
        cq_manual AS manual
 FROM compaction_queue
 WHERE ($1::text IS NULL OR cq_database = $1) AND ($2::text IS NULL OR cq_table = $2)
-  AND ($3::text IS NULL OR cq_partition = $3)
+  AND ($3::text IS NULL OR cq_partition = $3) AND ($5::bigint IS NULL OR cq_id = $5)
+  AND ($6::text IS NULL OR cq_type = $6) AND ($7::text IS NULL OR cq_state = $7)
+  AND ($8::text IS NULL OR cq_pool_name = $8)
 UNION ALL
 SELECT cc_id, cc_database, cc_table, cc_partition, cc_type, cc_state, cc_worker_id,
        {_MS.format(c="cc_enqueue_time")}, {_MS.format(c="cc_start")}, {_MS.format(c="cc_end")}, cc_run_as,
@@ -148,7 +150,9 @@ SELECT cc_id, cc_database, cc_table, cc_partition, cc_type, cc_state, cc_worker_
        cc_initiator_id, cc_initiator_version, cc_worker_version, cc_pool_name, cc_manual
 FROM completed_compactions
 WHERE ($1::text IS NULL OR cc_database = $1) AND ($2::text IS NULL OR cc_table = $2)
-  AND ($3::text IS NULL OR cc_partition = $3)
+  AND ($3::text IS NULL OR cc_partition = $3) AND ($5::bigint IS NULL OR cc_id = $5)
+  AND ($6::text IS NULL OR cc_type = $6) AND ($7::text IS NULL OR cc_state = $7)
+  AND ($8::text IS NULL OR cc_pool_name = $8)
 ORDER BY id
 LIMIT $4
 """

@@ -101,3 +101,28 @@ async def test_hive4_counts_a_writes_rows_with_update_transaction_statistics(cal
     table_id = (await call("get_table_req", hms.GetTableRequest(dbName="db", tblName="t"))).table.id
     assert await call("update_transaction_statistics", hms.UpdateTransactionalStatsRequest(
         tableId=table_id, insertCount=3, updatedCount=0, deletedCount=1)) is None
+
+
+async def test_hive4_show_compactions_filters_as_hive_does(call: ThriftClient) -> None:
+    """Hive 4's SHOW COMPACTIONS db.t TYPE 'major' STATUS 'initiated' LIMIT n (ShowCompactionsOperation)
+    and its ALTER TABLE ... COMPACT ... AND WAIT, which polls its compaction by id, send the filters in
+    ShowCompactRequest; Hive 4's ShowCompactHandler answers only the entries that match them."""
+    sd = (await call("get_table", "db", "t")).sd
+    for name in ("u", "v"):
+        sd.location = None
+        await call("create_table_req", hms.CreateTableRequest(table=hms.Table(
+            tableName=name, dbName="db", owner="hive", tableType="MANAGED_TABLE", partitionKeys=[],
+            parameters={"transactional": "true"}, sd=sd)))
+    major = (await call("compact2", hms.CompactionRequest(dbname="db", tablename="v", type=2))).id
+    minor = (await call("compact2", hms.CompactionRequest(dbname="db", tablename="u", type=1))).id
+
+    async def shown(**filters: Any) -> list[int]:
+        return [e.id for e in (await call("show_compact", hms.ShowCompactRequest(**filters))).compacts]
+
+    assert await shown() == [major, minor]
+    assert await shown(dbName="db", tbName="u") == [minor]
+    assert await shown(id=major) == [major]
+    assert await shown(type=1) == [minor]
+    assert await shown(state="i") == [major, minor] and await shown(state="s") == []
+    assert await shown(poolName="default", limit=1) == [major]
+    assert await shown(dbName="other") == []

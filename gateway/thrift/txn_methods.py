@@ -80,6 +80,17 @@ class TxnLockMethods:
         return hms.OpenTxnsResponse(txn_ids=ids)
 
     async def commit_txn(self, rqst: Any) -> None:
+        """Hive's commitTxn, with the write-set check on every commit of a txn that updated or deleted
+        (store/write_set.py: a conflict aborts it, TxnAbortedException). Different from Hive 4 on
+        purpose: Hive 4's CommitTxnFunction skips the check when the request's exclWriteEnabled is true
+        (field 6, true unless set; Hive 4's DbTxnManager sends hive.txn.xlock.write, true by default),
+        trusting the client's EXCL_WRITE locks, its get_latest_txnid_in_conflict check once it holds
+        them, and its recompile of the statement in the same txn with a new snapshot and write ids
+        reallocated (AllocateTableWriteIdsRequest.reallocate, HIVE-26472). The gateway reads neither
+        field: its other writers (Spark, gRPC clients, Trino) rely on the check, and write ids are not
+        reallocated here. So a Hive 4 UPDATE, DELETE or MERGE that waited for another txn, begun before
+        it, to commit a conflicting write is aborted at its commit (the statement fails and may be run
+        again), where Hive 4 commits its recompiled statement."""
         txn_id = _txn_id(rqst and rqst.txnid, "txnid")
         await self._owners.check_txns(thrift_identity.get(), [txn_id], "commit_txn")
         self._cached.ended_txn(txn_id, *await self._txns.commit(txn_id))

@@ -126,3 +126,28 @@ async def test_hive4_show_compactions_filters_as_hive_does(call: ThriftClient) -
     assert await shown(state="i") == [major, minor] and await shown(state="s") == []
     assert await shown(poolName="default", limit=1) == [major]
     assert await shown(dbName="other") == []
+
+
+async def test_a_recompiled_hive4_update_is_aborted_at_commit_where_hive4_commits_it(call: ThriftClient) -> None:
+    """A difference on purpose (commit_txn's docstring): two Hive 4 UPDATEs of one partition under
+    EXCL_WRITE locks; the later txn waits, then finds the earlier one in conflict
+    (get_latest_txnid_in_conflict), and Hive 4's Driver recompiles it in the same txn and commits it
+    with exclWriteEnabled, which Hive 4's metastore reads as 'skip the write-set check'. The gateway
+    checks the write set on every commit: the later txn is aborted."""
+    excl_write, update = 4, 3
+
+    async def lock(txn: int) -> int:
+        component = hms.LockComponent(type=excl_write, level=3, dbname="db", tablename="t", partitionname="ds=a",
+                                      operationType=update, isAcid=True)
+        return int((await call("lock", hms.LockRequest(component=[component], txnid=txn, user="hive",
+                                                        hostname="hs2"))).state)
+
+    first, second = await _open(call), await _open(call)
+    assert await lock(first) == 1  # ACQUIRED
+    await _allocate(call, first)
+    assert await lock(second) == 2  # WAITING behind the first
+    await call("commit_txn", hms.CommitTxnRequest(txnid=first))
+    assert await call("get_latest_txnid_in_conflict", second) == first  # earlier than it: same txn, recompiled
+    await _allocate(call, second)
+    with pytest.raises(hms.TxnAbortedException, match="conflict"):
+        await call("commit_txn", hms.CommitTxnRequest(txnid=second))

@@ -15,6 +15,7 @@ from gateway.thrift.idl import hms
 from protos.metastore.v1 import catalog_pb2 as pb
 from tests.builders import table
 from tests.conftest import connect, gateway_settings
+from tests.e2e.test_thrift_snapshots import hive_txn_list, hive_write_id_list
 from tests.thrift_client import ThriftClient
 
 
@@ -151,3 +152,79 @@ async def test_a_recompiled_hive4_update_is_aborted_at_commit_where_hive4_commit
     await _allocate(call, second)
     with pytest.raises(hms.TxnAbortedException, match="conflict"):
         await call("commit_txn", hms.CommitTxnRequest(txnid=second))
+
+
+async def test_a_hive4_insert_into_a_transactional_table_runs_its_calls_in_hives_order(call: ThriftClient) -> None:
+    """INSERT INTO db.sales PARTITION (ds) ... as Hive 4's HiveServer2 sends it, one existing partition
+    and one new (Driver, DbTxnManager, DriverTxnHandler, Hive.loadPartition, BasicStatsTask,
+    ColStatsProcessor; the names as HiveMetaStoreClient sends them, catalog-qualified where the call
+    has no catalog argument): every call is answered, and a later reader sees both partitions under
+    the insert's write id with their statistics, all at the commit and none before."""
+    sd = (await call("get_table", "db", "t")).sd
+    sd.location = None
+    await call("create_table_req", hms.CreateTableRequest(table=hms.Table(
+        tableName="sales", dbName="db", owner="hive", tableType="MANAGED_TABLE", sd=sd,
+        partitionKeys=[hms.FieldSchema(name="ds", type="string", comment="")],
+        parameters={"transactional": "true", "transactional_properties": "default"})))
+    (first,) = (await call("open_txns", hms.OpenTxnRequest(num_txns=1, user="hive", hostname="hs2"))).txn_ids
+    first_wid = (await _allocate_for(call, first, "sales"))
+    await call("add_partition_with_environment_context", hms.Partition(
+        values=["a"], dbName="db", tableName="sales", parameters={}, writeId=first_wid), None)
+    await call("commit_txn", hms.CommitTxnRequest(txnid=first))
+
+    # Compile: the database and table, a txn and its snapshot.
+    await call("get_database_req", hms.GetDatabaseRequest(name="db", catalogName="hive"))
+    await call("get_table_req", hms.GetTableRequest(dbName="db", tblName="sales", catName="hive"))
+    txn = await _open(call)
+    txn_list = hive_txn_list(await call("get_open_txns_req", hms.GetOpenTxnsRequest(excludeTxnTypes=[2])), txn)
+    # Locks (an INSERT: SHARED_READ on the table, Hive 4's default), the write id, the table's snapshot.
+    lock = await call("lock", hms.LockRequest(component=[hms.LockComponent(
+        type=1, level=2, dbname="db", tablename="sales", operationType=2, isAcid=True,
+        isDynamicPartitionWrite=True)], txnid=txn, user="hive", hostname="hs2"))
+    assert lock.state == 1
+    write_id = await _allocate_for(call, txn, "sales")
+    (ids,) = (await call("get_valid_write_ids", hms.GetValidWriteIdsRequest(
+        fullTableNames=["db.sales"], validTxnList=txn_list))).tblValidWriteIds
+    snapshot = hive_write_id_list(ids)
+    assert snapshot == f"db.sales:{write_id}:9223372036854775807::"  # its own write id valid to it
+    await call("heartbeat", hms.HeartbeatRequest(txnid=txn))
+    # Move: the existing partition altered, the new one added, both naming the write id in the object.
+    existing = await call("get_partition", "@hive#db", "sales", ["a"])
+    existing.writeId, existing.parameters = write_id, {**existing.parameters, "numRows": "2"}
+    await call("alter_partitions_req", hms.AlterPartitionsRequest(
+        catName="hive", dbName="db", tableName="sales", partitions=[existing], validWriteIdList=snapshot,
+        environmentContext=hms.EnvironmentContext(properties={"DO_NOT_UPDATE_STATS": "true"})))
+    with pytest.raises(hms.NoSuchObjectException):
+        await call("get_partition", "@hive#db", "sales", ["b"])
+    await call("add_partition_with_environment_context", hms.Partition(
+        values=["b"], dbName="db", tableName="sales", parameters={"numRows": "1"}, writeId=write_id), None)
+    await call("add_dynamic_partitions", hms.AddDynamicPartitions(
+        txnid=txn, writeid=write_id, dbname="db", tablename="sales", partitionnames=["ds=a", "ds=b"],
+        operationType=2))
+    # Statistics: basic ones, the row counts, the columns' (merged into the old).
+    await call("update_transaction_statistics", hms.UpdateTransactionalStatsRequest(
+        tableId=(await call("get_table_req", hms.GetTableRequest(dbName="db", tblName="sales"))).table.id,
+        insertCount=3, updatedCount=0, deletedCount=0))
+    stats = hms.ColumnStatistics(
+        statsDesc=hms.ColumnStatisticsDesc(isTblLevel=False, dbName="db", tableName="sales", partName="ds=b"),
+        statsObj=[hms.ColumnStatisticsObj(colName="id", colType="bigint", statsData=hms.ColumnStatisticsData(
+            longStats=hms.LongColumnStatsData(lowValue=1, highValue=1, numNulls=0, numDVs=1)))])
+    assert await call("set_aggr_stats_for", hms.SetPartitionsStatsRequest(
+        colStats=[stats], needMerge=True, writeId=write_id, validWriteIdList=snapshot, engine="hive"))
+
+    before = await call("get_partition_names", "@hive#db", "sales", -1)
+    await call("commit_txn", hms.CommitTxnRequest(txnid=txn))
+    assert before == ["ds=a"]  # nothing of the insert before its commit
+    assert await call("get_partition_names", "@hive#db", "sales", -1) == ["ds=a", "ds=b"]
+    a, b = (await call("get_partitions_by_names_req", hms.GetPartitionsByNamesRequest(
+        db_name="@hive#db", tbl_name="sales", names=["ds=a", "ds=b"]))).partitions
+    assert (a.writeId, a.parameters["numRows"], b.writeId) == (write_id, "2", write_id)
+    (got,) = (await call("get_partitions_statistics_req", hms.PartitionsStatsRequest(
+        dbName="db", tblName="sales", colNames=["id"], partNames=["ds=b"], engine="hive"))).partStats["ds=b"]
+    assert got.statsData.longStats.highValue == 1
+
+
+async def _allocate_for(call: ThriftClient, txn: int, table_name: str) -> int:
+    (allocated,) = (await call("allocate_table_write_ids", hms.AllocateTableWriteIdsRequest(
+        dbName="db", tableName=table_name, txnIds=[txn]))).txnToWriteIds
+    return int(allocated.writeId)

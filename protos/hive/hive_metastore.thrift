@@ -11,6 +11,10 @@
 // a snapshot too. Enum-typed fields are declared i32, as they are on the wire. The txn calls have Hive 3's
 // shapes (GetOpenTxnsResponse with a list and abortedBits; get_valid_write_ids, allocate_table_write_ids
 // and add_dynamic_partitions): Spark's 2.3 client never calls them, Trino's and Hive's newer ones do.
+// Hive 4's request-shaped forms that its client sends instead of the older ones (get_database_req,
+// create_table_req, drop_database_req, rename_partition_req) and its txn additions (OpenTxnRequest.txn_type,
+// add_write_ids_to_min_history, update_transaction_statistics, ShowCompactRequest's filters) are declared
+// as Hive 4's hive_metastore.thrift declares them, with its field ids.
 // Column statistics have Hive 2.3's shapes with Hive 4's added fields (histograms, timestamp statistics).
 //
 // A method a client calls that is not declared here is answered with TApplicationException

@@ -33,6 +33,10 @@ _REQUEST_FIELDS: dict[str, tuple[str, str]] = {
 }
 
 
+# method -> its arguments among those above, found once: this runs before every call, cached reads' included.
+_ARGUMENTS_OF: dict[str, tuple[str, ...]] = {}
+
+
 def unqualify_database_names(method: str, args: Any) -> None:
     """Rewrite, in place, the catalog-qualified database names among `method`'s decoded arguments
     `args` to the bare names (None where `@hive#` names none); raises NotFound for another catalog."""
@@ -45,9 +49,13 @@ def unqualify_database_names(method: str, args: Any) -> None:
             setattr(request, field, unqualified(getattr(request, field, None)))
 
 
-def _database_arguments(method: str, args: Any) -> list[str]:
-    names = {spec[1] for spec in args.thrift_spec.values()}
-    return [n for n in (*(names & _DATABASE_ARGUMENTS), *_METHOD_ARGUMENTS.get(method, ())) if n in names]
+def _database_arguments(method: str, args: Any) -> tuple[str, ...]:
+    found = _ARGUMENTS_OF.get(method)
+    if found is None:
+        names = {spec[1] for spec in args.thrift_spec.values()}
+        found = _ARGUMENTS_OF[method] = tuple(
+            n for n in (*sorted(names & _DATABASE_ARGUMENTS), *_METHOD_ARGUMENTS.get(method, ())) if n in names)
+    return found
 
 
 def unqualified(value: Any) -> Any:

@@ -466,7 +466,9 @@ async def alter_table(
             await _check_name_not_reserved(conn, altered.db_name, altered.name, ctx.txn_id)
         altered = replace(altered, write_id=ctx.write_id)
     gone = lost_columns(old.columns, altered.columns)
-    if gone or renamed:
+    # A rename lists the kept statistics as accurate again, but a transactional table's parameters are
+    # never marked (store/column_stats.py): its rename leaves them as the caller sent them.
+    if gone or (renamed and not old.is_acid):
         restated = await _restate_column_stats(conn, old.table_id, {_TABLE_LEVEL: (altered.parameters, gone)},
                                                renamed=renamed, txn_id=ctx.txn_id)
         altered = replace(altered, parameters=restated.get(_TABLE_LEVEL, altered.parameters))

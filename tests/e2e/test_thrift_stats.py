@@ -330,6 +330,29 @@ async def test_a_statistics_write_marks_its_columns_accurate_on_every_gateway(
             database.close()
 
 
+async def test_renaming_a_transactional_table_does_not_mark_its_statistics_accurate(
+        gateway: Gateway, env: tuple[ThriftClient, str]) -> None:
+    """A rename lists the table's kept statistics as accurate again (they stay, keyed by its id), but a
+    transactional table's parameters are never marked: Hive's optimizer would answer count(*), min and
+    max from them, and its data changes with every txn, which writes no statistics. Its rename (under a
+    txn, as every write of it) leaves its parameters as sent."""
+    client, _ = env
+    grpc = await connect(f"127.0.0.1:{gateway.port}")
+    try:
+        txns = transactions_pb2_grpc.TransactionsStub(grpc.channel)
+        await grpc.catalog.CreateTable(pb.CreateTableRequest(
+            table=table("db", "acid", keys=(("ds", "string"),), transactional=True)))
+        await client("update_table_column_statistics", _write("db", "acid", _long("id", 1, 2)))  # no txn: at once
+        (txn,) = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="u"))).txn_ids
+        renamed = table("db", "renamed", keys=(("ds", "string"),), transactional=True)
+        await grpc.catalog.AlterTable(pb.AlterTableRequest(db_name="db", table_name="acid", table=renamed, txn_id=txn))
+        await txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn))
+    finally:
+        await grpc.channel.close()
+    assert await _accuracy(client, table="renamed") is None
+    assert list(await _table_stats(client, ["id"], "renamed")) == ["id"]  # kept, keyed by the table's id
+
+
 async def test_concurrent_writers_of_one_table_lose_no_mark(gateway: Gateway, env: tuple[ThriftClient, str]) -> None:
     """Writers of different columns' statistics of one table and one partition at once (Trino's
     writers, one per column here): each marks its column over the others' marks, none is lost, and

@@ -1104,13 +1104,18 @@ async def drop_partitions(
     check_table_id(table, expected_table_id)
     wanted = canonical_names(table, names)
     ctx = await _begin_write(conn, table, txn_id)
+    added_here: set[str] = set()  # partitions that existed only in this txn: nothing brings them back
     if ctx.write_id:
         # Lock first: the statements below must not wait, as one that waited misses a version replaced meanwhile.
         # The rows locked are the versions dropped, whole.
         found = await lock_partitions(conn, table, wanted)
-        rows = [*await conn.fetch(sql.DELETE_OWN_PARTITION_VERSIONS, table.table_id, wanted, ctx.write_id),
-                *await conn.fetch(sql.END_LATEST_PARTITION_VERSIONS, table.table_id, wanted, ctx.write_id)]
+        own = await conn.fetch(sql.DELETE_OWN_PARTITION_VERSIONS, table.table_id, wanted, ctx.write_id)
+        rows = [*own, *await conn.fetch(sql.END_LATEST_PARTITION_VERSIONS, table.table_id, wanted, ctx.write_id)]
         await _check_partitions_not_in_flight(conn, table, wanted, ctx.txn_id)
+        if own:  # the txn's own versions: of a partition it added, unless an older version ends at its write id
+            names_of_own = [r["part_name"] for r in own]
+            restorable = await conn.fetch(sql.PARTITIONS_ENDED_BY_WRITE, table.table_id, names_of_own, ctx.write_id)
+            added_here = set(names_of_own) - {r["part_name"] for r in restorable}
     else:
         rows = found = await conn.fetch(sql.DELETE_LATEST_PARTITIONS_WHOLE if whole else sql.DELETE_LATEST_PARTITIONS,
                                         table.table_id, wanted)
@@ -1126,12 +1131,18 @@ async def drop_partitions(
     if not dropped:
         return Outcome(DroppedPartitions(table, []), ctx.events)
     names = [d.name for d in dropped]
-    if not keep_attached and ctx.txn_id:  # they go when the txn commits (store/schema/0022)
-        await conn.execute(stats_sql.MARK_FOR_PARTITIONS, table.table_id, names, ctx.txn_id)
-        await conn.execute(privileges_sql.MARK_FOR_PARTITIONS, table.table_id, names, ctx.txn_id)
-    elif not keep_attached:
-        await conn.execute(stats_sql.DELETE_FOR_PARTITIONS, table.table_id, names)
-        await conn.execute(privileges_sql.DELETE_FOR_PARTITIONS, table.table_id, names)
+    # Under a txn they go when it commits (store/schema/0022), its abort bringing back the partitions
+    # with theirs; but a partition the txn itself added exists nowhere once dropped, whatever the txn
+    # does then, so its statistics and grants go now (the abort would otherwise keep them, unmarked, for
+    # a partition that does not exist, and a later one of that name would take them over).
+    later = [name for name in names if name not in added_here] if ctx.txn_id and not keep_attached else []
+    now = [name for name in names if name not in later] if not keep_attached else []
+    if later:
+        await conn.execute(stats_sql.MARK_FOR_PARTITIONS, table.table_id, later, ctx.txn_id)
+        await conn.execute(privileges_sql.MARK_FOR_PARTITIONS, table.table_id, later, ctx.txn_id)
+    if now:
+        await conn.execute(stats_sql.DELETE_FOR_PARTITIONS, table.table_id, now)
+        await conn.execute(privileges_sql.DELETE_FOR_PARTITIONS, table.table_id, now)
     return Outcome(DroppedPartitions(table, dropped), (*ctx.events, NewEvent(
         EventType.DROP_PARTITION, db_name=table.db_name, table_name=table.name, table_id=table.table_id,
         txn_id=ctx.txn_id, write_id=ctx.write_id, message={"partition_names": names},

@@ -20,6 +20,7 @@ Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them
   commit, as the write's new versions (the partition dropped, the table or partition with the column
   dropped or retyped) do: the rows are marked with the txn (store/schema/0022), every reader still sees
   them, the commit deletes them and an abort, which brings the old versions back, unmarks them. A
+  partition the txn itself added exists nowhere once it drops it again, so that drop deletes them at once. A
   statistics write that replaces a marked row keeps the mark (whether it describes the old partition or
   the txn's new one cannot be told; a row lost is rewritten by the next ANALYZE, a wrong one would mislead
   a planner).

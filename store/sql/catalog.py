@@ -177,6 +177,12 @@ CURRENT_PARTITION_VERSIONS = """
 SELECT version_id FROM partitions WHERE table_id = $1 AND part_name = ANY($2::text[]) AND dropped_wid IS NULL
 """
 
+# Of the named partitions, those with a version write id $3 ended (a drop or an alter of a version it did
+# not create): its txn's abort brings them back (index: partitions_dropped_wid).
+PARTITIONS_ENDED_BY_WRITE = """
+SELECT DISTINCT part_name FROM partitions WHERE table_id = $1 AND part_name = ANY($2::text[]) AND dropped_wid = $3
+"""
+
 END_LATEST_PARTITION_VERSIONS = """
 UPDATE partitions SET dropped_wid = $3
 WHERE table_id = $1 AND part_name = ANY($2::text[]) AND dropped_wid IS NULL AND created_wid <> $3

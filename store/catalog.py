@@ -1137,11 +1137,16 @@ async def drop_partitions(
     # a partition that does not exist, and a later one of that name would take them over).
     later = [name for name in names if name not in added_here] if ctx.txn_id and not keep_attached else []
     now = [name for name in names if name not in later] if not keep_attached else []
+    # Statistics waiting for a txn's commit go with them alike (store/schema/0025); the dropping txn's own
+    # describe what it dropped, and go now.
     if later:
         await conn.execute(stats_sql.MARK_FOR_PARTITIONS, table.table_id, later, ctx.txn_id)
+        await conn.execute(stats_sql.MARK_WAITING_FOR_PARTITIONS, table.table_id, later, ctx.txn_id)
+        await conn.execute(stats_sql.DELETE_OWN_WAITING_FOR_PARTITIONS, table.table_id, later, ctx.txn_id)
         await conn.execute(privileges_sql.MARK_FOR_PARTITIONS, table.table_id, later, ctx.txn_id)
     if now:
         await conn.execute(stats_sql.DELETE_FOR_PARTITIONS, table.table_id, now)
+        await conn.execute(stats_sql.DELETE_WAITING_FOR_PARTITIONS, table.table_id, now)
         await conn.execute(privileges_sql.DELETE_FOR_PARTITIONS, table.table_id, now)
     return Outcome(DroppedPartitions(table, dropped), (*ctx.events, NewEvent(
         EventType.DROP_PARTITION, db_name=table.db_name, table_name=table.name, table_id=table.table_id,

@@ -265,6 +265,7 @@ async def abort_txns(conn: asyncpg.Connection, txn_ids: Sequence[int], *, reason
     await conn.execute(sql.MARK_ABORTED, to_abort)
     if wrote := [t for t in to_abort if write_ids[t]]:  # what their writes would have deleted stays,
         await conn.execute(stats_sql.UNMARK_ABORTED, wrote)  # and the statistics they wrote go
+        await conn.execute(stats_sql.UNMARK_WAITING_ABORTED, wrote)
         await conn.execute(privileges_sql.UNMARK_ABORTED, wrote)
         await conn.execute(stats_sql.DELETE_ABORTED_BY_TXN, wrote)
     await conn.execute(sql.DELETE_MIN_HISTORY, to_abort)
@@ -287,6 +288,7 @@ async def discard_versions(conn: asyncpg.Connection, table_write_ids: Sequence[t
     if discarded:  # statistics and grants written for a partition only this txn added go with it
         vanished = ([r["table_id"] for r in discarded], [r["part_name"] for r in discarded])
         await conn.execute(stats_sql.DELETE_FOR_VANISHED_PARTITIONS, *vanished)
+        await conn.execute(stats_sql.DELETE_WAITING_FOR_VANISHED_PARTITIONS, *vanished)
         await conn.execute(privileges_sql.DELETE_FOR_VANISHED_PARTITIONS, *vanished)
     await conn.execute(sql.DISCARD_CREATED_TABLE_VERSIONS, table_ids, write_ids)
     await conn.execute(sql.RESTORE_DROPPED_TABLE_VERSIONS, table_ids, write_ids)

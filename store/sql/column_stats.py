@@ -14,7 +14,7 @@ SET column_type = EXCLUDED.column_type, kind = EXCLUDED.kind, data = EXCLUDED.da
 """
 
 # A txn's write ($4 the txn): waits in column_stats_by_txn for its commit (store/schema/0023); the txn's
-# own row of a column is replaced.
+# own row of a column is replaced, keeping a drop's mark (store/schema/0025).
 UPSERT_BY_TXN = """
 INSERT INTO column_stats_by_txn (txn_id, table_id, part_name, column_name, column_type, kind, data, last_analyzed)
 SELECT $4, $1, s.part_name, s.column_name, s.column_type, s.kind, s.data, $3
@@ -35,6 +35,27 @@ SELECT DISTINCT ON (column_name) {_COLUMNS} FROM (
 ORDER BY column_name, pick
 """
 DELETE_ABORTED_BY_TXN = "DELETE FROM column_stats_by_txn WHERE txn_id = ANY($1::bigint[])"
+# A drop under txn $3 of table $1's partitions $2 (store/schema/0025): the statistics other txns wrote for
+# them go at its commit, its own at once (index: column_stats_by_txn_by_partition, the primary key).
+MARK_WAITING_FOR_PARTITIONS = """
+UPDATE column_stats_by_txn SET deleted_by_txn = $3
+WHERE table_id = $1 AND part_name = ANY($2::text[]) AND txn_id <> $3
+"""
+DELETE_OWN_WAITING_FOR_PARTITIONS = """
+DELETE FROM column_stats_by_txn WHERE txn_id = $3 AND table_id = $1 AND part_name = ANY($2::text[])
+"""
+# Every txn's, of partitions that exist nowhere (dropped without a txn, or by the txn that added them).
+DELETE_WAITING_FOR_PARTITIONS = "DELETE FROM column_stats_by_txn WHERE table_id = $1 AND part_name = ANY($2::text[])"
+UNMARK_WAITING_ABORTED = """
+UPDATE column_stats_by_txn SET deleted_by_txn = NULL WHERE deleted_by_txn = ANY($1::bigint[])
+"""
+# As DELETE_FOR_VANISHED_PARTITIONS below, of the statistics waiting for any txn's commit.
+DELETE_WAITING_FOR_VANISHED_PARTITIONS = """
+DELETE FROM column_stats_by_txn s USING unnest($1::bigint[], $2::text[]) AS g(table_id, part_name)
+WHERE s.table_id = g.table_id AND s.part_name = g.part_name
+  AND NOT EXISTS (SELECT 1 FROM partitions p
+                  WHERE p.table_id = g.table_id AND p.part_name = g.part_name AND p.dropped_wid IS NULL)
+"""
 
 SELECT = f"""
 SELECT {_COLUMNS} FROM column_stats

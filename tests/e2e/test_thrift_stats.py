@@ -643,3 +643,75 @@ async def test_a_drop_committed_meanwhile_takes_the_statistics_a_txn_wrote(gatew
         await grpc.channel.close()
     await client("commit_txn", hms.CommitTxnRequest(txnid=txn))
     assert await _rows(dsn) == [("ds=a", "id")]
+
+
+async def test_statistics_a_txn_commits_while_another_txn_drops_the_partition_stay_with_it(
+        gateway: Gateway, env: tuple[ThriftClient, str]) -> None:
+    """Statistics a txn wrote for a partition that another, still open txn drops meanwhile are committed
+    with the partition every reader still sees: the commit shows them, and the dropping txn's commit takes
+    them with the partition while its abort leaves them, as it leaves the committed ones its drop marked.
+    Before, the commit found no live version of the partition and dropped them, keeping the older ones."""
+    client, dsn = env
+    await _acid_table(client, (("id", "bigint"),), ("a", "b"))
+    for part in ("ds=a", "ds=b"):
+        await client("update_partition_column_statistics", _write("db", "acid", _long("id", 1, 9), part=part))
+    grpc = await connect(f"127.0.0.1:{gateway.port}")
+    try:
+        txns = transactions_pb2_grpc.TransactionsStub(grpc.channel)
+
+        async def open_drop(part: str) -> int:
+            (dropper,) = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="u"))).txn_ids
+            await grpc.catalog.DropPartitions(pb.DropPartitionsRequest(db_name="db", table_name="acid", names=[part],
+                                                                       txn_id=dropper))
+            return int(dropper)
+
+        writer, write_id = await _open_with_write_id(client, "acid")
+        assert await client("set_aggr_stats_for", hms.SetPartitionsStatsRequest(colStats=[
+            _write("db", "acid", _long("id", 5, 50), part=p) for p in ("ds=a", "ds=b")], writeId=write_id))
+        aborted, committed = await open_drop("ds=a"), await open_drop("ds=b")
+        await client("commit_txn", hms.CommitTxnRequest(txnid=writer))
+        written = {"id": _long("id", 5, 50)}
+        assert await _partition_stats(client, ["ds=a", "ds=b"], ["id"], "acid") == {"ds=a": written, "ds=b": written}
+        await txns.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[aborted]))
+        await txns.CommitTxn(tpb.CommitTxnRequest(txn_id=committed))
+    finally:
+        await grpc.channel.close()
+    assert await _partition_stats(client, ["ds=a", "ds=b"], ["id"], "acid") == {"ds=a": written}
+    assert await _rows(dsn) == [("ds=a", "id")]
+
+
+async def test_statistics_a_txn_wrote_do_not_pass_to_a_partition_of_that_name_added_after_a_drop(
+        gateway: Gateway, env: tuple[ThriftClient, str]) -> None:
+    """Statistics a txn writes describe the partition as it is then. A drop takes them, also when a
+    partition of that name is added again before the txn commits (by other txns or by the txn itself):
+    the new partition starts without statistics. Before, the commit found a partition of that name and
+    moved them in."""
+    client, dsn = env
+    await _acid_table(client, (("id", "bigint"),), ("a", "b"))
+    grpc = await connect(f"127.0.0.1:{gateway.port}")
+    try:
+        txns = transactions_pb2_grpc.TransactionsStub(grpc.channel)
+
+        async def drop_and_add(part: str, txn: int | None = None) -> None:
+            """In txn `txn`; without one, the drop and the add each in a txn of its own, committed."""
+            for write in ("drop", "add"):
+                (t,) = [txn] if txn else (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="u"))).txn_ids
+                if write == "drop":
+                    await grpc.catalog.DropPartitions(pb.DropPartitionsRequest(db_name="db", table_name="acid",
+                                                                               names=[part], txn_id=t))
+                else:
+                    await grpc.catalog.AddPartitions(pb.AddPartitionsRequest(
+                        db_name="db", table_name="acid", txn_id=t, partitions=[pb.Partition(values=[part[3:]])]))
+                if not txn:
+                    await txns.CommitTxn(tpb.CommitTxnRequest(txn_id=t))
+
+        for part, by_itself in (("ds=a", False), ("ds=b", True)):
+            writer, write_id = await _open_with_write_id(client, "acid")
+            assert await client("set_aggr_stats_for", hms.SetPartitionsStatsRequest(
+                colStats=[_write("db", "acid", _long("id", 5, 50), part=part)], writeId=write_id))
+            await drop_and_add(part, writer if by_itself else None)
+            await client("commit_txn", hms.CommitTxnRequest(txnid=writer))
+            assert await _partition_stats(client, [part], ["id"], "acid") == {}, by_itself
+    finally:
+        await grpc.channel.close()
+    assert await _rows(dsn) == []

@@ -17,6 +17,28 @@ the *net effect* of its writes, and derives everything from the commit order:
 * Conflicts: a write touching an object some other open txn has an effect on is ABORTED; a rename
   onto a name another open txn renamed a table from or to is ABORTED as well. As in Hive, the
   writer's txn is aborted with it (its effects gone, its commit ABORTED).
+
+Column statistics (Hive's TAB_COL_STATS/PART_COL_STATS) are not versioned: every reader, inside a
+txn or not, sees one committed set, `Model.stats`, keyed by (table, partition name or '' for the
+table's own, column). What the rules of store/column_stats.py say, as the model keeps them:
+
+* Written without a txn, they replace (or merge into) the committed ones at once; the partition must
+  exist in the latest state (an open txn's added partition counts, one an open txn dropped does not).
+* Written under a txn (set_aggr_stats_for with its write id), they wait in `Txn.stats`, invisible to
+  every reader, the txn included; the commit moves them in, the abort forgets them.
+* A txn's drop of a partition only marks its statistics (`StatsRow.mark`), and those other txns
+  wrote for it and are waiting (`PendingStats.mark`; its own waiting ones go at once): they stay,
+  visible or waiting, until the txn commits, which deletes them, and its abort unmarks them. A
+  partition the txn added itself exists nowhere once it drops it again: that drop deletes every
+  statistics of it at once.
+* Statistics describe one incarnation of a partition (`PartState.born`: an add makes a new one, an
+  alter keeps it). A commit moves in only those whose incarnation is the partition's now: in the
+  latest state, or the committed one an open txn's drop still has to take (then they carry that
+  txn's mark). Statistics of a dropped partition do not come back with a later partition of that name.
+* After any txn ends, no statistics, committed or waiting, remain of a partition that does not exist
+  (in the latest state), unless an open txn's drop is still to take them.
+* Documented imprecision, mirrored: a write that replaces a marked row, committed or waiting, keeps
+  the mark (whether it describes the old partition or the dropping txn's new one cannot be told).
 """
 
 from __future__ import annotations
@@ -28,6 +50,9 @@ DB = "db"
 OPEN, COMMITTED, ABORTED = "open", "committed", "aborted"
 
 Params = tuple[tuple[str, str], ...]
+StatsValue = tuple[tuple[str, float], ...]  # one column's statistics: (field, number) pairs, sorted
+StatsKey = tuple[int, str, str]  # (table key, partition name or '' for the table's own, column)
+TABLE_LEVEL = ""
 
 
 def freeze(params: Mapping[str, str]) -> Params:
@@ -49,6 +74,7 @@ class PartState:
     location: str
     params: Params
     writer: int  # the txn whose write made this version
+    born: int = 0  # the incarnation: new at each add of the name, kept by alters
 
 
 @dataclass(frozen=True)
@@ -62,6 +88,44 @@ State = PartState | TableState | None
 Key = tuple[int, str | None]  # (table key, partition name); None names the table itself
 
 
+@dataclass(frozen=True)
+class StatsRow:
+    """A column's committed statistics, as every reader sees them."""
+
+    value: StatsValue
+    mark: int = 0  # the open txn whose drop of the partition deletes them at its commit; 0: none
+
+
+@dataclass(frozen=True)
+class PendingStats:
+    """A column's statistics a txn wrote, waiting for its commit."""
+
+    value: StatsValue
+    born: int  # the incarnation of the partition they describe (0: the table's own)
+    mark: int = 0  # the open txn whose drop of the partition deletes them at its commit; 0: none
+
+
+_SUMMED_STATS = ("numNulls",)
+_LOWEST_STATS = ("lowValue",)
+
+
+def merge_stats(old: StatsValue, new: StatsValue) -> StatsValue:
+    """hive/column_stats.py's merge for the fields the driver writes: null counts add up, the low
+    value is the lower, every other field (high value, distinct count, lengths) the larger."""
+    a, b = dict(old), dict(new)
+    merged: dict[str, float] = {}
+    for name in a.keys() | b.keys():
+        if name not in a or name not in b:
+            merged[name] = a[name] if name in a else b[name]
+        elif name in _SUMMED_STATS:
+            merged[name] = a[name] + b[name]
+        elif name in _LOWEST_STATS:
+            merged[name] = min(a[name], b[name])
+        else:
+            merged[name] = max(a[name], b[name])
+    return tuple(sorted((k, float(v)) for k, v in merged.items()))
+
+
 @dataclass
 class Txn:
     txn_id: int
@@ -71,6 +135,7 @@ class Txn:
     effects: dict[Key, State] = field(default_factory=dict)
     pre: dict[Key, State] = field(default_factory=dict)  # latest state before this txn first changed it
     write_ids: dict[int, int] = field(default_factory=dict)  # table key -> write id, as answered
+    stats: dict[StatsKey, PendingStats] = field(default_factory=dict)  # written under it, for its commit
 
 
 @dataclass
@@ -107,6 +172,10 @@ class Model:
         self.txns: dict[int, Txn] = {}
         self.commit_log: list[int] = []
         self.clock = 0
+        self.stats: dict[StatsKey, StatsRow] = {}
+        self.stats_changes = 0  # counts changes of `stats` and of pending statistics (a driver's cue to check)
+        self.stats_events: dict[str, int] = {}  # how often each statistics rule applied (a run's coverage)
+        self.births = 0
 
     # -- bookkeeping --------------------------------------------------------------------------
 
@@ -156,6 +225,7 @@ class Model:
             return Outcome("OK", why="idempotent re-commit")
         txn.state, txn.committed_at = COMMITTED, self.tick()
         self.commit_log.append(txn_id)
+        self._stats_at_commit(txn)
         return Outcome("OK")
 
     def abort(self, txn_id: int) -> Outcome:
@@ -165,6 +235,7 @@ class Model:
         if txn.state == OPEN:
             txn.state = ABORTED
             self.tick()
+            self._stats_at_abort(txn)
         return Outcome("OK")
 
     # -- states ---------------------------------------------------------------------------------
@@ -299,7 +370,8 @@ class Model:
         for n, (values, location, params) in zip(names, parts):
             if n in cur:
                 continue
-            self._set(me, (tk, n), PartState(values, location or self.default_location(tk, n), params, me), None)
+            self._set(me, (tk, n), PartState(values, location or self.default_location(tk, n), params, me,
+                                             self._birth()), None)
             added.append(n)
         return Outcome("OK", tuple(added))
 
@@ -314,7 +386,7 @@ class Model:
         if missing:
             return Outcome("NOT_FOUND", why=f"{missing} missing")
         for n, (values, location, params) in zip(names, parts):
-            self._set(me, (tk, n), PartState(values, location or cur[n].location, params, me), cur[n])
+            self._set(me, (tk, n), PartState(values, location or cur[n].location, params, me, cur[n].born), cur[n])
         return Outcome("OK", tuple(names))
 
     def drop_partitions(self, me: int, tk: int, names: Sequence[str], if_exists: bool) -> Outcome:
@@ -328,7 +400,12 @@ class Model:
             return Outcome("NOT_FOUND", why=f"{missing} missing")
         dropped = [n for n in wanted if n in cur]
         for n in dropped:
+            added_here = (tk, n) in self.txns[me].pre and self.txns[me].pre[(tk, n)] is None
             self._set(me, (tk, n), None, cur[n])
+            if added_here:  # exists nowhere now, whatever `me` does: its statistics go at once
+                self._delete_partition_stats(tk, n)
+            else:
+                self._mark_stats(me, tk, n)
         return Outcome("OK", tuple(dropped))
 
     def alter_table(self, me: int, tk: int, new_name: str, params: Params) -> Outcome:
@@ -348,3 +425,162 @@ class Model:
                                               why=f"name {new_name} reserved by txns {names}"))
         self._set(me, (tk, None), TableState(new_name, params, me), cur)
         return Outcome("OK")
+
+    # -- column statistics ----------------------------------------------------------------------
+
+    def _birth(self) -> int:
+        self.births += 1
+        return self.births
+
+    def stats_incarnation(self, tk: int, part: str) -> int | None:
+        """The incarnation a statistics write of `part` ('' the table's own) describes: the
+        partition's in the latest state; None when it does not exist there (the write is NOT_FOUND)."""
+        if part == TABLE_LEVEL:
+            return 0
+        state = self.latest(tk)[1].get(part)
+        return None if state is None else state.born
+
+    def visible_stats(self, tk: int) -> dict[tuple[str, str], StatsValue]:
+        """What every reader of the table's statistics sees: (partition name, column) -> statistics."""
+        return {(part, col): row.value for (k, part, col), row in self.stats.items() if k == tk}
+
+    def write_stats(self, me: int, tk: int, writes: Sequence[tuple[str, Mapping[str, StatsValue]]],
+                    merge: bool) -> Outcome:
+        """One call's statistics writes (all or nothing), in order: per entry the partition ('' the
+        table's own) and column -> statistics. Under txn `me` (0: none) they wait for its commit."""
+        if me and self.txns[me].state != OPEN:
+            return Outcome("REFUSED", why=f"txn {me} is {self.txns[me].state}")
+        born = {part: self.stats_incarnation(tk, part) for part, _ in writes}
+        missing = sorted(part for part, b in born.items() if b is None)
+        if missing:
+            return Outcome("NOT_FOUND", why=f"partitions {missing} do not exist in the latest state")
+        txn = self.txns[me] if me else None
+        for part, columns in writes:
+            for col, value in columns.items():
+                key = (tk, part, col)
+                row = self.stats.get(key)
+                if txn is not None:
+                    prev = txn.stats.get(key)
+                    base = prev.value if prev else row.value if row else None
+                    new = merge_stats(base, value) if merge and base else value
+                    # A marked row keeps its mark, and so describes the partition the mark's drop takes.
+                    txn.stats[key] = PendingStats(new, prev.born, prev.mark) if prev and prev.mark else \
+                        PendingStats(new, born[part] or 0)
+                else:
+                    new = merge_stats(row.value, value) if merge and row else value
+                    self.stats[key] = StatsRow(new, row.mark if row else 0)  # a marked row keeps its mark
+        self.stats_changes += 1
+        return Outcome("OK")
+
+    def delete_stats(self, tk: int, part: str, column: str | None) -> Outcome:
+        """Delete one column's statistics (every column's: None) of the table or a partition, at once."""
+        gone = [k for k in self.stats if k[:2] == (tk, part) and column in (None, k[2])]
+        if not gone:
+            return Outcome("NOT_FOUND", why=f"no statistics of {part or 'the table'} {column or ''}")
+        for k in gone:
+            del self.stats[k]
+        self.stats_changes += 1
+        return Outcome("OK")
+
+    def _count(self, event: str, n: int = 1) -> None:
+        if n:
+            self.stats_events[event] = self.stats_events.get(event, 0) + n
+
+    def _waiting_stats(self) -> Iterable[tuple[Txn, StatsKey, PendingStats]]:
+        return [(x, k, p) for x in self.txns.values() for k, p in x.stats.items()]
+
+    def _delete_partition_stats(self, tk: int, part: str) -> None:
+        """A partition that exists nowhere now: its statistics go, every txn's waiting ones too."""
+        for k in [k for k in self.stats if k[:2] == (tk, part)]:
+            del self.stats[k]
+            self._count("deleted by a drop of the txn's own partition")
+        for x, k, _ in self._waiting_stats():
+            if k[:2] == (tk, part):
+                del x.stats[k]
+                self._count("waiting deleted by a drop of the txn's own partition")
+        self.stats_changes += 1
+
+    def _mark_stats(self, me: int, tk: int, part: str) -> None:
+        """A drop by txn `me`: the partition's statistics go at its commit, those other txns wrote for
+        it too; its own waiting ones describe what it dropped, and go now."""
+        for k, row in self.stats.items():
+            if k[:2] == (tk, part):
+                self.stats[k] = StatsRow(row.value, me)
+                self._count("marked by a drop")
+        for x, k, pending in self._waiting_stats():
+            if k[:2] == (tk, part):
+                if x.txn_id == me:
+                    del x.stats[k]
+                    self._count("waiting deleted by its own txn's drop")
+                else:
+                    x.stats[k] = PendingStats(pending.value, pending.born, me)
+                    self._count("waiting marked by another txn's drop")
+        self.stats_changes += 1
+
+    def _stats_home(self, tk: int, part: str, born: int) -> int | None:
+        """Where statistics of this incarnation of `part` go at a commit: 0 (unmarked) when it is the
+        latest; the open txn whose drop (or drop and re-add) is still to take the committed one; None
+        when it is gone (dropped by a committed txn, discarded by an abort, or the name added anew)."""
+        if part == TABLE_LEVEL:
+            return 0
+        latest = self.latest(tk)[1].get(part)
+        if latest is not None and latest.born == born:
+            return 0
+        committed = self.fold(tk, self.commit_log)[1].get(part)
+        if committed is not None and committed.born == born:
+            dropper = self.holder((tk, part), 0)
+            assert dropper, f"committed partition {part} of table #{tk} is not the latest, yet no open txn holds it"
+            return dropper
+        return None
+
+    def _stats_at_commit(self, txn: Txn) -> None:
+        for k in [k for k, row in self.stats.items() if row.mark == txn.txn_id]:
+            del self.stats[k]
+            self._count("marked, deleted at commit")
+        for x, k, pending in self._waiting_stats():
+            if pending.mark == txn.txn_id:
+                del x.stats[k]
+                self._count("waiting, marked, deleted at the dropper's commit")
+        for key, pending in txn.stats.items():
+            home = self._stats_home(key[0], key[1], pending.born)
+            self._count("waiting, discarded at commit" if home is None else "waiting, moved in marked by an open drop"
+                        if home else "waiting, moved in at commit")
+            if home is None:
+                continue
+            row = self.stats.get(key)
+            self.stats[key] = StatsRow(pending.value, home or (row.mark if row else 0))
+        txn.stats.clear()
+        self._collect_stats()
+        self.stats_changes += 1
+
+    def _stats_at_abort(self, txn: Txn) -> None:
+        for k, row in self.stats.items():
+            if row.mark == txn.txn_id:
+                self.stats[k] = StatsRow(row.value)
+                self._count("marked, unmarked at abort")
+        for x, k, pending in self._waiting_stats():
+            if pending.mark == txn.txn_id:
+                x.stats[k] = PendingStats(pending.value, pending.born)
+                self._count("waiting, marked, unmarked at the dropper's abort")
+        self._count("waiting, discarded at abort", len(txn.stats))
+        txn.stats.clear()
+        self._collect_stats()
+        self.stats_changes += 1
+
+    def _collect_stats(self) -> None:
+        """No statistics of a partition that does not exist, unless an open txn's drop is to take them;
+        waiting ones neither (an abort discarded the partition they describe)."""
+        for k in self.stats_without_partition({k: row.mark for k, row in self.stats.items()}):
+            del self.stats[k]
+            self._count("of a partition an abort discarded")
+        for x in self.txns.values():
+            for k in self.stats_without_partition({k: p.mark for k, p in x.stats.items()}):
+                del x.stats[k]
+                self._count("waiting, of a partition an abort discarded")
+
+    def stats_without_partition(self, rows: Mapping[StatsKey, int]) -> list[StatsKey]:
+        """Of these statistics (key -> the txn that marked them, 0: none), those that must not exist:
+        of a partition missing from the latest state, and not marked by an open txn's drop."""
+        parts = {tk: self.latest(tk)[1] for tk in {k[0] for k in rows}}
+        return [k for k, mark in rows.items() if k[1] != TABLE_LEVEL and k[1] not in parts[k[0]]
+                and not (mark and self.txns[mark].state == OPEN)]

@@ -20,12 +20,23 @@ abort clean-up (`Compactor.clean_aborted_once`, every abort due at once): a writ
 read as committed afterwards (nothing carries it), while every cache must keep answering what the
 database answers for old and new snapshots alike.
 
+Column statistics of the same tables ride along, over the Hive Thrift API, drawn from a second
+random stream (so the txn workload of a seed is the one it was before they were added): writes
+under an open txn (set_aggr_stats_for with the write id the txn allocated, table and partition
+level, replacing or merging), writes and deletes without a txn (update_*_column_statistics,
+delete_*_column_statistics, set_aggr_stats_for without a write id), writes naming an ended txn's
+write id (refused, nothing written), and reads (get_table_statistics_req,
+get_partitions_statistics_req), all compared with the model's statistics rules. After every change
+the rows in PostgreSQL are compared too: column_stats (values and deleted_by_txn marks) and
+column_stats_by_txn (no row of an ended txn; the open txns' waiting statistics), and no partition
+that does not exist has statistics.
+
 Runs with the cache use two gateways on one database; each call goes to either (writers mostly to
 gateway 0), the driver pauses one gateway's poller for a few steps now and then (a lagging cache)
 and sometimes lets both catch up (so reads hit the caches). Runs without the cache use one gateway
 and are fully deterministic.
 
-Tests: `test_txn_model_default` (4 runs x 300 steps, full semantics), `test_txn_model_avoiding_known_bugs`
+Tests: `test_txn_model_default` (5 runs x 300 steps, full semantics), `test_txn_model_avoiding_known_bugs`
 (2 runs x 300 steps with every `AVOIDABLE` restriction: a narrower workload, kept as a second shape),
 `test_txn_model_long` (slow: 20 runs x 500 steps; `-m slow` or SLOW=1).
 
@@ -33,7 +44,7 @@ Environment:
   MODEL_SEED=<int>    run just this seed         MODEL_STEPS=<int>  steps per run
   MODEL_CACHE=0|1     runs without / with the cache (two gateways)
   MODEL_AVOID=<list>  comma-separated `AVOIDABLE` restrictions, or `known-bugs` for all
-  MODEL_GC=0          never run housekeeping
+  MODEL_GC=0          never run housekeeping    MODEL_TRACE=<path>  on a mismatch, write every step there
 A failure names the seed, the step, the reproducing command, the model's history of the table
 involved and the last 60 steps.
 """
@@ -51,8 +62,10 @@ from typing import Any, Awaitable
 import asyncpg
 import grpc
 import pytest
+from thriftpy2.thrift import TException
 
 from gateway.app import Gateway
+from gateway.thrift.idl import hms
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
@@ -61,7 +74,8 @@ from store.compaction_policy import Thresholds
 from hive.writeids import ValidTxnList, ValidWriteIdList
 from tests.builders import table as table_def
 from tests.conftest import connect, gateway_settings, wait_applied
-from tests.txn_model import DB, OPEN, Model, Outcome, Snapshot, TableState, freeze
+from tests.thrift_client import ThriftClient
+from tests.txn_model import DB, OPEN, TABLE_LEVEL, Model, Outcome, Snapshot, StatsValue, TableState, freeze
 
 KEYS = (("ds", "string"), ("hr", "int"))
 DS = ("2024-01-01", "2024-01-02", "x/y")  # "x/y" is stored escaped: ds=x%2Fy
@@ -74,6 +88,12 @@ MAX_OPEN = 4
 MAX_SNAPSHOTS = 8
 KEEP_OLDEST = 2  # snapshots kept longer, so reads through old snapshots happen
 RPC_TIMEOUT_S = 20
+# Column statistics: tests/builders.table's columns, by the Thrift member their kind is written in.
+STATS_COLUMNS = {"id": ("bigint", "longStats"), "payload": ("string", "stringStats")}
+STATS_FIELDS = {"longStats": ("lowValue", "highValue", "numNulls", "numDVs"),
+                "stringStats": ("maxColLen", "avgColLen", "numNulls", "numDVs")}
+STATS_WRITE_RATE = 0.3  # chance per step of a statistics write, drawn from the statistics' own stream
+STATS_READ_RATE = 0.05  # of a read of one table's statistics
 WAIT_PROBE_S = 0.3  # how long an add that waits for another txn is left waiting before its deadline ends it
 
 # Workload restrictions that once steered clear of gateway bugs this test found; all three are fixed
@@ -100,8 +120,9 @@ AVOIDABLE = {
 # answered by PostgreSQL, and a run is fully deterministic.
 # The default runs were picked because each hit one of the bugs above before it was fixed (5: a
 # name shared by two tables; 12: the same, seen as a spurious "snapshot too old"; 22: a version
-# whose end the snapshot does not see; 33: the cleaner forgetting committed txns): regression runs.
-DEFAULT_RUNS = ((5, True), (12, False), (22, True), (33, False))
+# whose end the snapshot does not see; 33: the cleaner forgetting committed txns; 2027: statistics a
+# txn committed while another txn's drop of their partition was open, lost): regression runs.
+DEFAULT_RUNS = ((5, True), (12, False), (22, True), (33, False), (2027, False))
 KNOWN_BUGS_RUNS = ((44, True), (55, False))
 SLOW_RUNS = tuple((seed, seed % 2 == 0) for seed in range(1001, 1021))
 GATEWAY_CONF = {"hive.txn.timeout": "3600s", "hive.timedout.txn.reaper.start": "3600s",
@@ -141,7 +162,7 @@ class Result:
 
 class Driver:
     def __init__(self, seed: int, steps: int, gateways: list[tuple[Gateway, Any]], avoid: frozenset[str],
-                 gc: bool) -> None:
+                 gc: bool, thrift: list[ThriftClient]) -> None:
         self.seed, self.steps, self.avoid, self.gc = seed, steps, avoid, gc
         self.gws = [gw for gw, _ in gateways]
         self.gw = self.gws[0]  # runs housekeeping
@@ -160,6 +181,10 @@ class Driver:
         self.last_gc = -1  # model clock of the last housekeeping run
         self.forgotten: set[tuple[int, int]] = set()  # (table key, write id) the abort clean-up forgot
         self.domain = [(ds, hr) for ds in DS for hr in HR]
+        # Column statistics draw from their own stream: the txn workload is a seed's as before them.
+        self.srng = random.Random(f"column statistics {seed}")
+        self.thrift = thrift
+        self.stats_checked = -1  # the model's stats_changes when PostgreSQL's rows were last compared
 
     # -- plumbing ---------------------------------------------------------------------------------
 
@@ -194,6 +219,9 @@ class Driver:
         self.trace.append(f"[{self.step}] {text}{where}")
 
     def fail(self, problem: str) -> None:
+        if os.environ.get("MODEL_TRACE"):
+            with open(os.environ["MODEL_TRACE"], "w") as f:
+                f.write(problem + "\n" + "\n".join(self.trace))
         avoid = f" MODEL_AVOID={','.join(sorted(self.avoid))}" if self.avoid else ""
         where = f", last call to gateway {self.last_gw} of {len(self.stubs)}" if len(self.stubs) > 1 else ""
         raise ModelMismatch(
@@ -247,9 +275,11 @@ class Driver:
                 self.resume_pollers(step)
                 while not await self.rng.choices(funcs, weights)[0]():
                     pass
+                await self.column_stats_step()
                 self.check_derived_state()
         finally:
             self.resume_pollers(None)
+        self.stats.update({f"statistics rule: {k}": n for k, n in self.m.stats_events.items()})
         self.stats["steps"] = self.steps
         self.stats["txns"] = len(self.m.txns)
         if self.cache:
@@ -763,6 +793,237 @@ class Driver:
                          f"{sorted(snap.committed)}")
         return "\n".join(lines)
 
+    # -- column statistics (Thrift) -------------------------------------------------------------------
+
+    async def column_stats_step(self) -> None:
+        """A statistics write or read now and then; PostgreSQL's rows compared after every change."""
+        r = self.srng.random()
+        if r < STATS_WRITE_RATE:
+            await self.act_stats()
+        elif r < STATS_WRITE_RATE + STATS_READ_RATE:
+            await self.read_stats(self.srng.choices(range(TABLES), TABLE_WEIGHTS)[0], "read")
+        await self.check_stats_rows()
+
+    async def thrift_call(self, method: str, *args: Any) -> Result:
+        """A Thrift call to a random gateway: OK, NOT_FOUND (NoSuchObjectException) or REFUSED (any
+        other exception the method declares; the message in details)."""
+        i = self.srng.randrange(len(self.thrift))
+        self.last_gw = i
+        try:
+            return Result("OK", await self.thrift[i](method, *args))
+        except TException as exc:
+            name = type(exc).__name__
+            if name in ("TApplicationException", "TTransportException"):
+                self.fail(f"{method}: {name} {exc}")
+            code = "NOT_FOUND" if name == "NoSuchObjectException" else "REFUSED"
+            return Result(code, None, f"{name}: {getattr(exc, 'message', exc)}")
+
+    def stats_value(self, column: str) -> StatsValue:
+        low, nulls, dvs = self.srng.randint(-50, 50), self.srng.randint(0, 9), self.srng.randint(1, 99)
+        fields: dict[str, float]
+        if STATS_COLUMNS[column][1] == "longStats":
+            fields = {"lowValue": low, "highValue": low + self.srng.randint(0, 99), "numNulls": nulls, "numDVs": dvs}
+        else:
+            fields = {"maxColLen": self.srng.randint(1, 60), "avgColLen": self.srng.randint(2, 99) / 4,
+                      "numNulls": nulls, "numDVs": dvs}
+        return tuple(sorted((k, float(v)) for k, v in fields.items()))
+
+    def stats_target(self, tk: int) -> str:
+        """A partition name to write statistics of ('' the table's own): mostly one that exists."""
+        r = self.srng.random()
+        if r < 0.25:
+            return TABLE_LEVEL
+        existing = sorted(self.m.latest(tk)[1])
+        return self.srng.choice(existing) if existing and r < 0.85 else self.m.name(self.srng.choice(self.domain))
+
+    def spelled(self, part: str) -> str:
+        """The name as sent: now and then a non-canonical spelling (upper-case keys, lower-case escapes)."""
+        if part == TABLE_LEVEL or self.srng.random() > 0.15:
+            return part
+        return part.replace("ds=", "DS=").replace("hr=", "Hr=").replace("%2F", "%2f")
+
+    def stats_writes(self, tk: int, whole: float = 0.0) -> list[tuple[str, dict[str, StatsValue]]]:
+        """One or two entries; with chance `whole`, as Hive's ANALYZE and INSERT of a partitioned table
+        write them, the table's own and every partition's, so that the statistics of many partitions
+        wait for a txn when other txns drop some."""
+        if self.srng.random() < whole:
+            columns = self.srng.sample(sorted(STATS_COLUMNS), self.srng.randint(1, len(STATS_COLUMNS)))
+            return [(part, {c: self.stats_value(c) for c in columns})
+                    for part in [TABLE_LEVEL, *sorted(self.m.latest(tk)[1])]]
+        writes = []
+        for _ in range(self.srng.choice((1, 1, 2))):
+            columns = self.srng.sample(sorted(STATS_COLUMNS), self.srng.randint(1, len(STATS_COLUMNS)))
+            writes.append((self.stats_target(tk), {c: self.stats_value(c) for c in columns}))
+        return writes
+
+    def thrift_stats(self, tk: int, part: str, columns: dict[str, StatsValue]) -> Any:
+        objs = []
+        for column, value in columns.items():
+            column_type, member = STATS_COLUMNS[column]
+            fields = {k: v if k == "avgColLen" else int(v) for k, v in value}
+            struct = hms.LongColumnStatsData if member == "longStats" else hms.StringColumnStatsData
+            objs.append(hms.ColumnStatisticsObj(colName=column, colType=column_type,
+                                                statsData=hms.ColumnStatisticsData(**{member: struct(**fields)})))
+        desc = hms.ColumnStatisticsDesc(isTblLevel=part == TABLE_LEVEL, dbName=DB, tableName=self.m.latest_name(tk),
+                                        partName=self.spelled(part) if part != TABLE_LEVEL else None)
+        return hms.ColumnStatistics(statsDesc=desc, statsObj=objs)
+
+    async def act_stats(self) -> None:
+        kind = self.srng.choices(["txn", "now", "delete", "ended"], [50, 36, 7, 7])[0]
+        tk = self.srng.choices(range(TABLES), TABLE_WEIGHTS)[0]
+        if kind == "txn" and self.m.open_txns():
+            await self.stats_under_txn(self.srng.choice(self.m.open_txns()), tk=tk)
+        elif kind == "ended":
+            ended = [(t, w) for t, x in self.m.txns.items() if x.state != OPEN and (w := x.write_ids.get(tk))]
+            if ended:
+                await self.stats_under_txn(*self.srng.choice(ended), tk=tk)
+        elif kind == "delete":
+            await self.delete_stats(tk)
+        else:
+            await self.stats_now(tk)
+
+    async def stats_under_txn(self, me: int, write_id: int = 0, *, tk: int) -> None:
+        """set_aggr_stats_for with txn `me`'s write id for the table (allocated first when it has none);
+        an ended txn's write id is refused and writes nothing."""
+        if not write_id:
+            write_id = self.m.txns[me].write_ids.get(tk, 0)
+        if not write_id:
+            res = await self.thrift_call("allocate_table_write_ids", hms.AllocateTableWriteIdsRequest(
+                dbName=DB, tableName=self.m.latest_name(tk), txnIds=[me]))
+            if res.code != "OK":
+                self.fail(f"allocate a write id of {self.m.latest_name(tk)} for open txn {me}: {res.details}")
+            write_id = res.reply.txnToWriteIds[0].writeId
+            self.learn(me, tk, write_id, f"allocate a write id of table #{tk} for txn {me}")
+            self.log(f"txn {me} allocated write id {write_id} of {self.m.latest_name(tk)}")
+        await self.set_aggr_stats(me, tk, write_id, f"txn {me} ({self.m.txns[me].state}) write id {write_id}")
+
+    async def set_aggr_stats(self, me: int, tk: int, write_id: int, what: str) -> None:
+        writes = self.stats_writes(tk, whole=0.4 if me else 0.2)
+        merge = self.srng.random() < 0.3
+        request = hms.SetPartitionsStatsRequest(colStats=[self.thrift_stats(tk, p, c) for p, c in writes],
+                                                needMerge=merge, writeId=write_id or None)
+        table_name = self.m.latest_name(tk)
+        expected = self.m.write_stats(me, tk, writes, merge)
+        got = await self.thrift_call("set_aggr_stats_for", request)
+        what = (f"{what} set_aggr_stats_for {table_name} {[(p or '<table>', sorted(c)) for p, c in writes]}"
+                f"{' needMerge' if merge else ''}")
+        self.check_stats_outcome(what, expected, got)
+        if got.code == "OK" and self.srng.random() < 0.5:
+            await self.read_stats(tk, f"after {what}")  # under a txn invisible until its commit, else at once
+
+    async def stats_now(self, tk: int) -> None:
+        """Without a txn: update_table/partition_column_statistics, or set_aggr_stats_for without a
+        write id (allowed on a transactional table: Hive 2.3 and Trino write them so)."""
+        if self.srng.random() < 0.4:
+            await self.set_aggr_stats(0, tk, 0, "no txn")
+            return
+        part, columns = self.stats_writes(tk)[0]
+        method = "update_table_column_statistics" if part == TABLE_LEVEL else "update_partition_column_statistics"
+        expected = self.m.write_stats(0, tk, [(part, columns)], merge=False)
+        got = await self.thrift_call(method, self.thrift_stats(tk, part, columns))
+        what = f"{method} {self.m.latest_name(tk)} {part or '<table>'} {sorted(columns)}"
+        self.check_stats_outcome(what, expected, got)
+        if got.code == "OK" and self.srng.random() < 0.5:
+            await self.read_stats(tk, f"after {what}")  # at once
+
+    async def delete_stats(self, tk: int) -> None:
+        part = self.stats_target(tk)
+        column = self.srng.choice([None, *STATS_COLUMNS])
+        table_name = self.m.latest_name(tk)
+        expected = self.m.delete_stats(tk, part, column)
+        if part == TABLE_LEVEL:
+            got = await self.thrift_call("delete_table_column_statistics", DB, table_name, column)
+        else:
+            got = await self.thrift_call("delete_partition_column_statistics", DB, table_name, self.spelled(part),
+                                         column)
+        self.check_stats_outcome(f"delete statistics of {table_name} {part or '<table>'} {column or 'every column'}",
+                                 expected, got)
+
+    def check_stats_outcome(self, what: str, expected: Outcome, got: Result) -> None:
+        self.stats[f"statistics {got.code}"] += 1
+        self.log(f"{what} -> {got.code} {got.details or expected.why}")
+        if got.code != expected.code or (got.code == "OK") != (got.reply is not None and got.reply is not False):
+            self.fail(f"{what}: gateway answered {got.code} {got.reply!r} ({got.details}); the model expected "
+                      f"{expected.code} ({expected.why}){self.explain_stats()}")
+
+    async def read_stats(self, tk: int, why: str) -> None:
+        """Every reader sees the committed statistics: the table's own, and its partitions' by name."""
+        table_name = self.m.latest_name(tk)
+        columns = list(STATS_COLUMNS)
+        names = [self.m.name(v) for v in self.domain] + [MISSING[0]]
+        table = await self.thrift_call("get_table_statistics_req", hms.TableStatsRequest(
+            dbName=DB, tblName=table_name, colNames=columns))
+        parts = await self.thrift_call("get_partitions_statistics_req", hms.PartitionsStatsRequest(
+            dbName=DB, tblName=table_name, colNames=columns, partNames=names))
+        if table.code != "OK" or parts.code != "OK":
+            self.fail(f"read statistics of {table_name}: {table.details} {parts.details}")
+        got = {(TABLE_LEVEL, o.colName): self.value_of(o) for o in table.reply.tableStats}
+        for part, objs in parts.reply.partStats.items():
+            got.update({(part, o.colName): self.value_of(o) for o in objs})
+        expected = self.m.visible_stats(tk)
+        self.stats["statistics reads checked"] += 1
+        if got != expected:
+            diff = {k: (got.get(k), expected.get(k)) for k in sorted(got.keys() | expected.keys())
+                    if got.get(k) != expected.get(k)}
+            self.fail(f"statistics of {table_name} (table #{tk}) read {why}: differ from the model's, "
+                      f"(partition, column): (read, model) {diff}{self.explain_stats()}{self.explain(tk, None)}")
+        self.log(f"read statistics of {table_name} {why}: {len(got)} columns ok")
+
+    @staticmethod
+    def value_of(obj: Any) -> StatsValue:
+        member = STATS_COLUMNS[obj.colName][1]
+        data = getattr(obj.statsData, member)
+        if data is None:
+            return (("<not " + member + ">", 0.0),)
+        return tuple(sorted((k, float(getattr(data, k))) for k in STATS_FIELDS[member]
+                            if getattr(data, k) is not None))
+
+    async def check_stats_rows(self) -> None:
+        """PostgreSQL's statistics rows against the model's, whenever the model's changed (a txn ended,
+        a drop marked some, a statistics write): the committed ones with their marks, the ones waiting
+        for open txns; none of an ended txn, none of a partition that does not exist."""
+        if self.m.stats_changes == self.stats_checked:
+            return
+        self.stats_checked = self.m.stats_changes
+        committed, waiting = await self.gw.database.read(_column_stats_rows)
+        tk_of = {info.table_id: tk for tk, info in self.m.tables.items()}
+        rows = {(tk_of[t], p, c): (value, mark) for (t, p, c), (value, mark) in committed.items()}
+        pending = {(txn, tk_of[t], p, c): value for (txn, t, p, c), value in waiting.items()}
+        self.stats["statistics rows checked"] += 1
+        ended = sorted({k[0] for k in pending if self.m.txns[k[0]].state != OPEN})
+        if ended:
+            self.fail(f"column_stats_by_txn keeps rows of ended txns {ended}: "
+                      f"{ {k: v for k, v in pending.items() if k[0] in ended} }{self.explain_stats()}")
+        orphans = self.m.stats_without_partition({k: mark for k, (_, mark) in rows.items()})
+        waiting_orphans = [(txn, k) for txn in sorted({k[0] for k in pending}) for k in self.m.stats_without_partition(
+            {(tk, part, col): mark for (t, tk, part, col), (_, mark) in pending.items() if t == txn})]
+        if orphans or waiting_orphans:
+            self.fail(f"statistics of partitions that do not exist (and no open txn's drop is to take them): in "
+                      f"column_stats {orphans}, in column_stats_by_txn (txn, key) {waiting_orphans}"
+                      f"{self.explain_stats()}" + "".join(self.explain(tk, None) for tk in sorted(
+                          {k[0] for k in orphans} | {k[0] for _, k in waiting_orphans})))
+        model_rows = {k: (r.value, r.mark) for k, r in self.m.stats.items()}
+        model_pending = {(t, *k): (p.value, p.mark) for t, x in self.m.txns.items() for k, p in x.stats.items()}
+        if rows != model_rows or pending != model_pending:
+            diff = {k: (rows.get(k), model_rows.get(k)) for k in sorted(rows.keys() | model_rows.keys())
+                    if rows.get(k) != model_rows.get(k)}
+            pdiff = {k: (pending.get(k), model_pending.get(k)) for k in sorted(pending.keys() | model_pending.keys())
+                     if pending.get(k) != model_pending.get(k)}
+            tables = sorted({k[0] for k in diff} | {k[1] for k in pdiff})
+            self.fail(f"statistics rows in PostgreSQL differ from the model's: column_stats (table #, partition, "
+                      f"column): ((value, deleted_by_txn) in PostgreSQL, in the model) {diff}; column_stats_by_txn "
+                      f"(txn, table #, partition, column): (the same) {pdiff}{self.explain_stats()}"
+                      + "".join(self.explain(tk, None) for tk in tables))
+
+    def explain_stats(self) -> str:
+        lines = ["\n  model statistics (table #, partition, column): value, mark"]
+        lines += [f"    {k}: {dict(r.value)} mark {r.mark}" for k, r in sorted(self.m.stats.items())]
+        for t, x in sorted(self.m.txns.items()):
+            for k, p in sorted(x.stats.items()):
+                lines.append(f"    waiting for {x.state} txn {t}: {k}: {dict(p.value)} mark {p.mark} "
+                             f"(incarnation {p.born})")
+        return "\n".join(lines)
+
     # -- housekeeping and the cache ------------------------------------------------------------------
 
     async def act_sync(self) -> bool:
@@ -828,6 +1089,26 @@ class Driver:
         self.log(f"abort clean-up -> {forgotten} aborted write ids forgotten")
 
 
+StatsRows = dict[tuple[int, str, str], tuple[StatsValue, int]]  # (table id, partition, column) -> (value, mark)
+WaitingStatsRows = dict[tuple[int, int, str, str], tuple[StatsValue, int]]  # the same, the txn first
+
+
+async def _column_stats_rows(conn: asyncpg.Connection) -> tuple[StatsRows, WaitingStatsRows]:
+    """column_stats: (table id, partition, column) -> (value, deleted_by_txn or 0); column_stats_by_txn:
+    (txn, table id, partition, column) -> the same."""
+    def value(data: Any) -> StatsValue:
+        return tuple(sorted((k, float(v)) for k, v in data.items()))
+
+    committed = {(r["table_id"], r["part_name"], r["column_name"]): (value(r["data"]), r["deleted_by_txn"] or 0)
+                 for r in await conn.fetch("SELECT table_id, part_name, column_name, data, deleted_by_txn "
+                                           "FROM column_stats")}
+    waiting = {(r["txn_id"], r["table_id"], r["part_name"], r["column_name"]): (value(r["data"]),
+                                                                                r["deleted_by_txn"] or 0)
+               for r in await conn.fetch("SELECT txn_id, table_id, part_name, column_name, data, deleted_by_txn "
+                                         "FROM column_stats_by_txn")}
+    return committed, waiting
+
+
 async def _t2w_rows(conn: asyncpg.Connection) -> set[tuple[int, int]]:
     return {(r["table_id"], r["write_id"]) for r in await conn.fetch("SELECT table_id, write_id FROM txn_to_write_id")}
 
@@ -838,6 +1119,7 @@ async def run_seed(pg_dsn: str, seed: int, cache: bool, steps: int, avoid: froze
     one gateway's cache lags behind writes taken by the other, as in a real deployment."""
     conf = {**GATEWAY_CONF, "metastore.gateway.cache.enabled": "true" if cache else "false"}
     gateways: list[tuple[Gateway, Any]] = []
+    thrift: list[ThriftClient] = []
     started = time.monotonic()
     try:
         for _ in range(2 if cache else 1):
@@ -845,9 +1127,12 @@ async def run_seed(pg_dsn: str, seed: int, cache: bool, steps: int, avoid: froze
             gateways.append((gw, None))
             await gw.start()
             gateways[-1] = (gw, await connect(f"127.0.0.1:{gw.port}"))
-        driver = Driver(seed, steps, gateways, avoid, gc=os.environ.get("MODEL_GC", "1") != "0")
+            thrift.append(ThriftClient(gw.thrift_port))
+        driver = Driver(seed, steps, gateways, avoid, gc=os.environ.get("MODEL_GC", "1") != "0", thrift=thrift)
         stats = await driver.run()
     finally:
+        for client in thrift:
+            client.close()
         for gw, client in reversed(gateways):
             if client is not None:
                 await client.channel.close()
@@ -856,7 +1141,7 @@ async def run_seed(pg_dsn: str, seed: int, cache: bool, steps: int, avoid: froze
         counts = ", ".join(f"{k}={v}" for k, v in sorted(stats.items()))
         print(f"\n[txn model] seed={seed} gateways={len(gateways)} cache={'on' if cache else 'off'} steps={steps} "
               f"avoid={','.join(sorted(avoid)) or '-'} {time.monotonic() - started:.1f}s: {counts}")
-    assert stats["reads checked"] > 0 and stats["commits"] > 0
+    assert stats["reads checked"] > 0 and stats["commits"] > 0 and stats["statistics reads checked"] > 0
 
 
 def _steps(default: int) -> int:

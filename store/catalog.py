@@ -552,6 +552,16 @@ async def _restate_column_stats(
             await conn.execute(stats_sql.MARK_FOR_PARTITION_COLUMNS, table_id, parts, columns, txn_id)
         else:
             await conn.execute(stats_sql.DELETE_FOR_PARTITION_COLUMNS, table_id, parts, columns)
+    # Statistics waiting for a txn's commit go with the columns alike (store/schema/0025), whether or not
+    # committed ones are there.
+    lost = [(part, column) for part, (_, columns) in restated.items() for column in columns]
+    if lost:
+        parts, columns = [p for p, _ in lost], [c for _, c in lost]
+        if txn_id:
+            await conn.execute(stats_sql.MARK_WAITING_FOR_PARTITION_COLUMNS, table_id, parts, columns, txn_id)
+            await conn.execute(stats_sql.DELETE_OWN_WAITING_FOR_PARTITION_COLUMNS, table_id, parts, columns, txn_id)
+        else:
+            await conn.execute(stats_sql.DELETE_WAITING_FOR_PARTITION_COLUMNS, table_id, parts, columns)
     parameters: dict[str, dict[str, str]] = {}
     for part, columns in with_stats.items():
         stayed = [c for c in columns if c not in went[part]] if renamed else []

@@ -28,13 +28,13 @@ Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them
   table) wait for its commit in column_stats_by_txn (store/schema/0023): readers see the committed
   ones meanwhile, the txn's own reads included (Hive 3 reports such statistics as not compliant with
   the reader's snapshot; here they are simply not there yet), a merge merges into the txn's own row
-  else the committed one, the commit moves them in, and an abort deletes them. A drop of the partition
-  takes them as it takes committed ones (store/schema/0025): another txn's drop marks them, its commit
-  deletes them (before or after theirs: moved in, they keep the mark), its abort unmarks them; the
-  writing txn's own drop, and a drop of a partition that exists nowhere else, delete them at once. So
-  a partition of that name added again after a drop does not get them. A table dropped meanwhile
-  takes them with it. Written without a txn (Hive 2.3, Trino), they replace the old
-  ones at once, for every reader.
+  else the committed one, the commit moves them in, and an abort deletes them. A drop of the
+  partition, or of the column or a change of its type, takes them as it takes committed ones
+  (store/schema/0025): another txn's drop marks them, its commit deletes them (before or after
+  theirs: moved in, they keep the mark), its abort unmarks them; the writing txn's own drop, and a
+  drop of a partition that exists nowhere else, delete them at once. So a partition of that name
+  added again after a drop does not get them. A table dropped meanwhile takes them with it. Written
+  without a txn (Hive 2.3, Trino), they replace the old ones at once, for every reader.
 - The statistics themselves are not versioned and carry no notification event (Hive 2.3 has neither),
   and nothing caches them: each read is one indexed query. Hive's planner reads them aggregated over partitions
   (`aggregate_partition_stats`, computed by hive/stats_aggregation.py).

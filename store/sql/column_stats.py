@@ -108,3 +108,18 @@ MARK_FOR_PARTITION_COLUMNS = """
 UPDATE column_stats s SET deleted_by_txn = $4 FROM unnest($2::text[], $3::text[]) AS g(part_name, column_name)
 WHERE s.table_id = $1 AND s.part_name = g.part_name AND s.column_name = g.column_name
 """
+# The same of the statistics waiting for txns' commits (store/schema/0025): other txns' are marked by the
+# altering txn $4, its own go at once (they describe what it dropped or retyped); without a txn all go.
+MARK_WAITING_FOR_PARTITION_COLUMNS = """
+UPDATE column_stats_by_txn s SET deleted_by_txn = $4
+FROM unnest($2::text[], $3::text[]) AS g(part_name, column_name)
+WHERE s.table_id = $1 AND s.part_name = g.part_name AND s.column_name = g.column_name AND s.txn_id <> $4
+"""
+DELETE_OWN_WAITING_FOR_PARTITION_COLUMNS = """
+DELETE FROM column_stats_by_txn s USING unnest($2::text[], $3::text[]) AS g(part_name, column_name)
+WHERE s.txn_id = $4 AND s.table_id = $1 AND s.part_name = g.part_name AND s.column_name = g.column_name
+"""
+DELETE_WAITING_FOR_PARTITION_COLUMNS = """
+DELETE FROM column_stats_by_txn s USING unnest($2::text[], $3::text[]) AS g(part_name, column_name)
+WHERE s.table_id = $1 AND s.part_name = g.part_name AND s.column_name = g.column_name
+"""

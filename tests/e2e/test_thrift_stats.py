@@ -715,3 +715,36 @@ async def test_statistics_a_txn_wrote_do_not_pass_to_a_partition_of_that_name_ad
     finally:
         await grpc.channel.close()
     assert await _rows(dsn) == []
+
+
+async def test_statistics_a_txn_wrote_of_a_column_another_txn_drops_go_with_the_column(
+        env: tuple[ThriftClient, str]) -> None:
+    """A table's statistics waiting for a txn's commit go with a column another txn drops, as the
+    committed ones do: the dropping txn committed first, the writer's commit does not bring them in;
+    committed after the writer, it takes them (its abort would leave them). Before, the writer's commit
+    moved them in either way: statistics of a column the table no longer has."""
+    client, dsn = env
+    await _acid_table(client, (("id", "bigint"), ("payload", "string"), ("extra", "string")), ("a",))
+    text = _obj("payload", "string", stringStats=hms.StringColumnStatsData(maxColLen=4, avgColLen=2.0, numNulls=0,
+                                                                           numDVs=3))
+
+    async def open_drop(column: str) -> int:
+        """A txn, left open, that drops `column` from db.acid."""
+        txn, write_id = await _open_with_write_id(client, "acid")
+        changed = await client("get_table", "db", "acid")
+        changed.sd.cols = [c for c in changed.sd.cols if c.name != column]
+        await client("alter_table_req", hms.AlterTableRequest(dbName="db", tableName="acid", table=changed,
+                                                              writeId=write_id))
+        return txn
+
+    for column, dropper_first in (("payload", True), ("extra", False)):
+        writer, write_id = await _open_with_write_id(client, "acid")
+        stats = hms.ColumnStatisticsObj(colName=column, colType="string", statsData=text.statsData)
+        assert await client("set_aggr_stats_for", hms.SetPartitionsStatsRequest(colStats=[
+            _write("db", "acid", _long("id", 1, 2), stats)], writeId=write_id))
+        dropper = await open_drop(column)
+        for txn in (dropper, writer) if dropper_first else (writer, dropper):
+            await client("commit_txn", hms.CommitTxnRequest(txnid=txn))
+            if txn == writer and not dropper_first:  # the drop is still open: the column is there
+                assert set(await _table_stats(client, ["id", column], "acid")) == {"id", column}
+        assert await _rows(dsn) == [("", "id")], column

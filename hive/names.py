@@ -14,6 +14,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Mapping, Protocol, Sequence
 
 from hive.errors import InvalidArgument, ValueNotWhitelisted
+from hive.jdo_regex import like_of_java_regex, like_regex
 from hive.limits import PARTITION_NAME, check_text, preview
 from hive.schema import FieldSchema
 
@@ -326,12 +327,15 @@ def default_location(parent: str, child: str) -> str:
 
 
 def matches_hive_pattern(name: str, pattern: str) -> bool:
-    """Hive's SHOW TABLES/DATABASES pattern: `*` matches any run of characters, `|` separates
-    alternatives, case-insensitive; an empty pattern matches everything."""
+    """Hive's SHOW TABLES/DATABASES/FUNCTIONS pattern, as its ObjectStore runs it (appendPatternCondition):
+    `|` separates alternatives, each has its `*` made `.*` and is then matched by JDOQL's String.matches,
+    which DataNucleus runs as SQL LIKE (hive/jdo_regex.py): `*` and `.*` match any run, `.` one
+    character, every other character itself; case-insensitive. So Hive 4's default pattern `.*` (which
+    becomes `..*`) matches every name. An empty pattern matches everything."""
     if not pattern or pattern == "*":
         return True
     for alternative in pattern.lower().split("|"):
-        regex = ".*".join(re.escape(piece) for piece in alternative.strip().split("*"))
-        if re.fullmatch(regex, name.lower()):
+        like = like_of_java_regex(alternative.strip().replace("*", ".*"))
+        if re.fullmatch(like_regex(like), name.lower(), re.DOTALL):
             return True
     return False

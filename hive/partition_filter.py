@@ -60,6 +60,7 @@ from typing import Any, Callable, NoReturn, Sequence, Union
 from hive.errors import InvalidArgument
 from hive.limits import FILTER, check_text
 from hive.schema import FieldSchema
+from hive.jdo_regex import like_of_java_regex as _hive_like, like_regex as _like_regex
 from hive.names import DEFAULT_PARTITION_NAME
 
 Value = Union[bool, int, Decimal, _dt.date, _dt.datetime, str]
@@ -661,45 +662,6 @@ class _Compiler:
 
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-
-def _hive_like(regex: str) -> str:
-    """The SQL LIKE pattern (backslash the escape character) Hive 2.3.10's metastore matches for a
-    filter's `LIKE "regex"`. Hive's own SQL leaves LIKE out, and its JDO query's String.matches
-    becomes SQL LIKE by DataNucleus's RegularExpressionConverter: `.*` is any run, `.` one character,
-    `\\.` a dot, `%` and `_` themselves; a backslash before anything else is a backslash followed by
-    that character as LIKE reads it (so `\\\\` is two backslashes, `\\%` a backslash and any run), one
-    at the end a backslash. Every other character, regular expression syntax included, is itself:
-    `2024-01-0[12]` matches only that text (probed against Hive Metastore 2.3.10)."""
-    out: list[str] = []
-    i = 0
-    while i < len(regex):
-        c = regex[i]
-        if c == "\\":
-            escaped = regex[i + 1:i + 2]
-            out.append("." if escaped == "." else "\\\\\\\\" if escaped == "\\" else "\\\\" + escaped)
-            i += 2
-        elif c == ".":
-            star = regex.startswith("*", i + 1)
-            out.append("%" if star else "_")
-            i += 1 + star
-        else:
-            out.append("\\" + c if c in "%_" else c)
-            i += 1
-    return "".join(out)
-
-
-def _like_regex(pattern: str) -> str:
-    out, i = [], 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\" and i + 1 < len(pattern):
-            i += 1
-            out.append(re.escape(pattern[i]))
-        else:
-            out.append(".*" if c == "%" else "." if c == "_" else re.escape(c))
-        i += 1
-    return "".join(out)
 
 
 # --- translation to SQL ---------------------------------------------------------------------------

@@ -231,10 +231,13 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
 
     async def _tables(self, dbname: str | None, tbl_names: list[str] | None) -> list[Table]:
         check_batch(len(tbl_names or []), "get_table_objects_by_name", self._settings.max_batch_size)
+        return await self._tables_named(dbname, tbl_names or [])
+
+    async def _tables_named(self, dbname: str | None, tbl_names: Sequence[str]) -> list[Table]:
         # Each table once, however often and in whatever case it is named: Hive selects the tables whose
         # names are among the lower-cased ones asked for.
         found: dict[tuple[str, str], Table] = {}
-        for name in tbl_names or []:
+        for name in tbl_names:
             try:
                 table = await self._table(dbname, name)
             except NotFound:
@@ -246,8 +249,26 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         return RawValue(TType.LIST, wire.table_list(await self._tables(dbname, tbl_names)))
 
     async def get_table_objects_by_name_req(self, req: Any) -> RawValue:
+        """The tables named, or with Hive 4's tablesPattern those whose names match it as get_tables'
+        pattern does (hive/names.py matches_hive_pattern): Hive 4's SHOW TABLES sends the pattern, `.*`
+        when the statement has none, and no names (HiveMetaStoreClient.getTables). Both sent: the named
+        tables that match; neither: InvalidOperationException, as Hive 4's HMSHandler
+        getTableObjectsInternal answers. A database that does not exist has no tables, as for get_tables.
+        The catalog is checked (catName); projectionSpec is not applied: whole tables are answered,
+        which hold every field it can ask for."""
         req = required(req, "req")
-        tables = wire.table_list(await self._tables(req.dbName, req.tblNames))
+        check_catalog(req.catName)
+        if req.tablesPattern is None:
+            if req.tblNames is None:
+                raise InvalidArgument(f"{req.dbName} cannot find null tables")
+            found = await self._tables(req.dbName, req.tblNames)
+        else:
+            matching = await self._table_names(req.dbName, req.tablesPattern)
+            if req.tblNames is not None:
+                asked = {name.lower() for name in req.tblNames}
+                matching = [name for name in matching if name in asked]
+            found = await self._tables_named(req.dbName, matching)
+        tables = wire.table_list(found)
         return RawValue(TType.STRUCT, wire.list_field(1, tables))  # GetTablesResult
 
     async def get_tables(self, db_name: str | None, pattern: str | None) -> list[str]:

@@ -338,10 +338,23 @@ struct GetTableResult {
   2: bool isStatsCompliant,
 }
 
+// Hive 4's projection of the fields a listing asks for (HiveMetaStoreClient.getTables sends one).
+struct GetProjectionsSpec {
+  1: list<string> fieldList,
+  2: string includeParamKeyPattern,
+  3: string excludeParamKeyPattern,
+}
+
+// Fields 4-8 are Hive 4's: its SHOW TABLES sends tablesPattern and no tblNames.
 struct GetTablesRequest {
   1: required string dbName,
   2: list<string> tblNames,
   3: ClientCapabilities capabilities,
+  4: string catName,
+  5: list<string> processorCapabilities,
+  6: string processorIdentifier,
+  7: GetProjectionsSpec projectionSpec,
+  8: string tablesPattern,
 }
 
 struct GetTablesResult {

@@ -1093,8 +1093,6 @@ KNOWN_DIFFERENCES = {
                                                          "its direct SQL wants a number, its JDO a string key",
     "not the owner": "NOT is accepted, as in partition filters; Hive 2.3's table filter grammar has no NOT",
     "drop missing db": "NoSuchObjectException where Hive fails with a NullPointerException (MetaException)",
-    "functions by a regular expression": "`*` and `|` are the pattern's only special characters, as Hive documents "
-                                         "them; Hive 2.3 runs the rest as a Java regular expression",
     "the function with new resources": "an alter replaces the function's resources as sent (what Spark's CREATE OR "
                                        "REPLACE FUNCTION ... USING JAR asks); Hive 2.3 keeps the old ones",
     "create a role twice": "MetaException (declared, saying the role exists) where Hive fails with an internal error",

@@ -132,6 +132,9 @@ def test_hive_patterns() -> None:
     assert n.matches_hive_pattern("Web", "sales*|web")
     assert not n.matches_hive_pattern("websales", "sales*|web")
     assert n.matches_hive_pattern("anything", "")
+    assert n.matches_hive_pattern("t1", ".*")  # Hive 4's SHOW TABLES default
+    assert n.matches_hive_pattern("t1", "T.")  # `.` one character
+    assert not n.matches_hive_pattern("t", "t_") and not n.matches_hive_pattern("", ".*")
 
 
 def test_a_partial_specifications_matches_are_one_range_of_sorted_names() -> None:

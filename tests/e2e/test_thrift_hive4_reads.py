@@ -3,8 +3,13 @@ its HiveMetaStoreClient sends them (standalone-metastore/metastore-common/.../Hi
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 
 import pytest
+import thriftpy2
+import thriftpy2.rpc
+from thriftpy2.thrift import TApplicationException
 
 from gateway.thrift.idl import hms
 from tests.conftest import running_gateway
@@ -42,3 +47,52 @@ async def test_hive4_show_tables_lists_with_get_table_objects_by_name_req(pg_dsn
                                                                               tablesPattern=".*"))
         request = hms.GetTablesRequest(dbName="nodb", tablesPattern=".*")
         assert (await call("get_table_objects_by_name_req", request)).tables == []
+
+
+_HIVE4_EXPR_CALLS = """
+struct PartitionsByExprRequest {
+  1: required string dbName, 2: required string tblName, 3: required binary expr,
+  4: optional string defaultPartitionName, 5: optional i16 maxParts = -1, 6: optional string catName,
+  7: optional string order, 8: optional string validWriteIdList, 9: optional i64 id = -1
+}
+exception MetaException { 1: string message }
+exception NoSuchObjectException { 1: string message }
+service ThriftHiveMetastore {
+  bool get_partitions_by_expr(1: PartitionsByExprRequest req) throws (1: MetaException o1),
+  bool get_partitions_spec_by_expr(1: PartitionsByExprRequest req) throws (1: MetaException o1),
+}
+"""
+
+
+async def test_hive4_partition_pruning_falls_back_to_names_when_the_expression_is_not_served(
+        pg_dsn: str, tmp_path: Path) -> None:
+    """Hive's PartitionPruner sends the filter as a Kryo-serialized expression: Hive 4's
+    Hive.getPartitionsByExpr -> HiveMetaStoreClient.listPartitionsSpecByExpr (get_partitions_spec_by_expr;
+    older clients listPartitionsByExpr, get_partitions_by_expr), which turn TApplicationException
+    UNKNOWN_METHOD, and only it, into IncompatibleMetastoreException; PartitionPruner.getPartitionsFromServer
+    catches that and prunes client-side (pruneBySequentialScan): the partition names, then the
+    partitions by name. The gateway cannot read Kryo, so it answers UNKNOWN_METHOD (any other answer
+    would fail the query), then serves the fallback's calls."""
+    idl = tmp_path / "hive4_expr.thrift"
+    idl.write_text(_HIVE4_EXPR_CALLS)
+    expr_idl = thriftpy2.load(str(idl), module_name="hive4_expr_thrift")
+    async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as call:
+        await call("create_table", thrift_table("t", keys=["ds"]))
+        await call("add_partitions", [hms.Partition(values=[d], dbName="db", tableName="t", parameters={})
+                                      for d in ("a", "b")])
+        raw = thriftpy2.rpc.make_client(expr_idl.ThriftHiveMetastore, "127.0.0.1", gw.thrift_port, timeout=30_000)
+        try:
+            request = expr_idl.PartitionsByExprRequest(dbName="db", tblName="t", expr=b"\x01kryo",
+                                                      defaultPartitionName="__HIVE_DEFAULT_PARTITION__",
+                                                      catName="hive", id=-1)
+            for method in ("get_partitions_spec_by_expr", "get_partitions_by_expr"):
+                with pytest.raises(TApplicationException) as caught:
+                    await asyncio.to_thread(getattr(raw, method), request)  # the gateway runs on this loop
+                assert caught.value.type == TApplicationException.UNKNOWN_METHOD
+        finally:
+            raw.close()
+        names = await call("get_partition_names", "@hive#db", "t", -1)
+        assert names == ["ds=a", "ds=b"]
+        got = await call("get_partitions_by_names_req", hms.GetPartitionsByNamesRequest(
+            db_name="@hive#db", tbl_name="t", names=names[1:]))
+        assert [p.values for p in got.partitions] == [["b"]]

@@ -8,6 +8,7 @@ Database, table, column and partition-key names are case-insensitive and normali
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import re
 import warnings
 from decimal import Decimal, InvalidOperation
@@ -334,8 +335,10 @@ def matches_hive_pattern(name: str, pattern: str) -> bool:
     becomes `..*`) matches every name. An empty pattern matches everything."""
     if not pattern or pattern == "*":
         return True
-    for alternative in pattern.lower().split("|"):
-        like = like_of_java_regex(alternative.strip().replace("*", ".*"))
-        if re.fullmatch(like_regex(like), name.lower(), re.DOTALL):
-            return True
-    return False
+    return _pattern_regex(pattern).fullmatch(name.lower()) is not None
+
+
+@functools.lru_cache(maxsize=256)  # a listing matches every name against one pattern: translate it once
+def _pattern_regex(pattern: str) -> re.Pattern[str]:
+    alternatives = (like_regex(like_of_java_regex(a.strip().replace("*", ".*"))) for a in pattern.lower().split("|"))
+    return re.compile("|".join(f"(?:{a})" for a in alternatives), re.DOTALL)

@@ -576,6 +576,15 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         # where get_partitions and the _ps calls answer none for 0 (probed against Hive 2.3.10).
         return await self.get_partition_names_ps(db_name, tbl_name, [], -1 if max_parts == 0 else max_parts)
 
+    async def fetch_partition_names_req(self, partitionReq: Any) -> list[str]:
+        """Hive 4's form of get_partition_names, for a plain SHOW PARTITIONS: HiveMetaStoreClient's
+        listPartitionNames sends it after 4.0 (HIVE-26537 deprecated the flat calls; 4.0's client sends
+        get_partition_names). The names of the table's partitions, at most maxParts of them, as
+        get_partition_names answers; the catalog is checked (catName)."""
+        req = required(partitionReq, "partitionReq")
+        check_catalog(req.catName)
+        return await self.get_partition_names(req.dbName, req.tblName, req.maxParts)
+
     async def get_partition_names_ps(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
                                      max_parts: int | None) -> list[str]:
         found = await self._partial(db_name, tbl_name, part_vals or (), max_parts)

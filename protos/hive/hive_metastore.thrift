@@ -1311,6 +1311,8 @@ service ThriftHiveMetastore extends FacebookService {
   list<Partition> get_partitions_ps(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: i16 max_parts = -1) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   list<Partition> get_partitions_ps_with_auth(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: i16 max_parts = -1, 5: string user_name, 6: list<string> group_names) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   list<string> get_partition_names(1: string db_name, 2: string tbl_name, 3: i16 max_parts = -1) throws (1: MetaException o2),
+  // Hive 4's form of get_partition_names, which HiveMetaStoreClient.listPartitionNames sends after 4.0 (HIVE-26537).
+  list<string> fetch_partition_names_req(1: PartitionsRequest partitionReq) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   list<string> get_partition_names_ps(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: i16 max_parts = -1) throws (1: MetaException o1, 2: NoSuchObjectException o2),
 
   // column statistics (gateway/thrift/stats_methods.py)

@@ -96,3 +96,30 @@ async def test_hive4_partition_pruning_falls_back_to_names_when_the_expression_i
         got = await call("get_partitions_by_names_req", hms.GetPartitionsByNamesRequest(
             db_name="@hive#db", tbl_name="t", names=names[1:]))
         assert [p.values for p in got.partitions] == [["b"]]
+
+
+async def test_hive4_show_partitions_lists_names_with_fetch_partition_names_req(pg_dsn: str) -> None:
+    """A plain SHOW PARTITIONS (no WHERE, no ORDER BY: ShowPartitionsOperation) asks
+    Hive.getPartitionNames(db, t, limit) -> HiveMetaStoreClient.listPartitionNames(cat, db, t, max).
+    Hive 4.0's client sends get_partition_names('@hive#db', t, max) (Hive.getPartitionNames sends
+    get_partition_names_ps_req with its snapshot for a transactional table); the clients after HIVE-26537
+    send fetch_partition_names_req(PartitionsRequest{dbName, tblName, catName, maxParts}) instead, with no
+    fallback. The WHERE and ORDER BY forms go by get_partition_names_req with a Kryo expression, which the
+    gateway cannot read and does not serve (UNKNOWN_METHOD)."""
+    async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as call:
+        await call("create_table", thrift_table("t", keys=["ds"]))
+        await call("add_partitions", [hms.Partition(values=[d], dbName="db", tableName="t", parameters={})
+                                      for d in ("a", "b", "c")])
+
+        async def fetch(max_parts: int, cat: str | None = "hive", table: str = "t") -> list[str]:
+            return await call("fetch_partition_names_req", hms.PartitionsRequest(
+                catName=cat, dbName="db", tblName=table, maxParts=max_parts))
+
+        assert await fetch(-1) == ["ds=a", "ds=b", "ds=c"]
+        assert await fetch(2) == ["ds=a", "ds=b"]
+        assert await fetch(-1, cat=None) == ["ds=a", "ds=b", "ds=c"]
+        with pytest.raises(hms.NoSuchObjectException, match="db.nope does not exist"):
+            await fetch(-1, table="nope")
+        assert await call("get_partition_names", "@hive#db", "t", -1) == ["ds=a", "ds=b", "ds=c"]  # Hive 4.0
+        with pytest.raises(hms.NoSuchObjectException, match="catalog 'spark' does not exist"):
+            await fetch(-1, cat="spark")

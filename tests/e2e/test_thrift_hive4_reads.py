@@ -123,3 +123,45 @@ async def test_hive4_show_partitions_lists_names_with_fetch_partition_names_req(
         assert await call("get_partition_names", "@hive#db", "t", -1) == ["ds=a", "ds=b", "ds=c"]  # Hive 4.0
         with pytest.raises(hms.NoSuchObjectException, match="catalog 'spark' does not exist"):
             await fetch(-1, cat="spark")
+
+
+_HIVE4_GET_TABLE = """
+struct ClientCapabilities { 1: required list<i32> values }
+struct GetTableRequest {
+  1: required string dbName, 2: required string tblName, 3: optional ClientCapabilities capabilities,
+  4: optional string catName, 6: optional string validWriteIdList, 7: optional bool getColumnStats,
+  8: optional list<string> processorCapabilities, 9: optional string processorIdentifier,
+  10: optional string engine = "hive", 11: optional i64 id = -1
+}
+struct Table { 1: string tableName, 2: string dbName }
+struct GetTableResult { 1: required Table table, 2: optional bool isStatsCompliant }
+exception MetaException { 1: string message }
+exception NoSuchObjectException { 1: string message }
+service ThriftHiveMetastore {
+  GetTableResult get_table_req(1: GetTableRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+}
+"""
+
+
+async def test_hive4_describe_reads_the_table_with_fields_the_idl_does_not_declare(
+        pg_dsn: str, tmp_path: Path) -> None:
+    """Test only. DESCRIBE [EXTENDED|FORMATTED] (DescTableOperation.getTable) reads the table through
+    Hive.getTable(db, t, metaRef, false, false, getColumnStats=false) -> HiveMetaStoreClient.getTable
+    (GetTableRequest), which also sets processorCapabilities (8) and processorIdentifier (9) and, with
+    getColumnStats, engine (10): fields the gateway's IDL does not declare, which its decoder skips."""
+    idl = tmp_path / "hive4_get_table.thrift"
+    idl.write_text(_HIVE4_GET_TABLE)
+    side = thriftpy2.load(str(idl), module_name="hive4_get_table_thrift")
+    async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as call:
+        await call("create_table", thrift_table("t", keys=["ds"]))
+        raw = thriftpy2.rpc.make_client(side.ThriftHiveMetastore, "127.0.0.1", gw.thrift_port, timeout=30_000)
+        try:
+            for stats in (False, True):
+                request = side.GetTableRequest(
+                    dbName="db", tblName="t", catName="hive", capabilities=side.ClientCapabilities(values=[1]),
+                    getColumnStats=stats, processorCapabilities=["HIVEMANAGEDINSERTWRITE", "EXTWRITE"],
+                    processorIdentifier="HMSClient-@h", engine="hive")
+                got = await asyncio.to_thread(raw.get_table_req, request)  # the gateway runs on this loop
+                assert (got.table.dbName, got.table.tableName) == ("db", "t")
+        finally:
+            raw.close()

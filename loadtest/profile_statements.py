@@ -37,7 +37,8 @@ async def _costs(conn: asyncpg.Connection, calls: int) -> dict[str, float]:
     pid = await conn.fetchval("SELECT pg_backend_pid()")
     single: list[int] = []
     batched: list[int] = []
-    open_batch = ([1] * BATCH, ["bench"] * BATCH, ["h"] * BATCH, [""] * BATCH, EventType.OPEN_TXN.value)
+    open_batch = ([1] * BATCH, ["bench"] * BATCH, ["h"] * BATCH, [""] * BATCH, EventType.OPEN_TXN.value,
+                  [0] * BATCH)  # the txns' types: DEFAULT
 
     def batch_of(i: int) -> list[int]:
         return batched[i * BATCH:(i + 1) * BATCH]

@@ -140,12 +140,25 @@ async def connect(address: str) -> GatewayClient:
 # Drops with deleteData delete a managed table's files: tests keep theirs out of /user/hive/warehouse.
 TEST_WAREHOUSE = tempfile.mkdtemp(prefix="msgw-test-warehouse-")
 atexit.register(shutil.rmtree, TEST_WAREHOUSE, True)
+# The warehouse of the test running now, a directory of its own under TEST_WAREHOUSE (own_warehouse): a
+# table's default directory one test leaves behind (db.db/t2) must not be in the way of another's.
+_test_warehouse = TEST_WAREHOUSE
+
+
+@pytest.fixture(autouse=True)
+def own_warehouse() -> Iterator[None]:
+    global _test_warehouse
+    _test_warehouse = tempfile.mkdtemp(dir=TEST_WAREHOUSE)
+    try:
+        yield
+    finally:
+        _test_warehouse = TEST_WAREHOUSE
 
 
 def gateway_settings(dsn: str, **conf: str) -> Settings:
     return load_settings(environ={}, overrides={"metastore.gateway.dsn": dsn, "metastore.gateway.port": 0,
                                                 "hive.metastore.port": 0,
-                                                "hive.metastore.warehouse.dir": TEST_WAREHOUSE,
+                                                "hive.metastore.warehouse.dir": _test_warehouse,
                                                 "metastore.gateway.shutdown.grace": "2s", **conf})
 
 

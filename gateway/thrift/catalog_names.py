@@ -9,7 +9,8 @@ DATABASES, a listing of partitions by the older methods, ... name `@hive#db`. Th
 one catalog, Hive's default `hive`: a name in it is read as the bare name, before the method runs,
 so the methods see what Hive 2 clients and Trino send. A name in another catalog is refused as not
 found (NoSuchObjectException where the method declares it, else MetaException), where Hive answers
-its listings empty: no catalog but `hive` exists here to list.
+its listings empty: no catalog but `hive` exists here to list. The same hook checks the catalog that a
+struct argument names in its own field (a request's catName, catalogName), for every method at once.
 """
 
 from __future__ import annotations
@@ -33,15 +34,26 @@ _REQUEST_FIELDS: dict[str, tuple[str, str]] = {
 }
 
 
+# The fields that name a catalog in Hive 3's and 4's structs (requests, Table, Partition, Database, ...).
+_CATALOG_FIELDS = ("catName", "catalogName")
+
 # method -> its arguments among those above, found once: this runs before every call, cached reads' included.
 _ARGUMENTS_OF: dict[str, tuple[str, ...]] = {}
+# method -> (argument, its catalog field) of each struct argument that names a catalog, found once.
+_CATALOG_ARGUMENTS_OF: dict[str, tuple[tuple[str, str], ...]] = {}
 
 
 def unqualify_database_names(method: str, args: Any) -> None:
     """Rewrite, in place, the catalog-qualified database names among `method`'s decoded arguments
-    `args` to the bare names (None where `@hive#` names none); raises NotFound for another catalog."""
+    `args` to the bare names (None where `@hive#` names none), and check the catalog a struct argument
+    names (a request's catName, a Table's, a Database's catalogName); raises NotFound for another
+    catalog, so no method reads or writes this metastore's objects for a catalog it does not have."""
     for name in _database_arguments(method, args):
         setattr(args, name, unqualified(getattr(args, name)))
+    for name, field in _catalog_arguments(method, args):
+        value = getattr(args, name)
+        if value is not None:
+            check_catalog(getattr(value, field, None))
     if method in _REQUEST_FIELDS:
         struct_name, field = _REQUEST_FIELDS[method]
         request = getattr(args, struct_name, None)
@@ -55,6 +67,18 @@ def _database_arguments(method: str, args: Any) -> tuple[str, ...]:
         names = {spec[1] for spec in args.thrift_spec.values()}
         found = _ARGUMENTS_OF[method] = tuple(
             n for n in (*sorted(names & _DATABASE_ARGUMENTS), *_METHOD_ARGUMENTS.get(method, ())) if n in names)
+    return found
+
+
+def _catalog_arguments(method: str, args: Any) -> tuple[tuple[str, str], ...]:
+    found = _CATALOG_ARGUMENTS_OF.get(method)
+    if found is None:
+        pairs: list[tuple[str, str]] = []
+        for spec in args.thrift_spec.values():
+            struct = spec[2] if len(spec) > 2 and hasattr(spec[2], "thrift_spec") else None
+            fields = {f[1] for f in struct.thrift_spec.values()} if struct is not None else set()
+            pairs.extend((spec[1], field) for field in _CATALOG_FIELDS if field in fields)
+        found = _CATALOG_ARGUMENTS_OF[method] = tuple(pairs)
     return found
 
 

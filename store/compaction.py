@@ -379,9 +379,12 @@ async def purge_history(conn: asyncpg.Connection, *, succeeded: int, failed: int
 # -- SHOW COMPACTIONS -----------------------------------------------------------------------------
 
 
+MAX_SHOW = 10_000  # entries one SHOW COMPACTIONS answers at most, over either protocol
+
+
 async def show(conn: asyncpg.Connection, *, db_name: str | None = None, table_name: str | None = None,
                partition_name: str | None = None, compaction_id: int | None = None, type_: str | None = None,
-               state: str | None = None, pool_name: str | None = None, limit: int = 10000) -> list[CompactionInfo]:
+               state: str | None = None, pool_name: str | None = None, limit: int = MAX_SHOW) -> list[CompactionInfo]:
     """SHOW COMPACTIONS: the queue's entries and the history's, by id, at most `limit`; each filter
     that is set (a TYPE_NAMES key, a STATE_NAMES key) keeps only the entries that match it."""
     rows = await conn.fetch(sql.SHOW, db_name.lower() if db_name else None,

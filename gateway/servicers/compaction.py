@@ -28,7 +28,6 @@ Ctx: TypeAlias = grpc.aio.ServicerContext
 _TYPES = {pb.MAJOR: compaction.MAJOR, pb.MINOR: compaction.MINOR}
 _PB_TYPES = {compaction.MAJOR: pb.MAJOR, compaction.MINOR: pb.MINOR}
 MAX_PROPERTIES = 100
-MAX_SHOW = 10000
 
 
 def compactor_settings(s: Settings) -> CompactorSettings:
@@ -104,11 +103,12 @@ class CompactorServicer(compaction_pb2_grpc.CompactorServicer):
         return pb.CompactResponse(id=done.id, accepted=done.accepted, state=compaction.STATE_NAMES[done.state])
 
     async def ShowCompactions(self, request: pb.ShowCompactionsRequest, context: Ctx) -> pb.ShowCompactionsResponse:
-        if not 0 <= request.limit <= MAX_SHOW:
-            raise InvalidArgument(f"limit must be 0 (all, up to {MAX_SHOW}) to {MAX_SHOW}, got {request.limit}")
+        most = compaction.MAX_SHOW
+        if not 0 <= request.limit <= most:
+            raise InvalidArgument(f"limit must be 0 (all, up to {most}) to {most}, got {request.limit}")
         rows = await self._db.read(compaction.show, db_name=request.db_name or None,
                                    table_name=request.table_name or None,
-                                   partition_name=request.partition_name or None, limit=request.limit or MAX_SHOW)
+                                   partition_name=request.partition_name or None, limit=request.limit or most)
         return pb.ShowCompactionsResponse(compactions=[info_message(c) for c in rows])
 
     async def ClaimCompaction(self, request: pb.ClaimCompactionRequest, context: Ctx) -> pb.ClaimCompactionResponse:

@@ -10,11 +10,13 @@ one catalog, Hive's default `hive`: a name in it is read as the bare name, befor
 so the methods see what Hive 2 clients and Trino send. A name in another catalog is refused as not
 found (NoSuchObjectException where the method declares it, else MetaException), where Hive answers
 its listings empty: no catalog but `hive` exists here to list. The same hook checks the catalog that a
-struct argument names in its own field (a request's catName, catalogName), for every method at once.
+struct argument names in its own field (a request's catName, catalogName), for every method at once:
+the methods themselves never look at those fields.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from hive.names import DEFAULT_CATALOG_NAME, split_catalog
@@ -34,52 +36,53 @@ _REQUEST_FIELDS: dict[str, tuple[str, str]] = {
 }
 
 
-# The fields that name a catalog in Hive 3's and 4's structs (requests, Table, Partition, Database, ...).
+# The fields that name a catalog in Hive 3's and 4's request structs.
 _CATALOG_FIELDS = ("catName", "catalogName")
 
-# method -> its arguments among those above, found once: this runs before every call, cached reads' included.
-_ARGUMENTS_OF: dict[str, tuple[str, ...]] = {}
-# method -> (argument, its catalog field) of each struct argument that names a catalog, found once.
-_CATALOG_ARGUMENTS_OF: dict[str, tuple[tuple[str, str], ...]] = {}
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What the hook does for one method, found from its argument types once: it runs before every
+    call, the cached reads' included."""
+
+    database_arguments: tuple[str, ...]  # arguments holding a database name, maybe `@cat#db`
+    catalog_fields: tuple[tuple[str, str], ...]  # (struct argument, its field naming a catalog)
+    request_field: tuple[str, str] | None  # (request argument, its database field), _REQUEST_FIELDS
+
+
+_PLANS: dict[str, _Plan] = {}
 
 
 def unqualify_database_names(method: str, args: Any) -> None:
     """Rewrite, in place, the catalog-qualified database names among `method`'s decoded arguments
     `args` to the bare names (None where `@hive#` names none), and check the catalog a struct argument
-    names (a request's catName, a Table's, a Database's catalogName); raises NotFound for another
-    catalog, so no method reads or writes this metastore's objects for a catalog it does not have."""
-    for name in _database_arguments(method, args):
+    names in its own field (a request's catName or catalogName); raises NotFound for another catalog,
+    so no method reads or writes this metastore's objects for a catalog it does not have."""
+    plan = _PLANS.get(method) or _PLANS.setdefault(method, _plan_of(method, args))
+    for name in plan.database_arguments:
         setattr(args, name, unqualified(getattr(args, name)))
-    for name, field in _catalog_arguments(method, args):
+    for name, field in plan.catalog_fields:
         value = getattr(args, name)
         if value is not None:
             check_catalog(getattr(value, field, None))
-    if method in _REQUEST_FIELDS:
-        struct_name, field = _REQUEST_FIELDS[method]
+    if plan.request_field is not None:
+        struct_name, field = plan.request_field
         request = getattr(args, struct_name, None)
         if request is not None:
             setattr(request, field, unqualified(getattr(request, field, None)))
 
 
-def _database_arguments(method: str, args: Any) -> tuple[str, ...]:
-    found = _ARGUMENTS_OF.get(method)
-    if found is None:
-        names = {spec[1] for spec in args.thrift_spec.values()}
-        found = _ARGUMENTS_OF[method] = tuple(
-            n for n in (*sorted(names & _DATABASE_ARGUMENTS), *_METHOD_ARGUMENTS.get(method, ())) if n in names)
-    return found
-
-
-def _catalog_arguments(method: str, args: Any) -> tuple[tuple[str, str], ...]:
-    found = _CATALOG_ARGUMENTS_OF.get(method)
-    if found is None:
-        pairs: list[tuple[str, str]] = []
-        for spec in args.thrift_spec.values():
-            struct = spec[2] if len(spec) > 2 and hasattr(spec[2], "thrift_spec") else None
-            fields = {f[1] for f in struct.thrift_spec.values()} if struct is not None else set()
-            pairs.extend((spec[1], field) for field in _CATALOG_FIELDS if field in fields)
-        found = _CATALOG_ARGUMENTS_OF[method] = tuple(pairs)
-    return found
+def _plan_of(method: str, args: Any) -> _Plan:
+    specs = list(args.thrift_spec.values())
+    names = {spec[1] for spec in specs}
+    catalog_fields: list[tuple[str, str]] = []
+    for spec in specs:
+        struct = spec[2] if len(spec) > 2 and hasattr(spec[2], "thrift_spec") else None
+        fields = {f[1] for f in struct.thrift_spec.values()} if struct is not None else set()
+        catalog_fields.extend((spec[1], field) for field in _CATALOG_FIELDS if field in fields)
+    return _Plan(
+        tuple(n for n in (*sorted(names & _DATABASE_ARGUMENTS), *_METHOD_ARGUMENTS.get(method, ())) if n in names),
+        tuple(catalog_fields), _REQUEST_FIELDS.get(method))
 
 
 def unqualified(value: Any) -> Any:

@@ -21,7 +21,6 @@ from store.errors import InvalidArgument
 _TYPES = {1: compaction.MINOR, 2: compaction.MAJOR}
 _TYPE_IDS = {"MINOR": 1, "MAJOR": 2}
 MAX_PROPERTIES = 100
-MAX_SHOW = 10000  # entries one SHOW COMPACTIONS answers at most (store/compaction.py show)
 
 
 class CompactionMethods:
@@ -66,7 +65,7 @@ class CompactionMethods:
             partition_name=rqst.partName or None, compaction_id=rqst.id if rqst.id and rqst.id > 0 else None,
             type_=_TYPES[rqst.type] if rqst.type is not None else None, state=rqst.state or None,
             pool_name=rqst.poolName or None,
-            limit=rqst.limit if rqst.limit and 0 < rqst.limit < MAX_SHOW else MAX_SHOW)
+            limit=rqst.limit if rqst.limit and 0 < rqst.limit < compaction.MAX_SHOW else compaction.MAX_SHOW)
         return hms.ShowCompactResponse(compacts=[_element(c) for c in rows])
 
 

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Sequence
 from gateway.auth import thrift_identity
 from gateway.config import Settings
 from gateway.thrift import convert
-from gateway.thrift.catalog_names import check_catalog
 from gateway.thrift.convert import required, stamp_ddl_time
 from gateway.thrift.idl import hms
 from gateway.warehouse import Warehouse
@@ -85,7 +84,6 @@ class DataMethods:
         (Hive 4's lockless reads: keep transactional tables' files for its Cleaner) and
         `deleteManagedDir` are not read: the files go as drop_database's deleteData says."""
         req = required(req, "req")
-        check_catalog(req.catalogName)
         try:
             await self.drop_database(required(req.name, "name"), req.deleteData, req.cascade)
         except NotFound:
@@ -277,7 +275,6 @@ class DataMethods:
         the new partition's writeId) is not supported here. `clonePart` (Hive 4's rename that copies the
         files for lockless readers) is not read: the directory moves as rename_partition moves it."""
         req = required(req, "req")
-        check_catalog(req.catName)
         await self.rename_partition(req.dbName, req.tableName, required(req.partVals, "partVals"),
                                     required(req.newPart, "newPart"))
         return hms.RenamePartitionResponse()

@@ -19,7 +19,6 @@ from thriftpy2.thrift import TType
 from gateway.auth import Ownership, thrift_identity
 from gateway.config import Settings, as_hive_writes_it, secret_keys, settings_keys
 from gateway.thrift import convert
-from gateway.thrift.catalog_names import check_catalog
 from gateway.thrift.convert import check_batch, required, stamp_ddl_time
 from gateway.thrift import meta_conf, wire
 from gateway.thrift.idl import hms
@@ -159,7 +158,6 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         """Hive 4's form of get_database, the only one its HiveMetaStoreClient.getDatabase sends (every
         statement that names a database reads it so): database `name` of catalog `catalogName`."""
         request = required(request, "request")
-        check_catalog(request.catalogName)
         return await self.get_database(required(request.name, "name"))
 
     async def get_databases(self, pattern: str | None) -> list[str]:
@@ -254,10 +252,8 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         when the statement has none, and no names (HiveMetaStoreClient.getTables). Both sent: the named
         tables that match; neither: InvalidOperationException, as Hive 4's HMSHandler
         getTableObjectsInternal answers. A database that does not exist has no tables, as for get_tables.
-        The catalog is checked (catName); projectionSpec is not applied: whole tables are answered,
-        which hold every field it can ask for."""
+        projectionSpec is not applied: whole tables are answered, which hold every field it can ask for."""
         req = required(req, "req")
-        check_catalog(req.catName)
         if req.tablesPattern is None:
             if req.tblNames is None:
                 raise InvalidArgument(f"{req.dbName} cannot find null tables")
@@ -580,9 +576,8 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         """Hive 4's form of get_partition_names, for a plain SHOW PARTITIONS: HiveMetaStoreClient's
         listPartitionNames sends it after 4.0 (HIVE-26537 deprecated the flat calls; 4.0's client sends
         get_partition_names). The names of the table's partitions, at most maxParts of them, as
-        get_partition_names answers; the catalog is checked (catName)."""
+        get_partition_names answers."""
         req = required(partitionReq, "partitionReq")
-        check_catalog(req.catName)
         return await self.get_partition_names(req.dbName, req.tblName, req.maxParts)
 
     async def get_partition_names_ps(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,

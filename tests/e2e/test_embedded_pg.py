@@ -405,7 +405,9 @@ async def test_a_gateway_stopped_during_a_restart_leaves_no_server_running(data_
         assert gw.supervisor is not None
         with _startup_lock_held(data_dir):  # the restart waits for it, as for another gateway's start-up
             await asyncio.to_thread(_kill_postmaster, data_dir)
-            async with asyncio.timeout(10):
+            # The supervisor acts once the probe finds the database down, which may take the probe's own
+            # time-out (5 s) when its connection hangs; 10 s was once too short on a loaded machine.
+            async with asyncio.timeout(30):
                 while gw.supervisor.pending is None:
                     await asyncio.sleep(0.05)
             stopping = asyncio.create_task(gw.stop())

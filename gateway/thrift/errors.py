@@ -40,6 +40,8 @@ METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
     ("get_table_names_by_filter", se.InvalidArgument): "MetaException",  # a filter Hive cannot parse
     ("get_fields", se.NotFound): "UnknownTableException",  # a missing table or database
     ("get_schema", se.NotFound): "UnknownTableException",
+    ("get_fields_req", se.NotFound): "UnknownTableException",  # Hive 4's: the same core as get_fields
+    ("get_schema_req", se.NotFound): "UnknownTableException",
     # statistics of a column the table does not have, or of a partition key
     ("update_table_column_statistics", se.InvalidArgument): "MetaException",
     ("update_partition_column_statistics", se.InvalidArgument): "MetaException",

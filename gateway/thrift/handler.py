@@ -227,6 +227,19 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
                                                   environment_context: Any) -> list[Any]:
         return await self.get_schema(db_name, table_name)
 
+    async def get_fields_req(self, req: Any) -> Any:
+        """Hive 4's form of get_fields, the only one its HiveMetaStoreClient.getFields sends; as in Hive,
+        the request's snapshot and table id are not read."""
+        req = required(req, "req")
+        return hms.GetFieldsResponse(fields=await self.get_fields(required(req.dbName, "dbName"),
+                                                                  required(req.tblName, "tblName")))
+
+    async def get_schema_req(self, req: Any) -> Any:
+        """Hive 4's form of get_schema (its HiveMetaStoreClient.getSchema's), read as get_fields_req."""
+        req = required(req, "req")
+        return hms.GetSchemaResponse(fields=await self.get_schema(required(req.dbName, "dbName"),
+                                                                  required(req.tblName, "tblName")))
+
     async def _tables(self, dbname: str | None, tbl_names: list[str] | None) -> list[Table]:
         check_batch(len(tbl_names or []), "get_table_objects_by_name", self._settings.max_batch_size)
         return await self._tables_named(dbname, tbl_names or [])

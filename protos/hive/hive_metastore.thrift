@@ -12,8 +12,9 @@
 // shapes (GetOpenTxnsResponse with a list and abortedBits; get_valid_write_ids, allocate_table_write_ids
 // and add_dynamic_partitions): Spark's 2.3 client never calls them, Trino's and Hive's newer ones do.
 // Hive 4's request-shaped forms that its client sends instead of the older ones (get_database_req,
-// create_table_req, drop_database_req, rename_partition_req) and its txn additions (OpenTxnRequest.txn_type,
-// add_write_ids_to_min_history, update_transaction_statistics, ShowCompactRequest's filters) are declared
+// create_table_req, drop_database_req, rename_partition_req, get_fields_req, get_schema_req) and its txn
+// additions (OpenTxnRequest.txn_type, add_write_ids_to_min_history, update_transaction_statistics,
+// ShowCompactRequest's filters) are declared
 // as Hive 4's hive_metastore.thrift declares them, with its field ids.
 // Column statistics have Hive 2.3's shapes with Hive 4's added fields (histograms, timestamp statistics).
 //
@@ -1237,6 +1238,34 @@ struct AddForeignKeyRequest {
   1: required list<SQLForeignKey> foreignKeyCols,
 }
 
+// Hive 4's: HiveMetaStoreClient.getFields and getSchema send only these. Hive's server reads neither the
+// snapshot nor the table id (the table's latest columns, as get_fields and get_schema answer).
+struct GetFieldsRequest {
+  1: optional string catName,
+  2: required string dbName,
+  3: required string tblName,
+  4: optional EnvironmentContext envContext,
+  5: optional string validWriteIdList,
+  6: optional i64 id = -1,
+}
+
+struct GetFieldsResponse {
+  1: required list<FieldSchema> fields,
+}
+
+struct GetSchemaRequest {
+  1: optional string catName,
+  2: required string dbName,
+  3: required string tblName,
+  4: optional EnvironmentContext envContext,
+  5: optional string validWriteIdList,
+  6: optional i64 id = -1,
+}
+
+struct GetSchemaResponse {
+  1: required list<FieldSchema> fields,
+}
+
 service FacebookService {
   string getName(),
   string getVersion(),
@@ -1277,6 +1306,8 @@ service ThriftHiveMetastore extends FacebookService {
   list<FieldSchema> get_fields_with_environment_context(1: string db_name, 2: string table_name, 3: EnvironmentContext environment_context) throws (1: MetaException o1, 2: UnknownTableException o2, 3: UnknownDBException o3),
   list<FieldSchema> get_schema(1: string db_name, 2: string table_name) throws (1: MetaException o1, 2: UnknownTableException o2, 3: UnknownDBException o3),
   list<FieldSchema> get_schema_with_environment_context(1: string db_name, 2: string table_name, 3: EnvironmentContext environment_context) throws (1: MetaException o1, 2: UnknownTableException o2, 3: UnknownDBException o3),
+  GetFieldsResponse get_fields_req(1: GetFieldsRequest req) throws (1: MetaException o1, 2: UnknownTableException o2, 3: UnknownDBException o3),
+  GetSchemaResponse get_schema_req(1: GetSchemaRequest req) throws (1: MetaException o1, 2: UnknownTableException o2, 3: UnknownDBException o3),
   GetTableResult get_table_req(1: GetTableRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   list<Table> get_table_objects_by_name(1: string dbname, 2: list<string> tbl_names),
   GetTablesResult get_table_objects_by_name_req(1: GetTablesRequest req) throws (1: MetaException o1, 2: InvalidOperationException o2, 3: UnknownDBException o3),

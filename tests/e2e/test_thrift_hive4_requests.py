@@ -102,3 +102,27 @@ async def test_hive4_renames_a_partition_with_rename_partition_req(pg_dsn: str) 
                 newPart=hms.Partition(values=["y"], dbName="db", tableName="acid", parameters={},
                                       writeId=allocated.writeId)))
         assert await call("get_partition_names", "db", "acid", -1) == ["p=x"]
+
+
+async def test_hive4_reads_a_tables_columns_with_get_fields_req_and_get_schema_req(pg_dsn: str) -> None:
+    """Hive 4's HiveMetaStoreClient.getFields and getSchema (DESCRIBE of a table whose serde answers
+    for the columns, Hive's schema tools) send only these: answered as get_fields and get_schema, with
+    the declared exceptions for what does not exist."""
+    async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as call:
+        await call("create_table_req", hms.CreateTableRequest(table=thrift_table("t", keys=["ds"])))
+        fields = await call("get_fields_req", hms.GetFieldsRequest(catName="hive", dbName="db", tblName="T",
+                                                                    validWriteIdList="db.t:0:9223372036854775807::"))
+        assert [(f.name, f.type) for f in fields.fields] == [("id", "bigint")]
+        assert fields.fields == await call("get_fields", "db", "t")
+        schema = await call("get_schema_req", hms.GetSchemaRequest(dbName="db", tblName="t", id=-1))
+        assert [(f.name, f.type) for f in schema.fields] == [("id", "bigint"), ("ds", "string")]
+        assert schema.fields == await call("get_schema", "db", "t")
+
+        with pytest.raises(hms.UnknownTableException, match="db.missing"):
+            await call("get_fields_req", hms.GetFieldsRequest(dbName="db", tblName="missing"))
+        with pytest.raises(hms.UnknownTableException, match="nodb"):
+            await call("get_schema_req", hms.GetSchemaRequest(dbName="nodb", tblName="t"))
+        with pytest.raises(hms.UnknownTableException, match="catalog 'spark' does not exist"):
+            await call("get_schema_req", hms.GetSchemaRequest(catName="spark", dbName="db", tblName="t"))
+        with pytest.raises(hms.MetaException, match="tblName"):
+            await call("get_fields_req", hms.GetFieldsRequest(dbName="db"))

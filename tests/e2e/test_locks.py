@@ -9,13 +9,10 @@ releases what it took, so tests do not wait on each other.
 from __future__ import annotations
 
 import asyncio
-import itertools
-import os
 import time
 from dataclasses import dataclass
 from typing import AsyncIterator, cast
 
-import asyncpg
 import grpc
 import pytest
 
@@ -29,12 +26,11 @@ from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from hive.lock_rules import LockType
 from tests.builders import ensure_lockable, table
-from tests.conftest import TEMPLATE_DB, PgCluster, gateway_settings
+from tests.conftest import PgCluster, gateway_settings
 from tests.unit.test_lock_rules import CELLS, SEED_002_ROWS
 
 C = grpc.StatusCode
 SR, SW, XW, X = lpb.SHARED_READ, lpb.SHARED_WRITE, lpb.EXCL_WRITE, lpb.EXCLUSIVE
-_names = itertools.count(1)
 
 
 def comp(scope: str, lock_type: lpb.LockType,
@@ -80,19 +76,9 @@ class Api:
             await asyncio.sleep(poll_s)
 
 
-async def _fresh_database(cluster: PgCluster) -> str:
-    name = f"locks{os.getpid()}_{next(_names)}"
-    conn = await asyncpg.connect(cluster.dsn("postgres"))
-    try:
-        await conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE_DB}")
-    finally:
-        await conn.close()
-    return cluster.dsn(name)
-
-
 @pytest.fixture(scope="module")
 async def api(pg_cluster: PgCluster) -> AsyncIterator[Api]:
-    dsn = await _fresh_database(pg_cluster)
+    dsn = await pg_cluster.fresh_database()
     gw = Gateway(gateway_settings(dsn, **{"metastore.gateway.max.batch.size": "50"}))
     await gw.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{gw.port}")

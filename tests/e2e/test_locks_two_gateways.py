@@ -23,7 +23,7 @@ from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import ensure_lockable
 from tests.conftest import GatewayProcess, PgCluster
-from tests.e2e.test_locks import _fresh_database, comp
+from tests.e2e.test_locks import comp
 
 C = grpc.StatusCode
 SR, X = lpb.SHARED_READ, lpb.EXCLUSIVE
@@ -61,7 +61,7 @@ async def _node(process: GatewayProcess) -> Node:
 
 @pytest.fixture(scope="module")
 async def dsn(pg_cluster: PgCluster) -> str:
-    return await _fresh_database(pg_cluster)
+    return await pg_cluster.fresh_database()
 
 
 @pytest.fixture(scope="module")

@@ -109,7 +109,10 @@ class PgCluster:
         try:
             made = self._ready.get_nowait()
         except queue.Empty:
-            made = await asyncio.to_thread(self._ready.get, timeout=self.TAKE_TIMEOUT_S)
+            try:
+                made = await asyncio.to_thread(self._ready.get, timeout=self.TAKE_TIMEOUT_S)
+            except queue.Empty:
+                raise RuntimeError(f"no test database was cloned within {self.TAKE_TIMEOUT_S:.0f} s") from None
         if isinstance(made, BaseException):
             self._ready.put(made)  # every later caller fails alike
             raise RuntimeError("the test databases' cloner failed") from made

@@ -1,5 +1,5 @@
-"""Multi-gateway consistency check: every read through a caching gateway must equal what PostgreSQL
-answers for the same request and snapshot.
+"""Multi-gateway consistency check: every read through a caching gateway, over gRPC or Hive's Thrift API,
+must equal what PostgreSQL answers for the same request and snapshot.
 
     python -m loadtest.consistency                     # 3 gateway processes + oracle, 30 s
     python -m loadtest.consistency --duration 300      # the long version
@@ -38,6 +38,26 @@ two can only turn a right gateway answer into an oracle "snapshot too old" (coun
 violation, and only outside txns); the reverse order would be a violation. Inside reader txns
 "snapshot too old" is always a violation.
 
+Over Hive's Thrift API too (thrift_side.py). Every gateway process, the oracle included, also serves
+Hive's metastore Thrift API (its "Hive Thrift API on HOST:PORT" line gives the address). A share of
+the readers' reads (`thrift_read_share`, 30%) goes there instead: Hive 4's get_table_req,
+get_partitions_by_names_req (names drawn as for gRPC: missing, duplicate, non-canonical) and
+get_partition_names_ps_req (every name or up to maxParts), carrying the reader's snapshot as Hive 4
+sends it (validWriteIdList, and the table id unless the ReadContext had none; Hive's requests carry no
+txn id, and a reader txn has written nothing). Each caching gateway's Thrift answer must equal the
+oracle's Thrift answer (the parsed structs, or the exception's type and message), with the gRPC rules
+(gc_race, "snapshot too old" in txns); scopes `thrift_<kind>`. Half of them are made over gRPC at the
+same time on the same gateways (judged as any gRPC read), and on each gateway, the oracle included,
+the two answers must describe the same objects: the table's name, id, location, parameters and keys,
+or each partition's name, values, location and parameters, or the same names (`compared.cross_protocol`;
+a disagreement is a `protocol_mismatch`: the cache keeps each partition pre-encoded for each protocol).
+Writers' reads of their own writes Hive's way (`own_writes`) go over Thrift too, to the same gateway
+and the oracle, with the gRPC read (which carries the txn id) as their twin. External tables are read
+over Thrift without a snapshot (the latest state) and judged as the gRPC reads without a token: a
+state of the history, never going backwards per gateway and protocol (observations of `gwN/thrift`).
+The final sweep makes the same Thrift reads (every table, every name), which must come from the
+caches as well. Counted: `thrift_reads`, `thrift_ext_reads`, `thrift_refused_by_oracle`.
+
 External tables have no snapshot. Reads with `min_event_id` = the event id of the table's last
 completed write are compared with the oracle when no write to that table started or was in flight
 during the comparison (else counted as `ext_token_skipped`), and must show a state of the history at
@@ -56,7 +76,8 @@ run (Admin.CacheStats hits / (hits + misses), as deltas) is reported, with misse
 checked against the number of reads the driver sent to that gateway.
 
 The parts: model.py (configuration, report, answers, the catalog), reader.py and writer.py (the
-workload), judge.py (the comparisons and the history checks), driver.py (phases, command line);
+workload), judge.py (the comparisons and the history checks), thrift_side.py (the Thrift endpoints,
+requests, answers and the projections shared with gRPC), driver.py (phases, command line);
 loadtest/ddl_race.py (DDL racing partition writes, and the judge of those writes).
 """
 

@@ -21,6 +21,7 @@ from loadtest.consistency.model import (
     ExtTable, GatewayShare, table_message,
 )
 from loadtest.consistency.reader import Reader
+from loadtest.consistency.thrift_side import THRIFT_METHODS, ThriftEndpoint, grpc_twin, thrift_request
 from loadtest.consistency.writer import Writer
 from loadtest.harness import Endpoint, GatewayProcess, conf_args, fresh_database, workdir
 from protos.metastore.v1 import catalog_pb2 as pb
@@ -33,14 +34,17 @@ class Driver:
     judge's counters and its `violate` and `error` are also reachable here (loadtest/ddl_race.py)."""
 
     def __init__(self, gateways: Sequence[Endpoint], oracle: Endpoint, cfg: ConsistencyConfig,
-                 log: Callable[[str], None] = print) -> None:
+                 log: Callable[[str], None] = print, *, thrift: Sequence[ThriftEndpoint] = (),
+                 thrift_oracle: ThriftEndpoint | None = None) -> None:
         self.gateways = list(gateways)
         self.oracle = oracle
+        # Each gateway's Thrift endpoint, in `gateways`' order, and the oracle's: all, or none (gRPC only).
+        self.thrift = list(thrift) if thrift_oracle is not None else []
         self.cfg = cfg
         self.log = log
         self.acid = [f"a{i}" for i in range(cfg.acid_tables)]
         self.ext = {f"e{i}": ExtTable(f"e{i}") for i in range(cfg.external_tables)}
-        self.judge = Judge(self.gateways, oracle, self.ext, log)
+        self.judge = Judge(self.gateways, oracle, self.ext, log, thrift=self.thrift, thrift_oracle=thrift_oracle)
         self.counts = self.judge.counts
         self.violate = self.judge.violate
         self.error = self.judge.error
@@ -127,6 +131,14 @@ class Driver:
                                  ("ListPartitionNames", pb.ListPartitionNamesRequest(db_name=DB, table_name=t))]
                 for method, request in requests:
                     await self.judge.compare("final", method, request, in_txn=False, gateways=[g])
+                for table in (*self.acid, *self.ext) if self.thrift else ():
+                    # Hive 4's requests, with the snapshot on the ACID tables: from the cache too, equal to
+                    # the oracle's Thrift answers, and describing what the same read over gRPC does.
+                    ctx = snap.get(table)
+                    for method in THRIFT_METHODS:
+                        request = thrift_request(method, table, ctx, names=list(ALL_NAMES))
+                        await self.judge.compare_thrift("final", method, request, in_txn=False, gateways=[g],
+                                                        twin=grpc_twin(method, request, ctx))
                 after = await g.stats()
                 misses = {k: v - before.misses_by_reason.get(k, 0) for k, v in after.misses_by_reason.items()
                           if v - before.misses_by_reason.get(k, 0)}
@@ -174,14 +186,22 @@ class Driver:
 
 
 async def run_consistency(gateway_addresses: Sequence[str], oracle_address: str, cfg: ConsistencyConfig,
-                          log: Callable[[str], None] = print) -> ConsistencyReport:
+                          log: Callable[[str], None] = print, *, thrift_addresses: Sequence[str] = (),
+                          thrift_oracle_address: str = "") -> ConsistencyReport:
     """Drive the caching gateways at `gateway_addresses` and the cache-less `oracle_address` (all on
-    one fresh, migrated database) for `cfg.duration_s`; see the module docstring for what is checked."""
+    one fresh, migrated database) for `cfg.duration_s`; see the module docstring for what is checked.
+    With their Hive Thrift addresses (`thrift_addresses`, in the same order, and `thrift_oracle_address`),
+    a share of the reads (cfg.thrift_read_share) goes over Thrift; without them, gRPC only."""
     gateways = [await Endpoint.open(f"gw{i + 1}", a) for i, a in enumerate(gateway_addresses)]
     oracle = await Endpoint.open("oracle", oracle_address)
+    with_thrift = bool(thrift_oracle_address) and len(thrift_addresses) == len(gateways) and all(thrift_addresses)
+    thrift = [ThriftEndpoint(g, a) for g, a in zip(gateways, thrift_addresses)] if with_thrift else []
+    thrift_oracle = ThriftEndpoint(oracle, thrift_oracle_address) if with_thrift else None
     try:
-        return await Driver(gateways, oracle, cfg, log).run()
+        return await Driver(gateways, oracle, cfg, log, thrift=thrift, thrift_oracle=thrift_oracle).run()
     finally:
+        for t in (*thrift, *([thrift_oracle] if thrift_oracle else [])):
+            t.close()
         for ep in (*gateways, oracle):
             await ep.channel.close()
 
@@ -205,7 +225,9 @@ async def _main_async(args: argparse.Namespace) -> int:
             procs.append(GatewayProcess(["--dsn", dsn, *conf_args(*ORACLE_CONF, *common)], root / "oracle.log"))
             try:
                 addresses = [await asyncio.to_thread(p.wait_serving, 120) for p in procs]
-                report = await run_consistency(addresses[:-1], addresses[-1], cfg)
+                thrift = [p.thrift_address for p in procs]
+                report = await run_consistency(addresses[:-1], addresses[-1], cfg, thrift_addresses=thrift[:-1],
+                                               thrift_oracle_address=thrift[-1])
             finally:
                 codes = [p.stop() for p in procs]
                 bad = [p for p, c in zip(procs, codes) if c != 0]

@@ -10,14 +10,22 @@ from collections import Counter
 from typing import Any, Callable, Mapping, Sequence
 
 from loadtest.consistency.model import ExtObservation, ExtTable, Outcome, Violation, one_line, read, state_matches
+from loadtest.consistency.thrift_side import (
+    GRPC_TWIN, ThriftEndpoint, ThriftOutcome, grpc_view, render_request, thrift_view,
+)
 from loadtest.harness import Endpoint
+
+Answer = Outcome | ThriftOutcome
 
 
 class Judge:
     def __init__(self, gateways: Sequence[Endpoint], oracle: Endpoint, ext: Mapping[str, ExtTable],
-                 log: Callable[[str], None] = print) -> None:
+                 log: Callable[[str], None] = print, *, thrift: Sequence[ThriftEndpoint] = (),
+                 thrift_oracle: ThriftEndpoint | None = None) -> None:
         self.gateways = list(gateways)
         self.oracle = oracle
+        self.thrift = list(thrift)  # each caching gateway's Thrift endpoint, in `gateways`' order (or none)
+        self.thrift_oracle = thrift_oracle
         self.ext = ext
         self.log = log
         self.counts: Counter[str] = Counter()
@@ -43,22 +51,80 @@ class Judge:
         targets = list(gateways or self.gateways)
         answers = await asyncio.gather(*(read(g, method, request) for g in targets))
         expected = await read(self.oracle, method, request)
-        for g, got in zip(targets, answers):
+        self._judge(kind, method, one_line(request), [g.name for g in targets], answers, expected, in_txn=in_txn)
+        return expected
+
+    async def compare_thrift(self, kind: str, method: str, request: Any, *, in_txn: bool, twin: Any = None,
+                             gateways: Sequence[Endpoint] | None = None) -> ThriftOutcome:
+        """The Thrift `request` through each caching gateway's Thrift endpoint (concurrently; only those
+        of `gateways` when given), then the oracle's: every answer must equal the oracle's Thrift answer,
+        by the rules of `compare` (scope `thrift_<kind>`). With `twin`, the gRPC read of the same objects
+        goes to the same gateways at the same time and then to the oracle too: judged as any gRPC read,
+        and on every gateway (the oracle too) the two answers must describe the same objects
+        (thrift_side.thrift_view / grpc_view)."""
+        assert self.thrift_oracle is not None, "Thrift reads need every gateway's Thrift endpoint"
+        grpc_method = GRPC_TWIN[method]
+        targets = list(gateways or self.gateways)
+        by_name = {t.name: t for t in self.thrift}
+        thrift = [by_name[g.name] for g in targets]
+        n = len(thrift)
+        self.counts["thrift_reads"] += n + 1
+        answers: list[Any] = await asyncio.gather(
+            *(t.call(method, request) for t in thrift),
+            *((read(g, grpc_method, twin) for g in targets) if twin is not None else ()))
+        expected = await self.thrift_oracle.call(method, request)
+        if not expected.ok:
+            self.counts["thrift_refused_by_oracle"] += 1
+        grpc_expected = await read(self.oracle, grpc_method, twin) if twin is not None else None
+        names = [t.name for t in thrift]
+        self._judge(f"thrift_{kind}", method, render_request(method, request), names, answers[:n], expected,
+                    in_txn=in_txn)
+        if twin is not None and grpc_expected is not None:
+            self._judge(kind, grpc_method, one_line(twin), names, answers[n:], grpc_expected, in_txn=in_txn)
+            text = f"{render_request(method, request)} / {grpc_method}({one_line(twin)})"
+            for name, via_thrift, via_grpc in zip([*names, self.thrift_oracle.name], [*answers[:n], expected],
+                                                  [*answers[n:], grpc_expected]):
+                self._cross(kind, method, name, text, via_thrift, via_grpc, in_txn=in_txn)
+        return expected
+
+    def _judge(self, kind: str, method: str, request: str, names: Sequence[str], answers: Sequence[Answer],
+               expected: Answer, *, in_txn: bool) -> None:
+        for name, got in zip(names, answers):
             self.counts[f"compared.{kind}"] += 1
-            if got.same(expected):
+            if got.same(expected):  # type: ignore[arg-type]  # (answers of one protocol)
                 if got.too_old:
                     self.counts["too_old_both"] += 1
                     if in_txn:
-                        self.violate(Violation("too_old_in_txn", g.name, method, one_line(request), got.render(),
+                        self.violate(Violation("too_old_in_txn", name, method, request, got.render(),
                                                expected.render(), "a snapshot inside an open txn must stay valid",
                                                scope=kind))
                 continue
             if got.ok and expected.too_old and not in_txn:
                 self.counts["gc_race"] += 1  # version GC ran between the gateway's read and the oracle's
                 continue
-            self.violate(Violation("mismatch", g.name, method, one_line(request), got.render(), expected.render(),
+            self.violate(Violation("mismatch", name, method, request, got.render(), expected.render(),
                                    f"({kind}{', in txn' if in_txn else ''})", scope=kind))
-        return expected
+
+    def _cross(self, kind: str, method: str, name: str, request: str, via_thrift: ThriftOutcome,
+               via_grpc: Outcome, *, in_txn: bool) -> None:
+        """One gateway's Thrift and gRPC answers to the same snapshot read, made at the same time."""
+        if via_thrift.ok and via_grpc.ok:
+            self.counts["compared.cross_protocol"] += 1
+            got, want = thrift_view(method, via_thrift.reply), grpc_view(method, via_grpc.reply)
+            if got != want:
+                self.violate(Violation("protocol_mismatch", name, method, request, f"thrift: {got!r}",
+                                       f"grpc: {want!r}", f"({kind}: the two encodings disagree)",
+                                       scope="cross_protocol"))
+            return
+        if not via_thrift.ok and not via_grpc.ok:
+            return  # both refused (each checked against the oracle's refusal in its own protocol)
+        failed = via_grpc if via_thrift.ok else via_thrift
+        if failed.too_old and not in_txn:
+            self.counts["gc_race"] += 1  # version GC between the two reads
+            return
+        self.violate(Violation("protocol_mismatch", name, method, request, f"thrift: {via_thrift.render()}",
+                               f"grpc: {via_grpc.render()}", f"({kind}: one protocol answered, the other refused)",
+                               scope="cross_protocol"))
 
     def check_observations(self) -> None:
         """Against the complete histories: every external read shows a state that existed; with a
@@ -92,4 +158,6 @@ class Judge:
                     f"{previous.projection!r})", scope="ext_no_token"))
                 continue
             self.counts["ext_monotonic_checked"] += 1
+            if ob.gateway.endswith("/thrift"):
+                self.counts["thrift_ext_monotonic_checked"] += 1
             lower[key] = (min(feasible), ob)

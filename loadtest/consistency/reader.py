@@ -12,6 +12,9 @@ from loadtest.consistency.model import (
     CALL_TIMEOUT_S, DB, READ_METHODS, ExtObservation, ExtTable, Violation, ext_projection, one_line, random_names,
     read,
 )
+from loadtest.consistency.thrift_side import (
+    THRIFT_METHODS, ThriftEndpoint, ext_thrift_projection, grpc_twin, render_request, thrift_request,
+)
 from loadtest.harness import Endpoint
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
@@ -26,7 +29,10 @@ class Reader:
     def __init__(self, driver: Driver) -> None:
         self.d = driver
         self.judge = driver.judge
-        self._monotonic_locks = {(g.name, t): asyncio.Lock() for g in driver.gateways for t in driver.ext}
+        self._monotonic_locks = {(g, t): asyncio.Lock() for g in [*(g.name for g in driver.gateways),
+                                                                    *(f"{t.name}/thrift" for t in driver.thrift)]
+                                 for t in driver.ext}
+        self._thrift_share = driver.cfg.thrift_read_share if driver.thrift else 0.0
         self._old_snapshots: list[dict[str, pb.ReadContext]] = []
 
     async def loop(self, i: int) -> None:
@@ -70,6 +76,9 @@ class Reader:
     async def acid_read(self, rng: random.Random, table: str, ctx: pb.ReadContext, *, in_txn: bool, kind: str) -> None:
         if rng.random() < 0.3:
             ctx = pb.ReadContext(valid_write_id_list=ctx.valid_write_id_list, txn_id=ctx.txn_id)  # no table-id guard
+        if rng.random() < self._thrift_share:
+            await self.thrift_acid_read(rng, table, ctx, in_txn=in_txn, kind=kind)
+            return
         which = rng.choices(READ_METHODS, weights=(2, 5, 3))[0]
         if which == "GetTable":
             await self.judge.compare(kind, which, pb.GetTableRequest(db_name=DB, table_name=table, read=ctx),
@@ -85,8 +94,23 @@ class Reader:
                 request.page_token = first.reply.next_page_token
                 await self.judge.compare(kind, which, request, in_txn=in_txn)
 
+    async def thrift_acid_read(self, rng: random.Random, table: str, ctx: pb.ReadContext, *, in_txn: bool,
+                               kind: str) -> None:
+        """Hive 4's request with the snapshot (validWriteIdList, and the table id unless `ctx` has none),
+        compared with the oracle's Thrift answer; half of them also made over gRPC at the same time, and
+        the two protocols' answers compared on each gateway."""
+        method = rng.choices(THRIFT_METHODS, weights=(2, 5, 3))[0]
+        cross = rng.random() < 0.5
+        request = thrift_request(method, table, ctx, names=random_names(rng, variants=True),
+                                 max_parts=-1 if cross else rng.choice((-1, 0, 3, 7, 20)))
+        await self.judge.compare_thrift(kind, method, request, in_txn=in_txn,
+                                        twin=grpc_twin(method, request, ctx) if cross else None)
+
     async def ext_read(self, rng: random.Random, table: str) -> None:
         ext = self.d.ext[table]
+        if rng.random() < self._thrift_share:
+            await self._ext_thrift_read(rng, ext)
+            return
         which = rng.choices(READ_METHODS, weights=(2, 5, 3))[0]
         if which == "GetTable":
             request: Any = pb.GetTableRequest(db_name=DB, table_name=table)
@@ -139,3 +163,25 @@ class Reader:
                                                         next(self.judge.seq)))
 
         await asyncio.gather(*(one(g) for g in self.d.gateways))
+
+    async def _ext_thrift_read(self, rng: random.Random, ext: ExtTable) -> None:
+        """A Thrift read without a snapshot (the latest state, no token): judged as the gRPC reads without
+        a token, monotonic per gateway and protocol (observations of `<gateway>/thrift`)."""
+        method = rng.choices(THRIFT_METHODS, weights=(2, 5, 3))[0]
+        request = thrift_request(method, ext.name, None, names=random_names(rng, variants=False))
+
+        async def one(t: ThriftEndpoint) -> None:
+            who = f"{t.name}/thrift"
+            async with self._monotonic_locks[(who, ext.name)]:
+                self.judge.counts["thrift_reads"] += 1
+                got = await t.call(method, request)
+                if not got.ok:
+                    self.judge.violate(Violation("error", who, method, render_request(method, request), got.render(),
+                                                 "an answer", "(external Thrift read)", scope="ext_no_token"))
+                    return
+                self.judge.counts["thrift_ext_reads"] += 1
+                self.judge.observations.append(ExtObservation(who, ext.name, method, render_request(method, request),
+                                                              ext_thrift_projection(method, request, got.reply),
+                                                              None, next(self.judge.seq)))
+
+        await asyncio.gather(*(one(t) for t in self.d.thrift))

@@ -14,6 +14,7 @@ import grpc
 from loadtest.consistency.model import (
     CALL_TIMEOUT_S, DB, UNIVERSE, C, ExtState, Violation, part_values, random_names, table_message,
 )
+from loadtest.consistency.thrift_side import THRIFT_METHODS, grpc_twin, thrift_request
 from loadtest.harness import Endpoint
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
@@ -55,6 +56,13 @@ class Writer:
         if rng.random() < 0.2:
             await self.judge.compare(kind, "GetTable", pb.GetTableRequest(db_name=DB, table_name=table, read=ctx),
                                in_txn=True, gateways=[g])
+        if kind == "own_writes" and self.d.thrift and rng.random() < self.d.cfg.thrift_read_share:
+            # Hive 4 inside its txn: the request carries the snapshot in which its own write id is valid,
+            # and no txn id; it sees what the gRPC read with the txn id sees.
+            method = rng.choices(THRIFT_METHODS, weights=(1, 3, 2))[0]
+            request = thrift_request(method, table, ctx, names=random_names(rng, variants=True))
+            await self.judge.compare_thrift(kind, method, request, in_txn=True, gateways=[g],
+                                            twin=grpc_twin(method, request, ctx))
         return list(listed.reply.names) if listed.ok else []
 
     async def own_reads(self, rng: random.Random, table: str, txn: int, early: pb.ReadContext,

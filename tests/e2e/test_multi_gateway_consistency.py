@@ -45,7 +45,9 @@ async def _check_consistency(pg_dsn: str, duration_s: float) -> None:
     processes.append(GatewayProcess("--dsn", pg_dsn, *_conf(ORACLE_CONF)))
     try:
         addresses = await asyncio.gather(*(asyncio.to_thread(p.wait_serving) for p in processes))
-        report = await run_consistency(addresses[:3], addresses[3], ConsistencyConfig(duration_s=duration_s, seed=seed))
+        thrift = [p.thrift_address for p in processes]  # every gateway serves Hive's Thrift API too
+        report = await run_consistency(addresses[:3], addresses[3], ConsistencyConfig(duration_s=duration_s, seed=seed),
+                                       thrift_addresses=thrift[:3], thrift_oracle_address=thrift[3])
     finally:
         codes = [p.stop() for p in processes]
     print(report.summary())
@@ -57,6 +59,11 @@ async def _check_consistency(pg_dsn: str, duration_s: float) -> None:
     assert compared > 200 and report.counts["txns_committed"] > 10 and report.counts["txns_aborted"] > 0, \
         report.summary()
     assert report.counts["ext_monotonic_checked"] > 0 and report.counts["compared.ext_token"] > 0, report.summary()
+    # A share of the reads went over Hive's Thrift API, with the snapshot (compared with the oracle's Thrift
+    # answer, and with the same read over gRPC), and to the external tables without one.
+    assert report.counts["thrift_reads"] > 0 and report.counts["compared.cross_protocol"] > 0, report.summary()
+    assert sum(v for k, v in report.counts.items() if k.startswith("compared.thrift_")) > 0, report.summary()
+    assert report.counts["thrift_ext_monotonic_checked"] > 0, report.summary()
     # Writes were judged while tables were altered, renamed and re-created beside them (no write_not_found
     # violation: the violations assertion above covers it).
     assert report.counts["churn_writes_judged"] > 5 and report.counts["churn_alter"] > 5, report.summary()

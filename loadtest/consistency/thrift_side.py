@@ -1,0 +1,171 @@
+"""The Thrift side of the consistency run: each gateway's Hive Thrift endpoint (a small pool of
+asyncio thriftpy2 connections), the Hive 4 requests that carry a reader's snapshot (`validWriteIdList`
+and the table `id`, as gRPC's ReadContext), a Thrift answer (`ThriftOutcome`: the parsed struct, or the
+exception's type and message), and the projections that put a Thrift answer and a gRPC answer side by
+side (partition names, values, locations, parameters) or a Thrift answer beside an external table's
+history (model.ext_projection's shapes)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+import thriftpy2.rpc
+from thriftpy2.thrift import TApplicationException, TException
+from thriftpy2.transport import TTransportException
+
+from gateway.thrift.idl import SERVICE, hms
+from loadtest.consistency.model import DB, SERVER_PAGE_LIMIT, part_name
+from loadtest.harness import CALL_TIMEOUT_S, Endpoint
+from protos.metastore.v1 import catalog_pb2 as pb
+
+# Hive 4's request shapes with a snapshot, and the gRPC read each one mirrors.
+THRIFT_METHODS = ("get_table_req", "get_partitions_by_names_req", "get_partition_names_ps_req")
+GRPC_TWIN = {"get_table_req": "GetTable", "get_partitions_by_names_req": "GetPartitionsByNames",
+             "get_partition_names_ps_req": "ListPartitionNames"}
+
+
+@dataclass(frozen=True)
+class ThriftOutcome:
+    """A Thrift read's answer: the parsed result struct, or the exception's type name and message (a
+    declared exception keeps the connection; anything else, transport errors included, closes it)."""
+
+    reply: Any = None
+    error: str = ""
+    details: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+    @property
+    def too_old(self) -> bool:
+        return not self.ok and "snapshot too old" in self.details
+
+    def same(self, other: "ThriftOutcome") -> bool:
+        if self.ok != other.ok:
+            return False
+        return self.reply == other.reply if self.ok else (self.error, self.details) == (other.error, other.details)
+
+    def render(self, limit: int = 1500) -> str:
+        text = repr(self.reply) if self.ok else f"{self.error}: {self.details}"
+        return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
+
+
+class ThriftEndpoint:
+    """One gateway's Hive Thrift API. A thriftpy2 connection carries one call at a time, so each call
+    takes an idle connection (or opens one) and gives it back; reads are counted in the gateway's
+    `Endpoint.reads_sent`, as its cache decides them like gRPC reads."""
+
+    def __init__(self, endpoint: Endpoint, address: str) -> None:
+        self.endpoint = endpoint
+        self.name = endpoint.name
+        self.address = address
+        host, port = address.rsplit(":", 1)
+        self._host, self._port = host, int(port)
+        self._idle: list[Any] = []
+
+    async def call(self, method: str, request: Any) -> ThriftOutcome:
+        self.endpoint.reads_sent += 1
+        client = self._idle.pop() if self._idle else await thriftpy2.rpc.make_aio_client(
+            SERVICE, self._host, self._port, timeout=int(CALL_TIMEOUT_S * 1000))
+        keep = True
+        try:
+            return ThriftOutcome(await getattr(client, method)(request))
+        except (TTransportException, TApplicationException, OSError, asyncio.TimeoutError) as exc:
+            keep = False
+            return ThriftOutcome(error=type(exc).__name__, details=str(exc))
+        except TException as exc:  # an exception the method declares: the connection stays usable
+            return ThriftOutcome(error=type(exc).__name__, details=str(getattr(exc, "message", exc)))
+        finally:
+            if keep:
+                self._idle.append(client)
+            else:
+                client.close()
+
+    def close(self) -> None:
+        for client in self._idle:
+            client.close()
+        self._idle.clear()
+
+
+# -- requests -----------------------------------------------------------------------------------------
+
+
+def snapshot_fields(ctx: pb.ReadContext) -> dict[str, Any]:
+    """A gRPC ReadContext as Hive 4 sends it: the write-id list and the table id (-1: no id guard). Hive's
+    requests carry no txn id; a reader's txn has written nothing, so it changes nothing it sees."""
+    return {"validWriteIdList": ctx.valid_write_id_list, "id": ctx.table_id or -1}
+
+
+def thrift_request(method: str, table: str, ctx: pb.ReadContext | None, *, names: list[str] | None = None,
+                   max_parts: int = -1) -> Any:
+    """The Hive 4 request `method` on `DB.table`, with `ctx`'s snapshot (None: none, the latest state)."""
+    snap = snapshot_fields(ctx) if ctx is not None else {}
+    if method == "get_table_req":
+        return hms.GetTableRequest(dbName=DB, tblName=table, **snap)
+    if method == "get_partitions_by_names_req":
+        return hms.GetPartitionsByNamesRequest(db_name=DB, tbl_name=table, names=list(names or []), **snap)
+    return hms.GetPartitionNamesPsRequest(dbName=DB, tblName=table, partValues=[], maxParts=max_parts, **snap)
+
+
+def grpc_twin(method: str, request: Any, ctx: pb.ReadContext | None) -> Any:
+    """The gRPC read that describes the same objects as the Thrift `request` (every name, one page),
+    with `ctx` (None: no read context, as the Thrift request without a snapshot)."""
+    twin: Any
+    if method == "get_table_req":
+        twin = pb.GetTableRequest(db_name=DB, table_name=request.tblName)
+    elif method == "get_partitions_by_names_req":
+        twin = pb.GetPartitionsByNamesRequest(db_name=DB, table_name=request.tbl_name, names=request.names)
+    else:
+        twin = pb.ListPartitionNamesRequest(db_name=DB, table_name=request.tblName)
+    if ctx is not None:
+        twin.read.CopyFrom(ctx)
+    return twin
+
+
+def render_request(method: str, request: Any) -> str:
+    return f"{method}({request!r})"
+
+
+# -- projections ------------------------------------------------------------------------------------------
+
+
+def _params(parameters: Any) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((parameters or {}).items()))
+
+
+def thrift_view(method: str, reply: Any) -> tuple[Any, ...]:
+    """What a Thrift answer says of the objects, in the terms both protocols share."""
+    if method == "get_table_req":
+        t = reply.table
+        return ("table", t.dbName, t.tableName, t.id, t.sd.location if t.sd else "", _params(t.parameters),
+                tuple((k.name, k.type) for k in t.partitionKeys or ()))
+    if method == "get_partitions_by_names_req":
+        return ("parts", tuple((part_name(p.values), tuple(p.values), p.sd.location if p.sd else "",
+                                _params(p.parameters)) for p in reply.partitions or ()))
+    return ("names", tuple(reply.names or ()))
+
+
+def grpc_view(method: str, reply: Any) -> tuple[Any, ...]:
+    """thrift_view's terms for the gRPC twin's answer."""
+    if method == "get_table_req":
+        t = reply.table
+        return ("table", t.db_name, t.name, t.table_id, t.sd.location, _params(t.parameters),
+                tuple((k.name, k.type) for k in t.partition_keys))
+    if method == "get_partitions_by_names_req":
+        return ("parts", tuple((p.name, tuple(p.values), p.sd.location, _params(p.parameters))
+                               for p in reply.partitions))
+    return ("names", tuple(reply.names))
+
+
+def ext_thrift_projection(method: str, request: Any, reply: Any) -> tuple[Any, ...]:
+    """model.ext_projection's shape for a Thrift read of an external table (no snapshot, every name)."""
+    if method == "get_table_req":
+        return ("table", (reply.table.parameters or {}).get("tag", ""))
+    if method == "get_partitions_by_names_req":
+        wanted = tuple(dict.fromkeys(request.names))
+        return ("parts", wanted, tuple((part_name(p.values), (p.parameters or {}).get("tag", ""))
+                                       for p in reply.partitions or ()))
+    return ("list", SERVER_PAGE_LIMIT, tuple(reply.names or ()), False)

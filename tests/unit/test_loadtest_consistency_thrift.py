@@ -1,0 +1,73 @@
+"""The Thrift side of the consistency run (loadtest/consistency/thrift_side.py): the Hive 4 requests it
+builds from a gRPC ReadContext, the answers it compares, and the projections that put a Thrift answer
+beside a gRPC one or beside an external table's history."""
+
+from __future__ import annotations
+
+from gateway.thrift.idl import hms
+from loadtest.consistency.model import ExtState, state_matches
+from loadtest.consistency.thrift_side import (
+    ThriftOutcome, ext_thrift_projection, grpc_twin, grpc_view, thrift_request, thrift_view,
+)
+from protos.metastore.v1 import catalog_pb2 as pb
+
+CTX = pb.ReadContext(valid_write_id_list="cons.a0:5:9223372036854775807::", table_id=7, txn_id=3)
+
+
+def _thrift_partition(hr: str, location: str, **params: str) -> object:
+    return hms.Partition(values=["2024-01-01", hr], dbName="cons", tableName="a0",
+                         sd=hms.StorageDescriptor(location=location), parameters=dict(params))
+
+
+def _grpc_partition(hr: str, location: str, **params: str) -> pb.Partition:
+    return pb.Partition(db_name="cons", table_name="a0", values=["2024-01-01", hr], name=f"ds=2024-01-01/hr={hr}",
+                        sd=pb.StorageDescriptor(location=location), parameters=params)
+
+
+def test_a_request_carries_the_snapshot_as_hive_4_sends_it_and_no_table_id_as_minus_one() -> None:
+    request = thrift_request("get_partitions_by_names_req", "a0", CTX, names=["ds=x/hr=1"])
+    assert (request.db_name, request.tbl_name, request.names) == ("cons", "a0", ["ds=x/hr=1"])
+    assert (request.validWriteIdList, request.id) == (CTX.valid_write_id_list, 7)
+    unguarded = pb.ReadContext(valid_write_id_list=CTX.valid_write_id_list)
+    assert thrift_request("get_table_req", "a0", unguarded).id == -1
+    latest = thrift_request("get_partition_names_ps_req", "e0", None)
+    assert latest.validWriteIdList is None and latest.partValues == [] and latest.maxParts == -1
+
+
+def test_the_grpc_twin_reads_the_same_objects_under_the_same_context() -> None:
+    request = thrift_request("get_partitions_by_names_req", "a0", CTX, names=["a", "a", "B"])
+    twin = grpc_twin("get_partitions_by_names_req", request, CTX)
+    assert list(twin.names) == ["a", "a", "B"] and twin.read == CTX
+    assert not grpc_twin("get_table_req", thrift_request("get_table_req", "e0", None), None).HasField("read")
+
+
+def test_partitions_agree_across_protocols_only_when_names_values_locations_and_parameters_do() -> None:
+    method = "get_partitions_by_names_req"
+    thrift = hms.GetPartitionsByNamesResult(partitions=[_thrift_partition("1", "/w/p1", tag="t1")])
+    assert thrift_view(method, thrift) == grpc_view(method, pb.GetPartitionsByNamesResponse(
+        partitions=[_grpc_partition("1", "/w/p1", tag="t1")]))
+    for other in (_grpc_partition("1", "/w/other", tag="t1"), _grpc_partition("1", "/w/p1", tag="t2"),
+                  _grpc_partition("2", "/w/p1", tag="t1")):
+        assert thrift_view(method, thrift) != grpc_view(method, pb.GetPartitionsByNamesResponse(partitions=[other]))
+
+
+def test_answers_are_equal_as_parsed_structs_or_as_exception_type_and_message() -> None:
+    a = ThriftOutcome(hms.GetPartitionNamesPsResponse(names=["x"]))
+    assert a.same(ThriftOutcome(hms.GetPartitionNamesPsResponse(names=["x"])))
+    assert not a.same(ThriftOutcome(hms.GetPartitionNamesPsResponse(names=["y"])))
+    refused = ThriftOutcome(error="MetaException", details="snapshot too old: ...")
+    assert refused.too_old and not a.same(refused)
+    assert not refused.same(ThriftOutcome(error="NoSuchObjectException", details="snapshot too old: ..."))
+
+
+def test_an_external_read_over_thrift_is_matched_against_the_tables_states() -> None:
+    state = ExtState("init", (("ds=2024-01-01/hr=1", "t1"), ("ds=2024-01-01/hr=2", "t2")))
+    request = thrift_request("get_partitions_by_names_req", "e0", None,
+                             names=["ds=2024-01-01/hr=2", "ds=2030-01-01/hr=1", "ds=2024-01-01/hr=2"])
+    reply = hms.GetPartitionsByNamesResult(partitions=[_thrift_partition("2", "/w", tag="t2")])
+    assert state_matches(state, ext_thrift_projection("get_partitions_by_names_req", request, reply))
+    every_name = thrift_request("get_partition_names_ps_req", "e0", None)
+    names = hms.GetPartitionNamesPsResponse(names=["ds=2024-01-01/hr=1", "ds=2024-01-01/hr=2"])
+    assert state_matches(state, ext_thrift_projection("get_partition_names_ps_req", every_name, names))
+    assert not state_matches(state, ext_thrift_projection(
+        "get_partition_names_ps_req", every_name, hms.GetPartitionNamesPsResponse(names=["ds=2024-01-01/hr=1"])))

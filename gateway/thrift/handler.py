@@ -533,9 +533,9 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         db_key, table_key = table_key_of(required(db_name, "db_name"), required(tbl_name, "tbl_name"))
         found = self._cached.cached_versions_by_partial(db_key, table_key, partial, ALL_PARTITIONS, snapshot)
         if not isinstance(found, VersionsHit):
-            everything = await self._matching(db_key, table_key, "", ALL_PARTITIONS, snapshot)
-            found = VersionsHit(everything.table, [v for v in everything.versions
-                                                   if matches_partial_values(v.values, partial)])
+            # The cache decided (and counted) this read: the database answers, without asking it again.
+            table, parts = await self._cached.fetch_partitions(db_key, table_key, ALL_PARTITIONS, snapshot)
+            found = VersionsHit(table, [wire.version_of(p) for p in parts if matches_partial_values(p.values, partial)])
         keys = found.table.partition_keys
         if len(partial) > len(keys):  # (MetaException, as Hive's)
             raise InvalidArgument(

@@ -230,6 +230,60 @@ async def test_hive4_reads_with_a_snapshot_follow_the_seeds_two_gateway_flow(pg_
         await b.stop()
 
 
+async def test_a_partial_specification_read_is_decided_once_by_the_cache_hit_or_miss(pg_dsn: str) -> None:
+    """get_partition_names_ps_req (and every read of Hive's partial specifications) asks the cache once:
+    a hit counts one hit; a miss counts one miss and reads the database, as every other read. (It used to
+    ask again on a miss, for every partition, and count two misses for one read: the consistency run's
+    `lookups == reads_sent` check caught it.)"""
+    gw = Gateway(gateway_settings(pg_dsn))
+    await gw.start()
+    grpc_client = await connect(f"127.0.0.1:{gw.port}")
+    hms_call = Client(gw.thrift_port)
+    try:
+        await grpc_client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+        await grpc_client.catalog.CreateTable(pb.CreateTableRequest(
+            table=table("db", "t", keys=(("p", "string"), ("q", "string")), transactional=True)))
+        (txn,) = (await hms_call("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids
+        await grpc_client.catalog.AddPartitions(pb.AddPartitionsRequest(
+            db_name="db", table_name="t", txn_id=txn,
+            partitions=[pb.Partition(values=v) for v in (["a", "1"], ["a", "2"], ["b", "1"])]))
+        await hms_call("commit_txn", hms.CommitTxnRequest(txnid=txn))
+        txns = transactions_pb2_grpc.TransactionsStub(grpc_client.channel)
+        txn_list = (await txns.GetOpenTxns(tpb.GetOpenTxnsRequest())).valid_txn_list
+        ids = (await txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+            full_table_names=["db.t"], valid_txn_list=txn_list))).tables[0]
+        await wait_applied(gw)
+        assert gw.cache is not None
+        stats = gw.cache.stats
+
+        async def names(partial: list[str], write_ids: str) -> tuple[list[str], int, int]:
+            hits, misses = stats.hits, sum(stats.misses.values())
+            got = await hms_call("get_partition_names_ps_req", hms.GetPartitionNamesPsRequest(
+                dbName="db", tblName="t", partValues=partial, validWriteIdList=write_ids, id=ids.table_id))
+            return got.names, stats.hits - hits, sum(stats.misses.values()) - misses
+
+        await names([], ids.valid_write_id_list)  # the cache has the table loaded
+        assert await names(["a"], ids.valid_write_id_list) == (["p=a/q=1", "p=a/q=2"], 1, 0)
+        assert await names(["", "1"], ids.valid_write_id_list) == (["p=a/q=1", "p=b/q=1"], 1, 0)
+        # A commit the cache has not applied: a snapshot that sees it misses once, the database answers.
+        assert gw.poller is not None
+        gw.poller.pause()
+        (txn,) = (await hms_call("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids
+        await grpc_client.catalog.AddPartitions(pb.AddPartitionsRequest(
+            db_name="db", table_name="t", txn_id=txn, partitions=[pb.Partition(values=["a", "3"])]))
+        await hms_call("commit_txn", hms.CommitTxnRequest(txnid=txn))
+        txn_list = (await txns.GetOpenTxns(tpb.GetOpenTxnsRequest())).valid_txn_list
+        newer = (await txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+            full_table_names=["db.t"], valid_txn_list=txn_list))).tables[0].valid_write_id_list
+        assert await names(["a"], newer) == (["p=a/q=1", "p=a/q=2", "p=a/q=3"], 0, 1)
+        assert await names(["", "1"], newer) == (["p=a/q=1", "p=b/q=1"], 0, 1)
+        gw.poller.resume()
+    finally:
+        hms_call.close()
+        await grpc_client.channel.close()
+        await gw.stop()
+
+
 async def test_hive4_request_shaped_partition_reads_answer_their_snapshot(env: Any) -> None:
     """get_partition_req, get_partitions_req, get_partitions_ps_with_auth_req and
     get_partition_names_ps_req read under the snapshot they carry (a reader's snapshot from before a

@@ -15,8 +15,9 @@ names drawn from a small universe so writers collide) and external tables (`e0`,
 Writers (through all gateways, every call to a randomly chosen one, so one txn's writes go through
 several gateways, as the seed's "one txn, several HMS" case):
 * ACID txns: OpenTxns, take the txn's snapshot, then 1-3 of add partitions / alter partitions / drop
-  partitions / alter table on one table, each preceded (and the last one followed) by reads of the
-  table inside the txn, compared with the oracle like any other read; commit, or abort ~20%.
+  partitions / alter table (its tag; half the time its columns too) on one table, each preceded (and
+  the last one followed) by reads of the table inside the txn, compared with the oracle like any
+  other read; commit, or abort ~20%.
   Write-write conflicts (ABORTED) abort the txn. Once the txn has written, it reads its own writes two
   ways: `own_writes_early_snapshot`, with the snapshot it took when it opened (before its write id
   existed) plus its txn id, which the API promises shows its own writes; and `own_writes`, Hive's way,
@@ -42,7 +43,8 @@ Over Hive's Thrift API too (thrift_side.py). Every gateway process, the oracle i
 Hive's metastore Thrift API (its "Hive Thrift API on HOST:PORT" line gives the address). A share of
 the readers' reads (`thrift_read_share`, 30%) goes there instead: Hive 4's get_table_req,
 get_partitions_by_names_req (names drawn as for gRPC: missing, duplicate, non-canonical) and
-get_partition_names_ps_req (every name or up to maxParts), carrying the reader's snapshot as Hive 4
+get_partition_names_ps_req (Hive's partial specifications: none, a day, an hour of any day, both;
+up to maxParts), carrying the reader's snapshot as Hive 4
 sends it (validWriteIdList, and the table id unless the ReadContext had none; Hive's requests carry no
 txn id, and a reader txn has written nothing). Each caching gateway's Thrift answer must equal the
 oracle's Thrift answer (the parsed structs, or the exception's type and message), with the gRPC rules

@@ -13,7 +13,8 @@ from loadtest.consistency.model import (
     read,
 )
 from loadtest.consistency.thrift_side import (
-    THRIFT_METHODS, ThriftEndpoint, ext_thrift_projection, grpc_twin, render_request, thrift_request,
+    THRIFT_METHODS, ThriftEndpoint, ext_thrift_projection, grpc_twin, random_partial, render_request,
+    thrift_request,
 )
 from loadtest.harness import Endpoint
 from protos.metastore.v1 import catalog_pb2 as pb
@@ -97,12 +98,14 @@ class Reader:
     async def thrift_acid_read(self, rng: random.Random, table: str, ctx: pb.ReadContext, *, in_txn: bool,
                                kind: str) -> None:
         """Hive 4's request with the snapshot (validWriteIdList, and the table id unless `ctx` has none),
-        compared with the oracle's Thrift answer; half of them also made over gRPC at the same time, and
-        the two protocols' answers compared on each gateway."""
+        compared with the oracle's Thrift answer; half of them also made over gRPC at the same time (every
+        name: no partial specification, no maxParts), and the two protocols' answers compared on each
+        gateway."""
         method = rng.choices(THRIFT_METHODS, weights=(2, 5, 3))[0]
         cross = rng.random() < 0.5
         request = thrift_request(method, table, ctx, names=random_names(rng, variants=True),
-                                 max_parts=-1 if cross else rng.choice((-1, 0, 3, 7, 20)))
+                                 max_parts=-1 if cross else rng.choice((-1, 0, 3, 7, 20)),
+                                 part_values=() if cross else random_partial(rng))
         await self.judge.compare_thrift(kind, method, request, in_txn=in_txn,
                                         twin=grpc_twin(method, request, ctx) if cross else None)
 

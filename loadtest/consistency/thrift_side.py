@@ -8,15 +8,16 @@ history (model.ext_projection's shapes)."""
 from __future__ import annotations
 
 import asyncio
+import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 import thriftpy2.rpc
 from thriftpy2.thrift import TApplicationException, TException
 from thriftpy2.transport import TTransportException
 
 from gateway.thrift.idl import SERVICE, hms
-from loadtest.consistency.model import DB, SERVER_PAGE_LIMIT, part_name
+from loadtest.consistency.model import DB, DS_VALUES, HOURS, SERVER_PAGE_LIMIT, part_name
 from loadtest.harness import CALL_TIMEOUT_S, Endpoint
 from protos.metastore.v1 import catalog_pb2 as pb
 
@@ -100,14 +101,25 @@ def snapshot_fields(ctx: pb.ReadContext) -> dict[str, Any]:
 
 
 def thrift_request(method: str, table: str, ctx: pb.ReadContext | None, *, names: list[str] | None = None,
-                   max_parts: int = -1) -> Any:
-    """The Hive 4 request `method` on `DB.table`, with `ctx`'s snapshot (None: none, the latest state)."""
+                   max_parts: int = -1, part_values: Sequence[str] = ()) -> Any:
+    """The Hive 4 request `method` on `DB.table`, with `ctx`'s snapshot (None: none, the latest state):
+    `names` for get_partitions_by_names_req; Hive's partial specification `part_values` (a value per
+    leading key, '' for any) and `max_parts` for get_partition_names_ps_req."""
     snap = snapshot_fields(ctx) if ctx is not None else {}
     if method == "get_table_req":
         return hms.GetTableRequest(dbName=DB, tblName=table, **snap)
     if method == "get_partitions_by_names_req":
         return hms.GetPartitionsByNamesRequest(db_name=DB, tbl_name=table, names=list(names or []), **snap)
-    return hms.GetPartitionNamesPsRequest(dbName=DB, tblName=table, partValues=[], maxParts=max_parts, **snap)
+    return hms.GetPartitionNamesPsRequest(dbName=DB, tblName=table, partValues=list(part_values), maxParts=max_parts,
+                                          **snap)
+
+
+def random_partial(rng: random.Random) -> list[str]:
+    """A partial specification of (ds, hr): none, a day, an hour of any day, or both (the day may be
+    one that needs escaping in a name, or one no partition has)."""
+    ds = rng.choice((*DS_VALUES, "2030-01-01"))
+    hr = str(rng.randrange(HOURS))
+    return rng.choice(([], [ds], ["", hr], [ds, hr]))
 
 
 def grpc_twin(method: str, request: Any, ctx: pb.ReadContext | None) -> Any:

@@ -185,9 +185,13 @@ async def _write(g: Endpoint, rng: random.Random, op: str, table: str, names: li
         return await g.catalog.DropPartitions(pb.DropPartitionsRequest(
             db_name=DB, table_name=table, txn_id=txn, table_id=guard, names=chosen, if_exists=acid),
             timeout=CALL_TIMEOUT_S)
-    return await g.catalog.AlterTable(pb.AlterTableRequest(
-        db_name=DB, table_name=table, txn_id=txn, table=table_message(table, acid=acid, tag=tag)),
-        timeout=CALL_TIMEOUT_S)
+    altered = table_message(table, acid=acid, tag=tag)
+    if rng.random() < 0.5:
+        # Its columns change too: a partition without columns of its own shows the table's, which a
+        # cache joins into its pre-encoded Thrift partitions (from the version the snapshot sees).
+        altered.columns.append(pb.FieldSchema(name=rng.choice(("extra", "note")), type="string"))
+    return await g.catalog.AlterTable(pb.AlterTableRequest(db_name=DB, table_name=table, txn_id=txn, table=altered),
+                                      timeout=CALL_TIMEOUT_S)
 
 
 def _pick_op(rng: random.Random, weights: tuple[int, int, int, int], has_partitions: bool) -> str:

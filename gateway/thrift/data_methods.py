@@ -55,9 +55,11 @@ class DataMethods:
         async def alter_partitions(self, db_name: str | None, tbl_name: str | None,
                                    new_parts: list[Any] | None) -> None: ...
 
-    async def _name_of(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None) -> str:
-        """The partition name of `part_vals` (Hive's call shape by values) in the table's key order."""
-        return convert.partition_name(await self._table(db_name, tbl_name), required(part_vals, "part_vals"))
+    async def _name_of(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
+                       snapshot: ReadSnapshot = LATEST) -> str:
+        """The partition name of `part_vals` (Hive's call shape by values) in the key order of the table
+        as `snapshot` sees it (a read's snapshot may see a table that has since been renamed or dropped)."""
+        return convert.partition_name(await self._table(db_name, tbl_name, snapshot), required(part_vals, "part_vals"))
 
     async def _partitions(self, table: Table) -> list[Partition]:
         """Every partition of `table` now."""

@@ -612,8 +612,9 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
 
     async def get_partition_req(self, req: Any) -> RawValue:
         req = required(req, "req")
-        name = await self._name_of(req.dbName, req.tblName, req.partVals)
-        element = await self._element(req.dbName, req.tblName, name, _snapshot_of(req))
+        snapshot = _snapshot_of(req)  # the name too: the table the snapshot sees, not the latest one
+        element = await self._element(req.dbName, req.tblName,
+                                      await self._name_of(req.dbName, req.tblName, req.partVals, snapshot), snapshot)
         return RawValue(TType.STRUCT, wire.struct_field(1, element))  # GetPartitionResponse
 
     async def get_partitions_req(self, req: Any) -> RawValue:

@@ -230,6 +230,40 @@ async def test_hive4_reads_with_a_snapshot_follow_the_seeds_two_gateway_flow(pg_
         await b.stop()
 
 
+async def test_get_partition_req_reads_the_table_its_snapshot_sees_after_a_rename(env: Any) -> None:
+    """get_partition_req makes the partition's name from its values with the table's keys: the table as
+    the request's snapshot sees it, as every other read of that snapshot. (It used to read the latest
+    table for them: a snapshot from before a rename then answered NoSuchObjectException "table db.t does
+    not exist in this snapshot" where get_partitions_by_names_req and gRPC answer the partition, and a
+    caching gateway that had not yet applied the rename answered otherwise than the database.)"""
+    hms_call, grpc_client, grpc_txns = env
+    (txn,) = (await hms_call("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids
+    await grpc_client.catalog.AddPartitions(pb.AddPartitionsRequest(
+        db_name="db", table_name="t", txn_id=txn, partitions=[pb.Partition(values=["a"])]))
+    await hms_call("commit_txn", hms.CommitTxnRequest(txnid=txn))
+    txn_list = (await grpc_txns.GetOpenTxns(tpb.GetOpenTxnsRequest())).valid_txn_list
+    before = (await grpc_txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+        full_table_names=["db.t"], valid_txn_list=txn_list))).tables[0]
+    ctx = pb.ReadContext(valid_write_id_list=before.valid_write_id_list, table_id=before.table_id)
+    renamed = (await grpc_client.catalog.GetTable(pb.GetTableRequest(db_name="db", table_name="t", read=ctx))).table
+    renamed.name = "u"
+    (txn,) = (await hms_call("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids
+    await grpc_client.catalog.AlterTable(pb.AlterTableRequest(db_name="db", table_name="t", table=renamed, txn_id=txn))
+    await hms_call("commit_txn", hms.CommitTxnRequest(txnid=txn))
+
+    snapshot = {"validWriteIdList": before.valid_write_id_list, "id": before.table_id}
+    by_names = await hms_call("get_partitions_by_names_req", hms.GetPartitionsByNamesRequest(
+        db_name="db", tbl_name="t", names=["p=a"], **snapshot))
+    one = await hms_call("get_partition_req", hms.GetPartitionRequest(dbName="db", tblName="t", partVals=["a"],
+                                                                      **snapshot))
+    assert one.partition == by_names.partitions[0] and one.partition.tableName == "t"
+    via_grpc = await grpc_client.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(
+        db_name="db", table_name="t", names=["p=a"], read=ctx))
+    assert [p.values for p in via_grpc.partitions] == [one.partition.values]
+    with pytest.raises(hms.NoSuchObjectException, match="db.t does not exist"):  # the latest state: renamed
+        await hms_call("get_partition", "db", "t", ["a"])
+
+
 async def test_a_partial_specification_read_is_decided_once_by_the_cache_hit_or_miss(pg_dsn: str) -> None:
     """get_partition_names_ps_req (and every read of Hive's partial specifications) asks the cache once:
     a hit counts one hit; a miss counts one miss and reads the database, as every other read. (It used to

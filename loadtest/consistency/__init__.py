@@ -44,7 +44,8 @@ Hive's metastore Thrift API (its "Hive Thrift API on HOST:PORT" line gives the a
 the readers' reads (`thrift_read_share`, 30%) goes there instead: Hive 4's get_table_req,
 get_partitions_by_names_req (names drawn as for gRPC: missing, duplicate, non-canonical) and
 get_partition_names_ps_req (Hive's partial specifications: none, a day, an hour of any day, both;
-up to maxParts), carrying the reader's snapshot as Hive 4
+up to maxParts), and, compared with the oracle only, get_partitions_req and
+get_partitions_ps_with_auth_req (partial specifications, maxParts), carrying the reader's snapshot as Hive 4
 sends it (validWriteIdList, and the table id unless the ReadContext had none; Hive's requests carry no
 txn id, and a reader txn has written nothing). Each caching gateway's Thrift answer must equal the
 oracle's Thrift answer (the parsed structs, or the exception's type and message), with the gRPC rules

@@ -9,12 +9,12 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from loadtest.consistency.model import (
-    CALL_TIMEOUT_S, DB, READ_METHODS, ExtObservation, ExtTable, Violation, ext_projection, one_line, random_names,
-    read,
+    CALL_TIMEOUT_S, DB, READ_METHODS, ExtObservation, ExtTable, Violation, ext_projection, one_line,
+    random_names, read,
 )
 from loadtest.consistency.thrift_side import (
-    THRIFT_METHODS, ThriftEndpoint, ext_thrift_projection, grpc_twin, random_partial, render_request,
-    thrift_request,
+    THRIFT_METHODS, THRIFT_ONLY_METHODS, ThriftEndpoint, ext_thrift_projection, grpc_twin, random_partial,
+    render_request, thrift_request,
 )
 from loadtest.harness import Endpoint
 from protos.metastore.v1 import catalog_pb2 as pb
@@ -100,12 +100,16 @@ class Reader:
         """Hive 4's request with the snapshot (validWriteIdList, and the table id unless `ctx` has none),
         compared with the oracle's Thrift answer; half of them also made over gRPC at the same time (every
         name: no partial specification, no maxParts), and the two protocols' answers compared on each
-        gateway."""
-        method = rng.choices(THRIFT_METHODS, weights=(2, 5, 3))[0]
+        gateway; the other half with partial specifications and maxParts, and Hive 4's other snapshot
+        reads (thrift_side.THRIFT_ONLY_METHODS)."""
         cross = rng.random() < 0.5
-        request = thrift_request(method, table, ctx, names=random_names(rng, variants=True),
-                                 max_parts=-1 if cross else rng.choice((-1, 0, 3, 7, 20)),
-                                 part_values=() if cross else random_partial(rng))
+        if cross:
+            method = rng.choices(THRIFT_METHODS, weights=(2, 5, 3))[0]
+            request = thrift_request(method, table, ctx, names=random_names(rng, variants=True))
+        else:
+            method = rng.choices((*THRIFT_METHODS, *THRIFT_ONLY_METHODS), weights=(2, 5, 3, 2, 2))[0]
+            request = thrift_request(method, table, ctx, names=random_names(rng, variants=True),
+                                     max_parts=rng.choice((-1, 0, 3, 7, 20)), part_values=random_partial(rng))
         await self.judge.compare_thrift(kind, method, request, in_txn=in_txn,
                                         twin=grpc_twin(method, request, ctx) if cross else None)
 

@@ -23,6 +23,11 @@ from protos.metastore.v1 import catalog_pb2 as pb
 
 # Hive 4's request shapes with a snapshot, and the gRPC read each one mirrors.
 THRIFT_METHODS = ("get_table_req", "get_partitions_by_names_req", "get_partition_names_ps_req")
+# More of them, compared with the oracle's Thrift answer only: every partition (up to maxParts) and those
+# of a partial specification. (Not get_partition_req: it reads the table, for the keys that make the name
+# of its values, and then the partition, two decisions of the cache, or one when the first refuses, which
+# the driver's count of reads sent against the caches' lookups could not follow.)
+THRIFT_ONLY_METHODS = ("get_partitions_req", "get_partitions_ps_with_auth_req")
 GRPC_TWIN = {"get_table_req": "GetTable", "get_partitions_by_names_req": "GetPartitionsByNames",
              "get_partition_names_ps_req": "ListPartitionNames"}
 
@@ -104,12 +109,17 @@ def thrift_request(method: str, table: str, ctx: pb.ReadContext | None, *, names
                    max_parts: int = -1, part_values: Sequence[str] = ()) -> Any:
     """The Hive 4 request `method` on `DB.table`, with `ctx`'s snapshot (None: none, the latest state):
     `names` for get_partitions_by_names_req; Hive's partial specification `part_values` (a value per
-    leading key, '' for any) and `max_parts` for get_partition_names_ps_req."""
+    leading key, '' for any) and `max_parts` for the others."""
     snap = snapshot_fields(ctx) if ctx is not None else {}
     if method == "get_table_req":
         return hms.GetTableRequest(dbName=DB, tblName=table, **snap)
     if method == "get_partitions_by_names_req":
         return hms.GetPartitionsByNamesRequest(db_name=DB, tbl_name=table, names=list(names or []), **snap)
+    if method == "get_partitions_req":
+        return hms.PartitionsRequest(dbName=DB, tblName=table, maxParts=max_parts, **snap)
+    if method == "get_partitions_ps_with_auth_req":
+        return hms.GetPartitionsPsWithAuthRequest(dbName=DB, tblName=table, partVals=list(part_values),
+                                                  maxParts=max_parts, **snap)
     return hms.GetPartitionNamesPsRequest(dbName=DB, tblName=table, partValues=list(part_values), maxParts=max_parts,
                                           **snap)
 

@@ -32,6 +32,10 @@ def test_a_request_carries_the_snapshot_as_hive_4_sends_it_and_no_table_id_as_mi
     assert thrift_request("get_table_req", "a0", unguarded).id == -1
     latest = thrift_request("get_partition_names_ps_req", "e0", None)
     assert latest.validWriteIdList is None and latest.partValues == [] and latest.maxParts == -1
+    partial = thrift_request("get_partitions_ps_with_auth_req", "a0", CTX, part_values=["", "3"], max_parts=7)
+    assert (partial.partVals, partial.maxParts, partial.id) == (["", "3"], 7, 7)
+    every = thrift_request("get_partitions_req", "a0", CTX, max_parts=0)
+    assert (every.maxParts, every.validWriteIdList) == (0, CTX.valid_write_id_list)
 
 
 def test_the_grpc_twin_reads_the_same_objects_under_the_same_context() -> None:

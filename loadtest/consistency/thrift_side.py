@@ -76,13 +76,15 @@ class ThriftEndpoint:
         self.endpoint.reads_sent += 1
         client = self._idle.pop() if self._idle else await thriftpy2.rpc.make_aio_client(
             SERVICE, self._host, self._port, timeout=int(CALL_TIMEOUT_S * 1000))
-        keep = True
+        keep = False  # a connection left mid-call (an error, a cancellation) may still get its reply: closed
         try:
-            return ThriftOutcome(await getattr(client, method)(request))
+            outcome = ThriftOutcome(await getattr(client, method)(request))
+            keep = True
+            return outcome
         except (TTransportException, TApplicationException, OSError, asyncio.TimeoutError) as exc:
-            keep = False
             return ThriftOutcome(error=type(exc).__name__, details=str(exc))
         except TException as exc:  # an exception the method declares: the connection stays usable
+            keep = True
             return ThriftOutcome(error=type(exc).__name__, details=str(getattr(exc, "message", exc)))
         finally:
             if keep:

@@ -161,10 +161,13 @@ def _params(parameters: Any) -> tuple[tuple[str, str], ...]:
 
 
 def thrift_view(method: str, reply: Any) -> tuple[Any, ...]:
-    """What a Thrift answer says of the objects, in the terms both protocols share."""
+    """What a Thrift answer says of the objects, in the terms both protocols share: a table's names, id,
+    location, parameters, columns and keys; each partition's name, values, location and parameters (its
+    columns are left out: over gRPC a partition without columns of its own carries none); the names."""
     if method == "get_table_req":
         t = reply.table
         return ("table", t.dbName, t.tableName, t.id, t.sd.location if t.sd else "", _params(t.parameters),
+                tuple((c.name, c.type) for c in (t.sd.cols if t.sd else None) or ()),
                 tuple((k.name, k.type) for k in t.partitionKeys or ()))
     if method == "get_partitions_by_names_req":
         return ("parts", tuple((part_name(p.values), tuple(p.values), p.sd.location if p.sd else "",
@@ -177,7 +180,7 @@ def grpc_view(method: str, reply: Any) -> tuple[Any, ...]:
     if method == "get_table_req":
         t = reply.table
         return ("table", t.db_name, t.name, t.table_id, t.sd.location, _params(t.parameters),
-                tuple((k.name, k.type) for k in t.partition_keys))
+                tuple((c.name, c.type) for c in t.columns), tuple((k.name, k.type) for k in t.partition_keys))
     if method == "get_partitions_by_names_req":
         return ("parts", tuple((p.name, tuple(p.values), p.sd.location, _params(p.parameters))
                                for p in reply.partitions))

@@ -75,3 +75,18 @@ def test_an_external_read_over_thrift_is_matched_against_the_tables_states() -> 
     assert state_matches(state, ext_thrift_projection("get_partition_names_ps_req", every_name, names))
     assert not state_matches(state, ext_thrift_projection(
         "get_partition_names_ps_req", every_name, hms.GetPartitionNamesPsResponse(names=["ds=2024-01-01/hr=1"])))
+
+
+
+def test_a_table_agrees_across_protocols_only_with_the_same_columns() -> None:
+    def thrift_table(*cols: str) -> object:
+        sd = hms.StorageDescriptor(location="/w/a0", cols=[hms.FieldSchema(c, "string") for c in cols])
+        return hms.GetTableResult(table=hms.Table(dbName="cons", tableName="a0", id=7, parameters={"tag": "x"},
+                                                  partitionKeys=[hms.FieldSchema("ds", "string")], sd=sd))
+
+    grpc_table = pb.GetTableResponse(table=pb.Table(
+        db_name="cons", name="a0", table_id=7, parameters={"tag": "x"},
+        partition_keys=[pb.FieldSchema(name="ds", type="string")], columns=[pb.FieldSchema(name="id", type="string")],
+        sd=pb.StorageDescriptor(location="/w/a0")))
+    assert thrift_view("get_table_req", thrift_table("id")) == grpc_view("get_table_req", grpc_table)
+    assert thrift_view("get_table_req", thrift_table("id", "extra")) != grpc_view("get_table_req", grpc_table)

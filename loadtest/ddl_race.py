@@ -1,8 +1,9 @@
 """Table DDL racing partition writes, and the judge of the writes' answers: a part of the
 multi-gateway consistency run (loadtest/consistency/) that checks writes as its readers check reads.
 
-Churn tables (`c0`, ...) are ACID tables that readers leave alone. One churner per churn table loops,
-each call through a randomly chosen gateway:
+Churn tables (`c0`, ...) are ACID tables that the writers' own txns leave alone (the readers read them,
+loadtest/consistency/reader.py). One churner per churn table loops, each call through a randomly chosen
+gateway:
 
 * alter the table's parameters under a txn, then commit (or abort, 30%): while its new version
   replaces the table's row, partition writes queue on that row (the race of issue 11);
@@ -25,7 +26,9 @@ too. Any other failure is a driver error.
 from __future__ import annotations
 
 import asyncio
+import math
 import random
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
@@ -49,6 +52,11 @@ class ChurnTable:
     epoch: int = 0
     disrupted: bool = False
 
+    @property
+    def away(self) -> str:
+        """The name a rename moves the table to (and back from)."""
+        return f"{self.name}_renamed"
+
     def disrupt(self) -> None:
         self.disrupted = True
         self.epoch += 1
@@ -70,6 +78,19 @@ class DdlRace:
     def __init__(self, driver: "Driver", tables: int) -> None:
         self.d = driver
         self.tables = {f"c{i}": ChurnTable(f"c{i}") for i in range(tables)}
+        self.drops: dict[int, float] = {}  # table id -> when its drop started (time.monotonic())
+
+    def read_names(self) -> list[str]:
+        """Every name a churn table may have: its own and the one a rename moves it to (the readers read
+        both, under snapshots that may be older than the last rename or re-creation)."""
+        return [n for t in self.tables.values() for n in (t.name, t.away)]
+
+    def other_name(self, name: str) -> str:
+        """The churn table's other name (its own <-> the one it is renamed to)."""
+        for t in self.tables.values():
+            if name in (t.name, t.away):
+                return t.away if name == t.name else t.name
+        raise KeyError(name)
 
     # -- setup --------------------------------------------------------------------------------
 
@@ -137,7 +158,7 @@ class DdlRace:
         await self._in_txn(rng, self._alter_call(rng, t.name, t.name, f"churn{rng.randrange(10**6)}"), abort_share=0.3)
 
     async def _rename(self, rng: random.Random, t: ChurnTable) -> None:
-        away = f"{t.name}_renamed"
+        away = t.away
         t.disrupt()
         if await self._in_txn(rng, self._alter_call(rng, t.name, away, "away"), abort_share=0.2):
             for _ in range(RENAME_BACK_TRIES):  # a conflict refuses it: try again, a bounded number of times
@@ -149,11 +170,28 @@ class DdlRace:
         t.restore()
 
     async def _recreate(self, rng: random.Random, t: ChurnTable) -> None:
+        table_id = await self._table_id(rng, t.name)
         t.disrupt()
+        self.drops[table_id] = time.monotonic()  # before the call: it may commit any time from now on
         await self.d.any_gateway(rng).catalog.DropTable(pb.DropTableRequest(
-            db_name=DB, table_name=t.name), timeout=CALL_TIMEOUT_S)
+            db_name=DB, table_name=t.name, table_id=table_id), timeout=CALL_TIMEOUT_S)
         await self.create(self.d.any_gateway(rng), t.name, rng)
         t.restore()
+
+    async def _table_id(self, rng: random.Random, name: str) -> int:
+        """The id of the table that has `name` now (as a reader's snapshot would pin it)."""
+        g = self.d.any_gateway(rng)
+        state = await g.txns.GetOpenTxns(tpb.GetOpenTxnsRequest(), timeout=CALL_TIMEOUT_S)
+        got = await g.txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+            full_table_names=[f"{DB}.{name}"], valid_txn_list=state.valid_txn_list), timeout=CALL_TIMEOUT_S)
+        return int(got.tables[0].table_id)
+
+    def dropped_lately(self, table_id: int, since: float) -> bool:
+        """A drop of the table `table_id` started after `since` (time.monotonic()): a read pinned to it
+        may have been answered before the drop by some and after it by others (a drop deletes the
+        table's versions: a snapshot from before it reads otherwise once it committed, and a cache
+        still answers the old versions until its poller applies the drop)."""
+        return self.drops.get(table_id, -math.inf) > since
 
     # -- partition writers and the judge -----------------------------------------------------------
 

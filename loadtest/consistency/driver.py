@@ -60,15 +60,31 @@ class Driver:
     def any_gateway(self, rng: random.Random) -> Endpoint:
         return rng.choice(self.gateways)
 
-    async def snapshot(self, rng: random.Random, txn_id: int, tables: Sequence[str]) -> dict[str, pb.ReadContext]:
-        """Hive's way: the ValidTxnList (as `txn_id` sees it), then each table's ValidWriteIdList."""
+    async def snapshot(self, rng: random.Random, txn_id: int, tables: Sequence[str],
+                       optional: Sequence[str] = ()) -> dict[str, pb.ReadContext]:
+        """Hive's way: the ValidTxnList (as `txn_id` sees it), then each table's ValidWriteIdList. The
+        `optional` tables (the churn tables' names, which may have no table in the snapshot) are asked
+        one at a time with the same ValidTxnList: a name without a table (NOT_FOUND) is left out."""
         state = await self.any_gateway(rng).txns.GetOpenTxns(tpb.GetOpenTxnsRequest(current_txn_id=txn_id),
                                                              timeout=CALL_TIMEOUT_S)
-        got = await self.any_gateway(rng).txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
-            full_table_names=[f"{DB}.{t}" for t in tables], valid_txn_list=state.valid_txn_list),
-            timeout=CALL_TIMEOUT_S)
+
+        async def write_ids(names: Sequence[str], gateway: Endpoint, *, missing_ok: bool) -> list[Any]:
+            try:
+                got = await gateway.txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+                    full_table_names=[f"{DB}.{t}" for t in names], valid_txn_list=state.valid_txn_list),
+                    timeout=CALL_TIMEOUT_S)
+            except grpc.aio.AioRpcError as exc:
+                if not missing_ok or exc.code() != grpc.StatusCode.NOT_FOUND:
+                    raise
+                return []
+            return list(got.tables)
+
+        calls = [write_ids(tables, self.any_gateway(rng), missing_ok=False)] if tables else []
+        calls += [write_ids([t], self.any_gateway(rng), missing_ok=True) for t in optional]
+        answers = await asyncio.gather(*calls)
         return {t.full_table_name.split(".", 1)[1]: pb.ReadContext(
-            valid_write_id_list=t.valid_write_id_list, table_id=t.table_id, txn_id=txn_id) for t in got.tables}
+            valid_write_id_list=t.valid_write_id_list, table_id=t.table_id, txn_id=txn_id)
+            for tables_ in answers for t in tables_}
 
     def running(self) -> bool:
         return not self._stop.is_set() and time.monotonic() < self._deadline

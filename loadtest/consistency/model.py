@@ -47,6 +47,7 @@ class ConsistencyConfig:
     initial_partitions: int = 18
     churn_tables: int = 1  # ACID tables renamed, dropped and re-created, altered (loadtest/ddl_race.py)
     churn_write_share: float = 0.35  # of writer iterations: a partition-write txn on a churn table
+    churn_read_share: float = 0.25  # of reader snapshot reads: of a churn table, by either of its names
     thrift_read_share: float = 0.3  # of reader reads: over Hive's Thrift API (when the run has its addresses)
 
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from typing import TYPE_CHECKING, Any
 
+from loadtest.consistency.judge import Racy
 from loadtest.consistency.model import (
     CALL_TIMEOUT_S, DB, READ_METHODS, ExtObservation, ExtTable, Violation, ext_projection, one_line,
     random_names, read,
@@ -23,6 +25,10 @@ from protos.metastore.v1 import transactions_pb2 as tpb
 if TYPE_CHECKING:
     from loadtest.consistency.driver import Driver
 
+# How long after a drop of a table a read pinned to it may still disagree: the caches apply the drop
+# within their poller's interval (200 ms in this run), then every gateway reads the database.
+DROP_SETTLE_S = 1.0
+
 
 class Reader:
     """The reader loops (`loop(i)`, several at once) of one run; they share the old snapshots."""
@@ -35,6 +41,7 @@ class Reader:
                                  for t in driver.ext}
         self._thrift_share = driver.cfg.thrift_read_share if driver.thrift else 0.0
         self._old_snapshots: list[dict[str, pb.ReadContext]] = []
+        self._churn_names = driver.ddl.read_names()
 
     async def loop(self, i: int) -> None:
         rng = random.Random(f"{self.d.cfg.seed}/reader/{i}")
@@ -53,7 +60,7 @@ class Reader:
                     # the versions it needs; once version GC passed it, "snapshot too old" on both sides.
                     snap, kind = rng.choice(self._old_snapshots), "old_snapshot"
                 else:
-                    snap = await self.d.snapshot(rng, txn, self.d.acid)
+                    snap = await self.d.snapshot(rng, txn, self.d.acid, self._churn_names)
                     if not in_txn:
                         self._old_snapshots = [*self._old_snapshots[-30:], snap]
                 long_txn = in_txn and rng.random() < 0.1  # holds its snapshot for several seconds
@@ -63,6 +70,8 @@ class Reader:
                     elif rng.random() < 0.02:  # a managed read without a snapshot: refused by all alike
                         await self.judge.compare("no_snapshot", "GetTable", pb.GetTableRequest(
                             db_name=DB, table_name=rng.choice(self.d.acid)), in_txn=in_txn)
+                    elif self._churn_names and rng.random() < self.d.cfg.churn_read_share:
+                        await self.churn_read(rng, snap, in_txn=in_txn, kind=kind)
                     else:
                         table = rng.choice(self.d.acid)
                         await self.acid_read(rng, table, snap[table], in_txn=in_txn, kind=kind)
@@ -74,29 +83,60 @@ class Reader:
                                                                  timeout=CALL_TIMEOUT_S)
                     self.d.open_txns.discard(txn)
 
-    async def acid_read(self, rng: random.Random, table: str, ctx: pb.ReadContext, *, in_txn: bool, kind: str) -> None:
+    async def churn_read(self, rng: random.Random, snap: dict[str, pb.ReadContext], *, in_txn: bool,
+                         kind: str) -> None:
+        """A snapshot read of a churn table (loadtest/ddl_race.py: altered, renamed away and back, dropped
+        and re-created meanwhile) by one of its names, under a snapshot that may predate the last rename or
+        re-creation: with that name's own snapshot when the name had a table in it, else (and 20% of the
+        time anyway) with the snapshot of the table's other name (its write ids, and its table id, which a
+        re-creation since then has made stale), its ValidWriteIdList renamed to this name. Judged as any
+        snapshot read (scopes `churn_<kind>`)."""
+        name = rng.choice(self._churn_names)
+        other = self.d.ddl.other_name(name)
+        ctx = snap.get(name)
+        if (ctx is None or rng.random() < 0.2) and other in snap:
+            # The other name's table (its id) and write ids, under this name (a ValidWriteIdList names its
+            # table: one for another name is refused before the cache decides anything).
+            theirs = snap[other]
+            ctx = pb.ReadContext(valid_write_id_list=f"{DB}.{name}:" + theirs.valid_write_id_list.split(":", 1)[1],
+                                 table_id=theirs.table_id, txn_id=theirs.txn_id)
+            how = "other_name"
+        elif ctx is not None:
+            how = "own_name"
+        else:
+            self.judge.counts["churn_reads_no_snapshot"] += 1  # neither name had a table in the snapshot
+            return
+        self.judge.counts["churn_reads"] += 1
+        self.judge.counts[f"churn_reads_{how}"] += 1
+        since = time.monotonic() - DROP_SETTLE_S
+        await self.acid_read(rng, name, ctx, in_txn=in_txn, kind=f"churn_{kind}",
+                             racy=lambda: self.d.ddl.dropped_lately(ctx.table_id, since))
+
+    async def acid_read(self, rng: random.Random, table: str, ctx: pb.ReadContext, *, in_txn: bool, kind: str,
+                        racy: Racy | None = None) -> None:
         if rng.random() < 0.3:
             ctx = pb.ReadContext(valid_write_id_list=ctx.valid_write_id_list, txn_id=ctx.txn_id)  # no table-id guard
         if rng.random() < self._thrift_share:
-            await self.thrift_acid_read(rng, table, ctx, in_txn=in_txn, kind=kind)
+            await self.thrift_acid_read(rng, table, ctx, in_txn=in_txn, kind=kind, racy=racy)
             return
         which = rng.choices(READ_METHODS, weights=(2, 5, 3))[0]
         if which == "GetTable":
             await self.judge.compare(kind, which, pb.GetTableRequest(db_name=DB, table_name=table, read=ctx),
-                                     in_txn=in_txn)
+                                     in_txn=in_txn, racy=racy)
         elif which == "GetPartitionsByNames":
             await self.judge.compare(kind, which, pb.GetPartitionsByNamesRequest(
-                db_name=DB, table_name=table, names=random_names(rng, variants=True), read=ctx), in_txn=in_txn)
+                db_name=DB, table_name=table, names=random_names(rng, variants=True), read=ctx), in_txn=in_txn,
+                racy=racy)
         else:
             request = pb.ListPartitionNamesRequest(db_name=DB, table_name=table, page_size=rng.choice((0, 3, 7, 20)),
                                                    read=ctx)
-            first = await self.judge.compare(kind, which, request, in_txn=in_txn)
+            first = await self.judge.compare(kind, which, request, in_txn=in_txn, racy=racy)
             if first.ok and first.reply.next_page_token:
                 request.page_token = first.reply.next_page_token
-                await self.judge.compare(kind, which, request, in_txn=in_txn)
+                await self.judge.compare(kind, which, request, in_txn=in_txn, racy=racy)
 
     async def thrift_acid_read(self, rng: random.Random, table: str, ctx: pb.ReadContext, *, in_txn: bool,
-                               kind: str) -> None:
+                               kind: str, racy: Racy | None = None) -> None:
         """Hive 4's request with the snapshot (validWriteIdList, and the table id unless `ctx` has none),
         compared with the oracle's Thrift answer; half of them also made over gRPC at the same time (every
         name: no partial specification, no maxParts), and the two protocols' answers compared on each
@@ -111,7 +151,7 @@ class Reader:
             request = thrift_request(method, table, ctx, names=random_names(rng, variants=True),
                                      max_parts=rng.choice((-1, 0, 3, 7, 20)), part_values=random_partial(rng))
         await self.judge.compare_thrift(kind, method, request, in_txn=in_txn,
-                                        twin=grpc_twin(method, request, ctx) if cross else None)
+                                        twin=grpc_twin(method, request, ctx) if cross else None, racy=racy)
 
     async def ext_read(self, rng: random.Random, table: str) -> None:
         ext = self.d.ext[table]

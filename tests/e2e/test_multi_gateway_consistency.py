@@ -70,6 +70,10 @@ async def _check_consistency(pg_dsn: str, duration_s: float) -> None:
     # violation: the violations assertion above covers it).
     assert report.counts["churn_writes_judged"] > 5 and report.counts["churn_alter"] > 5, report.summary()
     assert report.counts["churn_rename"] + report.counts["churn_recreate"] > 0, report.summary()
+    # Snapshot reads of the churn tables, by their names and the names they are renamed to, compared with
+    # the oracle like any other (scopes churn_*, thrift_churn_*).
+    assert report.counts["churn_reads"] > 0, report.summary()
+    assert sum(v for k, v in report.counts.items() if k.startswith("compared.churn_")) > 0, report.summary()
     for share in report.shares:
         # Every read the driver sent was decided exactly once by the cache (a hit or a miss with a reason).
         assert share.lookups == share.reads_sent, report.summary()

@@ -839,15 +839,27 @@ async def resolve_table(conn: asyncpg.Connection, db_name: str, table_name: str,
         check_table_id(table, snapshot.expected_table_id)
         return ResolvedRead(table, snapshot)
     versions = await conn.fetch(sql.SELECT_TABLE_VERSIONS_BY_NAME, db_key, tbl_key)
-    if any(r["transactional"] and r["table_type"] == "MANAGED_TABLE" for r in versions):
-        # A ValidWriteIdList belongs to one table: resolve by the id it came with, never across
-        # tables that had this name at other times.
+    # A ValidWriteIdList belongs to one table: resolve by the id it came with, never across tables
+    # that had this name at other times. Tables the snapshot cannot see must not change the answer:
+    # a drop deletes a table's versions, and a snapshot from before it was answered NOT_FOUND while
+    # the name was free and "table id mismatch" (without the id: NOT_FOUND, then "pass the table_id")
+    # once a new table had it, so two reads of one snapshot disagreed.
+    if not versions or any(r["transactional"] and r["table_type"] == "MANAGED_TABLE" for r in versions):
         if not snapshot.expected_table_id:
+            await get_database(conn, db_key)
             raise FailedPrecondition(
-                f"{db_key}.{tbl_key} is a transactional managed table: pass the table_id GetValidWriteIds returned "
-                "with its ValidWriteIdList"
+                f"{db_key}.{tbl_key}: a read of a transactional managed table must pass the table_id "
+                "GetValidWriteIds returned with its ValidWriteIdList"
             )
-        versions = [r for r in versions if r["table_id"] == snapshot.expected_table_id] or versions
+    if snapshot.expected_table_id:
+        versions = [r for r in versions if r["table_id"] == snapshot.expected_table_id]
+        if not versions and await conn.fetchrow(sql.TABLE_ID_EXISTS, snapshot.expected_table_id) is None:
+            await get_database(conn, db_key)
+            raise FailedPrecondition(
+                f"{db_key}.{tbl_key}: no table has the table id {snapshot.expected_table_id} the request expected: "
+                "it was dropped (or renamed, dropped and re-created) since the caller looked it up"
+            )
+        # (else the table exists, with no kept version under this name: the too-old check, then NOT_FOUND)
     # Too old is decided before visibility: a version this snapshot needed may be the one GC deleted.
     candidate_ids = {r["table_id"] for r in versions if r["transactional"] and r["table_type"] == "MANAGED_TABLE"}
     if snapshot.expected_table_id:

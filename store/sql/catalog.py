@@ -90,6 +90,9 @@ SELECT {_TABLE_COLUMNS} FROM tbls WHERE db_name = $1 AND dropped_wid IS NULL ORD
 CURRENT_TABLE_VERSION = "SELECT version_id FROM tbls WHERE db_name = $1 AND tbl_name = $2 AND dropped_wid IS NULL"
 CURRENT_TABLE_VERSIONS_OF_DATABASE = "SELECT version_id FROM tbls WHERE db_name = $1 AND dropped_wid IS NULL"
 
+# Whether a table has this id (its latest version; a drop deletes every version). Index: tbls_latest_id.
+TABLE_ID_EXISTS = "SELECT 1 FROM tbls WHERE table_id = $1 AND dropped_wid IS NULL"
+
 UPDATE_LATEST_TABLE_IN_PLACE = """
 UPDATE tbls SET db_name = $2, tbl_name = $3, table_type = $4, transactional = $5, body = $6
 WHERE table_id = $1 AND dropped_wid IS NULL

@@ -187,7 +187,7 @@ async def test_acid_reads_need_a_snapshot_and_writes_need_a_txn(txns: Txns) -> N
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await txns.client.catalog.GetTable(pb.GetTableRequest(db_name="db", table_name="t", read=pb.ReadContext(
             valid_write_id_list=snap.valid_write_id_list, table_id=snap.table_id + 1)))
-    assert err.value.code() == C.FAILED_PRECONDITION and str(snap.table_id) in err.value.details()
+    assert err.value.code() == C.FAILED_PRECONDITION and str(snap.table_id + 1) in err.value.details()
 
 
 async def test_limits_answer_resource_exhausted(pg_dsn: str) -> None:

@@ -68,6 +68,17 @@ or after that write. Reads without the token (per gateway and table, one at a ti
 the history that never go backwards: monotonic reads per gateway. Both are checked at the end, against
 the complete history (a gateway may show a write before the writer's call returned).
 
+The churn tables are read too (`churn_read_share`, 25% of the readers' snapshot reads, over gRPC and
+Thrift alike): the snapshot also holds each churn name's ValidWriteIdList (GetValidWriteIds one name at
+a time, same ValidTxnList; a name without a table in the snapshot is left out), and a read names the
+table by its own name or by the one a rename moves it to, with that name's snapshot, or with the other
+name's (its table id and write ids, the list renamed): reads under snapshots from before a rename or a
+re-creation, made after it. Judged as any snapshot read (scopes `churn_<kind>`, `thrift_churn_<kind>`),
+but a drop deletes a table's versions, so a read pinned to a table whose drop started within the second
+before it (or while it ran) may rightly be answered otherwise by those asked before the drop committed
+(or applied) and those after: such a disagreement is counted (`ddl_race`), not a violation. Counted:
+`churn_reads` (`_own_name`, `_other_name`; `churn_reads_no_snapshot` when neither name had a table).
+
 Writes are judged too (loadtest/ddl_race.py): churn tables are altered under txns, renamed away and
 back, dropped and re-created while partition-write txns run on them; a partition write or write-id
 allocation must never answer NOT_FOUND while its table kept its name throughout the call.

@@ -3,7 +3,8 @@ them, readers with snapshots through all of them, over gRPC and over Hive's Thri
 equals what PostgreSQL answers for that snapshot in the same protocol (a fourth gateway with the cache
 disabled is the oracle), a read made over both protocols at once describes the same objects in both,
 and no write answers NOT_FOUND for a table that kept its name throughout the call while other tables
-are altered, renamed and re-created. The driver is loadtest/consistency/ (writer, reader, judge,
+are altered, renamed and re-created; those tables are read too, by both names, under snapshots from
+before and after their renames and re-creations. The driver is loadtest/consistency/ (writer, reader, judge,
 thrift_side; loadtest/ddl_race.py judges the writes).
 
 Three lengths, the same checks: the short run here is in `make test` (SHORT_DURATION_S); the 20 s run

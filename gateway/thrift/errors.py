@@ -21,7 +21,10 @@ EXCEPTIONS_FOR: dict[type[Exception], tuple[str, ...]] = {
     se.NotFound: ("NoSuchObjectException", "NoSuchTxnException", "NoSuchLockException", "UnknownDBException",
                   "UnknownTableException", "InvalidOperationException", "InvalidObjectException"),
     se.AlreadyExists: ("AlreadyExistsException", "InvalidObjectException", "InvalidOperationException"),
-    se.InvalidArgument: ("InvalidObjectException", "InvalidInputException", "InvalidOperationException"),
+    # The txn and lock methods declare neither those nor MetaException: a txn or lock id that is not
+    # positive, or a request naming none, names no txn or lock (Hive: "No such transaction txnid:0").
+    se.InvalidArgument: ("InvalidObjectException", "InvalidInputException", "InvalidOperationException",
+                         "NoSuchTxnException", "NoSuchLockException"),
     se.NeverAllowed: (),  # MetaException, as Hive's
     ValueNotWhitelisted: (),  # MetaException, as Hive's
     se.FailedPrecondition: ("InvalidOperationException", "TxnOpenException", "InvalidObjectException"),
@@ -61,6 +64,7 @@ METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
     ("lock", se.FailedPrecondition): "NoSuchTxnException",
     # a lock id with no rows (released, timed out, never given): Hive's checkLock finds no txn for it
     ("check_lock", se.NotFound): "NoSuchLockException",
+    ("check_lock", se.InvalidArgument): "NoSuchLockException",  # lockid 0 or negative
 }
 
 

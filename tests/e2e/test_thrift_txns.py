@@ -375,3 +375,26 @@ async def test_hive4_request_shaped_partition_reads_answer_their_snapshot(env: A
     by_filter = await hms_call("get_partitions_by_filter_req", hms.GetPartitionsByFilterRequest(
         dbName="db", tblName="t", filter='p = "a"'))
     assert [p.values for p in by_filter] == [["a"]]
+
+
+async def test_a_txn_or_lock_id_that_is_not_positive_is_the_declared_no_such_exception(env: Any) -> None:
+    """The txn and lock methods declare neither MetaException nor InvalidObjectException: an id of 0 or
+    below (names no txn or lock, as Hive's "No such transaction txnid:0") is their declared NoSuchTxn or
+    NoSuchLock exception with the reason, not TApplicationException INTERNAL_ERROR."""
+    hms_call, _, _ = env
+    refused = [
+        (hms.NoSuchTxnException, "abort_txn", hms.AbortTxnRequest(txnid=0)),
+        (hms.NoSuchTxnException, "abort_txns", hms.AbortTxnsRequest(txn_ids=[-1])),
+        (hms.NoSuchTxnException, "commit_txn", hms.CommitTxnRequest(txnid=0)),
+        (hms.NoSuchTxnException, "add_dynamic_partitions", hms.AddDynamicPartitions(
+            txnid=0, writeid=1, dbname="db", tablename="t", partitionnames=["p=1"])),
+        (hms.NoSuchTxnException, "lock", hms.LockRequest(component=[], user="u", hostname="h")),
+        (hms.NoSuchTxnException, "heartbeat", hms.HeartbeatRequest(lockid=0, txnid=0)),
+        (hms.NoSuchLockException, "check_lock", hms.CheckLockRequest(lockid=0)),
+        (hms.NoSuchLockException, "unlock", hms.UnlockRequest(lockid=-5)),
+    ]
+    for exc_type, method, request in refused:
+        with pytest.raises(exc_type) as refusal:
+            await hms_call(method, request)
+        assert "internal error" not in refusal.value.message and len(refusal.value.message) <= 1000, method
+    assert await hms_call("getVersion")

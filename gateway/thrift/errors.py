@@ -21,10 +21,7 @@ EXCEPTIONS_FOR: dict[type[Exception], tuple[str, ...]] = {
     se.NotFound: ("NoSuchObjectException", "NoSuchTxnException", "NoSuchLockException", "UnknownDBException",
                   "UnknownTableException", "InvalidOperationException", "InvalidObjectException"),
     se.AlreadyExists: ("AlreadyExistsException", "InvalidObjectException", "InvalidOperationException"),
-    # The txn and lock methods declare neither those nor MetaException: a txn or lock id that is not
-    # positive, or a request naming none, names no txn or lock (Hive: "No such transaction txnid:0").
-    se.InvalidArgument: ("InvalidObjectException", "InvalidInputException", "InvalidOperationException",
-                         "NoSuchTxnException", "NoSuchLockException"),
+    se.InvalidArgument: ("InvalidObjectException", "InvalidInputException", "InvalidOperationException"),
     se.NeverAllowed: (),  # MetaException, as Hive's
     ValueNotWhitelisted: (),  # MetaException, as Hive's
     se.FailedPrecondition: ("InvalidOperationException", "TxnOpenException", "InvalidObjectException"),
@@ -67,6 +64,15 @@ METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
     ("check_lock", se.InvalidArgument): "NoSuchLockException",  # lockid 0 or negative
 }
 
+# A client's mistake in a method that declares neither its row above nor MetaException (the txn and
+# lock methods): a txn or lock id that is not positive, a request naming none, or more ids than one call
+# may carry names no txn or lock this call can act on (Hive: "No such transaction txnid:0"). Tried after
+# MetaException, so the methods that declare it answer as before.
+LAST_RESORT: dict[type[Exception], tuple[str, ...]] = {
+    se.InvalidArgument: ("NoSuchTxnException", "NoSuchLockException"),
+    se.ResourceExhausted: ("NoSuchTxnException", "NoSuchLockException"),
+}
+
 
 def bounded(message: str) -> str:
     return limits.bounded_message(message, MAX_MESSAGE_CHARS)
@@ -85,7 +91,8 @@ def declared_exception(method: str, result_spec: dict[int, Any], exc: BaseExcept
         if cls in EXCEPTIONS_FOR:
             wanted = EXCEPTIONS_FOR[cls]
             break
-    for name in (*wanted, "MetaException"):
+    last = next((LAST_RESORT[cls] for cls in type(exc).__mro__ if cls in LAST_RESORT), ())
+    for name in (*wanted, "MetaException", *last):
         if name in declared:
             exc_cls = next(spec[2] for fid, spec in result_spec.items() if fid != 0 and spec[2].__name__ == name)
             return declared[name], exc_cls(message=bounded(message))

@@ -392,6 +392,10 @@ async def test_a_txn_or_lock_id_that_is_not_positive_is_the_declared_no_such_exc
         (hms.NoSuchTxnException, "heartbeat", hms.HeartbeatRequest(lockid=0, txnid=0)),
         (hms.NoSuchLockException, "check_lock", hms.CheckLockRequest(lockid=0)),
         (hms.NoSuchLockException, "unlock", hms.UnlockRequest(lockid=-5)),
+        # more ids than one call may carry (hive.txn.max.open.batch)
+        (hms.NoSuchTxnException, "abort_txns", hms.AbortTxnsRequest(txn_ids=[1] * 1001)),
+        # a method that declares MetaException answers it, as before
+        (hms.MetaException, "get_valid_write_ids", hms.GetValidWriteIdsRequest(fullTableNames=[])),
     ]
     for exc_type, method, request in refused:
         with pytest.raises(exc_type) as refusal:

@@ -65,11 +65,12 @@ METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
 }
 
 # A client's mistake in a method that declares neither its row above nor MetaException (the txn and
-# lock methods): a txn or lock id that is not positive, a request naming none, or more ids than one call
-# may carry names no txn or lock this call can act on (Hive: "No such transaction txnid:0"). Tried after
-# MetaException, so the methods that declare it answer as before.
+# lock methods, get_config_value): a txn or lock id that is not positive, a request naming none, or more
+# ids than one call may carry names no txn or lock this call can act on (Hive: "No such transaction
+# txnid:0"); a config key that is unset names none a client may read. Tried after MetaException, so the
+# methods that declare it answer as before.
 LAST_RESORT: dict[type[Exception], tuple[str, ...]] = {
-    se.InvalidArgument: ("NoSuchTxnException", "NoSuchLockException"),
+    se.InvalidArgument: ("NoSuchTxnException", "NoSuchLockException", "ConfigValSecurityException"),
     se.ResourceExhausted: ("NoSuchTxnException", "NoSuchLockException"),
 }
 

@@ -67,3 +67,11 @@ async def test_hostile_arguments_of_read_and_drop_methods_never_answer_an_intern
                 ht.UnknownDBException, ht.InvalidInputException, ht.ConfigValSecurityException) as exc:
             assert len(exc.message or "") <= 1100 and "internal error" not in (exc.message or ""), f"{method}: {exc}"
     assert await hms.call("get_all_tables", "d") == ["t"]
+
+
+async def test_get_config_value_without_a_name_is_its_declared_exception(hms: Thrift) -> None:  # noqa: F811
+    """get_config_value declares only ConfigValSecurityException: an unset name is that exception with
+    the reason, not TApplicationException INTERNAL_ERROR."""
+    err = await hms.raises(ht.ConfigValSecurityException, "get_config_value", None, "x")
+    assert "name is required" in err.message
+    assert await hms.call("get_config_value", "hive.metastore.client.socket.timeout", "7")

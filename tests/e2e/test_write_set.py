@@ -15,7 +15,6 @@ from typing import Any, AsyncIterator
 import asyncpg
 import grpc
 import pytest
-from thriftpy2.thrift import TApplicationException
 
 from gateway.app import Gateway
 from gateway.thrift.idl import hms
@@ -176,16 +175,16 @@ async def test_add_dynamic_partitions_refuses_bad_input_and_records_nothing(env:
     cases: list[tuple[dict[str, Any], type[Exception], str]] = [
         ({"txnid": txn + 1000}, hms.NoSuchTxnException, "does not exist"),
         ({"tablename": "missing"}, hms.NoSuchTxnException, "table db.missing does not exist"),
-        ({"tablename": "plain"}, TApplicationException, "not a partitioned transactional table"),
-        ({"tablename": "u"}, TApplicationException, "not a partitioned transactional table"),
-        ({"tablename": "typed"}, TApplicationException, "holds no write id on db.typed"),
-        ({"writeid": write_id + 5}, TApplicationException, f"it holds {write_id}"),
-        ({"partitionnames": ["q=b"]}, TApplicationException, "partitionnames[0] 'q=b'"),
-        ({"partitionnames": ["p=b/q=c"]}, TApplicationException, "has 2 components"),
-        ({"operationType": SELECT}, TApplicationException, "must be INSERT, UPDATE or DELETE"),
-        ({"operationType": 42}, TApplicationException, "unknown DataOperationType 42"),
-        ({"partitionnames": ["p=x"] * 10_001}, TApplicationException, "more than metastore.gateway.max.batch.size"),
-        ({"dbname": None}, TApplicationException, "needs dbname, tablename and partitionnames"),
+        ({"tablename": "plain"}, hms.NoSuchTxnException, "not a partitioned transactional table"),
+        ({"tablename": "u"}, hms.NoSuchTxnException, "not a partitioned transactional table"),
+        ({"tablename": "typed"}, hms.NoSuchTxnException, "holds no write id on db.typed"),
+        ({"writeid": write_id + 5}, hms.NoSuchTxnException, f"it holds {write_id}"),
+        ({"partitionnames": ["q=b"]}, hms.NoSuchTxnException, "partitionnames[0] 'q=b'"),
+        ({"partitionnames": ["p=b/q=c"]}, hms.NoSuchTxnException, "has 2 components"),
+        ({"operationType": SELECT}, hms.NoSuchTxnException, "must be INSERT, UPDATE or DELETE"),
+        ({"operationType": 42}, hms.NoSuchTxnException, "unknown DataOperationType 42"),
+        ({"partitionnames": ["p=x"] * 10_001}, hms.NoSuchTxnException, "more than metastore.gateway.max.batch.size"),
+        ({"dbname": None}, hms.NoSuchTxnException, "needs dbname, tablename and partitionnames"),
     ]
     for change, error, text in cases:
         with pytest.raises(error) as refused:

@@ -360,17 +360,21 @@ class CatalogStore:
                                   column: str | None) -> None:
         await self._db.transact(column_stats.delete, db_name, table_name, part_name, column)
 
-    async def table_column_stats(self, db_name: str, table_name: str,
-                                 columns: Sequence[str]) -> list[ColumnStats]:
-        return await self._db.read(column_stats.table_stats, db_name, table_name, columns)
+    # `snapshot`: the reader's ValidWriteIdList (store/snapshot.py `statistics_seen`); None: the committed ones
+    async def table_column_stats(self, db_name: str, table_name: str, columns: Sequence[str],
+                                 snapshot: ReadSnapshot | None = None) -> list[ColumnStats]:
+        return await self._db.read(column_stats.table_stats, db_name, table_name, columns, snapshot)
 
     async def partition_column_stats(self, db_name: str, table_name: str, part_names: Sequence[str],
-                                     columns: Sequence[str]) -> dict[str, list[ColumnStats]]:
-        return await self._db.read(column_stats.partition_stats, db_name, table_name, part_names, columns)
+                                     columns: Sequence[str], snapshot: ReadSnapshot | None = None
+                                     ) -> dict[str, list[ColumnStats]]:
+        return await self._db.read(column_stats.partition_stats, db_name, table_name, part_names, columns, snapshot)
 
     async def aggregate_partition_column_stats(self, db_name: str, table_name: str, part_names: Sequence[str],
-                                               columns: Sequence[str]) -> tuple[list[ColumnStats], int]:
-        return await self._db.read(column_stats.aggregate_partition_stats, db_name, table_name, part_names, columns)
+                                               columns: Sequence[str], snapshot: ReadSnapshot | None = None
+                                               ) -> tuple[list[ColumnStats], int]:
+        return await self._db.read(column_stats.aggregate_partition_stats, db_name, table_name, part_names, columns,
+                                   snapshot)
 
     # permanent functions (store/functions.py: not versioned, not cached)
     async def create_function(self, function: FunctionModel) -> tuple[FunctionModel, int]:

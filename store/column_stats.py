@@ -25,18 +25,21 @@ Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them
   the txn's new one cannot be told; a row lost is rewritten by the next ANALYZE, a wrong one would mislead
   a planner).
 - Statistics a txn writes (Hive 3's set_aggr_stats_for names the write id its txn allocated for the
-  table) wait for its commit in column_stats_by_txn (store/schema/0023): readers see the committed
-  ones meanwhile, the txn's own reads included (Hive 3 reports such statistics as not compliant with
-  the reader's snapshot; here they are simply not there yet), a merge merges into the txn's own row
-  else the committed one, the commit moves them in, and an abort deletes them. A drop of the
-  partition, or of the column or a change of its type, takes them as it takes committed ones
-  (store/schema/0025): another txn's drop marks them, its commit deletes them (before or after
+  table) wait for its commit in column_stats_by_txn (store/schema/0023): a reader whose
+  ValidWriteIdList counts the txn's write id as committed (the txn itself) reads them, and not the
+  committed rows its own drops marked; every other reader, and one without a list, sees the committed
+  ones meanwhile (store/snapshot.py `statistics_seen`, Hive's isCurrentStatsValidForTheQuery). A merge
+  merges into the txn's own row else the committed one, the commit moves them in, and an abort
+  deletes them. A drop of the partition, or of the column or a change of its type, takes them as it
+  takes committed ones (store/schema/0025): another txn's drop marks them, its commit deletes them (before or after
   theirs: moved in, they keep the mark), its abort unmarks them; the writing txn's own drop, and a
   drop of a partition that exists nowhere else, delete them at once. So a partition of that name
   added again after a drop does not get them. A table dropped meanwhile takes them with it. Written
   without a txn (Hive 2.3, Trino), they replace the old ones at once, for every reader.
-- The statistics themselves are not versioned and carry no notification event (Hive 2.3 has neither),
-  and nothing caches them: each read is one indexed query. Hive's planner reads them aggregated over partitions
+- The statistics themselves are not versioned beyond that (a commit moves its rows in for every
+  reader, older snapshots included) and carry no notification event (Hive 2.3 has neither), and
+  nothing caches them: each read is one indexed query, over either gateway path (cache on or off).
+  Hive's planner reads them aggregated over partitions
   (`aggregate_partition_stats`, computed by hive/stats_aggregation.py).
 - A write marks its columns in the table's or partition's COLUMN_STATS_ACCURATE parameter
   (hive/stats_accuracy.py), as Hive does, so Hive's optimizer may answer from statistics alone; that
@@ -64,6 +67,7 @@ from store import catalog, codec, txns
 from store.errors import InvalidArgument, NotFound
 from store.events import NewEvent, Outcome
 from store.models import Partition, Table
+from store.snapshot import ReadSnapshot, sql_params
 from store.sql import column_stats as sql
 
 TABLE_LEVEL = ""  # the partition name of a table's own statistics
@@ -225,20 +229,41 @@ def _columns(columns: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(n.normalize_identifier(c, "column") for c in columns))
 
 
-async def table_stats(conn: asyncpg.Connection, db_name: str, table_name: str,
-                      columns: Sequence[str]) -> list[ColumnStats]:
-    """The table's own statistics of the named columns that have them, in the table's column order."""
+async def _table_read(conn: asyncpg.Connection, db_name: str, table_name: str, snapshot: ReadSnapshot | None) -> Table:
     table = await catalog.get_table(conn, db_name, table_name)
-    rows = await conn.fetch(sql.SELECT, table.table_id, [TABLE_LEVEL], _columns(columns))
+    if snapshot is not None:
+        snapshot.check_table_name(table.full_name)
+        catalog.check_table_id(table, snapshot.expected_table_id)
+    return table
+
+
+async def _rows(conn: asyncpg.Connection, table: Table, part_names: list[str], columns: list[str],
+                snapshot: ReadSnapshot | None) -> list[asyncpg.Record]:
+    """The rows a reader sees: with a ValidWriteIdList, by the rule of store/snapshot.py
+    (`statistics_seen`); without one, the committed rows."""
+    if snapshot is None or snapshot.write_ids is None:
+        return list(await conn.fetch(sql.SELECT, table.table_id, part_names, columns))
+    own_write_id = await txns.write_id_of(conn, snapshot.txn_id, table.table_id)
+    return list(await conn.fetch(sql.SELECT_IN_SNAPSHOT, table.table_id, part_names, columns,
+                                 *sql_params(snapshot.write_ids, own_write_id)))
+
+
+async def table_stats(conn: asyncpg.Connection, db_name: str, table_name: str, columns: Sequence[str],
+                      snapshot: ReadSnapshot | None = None) -> list[ColumnStats]:
+    """The table's own statistics of the named columns that have them, in the table's column order, as
+    `snapshot` sees them (None: the committed ones)."""
+    table = await _table_read(conn, db_name, table_name, snapshot)
+    rows = await _rows(conn, table, [TABLE_LEVEL], _columns(columns), snapshot)
     return _in_column_order(table, [_from_row(r) for r in rows])
 
 
 async def partition_stats(conn: asyncpg.Connection, db_name: str, table_name: str, part_names: Sequence[str],
-                          columns: Sequence[str]) -> dict[str, list[ColumnStats]]:
-    """Partition name -> its statistics of the named columns, for the named partitions that have any."""
-    table = await catalog.get_table(conn, db_name, table_name)
+                          columns: Sequence[str], snapshot: ReadSnapshot | None = None) -> dict[str, list[ColumnStats]]:
+    """Partition name -> its statistics of the named columns, for the named partitions that have any,
+    as `snapshot` sees them (None: the committed ones)."""
+    table = await _table_read(conn, db_name, table_name, snapshot)
     names = catalog.canonical_names(table, part_names) if part_names else []
-    rows = await conn.fetch(sql.SELECT, table.table_id, names, _columns(columns))
+    rows = await _rows(conn, table, names, _columns(columns), snapshot)
     by_partition: dict[str, list[ColumnStats]] = {}
     for row in rows:
         by_partition.setdefault(row["part_name"], []).append(_from_row(row))
@@ -246,16 +271,17 @@ async def partition_stats(conn: asyncpg.Connection, db_name: str, table_name: st
 
 
 async def aggregate_partition_stats(conn: asyncpg.Connection, db_name: str, table_name: str,
-                                    part_names: Sequence[str], columns: Sequence[str]) -> tuple[list[ColumnStats], int]:
+                                    part_names: Sequence[str], columns: Sequence[str],
+                                    snapshot: ReadSnapshot | None = None) -> tuple[list[ColumnStats], int]:
     """Hive's get_aggr_stats_for: the named columns' statistics over the named partitions, and how many of
-    those have statistics of every named column (store/stats_aggregation.py)."""
-    table = await catalog.get_table(conn, db_name, table_name)
+    those have statistics of every named column (store/stats_aggregation.py), as `snapshot` sees them."""
+    table = await _table_read(conn, db_name, table_name, snapshot)
     if not part_names or not columns:
         return [], 0
     catalog.require_partitioned(table)
     asked = [n.canonical_partition_name(table.partition_keys, name) for name in part_names]  # repeats kept
     asked_columns = [n.normalize_identifier(c, "column") for c in columns]
-    rows = await conn.fetch(sql.SELECT, table.table_id, list(dict.fromkeys(asked)), _columns(columns))
+    rows = await _rows(conn, table, list(dict.fromkeys(asked)), _columns(columns), snapshot)
     by_partition: dict[str, dict[str, ColumnStats]] = {}
     for row in rows:
         by_partition.setdefault(row["part_name"], {})[row["column_name"]] = _from_row(row)

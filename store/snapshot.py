@@ -9,11 +9,25 @@ Its other form: `VISIBLE` in store/sql/catalog.py, the same rule as a SQL predic
 from `sql_params`), since partition reads filter in PostgreSQL. tests/e2e/test_visibility_rule.py
 evaluates both over a grid of versions, snapshots and own write ids, so they cannot drift. (The
 cache's entries apply the rule once more in store/cache/; that copy is not yet tied to this one.)
+
+Column statistics (store/column_stats.py) follow the same rule, `statistics_seen`, with their own
+versions: a committed row is created by write id 0; a row a txn wrote and that waits for its commit
+(column_stats_by_txn) by that txn's write id of the table; a row a txn's drop marked (deleted_by_txn)
+ends at that txn's write id. A reader with a ValidWriteIdList sees the newest visible version of a
+column, so the writing txn itself, whose own write id its list counts as committed (Hive's
+getValidWriteIds), sees what it wrote and not what it dropped, and every other snapshot the committed
+rows. This is Hive's rule for statistics (ObjectStore.isCurrentStatsValidForTheQuery: they are valid
+for a query when the write id that wrote them is valid in its list), except that where Hive reports
+them as not compliant the gateway answers the version the snapshot may see. The statistics are not
+kept per snapshot beyond that: a commit moves its rows in for every reader, older snapshots included.
+Its SQL form is SELECT_IN_SNAPSHOT in store/sql/column_stats.py (built on `VISIBLE`); a reader without
+a ValidWriteIdList reads the committed rows (Hive 2.3 and Trino).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 from store.errors import FailedPrecondition, InvalidArgument
 from hive.writeids import ValidWriteIdList
@@ -52,6 +66,15 @@ def is_visible(write_ids: ValidWriteIdList, own_write_id: int, created_wid: int,
         return w == own_write_id or w == 0 or write_ids.is_write_id_valid(w)
 
     return committed(created_wid) and (dropped_wid is None or not committed(dropped_wid))
+
+
+def statistics_seen(write_ids: ValidWriteIdList, own_write_id: int,
+                    versions: Sequence[tuple[int, int | None]]) -> int | None:
+    """Of one column's statistics versions (created_wid, dropped_wid), the index of the one the snapshot
+    sees (the module's docstring): the visible one created by the newest write id; None: none visible."""
+    seen = [(created, i) for i, (created, dropped) in enumerate(versions)
+            if is_visible(write_ids, own_write_id, created, dropped)]
+    return max(seen)[1] if seen else None
 
 
 def sql_params(write_ids: ValidWriteIdList, own_write_id: int) -> tuple[int, list[int], int]:

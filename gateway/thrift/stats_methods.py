@@ -24,6 +24,7 @@ from store.catalog_store import CatalogStore
 from store.column_stats import StatsUpdate
 from store.errors import InvalidArgument, NotFound
 from store.models import Table
+from store.snapshot import ReadSnapshot
 
 # kind -> (the union member's field name, its struct), read from the IDL: member `longStats` is kind "long".
 _MEMBERS = {spec[1].removesuffix("Stats"): (spec[1], spec[2]) for spec in hms.ColumnStatisticsData.thrift_spec.values()}
@@ -71,6 +72,15 @@ def stats_out(stats: ColumnStats) -> Any:
     member = struct(**{name: _value_out(stats.kind, name, value) for name, value in stats.data.items()})
     data = hms.ColumnStatisticsData(**{field: member})
     return hms.ColumnStatisticsObj(colName=stats.column, colType=stats.column_type, statsData=data)
+
+
+def _snapshot_of(request: Any) -> ReadSnapshot | None:
+    """The reader's snapshot: Hive 3 and 4 send the table's ValidWriteIdList (`validWriteIdList`) with a
+    statistics read inside a txn, Hive 4 the table id too (TableStatsRequest `id`); None without one."""
+    if not request.validWriteIdList:
+        return None
+    table_id = getattr(request, "id", None)
+    return ReadSnapshot.parse(request.validWriteIdList, 0, table_id if table_id and table_id > 0 else 0)
 
 
 class StatsMethods:
@@ -128,11 +138,13 @@ class StatsMethods:
         return await self._write_stats(updates)
 
     async def get_table_statistics_req(self, request: Any) -> Any:
-        """The table's statistics of the asked columns that have them (none: an empty list)."""
+        """The table's statistics of the asked columns that have them (none: an empty list), as the request's
+        ValidWriteIdList sees them (store/snapshot.py `statistics_seen`: a txn sees its own)."""
         columns = required(request.colNames if request else None, "TableStatsRequest.colNames")
         check_batch(len(columns), "get_table_statistics_req", self._settings.max_batch_size)
         stats = await self._catalog.table_column_stats(required(request.dbName, "TableStatsRequest.dbName"),
-                                                       required(request.tblName, "TableStatsRequest.tblName"), columns)
+                                                       required(request.tblName, "TableStatsRequest.tblName"), columns,
+                                                       _snapshot_of(request))
         return hms.TableStatsResult(tableStats=[stats_out(s) for s in stats])
 
     async def get_partitions_statistics_req(self, request: Any) -> Any:
@@ -143,7 +155,7 @@ class StatsMethods:
         check_batch(len(names), "get_partitions_statistics_req", self._settings.max_batch_size)
         by_partition = await self._catalog.partition_column_stats(
             required(request.dbName, "PartitionsStatsRequest.dbName"),
-            required(request.tblName, "PartitionsStatsRequest.tblName"), names, columns)
+            required(request.tblName, "PartitionsStatsRequest.tblName"), names, columns, _snapshot_of(request))
         return hms.PartitionsStatsResult(partStats={name: [stats_out(s) for s in stats]
                                                     for name, stats in by_partition.items()})
 
@@ -156,7 +168,7 @@ class StatsMethods:
         check_batch(len(names), "get_aggr_stats_for", self._settings.max_batch_size)
         stats, parts_found = await self._catalog.aggregate_partition_column_stats(
             required(request.dbName, "PartitionsStatsRequest.dbName"),
-            required(request.tblName, "PartitionsStatsRequest.tblName"), names, columns)
+            required(request.tblName, "PartitionsStatsRequest.tblName"), names, columns, _snapshot_of(request))
         return hms.AggrStats(colStats=[stats_out(s) for s in stats], partsFound=parts_found)
 
     async def _one_column(self, db_name: str, tbl_name: str, part_name: str | None, col_name: str) -> Any:

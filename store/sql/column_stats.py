@@ -1,6 +1,8 @@
 """Query text for column statistics (store/column_stats.py). Rows are keyed by (table id, partition
 name, column); the table's own statistics have partition name '' (index: the primary key)."""
 
+from store.sql.catalog import VISIBLE
+
 _COLUMNS = "part_name, column_name, column_type, kind, data, last_analyzed"
 
 # $2: one JSON array of {"part_name", "column_name", "column_type", "kind", "data"}; a column's row is replaced.
@@ -60,6 +62,31 @@ WHERE s.table_id = g.table_id AND s.part_name = g.part_name
 SELECT = f"""
 SELECT {_COLUMNS} FROM column_stats
 WHERE table_id = $1 AND part_name = ANY($2::text[]) AND column_name = ANY($3::text[])
+"""
+
+# What a reader with a ValidWriteIdList sees of table $1's statistics of partitions $2 ('' its own) and
+# columns $3 ($4 high-water mark, $5 exceptions, $6 own write id: store/snapshot.py `sql_params`). Each row is
+# a version (store/snapshot.py `STATISTICS`): a committed one created by write id 0, one waiting for its txn's
+# commit by that txn's write id of the table; a row marked by a txn's drop ends at that txn's write id. Of a
+# column's visible versions the newest (a waiting one over the committed one) is the answer. Indexes: the
+# primary keys, txn_to_write_id's (txn_id, table_id); column_stats_by_txn_by_partition.
+SELECT_IN_SNAPSHOT = f"""
+SELECT DISTINCT ON (part_name, column_name) {_COLUMNS} FROM (
+    SELECT s.part_name, s.column_name, s.column_type, s.kind, s.data, s.last_analyzed,
+           0::bigint AS created_wid, d.write_id AS dropped_wid
+    FROM column_stats s
+    LEFT JOIN txn_to_write_id d ON d.txn_id = s.deleted_by_txn AND d.table_id = s.table_id
+    WHERE s.table_id = $1 AND s.part_name = ANY($2::text[]) AND s.column_name = ANY($3::text[])
+    UNION ALL
+    SELECT s.part_name, s.column_name, s.column_type, s.kind, s.data, s.last_analyzed,
+           w.write_id AS created_wid, d.write_id AS dropped_wid
+    FROM column_stats_by_txn s
+    JOIN txn_to_write_id w ON w.txn_id = s.txn_id AND w.table_id = s.table_id
+    LEFT JOIN txn_to_write_id d ON d.txn_id = s.deleted_by_txn AND d.table_id = s.table_id
+    WHERE s.table_id = $1 AND s.part_name = ANY($2::text[]) AND s.column_name = ANY($3::text[])
+) AS versions
+WHERE {VISIBLE.format(h="$4", x="$5", o="$6")}
+ORDER BY part_name, column_name, created_wid DESC
 """
 
 # A merge reads the rows it replaces; the lock keeps a concurrent merge from reading them meanwhile.

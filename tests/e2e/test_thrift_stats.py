@@ -20,7 +20,9 @@ from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import table
+from hive.writeids import ValidWriteIdList
 from tests.conftest import connect, running_gateway
+from tests.e2e.test_thrift_snapshots import hive_txn_list, hive_write_id_list
 from tests.thrift_client import ThriftClient
 
 COLUMNS = (("flag", "boolean"), ("tiny", "tinyint"), ("n", "int"), ("id", "bigint"), ("ratio", "float"),
@@ -748,3 +750,92 @@ async def test_statistics_a_txn_wrote_of_a_column_another_txn_drops_go_with_the_
             if txn == writer and not dropper_first:  # the drop is still open: the column is there
                 assert set(await _table_stats(client, ["id", column], "acid")) == {"id", column}
         assert await _rows(dsn) == [("", "id")], column
+
+
+async def _list_of(client: ThriftClient, table: str, txn: int = 0) -> tuple[str, int]:
+    """db.`table`'s ValidWriteIdList as Hive 3 and 4 take it inside txn `txn` (0: outside any), and
+    the table's id: get_open_txns, the txn list with the current txn valid, get_valid_write_ids."""
+    txn_list = hive_txn_list(await client("get_open_txns"), txn)
+    (ids,) = (await client("get_valid_write_ids", hms.GetValidWriteIdsRequest(
+        fullTableNames=[f"db.{table}"], validTxnList=txn_list))).tblValidWriteIds
+    table_id = (await client("get_table_req", hms.GetTableRequest(dbName="db", tblName=table))).table.id
+    return hive_write_id_list(ids), table_id
+
+
+async def _seen_by(client: ThriftClient, snapshot: tuple[str, int] | None, parts: list[str],
+                   columns: list[str]) -> tuple[Any, ...]:
+    """What a reader with `snapshot` (None: none) gets of db.acid's statistics: the table's own, its
+    partitions', and aggregated over them (each as comparable tuples)."""
+    vwil, table_id = snapshot if snapshot else (None, None)
+    table = await client("get_table_statistics_req", hms.TableStatsRequest(
+        dbName="db", tblName="acid", colNames=columns, validWriteIdList=vwil, id=table_id))
+    by_part = await client("get_partitions_statistics_req", hms.PartitionsStatsRequest(
+        dbName="db", tblName="acid", colNames=columns, partNames=parts, validWriteIdList=vwil))
+    aggr = await client("get_aggr_stats_for", hms.PartitionsStatsRequest(
+        dbName="db", tblName="acid", colNames=columns, partNames=parts, validWriteIdList=vwil))
+    return ({o.colName: o for o in table.tableStats},
+            {p: {o.colName: o for o in objs} for p, objs in by_part.partStats.items()},
+            ({o.colName: o for o in aggr.colStats}, aggr.partsFound))
+
+
+async def test_a_txn_reads_the_statistics_it_wrote_through_its_own_snapshot(pg_dsn: str) -> None:
+    """Hive's rule (ObjectStore.isCurrentStatsValidForTheQuery): statistics are the query's when the write
+    id that wrote them is valid in its ValidWriteIdList, and a txn's own write id is valid in its own list
+    (TxnHandler.getValidWriteIdsForTable over a txn list with the current txn valid). So a txn that wrote
+    statistics under its write id reads them back (the table's, a partition's, aggregated), and not the
+    ones its own drop marked; every other snapshot, and a read without one, sees the committed ones until
+    it commits. A gateway with its cache and one without answer alike. Before, the writing txn read the
+    committed ones too."""
+    async with running_gateway(pg_dsn) as cached, running_gateway(
+            pg_dsn, **{"metastore.gateway.cache.enabled": "false"}) as uncached:
+        clients = [ThriftClient(cached.thrift_port), ThriftClient(uncached.thrift_port)]
+        try:
+            client = clients[0]
+            await client("create_database", hms.Database(name="db", description="", parameters={}))
+            await _acid_table(client, (("id", "bigint"), ("name", "string")), ("a", "b"))
+            committed = _long("id", 1, 9)
+            await client("update_table_column_statistics", _write("db", "acid", committed))
+            for part in ("ds=a", "ds=b"):
+                await client("update_partition_column_statistics", _write("db", "acid", committed, part=part))
+            writer, write_id = await _open_with_write_id(client, "acid")
+            other, _ = await _open_with_write_id(client, "acid")
+            written = _long("id", 5, 50)
+            assert await client("set_aggr_stats_for", hms.SetPartitionsStatsRequest(colStats=[
+                _write("db", "acid", written), _write("db", "acid", written, part="ds=a")], writeId=write_id))
+            # The writer's drop of ds=b, under its write id (a partition's drop in a txn marks its statistics).
+            grpc = await connect(f"127.0.0.1:{cached.port}")
+            try:
+                await grpc.catalog.DropPartitions(pb.DropPartitionsRequest(db_name="db", table_name="acid",
+                                                                           names=["ds=b"], txn_id=writer))
+            finally:
+                await grpc.channel.close()
+
+            parts, columns = ["ds=a", "ds=b"], ["id"]
+            own = await _list_of(client, "acid", writer)
+            assert ValidWriteIdList.parse(own[0]).is_write_id_valid(write_id)
+            others = [None, await _list_of(client, "acid"), await _list_of(client, "acid", other)]
+            over_both = _long("id", 1, 9)
+            over_both.statsData.longStats.numNulls = 2  # aggregated over two partitions: nulls add up
+            committed_view = ({"id": committed}, {"ds=a": {"id": committed}, "ds=b": {"id": committed}},
+                              ({"id": over_both}, 2))
+            own_view = ({"id": written}, {"ds=a": {"id": written}}, ({"id": written}, 1))
+            for c in clients:
+                assert await _seen_by(c, own, parts, columns) == own_view
+                for snapshot in others:
+                    assert await _seen_by(c, snapshot, parts, columns) == committed_view, snapshot
+
+            await client("commit_txn", hms.CommitTxnRequest(txnid=writer))
+            after = ({"id": written}, {"ds=a": {"id": written}}, ({"id": written}, 1))
+            for c in clients:
+                for snapshot in [None, await _list_of(client, "acid"), await _list_of(client, "acid", other)]:
+                    assert await _seen_by(c, snapshot, parts, columns) == after, snapshot
+            # A list of another table, or a table id that is not db.acid's, is refused.
+            exc = await _raises(client, "get_table_statistics_req", hms.TableStatsRequest(
+                dbName="db", tblName="acid", colNames=columns, validWriteIdList="db.t:0:9223372036854775807::"))
+            assert type(exc).__name__ == "MetaException" and "db.t" in exc.message, exc
+            exc = await _raises(client, "get_table_statistics_req", hms.TableStatsRequest(
+                dbName="db", tblName="acid", colNames=columns, validWriteIdList=own[0], id=own[1] + 100))
+            assert "table id" in exc.message, exc
+        finally:
+            for c in clients:
+                c.close()

@@ -2,7 +2,8 @@
 store/sql/catalog.py (partition reads filter in PostgreSQL). Both are evaluated here over a grid of
 versions (created_wid, dropped_wid), snapshots (committed, open and aborted write ids, below and
 above the high-water mark) and the reader's own write id, on the real PostgreSQL: they must agree on
-every case."""
+every case. Column statistics take the same rule as versions (`statistics_seen`), and its SQL form,
+SELECT_IN_SNAPSHOT in store/sql/column_stats.py, is held to it the same way."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import itertools
 import asyncpg
 import pytest
 
-from store.snapshot import is_visible, sql_params
+from store.snapshot import is_visible, sql_params, statistics_seen
 from store.sql.catalog import VISIBLE
+from store.sql.column_stats import SELECT_IN_SNAPSHOT
 from hive.writeids import ValidWriteIdList
 
 SNAPSHOTS = [
@@ -73,3 +75,59 @@ def test_the_caches_copy_agrees_with_is_visible() -> None:
         for c in WRITE_IDS:
             for d in [None, *WRITE_IDS]:
                 assert visible(Version(c, d, b""), snapshot) == is_visible(snapshot, 0, c, d), (text, c, d)
+
+
+async def test_the_statistics_query_and_statistics_seen_agree_on_every_case(conn: asyncpg.Connection) -> None:
+    """Column statistics take the rule as versions (store/snapshot.py `statistics_seen`): a committed row
+    (created by write id 0), rows waiting for their txns' commits (created by the txn's write id), each
+    maybe marked by a txn's drop (ended by its write id). Every combination, one column each, in one table:
+    SELECT_IN_SNAPSHOT (store/sql/column_stats.py) answers, for every snapshot and own write id, the row
+    `statistics_seen` picks."""
+    with pytest.raises(_RollBack):
+        await _check_statistics_cases(conn)
+
+
+async def _check_statistics_cases(conn: asyncpg.Connection) -> None:
+    marks: list[int | None] = [None, 1, 2, 3, 6, 8, 9]
+    committed_options: list[int | None | str] = ["none", *marks]  # "none": no committed row; else its mark
+    waiting_options = [()] + [((c, m),) for c in range(1, 10) for m in (None, 2, 6, 9) if m != c] + [
+        ((2, None), (6, None)), ((3, None), (8, 6)), ((1, 9), (9, None))]
+    cases: list[tuple[int | None | str, tuple[tuple[int, int | None], ...]]] = [
+        (c, w) for c in committed_options for w in waiting_options]
+
+    def txn(write_id: int) -> int:
+        return 1000 + write_id  # txn 100w holds write id w of table 1
+
+    async with conn.transaction():
+        await conn.executemany("INSERT INTO txn_to_write_id (txn_id, table_id, write_id) VALUES ($1, 1, $2)",
+                               [(txn(w), w) for w in range(1, 10)])
+        for i, (committed, waiting) in enumerate(cases):
+            if committed != "none":
+                await conn.execute(
+                    "INSERT INTO column_stats (table_id, part_name, column_name, column_type, kind, data, "
+                    "last_analyzed, deleted_by_txn) VALUES (1, '', $1, 'bigint', 'long', '{}', 0, $2)",
+                    f"c{i}", None if committed is None else txn(int(committed)))
+            for created, mark in waiting:
+                await conn.execute(
+                    "INSERT INTO column_stats_by_txn (txn_id, table_id, part_name, column_name, column_type, kind, "
+                    "data, last_analyzed, deleted_by_txn) VALUES ($1, 1, '', $2, 'bigint', 'long', '{}', $3, $4)",
+                    txn(created), f"c{i}", created, None if mark is None else txn(mark))
+        columns = [f"c{i}" for i in range(len(cases))]
+        checked = 0
+        for text, own in itertools.product(SNAPSHOTS, OWN_WRITE_IDS):
+            snapshot = ValidWriteIdList.parse(text)
+            rows = await conn.fetch(SELECT_IN_SNAPSHOT, 1, [""], columns, *sql_params(snapshot, own))
+            in_sql = {r["column_name"]: r["last_analyzed"] for r in rows}  # the waiting row's write id, 0
+            for i, (committed, waiting) in enumerate(cases):
+                versions = ([] if committed == "none" else [(0, None if committed is None else int(committed))]) \
+                    + [(c, m) for c, m in waiting]
+                seen = statistics_seen(snapshot, own, versions)
+                expected = None if seen is None else versions[seen][0]
+                assert in_sql.get(f"c{i}") == expected, (text, own, committed, waiting, in_sql.get(f"c{i}"))
+                checked += 1
+        assert checked == len(SNAPSHOTS) * len(OWN_WRITE_IDS) * len(cases)
+        raise _RollBack  # leave the database as it was
+
+
+class _RollBack(Exception):
+    pass

@@ -18,14 +18,19 @@ the *net effect* of its writes, and derives everything from the commit order:
   onto a name another open txn renamed a table from or to is ABORTED as well. As in Hive, the
   writer's txn is aborted with it (its effects gone, its commit ABORTED).
 
-Column statistics (Hive's TAB_COL_STATS/PART_COL_STATS) are not versioned: every reader, inside a
-txn or not, sees one committed set, `Model.stats`, keyed by (table, partition name or '' for the
-table's own, column). What the rules of store/column_stats.py say, as the model keeps them:
+Column statistics (Hive's TAB_COL_STATS/PART_COL_STATS) are not versioned by snapshot: one committed
+set, `Model.stats`, keyed by (table, partition name or '' for the table's own, column), and what each
+open txn wrote waiting for its commit. What the rules of store/column_stats.py say, as the model keeps them:
 
 * Written without a txn, they replace (or merge into) the committed ones at once; the partition must
   exist in the latest state (an open txn's added partition counts, one an open txn dropped does not).
-* Written under a txn (set_aggr_stats_for with its write id), they wait in `Txn.stats`, invisible to
-  every reader, the txn included; the commit moves them in, the abort forgets them.
+* Written under a txn (set_aggr_stats_for with its write id), they wait in `Txn.stats`; the commit
+  moves them in, the abort forgets them.
+* Reads (`visible_stats`): a reader whose ValidWriteIdList counts an open txn's write as committed
+  (that txn's own list: Hive's rule, a txn's own write id is valid to it, and statistics hold for a
+  reader whose list counts the write id that wrote them) sees what that txn wrote over the committed
+  ones, and not the committed ones that txn's drops marked; every other reader, and one without a
+  list, sees the committed set.
 * A txn's drop of a partition only marks its statistics (`StatsRow.mark`), and those other txns
   wrote for it and are waiting (`PendingStats.mark`; its own waiting ones go at once): they stay,
   visible or waiting, until the txn commits, which deletes them, and its abort unmarks them. A
@@ -440,9 +445,17 @@ class Model:
         state = self.latest(tk)[1].get(part)
         return None if state is None else state.born
 
-    def visible_stats(self, tk: int) -> dict[tuple[str, str], StatsValue]:
-        """What every reader of the table's statistics sees: (partition name, column) -> statistics."""
-        return {(part, col): row.value for (k, part, col), row in self.stats.items() if k == tk}
+    def visible_stats(self, tk: int, reader: int = 0) -> dict[tuple[str, str], StatsValue]:
+        """What a reader of the table's statistics sees, (partition name, column) -> statistics: the
+        committed ones, and for a reader whose snapshot counts open txn `reader`'s write as committed (0:
+        none) what that txn wrote in their place and not what its drops marked."""
+        own = self.txns[reader] if reader and self.txns[reader].state == OPEN else None
+        seen = {(part, col): row.value for (k, part, col), row in self.stats.items()
+                if k == tk and not (own is not None and row.mark == own.txn_id)}
+        if own is not None:
+            seen.update({(part, col): p.value for (k, part, col), p in own.stats.items()
+                         if k == tk and p.mark != own.txn_id})  # (its own drop deletes its own: never marked so)
+        return seen
 
     def write_stats(self, me: int, tk: int, writes: Sequence[tuple[str, Mapping[str, StatsValue]]],
                     merge: bool) -> Outcome:

@@ -26,7 +26,9 @@ under an open txn (set_aggr_stats_for with the write id the txn allocated, table
 level, replacing or merging), writes and deletes without a txn (update_*_column_statistics,
 delete_*_column_statistics, set_aggr_stats_for without a write id), writes naming an ended txn's
 write id (refused, nothing written), and reads (get_table_statistics_req,
-get_partitions_statistics_req), all compared with the model's statistics rules. After every change
+get_partitions_statistics_req: without a ValidWriteIdList, with one taken outside any txn, or with an
+open txn's own, which must show what that txn wrote and not what its drops marked), all compared with
+the model's statistics rules. After every change
 the rows in PostgreSQL are compared too: column_stats (values and deleted_by_txn marks) and
 column_stats_by_txn (no row of an ended txn; the open txns' waiting statistics), and no partition
 that does not exist has statistics.
@@ -74,6 +76,7 @@ from store.compaction_policy import Thresholds
 from hive.writeids import ValidTxnList, ValidWriteIdList
 from tests.builders import table as table_def
 from tests.conftest import connect, gateway_settings, wait_applied
+from tests.e2e.test_thrift_snapshots import hive_txn_list, hive_write_id_list
 from tests.thrift_client import ThriftClient
 from tests.txn_model import DB, OPEN, TABLE_LEVEL, Model, Outcome, Snapshot, StatsValue, TableState, freeze
 
@@ -183,6 +186,8 @@ class Driver:
         self.domain = [(ds, hr) for ds in DS for hr in HR]
         # Column statistics draw from their own stream: the txn workload is a seed's as before them.
         self.srng = random.Random(f"column statistics {seed}")
+        # Which snapshot a statistics read takes draws from a third: the statistics' stream stays as it was.
+        self.vrng = random.Random(f"statistics readers {seed}")
         self.thrift = thrift
         self.stats_checked = -1  # the model's stats_changes when PostgreSQL's rows were last compared
 
@@ -909,7 +914,8 @@ class Driver:
                 f"{' needMerge' if merge else ''}")
         self.check_stats_outcome(what, expected, got)
         if got.code == "OK" and self.srng.random() < 0.5:
-            await self.read_stats(tk, f"after {what}")  # under a txn invisible until its commit, else at once
+            # Under a txn visible to its own snapshot only until its commit, else at once to every reader.
+            await self.read_stats(tk, f"after {what}", me if me and self.vrng.random() < 0.6 else None)
 
     async def stats_now(self, tk: int) -> None:
         """Without a txn: update_table/partition_column_statistics, or set_aggr_stats_for without a
@@ -946,28 +952,59 @@ class Driver:
             self.fail(f"{what}: gateway answered {got.code} {got.reply!r} ({got.details}); the model expected "
                       f"{expected.code} ({expected.why}){self.explain_stats()}")
 
-    async def read_stats(self, tk: int, why: str) -> None:
-        """Every reader sees the committed statistics: the table's own, and its partitions' by name."""
+    async def read_stats(self, tk: int, why: str, reader: int | None = None) -> None:
+        """The table's own statistics and its partitions' by name, read without a ValidWriteIdList, with
+        one taken outside any txn, or with an open txn's own (`reader`; None: drawn), as Hive 3 and 4
+        read them inside a txn: the txn sees what it wrote, every other reader the committed ones."""
         table_name = self.m.latest_name(tk)
+        if reader is None:
+            r, opened = self.vrng.random(), self.m.open_txns()
+            reader = -1 if r < 0.4 else 0 if r < 0.6 or not opened else self.vrng.choice(opened)  # -1: no list
+        snapshot = None if reader < 0 else await self.stats_snapshot(tk, reader)
+        vwil, table_id = snapshot if snapshot else (None, None)
+        reader = reader if snapshot else 0
         columns = list(STATS_COLUMNS)
         names = [self.m.name(v) for v in self.domain] + [MISSING[0]]
         table = await self.thrift_call("get_table_statistics_req", hms.TableStatsRequest(
-            dbName=DB, tblName=table_name, colNames=columns))
+            dbName=DB, tblName=table_name, colNames=columns, validWriteIdList=vwil, id=table_id))
         parts = await self.thrift_call("get_partitions_statistics_req", hms.PartitionsStatsRequest(
-            dbName=DB, tblName=table_name, colNames=columns, partNames=names))
+            dbName=DB, tblName=table_name, colNames=columns, partNames=names, validWriteIdList=vwil))
         if table.code != "OK" or parts.code != "OK":
-            self.fail(f"read statistics of {table_name}: {table.details} {parts.details}")
+            self.fail(f"read statistics of {table_name} with {vwil}: {table.details} {parts.details}")
         got = {(TABLE_LEVEL, o.colName): self.value_of(o) for o in table.reply.tableStats}
         for part, objs in parts.reply.partStats.items():
             got.update({(part, o.colName): self.value_of(o) for o in objs})
-        expected = self.m.visible_stats(tk)
+        expected = self.m.visible_stats(tk, reader)
         self.stats["statistics reads checked"] += 1
+        if reader:
+            self.stats["statistics reads checked in an open txn's snapshot"] += 1
         if got != expected:
             diff = {k: (got.get(k), expected.get(k)) for k in sorted(got.keys() | expected.keys())
                     if got.get(k) != expected.get(k)}
-            self.fail(f"statistics of {table_name} (table #{tk}) read {why}: differ from the model's, "
-                      f"(partition, column): (read, model) {diff}{self.explain_stats()}{self.explain(tk, None)}")
-        self.log(f"read statistics of {table_name} {why}: {len(got)} columns ok")
+            self.fail(f"statistics of {table_name} (table #{tk}) read {why} with ValidWriteIdList {vwil} (txn "
+                      f"{reader or 'none'}'s): differ from the model's, (partition, column): (read, model) {diff}"
+                      f"{self.explain_stats()}{self.explain(tk, None)}")
+        self.log(f"read statistics of {table_name} {why} with {vwil}: {len(got)} columns ok")
+
+    async def stats_snapshot(self, tk: int, reader: int) -> tuple[str, int] | None:
+        """The table's ValidWriteIdList as txn `reader` (0: none) takes it now over Thrift, as Hive does
+        (get_open_txns, the txn list with the current txn valid, get_valid_write_ids), and the table id;
+        None when the table's latest name is not its name in that snapshot (another txn's open rename)."""
+        name = self.m.latest_name(tk)
+        if self.m.view(tk, Snapshot(0, reader, 0, self.m.snapshot_committed(reader), "", {}))[0].name != name:
+            return None
+        client = self.thrift[self.vrng.randrange(len(self.thrift))]
+        try:
+            txn_list = hive_txn_list(await client("get_open_txns"), reader)
+            (ids,) = (await client("get_valid_write_ids", hms.GetValidWriteIdsRequest(
+                fullTableNames=[f"{DB}.{name}"], validTxnList=txn_list))).tblValidWriteIds
+        except TException as exc:
+            self.fail(f"get_valid_write_ids of {DB}.{name} for txn {reader}: {type(exc).__name__} {exc}")
+        vwil = hive_write_id_list(ids)
+        own = self.m.txns[reader].write_ids.get(tk) if reader else None
+        if own and not ValidWriteIdList.parse(vwil).is_write_id_valid(own):
+            self.fail(f"txn {reader}'s own list {vwil} of {DB}.{name} does not count its write id {own}")
+        return vwil, self.m.tables[tk].table_id
 
     @staticmethod
     def value_of(obj: Any) -> StatsValue:

@@ -21,8 +21,12 @@ Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them
   dropped or retyped) do: the rows are marked with the txn (store/schema/0022), every reader still sees
   them, the commit deletes them and an abort, which brings the old versions back, unmarks them. A
   partition the txn itself added exists nowhere once it drops it again, so that drop deletes them at once. A
-  statistics write that replaces a marked row keeps the mark (whether it describes the old partition or
-  the txn's new one cannot be told; a row lost is rewritten by the next ANALYZE, a wrong one would mislead
+  write without a txn to a partition (or the table's own) some of whose rows an open txn marked
+  describes that txn's version (it dropped the partition and added it again, or changed the columns):
+  it waits for that txn's commit as the txn's own write would (below), and its abort, which brings the
+  old version back with its marked rows, discards it. A write under another txn that replaces its own
+  waiting row marked by a drop keeps the mark (whether it describes the old partition or the dropping
+  txn's new one cannot be told; a row lost is rewritten by the next ANALYZE, a wrong one would mislead
   a planner).
 - Statistics a txn writes (Hive 3's set_aggr_stats_for names the write id its txn allocated for the
   table) wait for its commit in column_stats_by_txn (store/schema/0023): a reader whose
@@ -150,6 +154,11 @@ async def update(conn: asyncpg.Connection, db_name: str, table_name: str, part_n
         s = ColumnStats(column, (s.column_type or types[column]).lower(), s.kind, s.data, now_s)
         check(s, types[column])
         stored[column] = s
+    if not txn_id and table.is_acid:
+        # Rows marked by an open txn's drop or column change: what the write describes is that txn's
+        # version (it dropped the partition and added it again, or changed the columns), so it waits for
+        # that txn's commit, which takes the marked rows, and goes with its abort, which keeps them.
+        txn_id = int(await conn.fetchval(sql.MARKING_OPEN_TXN, table.table_id, key) or 0)
     if txn_id:
         if not table.is_acid:
             raise InvalidArgument(f"table {table.full_name} is not transactional: its statistics are written "

@@ -42,8 +42,12 @@ open txn wrote waiting for its commit. What the rules of store/column_stats.py s
   txn's mark). Statistics of a dropped partition do not come back with a later partition of that name.
 * After any txn ends, no statistics, committed or waiting, remain of a partition that does not exist
   (in the latest state), unless an open txn's drop is still to take them.
-* Documented imprecision, mirrored: a write that replaces a marked row, committed or waiting, keeps
-  the mark (whether it describes the old partition or the dropping txn's new one cannot be told).
+* Written without a txn to a partition some of whose committed statistics an open txn's drop marked
+  (it dropped the partition and added it again: the latest partition is its new one), they wait for
+  that txn's commit as its own write would.
+* Documented imprecision, mirrored: a write under a txn that replaces its waiting row marked by
+  another txn's drop keeps the mark (whether it describes the old partition or the dropping txn's new
+  one cannot be told).
 """
 
 from __future__ import annotations
@@ -467,8 +471,11 @@ class Model:
         missing = sorted(part for part, b in born.items() if b is None)
         if missing:
             return Outcome("NOT_FOUND", why=f"partitions {missing} do not exist in the latest state")
-        txn = self.txns[me] if me else None
         for part, columns in writes:
+            txn = self.txns[me] if me else None
+            if txn is None and (marking := self.marking_txn(tk, part)):
+                txn = self.txns[marking]  # what it describes is that txn's version: waits for its commit
+                self._count("written without a txn over an open drop's marks: waits for the dropper")
             for col, value in columns.items():
                 key = (tk, part, col)
                 row = self.stats.get(key)
@@ -481,9 +488,15 @@ class Model:
                         PendingStats(new, born[part] or 0)
                 else:
                     new = merge_stats(row.value, value) if merge and row else value
-                    self.stats[key] = StatsRow(new, row.mark if row else 0)  # a marked row keeps its mark
+                    assert not (row and row.mark), f"{key}: marked by open txn {row.mark}, yet written at once"
+                    self.stats[key] = StatsRow(new)
         self.stats_changes += 1
         return Outcome("OK")
+
+    def marking_txn(self, tk: int, part: str) -> int:
+        """The open txn whose drop marked committed statistics of `part` ('' the table's own), 0: none."""
+        return next((row.mark for (k, p, _), row in self.stats.items()
+                     if (k, p) == (tk, part) and row.mark and self.txns[row.mark].state == OPEN), 0)
 
     def delete_stats(self, tk: int, part: str, column: str | None) -> Outcome:
         """Delete one column's statistics (every column's: None) of the table or a partition, at once."""

@@ -25,6 +25,16 @@ ON CONFLICT (txn_id, table_id, part_name, column_name) DO UPDATE
 SET column_type = EXCLUDED.column_type, kind = EXCLUDED.kind, data = EXCLUDED.data,
     last_analyzed = EXCLUDED.last_analyzed
 """
+# The open txn whose drop or column change marked some of table $1's rows of partition $2 ('' its own), if
+# any: the latest version of what they describe is that txn's, so a write without a txn waits for its
+# commit (store/column_stats.py). Its txns row locked FOR SHARE: it neither commits nor aborts before the
+# write is in; one that ended meanwhile is not open on the recheck. Indexes: the primary keys.
+MARKING_OPEN_TXN = """
+SELECT t.txn_id FROM column_stats s JOIN txns t ON t.txn_id = s.deleted_by_txn
+WHERE s.table_id = $1 AND s.part_name = $2 AND t.state = 'o'
+LIMIT 1
+FOR SHARE OF t
+"""
 # What a merge under txn $4 merges into: the txn's own rows, else the committed ones.
 SELECT_FOR_MERGE_BY_TXN = f"""
 SELECT DISTINCT ON (column_name) {_COLUMNS} FROM (

@@ -839,3 +839,43 @@ async def test_a_txn_reads_the_statistics_it_wrote_through_its_own_snapshot(pg_d
         finally:
             for c in clients:
                 c.close()
+
+
+async def test_statistics_written_without_a_txn_over_a_drops_mark_wait_for_the_dropping_txn(
+        gateway: Gateway, env: tuple[ThriftClient, str]) -> None:
+    """A txn that drops a partition and adds it again marks the old partition's statistics for its commit.
+    Statistics written meanwhile without a txn (Trino, Hive 2.3) describe the partition as it is latest,
+    the txn's new one: they wait for that txn's commit, which puts them in place of the old ones, and its
+    abort, which brings the old partition back, leaves the old ones. Before, the write replaced the marked
+    rows and kept the mark: after the abort the old partition had the discarded one's statistics (columns
+    the old one had no statistics of included), and the commit deleted them with the mark."""
+    client, dsn = env
+    await _acid_table(client, (("id", "bigint"), ("name", "string")), ("a", "b"))
+    old = _long("id", 1, 9)
+    for part in ("ds=a", "ds=b"):
+        await client("update_partition_column_statistics", _write("db", "acid", old, part=part))
+    new = _long("id", 100, 200)
+    text = _obj("name", "string", stringStats=hms.StringColumnStatsData(maxColLen=5, avgColLen=2.5, numNulls=0,
+                                                                        numDVs=7))
+    grpc = await connect(f"127.0.0.1:{gateway.port}")
+    try:
+        txns = transactions_pb2_grpc.TransactionsStub(grpc.channel)
+        for part, end in (("ds=a", "abort"), ("ds=b", "commit")):
+            (dropper,) = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="u"))).txn_ids
+            await grpc.catalog.DropPartitions(pb.DropPartitionsRequest(db_name="db", table_name="acid", names=[part],
+                                                                       txn_id=dropper))
+            await grpc.catalog.AddPartitions(pb.AddPartitionsRequest(
+                db_name="db", table_name="acid", txn_id=dropper, partitions=[pb.Partition(values=[part[3:]])]))
+            await client("update_partition_column_statistics", _write("db", "acid", new, text, part=part))
+            # Every reader without the dropping txn's snapshot: the committed partition's statistics.
+            assert await _partition_stats(client, [part], ["id", "name"], "acid") == {part: {"id": old}}, part
+            if end == "abort":
+                await txns.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[dropper]))
+                assert await _partition_stats(client, [part], ["id", "name"], "acid") == {part: {"id": old}}
+            else:
+                await txns.CommitTxn(tpb.CommitTxnRequest(txn_id=dropper))
+                assert await _partition_stats(client, [part], ["id", "name"], "acid") == {
+                    part: {"id": new, "name": text}}
+    finally:
+        await grpc.channel.close()
+    assert await _rows(dsn) == [("ds=a", "id"), ("ds=b", "id"), ("ds=b", "name")]

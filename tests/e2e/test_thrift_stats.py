@@ -879,3 +879,30 @@ async def test_statistics_written_without_a_txn_over_a_drops_mark_wait_for_the_d
     finally:
         await grpc.channel.close()
     assert await _rows(dsn) == [("ds=a", "id"), ("ds=b", "id"), ("ds=b", "name")]
+
+
+async def test_statistics_written_without_a_txn_over_a_retypes_mark_wait_for_the_retyping_txn(
+        env: tuple[ThriftClient, str]) -> None:
+    """The same for a column an open txn retyped (its table-level statistics marked): statistics written
+    without a txn for the new type wait for that txn's commit, and its abort leaves the old ones. Before,
+    the abort left the new type's statistics on the column of the old type."""
+    client, dsn = env
+    await _acid_table(client, (("id", "bigint"), ("n", "int")), ("a",))
+    old = _long("n", 1, 5, "int")
+    await client("update_table_column_statistics", _write("db", "acid", old))
+    for end in ("abort", "commit"):
+        txn, write_id = await _open_with_write_id(client, "acid")
+        changed = await client("get_table", "db", "acid")
+        changed.sd.cols = [hms.FieldSchema(name=c.name, type="bigint", comment="") for c in changed.sd.cols]
+        await client("alter_table_req", hms.AlterTableRequest(dbName="db", tableName="acid", table=changed,
+                                                              writeId=write_id))
+        new = _long("n", 10, 50)
+        await client("update_table_column_statistics", _write("db", "acid", new))
+        assert await _table_stats(client, ["n"], "acid") == {"n": old}, end
+        if end == "abort":
+            await client("abort_txns", hms.AbortTxnsRequest(txn_ids=[txn]))
+            assert await _table_stats(client, ["n"], "acid") == {"n": old}
+        else:
+            await client("commit_txn", hms.CommitTxnRequest(txnid=txn))
+            assert await _table_stats(client, ["n"], "acid") == {"n": new}
+    assert await _rows(dsn) == [("", "n")]

@@ -35,11 +35,14 @@ Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them
   ones meanwhile (store/snapshot.py `statistics_seen`, Hive's isCurrentStatsValidForTheQuery). A merge
   merges into the txn's own row else the committed one, the commit moves them in, and an abort
   deletes them. A drop of the partition, or of the column or a change of its type, takes them as it
-  takes committed ones (store/schema/0025): another txn's drop marks them, its commit deletes them (before or after
-  theirs: moved in, they keep the mark), its abort unmarks them; the writing txn's own drop, and a
-  drop of a partition that exists nowhere else, delete them at once. So a partition of that name
-  added again after a drop does not get them. A table dropped meanwhile takes them with it. Written
-  without a txn (Hive 2.3, Trino), they replace the old ones at once, for every reader.
+  takes committed ones (store/schema/0025): another txn's drop marks them, its commit deletes them
+  (before or after theirs: moved in, they keep the mark), its abort unmarks them; the writing txn's
+  own drop, and a drop of a partition that exists nowhere else, delete them at once. So a partition of
+  that name added again after a drop does not get them. A table dropped meanwhile takes them with it.
+  Written without a txn (Hive 2.3, Trino), they replace the old ones at once, for every reader (but
+  over an open txn's marks, above). Left as it is: a partition an open txn dropped and added again
+  whose old one had no statistics has nothing marked, so a write without a txn goes in at once, and
+  that txn's abort leaves it on the old partition.
 - The statistics themselves are not versioned beyond that (a commit moves its rows in for every
   reader, older snapshots included) and carry no notification event (Hive 2.3 has neither), and
   nothing caches them: each read is one indexed query, over either gateway path (cache on or off).

@@ -1190,7 +1190,7 @@ async def test_the_gateway_answers_hive_clients_as_hive_metastore_does(gateway_a
     # enough (an approximation by design); off, Hive computes each answer, as the gateway does.
     jvm_args = ["-Ddatanucleus.connectionPoolingType=dbcp", "-Dhive.metastore.aggregate.stats.cache.enabled=false",
                 f"-Dhive.metastore.partition.name.whitelist.pattern={WHITELIST}"]
-    async with hms_server(workdir=tmp_path / "hms", jvm_args=jvm_args) as hms:
+    async with hms_server(workdir=tmp_path / "hms", jvm_args=jvm_args, quick_start=True) as hms:
         theirs = await asyncio.to_thread(run_steps, hms, str((tmp_path / "hms" / "warehouse").resolve()))
     differing = {label for label, _, _ in STEPS if ours[label] != theirs[label]}
     unexplained = {label: (ours[label], theirs[label]) for label in differing - KNOWN_DIFFERENCES.keys()}

@@ -142,7 +142,7 @@ async def test_locks_on_names_that_do_not_exist_are_answered_as_hive_metastore_d
         ours = await asyncio.to_thread(run_steps, f"127.0.0.1:{gw.thrift_port}")
     finally:
         await gw.stop()
-    async with hms_process(workdir=tmp_path / "hms", backing="postgresql", transactions=True,
+    async with hms_process(workdir=tmp_path / "hms", backing="postgresql", transactions=True, quick_start=True,
                            jvm_args=["-Ddatanucleus.connectionPoolingType=dbcp"]) as hms:
         theirs = await asyncio.to_thread(run_steps, hms.address)
     assert list(ours) == list(theirs)

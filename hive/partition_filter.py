@@ -220,9 +220,11 @@ class Dialect:
 
 PARTITION_FILTER = Dialect("partition filter", "partition key")
 """The gateway's own partition filter (gRPC's GetPartitionsByFilter): LIKE is SQL's."""
-HIVE_PARTITION_FILTER = Dialect("partition filter", "partition key", hive_like=True, verbatim_strings=True)
+HIVE_PARTITION_FILTER = Dialect("partition filter", "partition key", hive_like=True, verbatim_strings=True,
+                                integral_numbers=True)
 """Hive 2.3's partition filter (Thrift's get_partitions_by_filter, which Spark SQL's Hive client sends
-`ds like "2024.*"` for StartsWith): LIKE is what Hive 2.3.10 makes of a Java regular expression."""
+`ds like "2024.*"` for StartsWith): LIKE is what Hive 2.3.10 makes of a Java regular expression, and a
+number is its grammar's, a Java long (`+5`, `1.5` and 99999999999999999999 are refused, as Hive refuses them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -554,8 +556,8 @@ class _Parser:
         """The literal as a value of the key's type, or an error pointing at the literal."""
         fs = self.keys[key]
         kt = _filterable_type(fs)
-        if tok.kind == "num" and self._dialect.integral_numbers:
-            tok = _Token("num", str(self._long(tok)), tok.pos)
+        if tok.kind == "num" and self._dialect.integral_numbers and (kt is not _STRING or self._dialect.text_numbers):
+            tok = _Token("num", str(self._long(tok)), tok.pos)  # (against a string key: refused below, as written)
         if tok.kind == "word":  # TRUE or FALSE
             if kt is not _BOOLEAN:
                 self._fail(tok, f"{tok.text} is a boolean, but key '{fs.name}' has type {fs.type}")

@@ -10,7 +10,7 @@ confirm these answers."""
 
 from __future__ import annotations
 
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 import pytest
 from thriftpy2.thrift import TException
@@ -119,3 +119,29 @@ async def test_table_objects_by_name_answers_each_table_once(client: ThriftClien
     assert [t.tableName for t in tables] == ["orders"]
     request = hms.GetTablesRequest(dbName="db", tblNames=["Orders", "orders"])
     assert [t.tableName for t in (await client("get_table_objects_by_name_req", request)).tables] == ["orders"]
+
+
+@pytest.mark.parametrize("text", [
+    "hr < 99999999999999999999", "hr > -9223372036854775809", "hr = +5", "hr = 1.5", "hr = 1e3",
+    'ds = "2024-01-01" or hr between 1 and 99999999999999999999',
+])
+async def test_a_number_hive_cannot_read_as_a_long_is_refused_as_hive_refuses_it(client: ThriftClient,
+                                                                                  text: str) -> None:
+    """Hive 2.3's filter grammar reads a number as digits after an optional minus, parsed as a Java long: a
+    sign, a fraction or an exponent is a syntax error, a number beyond a long a NumberFormatException, each
+    a MetaException (Hive Metastore 2.3.10, probed; tests/e2e/test_thrift_filter_differential.py drew
+    `sm between 001 and 99999999999999999999`). The gateway read any decimal number and answered."""
+    await client("create_table", _typed_table("hours", (("ds", "string"), ("hr", "int"))))
+    await client("append_partition", "db", "hours", ["2024-01-01", "1"])
+    for call, extra in (("get_partitions_by_filter", (-1,)), ("get_num_partitions_by_filter", ())):
+        with pytest.raises(TException) as caught:
+            await client(call, "db", "hours", text, *extra)
+        assert type(caught.value).__name__ == "MetaException", caught.value
+    assert [p.values for p in await client("get_partitions_by_filter", "db", "hours",
+                                           "hr = 001 and hr > -9223372036854775808", -1)] == [["2024-01-01", "1"]]
+
+
+def _typed_table(name: str, keys: tuple[tuple[str, str], ...]) -> Any:
+    table = thrift_table(name)
+    table.partitionKeys = [hms.FieldSchema(name=k, type=t, comment="") for k, t in keys]
+    return table

@@ -213,6 +213,9 @@ class Dialect:
     # Against a text key a bare number stands for its text (the table filter's owner and parameters, which
     # Hive 2.3 compares with a number's Long text). Partition filters refuse it instead (`_convert`).
     text_numbers: bool = False
+    # Whitespace between tokens is Hive 2.3's lexer's (Filter.g's WS): space, tab, CR and LF; any other space
+    # character is refused there, as Hive refuses it. Otherwise any Unicode whitespace.
+    hive_whitespace: bool = False
     admit: Callable[[str], FieldSchema | None] | None = None  # a key named beyond the given ones, or None
     refuse: Callable[[FieldSchema, str], str | None] | None = None  # why a key may not take an operator
     keys_hint: Callable[[Sequence[FieldSchema]], str] | None = None  # what may be named, for "unknown key"
@@ -221,7 +224,7 @@ class Dialect:
 PARTITION_FILTER = Dialect("partition filter", "partition key")
 """The gateway's own partition filter (gRPC's GetPartitionsByFilter): LIKE is SQL's."""
 HIVE_PARTITION_FILTER = Dialect("partition filter", "partition key", hive_like=True, verbatim_strings=True,
-                                integral_numbers=True)
+                                integral_numbers=True, hive_whitespace=True)
 """Hive 2.3's partition filter (Thrift's get_partitions_by_filter, which Spark SQL's Hive client sends
 `ds like "2024.*"` for StartsWith): LIKE is what Hive 2.3.10 makes of a Java regular expression, and a
 number is its grammar's, a Java long (`+5`, `1.5` and 99999999999999999999 are refused, as Hive refuses them)."""
@@ -283,6 +286,7 @@ _TOKEN = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 _UNESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_NOT_HIVE_WHITESPACE = re.compile(r"[^ \t\r\n]")
 _INTEGRAL = re.compile(r"-?[0-9]+")
 _KEYWORDS = frozenset(["AND", "OR", "NOT", "IN", "BETWEEN", "LIKE"])
 _NOT_KEYS = _KEYWORDS | {"TRUE", "FALSE"}  # words that never name a key
@@ -341,6 +345,12 @@ class _Parser:
                     f"unexpected character {text[i]!r}"
                 self._fail(_Token("char", text[i], i), problem)
             kind = m.lastgroup
+            if kind == "ws" and self._dialect.hive_whitespace:
+                other = _NOT_HIVE_WHITESPACE.search(m.group())
+                if other is not None:
+                    at = i + other.start()
+                    self._fail(_Token("char", text[at], at), f"unexpected character {text[at]!r} (between the "
+                                                             "tokens of Hive's filters: space, tab, CR and LF only)")
             if kind == "str":
                 quoted = m.group()[1:-1]
                 content = quoted if self._dialect.verbatim_strings else _UNESCAPE.sub(r"\1", quoted)

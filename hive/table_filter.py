@@ -72,7 +72,7 @@ def _hint(_: Sequence[FieldSchema]) -> str:
 
 TABLE_FILTER = Dialect("table filter", "field", exact_names=True, hive_like=True, verbatim_strings=True,
                        integral_numbers=True, text_numbers=True, like_numbers=_is_parameter, admit=_admit,
-                       refuse=_refuse, keys_hint=_hint)
+                       refuse=_refuse, keys_hint=_hint, hive_whitespace=True)
 
 
 @dataclass(frozen=True, slots=True)

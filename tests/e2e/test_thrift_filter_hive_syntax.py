@@ -145,3 +145,18 @@ def _typed_table(name: str, keys: tuple[tuple[str, str], ...]) -> Any:
     table = thrift_table(name)
     table.partitionKeys = [hms.FieldSchema(name=k, type=t, comment="") for k, t in keys]
     return table
+
+
+@pytest.mark.parametrize("space", ["\u00a0", "\u2003", "\x0b", "\x0c", "\u2028"])
+async def test_whitespace_is_hive_2_3_lexers_alone(client: ThriftClient, space: str) -> None:
+    """Hive 2.3's filter lexer skips space, tab, CR and LF between tokens and refuses any other character
+    there (MetaException "no viable alternative at character", Hive Metastore 2.3.10, probed with a no-break
+    space, an em space, \\v and \\f); the gateway took every Unicode space and answered. Inside a quoted
+    string any character is itself."""
+    for call, extra in (("get_partitions_by_filter", (-1,)), ("get_num_partitions_by_filter", ())):
+        with pytest.raises(TException) as caught:
+            await client(call, "db", "orders", f'ds{space}= "2024-01-01"', *extra)
+        assert type(caught.value).__name__ == "MetaException", caught.value
+        assert "unexpected character" in str(caught.value), caught.value
+    assert await _days(client, 'ds\t=\r\n"2024-01-01"') == ["2024-01-01"]
+    assert await _days(client, f'ds = "2024-01-01" or ds = "a{space}b"') == ["2024-01-01"]

@@ -30,7 +30,7 @@ from hive import names as n
 from hive import column_types, stats_accuracy
 from store import model_checks
 from store.errors import (Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, NeverAllowed, NotFound,
-                          PermissionDenied, WriteConflict)
+                          NotPartitioned, PermissionDenied, WriteConflict)
 from store.events import EventType, NewEvent, Outcome
 from hive.lock_rules import LockScope
 from store.models import Database, FieldSchema, Partition, Table, TableSummary, TableType
@@ -715,7 +715,7 @@ async def _check_concurrent_adds(conn: asyncpg.Connection, table: Table, names: 
 
 def require_partitioned(table: Table) -> None:
     if not table.is_partitioned:
-        raise InvalidArgument(f"table {table.full_name} is not partitioned")
+        raise NotPartitioned(table)
 
 
 def _complete_partition(table: Table, p: Partition) -> Partition:

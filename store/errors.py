@@ -6,8 +6,22 @@ for a person: they name the object and say what to do. The database cause is kep
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hive.errors import HiveError as HiveError  # Hive's rules' root: the gateway answers it as StoreErrors
 from hive.errors import InvalidArgument as InvalidArgument  # a malformed request; not retryable
+
+if TYPE_CHECKING:
+    from store.models import Table
+
+
+class NotPartitioned(InvalidArgument):
+    """A partition read of a table that has no partition keys, with the table: gRPC answers it
+    INVALID_ARGUMENT, Hive's Thrift listings no partitions (as Hive 2.3 does)."""
+
+    def __init__(self, table: Table) -> None:
+        super().__init__(f"table {table.full_name} is not partitioned")
+        self.table = table
 
 
 class StoreError(Exception):

@@ -38,7 +38,8 @@ from store.cache.facade import table_key as table_key_of
 from store.catalog_store import CatalogStore
 from store.lock_store import LockStore
 from store.privilege_store import PrivilegeStore
-from store.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
+from store.errors import (FailedPrecondition, InvalidArgument, NotFound, NotPartitioned, PermissionDenied,
+                          ResourceExhausted)
 from store.models import Database, Partition, Table, TableType
 from hive.errors import ValueNotWhitelisted
 from hive.partition_filter import HIVE_PARTITION_FILTER
@@ -498,17 +499,23 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
 
     async def _matching(self, db_name: str | None, tbl_name: str | None, filter_text: str, limit: int,
                         snapshot: ReadSnapshot = LATEST) -> VersionsHit:
-        """Partitions matching a Hive 2.3 filter ('' matches all), in name order, at most `limit` + 1."""
+        """Partitions matching a Hive 2.3 filter ('' matches all), in name order, at most `limit` + 1; a
+        table without partition keys has none (Hive 2.3's answer), and a filter names a key it lacks."""
         db_key, table_key = table_key_of(required(db_name, "db_name"), required(tbl_name, "tbl_name"))
-        hit = self._cached.cached_versions_by_filter(db_key, table_key, filter_text, limit, snapshot,
-                                                     dialect=HIVE_PARTITION_FILTER)
-        if isinstance(hit, VersionsHit):
-            return hit
-        if filter_text:
-            table, parts = await self._cached.fetch_partitions_by_filter(db_key, table_key, filter_text, limit,
-                                                                         snapshot, HIVE_PARTITION_FILTER)
-        else:
-            table, parts = await self._cached.fetch_partitions(db_key, table_key, limit, snapshot)
+        try:
+            hit = self._cached.cached_versions_by_filter(db_key, table_key, filter_text, limit, snapshot,
+                                                         dialect=HIVE_PARTITION_FILTER)
+            if isinstance(hit, VersionsHit):
+                return hit
+            if filter_text:
+                table, parts = await self._cached.fetch_partitions_by_filter(db_key, table_key, filter_text, limit,
+                                                                             snapshot, HIVE_PARTITION_FILTER)
+            else:
+                table, parts = await self._cached.fetch_partitions(db_key, table_key, limit, snapshot)
+        except NotPartitioned as exc:
+            if filter_text:
+                raise
+            return VersionsHit(exc.table, [])
         return VersionsHit(table, [wire.version_of(p) for p in parts])
 
     async def _partial(self, db_name: str | None, tbl_name: str | None, partial: Sequence[str],

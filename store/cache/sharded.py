@@ -33,7 +33,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 from hive import names as n
 from store.cache.entry import TableEntry, Version, all_committed_through, pick, with_changes
 from store.cache.fills import FillRequests
-from store.errors import InvalidArgument
+from store.errors import NotPartitioned
 from store.models import Database, Table
 from hive.partition_filter import PARTITION_FILTER, Dialect, parse_filter
 from store.snapshot import ReadSnapshot
@@ -301,7 +301,7 @@ class ShardedCache:
         if found is None or (found[1].db_name, found[1].name) != (db_name, table_name):
             return self._miss(NAME_NOT_VISIBLE)
         if partitioned and not found[1].partition_keys:
-            raise InvalidArgument(f"table {found[1].full_name} is not partitioned")
+            raise NotPartitioned(found[1])
         return entry, wl, found[0], found[1]
 
     def read_table(self, db_name: str, table_name: str, snapshot: ReadSnapshot, min_event_id: int = 0) -> bytes | Miss:

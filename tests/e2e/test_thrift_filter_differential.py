@@ -429,8 +429,10 @@ KNOWN_DIFFERENCES: dict[str, tuple[str, str, tuple[Any, ...]]] = {
         "(`['a']` matches s=abc); the gateway compares the values",
         "get_partition_names_ps", ("t", ["a"], -1)),
     "get_partitions_ps of no value": (
-        "at most max_parts partitions, as asked; Hive 2.3's get_partitions_ps answers every partition when each "
-        "value of the specification is empty, whatever max_parts (its get_partition_names_ps does not)",
+        "at most max_parts partitions, as asked, and more values than keys refused; Hive 2.3's get_partitions_ps "
+        "answers every partition when each value of the specification is empty, whatever max_parts and however "
+        "many values (`[\"\"]` of a table without keys is no partition there; its get_partition_names_ps "
+        "does not)",
         "get_partitions_ps", ("t", ["", "", "", ""], 1)),
     "an empty partial specification": (
         "every partition, as no key is constrained; Hive 2.3 fails building its name pattern (MetaException "
@@ -479,6 +481,8 @@ async def _load(server: Server) -> None:
     tables = [(name, rows) for name, (_, rows) in TABLES.items()]
     if server.label == "hive":
         tables += [(mirror, TABLES[name][1]) for name, mirror in MIRRORS.items()]
+    flat = thrift_table("flat", DB)  # not partitioned
+    assert await server.call("create_table", flat) is None
     for name, rows in tables:
         assert await server.call("create_table", _table(name)) is None, name
         for row in rows:
@@ -741,3 +745,27 @@ async def test_the_cache_answered(world: World) -> None:
 ])
 async def test_fixed_filters_answer_as_hive_metastore_does(world: World, text: str, features: frozenset[str]) -> None:
     await check_filter(world, "t", Drawn(text, "", frozenset(), features), 2)
+
+
+@pytest.mark.parametrize(("method", "args"), [
+    ("get_partitions_by_filter", ("nope", 's = "a"', -1)),
+    ("get_partitions_by_filter", ("flat", 's = "a"', -1)),
+    ("get_partitions_by_filter", ("flat", "", -1)),
+    ("get_partitions_by_filter", ("T", 's = "a"', -1)),
+    ("get_partitions_by_filter", ("t", 's = "a"', -32768)),
+    ("get_num_partitions_by_filter", ("nope", 's = "a"')),
+    ("get_num_partitions_by_filter", ("flat", "")),
+    ("get_partition_names_ps", ("nope", ["a"], -1)),
+    ("get_partition_names_ps", ("flat", ["a"], -1)),
+    ("get_partition_names_ps", ("T", ["a", ""], -1)),
+    ("get_partitions_ps", ("nope", ["a"], -1)),
+    ("get_partitions", ("flat", -1)),
+    ("get_partition_names", ("flat", -1)),
+    # (get_partitions_ps of `flat` by [] and [""]: the listed differences of an empty specification and of
+    # get_partitions_ps of no value)
+])
+async def test_missing_and_unpartitioned_tables_answer_as_hive_metastore_does(world: World, method: str,
+                                                                             args: tuple[Any, ...]) -> None:
+    """A table that does not exist, one that is not partitioned, names in upper case, the smallest max_parts."""
+    theirs = _values(await world.hive.call(method, DB, *args))
+    assert await _both_gateways(world, method, DB, *args) == theirs

@@ -160,3 +160,21 @@ async def test_whitespace_is_hive_2_3_lexers_alone(client: ThriftClient, space: 
         assert "unexpected character" in str(caught.value), caught.value
     assert await _days(client, 'ds\t=\r\n"2024-01-01"') == ["2024-01-01"]
     assert await _days(client, f'ds = "2024-01-01" or ds = "a{space}b"') == ["2024-01-01"]
+
+
+async def test_an_unpartitioned_tables_listings_are_empty_as_in_hive(client: ThriftClient) -> None:
+    """Hive Metastore 2.3.10 lists no partitions of a table without partition keys (get_partitions,
+    get_partition_names, get_partitions_by_filter and get_num_partitions_by_filter of no filter), and refuses a
+    filter or a partial specification that names a key (MetaException); the gateway refused them all
+    (MetaException 'not partitioned'). Found by tests/e2e/test_thrift_filter_differential.py."""
+    await client("create_table", thrift_table("flat"))
+    assert await client("get_partitions", "db", "flat", -1) == []
+    assert await client("get_partition_names", "db", "flat", -1) == []
+    assert await client("get_partitions_by_filter", "db", "flat", "", -1) == []
+    assert await client("get_num_partitions_by_filter", "db", "flat", "") == 0
+    assert (await client("get_partitions_req", hms.PartitionsRequest(dbName="db", tblName="flat"))).partitions == []
+    for call, args in (("get_partitions_by_filter", ('ds = "a"', -1)), ("get_num_partitions_by_filter", ('ds = "a"',)),
+                       ("get_partition_names_ps", (["a"], -1)), ("get_partitions_ps", (["a"], -1))):
+        with pytest.raises(TException) as caught:
+            await client(call, "db", "flat", *args)
+        assert type(caught.value).__name__ == "MetaException", (call, caught.value)

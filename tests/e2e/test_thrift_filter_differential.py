@@ -499,7 +499,7 @@ async def world(pg_cluster: PgCluster, tmp_path_factory: pytest.TempPathFactory)
     dsn = await pg_cluster.fresh_database()
     async with contextlib.AsyncExitStack() as stack:
         hive_address = await stack.enter_async_context(hms_server(
-            workdir=root / "hms", jvm_args=["-Ddatanucleus.connectionPoolingType=dbcp"]))
+            workdir=root / "hms", jvm_args=["-Ddatanucleus.connectionPoolingType=dbcp"], quick_start=True))
         cached_gw = await stack.enter_async_context(running_gateway(dsn))
         uncached_gw = await stack.enter_async_context(running_gateway(dsn, **{"metastore.gateway.cache.enabled":
                                                                               "false"}))

@@ -40,8 +40,8 @@ class LockStore:
     async def check_lock(self, lock_id: int) -> LockResult:
         return await self._db.transact(locks.check_lock, _lock_id(lock_id))
 
-    async def unlock(self, lock_id: int) -> None:
-        await self._db.transact(locks.unlock, _lock_id(lock_id))
+    async def unlock(self, lock_id: int, *, missing_ok: bool = False) -> None:
+        await self._db.transact(locks.unlock, _lock_id(lock_id), missing_ok=missing_ok)
 
     async def heartbeat(self, lock_ids: Sequence[int]) -> list[int]:
         """Refresh standalone locks; return the ids that do not exist."""

@@ -228,10 +228,15 @@ async def check_lock(conn: asyncpg.Connection, lock_id: int) -> LockResult:
     return LockResult(lock_id, LockState.ACQUIRED)
 
 
-async def unlock(conn: asyncpg.Connection, lock_id: int) -> None:
-    """Release a request; an acquired request of a txn is released only by its commit or abort."""
+async def unlock(conn: asyncpg.Connection, lock_id: int, *, missing_ok: bool = False) -> None:
+    """Release a request; an acquired request of a txn is released only by its commit or abort.
+    A request that does not exist is NotFound, or with `missing_ok` nothing to do: Hive's
+    TxnHandler.unlock returns when it finds no such lock ("to make the operation idempotent"; a
+    client retrying an unlock, or releasing a lock that timed out, gets no error)."""
     rows = await conn.fetch(sql.SELECT_REQUEST_FOR_UPDATE, lock_id)
     if not rows:
+        if missing_ok:
+            return
         raise _no_such_lock(lock_id)
     txn_id = rows[0]["txn_id"]
     if txn_id and any(r["state"] == LockState.ACQUIRED.value for r in rows):

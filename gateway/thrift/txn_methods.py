@@ -262,7 +262,8 @@ class TxnLockMethods:
 
     async def unlock(self, rqst: Any) -> None:
         await self._owners.check_locks(thrift_identity.get(), [_lock_id(rqst)], "unlock")
-        await self._locks.unlock(_lock_id(rqst))
+        # Hive's unlock of a lock that does not exist (released, timed out) returns: it is idempotent.
+        await self._locks.unlock(_lock_id(rqst), missing_ok=True)
 
     async def show_locks(self, rqst: Any) -> Any:
         db, table, part = (rqst.dbname, rqst.tablename, rqst.partname) if rqst else (None, None, None)

@@ -143,14 +143,16 @@ class TxnLockMethods:
             raise InvalidArgument("heartbeat needs a txnid or a lockid")
         await self._owners.check_txns(thrift_identity.get(), [ids.txnid] if ids.txnid else [], "heartbeat")
         await self._owners.check_locks(thrift_identity.get(), [ids.lockid] if ids.lockid else [], "heartbeat")
+        # The lock first, then the txn, as Hive's TxnHandler.heartbeat: a missing lock is NoSuchLockException
+        # whatever the txn's state.
+        if ids.lockid and await self._locks.heartbeat([ids.lockid]):
+            raise hms.NoSuchLockException(message=f"lock {ids.lockid} does not exist (released or timed out)")
         if ids.txnid:
             aborted, nosuch = await self._txns.heartbeat([ids.txnid])
             if aborted:
                 raise hms.TxnAbortedException(message=f"txn {ids.txnid} was aborted; start a new transaction")
             if nosuch:
                 raise hms.NoSuchTxnException(message=f"txn {ids.txnid} does not exist")
-        if ids.lockid and await self._locks.heartbeat([ids.lockid]):
-            raise hms.NoSuchLockException(message=f"lock {ids.lockid} does not exist (released or timed out)")
 
     async def heartbeat_txn_range(self, txns: Any) -> Any:
         low, high = (txns.min, txns.max) if txns is not None else (None, None)

@@ -143,6 +143,14 @@ async def test_locks_queue_grant_and_show_as_hive_does(env: Any) -> None:
     txn = (await hms_call("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids[0]
     ranged = await hms_call("heartbeat_txn_range", hms.HeartbeatTxnRangeRequest(min=txn, max=txn + 1))
     assert (set(ranged.aborted), set(ranged.nosuch)) == (set(), {txn + 1})
+    # A heartbeat checks its lock before its txn (Hive's TxnHandler.heartbeat: heartbeatLock, then
+    # heartbeatTxn): a missing lock is NoSuchLockException even under an aborted txn.
+    aborted = (await hms_call("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids[0]
+    await hms_call("abort_txn", hms.AbortTxnRequest(txnid=aborted))
+    with pytest.raises(hms.NoSuchLockException):
+        await hms_call("heartbeat", hms.HeartbeatRequest(lockid=writer.lockid, txnid=aborted))
+    with pytest.raises(hms.TxnAbortedException):
+        await hms_call("heartbeat", hms.HeartbeatRequest(lockid=reader.lockid, txnid=aborted))
 
 
 async def test_check_lock_of_a_lock_that_is_gone_is_no_such_lock(env: Any) -> None:

@@ -140,7 +140,7 @@ class TxnLockMethods:
 
     async def heartbeat(self, ids: Any) -> None:
         if ids is None or not (ids.txnid or ids.lockid):
-            raise InvalidArgument("heartbeat needs a txnid or a lockid")
+            return  # nothing to heartbeat: Hive's heartbeatLock and heartbeatTxn return on an id of 0
         await self._owners.check_txns(thrift_identity.get(), [ids.txnid] if ids.txnid else [], "heartbeat")
         await self._owners.check_locks(thrift_identity.get(), [ids.lockid] if ids.lockid else [], "heartbeat")
         # The lock first, then the txn, as Hive's TxnHandler.heartbeat: a missing lock is NoSuchLockException

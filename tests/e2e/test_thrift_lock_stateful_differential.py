@@ -652,3 +652,39 @@ async def test_two_txns_shared_writes_part_as_documented(servers: Servers) -> No
     assert hive23_decision(_as_found(hms_rows, [], 1), 1) == theirs
     assert gateway_decision(_as_found(gw_rows, [], 1), 1) == ours
     assert deliberate(_as_found(hms_rows, [], 1), 1) == "shared writes"
+
+
+async def test_commits_part_only_as_documented(servers: Servers) -> None:
+    """The commit partings, drawn rarely: txn a commits a write to ldb.t, then txn b (opened with a, so the
+    two overlap) commits its own. Two DELETEs of one partition ("two deletes") and a dynamic-partition
+    UPDATE without add_dynamic_partitions on either side ("dynamic writes"): Hive 2.3 commits b, the
+    gateway aborts it. An UPDATE of the table and one of a partition of it: both commit on both."""
+    def write(op: int, part: str | None = None, dynamic: bool = False) -> ht.LockComponent:
+        return ht.LockComponent(type=SW, level=ht.LockLevel.TABLE if part is None else ht.LockLevel.PARTITION,
+                                dbname="ldb", tablename="t", partitionname=part, operationType=op, isAcid=True,
+                                isDynamicPartitionWrite=dynamic)
+
+    cases = {"two deletes": (write(OP.DELETE, "ds=1"), write(OP.DELETE, "ds=1")),
+             "dynamic writes, first": (write(OP.UPDATE, dynamic=True), write(OP.UPDATE)),
+             "dynamic writes, second": (write(OP.UPDATE), write(OP.UPDATE, dynamic=True)),
+             "table and partition": (write(OP.UPDATE), write(OP.UPDATE, "ds=1"))}
+
+    def run(s: Side) -> dict[str, Any]:
+        out = {}
+        for case, (first, second) in cases.items():
+            a, b = Client.open_txns(s.client, ht.OpenTxnRequest(2, "alice", "h1")).txn_ids
+            s.txns += [a, b]
+            for txn, component in ((a, first), (b, second)):
+                s.locks.append(Client.lock(s.client, ht.LockRequest([component], txn, "alice", "h1")).lockid)
+                out[case] = s.call(lambda: Client.commit_txn(s.client, ht.CommitTxnRequest(txn)))  # noqa: B023
+        return out
+
+    ex = Example(Side(servers.hms, servers.hms_idl), Side(servers.gw, servers.gw_idl))
+    try:
+        theirs, ours = await asyncio.to_thread(ex.both, run)
+    finally:
+        await asyncio.to_thread(clean_up, ex)
+    aborted = {"raised": "TxnAbortedException"}
+    assert theirs == dict.fromkeys(cases)
+    assert ours == {"two deletes": aborted, "dynamic writes, first": aborted, "dynamic writes, second": aborted,
+                    "table and partition": None}

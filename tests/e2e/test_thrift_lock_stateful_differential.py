@@ -578,7 +578,7 @@ async def servers(pg_cluster: PgCluster, tmp_path_factory: pytest.TempPathFactor
     root = tmp_path_factory.mktemp("lock-differential")
     async with contextlib.AsyncExitStack() as stack:
         hms = await stack.enter_async_context(hms_process(
-            workdir=root / "hms", backing="postgresql", transactions=True,
+            workdir=root / "hms", backing="postgresql", transactions=True, quick_start=True,
             jvm_args=["-Ddatanucleus.connectionPoolingType=dbcp", f"-Dhive.txn.timeout={TIMEOUT}"]))
         gw = await stack.enter_async_context(running_gateway(
             await pg_cluster.fresh_database(),

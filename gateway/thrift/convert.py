@@ -107,8 +107,9 @@ def database_from_thrift(db: Any, *, altering: bool = False) -> Database:
 
 
 def database_to_thrift(db: Database) -> Any:
+    """A database created without an owner answers none (null), as Hive's: the store keeps ''."""
     return hms.Database(name=db.name, description=db.description, locationUri=db.location,
-                        parameters=dict(db.parameters), ownerName=db.owner,
+                        parameters=dict(db.parameters), ownerName=db.owner or None,
                         ownerType=PRINCIPAL_IDS.get(db.owner_type, USER_PRINCIPAL))
 
 

@@ -30,7 +30,7 @@ from hive import names as n
 from hive import column_types, stats_accuracy
 from store import model_checks
 from store.errors import (Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, NeverAllowed, NotFound,
-                          NotPartitioned, PermissionDenied, WriteConflict)
+                          NotPartitioned, PermissionDenied, TableNotFound, WriteConflict)
 from store.events import EventType, NewEvent, Outcome
 from hive.lock_rules import LockScope
 from store.models import Database, FieldSchema, Partition, Table, TableSummary, TableType
@@ -376,8 +376,11 @@ async def get_table(conn: asyncpg.Connection, db_name: str, table_name: str, *, 
     else:
         row = await conn.fetchrow(sql.SELECT_LATEST_TABLE, db_key, tbl_key)
     if row is None:
-        await get_database(conn, db_key)  # a missing database is the clearer error
-        raise NotFound(f"table {db_key}.{tbl_key} does not exist")
+        try:
+            await get_database(conn, db_key)
+        except NotFound as exc:  # a missing database is the clearer error
+            raise TableNotFound(str(exc)) from exc
+        raise TableNotFound(f"table {db_key}.{tbl_key} does not exist")
     return codec.table_from_row(row)
 
 

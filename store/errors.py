@@ -33,6 +33,11 @@ class NotFound(StoreError):
     """A named database, table, partition or transaction does not exist."""
 
 
+class TableNotFound(NotFound):
+    """The table named does not exist, or the database it would be in does not (catalog.get_table): a
+    caller that answers a missing table otherwise than a missing partition tells the two apart by it."""
+
+
 class AlreadyExists(StoreError):
     """The object to create exists already."""
 

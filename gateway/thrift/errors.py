@@ -46,6 +46,10 @@ METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
     ("update_table_column_statistics", se.InvalidArgument): "MetaException",
     ("update_partition_column_statistics", se.InvalidArgument): "MetaException",
     ("set_aggr_stats_for", se.InvalidArgument): "MetaException",
+    # a partition's statistics of a missing table: Hive 2.3 reads the name's values from the table first
+    # (getPartValsFromName: "db.t table not found"); a missing partition stays NoSuchObjectException
+    ("update_partition_column_statistics", se.TableNotFound): "InvalidObjectException",
+    ("delete_partition_column_statistics", se.TableNotFound): "InvalidObjectException",
     # a missing function, or a rename onto a name another function has
     ("alter_function", se.NotFound): "MetaException",
     ("alter_function", se.AlreadyExists): "MetaException",

@@ -35,3 +35,19 @@ async def test_a_database_created_without_an_owner_is_read_back_without_one(hms:
     assert (await hms.call("get_database", "nobody")).ownerName is None
     await hms.call("create_database", ht.Database("somebody", "d", None, {}, ownerName="alice"))
     assert (await hms.call("get_database", "somebody")).ownerName == "alice"
+
+
+async def test_partition_statistics_writes_on_a_missing_table_are_invalid_object(hms: Thrift) -> None:
+    """Hive 2.3 reads the partition name's values from the table first: 'db.nope table not found'."""
+    stats = ht.ColumnStatistics(ht.ColumnStatisticsDesc(False, "db", "nope", "ds=1"), [ht.ColumnStatisticsObj(
+        "id", "bigint", ht.ColumnStatisticsData(longStats=ht.LongColumnStatsData(1, 2, 0, 1)))])
+    await hms.raises(ht.InvalidObjectException, "update_partition_column_statistics", stats)
+    await hms.raises(ht.InvalidObjectException, "delete_partition_column_statistics", "db", "nope", "ds=1", "id")
+    await hms.raises(ht.InvalidObjectException, "delete_partition_column_statistics", "nodb", "nope", "ds=1", None)
+    # a missing partition of a table that exists stays NoSuchObjectException, as Hive's
+    await hms.call("create_table", _table("db", "t"))
+    await hms.raises(ht.NoSuchObjectException, "delete_partition_column_statistics", "db", "t", "ds=1", "id")
+    stats.statsDesc.tableName = "t"
+    await hms.raises(ht.NoSuchObjectException, "update_partition_column_statistics", stats)
+    # and the table's own statistics of a missing table stay NoSuchObjectException
+    await hms.raises(ht.NoSuchObjectException, "delete_table_column_statistics", "db", "nope", "id")

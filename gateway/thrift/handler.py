@@ -400,10 +400,9 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         table, added = await self._add(request.parts or [], if_not_exists=bool(request.ifNotExists),
                                        db_name=required(request.dbName, "dbName"),
                                        table_name=required(request.tblName, "tblName"))
-        if request.needResult is False:
+        if request.needResult is False or table is None:  # no partitions: Hive 2.3 answers at once, none set
             return hms.AddPartitionsResult(partitions=None)
-        return hms.AddPartitionsResult(partitions=[convert.partition_to_thrift(table, p) for p in added] if table
-                                       else [])
+        return hms.AddPartitionsResult(partitions=[convert.partition_to_thrift(table, p) for p in added])
 
     async def append_partition(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None) -> Any:
         """Add the partition with these values, its storage descriptor the table's (as Hive's)."""

@@ -51,3 +51,13 @@ async def test_partition_statistics_writes_on_a_missing_table_are_invalid_object
     await hms.raises(ht.NoSuchObjectException, "update_partition_column_statistics", stats)
     # and the table's own statistics of a missing table stay NoSuchObjectException
     await hms.raises(ht.NoSuchObjectException, "delete_table_column_statistics", "db", "nope", "id")
+
+
+async def test_add_partitions_req_of_no_partitions_answers_no_list(hms: Thrift) -> None:
+    """Hive 2.3's add_partitions_req returns at once for an empty list, its result's partitions unset."""
+    await hms.call("create_table", _table("db", "t"))
+    result = await hms.call("add_partitions_req", ht.AddPartitionsRequest("db", "t", [], True, True))
+    assert result.partitions is None
+    # of a table that does not exist, too: nothing is looked up
+    result = await hms.call("add_partitions_req", ht.AddPartitionsRequest("nodb", "nope", [], False, True))
+    assert result.partitions is None

@@ -225,11 +225,16 @@ async def update_all(conn: asyncpg.Connection, updates: Sequence[StatsUpdate],
 async def delete(conn: asyncpg.Connection, db_name: str, table_name: str, part_name: str | None,
                  column: str | None) -> None:
     """Delete one column's statistics (every column's when `column` is None) of the table or a
-    partition; NotFound when there were none."""
+    partition; NotFound when the column had none, or the partition does not exist. Every column's of
+    a table or partition that has none deletes nothing and succeeds, as in Hive 2.3."""
     table = await catalog.get_table(conn, db_name, table_name, lock="share")
     key = TABLE_LEVEL if part_name is None else catalog.canonical_names(table, [part_name])[0]
     wanted = None if column is None else n.normalize_identifier(column, "column")
     status = await conn.execute(sql.DELETE, table.table_id, key, wanted)
+    if status == "DELETE 0" and wanted is None:
+        if part_name is not None:
+            await _locked_partition(conn, table, part_name)  # NotFound when it does not exist
+        return
     if status == "DELETE 0":
         of = f"partition {key} of table {table.full_name}" if part_name is not None else f"table {table.full_name}"
         raise NotFound(f"no column statistics {'for column ' + wanted + ' ' if wanted else ''}of {of}")

@@ -501,6 +501,8 @@ class Model:
     def delete_stats(self, tk: int, part: str, column: str | None) -> Outcome:
         """Delete one column's statistics (every column's: None) of the table or a partition, at once."""
         gone = [k for k in self.stats if k[:2] == (tk, part) and column in (None, k[2])]
+        if not gone and column is None and (part == "" or part in self.latest(tk)[1]):
+            return Outcome("OK")  # every column's of one that has none: nothing to delete (Hive 2.3: true)
         if not gone:
             return Outcome("NOT_FOUND", why=f"no statistics of {part or 'the table'} {column or ''}")
         for k in gone:

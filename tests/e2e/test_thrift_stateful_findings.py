@@ -61,3 +61,31 @@ async def test_add_partitions_req_of_no_partitions_answers_no_list(hms: Thrift) 
     # of a table that does not exist, too: nothing is looked up
     result = await hms.call("add_partitions_req", ht.AddPartitionsRequest("nodb", "nope", [], False, True))
     assert result.partitions is None
+
+
+async def test_an_unpartitioned_tables_partition_listings_are_empty(hms: Thrift) -> None:
+    """Hive 2.3 lists no partitions of an unpartitioned table; a read by values refuses them."""
+    await hms.call("create_table", _unpartitioned("flat"))
+    for _ in range(2):  # the database's answer, then the cache's
+        assert await hms.call("get_partitions", "db", "flat", -1) == []
+        assert await hms.call("get_partition_names", "db", "flat", -1) == []
+        assert await hms.call("get_partitions_by_names", "db", "flat", []) == []
+        assert await hms.call("get_partitions_by_names", "db", "flat", ["ds=1"]) == []
+        assert await hms.call("get_partitions_by_filter", "db", "flat", "", -1) == []
+        assert await hms.call("get_num_partitions_by_filter", "db", "flat", "") == 0
+        assert await hms.call("get_partitions_with_auth", "db", "flat", -1, "u", []) == []
+        await hms.raises(ht.MetaException, "get_partitions_by_filter", "db", "flat", "ds='1'", -1)
+        await hms.raises(ht.MetaException, "get_partitions_ps", "db", "flat", ["1"], -1)
+        await hms.raises(ht.MetaException, "get_partition", "db", "flat", ["1"])
+
+
+async def test_deleting_every_column_statistics_where_there_are_none_succeeds(hms: Thrift) -> None:
+    """Hive 2.3 answers true for every column's statistics (no column named) of a table or partition that
+    has none; one named column without any, or a partition that does not exist, is NoSuchObjectException."""
+    await hms.call("create_table", _table("db", "t"))
+    await hms.call("add_partition", ht.Partition(values=["x"], dbName="db", tableName="t", parameters={}))
+    assert await hms.call("delete_table_column_statistics", "db", "t", None) is True
+    assert await hms.call("delete_partition_column_statistics", "db", "t", "ds=x", None) is True
+    await hms.raises(ht.NoSuchObjectException, "delete_table_column_statistics", "db", "t", "id")
+    await hms.raises(ht.NoSuchObjectException, "delete_partition_column_statistics", "db", "t", "ds=x", "id")
+    await hms.raises(ht.NoSuchObjectException, "delete_partition_column_statistics", "db", "t", "ds=y", None)

@@ -496,6 +496,15 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         table, parts = await self._cached.fetch_partitions_by_names(db_key, table_key, names, snapshot)
         return VersionsHit(table, [wire.version_of(p) for p in parts])
 
+    async def _listed_by_names(self, db_name: str | None, tbl_name: str | None, names: list[str],
+                               snapshot: ReadSnapshot = LATEST) -> VersionsHit:
+        """`_by_names` for the listings by names: a table without partition keys has none of them, as Hive
+        answers (where get_partition_by_name, a read of one partition, refuses the table)."""
+        try:
+            return await self._by_names(db_name, tbl_name, names, snapshot)
+        except NotPartitioned as exc:
+            return VersionsHit(exc.table, [])
+
     async def _matching(self, db_name: str | None, tbl_name: str | None, filter_text: str, limit: int,
                         snapshot: ReadSnapshot = LATEST) -> VersionsHit:
         """Partitions matching a Hive 2.3 filter ('' matches all), in name order, at most `limit` + 1; a
@@ -606,11 +615,11 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
 
     async def get_partitions_by_names(self, db_name: str | None, tbl_name: str | None,
                                       names: list[str] | None) -> RawValue:
-        return self._list(await self._by_names(db_name, tbl_name, names or []))
+        return self._list(await self._listed_by_names(db_name, tbl_name, names or []))
 
     async def get_partitions_by_names_req(self, req: Any) -> RawValue:
         req = required(req, "req")
-        found = await self._by_names(req.db_name, req.tbl_name, req.names or [], _snapshot_of(req))
+        found = await self._listed_by_names(req.db_name, req.tbl_name, req.names or [], _snapshot_of(req))
         return RawValue(TType.STRUCT, wire.partition_list_field(1, found.table, found.versions))
 
     # Hive 4's request shapes of the reads above: their snapshot, when they carry one, is the

@@ -405,8 +405,13 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         return hms.AddPartitionsResult(partitions=[convert.partition_to_thrift(table, p) for p in added])
 
     async def append_partition(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None) -> Any:
-        """Add the partition with these values, its storage descriptor the table's (as Hive's)."""
-        new_part = hms.Partition(values=list(part_vals or []), dbName=db_name, tableName=tbl_name, parameters={})
+        """Add the partition with these values, its storage descriptor the table's (as Hive's): a copy, so
+        the partition keeps the columns the table has now when the table's change without CASCADE."""
+        table = await self._table(db_name, tbl_name)
+        sd = convert.sd_to_thrift(table.sd, table.columns)
+        sd.location = None  # the partition's own default directory
+        new_part = hms.Partition(values=list(part_vals or []), dbName=db_name, tableName=tbl_name, parameters={},
+                                 sd=sd)
         return await self._add_one(new_part, db_name=db_name or "", table_name=tbl_name or "")
 
     async def append_partition_with_environment_context(self, db_name: str | None, tbl_name: str | None,

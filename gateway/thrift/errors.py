@@ -50,6 +50,8 @@ METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
     # (getPartValsFromName: "db.t table not found"); a missing partition stays NoSuchObjectException
     ("update_partition_column_statistics", se.TableNotFound): "InvalidObjectException",
     ("delete_partition_column_statistics", se.TableNotFound): "InvalidObjectException",
+    # a partition's statistics of an unpartitioned table (Hive: "Invalid partition key & values")
+    ("delete_partition_column_statistics", se.NotPartitioned): "MetaException",
     # a missing function, or a rename onto a name another function has
     ("alter_function", se.NotFound): "MetaException",
     ("alter_function", se.AlreadyExists): "MetaException",

@@ -49,6 +49,9 @@ async def test_partition_statistics_writes_on_a_missing_table_are_invalid_object
     await hms.raises(ht.NoSuchObjectException, "delete_partition_column_statistics", "db", "t", "ds=1", "id")
     stats.statsDesc.tableName = "t"
     await hms.raises(ht.NoSuchObjectException, "update_partition_column_statistics", stats)
+    # a partition's of an unpartitioned table: MetaException ("Invalid partition key & values")
+    await hms.call("create_table", _unpartitioned("flat"))
+    await hms.raises(ht.MetaException, "delete_partition_column_statistics", "db", "flat", "ds=1", None)
     # and the table's own statistics of a missing table stay NoSuchObjectException
     await hms.raises(ht.NoSuchObjectException, "delete_table_column_statistics", "db", "nope", "id")
 
@@ -89,3 +92,19 @@ async def test_deleting_every_column_statistics_where_there_are_none_succeeds(hm
     await hms.raises(ht.NoSuchObjectException, "delete_table_column_statistics", "db", "t", "id")
     await hms.raises(ht.NoSuchObjectException, "delete_partition_column_statistics", "db", "t", "ds=x", "id")
     await hms.raises(ht.NoSuchObjectException, "delete_partition_column_statistics", "db", "t", "ds=y", None)
+
+
+async def test_an_appended_partition_keeps_the_columns_the_table_had(hms: Thrift) -> None:
+    """Hive 2.3's append_partition copies the table's storage descriptor, columns included: an alter of the
+    table's columns without CASCADE leaves the partition's as they were (its files were written so)."""
+    await hms.call("create_table", _table("db", "t"))
+    await hms.call("append_partition", "db", "t", ["1"])
+    await hms.call("append_partition_by_name", "db", "t", "ds=2")
+    altered = await hms.call("get_table", "db", "t")
+    altered.sd.cols = [ht.FieldSchema("id", "bigint", None), ht.FieldSchema("note", "string", None)]
+    await hms.call("alter_table", "db", "t", altered)
+    for _ in range(2):  # the database's answer, then the cache's
+        for values in (["1"], ["2"]):
+            part = await hms.call("get_partition", "db", "t", values)
+            assert [(c.name, c.type) for c in part.sd.cols] == [("id", "bigint"), ("amount", "double")]
+            assert part.sd.location.endswith(f"/db.db/t/ds={values[0]}")

@@ -79,7 +79,8 @@ STRING_VALUES = ("2024-01-01", "2024-01-02", "a/b", "k=v", "50%", "two words", "
 # metastore (hive.typecheck.on.insert); Hive's metastore takes `01` as a value of its own. Deliberate, and a
 # difference every later read of the table would show again.
 INT_VALUES = ("1", "2", "-3", "__HIVE_DEFAULT_PARTITION__")
-PARAMS: tuple[dict[str, str], ...] = ({}, {"k": "v"}, {"EXTERNAL": "TRUE"}, {"spark.sql.sources.provider": "parquet", "k": "w"})
+PARAMS: tuple[dict[str, str], ...] = ({}, {"k": "v"}, {"EXTERNAL": "TRUE"},
+                                      {"spark.sql.sources.provider": "parquet", "k": "w"})
 LOCATION = "<warehouse>"  # replaced by each server's own warehouse root
 
 

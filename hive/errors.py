@@ -12,6 +12,10 @@ class InvalidArgument(HiveError, ValueError):
     store raises it too for malformed requests; both protocols answer it as a client's mistake."""
 
 
+class BadPartitionName(InvalidArgument):
+    """A partition name that does not name the table's keys in order (hive/names.py parse_partition_name)."""
+
+
 class ValueNotWhitelisted(InvalidArgument):
     """A partition value hive.metastore.partition.name.whitelist.pattern does not match (Hive's
     metastore answers it with a MetaException on every call, where other bad values differ)."""

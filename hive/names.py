@@ -14,7 +14,7 @@ import warnings
 from decimal import Decimal, InvalidOperation
 from typing import Mapping, Protocol, Sequence
 
-from hive.errors import InvalidArgument, ValueNotWhitelisted
+from hive.errors import BadPartitionName, InvalidArgument, ValueNotWhitelisted
 from hive.jdo_regex import like_of_java_regex, like_regex
 from hive.limits import PARTITION_NAME, check_text, preview
 from hive.schema import FieldSchema
@@ -147,7 +147,7 @@ def parse_partition_name(keys: Sequence[FieldSchema], name: str) -> tuple[str, .
     check_text(name, "partition name", PARTITION_NAME)
     parts = name.split("/")
     if len(parts) != len(keys):
-        raise InvalidArgument(
+        raise BadPartitionName(
             f"partition name {preview(name)} has {len(parts)} components but the table's partition keys are "
             f"{'/'.join(k.name for k in keys)}"
         )
@@ -155,7 +155,7 @@ def parse_partition_name(keys: Sequence[FieldSchema], name: str) -> tuple[str, .
     for part, key in zip(parts, keys):
         k, sep, v = part.partition("=")
         if not sep or unescape_path_name(k).lower() != key.name:
-            raise InvalidArgument(
+            raise BadPartitionName(
                 f"partition name {preview(name)} does not match the partition keys {'/'.join(k.name for k in keys)}: "
                 f"expected '{key.name}=<value>' where it has {preview(part, 80)}"
             )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from hive import limits
-from hive.errors import ValueNotWhitelisted
+from hive.errors import BadPartitionName, ValueNotWhitelisted
 from store import errors as se
 
 MAX_MESSAGE_CHARS = limits.MAX_MESSAGE_CHARS
@@ -52,6 +52,8 @@ METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
     ("delete_partition_column_statistics", se.TableNotFound): "InvalidObjectException",
     # a partition's statistics of an unpartitioned table (Hive: "Invalid partition key & values")
     ("delete_partition_column_statistics", se.NotPartitioned): "MetaException",
+    # a partition name that does not name the table's keys (Hive: "incomplete partition name - missing ds")
+    ("update_partition_column_statistics", BadPartitionName): "InvalidObjectException",
     # a missing function, or a rename onto a name another function has
     ("alter_function", se.NotFound): "MetaException",
     ("alter_function", se.AlreadyExists): "MetaException",

@@ -49,6 +49,10 @@ async def test_partition_statistics_writes_on_a_missing_table_are_invalid_object
     await hms.raises(ht.NoSuchObjectException, "delete_partition_column_statistics", "db", "t", "ds=1", "id")
     stats.statsDesc.tableName = "t"
     await hms.raises(ht.NoSuchObjectException, "update_partition_column_statistics", stats)
+    # a name that does not name the table's keys: InvalidObjectException ("incomplete partition name")
+    stats.statsDesc.partName = "dx=1"
+    await hms.raises(ht.InvalidObjectException, "update_partition_column_statistics", stats)
+    await hms.raises(ht.InvalidObjectException, "delete_partition_column_statistics", "db", "t", "dx=1", "id")
     # a partition's of an unpartitioned table: MetaException ("Invalid partition key & values")
     await hms.call("create_table", _unpartitioned("flat"))
     await hms.raises(ht.MetaException, "delete_partition_column_statistics", "db", "flat", "ds=1", None)

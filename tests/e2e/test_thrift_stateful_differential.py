@@ -828,7 +828,7 @@ def servers(pg_cluster: PgCluster, tmp_path_factory: pytest.TempPathFactory) -> 
 
     async def start() -> Run:
         dsn = await pg_cluster.fresh_database()
-        hms = await stack.enter_async_context(hms_server(workdir=root / "hms", jvm_args=jvm_args))
+        hms = await stack.enter_async_context(hms_server(workdir=root / "hms", jvm_args=jvm_args, quick_start=True))
         cached = await stack.enter_async_context(running_gateway(dsn, **conf))
         uncached = await stack.enter_async_context(
             running_gateway(dsn, **conf, **{"metastore.gateway.cache.enabled": "false"}))

@@ -107,7 +107,7 @@ def test_spark_sql_runs_against_the_gateway_as_against_hive_metastore(spark_read
 
     async def on_hive_metastore() -> list[dict[str, Any]]:
         # dbcp: pyspark's jars lack BoneCP, Hive 2.3's default pool, which drop_database needs.
-        async with hms_server(jvm_args=["-Ddatanucleus.connectionPoolingType=dbcp"], quick_start=True) as address:
+        async with hms_server(jvm_args=["-Ddatanucleus.connectionPoolingType=dbcp"]) as address:
             return await run_script(f"thrift://{address}", tmp_path / "hms-warehouse", tmp_path / "hms.json")
 
     async def both() -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:

@@ -23,8 +23,10 @@ from store.sql import locks as lock_sql
 from store.sql import txns as txn_sql
 
 _log = logging.getLogger(__name__)
+# InternalClientError: a connection whose server died under a query in flight can answer the next one
+# with "cannot switch to state ...; another operation is in progress" (seen when the postmaster is killed).
 _CONNECTION_ERRORS = (OSError, TimeoutError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
-                      asyncpg.CannotConnectNowError)
+                      asyncpg.CannotConnectNowError, asyncpg.InternalClientError)
 
 
 class QuietPoolReconnects(logging.Filter):
@@ -67,10 +69,16 @@ class DatabaseProbe:
     _conn: asyncpg.Connection | None = field(default=None, init=False, repr=False)
 
     async def run(self) -> None:
-        """Probe until cancelled."""
+        """Probe until cancelled. A round that fails in a way check_once does not expect counts as the
+        database down (said in the log line) and the next round tries again: a probe that ended would
+        leave health SERVING, and the embedded server's supervisor idle, for the rest of the process."""
         try:
             while True:
-                await self.check_once()
+                try:
+                    await self.check_once()
+                except Exception as exc:  # noqa: BLE001 - the probe must outlive any one round
+                    await self._close()
+                    self._set(False, f"unexpected {type(exc).__name__}: {exc}"[:300])
                 await asyncio.sleep(self.interval_s)
         finally:
             await self._close()

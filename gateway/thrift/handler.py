@@ -12,7 +12,7 @@ now, never uncommitted versions. Names are case-insensitive, as in Hive; the sto
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from typing import Any, Awaitable, Sequence
 
 from thriftpy2.thrift import TType
 
@@ -46,8 +46,8 @@ from hive.partition_filter import HIVE_PARTITION_FILTER
 from hive.names import matches_partial_values, normalize_identifier, parse_partition_name, partition_spec_from_name
 from store.snapshot import ReadSnapshot
 from store.txn_store import TxnStore
+from gateway.thrift.snapshots import LATEST, snapshot_of
 
-LATEST = ReadSnapshot(latest_committed=True)
 # Hive's TableType names: a listing may name any of them (the gateway holds tables of the first three).
 HIVE_TABLE_TYPES = frozenset({t.value for t in TableType} | {"INDEX_TABLE", "MATERIALIZED_VIEW"})
 
@@ -61,17 +61,13 @@ def _wanted(max_parts: int | None) -> int:
     return ALL_PARTITIONS if max_parts is None or max_parts < 0 else max_parts
 
 
-def _snapshot_of(req: Any) -> ReadSnapshot:
-    """The snapshot a Hive 4 request carries (`validWriteIdList`, the table `id` when set), or LATEST;
-    a list of another table than the one the request reads (dbName and tblName; db_name and tbl_name
-    in GetPartitionsByNamesRequest) is refused whichever path would answer, as over gRPC."""
-    if not req.validWriteIdList:
-        return LATEST
-    snapshot = ReadSnapshot.parse(req.validWriteIdList, 0, req.id if req.id and req.id > 0 else 0)
-    db_name = getattr(req, "dbName", None) or getattr(req, "db_name", None)
-    table_name = getattr(req, "tblName", None) or getattr(req, "tbl_name", None)
-    snapshot.check_table_name(".".join(table_key_of(required(db_name, "dbName"), required(table_name, "tblName"))))
-    return snapshot
+async def _none_if_unpartitioned(read: Awaitable[VersionsHit]) -> VersionsHit:
+    """A partition listing of a table without partition keys lists none, as Hive 2.3 answers (gRPC's
+    reads, Thrift's reads by values and filters naming a key refuse it: store.errors.NotPartitioned)."""
+    try:
+        return await read
+    except NotPartitioned as exc:
+        return VersionsHit(exc.table, [])
 
 
 def _write_id_named(request_write_id: int | None, objects: Sequence[Any], what: str) -> int:
@@ -205,7 +201,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
     async def get_table_req(self, req: Any) -> RawValue:
         """Hive 4 clients may pass their snapshot: then the write-id-checked read, as over gRPC."""
         req = required(req, "req")
-        table = await self._table(req.dbName, req.tblName, _snapshot_of(req))
+        table = await self._table(req.dbName, req.tblName, snapshot_of(req))
         return RawValue(TType.STRUCT, wire.struct_field(1, wire.table_struct(table)))  # GetTableResult
 
     async def _columns(self, db_name: str | None, table_name: str | None, *, with_keys: bool) -> list[Any]:
@@ -503,32 +499,29 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
 
     async def _listed_by_names(self, db_name: str | None, tbl_name: str | None, names: list[str],
                                snapshot: ReadSnapshot = LATEST) -> VersionsHit:
-        """`_by_names` for the listings by names: a table without partition keys has none of them, as Hive
-        answers (where get_partition_by_name, a read of one partition, refuses the table)."""
-        try:
-            return await self._by_names(db_name, tbl_name, names, snapshot)
-        except NotPartitioned as exc:
-            return VersionsHit(exc.table, [])
+        """`_by_names` for the listings by names (get_partition_by_name, a read of one partition, refuses a
+        table without partition keys)."""
+        return await _none_if_unpartitioned(self._by_names(db_name, tbl_name, names, snapshot))
 
     async def _matching(self, db_name: str | None, tbl_name: str | None, filter_text: str, limit: int,
                         snapshot: ReadSnapshot = LATEST) -> VersionsHit:
         """Partitions matching a Hive 2.3 filter ('' matches all), in name order, at most `limit` + 1; a
-        table without partition keys has none (Hive 2.3's answer), and a filter names a key it lacks."""
+        table without partition keys has none when there is no filter (a filter names a key it lacks)."""
+        read = self._matching_read(db_name, tbl_name, filter_text, limit, snapshot)
+        return await (read if filter_text else _none_if_unpartitioned(read))
+
+    async def _matching_read(self, db_name: str | None, tbl_name: str | None, filter_text: str, limit: int,
+                             snapshot: ReadSnapshot) -> VersionsHit:
         db_key, table_key = table_key_of(required(db_name, "db_name"), required(tbl_name, "tbl_name"))
-        try:
-            hit = self._cached.cached_versions_by_filter(db_key, table_key, filter_text, limit, snapshot,
-                                                         dialect=HIVE_PARTITION_FILTER)
-            if isinstance(hit, VersionsHit):
-                return hit
-            if filter_text:
-                table, parts = await self._cached.fetch_partitions_by_filter(db_key, table_key, filter_text, limit,
-                                                                             snapshot, HIVE_PARTITION_FILTER)
-            else:
-                table, parts = await self._cached.fetch_partitions(db_key, table_key, limit, snapshot)
-        except NotPartitioned as exc:
-            if filter_text:
-                raise
-            return VersionsHit(exc.table, [])
+        hit = self._cached.cached_versions_by_filter(db_key, table_key, filter_text, limit, snapshot,
+                                                     dialect=HIVE_PARTITION_FILTER)
+        if isinstance(hit, VersionsHit):
+            return hit
+        if filter_text:
+            table, parts = await self._cached.fetch_partitions_by_filter(db_key, table_key, filter_text, limit,
+                                                                         snapshot, HIVE_PARTITION_FILTER)
+        else:
+            table, parts = await self._cached.fetch_partitions(db_key, table_key, limit, snapshot)
         return VersionsHit(table, [wire.version_of(p) for p in parts])
 
     async def _partial(self, db_name: str | None, tbl_name: str | None, partial: Sequence[str],
@@ -624,7 +617,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
 
     async def get_partitions_by_names_req(self, req: Any) -> RawValue:
         req = required(req, "req")
-        found = await self._listed_by_names(req.db_name, req.tbl_name, req.names or [], _snapshot_of(req))
+        found = await self._listed_by_names(req.db_name, req.tbl_name, req.names or [], snapshot_of(req))
         return RawValue(TType.STRUCT, wire.partition_list_field(1, found.table, found.versions))
 
     # Hive 4's request shapes of the reads above: their snapshot, when they carry one, is the
@@ -632,24 +625,24 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
 
     async def get_partition_req(self, req: Any) -> RawValue:
         req = required(req, "req")
-        snapshot = _snapshot_of(req)  # the name too: the table the snapshot sees, not the latest one
+        snapshot = snapshot_of(req)  # the name too: the table the snapshot sees, not the latest one
         element = await self._element(req.dbName, req.tblName,
                                       await self._name_of(req.dbName, req.tblName, req.partVals, snapshot), snapshot)
         return RawValue(TType.STRUCT, wire.struct_field(1, element))  # GetPartitionResponse
 
     async def get_partitions_req(self, req: Any) -> RawValue:
         req = required(req, "req")
-        found = await self._partial(req.dbName, req.tblName, (), req.maxParts, _snapshot_of(req), limited=True)
+        found = await self._partial(req.dbName, req.tblName, (), req.maxParts, snapshot_of(req), limited=True)
         return RawValue(TType.STRUCT, wire.partition_list_field(1, found.table, found.versions))
 
     async def get_partitions_ps_with_auth_req(self, req: Any) -> RawValue:
         req = required(req, "req")
-        found = await self._partial(req.dbName, req.tblName, req.partVals or (), req.maxParts, _snapshot_of(req))
+        found = await self._partial(req.dbName, req.tblName, req.partVals or (), req.maxParts, snapshot_of(req))
         return RawValue(TType.STRUCT, wire.partition_list_field(1, found.table, found.versions))
 
     async def get_partition_names_ps_req(self, req: Any) -> Any:
         req = required(req, "req")
-        found = await self._partial(req.dbName, req.tblName, req.partValues or (), req.maxParts, _snapshot_of(req))
+        found = await self._partial(req.dbName, req.tblName, req.partValues or (), req.maxParts, snapshot_of(req))
         return hms.GetPartitionNamesPsResponse(names=[convert.partition_name(found.table, v.values)
                                                       for v in found.versions])
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from gateway.config import Settings
 from gateway.thrift.convert import check_batch, required
 from gateway.thrift.idl import hms
+from gateway.thrift.snapshots import snapshot_of
 from hive.column_stats import DECIMAL, FIELDS, ColumnStats
 from hive.names import normalize_identifier
 from store.cache.facade import CachedCatalog, table_key
@@ -24,7 +25,6 @@ from store.catalog_store import CatalogStore
 from store.column_stats import StatsUpdate
 from store.errors import InvalidArgument, NotFound
 from store.models import Table
-from store.snapshot import ReadSnapshot
 
 # kind -> (the union member's field name, its struct), read from the IDL: member `longStats` is kind "long".
 _MEMBERS = {spec[1].removesuffix("Stats"): (spec[1], spec[2]) for spec in hms.ColumnStatisticsData.thrift_spec.values()}
@@ -72,15 +72,6 @@ def stats_out(stats: ColumnStats) -> Any:
     member = struct(**{name: _value_out(stats.kind, name, value) for name, value in stats.data.items()})
     data = hms.ColumnStatisticsData(**{field: member})
     return hms.ColumnStatisticsObj(colName=stats.column, colType=stats.column_type, statsData=data)
-
-
-def _snapshot_of(request: Any) -> ReadSnapshot | None:
-    """The reader's snapshot: Hive 3 and 4 send the table's ValidWriteIdList (`validWriteIdList`) with a
-    statistics read inside a txn, Hive 4 the table id too (TableStatsRequest `id`); None without one."""
-    if not request.validWriteIdList:
-        return None
-    table_id = getattr(request, "id", None)
-    return ReadSnapshot.parse(request.validWriteIdList, 0, table_id if table_id and table_id > 0 else 0)
 
 
 class StatsMethods:
@@ -144,7 +135,7 @@ class StatsMethods:
         check_batch(len(columns), "get_table_statistics_req", self._settings.max_batch_size)
         stats = await self._catalog.table_column_stats(required(request.dbName, "TableStatsRequest.dbName"),
                                                        required(request.tblName, "TableStatsRequest.tblName"), columns,
-                                                       _snapshot_of(request))
+                                                       snapshot_of(request))
         return hms.TableStatsResult(tableStats=[stats_out(s) for s in stats])
 
     async def get_partitions_statistics_req(self, request: Any) -> Any:
@@ -155,7 +146,7 @@ class StatsMethods:
         check_batch(len(names), "get_partitions_statistics_req", self._settings.max_batch_size)
         by_partition = await self._catalog.partition_column_stats(
             required(request.dbName, "PartitionsStatsRequest.dbName"),
-            required(request.tblName, "PartitionsStatsRequest.tblName"), names, columns, _snapshot_of(request))
+            required(request.tblName, "PartitionsStatsRequest.tblName"), names, columns, snapshot_of(request))
         return hms.PartitionsStatsResult(partStats={name: [stats_out(s) for s in stats]
                                                     for name, stats in by_partition.items()})
 
@@ -168,7 +159,7 @@ class StatsMethods:
         check_batch(len(names), "get_aggr_stats_for", self._settings.max_batch_size)
         stats, parts_found = await self._catalog.aggregate_partition_column_stats(
             required(request.dbName, "PartitionsStatsRequest.dbName"),
-            required(request.tblName, "PartitionsStatsRequest.tblName"), names, columns, _snapshot_of(request))
+            required(request.tblName, "PartitionsStatsRequest.tblName"), names, columns, snapshot_of(request))
         return hms.AggrStats(colStats=[stats_out(s) for s in stats], partsFound=parts_found)
 
     async def _one_column(self, db_name: str, tbl_name: str, part_name: str | None, col_name: str) -> Any:

@@ -2,7 +2,8 @@
 #
 #   make test         lint (ruff + mypy), generated code fresh, then pytest without the `bench` and `soak`
 #                     tests: unit, e2e (real PostgreSQL, real gRPC), spark; the short versions of the long runs
-#                     (a 6 s multi-gateway consistency run, a tiny `make bench` run); SLOW=1 adds `slow` tests
+#                     (a 6 s multi-gateway consistency run, a tiny `make bench` run); SLOW=1 adds `slow` tests;
+#                     TEST_WORKERS pytest-xdist processes (default 2), each a test file at a time
 #   make test-bench   the tests marked `bench` or `soak`: the bench_read and bench_txns smoke runs, the Hive
 #                     Metastore target (a JVM), the 20 s multi-gateway consistency run
 #   make lint         ruff check and mypy (configured in pyproject.toml)
@@ -14,6 +15,11 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PROTO_SRC := $(wildcard protos/metastore/v1/*.proto)
 ARGS ?=
+# Two test processes keep two cores busy where one left about half the machine idle (waits on servers,
+# sleeps, JVM starts). On this project's 2-core machine (2026-11-29, runs of the suite one after another):
+# 604, 462 and 331 s with two, 522 s with one between them; the machine's speed moves a lot from run to run.
+# A file's tests stay in one process (--dist loadfile): several files start a reference Hive Metastore once.
+TEST_WORKERS ?= 2
 
 .PHONY: run test test-bench lint protos protos-check bench bench-grpcio bench-txns bench-all bench-compaction \
 	consistency faults
@@ -33,7 +39,7 @@ run: $(STAMP)
 
 ## test: set up .venv, lint, check generated code is fresh, run the suite except the `bench` and `soak` tests
 test: $(STAMP) lint protos-check
-	$(PY) -m pytest -q -m 'not ($(LONG_MARKERS))' $(PYTEST_ARGS)
+	$(PY) -m pytest -q -m 'not ($(LONG_MARKERS))' -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 ## test-bench: the benchmark smoke runs, the Hive Metastore target and the 20 s consistency run
 test-bench: $(STAMP)

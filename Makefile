@@ -3,7 +3,7 @@
 #   make test         lint (ruff + mypy), generated code fresh, then pytest without the `bench` and `soak`
 #                     tests: unit, e2e (real PostgreSQL, real gRPC), spark; the short versions of the long runs
 #                     (a 6 s multi-gateway consistency run, a tiny `make bench` run); SLOW=1 adds `slow` tests;
-#                     TEST_WORKERS pytest-xdist processes (default 2; 0 runs the suite in make's own process), a file at a time
+#                     in TEST_WORKERS pytest-xdist processes, a test file at a time (default 2; 0: one process)
 #   make test-bench   the tests marked `bench` or `soak`: the bench_read and bench_txns smoke runs, the Hive
 #                     Metastore target (a JVM), the 20 s multi-gateway consistency run
 #   make lint         ruff check and mypy (configured in pyproject.toml)

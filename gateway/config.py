@@ -49,6 +49,14 @@ def parse_duration(value: str | int | float, key: str, bare_unit: str = "s") -> 
 # RESPONSE_ENVELOPE_BYTES), and the messages of small writes take hundreds of bytes.
 MIN_MESSAGE_BYTES = 4096
 
+# hive.metastore.event.message.factory: Hive's class names that write Hive's JSON messages, and the
+# value that keeps the gateway's own (gateway/thrift/hive_events.py).
+HIVE_EVENT_FACTORIES = frozenset({
+    "org.apache.hadoop.hive.metastore.messaging.json.JSONMessageFactory",  # Hive 2.3 and 3.0's default
+    "org.apache.hadoop.hive.metastore.messaging.json.JSONMessageEncoder",  # Hive 3.1 and 4's default
+})
+GATEWAY_EVENTS = "metastore-gateway-json-1"
+
 
 def _setting(key: str, default: Any, doc: str, kind: str = "", *, secret: bool = False, unit: str = "s") -> Any:
     """A setting: its Hive-style key, default and help text; `secret` ones may hold a credential and are
@@ -99,6 +107,11 @@ class Settings:
                                        "most events one GetNextNotification answers")
     default_event_batch: int = _setting("metastore.gateway.event.batch.default", 1000,
                                         "events answered when a request asks for max_events 0")
+    event_message_factory: str = _setting(
+        "hive.metastore.event.message.factory", "org.apache.hadoop.hive.metastore.messaging.json.JSONMessageFactory",
+        "the messages Thrift's get_next_notification answers: Hive's JSONMessageFactory or JSONMessageEncoder "
+        f"(org.apache.hadoop.hive.metastore.messaging.json.*) answer Hive's JSON (json-0.2), {GATEWAY_EVENTS} the "
+        "gateway's own (gRPC's GetNextNotification answers the gateway's own either way)")
     so_reuseport: bool = _setting("metastore.gateway.so.reuseport", False,
                                   "let several gateway processes bind the same port (each with its own cache)")
     max_concurrent_rpcs: int = _setting("metastore.gateway.max.concurrent.rpcs", 1000,
@@ -281,6 +294,10 @@ class Settings:
             whitelist_pattern(self.partition_name_whitelist_pattern)
         except ValueError as e:
             raise ConfigError(f"hive.metastore.partition.name.whitelist.pattern: {e}") from None
+        if self.event_message_factory not in HIVE_EVENT_FACTORIES | {GATEWAY_EVENTS}:
+            raise ConfigError(f"hive.metastore.event.message.factory: {self.event_message_factory!r} is not a message "
+                              f"format this gateway writes: expected one of {', '.join(sorted(HIVE_EVENT_FACTORIES))} "
+                              f"(Hive's JSON messages) or {GATEWAY_EVENTS} (the gateway's own)")
         if self.cache_prewarm not in ("lazy", "eager"):
             raise ConfigError(f"metastore.gateway.cache.prewarm: expected lazy or eager, got {self.cache_prewarm!r}")
         for name in ("cache_shards", "cache_max_partitions", "poller_batch_size"):

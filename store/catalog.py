@@ -256,7 +256,8 @@ async def alter_database(conn: asyncpg.Connection, name: str, new: Database, *,
     await conn.execute(sql.UPDATE_DATABASE, old.name, altered.description, altered.location, altered.owner,
                        dict(altered.parameters), altered.owner_type)
     return Outcome(altered, (
-        NewEvent(EventType.ALTER_DATABASE, db_name=old.name, message={"database": codec.database_to_json(altered)}),))
+        NewEvent(EventType.ALTER_DATABASE, db_name=old.name, message={"database_before": codec.database_to_json(old),
+                                                                      "database": codec.database_to_json(altered)}),))
 
 
 async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool, if_exists: bool,

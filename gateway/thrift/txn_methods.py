@@ -11,11 +11,13 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from gateway.auth import Identity, Ownership, shown, thrift_identity
-from gateway.config import Settings
+from gateway.config import GATEWAY_EVENTS, Settings
+from gateway.thrift import hive_events
 from gateway.thrift.idl import hms
 from store.cache.facade import CachedCatalog
 from store.catalog_store import CatalogStore
-from store.errors import InvalidArgument, ResourceExhausted
+from store.errors import InvalidArgument, NotFound, ResourceExhausted
+from store.models import Table
 from hive.lock_rules import DataOperationType, LockComponent, LockState, LockType, make_scope
 from store.lock_store import LockStore
 from store.locks import LockInfo, LockRequest, LockResult
@@ -30,7 +32,6 @@ OPERATIONS = {1: DataOperationType.SELECT, 2: DataOperationType.INSERT, 3: DataO
               4: DataOperationType.DELETE, 5: DataOperationType.UNSET, 6: DataOperationType.NO_TXN}
 LOCK_STATE_IDS = {LockState.ACQUIRED: 1, LockState.WAITING: 2}
 TXN_STATE_IDS = {"COMMITTED": 1, "ABORTED": 2, "OPEN": 3}
-MESSAGE_FORMAT = "metastore-gateway-json-1"
 READ_ONLY_TXNS = frozenset({READ_ONLY_TXN_TYPE})  # Hive's TxnType.READ_ONLY: in no snapshot's open list
 
 
@@ -286,9 +287,17 @@ class TxnLockMethods:
         limit = min(rqst.maxEvents or self._settings.default_event_batch, self._settings.max_event_response)
         events = await self._catalog.next_events(last, limit, "", "",
                                                  max_message_bytes=self._settings.max_message_bytes)
-        return hms.NotificationEventResponse(events=[hms.NotificationEvent(
-            eventId=e.event_id, eventTime=e.event_time_ms // 1000, eventType=e.event_type, dbName=e.db_name or None,
-            tableName=e.table_name or None, message=e.message, messageFormat=MESSAGE_FORMAT) for e in events])
+        if self._settings.event_message_factory == GATEWAY_EVENTS:
+            return hms.NotificationEventResponse(events=hive_events.gateway_events(events))
+        return hms.NotificationEventResponse(events=await hive_events.hive_events(
+            events, self._event_table, self._settings.max_message_bytes))
+
+    async def _event_table(self, db_name: str, table_name: str) -> Table | None:
+        """The table a partition event names, as it is now (gateway/thrift/hive_events.py); None: none."""
+        try:
+            return await self._catalog.latest_table(db_name, table_name)
+        except NotFound:
+            return None
 
     async def get_notification_events_count(self, rqst: Any) -> Any:
         """Hive's count of a database's events and of those of no database (the txns') after

@@ -638,7 +638,8 @@ async def test_truncate_of_partition_names_on_an_unpartitioned_table_empties_not
 async def test_truncate_empties_every_partition_of_a_table_larger_than_one_batch(pg_dsn: str, tmp_path: Path) -> None:
     """Hive truncates every partition: a table with more than metastore.gateway.max.batch.size of them is
     truncated whole, in one transaction whose ALTER_PARTITION events each carry at most a batch."""
-    conf = {"hive.metastore.warehouse.dir": str(tmp_path / "warehouse"), "metastore.gateway.max.batch.size": "3"}
+    conf = {"hive.metastore.warehouse.dir": str(tmp_path / "warehouse"), "metastore.gateway.max.batch.size": "3",
+            "hive.metastore.event.message.factory": "metastore-gateway-json-1"}  # the log's events, as stored
     async with running_gateway(pg_dsn, **conf) as gw, client_with_database(gw.thrift_port) as client:
         await client("create_table", _table("big", params={"numRows": "5"}))
         parts = [p for start in range(0, 7, 3)

@@ -1,0 +1,217 @@
+"""Notification events in Hive's own JSON messages (`messageFormat` "json-0.2"), as Thrift's
+get_next_notification answers them by default: what Hive's JSONMessageFactory (Hive 2.3) and
+JSONMessageEncoder (Hive 3, 4: the same format with more fields) write, so that a client following
+the log through Hive's message classes (`MessageFactory.getInstance().getDeserializer()`: Hive REPL,
+Impala's catalogd event processor) reads each message into the objects the gateway's reads answer.
+
+The log stores the gateway's own messages (store/events.py: gRPC's GetNextNotification and the
+poller read those); this module rewrites each one as Hive's when a Thrift read answers it. Fields:
+Hive 3/4's set, a superset of Hive 2.3's (whose deserializer ignores fields it does not know), with
+Hive's names; the objects (`tableObjJson`, `partitionListJson`, `functionObjJson`, `dbJson`, ...) are
+Thrift structs in TJSONProtocol's text (gateway/thrift/tjson.py), built by the same conversions the
+reads use (gateway/thrift/convert.py); `timestamp` is the event's time in seconds; `server` and
+`servicePrincipal` are "" (Hive writes its hive.metastore.uris and Kerberos principal, both unset
+here), `files` and `partitionFiles` are empty lists (the gateway keeps no file lists).
+
+Where Hive's message holds something the gateway's event does not, the decisions:
+
+- The table of a partition event (ADD/ALTER/DROP_PARTITION: `tableObjJson`, and the partition keys
+  that name `partitions`' key-value maps). The event holds the partitions only, so the table is read
+  when the event is answered: the table as it is then (Hive's message holds it as it was at the
+  event), taken only while it is still the table of the event (same table id): for a table since
+  dropped or replaced, `tableObjJson` is left out (null) and the key-value maps are read from the
+  partition names, which hold the keys in order. Impala's AddPartitionEvent needs the table object
+  (checkNotNull); Hive's deserializer reads a message without one, and only getTableObj() fails.
+- A partition's object before an ALTER_PARTITION (`partitionObjBeforeJson`): the event holds the
+  partitions after it only, so the before object is the after object. The gateway logs a rename
+  (rename_partition) as a DROP_PARTITION and an ADD_PARTITION, never as an ALTER_PARTITION, so the
+  values (`keyValues`, what Impala compares to see a rename) never differ between the two.
+- An ALTER_PARTITION of several partitions (alter_partitions) is one event in the gateway's log and
+  one event per partition in Hive's (HiveAlterHandler fires one AlterPartitionEvent each): it is
+  answered as one Hive event per partition, in order, all with the event's id (an id names one
+  write, as the gateway's readers take writes whole; Hive REPL, which names its dump directories by
+  event id, would keep the last of them).
+- ALTER_DATABASE's database before the change: events logged since it was added to the gateway's
+  message carry it (`database_before`); an older event's `dbObjBeforeJson` is its after object.
+- The gateway's own event types (VERSIONS_GC, ABORTED_WRITES_FORGOTTEN), which Hive has not, keep
+  the gateway's message (`messageFormat` "metastore-gateway-json-1"): no Hive client reads them.
+
+Functions (CREATE/DROP_FUNCTION) and transactions (OPEN_TXN, COMMIT_TXN, ABORT_TXN,
+ALLOC_WRITE_ID_EVENT) keep the gateway's message for now.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Sequence
+
+from gateway.config import GATEWAY_EVENTS
+from gateway.thrift import convert
+from gateway.thrift.idl import hms
+from gateway.thrift.tjson import tjson
+from hive.names import partition_spec_from_name
+from store import codec
+from store.events import EVENT_ENVELOPE_BYTES, EventType, read_budget
+from store.models import NotificationEvent, Partition, Table
+
+log = logging.getLogger(__name__)
+
+HIVE_FORMAT = "json-0.2"
+HEAD = {"server": "", "servicePrincipal": ""}
+
+# A table read for a partition event: the table named, or None when there is none (dropped).
+TableReader = Callable[[str, str], Awaitable[Table | None]]
+
+
+@dataclass
+class TableLookup:
+    """The tables one response's partition events need, each read once (`read` raises nothing: a
+    table it cannot find is None)."""
+
+    read: TableReader
+    _seen: dict[tuple[str, str], Table | None] = field(default_factory=dict)
+
+    async def table_of(self, event: NotificationEvent) -> Table | None:
+        key = (event.db_name, event.table_name)
+        if key not in self._seen:
+            self._seen[key] = await self.read(*key)
+        table = self._seen[key]
+        return table if table is not None and table.table_id == event.table_id else None
+
+
+def _text(message: dict[str, Any]) -> str:
+    """The message as Jackson writes it: compact, non-ASCII characters as they are."""
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+
+
+def _seconds(event: NotificationEvent) -> int:
+    return event.event_time_ms // 1000
+
+
+def _key_values(table: Table | None, partition_name: str, values: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """Hive's getPartitionKeyValues: the table's partition keys with the partition's values, in order;
+    without the table, the keys its name holds."""
+    if table is not None and len(table.partition_keys) == len(values):
+        return {k.name: v for k, v in zip(table.partition_keys, values)}
+    return partition_spec_from_name(partition_name)
+
+
+def _table_fields(event: NotificationEvent, table: Table | None) -> dict[str, Any]:
+    return {"cat": "hive", "db": event.db_name, "table": event.table_name,
+            "tableType": table.table_type.value if table is not None else None,
+            "tableObjJson": tjson(convert.table_to_thrift(table)) if table is not None else None}
+
+
+async def hive_messages(event: NotificationEvent, tables: TableLookup) -> list[str] | None:
+    """The event's message(s) in Hive's format (several for an ALTER_PARTITION of several partitions),
+    or None for a type Hive has not (the gateway's message stays)."""
+    stored = json.loads(event.message)
+    kind = event.event_type
+    head = HEAD
+    when = _seconds(event)
+    if kind in (EventType.CREATE_DATABASE, EventType.DROP_DATABASE):
+        db = codec.database_from_row(stored["database"])
+        return [_text({**head, "cat": "hive", "db": db.name,
+                       "dbJson": tjson(convert.database_to_thrift(db)), "timestamp": when})]
+    if kind == EventType.ALTER_DATABASE:
+        db_after = codec.database_from_row(stored["database"])
+        db_before = codec.database_from_row(stored.get("database_before", stored["database"]))
+        return [_text({**head, "db": db_before.name, "dbObjBeforeJson": tjson(convert.database_to_thrift(db_before)),
+                       "dbObjAfterJson": tjson(convert.database_to_thrift(db_after)), "timestamp": when})]
+    if kind == EventType.CREATE_TABLE:
+        table = codec.table_from_json(stored["table"])
+        return [_text({**head, "db": table.db_name, "table": table.name, "tableType": table.table_type.value,
+                       "tableObjJson": tjson(convert.table_to_thrift(table)), "timestamp": when, "files": []})]
+    if kind == EventType.ALTER_TABLE:
+        after = codec.table_from_json(stored["table"])
+        before = codec.table_from_json(stored.get("table_before", stored["table"]))
+        return [_text({**head, "db": before.db_name, "table": before.name, "tableType": before.table_type.value,
+                       "tableObjBeforeJson": tjson(convert.table_to_thrift(before)),
+                       "tableObjAfterJson": tjson(convert.table_to_thrift(after)), "locOwner": None,
+                       "isTruncateOp": "false", "timestamp": when, "writeId": event.write_id})]
+    if kind == EventType.DROP_TABLE:
+        table = codec.table_from_json(stored["table"])
+        return [_text({**head, "db": table.db_name, "table": table.name, "tableType": table.table_type.value,
+                       "tableObjJson": tjson(convert.table_to_thrift(table)), "timestamp": when})]
+    if kind in (EventType.ADD_PARTITION, EventType.ALTER_PARTITION):
+        of = await tables.table_of(event)
+        parts = [codec.partition_from_json(event.db_name, event.table_name, p) for p in stored["partitions"]]
+        if kind == EventType.ADD_PARTITION:
+            return [_text({**head, **_table_fields(event, of), "locOwner": None, "timestamp": when,
+                           "partitions": [_key_values(of, p.name, p.values) for p in parts],
+                           "partitionListJson": [_partition_json(of, p) for p in parts],
+                           "partitionFiles": []})]
+        return [_text({**head, **_table_fields(event, of), "isTruncateOp": "false", "timestamp": when,
+                       "writeId": event.write_id, "keyValues": _key_values(of, p.name, p.values),
+                       "partitionObjBeforeJson": _partition_json(of, p),
+                       "partitionObjAfterJson": _partition_json(of, p)}) for p in parts]
+    if kind == EventType.DROP_PARTITION:
+        of = await tables.table_of(event)
+        names = stored["partition_names"]
+        return [_text({**head, **_table_fields(event, of), "timestamp": when,
+                       "partitions": [_key_values(None, n, ()) for n in names]})]
+    return None
+
+
+def _partition_json(table: Table | None, p: Partition) -> str:
+    """A partition's Thrift struct; without its table, one whose own columns are what it stores."""
+    if table is None:
+        table = Table(db_name=p.db_name, name=p.table_name)
+    return tjson(convert.partition_to_thrift(table, p))
+
+
+def _thrift_event(event: NotificationEvent, message: str, message_format: str) -> Any:
+    return hms.NotificationEvent(
+        eventId=event.event_id, eventTime=event.event_time_ms // 1000, eventType=event.event_type,
+        dbName=event.db_name or None, tableName=event.table_name or None, message=message,
+        messageFormat=message_format)
+
+
+def gateway_events(events: Sequence[NotificationEvent]) -> list[Any]:
+    """The events with the gateway's own messages (hive.metastore.event.message.factory
+    metastore-gateway-json-1)."""
+    return [_thrift_event(e, e.message, GATEWAY_EVENTS) for e in events]
+
+
+async def hive_events(events: Sequence[NotificationEvent], read_table: TableReader,
+                      max_message_bytes: int) -> list[Any]:
+    """The events with Hive's messages, within what one response of `max_message_bytes` carries.
+    Hive's form of a message is larger than the gateway's (it holds TJSON objects, and a partition
+    event its table), and the store sized the read to the gateway's (store/events.py read_budget):
+    the answer stops before an event whose Hive messages no longer fit (clients page by event id, so
+    the rest comes next call), and an event whose Hive messages cannot fit even alone is answered with
+    its gateway message, which always does (store/events.py largest_message), so that a read never fails
+    on an event and never skips one. An event's messages (several for an ALTER_PARTITION) are answered
+    all or none, as they share its id."""
+    budget = read_budget(max_message_bytes)
+    tables = TableLookup(read_table)
+    answered: list[Any] = []
+    used = 0
+    for event in events:
+        messages = await _messages_or_none(event, tables)
+        if messages is None:
+            converted = [_thrift_event(event, event.message, GATEWAY_EVENTS)]
+        else:
+            converted = [_thrift_event(event, m, HIVE_FORMAT) for m in messages]
+        cost = sum(len(m.message.encode()) + EVENT_ENVELOPE_BYTES for m in converted)
+        if used + cost > budget:
+            if answered:
+                break
+            converted = [_thrift_event(event, event.message, GATEWAY_EVENTS)]
+            cost = len(event.message.encode()) + EVENT_ENVELOPE_BYTES
+        answered += converted
+        used += cost
+    return answered
+
+
+async def _messages_or_none(event: NotificationEvent, tables: TableLookup) -> list[str] | None:
+    """`hive_messages`, or None for an event whose stored message is not what this module reads (one
+    written by an older gateway in another shape): it is answered with its gateway message, logged."""
+    try:
+        return await hive_messages(event, tables)
+    except (KeyError, ValueError, TypeError) as e:
+        log.warning("notification event %d (%s): its message could not be written in Hive's format (%r); "
+                    "answered in the gateway's", event.event_id, event.event_type, e)
+        return None

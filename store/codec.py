@@ -214,6 +214,11 @@ def function_to_json(f: Function) -> Json:
             "resource_uris": resource_uris_to_json(f.resource_uris), "create_time": f.create_time}
 
 
+def function_from_json(d: Mapping[str, Any]) -> Function:
+    """A function as event messages carry it (`function_to_json`)."""
+    return function_from_row({**d, "func_name": d["name"]})
+
+
 def function_from_row(row: Mapping[str, Any]) -> Function:
     """A `funcs` row (store/sql/functions.py) as a Function."""
     return Function(db_name=row["db_name"], name=row["func_name"], class_name=row["class_name"], owner=row["owner"],

@@ -36,8 +36,10 @@ Where Hive's message holds something the gateway's event does not, the decisions
 - The gateway's own event types (VERSIONS_GC, ABORTED_WRITES_FORGOTTEN), which Hive has not, keep
   the gateway's message (`messageFormat` "metastore-gateway-json-1"): no Hive client reads them.
 
-Functions (CREATE/DROP_FUNCTION) and transactions (OPEN_TXN, COMMIT_TXN, ABORT_TXN,
-ALLOC_WRITE_ID_EVENT) keep the gateway's message for now.
+Transactions (OPEN_TXN, COMMIT_TXN, ABORT_TXN, ALLOC_WRITE_ID_EVENT) are Hive 3's messages: Hive 2.3
+has none (its deserializer has no reader for them); COMMIT_TXN's write-event lists are null, as Hive
+writes them unless replication of ACID tables asks (hive.repl...), and OPEN_TXN names its range
+(`fromTxnId`, `toTxnId`, `txnIds` null) as Hive 3's TxnHandler does.
 """
 
 from __future__ import annotations
@@ -152,6 +154,25 @@ async def hive_messages(event: NotificationEvent, tables: TableLookup) -> list[s
         names = stored["partition_names"]
         return [_text({**head, **_table_fields(event, of), "timestamp": when,
                        "partitions": [_key_values(None, n, ()) for n in names]})]
+    if kind == EventType.CREATE_FUNCTION:
+        function = codec.function_from_json(stored["function"])
+        return [_text({**head, "db": function.db_name,
+                       "functionObjJson": tjson(convert.function_to_thrift(function)), "timestamp": when})]
+    if kind == EventType.DROP_FUNCTION:
+        function = codec.function_from_json(stored["function"])
+        return [_text({**head, "db": function.db_name, "functionName": function.name, "timestamp": when})]
+    if kind == EventType.OPEN_TXN:
+        return [_text({"txnIds": None, "timestamp": when, "fromTxnId": min(stored["txn_ids"]),
+                       "toTxnId": max(stored["txn_ids"]), **head})]
+    if kind == EventType.COMMIT_TXN:
+        return [_text({"txnid": stored["txn_id"], "timestamp": when, **head, "writeIds": None, "databases": None,
+                       "tables": None, "partitions": None, "tableObjs": None, "partitionObjs": None,
+                       "files": None})]
+    if kind == EventType.ABORT_TXN:
+        return [_text({"txnid": stored["txn_id"], "timestamp": when, **head})]
+    if kind == EventType.ALLOC_WRITE_ID:
+        return [_text({**head, "dbName": event.db_name, "tableName": event.table_name,
+                       "txnIdList": stored["txn_ids"], "writeIdList": stored["write_ids"], "timestamp": when})]
     return None
 
 

@@ -22,6 +22,8 @@ from tests.conftest import connect, running_gateway
 from tests.thrift_client import ThriftClient, client_with_database
 
 JAR = 1
+# The tests read the log's messages as the gateway writes them (Hive's form: test_thrift_hive_json_events.py).
+GATEWAY_EVENTS = {"hive.metastore.event.message.factory": "metastore-gateway-json-1"}
 
 
 def _function(name: str, db: str = "db", cls: str = "com.example.udf.Upper", **fields: Any) -> Any:
@@ -33,7 +35,7 @@ def _function(name: str, db: str = "db", cls: str = "com.example.udf.Upper", **f
 
 @pytest.fixture
 async def env(pg_dsn: str) -> AsyncIterator[tuple[Gateway, ThriftClient]]:
-    async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as client:
+    async with running_gateway(pg_dsn, **GATEWAY_EVENTS) as gw, client_with_database(gw.thrift_port) as client:
         yield gw, client
 
 

@@ -72,9 +72,9 @@ def _partition(table: str, value: str, **params: str) -> Any:
 
 async def test_every_catalog_event_is_read_by_hives_deserializer_as_the_reads_answer(
         env: tuple[Gateway, ThriftClient], jvm: Any) -> None:
-    """CREATE/ALTER/DROP_DATABASE, CREATE/ALTER/DROP_TABLE, ADD/ALTER/DROP_PARTITION: each message, read
-    by Hive's deserializer, gives the objects get_database, get_table and get_partitions answered right
-    after the write (a partition event's table: as it is when read).
+    """CREATE/ALTER/DROP_DATABASE, CREATE/ALTER/DROP_TABLE, ADD/ALTER/DROP_PARTITION, CREATE/DROP_FUNCTION:
+    each message, read by Hive's deserializer, gives the objects get_database, get_table, get_partitions
+    and get_function answered right after the write (a partition event's table: as it is when read).
     ALTER_DATABASE is Hive 3's (Hive 2.3's deserializer has no reader for it): its objects are read with
     Hive's getTObj. An alter_partitions of two partitions is two ALTER_PARTITION events with its id."""
     _, client = env
@@ -101,6 +101,11 @@ async def test_every_catalog_event_is_read_by_hives_deserializer_as_the_reads_an
     await client("alter_partitions", "db", "t", two)
     altered_two = [await client("get_partition", "db", "t", [v]) for v in ("2", "3")]
     await client("drop_partition", "db", "t", ["3"], True)
+    await client("create_function", hms.Function(
+        functionName="upper", dbName="db", className="com.example.Upper", ownerName="alice", ownerType=1,
+        createTime=0, functionType=1, resourceUris=[hms.ResourceUri(resourceType=1, uri="file:///u.jar")]))
+    function = await client("get_function", "db", "upper")
+    await client("drop_function", "db", "upper")
     await client("create_table", thrift_table("gone"))
     gone = await client("get_table", "db", "gone")
     await client("drop_table", "db", "gone", True)
@@ -111,7 +116,7 @@ async def test_every_catalog_event_is_read_by_hives_deserializer_as_the_reads_an
     got = (await client("get_next_notification", hms.NotificationEventRequest(lastEvent=start, maxEvents=100))).events
     assert [e.eventType for e in got] == [
         "ALTER_DATABASE", "CREATE_TABLE", "ALTER_TABLE", "ADD_PARTITION", "ALTER_PARTITION", "ALTER_PARTITION",
-        "ALTER_PARTITION", "DROP_PARTITION", "CREATE_TABLE", "DROP_TABLE",
+        "ALTER_PARTITION", "DROP_PARTITION", "CREATE_FUNCTION", "DROP_FUNCTION", "CREATE_TABLE", "DROP_TABLE",
         "CREATE_DATABASE", "DROP_DATABASE"]
     assert {e.messageFormat for e in got} == {"json-0.2"}
     assert got[5].eventId == got[6].eventId != got[4].eventId  # alter_partitions: one write, one id
@@ -150,12 +155,18 @@ async def test_every_catalog_event_is_read_by_hives_deserializer_as_the_reads_an
     assert [dict(m) for m in drop_p.getPartitions()] == [{"ds": "3"}]
     _same(jvm, drop_p.getTableObj(), t_now)
 
+    create_f = reader.getCreateFunctionMessage(next(messages).message)
+    assert create_f.getDB() == "db"
+    _same(jvm, create_f.getFunctionObj(), function)
+    drop_f = reader.getDropFunctionMessage(next(messages).message)
+    assert (drop_f.getDB(), drop_f.getFunctionName()) == ("db", "upper")
+
     _same(jvm, reader.getCreateTableMessage(next(messages).message).getTableObj(), gone)
     drop_t = reader.getDropTableMessage(next(messages).message)
     assert (drop_t.getDB(), drop_t.getTable()) == ("db", "gone")
-    _same(jvm, _tobj(jvm, json.loads(got[9].message)["tableObjJson"], "Table"), gone)  # Hive 3's field
+    _same(jvm, _tobj(jvm, json.loads(got[11].message)["tableObjJson"], "Table"), gone)  # Hive 3's field
 
-    for e, kind in zip(got[10:], ("Create", "Drop"), strict=True):
+    for e, kind in zip(got[12:], ("Create", "Drop"), strict=True):
         message = getattr(reader, f"get{kind}DatabaseMessage")(e.message)
         assert message.getDB() == "d2"
         _same(jvm, _tobj(jvm, json.loads(e.message)["dbJson"], "Database"), d2)  # Hive 3's field
@@ -203,6 +214,33 @@ def test_an_unknown_message_factory_is_refused_at_start() -> None:
         settings = gateway_settings("postgresql://x/y", **{
             "hive.metastore.event.message.factory": f"org.apache.hadoop.hive.metastore.messaging.json.{name}"})
         assert settings.event_message_factory.endswith(name)
+
+
+async def test_txn_events_are_hive_3s_messages(env: tuple[Gateway, ThriftClient]) -> None:
+    """OPEN_TXN, ALLOC_WRITE_ID_EVENT, COMMIT_TXN, ABORT_TXN with Hive 3's fields (JSONOpenTxnMessage,
+    JSONAllocWriteIdMessage, JSONCommitTxnMessage, JSONAbortTxnMessage): Hive 2.3 has no such messages."""
+    _, client = env
+    await client("create_table", thrift_table("acid", transactional="true"))
+    start = (await client("get_current_notificationEventId")).eventId
+    txns = (await client("open_txns", hms.OpenTxnRequest(num_txns=2, user="u", hostname="h"))).txn_ids
+    await client("allocate_table_write_ids", hms.AllocateTableWriteIdsRequest(
+        txnIds=[txns[0]], dbName="db", tableName="acid"))
+    await client("commit_txn", hms.CommitTxnRequest(txnid=txns[0]))
+    await client("abort_txn", hms.AbortTxnRequest(txnid=txns[1]))
+    got = (await client("get_next_notification", hms.NotificationEventRequest(lastEvent=start, maxEvents=10))).events
+    assert [(e.eventType, e.messageFormat) for e in got] == [
+        ("OPEN_TXN", "json-0.2"), ("ALLOC_WRITE_ID_EVENT", "json-0.2"), ("COMMIT_TXN", "json-0.2"),
+        ("ABORT_TXN", "json-0.2")]
+    opened, allocated, committed, aborted = (json.loads(e.message) for e in got)
+    seconds = got[0].eventTime
+    assert opened == {"txnIds": None, "timestamp": seconds, "fromTxnId": txns[0], "toTxnId": txns[1],
+                      "server": "", "servicePrincipal": ""}
+    assert allocated == {"server": "", "servicePrincipal": "", "dbName": "db", "tableName": "acid",
+                         "txnIdList": [txns[0]], "writeIdList": [1], "timestamp": got[1].eventTime}
+    assert committed == {"txnid": txns[0], "timestamp": got[2].eventTime, "server": "", "servicePrincipal": "",
+                         "writeIds": None, "databases": None, "tables": None, "partitions": None, "tableObjs": None,
+                         "partitionObjs": None, "files": None}
+    assert aborted == {"txnid": txns[1], "timestamp": got[3].eventTime, "server": "", "servicePrincipal": ""}
 
 
 async def test_an_event_whose_hive_message_cannot_fit_a_read_is_answered_in_the_gateways(

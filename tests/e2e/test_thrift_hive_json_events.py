@@ -3,14 +3,20 @@ each message is read by Hive's own deserializer (MessageFactory.getInstance().ge
 2.3.10 from pyspark's jars, in one JVM for the module) into the objects the gateway's reads answer
 (compared as Hive's Java Thrift classes see them: the read's answer goes through the same classes).
 hive.metastore.event.message.factory metastore-gateway-json-1 keeps the gateway's own messages; an
-event whose Hive form cannot fit in a read is answered with its gateway message, never failing a read."""
+event whose Hive form cannot fit in a read is answered with its gateway message, never failing a read.
+Random partitioned writes (any text in parameters and partition values) run 5 examples here and
+HIVE_EVENTS_SOAK_EXAMPLES (300) in the soak (`make test-bench`)."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 from typing import Any, AsyncIterator, Iterator
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from thriftpy2.utils import serialize
 
 from gateway.app import Gateway
@@ -18,6 +24,7 @@ from gateway.config import ConfigError
 from gateway.thrift.idl import hms
 from tests.conftest import gateway_settings, running_gateway
 from tests.thrift_client import ThriftClient, client_with_database, thrift_table
+from thriftpy2.thrift import TException
 
 API = "org.apache.hadoop.hive.metastore.api."
 
@@ -284,3 +291,74 @@ def test_the_tjson_encoder_writes_what_javas_tjsonprotocol_writes(jvm: Any) -> N
     java = jvm.org.apache.thrift.TSerializer(jvm.org.apache.thrift.protocol.TJSONProtocol.Factory()).toString(
         _java(jvm, table))
     assert tjson(table) == java
+
+
+# Text as Hive clients send it: any character but surrogates and NUL (which PostgreSQL's text refuses).
+TEXT = st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00"), max_size=12)
+VALUES = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=6)
+_names = itertools.count()
+
+
+@st.composite
+def writes(draw: st.DrawFn) -> tuple[list[str], dict[str, str], list[list[str]], dict[str, str]]:
+    """A table's partition keys and parameters, the values of partitions to add, parameters to alter them with."""
+    keys = draw(st.lists(st.sampled_from(["ds", "hr", "region"]), min_size=1, max_size=3, unique=True))
+    params = draw(st.dictionaries(TEXT.filter(bool), TEXT, max_size=3))
+    values = draw(st.lists(st.lists(VALUES, min_size=len(keys), max_size=len(keys)), min_size=1, max_size=4,
+                           unique_by=tuple))
+    return keys, params, values, draw(st.dictionaries(TEXT.filter(bool), TEXT, max_size=2))
+
+
+async def _check_random_writes(client: ThriftClient, jvm: Any,
+                               drawn: tuple[list[str], dict[str, str], list[list[str]], dict[str, str]]) -> None:
+    keys, params, values, altered_params = drawn
+    name = f"r{next(_names)}"
+    start = (await client("get_current_notificationEventId")).eventId
+    try:
+        await client("create_table", thrift_table(name, keys=keys, **params))
+        sd = thrift_table(name).sd
+        sd.location = None
+        await client("add_partitions", [hms.Partition(values=v, dbName="db", tableName=name, sd=sd, parameters={})
+                                        for v in values])
+    except TException:
+        return  # a write the gateway refuses (a value Hive's rules refuse) logs nothing to check
+    table = await client("get_table", "db", name)
+    parts = await client("get_partitions", "db", name, -1)
+    for p in parts:
+        p.parameters.update(altered_params)
+    await client("alter_partitions", "db", name, parts)
+    parts = await client("get_partitions", "db", name, -1)
+    got = (await client("get_next_notification", hms.NotificationEventRequest(lastEvent=start, maxEvents=100))).events
+    reader = jvm.org.apache.hadoop.hive.metastore.messaging.MessageFactory.getInstance().getDeserializer()
+    assert [e.eventType for e in got] == ["CREATE_TABLE", "ADD_PARTITION", *["ALTER_PARTITION"] * len(parts)]
+    created = reader.getCreateTableMessage(got[0].message).getTableObj()
+    assert dict(created.getParameters()) == table.parameters
+    added = reader.getAddPartitionMessage(got[1].message)
+    assert {tuple(dict(m).items()) for m in added.getPartitions()} == {
+        tuple(zip(keys, p.values, strict=True)) for p in parts}
+    _same(jvm, added.getTableObj(), table)
+    by_values = {tuple(p.values): p for p in parts}
+    for e in got[2:]:
+        after = reader.getAlterPartitionMessage(e.message).getPtnObjAfter()
+        _same(jvm, after, by_values[tuple(after.getValues())])
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(drawn=writes())
+async def test_random_partitioned_writes_are_read_by_hives_deserializer_as_the_reads_answer(
+        env: tuple[Gateway, ThriftClient], jvm: Any,
+        drawn: tuple[list[str], dict[str, str], list[list[str]], dict[str, str]]) -> None:
+    """Tables, partitions and their alters with any text in parameters and partition values (non-ASCII,
+    quotes, backslashes, slashes, control characters in parameters): Hive's deserializer reads each
+    message into what the reads answer (the key-value maps in the table's key order)."""
+    await _check_random_writes(env[1], jvm, drawn)
+
+
+@pytest.mark.soak
+@settings(max_examples=int(os.environ.get("HIVE_EVENTS_SOAK_EXAMPLES", "300")), deadline=None,
+          suppress_health_check=list(HealthCheck))
+@given(drawn=writes())
+async def test_random_partitioned_writes_are_read_by_hives_deserializer_soak(
+        env: tuple[Gateway, ThriftClient], jvm: Any,
+        drawn: tuple[list[str], dict[str, str], list[list[str]], dict[str, str]]) -> None:
+    await _check_random_writes(env[1], jvm, drawn)

@@ -101,7 +101,7 @@ def _key_values(table: Table | None, partition_name: str, values: list[str] | tu
 
 
 def _table_fields(event: NotificationEvent, table: Table | None) -> dict[str, Any]:
-    return {"cat": "hive", "db": event.db_name, "table": event.table_name,
+    return {"db": event.db_name, "table": event.table_name,
             "tableType": table.table_type.value if table is not None else None,
             "tableObjJson": tjson(convert.table_to_thrift(table)) if table is not None else None}
 
@@ -145,14 +145,14 @@ async def hive_messages(event: NotificationEvent, tables: TableLookup) -> list[s
                            "partitions": [_key_values(of, p.name, p.values) for p in parts],
                            "partitionListJson": [_partition_json(of, p) for p in parts],
                            "partitionFiles": []})]
-        return [_text({**head, **_table_fields(event, of), "isTruncateOp": "false", "timestamp": when,
+        return [_text({**head, "cat": "hive", **_table_fields(event, of), "isTruncateOp": "false", "timestamp": when,
                        "writeId": event.write_id, "keyValues": _key_values(of, p.name, p.values),
                        "partitionObjBeforeJson": _partition_json(of, p),
                        "partitionObjAfterJson": _partition_json(of, p)}) for p in parts]
     if kind == EventType.DROP_PARTITION:
         of = await tables.table_of(event)
         names = stored["partition_names"]
-        return [_text({**head, **_table_fields(event, of), "timestamp": when,
+        return [_text({**head, "cat": "hive", **_table_fields(event, of), "timestamp": when,
                        "partitions": [_key_values(None, n, ()) for n in names]})]
     if kind == EventType.CREATE_FUNCTION:
         function = codec.function_from_json(stored["function"])

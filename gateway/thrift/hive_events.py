@@ -26,11 +26,14 @@ Where Hive's message holds something the gateway's event does not, the decisions
   partitions after it only, so the before object is the after object. The gateway logs a rename
   (rename_partition) as a DROP_PARTITION and an ADD_PARTITION, never as an ALTER_PARTITION, so the
   values (`keyValues`, what Impala compares to see a rename) never differ between the two.
-- An ALTER_PARTITION of several partitions (alter_partitions) is one event in the gateway's log and
-  one event per partition in Hive's (HiveAlterHandler fires one AlterPartitionEvent each): it is
-  answered as one Hive event per partition, in order, all with the event's id (an id names one
-  write, as the gateway's readers take writes whole; Hive REPL, which names its dump directories by
-  event id, would keep the last of them).
+- An ALTER_PARTITION of several partitions (alter_partitions) is one event in the gateway's log, where
+  Hive 2.3 and 3 log one ALTER_PARTITION per partition: it is answered as one event of Hive 4's
+  ALTER_PARTITIONS (JSONAlterPartitionsMessage: the table, the partitions' key-value maps and objects),
+  which is what Hive 4's DbNotificationListener logs for alter_partitions. Not one ALTER_PARTITION per
+  partition under the one id: Hive 3's and 4's HiveMetaStoreClient.getNextNotification throws
+  IllegalStateException ("Notification events with duplicate event ids in the meta store") on an id
+  seen twice, and on a gap. A client that knows only Hive 2.3's or 3's types skips ALTER_PARTITIONS as
+  any type it does not know (Impala's event processor ignores one; it changes no partition's files).
 - ALTER_DATABASE's database before the change: events logged since it was added to the gateway's
   message carry it (`database_before`); an older event's `dbObjBeforeJson` is its after object.
 - The gateway's own event types (VERSIONS_GC, ABORTED_WRITES_FORGOTTEN), which Hive has not, keep
@@ -61,6 +64,7 @@ from store.models import NotificationEvent, Partition, Table
 log = logging.getLogger(__name__)
 
 HIVE_FORMAT = "json-0.2"
+ALTER_PARTITIONS = "ALTER_PARTITIONS"  # Hive 4's event type of an alter of several partitions
 HEAD = {"server": "", "servicePrincipal": ""}
 
 # A table read for a partition event: the table named, or None when there is none (dropped).
@@ -106,73 +110,75 @@ def _table_fields(event: NotificationEvent, table: Table | None) -> dict[str, An
             "tableObjJson": tjson(convert.table_to_thrift(table)) if table is not None else None}
 
 
-async def hive_messages(event: NotificationEvent, tables: TableLookup) -> list[str] | None:
-    """The event's message(s) in Hive's format (several for an ALTER_PARTITION of several partitions),
-    or None for a type Hive has not (the gateway's message stays)."""
+async def hive_message(event: NotificationEvent, tables: TableLookup) -> tuple[str, str] | None:
+    """The event's type and message as Hive's (the type differs for an ALTER_PARTITION of several
+    partitions: Hive 4's ALTER_PARTITIONS), or None for a type Hive has not (the gateway's message stays)."""
+    hive = await _hive_fields(event, tables)
+    return None if hive is None else (hive[0], _text(hive[1]))
+
+
+async def _hive_fields(event: NotificationEvent, tables: TableLookup) -> tuple[str, dict[str, Any]] | None:
+    """The event's type and the fields of its message as Hive writes them; None for a type Hive has not."""
     stored = json.loads(event.message)
     kind = event.event_type
-    head = HEAD
-    when = _seconds(event)
+    head = {**HEAD, "timestamp": _seconds(event)}
     if kind in (EventType.CREATE_DATABASE, EventType.DROP_DATABASE):
         db = codec.database_from_row(stored["database"])
-        return [_text({**head, "cat": "hive", "db": db.name,
-                       "dbJson": tjson(convert.database_to_thrift(db)), "timestamp": when})]
+        return kind, {**head, "cat": "hive", "db": db.name, "dbJson": tjson(convert.database_to_thrift(db))}
     if kind == EventType.ALTER_DATABASE:
         db_after = codec.database_from_row(stored["database"])
         db_before = codec.database_from_row(stored.get("database_before", stored["database"]))
-        return [_text({**head, "db": db_before.name, "dbObjBeforeJson": tjson(convert.database_to_thrift(db_before)),
-                       "dbObjAfterJson": tjson(convert.database_to_thrift(db_after)), "timestamp": when})]
-    if kind == EventType.CREATE_TABLE:
+        return kind, {**head, "db": db_before.name, "dbObjBeforeJson": tjson(convert.database_to_thrift(db_before)),
+                      "dbObjAfterJson": tjson(convert.database_to_thrift(db_after))}
+    if kind in (EventType.CREATE_TABLE, EventType.DROP_TABLE):
         table = codec.table_from_json(stored["table"])
-        return [_text({**head, "db": table.db_name, "table": table.name, "tableType": table.table_type.value,
-                       "tableObjJson": tjson(convert.table_to_thrift(table)), "timestamp": when, "files": []})]
+        files: dict[str, Any] = {"files": []} if kind == EventType.CREATE_TABLE else {}
+        return kind, {**head, "db": table.db_name, "table": table.name, "tableType": table.table_type.value,
+                      "tableObjJson": tjson(convert.table_to_thrift(table)), **files}
     if kind == EventType.ALTER_TABLE:
         after = codec.table_from_json(stored["table"])
         before = codec.table_from_json(stored.get("table_before", stored["table"]))
-        return [_text({**head, "db": before.db_name, "table": before.name, "tableType": before.table_type.value,
-                       "tableObjBeforeJson": tjson(convert.table_to_thrift(before)),
-                       "tableObjAfterJson": tjson(convert.table_to_thrift(after)), "locOwner": None,
-                       "isTruncateOp": "false", "timestamp": when, "writeId": event.write_id})]
-    if kind == EventType.DROP_TABLE:
-        table = codec.table_from_json(stored["table"])
-        return [_text({**head, "db": table.db_name, "table": table.name, "tableType": table.table_type.value,
-                       "tableObjJson": tjson(convert.table_to_thrift(table)), "timestamp": when})]
-    if kind in (EventType.ADD_PARTITION, EventType.ALTER_PARTITION):
+        return kind, {**head, "db": before.db_name, "table": before.name, "tableType": before.table_type.value,
+                      "tableObjBeforeJson": tjson(convert.table_to_thrift(before)),
+                      "tableObjAfterJson": tjson(convert.table_to_thrift(after)), "locOwner": None,
+                      "isTruncateOp": "false", "writeId": event.write_id}
+    if kind == EventType.ADD_PARTITION:
         of = await tables.table_of(event)
         parts = [codec.partition_from_json(event.db_name, event.table_name, p) for p in stored["partitions"]]
-        if kind == EventType.ADD_PARTITION:
-            return [_text({**head, **_table_fields(event, of), "locOwner": None, "timestamp": when,
-                           "partitions": [_key_values(of, p.name, p.values) for p in parts],
-                           "partitionListJson": [_partition_json(of, p) for p in parts],
-                           "partitionFiles": []})]
-        return [_text({**head, "cat": "hive", **_table_fields(event, of), "isTruncateOp": "false", "timestamp": when,
-                       "writeId": event.write_id, "keyValues": _key_values(of, p.name, p.values),
-                       "partitionObjBeforeJson": _partition_json(of, p),
-                       "partitionObjAfterJson": _partition_json(of, p)}) for p in parts]
+        return kind, {**head, **_table_fields(event, of), "locOwner": None,
+                      "partitions": [_key_values(of, p.name, p.values) for p in parts],
+                      "partitionListJson": [_partition_json(of, p) for p in parts], "partitionFiles": []}
+    if kind == EventType.ALTER_PARTITION:
+        of = await tables.table_of(event)
+        parts = [codec.partition_from_json(event.db_name, event.table_name, p) for p in stored["partitions"]]
+        altered = {**head, "cat": "hive", **_table_fields(event, of), "isTruncateOp": "false",
+                   "writeId": event.write_id}
+        if len(parts) > 1:  # Hive 4's JSONAlterPartitionsMessage (module docstring)
+            return ALTER_PARTITIONS, {**altered, "partitions": [_key_values(of, p.name, p.values) for p in parts],
+                                      "partitionListJson": [_partition_json(of, p) for p in parts]}
+        (p,) = parts
+        return kind, {**altered, "keyValues": _key_values(of, p.name, p.values),
+                      "partitionObjBeforeJson": _partition_json(of, p), "partitionObjAfterJson": _partition_json(of, p)}
     if kind == EventType.DROP_PARTITION:
         of = await tables.table_of(event)
-        names = stored["partition_names"]
-        return [_text({**head, "cat": "hive", **_table_fields(event, of), "timestamp": when,
-                       "partitions": [_key_values(None, n, ()) for n in names]})]
+        return kind, {**head, "cat": "hive", **_table_fields(event, of),
+                      "partitions": [_key_values(None, n, ()) for n in stored["partition_names"]]}
     if kind == EventType.CREATE_FUNCTION:
         function = codec.function_from_json(stored["function"])
-        return [_text({**head, "db": function.db_name,
-                       "functionObjJson": tjson(convert.function_to_thrift(function)), "timestamp": when})]
+        return kind, {**head, "db": function.db_name, "functionObjJson": tjson(convert.function_to_thrift(function))}
     if kind == EventType.DROP_FUNCTION:
         function = codec.function_from_json(stored["function"])
-        return [_text({**head, "db": function.db_name, "functionName": function.name, "timestamp": when})]
+        return kind, {**head, "db": function.db_name, "functionName": function.name}
     if kind == EventType.OPEN_TXN:
-        return [_text({"txnIds": None, "timestamp": when, "fromTxnId": min(stored["txn_ids"]),
-                       "toTxnId": max(stored["txn_ids"]), **head})]
+        return kind, {**head, "txnIds": None, "fromTxnId": min(stored["txn_ids"]), "toTxnId": max(stored["txn_ids"])}
     if kind == EventType.COMMIT_TXN:
-        return [_text({"txnid": stored["txn_id"], "timestamp": when, **head, "writeIds": None, "databases": None,
-                       "tables": None, "partitions": None, "tableObjs": None, "partitionObjs": None,
-                       "files": None})]
+        return kind, {**head, "txnid": stored["txn_id"], "writeIds": None, "databases": None, "tables": None,
+                      "partitions": None, "tableObjs": None, "partitionObjs": None, "files": None}
     if kind == EventType.ABORT_TXN:
-        return [_text({"txnid": stored["txn_id"], "timestamp": when, **head})]
+        return kind, {**head, "txnid": stored["txn_id"]}
     if kind == EventType.ALLOC_WRITE_ID:
-        return [_text({**head, "dbName": event.db_name, "tableName": event.table_name,
-                       "txnIdList": stored["txn_ids"], "writeIdList": stored["write_ids"], "timestamp": when})]
+        return kind, {**head, "dbName": event.db_name, "tableName": event.table_name, "txnIdList": stored["txn_ids"],
+                      "writeIdList": stored["write_ids"]}
     return None
 
 
@@ -183,9 +189,9 @@ def _partition_json(table: Table | None, p: Partition) -> str:
     return tjson(convert.partition_to_thrift(table, p))
 
 
-def _thrift_event(event: NotificationEvent, message: str, message_format: str) -> Any:
+def _thrift_event(event: NotificationEvent, message: str, message_format: str, event_type: str = "") -> Any:
     return hms.NotificationEvent(
-        eventId=event.event_id, eventTime=event.event_time_ms // 1000, eventType=event.event_type,
+        eventId=event.event_id, eventTime=event.event_time_ms // 1000, eventType=event_type or event.event_type,
         dbName=event.db_name or None, tableName=event.table_name or None, message=message,
         messageFormat=message_format)
 
@@ -204,34 +210,33 @@ async def hive_events(events: Sequence[NotificationEvent], read_table: TableRead
     the answer stops before an event whose Hive messages no longer fit (clients page by event id, so
     the rest comes next call), and an event whose Hive messages cannot fit even alone is answered with
     its gateway message, which always does (store/events.py largest_message), so that a read never fails
-    on an event and never skips one. An event's messages (several for an ALTER_PARTITION) are answered
-    all or none, as they share its id."""
+    on an event and never skips one. One event answers one event, with its id: ids stay consecutive."""
     budget = read_budget(max_message_bytes)
     tables = TableLookup(read_table)
     answered: list[Any] = []
     used = 0
     for event in events:
-        messages = await _messages_or_none(event, tables)
-        if messages is None:
-            converted = [_thrift_event(event, event.message, GATEWAY_EVENTS)]
+        hive = await _message_or_none(event, tables)
+        if hive is None:
+            converted = _thrift_event(event, event.message, GATEWAY_EVENTS)
         else:
-            converted = [_thrift_event(event, m, HIVE_FORMAT) for m in messages]
-        cost = sum(len(m.message.encode()) + EVENT_ENVELOPE_BYTES for m in converted)
+            converted = _thrift_event(event, hive[1], HIVE_FORMAT, hive[0])
+        cost = len(converted.message.encode()) + EVENT_ENVELOPE_BYTES
         if used + cost > budget:
             if answered:
                 break
-            converted = [_thrift_event(event, event.message, GATEWAY_EVENTS)]
+            converted = _thrift_event(event, event.message, GATEWAY_EVENTS)
             cost = len(event.message.encode()) + EVENT_ENVELOPE_BYTES
-        answered += converted
+        answered.append(converted)
         used += cost
     return answered
 
 
-async def _messages_or_none(event: NotificationEvent, tables: TableLookup) -> list[str] | None:
-    """`hive_messages`, or None for an event whose stored message is not what this module reads (one
+async def _message_or_none(event: NotificationEvent, tables: TableLookup) -> tuple[str, str] | None:
+    """`hive_message`, or None for an event whose stored message is not what this module reads (one
     written by an older gateway in another shape): it is answered with its gateway message, logged."""
     try:
-        return await hive_messages(event, tables)
+        return await hive_message(event, tables)
     except (KeyError, ValueError, TypeError) as e:
         log.warning("notification event %d (%s): its message could not be written in Hive's format (%r); "
                     "answered in the gateway's", event.event_id, event.event_type, e)

@@ -83,7 +83,9 @@ async def test_every_catalog_event_is_read_by_hives_deserializer_as_the_reads_an
     each message, read by Hive's deserializer, gives the objects get_database, get_table, get_partitions
     and get_function answered right after the write (a partition event's table: as it is when read).
     ALTER_DATABASE is Hive 3's (Hive 2.3's deserializer has no reader for it): its objects are read with
-    Hive's getTObj. An alter_partitions of two partitions is two ALTER_PARTITION events with its id."""
+    Hive's getTObj. An alter_partitions of two partitions is one event of Hive 4's ALTER_PARTITIONS (Hive
+    2.3's deserializer has none either: read with getTObj), and the ids are consecutive, as Hive 3's and 4's
+    HiveMetaStoreClient.getNextNotification requires (it throws on an id seen twice, or a gap)."""
     _, client = env
     start = (await client("get_current_notificationEventId")).eventId
     db0 = await client("get_database", "db")
@@ -122,11 +124,11 @@ async def test_every_catalog_event_is_read_by_hives_deserializer_as_the_reads_an
 
     got = (await client("get_next_notification", hms.NotificationEventRequest(lastEvent=start, maxEvents=100))).events
     assert [e.eventType for e in got] == [
-        "ALTER_DATABASE", "CREATE_TABLE", "ALTER_TABLE", "ADD_PARTITION", "ALTER_PARTITION", "ALTER_PARTITION",
-        "ALTER_PARTITION", "DROP_PARTITION", "CREATE_FUNCTION", "DROP_FUNCTION", "CREATE_TABLE", "DROP_TABLE",
+        "ALTER_DATABASE", "CREATE_TABLE", "ALTER_TABLE", "ADD_PARTITION", "ALTER_PARTITION", "ALTER_PARTITIONS",
+        "DROP_PARTITION", "CREATE_FUNCTION", "DROP_FUNCTION", "CREATE_TABLE", "DROP_TABLE",
         "CREATE_DATABASE", "DROP_DATABASE"]
     assert {e.messageFormat for e in got} == {"json-0.2"}
-    assert got[5].eventId == got[6].eventId != got[4].eventId  # alter_partitions: one write, one id
+    assert [e.eventId for e in got] == list(range(start + 1, start + 1 + len(got)))
     t_now = t1
     reader = jvm.org.apache.hadoop.hive.metastore.messaging.MessageFactory.getInstance().getDeserializer()
     messages = iter(got)
@@ -151,12 +153,18 @@ async def test_every_catalog_event_is_read_by_hives_deserializer_as_the_reads_an
         _same(jvm, java_p, read_p)
     _same(jvm, add.getTableObj(), t_now)
 
-    for read_p in [altered_one, *altered_two]:
-        alter_p = reader.getAlterPartitionMessage(next(messages).message)
-        assert dict(alter_p.getKeyValues()) == {"ds": read_p.values[0]}
-        _same(jvm, alter_p.getPtnObjAfter(), read_p)
-        _same(jvm, alter_p.getPtnObjBefore(), read_p)  # the event holds no before: the after (module docstring)
-        _same(jvm, alter_p.getTableObj(), t_now)
+    alter_p = reader.getAlterPartitionMessage(next(messages).message)
+    assert dict(alter_p.getKeyValues()) == {"ds": "1"}
+    _same(jvm, alter_p.getPtnObjAfter(), altered_one)
+    _same(jvm, alter_p.getPtnObjBefore(), altered_one)  # the event holds no before: the after (module docstring)
+    _same(jvm, alter_p.getTableObj(), t_now)
+
+    alter_ps = json.loads(next(messages).message)  # Hive 4's JSONAlterPartitionsMessage
+    assert (alter_ps["db"], alter_ps["table"], alter_ps["isTruncateOp"]) == ("db", "t", "false")
+    assert alter_ps["partitions"] == [{"ds": "2"}, {"ds": "3"}]
+    for text, read_p in zip(alter_ps["partitionListJson"], altered_two, strict=True):
+        _same(jvm, _tobj(jvm, text, "Partition"), read_p)
+    _same(jvm, _tobj(jvm, alter_ps["tableObjJson"], "Table"), t_now)
 
     drop_p = reader.getDropPartitionMessage(next(messages).message)
     assert [dict(m) for m in drop_p.getPartitions()] == [{"ds": "3"}]
@@ -171,9 +179,9 @@ async def test_every_catalog_event_is_read_by_hives_deserializer_as_the_reads_an
     _same(jvm, reader.getCreateTableMessage(next(messages).message).getTableObj(), gone)
     drop_t = reader.getDropTableMessage(next(messages).message)
     assert (drop_t.getDB(), drop_t.getTable()) == ("db", "gone")
-    _same(jvm, _tobj(jvm, json.loads(got[11].message)["tableObjJson"], "Table"), gone)  # Hive 3's field
+    _same(jvm, _tobj(jvm, json.loads(got[10].message)["tableObjJson"], "Table"), gone)  # Hive 3's field
 
-    for e, kind in zip(got[12:], ("Create", "Drop"), strict=True):
+    for e, kind in zip(got[11:], ("Create", "Drop"), strict=True):
         message = getattr(reader, f"get{kind}DatabaseMessage")(e.message)
         assert message.getDB() == "d2"
         _same(jvm, _tobj(jvm, json.loads(e.message)["dbJson"], "Database"), d2)  # Hive 3's field
@@ -330,7 +338,9 @@ async def _check_random_writes(client: ThriftClient, jvm: Any,
     parts = await client("get_partitions", "db", name, -1)
     got = (await client("get_next_notification", hms.NotificationEventRequest(lastEvent=start, maxEvents=100))).events
     reader = jvm.org.apache.hadoop.hive.metastore.messaging.MessageFactory.getInstance().getDeserializer()
-    assert [e.eventType for e in got] == ["CREATE_TABLE", "ADD_PARTITION", *["ALTER_PARTITION"] * len(parts)]
+    assert [e.eventType for e in got] == ["CREATE_TABLE", "ADD_PARTITION",
+                                          "ALTER_PARTITION" if len(parts) == 1 else "ALTER_PARTITIONS"]
+    assert [e.eventId for e in got] == [start + 1, start + 2, start + 3]
     created = reader.getCreateTableMessage(got[0].message).getTableObj()
     assert dict(created.getParameters()) == table.parameters
     added = reader.getAddPartitionMessage(got[1].message)
@@ -338,8 +348,12 @@ async def _check_random_writes(client: ThriftClient, jvm: Any,
         tuple(zip(keys, p.values, strict=True)) for p in parts}
     _same(jvm, added.getTableObj(), table)
     by_values = {tuple(p.values): p for p in parts}
-    for e in got[2:]:
-        after = reader.getAlterPartitionMessage(e.message).getPtnObjAfter()
+    if len(parts) == 1:
+        afters = [reader.getAlterPartitionMessage(got[2].message).getPtnObjAfter()]
+    else:
+        afters = [_tobj(jvm, text, "Partition") for text in json.loads(got[2].message)["partitionListJson"]]
+    assert len(afters) == len(parts)
+    for after in afters:
         _same(jvm, after, by_values[tuple(after.getValues())])
 
 

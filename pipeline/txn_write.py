@@ -58,6 +58,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -73,6 +74,8 @@ from hive.names import make_partition_name, unescape_path_name
 
 _log = logging.getLogger(__name__)
 STAGES = ("locked", "written", "registered", "moved", "before_commit", "committed")
+# How often an aborted txn's write cancels its Spark jobs again until it has stopped (txn_write's cancel_spark).
+CANCEL_AGAIN_S = 0.5
 MODES = ("append", "overwrite")
 
 
@@ -161,15 +164,26 @@ def txn_write(
     stage = on_stage or (lambda name: None)
     undo = _Undo()
 
+    stopped = threading.Event()  # set once this write starts no Spark job any more
+
     def cancel_spark(err: TxnAborted) -> None:
+        """Cancel the write's Spark jobs, in the keeper's thread, again and again until the write has
+        stopped: cancelJobsWithTag cancels the jobs running now, and a txn aborted while the driver still
+        sets up (lock, write id, table) would otherwise see its job start later and run to its end."""
         _log.error("cancelling the Spark jobs of %s: %s", tag, err)
-        sc.cancelJobsWithTag(tag)
+        while True:
+            sc.cancelJobsWithTag(tag)
+            if stopped.wait(CANCEL_AGAIN_S):
+                return
 
     job = _Job(df, sc, client, db, table, requested, mode, dict(partition or {}), tag, undo, stage)
     txn: Transaction | None = None
     try:
         with client.transaction(on_abort=cancel_spark) as txn:
-            result = job.run(txn)
+            try:
+                result = job.run(txn)
+            finally:
+                stopped.set()  # before the txn's end, which waits (bounded) for its keeper's thread
     except BaseException:
         # Never remove what a txn that may have committed wrote: readers may already read it.
         if cleanup_on_failure and (txn is None or txn.state in ("open", "aborted")):

@@ -76,6 +76,15 @@ def spark() -> Iterator[Any]:
     session.stop()
 
 
+@pytest.fixture(scope="module")
+def spark_ready() -> None:
+    """Skips the test unless a Hive-enabled session can run in a process of its own (Java 17+, pyspark)."""
+    problem = java_problem()
+    if problem:
+        pytest.skip(problem)
+    pytest.importorskip("pyspark")
+
+
 @pytest.fixture
 def gateway_address(pg_dsn: str) -> Iterator[str]:
     """A real gateway process on a fresh database (address host:port)."""

@@ -1,10 +1,12 @@
 """One Spark SQL session with Hive support against a Hive metastore at a thrift:// URI: the statements
 a data engineer runs, each statement's rows (or its error) written as JSON.
 
-    python tests/spark/hive_sql_script.py thrift://127.0.0.1:9083 WAREHOUSE_DIR OUT.json
+    python tests/spark/hive_sql_script.py thrift://127.0.0.1:9083 WAREHOUSE_DIR OUT.json [STATEMENTS.json]
 
-`{warehouse}` in a statement is WAREHOUSE_DIR (external locations are kept under it); the statement is
-recorded as written, so two runs with different warehouses compare statement by statement.
+The statements are STATEMENTS below, or the JSON list of strings in STATEMENTS.json (the random scripts of
+tests/spark/test_hive_sql_random_differential.py). `{warehouse}` in a statement is WAREHOUSE_DIR
+(external locations are kept under it); the statement is recorded as written, so two runs with different
+warehouses compare statement by statement.
 
 Run as its own process: a SparkContext's catalog (Hive or in-memory) is fixed when it starts, so a
 Hive-enabled session cannot share the test session's JVM.
@@ -248,8 +250,13 @@ STATEMENTS = [
 ]
 
 
-def main(uri: str, warehouse: str, out_path: str) -> None:
+def main(uri: str, warehouse: str, out_path: str, statements_path: str | None = None) -> None:
     from pyspark.sql import SparkSession
+
+    statements = STATEMENTS
+    if statements_path:
+        with open(statements_path) as f:
+            statements = json.load(f)
 
     os.environ["PYSPARK_PYTHON"] = sys.executable
     spark = (SparkSession.builder.master("local[2]").appName("hive metastore differential")
@@ -262,7 +269,7 @@ def main(uri: str, warehouse: str, out_path: str) -> None:
              .enableHiveSupport().getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     results = []
-    for statement in STATEMENTS:
+    for statement in statements:
         started = time.monotonic()
         try:
             rows = [[None if v is None else str(v) for v in row]
@@ -276,4 +283,4 @@ def main(uri: str, warehouse: str, out_path: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:5])

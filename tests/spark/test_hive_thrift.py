@@ -2,8 +2,9 @@
 same statements against the real Hive Metastore 2.3.10 from pyspark's jars: the same answers.
 
 Each session runs tests/spark/hive_sql_script.py in a process of its own (a Hive-enabled session
-cannot share the test session's JVM). The comparison leaves out what differs by nature: times,
-locations (each run has its own warehouse) and the file statistics Hive's metastore reads from the
+cannot share the test session's JVM), both at once (tests/spark/hive_sql_differential.py, shared with the
+random scripts of test_hive_sql_random_differential.py). The comparison leaves out what differs by nature:
+times, locations (each run has its own warehouse) and the file statistics Hive's metastore reads from the
 file system (numFiles, totalSize; the gateway never reads the data files). Where the gateway answers
 otherwise on purpose, KNOWN_DIFFERENCES says why; the test fails on any other difference, and on a
 listed one that went away.
@@ -13,23 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from loadtest.hms import hms_server, hms_unavailable_reason
-from tests.spark.conftest import java_problem, start_gateway
+from loadtest.hms import hms_unavailable_reason
+from tests.spark.hive_sql_differential import normalised, run_on_both
 
-HERE = Path(__file__).resolve().parent
-SCRIPT = HERE / "hive_sql_script.py"
-VOLATILE_ROWS = ("Created Time", "Last Access", "transient_lastDdlTime", "numFiles", "totalSize")
-VOLATILE_PARAMETERS = re.compile(r"(, )?\b(transient_lastDdlTime|numFiles|totalSize)=[^,\]]*")
-# The same inside SHOW TABLE EXTENDED's text (lines) and SHOW CREATE TABLE's (TBLPROPERTIES entries).
-VOLATILE_LINES = re.compile(r"^(Created Time|Last Access): .*\n", re.MULTILINE)
-VOLATILE_PROPERTIES = re.compile(r"(,\n)?\s*'(transient_lastDdlTime|numFiles|totalSize)' = '[^']*'")
 # The statements that fail, on both sides, with Spark's error for what the metastore answered.
 EXPECTED_ERRORS = {
     "DROP DATABASE lake": "[SCHEMA_NOT_EMPTY]",  # Spark reads the metastore's "Database lake is not empty"
@@ -46,77 +37,10 @@ KNOWN_DIFFERENCES = {
 }
 
 
-async def run_script(uri: str, warehouse: Path, out: Path) -> list[dict[str, Any]]:
-    """The script's session against the metastore at `uri`; cancelled, its process is killed."""
-    script = await asyncio.create_subprocess_exec(sys.executable, str(SCRIPT), uri, str(warehouse), str(out),
-                                                  stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
-    try:
-        async with asyncio.timeout(600):
-            _, stderr = await script.communicate()
-    finally:
-        if script.returncode is None:
-            script.kill()
-            await script.wait()
-    assert script.returncode == 0 and out.exists(), stderr.decode(errors="replace")[-4000:]
-    return json.loads(out.read_text())
-
-
-def normalised(results: list[dict[str, Any]], warehouse: Path) -> list[dict[str, Any]]:
-    out = []
-    for r in results:
-        rows = []
-        for row in r.get("rows", []):
-            if row and row[0] in VOLATILE_ROWS:
-                continue
-            cells = [None if c is None else _stable(c.replace(str(warehouse), "<warehouse>")) for c in row]
-            if cells[0] in ("Table Properties", "Partition Parameters") and cells[1] == "[]":
-                continue
-            rows.append(cells)
-        error = r.get("error")
-        out.append({"sql": r["sql"], "rows": rows, "error": error and error.replace(str(warehouse), "<warehouse>")})
-    return out
-
-
-def _stable(cell: str) -> str:
-    cell = VOLATILE_PARAMETERS.sub("", cell).replace("[, ", "[")
-    return VOLATILE_PROPERTIES.sub("", VOLATILE_LINES.sub("", cell))
-
-
-@pytest.fixture(scope="module")
-def spark_ready() -> None:
-    problem = java_problem()
-    if problem:
-        pytest.skip(problem)
-    pytest.importorskip("pyspark")
-
-
 def test_spark_sql_runs_against_the_gateway_as_against_hive_metastore(spark_ready: None, pg_dsn: str,
                                                                       tmp_path: Path) -> None:
-    # The two sessions run at once: each waits on its metastore and Spark's jobs far more than it computes.
     reason = hms_unavailable_reason()
-
-    async def on_the_gateway() -> list[dict[str, Any]]:
-        gateway = start_gateway(pg_dsn)
-        try:
-            await asyncio.to_thread(gateway.wait_serving)
-            assert gateway.thrift_address, gateway.output()[-2000:]
-            return await run_script(f"thrift://{gateway.thrift_address}", tmp_path / "gw-warehouse",
-                                    tmp_path / "gw.json")
-        finally:
-            await asyncio.to_thread(gateway.stop)
-
-    async def on_hive_metastore() -> list[dict[str, Any]]:
-        # dbcp: pyspark's jars lack BoneCP, Hive 2.3's default pool, which drop_database needs.
-        async with hms_server(jvm_args=["-Ddatanucleus.connectionPoolingType=dbcp"]) as address:
-            return await run_script(f"thrift://{address}", tmp_path / "hms-warehouse", tmp_path / "hms.json")
-
-    async def both() -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
-        async with asyncio.TaskGroup() as group:
-            gateway_run = group.create_task(on_the_gateway())
-            hive_run = None if reason else group.create_task(on_hive_metastore())
-        return gateway_run.result(), None if hive_run is None else hive_run.result()
-
-    ours, theirs = asyncio.run(both())
+    ours, theirs = asyncio.run(run_on_both(pg_dsn, tmp_path))
     errors = {r["sql"]: r["error"][:500] for r in ours if "error" in r}
     assert errors.keys() == EXPECTED_ERRORS.keys(), errors
     assert all(errors[sql].startswith(expected) for sql, expected in EXPECTED_ERRORS.items()), errors

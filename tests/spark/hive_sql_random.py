@@ -117,8 +117,9 @@ class Generator:
         return f" {self.spec(t.keys, self.rng.choice(sorted(t.parts)))}" if t and t.parts and self.chance(0.4) else ""
 
     def row(self, t: Table) -> list[str]:
-        n = self.next()
-        return [str(n) if c == "id" else f"'r{n}'" for c in t.columns]
+        n = self.next()  # a CTAS's columns include the source's partition keys, of their types
+        return [str(n) if c == "id" else self.literal(c, self.value(c)) if c in KEYS else f"'r{n}'"
+                for c in t.columns]
 
     def emit(self, statement: str) -> None:
         self.out.append(statement)
@@ -128,7 +129,8 @@ class Generator:
     def read(self, db: str, name: str, t: Table | None) -> None:
         full = f"{db}.{name}"
         choices = [f"DESCRIBE {full}", f"DESCRIBE EXTENDED {full}", f"DESCRIBE FORMATTED {full}",
-                   f"SHOW TBLPROPERTIES {full}", f"SHOW COLUMNS IN {full}", f"SHOW CREATE TABLE {full} AS SERDE",
+                   f"SHOW TBLPROPERTIES {full}", f"SHOW TBLPROPERTIES {full} ('tier')", f"SHOW COLUMNS IN {full}",
+                   f"SHOW CREATE TABLE {full} AS SERDE",
                    f"SHOW TABLE EXTENDED IN {db} LIKE '{name[0]}*'", f"SHOW TABLES IN {db}", f"SHOW VIEWS IN {db}"]
         if t is not None and not t.view:
             choices += [self.select(full, t)] * 4 + [f"DESCRIBE EXTENDED {full} id"]
@@ -137,6 +139,7 @@ class Generator:
             if t.parts:
                 part = self.rng.choice(sorted(t.parts))
                 choices += [f"DESCRIBE EXTENDED {full} {self.spec(t.keys, part)}",
+                            f"DESCRIBE FORMATTED {full} {self.spec(t.keys, part)}",
                             f"SHOW PARTITIONS {full} PARTITION ({self.spec_item(t.keys[0], part[0])})",
                             f"SHOW TABLE EXTENDED IN {db} LIKE '{name}' {self.spec(t.keys, part)}"]
         self.emit(self.rng.choice(choices))

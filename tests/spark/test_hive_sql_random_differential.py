@@ -50,7 +50,18 @@ def _without_table_statistics(answer: dict[str, Any]) -> dict[str, Any]:
     return {**answer, "rows": rows}
 
 
+def _like_beside_a_key_not_string(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    where = a["sql"].partition(" WHERE ")[2]
+    return (a["sql"].startswith("SELECT ") and " LIKE " in where and re.search(r"\b(hr|ds) ", where) is not None
+            and a["error"] is None and "get partition metadata by filter" in (b["error"] or ""))
+
+
 KNOWN_DIFFERENCES: dict[str, tuple[Rule, str]] = {
+    "LIKE beside a key not typed string": (
+        _like_beside_a_key_not_string,
+        "a partition filter with LIKE that also compares an int or date key is answered; Hive 2.3 runs a filter "
+        "with LIKE as a JDO query, which refuses keys not typed string, and Spark fails the SELECT "
+        "(test_thrift_differential.py's KNOWN_DIFFERENCES)"),
     "file statistics": (
         lambda a, b: _without_table_statistics(a) == _without_table_statistics(b),
         "Spark shows a table's or partition's Statistics (bytes, rows) from its totalSize, numRows and rawDataSize; "

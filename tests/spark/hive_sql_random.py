@@ -30,7 +30,9 @@ FORMATS = ("PARQUET", "ORC", "TEXTFILE")
 # Partition keys by type, and the values drawn for each: strings a path escapes, ints, dates.
 KEYS = {"cat": "STRING", "hr": "INT", "ds": "DATE"}
 VALUES = {
-    "cat": ("a b", "x/y", "k=v", "1:2", "50%", "ü日", "plain", "Z"),
+    # a.b and axb: a partial specification Hive 2.3 matches as a pattern (`.` any character), which Spark
+    # works around; the answers through Spark must agree.
+    "cat": ("a b", "x/y", "k=v", "1:2", "50%", "ü日", "plain", "Z", "a.b", "axb"),
     "hr": ("1", "2", "3", "10", "-1"),
     "ds": ("2024-01-01", "2024-01-02", "2024-02-29", "2023-12-31"),
 }
@@ -140,6 +142,7 @@ class Generator:
                 part = self.rng.choice(sorted(t.parts))
                 choices += [f"DESCRIBE EXTENDED {full} {self.spec(t.keys, part)}",
                             f"DESCRIBE FORMATTED {full} {self.spec(t.keys, part)}",
+                            f"SHOW PARTITIONS {full} PARTITION ({self.spec_item(t.keys[-1], part[-1])})",
                             f"SHOW PARTITIONS {full} PARTITION ({self.spec_item(t.keys[0], part[0])})",
                             f"SHOW TABLE EXTENDED IN {db} LIKE '{name}' {self.spec(t.keys, part)}"]
         self.emit(self.rng.choice(choices))
@@ -182,6 +185,11 @@ class Generator:
         self.emit(f"CREATE DATABASE {'IF NOT EXISTS ' if if_not else ''}{db}{clauses}")
         self.model.databases.setdefault(db, {})
         self.emit(self.rng.choice(("SHOW DATABASES", f"DESCRIBE DATABASE EXTENDED {db}")))
+
+    def alter_database(self) -> None:
+        db = self.pick_db()
+        self.emit(f"ALTER DATABASE {db} SET DBPROPERTIES ('tier'='{self.next() % 3}', 'note'='ä b')")
+        self.emit(f"DESCRIBE DATABASE EXTENDED {db}")
 
     def drop_database(self) -> None:
         db = self.pick_db()
@@ -228,7 +236,8 @@ class Generator:
             self.emit(f"CREATE TABLE {db}.{name} STORED AS {fmt} AS SELECT * FROM {src_db}.{src}")
             made = Table((t.columns + t.keys) if t else ["id", "v"], [])
         else:
-            self.emit(f"CREATE TABLE {db}.{name} LIKE {src_db}.{src}")
+            location = f" LOCATION '{{warehouse}}/ext/{name}_{self.rng.choice('ab')}'" if self.chance(0.3) else ""
+            self.emit(f"CREATE TABLE {db}.{name} LIKE {src_db}.{src}{location}")
             made = Table(list(t.columns), list(t.keys))
         tables = self.model.databases.get(db)
         if tables is not None and name not in tables and t is not None:
@@ -240,7 +249,15 @@ class Generator:
         src_db, src, t = self.pick_table()
         cols = ", ".join((t.columns + t.keys) if t else ["id"])
         where = f" WHERE {self.condition(t.keys)}" if t and t.keys and self.chance(0.5) else ""
-        kind = self.rng.choice(("create", "create", "alter", "drop"))
+        kind = self.rng.choice(("create", "create", "alter", "drop", "rename"))
+        if kind == "rename":
+            new = self.fresh_name(db, VIEWS)
+            self.emit(f"ALTER VIEW {db}.{name} RENAME TO {db}.{new}")
+            known = self.model.databases.get(db, {})
+            if v is not None and new not in known:
+                known[new] = known.pop(name)
+            self.emit(f"SHOW VIEWS IN {db}")
+            return
         if kind == "drop":
             self.emit(f"DROP VIEW {'IF EXISTS ' if self.chance(0.4) else ''}{db}.{name}")
             if v is not None:
@@ -362,6 +379,9 @@ class Generator:
             self.emit(f"ALTER TABLE {full} {spec} SET LOCATION '{{warehouse}}/moved/p{self.next()}'")
         elif kind == "truncate":
             spec = self.some_partition(t)
+            if spec and t is not None and len(t.keys) > 1 and self.chance(0.5):  # a partial specification
+                part = self.rng.choice(sorted(t.parts))
+                spec = f" PARTITION ({self.spec_item(t.keys[-1], part[-1])})"
             self.emit(f"TRUNCATE TABLE {full}{spec}")
         else:
             new_db = db if self.chance(0.75) else self.pick_db()
@@ -392,7 +412,9 @@ class Generator:
 
     def repair(self) -> None:
         db, name, t = self.pick_table(partitioned=True)
-        self.emit(self.rng.choice((f"MSCK REPAIR TABLE {db}.{name}", f"ALTER TABLE {db}.{name} RECOVER PARTITIONS")))
+        self.emit(self.rng.choice((f"MSCK REPAIR TABLE {db}.{name}", f"ALTER TABLE {db}.{name} RECOVER PARTITIONS",
+                                   f"MSCK REPAIR TABLE {db}.{name} SYNC PARTITIONS",
+                                   f"MSCK REPAIR TABLE {db}.{name} DROP PARTITIONS")))
         self.emit(f"SHOW PARTITIONS {db}.{name}")
 
     def drop_table(self) -> None:
@@ -409,7 +431,7 @@ class Generator:
             return self.create_database()
         if sum(len(t) for t in self.model.databases.values()) < 2 and self.chance(0.6):
             return self.create_table()
-        actions = [(self.create_database, 2), (self.drop_database, 1), (self.create_table, 6),
+        actions = [(self.create_database, 2), (self.drop_database, 1), (self.alter_database, 1), (self.create_table, 6),
                    (self.create_table_as, 2), (self.view, 2), (self.insert, 9), (self.add_partitions, 4),
                    (self.drop_partitions, 3), (self.rename_partition, 2), (self.alter_table, 6),
                    (self.analyze, 2), (self.repair, 1), (self.drop_table, 2)]

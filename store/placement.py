@@ -58,13 +58,30 @@ async def renamed_table_location(old: Table, new: Table,
 def renamed_partition_location(table: Table, old_location: str, old_name: str, new_name: str,
                                requested: str) -> str | None:
     """Where a rename of partition `old_name` (at `old_location`) to `new_name` moves its directory, or
-    None when it stays: a managed table's partition at its default place goes to the new name's,
+    None when it stays: a managed table's partition at its default place (the keys' names in any case) goes
+    to the new name's,
     unless the caller placed it (`requested`, the new partition's location, is neither empty nor the
     old one)."""
-    if (owns_data(table) and old_location == n.default_location(table.sd.location, old_name)
+    if (owns_data(table) and _at_default_place(old_location, table.sd.location, old_name)
             and requested in ("", old_location)):
         return n.default_location(table.sd.location, new_name)
     return None
+
+
+def _at_default_place(location: str, table_location: str, name: str) -> bool:
+    """Whether a partition named `name` at `location` is at its default place, the keys' names in any case:
+    Spark keeps a Hive table's partition columns in the case they were declared in and writes `Ds=x` where the
+    metastore's name (and default directory) is `ds=x`. Spark's rename of such a partition counts on the
+    metastore moving it to the lower-case default directory, as Hive does, and then renames that to its own."""
+    default = n.default_location(table_location, name)
+    if location == default:
+        return True
+    depth = name.count("/") + 1  # a directory a key (an escaped value holds no '/')
+    parts = location.split("/")
+    if len(parts) <= depth:
+        return False
+    lowered = [k.lower() + sep + v for k, sep, v in (part.partition("=") for part in parts[-depth:])]
+    return "/".join(parts[:-depth] + lowered) == default
 
 
 def exchanged_location(p: Partition, source: Table, dest: Table) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import functools
 import os
 from dataclasses import replace
@@ -692,6 +693,34 @@ async def test_rename_partition_moves_its_directory_with_it(env: tuple[ThriftCli
     got.parameters = {"altered": "yes"}
     await client("rename_partition", "db", "t", [], got)
     assert (await client("get_partition", "db", "t", ["new"])).parameters["altered"] == "yes"
+
+
+async def test_a_partition_in_its_directory_spelled_as_spark_does_moves_with_its_rename(
+        env: tuple[ThriftClient, Path], tmp_path: Path) -> None:
+    """Spark keeps a Hive table's partition columns in the case they were declared in and writes `Ds=x/Hr=1`
+    where the metastore's name is `ds=x/hr=1`. Its rename of such a partition counts on the metastore moving
+    it to the new name's default directory, as Hive does, and then renames that to its own spelling; a
+    partition left where it was failed Spark's ALTER TABLE ... RENAME TO PARTITION ("Unable to rename
+    partition path"). A partition placed elsewhere still stays."""
+    client, warehouse = env
+    await client("create_table", _table("t", ("ds", "hr")))
+    home = warehouse / "db.db" / "t"
+    table = await client("get_table", "db", "t")
+
+    def at(values: list[str], location: Path) -> Any:
+        sd = copy.deepcopy(table.sd)
+        sd.location = str(location)
+        return hms.Partition(values=values, dbName="db", tableName="t", parameters={}, sd=sd)
+    await client("add_partitions", [at(["a b/c", "1"], home / "Ds=a b%2Fc" / "Hr=1"),
+                                    at(["x", "2"], tmp_path / "elsewhere")])
+    data = _write_file(str(home / "Ds=a b%2Fc" / "Hr=1"))
+    for old_values, new_values in ((["a b/c", "1"], ["é/ü", "3"]), (["x", "2"], ["y", "2"])):
+        old = await client("get_partition", "db", "t", old_values)
+        await client("rename_partition", "db", "t", old_values, hms.Partition(
+            values=new_values, dbName="db", tableName="t", parameters={}, sd=old.sd))
+    assert (await client("get_partition", "db", "t", ["é/ü", "3"])).sd.location == str(home / "ds=é%2Fü" / "hr=3")
+    assert (home / "ds=é%2Fü" / "hr=3" / data.name).exists() and not data.exists()
+    assert (await client("get_partition", "db", "t", ["y", "2"])).sd.location == str(tmp_path / "elsewhere")
 
 
 async def test_a_renamed_partition_keeps_its_grants_and_the_statistics_of_the_columns_it_keeps(

@@ -224,7 +224,10 @@ class Generator:
         if self.chance(0.4):
             parts.append(f" COMMENT 'table {name}'")
         if keys:
-            parts.append(" PARTITIONED BY (" + ", ".join(f"{k} {KEYS[k]}" for k in keys) + ")")
+            # Now and then declared in upper case: Spark keeps the case (its directories `Cat=x`), the
+            # metastore's names are lower case.
+            spelled = [k.capitalize() if self.chance(0.25) else k for k in keys]
+            parts.append(" PARTITIONED BY (" + ", ".join(f"{k} {KEYS[k.lower()]}" for k in spelled) + ")")
         parts.append(f" STORED AS {fmt}")
         if external or self.chance(0.1):
             # Two directories a name: a table made again there finds the files (and partition

@@ -9,12 +9,13 @@ that mean something; it is a guide, not an oracle (the test compares the two met
 The default database is left alone: its location is each metastore's own warehouse (the gateway's
 `hive.metastore.warehouse.dir`, not the test's), so every table in it would differ by nature.
 
-Two things are not drawn, as their differences would repeat in every later read: a rename of a partition
+Three things are not drawn, as their differences would repeat in every later read: a rename of a partition
 placed outside its default directory (Hive 2.3 moves it to the new name's default directory, the gateway
-leaves it where its owner put it: test_thrift_stateful_differential.py's RENAMED_IN_PLACE), and a drop by a
-partial specification whose value has a '.' (Spark drops what the metastore lists for it; Hive 2.3 lists
-every name the value matches as a pattern, `a.b` matching `axb` too, the gateway only `a.b`: the README's
-partial specifications). SHOW PARTITIONS by such a specification is drawn, its difference listed. And an
+leaves it where its owner put it: test_thrift_stateful_differential.py's RENAMED_IN_PLACE), and a drop of a
+partition whose value has a '.' (Spark drops what the metastore's get_partition_names_ps lists for the
+specification, a whole one too; Hive 2.3 lists every name the value matches as a pattern, so DROP PARTITION
+(cat='a.b') drops cat=axb and cat=a b as well; the gateway lists only a.b: the README's partial
+specifications). SHOW PARTITIONS by such a specification is drawn, its difference listed. And an
 ADD of several partitions that fails on one that exists names that one first: Hive 2.3 makes the directories
 of those before it in threads of its own and, failing, deletes only those its threads have reported, so a
 directory may stay behind for a later MSCK REPAIR to find (the gateway refuses the ADD before it makes any).
@@ -22,7 +23,7 @@ directory may stay behind for a later MSCK REPAIR to find (the gateway refuses t
 A rename across databases is drawn now and then, though Spark refuses it before it reaches the metastore.
 Spark's grammar takes no comparison in DROP PARTITION (`PARTITION (hr > 3)` is a PARSE_SYNTAX_ERROR before
 the metastore is asked), so the drops of several partitions at once are partial specifications
-(`PARTITION (hr=1)` of a table partitioned by ds and hr), which Spark lists with get_partitions_ps.
+(`PARTITION (hr=1)` of a table partitioned by ds and hr), which Spark lists through the metastore.
 
 Every statement is written so that its answer compares: SELECTs order by every column they return;
 locations are under `{warehouse}`, which hive_sql_script.py fills in.
@@ -128,6 +129,11 @@ class Generator:
     def some_partition(self, t: Table | None) -> str:
         """Now and then one of the table's partitions (` PARTITION (...)`), else nothing."""
         return f" {self.spec(t.keys, self.rng.choice(sorted(t.parts)))}" if t and t.parts and self.chance(0.4) else ""
+
+    def undotted(self, part: Part) -> Part:
+        """The values of a partition to drop, without a '.' (matched as a pattern by Hive 2.3: the module's
+        docstring)."""
+        return tuple("plain" if "." in v else v for v in part)
 
     def row(self, t: Table) -> list[str]:
         n = self.next()  # a CTAS's columns include the source's partition keys, of their types
@@ -346,13 +352,11 @@ class Generator:
         if_exists = "IF EXISTS " if self.chance(0.5) else ""
         if len(t.keys) > 1 and self.chance(0.35):  # a partial specification: every partition it matches
             i = self.rng.randrange(len(t.keys))
-            part = self.new_part(t)
-            if "." in part[i]:  # matched as a pattern by Hive 2.3 (see the module's docstring)
-                part = part[:i] + ("plain",) + part[i + 1:]
+            part = self.undotted(self.new_part(t))
             self.emit(f"ALTER TABLE {db}.{name} DROP {if_exists}PARTITION ({self.spec_item(t.keys[i], part[i])})")
             t.parts = {p for p in t.parts if p[i] != part[i]}
         else:
-            specs = [self.spec(t.keys, self.new_part(t)) for _ in range(self.rng.choice((1, 1, 2)))]
+            specs = [self.spec(t.keys, self.undotted(self.new_part(t))) for _ in range(self.rng.choice((1, 1, 2)))]
             self.emit(f"ALTER TABLE {db}.{name} DROP {if_exists}{', '.join(specs)}")
             for s in specs:
                 t.parts = {p for p in t.parts if self.spec(t.keys, p) != s}

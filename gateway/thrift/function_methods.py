@@ -28,6 +28,8 @@ class FunctionMethods:
                                                                            required(funcName, "funcName")))
 
     async def get_functions(self, dbName: str | None, pattern: str | None) -> list[str]:  # noqa: N803
+        if pattern == "":  # matched as Hive's pattern: only an empty name would match (unset is every name)
+            return []
         return await self._catalog.list_function_names(required(dbName, "dbName"), pattern or "")
 
     async def get_all_functions(self) -> Any:

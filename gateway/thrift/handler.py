@@ -56,6 +56,12 @@ HIVE_TABLE_TYPES = frozenset({t.value for t in TableType} | {"INDEX_TABLE", "MAT
 _READABLE_CONFIG = re.compile(r"(hive|hdfs|mapred|metastore).*", re.DOTALL)
 
 
+def _matches_none(*patterns: str | None) -> bool:
+    """Whether a Hive name pattern is the empty string: Hive matches it as a pattern, which only an empty
+    name would match, so it lists nothing (Hive 2.3 and 4 alike; unset, None, is every name)."""
+    return "" in patterns
+
+
 def _wanted(max_parts: int | None) -> int:
     """Hive's max_parts: at most that many; negative (Hive's -1) means every one, never a silent cut."""
     return ALL_PARTITIONS if max_parts is None or max_parts < 0 else max_parts
@@ -158,6 +164,8 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         return await self.get_database(required(request.name, "name"))
 
     async def get_databases(self, pattern: str | None) -> list[str]:
+        if _matches_none(pattern):
+            return []
         return await self._catalog.list_databases(pattern or "")
 
     async def get_all_databases(self) -> list[str]:
@@ -205,6 +213,8 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         return RawValue(TType.STRUCT, wire.struct_field(1, wire.table_struct(table)))  # GetTableResult
 
     async def _columns(self, db_name: str | None, table_name: str | None, *, with_keys: bool) -> list[Any]:
+        if db_name == "" or table_name == "":  # names no table: Hive's UnknownTableException, not a bad request
+            raise NotFound(f"table {db_name or '?'}.{table_name or '?'} does not exist")
         table = await self._table(db_name, table_name)
         return convert.fields_to_thrift((*table.columns, *table.partition_keys) if with_keys else table.columns)
 
@@ -278,6 +288,8 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         return RawValue(TType.STRUCT, wire.list_field(1, tables))  # GetTablesResult
 
     async def get_tables(self, db_name: str | None, pattern: str | None) -> list[str]:
+        if _matches_none(pattern):
+            return []
         return await self._table_names(db_name, pattern or "")
 
     async def get_all_tables(self, db_name: str | None) -> list[str]:
@@ -287,6 +299,8 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         if tableType not in HIVE_TABLE_TYPES:  # Hive's TableType.valueOf
             raise InvalidArgument(f"tableType {tableType!r} is not one of Hive's table types: "
                                   f"{', '.join(sorted(HIVE_TABLE_TYPES))}")
+        if _matches_none(pattern):
+            return []
         return await self._table_names(db_name, pattern or "", tableType)
 
     async def _table_names(self, db_name: str | None, pattern: str, table_type: str | None = None) -> list[str]:
@@ -308,6 +322,8 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
 
     async def get_table_meta(self, db_patterns: str | None, tbl_patterns: str | None,
                              tbl_types: list[str] | None) -> list[Any]:
+        if _matches_none(db_patterns, tbl_patterns):
+            return []
         return [hms.TableMeta(dbName=t.db_name, tableName=t.name, tableType=t.table_type.value, comments=t.comment)
                 for t in await self._catalog.list_table_summaries(db_patterns or "", tbl_patterns or "",
                                                                   tbl_types or ())]

@@ -1,0 +1,51 @@
+"""Differences from Hive Metastore 2.3.10 that tests/e2e/test_thrift_methods_differential.py found, each
+pinned here on the gateway alone (Hive's answers, checked against the real one, written in): the same calls
+answer as Hive's do."""
+
+from __future__ import annotations
+
+from typing import AsyncIterator
+
+import pytest
+from hmsclient.genthrift.hive_metastore import ttypes as ht
+
+from tests.conftest import running_gateway
+from tests.e2e.test_thrift_api import Thrift, _table
+
+
+@pytest.fixture
+async def hms(pg_dsn: str) -> AsyncIterator[Thrift]:
+    async with running_gateway(pg_dsn) as gw:
+        thrift = Thrift(gw)
+        try:
+            await thrift.call("create_database", ht.Database("db", "", None, {}))
+            await thrift.call("create_table", _table("db", "t"))
+            yield thrift
+        finally:
+            thrift.client.close()
+
+
+async def test_an_empty_name_pattern_lists_nothing(hms: Thrift) -> None:
+    """Hive matches '' as a pattern, which no name matches; an unset pattern is every name."""
+    await hms.call("create_function", ht.Function("f", "db", "com.example.F", "alice", ht.PrincipalType.USER, 0,
+                                                  ht.FunctionType.JAVA, []))
+    assert await hms.call("get_databases", "") == []
+    assert await hms.call("get_tables", "db", "") == []
+    assert await hms.call("get_tables_by_type", "db", "", "MANAGED_TABLE") == []
+    assert await hms.call("get_table_meta", "", "*", None) == []
+    assert await hms.call("get_table_meta", "db", "", None) == []
+    assert await hms.call("get_functions", "db", "") == []
+    # the same calls with `*` find them
+    assert "db" in await hms.call("get_databases", "*")
+    assert await hms.call("get_tables", "db", "*") == ["t"]
+    assert await hms.call("get_tables_by_type", "db", "*", "MANAGED_TABLE") == ["t"]
+    assert [m.tableName for m in await hms.call("get_table_meta", "db", "*", None)] == ["t"]
+    assert await hms.call("get_functions", "db", "*") == ["f"]
+
+
+async def test_the_fields_of_an_empty_table_name_are_an_unknown_table(hms: Thrift) -> None:
+    """Hive looks the empty name up as any other: UnknownTableException, not MetaException."""
+    for method in ("get_fields", "get_schema"):
+        await hms.raises(ht.UnknownTableException, method, "db", "")
+        await hms.raises(ht.UnknownTableException, method, "", "t")
+        await hms.raises(ht.UnknownTableException, f"{method}_with_environment_context", "db", "", None)

@@ -47,7 +47,9 @@ it: a lookup in other case is drawn); a socket time-out not above 0 set by setMe
 but Hive 2.3 keeps it for the connection: test_thrift_differential.py 'metaconf: the time-out after the
 refusals'); setMetaConf of the partition whitelist and of the direct-SQL switch to false (the servers'
 connections live for the module, and what Hive then does with them is another reference than the one
-compared). A primary or foreign key that Hive accepts is dropped again on Hive's side after the step (its
+compared); a foreign key of a table to itself (Hive 2.3 then refused a later drop of the table); one
+privilege twice in one grant, with and without its grant option (refused here; Hive 2.3 stores both).
+A primary or foreign key that Hive accepts is dropped again on Hive's side after the step (its
 answer compared first): the gateway stores none, and Hive 2.3 refused to drop a table holding a foreign
 key to itself.
 """
@@ -258,8 +260,13 @@ def grant_privileges(ex: MethodsExample) -> Made:
             privileges.clear()
             touched.clear()
         principal, kind = ex.principal()
+        privilege = ex.rng.choice(PRIVILEGES)
+        if any(_same_grant(p, obj, principal, kind, privilege) for p in privileges):
+            # Not one privilege twice in a bag (with and without its grant option): refused here (which
+            # should stand?), where Hive 2.3 stores both rows, a difference every later read would show.
+            continue
         privileges.append(ht.HiveObjectPrivilege(obj, principal, kind, ht.PrivilegeGrantInfo(
-            ex.rng.choice(PRIVILEGES), 0, "bob", _U, ex.rng.random() < 0.3)))
+            privilege, 0, "bob", _U, ex.rng.random() < 0.3)))
         touched += tables
         if _missing(ex, obj):
             break
@@ -272,6 +279,14 @@ def grant_privileges(ex: MethodsExample) -> Made:
         return "revoke_privileges", (bag,), done
     request_type = ex.rng.choice([ht.GrantRevokeType.GRANT, ht.GrantRevokeType.REVOKE])
     return "grant_revoke_privileges", (ht.GrantRevokePrivilegeRequest(request_type, bag, ex.rng.random() < 0.3),), done
+
+
+def _same_grant(p: ht.HiveObjectPrivilege, obj: ht.HiveObjectRef, principal: str, kind: int, privilege: str) -> bool:
+    def lowered(o: ht.HiveObjectRef) -> tuple[Any, ...]:
+        return (o.objectType, (o.dbName or "").lower(), (o.objectName or "").lower(), o.partValues,
+                (o.columnName or "").lower())
+    return (lowered(p.hiveObject) == lowered(obj) and p.principalType == kind
+            and p.principalName.lower() == principal.lower() and p.grantInfo.privilege.lower() == privilege.lower())
 
 
 def _missing(ex: MethodsExample, obj: ht.HiveObjectRef) -> bool:
@@ -297,6 +312,10 @@ def add_constraint(ex: MethodsExample) -> Made:
     if ex.rng.random() < 0.5:
         return "add_primary_key", (ht.AddPrimaryKeyRequest([_pk(ex, db, table)]),), [("table", db, table)]
     parent_db, parent = ex.db_table()
+    if (parent_db.lower(), parent.lower()) == (db.lower(), table.lower()):
+        # Not a key of a table to itself: Hive 2.3 then refused a later drop of the table (MetaException, seen
+        # in the soak), where the gateway drops it.
+        parent = next(t for t in TABLES[:2] if t != table.lower())
     fk = ht.SQLForeignKey(parent_db, parent, ex.column(parent_db, parent), db, table, ex.column(db, table), 1, 0, 0,
                           ex.rng.choice(FOREIGN_KEYS), ex.rng.choice([*PRIMARY_KEYS, "nope"]), False, False, False)
     return "add_foreign_key", (ht.AddForeignKeyRequest([fk]),), [("table", db, table), ("table", parent_db, parent)]
@@ -402,6 +421,15 @@ _PER_CONNECTION = ("setMetaConf", "getMetaConf")  # made on every connection: ea
 _CONSTRAINT_WRITES = ("add_primary_key", "add_foreign_key")
 
 
+def _role_names(method: str, args: tuple[Any, ...]) -> tuple[str, ...]:
+    """The role and principal names of a role call."""
+    if method == "create_role":
+        return (args[0].roleName,)
+    if method == "grant_revoke_role":
+        return (args[0].roleName, args[0].principalName)
+    return (args[0],) if method == "drop_role" else (args[0], args[1])
+
+
 def _bag(method: str, args: tuple[Any, ...]) -> list[ht.HiveObjectPrivilege]:
     bag = args[0].privileges if method == "grant_revoke_privileges" else args[0]
     return list(bag.privileges or [])
@@ -427,10 +455,10 @@ METHOD_DELIBERATE: dict[str, Callable[[str, tuple[Any, ...], Any, Any], bool]] =
         or (m in ("get_primary_keys", "get_foreign_keys") and _no_keys(ours) and _keys_of(theirs))
         or (m == "drop_constraint" and _raised(ours, "NoSuchObjectException"))
         or (m == "create_table_with_constraints" and _has_keys(a) and _raised(ours, "InvalidObjectException")),
-    "a role named '' is refused (MetaException: a role needs a name, and none has an empty one); Hive 2.3 creates "
-    "it, and drops it or (as for any missing role) answers true":
-        lambda m, a, ours, theirs: m in ("create_role", "drop_role")
-        and (a[0] if m == "drop_role" else a[0].roleName) == "" and _raised(ours, "MetaException"),
+    "a role or principal named '' is refused (MetaException: a role needs a name, and none has an empty one); "
+    "Hive 2.3 creates, grants, revokes and drops it, or (as for any missing one) answers true":
+        lambda m, a, ours, theirs: m in ("create_role", "drop_role", "grant_role", "revoke_role", "grant_revoke_role")
+        and "" in _role_names(m, a) and _raised(ours, "MetaException"),
     "get_partition_names_ps with an empty specification: every partition's name (as the filter test's "
     "KNOWN_DIFFERENCES list for the partition listings); Hive 2.3 answers MetaException":
         lambda m, a, ours, theirs: m == "get_partition_names_ps" and not a[2] and isinstance(ours, list)
@@ -527,11 +555,27 @@ def _in_other_case(ex: MethodsExample, method: str, args: tuple[Any, ...], ours:
     return bool(call(ex, ex.run.hms, method, (*args[:at], lowered, *args[at + 1:])) == ours)
 
 
+_FIRST_BY_NAME = ("get_table_names_by_filter with a maximum: the first tables by name; Hive 2.3 cuts its database's "
+                  "answer, in no order it promises (Derby's: the order the tables were made)")
+
+
+def _first_by_name(ex: MethodsExample, method: str, args: tuple[Any, ...], ours: Any, theirs: Any) -> bool:
+    """Whether a limited table filter's answers are each as many of the tables Hive finds unlimited, ours the
+    first by name."""
+    if method != "get_table_names_by_filter" or args[2] < 0 or not isinstance(ours, list) \
+            or not isinstance(theirs, list) or len(ours) != len(theirs):
+        return False
+    every = call(ex, ex.run.hms, method, (args[0], args[1], -1))
+    return isinstance(every, list) and ours == every[:len(ours)] and set(theirs) <= set(every)
+
+
 def compare(ex: MethodsExample, method: str, args: tuple[Any, ...], ours: Any, theirs: Any, what: str) -> None:
     if ours != theirs:
         reason = method_explained(method, args, ours, theirs)
         if reason is None and _in_other_case(ex, method, args, ours):
             reason = _OTHER_CASE
+        if reason is None and _first_by_name(ex, method, args, ours, theirs):
+            reason = _FIRST_BY_NAME
         if reason is not None:
             ex.run.deliberate[reason] = ex.run.deliberate.get(reason, 0) + 1
             return

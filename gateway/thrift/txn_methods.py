@@ -8,12 +8,16 @@ cannot pick by itself (heartbeat names a lock or a txn), the method raises the d
 
 from __future__ import annotations
 
+import struct
 from typing import Any, Iterable
+
+from thriftpy2.thrift import TType
 
 from gateway.auth import Identity, Ownership, shown, thrift_identity
 from gateway.config import GATEWAY_EVENTS, Settings
-from gateway.thrift import hive_events
+from gateway.thrift import hive_events, wire
 from gateway.thrift.idl import hms
+from gateway.thrift.server import RawValue
 from store.cache.facade import CachedCatalog
 from store.catalog_store import CatalogStore
 from store.errors import InvalidArgument, NotFound, ResourceExhausted
@@ -114,10 +118,19 @@ class TxnLockMethods:
         for txn_id in txn_ids:
             self._cached.ended_txn(txn_id, max(event_ids, default=0))
 
-    async def get_open_txns(self) -> Any:
+    async def get_open_txns(self) -> RawValue:
         """Hive's getOpenTxns: without READ_ONLY txns, which write nothing (Hive 4's TxnHandler.getOpenTxns
-        leaves them out as get_open_txns_req does when asked to)."""
-        return _open_txns_response(await self._txns.get_open_txns(0, READ_ONLY_TXNS))
+        leaves them out as get_open_txns_req does when asked to).
+
+        Hive 2.3 and Hive 3 both call it (DbTxnManager.getValidTxns, before every statement), and declare
+        GetOpenTxnsResponse.open_txns (required, field 2) as a set<i64> (2.3) and a list<i64> (3): a client
+        skips a field of another type than its own, then fails the reply for the required field it lacks. So
+        the field is written twice, as a set and then as a list: each client reads the one of its type and
+        skips the other (Hive 2.3 skips abortedBits, a field it does not know)."""
+        response = _open_txns_response(await self._txns.get_open_txns(0, READ_ONLY_TXNS))
+        ids = response.open_txns
+        as_set = struct.pack("!bhbi", TType.SET, 2, TType.I64, len(ids)) + struct.pack(f"!{len(ids)}q", *ids)
+        return RawValue(TType.STRUCT, as_set + wire.encode(response))
 
     async def get_open_txns_req(self, rqst: Any) -> Any:
         """Hive 4's form of get_open_txns, the only one its clients call (HiveMetaStoreClient

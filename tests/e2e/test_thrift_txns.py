@@ -414,3 +414,29 @@ async def test_a_txn_or_lock_id_that_is_not_positive_is_the_declared_no_such_exc
             await hms_call(method, request)
         assert "internal error" not in refusal.value.message and len(refusal.value.message) <= 1000, method
     assert await hms_call("getVersion")
+
+
+async def test_get_open_txns_reads_in_hive_2_3s_shape_and_in_hive_3s(env: Any) -> None:
+    """Hive 2.3's GetOpenTxnsResponse.open_txns is a set<i64>, Hive 3's a list<i64> (both required, field 2):
+    Hive 2.3's DbTxnManager calls get_open_txns before every statement and failed every one on a reply with the
+    list only ("Required field 'open_txns' is unset!"). hmsclient holds Hive 2.3's structs."""
+    import asyncio
+    import contextlib
+
+    from loadtest.hms import connect as connect_hive_2_3
+
+    hms_call, _, _ = env
+    a, b, c = (await hms_call("open_txns", hms.OpenTxnRequest(num_txns=3, user="hive", hostname="h"))).txn_ids
+    await hms_call("commit_txn", hms.CommitTxnRequest(txnid=b))
+    await hms_call("abort_txn", hms.AbortTxnRequest(txnid=c))
+    newer = await hms_call("get_open_txns")
+    assert (newer.txn_high_water_mark, newer.open_txns, newer.abortedBits) == (c, [a, c], bitset([False, True]))
+
+    def read() -> Any:
+        with contextlib.closing(connect_hive_2_3(f"127.0.0.1:{hms_call.port}")) as client:
+            response = client.get_open_txns()
+            response.validate()
+            return response
+
+    older = await asyncio.to_thread(read)
+    assert (older.txn_high_water_mark, older.open_txns, older.min_open_txn) == (c, {a, c}, a)

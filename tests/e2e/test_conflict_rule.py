@@ -231,7 +231,8 @@ async def test_two_adds_that_would_wait_for_each_other_abort_the_second_at_once(
 async def test_a_wait_its_deadline_ended_leaves_no_trace_in_the_wait_graph(txns: Txns) -> None:
     """a's add waits for b until its gRPC deadline ends the call; b's later add waiting for a is
     then no deadlock (the cancelled wait unregistered itself, though cancelled by the deadline's
-    time-out and by gRPC both)."""
+    time-out and by gRPC both). The client sees the deadline before the server has ended its side
+    (on a loaded machine, a while before), so the graph is read until it is empty: it must be, soon."""
     a, b = await txns.open(2)
     await txns.add(a, "x")
     await txns.add(b, "y")
@@ -241,6 +242,13 @@ async def test_a_wait_its_deadline_ended_leaves_no_trace_in_the_wait_graph(txns:
                 db_name="db", table_name="t", txn_id=a, if_not_exists=True, partitions=[pb.Partition(values=["y"])]),
                 timeout=0.3)
         assert err.value.code() == C.DEADLINE_EXCEEDED
+    conn = await asyncpg.connect(txns.dsn)
+    try:
+        async with asyncio.timeout(10):
+            while await conn.fetchval("SELECT count(*) FROM txn_waits"):
+                await asyncio.sleep(0.02)
+    finally:
+        await conn.close()
     second = asyncio.create_task(_add_if_absent(txns, b, "x"))
     assert await _still_waiting(second)
     await txns.commit(a)

@@ -47,7 +47,11 @@ def fields_from_thrift(items: Iterable[Any] | None) -> tuple[FieldSchema, ...]:
 
 
 def fields_to_thrift(items: Iterable[FieldSchema]) -> list[Any]:
-    return [hms.FieldSchema(name=f.name, type=f.type, comment=f.comment) for f in items]
+    """Columns as Hive's FieldSchema: a column without a comment has none (null), as Hive's metastore
+    answers one sent without (Spark and Hive send null; Hive 2.3's SHOW CREATE TABLE prints `COMMENT ''`
+    for ''). The store keeps no comment as '' (gRPC's FieldSchema.comment is a plain string), so a comment
+    set to '' reads back as none."""
+    return [hms.FieldSchema(name=f.name, type=f.type, comment=f.comment or None) for f in items]
 
 
 def sd_from_thrift(sd: Any) -> StorageDescriptor:

@@ -132,14 +132,11 @@ DELIBERATE: dict[str, str] = {
     "ALTER TABLE lake.acid_parts PARTITION (ds='2024-01-01') COMPACT 'minor'":
         "follows from the one above: the partition was not added, so Hive's DDLTask finds no partition to compact",
     "SHOW COMPACTIONS": "follows from the one above: one compaction request fewer",
+    "DESCRIBE EXTENDED lake.acid_parts": "follows from the refused ADD PARTITION of lake.acid_parts: numPartitions 0 "
+                                         "(and Hive's add marks the table's basic statistics accurate)",
 }
 # Gateway differences found here and NOT fixed yet (not deliberate: open work, each with what is wrong).
 OPEN_BUGS: dict[str, str] = {
-    "SHOW CREATE TABLE lake.orders":
-        "a column sent without a comment (null) is read back with comment '' (Hive: null), so Hive prints COMMENT ''",
-    "SHOW CREATE TABLE lake.acid": "the same: comment '' for null",
-    "DESCRIBE FORMATTED lake.orders": "the same, inside the partition columns' rows",
-    "DESCRIBE EXTENDED lake.acid_parts": "the same, inside the Detailed Table Information text (comment:)",
     "ALTER TABLE lake.orders DROP PARTITION (ds='2024-01-01', hr=2)":
         "Hive 2.3's DROP PARTITION finds its partitions with get_partitions_by_expr (a Kryo-serialised expression), "
         "which the gateway does not serve, and DDLSemanticAnalyzer does not fall back: 'Partition not found'",
@@ -147,6 +144,7 @@ OPEN_BUGS: dict[str, str] = {
         "the same (Hive ignores a missing partition: hive.exec.drop.ignorenonexistent)",
     "ALTER TABLE lake.orders DROP IF EXISTS PARTITION (ds='2024-01-08', hr=2)": "the same",
     "SHOW PARTITIONS lake.orders": "follows from DROP PARTITION: ds=2024-01-01/hr=2 is still there",
+    "DESCRIBE FORMATTED lake.orders": "follows from DROP PARTITION: numPartitions 3 where Hive's is 2",
 }
 
 # Masks for what differs by nature: times, ids of locks and txns, the host, each run's warehouse.

@@ -219,6 +219,12 @@ def required(value: Any, what: str) -> Any:
     return value
 
 
+def matches_none(*patterns: str | None) -> bool:
+    """Whether a Hive name pattern is the empty string: Hive matches it as a pattern, which only an empty
+    name would match, so it lists nothing (Hive 2.3 and 4 alike; unset, None, is every name)."""
+    return "" in patterns
+
+
 def check_batch(count: int, what: str, limit: int) -> None:
     """The gateway's batch limit (gateway/servicers/validation.py); an empty list is a valid Hive call."""
     validation.check_batch(count, what, limit, allow_empty=True)

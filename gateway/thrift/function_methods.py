@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.thrift import convert
-from gateway.thrift.convert import required
+from gateway.thrift.convert import matches_none, required
 from gateway.thrift.idl import hms
 from store.catalog_store import CatalogStore
 
@@ -28,7 +28,7 @@ class FunctionMethods:
                                                                            required(funcName, "funcName")))
 
     async def get_functions(self, dbName: str | None, pattern: str | None) -> list[str]:  # noqa: N803
-        if pattern == "":  # matched as Hive's pattern: only an empty name would match (unset is every name)
+        if matches_none(pattern):
             return []
         return await self._catalog.list_function_names(required(dbName, "dbName"), pattern or "")
 

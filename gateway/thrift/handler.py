@@ -19,7 +19,7 @@ from thriftpy2.thrift import TType
 from gateway.auth import Ownership, thrift_identity
 from gateway.config import Settings, as_hive_writes_it, secret_keys, settings_keys
 from gateway.thrift import convert
-from gateway.thrift.convert import check_batch, required, stamp_ddl_time
+from gateway.thrift.convert import check_batch, matches_none, required, stamp_ddl_time
 from gateway.thrift import meta_conf, wire
 from gateway.thrift.idl import hms
 from gateway.thrift.server import RawValue
@@ -54,12 +54,6 @@ HIVE_TABLE_TYPES = frozenset({t.value for t in TableType} | {"INDEX_TABLE", "MAT
 
 # Hive's HiveMetaStore.get_config_value: keys outside these families answer ConfigValSecurityException.
 _READABLE_CONFIG = re.compile(r"(hive|hdfs|mapred|metastore).*", re.DOTALL)
-
-
-def _matches_none(*patterns: str | None) -> bool:
-    """Whether a Hive name pattern is the empty string: Hive matches it as a pattern, which only an empty
-    name would match, so it lists nothing (Hive 2.3 and 4 alike; unset, None, is every name)."""
-    return "" in patterns
 
 
 def _wanted(max_parts: int | None) -> int:
@@ -164,7 +158,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         return await self.get_database(required(request.name, "name"))
 
     async def get_databases(self, pattern: str | None) -> list[str]:
-        if _matches_none(pattern):
+        if matches_none(pattern):
             return []
         return await self._catalog.list_databases(pattern or "")
 
@@ -288,7 +282,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         return RawValue(TType.STRUCT, wire.list_field(1, tables))  # GetTablesResult
 
     async def get_tables(self, db_name: str | None, pattern: str | None) -> list[str]:
-        if _matches_none(pattern):
+        if matches_none(pattern):
             return []
         return await self._table_names(db_name, pattern or "")
 
@@ -299,7 +293,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         if tableType not in HIVE_TABLE_TYPES:  # Hive's TableType.valueOf
             raise InvalidArgument(f"tableType {tableType!r} is not one of Hive's table types: "
                                   f"{', '.join(sorted(HIVE_TABLE_TYPES))}")
-        if _matches_none(pattern):
+        if matches_none(pattern):
             return []
         return await self._table_names(db_name, pattern or "", tableType)
 
@@ -322,7 +316,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
 
     async def get_table_meta(self, db_patterns: str | None, tbl_patterns: str | None,
                              tbl_types: list[str] | None) -> list[Any]:
-        if _matches_none(db_patterns, tbl_patterns):
+        if matches_none(db_patterns, tbl_patterns):
             return []
         return [hms.TableMeta(dbName=t.db_name, tableName=t.name, tableType=t.table_type.value, comments=t.comment)
                 for t in await self._catalog.list_table_summaries(db_patterns or "", tbl_patterns or "",

@@ -8,7 +8,6 @@ cannot pick by itself (heartbeat names a lock or a txn), the method raises the d
 
 from __future__ import annotations
 
-import struct
 from typing import Any, Iterable
 
 from thriftpy2.thrift import TType
@@ -128,9 +127,7 @@ class TxnLockMethods:
         the field is written twice, as a set and then as a list: each client reads the one of its type and
         skips the other (Hive 2.3 skips abortedBits, a field it does not know)."""
         response = _open_txns_response(await self._txns.get_open_txns(0, READ_ONLY_TXNS))
-        ids = response.open_txns
-        as_set = struct.pack("!bhbi", TType.SET, 2, TType.I64, len(ids)) + struct.pack(f"!{len(ids)}q", *ids)
-        return RawValue(TType.STRUCT, as_set + wire.encode(response))
+        return RawValue(TType.STRUCT, wire.i64_set_field(2, response.open_txns) + wire.encode(response))
 
     async def get_open_txns_req(self, rqst: Any) -> Any:
         """Hive 4's form of get_open_txns, the only one its clients call (HiveMetaStoreClient

@@ -110,6 +110,12 @@ def list_field(field_id: int, value: bytes) -> bytes:
     return _FIELD.pack(TType.LIST, field_id) + value + STOP
 
 
+def i64_set_field(field_id: int, values: Sequence[int]) -> bytes:
+    """Field `field_id` holding the `set<i64>` `values` (no stop: a field to put before others)."""
+    return (_FIELD.pack(TType.SET, field_id) + _LIST.pack(TType.I64, len(values))
+            + struct.pack(f"!{len(values)}q", *values))
+
+
 def struct_field(field_id: int, value: bytes) -> bytes:
     """A struct whose one field `field_id` is the struct value `value` (GetTableResult), stop included."""
     return _FIELD.pack(TType.STRUCT, field_id) + value + STOP

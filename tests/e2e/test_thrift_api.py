@@ -7,6 +7,7 @@ hmsclient is synchronous: every call runs in a thread (`call`), as the gateway s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import struct
 from typing import Any, AsyncIterator, TypeVar
@@ -22,7 +23,7 @@ from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import table
-from tests.conftest import connect, gateway_settings, wait_applied
+from tests.conftest import connect, gateway_settings, running_gateway, wait_applied
 
 E = TypeVar("E", bound=BaseException)
 PARQUET = ("org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
@@ -64,6 +65,18 @@ async def hms(gw: Gateway) -> AsyncIterator[Thrift]:
         yield thrift
     finally:
         thrift.client.close()
+
+
+@contextlib.asynccontextmanager
+async def thrift_with_database(dsn: str) -> AsyncIterator[Thrift]:
+    """A gateway on `dsn` and a Thrift client of it, with the database `db` made."""
+    async with running_gateway(dsn) as gw:
+        thrift = Thrift(gw)
+        try:
+            await thrift.call("create_database", ht.Database("db", "", None, {}))
+            yield thrift
+        finally:
+            thrift.client.close()
 
 
 def _table(db: str, name: str, *, params: dict[str, str] | None = None, external: bool = False) -> ht.Table:

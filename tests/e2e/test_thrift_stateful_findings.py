@@ -9,19 +9,13 @@ from typing import AsyncIterator
 import pytest
 from hmsclient.genthrift.hive_metastore import ttypes as ht
 
-from tests.conftest import running_gateway
-from tests.e2e.test_thrift_api import Thrift, _table
+from tests.e2e.test_thrift_api import Thrift, _table, thrift_with_database
 
 
 @pytest.fixture
 async def hms(pg_dsn: str) -> AsyncIterator[Thrift]:
-    async with running_gateway(pg_dsn) as gw:
-        thrift = Thrift(gw)
-        try:
-            await thrift.call("create_database", ht.Database("db", "", None, {}))
-            yield thrift
-        finally:
-            thrift.client.close()
+    async with thrift_with_database(pg_dsn) as thrift:
+        yield thrift
 
 
 def _unpartitioned(name: str) -> ht.Table:

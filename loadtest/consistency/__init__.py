@@ -22,7 +22,9 @@ several gateways, as the seed's "one txn, several HMS" case):
   ways: `own_writes_early_snapshot`, with the snapshot it took when it opened (before its write id
   existed) plus its txn id, which the API promises shows its own writes; and `own_writes`, Hive's way,
   with a snapshot taken after the write (GetOpenTxns(current_txn_id) -> GetValidWriteIds: its own write
-  id is valid in it).
+  id is valid in it). The commits of one table are serialized by the driver, and after each the
+  oracle's answer for the table under a fresh snapshot of its own (its tag and columns, each
+  partition's tag) is recorded: the table's history of committed states, in commit order.
 * External (non-transactional) writes: add / alter / drop partitions or alter the table, serialized per
   table by the driver, which records after each write the table's state (read from the oracle) with
   the write's event id: the table's history, in event order.
@@ -44,7 +46,7 @@ Hive's metastore Thrift API (its "Hive Thrift API on HOST:PORT" line gives the a
 the readers' reads (`thrift_read_share`, 30%) goes there instead: Hive 4's get_table_req,
 get_partitions_by_names_req (names drawn as for gRPC: missing, duplicate, non-canonical) and
 get_partition_names_ps_req (Hive's partial specifications: none, a day, an hour of any day, both;
-up to maxParts), and, compared with the oracle only, get_partitions_req and
+up to maxParts) and get_partitions_req (up to maxParts), and, compared with the oracle only,
 get_partitions_ps_with_auth_req (partial specifications, maxParts), carrying the reader's snapshot as Hive 4
 sends it (validWriteIdList, and the table id unless the ReadContext had none; Hive's requests carry no
 txn id, and a reader txn has written nothing). Each caching gateway's Thrift answer must equal the
@@ -52,14 +54,37 @@ oracle's Thrift answer (the parsed structs, or the exception's type and message)
 (gc_race, "snapshot too old" in txns); scopes `thrift_<kind>`. Half of them are made over gRPC at the
 same time on the same gateways (judged as any gRPC read), and on each gateway, the oracle included,
 the two answers must describe the same objects: the table's name, id, location, parameters and keys,
-or each partition's name, values, location and parameters, or the same names (`compared.cross_protocol`;
-a disagreement is a `protocol_mismatch`: the cache keeps each partition pre-encoded for each protocol).
+or each partition's name, values, location and parameters (get_partitions_req's twin is
+GetPartitionsByFilter with a filter every partition matches, `hr >= 0`, and the same maxParts, -1 or
+more than 0: gRPC refuses an empty filter and reads max_parts 0 as no limit), or the same names
+(`compared.cross_protocol`; a disagreement is a `protocol_mismatch`: the cache keeps each partition
+pre-encoded for each protocol).
 Writers' reads of their own writes Hive's way (`own_writes`) go over Thrift too, to the same gateway
 and the oracle, with the gRPC read (which carries the txn id) as their twin. External tables are read
 over Thrift without a snapshot (the latest state) and judged as the gRPC reads without a token: a
-state of the history, never going backwards per gateway and protocol (observations of `gwN/thrift`).
+state of the history (with its columns: a partition shows the table's), never going backwards per
+gateway and protocol (observations of `gwN/thrift`).
 The final sweep makes the same Thrift reads (every table, every name), which must come from the
 caches as well. Counted: `thrift_reads`, `thrift_ext_reads`, `thrift_refused_by_oracle`.
+
+ACID tables read without a snapshot (`latest_read_share`, 8% of the readers' reads), as Spark 3 (a Hive
+2.3 client), Hive 2.3's engine and Trino read them. Over gRPC a managed transactional table's reads must
+carry a ValidWriteIdList (README, "Transactions and snapshots"): every kind, with or without a txn id,
+is FAILED_PRECONDITION on every gateway alike (compared with the oracle, scope `no_snapshot`). Over
+Thrift the gateway promises the latest committed state (store/snapshot.py `latest_committed`,
+gateway/thrift/snapshots.py LATEST; the cache answers from what it knows is committed,
+store/cache/sharded.py): Hive 4's requests without validWriteIdList (every kind the snapshot reads
+draw, with partial specifications and maxParts) and Hive 2.3's get_table, get_partitions_by_names
+and get_partition_names, through every caching gateway and the oracle, one at a time per endpoint
+and table. The rule, judged at the end against the table's history of committed states (see the
+writers): each answer is one of those states (the oracle's answer right after some commit: never a
+state with an open or aborted txn's writes, nor one mixing two states; a partition shows the
+columns of its state's table), and per gateway and protocol (`<gateway>/thrift`, the oracle's too)
+the states read never go backwards (`latest_monotonic_checked`; violations `phantom_state`,
+`not_monotonic`, scope `latest`). And a committer's own gateway shows its commit at once (the read
+facade holds a table's reads there until its cache applied the commit): 30% of commits are followed
+by such a read through the committing gateway's Thrift endpoint, which must show that commit's state
+or a later one (scope `own_commit`, `own_commit_reads`).
 
 External tables have no snapshot. Reads with `min_event_id` = the event id of the table's last
 completed write are compared with the oracle when no write to that table started or was in flight
@@ -84,8 +109,11 @@ back, dropped and re-created while partition-write txns run on them; a partition
 allocation must never answer NOT_FOUND while its table kept its name throughout the call.
 
 At the end the writers stop, every gateway catches up (poller position >= the log head), and a final
-sweep with a fresh snapshot reads every table through every gateway: all equal to the oracle, and all
-answered by the caches (hit counter deltas). The share of reads each gateway's cache served during the
+sweep with a fresh snapshot reads every table through every gateway, over gRPC and Thrift: the ACID
+tables, the churn tables that exist then (by the names they have, with their own snapshots) and the
+external tables, and the ACID tables over Thrift without a snapshot too (scope `final_latest`, every
+kind, Hive 2.3's calls included): all equal to the oracle, and all answered by the caches (hit counter
+deltas). The share of reads each gateway's cache served during the
 run (Admin.CacheStats hits / (hits + misses), as deltas) is reported, with misses by reason, and
 checked against the number of reads the driver sent to that gateway.
 

@@ -1,6 +1,7 @@
 """The judge of the consistency run: compares each read through the caching gateways with the
-oracle's answer, records violations and driver errors, and checks the external tables' reads against
-their complete history at the end (see loadtest/consistency/__init__.py for the rules)."""
+oracle's answer, records violations and driver errors, and checks the reads without a snapshot (of
+the external tables, and of the ACID tables over Thrift) against the tables' complete histories at the
+end (see loadtest/consistency/__init__.py for the rules)."""
 
 from __future__ import annotations
 
@@ -22,12 +23,14 @@ Racy = Callable[[], bool]
 class Judge:
     def __init__(self, gateways: Sequence[Endpoint], oracle: Endpoint, ext: Mapping[str, ExtTable],
                  log: Callable[[str], None] = print, *, thrift: Sequence[ThriftEndpoint] = (),
-                 thrift_oracle: ThriftEndpoint | None = None) -> None:
+                 thrift_oracle: ThriftEndpoint | None = None, committed: Mapping[str, ExtTable] | None = None
+                 ) -> None:
         self.gateways = list(gateways)
         self.oracle = oracle
         self.thrift = list(thrift)  # each caching gateway's Thrift endpoint, in `gateways`' order (or none)
         self.thrift_oracle = thrift_oracle
         self.ext = ext
+        self.committed = dict(committed or {})  # the ACID tables' histories of committed states
         self.log = log
         self.counts: Counter[str] = Counter()
         self.violations: list[Violation] = []
@@ -155,24 +158,29 @@ class Judge:
                                scope="cross_protocol"))
 
     def check_observations(self) -> None:
-        """Against the complete histories: every external read shows a state that existed; with a
-        token, one at or after the token's write; without, never older than the same gateway's
-        previous no-token read of that table."""
+        """Against the complete histories: every read without a snapshot shows a state that existed (of
+        an ACID table: a committed one); with a token (min_event_id, or the reader's own commit), one at
+        or after the token's state; without, never older than the same endpoint's previous tokenless
+        read of that table."""
         lower: dict[tuple[str, str], tuple[int, ExtObservation]] = {}
         for ob in sorted(self.observations, key=lambda o: o.seq):
-            history = self.ext[ob.table].history
+            acid = ob.table in self.committed
+            history = (self.committed if acid else self.ext)[ob.table].history
+            token_scope, no_token_scope = ("own_commit", "latest") if acid else ("ext_token", "ext_no_token")
+            scope = token_scope if ob.token_index is not None else no_token_scope
             matching = [i for i, (_, s) in enumerate(history) if state_matches(s, ob.projection)]
             if not matching:
                 self.violate(Violation("phantom_state", ob.gateway, ob.method, ob.request, repr(ob.projection),
-                                       "a state the table had", f"({ob.table}: matches none of {len(history)} states)",
-                                       scope="ext_token" if ob.token_index is not None else "ext_no_token"))
+                                       "a committed state the table had" if acid else "a state the table had",
+                                       f"({ob.table}: matches none of {len(history)} states; the last: "
+                                       f"{history[-1][1]!r})", scope=scope))
                 continue
             if ob.token_index is not None:
                 if max(matching) < ob.token_index:
                     self.violate(Violation(
                         "token_not_honoured", ob.gateway, ob.method, ob.request, repr(ob.projection),
                         f"state #{ob.token_index} (event {history[ob.token_index][0]}) or later",
-                        f"({ob.table}: answer matches only states {matching})", scope="ext_token"))
+                        f"({ob.table}: answer matches only states {matching})", scope=scope))
                 continue
             key = (ob.gateway, ob.table)
             floor, previous = lower.get(key, (0, ob))
@@ -183,9 +191,12 @@ class Judge:
                     f"state #{floor} or later (event {history[floor][0]})",
                     f"({ob.table}: answer matches only states {matching} (events "
                     f"{[history[i][0] for i in matching]}); earlier read on this gateway: {previous.request} -> "
-                    f"{previous.projection!r})", scope="ext_no_token"))
+                    f"{previous.projection!r})", scope=scope))
                 continue
-            self.counts["ext_monotonic_checked"] += 1
-            if ob.gateway.endswith("/thrift"):
-                self.counts["thrift_ext_monotonic_checked"] += 1
+            if acid:
+                self.counts["latest_monotonic_checked"] += 1
+            else:
+                self.counts["ext_monotonic_checked"] += 1
+                if ob.gateway.endswith("/thrift"):
+                    self.counts["thrift_ext_monotonic_checked"] += 1
             lower[key] = (min(feasible), ob)

@@ -1,6 +1,7 @@
 """The consistency run's vocabulary: its configuration and report, a read's answer (`Outcome`), the
-catalog it works on (tables, the universe of partition names, their spellings) and the history of
-the external tables that the judge checks reads against."""
+catalog it works on (tables, the universe of partition names, their spellings) and the histories the
+judge checks reads without a snapshot against: the external tables' states after each write, the ACID
+tables' committed states after each commit."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import grpc
 from google.protobuf import text_format
 
 from hive import names as hive_names
+from hive.names import matches_partial_values
 from hive.schema import FieldSchema
 from loadtest.gateway_targets import bench_table
 from loadtest.harness import CALL_TIMEOUT_S, Endpoint
@@ -49,6 +51,8 @@ class ConsistencyConfig:
     churn_write_share: float = 0.35  # of writer iterations: a partition-write txn on a churn table
     churn_read_share: float = 0.25  # of reader snapshot reads: of a churn table, by either of its names
     thrift_read_share: float = 0.3  # of reader reads: over Hive's Thrift API (when the run has its addresses)
+    latest_read_share: float = 0.08  # of reader reads: of an ACID table without a snapshot (Hive 2.3, Trino)
+    own_commit_read_share: float = 0.3  # of commits: the committer's gateway read without a snapshot after it
 
 
 @dataclass
@@ -111,7 +115,9 @@ class ConsistencyReport:
             lines.append(f"    {s.name}: {s.share:6.1%}  hits={s.hits} misses={sum(s.misses.values())} "
                          f"({misses or 'none'}); reads sent={s.reads_sent}")
         for s in self.final_sweep:
-            lines.append(f"  final sweep {s.name}: {s.hits}/{s.reads_sent} reads from the cache")
+            misses = ", ".join(f"{k}={v}" for k, v in sorted(s.misses.items()) if v)
+            lines.append(f"  final sweep {s.name}: {s.hits}/{s.reads_sent} reads from the cache"
+                         + (f" (misses: {misses})" if misses else ""))
         lines.append(f"  violations: {len(self.violations)}; driver errors: {len(self.errors)}")
         by_kind = Counter(f"{v.kind}/{v.scope}" for v in self.violations)
         if by_kind:
@@ -216,8 +222,12 @@ def random_names(rng: random.Random, *, variants: bool) -> list[str]:
 
 @dataclass(frozen=True)
 class ExtState:
+    """A table's state as the judge compares it: its tag and columns, and each partition's tag (a
+    partition of these runs has no columns of its own: over Thrift it shows the table's)."""
+
     table_tag: str
     parts: tuple[tuple[str, str], ...]  # (name, tag) sorted by name
+    columns: tuple[tuple[str, str], ...] = ()  # the table's (name, type)
 
     @property
     def part_map(self) -> dict[str, str]:
@@ -226,6 +236,9 @@ class ExtState:
 
 @dataclass
 class ExtTable:
+    """A table's history: an external table's states after each write (serialized by `lock`), or an
+    ACID table's committed states after each commit (commits of the table serialized by `lock`)."""
+
     name: str
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     history: list[tuple[int, ExtState]] = field(default_factory=list)  # (event id, state after it)
@@ -235,14 +248,14 @@ class ExtTable:
 
 @dataclass
 class ExtObservation:
-    """One external read, checked at the end against the complete history."""
+    """One read without a snapshot, checked at the end against the table's complete history."""
 
     gateway: str
     table: str
     method: str
     request: str
     projection: tuple[Any, ...]
-    token_index: int | None  # the history index of the min_event_id passed, or None (no token)
+    token_index: int | None  # the history index of the min_event_id passed (or of the caller's commit), or None
     seq: int
 
 
@@ -257,14 +270,28 @@ def ext_projection(method: str, request: Any, reply: Any) -> tuple[Any, ...]:
 
 
 def state_matches(state: ExtState, projection: tuple[Any, ...]) -> bool:
+    """Whether `projection` (ext_projection's shapes, or thrift_side.latest_projection's: the same with the
+    columns, and `ps`, a partial specification with maxParts) describes `state`. A partition's entry is
+    (name, tag), or (name, tag, columns): a partition shows the table's columns."""
     kind = projection[0]
     if kind == "table":
-        return state.table_tag == projection[1]
+        return state.table_tag == projection[1] and (len(projection) == 2 or state.columns == projection[2])
     parts = state.part_map
+
+    def entry(name: str, like: Any) -> Any:
+        if isinstance(like, str):
+            return name
+        return (name, parts[name]) if len(like) == 2 else (name, parts[name], state.columns)
+
     if kind == "parts":
         _, wanted, got = projection
-        return tuple((n, parts[n]) for n in wanted if n in parts) == got
+        names = [n for n in wanted if n in parts]
+        return len(names) == len(got) and all(entry(n, g) == g for n, g in zip(names, got))
+    if kind == "ps":
+        _, partial, max_parts, got = projection
+        names = [n for n in sorted(parts) if matches_partial_values(part_values(n), partial)]
+        names = names if max_parts < 0 else names[:max_parts]
+        return len(names) == len(got) and all(entry(n, g) == g for n, g in zip(names, got))
     _, page, got_names, more = projection
     names = sorted(parts)
     return tuple(names[:page]) == got_names and (len(names) > page) == more
-

@@ -1,6 +1,7 @@
 """The readers of the consistency run: snapshots taken Hive's way (with or without a reader txn), then
-reads of the ACID tables under them and of the external tables with and without an event token,
-each handed to the judge (see loadtest/consistency/__init__.py)."""
+reads of the ACID tables under them (and without one, as Hive 2.3 and Trino read them) and of the
+external tables with and without an event token, each handed to the judge (see
+loadtest/consistency/__init__.py)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from loadtest.consistency.model import (
     random_names, read,
 )
 from loadtest.consistency.thrift_side import (
-    THRIFT_METHODS, THRIFT_ONLY_METHODS, ThriftEndpoint, ext_thrift_projection, grpc_twin, random_partial,
-    render_request, thrift_request,
+    HIVE2_METHODS, THRIFT_METHODS, THRIFT_ONLY_METHODS, ThriftEndpoint, grpc_twin, latest_projection,
+    random_partial, render_request, thrift_request,
 )
 from loadtest.harness import Endpoint
 from protos.metastore.v1 import catalog_pb2 as pb
@@ -36,9 +37,10 @@ class Reader:
     def __init__(self, driver: Driver) -> None:
         self.d = driver
         self.judge = driver.judge
+        thrift = [*driver.thrift, *([driver.thrift_oracle] if driver.thrift_oracle else [])]
         self._monotonic_locks = {(g, t): asyncio.Lock() for g in [*(g.name for g in driver.gateways),
-                                                                    *(f"{t.name}/thrift" for t in driver.thrift)]
-                                 for t in driver.ext}
+                                                                    *(f"{t.name}/thrift" for t in thrift)]
+                                 for t in [*driver.ext, *driver.committed]}
         self._thrift_share = driver.cfg.thrift_read_share if driver.thrift else 0.0
         self._old_snapshots: list[dict[str, pb.ReadContext]] = []
         self._churn_names = driver.ddl.read_names()
@@ -67,9 +69,8 @@ class Reader:
                 for _ in range(rng.randint(15, 25) if long_txn else rng.randint(2, 6)):
                     if self.d.ext and rng.random() < 0.25:
                         await self.ext_read(rng, rng.choice(sorted(self.d.ext)))
-                    elif rng.random() < 0.02:  # a managed read without a snapshot: refused by all alike
-                        await self.judge.compare("no_snapshot", "GetTable", pb.GetTableRequest(
-                            db_name=DB, table_name=rng.choice(self.d.acid)), in_txn=in_txn)
+                    elif rng.random() < self.d.cfg.latest_read_share:
+                        await self.latest_read(rng, rng.choice(self.d.acid), in_txn=in_txn)
                     elif self._churn_names and rng.random() < self.d.cfg.churn_read_share:
                         await self.churn_read(rng, snap, in_txn=in_txn, kind=kind)
                     else:
@@ -140,18 +141,71 @@ class Reader:
         """Hive 4's request with the snapshot (validWriteIdList, and the table id unless `ctx` has none),
         compared with the oracle's Thrift answer; half of them also made over gRPC at the same time (every
         name: no partial specification, no maxParts), and the two protocols' answers compared on each
-        gateway; the other half with partial specifications and maxParts, and Hive 4's other snapshot
-        reads (thrift_side.THRIFT_ONLY_METHODS)."""
+        gateway (get_partitions_req with maxParts, as GetPartitionsByFilter's max_parts); the other half
+        with partial specifications and maxParts, and Hive 4's other snapshot reads
+        (thrift_side.THRIFT_ONLY_METHODS)."""
         cross = rng.random() < 0.5
         if cross:
-            method = rng.choices(THRIFT_METHODS, weights=(2, 5, 3))[0]
-            request = thrift_request(method, table, ctx, names=random_names(rng, variants=True))
+            method = rng.choices(THRIFT_METHODS, weights=(2, 5, 3, 2))[0]
+            # (maxParts for get_partitions_req only, as its twin's max_parts; never 0: gRPC's means no limit)
+            request = thrift_request(method, table, ctx, names=random_names(rng, variants=True),
+                                     max_parts=rng.choice((-1, 3, 7, 20)) if method == "get_partitions_req" else -1)
         else:
             method = rng.choices((*THRIFT_METHODS, *THRIFT_ONLY_METHODS), weights=(2, 5, 3, 2, 2))[0]
             request = thrift_request(method, table, ctx, names=random_names(rng, variants=True),
                                      max_parts=rng.choice((-1, 0, 3, 7, 20)), part_values=random_partial(rng))
         await self.judge.compare_thrift(kind, method, request, in_txn=in_txn,
                                         twin=grpc_twin(method, request, ctx) if cross else None, racy=racy)
+
+    async def latest_read(self, rng: random.Random, table: str, *, in_txn: bool) -> None:
+        """An ACID table read without a snapshot. Over gRPC (a quarter of them) every kind is refused
+        (FAILED_PRECONDITION: a managed transactional table's reads carry a ValidWriteIdList), by every
+        gateway alike (scope `no_snapshot`). Over Thrift (Hive 4's requests without validWriteIdList, all
+        the kinds the snapshot reads draw, and Hive 2.3's and Trino's calls) the latest committed state:
+        through every caching gateway and the oracle, one read at a time per endpoint and table, each
+        answer a committed state of the table's history, never older than the same endpoint's previous
+        one (observations of `<gateway>/thrift`, judged at the end)."""
+        if not self.d.thrift or rng.random() < 0.25:
+            which = rng.choices(READ_METHODS, weights=(2, 5, 3))[0]
+            request: Any = (pb.GetTableRequest(db_name=DB, table_name=table) if which == "GetTable" else
+                            pb.GetPartitionsByNamesRequest(db_name=DB, table_name=table,
+                                                           names=random_names(rng, variants=True))
+                            if which == "GetPartitionsByNames" else
+                            pb.ListPartitionNamesRequest(db_name=DB, table_name=table, page_size=rng.choice((0, 3))))
+            if rng.random() < 0.3:
+                request.read.txn_id = 1  # a txn id, no ValidWriteIdList: still no snapshot
+            await self.judge.compare("no_snapshot", which, request, in_txn=in_txn)
+            return
+        method = rng.choices((*THRIFT_METHODS, *THRIFT_ONLY_METHODS, *HIVE2_METHODS),
+                             weights=(2, 4, 2, 2, 2, 1, 2, 2))[0]
+        partial = random_partial(rng) if method in THRIFT_ONLY_METHODS or (
+            method == "get_partition_names_ps_req" and rng.random() < 0.5) else []
+        request = thrift_request(method, table, None, names=random_names(rng, variants=False),
+                                 max_parts=rng.choice((-1, -1, 0, 3, 7, 20)), part_values=partial)
+        await self._latest_thrift_read(table, method, request, [*self.d.thrift, *self._thrift_oracle()])
+
+    def _thrift_oracle(self) -> list[ThriftEndpoint]:
+        return [self.d.thrift_oracle] if self.d.thrift_oracle is not None else []
+
+    async def _latest_thrift_read(self, table: str, method: str, request: Any, endpoints: list[ThriftEndpoint],
+                                  scope: str = "latest", counter: str = "thrift_latest_reads") -> None:
+        """`request` (no snapshot) through each of `endpoints`, each under its lock for `table`: the
+        answers become observations, judged at the end against the table's history (monotonic reads)."""
+        async def one(t: ThriftEndpoint) -> None:
+            who = f"{t.name}/thrift"
+            async with self._monotonic_locks[(who, table)]:
+                self.judge.counts["thrift_reads"] += 1
+                got = await t.call(method, request)
+                if not got.ok:
+                    self.judge.violate(Violation("error", who, method, render_request(method, request), got.render(),
+                                                 "an answer", "(a Thrift read without a snapshot)", scope=scope))
+                    return
+                self.judge.counts[counter] += 1
+                self.judge.observations.append(ExtObservation(who, table, method, render_request(method, request),
+                                                              latest_projection(method, request, got.reply),
+                                                              None, next(self.judge.seq)))
+
+        await asyncio.gather(*(one(t) for t in endpoints))
 
     async def ext_read(self, rng: random.Random, table: str) -> None:
         ext = self.d.ext[table]
@@ -214,21 +268,7 @@ class Reader:
     async def _ext_thrift_read(self, rng: random.Random, ext: ExtTable) -> None:
         """A Thrift read without a snapshot (the latest state, no token): judged as the gRPC reads without
         a token, monotonic per gateway and protocol (observations of `<gateway>/thrift`)."""
-        method = rng.choices(THRIFT_METHODS, weights=(2, 5, 3))[0]
+        method = rng.choices(THRIFT_METHODS, weights=(2, 5, 3, 2))[0]
         request = thrift_request(method, ext.name, None, names=random_names(rng, variants=False))
-
-        async def one(t: ThriftEndpoint) -> None:
-            who = f"{t.name}/thrift"
-            async with self._monotonic_locks[(who, ext.name)]:
-                self.judge.counts["thrift_reads"] += 1
-                got = await t.call(method, request)
-                if not got.ok:
-                    self.judge.violate(Violation("error", who, method, render_request(method, request), got.render(),
-                                                 "an answer", "(external Thrift read)", scope="ext_no_token"))
-                    return
-                self.judge.counts["thrift_ext_reads"] += 1
-                self.judge.observations.append(ExtObservation(who, ext.name, method, render_request(method, request),
-                                                              ext_thrift_projection(method, request, got.reply),
-                                                              None, next(self.judge.seq)))
-
-        await asyncio.gather(*(one(t) for t in self.d.thrift))
+        await self._latest_thrift_read(ext.name, method, request, self.d.thrift, scope="ext_no_token",
+                                       counter="thrift_ext_reads")

@@ -17,19 +17,24 @@ from thriftpy2.thrift import TApplicationException, TException
 from thriftpy2.transport import TTransportException
 
 from gateway.thrift.idl import SERVICE, hms
-from loadtest.consistency.model import DB, DS_VALUES, HOURS, SERVER_PAGE_LIMIT, part_name
+from loadtest.consistency.model import DB, DS_VALUES, HOURS, part_name
 from loadtest.harness import CALL_TIMEOUT_S, Endpoint
 from protos.metastore.v1 import catalog_pb2 as pb
 
-# Hive 4's request shapes with a snapshot, and the gRPC read each one mirrors.
-THRIFT_METHODS = ("get_table_req", "get_partitions_by_names_req", "get_partition_names_ps_req")
-# More of them, compared with the oracle's Thrift answer only: every partition (up to maxParts) and those
-# of a partial specification. (Not get_partition_req: it reads the table, for the keys that make the name
-# of its values, and then the partition, two decisions of the cache, or one when the first refuses, which
-# the driver's count of reads sent against the caches' lookups could not follow.)
-THRIFT_ONLY_METHODS = ("get_partitions_req", "get_partitions_ps_with_auth_req")
+# Hive 4's request shapes with a snapshot, and the gRPC read each one mirrors (get_partitions_req: every
+# partition, up to maxParts; over gRPC GetPartitionsByFilter with no filter).
+THRIFT_METHODS = ("get_table_req", "get_partitions_by_names_req", "get_partition_names_ps_req", "get_partitions_req")
+# More of them, compared with the oracle's Thrift answer only: the partitions of a partial specification.
+# (Not get_partition_req: it reads the table, for the keys that make the name of its values, and then the
+# partition, two decisions of the cache, or one when the first refuses, which the driver's count of reads
+# sent against the caches' lookups could not follow.)
+THRIFT_ONLY_METHODS = ("get_partitions_ps_with_auth_req",)
+# Hive 2.3's (and Trino's) calls, which carry no snapshot: a transactional table answers its latest
+# committed state. Requests are their argument tuples.
+HIVE2_METHODS = ("get_table", "get_partitions_by_names", "get_partition_names")
+EVERY_PARTITION = "hr >= 0"  # GetPartitionsByFilter's filter matching every partition of the run's tables
 GRPC_TWIN = {"get_table_req": "GetTable", "get_partitions_by_names_req": "GetPartitionsByNames",
-             "get_partition_names_ps_req": "ListPartitionNames"}
+             "get_partition_names_ps_req": "ListPartitionNames", "get_partitions_req": "GetPartitionsByFilter"}
 
 
 @dataclass(frozen=True)
@@ -78,7 +83,8 @@ class ThriftEndpoint:
             SERVICE, self._host, self._port, timeout=int(CALL_TIMEOUT_S * 1000))
         keep = False  # a connection left mid-call (an error, a cancellation) may still get its reply: closed
         try:
-            outcome = ThriftOutcome(await getattr(client, method)(request))
+            call = getattr(client, method)
+            outcome = ThriftOutcome(await (call(*request) if isinstance(request, tuple) else call(request)))
             keep = True
             return outcome
         except (TTransportException, TApplicationException, OSError, asyncio.TimeoutError) as exc:
@@ -111,7 +117,15 @@ def thrift_request(method: str, table: str, ctx: pb.ReadContext | None, *, names
                    max_parts: int = -1, part_values: Sequence[str] = ()) -> Any:
     """The Hive 4 request `method` on `DB.table`, with `ctx`'s snapshot (None: none, the latest state):
     `names` for get_partitions_by_names_req; Hive's partial specification `part_values` (a value per
-    leading key, '' for any) and `max_parts` for the others."""
+    leading key, '' for any) and `max_parts` for the others. A HIVE2_METHODS call (no snapshot: `ctx`
+    must be None) is its tuple of arguments."""
+    assert ctx is None or method not in HIVE2_METHODS, f"{method} carries no snapshot"
+    if method == "get_table":
+        return (DB, table)
+    if method == "get_partitions_by_names":
+        return (DB, table, list(names or []))
+    if method == "get_partition_names":
+        return (DB, table, max_parts)
     snap = snapshot_fields(ctx) if ctx is not None else {}
     if method == "get_table_req":
         return hms.GetTableRequest(dbName=DB, tblName=table, **snap)
@@ -142,6 +156,12 @@ def grpc_twin(method: str, request: Any, ctx: pb.ReadContext | None) -> Any:
         twin = pb.GetTableRequest(db_name=DB, table_name=request.tblName)
     elif method == "get_partitions_by_names_req":
         twin = pb.GetPartitionsByNamesRequest(db_name=DB, table_name=request.tbl_name, names=request.names)
+    elif method == "get_partitions_req":
+        # (gRPC's max_parts 0 is no limit, Hive's maxParts 0 none: a twin is drawn with -1 or a positive one;
+        # gRPC refuses an empty filter, and every partition of these tables has an hour, 0 or more)
+        assert request.maxParts != 0, "maxParts 0 has no gRPC twin"
+        twin = pb.GetPartitionsByFilterRequest(db_name=DB, table_name=request.tblName, filter=EVERY_PARTITION,
+                                               max_parts=request.maxParts)
     else:
         twin = pb.ListPartitionNamesRequest(db_name=DB, table_name=request.tblName)
     if ctx is not None:
@@ -150,7 +170,7 @@ def grpc_twin(method: str, request: Any, ctx: pb.ReadContext | None) -> Any:
 
 
 def render_request(method: str, request: Any) -> str:
-    return f"{method}({request!r})"
+    return f"{method}{request!r}" if isinstance(request, tuple) else f"{method}({request!r})"
 
 
 # -- projections ------------------------------------------------------------------------------------------
@@ -169,7 +189,7 @@ def thrift_view(method: str, reply: Any) -> tuple[Any, ...]:
         return ("table", t.dbName, t.tableName, t.id, t.sd.location if t.sd else "", _params(t.parameters),
                 tuple((c.name, c.type) for c in (t.sd.cols if t.sd else None) or ()),
                 tuple((k.name, k.type) for k in t.partitionKeys or ()))
-    if method == "get_partitions_by_names_req":
+    if method in ("get_partitions_by_names_req", "get_partitions_req"):
         return ("parts", tuple((part_name(p.values), tuple(p.values), p.sd.location if p.sd else "",
                                 _params(p.parameters)) for p in reply.partitions or ()))
     return ("names", tuple(reply.names or ()))
@@ -181,18 +201,32 @@ def grpc_view(method: str, reply: Any) -> tuple[Any, ...]:
         t = reply.table
         return ("table", t.db_name, t.name, t.table_id, t.sd.location, _params(t.parameters),
                 tuple((c.name, c.type) for c in t.columns), tuple((k.name, k.type) for k in t.partition_keys))
-    if method == "get_partitions_by_names_req":
+    if method in ("get_partitions_by_names_req", "get_partitions_req"):
         return ("parts", tuple((p.name, tuple(p.values), p.sd.location, _params(p.parameters))
                                for p in reply.partitions))
     return ("names", tuple(reply.names))
 
 
-def ext_thrift_projection(method: str, request: Any, reply: Any) -> tuple[Any, ...]:
-    """model.ext_projection's shape for a Thrift read of an external table (no snapshot, every name)."""
-    if method == "get_table_req":
-        return ("table", (reply.table.parameters or {}).get("tag", ""))
+def latest_projection(method: str, request: Any, reply: Any) -> tuple[Any, ...]:
+    """model.state_matches' shape for a Thrift read without a snapshot (a table's latest state, or an
+    ACID table's latest committed one): the table's tag and columns; each partition's name, tag and
+    columns (a partition without columns of its own shows the table's); the names."""
+    def cols(sd: Any) -> tuple[tuple[str, str], ...]:
+        return tuple((c.name, c.type) for c in (sd.cols if sd else None) or ())
+
+    def parts(found: Any) -> tuple[Any, ...]:
+        return tuple((part_name(p.values), (p.parameters or {}).get("tag", ""), cols(p.sd)) for p in found or ())
+
+    if method in ("get_table", "get_table_req"):
+        table = reply if method == "get_table" else reply.table
+        return ("table", (table.parameters or {}).get("tag", ""), cols(table.sd))
+    if method == "get_partitions_by_names":
+        return ("parts", tuple(dict.fromkeys(request[2])), parts(reply))
     if method == "get_partitions_by_names_req":
-        wanted = tuple(dict.fromkeys(request.names))
-        return ("parts", wanted, tuple((part_name(p.values), (p.parameters or {}).get("tag", ""))
-                                       for p in reply.partitions or ()))
-    return ("list", SERVER_PAGE_LIMIT, tuple(reply.names or ()), False)
+        return ("parts", tuple(dict.fromkeys(request.names)), parts(reply.partitions))
+    if method == "get_partition_names":
+        return ("ps", (), request[2] if request[2] > 0 else -1, tuple(reply or ()))  # 0: every name (Hive 2.3)
+    if method == "get_partition_names_ps_req":
+        return ("ps", tuple(request.partValues or ()), request.maxParts, tuple(reply.names or ()))
+    partial = request.partVals if method == "get_partitions_ps_with_auth_req" else ()
+    return ("ps", tuple(partial or ()), request.maxParts, parts(reply.partitions))

@@ -1,6 +1,8 @@
 """The writers of the consistency run: ACID txns (reads of their own writes, both ways, then commit or
-abort) and serialized external writes, whose resulting states make the external tables' history; a
-share of the iterations runs the DDL race's partition-write txns (loadtest/ddl_race.py)."""
+abort; the commits of a table serialized, each followed by the oracle's reading of the committed state:
+the ACID tables' history) and serialized external writes, whose resulting states make the external
+tables' history; a share of the iterations runs the DDL race's partition-write txns
+(loadtest/ddl_race.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +14,12 @@ from typing import TYPE_CHECKING, Any
 import grpc
 
 from loadtest.consistency.model import (
-    CALL_TIMEOUT_S, DB, UNIVERSE, C, ExtState, Violation, part_values, random_names, table_message,
+    CALL_TIMEOUT_S, DB, UNIVERSE, C, ExtObservation, ExtState, Violation, part_values, random_names, table_message,
 )
-from loadtest.consistency.thrift_side import THRIFT_METHODS, grpc_twin, thrift_request
+from loadtest.consistency.thrift_side import (
+    HIVE2_METHODS, THRIFT_METHODS, THRIFT_ONLY_METHODS, grpc_twin, latest_projection, random_partial,
+    render_request, thrift_request,
+)
 from loadtest.harness import Endpoint
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
@@ -59,7 +64,7 @@ class Writer:
         if kind == "own_writes" and self.d.thrift and rng.random() < self.d.cfg.thrift_read_share:
             # Hive 4 inside its txn: the request carries the snapshot in which its own write id is valid,
             # and no txn id; it sees what the gRPC read with the txn id sees.
-            method = rng.choices(THRIFT_METHODS, weights=(1, 3, 2))[0]
+            method = rng.choices(THRIFT_METHODS, weights=(1, 3, 2, 1))[0]
             request = thrift_request(method, table, ctx, names=random_names(rng, variants=True))
             await self.judge.compare_thrift(kind, method, request, in_txn=True, gateways=[g],
                                             twin=grpc_twin(method, request, ctx))
@@ -111,18 +116,58 @@ class Writer:
                 if rng.random() < self.d.cfg.abort_share:
                     outcome = "abort"
             if outcome == "commit":
-                try:
-                    await self.d.any_gateway(rng).txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn),
-                                                                 timeout=CALL_TIMEOUT_S)
-                    self.judge.counts["txns_committed"] += 1
-                except grpc.aio.AioRpcError as exc:
-                    self.judge.error(f"commit of txn {txn}: {exc.code().name}: {exc.details()}")
+                await self.commit(rng, table, txn)
             if outcome == "abort":
                 await self.d.any_gateway(rng).txns.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[txn]),
                                                              timeout=CALL_TIMEOUT_S)
                 self.judge.counts["txns_aborted"] += 1
         finally:
             self.d.open_txns.discard(txn)
+
+    async def commit(self, rng: random.Random, table: str, txn: int) -> None:
+        """Commit `txn` (it wrote `table` only), then record the table's committed state, read from the
+        oracle under a fresh snapshot: the commits of a table are serialized (its history's lock), so the
+        states recorded are every committed state the table had, in order. Now and then the committer's
+        gateway then reads the table without a snapshot over Thrift (scope `own_commit`): the gateway
+        promises a read of a table a txn wrote, committed there, shows the commit at once (no older state)."""
+        history = self.d.committed[table]
+        g = self.d.any_gateway(rng)
+        async with history.lock:
+            try:
+                reply = await g.txns.CommitTxn(tpb.CommitTxnRequest(txn_id=txn), timeout=CALL_TIMEOUT_S)
+                self.judge.counts["txns_committed"] += 1
+            except grpc.aio.AioRpcError as exc:
+                self.judge.error(f"commit of txn {txn}: {exc.code().name}: {exc.details()}")
+                reply = tpb.CommitTxnResponse()
+            history.history.append((reply.event_id, await self.acid_state(table)))
+            index = len(history.history) - 1
+        if self.d.thrift and rng.random() < self.d.cfg.own_commit_read_share:
+            endpoint = next(t for t in self.d.thrift if t.name == g.name)
+            method = rng.choice((*THRIFT_METHODS, *THRIFT_ONLY_METHODS, *HIVE2_METHODS))
+            request = thrift_request(method, table, None, names=random_names(rng, variants=False),
+                                     max_parts=rng.choice((-1, 0, 3, 7, 20)),
+                                     part_values=random_partial(rng) if method == THRIFT_ONLY_METHODS[0] else ())
+            self.judge.counts["thrift_reads"] += 1
+            got = await endpoint.call(method, request)
+            who = f"{g.name}/thrift"
+            if not got.ok:
+                self.judge.violate(Violation("error", who, method, render_request(method, request), got.render(),
+                                             "an answer", "(a read without a snapshot after a commit there)",
+                                             scope="own_commit"))
+                return
+            self.judge.counts["own_commit_reads"] += 1
+            self.judge.observations.append(ExtObservation(who, table, method, render_request(method, request),
+                                                          latest_projection(method, request, got.reply), index,
+                                                          next(self.judge.seq)))
+
+    async def acid_state(self, table: str) -> ExtState:
+        """The ACID table's committed state, as the oracle answers it under a fresh snapshot of its own."""
+        o = self.d.oracle
+        state = await o.txns.GetOpenTxns(tpb.GetOpenTxnsRequest(), timeout=CALL_TIMEOUT_S)
+        (ids,) = (await o.txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+            full_table_names=[f"{DB}.{table}"], valid_txn_list=state.valid_txn_list), timeout=CALL_TIMEOUT_S)).tables
+        return await self._state(table, pb.ReadContext(valid_write_id_list=ids.valid_write_id_list,
+                                                       table_id=ids.table_id))
 
     async def acid_write(self, rng: random.Random, table: str, txn: int, table_id: int, visible: list[str]) -> None:
         tag = f"t{txn}.{next(self._tags)}"
@@ -133,14 +178,19 @@ class Writer:
         self.judge.counts[f"acid_{op}"] += 1
 
     async def ext_state(self, table: str) -> ExtState:
-        got = await self.d.oracle.catalog.GetTable(pb.GetTableRequest(db_name=DB, table_name=table),
-                                                 timeout=CALL_TIMEOUT_S)
+        return await self._state(table, None)
+
+    async def _state(self, table: str, ctx: pb.ReadContext | None) -> ExtState:
+        """The table's state as the oracle answers it, under `ctx` (None: the latest state)."""
+        got = await self.d.oracle.catalog.GetTable(pb.GetTableRequest(db_name=DB, table_name=table, read=ctx),
+                                                   timeout=CALL_TIMEOUT_S)
         listed = await self.d.oracle.catalog.ListPartitionNames(pb.ListPartitionNamesRequest(
-            db_name=DB, table_name=table), timeout=CALL_TIMEOUT_S)
+            db_name=DB, table_name=table, read=ctx), timeout=CALL_TIMEOUT_S)
         parts = await self.d.oracle.catalog.GetPartitionsByNames(pb.GetPartitionsByNamesRequest(
-            db_name=DB, table_name=table, names=list(listed.names)), timeout=CALL_TIMEOUT_S)
+            db_name=DB, table_name=table, names=list(listed.names), read=ctx), timeout=CALL_TIMEOUT_S)
         return ExtState(got.table.parameters.get("tag", ""),
-                        tuple(sorted((p.name, p.parameters.get("tag", "")) for p in parts.partitions)))
+                        tuple(sorted((p.name, p.parameters.get("tag", "")) for p in parts.partitions)),
+                        tuple((c.name, c.type) for c in got.table.columns))
 
     async def ext_write(self, rng: random.Random) -> None:
         ext = self.d.ext[rng.choice(sorted(self.d.ext))]

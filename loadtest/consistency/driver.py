@@ -29,6 +29,9 @@ from protos.metastore.v1 import events_pb2 as epb
 from protos.metastore.v1 import transactions_pb2 as tpb
 
 
+SWEEP_CONCURRENCY = 4  # the final sweep's reads in flight per gateway
+
+
 class Driver:
     """One run: the shared state (gateways, oracle, tables, open txns, deadline) and its phases. The
     judge's counters and its `violate` and `error` are also reachable here (loadtest/ddl_race.py)."""
@@ -133,52 +136,55 @@ class Driver:
         committed state). A table a gateway never loaded misses once (unknown_table starts its lazy
         fill): then the pass is repeated, for up to 10 s, until it has no such miss."""
         await self.wait_caught_up()
-        rng = random.Random(f"{self.cfg.seed}/final")
-        out = []
-        for g in self.gateways:
-            for _ in range(50):
-                snap = await self.snapshot(rng, 0, self.acid, self.ddl.read_names())
-                versioned = [*self.acid, *sorted(set(snap) - set(self.acid))]  # the churn tables that exist
-                before, sent = await g.stats(), g.reads_sent
-                requests: list[tuple[str, Any]] = []
-                for t in versioned:
-                    requests += [("GetTable", pb.GetTableRequest(db_name=DB, table_name=t, read=snap[t])),
-                                 ("GetPartitionsByNames", pb.GetPartitionsByNamesRequest(
-                                     db_name=DB, table_name=t, names=list(ALL_NAMES), read=snap[t])),
-                                 ("ListPartitionNames", pb.ListPartitionNamesRequest(
-                                     db_name=DB, table_name=t, read=snap[t]))]
-                for t in self.ext:
-                    requests += [("GetTable", pb.GetTableRequest(db_name=DB, table_name=t)),
-                                 ("GetPartitionsByNames", pb.GetPartitionsByNamesRequest(
-                                     db_name=DB, table_name=t, names=list(ALL_NAMES))),
-                                 ("ListPartitionNames", pb.ListPartitionNamesRequest(db_name=DB, table_name=t))]
-                reads: list[Coroutine[Any, Any, object]] = [
-                    self.judge.compare("final", method, request, in_txn=False, gateways=[g])
-                    for method, request in requests]
-                for table in (*versioned, *self.ext) if self.thrift else ():
-                    # Hive 4's requests, with the snapshot on the ACID tables: from the cache too, equal to
-                    # the oracle's Thrift answers, and describing what the same read over gRPC does.
-                    ctx = snap.get(table)
-                    for method in THRIFT_METHODS:
-                        request = thrift_request(method, table, ctx, names=list(ALL_NAMES))
-                        reads.append(self.judge.compare_thrift("final", method, request, in_txn=False, gateways=[g],
-                                                               twin=grpc_twin(method, request, ctx)))
-                for table in self.acid if self.thrift else ():
-                    # Without a snapshot (Hive 2.3, Trino): the latest committed state, from the cache too.
-                    for method in (*THRIFT_METHODS, *HIVE2_METHODS):
-                        reads.append(self.judge.compare_thrift("final_latest", method, thrift_request(
-                            method, table, None, names=list(ALL_NAMES)), in_txn=False, gateways=[g]))
-                await asyncio.gather(*reads)  # (quiet now: the order of the reads changes no answer)
-                after = await g.stats()
-                misses = {k: v - before.misses_by_reason.get(k, 0) for k, v in after.misses_by_reason.items()
-                          if v - before.misses_by_reason.get(k, 0)}
-                share = GatewayShare(g.name, after.hits - before.hits, misses, g.reads_sent - sent)
-                if set(misses) != {"unknown_table"}:
-                    break
-                self.counts["final_sweep_refills"] += 1
-                await asyncio.sleep(0.2)
-            out.append(share)
-        return out
+        return list(await asyncio.gather(*(self._sweep(g, random.Random(f"{self.cfg.seed}/final/{g.name}"))
+                                           for g in self.gateways)))
+
+    async def _sweep(self, g: Endpoint, rng: random.Random) -> GatewayShare:
+        """The final sweep's passes through `g` (each gateway's at once: a pass's hits are its own cache's)."""
+        for _ in range(50):
+            snap = await self.snapshot(rng, 0, self.acid, self.ddl.read_names())
+            versioned = [*self.acid, *sorted(set(snap) - set(self.acid))]  # the churn tables that exist
+            before, sent = await g.stats(), g.reads_sent
+            requests: list[tuple[str, Any]] = []
+            for t in versioned:
+                requests += [("GetTable", pb.GetTableRequest(db_name=DB, table_name=t, read=snap[t])),
+                             ("GetPartitionsByNames", pb.GetPartitionsByNamesRequest(
+                                 db_name=DB, table_name=t, names=list(ALL_NAMES), read=snap[t])),
+                             ("ListPartitionNames", pb.ListPartitionNamesRequest(
+                                 db_name=DB, table_name=t, read=snap[t]))]
+            for t in self.ext:
+                requests += [("GetTable", pb.GetTableRequest(db_name=DB, table_name=t)),
+                             ("GetPartitionsByNames", pb.GetPartitionsByNamesRequest(
+                                 db_name=DB, table_name=t, names=list(ALL_NAMES))),
+                             ("ListPartitionNames", pb.ListPartitionNamesRequest(db_name=DB, table_name=t))]
+            reads: list[Coroutine[Any, Any, object]] = [
+                self.judge.compare("final", method, request, in_txn=False, gateways=[g])
+                for method, request in requests]
+            for table in (*versioned, *self.ext) if self.thrift else ():
+                # Hive 4's requests, with the snapshot on the ACID tables: from the cache too, equal to
+                # the oracle's Thrift answers, and describing what the same read over gRPC does.
+                ctx = snap.get(table)
+                for method in THRIFT_METHODS:
+                    request = thrift_request(method, table, ctx, names=list(ALL_NAMES))
+                    reads.append(self.judge.compare_thrift("final", method, request, in_txn=False, gateways=[g],
+                                                           twin=grpc_twin(method, request, ctx)))
+            for table in self.acid if self.thrift else ():
+                # Without a snapshot (Hive 2.3, Trino): the latest committed state, from the cache too.
+                for method in (*THRIFT_METHODS, *HIVE2_METHODS):
+                    reads.append(self.judge.compare_thrift("final_latest", method, thrift_request(
+                        method, table, None, names=list(ALL_NAMES)), in_txn=False, gateways=[g]))
+            # Quiet now: the order of the reads changes no answer. A few at a time: each Thrift read at once
+            # would open a connection of its own to the gateway and to the oracle.
+            await _gather_bounded(reads, SWEEP_CONCURRENCY)
+            after = await g.stats()
+            misses = {k: v - before.misses_by_reason.get(k, 0) for k, v in after.misses_by_reason.items()
+                      if v - before.misses_by_reason.get(k, 0)}
+            share = GatewayShare(g.name, after.hits - before.hits, misses, g.reads_sent - sent)
+            if set(misses) != {"unknown_table"}:
+                break
+            self.counts["final_sweep_refills"] += 1
+            await asyncio.sleep(0.2)
+        return share
 
     async def run(self) -> ConsistencyReport:
         started = time.monotonic()
@@ -213,6 +219,17 @@ class Driver:
         self.judge.check_observations()
         return ConsistencyReport(self.cfg.seed, run_s, self.counts, self.judge.violations, shares, final,
                                  self.judge.errors)
+
+
+async def _gather_bounded(calls: Sequence[Coroutine[Any, Any, object]], limit: int) -> None:
+    """Await `calls`, at most `limit` at a time."""
+    slots = asyncio.Semaphore(limit)
+
+    async def one(call: Coroutine[Any, Any, object]) -> None:
+        async with slots:
+            await call
+
+    await asyncio.gather(*(one(c) for c in calls))
 
 
 async def run_consistency(gateway_addresses: Sequence[str], oracle_address: str, cfg: ConsistencyConfig,

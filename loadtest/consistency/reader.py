@@ -67,6 +67,8 @@ class Reader:
                         self._old_snapshots = [*self._old_snapshots[-30:], snap]
                 long_txn = in_txn and rng.random() < 0.1  # holds its snapshot for several seconds
                 for _ in range(rng.randint(15, 25) if long_txn else rng.randint(2, 6)):
+                    if not self.d.running():
+                        break  # (a long txn's reads would run seconds past the deadline)
                     if self.d.ext and rng.random() < 0.25:
                         await self.ext_read(rng, rng.choice(sorted(self.d.ext)))
                     elif rng.random() < self.d.cfg.latest_read_share:

@@ -67,10 +67,11 @@ gateway and protocol (observations of `gwN/thrift`).
 The final sweep makes the same Thrift reads (every table, every name), which must come from the
 caches as well. Counted: `thrift_reads`, `thrift_ext_reads`, `thrift_refused_by_oracle`.
 
-ACID tables read without a snapshot (`latest_read_share`, 8% of the readers' reads), as Spark 3 (a Hive
-2.3 client), Hive 2.3's engine and Trino read them. Over gRPC a managed transactional table's reads must
-carry a ValidWriteIdList (README, "Transactions and snapshots"): every kind, with or without a txn id,
-is FAILED_PRECONDITION on every gateway alike (compared with the oracle, scope `no_snapshot`). Over
+ACID tables read without a snapshot (`latest_read_share`: 8% of the readers' reads that are not of an
+external table), as Spark 3 (a Hive 2.3 client), Hive 2.3's engine and Trino read them. Over gRPC a
+managed transactional table's reads must carry a ValidWriteIdList (README, "Transactions and
+snapshots"): every kind, with or without a txn id, is FAILED_PRECONDITION on every gateway alike
+(compared with the oracle, scope `no_snapshot`). Over
 Thrift the gateway promises the latest committed state (store/snapshot.py `latest_committed`,
 gateway/thrift/snapshots.py LATEST; the cache answers from what it knows is committed,
 store/cache/sharded.py): Hive 4's requests without validWriteIdList (every kind the snapshot reads

@@ -166,6 +166,14 @@ class Like:
 
 
 @dataclass(frozen=True, slots=True)
+class IsNull:
+    """The key's value is NULL: the default partition, or text its type does not accept (no filter text
+    says this; Hive's partition expressions do: hive/partition_expr.py)."""
+
+    key: int
+
+
+@dataclass(frozen=True, slots=True)
 class Not:
     operand: Node
 
@@ -180,7 +188,7 @@ class Or:
     operands: tuple[Node, ...]
 
 
-Node = Union[Comparison, InList, Between, Like, Not, And, Or]
+Node = Union[Comparison, InList, Between, Like, IsNull, Not, And, Or]
 
 _OPS: dict[str, Callable[[Any, Any], bool]] = {
     "=": operator.eq, "<>": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
@@ -245,6 +253,10 @@ class Filter:
         the filter must be true; false and unknown (a NULL value somewhere decisive) both reject it."""
         return self._match(values) is True
 
+    def evaluate(self, values: Sequence[str | None]) -> Tri:
+        """The filter's value for a partition with these values: True, False or None (unknown)."""
+        return self._match(values)
+
     def to_sql(self, first_param: int, *, column: str = "part_values") -> tuple[str, list[object]]:
         """A PostgreSQL boolean expression over the text[] `column` that selects exactly the rows
         `matches` selects, and its parameter values, numbered from `$first_param`."""
@@ -259,6 +271,20 @@ class Filter:
 MAX_FILTER_CHARS = FILTER
 MAX_FILTER_DEPTH = 64
 """Nesting of NOT and parentheses; real filters nest a few levels (Spark's converted filters less than 10)."""
+
+
+def key_kind(type_name: str) -> str | None:
+    """How a key of this Hive type compares (int, decimal, date, timestamp, boolean or string), None for a
+    type no filter compares: the one rule of which types a filter's or an expression's value may have."""
+    kt = _BY_TYPE.get(type_name.split("(")[0].strip().lower())
+    return kt.kind if kt else None
+
+
+def filter_of(root: Node, keys: Sequence[FieldSchema], text: str = "") -> Filter:
+    """A Filter of an AST built elsewhere (hive/partition_expr.py), its literals already of their keys'
+    types (`key_kind`), naming only keys of a type `key_kind` knows; `text` says what it came from."""
+    key_tuple = tuple(keys)
+    return Filter(text, key_tuple, root, _Compiler(key_tuple).compile(root), PARTITION_FILTER)
 
 
 def parse_filter(text: str, keys: Sequence[FieldSchema], dialect: Dialect = PARTITION_FILTER) -> Filter:
@@ -652,6 +678,8 @@ class _Compiler:
             inner = self.compile(node.operand)
             return lambda values: None if (r := inner(values)) is None else not r
         read, i = self.reader(node.key), node.key
+        if isinstance(node, IsNull):
+            return lambda values: read(values) is None
         if isinstance(node, Comparison):
             op, lit = _OPS[node.op], node.value
             return lambda values: None if (v := read(values)) is None else op(v, lit)
@@ -706,6 +734,8 @@ class _SqlWriter:
                 text = f"lower({text})"
             return f"({text} LIKE {self._param(node.pattern, _STRING)})"
         value = kt.sql(elem)
+        if isinstance(node, IsNull):
+            return f"({value} IS NULL)"
         if isinstance(node, Comparison):
             return f"({value} {node.op} {self._param(node.value, kt)})"
         if isinstance(node, InList):

@@ -1,0 +1,122 @@
+"""Hive 2.3's partition expressions made by Hive's own classes, in a py4j JVM on pyspark's jars.
+
+`HiveExprs(jvm)` builds an ExprNodeGenericFuncDesc as Hive 2.3's DDLSemanticAnalyzer builds a DROP
+PARTITION's (`new ExprNodeGenericFuncDesc(booleanTypeInfo, udf, children)`, the function not
+initialized, a column `new ExprNodeColumnDesc(typeInfo, name, null, true)`, a constant of the key's
+type) and serializes it with SerializationUtilities.serializeExpressionToKryo, the bytes the client
+sends. Expressions are written as small tuples so that tests can draw them with hypothesis:
+
+    ("=", ("col", "ds", "string"), ("const", "string", "a"))
+    ("and", e1, e2, ...) ("or", ...) ("not", e) ("isnull", col) ("isnotnull", col)
+    ("in", col, const, ...) ("between", invert, col, low, high)
+
+Constants: a str for string keys, an int for int keys (py4j sends a Java Integer), a `datetime.date`
+for date keys (a java.sql.Date at local midnight, as Hive's converter makes it).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Iterator
+
+import pytest
+
+UDFS = {"=": "GenericUDFOPEqual", "<>": "GenericUDFOPNotEqual", "<": "GenericUDFOPLessThan",
+        "<=": "GenericUDFOPEqualOrLessThan", ">": "GenericUDFOPGreaterThan", ">=": "GenericUDFOPEqualOrGreaterThan",
+        "and": "GenericUDFOPAnd", "or": "GenericUDFOPOr", "not": "GenericUDFOPNot", "isnull": "GenericUDFOPNull",
+        "isnotnull": "GenericUDFOPNotNull", "in": "GenericUDFIn", "between": "GenericUDFBetween"}
+_QL = "org.apache.hadoop.hive.ql."
+
+
+class HiveExprs:
+    def __init__(self, jvm: Any) -> None:
+        self._jvm = jvm
+        self._types = jvm.org.apache.hadoop.hive.serde2.typeinfo.TypeInfoFactory
+        self._plan = getattr(jvm, _QL + "plan")
+        self._udf = getattr(jvm, _QL + "udf.generic")
+        self._serialize = getattr(jvm, _QL + "exec.SerializationUtilities").serializeExpressionToKryo
+
+    def build(self, expr: tuple[Any, ...]) -> Any:
+        head = expr[0]
+        if head == "col":
+            return self._plan.ExprNodeColumnDesc(self._types.getPrimitiveTypeInfo(expr[2]), expr[1], None, True)
+        if head == "const":
+            return self._plan.ExprNodeConstantDesc(self._types.getPrimitiveTypeInfo(expr[1]), self._java(expr[2]))
+        children = self._jvm.java.util.ArrayList()
+        args = expr[1:]
+        if head == "between":  # (invert, col, low, high): the invert flag is a boolean constant
+            children.add(self.build(("const", "boolean", args[0])))
+            args = args[1:]
+        for arg in args:
+            children.add(self.build(arg))
+        return self._plan.ExprNodeGenericFuncDesc(self._types.booleanTypeInfo, getattr(self._udf, UDFS[head])(),
+                                                  children)
+
+    def _java(self, value: Any) -> Any:
+        if isinstance(value, dt.date):
+            return self._jvm.java.sql.Date.valueOf(value.isoformat())
+        return value
+
+    def serialize(self, expr: tuple[Any, ...]) -> bytes:
+        return bytes(self._serialize(self.build(expr)))
+
+    def text(self, expr: tuple[Any, ...]) -> str:
+        """Hive's own rendering of the expression (getExprString), for messages."""
+        return str(self.build(expr).getExprString())
+
+
+def hive_jvm_fixture() -> Iterator[Any]:
+    """A JVM with pyspark's jars (Hive 2.3.10's ql and metastore classes), without a SparkContext."""
+    pytest.importorskip("pyspark")
+    from pyspark.java_gateway import launch_gateway
+
+    gateway = launch_gateway()
+    try:
+        yield gateway.jvm
+    finally:
+        gateway.shutdown()
+
+
+_DS, _HR, _DAY = ("col", "ds", "string"), ("col", "hr", "int"), ("col", "day", "date")
+
+
+def _s(value: str) -> tuple[str, str, str]:
+    return ("const", "string", value)
+
+
+def _i(value: int) -> tuple[str, str, int]:
+    return ("const", "int", value)
+
+
+# The expressions of tests/e2e/hive_expr_goldens.json, Hive's bytes for each: the fast tests read those
+# bytes without a JVM, and tests/e2e/test_thrift_partition_expr_differential.py checks that Hive still
+# writes them. Regenerate with `python -m tests.hive_exprs > tests/e2e/hive_expr_goldens.json` (TZ=UTC).
+GOLDENS: dict[str, tuple[Any, ...]] = {
+    "ds_is_a": ("=", _DS, _s("a")),
+    "ds_a_and_hr_2": ("and", ("=", _DS, _s("a")), ("=", _HR, _i(2))),
+    "ds_not_a": ("<>", _DS, _s("a")),
+    "ds_is_default": ("=", _DS, _s("__HIVE_DEFAULT_PARTITION__")),
+    "hr_gt_1": (">", _HR, _i(1)),
+    "day_le_2024_01_02": ("<=", _DAY, ("const", "date", dt.date(2024, 1, 2))),
+    "ds_in_a_b": ("in", _DS, _s("a"), _s("b")),
+    "ds_not_between_a_b": ("between", True, _DS, _s("a"), _s("b")),
+    "ds_null_or_not_hr_not_null": ("or", ("isnull", _DS), ("not", ("isnotnull", _HR))),
+    "payload_is_a": ("=", ("col", "payload", "string"), _s("a")),
+    "hr_is_string_2": ("=", _HR, _s("2")),
+    "ds_is_unicode": ("=", _DS, _s("é€😀 x/y=z%")),
+}
+
+
+if __name__ == "__main__":
+    import json
+    import os
+
+    os.environ.setdefault("TZ", "UTC")
+    from pyspark.java_gateway import launch_gateway
+
+    _gateway = launch_gateway()
+    try:
+        _hive = HiveExprs(_gateway.jvm)
+        print(json.dumps({name: _hive.serialize(expr).hex() for name, expr in GOLDENS.items()}, indent=1))
+    finally:
+        _gateway.shutdown()

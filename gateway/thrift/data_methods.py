@@ -22,7 +22,10 @@ from hive.names import leading_partition_values, make_partition_name, matches_pa
 from store.cache.facade import CachedCatalog
 from store.catalog import DroppedPartitions, DroppedTable, check_exchangeable
 from store.catalog_store import CatalogStore
-from store.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
+from hive.kryo_expr import decode_expression
+from hive.partition_expr import partition_expression
+from store.errors import (AlreadyExists, FailedPrecondition, InvalidArgument, NeverAllowed, NotFound,
+                          ResourceExhausted)
 from store.models import Partition, Table
 from store.placement import (exchanged_location, owns_data, renamed_partition_location, renamed_table_location,
                              renames)
@@ -219,7 +222,7 @@ class DataMethods:
         return await self.drop_partition_by_name(db_name, tbl_name, part_name, deleteData)
 
     async def drop_partitions_req(self, req: Any) -> Any:
-        """Hive's DropPartitionsRequest by names (expressions are not supported: InvalidObjectException).
+        """Hive's DropPartitionsRequest by names, or by expressions (Hive 2.3's DROP PARTITION: `_by_exprs`).
         With needResult (Hive's default) it answers the partitions dropped whole, as the drop found them
         (storage descriptor, parameters, create time: what get_partition answered), as Hive's does. As
         Hive 2.3.10's HMSHandler reads them, deleteData and ifExists count only when set and true: a
@@ -227,22 +230,54 @@ class DataMethods:
         nothing dropped), whatever the IDL's `ifExists = true` says; needResult counts unless set false."""
         req = required(req, "req")
         parts = required(req.parts, "parts")
-        if parts.names is None:
-            raise InvalidArgument("drop_partitions_req by expression is not supported by this gateway; pass names")
-        if len(parts.names) > self._settings.max_batch_size:
-            raise ResourceExhausted(f"drop_partitions_req: {len(parts.names)} names in one call, more than "
-                                    f"metastore.gateway.max.batch.size ({self._settings.max_batch_size}); split it")
         table = await self._table(req.dbName, req.tblName)
+        if parts.names is not None:
+            names = parts.names
+        elif parts.exprs is not None:
+            names = await self._by_exprs(table, parts.exprs, if_exists=req.ifExists is True)
+        else:
+            raise InvalidArgument("drop_partitions_req: parts names neither partitions nor expressions")
+        if len(names) > self._settings.max_batch_size:
+            raise ResourceExhausted(f"drop_partitions_req: {len(names)} partitions in one call, more than "
+                                    f"metastore.gateway.max.batch.size ({self._settings.max_batch_size}); split it")
         need_result = req.needResult is not False
-        if not parts.names:
+        if not names:
             return hms.DropPartitionsResult(partitions=[] if need_result else None)
-        dropped = await self._drop_partitions(table.db_name, table.name, parts.names,
+        dropped = await self._drop_partitions(table.db_name, table.name, names,
                                               delete_data=req.deleteData is True, if_exists=req.ifExists is True,
                                               whole=need_result)
         if not need_result:
             return hms.DropPartitionsResult(partitions=None)
         return hms.DropPartitionsResult(partitions=[convert.partition_to_thrift(dropped.table, p)
                                                     for p in dropped.whole])
+
+    async def _by_exprs(self, table: Table, exprs: list[Any], *, if_exists: bool) -> list[str]:
+        """The partitions Hive 2.3's HMSHandler.drop_partitions_req drops for DropPartitionsExprs: each
+        expression's partitions by PartitionPruner's rule (hive/partition_expr.py), a partition it cannot
+        decide refused ("Unexpected unknown partitions to drop", MetaException), and, unless ifExists,
+        fewer partitions than expressions refused ("Some partitions to drop are missing",
+        NoSuchObjectException), as Hive counts them. An expression this gateway does not read or evaluate
+        is refused with the reason (MetaException), nothing dropped: Hive's client has no fallback here.
+        `partArchiveLevel` is not read: this metastore archives no partition. The names go to the same
+        drop as the by-names form, one transaction, all or nothing."""
+        everything = await self._partitions(table)
+        values = [p.values for p in everything]
+        names: dict[str, None] = {}  # in order, once each
+        count = 0
+        for item in exprs:
+            try:
+                expression = partition_expression(decode_expression(required(item.expr, "expr")),
+                                                  table.partition_keys)
+            except InvalidArgument as exc:  # (NotHive23Expression, NotServable)
+                raise NeverAllowed(f"drop_partitions_req of {table.full_name}: {exc}") from None
+            pruned = expression.prune(values)
+            if pruned.has_unknown:
+                raise NeverAllowed("Unexpected unknown partitions to drop")
+            count += len(pruned.selected)
+            names.update((everything[i].name, None) for i in pruned.selected)
+        if count < len(exprs) and not if_exists:
+            raise NotFound("Some partitions to drop are missing")
+        return list(names)
 
     async def rename_partition(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
                                new_part: Any) -> None:

@@ -17,6 +17,13 @@ from store import errors as se
 
 MAX_MESSAGE_CHARS = limits.MAX_MESSAGE_CHARS
 
+
+class NotServedHere(Exception):
+    """A call the gateway answers as a method it does not serve (TApplicationException UNKNOWN_METHOD),
+    because the client then does the work itself and gets the right answer: Hive's clients evaluate a
+    partition expression themselves (PartitionPruner's fallback) when `get_partitions_by_expr` is
+    unknown. The message says why."""
+
 EXCEPTIONS_FOR: dict[type[Exception], tuple[str, ...]] = {
     se.NotFound: ("NoSuchObjectException", "NoSuchTxnException", "NoSuchLockException", "UnknownDBException",
                   "UnknownTableException", "InvalidOperationException", "InvalidObjectException"),

@@ -22,6 +22,7 @@ from gateway.thrift import convert
 from gateway.thrift.convert import check_batch, matches_none, required, stamp_ddl_time
 from gateway.thrift import meta_conf, wire
 from gateway.thrift.idl import hms
+from gateway.thrift.errors import NotServedHere, bounded
 from gateway.thrift.server import RawValue
 from gateway.thrift.compaction_methods import CompactionMethods
 from gateway.thrift.constraint_methods import ConstraintMethods
@@ -42,8 +43,11 @@ from store.errors import (FailedPrecondition, InvalidArgument, NotFound, NotPart
                           ResourceExhausted)
 from store.models import Database, Partition, Table, TableType
 from hive.errors import ValueNotWhitelisted
+from hive.kryo_expr import Expr, NotHive23Expression, decode_expression
+from hive.partition_expr import NotServable, partition_expression
 from hive.partition_filter import HIVE_PARTITION_FILTER
-from hive.names import matches_partial_values, normalize_identifier, parse_partition_name, partition_spec_from_name
+from hive.names import (DEFAULT_PARTITION_NAME, matches_partial_values, normalize_identifier, parse_partition_name,
+                        partition_spec_from_name)
 from store.snapshot import ReadSnapshot
 from store.txn_store import TxnStore
 from gateway.thrift.snapshots import LATEST, snapshot_of
@@ -54,6 +58,17 @@ HIVE_TABLE_TYPES = frozenset({t.value for t in TableType} | {"INDEX_TABLE", "MAT
 
 # Hive's HiveMetaStore.get_config_value: keys outside these families answer ConfigValSecurityException.
 _READABLE_CONFIG = re.compile(r"(hive|hdfs|mapred|metastore).*", re.DOTALL)
+
+
+def _decoded_expression(data: bytes, default_partition_name: str | None) -> Expr:
+    """A partition expression's bytes read (hive/kryo_expr.py), or NotServedHere saying why not."""
+    if default_partition_name not in (None, "", DEFAULT_PARTITION_NAME):
+        raise NotServedHere(f"get_partitions_by_expr: the default partition name {bounded(default_partition_name)} "
+                            f"is not this metastore's ({DEFAULT_PARTITION_NAME}); evaluate it over the partition names")
+    try:
+        return decode_expression(data)
+    except NotHive23Expression as exc:
+        raise NotServedHere(f"get_partitions_by_expr: {exc}; evaluate it over the partition names") from None
 
 
 def _wanted(max_parts: int | None) -> int:
@@ -709,6 +724,29 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         found = await self._matching(db_name, tbl_name, filter or "", self._scan_for(wanted))
         self._check_partition_request(found.table, wanted, len(found.versions))
         return self._list(VersionsHit(found.table, found.versions[:wanted]))
+
+    async def get_partitions_by_expr(self, req: Any) -> RawValue:
+        """Hive 2.3's partition pruning and DROP PARTITION: the partitions a Kryo-serialized expression
+        selects, by PartitionPruner's rule (hive/partition_expr.py; an undecided partition is selected
+        and sets hasUnknownPartitions), at most maxParts of them in name order, from the same listing
+        (cached or not) as every partition read. An expression this gateway does not read or evaluate
+        (a Hive 3 or 4 layout, a function or column it does not know, another default partition name)
+        is answered UNKNOWN_METHOD, on which Hive's clients evaluate the expression themselves over the
+        partition names (IncompatibleMetastoreException: PartitionPruner.pruneBySequentialScan), the one
+        answer that keeps each of them right; a partial answer with hasUnknownPartitions fails Hive's
+        DROP PARTITION ("Unexpected unknown partitions")."""
+        req = required(req, "req")
+        decoded = _decoded_expression(required(req.expr, "expr"), req.defaultPartitionName)
+        found = await self._matching(req.dbName, req.tblName, "", ALL_PARTITIONS)
+        try:
+            expression = partition_expression(decoded, found.table.partition_keys)
+        except NotServable as exc:
+            raise NotServedHere(f"get_partitions_by_expr: {exc}; evaluate it over the partition names") from None
+        pruned = expression.prune([v.values for v in found.versions])
+        wanted = _wanted(req.maxParts)
+        self._check_partition_request(found.table, wanted, len(pruned.selected))
+        versions = [found.versions[i] for i in pruned.selected[:wanted]]
+        return RawValue(TType.STRUCT, wire.partitions_by_expr_result(found.table, versions, pruned.has_unknown))
 
     async def get_num_partitions_by_filter(self, db_name: str | None, tbl_name: str | None,
                                            filter: str | None) -> int:  # noqa: A002

@@ -6,7 +6,9 @@ carries one call at a time, as Thrift has no multiplexing: read a whole message 
 `MessageScanner` as the bytes arrive), decode it with the C codec, await the handler, write the reply.
 
 What a client can get wrong is answered, never a dropped connection or a traceback:
-* a method this server does not serve: TApplicationException UNKNOWN_METHOD (clients fall back on it);
+* a method this server does not serve: TApplicationException UNKNOWN_METHOD (clients fall back on it),
+  and so is a call a served method answers with `NotServedHere` (an argument it cannot read, where the
+  client's fallback still gives the right answer: a partition expression of another client);
 * arguments that do not decode: TApplicationException PROTOCOL_ERROR;
 * a store error, or a bug: an exception the method declares (gateway/thrift/errors.py), with a request
   id in the log for a bug.
@@ -41,7 +43,7 @@ from thriftpy2.transport import TCyMemoryBuffer, TMemoryBuffer
 
 from gateway.auth import OPEN_AUTHENTICATOR, Authenticator, thrift_identity
 from gateway.thrift import meta_conf
-from gateway.thrift.errors import bounded, declared_exception
+from gateway.thrift.errors import NotServedHere, bounded, declared_exception
 from gateway.thrift.framing import FramingError, MessageScanner
 from store.errors import ON_PURPOSE, Unauthenticated
 
@@ -299,6 +301,9 @@ class ThriftServer:
             value = await method(*(getattr(args, spec[1]) for _, spec in sorted(args.thrift_spec.items())))
         except asyncio.CancelledError:
             raise
+        except NotServedHere as exc:
+            return _application_error(name, seqid, TApplicationException.UNKNOWN_METHOD,
+                                      bounded(str(exc))), name, "UNKNOWN_METHOD"
         except Exception as exc:  # noqa: BLE001 - every failure becomes a declared exception
             declared = _as_declared(result_cls.thrift_spec, exc)
             if declared is None:

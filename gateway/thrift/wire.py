@@ -141,6 +141,12 @@ def partition_list_field(field_id: int, table: Table, versions: Sequence[Version
     return [_FIELD.pack(TType.LIST, field_id), *partition_list(table, versions), STOP]
 
 
+def partitions_by_expr_result(table: Table, versions: Sequence[Version], has_unknown: bool) -> list[bytes]:
+    """A PartitionsByExprResult value: its partitions (field 1) and hasUnknownPartitions (field 2), stop included."""
+    return [_FIELD.pack(TType.LIST, 1), *partition_list(table, versions), _FIELD.pack(TType.BOOL, 2),
+            b"\x01" if has_unknown else b"\x00", STOP]
+
+
 def partition_element(table: Table, version: Version) -> bytes:
     """One `Partition` struct value."""
     names, inherit_end = table_parts(table)

@@ -280,6 +280,20 @@ struct DropPartitionsResult {
   1: list<Partition> partitions,
 }
 
+// Hive 2.3's get_partitions_by_expr: expr is a Kryo-serialized ExprNodeGenericFuncDesc (hive/kryo_expr.py).
+struct PartitionsByExprRequest {
+  1: required string dbName,
+  2: required string tblName,
+  3: required binary expr,
+  4: optional string defaultPartitionName,
+  5: optional i16 maxParts = -1,
+}
+
+struct PartitionsByExprResult {
+  1: required list<Partition> partitions,
+  2: required bool hasUnknownPartitions,
+}
+
 struct DropPartitionsExpr {
   1: required binary expr,
   2: i32 partArchiveLevel,
@@ -1365,6 +1379,7 @@ service ThriftHiveMetastore extends FacebookService {
   GetPartitionNamesPsResponse get_partition_names_ps_req(1: GetPartitionNamesPsRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   list<Partition> get_partitions_by_filter_req(1: GetPartitionsByFilterRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   list<Partition> get_partitions_by_filter(1: string db_name, 2: string tbl_name, 3: string filter, 4: i16 max_parts = -1) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  PartitionsByExprResult get_partitions_by_expr(1: PartitionsByExprRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   i32 get_num_partitions_by_filter(1: string db_name, 2: string tbl_name, 3: string filter) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   void alter_partition(1: string db_name, 2: string tbl_name, 3: Partition new_part) throws (1: InvalidOperationException o1, 2: MetaException o2),
   void alter_partition_with_environment_context(1: string db_name, 2: string tbl_name, 3: Partition new_part, 4: EnvironmentContext environment_context) throws (1: InvalidOperationException o1, 2: MetaException o2),

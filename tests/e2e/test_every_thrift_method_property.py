@@ -249,6 +249,11 @@ async def world(pg_cluster: PgCluster) -> AsyncIterator[World]:
         logger.removeHandler(internal_errors)
 
 
+# Served methods that answer UNKNOWN_METHOD for an argument they cannot read, on which Hive's clients do
+# the work themselves (a partition expression: gateway/thrift/errors.py NotServedHere).
+FALLS_BACK = frozenset({"get_partitions_by_expr"})
+
+
 async def _check_one_call(world: World, method: str, args: list[Any]) -> None:
     await world.build()
     before = await world.state()
@@ -260,7 +265,7 @@ async def _check_one_call(world: World, method: str, args: list[Any]) -> None:
     except TApplicationException as exc:
         message = exc.message or ""
         world.outcomes[f"{method} TApplicationException {exc.type}"] += 1
-        if hasattr(HiveMetastoreHandler, method):
+        if hasattr(HiveMetastoreHandler, method) and method not in FALLS_BACK:
             assert not declared(method), f"{method} answered TApplicationException {exc.type}: {message[:300]}"
         else:  # not served: the answer Hive's clients fall back on
             assert exc.type == TApplicationException.UNKNOWN_METHOD, f"{method}: {exc.type} {message[:300]}"

@@ -150,14 +150,15 @@ def postgres_unavailable_reason() -> str | None:
 
 def hms_command(port: int, workdir: Path, *, log_level: str = "WARN", jvm_args: Sequence[str] = (),
                 jdbc_url: str | None = None, properties: Mapping[str, str] | None = None,
-                conf_dir: Path | None = None) -> list[str]:
+                conf_dir: Path | None = None, classpath: Sequence[Path] = ()) -> list[str]:
     """The command line that runs HiveMetaStore on `port` with embedded Derby under `workdir`.
 
     Hive reads its settings from JVM system properties (HiveConf applies -D overrides of known
     variables), so no hive-site.xml is needed. Hive's log4j2 config writes to a file under
     ${java.io.tmpdir}/${user.name} by default; hive.root.logger=console sends it to stderr instead,
     which hms_server captures in workdir/hms.log. `properties` are further -D settings, applied last;
-    `conf_dir` goes first on the classpath, for a hive-site.xml (see write_hive_site).
+    `conf_dir` goes first on the classpath, for a hive-site.xml (see write_hive_site); `classpath`
+    entries (directories of classes) go before pyspark's jars.
     """
     jars, java = pyspark_jars_dir(), _java()
     if jars is None or java is None:
@@ -190,15 +191,16 @@ def hms_command(port: int, workdir: Path, *, log_level: str = "WARN", jvm_args: 
         # the same MetaException: 20 s per such call. The same retries, at once.
         "hive.hmshandler.retry.interval": "0ms",
     }
-    classpath = (f"{conf_dir.resolve()}:" if conf_dir is not None else "") + f"{jars}/*"
+    path = "".join(f"{p.resolve()}:" for p in ([conf_dir] if conf_dir is not None else []) + list(classpath))
+    path += f"{jars}/*"
     if jdbc_url is not None:  # PostgreSQL instead of Derby: pgjdbc, and DBCP (pyspark lacks BoneCP, 2.3's default)
         props.update({"javax.jdo.option.ConnectionURL": jdbc_url,
                       "javax.jdo.option.ConnectionDriverName": "org.postgresql.Driver",
                       "javax.jdo.option.ConnectionUserName": "postgres", "javax.jdo.option.ConnectionPassword": "",
                       "datanucleus.connectionPoolingType": "dbcp"})
-        classpath += f":{POSTGRES_JDBC_JAR}"
+        path += f":{POSTGRES_JDBC_JAR}"
     props.update(properties or {})
-    return [java, *jvm_args, *(f"-D{k}={v}" for k, v in props.items()), "-cp", classpath, HMS_MAIN_CLASS,
+    return [java, *jvm_args, *(f"-D{k}={v}" for k, v in props.items()), "-cp", path, HMS_MAIN_CLASS,
             "-p", str(port)]
 
 
@@ -267,7 +269,7 @@ class HmsProcess:
 async def hms_server(
     port: int = 0, workdir: str | os.PathLike[str] | None = None, *, startup_timeout_s: float = 120.0,
     stop_grace_s: float = 10.0, log_level: str = "WARN", jvm_args: Sequence[str] = (), backing: str = "derby",
-    quick_start: bool = False,
+    quick_start: bool = False, classpath: Sequence[Path] = (),
 ) -> AsyncIterator[str]:
     """Run the Hive Metastore from pyspark's jars for the duration of the block; yields
     "127.0.0.1:PORT" once a real Thrift call has succeeded.
@@ -276,10 +278,12 @@ async def hms_server(
     live in `workdir` (a temporary directory, removed afterwards, when None; kept when given).
     Raises HmsError, with the end of hms.log, when the JVM exits or does not answer within
     `startup_timeout_s`. On exit the JVM is terminated, then killed after `stop_grace_s`.
-    Usable as a driver `Target.start` factory. `quick_start` adds QUICK_START_JVM_ARGS (tests only).
+    Usable as a driver `Target.start` factory. `quick_start` adds QUICK_START_JVM_ARGS (tests only);
+    `classpath` puts directories of classes before pyspark's jars.
     """
     async with hms_process(port, workdir, startup_timeout_s=startup_timeout_s, stop_grace_s=stop_grace_s,
-                           log_level=log_level, jvm_args=jvm_args, backing=backing, quick_start=quick_start) as server:
+                           log_level=log_level, jvm_args=jvm_args, backing=backing, quick_start=quick_start,
+                           classpath=classpath) as server:
         yield server.address
 
 
@@ -288,7 +292,7 @@ async def hms_process(
     port: int = 0, workdir: str | os.PathLike[str] | None = None, *, startup_timeout_s: float = 120.0,
     stop_grace_s: float = 10.0, log_level: str = "WARN", jvm_args: Sequence[str] = (), backing: str = "derby",
     durable: bool = False, transactions: bool = False, site: Mapping[str, str] | None = None,
-    quick_start: bool = False,
+    quick_start: bool = False, classpath: Sequence[Path] = (),
 ) -> AsyncIterator[HmsProcess]:
     """`hms_server`, yielding the whole HmsProcess. On PostgreSQL, `durable` keeps PostgreSQL's own
     defaults (fsync on: the settings of the gateway's durable embedded server) instead of the fast ones;
@@ -324,7 +328,8 @@ async def hms_process(
             raise HmsError(f"backing must be 'derby' or 'postgresql', got {backing!r}")
         conf_dir = write_hive_site(root / "conf", site) if site else None
         cmd = hms_command(int(address.rsplit(":", 1)[1]), root, log_level=log_level, jvm_args=jvm_args,
-                          jdbc_url=jdbc_url, properties=TXN_PROPERTIES if transactions else None, conf_dir=conf_dir)
+                          jdbc_url=jdbc_url, properties=TXN_PROPERTIES if transactions else None, conf_dir=conf_dir,
+                          classpath=classpath)
         with open(log_path, "ab") as log:
             proc = subprocess.Popen(cmd, cwd=root, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
         stack.push_async_callback(asyncio.to_thread, _stop, proc, stop_grace_s)  # the JVM before its database

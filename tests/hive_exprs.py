@@ -30,7 +30,7 @@ _QL = "org.apache.hadoop.hive.ql."
 
 class HiveExprs:
     def __init__(self, jvm: Any) -> None:
-        self._jvm = jvm
+        self.jvm = self._jvm = jvm
         self._types = jvm.org.apache.hadoop.hive.serde2.typeinfo.TypeInfoFactory
         self._plan = getattr(jvm, _QL + "plan")
         self._udf = getattr(jvm, _QL + "udf.generic")

@@ -136,16 +136,7 @@ DELIBERATE: dict[str, str] = {
                                          "(and Hive's add marks the table's basic statistics accurate)",
 }
 # Gateway differences found here and NOT fixed yet (not deliberate: open work, each with what is wrong).
-OPEN_BUGS: dict[str, str] = {
-    "ALTER TABLE lake.orders DROP PARTITION (ds='2024-01-01', hr=2)":
-        "Hive 2.3's DROP PARTITION finds its partitions with get_partitions_by_expr (a Kryo-serialised expression), "
-        "which the gateway does not serve, and DDLSemanticAnalyzer does not fall back: 'Partition not found'",
-    "ALTER TABLE lake.orders DROP PARTITION (ds='2024-01-08', hr=2)":
-        "the same (Hive ignores a missing partition: hive.exec.drop.ignorenonexistent)",
-    "ALTER TABLE lake.orders DROP IF EXISTS PARTITION (ds='2024-01-08', hr=2)": "the same",
-    "SHOW PARTITIONS lake.orders": "follows from DROP PARTITION: ds=2024-01-01/hr=2 is still there",
-    "DESCRIBE FORMATTED lake.orders": "follows from DROP PARTITION: numPartitions 3 where Hive's is 2",
-}
+OPEN_BUGS: dict[str, str] = {}
 
 # Masks for what differs by nature: times, ids of locks and txns, the host, each run's warehouse.
 MASKS = [

@@ -1,0 +1,293 @@
+"""Hive 2.3's partition expressions, drawn at random, built with Hive's own classes and serialized by Hive's
+SerializationUtilities (tests/hive_exprs.py, a py4j JVM on pyspark's jars), sent by `get_partitions_by_expr`
+to the real Hive Metastore 2.3.10 (pyspark's jars, on Derby) and to the gateway (with its cache, and with
+the cache off: PostgreSQL), the answers compared: the partitions (by name) and hasUnknownPartitions.
+
+What is drawn is what Hive 2.3's DROP PARTITION and partition pruning send: comparisons, IN, BETWEEN (and NOT
+BETWEEN), IS [NOT] NULL, AND, OR and NOT over a table's keys (string, int, date) with constants of the key's
+type, either side of a comparison, including `key = '__HIVE_DEFAULT_PARTITION__'`. The table's values hold
+what a path escapes (`/`, `=`, `%`, `:`, `#`, quotes), spaces, non-ASCII letters, negative numbers and the
+default partition in every key.
+
+Hive 2.3's metastore answers an expression two ways (ObjectStore.getPartitionsByExpr): when its text
+(getExprString) parses as a partition filter it runs that filter in SQL, comparing a string key's
+`__HIVE_DEFAULT_PARTITION__` as text; otherwise it evaluates the expression itself (PartitionPruner), where
+the default partition is NULL. The gateway always evaluates, as the second way (and as Hive 3 and 4 do on
+both ways: their SQL filter reads the default partition as NULL), so where Hive 2.3's SQL filter selects or
+leaves out a default partition otherwise, the answers differ on those partitions only; DELIBERATE lists it,
+and the test checks that every such difference is of a default partition alone and that Hive's own
+evaluator (an expression its filter cannot read: wrapped so that its text does not parse) agrees with the
+gateway there.
+
+`make test` runs a short version (EXPR_DIFFERENTIAL_EXAMPLES, 15 expressions, derandomized); the `soak` run
+takes EXPR_DIFFERENTIAL_SOAK_EXAMPLES (300). Skipped when Java or pyspark's jars are missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import pytest
+import thriftpy2.rpc
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from thriftpy2.thrift import TApplicationException, TException
+
+from gateway.thrift.idl import SERVICE, hms
+from hive.names import DEFAULT_PARTITION_NAME as DEFAULT
+from loadtest.hms import hms_server, hms_unavailable_reason
+from tests.conftest import PgCluster, running_gateway, wait_applied
+from tests.hive_exprs import GOLDENS, HiveExprs, hive_jvm_fixture
+from tests.thrift_client import thrift_table
+
+_REASON = hms_unavailable_reason()
+pytestmark = pytest.mark.skipif(_REASON is not None, reason=f"Hive Metastore reference: {_REASON}")
+
+DB, TABLE = "xd", "t"
+KEYS = (("s", "string"), ("i", "int"), ("d", "date"))
+STRINGS = ["a", "a/b", "x=y", "50%", "c:d", "h#1", "sp ace", "é", "日本", DEFAULT, 'q"uote', "q'uote", "b", "A",
+           "-1", "10", "9"]
+INTS = ["1", "7", "-3", "0", "10", DEFAULT, "2147483647", "-2147483648", "5"]
+DATES = ["2024-01-01", "2024-02-29", "1999-12-31", DEFAULT, "2024-01-02"]
+ROWS = [(s, INTS[k % len(INTS)], DATES[(3 * k) % len(DATES)]) for k, s in enumerate(STRINGS)]
+# Constants: the stored values and a few between and beyond them
+CONSTANTS: dict[str, list[Any]] = {
+    "string": [v for v in STRINGS] + ["", "0", "zz", "a/", "é!"],
+    "int": [int(v) for v in INTS if v != DEFAULT] + [2, -4, 11, 6],
+    "date": [dt.date.fromisoformat(v) for v in DATES if v != DEFAULT] + [dt.date(2024, 1, 15), dt.date(2000, 1, 1)],
+}
+# HMS 2.3 on Java 17 deserializes the expression with Kryo, which reflects into java.base
+OPENS = ("java.lang", "java.lang.reflect", "java.net", "java.nio", "java.util", "java.util.concurrent", "sun.nio.ch")
+HMS_ARGS = ("-Ddatanucleus.connectionPoolingType=dbcp", *(f"--add-opens=java.base/{p}=ALL-UNNAMED" for p in OPENS))
+
+# hive-llap-common's LlapSigner is not among pyspark's jars (tests/spark/test_hive_engine_differential.py's stand-in)
+LLAP_SIGNER = Path(__file__).parents[1] / "spark/hive_engine/org/apache/hadoop/hive/llap/security/LlapSigner.java"
+
+DELIBERATE = {
+    "default partition": (
+        "a string key's __HIVE_DEFAULT_PARTITION__ is NULL to the gateway, as to Hive's own expression evaluator "
+        "(PartitionPruner) and to Hive 3's and 4's SQL filter; Hive 2.3's SQL filter, which it runs when the "
+        "expression's text parses as a filter, compares its text (`s <> 'a'` selects it there). The same rule as "
+        "get_partitions_by_filter's (test_thrift_filter_differential.py KNOWN_DIFFERENCES)"),
+}
+
+Expr = tuple[Any, ...]
+
+
+# -- expressions ---------------------------------------------------------------------------------------
+
+
+@st.composite
+def leaves(draw: st.DrawFn) -> Expr:
+    name, type_name = draw(st.sampled_from(KEYS))
+    col = ("col", name, type_name)
+
+    def const() -> Expr:
+        return ("const", type_name, draw(st.sampled_from(CONSTANTS[type_name])))
+
+    kind = draw(st.sampled_from(["cmp", "cmp", "cmp", "in", "between", "null"]))
+    if kind == "cmp":
+        op = draw(st.sampled_from(["=", "<>", "<", "<=", ">", ">="]))
+        return (op, const(), col) if draw(st.booleans()) else (op, col, const())
+    if kind == "in":
+        return ("in", col, *[const() for _ in range(draw(st.integers(1, 3)))])
+    if kind == "between":
+        return ("between", draw(st.booleans()), col, const(), const())
+    return (draw(st.sampled_from(["isnull", "isnotnull"])), col)
+
+
+def _combine(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
+    return st.one_of(
+        st.tuples(st.sampled_from(["and", "or"]), children, children),
+        st.tuples(st.sampled_from(["and", "or"]), children, children, children),
+        st.tuples(st.just("not"), children),
+    )
+
+
+expressions = st.recursive(leaves(), _combine, max_leaves=5)
+
+
+# -- the servers ---------------------------------------------------------------------------------------
+
+
+class Server:
+    def __init__(self, label: str, port: int) -> None:
+        self.label = label
+        self._client = thriftpy2.rpc.make_client(SERVICE, "127.0.0.1", port, timeout=30_000)
+
+    async def call(self, method: str, *args: Any) -> Any:
+        try:
+            return await asyncio.to_thread(getattr(self._client, method), *args)
+        except TApplicationException as exc:
+            raise AssertionError(f"{self.label} {method}: TApplicationException {exc.message}") from exc
+        except TException as exc:
+            return ("raised", type(exc).__name__)
+
+    def close(self) -> None:
+        self._client.close()
+
+
+@dataclass
+class World:
+    hive: Server
+    cached: Server
+    uncached: Server
+    exprs: HiveExprs
+    hits: Any
+    seen: dict[str, int] = field(default_factory=dict)
+
+
+def _table() -> Any:
+    table = thrift_table(TABLE, DB)
+    table.partitionKeys = [hms.FieldSchema(name=k, type=t, comment="") for k, t in KEYS]
+    return table
+
+
+async def _load(server: Server) -> None:
+    assert await server.call("create_database", hms.Database(name=DB, description="", parameters={})) is None
+    table = _table()
+    assert await server.call("create_table", table) is None
+    parts = [hms.Partition(values=list(row), dbName=DB, tableName=TABLE, parameters={}, sd=table.sd) for row in ROWS]
+    assert not _raised(await server.call("add_partitions", parts)), server.label
+
+
+@pytest.fixture(scope="module")
+async def world(pg_cluster: PgCluster, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[World]:
+    root: Path = tmp_path_factory.mktemp("expr-differential")
+    dsn = await pg_cluster.fresh_database()
+    async with contextlib.AsyncExitStack() as stack:
+        jvms = hive_jvm_fixture()  # Hive's classes for the expressions, started while the metastore starts
+        starting = asyncio.create_task(asyncio.to_thread(next, jvms))
+        stack.callback(lambda: next(jvms, None))
+        # Hive's evaluator loads FunctionRegistry, which needs LlapSigner's stand-in: compiled while the metastore
+        # starts (it loads the class at its first evaluation, after this fixture awaited javac)
+        classes = root / "classes"
+        classes.mkdir()
+        javac = await asyncio.create_subprocess_exec("javac", "-d", str(classes), str(LLAP_SIGNER))
+        hive_address = await stack.enter_async_context(hms_server(workdir=root / "hms", jvm_args=HMS_ARGS,
+                                                                  quick_start=True, classpath=[classes]))
+        assert await javac.wait() == 0
+        jvm = await starting
+        cached_gw = await stack.enter_async_context(running_gateway(dsn))
+        uncached_gw = await stack.enter_async_context(
+            running_gateway(dsn, **{"metastore.gateway.cache.enabled": "false"}))
+        hive = Server("hive", int(hive_address.rsplit(":", 1)[1]))
+        cached, uncached = Server("cached", cached_gw.thrift_port), Server("uncached", uncached_gw.thrift_port)
+        for server in (hive, cached, uncached):
+            stack.callback(server.close)
+        await asyncio.gather(_load(hive), _load(cached))
+        await wait_applied(cached_gw)
+        assert cached_gw.cache is not None
+        cache = cached_gw.cache
+        w = World(hive, cached, uncached, HiveExprs(jvm), lambda: cache.stats.hits)
+        yield w
+        print("\n".join(f"{n:5d} {outcome}" for outcome, n in sorted(w.seen.items())))
+
+
+# -- the check -----------------------------------------------------------------------------------------
+
+
+def _request(data: bytes, max_parts: int = -1) -> Any:
+    return hms.PartitionsByExprRequest(dbName=DB, tblName=TABLE, expr=data, defaultPartitionName=DEFAULT,
+                                       maxParts=max_parts)
+
+
+def _raised(answer: Any) -> bool:
+    return isinstance(answer, tuple) and answer[:1] == ("raised",)
+
+
+def _answer(result: Any) -> Any:
+    if _raised(result):
+        return result
+    return [tuple(p.values) for p in result.partitions], result.hasUnknownPartitions
+
+
+async def _gateways(world: World, data: bytes, max_parts: int = -1) -> Any:
+    cached = _answer(await world.cached.call("get_partitions_by_expr", _request(data, max_parts)))
+    uncached = _answer(await world.uncached.call("get_partitions_by_expr", _request(data, max_parts)))
+    assert cached == uncached, f"cached {cached!r} but from PostgreSQL {uncached!r}"
+    return cached
+
+
+def _evaluated_by_hive(expr: Expr) -> Expr:
+    """The same expression as one whose text Hive 2.3's filter parser does not read, so that its
+    metastore evaluates it (PartitionPruner): `e and d is not null or d is null`: IS [NOT] NULL has no
+    filter syntax, and the added arms select every partition `e` selects, and no other."""
+    return ("and", expr, ("or", ("isnotnull", ("col", "d", "date")), ("isnull", ("col", "d", "date"))))
+
+
+async def check(world: World, expr: Expr) -> None:
+    data = world.exprs.serialize(expr)
+    text = world.exprs.text(expr)
+    ours = await _gateways(world, data)
+    theirs = _answer(await world.hive.call("get_partitions_by_expr", _request(data)))
+    assert not _raised(ours), f"{text}: the gateway answered {ours!r}"
+    assert [row for row in ours[0] if row in ROWS] == ours[0]
+    if theirs != ours:
+        # Hive's SQL filter read the text: the difference must be of default partitions alone, and Hive's
+        # own evaluator must answer as the gateway
+        evaluated = _answer(await world.hive.call("get_partitions_by_expr",
+                                                  _request(world.exprs.serialize(_evaluated_by_hive(expr)))))
+        assert not _raised(evaluated), f"{text}: Hive's evaluator refused it: {evaluated!r}"
+        assert evaluated == ours, f"{text}: Hive evaluates {evaluated!r}, gateway {ours!r}"
+        if not _raised(theirs):
+            differing = set(theirs[0]) ^ set(ours[0])
+            assert all(DEFAULT in row for row in differing), f"{text}: Hive {theirs!r}, gateway {ours!r}"
+        world.seen["differs: default partition"] = world.seen.get("differs: default partition", 0) + 1
+    else:
+        world.seen["same"] = world.seen.get("same", 0) + 1
+    few = len(ours[0]) // 2
+    assert (await _gateways(world, data, few))[0] == ours[0][:few]
+
+
+PHASES = [Phase.explicit, Phase.reuse, Phase.generate]
+EXAMPLES = int(os.environ.get("EXPR_DIFFERENTIAL_EXAMPLES", "15"))
+SOAK_EXAMPLES = int(os.environ.get("EXPR_DIFFERENTIAL_SOAK_EXAMPLES", "300"))
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
+          phases=PHASES)
+@given(expr=expressions)
+async def test_expressions_answer_as_hive_metastore_does(world: World, expr: Expr) -> None:
+    await check(world, expr)
+
+
+@pytest.mark.soak
+@settings(max_examples=SOAK_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), phases=PHASES)
+@given(expr=expressions)
+async def test_expressions_answer_as_hive_metastore_does_soak(world: World, expr: Expr) -> None:
+    await check(world, expr)
+
+
+async def test_the_listed_difference_is_still_one(world: World) -> None:
+    """DELIBERATE's difference, by a fixed example: `s <> 'a'`."""
+    data = world.exprs.serialize(("<>", ("col", "s", "string"), ("const", "string", "a")))
+    theirs = _answer(await world.hive.call("get_partitions_by_expr", _request(data)))
+    ours = await _gateways(world, data)
+    assert set(theirs[0]) - set(ours[0]) == {row for row in ROWS if row[0] == DEFAULT}, (theirs, ours)
+
+
+async def test_the_cache_answered(world: World) -> None:
+    before = world.hits()
+    await check(world, ("=", ("col", "s", "string"), ("const", "string", "a")))
+    assert world.hits() > before
+
+
+async def test_the_goldens_are_hives_bytes(world: World) -> None:
+    """tests/e2e/hive_expr_goldens.json, which the fast tests read, is what Hive 2.3.10 writes (dates:
+    milliseconds at midnight in the JVM's time zone, so that one is compared in UTC only)."""
+    exprs, jvm = world.exprs, world.exprs.jvm
+    goldens = json.loads((Path(__file__).parent / "hive_expr_goldens.json").read_text())
+    assert goldens.keys() == GOLDENS.keys()
+    utc = str(jvm.java.util.TimeZone.getDefault().getID()) in ("UTC", "Etc/UTC", "GMT")
+    for name, expr in GOLDENS.items():
+        if "date" in name and not utc:
+            continue
+        assert exprs.serialize(expr).hex() == goldens[name], name

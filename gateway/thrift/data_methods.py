@@ -231,10 +231,12 @@ class DataMethods:
         req = required(req, "req")
         parts = required(req.parts, "parts")
         table = await self._table(req.dbName, req.tblName)
+        selected: list[list[str]] | None = None  # by expressions: each one's partitions
         if parts.names is not None:
             names = parts.names
         elif parts.exprs is not None:
-            names = await self._by_exprs(table, parts.exprs, if_exists=req.ifExists is True)
+            selected = await self._by_exprs(table, parts.exprs, if_exists=req.ifExists is True)
+            names = list(dict.fromkeys(name for each in selected for name in each))
         else:
             raise InvalidArgument("drop_partitions_req: parts names neither partitions nor expressions")
         if len(names) > self._settings.max_batch_size:
@@ -248,22 +250,25 @@ class DataMethods:
                                               whole=need_result)
         if not need_result:
             return hms.DropPartitionsResult(partitions=None)
-        return hms.DropPartitionsResult(partitions=[convert.partition_to_thrift(dropped.table, p)
-                                                    for p in dropped.whole])
+        whole = [convert.partition_to_thrift(dropped.table, p) for p in dropped.whole]
+        if selected is not None:  # each expression's partitions in turn, as Hive answers (once per expression)
+            by_name = dict(zip(dropped.names, whole))
+            whole = [by_name[name] for each in selected for name in each if name in by_name]
+        return hms.DropPartitionsResult(partitions=whole)
 
-    async def _by_exprs(self, table: Table, exprs: list[Any], *, if_exists: bool) -> list[str]:
-        """The partitions Hive 2.3's HMSHandler.drop_partitions_req drops for DropPartitionsExprs: each
-        expression's partitions by PartitionPruner's rule (hive/partition_expr.py), a partition it cannot
-        decide refused ("Unexpected unknown partitions to drop", MetaException), and, unless ifExists,
-        fewer partitions than expressions refused ("Some partitions to drop are missing",
-        NoSuchObjectException), as Hive counts them. An expression this gateway does not read or evaluate
-        is refused with the reason (MetaException), nothing dropped: Hive's client has no fallback here.
-        `partArchiveLevel` is not read: this metastore archives no partition. The names go to the same
-        drop as the by-names form, one transaction, all or nothing."""
+    async def _by_exprs(self, table: Table, exprs: list[Any], *, if_exists: bool) -> list[list[str]]:
+        """Each DropPartitionsExpr's partitions, as HMSHandler.drop_partitions_req finds them: by
+        PartitionPruner's rule (hive/partition_expr.py), a partition it cannot decide refused ("Unexpected
+        unknown partitions to drop", MetaException), and, unless ifExists, an expression that selects no
+        partition refused ("Some partitions to drop are missing", NoSuchObjectException): Hive 4's rule
+        (Hive 2.3 only counts partitions against expressions, so an expression matching nothing passes
+        beside one matching two). An expression this gateway does not read or evaluate is refused with
+        the reason (MetaException), nothing dropped: Hive's client has no fallback here.
+        `partArchiveLevel` is not read: this metastore archives no partition. The caller drops them by
+        the same path as the by-names form, one transaction, all or nothing."""
         everything = await self._partitions(table)
         values = [p.values for p in everything]
-        names: dict[str, None] = {}  # in order, once each
-        count = 0
+        selected: list[list[str]] = []
         for item in exprs:
             try:
                 expression = partition_expression(decode_expression(required(item.expr, "expr")),
@@ -273,11 +278,10 @@ class DataMethods:
             pruned = expression.prune(values)
             if pruned.has_unknown:
                 raise NeverAllowed("Unexpected unknown partitions to drop")
-            count += len(pruned.selected)
-            names.update((everything[i].name, None) for i in pruned.selected)
-        if count < len(exprs) and not if_exists:
-            raise NotFound("Some partitions to drop are missing")
-        return list(names)
+            if not pruned.selected and not if_exists:
+                raise NotFound("Some partitions to drop are missing")
+            selected.append([everything[i].name for i in pruned.selected])
+        return selected
 
     async def rename_partition(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
                                new_part: Any) -> None:

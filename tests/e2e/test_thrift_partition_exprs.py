@@ -118,10 +118,13 @@ async def test_drop_partitions_req_by_expression_as_hive_23(pg_dsn: str) -> None
         with pytest.raises(hms.NoSuchObjectException, match="Some partitions to drop are missing"):
             await cached("drop_partitions_req", drop("ds_is_default", "ds_not_between_a_b"))
         assert await partition_names(uncached) == everything
-        # Hive counts partitions against expressions: one expression that matches none passes beside one
-        # that matches two; with ifExists any count passes
-        got = await cached("drop_partitions_req", drop("hr_gt_1", "ds_not_between_a_b"))
-        assert sorted(p.values for p in got.partitions) == [[DEFAULT, "2"], ["a", "2"], ["b", "2"]]
+        # Hive 4's rule: each expression must select a partition (Hive 2.3 counts partitions against expressions
+        # and would drop these three); with ifExists none need
+        with pytest.raises(hms.NoSuchObjectException, match="Some partitions to drop are missing"):
+            await cached("drop_partitions_req", drop("hr_gt_1", "ds_not_between_a_b"))
+        got = await cached("drop_partitions_req", drop("hr_gt_1", "ds_not_between_a_b", "ds_not_a", if_exists=True))
+        # each expression's partitions in turn, b/2 twice, as Hive answers
+        assert [p.values for p in got.partitions] == [[DEFAULT, "2"], ["a", "2"], ["b", "2"], ["b", "2"]]
         assert got.partitions[0].sd.cols  # answered whole, as Hive's needResult
         got = await cached("drop_partitions_req", drop("ds_not_between_a_b", if_exists=True, need_result=False))
         assert got.partitions is None

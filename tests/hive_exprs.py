@@ -10,8 +10,9 @@ sends. Expressions are written as small tuples so that tests can draw them with 
     ("and", e1, e2, ...) ("or", ...) ("not", e) ("isnull", col) ("isnotnull", col)
     ("in", col, const, ...) ("between", invert, col, low, high)
 
-Constants: a str for string keys, an int for int keys (py4j sends a Java Integer), a `datetime.date`
-for date keys (a java.sql.Date at local midnight, as Hive's converter makes it).
+Constants: a str for string keys, an int for int keys (py4j sends a Java Integer; smallint, tinyint and
+bigint ones are made a Short, Byte or Long in the JVM), a `datetime.date` for date keys (a java.sql.Date
+at local midnight, as Hive's converter makes it).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ UDFS = {"=": "GenericUDFOPEqual", "<>": "GenericUDFOPNotEqual", "<": "GenericUDF
         "and": "GenericUDFOPAnd", "or": "GenericUDFOPOr", "not": "GenericUDFOPNot", "isnull": "GenericUDFOPNull",
         "isnotnull": "GenericUDFOPNotNull", "in": "GenericUDFIn", "between": "GenericUDFBetween"}
 _QL = "org.apache.hadoop.hive.ql."
+_BOXED = {"smallint": ("shortTypeInfo", "short"), "tinyint": ("byteTypeInfo", "byte"),
+          "bigint": ("longTypeInfo", "long")}
 
 
 class HiveExprs:
@@ -41,6 +44,8 @@ class HiveExprs:
         if head == "col":
             return self._plan.ExprNodeColumnDesc(self._types.getPrimitiveTypeInfo(expr[2]), expr[1], None, True)
         if head == "const":
+            if expr[1] in _BOXED:  # a Short, Byte or Long, which py4j would send as an Integer
+                return self._boxed_constant(expr[1], expr[2])
             return self._plan.ExprNodeConstantDesc(self._types.getPrimitiveTypeInfo(expr[1]), self._java(expr[2]))
         children = self._jvm.java.util.ArrayList()
         args = expr[1:]
@@ -51,6 +56,19 @@ class HiveExprs:
             children.add(self.build(arg))
         return self._plan.ExprNodeGenericFuncDesc(self._types.booleanTypeInfo, getattr(self._udf, UDFS[head])(),
                                                   children)
+
+    def _boxed_constant(self, type_name: str, value: int) -> Any:
+        """A constant holding a java.lang.Short, Byte or Long, made by java.beans.XMLDecoder in the JVM
+        (a value returned to Python and sent back would arrive as an Integer)."""
+        field, tag = _BOXED[type_name]
+        xml = ('<?xml version="1.0" encoding="UTF-8"?><java><object class="org.apache.hadoop.hive.ql.plan.'
+               'ExprNodeConstantDesc"><object class="org.apache.hadoop.hive.serde2.typeinfo.TypeInfoFactory" '
+               f'field="{field}"/><{tag}>{int(value)}</{tag}></object></java>')
+        decoder = self._jvm.java.beans.XMLDecoder(self._jvm.java.io.ByteArrayInputStream(bytearray(xml.encode())))
+        try:
+            return decoder.readObject()
+        finally:
+            decoder.close()
 
     def _java(self, value: Any) -> Any:
         if isinstance(value, dt.date):
@@ -104,6 +122,9 @@ GOLDENS: dict[str, tuple[Any, ...]] = {
     "payload_is_a": ("=", ("col", "payload", "string"), _s("a")),
     "hr_is_string_2": ("=", _HR, _s("2")),
     "ds_is_unicode": ("=", _DS, _s("é€😀 x/y=z%")),
+    "small_lt_minus_300": ("<", ("col", "small", "smallint"), ("const", "smallint", -300)),
+    "tiny_is_minus_3": ("=", ("col", "tiny", "tinyint"), ("const", "tinyint", -3)),
+    "big_ge_long_min": (">=", ("col", "big", "bigint"), ("const", "bigint", -2**63)),
 }
 
 

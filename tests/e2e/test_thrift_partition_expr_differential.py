@@ -19,8 +19,14 @@ and the test checks that every such difference is of a default partition alone a
 evaluator (an expression its filter cannot read: wrapped so that its text does not parse) agrees with the
 gateway there.
 
-`make test` runs a short version (EXPR_DIFFERENTIAL_EXAMPLES, 15 expressions, derandomized); the `soak` run
-takes EXPR_DIFFERENTIAL_SOAK_EXAMPLES (300). Skipped when Java or pyspark's jars are missing.
+Drops: one to three drawn expressions sent by `drop_partitions_req` (ifExists drawn) to Hive and to the gateway,
+each on a fresh copy of the table: the same failure, or the same partitions answered (each expression's in
+turn, as Hive answers them) and the same left, on both gateways. A drop with an expression that selects
+nothing is refused here, as Hive 4 refuses it, where Hive 2.3 counts (DELIBERATE "drop count").
+
+`make test` runs a short version (EXPR_DIFFERENTIAL_EXAMPLES, 15 expressions, and EXPR_DIFFERENTIAL_DROP_EXAMPLES,
+4 drops, derandomized; about 25 s); the `soak` run takes EXPR_DIFFERENTIAL_SOAK_EXAMPLES (300) and
+EXPR_DIFFERENTIAL_DROP_SOAK_EXAMPLES (60). Skipped when Java or pyspark's jars are missing.
 """
 
 from __future__ import annotations
@@ -76,6 +82,10 @@ DELIBERATE = {
         "(PartitionPruner) and to Hive 3's and 4's SQL filter; Hive 2.3's SQL filter, which it runs when the "
         "expression's text parses as a filter, compares its text (`s <> 'a'` selects it there). The same rule as "
         "get_partitions_by_filter's (test_thrift_filter_differential.py KNOWN_DIFFERENCES)"),
+    "drop count": (
+        "drop_partitions_req by expressions refuses, unless ifExists, an expression that selects no partition "
+        "(NoSuchObjectException), as Hive 4 does; Hive 2.3 only counts the partitions against the expressions, "
+        "so one matching nothing passes beside one matching two and the rest are dropped"),
 }
 
 Expr = tuple[Any, ...]
@@ -111,7 +121,7 @@ def _combine(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
     )
 
 
-expressions = st.recursive(leaves(), _combine, max_leaves=5)
+expressions = st.recursive(leaves(), lambda children: _combine(children), max_leaves=5)
 
 
 # -- the servers ---------------------------------------------------------------------------------------
@@ -142,19 +152,21 @@ class World:
     exprs: HiveExprs
     hits: Any
     seen: dict[str, int] = field(default_factory=dict)
+    tables: int = 0  # scratch tables made for drops
 
 
-def _table() -> Any:
-    table = thrift_table(TABLE, DB)
+def _table(name: str = TABLE) -> Any:
+    table = thrift_table(name, DB)
     table.partitionKeys = [hms.FieldSchema(name=k, type=t, comment="") for k, t in KEYS]
     return table
 
 
-async def _load(server: Server) -> None:
-    assert await server.call("create_database", hms.Database(name=DB, description="", parameters={})) is None
-    table = _table()
+async def _load(server: Server, name: str = TABLE) -> None:
+    if name == TABLE:
+        assert await server.call("create_database", hms.Database(name=DB, description="", parameters={})) is None
+    table = _table(name)
     assert await server.call("create_table", table) is None
-    parts = [hms.Partition(values=list(row), dbName=DB, tableName=TABLE, parameters={}, sd=table.sd) for row in ROWS]
+    parts = [hms.Partition(values=list(row), dbName=DB, tableName=name, parameters={}, sd=table.sd) for row in ROWS]
     assert not _raised(await server.call("add_partitions", parts)), server.label
 
 
@@ -197,6 +209,10 @@ async def world(pg_cluster: PgCluster, tmp_path_factory: pytest.TempPathFactory)
 def _request(data: bytes, max_parts: int = -1) -> Any:
     return hms.PartitionsByExprRequest(dbName=DB, tblName=TABLE, expr=data, defaultPartitionName=DEFAULT,
                                        maxParts=max_parts)
+
+
+def _count(world: World, outcome: str) -> None:
+    world.seen[outcome] = world.seen.get(outcome, 0) + 1
 
 
 def _raised(answer: Any) -> bool:
@@ -247,9 +263,59 @@ async def check(world: World, expr: Expr) -> None:
     assert (await _gateways(world, data, few))[0] == ours[0][:few]
 
 
+async def check_drop(world: World, exprs: list[Expr], if_exists: bool) -> None:
+    """drop_partitions_req by these expressions on a fresh copy of the table on Hive and on the gateway:
+    the same failure, or the same partitions dropped and left. An example where Hive's SQL filter reads a
+    default partition otherwise (DELIBERATE) is not compared."""
+    world.tables += 1
+    name = f"dropped{world.tables}"
+    data = [world.exprs.serialize(e) for e in exprs]
+    selections = []
+    for expr in data:
+        selected = await world.hive.call("get_partitions_by_expr", hms.PartitionsByExprRequest(
+            dbName=DB, tblName=TABLE, expr=expr, defaultPartitionName=DEFAULT, maxParts=-1))
+        ours = await _gateways(world, expr)
+        if _answer(selected) != ours:
+            _count(world, "drop: not compared (default partition)")
+            return
+        selections.append(ours[0])
+    # DELIBERATE "drop count": Hive 2.3 drops where an expression selects nothing, if the others select enough
+    counted_only = not if_exists and not all(selections) and sum(map(len, selections)) >= len(selections)
+    await asyncio.gather(_load(world.hive, name), _load(world.cached, name))
+    request = hms.DropPartitionsRequest(
+        dbName=DB, tblName=name, parts=hms.RequestPartsSpec(exprs=[hms.DropPartitionsExpr(expr=e) for e in data]),
+        ifExists=if_exists, needResult=True, deleteData=False)
+    theirs = await world.hive.call("drop_partitions_req", request)
+    ours = await world.cached.call("drop_partitions_req", request)
+    texts = [world.exprs.text(e) for e in exprs]
+    if counted_only:
+        assert ours == ("raised", "NoSuchObjectException"), f"{texts}: the gateway answered {ours!r}"
+        assert not _raised(theirs), f"{texts}: Hive answered {theirs!r}"
+        _count(world, "drop: differs (Hive 2.3 counts)")
+        await asyncio.gather(*(s.call("drop_table", DB, name, True) for s in (world.hive, world.cached)))
+        return
+    if _raised(theirs) or _raised(ours):
+        assert ours == theirs, f"{texts} ifExists={if_exists}: Hive {theirs!r}, gateway {ours!r}"
+        _count(world, f"drop: both {theirs[1]}")
+    else:  # each expression's partitions in turn, as Hive answers
+        mine, hive = (sorted(tuple(p.values) for p in r.partitions) for r in (ours, theirs))
+        assert mine == hive, f"{texts} ifExists={if_exists}: Hive dropped {len(hive)}, the gateway {len(mine)}; " \
+            f"Hive's alone {sorted(set(hive) - set(mine))}, the gateway's alone {sorted(set(mine) - set(hive))}"
+        _count(world, f"drop: {'some' if ours.partitions else 'none'} dropped")
+    left = [sorted(await s.call("get_partition_names", DB, name, -1)) for s in (world.hive, world.cached,
+                                                                                world.uncached)]
+    assert left[0] == left[1] == left[2], f"{texts}: left {left!r}"
+    for server in (world.hive, world.cached):
+        assert await server.call("drop_table", DB, name, True) is None
+
+
+drops = st.tuples(st.lists(expressions, min_size=1, max_size=3), st.booleans())
+
 PHASES = [Phase.explicit, Phase.reuse, Phase.generate]
 EXAMPLES = int(os.environ.get("EXPR_DIFFERENTIAL_EXAMPLES", "15"))
 SOAK_EXAMPLES = int(os.environ.get("EXPR_DIFFERENTIAL_SOAK_EXAMPLES", "300"))
+DROP_EXAMPLES = int(os.environ.get("EXPR_DIFFERENTIAL_DROP_EXAMPLES", "4"))
+DROP_SOAK_EXAMPLES = int(os.environ.get("EXPR_DIFFERENTIAL_DROP_SOAK_EXAMPLES", "60"))
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
@@ -264,6 +330,21 @@ async def test_expressions_answer_as_hive_metastore_does(world: World, expr: Exp
 @given(expr=expressions)
 async def test_expressions_answer_as_hive_metastore_does_soak(world: World, expr: Expr) -> None:
     await check(world, expr)
+
+
+@settings(max_examples=DROP_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
+          phases=PHASES)
+@given(drop=drops)
+async def test_drops_by_expression_answer_as_hive_metastore_does(world: World, drop: tuple[list[Expr], bool]) -> None:
+    await check_drop(world, *drop)
+
+
+@pytest.mark.soak
+@settings(max_examples=DROP_SOAK_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), phases=PHASES)
+@given(drop=drops)
+async def test_drops_by_expression_answer_as_hive_metastore_does_soak(world: World,
+                                                                      drop: tuple[list[Expr], bool]) -> None:
+    await check_drop(world, *drop)
 
 
 async def test_the_listed_difference_is_still_one(world: World) -> None:

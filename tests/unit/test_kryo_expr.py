@@ -43,6 +43,10 @@ def test_hive_bytes_decode_to_their_expressions() -> None:
     assert decode("ds_null_or_not_hr_not_null") == Call("or", (Call("isnull", (DS,)),
                                                                Call("not", (Call("isnotnull", (HR,)),))))
     assert decode("ds_is_unicode") == Call("=", (DS, s("é€😀 x/y=z%")))
+    # java.lang.Short, Byte and Long constants: what Hive's DROP PARTITION converts a smallint, tinyint or bigint to
+    assert decode("small_lt_minus_300") == Call("<", (Column("small", "smallint"), Constant("smallint", -300)))
+    assert decode("tiny_is_minus_3") == Call("=", (Column("tiny", "tinyint"), Constant("tinyint", -3)))
+    assert decode("big_ge_long_min") == Call(">=", (Column("big", "bigint"), Constant("bigint", -2**63)))
 
 
 @pytest.mark.parametrize("name", sorted(GOLDENS))
@@ -89,6 +93,8 @@ def test_pruning_follows_hives_partition_pruner() -> None:
     assert prune("ds_not_between_a_b", [("0",), ("a",), ("ab",), ("b",), ("c",), (DEFAULT,)],
                  keys=KEYS[:1]) == Pruned((0, 4), False)
     assert prune("ds_null_or_not_hr_not_null", PARTS) == Pruned((3, 4, 5), False)
+    small = (FieldSchema("small", "smallint"),)
+    assert prune("small_lt_minus_300", [("-301",), ("-300",), ("5",), (DEFAULT,)], keys=small) == Pruned((0,), False)
     days = (FieldSchema("day", "date"),)
     assert prune("day_le_2024_01_02", [("2024-01-01",), ("2024-01-02",), ("2024-01-03",), (DEFAULT,)],
                  keys=days) == Pruned((0, 1), False)

@@ -372,6 +372,13 @@ class _Reader:
         digits = (fast2 * 10**16 + fast1) * 10**16 + fast0
         return Decimal(signum * digits).scaleb(-scale)
 
+    def _varchar(self) -> str:
+        """HiveVarchar (a varchar key's constant, as Hive's converter makes it): value."""
+        value = self.string_field()
+        if value is None:
+            self.fail("a HiveVarchar without its value")
+        return value
+
     def _boolean_writable(self) -> _Writable:
         """BooleanWritable: value."""
         self.boolean()
@@ -419,6 +426,7 @@ class _Reader:
         _TYPEINFO + "CharTypeInfo": lambda r: r._sized_type(),
         _TYPEINFO + "DecimalTypeInfo": lambda r: r._decimal_type(),
         "org.apache.hadoop.hive.common.type.HiveDecimal": lambda r: r._decimal(),
+        "org.apache.hadoop.hive.common.type.HiveVarchar": lambda r: r._varchar(),
         _BOOLEAN_WRITABLE: lambda r: r._boolean_writable(),
         **{_UDF + short: (lambda r, cls=_UDF + short: r._udf(cls)) for short in FUNCTIONS},  # type: ignore[misc]
     }

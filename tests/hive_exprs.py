@@ -46,6 +46,8 @@ class HiveExprs:
         if head == "const":
             if expr[1] in _BOXED:  # a Short, Byte or Long, which py4j would send as an Integer
                 return self._boxed_constant(expr[1], expr[2])
+            if expr[1].startswith("varchar("):  # a HiveVarchar, as Hive's converter makes it
+                return self._varchar_constant(expr[1], expr[2])
             return self._plan.ExprNodeConstantDesc(self._types.getPrimitiveTypeInfo(expr[1]), self._java(expr[2]))
         children = self._jvm.java.util.ArrayList()
         args = expr[1:]
@@ -69,6 +71,11 @@ class HiveExprs:
             return decoder.readObject()
         finally:
             decoder.close()
+
+    def _varchar_constant(self, type_name: str, value: str) -> Any:
+        length = int(type_name[len("varchar("):-1])
+        hv = self._jvm.org.apache.hadoop.hive.common.type.HiveVarchar(value, length)
+        return self._plan.ExprNodeConstantDesc(self._types.getPrimitiveTypeInfo(type_name), hv)
 
     def _java(self, value: Any) -> Any:
         if isinstance(value, dt.date):
@@ -125,6 +132,7 @@ GOLDENS: dict[str, tuple[Any, ...]] = {
     "small_lt_minus_300": ("<", ("col", "small", "smallint"), ("const", "smallint", -300)),
     "tiny_is_minus_3": ("=", ("col", "tiny", "tinyint"), ("const", "tinyint", -3)),
     "big_ge_long_min": (">=", ("col", "big", "bigint"), ("const", "bigint", -2**63)),
+    "vc_is_a_b": ("=", ("col", "vc", "varchar(8)"), ("const", "varchar(8)", "a/b")),
 }
 
 

@@ -4,7 +4,7 @@ to the real Hive Metastore 2.3.10 (pyspark's jars, on Derby) and to the gateway 
 the cache off: PostgreSQL), the answers compared: the partitions (by name) and hasUnknownPartitions.
 
 What is drawn is what Hive 2.3's DROP PARTITION and partition pruning send: comparisons, IN, BETWEEN (and NOT
-BETWEEN), IS [NOT] NULL, AND, OR and NOT over a table's keys (string, int, date) with constants of the key's
+BETWEEN), IS [NOT] NULL, AND, OR and NOT over a table's keys (string, int, date, varchar) with constants of the key's
 type, either side of a comparison, including `key = '__HIVE_DEFAULT_PARTITION__'`. The table's values hold
 what a path escapes (`/`, `=`, `%`, `:`, `#`, quotes), spaces, non-ASCII letters, negative numbers and the
 default partition in every key.
@@ -57,17 +57,20 @@ _REASON = hms_unavailable_reason()
 pytestmark = pytest.mark.skipif(_REASON is not None, reason=f"Hive Metastore reference: {_REASON}")
 
 DB, TABLE = "xd", "t"
-KEYS = (("s", "string"), ("i", "int"), ("d", "date"))
+KEYS = (("s", "string"), ("i", "int"), ("d", "date"), ("v", "varchar(8)"))
 STRINGS = ["a", "a/b", "x=y", "50%", "c:d", "h#1", "sp ace", "é", "日本", DEFAULT, 'q"uote', "q'uote", "b", "A",
            "-1", "10", "9"]
 INTS = ["1", "7", "-3", "0", "10", DEFAULT, "2147483647", "-2147483648", "5"]
 DATES = ["2024-01-01", "2024-02-29", "1999-12-31", DEFAULT, "2024-01-02"]
-ROWS = [(s, INTS[k % len(INTS)], DATES[(3 * k) % len(DATES)]) for k, s in enumerate(STRINGS)]
+VARCHARS = ["a", "a/b", DEFAULT, "z%", "é"]
+ROWS = [(s, INTS[k % len(INTS)], DATES[(3 * k) % len(DATES)], VARCHARS[(2 * k) % len(VARCHARS)])
+        for k, s in enumerate(STRINGS)]
 # Constants: the stored values and a few between and beyond them
 CONSTANTS: dict[str, list[Any]] = {
     "string": [v for v in STRINGS] + ["", "0", "zz", "a/", "é!"],
     "int": [int(v) for v in INTS if v != DEFAULT] + [2, -4, 11, 6],
     "date": [dt.date.fromisoformat(v) for v in DATES if v != DEFAULT] + [dt.date(2024, 1, 15), dt.date(2000, 1, 1)],
+    "varchar(8)": VARCHARS + ["b", ""],  # HiveVarchar constants, as Hive's DROP PARTITION converts them
 }
 # HMS 2.3 on Java 17 deserializes the expression with Kryo, which reflects into java.base
 OPENS = ("java.lang", "java.lang.reflect", "java.net", "java.nio", "java.util", "java.util.concurrent", "sun.nio.ch")

@@ -143,3 +143,16 @@ async def test_drop_by_expression_deletes_data_as_the_drop_by_names(pg_dsn: str)
         await cached("drop_partitions_req", drop("ds_in_a_b"))  # deleteData unset: the files stay
         assert dirs[("a", "1")].is_dir()
         assert await partition_names(cached) == [f"ds={DEFAULT}/hr=2"]
+
+
+async def test_a_varchar_key_is_pruned_by_its_hive_varchar_constant(pg_dsn: str) -> None:
+    """Hive's DROP PARTITION converts a varchar key's value to a HiveVarchar constant (it was refused, so the
+    statement failed: DDLSemanticAnalyzer does not fall back)."""
+    async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as call:
+        table = thrift_table("v", keys=["vc"])
+        table.partitionKeys[0].type = "varchar(8)"
+        await call("create_table", table)
+        await call("add_partitions", [hms.Partition(values=[v], dbName="db", tableName="v", parameters={})
+                                      for v in ("a", "a/b", DEFAULT)])
+        got = await call("get_partitions_by_expr", by_expr("vc_is_a_b", table="v"))
+        assert [p.values for p in got.partitions] == [["a/b"]]

@@ -47,6 +47,7 @@ def test_hive_bytes_decode_to_their_expressions() -> None:
     assert decode("small_lt_minus_300") == Call("<", (Column("small", "smallint"), Constant("smallint", -300)))
     assert decode("tiny_is_minus_3") == Call("=", (Column("tiny", "tinyint"), Constant("tinyint", -3)))
     assert decode("big_ge_long_min") == Call(">=", (Column("big", "bigint"), Constant("bigint", -2**63)))
+    assert decode("vc_is_a_b") == Call("=", (Column("vc", "varchar"), Constant("varchar", "a/b")))  # a HiveVarchar
 
 
 @pytest.mark.parametrize("name", sorted(GOLDENS))
@@ -93,6 +94,8 @@ def test_pruning_follows_hives_partition_pruner() -> None:
     assert prune("ds_not_between_a_b", [("0",), ("a",), ("ab",), ("b",), ("c",), (DEFAULT,)],
                  keys=KEYS[:1]) == Pruned((0, 4), False)
     assert prune("ds_null_or_not_hr_not_null", PARTS) == Pruned((3, 4, 5), False)
+    assert prune("vc_is_a_b", [("a",), ("a/b",), (DEFAULT,)], keys=(FieldSchema("vc", "varchar(8)"),)) == \
+        Pruned((1,), False)
     small = (FieldSchema("small", "smallint"),)
     assert prune("small_lt_minus_300", [("-301",), ("-300",), ("5",), (DEFAULT,)], keys=small) == Pruned((0,), False)
     days = (FieldSchema("day", "date"),)

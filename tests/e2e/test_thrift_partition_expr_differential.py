@@ -89,6 +89,11 @@ DELIBERATE = {
         "drop_partitions_req by expressions refuses, unless ifExists, an expression that selects no partition "
         "(NoSuchObjectException), as Hive 4 does; Hive 2.3 only counts the partitions against the expressions, "
         "so one matching nothing passes beside one matching two and the rest are dropped"),
+    "maxParts": (
+        "get_partitions_by_expr answers the first maxParts partitions the expression selects (0: none), as Hive 4 "
+        "does (ObjectStore lists every name, then prunes to the maximum); Hive 2.3 cuts the table's names to "
+        "maxParts before it evaluates (0 there is every one), and its SQL filter ignores maxParts. Hive's clients "
+        "send -1 (PartitionPruner, DROP PARTITION), so only other callers see it; drawn only against the gateway"),
 }
 
 Expr = tuple[Any, ...]
@@ -356,6 +361,17 @@ async def test_the_listed_difference_is_still_one(world: World) -> None:
     theirs = _answer(await world.hive.call("get_partitions_by_expr", _request(data)))
     ours = await _gateways(world, data)
     assert set(theirs[0]) - set(ours[0]) == {row for row in ROWS if row[0] == DEFAULT}, (theirs, ours)
+
+
+async def test_max_parts_is_the_first_selected_partitions(world: World) -> None:
+    """DELIBERATE "maxParts", by a fixed example Hive 2.3 evaluates (a varchar key, which its filter does not
+    read): `v = 'a'` with maxParts 2."""
+    data = world.exprs.serialize(("=", ("col", "v", "varchar(8)"), ("const", "varchar(8)", "a")))
+    every = await _gateways(world, data)
+    assert len(every[0]) > 2
+    assert await _gateways(world, data, 2) == (every[0][:2], False)
+    theirs = _answer(await world.hive.call("get_partitions_by_expr", _request(data, 2)))
+    assert len(theirs[0]) < 2, f"Hive 2.3 answers the first maxParts selected partitions now: {theirs!r}"
 
 
 async def test_the_cache_answered(world: World) -> None:

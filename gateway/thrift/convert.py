@@ -89,7 +89,8 @@ def sd_to_thrift(sd: StorageDescriptor, columns: Iterable[FieldSchema]) -> Any:
         outputFormat=sd.output_format or None,
         compressed=sd.compressed,
         numBuckets=sd.num_buckets,
-        serdeInfo=hms.SerDeInfo(name=sd.serde.name or None, serializationLib=sd.serde.serialization_lib,
+        # A view's SerDe has no class (Hive's CREATE VIEW sends null): Hive 2.3's engine loads a class named ''.
+        serdeInfo=hms.SerDeInfo(name=sd.serde.name or None, serializationLib=sd.serde.serialization_lib or None,
                                 parameters=dict(sd.serde.parameters)),
         bucketCols=list(sd.bucket_cols),
         sortCols=[hms.Order(col=o.column, order=o.order) for o in sd.sort_cols],
@@ -177,7 +178,9 @@ def table_to_thrift(t: Table) -> Any:
         lastAccessTime=t.last_access_time, retention=0, sd=sd_to_thrift(t.sd, t.columns),
         partitionKeys=fields_to_thrift(t.partition_keys), parameters=dict(t.parameters),
         viewOriginalText=t.view_original_text or None, viewExpandedText=t.view_expanded_text or None,
-        tableType=t.table_type.value, temporary=False, rewriteEnabled=False,
+        # temporary is left unset, as Hive's metastore leaves it (its client sets it for a session's temporary
+        # tables, which never reach the metastore); Hive 2.3's DESCRIBE EXTENDED prints every field that is set.
+        tableType=t.table_type.value, rewriteEnabled=False,
         ownerType=PRINCIPAL_IDS.get(t.owner_type, USER_PRINCIPAL), writeId=t.write_id, id=t.table_id,
     )
 

@@ -241,7 +241,8 @@ struct Table {
   11: string viewExpandedText,
   12: string tableType,
   13: PrincipalPrivilegeSet privileges,
-  14: bool temporary = false,
+  // No default (Hive's is false): its metastore leaves it unset, and Hive 2.3's DESCRIBE EXTENDED prints it when set.
+  14: bool temporary,
   15: bool rewriteEnabled,
   18: PrincipalType ownerType = 1,
   19: i64 writeId = -1,

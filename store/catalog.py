@@ -40,6 +40,7 @@ from store.snapshot import ReadSnapshot, check_not_too_old, is_visible, sql_para
 from hive.writeids import ValidWriteIdList
 from store.sql import catalog as sql
 from store.sql import column_stats as stats_sql
+from store.sql import compaction as compaction_sql
 from store.sql import privileges as privileges_sql
 from store.sql import txns as txn_sql
 
@@ -585,7 +586,16 @@ async def _delete_table_rows(conn: asyncpg.Connection, table: Table) -> DroppedT
     await conn.execute(privileges_sql.DELETE_FOR_TABLE, table.table_id)
     outside = await conn.fetch(sql.DELETE_TABLE_PARTITIONS, table.table_id, table.sd.location)
     await conn.execute(sql.DELETE_TABLE_VERSIONS, table.table_id)
+    if table.is_acid:
+        await forget_compactions(conn, table)
     return DroppedTable(table, tuple(r["location"] for r in outside))
+
+
+async def forget_compactions(conn: asyncpg.Connection, table: Table) -> None:
+    """Delete a dropped transactional table's compaction requests and history, as Hive's AcidEventListener does
+    on a drop of the table or its database: SHOW COMPACTIONS no longer lists them, no worker picks them up."""
+    await conn.execute(compaction_sql.DELETE_QUEUE_OF_TABLE, table.table_id)
+    await conn.execute(compaction_sql.DELETE_HISTORY_OF_TABLE, table.table_id)
 
 
 async def drop_table(conn: asyncpg.Connection, db_name: str, table_name: str, *, if_exists: bool,

@@ -290,3 +290,12 @@ DELETE FROM txn_to_write_id tw USING txns x
 WHERE tw.table_id = $1 AND tw.write_id = ANY($2::bigint[]) AND x.txn_id = tw.txn_id AND x.state = 'a'
 RETURNING tw.write_id
 """
+
+
+# -- a dropped transactional table's entries ---------------------------------------------------------
+# Hive's AcidEventListener deletes them with the table or its database (TxnHandler.cleanupRecords): the
+# queue's (a worker holding one finds it gone: NotFound) and the history's. The queue's scan reads the
+# few rows of the table (compaction_queue_one_active covers its active ones); the history's uses
+# completed_compactions_entity.
+DELETE_QUEUE_OF_TABLE = "DELETE FROM compaction_queue WHERE cq_table_id = $1"
+DELETE_HISTORY_OF_TABLE = "DELETE FROM completed_compactions WHERE cc_table_id = $1"

@@ -75,3 +75,32 @@ async def test_a_view_without_a_serde_class_reads_back_without_one(hms: Thrift) 
     assert (await hms.call("get_table", "db", "t")).sd.serdeInfo.serializationLib == _table("db", "t").sd.serdeInfo \
         .serializationLib
 
+
+def _acid_table(name: str) -> ht.Table:
+    table: Any = _table("db", name, params={"transactional": "true"})
+    table.partitionKeys = []
+    return table
+
+
+async def test_a_dropped_transactional_tables_compactions_go_with_it(hms: Thrift) -> None:
+    """Hive's metastore deletes a transactional table's compaction requests and history when the table, or its
+    database, is dropped (AcidEventListener, TxnHandler.cleanupRecords: Hive 2.3, 3 and 4); the gateway kept
+    them, so SHOW COMPACTIONS went on listing requests of tables that no longer exist ('initiated')."""
+    for name in ("a", "b"):
+        await hms.call("create_table", _acid_table(name))
+        await hms.call("compact", ht.CompactionRequest("db", name, None, ht.CompactionType.MAJOR))
+    await hms.call("create_database", ht.Database("other", "", None, {}))
+    other: Any = _acid_table("c")
+    other.dbName = "other"
+    await hms.call("create_table", other)
+    await hms.call("compact", ht.CompactionRequest("other", "c", None, ht.CompactionType.MINOR))
+
+    async def listed() -> list[tuple[str, str]]:
+        shown = (await hms.call("show_compact", ht.ShowCompactRequest())).compacts
+        return sorted((c.dbname, c.tablename) for c in shown)
+
+    assert await listed() == [("db", "a"), ("db", "b"), ("other", "c")]
+    await hms.call("drop_table", "db", "a", True)
+    assert await listed() == [("db", "b"), ("other", "c")]
+    await hms.call("drop_database", "other", True, True)
+    assert await listed() == [("db", "b")]

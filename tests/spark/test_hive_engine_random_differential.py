@@ -101,7 +101,22 @@ def _maps_in_other_order(a: dict[str, Any], b: dict[str, Any]) -> bool:
             and [_sorted_maps(r) for r in a["rows"]] == [_sorted_maps(r) for r in b["rows"]])
 
 
+def _empty_aborted_txns_forgotten(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    mine, hive = list(a["rows"]), list(b["rows"])
+    for row in mine:
+        if row in hive:
+            hive.remove(row)
+    return (a["sql"] == "SHOW TRANSACTIONS" and a["error"] is None and b["error"] is None and mine[:1] == b["rows"][:1]
+            and all(r in b["rows"] for r in mine) and all("\tABORTED\t" in r for r in hive))
+
+
 DELIBERATE: dict[str, tuple[Rule, str]] = {
+    "an empty aborted txn forgotten": (
+        _empty_aborted_txns_forgotten,
+        "the gateway's housekeeping forgets an aborted txn that wrote nothing hive.txn.timeout (300 s) after its "
+        "abort, as Hive's cleanEmptyAbortedTxns does; the reference Hive runs no housekeeping (its compactor's "
+        "Initiator is off), so in a soak longer than that SHOW TRANSACTIONS lists the other client's old aborted "
+        "txns on Hive's side only"),
     "a map's entries in another order": (
         _maps_in_other_order,
         "DESCRIBE EXTENDED prints the Thrift struct, its maps as the Java HashMap the engine read them into, "
@@ -134,11 +149,19 @@ def differences(ours: Results, theirs: Results) -> list[dict[str, Any]]:
             for a, b in zip(ours, theirs) if a != b and not any(rule(a, b) for rule, _ in DELIBERATE.values())]
 
 
+# What differs by nature beyond the fixed test's masks: a lock request's agent (the engine's query id, a time and
+# a UUID) and how long its wait took.
+LOCK_WAIT = [(re.compile(r"agentInfo:[^,)\s]+"), "agentInfo:<query>"), (re.compile(r"timed out after \d+ms"),
+                                                                         "timed out after <n>ms")]
+
+
 def _masked(results: Results, roots: dict[str, str]) -> Results:
     """masked() after each side's own directories are named (<warehouse>, <data>)."""
     def named(text: str) -> str:
         for root, name in roots.items():
             text = text.replace(f"file:{root}", name).replace(root, name)
+        for pattern, repl in LOCK_WAIT:
+            text = pattern.sub(repl, text)
         return text
 
     named_results = [{"sql": named(r["sql"]), "rows": [named(row) for row in r.get("rows", [])],
@@ -167,7 +190,8 @@ async def run_scripts(pg_dsn: str, tmp: Path, seeds: list[int], statements: int)
     classes = tmp / "classes"
     classes.mkdir()
     compiled = asyncio.ensure_future(asyncio.to_thread(compile_engine, classes))  # while the metastores start
-    gw_side = Side(tmp / "gw", tmp / "gw-warehouse")
+    # Directories of one length on both sides: a parse error's column counts the statement's LOCATION.
+    gw_side = Side(tmp / "gwy", tmp / "gw-warehouse")
     hms_side = Side(tmp / "hms", tmp / "hms-server" / "warehouse")
     gateway = start_gateway(pg_dsn, f"hive.metastore.warehouse.dir=file:{gw_side.warehouse}")
     # Hive's metastore evaluates a partition expression it cannot turn into a filter with hive-exec's function

@@ -159,12 +159,31 @@ DELIBERATE: dict[str, tuple[Rule, str]] = {
 }
 
 
+# Gateway differences found here and NOT fixed yet (open work, each with what is wrong): a normalization applied to
+# both answers before they are compared.
+OPEN_BUGS: dict[str, tuple[Callable[[dict[str, Any]], dict[str, Any]], str]] = {
+    "a location without a scheme is kept as sent": (
+        lambda r: {**r, "rows": [row.replace("FILE:<", "<") for row in r["rows"]],
+                   "error": r["error"] and r["error"].replace("FILE:<", "<")},
+        "CREATE DATABASE/TABLE ... LOCATION '/abs/path' (and the partitions' and SET LOCATION's) is stored as sent; "
+        "Hive's metastore qualifies it with the default file system (Warehouse.getDnsPath: file:/abs/path here), as "
+        "Hive 3 and 4 do, so every DESCRIBE, SHOW CREATE TABLE and SHOW TABLE EXTENDED of such an object shows "
+        "another location (Spark sends qualified locations, so its differential tests never met it)"),
+}
+
+
 def differences(ours: Results, theirs: Results) -> list[dict[str, Any]]:
-    """The statements whose masked answers differ, but for those a DELIBERATE rule explains."""
+    """The statements whose masked answers differ, but for those a DELIBERATE rule explains (after OPEN_BUGS'
+    normalizations)."""
     assert [r["sql"] for r in ours] == [r["sql"] for r in theirs]
-    return [{"sql": a["sql"], "gateway": {k: a[k] for k in ("rows", "error")},
-             "hive": {k: b[k] for k in ("rows", "error")}}
-            for a, b in zip(ours, theirs) if a != b and not any(rule(a, b) for rule, _ in DELIBERATE.values())]
+    found = []
+    for a, b in zip(ours, theirs):
+        for normalize, _ in OPEN_BUGS.values():
+            a, b = normalize(a), normalize(b)
+        if a != b and not any(rule(a, b) for rule, _ in DELIBERATE.values()):
+            found.append({"sql": a["sql"], "gateway": {k: a[k] for k in ("rows", "error")},
+                          "hive": {k: b[k] for k in ("rows", "error")}})
+    return found
 
 
 # What differs by nature beyond the fixed test's masks: a lock request's agent (the engine's query id, a time and
@@ -176,8 +195,8 @@ LOCK_WAIT = [(re.compile(r"agentInfo:[^,)\s]+"), "agentInfo:<query>"), (re.compi
 def _masked(results: Results, roots: dict[str, str]) -> Results:
     """masked() after each side's own directories are named (<warehouse>, <data>)."""
     def named(text: str) -> str:
-        for root, name in roots.items():
-            text = text.replace(f"file:{root}", name).replace(root, name)
+        for root, name in roots.items():  # FILE: (a scheme Hive adds) escapes the fixed test's location mask
+            text = text.replace(f"file:{root}", f"FILE:{name}").replace(root, name)
         for pattern, repl in LOCK_WAIT:
             text = pattern.sub(repl, text)
         return text

@@ -115,8 +115,8 @@ FILE_STATISTIC = re.compile(r"\b(numFiles|totalSize)=\d+(, )?")
 
 
 def _without_file_statistics(answer: dict[str, Any]) -> list[str]:
-    return [FILE_STATISTIC.sub("", row).replace(", }", "}") for row in answer["rows"]
-            if row.split("\t")[1:2] not in (["numFiles            "], ["totalSize           "])]
+    return [_sorted_maps(FILE_STATISTIC.sub("", row).replace(", }", "}")) for row in answer["rows"]
+            if not {c.strip() for c in row.split("\t")[:2]} & {"numFiles", "totalSize"}]
 
 
 def _file_statistics(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -127,9 +127,10 @@ def _file_statistics(a: dict[str, Any], b: dict[str, Any]) -> bool:
 DELIBERATE: dict[str, tuple[Rule, str]] = {
     "file statistics": (
         _file_statistics,
-        "Hive's metastore reads a partition's files into numFiles and totalSize when it moves it (a rename; "
-        "MetaStoreUtils.requireCalStats: its location changed), the gateway reads no files (README), so those two "
-        "parameters are on Hive's side only (test_hive_sql_random_differential.py's 'file statistics')"),
+        "Hive's metastore reads a table's or partition's files into numFiles and totalSize when its location "
+        "changes (a partition's rename, a table's SET LOCATION: MetaStoreUtils.requireCalStats), the gateway reads "
+        "no files (README), so those two parameters are on Hive's side only (test_hive_sql_random_differential.py's "
+        "'file statistics'); the maps' entries compared in any order, as the rule above"),
     "an empty aborted txn forgotten": (
         _empty_aborted_txns_forgotten,
         "the gateway's housekeeping forgets an aborted txn that wrote nothing hive.txn.timeout (300 s) after its "

@@ -198,7 +198,11 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
     # -- tables -----------------------------------------------------------------------------------
 
     async def _table(self, db_name: str | None, table_name: str | None, snapshot: ReadSnapshot = LATEST) -> Table:
-        """Clients ask for a table many times per statement: the cache answers when it may."""
+        """Clients ask for a table many times per statement: the cache answers when it may. An empty
+        database or table name names no table (NoSuchObjectException, as Hive looks it up as any other
+        name); an unset one is a bad request."""
+        if db_name == "" or table_name == "":
+            raise NotFound(f"table {db_name or '?'}.{table_name or '?'} does not exist")
         db_key, table_key = table_key_of(required(db_name, "db_name"), required(table_name, "table_name"))
         cached = self._cached.cached_table_object(db_key, table_key, snapshot)
         if isinstance(cached, Table):
@@ -222,8 +226,6 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         return RawValue(TType.STRUCT, wire.struct_field(1, wire.table_struct(table)))  # GetTableResult
 
     async def _columns(self, db_name: str | None, table_name: str | None, *, with_keys: bool) -> list[Any]:
-        if db_name == "" or table_name == "":  # names no table: Hive's UnknownTableException, not a bad request
-            raise NotFound(f"table {db_name or '?'}.{table_name or '?'} does not exist")
         table = await self._table(db_name, table_name)
         return convert.fields_to_thrift((*table.columns, *table.partition_keys) if with_keys else table.columns)
 
@@ -280,9 +282,14 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         pattern does (hive/names.py matches_hive_pattern): Hive 4's SHOW TABLES sends the pattern, `.*`
         when the statement has none, and no names (HiveMetaStoreClient.getTables). Both sent: the named
         tables that match; neither: InvalidOperationException, as Hive 4's HMSHandler
-        getTableObjectsInternal answers. A database that does not exist has no tables, as for get_tables.
-        projectionSpec is not applied: whole tables are answered, which hold every field it can ask for."""
+        getTableObjectsInternal answers. A database that does not exist, or an empty name, is
+        UnknownDBException, as Hive 2.3 and 4 answer this form (the plain form answers no tables: Hive's
+        declares no exception for it). An empty table name names no table. projectionSpec is not applied:
+        whole tables are answered, which hold every field it can ask for."""
         req = required(req, "req")
+        if req.dbName == "":
+            raise NotFound("the database name is empty")  # Hive's UnknownDBException
+        await self.get_database(req.dbName)  # a missing one: NotFound, Hive's UnknownDBException
         if req.tablesPattern is None:
             if req.tblNames is None:
                 raise InvalidArgument(f"{req.dbName} cannot find null tables")

@@ -45,8 +45,11 @@ async def test_hive4_show_tables_lists_with_get_table_objects_by_name_req(pg_dsn
         with pytest.raises(hms.UnknownDBException, match="catalog 'spark' does not exist"):
             await call("get_table_objects_by_name_req", hms.GetTablesRequest(dbName="db", catName="spark",
                                                                               tablesPattern=".*"))
+        # A database that does not exist: UnknownDBException, as Hive 4's ObjectStore.getTableObjectsByName
+        # answers when it finds no table (it then looks the database up), and Hive 2.3's HMSHandler
         request = hms.GetTablesRequest(dbName="nodb", tablesPattern=".*")
-        assert (await call("get_table_objects_by_name_req", request)).tables == []
+        with pytest.raises(hms.UnknownDBException, match="nodb does not exist"):
+            await call("get_table_objects_by_name_req", request)
 
 
 _HIVE4_EXPR_CALLS = """

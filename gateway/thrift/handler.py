@@ -284,17 +284,21 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         tables that match; neither: InvalidOperationException, as Hive 4's HMSHandler
         getTableObjectsInternal answers. A database that does not exist, or an empty name, is
         UnknownDBException, as Hive 2.3 and 4 answer this form (the plain form answers no tables: Hive's
-        declares no exception for it). An empty table name names no table. projectionSpec is not applied:
-        whole tables are answered, which hold every field it can ask for."""
+        declares no exception for it), but for an empty list of names, which asks the store nothing there
+        and answers no tables. An empty table name names no table. projectionSpec is not applied: whole
+        tables are answered, which hold every field it can ask for."""
         req = required(req, "req")
         if req.dbName == "":
             raise NotFound("the database name is empty")  # Hive's UnknownDBException
-        await self.get_database(req.dbName)  # a missing one: NotFound, Hive's UnknownDBException
         if req.tablesPattern is None:
             if req.tblNames is None:
                 raise InvalidArgument(f"{req.dbName} cannot find null tables")
+            if not req.tblNames:
+                return RawValue(TType.STRUCT, wire.list_field(1, wire.table_list([])))
+            await self.get_database(req.dbName)  # a missing one: NotFound, Hive's UnknownDBException
             found = await self._tables(req.dbName, req.tblNames)
         else:
+            await self.get_database(req.dbName)
             matching = await self._table_names(req.dbName, req.tablesPattern)
             if req.tblNames is not None:
                 asked = {name.lower() for name in req.tblNames}

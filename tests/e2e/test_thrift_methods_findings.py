@@ -66,3 +66,7 @@ async def test_the_tables_by_request_of_a_missing_database_are_an_unknown_databa
     for db in ("nope", ""):
         await hms.raises(ht.UnknownDBException, "get_table_objects_by_name_req", ht.GetTablesRequest(db, ["t"], None))
     assert await hms.call("get_table_objects_by_name", "nope", ["t"]) == []
+    # Hive checks the names first: an unset list is InvalidOperationException, an empty one no tables, as
+    # its store is then asked nothing (Hive 2.3's and 4's HMSHandler)
+    await hms.raises(ht.InvalidOperationException, "get_table_objects_by_name_req", ht.GetTablesRequest("nope", None))
+    assert (await hms.call("get_table_objects_by_name_req", ht.GetTablesRequest("nope", [], None))).tables == []

@@ -694,8 +694,10 @@ def _cascaded(ours: Any, theirs: Any, *, renamed: bool, altered: bool, used: set
             mine = {**mine, "sd": {**mine["sd"], "location": b}}
             used.add(RENAMED_IN_PLACE)
     mark = "COLUMN_STATS_ACCURATE"
-    if altered and mark in mine["parameters"] and mark not in theirs["parameters"]:
+    if altered and mark in mine["parameters"] and theirs["parameters"].get(mark, "{}") == "{}":  # Hive's "{}": none
         mine = {**mine, "parameters": {k: v for k, v in mine["parameters"].items() if k != "COLUMN_STATS_ACCURATE"}}
+        if mark in theirs["parameters"]:
+            mine["parameters"][mark] = "{}"
         used.add(ALTERED_KEEPS_MARKS)
     return bool(mine == theirs)
 
@@ -713,7 +715,7 @@ STATS_KEPT = ("a renamed partition, and the partitions of a renamed table, keep 
               "'renamed table's partition stats')")
 ALTERED_KEEPS_MARKS = ("an altered partition or unpartitioned table keeps its parameters as sent, "
                        "COLUMN_STATS_ACCURATE too: Hive 2.3 reads the file statistics again on an alter and drops "
-                       "the mark (test_thrift_differential.py 'altered partition')")
+                       "the mark, or leaves it '{}' (test_thrift_differential.py 'altered partition')")
 RENAMED_IN_PLACE = ("a renamed partition of a managed table placed outside its default directory stays where it is "
                     "(store/placement.py renamed_partition_location: the caller placed it); Hive 2.3 moves it to "
                     "the new name's default directory")

@@ -1,6 +1,6 @@
-"""Differences from Hive Metastore 2.3.10 that tests/e2e/test_thrift_methods_differential.py found, each
-pinned here on the gateway alone (Hive's answers, checked against the real one, written in): the same calls
-answer as Hive's do."""
+"""Differences from Hive Metastore 2.3.10 that tests/e2e/test_thrift_methods_differential.py and
+tests/e2e/test_thrift_call_forms_differential.py found, each pinned here on the gateway alone (Hive's answers,
+checked against the real one, written in): the same calls answer as Hive's do."""
 
 from __future__ import annotations
 

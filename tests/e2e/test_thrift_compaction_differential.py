@@ -18,6 +18,12 @@ other case (the gateway's names are case-insensitive, so `LDB.A` is ldb.a's requ
 another table's, which no table is) and an empty or unset name or type (Hive 2.3 fails outside the method and
 closes the connection). Hive 2.3's ShowCompactRequest has no filters (Hive 4's are test_thrift_txns.py's).
 
+Not drawn: add_dynamic_partitions. Hive 2.3's AddDynamicPartitions numbers its fields otherwise than Hive 3's,
+which the gateway reads (2: dbname where Hive 3 has writeid, then tablename, partitionnames, operationType one
+field earlier each), so the gateway reads a Hive 2.3 request as one without names and refuses it
+(NoSuchTxnException, "needs dbname, tablename and partitionnames"), where Hive 2.3 records it; and a Hive 2.3
+txn holds no write id, without which the gateway refuses every write of a transactional table anyway.
+
 `make test` runs COMPACTION_DIFFERENTIAL_EXAMPLES (6, derandomized); the `soak` run
 COMPACTION_DIFFERENTIAL_SOAK_EXAMPLES (200). Skipped without Java, pyspark's jars or PostgreSQL's JDBC driver.
 """

@@ -19,9 +19,6 @@ releasing what it holds (the other client's txn aborted) and dropping its databa
 run one script after another on the same two metastores.
 
 Left out, each for its reason:
-- DROP PARTITION, unless HIVE_ENGINE_RANDOM_DROP_PARTITION=1: Hive 2.3's engine finds the partitions to drop with
-  get_partitions_by_expr, which the gateway does not serve yet (test_hive_engine_differential.py's OPEN_BUGS),
-  so every later read of the table would differ.
 - An ADD PARTITION (and MSCK REPAIR, which adds) and an ALTER TABLE (properties, columns, location, rename) of a
   transactional table: the gateway refuses a write to a transactional table without a txn, as every write to
   one takes a write id (the fixed test's DELIBERATE; Hive 2.3's DDLTask alters it without one), and every later
@@ -58,8 +55,8 @@ FUNCTIONS = ("f1", "f2")
 
 
 def drop_partition_drawn() -> bool:
-    """HIVE_ENGINE_RANDOM_DROP_PARTITION=1 draws DROP PARTITION (off until get_partitions_by_expr is served)."""
-    return os.environ.get("HIVE_ENGINE_RANDOM_DROP_PARTITION") == "1"
+    """DROP PARTITION is drawn unless HIVE_ENGINE_RANDOM_DROP_PARTITION=0."""
+    return os.environ.get("HIVE_ENGINE_RANDOM_DROP_PARTITION") != "0"
 
 
 @dataclass

@@ -15,8 +15,8 @@ about 8 to 19 s a script in the soak, each side's engine a JVM of its own). The 
 two metastores once and runs HIVE_ENGINE_RANDOM_SOAK_SCRIPTS scripts (default 20) of
 HIVE_ENGINE_RANDOM_SOAK_STATEMENTS statements (default 60) from HIVE_ENGINE_RANDOM_SOAK_FIRST_SEED (default 1000)
 one after another (each script drops what it made); the failing seeds are printed with their scripts, and
-`python -m tests.spark.hive_engine_random SEED STATEMENTS` prints one again. HIVE_ENGINE_RANDOM_DROP_PARTITION=1
-draws DROP PARTITION too.
+`python -m tests.spark.hive_engine_random SEED STATEMENTS` prints one again. HIVE_ENGINE_RANDOM_DROP_PARTITION=0
+leaves DROP PARTITION out.
 """
 
 from __future__ import annotations
@@ -65,6 +65,12 @@ def _same_failure(a: dict[str, Any], b: dict[str, Any]) -> bool:
         if mine and hive and mine.group(1) == hive.group(1) and a["rows"] == b["rows"]:
             return True
     return False
+
+
+def _a_drop_by_a_null_constant(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return (a["sql"].startswith("ALTER TABLE ") and " DROP " in a["sql"] and "null)" in (b["error"] or "")
+            and "Partition not found" in (a["error"] or "") and "Unexpected unknown partitions" in b["error"]
+            and a["rows"] == b["rows"] == [])
 
 
 def _partial_specification(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -125,6 +131,13 @@ def _file_statistics(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 
 DELIBERATE: dict[str, tuple[Rule, str]] = {
+    "a drop by a value its key cannot hold": (
+        _a_drop_by_a_null_constant,
+        "DROP PARTITION (hr >= 'x1') of an int key: Hive's engine makes the value a null constant, which the "
+        "gateway's expression reader does not evaluate (hive/partition_expr.py), so get_partitions_by_expr answers "
+        "UNKNOWN_METHOD and the engine refuses the statement ('Partition not found'); Hive's metastore finds every "
+        "partition undecided and the engine refuses it as 'Unexpected unknown partitions'. Both refuse, nothing is "
+        "dropped"),
     "file statistics": (
         _file_statistics,
         "Hive's metastore reads a table's or partition's files into numFiles and totalSize when its location "
@@ -170,7 +183,10 @@ OPEN_BUGS: dict[str, tuple[Callable[[dict[str, Any]], dict[str, Any]], str]] = {
         "CREATE DATABASE/TABLE ... LOCATION '/abs/path' (and the partitions' and SET LOCATION's) is stored as sent; "
         "Hive's metastore qualifies it with the default file system (Warehouse.getDnsPath: file:/abs/path here), as "
         "Hive 3 and 4 do, so every DESCRIBE, SHOW CREATE TABLE and SHOW TABLE EXTENDED of such an object shows "
-        "another location (Spark sends qualified locations, so its differential tests never met it)"),
+        "another location (Spark sends qualified locations, so its differential tests never met it). Qualifying "
+        "the locations a client sends alone is not enough: Hive qualifies hive.metastore.warehouse.dir too, and "
+        "with default locations left bare an alter that sends back the bare location it read would be taken for "
+        "a table the caller placed elsewhere, and a rename would not move it"),
 }
 
 

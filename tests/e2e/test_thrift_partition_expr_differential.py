@@ -41,17 +41,16 @@ from pathlib import Path
 from typing import Any, AsyncIterator
 
 import pytest
-import thriftpy2.rpc
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from thriftpy2.thrift import TApplicationException, TException
 
-from gateway.thrift.idl import SERVICE, hms
+from gateway.thrift.idl import hms
 from hive.names import DEFAULT_PARTITION_NAME as DEFAULT
 from loadtest.hms import hms_server, hms_unavailable_reason
 from tests.conftest import PgCluster, running_gateway, wait_applied
 from tests.hive_exprs import GOLDENS, HiveExprs, hive_jvm_fixture
 from tests.thrift_client import thrift_table
+from tests.e2e.test_thrift_filter_differential import Server
 
 _REASON = hms_unavailable_reason()
 pytestmark = pytest.mark.skipif(_REASON is not None, reason=f"Hive Metastore reference: {_REASON}")
@@ -133,23 +132,6 @@ expressions = st.recursive(leaves(), lambda children: _combine(children), max_le
 
 
 # -- the servers ---------------------------------------------------------------------------------------
-
-
-class Server:
-    def __init__(self, label: str, port: int) -> None:
-        self.label = label
-        self._client = thriftpy2.rpc.make_client(SERVICE, "127.0.0.1", port, timeout=30_000)
-
-    async def call(self, method: str, *args: Any) -> Any:
-        try:
-            return await asyncio.to_thread(getattr(self._client, method), *args)
-        except TApplicationException as exc:
-            raise AssertionError(f"{self.label} {method}: TApplicationException {exc.message}") from exc
-        except TException as exc:
-            return ("raised", type(exc).__name__)
-
-    def close(self) -> None:
-        self._client.close()
 
 
 @dataclass

@@ -67,6 +67,16 @@ class PartitionExpression:
         return Pruned(tuple(selected), unknown)
 
 
+def prune(expr: Expr, keys: Sequence[FieldSchema], partitions: Sequence[Sequence[str]]) -> Pruned:
+    """The partitions (their values, in key order) a decoded expression selects. A table without
+    partitions has none to select, whatever the expression holds, as Hive's metastore answers it then
+    (it evaluates the expression over each partition name, and there is none); otherwise NotServable
+    for an expression this module does not evaluate."""
+    if not partitions:
+        return Pruned((), False)
+    return partition_expression(expr, keys).prune(partitions)
+
+
 def partition_expression(expr: Expr, keys: Sequence[FieldSchema]) -> PartitionExpression:
     """A decoded expression (hive/kryo_expr.py decode_expression) over the table's partition `keys`.
     Raises NotServable for one this module does not evaluate."""

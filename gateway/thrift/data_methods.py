@@ -23,7 +23,7 @@ from store.cache.facade import CachedCatalog
 from store.catalog import DroppedPartitions, DroppedTable, check_exchangeable
 from store.catalog_store import CatalogStore
 from hive.kryo_expr import decode_expression
-from hive.partition_expr import partition_expression
+from hive.partition_expr import prune
 from store.errors import (AlreadyExists, FailedPrecondition, InvalidArgument, NeverAllowed, NotFound,
                           ResourceExhausted)
 from store.models import Partition, Table
@@ -271,11 +271,9 @@ class DataMethods:
         selected: list[list[str]] = []
         for item in exprs:
             try:
-                expression = partition_expression(decode_expression(required(item.expr, "expr")),
-                                                  table.partition_keys)
+                pruned = prune(decode_expression(required(item.expr, "expr")), table.partition_keys, values)
             except InvalidArgument as exc:  # (NotHive23Expression, NotServable)
                 raise NeverAllowed(f"drop_partitions_req of {table.full_name}: {exc}") from None
-            pruned = expression.prune(values)
             if pruned.has_unknown:
                 raise NeverAllowed("Unexpected unknown partitions to drop")
             if not pruned.selected and not if_exists:

@@ -44,7 +44,7 @@ from store.errors import (FailedPrecondition, InvalidArgument, NotFound, NotPart
 from store.models import Database, Partition, Table, TableType
 from hive.errors import ValueNotWhitelisted
 from hive.kryo_expr import Expr, NotHive23Expression, decode_expression
-from hive.partition_expr import NotServable, partition_expression
+from hive.partition_expr import NotServable, prune
 from hive.partition_filter import HIVE_PARTITION_FILTER
 from hive.names import (DEFAULT_PARTITION_NAME, matches_partial_values, normalize_identifier, parse_partition_name,
                         partition_spec_from_name)
@@ -750,10 +750,9 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         decoded = _decoded_expression(required(req.expr, "expr"), req.defaultPartitionName)
         found = await self._matching(req.dbName, req.tblName, "", ALL_PARTITIONS)
         try:
-            expression = partition_expression(decoded, found.table.partition_keys)
+            pruned = prune(decoded, found.table.partition_keys, [v.values for v in found.versions])
         except NotServable as exc:
             raise NotServedHere(f"get_partitions_by_expr: {exc}; evaluate it over the partition names") from None
-        pruned = expression.prune([v.values for v in found.versions])
         wanted = _wanted(req.maxParts)
         self._check_partition_request(found.table, wanted, len(pruned.selected))
         versions = [found.versions[i] for i in pruned.selected[:wanted]]

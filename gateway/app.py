@@ -116,10 +116,10 @@ class Gateway:
                 max_size=s.pool_max_size, acquire_timeout_s=s.pool_acquire_timeout_s,
                 idle_in_transaction_timeout_s=s.db_idle_in_txn_timeout_s, max_message_bytes=s.max_message_bytes))
             catalog = self._catalog_store = CatalogStore(
-                self._db, warehouse_dir=s.warehouse_dir, check_column_types=s.disallow_incompatible_col_type_changes,
+                self._db, warehouse_dir=s.warehouse_root, check_column_types=s.disallow_incompatible_col_type_changes,
                 partition_values=whitelist_pattern(s.partition_name_whitelist_pattern), creator_wait_s=s.txn_timeout_s)
             if await catalog.create_default_database():
-                _log.info("created Hive's default database at %s", s.warehouse_dir)
+                _log.info("created Hive's default database at %s", s.warehouse_root)
             # Hive's metastore start-up rule: the users of hive.users.in.admin.role hold the role admin.
             await PrivilegeStore(self._db).ensure_admin_users(s.admin_user_names)
             txn_store = self._txn_store = TxnStore(self._db, TxnLimits(max_open_batch=s.txn_max_open_batch,

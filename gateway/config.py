@@ -23,7 +23,7 @@ from typing import Any, Mapping
 from urllib.parse import unquote, urlsplit
 
 from hive import durations
-from hive.names import whitelist_pattern
+from hive.names import check_default_fs, qualified_location, whitelist_pattern
 
 ENV_PREFIX = "MSGW_"
 # Variables of the command line tools themselves, not settings (gateway/cli.py, gateway/admin/commands.py).
@@ -80,6 +80,10 @@ class Settings:
                              "the gateway starts in")
     warehouse_dir: str = _setting("hive.metastore.warehouse.dir", "/user/hive/warehouse",
                                   "default root of database locations")
+    default_fs: str = _setting("fs.defaultFS", "file:///",
+                               "the default file system (Hadoop's key): a location a Thrift client sends as a path "
+                               "without a scheme is stored with this one's scheme and authority, as Hive's metastore "
+                               "stores it")
     pool_max_size: int = _setting("datanucleus.connectionPool.maxPoolSize", 10, "database connections per gateway")
     pool_acquire_timeout_s: float = _setting("metastore.gateway.pool.acquire.timeout", 10.0,
                                              "longest wait for a free database connection", "duration")
@@ -239,6 +243,12 @@ class Settings:
                                       "stopped")
 
     @property
+    def warehouse_root(self) -> str:
+        """hive.metastore.warehouse.dir as Hive's Warehouse roots default locations at it (getWhRoot: a
+        bare path qualified by fs.defaultFS), so a default location is stored as Hive stores one."""
+        return qualified_location(self.warehouse_dir, self.default_fs)
+
+    @property
     def admin_user_names(self) -> list[str]:
         """hive.users.in.admin.role as a list (blanks around each name and empty entries dropped)."""
         return [u.strip() for u in self.admin_users.split(",") if u.strip()]
@@ -290,6 +300,10 @@ class Settings:
                 raise ConfigError(f"{key_of(name)}: must not be negative, got {getattr(self, name)}")
         if self.db_idle_in_txn_timeout_s < 0:
             raise ConfigError("metastore.gateway.db.idle.in.transaction.timeout: must be a duration (0: never)")
+        try:
+            check_default_fs(self.default_fs)
+        except ValueError as e:
+            raise ConfigError(f"fs.defaultFS: {e}") from None
         try:
             whitelist_pattern(self.partition_name_whitelist_pattern)
         except ValueError as e:

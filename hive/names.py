@@ -320,6 +320,35 @@ def check_whitelisted(values: Sequence[str], pattern: re.Pattern[str] | None) ->
                 f"{pattern.pattern!r} (hive.metastore.partition.name.whitelist.pattern)")
 
 
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):(.*)", re.DOTALL)
+_FILE_SYSTEM = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://([^/]*)/?")
+
+
+def check_default_fs(default_fs: str) -> None:
+    """fs.defaultFS as Hadoop writes it: a scheme and an authority, no path (`file:///`,
+    `hdfs://namenode:8020`, `s3a://bucket`). Raises ValueError saying what is wrong."""
+    if _FILE_SYSTEM.fullmatch(default_fs) is None:
+        raise ValueError(f"{preview(default_fs)} is not a file system URI (examples: file:///, hdfs://namenode:8020)")
+
+
+def qualified_location(location: str, default_fs: str) -> str:
+    """A location as Hive's metastore stores the one a client sends (Warehouse.getDnsPath, for a database,
+    a table and a partition, created or altered): an absolute path without a scheme takes the default file
+    system's scheme and authority (fs.defaultFS `file:///` makes `/p` `file:/p`, `hdfs://nn:8020` makes it
+    `hdfs://nn:8020/p`), and an empty authority is dropped as Hadoop's Path prints it (`file:///p` is
+    `file:/p`). Anything else is kept as sent: empty (none given), a relative path (the store refuses
+    it), a location with its scheme and authority."""
+    if location.startswith("/") and not location.startswith("//"):
+        match = _FILE_SYSTEM.fullmatch(default_fs)
+        assert match is not None, "fs.defaultFS is checked at start (check_default_fs)"
+        scheme, authority = match.groups()
+        return f"{scheme}:{'//' + authority if authority else ''}{location}"
+    match = _SCHEME.fullmatch(location)
+    if match is not None and match.group(2).startswith("///"):
+        return f"{match.group(1)}:{match.group(2)[2:]}"
+    return location
+
+
 def default_location(parent: str, child: str) -> str:
     """Where Hive's Warehouse puts an object created without a location: a database at
     `<warehouse>/<name>.db`, a table at `<database location>/<name>`, a partition at

@@ -72,3 +72,13 @@ async def ensure_lockable(catalog: Any, components: Sequence[Any]) -> None:
             await catalog.AddPartitions(pb.AddPartitionsRequest(
                 db_name=c.db_name, table_name=c.table_name, partitions=[pb.Partition(values=values)],
                 if_not_exists=True))
+
+
+def local_dir(location: str) -> str:
+    """The local directory a bare or `file:` location names, read as Hadoop's Path and the gateway read it
+    (gateway/warehouse.py): the path after the scheme and any authority, as it is (`ds=10%3A00` is that
+    directory, not a URL to decode)."""
+    rest = location.removeprefix("file:")
+    if rest.startswith("//"):
+        rest = rest[rest.find("/", 2):]
+    return rest

@@ -25,7 +25,7 @@ from store.models import (
     Table,
     TableType,
 )
-from hive.names import make_partition_name
+from hive.names import make_partition_name, qualified_location
 
 _TABLE_TYPES = {t.value: t for t in TableType}
 PRINCIPAL_TYPES = {1: "USER", 2: "ROLE", 3: "GROUP"}  # Hive's PrincipalType
@@ -54,12 +54,12 @@ def fields_to_thrift(items: Iterable[FieldSchema]) -> list[Any]:
     return [hms.FieldSchema(name=f.name, type=f.type, comment=f.comment or None) for f in items]
 
 
-def sd_from_thrift(sd: Any) -> StorageDescriptor:
+def sd_from_thrift(sd: Any, default_fs: str) -> StorageDescriptor:
     if sd is None:
         return StorageDescriptor()
     serde = sd.serdeInfo
     return StorageDescriptor(
-        location=_text(sd.location),
+        location=qualified_location(_text(sd.location), default_fs),
         input_format=_text(sd.inputFormat),
         output_format=_text(sd.outputFormat),
         serde=SerDeInfo(_text(serde.name), _text(serde.serializationLib), dict(serde.parameters or {}))
@@ -102,11 +102,13 @@ def sd_to_thrift(sd: StorageDescriptor, columns: Iterable[FieldSchema]) -> Any:
     )
 
 
-def database_from_thrift(db: Any, *, altering: bool = False) -> Database:
+def database_from_thrift(db: Any, *, default_fs: str, altering: bool = False) -> Database:
     """An unset owner type is USER on a create; on an alter it stays empty, and the store keeps the old
-    one (Hive's alterDatabase sets it only when given: Spark's toHiveDatabase never sets it)."""
+    one (Hive's alterDatabase sets it only when given: Spark's toHiveDatabase never sets it). The
+    location as Hive stores it (qualified_location, by fs.defaultFS), as are the tables' and partitions'."""
     unset = altering and db.ownerType is None
-    return Database(name=_text(db.name), description=_text(db.description), location=_text(db.locationUri),
+    return Database(name=_text(db.name), description=_text(db.description),
+                    location=qualified_location(_text(db.locationUri), default_fs),
                     owner=_text(db.ownerName), parameters=dict(db.parameters or {}),
                     owner_type="" if unset else PRINCIPAL_TYPES.get(db.ownerType or USER_PRINCIPAL, "USER"))
 
@@ -138,7 +140,7 @@ def function_to_thrift(f: Function) -> Any:
                       for u in f.resource_uris])
 
 
-def table_from_thrift(t: Any, *, db_name: str = "", name: str = "") -> Table:
+def table_from_thrift(t: Any, *, default_fs: str, db_name: str = "", name: str = "") -> Table:
     """A table as the client sent it; `tableType` decides managed or external (Hive also reads the
     EXTERNAL=TRUE parameter), and 'transactional'='true' in the parameters makes it ACID. One without a
     storage descriptor is refused (MetaException, as Hive's metastore fails on it): it would otherwise
@@ -162,7 +164,7 @@ def table_from_thrift(t: Any, *, db_name: str = "", name: str = "") -> Table:
         owner=_text(t.owner),
         columns=fields_from_thrift(t.sd.cols),
         partition_keys=fields_from_thrift(t.partitionKeys),
-        sd=sd_from_thrift(t.sd),
+        sd=sd_from_thrift(t.sd, default_fs),
         parameters=parameters,
         create_time=t.createTime or 0,
         view_original_text=_text(t.viewOriginalText),
@@ -185,9 +187,9 @@ def table_to_thrift(t: Table) -> Any:
     )
 
 
-def partition_from_thrift(p: Any) -> Partition:
+def partition_from_thrift(p: Any, *, default_fs: str) -> Partition:
     return Partition(db_name=_text(p.dbName), table_name=_text(p.tableName), values=tuple(p.values or ()),
-                     sd=sd_from_thrift(p.sd), parameters=dict(p.parameters or {}),
+                     sd=sd_from_thrift(p.sd, default_fs), parameters=dict(p.parameters or {}),
                      columns=fields_from_thrift(p.sd.cols) if p.sd is not None and p.sd.cols else None,
                      last_access_time=p.lastAccessTime or 0)
 

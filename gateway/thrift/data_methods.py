@@ -116,7 +116,8 @@ class DataMethods:
         db_name, table_name = required(dbname, "dbname"), required(tbl_name, "tbl_name")
         new_tbl = required(new_tbl, "new_tbl")
         new_tbl.parameters = stamp_ddl_time(new_tbl.parameters)
-        table = convert.table_from_thrift(new_tbl, db_name=db_name, name=table_name)
+        table = convert.table_from_thrift(new_tbl, default_fs=self._settings.default_fs, db_name=db_name,
+                                           name=table_name)
         old = await self._table(db_name, table_name)
         caller = thrift_identity.get().limited_to
         if cascade and not txn_id and not renames(old, table):
@@ -299,7 +300,7 @@ class DataMethods:
         if not found:
             raise NotFound(f"rename_partition: {table.full_name} has no partition {old_name}")
         source = found[0].sd.location
-        new = convert.partition_from_thrift(new_part)
+        new = convert.partition_from_thrift(new_part, default_fs=self._settings.default_fs)
         new_name = convert.partition_name(table, new.values)
         target = renamed_partition_location(table, source, old_name, new_name, new.sd.location)
         what = f"rename partition {old_name} of {table.full_name} to {new_name}"

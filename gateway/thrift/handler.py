@@ -183,7 +183,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
     async def create_database(self, database: Any) -> None:
         """Creates the database's directory where it is missing, as Hive's metastore does
         (gateway/warehouse.py)."""
-        model = convert.database_from_thrift(required(database, "database"))
+        model = convert.database_from_thrift(required(database, "database"), default_fs=self._settings.default_fs)
         name = normalize_identifier(model.name, "database")
         async with self._warehouse.creating(f"create database {name}") as make_locations:
             db, event_id = await self._catalog.create_database(model, make_locations)
@@ -191,7 +191,8 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
 
     async def alter_database(self, dbname: str | None, db: Any) -> None:
         altered, event_id = await self._catalog.alter_database(
-            required(dbname, "dbname"), convert.database_from_thrift(required(db, "db"), altering=True),
+            required(dbname, "dbname"),
+            convert.database_from_thrift(required(db, "db"), default_fs=self._settings.default_fs, altering=True),
             caller=thrift_identity.get().limited_to)
         self._cached.wrote(altered.name, "", event_id)
 
@@ -353,7 +354,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         as Hive's metastore does (gateway/warehouse.py)."""
         tbl = required(tbl, "tbl")
         tbl.parameters = stamp_ddl_time(tbl.parameters)
-        model = convert.table_from_thrift(tbl)
+        model = convert.table_from_thrift(tbl, default_fs=self._settings.default_fs)
         name = f"{model.db_name}.{model.name}"
         grants = grants_of_privilege_set(tbl.privileges)  # the creator's grants on it, stored with it
         async with self._warehouse.creating(f"create table {name}") as make_locations:
@@ -391,7 +392,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         check_batch(len(parts), "add_partitions", self._settings.max_batch_size)
         for p in parts:
             p.parameters = stamp_ddl_time(p.parameters)
-        models = [convert.partition_from_thrift(p) for p in parts]
+        models = [convert.partition_from_thrift(p, default_fs=self._settings.default_fs) for p in parts]
         targets = {(normalize_identifier(p.db_name or db_name, "database"),
                     normalize_identifier(p.table_name or table_name, "table")) for p in models}
         if not models:
@@ -475,7 +476,8 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
             p.parameters = stamp_ddl_time(p.parameters)
         _, event_id = await self._catalog.alter_partitions(
             required(db_name, "db_name"), required(tbl_name, "tbl_name"),
-            [convert.partition_from_thrift(p) for p in new_parts or []], txn_id=txn_id)
+            [convert.partition_from_thrift(p, default_fs=self._settings.default_fs) for p in new_parts or []],
+            txn_id=txn_id)
         self._cached.wrote(db_name or "", tbl_name or "", event_id, txn_id)
 
     async def alter_partitions_with_environment_context(self, db_name: str | None, tbl_name: str | None,

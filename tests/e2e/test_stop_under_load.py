@@ -254,7 +254,7 @@ async def test_sigterm_during_a_file_operation_that_hangs_still_exits_in_bound(p
         (txn,) = (await thrift("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids
         (alloc,) = (await thrift("allocate_table_write_ids", hms.AllocateTableWriteIdsRequest(
             dbName="db", tableName="u", txnIds=[txn]))).txnToWriteIds
-        location = Path((await thrift("get_table", "db", "u")).sd.location.removeprefix("file://"))
+        location = Path((await thrift("get_table", "db", "u")).sd.location.removeprefix("file:"))
         base = location / base_dir_name(alloc.writeId)
         base.mkdir(parents=True)
         os.mkfifo(base / ACID_METADATA_FILE)

@@ -22,7 +22,7 @@ from pipeline.acid import base_dir_name, delta_dir_name, visible_files
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
-from tests.builders import table
+from tests.builders import local_dir, table
 from tests.conftest import connect, gateway_settings
 from tests.thrift_client import ThriftClient
 
@@ -192,29 +192,29 @@ async def test_new_partitions_directories_follow_the_location_their_txn_gave_the
         dbName="db", tblName="t", ifNotExists=False, needResult=True,
         parts=[hms.Partition(values=["z"], dbName="db", tableName="t", parameters={}, writeId=write_id)]))
     await env.commit(txn)
-    assert (await env.partition("p=z")).sd.location == f"file://{moved}/p=z"
+    assert (await env.partition("p=z")).sd.location == f"file:{moved}/p=z"
     assert (moved / "p=z").is_dir()
-    assert not Path(old_location.removeprefix("file://"), "p=z").exists()
+    assert not Path(local_dir(old_location), "p=z").exists()
 
 
 async def test_truncate_of_a_transactional_table_is_an_empty_base_under_its_write_id(env: Env) -> None:
     a, b = (await env.partition("p=a")).sd.location, (await env.partition("p=b")).sd.location
     for location in (a, b):
-        (Path(location) / delta_dir_name(1) / "bucket_00000").parent.mkdir(parents=True)
-        (Path(location) / delta_dir_name(1) / "bucket_00000").write_bytes(b"rows")
+        (Path(local_dir(location)) / delta_dir_name(1) / "bucket_00000").parent.mkdir(parents=True)
+        (Path(local_dir(location)) / delta_dir_name(1) / "bucket_00000").write_bytes(b"rows")
     txn, write_id = await env.begin("t")
     await env.call("truncate_table_req", hms.TruncateTableRequest(
         dbName="db", tableName="t", partNames=["p=a"], writeId=write_id, environmentContext=SKIP_DATA_DELETION))
-    base = Path(a) / base_dir_name(write_id)
+    base = Path(local_dir(a)) / base_dir_name(write_id)
     assert json.loads((base / ACID_METADATA_FILE).read_text()) == {"thisFileVersion": "0", "dataFormat": "truncated"}
-    assert not (Path(b) / base_dir_name(write_id)).exists()
+    assert not (Path(local_dir(b)) / base_dir_name(write_id)).exists()
     before = await env.write_ids("t")  # the truncating txn is still open
     assert [os.path.basename(f) for f, _ in visible_files(a, before)] == ["bucket_00000"]
     assert (await env.partition("p=a")).parameters["numRows"] == "10"
     await env.commit(txn)
     after = await env.write_ids("t")
     assert visible_files(a, after) == [] and len(visible_files(b, after)) == 1
-    assert (Path(a) / delta_dir_name(1) / "bucket_00000").exists()  # the files stay for the cleaner
+    assert (Path(local_dir(a)) / delta_dir_name(1) / "bucket_00000").exists()  # the files stay for the cleaner
     assert [(await env.partition(n)).parameters["numRows"] for n in ("p=a", "p=b")] == ["0", "10"]
 
     # An unpartitioned table: its own location.
@@ -223,12 +223,12 @@ async def test_truncate_of_a_transactional_table_is_an_empty_base_under_its_writ
         dbName="db", tableName="u", writeId=write_id, environmentContext=SKIP_DATA_DELETION))
     await env.commit(txn)
     location = (await env.call("get_table", "db", "u")).sd.location
-    assert (Path(location) / base_dir_name(write_id) / ACID_METADATA_FILE).exists()
+    assert (Path(local_dir(location)) / base_dir_name(write_id) / ACID_METADATA_FILE).exists()
 
 
 async def test_truncate_req_refusals_leave_the_files(env: Env) -> None:
     a = (await env.partition("p=a")).sd.location
-    kept = Path(a) / delta_dir_name(1) / "bucket_00000"
+    kept = Path(local_dir(a)) / delta_dir_name(1) / "bucket_00000"
     kept.parent.mkdir(parents=True)
     kept.write_bytes(b"rows")
     txn, write_id = await env.begin("t")
@@ -244,16 +244,16 @@ async def test_truncate_req_refusals_leave_the_files(env: Env) -> None:
     with pytest.raises(hms.MetaException, match="which is aborted"):
         await env.call("truncate_table_req", hms.TruncateTableRequest(
             dbName="db", tableName="t", writeId=write_id, environmentContext=SKIP_DATA_DELETION))
-    assert kept.exists() and os.listdir(a) == [delta_dir_name(1)]
+    assert kept.exists() and os.listdir(local_dir(a)) == [delta_dir_name(1)]
 
 
 async def test_truncate_req_of_a_plain_table_empties_it(env: Env) -> None:
     location = (await env.call("get_table", "db", "plain")).sd.location
-    data = Path(location) / "part-0.parquet"
+    data = Path(local_dir(location)) / "part-0.parquet"
     data.parent.mkdir(parents=True, exist_ok=True)
     data.write_bytes(b"rows")
     await env.call("truncate_table_req", hms.TruncateTableRequest(dbName="db", tableName="plain"))
-    assert os.path.isdir(location) and os.listdir(location) == []
+    assert os.path.isdir(local_dir(location)) and os.listdir(local_dir(location)) == []
 
 
 async def test_two_hive_inserts_into_one_new_partition_both_commit(env: Env, pg_dsn: str) -> None:

@@ -102,7 +102,7 @@ async def test_fb303_and_session_start_as_spark_does(hms: Thrift) -> None:
     default = await hms.call("get_database", "DEFAULT")
     assert (default.name, default.description, default.ownerName, default.ownerType) == (
         "default", "Default Hive database", "public", ht.PrincipalType.ROLE)
-    assert default.locationUri == hms.gw.settings.warehouse_dir.rstrip("/")  # the warehouse's root, as Hive 2.3's
+    assert default.locationUri == hms.gw.settings.warehouse_root.rstrip("/")  # the root, qualified as Hive's
     await hms.raises(ht.AlreadyExistsException, "create_database", ht.Database("default", "mine", None, {}))
     refused = await hms.raises(ht.MetaException, "drop_database", "default", True, True)  # as Hive 2.3.10's
     assert "Can not drop default database" in refused.message
@@ -350,7 +350,7 @@ async def test_what_spark_and_hive_write_round_trips(gw: Gateway, hms: Thrift) -
     same.sd = ht.StorageDescriptor(cols=got.sd.cols)
     await hms.call("add_partitions", [old, same])
     p1, p2 = await hms.call("get_partitions_by_names", "d", "t", ["ds=2024-01-01", "ds=2024-01-02"])
-    assert [c.name for c in p1.sd.cols] == ["id"] and p1.sd.location == "/elsewhere/p1"
+    assert [c.name for c in p1.sd.cols] == ["id"] and p1.sd.location == "file:/elsewhere/p1"
     assert [c.name for c in p2.sd.cols] == ["id", "amount"]
     got.sd.cols.append(ht.FieldSchema("note", "string", None))  # ALTER TABLE ADD COLUMNS, without CASCADE
     await hms.call("alter_table", "d", "t", got)

@@ -16,6 +16,7 @@ from typing import Any, AsyncIterator
 
 import asyncpg
 import pytest
+
 from thriftpy2.thrift import TException
 
 from gateway.app import Gateway
@@ -24,6 +25,7 @@ from store import catalog
 from store.catalog_store import CatalogStore
 from store.models import Table, TableType
 from store.snapshot import ReadSnapshot
+from tests.builders import local_dir
 from tests.conftest import behind_a_held_write, running_gateway, wait_applied
 from tests.thrift_client import ThriftClient, client_with_database
 
@@ -61,7 +63,7 @@ async def _add(client: ThriftClient, table: str, *values: list[str]) -> list[Any
 
 
 def _write_file(location: str, name: str = "part-0.parquet") -> Path:
-    path = Path(location) / name
+    path = Path(local_dir(location)) / name
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"rows")
     return path
@@ -186,7 +188,7 @@ async def test_concurrent_renames_of_one_object_leave_the_winners_files_where_it
                 outcomes = await asyncio.gather(*renames, return_exceptions=True)
                 (winner,) = [to for to, o in zip("ab", outcomes) if not isinstance(o, BaseException)]
                 moved = await client("get_partition", "db", f"{winner}{i}", ["x"])
-                assert (Path(moved.sd.location) / data.name).exists(), f"round {i}: {outcomes}"
+                assert (Path(local_dir(moved.sd.location)) / data.name).exists(), f"round {i}: {outcomes}"
 
                 part = await client("get_partition", "db", f"{winner}{i}", ["x"])
                 renames = [c("rename_partition", "db", f"{winner}{i}", ["x"],
@@ -195,7 +197,8 @@ async def test_concurrent_renames_of_one_object_leave_the_winners_files_where_it
                 outcomes = await asyncio.gather(*renames, return_exceptions=True)
                 (winner_part,) = [to for to, o in zip("yz", outcomes) if not isinstance(o, BaseException)]
                 moved = await client("get_partition", "db", f"{winner}{i}", [winner_part])
-                assert (Path(moved.sd.location) / data.name).exists(), f"round {i} of rename_partition: {outcomes}"
+                assert (Path(local_dir(moved.sd.location)) / data.name).exists(), \
+                    f"round {i} of rename_partition: {outcomes}"
 
                 for to in ("a", "b"):
                     await client("create_table", _table(f"e{to}{i}"))
@@ -204,7 +207,8 @@ async def test_concurrent_renames_of_one_object_leave_the_winners_files_where_it
                 outcomes = await asyncio.gather(*exchanges, return_exceptions=True)
                 (into,) = [to for to, o in zip("ab", outcomes) if not isinstance(o, BaseException)]
                 moved = await client("get_partition", "db", f"e{into}{i}", [winner_part])
-                assert (Path(moved.sd.location) / data.name).exists(), f"round {i} of exchange_partition: {outcomes}"
+                assert (Path(local_dir(moved.sd.location)) / data.name).exists(), \
+                    f"round {i} of exchange_partition: {outcomes}"
         finally:
             for c in clients:
                 c.close()
@@ -267,7 +271,7 @@ async def test_writes_that_wait_for_a_concurrent_drop_or_create_answer_as_if_it_
                       "FROM tbls WHERE db_name = 'db' AND tbl_name = 't' AND dropped_wid IS NULL")
         refused = await _behind(pg_dsn, creating_u, lambda: client("alter_table", "db", "t", renamed))
         assert isinstance(refused, hms.InvalidOperationException) and "already exists" in refused.message
-        assert (await client("get_table", "db", "t")).sd.location == str(placed) and data.exists()
+        assert (await client("get_table", "db", "t")).sd.location == f"file:{placed}" and data.exists()
 
 
 async def test_a_rename_or_exchange_from_a_stale_view_of_the_tables_moves_nothing(pg_dsn: str,
@@ -289,7 +293,7 @@ async def test_a_rename_or_exchange_from_a_stale_view_of_the_tables_moves_nothin
                     current.sd, location=str(tmp_path / f"{name}-elsewhere"))))
 
             renamed = await client("get_table", "db", "t")  # this gateway's stale copy
-            assert renamed.sd.location == str(warehouse / "db.db" / "t")
+            assert renamed.sd.location == f"file:{warehouse / 'db.db' / 't'}"
             with pytest.raises(hms.MetaException, match="changed while"):
                 await client("exchange_partition", {"ds": "x"}, "db", "t", "db", "dest")
             renamed.tableName = "u"
@@ -568,7 +572,7 @@ async def test_drop_partitions_req_deletes_files_and_skips_missing_names_only_wh
     result = await client("drop_partitions_req", request(["ds=refused", "ds=missing"], ifExists=True))
     assert result.partitions == [refused] and files["refused"].exists()
     await client("drop_partitions_req", request(["ds=deleted"], deleteData=True))
-    assert not files["deleted"].exists() and not Path(deleted.sd.location).exists()
+    assert not files["deleted"].exists() and not Path(local_dir(deleted.sd.location)).exists()
     assert await client("get_partition_names", "db", "t", -1) == []
 
 
@@ -605,7 +609,7 @@ async def test_truncate_empties_the_directories_and_zeroes_the_basic_stats(env: 
     _write_file(location)
     _write_file(location, "sub/part-1.parquet")
     await client("truncate_table", "db", "plain", None)
-    assert os.path.isdir(location) and os.listdir(location) == []
+    assert os.path.isdir(local_dir(location)) and os.listdir(local_dir(location)) == []
     params = (await client("get_table", "db", "plain")).parameters
     assert {k: params[k] for k in ("numFiles", "numRows", "totalSize", "comment")} == {
         "numFiles": "0", "numRows": "0", "totalSize": "0", "comment": "kept"}
@@ -614,7 +618,7 @@ async def test_truncate_empties_the_directories_and_zeroes_the_basic_stats(env: 
     pa, pb = await _add(client, "parted", ["a"], ["b"])
     fa, fb = _write_file(pa.sd.location), _write_file(pb.sd.location)
     await client("truncate_table", "db", "parted", ["ds=a"])
-    assert not fa.exists() and os.path.isdir(pa.sd.location) and fb.exists()
+    assert not fa.exists() and os.path.isdir(local_dir(pa.sd.location)) and fb.exists()
     err = await _raises(client, "truncate_table", "db", "parted", ["ds=zzz"])
     assert "ds=zzz" in err.message and fb.exists()
 
@@ -651,7 +655,7 @@ async def test_truncate_empties_every_partition_of_a_table_larger_than_one_batch
                 values=p.values, dbName="db", tableName="big", sd=p.sd, parameters={"numRows": "10"}))
         before = (await client("get_current_notificationEventId")).eventId
         await client("truncate_table", "db", "big", None)
-        assert not any(f.exists() for f in files) and all(os.path.isdir(p.sd.location) for p in parts)
+        assert not any(f.exists() for f in files) and all(os.path.isdir(local_dir(p.sd.location)) for p in parts)
         assert {p.parameters["numRows"] for p in await client("get_partitions", "db", "big", -1)} == {"0"}
         events = (await client("get_next_notification", hms.NotificationEventRequest(
             lastEvent=before, maxEvents=100))).events
@@ -678,15 +682,15 @@ async def test_rename_partition_moves_its_directory_with_it(env: tuple[ThriftCli
     await client("rename_partition", "db", "t", ["old"], renamed)
     assert await client("get_partition_names", "db", "t", -1) == ["ds=new", "ds=other"]
     got = await client("get_partition", "db", "t", ["new"])
-    assert got.sd.location == str(warehouse / "db.db" / "t" / "ds=new") and got.parameters["k"] == "v"
-    assert (Path(got.sd.location) / data.name).exists() and not data.exists()
+    assert got.sd.location == f"file:{warehouse / 'db.db' / 't' / 'ds=new'}" and got.parameters["k"] == "v"
+    assert (Path(local_dir(got.sd.location)) / data.name).exists() and not data.exists()
 
     # The new name exists: nothing changes, the directory stays where it was.
     clash = hms.Partition(values=["other"], dbName="db", tableName="t", parameters={}, sd=got.sd)
     err = await _raises(client, "rename_partition", "db", "t", ["new"], clash)
     assert "ds=other" in err.message
     assert await client("get_partition_names", "db", "t", -1) == ["ds=new", "ds=other"]
-    assert (Path(got.sd.location) / data.name).exists()
+    assert (Path(local_dir(got.sd.location)) / data.name).exists()
     assert (await _raises(client, "rename_partition", "db", "t", ["gone"], clash)).message.endswith("ds=gone")
 
     # No old values: Hive's rule makes it an alter of the partition.
@@ -718,9 +722,9 @@ async def test_a_partition_in_its_directory_spelled_as_spark_does_moves_with_its
         old = await client("get_partition", "db", "t", old_values)
         await client("rename_partition", "db", "t", old_values, hms.Partition(
             values=new_values, dbName="db", tableName="t", parameters={}, sd=old.sd))
-    assert (await client("get_partition", "db", "t", ["é/ü", "3"])).sd.location == str(home / "ds=é%2Fü" / "hr=3")
+    assert (await client("get_partition", "db", "t", ["é/ü", "3"])).sd.location == f"file:{home / 'ds=é%2Fü' / 'hr=3'}"
     assert (home / "ds=é%2Fü" / "hr=3" / data.name).exists() and not data.exists()
-    assert (await client("get_partition", "db", "t", ["y", "2"])).sd.location == str(tmp_path / "elsewhere")
+    assert (await client("get_partition", "db", "t", ["y", "2"])).sd.location == f"file:{tmp_path / 'elsewhere'}"
 
 
 async def test_a_renamed_partition_keeps_its_grants_and_the_statistics_of_the_columns_it_keeps(
@@ -832,10 +836,10 @@ async def test_renaming_a_managed_table_moves_its_directory_and_partitions(env: 
     renamed.tableName = "u"
     await client("alter_table", "db", "t", renamed)
     got = await client("get_table", "db", "u")
-    assert got.sd.location == str(warehouse / "db.db" / "u")
+    assert got.sd.location == f"file:{warehouse / 'db.db' / 'u'}"
     moved = await client("get_partition", "db", "u", ["a"])
-    assert moved.sd.location == str(warehouse / "db.db" / "u" / "ds=a")
-    assert (Path(moved.sd.location) / data.name).exists() and not (warehouse / "db.db" / "t").exists()
+    assert moved.sd.location == f"file:{warehouse / 'db.db' / 'u' / 'ds=a'}"
+    assert (Path(local_dir(moved.sd.location)) / data.name).exists() and not (warehouse / "db.db" / "t").exists()
 
     # The old name is free again, with an empty directory of its own.
     await client("create_table", _table("t"))
@@ -848,7 +852,7 @@ async def test_renaming_a_managed_table_moves_its_directory_and_partitions(env: 
     table = await client("get_table", "db", "placed")
     table.tableName = "placed2"
     await client("alter_table", "db", "placed", table)
-    assert (await client("get_table", "db", "placed2")).sd.location == str(placed) and kept.exists()
+    assert (await client("get_table", "db", "placed2")).sd.location == f"file:{placed}" and kept.exists()
 
     # The target directory exists: nothing is renamed, nothing moves.
     (warehouse / "db.db" / "v").mkdir(parents=True)
@@ -856,8 +860,8 @@ async def test_renaming_a_managed_table_moves_its_directory_and_partitions(env: 
     clash.tableName = "v"
     err = await _raises(client, "alter_table", "db", "u", clash)
     assert "already exists" in err.message
-    assert (await client("get_table", "db", "u")).sd.location == str(warehouse / "db.db" / "u")
-    assert (Path(moved.sd.location) / data.name).exists()
+    assert (await client("get_table", "db", "u")).sd.location == f"file:{warehouse / 'db.db' / 'u'}"
+    assert (Path(local_dir(moved.sd.location)) / data.name).exists()
 
 
 async def test_alter_table_cascade_gives_every_partition_the_new_columns(env: tuple[ThriftClient, Path]) -> None:

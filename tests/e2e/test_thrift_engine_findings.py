@@ -5,6 +5,8 @@ real one, written in)."""
 from __future__ import annotations
 
 import asyncio
+import copy
+from pathlib import Path
 from typing import Any, AsyncIterator
 
 import pytest
@@ -14,7 +16,8 @@ from thrift.protocol import TBinaryProtocol
 from thrift.Thrift import TType
 from thrift.transport import TSocket, TTransport
 
-from tests.e2e.test_thrift_api import Thrift, _table, thrift_with_database
+from tests.conftest import running_gateway
+from tests.e2e.test_thrift_api import Thrift, _partition, _table, thrift_with_database
 
 TABLE_TEMPORARY = 14  # Table.temporary's field id
 
@@ -104,3 +107,49 @@ async def test_a_dropped_transactional_tables_compactions_go_with_it(hms: Thrift
     assert await listed() == [("db", "b"), ("other", "c")]
     await hms.call("drop_database", "other", True, True)
     assert await listed() == [("db", "b")]
+
+
+async def test_a_location_without_a_scheme_is_stored_as_hive_stores_it(pg_dsn: str, tmp_path: Path) -> None:
+    """Hive's metastore stores a location sent as a bare path with the default file system's scheme
+    (Warehouse.getDnsPath), on create and on alter, of a database, a table and a partition, and prints
+    `file:///p` as `file:/p`; seen from Hive Metastore 2.3.10 (`file:` is its fs.defaultFS there). The gateway
+    kept `/p` as sent, so Hive 2.3's DESCRIBE and SHOW CREATE TABLE of such an object showed another location."""
+    root = str(tmp_path)
+    async with running_gateway(pg_dsn) as gw:
+        thrift = Thrift(gw)
+        try:
+            await thrift.call("create_database", ht.Database("d", "", f"{root}/d", {}))
+            assert (await thrift.call("get_database", "d")).locationUri == f"file:{root}/d"
+            table = _table("d", "t", external=True)
+            table.sd.location = f"{root}/t"
+            await thrift.call("create_table", table)
+            assert (await thrift.call("get_table", "d", "t")).sd.location == f"file:{root}/t"
+            part = _partition("d", "t", "a")
+            part.sd = copy.deepcopy(table.sd)
+            part.sd.location = f"{root}/p"
+            await thrift.call("add_partition", part)
+            assert (await thrift.call("get_partition", "d", "t", ["a"])).sd.location == f"file:{root}/p"
+            part = await thrift.call("get_partition", "d", "t", ["a"])
+            part.sd.location = f"file://{root}/p2"
+            await thrift.call("alter_partition", "d", "t", part)
+            assert (await thrift.call("get_partition", "d", "t", ["a"])).sd.location == f"file:{root}/p2"
+            table = await thrift.call("get_table", "d", "t")
+            table.sd.location = f"{root}/t2"
+            await thrift.call("alter_table", "d", "t", table)
+            assert (await thrift.call("get_table", "d", "t")).sd.location == f"file:{root}/t2"
+        finally:
+            thrift.client.close()
+
+
+async def test_a_location_without_a_scheme_takes_the_configured_default_file_system(pg_dsn: str) -> None:
+    """fs.defaultFS names the file system a bare path is on, its authority included (no file is touched
+    there: only local file systems are reached)."""
+    async with running_gateway(pg_dsn, **{"fs.defaultFS": "hdfs://namenode:8020"}) as gw:
+        thrift = Thrift(gw)
+        try:
+            await thrift.call("create_database", ht.Database("d", "", "/warehouse/d.db", {}))
+            assert (await thrift.call("get_database", "d")).locationUri == "hdfs://namenode:8020/warehouse/d.db"
+            await thrift.call("create_database", ht.Database("e", "", "s3a://bucket/e.db", {}))
+            assert (await thrift.call("get_database", "e")).locationUri == "s3a://bucket/e.db"
+        finally:
+            thrift.client.close()

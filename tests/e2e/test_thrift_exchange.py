@@ -13,12 +13,14 @@ from typing import Any, AsyncIterator
 
 import asyncpg
 import pytest
+
 from thriftpy2.thrift import TException
 
 from gateway.app import Gateway
 from store import catalog
 from store.catalog_store import CatalogStore
 from store.snapshot import ReadSnapshot
+from tests.builders import local_dir
 from tests.conftest import behind_a_held_write, running_gateway, wait_applied
 from tests.thrift_client import ThriftClient, client_with_database, thrift_table
 
@@ -39,7 +41,7 @@ async def env(pg_dsn: str, tmp_path: Path) -> AsyncIterator[tuple[ThriftClient, 
             await a("create_table", thrift_table("dst", keys=KEYS))
             for day, hour in (("1", "1"), ("1", "2"), ("2", "1")):
                 p = await a("append_partition", "db", "src", [day, hour])
-                (Path(p.sd.location) / "part-0").write_text(f"{day}/{hour}")
+                (Path(local_dir(p.sd.location)) / "part-0").write_text(f"{day}/{hour}")
             yield a, b, tmp_path / "warehouse" / "db.db", second
         finally:
             b.close()
@@ -52,15 +54,15 @@ async def test_the_data_moves_with_the_partitions_and_every_gateway_sees_both_ta
     assert await b("get_partition_names", "db", "src", -1) == ["ds=1/hr=1", "ds=1/hr=2", "ds=2/hr=1"]  # cached
     moved = await a("exchange_partitions", {"ds": "1"}, "db", "src", "db", "dst")
     assert [(p.tableName, p.values, p.sd.location) for p in moved] == [
-        ("dst", ["1", "1"], str(db_dir / "dst" / "ds=1" / "hr=1")),
-        ("dst", ["1", "2"], str(db_dir / "dst" / "ds=1" / "hr=2"))]
+        ("dst", ["1", "1"], f"file:{db_dir / 'dst' / 'ds=1' / 'hr=1'}"),
+        ("dst", ["1", "2"], f"file:{db_dir / 'dst' / 'ds=1' / 'hr=2'}")]
     assert (db_dir / "dst" / "ds=1" / "hr=2" / "part-0").read_text() == "1/2"
     assert not (db_dir / "src" / "ds=1").exists()  # the emptied parent goes, as after a drop
     await wait_applied(second)
     assert await b("get_partition_names", "db", "src", -1) == ["ds=2/hr=1"]
     assert await b("get_partition_names", "db", "dst", -1) == ["ds=1/hr=1", "ds=1/hr=2"]
     one = await a("exchange_partition", {"ds": "2", "hr": "1"}, "db", "src", "db", "dst")
-    assert (one.values, one.sd.location) == (["2", "1"], str(db_dir / "dst" / "ds=2" / "hr=1"))
+    assert (one.values, one.sd.location) == (["2", "1"], f"file:{db_dir / 'dst' / 'ds=2' / 'hr=1'}")
     await wait_applied(second)
     assert await b("get_partition_names", "db", "src", -1) == []
 
@@ -108,9 +110,9 @@ async def test_an_external_tables_partitions_keep_their_locations(
     await a("create_table", thrift_table("lake", table_type="EXTERNAL_TABLE", keys=KEYS,
                                                location=str(tmp_path / "lake"), EXTERNAL="TRUE"))
     p = await a("append_partition", "db", "lake", ["5", "1"])
-    (Path(p.sd.location) / "part-0").write_text("5/1")
+    (Path(local_dir(p.sd.location)) / "part-0").write_text("5/1")
     (moved,) = await a("exchange_partitions", {"ds": "5"}, "db", "lake", "db", "dst")
-    assert moved.sd.location == p.sd.location and (Path(p.sd.location) / "part-0").exists()
+    assert moved.sd.location == p.sd.location and (Path(local_dir(p.sd.location)) / "part-0").exists()
     await wait_applied(second)
     assert (await b("get_partition", "db", "dst", ["5", "1"])).sd.location == p.sd.location
 

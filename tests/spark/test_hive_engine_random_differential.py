@@ -177,16 +177,6 @@ DELIBERATE: dict[str, tuple[Rule, str]] = {
 # Gateway differences found here and NOT fixed yet (open work, each with what is wrong): a normalization applied to
 # both answers before they are compared.
 OPEN_BUGS: dict[str, tuple[Callable[[dict[str, Any]], dict[str, Any]], str]] = {
-    "a location without a scheme is kept as sent": (
-        lambda r: {**r, "rows": [row.replace("FILE:<", "<") for row in r["rows"]],
-                   "error": r["error"] and r["error"].replace("FILE:<", "<")},
-        "CREATE DATABASE/TABLE ... LOCATION '/abs/path' (and the partitions' and SET LOCATION's) is stored as sent; "
-        "Hive's metastore qualifies it with the default file system (Warehouse.getDnsPath: file:/abs/path here), as "
-        "Hive 3 and 4 do, so every DESCRIBE, SHOW CREATE TABLE and SHOW TABLE EXTENDED of such an object shows "
-        "another location (Spark sends qualified locations, so its differential tests never met it). Qualifying "
-        "the locations a client sends alone is not enough: Hive qualifies hive.metastore.warehouse.dir too, and "
-        "with default locations left bare an alter that sends back the bare location it read would be taken for "
-        "a table the caller placed elsewhere, and a rename would not move it"),
 }
 
 

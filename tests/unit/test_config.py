@@ -111,3 +111,9 @@ def test_durations_are_shown_to_hive_with_their_unit() -> None:
     assert as_hive_writes_it("compactor_cleaner_interval_s", 0.25) == "250ms"
     assert as_hive_writes_it("txn_timeout_s", 300.0) == "300s"
     assert as_hive_writes_it("cache_enabled", True) == "true"
+
+
+def test_the_default_file_system_is_checked_at_start() -> None:
+    assert load_settings(environ={}).default_fs == "file:///"
+    with pytest.raises(ConfigError, match="fs.defaultFS: 'hdfs:/nn' is not a file system URI"):
+        load_settings(environ={}, overrides={"fs.defaultFS": "hdfs:/nn"})

@@ -168,3 +168,25 @@ def test_split_catalog_reads_names_as_hive_parse_db_name_does() -> None:
     assert n.split_catalog("@hive#a#b") == ("hive", "a#b")  # split once, as Hive's split(#, 2)
     with pytest.raises(InvalidArgument, match="catalog marker"):
         n.split_catalog("@hive")
+
+
+@pytest.mark.parametrize(("location", "default_fs", "stored"), [
+    ("/w/t", "file:///", "file:/w/t"),
+    ("/w/t", "hdfs://namenode:8020", "hdfs://namenode:8020/w/t"),
+    ("/w/t", "hdfs://namenode:8020/", "hdfs://namenode:8020/w/t"),
+    ("file:///w/t", "hdfs://nn", "file:/w/t"),  # Hadoop's Path prints an empty authority so
+    ("file:/w/t", "file:///", "file:/w/t"),
+    ("hdfs://other/w", "file:///", "hdfs://other/w"),
+    ("s3a://bucket/w", "file:///", "s3a://bucket/w"),
+    ("", "file:///", ""),  # none given: the default location is the store's
+    ("relative/w", "file:///", "relative/w"),
+    ("//host/w", "file:///", "//host/w"),
+])
+def test_a_location_is_qualified_as_hive_stores_it(location: str, default_fs: str, stored: str) -> None:
+    assert n.qualified_location(location, default_fs) == stored
+
+
+@pytest.mark.parametrize("default_fs", ["", "/", "file:", "hdfs:/nn", "hdfs://nn/path", "nn:8020"])
+def test_a_default_file_system_needs_a_scheme_and_an_authority_only(default_fs: str) -> None:
+    with pytest.raises(ValueError, match="is not a file system URI"):
+        n.check_default_fs(default_fs)

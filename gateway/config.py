@@ -82,8 +82,8 @@ class Settings:
                                   "default root of database locations")
     default_fs: str = _setting("fs.defaultFS", "file:///",
                                "the default file system (Hadoop's key): a location a Thrift client sends as a path "
-                               "without a scheme is stored with this one's scheme and authority, as Hive's metastore "
-                               "stores it")
+                               "without a scheme, and hive.metastore.warehouse.dir given as one, take its scheme and "
+                               "authority, as Hive's metastore stores them")
     pool_max_size: int = _setting("datanucleus.connectionPool.maxPoolSize", 10, "database connections per gateway")
     pool_acquire_timeout_s: float = _setting("metastore.gateway.pool.acquire.timeout", 10.0,
                                              "longest wait for a free database connection", "duration")

@@ -37,6 +37,20 @@ def renames(old: Table, new: Table) -> bool:
             n.normalize_identifier(new.name or old.name, "table")) != (old.db_name, old.name)
 
 
+def same_location(sent: str, stored: str) -> bool:
+    """Whether a location a client sends back names the stored one: equal, or equal but for the `file:`
+    scheme the Thrift endpoint now qualifies a bare path with (fs.defaultFS `file:///`), so an object
+    stored before with a bare path (`/w/db.db/t`) is still at its place when the client sends it back
+    (`file:/w/db.db/t`). Only local locations are moved, so only `file:` needs this."""
+    return _local_form(sent) == _local_form(stored)
+
+
+def _local_form(location: str) -> str:
+    if location.startswith("file:///"):
+        return location[len("file://"):]
+    return location[len("file:"):] if location.startswith("file:/") else location
+
+
 async def renamed_table_location(old: Table, new: Table,
                                  database_location: Callable[[str], Awaitable[str]]) -> str | None:
     """Where a rename of `old` to `new`'s name moves the table's directory, or None when it stays
@@ -47,7 +61,7 @@ async def renamed_table_location(old: Table, new: Table,
     only when the rule needs it)."""
     if not renames(old, new) or not owns_data(old) or old.transactional:
         return None
-    if new.sd.location not in ("", old.sd.location):
+    if new.sd.location and not same_location(new.sd.location, old.sd.location):
         return None  # the caller placed it
     if old.sd.location != n.default_location(await database_location(old.db_name), old.name):
         return None
@@ -63,7 +77,7 @@ def renamed_partition_location(table: Table, old_location: str, old_name: str, n
     unless the caller placed it (`requested`, the new partition's location, is neither empty nor the
     old one)."""
     if (owns_data(table) and _at_default_place(old_location, table.sd.location, old_name)
-            and requested in ("", old_location)):
+            and (not requested or same_location(requested, old_location))):
         return n.default_location(table.sd.location, new_name)
     return None
 

@@ -16,7 +16,9 @@ from thrift.protocol import TBinaryProtocol
 from thrift.Thrift import TType
 from thrift.transport import TSocket, TTransport
 
-from tests.conftest import running_gateway
+from protos.metastore.v1 import catalog_pb2 as pb
+from tests import builders
+from tests.conftest import connect, running_gateway
 from tests.e2e.test_thrift_api import Thrift, _partition, _table, thrift_with_database
 
 TABLE_TEMPORARY = 14  # Table.temporary's field id
@@ -153,3 +155,28 @@ async def test_a_location_without_a_scheme_takes_the_configured_default_file_sys
             assert (await thrift.call("get_database", "e")).locationUri == "s3a://bucket/e.db"
         finally:
             thrift.client.close()
+
+
+async def test_a_table_stored_with_a_bare_location_still_moves_with_its_rename(pg_dsn: str, tmp_path: Path) -> None:
+    """Objects stored with a bare path before locations were qualified (or written over gRPC, which stores
+    them as sent) are at their default place when a client sends the location back qualified: a rename
+    over Thrift (Spark's ALTER TABLE ... RENAME TO sends the location it read) moves the directory as before."""
+    warehouse = tmp_path / "w"
+    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw:
+        grpc_client = await connect(f"127.0.0.1:{gw.port}")
+        thrift = Thrift(gw)
+        try:
+            await grpc_client.catalog.CreateDatabase(pb.CreateDatabaseRequest(
+                database=pb.Database(name="legacy", location=str(warehouse / "legacy.db"))))
+            await grpc_client.catalog.CreateTable(pb.CreateTableRequest(table=builders.table("legacy", "t", keys=())))
+            table = await thrift.call("get_table", "legacy", "t")
+            assert table.sd.location == str(warehouse / "legacy.db" / "t")  # stored as gRPC sent it: bare
+            data = warehouse / "legacy.db" / "t" / "part-0"
+            data.parent.mkdir(parents=True, exist_ok=True)
+            data.write_text("rows")
+            table.tableName = "u"
+            await thrift.call("alter_table", "legacy", "t", table)
+            assert (warehouse / "legacy.db" / "u" / "part-0").read_text() == "rows" and not data.exists()
+        finally:
+            thrift.client.close()
+            await grpc_client.channel.close()

@@ -38,6 +38,7 @@ import shutil
 from typing import AsyncIterator, Callable, Iterable, Sequence
 
 from pipeline.acid import base_dir_name
+from hive.names import split_location
 from store.catalog import MakeLocations
 from store.errors import Aborted, FailedPrecondition
 from store.placement import Move
@@ -66,7 +67,7 @@ class Warehouse:
         `hr=10%3A00`, is that directory and not `hr=10:00`, and `#` or `?` are part of the path."""
         if not location or "\x00" in location:
             return None
-        scheme, path = _split_location(location)
+        scheme, path = split_location(location)
         if scheme in ("", "file") and path.startswith("/"):
             return os.path.normpath(path)
         if scheme not in self._warned_schemes:
@@ -303,14 +304,3 @@ def _remove_made(*made: str) -> None:
             os.rmdir(path)
         except OSError:
             pass
-
-
-def _split_location(location: str) -> tuple[str, str]:
-    """(scheme in lower case, path) as Hadoop's Path splits a location: a scheme is what comes before a
-    `:` that precedes every `/`; an authority after `//` is skipped."""
-    colon, slash = location.find(":"), location.find("/")
-    scheme, rest = ("", location) if colon == -1 or -1 < slash < colon else (location[:colon], location[colon + 1:])
-    if rest.startswith("//"):
-        end = rest.find("/", 2)
-        rest = rest[end:] if end != -1 else "/"
-    return scheme.lower(), rest

@@ -349,6 +349,17 @@ def qualified_location(location: str, default_fs: str) -> str:
     return location
 
 
+def split_location(location: str) -> tuple[str, str]:
+    """(scheme in lower case, path) as Hadoop's Path splits a location: a scheme is what comes before a
+    `:` that precedes every `/`; an authority after `//` is skipped."""
+    colon, slash = location.find(":"), location.find("/")
+    scheme, rest = ("", location) if colon == -1 or -1 < slash < colon else (location[:colon], location[colon + 1:])
+    if rest.startswith("//"):
+        end = rest.find("/", 2)
+        rest = rest[end:] if end != -1 else "/"
+    return scheme.lower(), rest
+
+
 def default_location(parent: str, child: str) -> str:
     """Where Hive's Warehouse puts an object created without a location: a database at
     `<warehouse>/<name>.db`, a table at `<database location>/<name>`, a partition at

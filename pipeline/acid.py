@@ -35,8 +35,8 @@ import os
 import re
 from dataclasses import dataclass
 from typing import Iterator
-from urllib.parse import unquote, urlsplit
 
+from hive.names import split_location
 from hive.writeids import RangeResponse, ValidTxnList, ValidWriteIdList
 
 _DELTA = re.compile(r"(delete_delta|delta)_(\d+)_(\d+)(?:_(\d+))?(?:_v(\d+))?")
@@ -115,14 +115,14 @@ def staging_write_id(name: str) -> int | None:
 
 
 def local_path(location: str) -> str:
-    """A local filesystem path for a partition or table location."""
-    if "://" not in location and not location.startswith("file:"):
-        return location
-    parts = urlsplit(location)
-    if parts.scheme != "file":
+    """A local filesystem path for a partition or table location, read as Hadoop's Path and the gateway
+    read it (hive/names.split_location): the path as it is, not a URL to decode, so a partition
+    directory Hive escaped (`ds=10%3A00`) is that directory."""
+    scheme, path = split_location(location)
+    if scheme not in ("", "file"):
         raise ValueError(f"location {location!r} is not on the local filesystem (only file: and bare paths are read "
                          f"by this job)")
-    return unquote(parts.path)
+    return path
 
 
 def _hidden(name: str) -> bool:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hive.writeids import LONG_MAX, ValidTxnList, ValidWriteIdList
-from pipeline.acid import NotEnoughHistory, choose_dirs, entry_files, record_originals, visible_files
+from pipeline.acid import NotEnoughHistory, choose_dirs, entry_files, local_path, record_originals, visible_files
 from pipeline.compactor.worker import NothingToCompact, plan
 from store.aborted_writes import TableRoot
 from poller.compactor_files import cleaner_view, obsolete_dirs, partition_facts, remove, sweep_aborted
@@ -167,3 +167,12 @@ def test_the_aborted_writes_sweep_deletes_what_only_aborted_writes_made_and_name
     assert not any(d.exists() for d in only_aborted) and all(d.exists() for d in kept)
     assert sweep.held == {9}  # delta_8_9 holds 9 beside a committed write id: listed until compacted
     assert sweep.held_txns == frozenset()
+
+
+def test_a_location_is_read_as_the_directory_it_names(tmp_path: Path) -> None:
+    """Hive escapes `:` in a partition directory's name (`ds=10%3A00`) and stores the location as that text;
+    the job read `file:` locations as URLs and decoded them, so it looked for the files in `ds=10:00`."""
+    escaped = tmp_path / "ds=10%3A00"
+    assert local_path(f"file:{escaped}") == local_path(f"file://{escaped}") == local_path(str(escaped)) == str(escaped)
+    with pytest.raises(ValueError, match="not on the local filesystem"):
+        local_path("hdfs://nn:8020/w")

@@ -190,3 +190,16 @@ def test_a_location_is_qualified_as_hive_stores_it(location: str, default_fs: st
 def test_a_default_file_system_needs_a_scheme_and_an_authority_only(default_fs: str) -> None:
     with pytest.raises(ValueError, match="is not a file system URI"):
         n.check_default_fs(default_fs)
+
+
+@pytest.mark.parametrize(("location", "split"), [
+    ("/w/ds=10%3A00", ("", "/w/ds=10%3A00")),
+    ("file:/w/ds=10%3A00", ("file", "/w/ds=10%3A00")),
+    ("file:///w/a b#c?d", ("file", "/w/a b#c?d")),
+    ("FILE://host/w", ("file", "/w")),
+    ("hdfs://nn:8020/w", ("hdfs", "/w")),
+    ("a/b:c", ("", "a/b:c")),
+])
+def test_a_location_splits_as_hadoops_path_reads_it(location: str, split: tuple[str, str]) -> None:
+    """The path as it is, never URL-decoded: a partition directory Hive escaped is that directory."""
+    assert n.split_location(location) == split

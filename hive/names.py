@@ -320,7 +320,6 @@ def check_whitelisted(values: Sequence[str], pattern: re.Pattern[str] | None) ->
                 f"{pattern.pattern!r} (hive.metastore.partition.name.whitelist.pattern)")
 
 
-_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):(.*)", re.DOTALL)
 _FILE_SYSTEM = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://([^/]*)/?")
 
 
@@ -343,9 +342,10 @@ def qualified_location(location: str, default_fs: str) -> str:
         assert match is not None, "fs.defaultFS is checked at start (check_default_fs)"
         scheme, authority = match.groups()
         return f"{scheme}:{'//' + authority if authority else ''}{location}"
-    match = _SCHEME.fullmatch(location)
-    if match is not None and match.group(2).startswith("///"):
-        return f"{match.group(1)}:{match.group(2)[2:]}"
+    scheme, _ = split_location(location)
+    after = location[len(scheme) + 1:]
+    if scheme and after.startswith("///"):
+        return f"{location[:len(scheme)]}:{after[2:]}"
     return location
 
 

@@ -41,14 +41,12 @@ def same_location(sent: str, stored: str) -> bool:
     """Whether a location a client sends back names the stored one: equal, or equal but for the `file:`
     scheme the Thrift endpoint now qualifies a bare path with (fs.defaultFS `file:///`), so an object
     stored before with a bare path (`/w/db.db/t`) is still at its place when the client sends it back
-    (`file:/w/db.db/t`). Only local locations are moved, so only `file:` needs this."""
-    return _local_form(sent) == _local_form(stored)
-
-
-def _local_form(location: str) -> str:
-    if location.startswith("file:///"):
-        return location[len("file://"):]
-    return location[len("file:"):] if location.startswith("file:/") else location
+    (`file:/w/db.db/t`). Only local locations are moved, so only `file:` needs this: two local locations
+    (`file:` or no scheme) are one place when their paths, as Hadoop's Path reads them, are one."""
+    if sent == stored:
+        return True
+    (sent_scheme, sent_path), (stored_scheme, stored_path) = n.split_location(sent), n.split_location(stored)
+    return {sent_scheme, stored_scheme} <= {"", "file"} and sent_path == stored_path
 
 
 async def renamed_table_location(old: Table, new: Table,

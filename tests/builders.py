@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from protos.metastore.v1 import catalog_pb2 as pb
+from hive.names import split_location
 
 
 def table(db: str, name: str, *, keys: tuple[tuple[str, str], ...] = (("ds", "string"), ("hr", "int")),
@@ -76,9 +77,6 @@ async def ensure_lockable(catalog: Any, components: Sequence[Any]) -> None:
 
 def local_dir(location: str) -> str:
     """The local directory a bare or `file:` location names, read as Hadoop's Path and the gateway read it
-    (gateway/warehouse.py): the path after the scheme and any authority, as it is (`ds=10%3A00` is that
+    (hive/names.split_location): the path after the scheme and any authority, as it is (`ds=10%3A00` is that
     directory, not a URL to decode)."""
-    rest = location.removeprefix("file:")
-    if rest.startswith("//"):
-        rest = rest[rest.find("/", 2):]
-    return rest
+    return split_location(location)[1]

@@ -191,7 +191,7 @@ def _partition_json(table: Table | None, p: Partition) -> str:
 
 def _thrift_event(event: NotificationEvent, message: str, message_format: str, event_type: str = "") -> Any:
     return hms.NotificationEvent(
-        eventId=event.event_id, eventTime=event.event_time_ms // 1000, eventType=event_type or event.event_type,
+        eventId=event.event_id, eventTime=_seconds(event), eventType=event_type or event.event_type,
         dbName=event.db_name or None, tableName=event.table_name or None, message=message,
         messageFormat=message_format)
 

@@ -27,7 +27,8 @@ TEST_WORKERS ?= 2
 # What `make test` leaves to `make test-bench` (markers registered in pyproject.toml).
 LONG_MARKERS := bench or soak
 
-$(STAMP): pyproject.toml
+# The C extension (store/cache/_frames.c) is built by the editable install: a change to it rebuilds.
+$(STAMP): pyproject.toml store/cache/_frames.c
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 
-from typing import TypeAlias
+from typing import NamedTuple, Sequence, TypeAlias
 
 import grpc
 
@@ -23,13 +23,30 @@ from gateway.servicers.validation import (PartitionsAnswer, check_batch, check_n
                                          names_that_fit, refuse_partitions_reply, reply_budget, require)
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc
-from store.cache.facade import CachedCatalog, Miss, PartitionsHit, database_key, table_key
+from store.cache.facade import CachedCatalog, EncodedNames, Miss, PartitionsHit, database_key, table_key
 from store.catalog import decode_page_token, encode_page_token
 from store.catalog_store import CatalogStore
 from store.errors import InvalidArgument, ResourceExhausted
 from store.snapshot import ReadSnapshot
 
 RAW_RESPONSE_METHODS = frozenset({"GetTable", "GetPartitionsByNames", "GetPartitionsByFilter"})
+NAMES_FIELD = pb.GetPartitionsByNamesRequest.DESCRIPTOR.fields_by_name["names"].number
+
+
+class NamesRequest(NamedTuple):
+    """A GetPartitionsByNamesRequest and its names, read in place from the serialized request
+    (EncodedNames: a cache hit makes no str of each; the C file store/cache/_frames.c says why)."""
+
+    message: pb.GetPartitionsByNamesRequest
+    names: Sequence[str]
+
+    @classmethod
+    def from_bytes(cls, serialized: bytes) -> "NamesRequest":
+        message = pb.GetPartitionsByNamesRequest.FromString(serialized)  # what the message is: protobuf's call
+        try:
+            return cls(message, EncodedNames(serialized, NAMES_FIELD))
+        except ValueError:  # a group among unknown fields (protobuf skips one; EncodedNames does not)
+            return cls(message, message.names)
 UNLIMITED = 2**31
 
 Ctx: TypeAlias = grpc.aio.ServicerContext
@@ -139,15 +156,16 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         return pb.AddPartitionsResponse(partitions=answer.partitions if answer else [], event_id=event_id)
 
     @answers_from_memory
-    async def GetPartitionsByNames(self, request: pb.GetPartitionsByNamesRequest, context: Ctx) -> bytes:
-        check_batch(len(request.names), "GetPartitionsByNames", self._settings.max_batch_size)
-        db_name, table_name, snapshot = _target(request.db_name, request.table_name, request.read)
-        cached = self._catalog.cached_partitions_by_names(db_name, table_name, request.names, snapshot,
-                                                          request.read.min_event_id)
-        if isinstance(cached, PartitionsHit):
-            return self._fits("GetPartitionsByNames", b"".join(cached.frames), db_name, table_name)
+    async def GetPartitionsByNames(self, request: NamesRequest, context: Ctx) -> bytes:
+        message, names = request
+        check_batch(len(names), "GetPartitionsByNames", self._settings.max_batch_size)
+        db_name, table_name, snapshot = _target(message.db_name, message.table_name, message.read)
+        cached = self._catalog.cached_partitions_encoded(db_name, table_name, names, snapshot,
+                                                         message.read.min_event_id)
+        if isinstance(cached, bytes):
+            return self._fits("GetPartitionsByNames", cached, db_name, table_name)
         _, parts = await within_deadline(
-            self._catalog.fetch_partitions_by_names(db_name, table_name, request.names, snapshot), context)
+            self._catalog.fetch_partitions_by_names(db_name, table_name, list(names), snapshot), context)
         return self._fits("GetPartitionsByNames", pb.GetPartitionsByNamesResponse(
             partitions=[convert.partition_to_pb(p) for p in parts]).SerializeToString(), db_name, table_name)
 
@@ -307,7 +325,8 @@ def _target(db_name: str, table_name: str, read: pb.ReadContext) -> tuple[str, s
 
 def register(servicer: CatalogServicer, server: grpc.aio.Server) -> None:
     """Like the generated add_CatalogServicer_to_server, but the methods in
-    RAW_RESPONSE_METHODS return serialized bytes (no response serializer)."""
+    RAW_RESPONSE_METHODS return serialized bytes (no response serializer), and GetPartitionsByNames
+    takes a NamesRequest."""
     service = pb.DESCRIPTOR.services_by_name["Catalog"]
     handlers = {}
     for method in service.methods:
@@ -315,7 +334,8 @@ def register(servicer: CatalogServicer, server: grpc.aio.Server) -> None:
         response_cls = getattr(pb, method.output_type.name)
         handlers[method.name] = grpc.unary_unary_rpc_method_handler(
             getattr(servicer, method.name),
-            request_deserializer=request_cls.FromString,
+            request_deserializer=NamesRequest.from_bytes if method.name == "GetPartitionsByNames"
+            else request_cls.FromString,
             response_serializer=None if method.name in RAW_RESPONSE_METHODS else response_cls.SerializeToString,
         )
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service.full_name, handlers),))

@@ -26,6 +26,7 @@ import bisect
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Mapping, Sequence
 
+from store.cache._frames import FrameMap
 from store.models import Partition, Table
 from hive.writeids import LONG_MAX, ValidWriteIdList
 
@@ -154,10 +155,11 @@ class LiveView:
     version carries is not committed here, so (the read being covered) not for the reader either.
     Both see every version alike. `pending` lists the partitions each write id wrote that is neither
     committed nor aborted here yet: its outcome changes what they show. `frames` holds the same
-    versions' frames: gRPC's hit is then a lookup per name and one join, with no attribute reads."""
+    versions' frames in a FrameMap (store/cache/_frames.c): gRPC's hit is then one call that finds the
+    names where the request holds them and joins their frames."""
 
     versions: dict[str, Version] = field(default_factory=dict)  # changed in place by the poller (module note)
-    frames: dict[str, bytes] = field(default_factory=dict)  # versions[name].frame; changed in place, as versions
+    frames: FrameMap = field(default_factory=FrameMap)  # versions[name].frame; changed in place, as versions
     through: int = 0  # the highest write id committed here that a partition version carries
     pending: dict[int, set[str]] = field(default_factory=dict)  # changed in place, as versions
 
@@ -216,7 +218,7 @@ def renamed_live(old: LiveView, renamed: Mapping[int, Version]) -> tuple[LiveVie
     id to its copy); visibility is unchanged. Also the names whose version has no copy: a batch
     replaced them, so they need `refresh_live`."""
     shown: dict[str, Version] = {}
-    frames: dict[str, bytes] = {}
+    frames = FrameMap()
     stale: set[str] = set()
     for name, version in old.versions.items():
         copy = renamed.get(id(version))

@@ -37,6 +37,7 @@ from typing import Awaitable, Callable, Iterable, Sequence, TypeVar
 
 from hive import names
 from hive.partition_filter import PARTITION_FILTER, Dialect
+from store.cache._frames import EncodedNames as EncodedNames  # names read in place, for servicers
 from store.cache.sharded import Miss as Miss  # the answers of the cached step, for servicers
 from store.cache.sharded import PartitionsHit as PartitionsHit
 from store.cache.sharded import VersionsHit as VersionsHit
@@ -78,6 +79,7 @@ class CachedCatalog:
         self.cached_versions_by_filter = cache.read_versions_by_filter
         self.cached_versions_by_partial = cache.read_versions_by_partial
         self.cached_partitions_by_names = cache.read_partitions
+        self.cached_partitions_encoded = cache.read_partitions_encoded
         self.cached_partitions_by_filter = cache.read_partitions_by_filter
         self.cached_partition_names = cache.list_partition_names
         self.cached_database = cache.read_database

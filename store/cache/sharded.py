@@ -28,7 +28,7 @@ import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from hive import names as n
 from store.cache.entry import TableEntry, Version, all_committed_through, pick, with_changes
@@ -39,7 +39,6 @@ from hive.partition_filter import PARTITION_FILTER, Dialect, parse_filter
 from store.snapshot import ReadSnapshot
 from hive.writeids import ValidWriteIdList, covers
 
-T = TypeVar("T")
 
 # Why a read went to the database (metric label values).
 STALE = "stale"
@@ -331,10 +330,26 @@ class ShardedCache:
         # database's answer does.
         requested = dict.fromkeys(names)
         self.stats.hits += 1
-        frames = _from_live(entry.live.frames, entry, wl, requested)
-        if frames is None:
-            frames = [v.frame for v in _named_versions(entry, wl, table, requested)]
-        return PartitionsHit(frames)
+        versions = _from_live(entry, wl, requested)
+        if versions is None:
+            versions = _named_versions(entry, wl, table, requested)
+        return PartitionsHit([v.frame for v in versions])
+
+    def read_partitions_encoded(self, db_name: str, table_name: str, names: Sequence[str], snapshot: ReadSnapshot,
+                                min_event_id: int = 0) -> bytes | Miss:
+        """`read_partitions` as one encoded answer, its frames joined (gRPC's GetPartitionsByNamesResponse
+        body). When the live view may answer, FrameMap.join does (store/cache/_frames.c: `_from_live`'s
+        rule in C); `names` may then be EncodedNames, read where the request holds them."""
+        found = self._visible_table(db_name, table_name, snapshot, min_event_id, partitioned=True)
+        if isinstance(found, Miss):
+            return found
+        entry, wl, _, table = found
+        self.stats.hits += 1
+        if _sees_as_live(entry, wl):
+            joined = entry.live.frames.join(names)
+            if joined is not None:
+                return joined
+        return b"".join([v.frame for v in _named_versions(entry, wl, table, dict.fromkeys(names))])
 
     def read_partitions_by_filter(self, db_name: str, table_name: str, filter_text: str, limit: int,
                                   snapshot: ReadSnapshot, min_event_id: int = 0,
@@ -360,7 +375,7 @@ class ShardedCache:
         entry, wl, _, table = found
         requested = dict.fromkeys(names)
         self.stats.hits += 1
-        versions = _from_live(entry.live.versions, entry, wl, requested)
+        versions = _from_live(entry, wl, requested)
         if versions is None:
             versions = _named_versions(entry, wl, table, requested)
         return VersionsHit(table, versions)
@@ -435,14 +450,14 @@ def _sees_as_live(entry: TableEntry, wl: ValidWriteIdList | None) -> bool:
     return all_committed_through(wl) >= entry.live.through
 
 
-def _from_live(live: Mapping[str, T], entry: TableEntry, wl: ValidWriteIdList | None,
-               requested: dict[str, None]) -> list[T] | None:
-    """What the live view holds (`live`: its versions or their frames) for the requested names, when
-    the snapshot sees these partitions as this cache does; None when it does not, or when a name is
-    absent or spelled otherwise (the general path, `_named_versions`, answers then)."""
+def _from_live(entry: TableEntry, wl: ValidWriteIdList | None, requested: dict[str, None]) -> list[Version] | None:
+    """The live view's versions of the requested names, when the snapshot sees these partitions as
+    this cache does; None when it does not, or when a name is absent or spelled otherwise (the
+    general path, `_named_versions`, answers then). FrameMap.join (store/cache/_frames.c) keeps the
+    same rule for the frames."""
     if not _sees_as_live(entry, wl):
         return None
-    found = list(map(live.get, requested))
+    found = list(map(entry.live.versions.get, requested))
     return None if None in found else found  # type: ignore[return-value]  # no None in it
 
 

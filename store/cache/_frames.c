@@ -1,0 +1,664 @@
+/* The cached read's per-name work in C: a table's live partition frames by name, and the names of a
+ * serialized request read in place.
+ *
+ * Why native code: a cached GetPartitionsByNames(100) in pure Python made 100 str objects from the
+ * request, hashed each, looked each up in a dict and joined the frames found; that was most of the
+ * distance between the gateway and the grpc.aio echo floor (docs/benchmarks.md, "Step by step").
+ * Here a hit reads the names where they lie in the request's bytes, finds each in an open-addressing
+ * table keyed by the name's UTF-8 bytes, and copies the frames into one bytes object.
+ *
+ * The rules are the Python path's (store/cache/sharded.py, `_from_live`): every name must be present
+ * in its stored spelling, else the answer is None (the caller's general path decides); a name
+ * repeated in the request answers once, where it first appears.
+ *
+ * Keys are hashed with CPython's keyed hash (SipHash-1-3 with the process's random key), so a
+ * writer cannot choose partition names that collide.
+ *
+ * Everything here runs under the GIL and calls no Python code while it holds a slot pointer. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+static inline Py_hash_t
+hash_utf8(const char *s, Py_ssize_t n)
+{
+#if PY_VERSION_HEX >= 0x030E0000
+    return Py_HashBuffer(s, n);
+#else
+    return _Py_HashBytes(s, n);
+#endif
+}
+
+/* ---- EncodedNames: a repeated string field of a serialized protobuf message, read in place ---- */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *message;   /* bytes, owned */
+    Py_ssize_t count;
+    Py_ssize_t *spans;   /* offset, length pairs into message */
+} EncodedNames;
+
+static int
+read_varint(const unsigned char *p, Py_ssize_t end, Py_ssize_t *pos, uint64_t *out)
+{
+    uint64_t value = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (*pos >= end)
+            return -1;
+        unsigned char b = p[(*pos)++];
+        value |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *out = value;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void
+EncodedNames_dealloc(EncodedNames *self)
+{
+    Py_XDECREF(self->message);
+    PyMem_Free(self->spans);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+EncodedNames_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"message", "field", NULL};
+    PyObject *message;
+    int field;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Si", kwlist, &message, &field))
+        return NULL;
+    if (field < 1) {
+        PyErr_SetString(PyExc_ValueError, "a protobuf field number is 1 or more");
+        return NULL;
+    }
+    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(message);
+    Py_ssize_t end = PyBytes_GET_SIZE(message), pos = 0, count = 0, capacity = 0;
+    Py_ssize_t *spans = NULL;
+    while (pos < end) {
+        uint64_t tag, length;
+        if (read_varint(p, end, &pos, &tag) < 0)
+            goto malformed;
+        switch (tag & 7) {
+        case 0:
+            if (read_varint(p, end, &pos, &length) < 0)
+                goto malformed;
+            break;
+        case 1:
+            pos += 8;
+            break;
+        case 5:
+            pos += 4;
+            break;
+        case 2:
+            if (read_varint(p, end, &pos, &length) < 0 || length > (uint64_t)(end - pos))
+                goto malformed;
+            if ((tag >> 3) == (uint64_t)field) {
+                if (count == capacity) {
+                    capacity = capacity ? capacity * 2 : 64;
+                    Py_ssize_t *grown = PyMem_Realloc(spans, sizeof(Py_ssize_t) * 2 * capacity);
+                    if (grown == NULL) {
+                        PyMem_Free(spans);
+                        return PyErr_NoMemory();
+                    }
+                    spans = grown;
+                }
+                spans[2 * count] = pos;
+                spans[2 * count + 1] = (Py_ssize_t)length;
+                count++;
+            }
+            pos += (Py_ssize_t)length;
+            break;
+        default: /* groups (3, 4) and unused wire types: not in a proto3 message */
+            goto malformed;
+        }
+    }
+    if (pos != end)
+        goto malformed;
+    EncodedNames *self = (EncodedNames *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        PyMem_Free(spans);
+        return NULL;
+    }
+    Py_INCREF(message);
+    self->message = message;
+    self->count = count;
+    self->spans = spans;
+    return (PyObject *)self;
+malformed:
+    PyMem_Free(spans);
+    PyErr_SetString(PyExc_ValueError, "not a serialized protobuf message (a field runs past its end)");
+    return NULL;
+}
+
+static Py_ssize_t
+EncodedNames_len(EncodedNames *self)
+{
+    return self->count;
+}
+
+static PyObject *
+EncodedNames_item(EncodedNames *self, Py_ssize_t i)
+{
+    if (i < 0 || i >= self->count) {
+        PyErr_SetString(PyExc_IndexError, "EncodedNames index out of range");
+        return NULL;
+    }
+    return PyUnicode_DecodeUTF8(PyBytes_AS_STRING(self->message) + self->spans[2 * i], self->spans[2 * i + 1],
+                                "strict");
+}
+
+/* names[i] and names[a:b:c] (a list), as a Sequence answers them. */
+static PyObject *
+EncodedNames_subscript(EncodedNames *self, PyObject *key)
+{
+    if (PyIndex_Check(key)) {
+        Py_ssize_t i = PyNumber_AsSsize_t(key, PyExc_IndexError);
+        if (i == -1 && PyErr_Occurred())
+            return NULL;
+        return EncodedNames_item(self, i < 0 ? i + self->count : i);
+    }
+    if (!PySlice_Check(key)) {
+        PyErr_Format(PyExc_TypeError, "EncodedNames indices are integers or slices, not %.80s",
+                     Py_TYPE(key)->tp_name);
+        return NULL;
+    }
+    Py_ssize_t start, stop, step;
+    if (PySlice_Unpack(key, &start, &stop, &step) < 0)
+        return NULL;
+    Py_ssize_t length = PySlice_AdjustIndices(self->count, &start, &stop, step);
+    PyObject *items = PyList_New(length);
+    if (items == NULL)
+        return NULL;
+    for (Py_ssize_t k = 0, i = start; k < length; k++, i += step) {
+        PyObject *name = EncodedNames_item(self, i);
+        if (name == NULL) {
+            Py_DECREF(items);
+            return NULL;
+        }
+        PyList_SET_ITEM(items, k, name);
+    }
+    return items;
+}
+
+static PySequenceMethods EncodedNames_as_sequence = {
+    .sq_length = (lenfunc)EncodedNames_len,
+    .sq_item = (ssizeargfunc)EncodedNames_item,
+};
+
+static PyMappingMethods EncodedNames_as_mapping = {
+    .mp_length = (lenfunc)EncodedNames_len,
+    .mp_subscript = (binaryfunc)EncodedNames_subscript,
+};
+
+static PyTypeObject EncodedNamesType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "store.cache._frames.EncodedNames",
+    .tp_basicsize = sizeof(EncodedNames),
+    .tp_dealloc = (destructor)EncodedNames_dealloc,
+    .tp_as_sequence = &EncodedNames_as_sequence,
+    .tp_as_mapping = &EncodedNames_as_mapping,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_SEQUENCE,
+    .tp_doc = "EncodedNames(message, field): the strings of a repeated string field of a serialized "
+              "protobuf message, as a sequence of str, read in place (FrameMap.join reads them without "
+              "making a str of each).",
+    .tp_new = EncodedNames_new,
+};
+
+/* ---- FrameMap: partition name -> frame, an open-addressing table (linear probing) ---- */
+
+typedef struct {
+    Py_hash_t hash;
+    PyObject *name;      /* str, owned; NULL marks an empty slot */
+    const char *key;     /* name's UTF-8 (kept by the str itself) */
+    Py_ssize_t key_len;
+    PyObject *frame;     /* bytes, owned */
+    uint32_t stamp;      /* the join that last took this slot: a repeated name answers once */
+} Slot;
+
+typedef struct {
+    PyObject_HEAD
+    Slot *slots;
+    Py_ssize_t mask;     /* capacity - 1; capacity is a power of two */
+    Py_ssize_t used;
+    uint32_t stamp;
+} FrameMap;
+
+#define MIN_CAPACITY 8
+#define STACK_NAMES 256
+
+static Slot *
+probe(FrameMap *m, Py_hash_t hash, const char *key, Py_ssize_t len)
+{
+    Py_ssize_t i = (Py_ssize_t)((size_t)hash & (size_t)m->mask);
+    for (;;) {
+        Slot *s = &m->slots[i];
+        if (s->name == NULL)
+            return s;
+        if (s->hash == hash && s->key_len == len && memcmp(s->key, key, (size_t)len) == 0)
+            return s;
+        i = (i + 1) & m->mask;
+    }
+}
+
+static int
+utf8_of(PyObject *name, const char **key, Py_ssize_t *len)
+{
+    if (!PyUnicode_Check(name)) {
+        PyErr_Format(PyExc_TypeError, "a partition name is a str, not %.80s", Py_TYPE(name)->tp_name);
+        return -1;
+    }
+    *key = PyUnicode_AsUTF8AndSize(name, len);
+    return *key == NULL ? -1 : 0;
+}
+
+static int
+grow(FrameMap *m)
+{
+    Py_ssize_t old_capacity = m->mask + 1, capacity = old_capacity * 2;
+    Slot *old = m->slots, *slots = PyMem_Calloc((size_t)capacity, sizeof(Slot));
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    m->slots = slots;
+    m->mask = capacity - 1;
+    for (Py_ssize_t i = 0; i < old_capacity; i++) {
+        if (old[i].name != NULL)
+            *probe(m, old[i].hash, old[i].key, old[i].key_len) = old[i];
+    }
+    PyMem_Free(old);
+    return 0;
+}
+
+static int
+framemap_set(FrameMap *m, PyObject *name, PyObject *frame)
+{
+    const char *key;
+    Py_ssize_t len;
+    if (utf8_of(name, &key, &len) < 0)
+        return -1;
+    if (!PyBytes_CheckExact(frame)) {
+        PyErr_Format(PyExc_TypeError, "a frame is bytes, not %.80s", Py_TYPE(frame)->tp_name);
+        return -1;
+    }
+    Py_hash_t hash = hash_utf8(key, len);
+    Slot *s = probe(m, hash, key, len);
+    if (s->name != NULL) {
+        Py_INCREF(frame);
+        Py_SETREF(s->frame, frame);
+        return 0;
+    }
+    if ((m->used + 1) * 2 > m->mask + 1) {
+        if (grow(m) < 0)
+            return -1;
+        s = probe(m, hash, key, len);
+    }
+    Py_INCREF(name);
+    Py_INCREF(frame);
+    *s = (Slot){.hash = hash, .name = name, .key = key, .key_len = len, .frame = frame, .stamp = 0};
+    m->used++;
+    return 0;
+}
+
+/* Empties slot `s` and closes the gap (backward-shift deletion), so no tombstones accumulate. */
+static void
+framemap_remove(FrameMap *m, Slot *s)
+{
+    Py_DECREF(s->name);
+    Py_DECREF(s->frame);
+    Py_ssize_t i = s - m->slots, j = i;
+    for (;;) {
+        m->slots[i].name = NULL;
+        for (;;) {
+            j = (j + 1) & m->mask;
+            if (m->slots[j].name == NULL) {
+                m->used--;
+                return;
+            }
+            Py_ssize_t home = (Py_ssize_t)((size_t)m->slots[j].hash & (size_t)m->mask);
+            /* Slot j may move to i when its home is not cyclically within (i, j]. */
+            int stays = (i <= j) ? (i < home && home <= j) : (i < home || home <= j);
+            if (!stays)
+                break;
+        }
+        m->slots[i] = m->slots[j];
+        i = j;
+    }
+}
+
+static Slot *
+framemap_find(FrameMap *m, PyObject *name)
+{
+    const char *key;
+    Py_ssize_t len;
+    if (utf8_of(name, &key, &len) < 0)
+        return NULL;
+    Slot *s = probe(m, hash_utf8(key, len), key, len);
+    return s->name == NULL ? NULL : s;
+}
+
+static PyObject *
+FrameMap_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    if (PyTuple_GET_SIZE(args) != 0 || (kwds != NULL && PyDict_GET_SIZE(kwds) != 0)) {
+        PyErr_SetString(PyExc_TypeError, "FrameMap() takes no arguments");
+        return NULL;
+    }
+    FrameMap *self = (FrameMap *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->slots = PyMem_Calloc(MIN_CAPACITY, sizeof(Slot));
+    if (self->slots == NULL) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    self->mask = MIN_CAPACITY - 1;
+    return (PyObject *)self;
+}
+
+static void
+FrameMap_dealloc(FrameMap *self)
+{
+    if (self->slots != NULL) {
+        for (Py_ssize_t i = 0; i <= self->mask; i++) {
+            if (self->slots[i].name != NULL) {
+                Py_DECREF(self->slots[i].name);
+                Py_DECREF(self->slots[i].frame);
+            }
+        }
+        PyMem_Free(self->slots);
+    }
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static Py_ssize_t
+FrameMap_len(FrameMap *self)
+{
+    return self->used;
+}
+
+static PyObject *
+FrameMap_subscript(FrameMap *self, PyObject *name)
+{
+    Slot *s = framemap_find(self, name);
+    if (s == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetObject(PyExc_KeyError, name);
+        return NULL;
+    }
+    return Py_NewRef(s->frame);
+}
+
+static int
+FrameMap_ass_subscript(FrameMap *self, PyObject *name, PyObject *frame)
+{
+    if (frame != NULL)
+        return framemap_set(self, name, frame);
+    Slot *s = framemap_find(self, name);
+    if (s == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetObject(PyExc_KeyError, name);
+        return -1;
+    }
+    framemap_remove(self, s);
+    return 0;
+}
+
+static int
+FrameMap_contains(FrameMap *self, PyObject *name)
+{
+    Slot *s = framemap_find(self, name);
+    return s != NULL ? 1 : (PyErr_Occurred() ? -1 : 0);
+}
+
+static PyObject *
+FrameMap_get(FrameMap *self, PyObject *args)
+{
+    PyObject *name, *fallback = NULL;
+    if (!PyArg_UnpackTuple(args, "get", 1, 2, &name, &fallback))
+        return NULL;
+    Slot *s = framemap_find(self, name);
+    if (s != NULL)
+        return Py_NewRef(s->frame);
+    if (PyErr_Occurred())
+        return NULL;
+    return Py_NewRef(fallback != NULL ? fallback : Py_None);
+}
+
+static PyObject *
+FrameMap_pop(FrameMap *self, PyObject *args)
+{
+    PyObject *name, *fallback = NULL;
+    if (!PyArg_UnpackTuple(args, "pop", 1, 2, &name, &fallback))
+        return NULL;
+    Slot *s = framemap_find(self, name);
+    if (s == NULL) {
+        if (PyErr_Occurred())
+            return NULL;
+        if (fallback != NULL)
+            return Py_NewRef(fallback);
+        PyErr_SetObject(PyExc_KeyError, name);
+        return NULL;
+    }
+    PyObject *frame = Py_NewRef(s->frame);
+    framemap_remove(self, s);
+    return frame;
+}
+
+static PyObject *
+FrameMap_items(FrameMap *self, PyObject *Py_UNUSED(ignored))
+{
+    PyObject *items = PyList_New(0);
+    if (items == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i <= self->mask; i++) {
+        Slot *s = &self->slots[i];
+        if (s->name == NULL)
+            continue;
+        PyObject *pair = PyTuple_Pack(2, s->name, s->frame);
+        if (pair == NULL || PyList_Append(items, pair) < 0) {
+            Py_XDECREF(pair);
+            Py_DECREF(items);
+            return NULL;
+        }
+        Py_DECREF(pair);
+    }
+    return items;
+}
+
+static PyObject *
+FrameMap_as_dict(FrameMap *self)
+{
+    PyObject *dict = PyDict_New();
+    if (dict == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i <= self->mask; i++) {
+        Slot *s = &self->slots[i];
+        if (s->name != NULL && PyDict_SetItem(dict, s->name, s->frame) < 0) {
+            Py_DECREF(dict);
+            return NULL;
+        }
+    }
+    return dict;
+}
+
+static PyTypeObject FrameMapType;
+
+/* Equal to another FrameMap or a dict of the same names and frames (tests compare a live view with one
+ * built afresh). */
+static PyObject *
+FrameMap_richcompare(PyObject *self, PyObject *other, int op)
+{
+    if ((op != Py_EQ && op != Py_NE) || !(PyDict_Check(other) || PyObject_TypeCheck(other, &FrameMapType)))
+        Py_RETURN_NOTIMPLEMENTED;
+    PyObject *mine = FrameMap_as_dict((FrameMap *)self);
+    if (mine == NULL)
+        return NULL;
+    PyObject *theirs = PyDict_Check(other) ? Py_NewRef(other) : FrameMap_as_dict((FrameMap *)other);
+    if (theirs == NULL) {
+        Py_DECREF(mine);
+        return NULL;
+    }
+    PyObject *result = PyObject_RichCompare(mine, theirs, op);
+    Py_DECREF(mine);
+    Py_DECREF(theirs);
+    return result;
+}
+
+/* Takes the slot of one requested name: 1 taken, 0 repeated (already taken by this join), -1 absent. */
+static inline int
+take(FrameMap *m, const char *key, Py_ssize_t len, Slot **found, Py_ssize_t *taken, Py_ssize_t *total)
+{
+    Slot *s = probe(m, hash_utf8(key, len), key, len);
+    if (s->name == NULL)
+        return -1;
+    if (s->stamp == m->stamp)
+        return 0;
+    s->stamp = m->stamp;
+    found[(*taken)++] = s;
+    *total += PyBytes_GET_SIZE(s->frame);
+    return 1;
+}
+
+static PyObject *
+FrameMap_join(FrameMap *self, PyObject *names)
+{
+    PyObject *sequence = NULL;
+    Py_ssize_t count;
+    int encoded = PyObject_TypeCheck(names, &EncodedNamesType);
+    if (encoded) {
+        count = ((EncodedNames *)names)->count;
+    }
+    else {
+        sequence = PySequence_Fast(names, "FrameMap.join takes a sequence of partition names");
+        if (sequence == NULL)
+            return NULL;
+        count = PySequence_Fast_GET_SIZE(sequence);
+    }
+    Slot *stack[STACK_NAMES];
+    Slot **found = count <= STACK_NAMES ? stack : PyMem_Malloc(sizeof(Slot *) * (size_t)count);
+    if (found == NULL) {
+        Py_XDECREF(sequence);
+        return PyErr_NoMemory();
+    }
+    if (++self->stamp == 0) { /* wrapped: forget every earlier join's marks */
+        for (Py_ssize_t i = 0; i <= self->mask; i++)
+            self->slots[i].stamp = 0;
+        self->stamp = 1;
+    }
+    PyObject *result = NULL;
+    Py_ssize_t taken = 0, total = 0;
+    int absent = 0;
+    if (encoded) {
+        EncodedNames *en = (EncodedNames *)names;
+        const char *base = PyBytes_AS_STRING(en->message);
+        for (Py_ssize_t i = 0; i < count && !absent; i++)
+            absent = take(self, base + en->spans[2 * i], en->spans[2 * i + 1], found, &taken, &total) < 0;
+    }
+    else {
+        PyObject **items = PySequence_Fast_ITEMS(sequence);
+        for (Py_ssize_t i = 0; i < count && !absent; i++) {
+            const char *key;
+            Py_ssize_t len;
+            if (utf8_of(items[i], &key, &len) < 0)
+                goto done;
+            absent = take(self, key, len, found, &taken, &total) < 0;
+        }
+    }
+    if (absent) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    result = PyBytes_FromStringAndSize(NULL, total);
+    if (result == NULL)
+        goto done;
+    char *out = PyBytes_AS_STRING(result);
+    for (Py_ssize_t i = 0; i < taken; i++) {
+        Py_ssize_t size = PyBytes_GET_SIZE(found[i]->frame);
+        memcpy(out, PyBytes_AS_STRING(found[i]->frame), (size_t)size);
+        out += size;
+    }
+done:
+    if (found != stack)
+        PyMem_Free(found);
+    Py_XDECREF(sequence);
+    return result;
+}
+
+static PyMethodDef FrameMap_methods[] = {
+    {"get", (PyCFunction)FrameMap_get, METH_VARARGS,
+     "get(name, default=None): the frame of this name, or default."},
+    {"pop", (PyCFunction)FrameMap_pop, METH_VARARGS,
+     "pop(name[, default]): remove the name and answer its frame (default, or KeyError, when absent)."},
+    {"items", (PyCFunction)FrameMap_items, METH_NOARGS, "items(): a list of (name, frame) pairs, in no order."},
+    {"join", (PyCFunction)FrameMap_join, METH_O,
+     "join(names): the frames of these names (a sequence of str, or EncodedNames) joined in the order first "
+     "named, each once; None when a name is absent."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMappingMethods FrameMap_as_mapping = {
+    .mp_length = (lenfunc)FrameMap_len,
+    .mp_subscript = (binaryfunc)FrameMap_subscript,
+    .mp_ass_subscript = (objobjargproc)FrameMap_ass_subscript,
+};
+
+static PySequenceMethods FrameMap_as_sequence = {
+    .sq_contains = (objobjproc)FrameMap_contains,
+};
+
+static PyTypeObject FrameMapType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "store.cache._frames.FrameMap",
+    .tp_basicsize = sizeof(FrameMap),
+    .tp_dealloc = (destructor)FrameMap_dealloc,
+    .tp_as_mapping = &FrameMap_as_mapping,
+    .tp_as_sequence = &FrameMap_as_sequence,
+    .tp_hash = PyObject_HashNotImplemented,
+    .tp_richcompare = FrameMap_richcompare,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "FrameMap(): partition name (str) -> frame (bytes); join() answers a cached read's frames.",
+    .tp_methods = FrameMap_methods,
+    .tp_new = FrameMap_new,
+};
+
+static struct PyModuleDef frames_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "store.cache._frames",
+    .m_doc = "The cached partition read's per-name work: FrameMap and EncodedNames (see _frames.c).",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC
+PyInit__frames(void)
+{
+    if (PyType_Ready(&EncodedNamesType) < 0 || PyType_Ready(&FrameMapType) < 0)
+        return NULL;
+    PyObject *module = PyModule_Create(&frames_module);
+    if (module == NULL)
+        return NULL;
+    if (PyModule_AddObjectRef(module, "EncodedNames", (PyObject *)&EncodedNamesType) < 0 ||
+        PyModule_AddObjectRef(module, "FrameMap", (PyObject *)&FrameMapType) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    /* isinstance(names, collections.abc.Sequence), as the stub declares. */
+    PyObject *abc = PyImport_ImportModule("collections.abc");
+    PyObject *sequence = abc == NULL ? NULL : PyObject_GetAttrString(abc, "Sequence");
+    PyObject *registered = sequence == NULL ? NULL
+        : PyObject_CallMethod(sequence, "register", "O", (PyObject *)&EncodedNamesType);
+    Py_XDECREF(sequence);
+    Py_XDECREF(abc);
+    if (registered == NULL) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    Py_DECREF(registered);
+    return module;
+}

@@ -19,14 +19,11 @@ from typing import Callable
 
 import asyncpg
 
+from store.db import CONNECTION_LOST
 from store.sql import locks as lock_sql
 from store.sql import txns as txn_sql
 
 _log = logging.getLogger(__name__)
-# InternalClientError: a connection whose server died under a query in flight can answer the next one
-# with "cannot switch to state ...; another operation is in progress" (seen when the postmaster is killed).
-_CONNECTION_ERRORS = (OSError, TimeoutError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
-                      asyncpg.CannotConnectNowError, asyncpg.InternalClientError)
 
 
 class QuietPoolReconnects(logging.Filter):
@@ -37,7 +34,7 @@ class QuietPoolReconnects(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        if isinstance(exc, _CONNECTION_ERRORS) and record.getMessage().startswith("Failed to restore the pool"):
+        if isinstance(exc, CONNECTION_LOST) and record.getMessage().startswith("Failed to restore the pool"):
             record.msg, record.args = f"{record.getMessage()}: {exc}", None
             record.exc_info, record.exc_text = None, None
             record.levelno, record.levelname = logging.DEBUG, "DEBUG"
@@ -92,7 +89,7 @@ class DatabaseProbe:
                 aborted = await self._conn.fetchrow(txn_sql.ABORTED_TXN_STATS)
         except asyncio.CancelledError:
             raise
-        except (*_CONNECTION_ERRORS, asyncpg.PostgresError) as exc:
+        except (*CONNECTION_LOST, asyncpg.PostgresError) as exc:
             await self._close()
             self._set(False, f"{type(exc).__name__}: {exc}"[:300])
             return False

@@ -43,7 +43,7 @@ from store.cache import loader
 from store.cache.entry import Codec, TableEntry
 from store.cache.sharded import ShardedCache
 from hive.backoff import Backoff
-from store.db import Database
+from store.db import CONNECTION_LOST, Database
 from store.errors import Unavailable
 from store.models import NotificationEvent
 from store.sql.events import EVENT_CHANNEL
@@ -202,10 +202,9 @@ class Poller:
                     self.stats.errors += 1
                     # One line when the trouble starts (and one when it ends, above), not one per retry; none
                     # for a database outage, which the gateway's probe reports (gateway/db_health.py).
-                    outage = isinstance(exc, (Unavailable, OSError, asyncpg.PostgresConnectionError,
-                                              asyncpg.InterfaceError,
-                                              # class 57: shutting down, cannot connect now, crash shutdown
-                                              asyncpg.exceptions.OperatorInterventionError))
+                    # The store's list (store/db.py), which also holds what a read on a connection the
+                    # server has just ended raises (asyncpg's InternalClientError "cannot switch to state").
+                    outage = isinstance(exc, (Unavailable, *CONNECTION_LOST))
                     # The type when the message is empty (a time-out's is).
                     _log.log(logging.WARNING if failures == 1 and not outage else logging.DEBUG,
                              "poller: %s (retry %d)", str(exc) or type(exc).__name__, failures)

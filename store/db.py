@@ -42,10 +42,18 @@ _RETRYABLE = (asyncpg.SerializationError, asyncpg.DeadlockDetectedError)
 # errors since asyncpg's encoding DataError is an InterfaceError. Validation (store/model_checks.py)
 # refuses these first with a precise message; this is the net under it.
 _BAD_VALUE = (asyncpg.DataError, asyncpg.ProgramLimitExceededError, asyncpg.exceptions._base.DataError)
-_CONNECTION_LOST = (
+# The connection is gone or going, or the database is not there: what this gateway calls an outage,
+# here (Unavailable), in the poller's loop and in the health probe (gateway/db_health.py), one list.
+CONNECTION_LOST = (
     asyncpg.PostgresConnectionError,
     asyncpg.InterfaceError,
-    asyncpg.InternalClientError,  # "cannot switch to state ...": the connection broke mid-operation
+    # "cannot switch to state 12; another operation (2) is in progress", with no other operation: a
+    # server that ends an idle session (fast shutdown, pg_terminate_backend, a crash) sends an
+    # ErrorResponse, then closes the socket. asyncpg 0.32 reads the ErrorResponse on an idle connection
+    # as a protocol error and waits for a ReadyForQuery that never comes (coreproto.pyx,
+    # _read_server_messages), and is_closed() stays False until the EOF is read a loop pass later: a
+    # statement started in between raises this (tests/e2e/test_poller_lost_listener.py shows it).
+    asyncpg.InternalClientError,
     asyncpg.CannotConnectNowError,
     asyncpg.OperatorInterventionError,  # admin/crash shutdown, and statements cancelled by a shutdown
     # The server ended a transaction this gateway left idle too long (PoolSettings below) and closed
@@ -154,7 +162,7 @@ class Database:
                 reset=_keep_session,
                 server_settings=_session_settings(settings),
             )
-        except _CONNECTION_LOST as exc:
+        except CONNECTION_LOST as exc:
             raise Unavailable(f"cannot connect to PostgreSQL: {_short(exc)}") from exc
         except CANNOT_SERVE as exc:
             raise DatabaseCannotServe(f"{cannot_serve_cause(exc)} ({_short(exc)})") from exc
@@ -242,7 +250,7 @@ class Database:
                 raise _bad_value(exc) from exc
             except CANNOT_SERVE as exc:
                 raise self._cannot_serve(exc) from exc
-            except _CONNECTION_LOST as exc:
+            except CONNECTION_LOST as exc:
                 if _own_deadline(exc):
                     raise
                 raise await self._lost(exc) from exc
@@ -262,7 +270,7 @@ class Database:
             raise _bad_value(exc) from exc
         except CANNOT_SERVE as exc:
             raise self._cannot_serve(exc) from exc
-        except _CONNECTION_LOST as exc:
+        except CONNECTION_LOST as exc:
             if _own_deadline(exc):
                 raise
             raise await self._lost(exc) from exc

@@ -57,7 +57,9 @@ async def test_a_listener_the_server_ended_while_idle_is_reconnected_without_a_w
         finally:
             await client.channel.close()
         await wait_applied(gw)  # the poller reconnected and goes on
-    assert poller.stats.errors > errors  # the read did meet the closing connection
-    lines = [r for r in caplog.records if r.name == "poller.poller"]
-    assert any("(retry 1)" in r.getMessage() for r in lines), [r.getMessage() for r in lines]
-    assert [r.getMessage() for r in lines if r.levelno > logging.DEBUG] == []  # the probe speaks of outages
+    lines = [r.getMessage() for r in caplog.records if r.name == "poller.poller"]
+    # The read met the connection in that window (were asyncpg ever to mark it closed on the ErrorResponse,
+    # it would not, and this test would have nothing left to show) ...
+    assert poller.stats.errors > errors and any("another operation (2) is in progress" in m for m in lines), lines
+    # ... and took it for what it is, a lost connection: the probe speaks of outages, not the poller.
+    assert [r.getMessage() for r in caplog.records if r.name == "poller.poller" and r.levelno > logging.DEBUG] == []

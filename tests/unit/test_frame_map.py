@@ -18,7 +18,8 @@ NAMES_FIELD = 3  # GetPartitionsByNamesRequest.names
 
 # Names drawn from a pool repeat, fill the table's clusters and leave gaps when removed; non-ASCII
 # letters check that keys are UTF-8.
-POOL = [f"k={i}" for i in range(40)] + ["", "é", "€/x", "𝄞=1", "k=1é"]
+# Names past 40 bytes are held outside the table's slots: some of each.
+POOL = [f"k={i}" for i in range(40)] + ["", "é", "€/x", "𝄞=1", "k=1é"] + [f"{'x' * 40}={i}" for i in range(8)]
 names_st = st.one_of(st.sampled_from(POOL), st.text(alphabet="ab=/1é€𝄞", max_size=6))
 frames_st = st.binary(max_size=12)
 ops_st = st.lists(st.tuples(st.sampled_from(["set", "set", "pop", "del", "pop_default"]), names_st, frames_st),
@@ -90,17 +91,22 @@ def test_join_answers_the_python_rule_from_str_names_and_from_a_serialized_reque
         assert frames.join(EncodedNames(request.SerializeToString(), NAMES_FIELD)) == expected
 
 
+def _name(i: int) -> str:
+    return f"ds=2024-01-01/hour={i}/{'long' * 12}" if i % 7 == 0 else f"p={i}"
+
+
 def test_a_join_of_many_names_and_of_none() -> None:
     frames = FrameMap()
-    for i in range(5000):  # past the join's stack of 256 slots, and many growths
-        frames[f"p={i}"] = str(i).encode()
-    names = [f"p={i}" for i in reversed(range(5000))]
+    for i in range(5000):  # past the join's stack of 256 slots, and many growths; every 7th name a long one
+        frames[_name(i)] = str(i).encode()
+    names = [_name(i) for i in reversed(range(5000))]
     assert frames.join(names) == b"".join(str(i).encode() for i in reversed(range(5000)))
     assert frames.join([]) == b""
-    assert frames.join(names + ["p=5000"]) is None
+    assert frames.join(names + [_name(5000)]) is None
     for i in range(0, 5000, 2):
-        del frames[f"p={i}"]
-    assert frames.join([f"p={i}" for i in range(1, 5000, 2)]) == b"".join(
+        del frames[_name(i)]
+    assert len(frames) == 2500
+    assert frames.join([_name(i) for i in range(1, 5000, 2)]) == b"".join(
         str(i).encode() for i in range(1, 5000, 2))
 
 

@@ -154,3 +154,21 @@ def test_encoded_names_are_the_names_protobuf_reads(names: list[str], unknown: l
 def test_a_message_cut_short_is_refused(serialized: bytes) -> None:
     with pytest.raises(ValueError, match="not a serialized protobuf message"):
         EncodedNames(serialized, NAMES_FIELD)
+
+
+@settings(max_examples=500, deadline=None)
+@given(serialized=st.one_of(st.binary(max_size=64), st.lists(
+    st.sampled_from([b"\x1a\x03p=1", b"\x1a\x00", b"\x08\x01", b"\x0a\x02db", b"\x22\x00", b"\x1a\x05ab", b"\xff",
+                     b"\x80", b"\x1a\x80\x80\x80\x80\x10", b"\x0d\x00\x00\x00\x00"]), max_size=8).map(b"".join)))
+def test_encoded_names_of_any_bytes_agree_with_protobuf_or_refuse(serialized: bytes) -> None:
+    """Any bytes: EncodedNames reads what protobuf reads, or refuses with ValueError (never reads past the
+    end). Protobuf may refuse what it reads too (a name that is not UTF-8: its error, when iterated)."""
+    try:
+        encoded = EncodedNames(serialized, NAMES_FIELD)
+    except ValueError:
+        return
+    try:
+        parsed = list(pb.GetPartitionsByNamesRequest.FromString(serialized).names)
+    except Exception:  # noqa: BLE001 - protobuf's DecodeError: a field of the wrong type or bad UTF-8
+        return
+    assert list(encoded) == parsed

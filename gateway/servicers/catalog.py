@@ -30,6 +30,9 @@ from store.errors import InvalidArgument, ResourceExhausted
 from store.snapshot import ReadSnapshot
 
 RAW_RESPONSE_METHODS = frozenset({"GetTable", "GetPartitionsByNames", "GetPartitionsByFilter"})
+UNLIMITED = 2**31
+
+Ctx: TypeAlias = grpc.aio.ServicerContext
 NAMES_FIELD = pb.GetPartitionsByNamesRequest.DESCRIPTOR.fields_by_name["names"].number
 
 
@@ -47,9 +50,6 @@ class NamesRequest(NamedTuple):
             return cls(message, EncodedNames(serialized, NAMES_FIELD))
         except ValueError:  # a group among unknown fields (protobuf skips one; EncodedNames does not)
             return cls(message, message.names)
-UNLIMITED = 2**31
-
-Ctx: TypeAlias = grpc.aio.ServicerContext
 
 
 @rpc_methods

@@ -39,7 +39,6 @@ from hive.partition_filter import PARTITION_FILTER, Dialect, parse_filter
 from store.snapshot import ReadSnapshot
 from hive.writeids import ValidWriteIdList, covers
 
-
 # Why a read went to the database (metric label values).
 STALE = "stale"
 UNKNOWN_TABLE = "unknown_table"

@@ -28,7 +28,7 @@ TEST_WORKERS ?= 2
 LONG_MARKERS := bench or soak
 
 # The C extension (store/cache/_frames.c) is built by the editable install: a change to it rebuilds.
-$(STAMP): pyproject.toml store/cache/_frames.c
+$(STAMP): pyproject.toml setup.py store/cache/_frames.c
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'

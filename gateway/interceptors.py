@@ -23,9 +23,11 @@ import uuid
 from typing import Any, Awaitable, Callable
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from gateway.auth import OPEN_AUTHENTICATOR, Authenticator
 from gateway.metrics import CallStats
+from hive.limits import bounded_message
 from store.errors import Unauthenticated
 
 _log = logging.getLogger(__name__)
@@ -69,9 +71,35 @@ def _caller(auth: Authenticator, request: Any, context: grpc.aio.ServicerContext
 Unary = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
 
 
+class Undecodable:
+    """What a unary call's deserializer answers for bytes protobuf cannot parse as the method's request,
+    instead of raising: grpc would answer the exception UNKNOWN ("Unexpected <class 'DecodeError'>")
+    before any handler ran. The observed call refuses it as the client's mistake, INVALID_ARGUMENT,
+    counted and logged like any other call."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def _tolerant(method: str, deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    if deserializer is None:
+        return None
+
+    def deserialize(serialized: bytes) -> Any:
+        try:
+            return deserializer(serialized)
+        except DecodeError as exc:
+            return Undecodable(f"the request of {method} is not a serialized message of its request type "
+                               f"(protobuf: {exc}); send the message the service's .proto declares")
+
+    return deserialize
+
+
 class ObservingInterceptor(grpc.aio.ServerInterceptor):
     """Times every unary call and records its status code (streaming calls, i.e. reflection and
-    health's Watch, pass through uncounted)."""
+    health's Watch, pass through uncounted), and refuses a request that does not decode (Undecodable)."""
 
     def __init__(self, observer: CallObserver, auth: Authenticator = OPEN_AUTHENTICATOR) -> None:
         self._observer = observer
@@ -90,7 +118,8 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
         if handler is None or handler.unary_unary is None:
             return handler
         wrapped = grpc.unary_unary_rpc_method_handler(
-            self._observe(method, handler.unary_unary), request_deserializer=handler.request_deserializer,
+            self._observe(method, handler.unary_unary),
+            request_deserializer=_tolerant(method, handler.request_deserializer),
             response_serializer=handler.response_serializer)
         self._wrapped[method] = wrapped
         return wrapped
@@ -104,6 +133,8 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
             started = time.perf_counter()
             status = "OK"
             try:
+                if type(request) is Undecodable:
+                    await context.abort(grpc.StatusCode.INVALID_ARGUMENT, bounded_message(request.reason))
                 return await inner(request, context)
             except grpc.aio.AbortError:
                 code = context.code()

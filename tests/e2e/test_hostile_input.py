@@ -20,7 +20,7 @@ from protos.metastore.v1 import locks_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import partitions, table
-from tests.conftest import gateway_settings
+from tests.conftest import gateway_settings, running_gateway
 
 C = grpc.StatusCode
 NUL = "a\x00b"
@@ -265,3 +265,24 @@ async def test_the_longest_non_ascii_names_page_on(api: Stubs) -> None:
                 break
             assert len(token) > 8192 and len(names[-1]) == 3971
         assert [n.rsplit("/", 1)[1][-1] for n in names] == ["x", "y", "z"]
+
+
+async def test_bytes_that_are_not_the_request_message_are_invalid_argument_on_every_method(pg_dsn: str) -> None:
+    """grpc answered a request protobuf cannot parse with UNKNOWN ("Unexpected <class 'DecodeError'>"),
+    before any of the gateway's code ran; it is the caller's mistake, and named as one."""
+    from protos.metastore.v1 import admin_pb2, compaction_pb2
+
+    modules = (pb, tpb, lpb, epb, admin_pb2, compaction_pb2)
+    methods = [f"/{service.full_name}/{method.name}" for module in modules
+               for service in module.DESCRIPTOR.services_by_name.values() for method in service.methods
+               if not method.client_streaming and not method.server_streaming]
+    assert len(methods) > 30
+    async with running_gateway(pg_dsn) as gw, grpc.aio.insecure_channel(f"127.0.0.1:{gw.port}") as channel:
+        for method in methods:
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await channel.unary_unary(method)(b"\xff\xff\xff", timeout=10)  # a field tag cut short
+            assert (refused.value.code(), method) == (C.INVALID_ARGUMENT, method), refused.value.details()
+            assert f"the request of {method} is not a serialized message" in (refused.value.details() or "")
+        # Still serving: the empty message is a valid request of every type.
+        reply = await channel.unary_unary("/metastore.v1.Catalog/ListDatabases")(b"", timeout=10)
+        assert pb.ListDatabasesResponse.FromString(reply).names == ["default"]

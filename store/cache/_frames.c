@@ -572,10 +572,46 @@ typedef struct {
     Py_hash_t hash;
 } Wanted;
 
+/* Passes 2 and 3 of a join, over names already hashed: each found (its slot is in the cache by now), a
+ * repeated name answered once, the frames fetched ahead, then copied into one bytes object. None when a
+ * name is absent: the caller's general path answers. No Python code runs here, so the slots stay put. */
+static PyObject *
+join_wanted(FrameMap *self, const Wanted *wanted, Py_ssize_t count, Slot **found)
+{
+    if (++self->stamp == 0) { /* wrapped: forget every earlier join's marks */
+        for (Py_ssize_t i = 0; i <= self->mask; i++)
+            self->slots[i].stamp = 0;
+        self->stamp = 1;
+    }
+    Py_ssize_t taken = 0, total = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Slot *s = probe(self, wanted[i].hash, wanted[i].key, wanted[i].len);
+        if (s->frame == NULL)
+            Py_RETURN_NONE;
+        if (s->stamp == self->stamp)
+            continue;
+        s->stamp = self->stamp;
+        found[taken++] = s;
+        __builtin_prefetch(s->frame);
+    }
+    for (Py_ssize_t i = 0; i < taken; i++)
+        total += PyBytes_GET_SIZE(found[i]->frame);
+    PyObject *result = PyBytes_FromStringAndSize(NULL, total);
+    if (result == NULL)
+        return NULL;
+    char *out = PyBytes_AS_STRING(result);
+    for (Py_ssize_t i = 0; i < taken; i++) {
+        Py_ssize_t size = PyBytes_GET_SIZE(found[i]->frame);
+        memcpy(out, PyBytes_AS_STRING(found[i]->frame), (size_t)size);
+        out += size;
+    }
+    return result;
+}
+
 static PyObject *
 FrameMap_join(FrameMap *self, PyObject *names)
 {
-    PyObject *sequence = NULL;
+    PyObject *sequence = NULL, *result = NULL;
     Py_ssize_t count;
     int encoded = PyObject_TypeCheck(names, &EncodedNamesType);
     if (encoded) {
@@ -596,73 +632,31 @@ FrameMap_join(FrameMap *self, PyObject *names)
         found = PyMem_Malloc(sizeof(Slot *) * (size_t)count);
         if (wanted == NULL || found == NULL) {
             PyErr_NoMemory();
-            goto fail;
+            goto done;
         }
     }
     /* Pass 1: each name's hash, and its home slot fetched ahead. */
-    const char *base = encoded ? PyBytes_AS_STRING(((EncodedNames *)names)->message) : NULL;
     for (Py_ssize_t i = 0; i < count; i++) {
         Wanted *w = &wanted[i];
         if (encoded) {
-            w->key = base + ((EncodedNames *)names)->spans[2 * i];
-            w->len = ((EncodedNames *)names)->spans[2 * i + 1];
+            EncodedNames *en = (EncodedNames *)names;
+            w->key = PyBytes_AS_STRING(en->message) + en->spans[2 * i];
+            w->len = en->spans[2 * i + 1];
         }
         else if (utf8_of(PySequence_Fast_GET_ITEM(sequence, i), &w->key, &w->len) < 0) {
-            goto fail;
+            goto done;
         }
         w->hash = hash_utf8(w->key, w->len);
         __builtin_prefetch(&self->slots[(size_t)w->hash & (size_t)self->mask]);
     }
-    /* Pass 2: find each (its slot is in the cache now), answer a repeated name once, fetch the frames
-     * ahead. No Python code runs from here on, so the slots stay where they are. */
-    if (++self->stamp == 0) { /* wrapped: forget every earlier join's marks */
-        for (Py_ssize_t i = 0; i <= self->mask; i++)
-            self->slots[i].stamp = 0;
-        self->stamp = 1;
-    }
-    Py_ssize_t taken = 0;
-    for (Py_ssize_t i = 0; i < count; i++) {
-        Slot *s = probe(self, wanted[i].hash, wanted[i].key, wanted[i].len);
-        if (s->frame == NULL) { /* absent: the caller's general path answers */
-            if (wanted != wanted_stack) {
-                PyMem_Free(wanted);
-                PyMem_Free(found);
-            }
-            Py_XDECREF(sequence);
-            Py_RETURN_NONE;
-        }
-        if (s->stamp == self->stamp)
-            continue;
-        s->stamp = self->stamp;
-        found[taken++] = s;
-        __builtin_prefetch(s->frame);
-    }
-    /* Pass 3: the answer's size, then the frames copied in. */
-    Py_ssize_t total = 0;
-    for (Py_ssize_t i = 0; i < taken; i++)
-        total += PyBytes_GET_SIZE(found[i]->frame);
-    PyObject *result = PyBytes_FromStringAndSize(NULL, total);
-    if (result != NULL) {
-        char *out = PyBytes_AS_STRING(result);
-        for (Py_ssize_t i = 0; i < taken; i++) {
-            Py_ssize_t size = PyBytes_GET_SIZE(found[i]->frame);
-            memcpy(out, PyBytes_AS_STRING(found[i]->frame), (size_t)size);
-            out += size;
-        }
-    }
+    result = join_wanted(self, wanted, count, found);
+done:
     if (wanted != wanted_stack) {
         PyMem_Free(wanted);
         PyMem_Free(found);
     }
     Py_XDECREF(sequence);
     return result;
-fail:
-    if (wanted != wanted_stack) {
-        PyMem_Free(wanted);
-        PyMem_Free(found);
-    }
-    Py_XDECREF(sequence);
-    return NULL;
 }
 
 static PyMethodDef FrameMap_methods[] = {

@@ -132,7 +132,7 @@ EncodedNames_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)self;
 malformed:
     PyMem_Free(spans);
-    PyErr_SetString(PyExc_ValueError, "not a serialized protobuf message (a field runs past its end)");
+    PyErr_SetString(PyExc_ValueError, "not a serialized protobuf message (a field runs past its end, or a proto2 group)");
     return NULL;
 }
 

@@ -321,22 +321,13 @@ class ShardedCache:
 
     def read_partitions(self, db_name: str, table_name: str, names: Sequence[str], snapshot: ReadSnapshot,
                         min_event_id: int = 0) -> PartitionsHit | Miss:
-        found = self._visible_table(db_name, table_name, snapshot, min_event_id, partitioned=True)
-        if isinstance(found, Miss):
-            return found
-        entry, wl, _, table = found
-        # Each partition answers once, where the request first names it (in any spelling), as the
-        # database's answer does.
-        requested = dict.fromkeys(names)
-        self.stats.hits += 1
-        versions = _from_live(entry, wl, requested)
-        if versions is None:
-            versions = _named_versions(entry, wl, table, requested)
-        return PartitionsHit([v.frame for v in versions])
+        """`read_partition_versions`' partitions as their frames (gRPC answers `read_partitions_encoded`)."""
+        found = self.read_partition_versions(db_name, table_name, names, snapshot, min_event_id)
+        return found if isinstance(found, Miss) else PartitionsHit([v.frame for v in found.versions])
 
     def read_partitions_encoded(self, db_name: str, table_name: str, names: Sequence[str], snapshot: ReadSnapshot,
                                 min_event_id: int = 0) -> bytes | Miss:
-        """`read_partitions` as one encoded answer, its frames joined (gRPC's GetPartitionsByNamesResponse
+        """`read_partitions`' frames as one encoded answer, joined (gRPC's GetPartitionsByNamesResponse
         body). When the live view may answer, FrameMap.join does (store/cache/_frames.c: `_from_live`'s
         rule in C); `names` may then be EncodedNames, read where the request holds them."""
         found = self._visible_table(db_name, table_name, snapshot, min_event_id, partitioned=True)
@@ -367,11 +358,14 @@ class ShardedCache:
 
     def read_partition_versions(self, db_name: str, table_name: str, names: Sequence[str], snapshot: ReadSnapshot,
                                 min_event_id: int = 0) -> VersionsHit | Miss:
-        """`read_partitions`, as versions with their table (a protocol that frames them itself)."""
+        """The versions the snapshot sees of these partitions, with their table (a protocol that frames
+        them itself)."""
         found = self._visible_table(db_name, table_name, snapshot, min_event_id, partitioned=True)
         if isinstance(found, Miss):
             return found
         entry, wl, _, table = found
+        # Each partition answers once, where the request first names it (in any spelling), as the
+        # database's answer does.
         requested = dict.fromkeys(names)
         self.stats.hits += 1
         versions = _from_live(entry, wl, requested)

@@ -9,7 +9,6 @@ answer them, and the notification log continues after the old events, applied by
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import itertools
 import json
 from pathlib import Path
@@ -27,6 +26,7 @@ from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from tests.conftest import PgCluster, running_gateway, wait_applied
 from tests.thrift_client import ThriftClient
+from tests.upgrade import reads  # also run by make_fixture.py, in the old checkout, by file path
 
 FIXTURES = Path(__file__).resolve().parent.parent / "upgrade"
 OLD_SCHEMA_VERSION = 18
@@ -34,10 +34,6 @@ OLD_LAST_EVENT = 42
 OPEN_TXN, READER_TXN = 5, 6  # the txns the old gateway left open: the writer (write id 5 of sales.orders), a reader
 _counter = itertools.count(1)
 
-_spec = importlib.util.spec_from_file_location("upgrade_reads", FIXTURES / "reads.py")
-assert _spec is not None and _spec.loader is not None
-reads: Any = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(reads)
 
 # The old data's heartbeats and event times are as old as the fixture: without these the reaper would abort
 # the open txn and the lock, and the event clean-up delete the old events, before the test reads them.

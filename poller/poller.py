@@ -356,7 +356,8 @@ class Poller:
     # -- LISTEN/NOTIFY -------------------------------------------------------------------------
 
     async def _listen(self) -> None:
-        conn = await asyncpg.connect(self._dsn, timeout=10, command_timeout=self._db.command_timeout_s)
+        conn = await asyncpg.connect(self._dsn, timeout=10, command_timeout=self._db.command_timeout_s,
+                                     server_settings=events.LOG_READER_SETTINGS)
 
         def notified(_conn: object, _pid: int, _channel: str, payload: str) -> None:
             try:

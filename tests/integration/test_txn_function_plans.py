@@ -14,7 +14,8 @@ import asyncpg
 from gateway.app import Gateway
 from hive.writeids import build_valid_write_id_list
 from protos.metastore.v1 import catalog_pb2 as pb
-from store import txns
+from hive.lock_rules import DataOperationType, LockComponent, LockScope, LockType
+from store import locks, txns
 from store.events import EventType
 from store.sql import txns as sql
 from tests.builders import table
@@ -74,8 +75,9 @@ async def _explained(conn: asyncpg.Connection) -> list[str]:
     return plans
 
 
-def _check_bounded(plans: list[str], max_buffers: int = MAX_BUFFERS) -> None:
-    nested = [p for p in plans if "txn_to_write_id" in p or "FROM txns" in p]
+def _check_bounded(plans: list[str], max_buffers: int = MAX_BUFFERS,
+                   touching: tuple[str, ...] = ("txn_to_write_id", "FROM txns")) -> None:
+    nested = [p for p in plans if any(name in p for name in touching)]
     assert nested, "auto_explain logged no nested statement"
     for plan in nested:
         top = re.search(r"Buffers: shared hit=(\d+)(?: read=(\d+))?", plan)
@@ -126,3 +128,51 @@ async def test_a_tables_write_id_snapshot_reads_the_rows_it_needs_and_equals_wha
     assert len(all_rows) > HISTORY
     # One index probe (3 pages) per open or aborted txn of the snapshot, not a page per 150 rows of history.
     _check_bounded(plans, MAX_BUFFERS + 3 * len(now.exceptions))
+
+
+# The functions a write txn calls, and those they call: planned once per session (store/schema/0027).
+GENERIC_PLANS = ("open_txns", "allocate_write_ids", "allocate_table_write_ids", "lock_latest_table", "commit_txn",
+                 "txn_write_ids", "release_txn_locks", "append_events", "enqueue_locks")
+
+
+async def test_the_txn_functions_plan_each_statement_once_per_session_not_per_call(pg_dsn: str) -> None:
+    """Planned for the call's values, a statement over an array argument always looks cheaper than its
+    generic plan, so PostgreSQL planned it again on every call (188 µs per gRPC write txn). A migration
+    that replaces one of these functions must say the setting again: CREATE OR REPLACE drops it."""
+    conn = await _table_with_history(pg_dsn)
+    try:
+        configs = dict(await conn.fetch("SELECT proname, proconfig FROM pg_proc WHERE proname = ANY($1::text[])",
+                                        list(GENERIC_PLANS)))
+    finally:
+        await conn.close()
+    assert set(configs) == set(GENERIC_PLANS)
+    assert {name: "plan_cache_mode=force_generic_plan" in (config or []) for name, config in configs.items()} == \
+        dict.fromkeys(GENERIC_PLANS, True)
+
+
+async def test_a_commit_releases_its_locks_through_the_index_whatever_other_txns_hold(pg_dsn: str) -> None:
+    """release_txn_locks' generic plan probes hive_locks_by_txn for the txn's rows: before 0027 it could
+    not use that partial index, and a commit read every page of hive_locks (1 ms once released locks
+    awaited vacuum). Other txns' locks stay."""
+    conn = await _table_with_history(pg_dsn)
+    try:
+        # Other txns, each holding a lock: hive_locks spans more pages than a statement may read.
+        opened = await conn.fetchrow(sql.OPEN_TXNS_LOGGED, 2000, 0, "test", "h", "", EventType.OPEN_TXN.value)
+        holders = list(range(opened["first_txn_id"], opened["last_txn_id"] + 1))
+        await locks.enqueue_many(conn, [locks.LockRequest(
+            (LockComponent(LockScope("db", f"t{k}"), LockType.SHARED_READ, DataOperationType.SELECT),), txn_id=holder)
+            for k, holder in enumerate(holders)])
+        pages = await conn.fetchval("SELECT pg_relation_size('hive_locks') / 8192")
+        txn_id = await _open(conn)
+        await locks.enqueue(conn, locks.LockRequest(
+            (LockComponent(LockScope("db", "t"), LockType.SHARED_WRITE, DataOperationType.INSERT),), txn_id=txn_id))
+        plans = await _explained(conn)
+        await conn.fetchrow(sql.COMMIT_TXN_LOGGED, txn_id, EventType.COMMIT_TXN.value)
+        commit_plans = list(plans)
+        left = await conn.fetch("SELECT txn_id FROM hive_locks ORDER BY txn_id")
+    finally:
+        await conn.close()
+    assert pages > MAX_BUFFERS
+    assert [r["txn_id"] for r in left] == holders
+    assert not [p for p in commit_plans if "Seq Scan on hive_locks" in p]
+    _check_bounded(commit_plans, touching=("hive_locks",))

@@ -177,46 +177,62 @@ FORGOTTEN_MARKS = "SELECT t2w_cleaned_below, aborted_forgotten_upto FROM txn_hou
 
 # Write-write conflicts of txn $3: a version of these partitions written by another txn that is
 # still open, or that committed after $3 started (commit_id >= $3: first committer wins).
+#
+# Each statement starts from the versions it names (a few rows, by index) and probes the write id's
+# txn, and that txn's state, by key (LATERAL ... LIMIT 1 keeps the planner from reordering). Written
+# as plain joins, a plan could start from the txns instead: statistics gathered while no txn was open
+# make "state = 'o'" look like a row or two, and with a thousand txns open (a streaming writer's
+# batch) such a plan scanned txn_to_write_id once per open txn, 40 ms per call
+# (tests/integration/test_txn_function_plans.py).
+def _writer_of(version: str, write_id_matches: str, me: str, state: str) -> str:
+    """The txn other than `me` whose write id of the version's table `write_id_matches`, if its state
+    is `state` (a condition on x.state and x.commit_id): one row or none."""
+    return f"""LATERAL (
+    SELECT tw.txn_id, x.state
+    FROM txn_to_write_id tw
+    CROSS JOIN LATERAL (SELECT state, commit_id FROM txns WHERE txn_id = tw.txn_id LIMIT 1) AS x
+    WHERE tw.table_id = {version}.table_id AND tw.write_id {write_id_matches} AND tw.txn_id <> {me}
+      AND {state}
+    LIMIT 1
+) AS w"""
+
+
 _CONFLICTING = "(x.state = 'o' OR (x.state = 'c' AND x.commit_id >= {me}))"
 
 PARTITION_WRITERS_IN_FLIGHT = f"""
-SELECT p.part_name, tw.txn_id, x.state
+SELECT p.part_name, w.txn_id, w.state
 FROM partitions p
-JOIN txn_to_write_id tw ON tw.table_id = p.table_id AND tw.write_id IN (p.created_wid, p.dropped_wid)
-JOIN txns x ON x.txn_id = tw.txn_id AND {_CONFLICTING.format(me="$3")}
-WHERE p.table_id = $1 AND p.part_name = ANY($2::text[]) AND tw.txn_id <> $3
+CROSS JOIN {_writer_of("p", "IN (p.created_wid, p.dropped_wid)", "$3", _CONFLICTING.format(me="$3"))}
+WHERE p.table_id = $1 AND p.part_name = ANY($2::text[])
 LIMIT 1
 """
 
 # Of these partitions (table $1, names $2), one whose latest version an open txn other than $3 created
 # rather than replaced (no version of the name ends at its write id): it exists only if that txn commits.
-PARTITION_CREATED_IN_FLIGHT = """
-SELECT p.part_name, tw.txn_id
+PARTITION_CREATED_IN_FLIGHT = f"""
+SELECT p.part_name, w.txn_id
 FROM partitions p
-JOIN txn_to_write_id tw ON tw.table_id = p.table_id AND tw.write_id = p.created_wid
-JOIN txns x ON x.txn_id = tw.txn_id AND x.state = 'o'
-WHERE p.table_id = $1 AND p.part_name = ANY($2::text[]) AND p.dropped_wid IS NULL AND tw.txn_id <> $3
+CROSS JOIN {_writer_of("p", "= p.created_wid", "$3", "x.state = 'o'")}
+WHERE p.table_id = $1 AND p.part_name = ANY($2::text[]) AND p.dropped_wid IS NULL
   AND NOT EXISTS (SELECT 1 FROM partitions q
                   WHERE q.table_id = p.table_id AND q.part_name = p.part_name AND q.dropped_wid = p.created_wid)
 LIMIT 1
 """
 
 TABLE_WRITERS_IN_FLIGHT = f"""
-SELECT tw.txn_id, x.state
+SELECT w.txn_id, w.state
 FROM tbls t
-JOIN txn_to_write_id tw ON tw.table_id = t.table_id AND tw.write_id IN (t.created_wid, t.dropped_wid)
-JOIN txns x ON x.txn_id = tw.txn_id AND {_CONFLICTING.format(me="$2")}
-WHERE t.table_id = $1 AND tw.txn_id <> $2
+CROSS JOIN {_writer_of("t", "IN (t.created_wid, t.dropped_wid)", "$2", _CONFLICTING.format(me="$2"))}
+WHERE t.table_id = $1
 LIMIT 1
 """
 
 # A name an open txn renamed away from (or into) is reserved until that txn ends.
 NAME_WRITERS_IN_FLIGHT = f"""
-SELECT tw.txn_id, x.state
+SELECT w.txn_id, w.state
 FROM tbls t
-JOIN txn_to_write_id tw ON tw.table_id = t.table_id AND tw.write_id IN (t.created_wid, t.dropped_wid)
-JOIN txns x ON x.txn_id = tw.txn_id AND {_CONFLICTING.format(me="$3")}
-WHERE t.db_name = $1 AND t.tbl_name = $2 AND tw.txn_id <> $3
+CROSS JOIN {_writer_of("t", "IN (t.created_wid, t.dropped_wid)", "$3", _CONFLICTING.format(me="$3"))}
+WHERE t.db_name = $1 AND t.tbl_name = $2
 LIMIT 1
 """
 

@@ -48,8 +48,8 @@ async def _txn(conn: asyncpg.Connection) -> None:
     await conn.fetchrow(sql.COMMIT_TXN_LOGGED, await _open(conn), EventType.COMMIT_TXN.value)
 
 
-async def _table_with_history(pg_dsn: str) -> asyncpg.Connection:
-    """db.t, transactional, after HISTORY committed txns that each took a write id; a connection to it."""
+async def _create_table(pg_dsn: str, partitions: int = 0) -> None:
+    """db.t, transactional, partitioned by p, with `partitions` partitions (p=v0, p=v1, ...) one txn added."""
     gw = Gateway(gateway_settings(pg_dsn, **{"metastore.gateway.cache.enabled": "false"}))
     await gw.start()
     client = await connect(f"127.0.0.1:{gw.port}")
@@ -57,9 +57,23 @@ async def _table_with_history(pg_dsn: str) -> asyncpg.Connection:
         await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
         await client.catalog.CreateTable(pb.CreateTableRequest(table=table("db", "t", keys=(("p", "string"),),
                                                                            transactional=True)))
+        if partitions:
+            txn_rpcs = transactions_pb2_grpc.TransactionsStub(client.channel)
+            (writer,) = (await txn_rpcs.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="u"))).txn_ids
+            await txn_rpcs.AllocateTableWriteIds(tpb.AllocateTableWriteIdsRequest(txn_ids=[writer], db_name="db",
+                                                                                  table_name="t"))
+            await client.catalog.AddPartitions(pb.AddPartitionsRequest(
+                db_name="db", table_name="t", txn_id=writer, need_result=False,
+                partitions=[pb.Partition(values=[f"v{i}"]) for i in range(partitions)]))
+            await txn_rpcs.CommitTxn(tpb.CommitTxnRequest(txn_id=writer))
     finally:
         await client.channel.close()
         await gw.stop()
+
+
+async def _table_with_history(pg_dsn: str) -> asyncpg.Connection:
+    """db.t, transactional, after HISTORY committed txns that each took a write id; a connection to it."""
+    await _create_table(pg_dsn)
     conn = await asyncpg.connect(pg_dsn)
     for _ in range(HISTORY):
         await _txn(conn)
@@ -186,24 +200,7 @@ async def test_write_conflict_checks_probe_by_key_when_statistics_saw_no_open_tx
     holding write ids of the table (a streaming writer's batch): a plan of the joins could start from
     the open txns, which the statistics put at a row or two, and scanned txn_to_write_id once per open
     txn (thousands of buffers, 40 ms a call)."""
-    gw = Gateway(gateway_settings(pg_dsn, **{"metastore.gateway.cache.enabled": "false"}))
-    await gw.start()
-    client = await connect(f"127.0.0.1:{gw.port}")
-    try:
-        await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
-        await client.catalog.CreateTable(pb.CreateTableRequest(table=table("db", "t", keys=(("p", "string"),),
-                                                                           transactional=True)))
-        txn_rpcs = transactions_pb2_grpc.TransactionsStub(client.channel)
-        (writer,) = (await txn_rpcs.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="u"))).txn_ids
-        await txn_rpcs.AllocateTableWriteIds(tpb.AllocateTableWriteIdsRequest(txn_ids=[writer], db_name="db",
-                                                                              table_name="t"))
-        await client.catalog.AddPartitions(pb.AddPartitionsRequest(
-            db_name="db", table_name="t", txn_id=writer, need_result=False,
-            partitions=[pb.Partition(values=[f"v{i}"]) for i in range(3000)]))
-        await txn_rpcs.CommitTxn(tpb.CommitTxnRequest(txn_id=writer))
-    finally:
-        await client.channel.close()
-        await gw.stop()
+    await _create_table(pg_dsn, partitions=3000)
     conn = await asyncpg.connect(pg_dsn)
     try:
         await conn.execute("ANALYZE txns; ANALYZE txn_to_write_id; ANALYZE partitions; ANALYZE tbls")

@@ -1064,7 +1064,7 @@ async def alter_partitions(
                                                              ctx.write_id)}
         new_rows = [{"part_name": p.name, "part_values": list(p.values), "body": codec.partition_body(p),
                      "create_time": p.create_time} for p in altered if p.name in replaced]
-        await conn.fetch(sql.INSERT_PARTITIONS, table.table_id, new_rows, _now_s(), ctx.write_id)
+        await conn.fetch(sql.INSERT_ALTERED_PARTITION_VERSIONS, table.table_id, new_rows, _now_s(), ctx.write_id)
     else:
         await conn.fetch(sql.UPDATE_PARTITIONS_IN_PLACE, table.table_id, bodies)
     return Outcome(altered, (*ctx.events, NewEvent(

@@ -21,8 +21,9 @@ Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them
   dropped or retyped) do: the rows are marked with the txn (store/schema/0022), every reader still sees
   them, the commit deletes them and an abort, which brings the old versions back, unmarks them. A
   partition the txn itself added exists nowhere once it drops it again, so that drop deletes them at once. A
-  write without a txn to a partition (or the table's own) some of whose rows an open txn marked
-  describes that txn's version (it dropped the partition and added it again, or changed the columns):
+  write without a txn to a partition (or the table's own) some of whose rows an open txn marked, or to
+  a partition an open txn dropped and added again (store/schema/0028 tells that from an alter), describes
+  that txn's version (it replaced the partition, or changed the columns):
   it waits for that txn's commit as the txn's own write would (below), and its abort, which brings the
   old version back with its marked rows, discards it. A write under another txn that replaces its own
   waiting row marked by a drop keeps the mark (whether it describes the old partition or the dropping
@@ -40,9 +41,8 @@ Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them
   own drop, and a drop of a partition that exists nowhere else, delete them at once. So a partition of
   that name added again after a drop does not get them. A table dropped meanwhile takes them with it.
   Written without a txn (Hive 2.3, Trino), they replace the old ones at once, for every reader (but
-  over an open txn's marks, above). Left as it is: a partition an open txn dropped and added again
-  whose old one had no statistics has nothing marked, so a write without a txn goes in at once, and
-  that txn's abort leaves it on the old partition.
+  over an open txn's marks, or to a partition an open txn dropped and added again, whose old one may
+  have had no statistics to mark: above).
 - The statistics themselves are not versioned beyond that (a commit moves its rows in for every
   reader, older snapshots included) and carry no notification event (Hive 2.3 has neither), and
   nothing caches them: each read is one indexed query, over either gateway path (cache on or off).
@@ -158,10 +158,13 @@ async def update(conn: asyncpg.Connection, db_name: str, table_name: str, part_n
         check(s, types[column])
         stored[column] = s
     if not txn_id and table.is_acid:
-        # Rows marked by an open txn's drop or column change: what the write describes is that txn's
-        # version (it dropped the partition and added it again, or changed the columns), so it waits for
-        # that txn's commit, which takes the marked rows, and goes with its abort, which keeps them.
+        # Rows marked by an open txn's drop or column change, or a partition an open txn dropped and added
+        # again (whose old one may have had none to mark): what the write describes is that txn's version,
+        # so it waits for that txn's commit, which takes the marked rows, and goes with its abort, which
+        # brings the old version back.
         txn_id = int(await conn.fetchval(sql.MARKING_OPEN_TXN, table.table_id, key) or 0)
+        if not txn_id and partition is not None:
+            txn_id = int(await conn.fetchval(sql.REPLACING_OPEN_TXN, table.table_id, key) or 0)
     if txn_id:
         if not table.is_acid:
             raise InvalidArgument(f"table {table.full_name} is not transactional: its statistics are written "

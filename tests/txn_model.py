@@ -42,9 +42,9 @@ open txn wrote waiting for its commit. What the rules of store/column_stats.py s
   txn's mark). Statistics of a dropped partition do not come back with a later partition of that name.
 * After any txn ends, no statistics, committed or waiting, remain of a partition that does not exist
   (in the latest state), unless an open txn's drop is still to take them.
-* Written without a txn to a partition some of whose committed statistics an open txn's drop marked
-  (it dropped the partition and added it again: the latest partition is its new one), they wait for
-  that txn's commit as its own write would.
+* Written without a txn to a partition an open txn dropped and added again (the latest partition is
+  its new one; the old one's committed statistics, if any, carry its mark), they wait for that txn's
+  commit as its own write would.
 * Documented imprecision, mirrored: a write under a txn that replaces its waiting row marked by
   another txn's drop keeps the mark (whether it describes the old partition or the dropping txn's new
   one cannot be told).
@@ -476,6 +476,9 @@ class Model:
             if txn is None and (marking := self.marking_txn(tk, part)):
                 txn = self.txns[marking]  # what it describes is that txn's version: waits for its commit
                 self._count("written without a txn over an open drop's marks: waits for the dropper")
+            elif txn is None and (replacing := self.replacing_txn(tk, part)):
+                txn = self.txns[replacing]  # the same, where the old partition had nothing to mark
+                self._count("written without a txn to a partition an open txn added again: waits for it")
             for col, value in columns.items():
                 key = (tk, part, col)
                 row = self.stats.get(key)
@@ -492,6 +495,17 @@ class Model:
                     self.stats[key] = StatsRow(new)
         self.stats_changes += 1
         return Outcome("OK")
+
+    def replacing_txn(self, tk: int, part: str) -> int:
+        """The open txn that dropped the committed `part` and added it again (the latest partition is its
+        new incarnation), 0: none."""
+        if part == TABLE_LEVEL:
+            return 0
+        latest = self.latest(tk)[1].get(part)
+        committed = self.fold(tk, self.commit_log)[1].get(part)
+        if latest is None or committed is None or latest.born == committed.born:
+            return 0
+        return latest.writer if self.txns[latest.writer].state == OPEN else 0
 
     def marking_txn(self, tk: int, part: str) -> int:
         """The open txn whose drop marked committed statistics of `part` ('' the table's own), 0: none."""

@@ -115,14 +115,22 @@ ORDER BY location
 _PARTITION_COLUMNS = "part_name, part_values, body, create_time, created_wid"
 
 # $2: jsonb array of {part_name, part_values, body}. Existing names are skipped (the caller
-# compares the returned names with what it asked for to decide all-or-nothing).
-INSERT_PARTITIONS = """
-INSERT INTO partitions (table_id, part_name, part_values, body, create_time, created_wid)
-SELECT $1, x.part_name, x.part_values, x.body, coalesce(x.create_time, $3), $4
+# compares the returned names with what it asked for to decide all-or-nothing). Each begins a new
+# incarnation of its name (born_wid: store/schema/0028).
+_INSERT_PARTITIONS = """
+INSERT INTO partitions (table_id, part_name, part_values, body, create_time, created_wid, born_wid)
+SELECT $1, x.part_name, x.part_values, x.body, coalesce(x.create_time, $3), $4, {born}
 FROM jsonb_to_recordset($2::jsonb) AS x(part_name text, part_values text[], body jsonb, create_time bigint)
 ON CONFLICT (table_id, part_name) WHERE dropped_wid IS NULL DO NOTHING
 RETURNING part_name
 """
+INSERT_PARTITIONS = _INSERT_PARTITIONS.format(born="$4")
+# An altered partition's new versions, under write id $4: each continues the incarnation of the version
+# the write ended (END_LATEST_PARTITION_VERSIONS, just before).
+INSERT_ALTERED_PARTITION_VERSIONS = _INSERT_PARTITIONS.format(born="""(
+    SELECT o.born_wid FROM partitions o
+    WHERE o.table_id = $1 AND o.part_name = x.part_name AND o.dropped_wid = $4
+    ORDER BY o.version_id DESC LIMIT 1)""")
 
 SELECT_LATEST_PARTITIONS_BY_NAMES = f"""
 SELECT {_PARTITION_COLUMNS} FROM partitions

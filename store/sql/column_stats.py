@@ -35,6 +35,20 @@ WHERE s.table_id = $1 AND s.part_name = $2 AND t.state = 'o'
 LIMIT 1
 FOR SHARE OF t
 """
+# The open txn that dropped partition $2 (table $1) and added it again: the writer of its latest version
+# when that version began a new incarnation (store/schema/0028) and its write id ended a version written
+# before it. Whether or not the old one had statistics (then they are marked, above).
+REPLACING_OPEN_TXN = """
+SELECT x.txn_id
+FROM partitions p
+JOIN txn_to_write_id tw ON tw.table_id = p.table_id AND tw.write_id = p.created_wid
+CROSS JOIN LATERAL (SELECT txn_id, state FROM txns WHERE txn_id = tw.txn_id LIMIT 1 FOR SHARE) AS x
+WHERE p.table_id = $1 AND p.part_name = $2 AND p.dropped_wid IS NULL AND p.born_wid = p.created_wid
+  AND x.state = 'o'
+  AND EXISTS (SELECT 1 FROM partitions q WHERE q.table_id = p.table_id AND q.part_name = p.part_name
+              AND q.dropped_wid = p.created_wid AND q.created_wid < p.created_wid)
+LIMIT 1
+"""
 # What a merge under txn $4 merges into: the txn's own rows, else the committed ones.
 SELECT_FOR_MERGE_BY_TXN = f"""
 SELECT DISTINCT ON (column_name) {_COLUMNS} FROM (

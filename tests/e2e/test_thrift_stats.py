@@ -908,23 +908,41 @@ async def test_statistics_written_without_a_txn_over_a_retypes_mark_wait_for_the
     assert await _rows(dsn) == [("", "n")]
 
 
-@pytest.mark.xfail(strict=True, reason="known gap (store/column_stats.py): a partition an open txn dropped and added "
-                   "again whose old one had no statistics has nothing marked; a write without a txn goes in at once "
-                   "and that txn's abort leaves it on the old partition")
-async def test_statistics_written_without_a_txn_to_a_readded_partition_with_no_old_statistics_go_with_its_abort(
+async def test_statistics_written_without_a_txn_to_a_readded_partition_with_no_old_statistics_wait_for_it(
         gateway: Gateway, env: tuple[ThriftClient, str]) -> None:
+    """A partition an open txn dropped and added again describes that txn's new partition, whether or not
+    the old one had statistics to mark: a write without a txn waits for that txn's commit, and goes with
+    its abort. Before, with nothing marked, it went in at once, and the abort left it on the old
+    partition. An alter under a txn is no new partition: a write without a txn goes in at once."""
     client, dsn = env
     await _acid_table(client, (("id", "bigint"),), ("a",))
     grpc = await connect(f"127.0.0.1:{gateway.port}")
     try:
         txns = transactions_pb2_grpc.TransactionsStub(grpc.channel)
-        (dropper,) = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="u"))).txn_ids
-        await grpc.catalog.DropPartitions(pb.DropPartitionsRequest(db_name="db", table_name="acid", names=["ds=a"],
-                                                                   txn_id=dropper))
-        await grpc.catalog.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name="acid", txn_id=dropper,
-                                                                 partitions=[pb.Partition(values=["a"])]))
-        await client("update_partition_column_statistics", _write("db", "acid", _long("id", 1, 9), part="ds=a"))
-        await txns.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[dropper]))
+        for end in ("abort", "commit"):
+            (dropper,) = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="u"))).txn_ids
+            await grpc.catalog.DropPartitions(pb.DropPartitionsRequest(db_name="db", table_name="acid",
+                                                                       names=["ds=a"], txn_id=dropper))
+            await grpc.catalog.AddPartitions(pb.AddPartitionsRequest(db_name="db", table_name="acid",
+                                                                     txn_id=dropper,
+                                                                     partitions=[pb.Partition(values=["a"])]))
+            await client("update_partition_column_statistics", _write("db", "acid", _long("id", 1, 9),
+                                                                      part="ds=a"))
+            assert await _rows(dsn) == [], end  # waiting for the dropper, not on the old partition
+            if end == "abort":
+                await txns.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[dropper]))
+                assert await _rows(dsn) == []  # the old partition never had statistics
+            else:
+                await txns.CommitTxn(tpb.CommitTxnRequest(txn_id=dropper))
+                assert await _rows(dsn) == [("ds=a", "id")]  # the new partition's
+        (alterer,) = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="u"))).txn_ids
+        await grpc.catalog.AlterPartitions(pb.AlterPartitionsRequest(
+            db_name="db", table_name="acid", txn_id=alterer,
+            partitions=[pb.Partition(values=["a"], parameters={"v": "2"})]))
+        await client("update_partition_column_statistics", _write("db", "acid", _long("id", 2, 8), part="ds=a"))
+        new = {"ds=a": {"id": _long("id", 2, 8)}}
+        assert await _partition_stats(client, ["ds=a"], ["id"], "acid") == new  # in at once
+        await txns.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[alterer]))
+        assert await _partition_stats(client, ["ds=a"], ["id"], "acid") == new
     finally:
         await grpc.channel.close()
-    assert await _rows(dsn) == []  # the old partition never had statistics

@@ -82,7 +82,12 @@ class DaemonThreadExecutor(ThreadPoolExecutor):
             self._workers.add(worker)
             worker.inbox.put((future, fn, args, kwargs))
         if new:
-            worker.thread.start()
+            try:
+                worker.thread.start()
+            except BaseException:  # no thread to be had (the process's limit): the caller's error
+                with self._lock:
+                    self._workers.discard(worker)
+                raise
         return future
 
     def _work(self, worker: _Worker) -> None:

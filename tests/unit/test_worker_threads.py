@@ -141,3 +141,18 @@ def test_a_call_cancelled_before_it_runs_frees_its_worker() -> None:
         assert ex.threads() == 1
     finally:
         ex.shutdown(wait=True)
+
+
+def test_a_thread_that_cannot_start_fails_the_call_and_is_not_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    ex = DaemonThreadExecutor()
+
+    def refuse(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    with pytest.raises(RuntimeError, match="can't start new thread"):
+        ex.submit(lambda: 1)
+    assert ex.threads() == 0 and ex.running() == 0
+    monkeypatch.undo()
+    assert ex.submit(lambda: 2).result(timeout=5) == 2
+    ex.shutdown(wait=True)

@@ -156,13 +156,14 @@ class EngineGenerator(Generator):
         db = self.pick_db()
         tables = self.model.databases.get(db, {})
         cascade = self.chance(0.6)
-        if cascade and any(f"{db}.{n}" in self.locked for n in tables):
-            cascade = False  # a held lock outlives the statement; dropping its table is a lock conflict
+        # The other client's lock on a table name in it (of a table it holds or not) outlives the statement: the
+        # drop's EXCLUSIVE lock on the database waits for it and fails, CASCADE or not, before the metastore is asked.
+        locked = any(full.startswith(f"{db}.") for full in self.locked)
         if not cascade and any(isinstance(t, EngineTable) and t.acid for t in tables.values()):
             cascade = True  # one that fails on its transactional tables: see the module's docstring
         self.emit(f"DROP DATABASE {'IF EXISTS ' if self.chance(0.3) else ''}{self.cased(db)}"
                   f"{' CASCADE' if cascade else ''}")
-        if db in self.model.databases and (cascade or not tables):
+        if db in self.model.databases and not locked and (cascade or not tables):
             del self.model.databases[db]
         self.emit("SHOW DATABASES")
 
@@ -358,8 +359,7 @@ class EngineGenerator(Generator):
                 self.emit("!open_txn")
                 self.other_txn = True
                 self.emit(f"!lock_shared {full}")
-                if t is not None:
-                    self.locked.add(full)
+                self.locked.add(full)  # a lock is by name: taken for a table the database does not hold too
             else:
                 self.emit("!abort_txn")
                 self.other_txn = False

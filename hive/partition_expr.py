@@ -12,9 +12,12 @@ Before that, Hive's `replaceEqualDefaultPartition` reads `key = '__HIVE_DEFAULT_
 `key IS NULL` and `<>` as IS NOT NULL, at any depth.
 
 Only what can be decided here exactly is taken: a comparison, IN or BETWEEN of a partition key with
-non-null constants of the key's kind, IS [NOT] NULL of a key, and AND, OR, NOT of those. Anything else
-(a column that is not a key, a constant of another type, a null constant, an unknown type) is
-`NotServable`: the caller answers so that the client evaluates the expression itself.
+non-null constants of the key's kind, a comparison of a key with a null constant (unknown for every
+partition: Hive's comparison functions answer NULL when an operand is; Hive 2.3's DROP PARTITION sends one
+for a value its key's type does not accept, `hr='1.5'` of an int key), IS [NOT] NULL of a key, and AND, OR,
+NOT of those. Anything else (a column that is not a key, a constant of another type, a null constant in IN
+or BETWEEN, an unknown type) is `NotServable`: the caller answers so that the client evaluates the
+expression itself.
 """
 
 from __future__ import annotations
@@ -27,8 +30,8 @@ from typing import Sequence
 from hive.errors import InvalidArgument
 from hive.kryo_expr import Call, Column, Constant, Expr
 from hive.names import DEFAULT_PARTITION_NAME
-from hive.partition_filter import (And, Between, Comparison, Filter, InList, IsNull, Node, Not, Or, Value,
-                                   filter_of, key_kind)
+from hive.partition_filter import (And, Between, Comparison, Filter, InList, IsNull, Node, Not, Or, Unknown,
+                                   Value, filter_of, key_kind)
 from hive.schema import FieldSchema
 
 _FLIPPED = {"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
@@ -124,6 +127,8 @@ class _Converter:
         if not (isinstance(left, Column) and isinstance(right, Constant)):
             raise NotServable(f"a comparison {op} that is not of a partition key with a constant")
         key, kind = self._key(left)
+        if right.value is None:  # GenericUDFBaseCompare: NULL when an operand is, of any type
+            return Unknown()
         if op in ("=", "<>") and right.value == DEFAULT_PARTITION_NAME:  # replaceEqualDefaultPartition
             return IsNull(key) if op == "=" else Not(IsNull(key))
         return Comparison(key, op, self._value(right, kind))

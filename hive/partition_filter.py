@@ -174,6 +174,13 @@ class IsNull:
 
 
 @dataclass(frozen=True, slots=True)
+class Unknown:
+    """A condition that is neither true nor false for any partition (SQL NULL): a comparison of a key with a
+    null constant, which Hive's comparison functions answer NULL whatever the key holds (no filter text says
+    this; Hive's partition expressions do: hive/partition_expr.py)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Not:
     operand: Node
 
@@ -188,7 +195,7 @@ class Or:
     operands: tuple[Node, ...]
 
 
-Node = Union[Comparison, InList, Between, Like, IsNull, Not, And, Or]
+Node = Union[Comparison, InList, Between, Like, IsNull, Unknown, Not, And, Or]
 
 _OPS: dict[str, Callable[[Any, Any], bool]] = {
     "=": operator.eq, "<>": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
@@ -677,6 +684,8 @@ class _Compiler:
         if isinstance(node, Not):
             inner = self.compile(node.operand)
             return lambda values: None if (r := inner(values)) is None else not r
+        if isinstance(node, Unknown):
+            return lambda values: None
         read, i = self.reader(node.key), node.key
         if isinstance(node, IsNull):
             return lambda values: read(values) is None
@@ -726,6 +735,8 @@ class _SqlWriter:
             return "(" + joiner.join(self.node(n) for n in node.operands) + ")"
         if isinstance(node, Not):
             return f"(NOT {self.node(node.operand)})"
+        if isinstance(node, Unknown):
+            return "(NULL::boolean)"
         kt = _filterable_type(self._keys[node.key])
         elem = f"{self._column}[{node.key + 1}]"
         if isinstance(node, Like):

@@ -12,7 +12,8 @@ sends. Expressions are written as small tuples so that tests can draw them with 
 
 Constants: a str for string keys, an int for int keys (py4j sends a Java Integer; smallint, tinyint and
 bigint ones are made a Short, Byte or Long in the JVM), a `datetime.date` for date keys (a java.sql.Date
-at local midnight, as Hive's converter makes it).
+at local midnight, as Hive's converter makes it), None for a null constant of any type (what DDLSemanticAnalyzer
+makes of a value its key's type does not accept: DROP PARTITION (hr='1.5') of an int key).
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ class HiveExprs:
         if head == "col":
             return self._plan.ExprNodeColumnDesc(self._types.getPrimitiveTypeInfo(expr[2]), expr[1], None, True)
         if head == "const":
+            if expr[2] is None:  # a null constant of the key's type: DDLSemanticAnalyzer's for text it rejects
+                return self._plan.ExprNodeConstantDesc(self._types.getPrimitiveTypeInfo(expr[1]), None)
             if expr[1] in _BOXED:  # a Short, Byte or Long, which py4j would send as an Integer
                 return self._boxed_constant(expr[1], expr[2])
             if expr[1].startswith("varchar("):  # a HiveVarchar, as Hive's converter makes it
@@ -133,6 +136,8 @@ GOLDENS: dict[str, tuple[Any, ...]] = {
     "tiny_is_minus_3": ("=", ("col", "tiny", "tinyint"), ("const", "tinyint", -3)),
     "big_ge_long_min": (">=", ("col", "big", "bigint"), ("const", "bigint", -2**63)),
     "vc_is_a_b": ("=", ("col", "vc", "varchar(8)"), ("const", "varchar(8)", "a/b")),
+    "hr_ge_null": (">=", _HR, ("const", "int", None)),
+    "hr_null_and_ds_a": ("and", ("=", _HR, ("const", "int", None)), ("=", _DS, _s("a"))),
 }
 
 

@@ -16,10 +16,13 @@ from thrift.protocol import TBinaryProtocol
 from thrift.Thrift import TType
 from thrift.transport import TSocket, TTransport
 
+from gateway.thrift.idl import hms as tp
 from protos.metastore.v1 import catalog_pb2 as pb
 from tests import builders
 from tests.conftest import connect, running_gateway
 from tests.e2e.test_thrift_api import Thrift, _partition, _table, thrift_with_database
+from tests.e2e.test_thrift_partition_exprs import GOLDENS, by_expr, names_of
+from tests.thrift_client import client_with_database, thrift_table
 
 TABLE_TEMPORARY = 14  # Table.temporary's field id
 
@@ -180,3 +183,33 @@ async def test_a_table_stored_with_a_bare_location_still_moves_with_its_rename(p
         finally:
             thrift.client.close()
             await grpc_client.channel.close()
+
+
+async def test_a_drop_by_a_value_its_key_cannot_hold_is_pruned_as_hive_prunes_it(pg_dsn: str) -> None:
+    """Hive 2.3's DROP PARTITION (hr='1.5', ds='a') of an int key hr sends ((hr = null) and (ds = 'a')): the
+    value, converted to the key's type, is a null constant, and Hive's metastore evaluates a comparison with it
+    as unknown for every partition, so the AND is false where ds is not 'a' and undecided where it is. The
+    gateway answered UNKNOWN_METHOD for any null constant, on which Hive's engine refuses the statement
+    ('Partition not found'), where with Hive's metastore a drop that selects nothing passes (the engine's
+    hive.exec.drop.ignorenonexistent) and one of undecided partitions fails ('Unexpected unknown partitions').
+    Found by test_hive_engine_random_differential.py, seed 6121 of 150 statements: ALTER TABLE d2.t1 DROP
+    PARTITION (hr='1.5', cat='plain'), no partition with cat='plain', refused by the gateway only."""
+    async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as client:
+        for name, rows in (("t", [("a", "1"), ("b", "2")]), ("u", [("b", "2")])):
+            table = thrift_table(name, keys=["ds", "hr"])
+            table.partitionKeys[1].type = "int"
+            await client("create_table", table)
+            await client("add_partitions", [tp.Partition(values=list(v), dbName="db", tableName=name, parameters={})
+                                            for v in rows])
+        assert names_of(await client("get_partitions_by_expr", by_expr("hr_ge_null"))) == (["a/1", "b/2"], True)
+        assert names_of(await client("get_partitions_by_expr", by_expr("hr_null_and_ds_a"))) == (["a/1"], True)
+        assert names_of(await client("get_partitions_by_expr", by_expr("hr_null_and_ds_a", table="u"))) == ([], False)
+
+        def drop(table: str) -> Any:
+            return tp.DropPartitionsRequest(dbName="db", tblName=table, ifExists=True, parts=tp.RequestPartsSpec(
+                exprs=[tp.DropPartitionsExpr(expr=GOLDENS["hr_null_and_ds_a"], partArchiveLevel=2)]))
+
+        assert (await client("drop_partitions_req", drop("u"))).partitions == []
+        with pytest.raises(tp.MetaException, match="Unexpected unknown partitions"):
+            await client("drop_partitions_req", drop("t"))
+        assert list(await client("get_partition_names", "db", "t", -1)) == ["ds=a/hr=1", "ds=b/hr=2"]

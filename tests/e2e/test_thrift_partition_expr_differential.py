@@ -5,7 +5,8 @@ the cache off: PostgreSQL), the answers compared: the partitions (by name) and h
 
 What is drawn is what Hive 2.3's DROP PARTITION and partition pruning send: comparisons, IN, BETWEEN (and NOT
 BETWEEN), IS [NOT] NULL, AND, OR and NOT over a table's keys (string, int, date, varchar) with constants of the key's
-type, either side of a comparison, including `key = '__HIVE_DEFAULT_PARTITION__'`. The table's values hold
+type, either side of a comparison, including `key = '__HIVE_DEFAULT_PARTITION__'` and a null constant (DROP
+PARTITION's for a value the key's type does not accept). The table's values hold
 what a path escapes (`/`, `=`, `%`, `:`, `#`, quotes), spaces, non-ASCII letters, negative numbers and the
 default partition in every key.
 
@@ -112,7 +113,9 @@ def leaves(draw: st.DrawFn) -> Expr:
     kind = draw(st.sampled_from(["cmp", "cmp", "cmp", "in", "between", "null"]))
     if kind == "cmp":
         op = draw(st.sampled_from(["=", "<>", "<", "<=", ">", ">="]))
-        return (op, const(), col) if draw(st.booleans()) else (op, col, const())
+        value = None if draw(st.integers(0, 9)) == 0 else draw(st.sampled_from(CONSTANTS[type_name]))
+        constant = ("const", type_name, value)  # None: a null constant, DROP PARTITION's for text its key rejects
+        return (op, constant, col) if draw(st.booleans()) else (op, col, constant)
     if kind == "in":
         return ("in", col, *[const() for _ in range(draw(st.integers(1, 3)))])
     if kind == "between":

@@ -67,12 +67,6 @@ def _same_failure(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return False
 
 
-def _a_drop_by_a_null_constant(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    return (a["sql"].startswith("ALTER TABLE ") and " DROP " in a["sql"] and "null)" in (b["error"] or "")
-            and "Partition not found" in (a["error"] or "") and "Unexpected unknown partitions" in b["error"]
-            and a["rows"] == b["rows"] == [])
-
-
 def _partial_specification(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return (a["sql"].startswith("SHOW PARTITIONS ") and " PARTITION (" in a["sql"] and a["error"] is None
             and b["error"] is None)
@@ -131,13 +125,6 @@ def _file_statistics(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 
 DELIBERATE: dict[str, tuple[Rule, str]] = {
-    "a drop by a value its key cannot hold": (
-        _a_drop_by_a_null_constant,
-        "DROP PARTITION (hr >= 'x1') of an int key: Hive's engine makes the value a null constant, which the "
-        "gateway's expression reader does not evaluate (hive/partition_expr.py), so get_partitions_by_expr answers "
-        "UNKNOWN_METHOD and the engine refuses the statement ('Partition not found'); Hive's metastore finds every "
-        "partition undecided and the engine refuses it as 'Unexpected unknown partitions'. Both refuse, nothing is "
-        "dropped"),
     "file statistics": (
         _file_statistics,
         "Hive's metastore reads a table's or partition's files into numFiles and totalSize when its location "

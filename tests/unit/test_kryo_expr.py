@@ -101,6 +101,12 @@ def test_pruning_follows_hives_partition_pruner() -> None:
     days = (FieldSchema("day", "date"),)
     assert prune("day_le_2024_01_02", [("2024-01-01",), ("2024-01-02",), ("2024-01-03",), (DEFAULT,)],
                  keys=days) == Pruned((0, 1), False)
+    # a comparison with a null constant is unknown for every partition (a default partition's left out), and
+    # AND with a false operand false
+    assert decode("hr_ge_null") == Call(">=", (HR, Constant("int", None)))
+    assert prune("hr_ge_null", PARTS) == Pruned((0, 1, 2, 5), True)
+    assert prune("hr_null_and_ds_a", PARTS) == Pruned((0, 1, 5), True)
+    assert prune("hr_null_and_ds_a", [("b", "2"), (DEFAULT, "1")]) == Pruned((), False)
 
 
 def test_expressions_not_decided_here_exactly_are_not_servable() -> None:

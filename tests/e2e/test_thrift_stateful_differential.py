@@ -708,6 +708,11 @@ def _cascaded(ours: Any, theirs: Any, *, renamed: bool, altered: bool, used: set
     directory (a step's location) moved to its default one, and COLUMN_STATS_ACCURATE dropped by an alter."""
     if isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
         def order(x: Any) -> str:
+            # Each paired by what names it, a partition by its values, a table by its name: in the order
+            # _ordered leaves (the whole answer's), a batch read's tables were paired by the very parameters
+            # they may differ in (an altered table's COLUMN_STATS_ACCURATE put it first on one side only).
+            if isinstance(x, dict) and x.get("type") == "Table":
+                return _key([x.get("dbName"), x.get("tableName")])
             return _key(x.get("values")) if isinstance(x, dict) else _key(x)
         return all(_cascaded(a, b, renamed=renamed, altered=altered, used=used)
                    for a, b in zip(sorted(ours, key=order), sorted(theirs, key=order)))

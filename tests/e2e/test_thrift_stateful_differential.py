@@ -327,6 +327,9 @@ class Example:
     log: list[str] = field(default_factory=list)
     # Tables (database and name, lower case) some of whose partitions were given statistics, on both sides.
     partition_stats: set[tuple[str, str]] = field(default_factory=set)
+    # Tables (database and name, lower case) an exchange moved partitions into -> whether one of its two tables
+    # was external (then the gateway left every partition where it was: EXCHANGED_IN_PLACE).
+    exchanged: dict[tuple[str, str], bool] = field(default_factory=dict)
 
     @property
     def dbs(self) -> tuple[str, ...]:
@@ -485,6 +488,15 @@ def _renaming_breaks_hive(ex: Example, db: str, name: str) -> bool:
         return bool(ex.run.hms.raw("get_table", db, name).tableType == "EXTERNAL_TABLE")
     except Exception:  # noqa: BLE001 - a table that does not exist is not renamed either
         return False
+
+
+def _external(ex: Example, db: str, name: str) -> bool:
+    """Whether a table is external on Hive's side (its type, or EXTERNAL=TRUE an alter set)."""
+    try:
+        t = ex.run.hms.raw("get_table", db, name)
+    except Exception:  # noqa: BLE001 - a table that does not exist
+        return False
+    return bool(t.tableType == "EXTERNAL_TABLE" or t.parameters.get("EXTERNAL", "").upper() == "TRUE")
 
 
 def _set_cols(columns: tuple[str, ...]) -> Callable[[Any, Side], None]:
@@ -702,10 +714,14 @@ def _describe(method: str, args: tuple[Any, ...]) -> str:
 _PLACED = ("/elsewhere/", "/moved/")  # the locations the steps give partitions
 
 
-def _cascaded(ours: Any, theirs: Any, *, renamed: bool, altered: bool, used: set[str]) -> bool:
-    """Whether the answers differ only by what Hive 2.3's renames and alters of partitions and tables change and
-    the gateway does not (collecting the reasons in `used`): a renamed partition placed outside its default
-    directory (a step's location) moved to its default one, and COLUMN_STATS_ACCURATE dropped by an alter."""
+def _cascaded(ours: Any, theirs: Any, *, renamed: bool, altered: bool, used: set[str],
+              exchanged: dict[tuple[str, str], bool] | None = None) -> bool:
+    """Whether the answers differ only by what Hive 2.3's renames, exchanges and alters of partitions and tables
+    change and the gateway does not (collecting the reasons in `used`): a renamed partition placed outside its
+    default directory (a step's location) moved to its default one, an exchanged one of an external table, or
+    placed elsewhere, given its default one under the destination (`exchanged`: Example.exchanged), and
+    COLUMN_STATS_ACCURATE dropped by an alter."""
+    exchanged = exchanged or {}
     if isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
         def order(x: Any) -> str:
             # Each paired by what names it, a partition by its values, a table by its name: in the order
@@ -714,7 +730,7 @@ def _cascaded(ours: Any, theirs: Any, *, renamed: bool, altered: bool, used: set
             if isinstance(x, dict) and x.get("type") == "Table":
                 return _key([x.get("dbName"), x.get("tableName")])
             return _key(x.get("values")) if isinstance(x, dict) else _key(x)
-        return all(_cascaded(a, b, renamed=renamed, altered=altered, used=used)
+        return all(_cascaded(a, b, renamed=renamed, altered=altered, used=used, exchanged=exchanged)
                    for a, b in zip(sorted(ours, key=order), sorted(theirs, key=order)))
     if not (isinstance(ours, dict) and isinstance(theirs, dict) and ours.get("type") in ("Partition", "Table")
             and ours.get("type") == theirs.get("type")):
@@ -725,6 +741,11 @@ def _cascaded(ours: Any, theirs: Any, *, renamed: bool, altered: bool, used: set
         if a != b and any(p in a for p in _PLACED) and not any(p in b for p in _PLACED):
             mine = {**mine, "sd": {**mine["sd"], "location": b}}
             used.add(RENAMED_IN_PLACE)
+    if ours["type"] == "Partition" and (into := (ours["dbName"], ours["tableName"])) in exchanged:
+        a, b = mine["sd"]["location"], theirs["sd"]["location"]
+        if a != b and _at_default_place(b, ours["values"]) and (exchanged[into] or any(p in a for p in _PLACED)):
+            mine = {**mine, "sd": {**mine["sd"], "location": b}}
+            used.add(EXCHANGED_IN_PLACE)
     mark = "COLUMN_STATS_ACCURATE"
     if altered and mark in mine["parameters"] and theirs["parameters"].get(mark, "{}") == "{}":  # Hive's "{}": none
         mine = {**mine, "parameters": {k: v for k, v in mine["parameters"].items() if k != "COLUMN_STATS_ACCURATE"}}
@@ -732,6 +753,13 @@ def _cascaded(ours: Any, theirs: Any, *, renamed: bool, altered: bool, used: set
             mine["parameters"][mark] = "{}"
         used.add(ALTERED_KEEPS_MARKS)
     return bool(mine == theirs)
+
+
+def _at_default_place(location: str, values: list[str]) -> bool:
+    """Whether a partition's location ends in its name's directories (its table's directory not checked)."""
+    parts = location.split("/")[-len(values):] if values else []
+    return len(parts) == len(values) > 0 and all(
+        "=" in part and part.split("=", 1)[1] == escape_path_name(v) for part, v in zip(parts, values))
 
 
 def _stats_kept(ours: Any, theirs: Any) -> bool:
@@ -748,6 +776,11 @@ STATS_KEPT = ("a renamed partition, and the partitions of a renamed table, keep 
 ALTERED_KEEPS_MARKS = ("an altered partition or unpartitioned table keeps its parameters as sent, "
                        "COLUMN_STATS_ACCURATE too: Hive 2.3 reads the file statistics again on an alter and drops "
                        "the mark, or leaves it '{}' (test_thrift_differential.py 'altered partition')")
+EXCHANGED_IN_PLACE = ("an exchanged partition of an external table, or one placed outside its default directory, "
+                      "stays where it is (store/placement.py exchanged_location; README: an external table's files "
+                      "are never touched); Hive 2.3 moves the source's directory of the specification's values to "
+                      "the destination's, external tables' too, and records every exchanged partition at its "
+                      "default place there, also one placed elsewhere whose files it did not move")
 RENAMED_IN_PLACE = ("a renamed partition of a managed table placed outside its default directory stays where it is "
                     "(store/placement.py renamed_partition_location: the caller placed it); Hive 2.3 moves it to "
                     "the new name's default directory")
@@ -763,7 +796,8 @@ def _compare(ex: Example, method: str, args: tuple[Any, ...], ours: Any, theirs:
     altered = any(m in done for m in ("alter_partition", "alter_partitions", "rename_partition", "alter_table",
                                       "alter_table_with_cascade"))
     used: set[str] = set()
-    if reason is None and _cascaded(ours, theirs, renamed=renamed, altered=altered, used=used) and used:
+    if reason is None and _cascaded(ours, theirs, renamed=renamed, altered=altered, used=used,
+                                    exchanged=ex.exchanged) and used:
         reason = " / ".join(sorted(used))
     if reason is None and (renamed or "alter_table" in done or "alter_table_with_cascade" in done) \
             and _stats_kept(ours, theirs):
@@ -803,6 +837,11 @@ def do_step(ex: Example, step: str | Step) -> list[tuple[str, str]]:
     if method == "update_partition_column_statistics" and outcome == "OK":
         desc = args[0].statsDesc
         ex.partition_stats.add((desc.dbName.lower(), desc.tableName.lower()))
+    if method == "exchange_partition" and outcome == "OK":
+        _, db, name, dest_db, dest = args
+        into = (dest_db.lower(), dest.lower())
+        ex.exchanged[into] = ex.exchanged.get(into, False) or any(
+            _external(ex, d, n) for d, n in ((db, name), (dest_db, dest)))
     return touched
 
 

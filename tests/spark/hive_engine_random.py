@@ -326,6 +326,8 @@ class EngineGenerator(Generator):
             self.emit(f"ALTER TABLE {full}{spec} SET SERDEPROPERTIES ('field.delim'=',', 'note'='s{self.next()}')")
         elif kind == "location":
             self.emit(f"ALTER TABLE {full} SET LOCATION '{{warehouse}}/moved/{name}_{self.next()}'")
+            if t is not None:  # its partitions stay where they are: outside the new default directories
+                t.placed |= t.parts
         elif kind == "part_location":
             if t is None or not t.parts:
                 return self.add_partitions()

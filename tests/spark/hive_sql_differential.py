@@ -2,8 +2,9 @@
 (tests/spark/hive_sql_script.py) against the gateway and against the real Hive Metastore 2.3.10 at once,
 and the normalization of what differs by nature between the two runs.
 
-Left out of the comparison: times, locations (each run has its own warehouse) and the file statistics
-Hive's metastore reads from the file system (numFiles, totalSize; the gateway never reads the data files).
+Left out of the comparison: times, locations (each run has its own warehouse), the random part of a data
+file's name in an error, and the file statistics Hive's metastore reads from the file system (numFiles,
+totalSize; the gateway never reads the data files).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ VOLATILE_PARAMETERS = re.compile(r"(, )?\b(transient_lastDdlTime|numFiles|totalS
 # The same inside SHOW TABLE EXTENDED's text (lines) and SHOW CREATE TABLE's (TBLPROPERTIES entries).
 VOLATILE_LINES = re.compile(r"^(Created Time|Last Access): .*\n", re.MULTILINE)
 VOLATILE_PROPERTIES = re.compile(r"(,\n)?\s*'(transient_lastDdlTime|numFiles|totalSize)' = '[^']*'")
+# The name of a data file Spark wrote holds the write's random UUID (part-00000-<uuid>-c000), which an error
+# reading it shows.
+DATA_FILE_ID = re.compile(r"\bpart-(\d+)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 Results = list[dict[str, Any]]
 
@@ -93,7 +97,8 @@ def normalised(results: Results, warehouse: Path) -> Results:
                 continue
             rows.append(cells)
         error = r.get("error")
-        out.append({"sql": r["sql"], "rows": rows, "error": error and error.replace(str(warehouse), "<warehouse>")})
+        error = error and DATA_FILE_ID.sub(r"part-\1-<uuid>", error.replace(str(warehouse), "<warehouse>"))
+        out.append({"sql": r["sql"], "rows": rows, "error": error})
     return out
 
 

@@ -752,7 +752,26 @@ def _cascaded(ours: Any, theirs: Any, *, renamed: bool, altered: bool, used: set
         if mark in theirs["parameters"]:
             mine["parameters"][mark] = "{}"
         used.add(ALTERED_KEEPS_MARKS)
+    elif altered and _marks_beyond(mine["parameters"].get(mark), theirs["parameters"].get(mark)):
+        mine = {**mine, "parameters": {**mine["parameters"], mark: theirs["parameters"][mark]}}
+        used.add(ALTERED_KEEPS_MARKS)
     return bool(mine == theirs)
+
+
+def _marks_beyond(ours: str | None, theirs: str | None) -> bool:
+    """Whether our COLUMN_STATS_ACCURATE marks the columns Hive's does and more, as it was and nothing else:
+    the columns whose marks the gateway kept through an alter where Hive 2.3 dropped them, and Hive marked
+    again only those a statistics write named after it."""
+    try:
+        a, b = json.loads(ours or ""), json.loads(theirs or "")
+    except ValueError:
+        return False
+    if not (isinstance(a, dict) and isinstance(b, dict)) or a == b:
+        return False
+    rest = {k: v for k, v in a.items() if k != "COLUMN_STATS"} == {k: v for k, v in b.items() if k != "COLUMN_STATS"}
+    ours_cols, hive_cols = a.get("COLUMN_STATS", {}), b.get("COLUMN_STATS", {})
+    return rest and isinstance(ours_cols, dict) and isinstance(hive_cols, dict) \
+        and hive_cols.items() <= ours_cols.items() and all(v == "true" for v in ours_cols.values())
 
 
 def _at_default_place(location: str, values: list[str]) -> bool:
@@ -775,7 +794,8 @@ STATS_KEPT = ("a renamed partition, and the partitions of a renamed table, keep 
               "'renamed table's partition stats')")
 ALTERED_KEEPS_MARKS = ("an altered partition or unpartitioned table keeps its parameters as sent, "
                        "COLUMN_STATS_ACCURATE too: Hive 2.3 reads the file statistics again on an alter and drops "
-                       "the mark, or leaves it '{}' (test_thrift_differential.py 'altered partition')")
+                       "the mark, or leaves it '{}' (test_thrift_differential.py 'altered partition'), and a later "
+                       "statistics write adds its columns to the kept mark (Hive 2.3 marks those alone)")
 EXCHANGED_IN_PLACE = ("an exchanged partition of an external table, or one placed outside its default directory, "
                       "stays where it is (store/placement.py exchanged_location; README: an external table's files "
                       "are never touched); Hive 2.3 moves the source's directory of the specification's values to "

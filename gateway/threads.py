@@ -15,7 +15,8 @@ call holds only its own thread and never queues another, as with a thread per ca
 that is free again takes the next call without a thread being started. A thread per call cost 110 to
 122 µs of CPU per call where a waiting worker costs 27 (docs/benchmarks.md, 2026-11-29), and stalled the
 event loop in `Thread.start` until the new thread ran: 4.5% of the gateway's samples under the Thrift
-plus 10 partitions write load, whose add_partitions makes its directories in one call. A worker waits
+plus 10 partitions write load, whose add_partitions makes its directories in one call (that row's rate
+did not move beyond its spread). A worker waits
 `idle_timeout_s` for its next call, then ends. `shutdown` ends the waiting workers and waits for the
 calls still running at most `shutdown_timeout_s`, then abandons them (the stop has already waited
 for whatever it needs). No read runs in a thread.

@@ -200,7 +200,7 @@ async def test_write_conflict_checks_probe_by_key_when_statistics_saw_no_open_tx
     their writers' txns by key. Statistics gathered while no txn was open, then a thousand open txns
     holding write ids of the table (a streaming writer's batch): a plan of the joins could start from
     the open txns, which the statistics put at a row or two, and scanned txn_to_write_id once per open
-    txn (thousands of buffers, 40 ms a call)."""
+    txn (2,009 buffers read by one check here; 11 to 13 ms a check in auto_explain's log)."""
     await _create_table(pg_dsn, partitions=3000)
     conn = await asyncpg.connect(pg_dsn)
     try:

@@ -482,16 +482,12 @@ def _renaming_breaks_hive(ex: Example, db: str, name: str) -> bool:
     another database) and keeps the statistics under the old name, and then fails to drop the partition
     (MetaException "Exception thrown flushing changes to datastore"), the table ("Cannot read fields from a
     deleted object") and its database (the connection dropped). The gateway drops each."""
-    if (db.lower(), name.lower()) not in ex.partition_stats:
-        return False
-    try:
-        return bool(ex.run.hms.raw("get_table", db, name).tableType == "EXTERNAL_TABLE")
-    except Exception:  # noqa: BLE001 - a table that does not exist is not renamed either
-        return False
+    return (db.lower(), name.lower()) in ex.partition_stats and _external(ex, db, name)
 
 
 def _external(ex: Example, db: str, name: str) -> bool:
-    """Whether a table is external on Hive's side (its type, or EXTERNAL=TRUE an alter set)."""
+    """Whether a table is external on Hive's side (its type, or EXTERNAL=TRUE an alter set); a table that
+    does not exist is not."""
     try:
         t = ex.run.hms.raw("get_table", db, name)
     except Exception:  # noqa: BLE001 - a table that does not exist

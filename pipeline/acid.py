@@ -21,7 +21,9 @@ numbers wider than the pad are written in full and parsed as integers.
 4. files that are not in an ACID directory ("originals", written before the table was
    transactional) count only when no base was chosen (a major compaction reads them into its base);
 5. with no usable base, a compactor base the snapshot cannot use may have replaced what it reads:
-   `NotEnoughHistory` (Hive's ACID_NOT_ENOUGH_HISTORY) rather than a read with rows missing.
+   `NotEnoughHistory` (Hive's ACID_NOT_ENOUGH_HISTORY) rather than a read with rows missing; so may a
+   minor compaction's delta the snapshot cannot use, once the Cleaner removed the deltas it replaced
+   (a snapshot no txn holds: Hive's readers are all in txns, so Hive does not check this case).
 
 So a reader never counts a file a txn wrote until that txn commits, and never counts an aborted
 txn's files, whether or not its writer removed them. A missing location has no files. Locations
@@ -224,15 +226,44 @@ def _history_gone(acid: list[AcidDir], originals: list[str], write_ids: ValidWri
     return None
 
 
+def _compacted_delta_gone(acid: list[AcidDir], base: AcidDir | None, chosen: list[AcidDir],
+                          write_ids: ValidWriteIdList, txns: ValidTxnList | None) -> AcidDir | None:
+    """A minor compaction's delta (`delta_x_y_vT`, `delete_delta_x_y_vT`) the snapshot cannot use (T not
+    committed in it) and now the only holder of write ids in its range the snapshot sees, or None.
+
+    The rule of `_history_gone` for a minor compaction, which Hive has no need of (every Hive reader is in
+    a txn, which the Cleaner waits for): the deltas it replaced stay readable while it runs and until it
+    is cleaned, so the snapshot is refused only once none of them is left (no other directory of its kind
+    in its range that the snapshot reads) and only when it sees a write id of the range above its base;
+    a delta the snapshot reads that covers the whole range serves it instead."""
+    floor = base.max_write_id if base is not None else 0
+    for d in acid:
+        if (d.kind == "base" or not d.visibility_txn or _valid_visibility(d, txns) or _aborted_visibility(d, txns)
+                or d.max_write_id <= floor
+                or write_ids.is_write_id_range_valid(max(d.min_write_id, floor + 1), d.max_write_id)
+                == RangeResponse.NONE):
+            continue
+        if any(e.kind == d.kind and e.min_write_id <= d.min_write_id and e.max_write_id >= d.max_write_id
+               for e in chosen):
+            continue
+        if not any(e is not d and e.kind == d.kind and d.min_write_id <= e.min_write_id
+                   and e.max_write_id <= d.max_write_id and _valid_visibility(e, txns)
+                   and write_ids.is_write_id_range_valid(e.min_write_id, e.max_write_id) != RangeResponse.NONE
+                   for e in acid):
+            return d
+    return None
+
+
 def choose_dirs(names: list[str], write_ids: ValidWriteIdList, txns: ValidTxnList | None = None, *,
                 check_history: bool = True) -> tuple[AcidDir | None, list[AcidDir], list[str]]:
     """(base, deltas to read, original entries) among a partition directory's entry names.
 
-    Raises `NotEnoughHistory` when no base is usable and the partition's compacted history no
-    longer holds what the snapshot reads. `check_history` False: the compactor's bookkeeping in the
-    gateway (the Initiator's facts, the Cleaner's view), which describes the directory rather than
-    serves a snapshot; the Cleaner's view stops at one compaction's write id and so may not use a
-    later compaction's base, which is no error for it."""
+    Raises `NotEnoughHistory` when the partition's compacted history no longer holds what the
+    snapshot reads (a compactor's base, with no base usable; a minor compaction's delta).
+    `check_history` False: the compactor's bookkeeping in the gateway (the Initiator's facts, the
+    Cleaner's view), which describes the directory rather than serves a snapshot; the Cleaner's view
+    stops at one compaction's write id and so may not use a later compaction's base, which is no
+    error for it."""
     acid: list[AcidDir] = []
     originals: list[str] = []
     for name in names:
@@ -268,8 +299,9 @@ def choose_dirs(names: list[str], write_ids: ValidWriteIdList, txns: ValidTxnLis
                 chosen.append(d)
                 current = d.max_write_id
                 last = d
-    if base is None and check_history:
-        gone = _history_gone(acid, originals, write_ids, txns)
+    if check_history:
+        gone = _history_gone(acid, originals, write_ids, txns) if base is None else None
+        gone = gone or _compacted_delta_gone(acid, base, chosen, write_ids, txns)
         if gone is not None:
             raise NotEnoughHistory(gone.name, write_ids)
     return base, chosen, ([] if base is not None else originals)

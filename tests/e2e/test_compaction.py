@@ -373,6 +373,33 @@ async def test_a_snapshot_taken_before_a_cleaned_compaction_is_refused_not_read_
         base.name, "delta_0000003_0000003"]
 
 
+async def test_a_snapshot_taken_before_a_cleaned_minor_compaction_is_refused_not_read_short(world: World) -> None:
+    # The same with a minor compaction: its delta_1_2_vT is all that holds write ids 1 and 2 once the
+    # Cleaner removed their deltas, and a snapshot from before T committed cannot use it.
+    for _ in range(2):
+        await world.write("a")
+    loc = world.root / "t" / "p=a"
+    queued = await world.comp.Compact(cpb.CompactRequest(db_name="db", table_name="t", partition_name="p=a",
+                                                         type=cpb.MINOR))
+    claim = await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="w-1"))
+    started = await world.comp.StartCompaction(cpb.StartCompactionRequest(id=queued.id, worker_id="w-1"))
+    txn_list = (await world.txn.GetOpenTxns(tpb.GetOpenTxnsRequest())).valid_txn_list  # outside any txn
+    got = await world.txn.GetValidWriteIds(tpb.GetValidWriteIdsRequest(full_table_names=["db.t"],
+                                                                       valid_txn_list=txn_list))
+    old = ValidWriteIdList.parse(got.tables[0].valid_write_id_list), ValidTxnList.parse(txn_list)
+    deltas = sorted(visible_files(str(loc), *old))
+    assert len(deltas) == 2
+    compacted = loc / f"delta_0000001_0000002_v{started.txn_id:07d}"
+    compacted.mkdir()
+    (compacted / "part-00000.parquet").write_bytes(b"x" * 200)
+    await world.comp.CompleteCompaction(cpb.CompleteCompactionRequest(id=claim.id, worker_id="w-1",
+                                                                      txn_id=started.txn_id, highest_write_id=2))
+    assert sorted(visible_files(str(loc), *old)) == deltas  # committed, not yet cleaned: still served
+    assert await world.compactor.clean_once() == 1 and not any(Path(p).parent.exists() for p, _ in deltas)
+    with pytest.raises(NotEnoughHistory, match=f"{compacted.name}.*retry with a new snapshot"):
+        visible_files(str(loc), *old)
+
+
 async def test_history_retention(world: World) -> None:
     await world.write("a")
     for _ in range(5):

@@ -88,6 +88,38 @@ def test_a_snapshot_older_than_a_cleaned_compaction_is_refused(tmp_path: Path) -
         ["delta_0000003_0000003"]
 
 
+def test_a_snapshot_older_than_a_cleaned_minor_compaction_is_refused_not_read_short() -> None:
+    # Write ids 1 to 3 over a base of 1; a minor compaction in txn 9 folds deltas 2 and 3 into
+    # delta_2_3_v9. A snapshot taken before txn 9 committed, outside any txn (the Cleaner does not wait
+    # for it), reads the deltas while they are there ...
+    before = writes(3), txns(9, 9)
+    compacted = ["base_0000001", "delta_0000002_0000002", "delta_0000002_0000003_v0000009", "delta_0000003_0000003"]
+    assert chosen(compacted, *before) == ["base_0000001", "delta_0000002_0000002", "delta_0000003_0000003"]
+    # ... and once the Cleaner removed them, the rows of write ids 2 and 3 are only in a delta it cannot
+    # use: refused, where it read the base alone (and a snapshot with no base, nothing at all).
+    with pytest.raises(NotEnoughHistory, match="delta_0000002_0000003_v0000009.*retry with a new snapshot"):
+        choose_dirs(["base_0000001", "delta_0000002_0000003_v0000009"], *before)
+    with pytest.raises(NotEnoughHistory, match="delta_0000001_0000002_v0000009"):
+        choose_dirs(["delta_0000001_0000002_v0000009"], writes(2), txns(9, 9))
+    # Also when the deltas it replaced were themselves a compaction's, and for a compaction of delete deltas.
+    with pytest.raises(NotEnoughHistory, match="delta_0000001_0000005_v0000012"):
+        choose_dirs(["delta_0000001_0000005_v0000012"], writes(5), txns(12, 12))
+    with pytest.raises(NotEnoughHistory, match="delete_delta_0000002_0000003_v0000009"):
+        choose_dirs(["base_0000001", "delete_delta_0000002_0000003_v0000009", "delta_0000002_0000003_v0000009"],
+                    *before)
+    # Not refused: a snapshot that sees none of the range (taken before write id 2); one whose base covers
+    # the range; one that can use the compacted delta, or a wider one that covers it; and a compaction
+    # whose txn aborted (its delta never counts; its inputs stay until the Cleaner removes the delta).
+    assert chosen(["base_0000001", "delta_0000002_0000003_v0000009"], writes(1), txns(9, 9)) == ["base_0000001"]
+    assert chosen(["base_0000003", "delta_0000002_0000003_v0000009"], *before) == ["base_0000003"]
+    assert chosen(["base_0000001", "delta_0000002_0000003_v0000009"], writes(3), txns(10)) == \
+        ["base_0000001", "delta_0000002_0000003_v0000009"]
+    assert chosen(["delta_0000001_0000002_v0000009", "delta_0000001_0000005_v0000008"], writes(5), txns(9, 9)) == \
+        ["delta_0000001_0000005_v0000008"]
+    failed = ValidTxnList(10, 9, (9,), frozenset({9}))
+    assert chosen(["base_0000001", "delta_0000002_0000003_v0000009"], writes(3), failed) == ["base_0000001"]
+
+
 def test_the_compactor_sees_compacted_history_without_error(tmp_path: Path) -> None:
     # A minor compaction up to write id 3 (txn 8), then a major one up to 5 (txn 9) before the first
     # was cleaned: cleaning the minor one, the Cleaner's view (write ids up to 3) cannot use base_5.

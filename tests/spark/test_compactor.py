@@ -8,60 +8,26 @@ Test writes go straight through the txn API (open, allocate a write id, Spark wr
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, Coroutine, Iterator, TypeVar
+from typing import Any, Iterator
 
 import pytest
 
-from gateway.app import Gateway
 from pipeline.acid import visible_files
 from pipeline.client import ClientConfig, GatewayClient
 from pipeline.compactor import run_loop, run_one
-from poller.compactor import Compactor
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import compaction_pb2 as cpb
 from protos.metastore.v1 import compaction_pb2_grpc
 from store.compaction_policy import Thresholds
-from tests.conftest import gateway_settings
 from tests.spark.conftest import create_table
+from tests.spark.thread_gateway import ThreadGateway
 
-T = TypeVar("T")
 PART = "2024-01-01"
-
-
-class ThreadGateway:
-    """A Gateway on an event loop of its own thread; `run` awaits a coroutine there."""
-
-    def __init__(self, dsn: str) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, name="gateway-loop", daemon=True)
-        self._thread.start()
-        # The loops are driven by the test; the Cleaner's own loop is off so it cannot race a round.
-        self.gw = Gateway(gateway_settings(dsn, **{"hive.compactor.initiator.on": "false",
-                                                   "hive.compactor.cleaner.on": "false"}))
-        self.run(self.gw.start())
-        self.address = f"127.0.0.1:{self.gw.port}"
-
-    @property
-    def compactor(self) -> Compactor:
-        assert self.gw.compactor is not None
-        return self.gw.compactor
-
-    def run(self, coro: Coroutine[Any, Any, T], timeout_s: float = 120) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout_s)
-
-    def stop(self) -> None:
-        try:
-            self.run(self.gw.stop())
-        finally:
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self._thread.join(30)
-            self.loop.close()
 
 
 @dataclasses.dataclass

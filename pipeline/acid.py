@@ -22,8 +22,10 @@ numbers wider than the pad are written in full and parsed as integers.
    transactional) count only when no base was chosen (a major compaction reads them into its base);
 5. with no usable base, a compactor base the snapshot cannot use may have replaced what it reads:
    `NotEnoughHistory` (Hive's ACID_NOT_ENOUGH_HISTORY) rather than a read with rows missing; so may a
-   minor compaction's delta the snapshot cannot use, once the Cleaner removed the deltas it replaced
-   (a snapshot no txn holds: Hive's readers are all in txns, so Hive does not check this case).
+   minor compaction's delta the snapshot cannot use, once the Cleaner removed the deltas it replaced,
+   and an INSERT OVERWRITE's base it cannot use, once a later compaction's cleaning removed what that
+   base replaced (a snapshot no txn holds: Hive's readers are all in txns, so Hive does not check
+   these cases).
 
 So a reader never counts a file a txn wrote until that txn commits, and never counts an aborted
 txn's files, whether or not its writer removed them. A missing location has no files. Locations
@@ -63,8 +65,8 @@ class NotEnoughHistory(Exception):
         where = f"{self.location}: " if self.location else ""
         lowest_open = "none" if self.min_open_write_id is None else self.min_open_write_id
         return (f"{where}not enough history for a snapshot of write ids up to {self.high_watermark} (lowest open "
-                f"{lowest_open}): the partition was compacted into {self.base}, which this snapshot cannot use, "
-                f"and the files the snapshot reads are gone or may go at any time (Hive's ACID_NOT_ENOUGH_HISTORY). "
+                f"{lowest_open}): {self.base} replaced the files this snapshot reads and the snapshot cannot use it; "
+                f"those files are gone or may go at any time (Hive's ACID_NOT_ENOUGH_HISTORY). "
                 f"The snapshot is too old for this partition's compacted history: retry with a new snapshot (a read "
                 f"inside an open txn keeps its files: the Cleaner waits for it)")
 
@@ -198,18 +200,22 @@ def _aborted_visibility(d: AcidDir, txns: ValidTxnList | None) -> bool:
 
 def _history_gone(acid: list[AcidDir], originals: list[str], write_ids: ValidWriteIdList,
                   txns: ValidTxnList | None) -> AcidDir | None:
-    """For a snapshot with no usable base: the compactor base whose history the snapshot needs and
-    may no longer have (hive-reference §8.2 step 5), or None.
+    """For a snapshot with no usable base: the base (a compactor's; an INSERT OVERWRITE's, see the end)
+    whose history the snapshot needs and may no longer have (hive-reference §8.2 step 5), or None.
 
     Hive's rule: the oldest base the snapshot sees is a compactor's (`_vT`, T valid in the
     snapshot). Such a base erases the history below it, so the files the snapshot reads may be gone;
-    an INSERT OVERWRITE base keeps its history and an aborted one is ignored. A compactor base whose
+    an INSERT OVERWRITE base keeps its history (until a later compaction's cleaning, below) and an
+    aborted one is ignored. A compactor base whose
     txn the snapshot does not see yet (open, or begun after it) is also what every compaction leaves
     while it runs and until it is cleaned, with the history still there: for such a base the
     snapshot fails only once nothing the base replaced is left (no other directory at or below its
     write id, no original file), i.e. after the Cleaner ran, which waits only for snapshots that a
     txn holds, and only when the snapshot sees a write id the base holds (one that sees none of them
-    reads nothing of that history anyway)."""
+    reads nothing of that history anyway). The same for an INSERT OVERWRITE base the snapshot cannot
+    use (its write id open in it, or later) once a compaction it does not see either ran: that
+    compaction's cleaning removes what the base it chose replaced, an overwrite's too (Hive's readers
+    are all in txns, which the Cleaner waits for, so Hive has no need of this case)."""
     seen = [d for d in acid if d.kind == "base" and _valid_visibility(d, txns)
             and (d.visibility_txn or not write_ids.is_write_id_aborted(d.max_write_id))]
     oldest = min(seen, key=lambda d: d.max_write_id, default=None)
@@ -218,8 +224,12 @@ def _history_gone(acid: list[AcidDir], originals: list[str], write_ids: ValidWri
     if originals:
         return None
     kept = [d for d in acid if not _aborted_visibility(d, txns)]
+    compacted_since = any(d.visibility_txn and not _valid_visibility(d, txns) for d in kept)
     for d in kept:
-        if d.kind == "base" and not _valid_visibility(d, txns) and not any(
+        cannot_use = (not _valid_visibility(d, txns) if d.visibility_txn else
+                      compacted_since and not write_ids.is_write_id_valid(d.max_write_id)
+                      and not write_ids.is_write_id_aborted(d.max_write_id))
+        if d.kind == "base" and cannot_use and not any(
                 e is not d and e.max_write_id <= d.max_write_id for e in kept) and write_ids.is_write_id_range_valid(
                 1, d.max_write_id) != RangeResponse.NONE:
             return d
@@ -234,8 +244,10 @@ def _compacted_delta_gone(acid: list[AcidDir], base: AcidDir | None, chosen: lis
     The rule of `_history_gone` for a minor compaction, which Hive has no need of (every Hive reader is in
     a txn, which the Cleaner waits for): the deltas it replaced stay readable while it runs and until it
     is cleaned, so the snapshot is refused only once none of them is left (no other directory of its kind
-    in its range that the snapshot reads) and only when it sees a write id of the range above its base;
-    a delta the snapshot reads that covers the whole range serves it instead."""
+    in its range, whether the snapshot reads it or not) and only when it sees a write id of the range
+    above its base; a delta the snapshot reads that covers the whole range serves it instead. As for a
+    base, a write id it sees in the range may have written to other partitions only: such a snapshot
+    is refused although it needed nothing here, never served short."""
     floor = base.max_write_id if base is not None else 0
     for d in acid:
         if (d.kind == "base" or not d.visibility_txn or _valid_visibility(d, txns) or _aborted_visibility(d, txns)
@@ -247,9 +259,7 @@ def _compacted_delta_gone(acid: list[AcidDir], base: AcidDir | None, chosen: lis
                for e in chosen):
             continue
         if not any(e is not d and e.kind == d.kind and d.min_write_id <= e.min_write_id
-                   and e.max_write_id <= d.max_write_id and _valid_visibility(e, txns)
-                   and write_ids.is_write_id_range_valid(e.min_write_id, e.max_write_id) != RangeResponse.NONE
-                   for e in acid):
+                   and e.max_write_id <= d.max_write_id and not _aborted_visibility(e, txns) for e in acid):
             return d
     return None
 

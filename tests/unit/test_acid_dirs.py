@@ -118,6 +118,30 @@ def test_a_snapshot_older_than_a_cleaned_minor_compaction_is_refused_not_read_sh
         ["delta_0000001_0000005_v0000008"]
     failed = ValidTxnList(10, 9, (9,), frozenset({9}))
     assert chosen(["base_0000001", "delta_0000002_0000003_v0000009"], writes(3), failed) == ["base_0000001"]
+    # Nor while the deltas it replaced are on disk, whether or not the snapshot reads them: here (the Spark
+    # lifecycle test, seed 4003) write id 8 is open in the snapshot, 12 after it, and 9 wrote elsewhere.
+    open_8 = ValidWriteIdList("lake.events", 9, 8, (6, 8), frozenset({6}))
+    on_disk = ["base_0000007", "delta_0000008_0000008", "delta_0000008_0000012_v0000023", "delta_0000012_0000012"]
+    assert chosen(on_disk, open_8, txns(22, 9)) == ["base_0000007"]
+
+
+def test_a_snapshot_older_than_an_overwrite_that_a_later_compaction_cleaned_under_is_refused() -> None:
+    # Write ids 1 and 2 appended; INSERT OVERWRITE (write id 3, base_3); appends 4 and 5; a minor
+    # compaction in txn 9 (delta_4_5_v9). Its cleaning removes what base_3 replaced (deltas 1 and 2, below
+    # the base the Cleaner's view chooses) and its inputs. A snapshot outside any txn from before write id 3
+    # reads deltas 1 and 2 while they are there ...
+    before = writes(2), txns(8)
+    on_disk = ["base_0000003", "delta_0000001_0000001", "delta_0000002_0000002", "delta_0000004_0000004",
+               "delta_0000004_0000005_v0000009", "delta_0000005_0000005"]
+    assert chosen(on_disk, *before) == ["delta_0000001_0000001", "delta_0000002_0000002"]
+    # ... and after the cleaning it is refused, where it read nothing.
+    with pytest.raises(NotEnoughHistory, match="base_0000003"):
+        choose_dirs(["base_0000003", "delta_0000004_0000005_v0000009"], *before)
+    # Not refused: an overwrite with nothing below it and no compaction since (an empty partition being
+    # overwritten: nothing to read), and an overwrite that aborted (its base replaced nothing).
+    assert chosen(["base_0000003"], *before) == []
+    aborted = ValidWriteIdList("db.t", 3, LONG_MAX, (3,), frozenset({3}))
+    assert chosen(["base_0000003", "delta_0000004_0000005_v0000009"], aborted, txns(8)) == []
 
 
 def test_the_compactor_sees_compacted_history_without_error(tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 every step.
 
 A seed draws steps over a transactional table of two partitions: appends and INSERT OVERWRITEs through
-the write job (`txn_write`, its locks and staging included); slow writers that open a txn, take a write
+the write job (`txn_write`, its locks and staging included; into one partition, or both by dynamic
+partitioning); slow writers that open a txn, take a write
 id and write their delta, then commit or abort steps later; major and minor compactions (requested, then
 run by the Spark worker, half of them with another step taken while the worker's output is written and its
 txn still open); Cleaner rounds; and readers that take a snapshot and keep it, most inside a txn, some
@@ -112,14 +113,22 @@ class Lifecycle:
     def _new_rows(self, part: str) -> list[Row]:
         return [(next(self.ids), f"r{self.rnd.randrange(10**6)}", part) for _ in range(self.rnd.randint(1, 4))]
 
-    def write_job(self, part: str, overwrite: bool) -> None:
-        rows = self._new_rows(part)
-        df = self.spark.createDataFrame([r[:2] for r in rows], "id long, payload string")
-        result = txn_write(df, DB, TABLE, config=self.config, mode="overwrite" if overwrite else "append",
-                           partition={"ds": part})
-        self.model.writes.append(Write(result.txn_id, result.write_id, part, overwrite, rows, "committed"))
-        self.log.append(f"{'overwrite' if overwrite else 'append'} {part}: txn {result.txn_id} "
-                        f"write id {result.write_id} {result.delta_dirs}")
+    def write_job(self, parts: tuple[str, ...], overwrite: bool) -> None:
+        """One write job: into one partition named statically, or into several by the rows' `ds` (dynamic
+        partitions: one txn, one write id, a directory per partition; an overwrite replaces those only)."""
+        rows = {part: self._new_rows(part) for part in parts}
+        mode = "overwrite" if overwrite else "append"
+        if len(parts) == 1:
+            df = self.spark.createDataFrame([r[:2] for r in rows[parts[0]]], "id long, payload string")
+            result = txn_write(df, DB, TABLE, config=self.config, mode=mode, partition={"ds": parts[0]})
+        else:
+            df = self.spark.createDataFrame([r for part in parts for r in rows[part]],
+                                            "id long, payload string, ds string")
+            result = txn_write(df, DB, TABLE, config=self.config, mode=mode)
+        for part in parts:
+            self.model.writes.append(Write(result.txn_id, result.write_id, part, overwrite, rows[part], "committed"))
+        self.log.append(f"{mode} {'/'.join(parts)}: txn {result.txn_id} write id {result.write_id} "
+                        f"{[os.path.relpath(d, self.locations[parts[0]].parent) for d in result.delta_dirs]}")
 
     def slow_open(self, part: str) -> None:
         txn = self.client.open_txn()
@@ -199,11 +208,15 @@ class Lifecycle:
 
     # -- a run ------------------------------------------------------------------------------------------
 
+    def _parts(self) -> tuple[str, ...]:
+        """The partitions a write job writes: one (static) mostly, else both (dynamic)."""
+        return PARTS if self.rnd.random() < 0.25 else (self.rnd.choice(PARTS),)
+
     def step(self, *, compaction: bool = True) -> None:
         open_writes = [w for w in self.model.writes if w.state == "open"]
         choices: list[tuple[int, Callable[[], Any]]] = [
-            (4, lambda: self.write_job(self.rnd.choice(PARTS), overwrite=False)),
-            (1, lambda: self.write_job(self.rnd.choice(PARTS), overwrite=True)),
+            (4, lambda: self.write_job(self._parts(), overwrite=False)),
+            (1, lambda: self.write_job(self._parts(), overwrite=True)),
             (2, self.clean),
         ]
         if compaction:
@@ -257,10 +270,10 @@ def run_lifecycle(seed: int, steps: int, gw: ThreadGateway, spark: Any, location
         with GatewayClient(config) as client:
             create_table(client, location)
             run = Lifecycle(gw, client, compaction_pb2_grpc.CompactorStub(channel), spark, config, random.Random(seed))
-            for part in PARTS:  # each partition exists before the slow writers, which add none
-                run.write_job(part, overwrite=False)
+            run.locations = {part: location / f"ds={part}" for part in PARTS}
+            run.write_job(PARTS, overwrite=False)  # both partitions exist before the slow writers, which add none
             plan = plan_table_read(client, NAME)
-            run.locations = {p.values[0]: Path(p.location) for p in plan.locations}
+            assert {p.values[0]: Path(p.location) for p in plan.locations} == run.locations
             try:
                 run.check()
                 for _ in range(steps):

@@ -337,6 +337,14 @@ async def test_cleaner_waits_for_txns_whose_open_was_in_flight_when_the_compacti
     assert sorted(os.listdir(location)) == [base.name]
 
 
+async def _snapshot_outside_txn(world: World) -> tuple[ValidWriteIdList, ValidTxnList]:
+    """A reader's snapshot of db.t taken outside any txn (as read_table(snapshot=None) takes one)."""
+    txn_list = (await world.txn.GetOpenTxns(tpb.GetOpenTxnsRequest())).valid_txn_list
+    got = await world.txn.GetValidWriteIds(tpb.GetValidWriteIdsRequest(full_table_names=["db.t"],
+                                                                       valid_txn_list=txn_list))
+    return ValidWriteIdList.parse(got.tables[0].valid_write_id_list), ValidTxnList.parse(txn_list)
+
+
 async def test_a_snapshot_taken_before_a_cleaned_compaction_is_refused_not_read_empty(world: World) -> None:
     for _ in range(2):
         await world.write("a")
@@ -346,14 +354,7 @@ async def test_a_snapshot_taken_before_a_cleaned_compaction_is_refused_not_read_
     claim = await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="w-1"))
     started = await world.comp.StartCompaction(cpb.StartCompactionRequest(id=queued.id, worker_id="w-1"))
 
-    async def snapshot() -> tuple[ValidWriteIdList, ValidTxnList]:
-        """A reader's snapshot taken outside any txn (as read_table(snapshot=None) takes one)."""
-        txn_list = (await world.txn.GetOpenTxns(tpb.GetOpenTxnsRequest())).valid_txn_list
-        got = await world.txn.GetValidWriteIds(tpb.GetValidWriteIdsRequest(full_table_names=["db.t"],
-                                                                           valid_txn_list=txn_list))
-        return ValidWriteIdList.parse(got.tables[0].valid_write_id_list), ValidTxnList.parse(txn_list)
-
-    old = await snapshot()
+    old = await _snapshot_outside_txn(world)
     deltas = sorted(visible_files(str(loc), *old))
     assert len(deltas) == 2
     base = loc / f"base_0000002_v{started.txn_id:07d}"
@@ -369,7 +370,8 @@ async def test_a_snapshot_taken_before_a_cleaned_compaction_is_refused_not_read_
     assert await world.compactor.initiate_once() == 0
     with pytest.raises(NotEnoughHistory, match=f"{base.name}.*retry with a new snapshot"):
         visible_files(str(loc), *old)
-    assert [os.path.basename(os.path.dirname(p)) for p, _ in visible_files(str(loc), *await snapshot())] == [
+    now = await _snapshot_outside_txn(world)
+    assert [os.path.basename(os.path.dirname(p)) for p, _ in visible_files(str(loc), *now)] == [
         base.name, "delta_0000003_0000003"]
 
 
@@ -383,10 +385,7 @@ async def test_a_snapshot_taken_before_a_cleaned_minor_compaction_is_refused_not
                                                          type=cpb.MINOR))
     claim = await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="w-1"))
     started = await world.comp.StartCompaction(cpb.StartCompactionRequest(id=queued.id, worker_id="w-1"))
-    txn_list = (await world.txn.GetOpenTxns(tpb.GetOpenTxnsRequest())).valid_txn_list  # outside any txn
-    got = await world.txn.GetValidWriteIds(tpb.GetValidWriteIdsRequest(full_table_names=["db.t"],
-                                                                       valid_txn_list=txn_list))
-    old = ValidWriteIdList.parse(got.tables[0].valid_write_id_list), ValidTxnList.parse(txn_list)
+    old = await _snapshot_outside_txn(world)
     deltas = sorted(visible_files(str(loc), *old))
     assert len(deltas) == 2
     compacted = loc / f"delta_0000001_0000002_v{started.txn_id:07d}"
@@ -398,6 +397,38 @@ async def test_a_snapshot_taken_before_a_cleaned_minor_compaction_is_refused_not
     assert await world.compactor.clean_once() == 1 and not any(Path(p).parent.exists() for p, _ in deltas)
     with pytest.raises(NotEnoughHistory, match=f"{compacted.name}.*retry with a new snapshot"):
         visible_files(str(loc), *old)
+
+
+async def test_a_snapshot_taken_before_an_overwrite_is_refused_once_a_later_compaction_cleaned_under_it(
+        world: World) -> None:
+    # Write ids 1 and 2, then an INSERT OVERWRITE (write id 3: base_3), then 4 and 5 and a minor
+    # compaction of those two. The Cleaner's view of that compaction chooses base_3, so its cleaning
+    # removes deltas 1 and 2 too: a snapshot from before write id 3 is left with nothing it can read.
+    for _ in range(2):
+        await world.write("a")
+    loc = world.root / "t" / "p=a"
+    old = await _snapshot_outside_txn(world)
+    _, w, delta = await world.write("a")
+    overwrite = delta.rename(loc / f"base_{w:07d}")  # (what the overwrite's txn wrote, committed)
+    for _ in range(2):
+        await world.write("a")
+    queued = await world.comp.Compact(cpb.CompactRequest(db_name="db", table_name="t", partition_name="p=a",
+                                                         type=cpb.MINOR))
+    claim = await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="w-1"))
+    started = await world.comp.StartCompaction(cpb.StartCompactionRequest(id=queued.id, worker_id="w-1"))
+    compacted = loc / f"delta_0000004_0000005_v{started.txn_id:07d}"
+    compacted.mkdir()
+    (compacted / "part-00000.parquet").write_bytes(b"x" * 200)
+    await world.comp.CompleteCompaction(cpb.CompleteCompactionRequest(id=claim.id, worker_id="w-1",
+                                                                      txn_id=started.txn_id, highest_write_id=5))
+    assert [Path(p).parent.name for p, _ in sorted(visible_files(str(loc), *old))] == [
+        "delta_0000001_0000001", "delta_0000002_0000002"]  # compacted, not yet cleaned: still served
+    assert await world.compactor.clean_once() == 1
+    assert sorted(n.name for n in loc.iterdir()) == [overwrite.name, compacted.name]
+    with pytest.raises(NotEnoughHistory, match=f"{overwrite.name}.*retry with a new snapshot"):
+        visible_files(str(loc), *old)
+    assert [Path(p).parent.name for p, _ in visible_files(str(loc), *await _snapshot_outside_txn(world))] == [
+        overwrite.name, compacted.name]
 
 
 async def test_history_retention(world: World) -> None:

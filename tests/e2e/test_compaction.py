@@ -623,6 +623,7 @@ async def test_the_cleaner_deletes_aborted_writes_and_stops_listing_them_once_du
     assert (await _cached_read(world, write_ids, ["p=a"]))[0] == ["p=a"]
     assert world.gw.poller is not None
     await world.gw.poller.wait_loaded()
+    await wait_applied(world.gw)  # this gateway's own writes: until applied, a read is behind their token
     assert await _cached_read(world, write_ids, ["p=a"]) == (["p=a"], "cache")
 
     s = world.compactor.settings

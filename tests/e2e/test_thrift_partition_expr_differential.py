@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any, AsyncIterator
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from gateway.thrift.idl import hms
@@ -87,8 +87,10 @@ DELIBERATE = {
         "get_partitions_by_filter's (test_thrift_filter_differential.py KNOWN_DIFFERENCES)"),
     "drop count": (
         "drop_partitions_req by expressions refuses, unless ifExists, an expression that selects no partition "
-        "(NoSuchObjectException), as Hive 4 does; Hive 2.3 only counts the partitions against the expressions, "
-        "so one matching nothing passes beside one matching two and the rest are dropped"),
+        "(NoSuchObjectException), as Hive 4 does, at that expression; Hive 2.3 only counts the partitions against "
+        "the expressions after reading all of them, so one matching nothing passes beside one matching two and the "
+        "rest are dropped, and a later expression it cannot decide is refused (MetaException 'Unexpected unknown "
+        "partitions to drop', which both answer for one that comes before any matching nothing)"),
     "maxParts": (
         "get_partitions_by_expr answers the first maxParts partitions the expression selects (0: none), as Hive 4 "
         "does (ObjectStore lists every name, then prunes to the maximum); Hive 2.3 cuts the table's names to "
@@ -271,9 +273,14 @@ async def check_drop(world: World, exprs: list[Expr], if_exists: bool) -> None:
         if _answer(selected) != ours:
             _count(world, "drop: not compared (default partition)")
             return
-        selections.append(ours[0])
-    # DELIBERATE "drop count": Hive 2.3 drops where an expression selects nothing, if the others select enough
-    counted_only = not if_exists and not all(selections) and sum(map(len, selections)) >= len(selections)
+        selections.append(ours)
+    # Both refuse an expression they cannot decide (MetaException) when they meet it; DELIBERATE "drop count": the
+    # gateway, unless ifExists, refuses the first that selects nothing when it meets it, where Hive 2.3 reads every
+    # expression first (refusing a later undecided one) and then drops if the others select enough
+    met = next((s for s in selections if s[1] or (not if_exists and not s[0])), None)
+    refused_empty = met is not None and not met[1]
+    undecided_later = any(s[1] for s in selections)
+    counted_only = refused_empty and (undecided_later or sum(len(s[0]) for s in selections) >= len(selections))
     await asyncio.gather(_load(world.hive, name), _load(world.cached, name))
     request = hms.DropPartitionsRequest(
         dbName=DB, tblName=name, parts=hms.RequestPartsSpec(exprs=[hms.DropPartitionsExpr(expr=e) for e in data]),
@@ -283,8 +290,12 @@ async def check_drop(world: World, exprs: list[Expr], if_exists: bool) -> None:
     texts = [world.exprs.text(e) for e in exprs]
     if counted_only:
         assert ours == ("raised", "NoSuchObjectException"), f"{texts}: the gateway answered {ours!r}"
-        assert not _raised(theirs), f"{texts}: Hive answered {theirs!r}"
-        _count(world, "drop: differs (Hive 2.3 counts)")
+        if undecided_later:
+            assert theirs == ("raised", "MetaException"), f"{texts}: Hive answered {theirs!r}"
+            _count(world, "drop: differs (Hive 2.3 refuses a later undecided expression)")
+        else:
+            assert not _raised(theirs), f"{texts}: Hive answered {theirs!r}"
+            _count(world, "drop: differs (Hive 2.3 counts)")
         await asyncio.gather(*(s.call("drop_table", DB, name, True) for s in (world.hive, world.cached)))
         return
     if _raised(theirs) or _raised(ours):
@@ -303,6 +314,15 @@ async def check_drop(world: World, exprs: list[Expr], if_exists: bool) -> None:
 
 
 drops = st.tuples(st.lists(expressions, min_size=1, max_size=3), st.booleans())
+
+# The soak's seed 5757: an expression Hive cannot decide (`v <= null`: hasUnknownPartitions) beside one that selects
+# nothing; both refuse the undecided one met first (MetaException), and where the one selecting nothing comes first
+# (DELIBERATE "drop count") the gateway refuses that, Hive 2.3 the undecided one after it
+UNDECIDED = ("not", ("or", ("<=", ("col", "v", "varchar(8)"), ("const", "varchar(8)", None)),
+                     ("<", ("const", "varchar(8)", "a"), ("col", "v", "varchar(8)")),
+                     ("=", ("const", "date", dt.date(2024, 1, 2)), ("col", "d", "date"))))
+NOTHING = ("and", ("not", ("<", ("const", "varchar(8)", "a"), ("col", "v", "varchar(8)"))),
+           ("not", ("<>", ("const", "varchar(8)", "é"), ("col", "v", "varchar(8)"))))
 
 PHASES = [Phase.explicit, Phase.reuse, Phase.generate]
 EXAMPLES = int(os.environ.get("EXPR_DIFFERENTIAL_EXAMPLES", "15"))
@@ -328,6 +348,8 @@ async def test_expressions_answer_as_hive_metastore_does_soak(world: World, expr
 @settings(max_examples=DROP_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
           phases=PHASES)
 @given(drop=drops)
+@example(drop=([UNDECIDED, NOTHING], False))
+@example(drop=([NOTHING, UNDECIDED], False))
 async def test_drops_by_expression_answer_as_hive_metastore_does(world: World, drop: tuple[list[Expr], bool]) -> None:
     await check_drop(world, *drop)
 

@@ -1209,7 +1209,12 @@ async def rename_partition(
     if new_name == old.name:
         raise AlreadyExists(f"partition {old.name} of {table.full_name} already exists: a partition cannot be "
                             "renamed to its own values; nothing was renamed")
-    target = placement.renamed_partition_location(table, old.location, old.name, new_name, new.sd.location)
+
+    async def database_location(name: str) -> str:
+        return (await get_database(conn, name)).location
+
+    target = await placement.renamed_partition_location(table, old.location, old.name, new_name, new.sd.location,
+                                                         database_location)
     if target is not None:
         new = replace(new, sd=replace(new.sd, location=target))
     added = await add_partitions(conn, db_name, table_name, [new], if_not_exists=False)

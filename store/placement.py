@@ -67,15 +67,22 @@ async def renamed_table_location(old: Table, new: Table,
     return n.default_location(await database_location(new_db), n.normalize_identifier(new.name or old.name, "table"))
 
 
-def renamed_partition_location(table: Table, old_location: str, old_name: str, new_name: str,
-                               requested: str) -> str | None:
+async def renamed_partition_location(table: Table, old_location: str, old_name: str, new_name: str,
+                                     requested: str,
+                                     database_location: Callable[[str], Awaitable[str]]) -> str | None:
     """Where a rename of partition `old_name` (at `old_location`) to `new_name` moves its directory, or
     None when it stays: a managed table's partition at its default place (the keys' names in any case) goes
-    to the new name's,
-    unless the caller placed it (`requested`, the new partition's location, is neither empty nor the
-    old one)."""
-    if (owns_data(table) and _at_default_place(old_location, table.sd.location, old_name)
-            and (not requested or same_location(requested, old_location))):
+    to the new name's under the table's directory, unless the caller placed it (`requested`, the new
+    partition's location, is neither empty nor the old one). Its default place is the name's directories
+    under the table's directory, or under the table's default one (`<database location>/<table>`,
+    `database_location` answering the database's), where its partitions stay when the table is given
+    another location (SET LOCATION moves none): Hive moves every managed table's partition to the new
+    name's directory under the table's, and Spark's rename of one whose key is declared in upper case
+    counts on that (it then renames that directory to its own spelling); one placed elsewhere stays."""
+    if not owns_data(table) or (requested and not same_location(requested, old_location)):
+        return None
+    if _at_default_place(old_location, table.sd.location, old_name) or _at_default_place(
+            old_location, n.default_location(await database_location(table.db_name), table.name), old_name):
         return n.default_location(table.sd.location, new_name)
     return None
 

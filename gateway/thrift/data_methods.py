@@ -302,7 +302,8 @@ class DataMethods:
         source = found[0].sd.location
         new = convert.partition_from_thrift(new_part, default_fs=self._settings.default_fs)
         new_name = convert.partition_name(table, new.values)
-        target = renamed_partition_location(table, source, old_name, new_name, new.sd.location)
+        target = await renamed_partition_location(table, source, old_name, new_name, new.sd.location,
+                                                  self._database_location)
         what = f"rename partition {old_name} of {table.full_name} to {new_name}"
         async with self._warehouse.moving([] if target is None else [(source, target)], what) as move:
             _, event_id = await self._catalog.rename_partition(table.db_name, table.name, old_name, new, move)

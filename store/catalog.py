@@ -510,6 +510,10 @@ def lost_columns(old: Sequence[FieldSchema], new: Sequence[FieldSchema]) -> list
     return [c.name for c in old if (c.name, c.type.lower()) not in kept]
 
 
+def _column_shapes(columns: Sequence[FieldSchema]) -> list[tuple[str, str, str]]:
+    return [(c.name, c.type, c.comment) for c in columns]
+
+
 async def alter_table_cascade(
     conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, *, chunk: int, check_column_types: bool = True,
     caller: str | None = None,
@@ -522,12 +526,13 @@ async def alter_table_cascade(
     old = await get_table(conn, db_name, table_name, lock="update")
     altered = await alter_table(conn, db_name, table_name, new, check_column_types=check_column_types, caller=caller)
     table = altered.value
-    new_columns = [(c.name, c.type) for c in table.columns]
-    if not table.is_partitioned or [(c.name, c.type) for c in old.columns] == new_columns:
+    # As Hive's isCascadeNeededInAlterTable: the columns sent differ from the stored ones in anything, a
+    # name's case (the store keeps names lower-cased), a type or a comment (CHANGE COLUMN ... COMMENT ... CASCADE).
+    if not table.is_partitioned or _column_shapes(new.columns) == _column_shapes(old.columns):
         return altered
     read = await resolve_table(conn, table.db_name, table.name, ReadSnapshot(latest_committed=True))
     own = [p for p in await list_partitions(conn, read, _ALL)
-           if p.columns is not None and [(c.name, c.type) for c in p.columns] != new_columns]
+           if p.columns is not None and _column_shapes(p.columns) != _column_shapes(table.columns)]
     if not own:
         return altered
     cascaded = await alter_partitions_in_chunks(conn, table.db_name, table.name,

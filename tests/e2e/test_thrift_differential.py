@@ -980,6 +980,19 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
         "get_table", ("sales", "orders"), {"sd.cols+": ht.FieldSchema("tag2", "string", None)}),
         ht.EnvironmentContext({"CASCADE": "true"}))),
     ("partition after the context's cascade", "get_partition", ("sales", "orders", ["2024-01-01"])),
+    # Hive cascades whenever the columns sent differ from the stored ones (FieldSchema.equals): a name sent in
+    # another case, or nothing but a comment, gives a partition with columns of its own the table's.
+    ("create a table to cascade", "create_table", (_table("sales", "cascaded"),)),
+    ("a partition with columns of its own", "add_partition", (_part("sales", "cascaded", ["1"],
+                                                                    columns=(("id", "bigint"), ("name", "string"))),)),
+    ("cascade the columns sent in upper case", "alter_table_with_cascade", ("sales", "cascaded", Edit(
+        "get_table", ("sales", "cascaded"), {"sd.cols": lambda t: [
+            ht.FieldSchema(c.name.upper(), c.type, c.comment) for c in t.sd.cols]}), True)),
+    ("partition after the upper-case cascade", "get_partition", ("sales", "cascaded", ["1"])),
+    ("cascade a comment", "alter_table_with_cascade", ("sales", "cascaded", Edit(
+        "get_table", ("sales", "cascaded"), {"sd.cols": lambda t: [
+            ht.FieldSchema(c.name, c.type, "the key" if c.name == "id" else c.comment) for c in t.sd.cols]}), True)),
+    ("partition after the comment's cascade", "get_partition", ("sales", "cascaded", ["1"])),
     ("alter a table without a storage descriptor", "alter_table", ("sales", "orders", Edit(
         "get_table", ("sales", "orders"), {"sd": None}))),
     ("the table after the alter without one", "get_table", ("sales", "orders")),

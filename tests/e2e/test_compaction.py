@@ -345,23 +345,35 @@ async def _snapshot_outside_txn(world: World) -> tuple[ValidWriteIdList, ValidTx
     return ValidWriteIdList.parse(got.tables[0].valid_write_id_list), ValidTxnList.parse(txn_list)
 
 
+async def _start_compaction(world: World, kind: cpb.CompactionType.ValueType, part: str = "a") -> tuple[int, int]:
+    """Queue a compaction of p=`part`, claim and start it as a worker would: (its id, its txn)."""
+    queued = await world.comp.Compact(cpb.CompactRequest(db_name="db", table_name="t", partition_name=f"p={part}",
+                                                         type=kind))
+    claim = await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="w-1"))
+    assert claim.id == queued.id
+    started = await world.comp.StartCompaction(cpb.StartCompactionRequest(id=queued.id, worker_id="w-1"))
+    return queued.id, started.txn_id
+
+
+async def _complete_compaction(world: World, compaction: tuple[int, int], output: Path, highest_write_id: int,
+                               size: int = 200) -> None:
+    """Write the started compaction's output directory (one file of `size` bytes) and complete it."""
+    output.mkdir()
+    (output / "part-00000.parquet").write_bytes(b"x" * size)
+    await world.comp.CompleteCompaction(cpb.CompleteCompactionRequest(
+        id=compaction[0], worker_id="w-1", txn_id=compaction[1], highest_write_id=highest_write_id))
+
+
 async def test_a_snapshot_taken_before_a_cleaned_compaction_is_refused_not_read_empty(world: World) -> None:
     for _ in range(2):
         await world.write("a")
     loc = world.root / "t" / "p=a"
-    queued = await world.comp.Compact(cpb.CompactRequest(db_name="db", table_name="t", partition_name="p=a",
-                                                         type=cpb.MAJOR))
-    claim = await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="w-1"))
-    started = await world.comp.StartCompaction(cpb.StartCompactionRequest(id=queued.id, worker_id="w-1"))
-
+    compaction = await _start_compaction(world, cpb.MAJOR)
     old = await _snapshot_outside_txn(world)
     deltas = sorted(visible_files(str(loc), *old))
     assert len(deltas) == 2
-    base = loc / f"base_0000002_v{started.txn_id:07d}"
-    base.mkdir()
-    (base / "part-00000.parquet").write_bytes(b"x" * 10_000)
-    await world.comp.CompleteCompaction(cpb.CompleteCompactionRequest(id=claim.id, worker_id="w-1",
-                                                                      txn_id=started.txn_id, highest_write_id=2))
+    base = loc / f"base_0000002_v{compaction[1]:07d}"
+    await _complete_compaction(world, compaction, base, 2, size=10_000)
     assert sorted(visible_files(str(loc), *old)) == deltas  # committed, not yet cleaned: still served
     # No txn holds the old snapshot, so the Cleaner does not wait for it. Neither it nor the
     # Initiator fails on the directory (the Initiator sizes base_2: one small delta is not enough).
@@ -381,18 +393,12 @@ async def test_a_snapshot_taken_before_a_cleaned_minor_compaction_is_refused_not
     for _ in range(2):
         await world.write("a")
     loc = world.root / "t" / "p=a"
-    queued = await world.comp.Compact(cpb.CompactRequest(db_name="db", table_name="t", partition_name="p=a",
-                                                         type=cpb.MINOR))
-    claim = await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="w-1"))
-    started = await world.comp.StartCompaction(cpb.StartCompactionRequest(id=queued.id, worker_id="w-1"))
+    compaction = await _start_compaction(world, cpb.MINOR)
     old = await _snapshot_outside_txn(world)
     deltas = sorted(visible_files(str(loc), *old))
     assert len(deltas) == 2
-    compacted = loc / f"delta_0000001_0000002_v{started.txn_id:07d}"
-    compacted.mkdir()
-    (compacted / "part-00000.parquet").write_bytes(b"x" * 200)
-    await world.comp.CompleteCompaction(cpb.CompleteCompactionRequest(id=claim.id, worker_id="w-1",
-                                                                      txn_id=started.txn_id, highest_write_id=2))
+    compacted = loc / f"delta_0000001_0000002_v{compaction[1]:07d}"
+    await _complete_compaction(world, compaction, compacted, 2)
     assert sorted(visible_files(str(loc), *old)) == deltas  # committed, not yet cleaned: still served
     assert await world.compactor.clean_once() == 1 and not any(Path(p).parent.exists() for p, _ in deltas)
     with pytest.raises(NotEnoughHistory, match=f"{compacted.name}.*retry with a new snapshot"):
@@ -412,15 +418,9 @@ async def test_a_snapshot_taken_before_an_overwrite_is_refused_once_a_later_comp
     overwrite = delta.rename(loc / f"base_{w:07d}")  # (what the overwrite's txn wrote, committed)
     for _ in range(2):
         await world.write("a")
-    queued = await world.comp.Compact(cpb.CompactRequest(db_name="db", table_name="t", partition_name="p=a",
-                                                         type=cpb.MINOR))
-    claim = await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="w-1"))
-    started = await world.comp.StartCompaction(cpb.StartCompactionRequest(id=queued.id, worker_id="w-1"))
-    compacted = loc / f"delta_0000004_0000005_v{started.txn_id:07d}"
-    compacted.mkdir()
-    (compacted / "part-00000.parquet").write_bytes(b"x" * 200)
-    await world.comp.CompleteCompaction(cpb.CompleteCompactionRequest(id=claim.id, worker_id="w-1",
-                                                                      txn_id=started.txn_id, highest_write_id=5))
+    compaction = await _start_compaction(world, cpb.MINOR)
+    compacted = loc / f"delta_0000004_0000005_v{compaction[1]:07d}"
+    await _complete_compaction(world, compaction, compacted, 5)
     assert [Path(p).parent.name for p, _ in sorted(visible_files(str(loc), *old))] == [
         "delta_0000001_0000001", "delta_0000002_0000002"]  # compacted, not yet cleaned: still served
     assert await world.compactor.clean_once() == 1

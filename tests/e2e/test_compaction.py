@@ -345,7 +345,7 @@ async def _snapshot_outside_txn(world: World) -> tuple[ValidWriteIdList, ValidTx
     return ValidWriteIdList.parse(got.tables[0].valid_write_id_list), ValidTxnList.parse(txn_list)
 
 
-async def _start_compaction(world: World, kind: cpb.CompactionType.ValueType, part: str = "a") -> tuple[int, int]:
+async def _start_compaction(world: World, kind: cpb.CompactionType, part: str = "a") -> tuple[int, int]:
     """Queue a compaction of p=`part`, claim and start it as a worker would: (its id, its txn)."""
     queued = await world.comp.Compact(cpb.CompactRequest(db_name="db", table_name="t", partition_name=f"p={part}",
                                                          type=kind))

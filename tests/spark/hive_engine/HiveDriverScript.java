@@ -1,3 +1,4 @@
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
@@ -98,13 +99,19 @@ public class HiveDriverScript {
             rec.append(", \"error\": " + quote(r.getErrorMessage()));
           } else {
             List<String> rows = new ArrayList<>(), all = new ArrayList<>();
-            while (driver.getResults(rows)) {
-              all.addAll(rows);
-              rows.clear();
+            try {
+              while (driver.getResults(rows)) {
+                all.addAll(rows);
+                rows.clear();
+              }
+              rec.append(", \"rows\": [");
+              for (int i = 0; i < all.size(); i++) rec.append(i == 0 ? "" : ", ").append(quote(all.get(i)));
+              rec.append("]");
+            } catch (IOException e) {
+              // The fetch task failed reading the files (e.g. a directory where a file was expected): as Hive's
+              // CLI, the statement fails and the script goes on.
+              rec.append(", \"error\": " + quote("Failed with exception " + e));
             }
-            rec.append(", \"rows\": [");
-            for (int i = 0; i < all.size(); i++) rec.append(i == 0 ? "" : ", ").append(quote(all.get(i)));
-            rec.append("]");
           }
         } finally {
           driver.close();

@@ -1195,6 +1195,13 @@ async def drop_partitions(
     )))
 
 
+def _database_location_in(conn: asyncpg.Connection) -> Callable[[str], Awaitable[str]]:
+    """A database's location as this transaction reads it: what store/placement.py's rename rules ask."""
+    async def location(name: str) -> str:
+        return (await get_database(conn, name)).location
+    return location
+
+
 async def rename_partition(
     conn: asyncpg.Connection, db_name: str, table_name: str, old_name: str, new: Partition,
     move_locations: MoveLocations | None = None,
@@ -1215,11 +1222,8 @@ async def rename_partition(
         raise AlreadyExists(f"partition {old.name} of {table.full_name} already exists: a partition cannot be "
                             "renamed to its own values; nothing was renamed")
 
-    async def database_location(name: str) -> str:
-        return (await get_database(conn, name)).location
-
     target = await placement.renamed_partition_location(table, old.location, old.name, new_name, new.sd.location,
-                                                         database_location)
+                                                         _database_location_in(conn))
     if target is not None:
         new = replace(new, sd=replace(new.sd, location=target))
     added = await add_partitions(conn, db_name, table_name, [new], if_not_exists=False)
@@ -1300,10 +1304,7 @@ async def rename_table_relocating(
     their place."""
     current = await get_table(conn, db_name, table_name, lock="update")
 
-    async def database_location(name: str) -> str:
-        return (await get_database(conn, name)).location
-
-    target = await placement.renamed_table_location(current, new, database_location)
+    target = await placement.renamed_table_location(current, new, _database_location_in(conn))
     if target is not None:
         new = replace(new, sd=replace(new.sd, location=target))
     altered = await alter_table(conn, db_name, table_name, new, check_column_types=check_column_types, caller=caller)

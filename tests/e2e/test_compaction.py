@@ -364,14 +364,23 @@ async def _complete_compaction(world: World, compaction: tuple[int, int], output
         id=compaction[0], worker_id="w-1", txn_id=compaction[1], highest_write_id=highest_write_id))
 
 
-async def test_a_snapshot_taken_before_a_cleaned_compaction_is_refused_not_read_empty(world: World) -> None:
+async def _two_deltas_compacting(world: World, kind: cpb.CompactionType
+                                 ) -> tuple[Path, tuple[int, int], tuple[ValidWriteIdList, ValidTxnList],
+                                            list[tuple[str, int]]]:
+    """Two appends to p=a, a compaction of them started, and a snapshot taken outside any txn while it runs:
+    (the partition's directory, the compaction, the snapshot, the two deltas' files the snapshot reads)."""
     for _ in range(2):
         await world.write("a")
     loc = world.root / "t" / "p=a"
-    compaction = await _start_compaction(world, cpb.MAJOR)
+    compaction = await _start_compaction(world, kind)
     old = await _snapshot_outside_txn(world)
     deltas = sorted(visible_files(str(loc), *old))
     assert len(deltas) == 2
+    return loc, compaction, old, deltas
+
+
+async def test_a_snapshot_taken_before_a_cleaned_compaction_is_refused_not_read_empty(world: World) -> None:
+    loc, compaction, old, deltas = await _two_deltas_compacting(world, cpb.MAJOR)
     base = loc / f"base_0000002_v{compaction[1]:07d}"
     await _complete_compaction(world, compaction, base, 2, size=10_000)
     assert sorted(visible_files(str(loc), *old)) == deltas  # committed, not yet cleaned: still served
@@ -390,13 +399,7 @@ async def test_a_snapshot_taken_before_a_cleaned_compaction_is_refused_not_read_
 async def test_a_snapshot_taken_before_a_cleaned_minor_compaction_is_refused_not_read_short(world: World) -> None:
     # The same with a minor compaction: its delta_1_2_vT is all that holds write ids 1 and 2 once the
     # Cleaner removed their deltas, and a snapshot from before T committed cannot use it.
-    for _ in range(2):
-        await world.write("a")
-    loc = world.root / "t" / "p=a"
-    compaction = await _start_compaction(world, cpb.MINOR)
-    old = await _snapshot_outside_txn(world)
-    deltas = sorted(visible_files(str(loc), *old))
-    assert len(deltas) == 2
+    loc, compaction, old, deltas = await _two_deltas_compacting(world, cpb.MINOR)
     compacted = loc / f"delta_0000001_0000002_v{compaction[1]:07d}"
     await _complete_compaction(world, compaction, compacted, 2)
     assert sorted(visible_files(str(loc), *old)) == deltas  # committed, not yet cleaned: still served

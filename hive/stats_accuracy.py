@@ -6,11 +6,16 @@ Its value is JSON, as Hive 2.3 writes it: `{"BASIC_STATS":"true","COLUMN_STATS":
 basic statistics' flag only when set, the columns in Java's string order. A value that is not that
 JSON reads as nothing marked, except Hive's old spelling `true` (any case): the basic statistics. Pure:
 store/column_stats.py and store/catalog.py apply these rules to what they write.
+
+An alter over Thrift (AlterContext) takes the mark out, as Hive's metastore does when it reads an
+altered table's or partition's files again (the gateway reads no files: numFiles and totalSize stay
+as sent), so that no engine answers from statistics of data the alter may have replaced.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 STATS_ACCURATE = "COLUMN_STATS_ACCURATE"
@@ -81,3 +86,72 @@ def truncated(parameters: Mapping[str, str]) -> dict[str, str]:
     out = {k: ("0" if k in BASIC_STATS else v) for k, v in parameters.items()}
     out[STATS_ACCURATE] = format_value(basic=True, columns={})
     return out
+
+
+# StatsSetupConst's keys of an alter's EnvironmentContext, and its fastStats: the basic statistics Hive's
+# metastore reads from the file system on an alter.
+DO_NOT_UPDATE_STATS = "DO_NOT_UPDATE_STATS"
+STATS_GENERATED = "STATS_GENERATED"
+FAST_STATS = ("numFiles", "totalSize")
+
+
+@dataclass(frozen=True, slots=True)
+class AlterContext:
+    """What a Thrift alter's EnvironmentContext says about statistics: `keep` when DO_NOT_UPDATE_STATS is
+    "true" (compared exactly, as Hive does: Spark sends it with every alter), and `generated`, the
+    STATS_GENERATED a statistics task ("TASK") or ALTER ... UPDATE STATISTICS ("USER") sends."""
+
+    keep: bool = False
+    generated: str | None = None
+
+    @classmethod
+    def of(cls, properties: Mapping[str, str] | None) -> AlterContext:
+        properties = properties or {}
+        return cls(keep=properties.get(DO_NOT_UPDATE_STATS) == "true", generated=properties.get(STATS_GENERATED))
+
+
+NO_CONTEXT = AlterContext()  # an alter sent without an EnvironmentContext: Hive's metastore updates the statistics
+
+
+def after_table_alter(parameters: Mapping[str, str], context: AlterContext) -> dict[str, str]:
+    """The parameters an alter of an unpartitioned table stores (the caller decides which alters: Hive's
+    HiveAlterHandler leaves views and renames in place out), as Hive's updateTableStatsFast: a
+    DO_NOT_UPDATE_STATS among the table's own parameters is taken out, and skips the rest when true (any
+    case); else the mark goes, or only the basic statistics' flag is set when a statistics task sent it."""
+    out = dict(parameters)
+    if context.keep:
+        return out
+    if DO_NOT_UPDATE_STATS in out and out.pop(DO_NOT_UPDATE_STATS).lower() == "true":
+        return out
+    return _basic_state(out, context)
+
+
+def after_partition_alter(stored: Mapping[str, str], sent: Mapping[str, str], context: AlterContext) -> dict[str, str]:
+    """The parameters an alter of a partition stores, as Hive's requireCalStats and updateBasicState decide:
+    kept as sent when the fast statistics sent are the stored ones (as numbers) and no statistics task
+    sent them; else the mark goes, or only the basic statistics' flag is set for a statistics task."""
+    out = dict(sent)
+    if context.keep:
+        return out
+    if context.generated not in ("TASK", "USER") and _fast_stats_same(stored, out):
+        return out
+    return _basic_state(out, context)
+
+
+def _fast_stats_same(stored: Mapping[str, str], sent: Mapping[str, str]) -> bool:
+    """Hive's isFastStatsSame: both have each fast statistic, equal as numbers (where Hive's parse fails
+    the call, the values count as different: the mark goes, which is safe)."""
+    try:
+        return all(stat in stored and stat in sent and int(stored[stat]) == int(sent[stat]) for stat in FAST_STATS)
+    except ValueError:
+        return False
+
+
+def _basic_state(parameters: dict[str, str], context: AlterContext) -> dict[str, str]:
+    """Hive's setBasicStatsState: TRUE for a statistics task (the columns' flags kept), else the mark removed."""
+    if context.generated == "TASK":
+        _, columns = parse(parameters.get(STATS_ACCURATE))
+        parameters[STATS_ACCURATE] = format_value(basic=True, columns=columns)
+    else:
+        parameters.pop(STATS_ACCURATE, None)
+    return parameters

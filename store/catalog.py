@@ -424,10 +424,11 @@ async def list_table_names_by_filter(conn: asyncpg.Connection, db_name: str, tab
 
 async def alter_table(
     conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, txn_id: int = 0, expected_table_id: int = 0,
-    *, check_column_types: bool = True, caller: str | None = None,
+    *, check_column_types: bool = True, caller: str | None = None, stats: stats_accuracy.AlterContext | None = None,
 ) -> Outcome[Table]:
     """Replace a table's definition; a different db/name renames it (the table id is kept). A new owner
-    only from its owner or an admin (`caller`: check_owner_change).
+    only from its owner or an admin (`caller`: check_owner_change). With `stats` (a Thrift alter's
+    context), the parameters follow Hive's statistics rule (_with_stats_of_alter); without, as sent.
 
     Partition keys cannot change, and a transactional table cannot become non-transactional; with
     `check_column_types`, a column cannot change to a type its data does not convert to (Hive's rule,
@@ -437,6 +438,7 @@ async def alter_table(
     _check_guard(expected_table_id)
     old = await get_table(conn, db_name, table_name, lock="update")
     check_table_id(old, expected_table_id)
+    new = _with_stats_of_alter(old, new, stats)
     # A move into another database takes that one's row as a create does (its own cannot be dropped
     # meanwhile: a DROP DATABASE waits for this table's row, locked above).
     moving_db = n.normalize_identifier(new.db_name or old.db_name, "database") != old.db_name
@@ -500,6 +502,20 @@ async def alter_table(
     )))
 
 
+def _with_stats_of_alter(old: Table, new: Table, stats: stats_accuracy.AlterContext | None) -> Table:
+    """`new` with the parameters Hive's metastore stores for an alter of `old` to it (HiveAlterHandler):
+    an unpartitioned table's COLUMN_STATS_ACCURATE goes unless the context says otherwise
+    (stats_accuracy.after_table_alter). A view's parameters stay as sent, and so do those of a managed
+    table's rename that keeps the location it is sent with (Hive moves its directory, or leaves it where
+    it was placed, and reads no files then)."""
+    if stats is None or new.partition_keys or new.table_type is TableType.VIRTUAL_VIEW:
+        return new
+    if (placement.renames(old, new) and old.table_type is not TableType.VIRTUAL_VIEW and not placement.is_external(old)
+            and (not new.sd.location or placement.same_location(new.sd.location, old.sd.location))):
+        return new
+    return replace(new, parameters=stats_accuracy.after_table_alter(new.parameters, stats))
+
+
 _TABLE_LEVEL = ""  # the partition name of a table's own statistics (store/column_stats.py's TABLE_LEVEL)
 
 
@@ -516,7 +532,7 @@ def _column_shapes(columns: Sequence[FieldSchema]) -> list[tuple[str, str, str]]
 
 async def alter_table_cascade(
     conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, *, chunk: int, check_column_types: bool = True,
-    caller: str | None = None,
+    caller: str | None = None, stats: stats_accuracy.AlterContext | None = None,
 ) -> Outcome[Table]:
     """Hive's ALTER TABLE ... CASCADE (HiveAlterHandler.alterTable with cascade, what `ADD COLUMNS ...
     CASCADE` and `CHANGE COLUMN ... CASCADE` send): `alter_table`, and when the table's columns
@@ -524,7 +540,8 @@ async def alter_table_cascade(
     transaction (a partition without columns of its own reads the table's already). Their statistics
     follow alter_partitions' rule (a column lost or retyped loses them); events call-sized (`chunk`)."""
     old = await get_table(conn, db_name, table_name, lock="update")
-    altered = await alter_table(conn, db_name, table_name, new, check_column_types=check_column_types, caller=caller)
+    altered = await alter_table(conn, db_name, table_name, new, check_column_types=check_column_types, caller=caller,
+                                stats=stats)
     table = altered.value
     # As Hive's isCascadeNeededInAlterTable: the columns sent differ from the stored ones in anything, a
     # name's case (the store keeps names lower-cased), a type or a comment (CHANGE COLUMN ... COMMENT ... CASCADE).
@@ -1029,11 +1046,13 @@ async def lock_partitions(conn: asyncpg.Connection, table: Table, names: Sequenc
 
 async def alter_partitions(
     conn: asyncpg.Connection, db_name: str, table_name: str, parts: Sequence[Partition], expected_table_id: int = 0,
-    txn_id: int = 0, check_answer: CheckAnswer | None = None,
+    txn_id: int = 0, check_answer: CheckAnswer | None = None, stats: stats_accuracy.AlterContext | None = None,
 ) -> Outcome[list[Partition]]:
     """Replace the storage descriptor and parameters of existing partitions, all or nothing.
     An empty location keeps the partition's current one. Returns the partitions as altered;
-    `check_answer` is handed them before their rows are written (CheckAnswer)."""
+    `check_answer` is handed them before their rows are written (CheckAnswer). With `stats` (a Thrift
+    alter's context), each one's parameters follow Hive's statistics rule against the stored ones
+    (stats_accuracy.after_partition_alter); without, as sent."""
     _check_guard(expected_table_id)
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
@@ -1053,7 +1072,10 @@ async def alter_partitions(
     for p, given in zip(requested, parts):
         old = current[p.name]
         sd = p.sd if given.sd.location else replace(p.sd, location=old.sd.location)
-        altered.append(replace(p, sd=sd, create_time=old.create_time, write_id=ctx.write_id or old.write_id))
+        stored = p.parameters if stats is None else stats_accuracy.after_partition_alter(old.parameters,
+                                                                                         p.parameters, stats)
+        altered.append(replace(p, sd=sd, parameters=stored, create_time=old.create_time,
+                               write_id=ctx.write_id or old.write_id))
     # A partition's columns are its own, or the table's when it has none (_complete_partition).
     lost = {p.name: lost_columns(_columns_of(table, current[p.name]), _columns_of(table, p)) for p in altered}
     if restated := {p.name: (p.parameters, lost[p.name]) for p in altered if lost[p.name]}:
@@ -1295,6 +1317,7 @@ async def exchange_partitions(
 async def rename_table_relocating(
     conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, *, check_column_types: bool = True,
     move_locations: MoveLocations | None = None, caller: str | None = None,
+    stats: stats_accuracy.AlterContext | None = None,
 ) -> Outcome[Table]:
     """Hive's rename of a table (its alter to another name), with its directory when Hive moves it:
     where (placement.renamed_table_location) is decided on the table as this transaction locked it and
@@ -1303,7 +1326,7 @@ async def rename_table_relocating(
     is handed the move (none when the table stays). Transactional tables are renamed in a txn and keep
     their place."""
     current = await get_table(conn, db_name, table_name, lock="update")
-
+    new = _with_stats_of_alter(current, new, stats)  # on the location sent, before the move sets the new one
     target = await placement.renamed_table_location(current, new, _database_location_in(conn))
     if target is not None:
         new = replace(new, sd=replace(new.sd, location=target))

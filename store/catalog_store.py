@@ -29,6 +29,7 @@ from store.models import Database as DatabaseModel
 from store.models import Function as FunctionModel
 from store.models import NotificationEvent, Partition, Table, TableSummary
 from hive.column_stats import ColumnStats
+from hive.stats_accuracy import AlterContext
 from hive.names import check_whitelisted
 from hive.privileges import PrivilegeGrant
 from hive.partition_filter import PARTITION_FILTER, Dialect, parse_filter
@@ -167,24 +168,26 @@ class CatalogStore:
         return await self._db.read(catalog.list_table_names_by_filter, db_name, parse_table_filter(filter_text), limit)
 
     async def alter_table(self, db_name: str, table_name: str, table: Table, txn_id: int = 0,
-                          expected_table_id: int = 0, *, caller: str | None = None) -> tuple[Table, int]:
+                          expected_table_id: int = 0, *, caller: str | None = None,
+                          stats: AlterContext | None = None) -> tuple[Table, int]:
         written = await self._write(catalog.alter_table, db_name, table_name, table, txn_id, expected_table_id,
-                                    check_column_types=self._check_column_types, caller=caller)
+                                    check_column_types=self._check_column_types, caller=caller, stats=stats)
         return written.value, written.event_id
 
-    async def alter_table_cascade(self, db_name: str, table_name: str, table: Table, *,
-                                  chunk: int, caller: str | None = None) -> tuple[Table, int]:
+    async def alter_table_cascade(self, db_name: str, table_name: str, table: Table, *, chunk: int,
+                                  caller: str | None = None, stats: AlterContext | None = None) -> tuple[Table, int]:
         """Hive's ALTER TABLE ... CASCADE: the partitions take the table's new columns (catalog.alter_table_cascade)."""
         written = await self._write(catalog.alter_table_cascade, db_name, table_name, table, chunk=chunk,
-                                    check_column_types=self._check_column_types, caller=caller)
+                                    check_column_types=self._check_column_types, caller=caller, stats=stats)
         return written.value, written.event_id
 
     async def rename_table_relocating(self, db_name: str, table_name: str, table: Table,
                                       move_locations: catalog.MoveLocations | None = None, *,
-                                      caller: str | None = None) -> tuple[Table, int]:
+                                      caller: str | None = None,
+                                      stats: AlterContext | None = None) -> tuple[Table, int]:
         written = await self._write(catalog.rename_table_relocating, db_name, table_name, table,
                                     check_column_types=self._check_column_types, move_locations=move_locations,
-                                    caller=caller)
+                                    caller=caller, stats=stats)
         return written.value, written.event_id
 
     async def drop_table(self, db_name: str, table_name: str, *, if_exists: bool, expected_table_id: int = 0,
@@ -310,10 +313,10 @@ class CatalogStore:
 
     async def alter_partitions(
         self, db_name: str, table_name: str, parts: Sequence[Partition], expected_table_id: int = 0, txn_id: int = 0,
-        check_answer: catalog.CheckAnswer | None = None,
+        check_answer: catalog.CheckAnswer | None = None, stats: AlterContext | None = None,
     ) -> tuple[list[Partition], int]:
         written = await self._write(catalog.alter_partitions, db_name, table_name, parts, expected_table_id,
-                                    txn_id, check_answer)
+                                    txn_id, check_answer, stats)
         return written.value, written.event_id
 
     async def alter_partitions_in_chunks(self, db_name: str, table_name: str, parts: Sequence[Partition],

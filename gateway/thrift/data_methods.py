@@ -24,6 +24,7 @@ from store.catalog import DroppedPartitions, DroppedTable, check_exchangeable
 from store.catalog_store import CatalogStore
 from hive.kryo_expr import decode_expression
 from hive.partition_expr import prune
+from hive.stats_accuracy import NO_CONTEXT, AlterContext
 from store.errors import (AlreadyExists, FailedPrecondition, InvalidArgument, NeverAllowed, NotFound,
                           ResourceExhausted)
 from store.models import Partition, Table
@@ -55,8 +56,8 @@ class DataMethods:
 
         async def _txn_of_write_id(self, table: Table, write_id: int | None, what: str) -> int: ...
 
-        async def alter_partitions(self, db_name: str | None, tbl_name: str | None,
-                                   new_parts: list[Any] | None) -> None: ...
+        async def alter_partitions(self, db_name: str | None, tbl_name: str | None, new_parts: list[Any] | None,
+                                   *, txn_id: int = 0, stats: AlterContext = NO_CONTEXT) -> None: ...
 
     async def _name_of(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
                        snapshot: ReadSnapshot = LATEST) -> str:
@@ -103,10 +104,11 @@ class DataMethods:
         return True
 
     async def alter_table(self, dbname: str | None, tbl_name: str | None, new_tbl: Any, *, txn_id: int = 0,
-                          cascade: bool = False) -> None:
+                          cascade: bool = False, stats: AlterContext = NO_CONTEXT) -> None:
         """Hive's alter_table (under `txn_id`: Hive 4's alter_table_req with a write id; with `cascade`,
         ALTER TABLE ... CASCADE: the partitions take the table's new columns, as Hive's alter of a table
-        that it does not rename). A rename of a
+        that it does not rename). An unpartitioned table's COLUMN_STATS_ACCURATE goes unless `stats`, what
+        the call's EnvironmentContext says, keeps it (store/catalog.py _with_stats_of_alter). A rename of a
         managed table in its default directory moves the directory to the new name's (Hive 3's rule: a
         table placed elsewhere stays there), once the renamed row is written and before the rename
         commits, and back when the commit fails; its partitions under it move along. The move is
@@ -123,15 +125,16 @@ class DataMethods:
         if cascade and not txn_id and not renames(old, table):
             altered, event_id = await self._catalog.alter_table_cascade(db_name, table_name, table,
                                                                         chunk=self._settings.max_batch_size,
-                                                                        caller=caller)
+                                                                        caller=caller, stats=stats)
         elif txn_id or not renames(old, table):  # (a transactional table keeps its place)
-            altered, event_id = await self._catalog.alter_table(db_name, table_name, table, txn_id, caller=caller)
+            altered, event_id = await self._catalog.alter_table(db_name, table_name, table, txn_id, caller=caller,
+                                                                stats=stats)
         else:
             target = await renamed_table_location(old, table, self._database_location)
             what = f"rename of {old.full_name} to {table.db_name}.{table.name}"
             async with self._warehouse.moving([] if target is None else [(old.sd.location, target)], what) as move:
                 altered, event_id = await self._catalog.rename_table_relocating(db_name, table_name, table, move,
-                                                                                caller=caller)
+                                                                                caller=caller, stats=stats)
         self._cached.wrote(db_name, table_name, event_id, txn_id, renamed_to=(altered.db_name, altered.name))
 
     async def _database_location(self, name: str) -> str:

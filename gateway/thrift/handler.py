@@ -46,6 +46,7 @@ from hive.errors import ValueNotWhitelisted
 from hive.kryo_expr import Expr, NotHive23Expression, decode_expression
 from hive.partition_expr import NotServable, prune
 from hive.partition_filter import HIVE_PARTITION_FILTER
+from hive.stats_accuracy import NO_CONTEXT, AlterContext
 from hive.names import (DEFAULT_PARTITION_NAME, matches_partial_values, normalize_identifier, parse_partition_name,
                         partition_spec_from_name)
 from store.snapshot import ReadSnapshot
@@ -83,6 +84,11 @@ async def _none_if_unpartitioned(read: Awaitable[VersionsHit]) -> VersionsHit:
         return await read
     except NotPartitioned as exc:
         return VersionsHit(exc.table, [])
+
+
+def _context_properties(req: Any) -> dict[str, str] | None:
+    """The properties of a Hive 4 request's EnvironmentContext, if it has one."""
+    return req.environmentContext.properties if req.environmentContext else None
 
 
 def _write_id_named(request_write_id: int | None, objects: Sequence[Any], what: str) -> int:
@@ -366,10 +372,12 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
 
     async def alter_table_with_environment_context(self, dbname: str | None, tbl_name: str | None, new_tbl: Any,
                                                    environment_context: Any) -> None:
-        """Hive 2 and 3's clients send ALTER TABLE ... CASCADE as the context's CASCADE=true."""
+        """Hive 2 and 3's clients send ALTER TABLE ... CASCADE as the context's CASCADE=true; Spark sends
+        DO_NOT_UPDATE_STATS=true with every alter (AlterContext)."""
         properties = (environment_context and environment_context.properties) or {}
         await self.alter_table(dbname, tbl_name, new_tbl,
-                               cascade=str(properties.get("CASCADE", "")).lower() == "true")
+                               cascade=str(properties.get("CASCADE", "")).lower() == "true",
+                               stats=AlterContext.of(properties))
 
     async def alter_table_with_cascade(self, dbname: str | None, tbl_name: str | None, new_tbl: Any,
                                        cascade: bool | None) -> None:
@@ -380,7 +388,8 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         request's writeId (what Trino and Hive 4 send after writing its files), else as alter_table."""
         req = required(req, "req")
         txn_id = await self._txn_of_request(req, [required(req.table, "table")], "alter_table_req")
-        await self.alter_table(req.dbName, req.tableName, req.table, txn_id=txn_id)
+        await self.alter_table(req.dbName, req.tableName, req.table, txn_id=txn_id,
+                               stats=AlterContext.of(_context_properties(req)))
         return hms.AlterTableResponse()
 
     # -- partitions: writes -----------------------------------------------------------------------
@@ -467,22 +476,27 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
     async def alter_partition_with_environment_context(self, db_name: str | None, tbl_name: str | None,
                                                        new_part: Any, environment_context: Any) -> None:
         """What Hive 3's and 4's clients and Trino send for one partition."""
-        await self.alter_partition(db_name, tbl_name, new_part)
+        await self.alter_partitions(db_name, tbl_name, [required(new_part, "new_part")],
+                                    stats=AlterContext.of(environment_context and environment_context.properties))
 
     async def alter_partitions(self, db_name: str | None, tbl_name: str | None, new_parts: list[Any] | None, *,
-                               txn_id: int = 0) -> None:
+                               txn_id: int = 0, stats: AlterContext = NO_CONTEXT) -> None:
+        """Hive's alter_partitions: each partition's COLUMN_STATS_ACCURATE goes when its fast statistics
+        differ from the stored ones, unless `stats`, what the call's EnvironmentContext says, keeps it
+        (hive/stats_accuracy.py after_partition_alter)."""
         check_batch(len(new_parts or []), "alter_partitions", self._settings.max_batch_size)
         for p in new_parts or []:
             p.parameters = stamp_ddl_time(p.parameters)
         _, event_id = await self._catalog.alter_partitions(
             required(db_name, "db_name"), required(tbl_name, "tbl_name"),
             [convert.partition_from_thrift(p, default_fs=self._settings.default_fs) for p in new_parts or []],
-            txn_id=txn_id)
+            txn_id=txn_id, stats=stats)
         self._cached.wrote(db_name or "", tbl_name or "", event_id, txn_id)
 
     async def alter_partitions_with_environment_context(self, db_name: str | None, tbl_name: str | None,
                                                         new_parts: list[Any] | None, environment_context: Any) -> None:
-        await self.alter_partitions(db_name, tbl_name, new_parts)
+        await self.alter_partitions(db_name, tbl_name, new_parts,
+                                    stats=AlterContext.of(environment_context and environment_context.properties))
 
     async def alter_partitions_req(self, req: Any) -> Any:
         """Hive 4's alter_partitions_req: under the txn of its writeId for a transactional table (Trino's
@@ -490,7 +504,8 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         req = required(req, "req")
         partitions = required(req.partitions, "partitions")
         txn_id = await self._txn_of_request(req, partitions, "alter_partitions_req")
-        await self.alter_partitions(req.dbName, req.tableName, partitions, txn_id=txn_id)
+        await self.alter_partitions(req.dbName, req.tableName, partitions, txn_id=txn_id,
+                                    stats=AlterContext.of(_context_properties(req)))
         return hms.AlterPartitionsResponse()
 
     async def _txn_of_request(self, req: Any, objects: Sequence[Any], what: str) -> int:

@@ -1226,7 +1226,7 @@ def _database_location_in(conn: asyncpg.Connection) -> Callable[[str], Awaitable
 
 async def rename_partition(
     conn: asyncpg.Connection, db_name: str, table_name: str, old_name: str, new: Partition,
-    move_locations: MoveLocations | None = None,
+    move_locations: MoveLocations | None = None, stats: stats_accuracy.AlterContext | None = None,
 ) -> Outcome[Partition]:
     """Hive's rename_partition: partition `old_name` takes `new`'s values and storage. One transaction
     drops the old name and adds the new one, so a reader sees the partition under one name or the other,
@@ -1236,9 +1236,14 @@ async def rename_partition(
     existing name is (Hive: "Partition already exists"): nothing changes. Where the directory moves
     (placement.renamed_partition_location) is decided on the table and the partition as the drop locked
     and found them: the new partition is placed there, and `move_locations` is handed that move (none
-    when it stays)."""
-    dropped = await drop_partitions(conn, db_name, table_name, [old_name], if_exists=False, keep_attached=True)
+    when it stays). With `stats` (a Thrift rename's), its parameters follow alter_partitions' rule for
+    COLUMN_STATS_ACCURATE, as Hive's rename is an alter of the partition."""
+    dropped = await drop_partitions(conn, db_name, table_name, [old_name], if_exists=False, keep_attached=True,
+                                    whole=True)
     table, (old,) = dropped.value.table, dropped.value.partitions
+    if stats is not None:
+        (stored,) = dropped.value.whole
+        new = replace(new, parameters=stats_accuracy.after_partition_alter(stored.parameters, new.parameters, stats))
     new_name = _complete_partition(table, new).name
     if new_name == old.name:
         raise AlreadyExists(f"partition {old.name} of {table.full_name} already exists: a partition cannot be "

@@ -340,9 +340,11 @@ class CatalogStore:
         return written.value, written.event_id
 
     async def rename_partition(self, db_name: str, table_name: str, old_name: str, new: Partition,
-                               move_locations: catalog.MoveLocations | None = None) -> tuple[Partition, int]:
+                               move_locations: catalog.MoveLocations | None = None,
+                               stats: AlterContext | None = None) -> tuple[Partition, int]:
         self.check_partition_values(new.values)
-        written = await self._write(catalog.rename_partition, db_name, table_name, old_name, new, move_locations)
+        written = await self._write(catalog.rename_partition, db_name, table_name, old_name, new, move_locations,
+                                    stats)
         return written.value, written.event_id
 
     async def exchange_partitions(self, source_db: str, source_name: str, dest_db: str, dest_name: str,

@@ -292,7 +292,8 @@ class DataMethods:
         renamed rows are written and before the rename commits, and moves back when the commit fails.
         The move is planned here from this gateway's view of the table and decided again by the store
         on the rows it locks (store/placement.py): when they differ, the rename is refused (Aborted),
-        nothing renamed and nothing moved."""
+        nothing renamed and nothing moved. Its COLUMN_STATS_ACCURATE follows alter_partitions' rule (Hive's
+        rename is an alter with no EnvironmentContext)."""
         new_part = required(new_part, "new_part")
         if not part_vals:
             await self.alter_partitions(db_name, tbl_name, [new_part])
@@ -309,7 +310,8 @@ class DataMethods:
                                                   self._database_location)
         what = f"rename partition {old_name} of {table.full_name} to {new_name}"
         async with self._warehouse.moving([] if target is None else [(source, target)], what) as move:
-            _, event_id = await self._catalog.rename_partition(table.db_name, table.name, old_name, new, move)
+            _, event_id = await self._catalog.rename_partition(table.db_name, table.name, old_name, new, move,
+                                                               stats=NO_CONTEXT)
         self._cached.wrote(table.db_name, table.name, event_id)
 
     async def rename_partition_req(self, req: Any) -> Any:

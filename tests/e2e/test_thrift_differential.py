@@ -840,6 +840,16 @@ MARKS_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("alter one with its file count spelled otherwise", "alter_partitions", (
         "sales", "pmarked", [_retagged("pmarked", ["e"], numFiles="01")])),
     ("the partition with its file count spelled otherwise", "get_partition", ("sales", "pmarked", ["e"])),
+    # Hive's rename of a partition is an alter of it: the same rule.
+    ("add marked partitions to rename", "add_partitions", ([
+        _part("sales", "pmarked", ["nf1"], params={"COLUMN_STATS_ACCURATE": MARK, "numRows": "5"}),
+        _part("sales", "pmarked", ["wf1"], params=MARKED)],)),
+    ("rename one without file statistics", "rename_partition", ("sales", "pmarked", ["nf1"],
+                                                                 _renamed("sales", "pmarked", "nf1", "nf2"))),
+    ("the renamed partition without file statistics", "get_partition", ("sales", "pmarked", ["nf2"])),
+    ("rename one with them", "rename_partition", ("sales", "pmarked", ["wf1"],
+                                                   _renamed("sales", "pmarked", "wf1", "wf2"))),
+    ("the renamed partition with file statistics", "get_partition", ("sales", "pmarked", ["wf2"])),
 ]
 
 STEPS: list[tuple[str, str, tuple[Any, ...]]] = [

@@ -10,7 +10,8 @@ dropped, renamed within and across databases, their columns added or replaced, t
 location changed (with and without CASCADE); partitions added one by one or in batches (duplicates with
 ifNotExists true and false), appended by values and by name, dropped by values and by name, altered one
 by one or in batches, renamed, exchanged between tables; column statistics of tables and partitions
-written and deleted.
+written and deleted. Alters are sent with an EnvironmentContext at times (Spark's DO_NOT_UPDATE_STATS, a
+statistics task's STATS_GENERATED, CASCADE, or none), which decides what becomes of COLUMN_STATS_ACCURATE.
 
 After each step the answers of the reads of what the step touched are compared (databases, tables by
 listing, pattern, name and batch, partitions whole, by names, by values, by partial spec, their names,
@@ -85,7 +86,12 @@ STRING_VALUES = ("2024-01-01", "2024-01-02", "a/b", "k=v", "50%", "two words", "
 # difference every later read of the table would show again.
 INT_VALUES = ("1", "2", "-3", "__HIVE_DEFAULT_PARTITION__")
 PARAMS: tuple[dict[str, str], ...] = ({}, {"k": "v"}, {"EXTERNAL": "TRUE"},
-                                      {"spark.sql.sources.provider": "parquet", "k": "w"})
+                                      {"spark.sql.sources.provider": "parquet", "k": "w"},
+                                      {"numFiles": "3", "totalSize": "30"}, {"DO_NOT_UPDATE_STATS": "true"})
+# An alter's EnvironmentContext (hive/stats_accuracy.py AlterContext): Spark's DO_NOT_UPDATE_STATS, a statistics
+# task's STATS_GENERATED, none, and Hive 2's CASCADE.
+CONTEXTS: tuple[dict[str, str], ...] = ({"DO_NOT_UPDATE_STATS": "true"}, {"STATS_GENERATED": "TASK"}, {},
+                                        {"CASCADE": "true"})
 LOCATION = "<warehouse>"  # replaced by each server's own warehouse root
 
 
@@ -472,9 +478,16 @@ def alter_table(ex: Example) -> Step:
         def change(t: Any, side: Side) -> None:
             t.sd.location = f"{side.warehouse}/{where}/{db}/{name}"
     edit = Edit("get_table", (db, name), change, f"{kind} {column}" if kind == "add column" else kind)
-    if ex.rng.randint(0, 3) == 0:
+    draw = ex.rng.randint(0, 5)
+    if draw == 0:
         return "alter_table_with_cascade", (db, name, edit, ex.rng.random() < 0.5), touched
+    if draw == 1:
+        return "alter_table_with_environment_context", (db, name, edit, _context(ex)), touched
     return "alter_table", (db, name, edit), touched
+
+
+def _context(ex: Example) -> ht.EnvironmentContext:
+    return ht.EnvironmentContext(dict(ex.rng.choice(CONTEXTS)))
 
 
 def _renaming_breaks_hive(ex: Example, db: str, name: str) -> bool:
@@ -565,8 +578,13 @@ def alter_partition(ex: Example) -> Step:
                 p.sd.location = f"{side.warehouse}/moved/{db}/{name}/" + "_".join(
                     escape_path_name(v) for v in p.values)
         edits.append(Edit("get_partition", (db, name, values), change, kind))
+    in_context = ex.rng.random() < 0.3
     if len(edits) == 1 and ex.rng.random() < 0.5:
+        if in_context:
+            return "alter_partition_with_environment_context", (db, name, edits[0], _context(ex)), [(db, name)]
         return "alter_partition", (db, name, edits[0]), [(db, name)]
+    if in_context:
+        return "alter_partitions_with_environment_context", (db, name, edits, _context(ex)), [(db, name)]
     return "alter_partitions", (db, name, edits), [(db, name)]
 
 
@@ -712,11 +730,12 @@ _PLACED = ("/elsewhere/", "/moved/")  # the locations the steps give partitions
 
 def _cascaded(ours: Any, theirs: Any, *, renamed: bool, altered: bool, used: set[str],
               exchanged: dict[tuple[str, str], bool] | None = None) -> bool:
-    """Whether the answers differ only by what Hive 2.3's renames, exchanges and alters of partitions and tables
-    change and the gateway does not (collecting the reasons in `used`): a renamed partition placed outside its
-    default directory (a step's location) moved to its default one, an exchanged one of an external table, or
-    placed elsewhere, given its default one under the destination (`exchanged`: Example.exchanged), and
-    COLUMN_STATS_ACCURATE dropped by an alter."""
+    """Whether the answers differ only by what Hive 2.3's renames and exchanges of partitions change and the
+    gateway does not (collecting the reasons in `used`): a renamed partition placed outside its default
+    directory (a step's location) moved to its default one, an exchanged one of an external table, or placed
+    elsewhere, given its default one under the destination (`exchanged`: Example.exchanged), an empty
+    COLUMN_STATS_ACCURATE on one side only (EMPTY_MARK), and none on the gateway's side only after an alter
+    (MARK_TAKEN_AWAY)."""
     exchanged = exchanged or {}
     if isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
         def order(x: Any) -> str:
@@ -743,31 +762,13 @@ def _cascaded(ours: Any, theirs: Any, *, renamed: bool, altered: bool, used: set
             mine = {**mine, "sd": {**mine["sd"], "location": b}}
             used.add(EXCHANGED_IN_PLACE)
     mark = "COLUMN_STATS_ACCURATE"
-    if altered and mark in mine["parameters"] and theirs["parameters"].get(mark, "{}") == "{}":  # Hive's "{}": none
-        mine = {**mine, "parameters": {k: v for k, v in mine["parameters"].items() if k != "COLUMN_STATS_ACCURATE"}}
-        if mark in theirs["parameters"]:
-            mine["parameters"][mark] = "{}"
-        used.add(ALTERED_KEEPS_MARKS)
-    elif altered and _marks_beyond(mine["parameters"].get(mark), theirs["parameters"].get(mark)):
-        mine = {**mine, "parameters": {**mine["parameters"], mark: theirs["parameters"][mark]}}
-        used.add(ALTERED_KEEPS_MARKS)
+    ours_mark, hive_mark = mine["parameters"].get(mark), theirs["parameters"].get(mark)
+    if {ours_mark, hive_mark} == {None, "{}"} or (altered and ours_mark in (None, "{}")
+                                                  and hive_mark not in (None, "{}")):
+        mine, theirs = ({**x, "parameters": {k: v for k, v in x["parameters"].items() if k != mark}}
+                        for x in (mine, theirs))
+        used.add(EMPTY_MARK if {ours_mark, hive_mark} == {None, "{}"} else MARK_TAKEN_AWAY)
     return bool(mine == theirs)
-
-
-def _marks_beyond(ours: str | None, theirs: str | None) -> bool:
-    """Whether our COLUMN_STATS_ACCURATE marks the columns Hive's does and more, as it was and nothing else:
-    the columns whose marks the gateway kept through an alter where Hive 2.3 dropped them, and Hive marked
-    again only those a statistics write named after it."""
-    try:
-        a, b = json.loads(ours or ""), json.loads(theirs or "")
-    except ValueError:
-        return False
-    if not (isinstance(a, dict) and isinstance(b, dict)) or a == b:
-        return False
-    rest = {k: v for k, v in a.items() if k != "COLUMN_STATS"} == {k: v for k, v in b.items() if k != "COLUMN_STATS"}
-    ours_cols, hive_cols = a.get("COLUMN_STATS", {}), b.get("COLUMN_STATS", {})
-    return rest and isinstance(ours_cols, dict) and isinstance(hive_cols, dict) \
-        and hive_cols.items() <= ours_cols.items() and all(v == "true" for v in ours_cols.values())
 
 
 def _at_default_place(location: str, values: list[str]) -> bool:
@@ -788,10 +789,15 @@ def _stats_kept(ours: Any, theirs: Any) -> bool:
 STATS_KEPT = ("a renamed partition, and the partitions of a renamed table, keep their column statistics (as in Hive "
               "3 and 4); Hive 2.3 deletes them (test_thrift_differential.py 'partition stats after rename', "
               "'renamed table's partition stats')")
-ALTERED_KEEPS_MARKS = ("an altered partition or unpartitioned table keeps its parameters as sent, "
-                       "COLUMN_STATS_ACCURATE too: Hive 2.3 reads the file statistics again on an alter and drops "
-                       "the mark, or leaves it '{}' (test_thrift_differential.py 'altered partition'), and a later "
-                       "statistics write adds its columns to the kept mark (Hive 2.3 marks those alone)")
+EMPTY_MARK = ("COLUMN_STATS_ACCURATE '{}' on one side and none on the other, both marking no statistics accurate: "
+              "Hive 2.3 writes '{}' when an alter changes a partition's columns by its own comparison "
+              "(HiveAlterHandler's columnsIncludedByNameType), which takes a column sent in another case than it "
+              "stored for a changed one; the gateway stores names lower-cased, so the same columns change nothing")
+MARK_TAKEN_AWAY = ("an altered or renamed partition (or table) has no COLUMN_STATS_ACCURATE where Hive 2.3 keeps "
+                   "one: Hive compares the numFiles and totalSize a client sends back with those it read from the "
+                   "files and stored at an earlier alter, and keeps the mark when they are the same; the gateway "
+                   "reads no files and stores none, so it takes the mark away (hive/stats_accuracy.py "
+                   "after_partition_alter): the safe side, an engine reads the data instead of trusting statistics")
 EXCHANGED_IN_PLACE = ("an exchanged partition of an external table, or one placed outside its default directory, "
                       "stays where it is (store/placement.py exchanged_location; README: an external table's files "
                       "are never touched); Hive 2.3 moves the source's directory of the specification's values to "

@@ -124,38 +124,13 @@ def _file_statistics(a: dict[str, Any], b: dict[str, Any]) -> bool:
             and _without_file_statistics(a) == _without_file_statistics(b))
 
 
-STATS_MARK = "COLUMN_STATS_ACCURATE"
-# The mark as an entry of a Thrift struct's parameters map (DESCRIBE EXTENDED's text): its JSON value nests one level.
-STATS_MARK_ENTRY = re.compile(r"(, )?\bCOLUMN_STATS_ACCURATE=\{(?:[^{}]|\{[^{}]*\})*\}")
-
-
-def _without_the_stats_mark(rows: list[str]) -> list[str]:
-    """The rows without COLUMN_STATS_ACCURATE: its own row (SHOW TBLPROPERTIES, DESCRIBE FORMATTED's parameter,
-    DESCRIBE of a column) left out, its entry of a struct's map taken out; maps' entries sorted."""
-    return [_sorted_maps(STATS_MARK_ENTRY.sub("", row).replace("{, ", "{")) for row in rows
-            if STATS_MARK not in [c.strip() for c in row.split("\t")[:2]]]
-
-
-def _the_stats_mark_kept(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    return (a["error"] == b["error"] and STATS_MARK in json.dumps(a["rows"]) and STATS_MARK not in json.dumps(b["rows"])
-            and _without_the_stats_mark(a["rows"]) == [_sorted_maps(row) for row in b["rows"]])
-
-
 DELIBERATE: dict[str, tuple[Rule, str]] = {
-    "an altered table keeps its COLUMN_STATS_ACCURATE": (
-        _the_stats_mark_kept,
-        "an altered unpartitioned table (or partition) keeps its parameters as sent, COLUMN_STATS_ACCURATE too "
-        "(README; test_thrift_stateful_differential.py's ALTERED_KEEPS_MARKS): Hive 2.3's DDLTask sends ALTER "
-        "TABLE ... SET LOCATION without DO_NOT_UPDATE_STATS (the other alters drawn here with it), and Hive's "
-        "metastore then reads the new directory's files into numFiles and totalSize and drops the mark "
-        "(MetaStoreUtils.updateTableStatsFast), so after ANALYZE ... NOSCAN and SET LOCATION the mark is on the "
-        "gateway's side only; the rest of the answer, maps' entries in any order, must be Hive's"),
     "file statistics": (
         _file_statistics,
         "Hive's metastore reads a table's or partition's files into numFiles and totalSize when its location "
         "changes (a partition's rename, a table's SET LOCATION: MetaStoreUtils.requireCalStats), the gateway reads "
         "no files (README), so those two parameters are on Hive's side only (test_hive_sql_random_differential.py's "
-        "'file statistics'); the maps' entries compared in any order, as the rule above"),
+        "'file statistics'); the maps' entries compared in any order"),
     "an empty aborted txn forgotten": (
         _empty_aborted_txns_forgotten,
         "the gateway's housekeeping forgets an aborted txn that wrote nothing hive.txn.timeout (300 s) after its "

@@ -64,26 +64,7 @@ def _partial_specification_with_a_dot(a: dict[str, Any], b: dict[str, Any]) -> b
             and all(row in b["rows"] for row in a["rows"]))
 
 
-STATS_MARK = re.compile(r"(, )?COLUMN_STATS_ACCURATE=\{[^}]*\}")
-
-
-def _without_the_stats_mark(answer: dict[str, Any]) -> dict[str, Any]:
-    """The answer without the file statistics and the mark; a parameters row the mark was all of goes too, as
-    normalised() leaves out one its volatile entries were all of (the other side's row is gone for that)."""
-    answer = _without_table_statistics(answer)
-    rows = [[STATS_MARK.sub("", c).replace("[, ", "[") if c else c for c in row] for row in answer["rows"]]
-    return {**answer, "rows": [row for row in rows
-                               if not (row[:1] in (["Table Properties"], ["Partition Parameters"])
-                                       and row[1:2] == ["[]"])]}
-
-
 KNOWN_DIFFERENCES: dict[str, tuple[Rule, str]] = {
-    "an altered partition keeps its COLUMN_STATS_ACCURATE": (
-        lambda a, b: "COLUMN_STATS_ACCURATE" in json.dumps(a["rows"]) and
-        _without_the_stats_mark(a) == _without_the_stats_mark(b),
-        "a partition Spark's insert alters keeps the COLUMN_STATS_ACCURATE it is sent with ({} after Hive's "
-        "client marks its basic statistics stale); Hive 2.3 reads the files' statistics again on the alter and "
-        "drops the mark (the README's altered partition; test_thrift_differential.py)"),
     "a partial specification with a dot": (
         _partial_specification_with_a_dot,
         "SHOW PARTITIONS by a partial specification lists the partitions with those values; Hive 2.3 matches "

@@ -15,6 +15,7 @@ as sent), so that no engine answers from statistics of data the alter may have r
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
@@ -139,12 +140,18 @@ def after_partition_alter(stored: Mapping[str, str], sent: Mapping[str, str], co
 
 
 def _fast_stats_same(stored: Mapping[str, str], sent: Mapping[str, str]) -> bool:
-    """Hive's isFastStatsSame: both have each fast statistic, equal as numbers (where Hive's parse fails
-    the call, the values count as different: the mark goes, which is safe)."""
-    try:
-        return all(stat in stored and stat in sent and int(stored[stat]) == int(sent[stat]) for stat in FAST_STATS)
-    except ValueError:
-        return False
+    """Hive's isFastStatsSame: both have each fast statistic, equal as numbers (Long.parseLong's; where it
+    fails the call, the values count as different here: the mark goes, which is safe)."""
+    def number(value: str | None) -> int | None:
+        return int(value) if value is not None and _LONG.fullmatch(value) else None
+
+    def same(stat: str) -> bool:
+        before = number(stored.get(stat))
+        return before is not None and before == number(sent.get(stat))
+    return all(same(stat) for stat in FAST_STATS)
+
+
+_LONG = re.compile(r"[+-]?[0-9]{1,19}")
 
 
 def _basic_state(parameters: dict[str, str], context: AlterContext) -> dict[str, str]:

@@ -105,6 +105,8 @@ def test_do_not_update_stats_among_a_tables_parameters_is_taken_out() -> None:
     ({"numFiles": "2"}, NO_CONTEXT, False),
     ({"numFiles": None}, NO_CONTEXT, False),  # not sent: Hive reads them again
     ({"numFiles": "many"}, NO_CONTEXT, False),  # Hive's parse fails the call; dropping the mark is the safe side
+    ({"numFiles": "1_0"}, NO_CONTEXT, False),  # (not a Java long either, where Python's int reads 10)
+    ({"numFiles": "+1"}, NO_CONTEXT, True),
     ({"numFiles": "2"}, AlterContext(keep=True), True),
     ({}, AlterContext(generated="USER"), False),  # ALTER ... UPDATE STATISTICS: read again, whatever was sent
 ])

@@ -239,6 +239,7 @@ def plot(results: Sequence[RunResult], path: str | Path, *, title: str | None = 
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
         from matplotlib.layout_engine import ConstrainedLayoutEngine
+        from matplotlib.lines import Line2D
     except ImportError as exc:
         raise ImportError("plotting needs matplotlib: pip install 'metastore-gateway[bench]'") from exc
 
@@ -275,7 +276,13 @@ def plot(results: Sequence[RunResult], path: str | Path, *, title: str | None = 
         ax.set_ylabel(label)
         ax.grid(True, which="major", alpha=0.35)
         ax.grid(True, which="minor", alpha=0.1)
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)
+    ax_rate.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)
+    # The targets' colours are the rate legend's; the latency legend says which line is which percentile,
+    # so it stays two lines long however many targets ran (one line per target and percentile ran off the
+    # figure at a dozen targets).
+    ax_latency.legend(handles=[Line2D([], [], color="0.3", linestyle="-", marker=".", label="p50 (colour: target)"),
+                               Line2D([], [], color="0.3", linestyle="--", marker="x", label="p99")],
+                      loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)
     ax_latency.set_xlabel("seconds since the first target started (targets ran one after another)" if sequential
                           else "seconds since start")
     names = ", ".join(r.target for r in results)

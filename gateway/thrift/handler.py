@@ -86,9 +86,10 @@ async def _none_if_unpartitioned(read: Awaitable[VersionsHit]) -> VersionsHit:
         return VersionsHit(exc.table, [])
 
 
-def _context_properties(req: Any) -> dict[str, str] | None:
-    """The properties of a Hive 4 request's EnvironmentContext, if it has one."""
-    return req.environmentContext.properties if req.environmentContext else None
+def _alter_context(environment_context: Any) -> AlterContext:
+    """What an alter's EnvironmentContext (a call's argument, or a Hive 4 request's field; unset: none)
+    says about statistics."""
+    return AlterContext.of(environment_context.properties if environment_context else None)
 
 
 def _write_id_named(request_write_id: int | None, objects: Sequence[Any], what: str) -> int:
@@ -377,7 +378,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         properties = (environment_context and environment_context.properties) or {}
         await self.alter_table(dbname, tbl_name, new_tbl,
                                cascade=str(properties.get("CASCADE", "")).lower() == "true",
-                               stats=AlterContext.of(properties))
+                               stats=_alter_context(environment_context))
 
     async def alter_table_with_cascade(self, dbname: str | None, tbl_name: str | None, new_tbl: Any,
                                        cascade: bool | None) -> None:
@@ -389,7 +390,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         req = required(req, "req")
         txn_id = await self._txn_of_request(req, [required(req.table, "table")], "alter_table_req")
         await self.alter_table(req.dbName, req.tableName, req.table, txn_id=txn_id,
-                               stats=AlterContext.of(_context_properties(req)))
+                               stats=_alter_context(req.environmentContext))
         return hms.AlterTableResponse()
 
     # -- partitions: writes -----------------------------------------------------------------------
@@ -477,7 +478,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
                                                        new_part: Any, environment_context: Any) -> None:
         """What Hive 3's and 4's clients and Trino send for one partition."""
         await self.alter_partitions(db_name, tbl_name, [required(new_part, "new_part")],
-                                    stats=AlterContext.of(environment_context and environment_context.properties))
+                                    stats=_alter_context(environment_context))
 
     async def alter_partitions(self, db_name: str | None, tbl_name: str | None, new_parts: list[Any] | None, *,
                                txn_id: int = 0, stats: AlterContext = NO_CONTEXT) -> None:
@@ -496,7 +497,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
     async def alter_partitions_with_environment_context(self, db_name: str | None, tbl_name: str | None,
                                                         new_parts: list[Any] | None, environment_context: Any) -> None:
         await self.alter_partitions(db_name, tbl_name, new_parts,
-                                    stats=AlterContext.of(environment_context and environment_context.properties))
+                                    stats=_alter_context(environment_context))
 
     async def alter_partitions_req(self, req: Any) -> Any:
         """Hive 4's alter_partitions_req: under the txn of its writeId for a transactional table (Trino's
@@ -505,7 +506,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         partitions = required(req.partitions, "partitions")
         txn_id = await self._txn_of_request(req, partitions, "alter_partitions_req")
         await self.alter_partitions(req.dbName, req.tableName, partitions, txn_id=txn_id,
-                                    stats=AlterContext.of(_context_properties(req)))
+                                    stats=_alter_context(req.environmentContext))
         return hms.AlterPartitionsResponse()
 
     async def _txn_of_request(self, req: Any, objects: Sequence[Any], what: str) -> int:

@@ -11,7 +11,10 @@ For each asked column, over the asked partitions that have its statistics:
   over found partitions times asked ones); a low or high value, distinct count or length is drawn
   through the smallest and the largest value found, out to the first or last asked position. A value
   some found partition lacks (an unset low value) leaves the result without it. Ties between equal
-  values go to the earlier asked partition (Hive leaves them to its database's sort).
+  values go to the earlier asked partition (Hive leaves them to its database's sort). An extrapolated
+  decimal without a high value has no low value either (Hive's StatObjectConverter reads the low value
+  only beside a high one; with a low value and no high one, Hive fails, and the high value is answered
+  here). A long's line is computed exactly and clamped to a long, where Hive's Java longs overflow.
 - A distinct count of a long, date or timestamp column is at most its range (high - low + 1).
 - Extrapolated decimals are computed in doubles and written back as Java prints a double (Hive turns
   them into strings with `String.valueOf`); found ones keep their own scale (Hive on PostgreSQL; on
@@ -129,6 +132,10 @@ def _extrapolated(kind: str, found: Sequence[tuple[int, ColumnStats]], asked: in
         result = _line(kind, name, ordered[0], ordered[-1], last)
         if result is not None:
             out[name] = result
+    if kind == "decimal" and "highValue" not in out:
+        # Hive's StatObjectConverter reads an extrapolated decimal's low value (text) only when its high value
+        # is text too (a test of the wrong variable, in Hive 2.3 to 4): without a high value, no low value.
+        out.pop("lowValue", None)
     return out
 
 

@@ -113,6 +113,21 @@ def test_decimals_keep_their_scale_when_found_and_read_back_from_doubles_when_ex
         _dec("-2.75"), _dec("117.5"), 35)
 
 
+def test_an_extrapolated_decimal_without_a_high_value_has_no_low_value_either() -> None:
+    """Hive reads the extrapolated low value only when the high value is there; the other way round it fails
+    (a NullPointerException, answered as MetaException), where the gateway answers the high value alone."""
+    def stats(unset: str) -> dict[str, dict[str, ColumnStats]]:
+        return {P[i - 1]: {"price": ColumnStats("price", "decimal(10,2)", "decimal", {
+            "lowValue": _dec(f"{i}.25"), "highValue": _dec(f"{100 + i * i}.50"), "numNulls": 0, "numDVs": 30 + i,
+        } | ({unset: None} if i == 2 else {}))} for i in (1, 2, 3)}
+    without_high = _data(aggregate(P[:4], ["price"], stats("highValue"))[0])["price"]
+    assert "lowValue" not in without_high and "highValue" not in without_high
+    without_low = _data(aggregate(P[:4], ["price"], stats("lowValue"))[0])["price"]
+    assert "lowValue" not in without_low and without_low["highValue"] == _dec("113.5")
+    found_everywhere = _data(aggregate(P[:3], ["price"], stats("highValue"))[0])["price"]
+    assert found_everywhere["lowValue"] == _dec("1.25") and found_everywhere["highValue"] == _dec("109.50")
+
+
 @pytest.mark.parametrize("x, printed", [
     (117.5, "117.5"), (1.0, "1.0"), (100.0, "100.0"), (-2.75, "-2.75"), (0.0, "0.0"), (0.001, "0.001"),
     (1e7, "1.0E7"), (12345678.0, "1.2345678E7"), (1.5e20, "1.5E20"), (1.5e-5, "1.5E-5"), (2e-4, "2.0E-4"),

@@ -105,7 +105,17 @@ def check(stats: ColumnStats, table_column_type: str) -> None:
         _check_value(f"{stats.kind} statistics of column {stats.column}: {name}", type_, value)
 
 
-# -- merging (Hive's ColumnStatsMerger, for set_aggr_stats_for's needMerge) ---------------------------
+# -- writing over old statistics, and merging (Hive's ColumnStatsMerger, for set_aggr_stats_for's needMerge) --
+
+def overlay(old: ColumnStats, new: ColumnStats) -> ColumnStats:
+    """New statistics written over a column's old ones, as Hive's metastore writes them into the old row
+    (StatObjectConverter.setFieldsIntoOldStats): a value the new ones leave unset (a low or high value, a
+    sketch) keeps the old one. Of another kind than the old (a retyped column), the new replace them."""
+    if old.kind != new.kind:
+        return new
+    data = {**old.data, **{name: value for name, value in new.data.items() if value is not None}}
+    return ColumnStats(new.column, new.column_type, new.kind, data, new.last_analyzed)
+
 
 def decimal_value(d: Mapping[str, Any]) -> decimal.Decimal:
     return decimal.Decimal(int.from_bytes(d["unscaled"], "big", signed=True)).scaleb(-int(d["scale"]))

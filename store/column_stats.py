@@ -3,8 +3,9 @@ planners read (Trino before every plan, and at the end of every INSERT it merges
 
 Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them against it):
 - A write names columns of the table (not its partition keys) and replaces the statistics of each
-  column it names (or merges into them: hive/column_stats.py's `merge`); the other columns keep
-  theirs. A partition's statistics need the partition.
+  column it names, a value it leaves unset (a low or high value, a sketch) keeping the old one
+  (hive/column_stats.py's `overlay`, Hive's setFieldsIntoOldStats), or merges into them (`merge`);
+  the other columns keep theirs. A partition's statistics need the partition.
 - Statistics come in the kind the column's type has (hive/column_stats.py). Hive 2.3 stores any kind
   and reads it back as garbage; here a kind that does not fit the column is refused.
 - They go with what they describe, in the same database transaction: dropping the table, a partition
@@ -33,9 +34,9 @@ Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them
   table) wait for its commit in column_stats_by_txn (store/schema/0023): a reader whose
   ValidWriteIdList counts the txn's write id as committed (the txn itself) reads them, and not the
   committed rows its own drops marked; every other reader, and one without a list, sees the committed
-  ones meanwhile (store/snapshot.py `statistics_seen`, Hive's isCurrentStatsValidForTheQuery). A merge
-  merges into the txn's own row else the committed one, the commit moves them in, and an abort
-  deletes them. A drop of the partition, or of the column or a change of its type, takes them as it
+  ones meanwhile (store/snapshot.py `statistics_seen`, Hive's isCurrentStatsValidForTheQuery). A write
+  merges into (or overlays) the txn's own row else the committed one, the commit moves them in, and an
+  abort deletes them. A drop of the partition, or of the column or a change of its type, takes them as it
   takes committed ones (store/schema/0025): another txn's drop marks them, its commit deletes them
   (before or after theirs: moved in, they keep the mark), its abort unmarks them; the writing txn's
   own drop, and a drop of a partition that exists nowhere else, delete them at once. So a partition of
@@ -69,7 +70,7 @@ import asyncpg
 
 from hive import names as n
 from hive import stats_accuracy, stats_aggregation
-from hive.column_stats import BYTES, DECIMAL, FIELDS, FLOAT, ColumnStats, check, merge
+from hive.column_stats import BYTES, DECIMAL, FIELDS, FLOAT, ColumnStats, check, merge, overlay
 from store import catalog, codec, txns
 from store.errors import InvalidArgument, NotFound
 from store.events import NewEvent, Outcome
@@ -135,10 +136,11 @@ async def _locked_partition(conn: asyncpg.Connection, table: Table, part_name: s
 async def update(conn: asyncpg.Connection, db_name: str, table_name: str, part_name: str | None,
                  stats: Sequence[ColumnStats], now_s: int, *, merge_old: bool = False,
                  txn_id: int = 0) -> tuple[NewEvent, ...]:
-    """Replace the named columns' statistics of the table (`part_name` None) or of one partition, or
-    with `merge_old` merge them into the old ones (`merge`); column names are stored lower case,
-    `last_analyzed` is `now_s`. Under `txn_id` (open; a transactional table's write) they wait for its
-    commit (the module's docstring). Answers the events of marking them accurate (none: already marked)."""
+    """Write the named columns' statistics of the table (`part_name` None) or of one partition over the
+    old ones (`overlay`), or with `merge_old` merge them into the old ones (`merge`); column names are
+    stored lower case, `last_analyzed` is `now_s`. Under `txn_id` (open; a transactional table's write)
+    they wait for its commit (the module's docstring). Answers the events of marking them accurate (none:
+    already marked)."""
     if not stats:
         raise InvalidArgument("no column statistics given")
     # A lock on the table's row: a drop or rename waits until these rows are in, then sees them. Exclusive
@@ -170,11 +172,10 @@ async def update(conn: asyncpg.Connection, db_name: str, table_name: str, part_n
             raise InvalidArgument(f"table {table.full_name} is not transactional: its statistics are written "
                                   "without a txn (leave the write id out)")
         await txns.require_open(conn, [txn_id])  # held FOR SHARE: the commit waits for these rows
-    if merge_old:
-        old = (await conn.fetch(sql.SELECT_FOR_MERGE_BY_TXN, table.table_id, [key], list(stored), txn_id) if txn_id
-               else await conn.fetch(sql.SELECT_FOR_UPDATE, table.table_id, [key], list(stored)))
-        for row in old:
-            stored[row["column_name"]] = merge(_from_row(row), stored[row["column_name"]])
+    old = (await conn.fetch(sql.SELECT_FOR_MERGE_BY_TXN, table.table_id, [key], list(stored), txn_id) if txn_id
+           else await conn.fetch(sql.SELECT_FOR_UPDATE, table.table_id, [key], list(stored)))
+    for row in old:
+        stored[row["column_name"]] = (merge if merge_old else overlay)(_from_row(row), stored[row["column_name"]])
     rows = [{"part_name": key, "column_name": s.column, "column_type": s.column_type, "kind": s.kind,
              "data": _to_json(s.kind, s.data)} for s in stored.values()]
     if txn_id:

@@ -11,7 +11,9 @@ tie is decided by PostgreSQL's sort, which no rule reproduces), some low or high
 column's values at times near the ends of a long. Then random requests: a subset of the partitions in
 random order (a missing name or a repeated one at times) and of the columns (in another case at times,
 a column without statistics at times). An answer is compared after sorting its columns (Hive's order is
-its database's); a failure by its exception type.
+its database's); a failure by its exception type. Then a `set_aggr_stats_for`, with needMerge true, false
+or unset (what Hive's INSERT INTO sends; `_merge` says what is not merged and why), and every partition's
+statistics read back from both. Differences the gateway makes on purpose are explained by `_explained`.
 
 Skipped without Java, pyspark's jars or PostgreSQL's JDBC driver. `make test` runs EXAMPLES (6,
 derandomized); the `soak` run AGGR_STATS_DIFFERENTIAL_SOAK_EXAMPLES (300).
@@ -125,6 +127,44 @@ def _writes(draw: Draw, table: str, names: list[str]) -> list[tuple[str, tuple[A
     return calls
 
 
+def _unset_end(data: Any) -> bool:
+    """Whether statistics (Thrift's, or as _normal makes them) leave a low or high value unset."""
+    fields = data if isinstance(data, dict) else vars(data)
+    member = next(v for k, v in fields.items() if k != "type" and v is not None)
+    member = member if isinstance(member, dict) else vars(member)
+    return "lowValue" in member and (member["lowValue"] is None or member["highValue"] is None)
+
+
+def _merge(draw: Draw, table: str, names: list[str], before: Any) -> ht.SetPartitionsStatsRequest:
+    """What Hive's INSERT INTO sends after it wrote: new statistics of some partitions' columns, merged into
+    the old ones (needMerge) or written over them. `before`: Hive's statistics of the partitions.
+
+    A merge names the same columns for every partition, as Hive's statistics task does (Hive 2.3 reads the
+    old statistics of the columns the first partition's name only, and writes the others' over them). Not
+    merged, where Hive 2.3 fails or answers wrongly: a date's statistics (it has no merger of them: an
+    internal error; Hive 3 merges them as the gateway does), a decimal's (it orders two ends as Thrift
+    structs, by their unscaled bytes, not by value), and a low or high value unset on either side (its
+    mergers read an unset long or double as 0, and fail on an unset decimal; the gateway keeps the value
+    that is set, as Hive 4 does)."""
+    types, rng = dict(COLUMNS), draw.rng
+    stats = _column_stats(draw)
+    need_merge = rng.choice([True, False, None])
+    chosen = sorted(rng.sample(range(len(names)), rng.randint(1, len(names))))
+    columns = rng.sample(sorted(stats), rng.randint(1, len(stats)))
+    if need_merge:
+        old = {name: {c["colName"]: c["statsData"] for c in cs} for name, cs in before["partStats"].items()}
+        columns = [c for c in columns if c not in ("dt", "m") and not any(
+            _unset_end(stats[c][k]) or (c in old.get(names[k], {}) and _unset_end(old[names[k]][c])) for k in chosen)]
+    written = []
+    for k in chosen:
+        some = columns if need_merge else rng.sample(sorted(stats), rng.randint(1, len(stats)))
+        if some:
+            desc = ht.ColumnStatisticsDesc(False, DB, table, names[k])
+            written.append(ht.ColumnStatistics(desc, [ht.ColumnStatisticsObj(c, types[c], stats[c][k])
+                                                      for c in some]))
+    return ht.SetPartitionsStatsRequest(written, need_merge)
+
+
 def _request(draw: Draw, table: str, names: list[str]) -> ht.PartitionsStatsRequest:
     rng = draw.rng
     asked = rng.sample(names, rng.randint(1, len(names)))
@@ -145,6 +185,8 @@ def _call(client: Any, warehouse: str, method: str, args: tuple[Any, ...]) -> An
         return {"raised": type(exc).__name__}
     if method == "get_aggr_stats_for":  # Hive's order is its database's
         got["colStats"] = sorted(got["colStats"], key=lambda x: (x["colName"], x["colType"]))
+    elif method == "get_partitions_statistics_req":
+        got["partStats"] = {k: sorted(v, key=lambda x: x["colName"]) for k, v in got["partStats"].items()}
     return got
 
 
@@ -216,6 +258,17 @@ def run_example(servers: Servers, seed: int) -> None:
                                      + json.dumps(found, default=str)[:6000])
             outcome = f"deliberate: {reason[:60]}"
         servers.tally[outcome] = servers.tally.get(outcome, 0) + 1
+    # Then a merge, and every partition's statistics read back (aggregates over merged values could tie).
+    read = ht.PartitionsStatsRequest(DB, table, [c for c, _ in COLUMNS], names)
+    before = _call(servers.hms, servers.hms_warehouse, "get_partitions_statistics_req", (read,))
+    merge = _merge(draw, table, names, before)
+    ours, theirs = _both(servers, "set_aggr_stats_for", (merge,))
+    assert ours == theirs, f"set_aggr_stats_for({merge}): gateway {ours}, Hive {theirs}"
+    ours, theirs = _both(servers, "get_partitions_statistics_req", (read,))
+    assert ours == theirs, (f"after set_aggr_stats_for({merge})\n" + _difference(ours, theirs, "gateway", "Hive")
+                            + f"\nbefore: {json.dumps(before, default=str)}")
+    merged = f"merged (needMerge={merge.needMerge})"
+    servers.tally[merged] = servers.tally.get(merged, 0) + 1
 
 
 def _connect(address: str) -> Any:

@@ -396,6 +396,24 @@ async def test_hives_insert_merges_its_rows_statistics_into_the_old(env: tuple[T
     assert got["name"] == new[1]  # no old statistics: the new ones as they came
 
 
+async def test_a_write_over_old_statistics_keeps_the_values_it_leaves_unset(env: tuple[ThriftClient, str]) -> None:
+    """As Hive's metastore writes into the old row (setFieldsIntoOldStats): an unset low or high value or
+    sketch keeps the old one, of a table's and of a partition's statistics, without needMerge too."""
+    client, _ = env
+    old = _obj("id", "bigint", longStats=hms.LongColumnStatsData(lowValue=1, highValue=10, numNulls=1, numDVs=9,
+                                                                 bitVectors=b"HLL"))
+    unset = _obj("id", "bigint", longStats=hms.LongColumnStatsData(highValue=30, numNulls=4, numDVs=20))
+    kept = hms.LongColumnStatsData(lowValue=1, highValue=30, numNulls=4, numDVs=20, bitVectors=b"HLL")
+    await client("update_table_column_statistics", _write("db", "t", old))
+    await client("update_table_column_statistics", _write("db", "t", unset))
+    assert (await _table_stats(client, ["id"]))["id"].statsData.longStats == kept
+    part = "ds=2024-01-02"
+    await client("update_partition_column_statistics", _write("db", "t", old, part=part))
+    request = hms.SetPartitionsStatsRequest(colStats=[_write("db", "t", unset, part=part)], needMerge=False)
+    assert await client("set_aggr_stats_for", request) is True
+    assert (await _partition_stats(client, [part], ["id"]))[part]["id"].statsData.longStats == kept
+
+
 async def test_an_aborted_txns_partitions_take_their_statistics_with_them(gateway: Gateway,
                                                                           env: tuple[ThriftClient, str]) -> None:
     """Statistics may be written for a partition an open txn added (Trino writes them before it commits);

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hive.column_stats import ColumnStats, check, kinds_for_type, merge
+from hive.column_stats import ColumnStats, check, kinds_for_type, merge, overlay
 from store.errors import InvalidArgument
 
 
@@ -70,3 +70,16 @@ def test_merge_compares_decimals_by_value_and_keeps_a_range_only_one_side_has() 
     assert merge(unranged, ranged).data == {"numNulls": 4, "numDVs": 2, "lowValue": 3, "highValue": 7}
     retyped = ColumnStats("n", "double", "double", {"numNulls": 0, "numDVs": 1})
     assert merge(ranged, retyped) == retyped
+
+
+def test_a_write_over_old_statistics_keeps_the_values_it_leaves_unset() -> None:
+    """Hive's setFieldsIntoOldStats: an unset low or high value (or sketch) keeps the old one; what is sent
+    replaces it; of another kind (a retyped column), the new statistics replace the old ones whole."""
+    old = ColumnStats("n", "bigint", "long", {"numNulls": 1, "numDVs": 5, "lowValue": -3, "highValue": 9,
+                                              "bitVectors": b"x"}, 100)
+    new = ColumnStats("n", "bigint", "long", {"numNulls": 2, "numDVs": 4, "lowValue": None, "highValue": 12}, 200)
+    written = overlay(old, new)
+    assert written.data == {"numNulls": 2, "numDVs": 4, "lowValue": -3, "highValue": 12, "bitVectors": b"x"}
+    assert written.last_analyzed == 200
+    retyped = ColumnStats("n", "double", "double", {"numNulls": 0, "numDVs": 1})
+    assert overlay(old, retyped) == retyped

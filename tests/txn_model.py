@@ -464,7 +464,8 @@ class Model:
     def write_stats(self, me: int, tk: int, writes: Sequence[tuple[str, Mapping[str, StatsValue]]],
                     merge: bool) -> Outcome:
         """One call's statistics writes (all or nothing), in order: per entry the partition ('' the
-        table's own) and column -> statistics. Under txn `me` (0: none) they wait for its commit."""
+        table's own) and column -> statistics. Under txn `me` (0: none) they wait for its commit; a merge
+        merges into the txn's own row, else the committed one unless the txn's drop marked it."""
         if me and self.txns[me].state != OPEN:
             return Outcome("REFUSED", why=f"txn {me} is {self.txns[me].state}")
         born = {part: self.stats_incarnation(tk, part) for part, _ in writes}
@@ -484,7 +485,8 @@ class Model:
                 row = self.stats.get(key)
                 if txn is not None:
                     prev = txn.stats.get(key)
-                    base = prev.value if prev else row.value if row else None
+                    # Not the committed row the txn's own drop marked: it describes what the txn replaced.
+                    base = prev.value if prev else row.value if row and row.mark != txn.txn_id else None
                     new = merge_stats(base, value) if merge and base else value
                     # A marked row keeps its mark, and so describes the partition the mark's drop takes.
                     txn.stats[key] = PendingStats(new, prev.born, prev.mark) if prev and prev.mark else \

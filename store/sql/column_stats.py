@@ -49,7 +49,8 @@ WHERE p.table_id = $1 AND p.part_name = $2 AND p.dropped_wid IS NULL AND p.born_
               AND q.dropped_wid = p.created_wid AND q.created_wid < p.created_wid)
 LIMIT 1
 """
-# What a merge under txn $4 merges into: the txn's own rows, else the committed ones.
+# What a write under txn $4 merges into or overlays: the txn's own rows, else the committed ones but those
+# its own drop or column change marked (they describe what the txn replaced).
 SELECT_FOR_MERGE_BY_TXN = f"""
 SELECT DISTINCT ON (column_name) {_COLUMNS} FROM (
     SELECT 0 AS pick, {_COLUMNS} FROM column_stats_by_txn
@@ -57,6 +58,7 @@ SELECT DISTINCT ON (column_name) {_COLUMNS} FROM (
     UNION ALL
     SELECT 1, {_COLUMNS} FROM column_stats
     WHERE table_id = $1 AND part_name = ANY($2::text[]) AND column_name = ANY($3::text[])
+      AND deleted_by_txn IS DISTINCT FROM $4
 ) AS rows
 ORDER BY column_name, pick
 """

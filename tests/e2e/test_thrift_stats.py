@@ -740,6 +740,34 @@ async def test_statistics_a_txn_wrote_do_not_pass_to_a_partition_of_that_name_ad
     assert await _rows(dsn) == []
 
 
+async def test_a_txn_writes_over_no_statistics_of_a_partition_it_replaced(gateway: Gateway,
+                                                                         env: tuple[ThriftClient, str]) -> None:
+    """A txn that dropped a partition and added it again writes statistics of its new partition: neither a
+    merge nor a value the write leaves unset takes anything from the old partition's statistics, which its
+    drop marked (they go at its commit)."""
+    client, dsn = env
+    await _acid_table(client, (("id", "bigint"),), ("a", "b"))
+    grpc = await connect(f"127.0.0.1:{gateway.port}")
+    try:
+        for part, merge in (("ds=a", False), ("ds=b", True)):
+            old = _obj("id", "bigint", longStats=hms.LongColumnStatsData(lowValue=1, highValue=9, numNulls=3,
+                                                                         numDVs=8, bitVectors=b"HLL"))
+            await client("update_partition_column_statistics", _write("db", "acid", old, part=part))
+            txn, write_id = await _open_with_write_id(client, "acid")
+            await grpc.catalog.DropPartitions(pb.DropPartitionsRequest(db_name="db", table_name="acid", names=[part],
+                                                                       txn_id=txn))
+            await grpc.catalog.AddPartitions(pb.AddPartitionsRequest(
+                db_name="db", table_name="acid", txn_id=txn, partitions=[pb.Partition(values=[part[3:]])]))
+            new = _obj("id", "bigint", longStats=hms.LongColumnStatsData(highValue=30, numNulls=1, numDVs=20))
+            assert await client("set_aggr_stats_for", hms.SetPartitionsStatsRequest(
+                colStats=[_write("db", "acid", new, part=part)], needMerge=merge, writeId=write_id))
+            await client("commit_txn", hms.CommitTxnRequest(txnid=txn))
+            assert await _partition_stats(client, [part], ["id"], "acid") == {part: {"id": new}}, merge
+    finally:
+        await grpc.channel.close()
+    assert await _rows(dsn) == [("ds=a", "id"), ("ds=b", "id")]
+
+
 async def test_statistics_a_txn_wrote_of_a_column_another_txn_drops_go_with_the_column(
         env: tuple[ThriftClient, str]) -> None:
     """A table's statistics waiting for a txn's commit go with a column another txn drops, as the

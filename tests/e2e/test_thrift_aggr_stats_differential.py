@@ -11,9 +11,10 @@ tie is decided by PostgreSQL's sort, which no rule reproduces), some low or high
 column's values at times near the ends of a long. Then random requests: a subset of the partitions in
 random order (a missing name or a repeated one at times) and of the columns (in another case at times,
 a column without statistics at times). An answer is compared after sorting its columns (Hive's order is
-its database's); a failure by its exception type. Then a `set_aggr_stats_for`, with needMerge true, false
-or unset (what Hive's INSERT INTO sends; `_merge` says what is not merged and why), and every partition's
-statistics read back from both. Differences the gateway makes on purpose are explained by `_explained`.
+its database's); a failure by its exception type. Then a `set_aggr_stats_for` of partitions or of the
+table, with needMerge true, false or unset (what Hive's INSERT INTO sends; `_merge` says what is not merged
+and why), and the statistics of every partition and of the table, and their COLUMN_STATS_ACCURATE marks,
+read back from both. Differences the gateway makes on purpose are explained by `_explained`.
 
 Skipped without Java, pyspark's jars or PostgreSQL's JDBC driver. `make test` runs EXAMPLES (6,
 derandomized); the `soak` run AGGR_STATS_DIFFERENTIAL_SOAK_EXAMPLES (300).
@@ -124,6 +125,12 @@ def _writes(draw: Draw, table: str, names: list[str]) -> list[tuple[str, tuple[A
         if objs:
             desc = ht.ColumnStatisticsDesc(False, DB, table, name)
             calls.append(("update_partition_column_statistics", (ht.ColumnStatistics(desc, objs),)))
+    if draw.rng.random() < 0.5:  # the table's own, which Hive's planner reads of an unpartitioned one
+        objs = [ht.ColumnStatisticsObj(column, types[column], values[0]) for column, values in stats.items()
+                if draw.rng.random() < 0.6]
+        if objs:
+            desc = ht.ColumnStatisticsDesc(True, DB, table, None)
+            calls.append(("update_table_column_statistics", (ht.ColumnStatistics(desc, objs),)))
     return calls
 
 
@@ -135,9 +142,11 @@ def _unset_end(data: Any) -> bool:
     return "lowValue" in member and (member["lowValue"] is None or member["highValue"] is None)
 
 
-def _merge(draw: Draw, table: str, names: list[str], before: Any) -> ht.SetPartitionsStatsRequest:
-    """What Hive's INSERT INTO sends after it wrote: new statistics of some partitions' columns, merged into
-    the old ones (needMerge) or written over them. `before`: Hive's statistics of the partitions.
+def _merge(draw: Draw, table: str, names: list[str], before: dict[str, dict[str, Any]]) -> ht.SetPartitionsStatsRequest:
+    """What Hive's INSERT INTO sends after it wrote: new statistics of some partitions' columns (or, at
+    times, of the table's own: one ColumnStatistics, as Hive 2.3 wants), merged into the old ones
+    (needMerge) or written over them. `before`: Hive's statistics, partition name ('' the table) -> column
+    -> statistics.
 
     A merge names the same columns for every partition, as Hive's statistics task does (Hive 2.3 reads the
     old statistics of the columns the first partition's name only, and writes the others' over them). Not
@@ -149,20 +158,39 @@ def _merge(draw: Draw, table: str, names: list[str], before: Any) -> ht.SetParti
     types, rng = dict(COLUMNS), draw.rng
     stats = _column_stats(draw)
     need_merge = rng.choice([True, False, None])
-    chosen = sorted(rng.sample(range(len(names)), rng.randint(1, len(names))))
+    table_level = rng.random() < 0.25
+    targets = [""] if table_level else [names[k] for k in sorted(rng.sample(range(len(names)),
+                                                                           rng.randint(1, len(names))))]
     columns = rng.sample(sorted(stats), rng.randint(1, len(stats)))
     if need_merge:
-        old = {name: {c["colName"]: c["statsData"] for c in cs} for name, cs in before["partStats"].items()}
         columns = [c for c in columns if c not in ("dt", "m") and not any(
-            _unset_end(stats[c][k]) or (c in old.get(names[k], {}) and _unset_end(old[names[k]][c])) for k in chosen)]
+            _unset_end(stats[c][k]) or (c in before.get(t, {}) and _unset_end(before[t][c]))
+            for k, t in enumerate(targets))]
     written = []
-    for k in chosen:
+    for k, target in enumerate(targets):
         some = columns if need_merge else rng.sample(sorted(stats), rng.randint(1, len(stats)))
         if some:
-            desc = ht.ColumnStatisticsDesc(False, DB, table, names[k])
+            desc = ht.ColumnStatisticsDesc(table_level, DB, table, target or None)
             written.append(ht.ColumnStatistics(desc, [ht.ColumnStatisticsObj(c, types[c], stats[c][k])
                                                       for c in some]))
     return ht.SetPartitionsStatsRequest(written, need_merge)
+
+
+def _statistics(servers: Servers, table: str, names: list[str]) -> tuple[Any, Any]:
+    """Each side's statistics of the table and its partitions, partition name ('' the table) -> column ->
+    statistics, and its table's and partitions' parameters (their COLUMN_STATS_ACCURATE marks)."""
+    columns = [c for c, _ in COLUMNS]
+    answers = []
+    for client, warehouse in ((servers.gateway, servers.gateway_warehouse), (servers.hms, servers.hms_warehouse)):
+        parts = _call(client, warehouse, "get_partitions_statistics_req",
+                      (ht.PartitionsStatsRequest(DB, table, columns, names),))
+        own = _call(client, warehouse, "get_table_statistics_req", (ht.TableStatsRequest(DB, table, columns),))
+        stats = {name: {c["colName"]: c["statsData"] for c in cs} for name, cs in parts["partStats"].items()}
+        stats[""] = {c["colName"]: c["statsData"] for c in own["tableStats"]}
+        params = {"": _call(client, warehouse, "get_table", (DB, table))["parameters"]}
+        params |= {p["values"][0]: p["parameters"] for p in _call(client, warehouse, "get_partitions", (DB, table, -1))}
+        answers.append({"statistics": stats, "parameters": params})
+    return answers[0], answers[1]
 
 
 def _request(draw: Draw, table: str, names: list[str]) -> ht.PartitionsStatsRequest:
@@ -258,16 +286,18 @@ def run_example(servers: Servers, seed: int) -> None:
                                      + json.dumps(found, default=str)[:6000])
             outcome = f"deliberate: {reason[:60]}"
         servers.tally[outcome] = servers.tally.get(outcome, 0) + 1
-    # Then a merge, and every partition's statistics read back (aggregates over merged values could tie).
-    read = ht.PartitionsStatsRequest(DB, table, [c for c, _ in COLUMNS], names)
-    before = _call(servers.hms, servers.hms_warehouse, "get_partitions_statistics_req", (read,))
-    merge = _merge(draw, table, names, before)
+    # Then a merge, and every partition's statistics read back (aggregates over merged values could tie),
+    # and the COLUMN_STATS_ACCURATE marks, which every write of statistics sets.
+    ours, before = _statistics(servers, table, names)
+    assert ours == before, "before set_aggr_stats_for\n" + _difference(ours, before, "gateway", "Hive")
+    merge = _merge(draw, table, names, before["statistics"])
     ours, theirs = _both(servers, "set_aggr_stats_for", (merge,))
     assert ours == theirs, f"set_aggr_stats_for({merge}): gateway {ours}, Hive {theirs}"
-    ours, theirs = _both(servers, "get_partitions_statistics_req", (read,))
+    ours, theirs = _statistics(servers, table, names)
     assert ours == theirs, (f"after set_aggr_stats_for({merge})\n" + _difference(ours, theirs, "gateway", "Hive")
                             + f"\nbefore: {json.dumps(before, default=str)}")
-    merged = f"merged (needMerge={merge.needMerge})"
+    target = " the table" if merge.colStats and merge.colStats[0].statsDesc.isTblLevel else ""
+    merged = f"merged{target} (needMerge={merge.needMerge})"
     servers.tally[merged] = servers.tally.get(merged, 0) + 1
 
 

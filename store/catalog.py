@@ -778,11 +778,19 @@ def _columns_of(table: Table, p: Partition) -> Sequence[FieldSchema]:
 
 
 def _unique_names(parts: Sequence[Partition], what: str) -> None:
+    repeated = _repeated_names(parts)
+    if repeated:
+        raise InvalidArgument(f"partition {repeated[0]} appears twice in one {what} request")
+
+
+def _repeated_names(parts: Sequence[Partition]) -> list[str]:
     seen: set[str] = set()
+    repeated: dict[str, None] = {}
     for p in parts:
         if p.name in seen:
-            raise InvalidArgument(f"partition {p.name} appears twice in one {what} request")
+            repeated[p.name] = None
         seen.add(p.name)
+    return list(repeated)
 
 
 async def add_partitions(
@@ -791,8 +799,10 @@ async def add_partitions(
     check_answer: CheckAnswer | None = None,
 ) -> Outcome[list[Partition]]:
     """Add a batch all-or-nothing. Existing partitions fail the whole batch unless `if_not_exists`,
-    in which case they are skipped. Returns the partitions added and the event id (0: none added);
-    `check_answer` is handed them first (CheckAnswer)."""
+    in which case they are skipped, also one the batch names twice (as Hive skips each before it looks
+    for repeats: Spark's MSCK REPAIR sends `hr=2` and `Hr=2` directories as two); a new one named twice
+    fails it. Returns the partitions added and the event id (0: none added); `check_answer` is handed
+    them first (CheckAnswer)."""
     _check_guard(expected_table_id)
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
@@ -800,7 +810,13 @@ async def add_partitions(
     now = _now_s()
     ctx = await _begin_write(conn, table, txn_id)
     completed = [replace(_complete_partition(table, p), create_time=now, write_id=ctx.write_id) for p in parts]
-    _unique_names(completed, "add")
+    repeated = _repeated_names(completed)
+    if repeated and not if_not_exists:
+        raise InvalidArgument(f"partition {repeated[0]} appears twice in one add request")
+    first: dict[str, Partition] = {}
+    for p in completed:
+        first.setdefault(p.name, p)
+    completed = list(first.values())
     # In name order: two adds of overlapping names then wait on each other's rows in one order (no deadlock).
     rows = [{"part_name": p.name, "part_values": list(p.values), "body": codec.partition_body(p)}
             for p in sorted(completed, key=lambda p: p.name)]
@@ -808,6 +824,9 @@ async def add_partitions(
                                                          ctx.write_id)}
     if ctx.write_id:  # after the insert: it waited for any concurrent writer of the same names
         await _check_concurrent_adds(conn, table, [p.name for p in completed], inserted, ctx.txn_id)
+    new_repeated = [name for name in repeated if name in inserted]
+    if new_repeated:  # rolled back with the rest: a repeat is skipped only where the partition exists
+        raise InvalidArgument(f"partition {new_repeated[0]} appears twice in one add request")
     if len(inserted) < len(completed) and not if_not_exists:
         existing = [p.name for p in completed if p.name not in inserted]
         raise AlreadyExists(

@@ -180,6 +180,28 @@ async def test_database_table_and_partition_lifecycle(hms: Thrift) -> None:
     assert await hms.call("get_all_databases") == ["default"]
 
 
+async def test_a_partition_named_twice_is_skipped_where_it_exists_and_refused_where_new(hms: Thrift) -> None:
+    """Spark's MSCK REPAIR TABLE sends `hr=2` and `Hr=2` directories as one partition twice, with ifNotExists:
+    Hive skips each copy of one that exists before it looks further, and the repair goes on. One that is new
+    named twice is refused whole, as by Hive, and so is any named twice without ifNotExists."""
+    await hms.call("create_database", ht.Database("sales", "", None, {}))
+    await hms.call("create_table", _table("sales", "orders"))
+    await hms.call("add_partition", _partition("sales", "orders", "2024-01-01"))
+
+    def request(*days: str, if_not_exists: bool = True) -> ht.AddPartitionsRequest:
+        return ht.AddPartitionsRequest("sales", "orders", [_partition("sales", "orders", d) for d in days],
+                                       ifNotExists=if_not_exists, needResult=True)
+
+    added = await hms.call("add_partitions_req", request("2024-01-01", "2024-01-02", "2024-01-01"))
+    assert [p.values for p in added.partitions] == [["2024-01-02"]]
+    err = await hms.raises(ht.InvalidObjectException, "add_partitions_req",
+                           request("2024-01-01", "2024-01-03", "2024-01-03"))
+    assert "ds=2024-01-03 appears twice" in err.message
+    await hms.raises(ht.InvalidObjectException, "add_partitions_req",
+                     request("2024-01-01", "2024-01-01", if_not_exists=False))
+    assert await hms.call("get_partition_names", "sales", "orders", -1) == ["ds=2024-01-01", "ds=2024-01-02"]
+
+
 async def test_failures_answer_a_declared_exception_and_the_connection_keeps_serving(hms: Thrift) -> None:
     err = await hms.raises(ht.NoSuchObjectException, "get_table", "nodb", "t")
     assert err.message == "database nodb does not exist"

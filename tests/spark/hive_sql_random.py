@@ -330,8 +330,9 @@ class Generator:
         if_not = "IF NOT EXISTS " if self.chance(0.5) else ""
         for _ in range(self.rng.choice((1, 1, 2, 3))):
             part = self.new_part(t)
-            if part in added:  # one partition twice in one ADD: refused first here, on purpose (README)
-                continue
+            if part in added and not (if_not and part in t.parts):
+                continue  # a new partition twice in one ADD: refused here, on purpose (README); one that
+                # exists, twice with IF NOT EXISTS, is skipped as Hive skips it (Spark's MSCK REPAIR sends such)
             added.add(part)
             location = f" LOCATION '{{warehouse}}/parts/p{self.next()}'" if self.chance(0.3) else ""
             spec = self.spec(t.keys, part) + location

@@ -115,7 +115,7 @@ WHERE {VISIBLE.format(h="$4", x="$5", o="$6")}
 ORDER BY part_name, column_name, created_wid DESC
 """
 
-# A merge reads the rows it replaces; the lock keeps a concurrent merge from reading them meanwhile.
+# A write reads the rows it merges into or overlays; the lock keeps a concurrent write from reading them meanwhile.
 SELECT_FOR_UPDATE = SELECT + "FOR UPDATE\n"
 
 # $3 NULL: every column's.

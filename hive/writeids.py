@@ -250,6 +250,16 @@ class ValidTxnList:
         """Hive `isTxnRangeValid`: how many of the txns `lo..hi` are valid."""
         return _range_valid(self.high_watermark, self.exceptions, lo, hi)
 
+    def before(self, txn_id: int) -> ValidTxnList:
+        """This snapshot with no txn from `txn_id` on valid: what every reader still open sees when
+        `txn_id` is the lowest open txn (Hive 4's createValidTxnListForCleaner). The Cleaner judges
+        by it, so that output a later compaction committed after an open reader began does not count
+        as covering the files that reader still reads."""
+        hwm = min(self.high_watermark, txn_id - 1)
+        below = tuple(t for t in self.exceptions if t <= hwm)
+        return ValidTxnList(hwm, min((t for t in below if t not in self.aborted), default=LONG_MAX), below,
+                            self.aborted.intersection(below))
+
 
 @dataclass(frozen=True, slots=True)
 class ValidWriteIdList:

@@ -74,7 +74,12 @@ def obsolete_dirs(location: str, view: ValidWriteIdList, txns: ValidTxnList) -> 
     before bases recorded them may lack their rows, so those stay). A dir whose visibility txn is
     still open is a live worker's, and stays."""
     root, names = _entries(location)
-    base, deltas, _ = choose_dirs(names, view, txns, check_history=False)
+    # Only what the compaction covered: a later compaction's output reaching past the view's high-water
+    # mark is judged when its own entry is cleaned. Taken as covering now, it would remove this one's
+    # output, which a snapshot from before the later one still reads, and only part of the later one's
+    # inputs would be left: too few for such a snapshot to learn that its history is gone.
+    within = [name for name in names if (d := parse_acid_dir(name)) is None or d.max_write_id <= view.high_watermark]
+    base, deltas, _ = choose_dirs(within, view, txns, check_history=False)
     keep = {d.name for d in deltas} | ({base.name} if base is not None else set())
     held = set(recorded_originals(os.path.join(root, base.name))) if base is not None else set()
     out: list[str] = [os.path.join(root, name) for name in names if name in held and parse_acid_dir(name) is None]

@@ -356,10 +356,11 @@ async def requeue_timed_out(conn: asyncpg.Connection, timeout_s: float) -> Outco
 # -- Cleaner --------------------------------------------------------------------------------------
 
 
-async def ready_to_clean(conn: asyncpg.Connection, limit: int) -> list[QueueEntry]:
-    """Ready entries that no open txn can still need the old files of, locked for this round."""
+async def ready_to_clean(conn: asyncpg.Connection, limit: int) -> tuple[list[QueueEntry], int]:
+    """Ready entries that no open txn can still need the old files of, locked for this round, and the
+    lowest open txn (else the next txn id): no txn from it on counts as committed to the Cleaner."""
     watermark = int(await conn.fetchval(sql.MIN_OPEN_TXN_WATERMARK))
-    return [QueueEntry.from_row(r) for r in await conn.fetch(sql.READY_TO_CLEAN, watermark, limit)]
+    return [QueueEntry.from_row(r) for r in await conn.fetch(sql.READY_TO_CLEAN, watermark, limit)], watermark
 
 
 async def mark_cleaned(conn: asyncpg.Connection, compaction_id: int) -> None:

@@ -434,6 +434,28 @@ async def test_a_snapshot_taken_before_an_overwrite_is_refused_once_a_later_comp
         overwrite.name, compacted.name]
 
 
+async def test_the_cleaner_keeps_what_a_reader_reads_though_a_newer_compaction_it_cannot_see_covers_it(
+        world: World) -> None:
+    # A minor compaction of write ids 1 and 2 (delta_1_2_vT1) is cleanable; then a snapshot is taken, 3 is
+    # written, and a second minor compaction (delta_1_3_vT2) commits: invisible to the snapshot's reader,
+    # whose txn is still open. Cleaning the first entry must judge by what that reader sees: delta_1_2_vT1
+    # stays. The Cleaner used to judge by the txns committed now, took delta_1_3_vT2 for covering write ids
+    # 1 and 2 and removed delta_1_2_vT1 (seed 9002 of tests/spark/test_acid_lifecycle_random.py).
+    loc, first, _, _ = await _two_deltas_compacting(world, cpb.MINOR)
+    first_output = loc / f"delta_0000001_0000002_v{first[1]:07d}"
+    await _complete_compaction(world, first, first_output, 2)
+    reader = (await world.txn.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="r", hostname="h"))).txn_ids[0]
+    seen = await _snapshot_outside_txn(world)
+    await world.write("a")
+    second = await _start_compaction(world, cpb.MINOR)
+    await _complete_compaction(world, second, loc / f"delta_0000001_0000003_v{second[1]:07d}", 3)
+    assert await world.compactor.clean_once() == 1  # the first entry: its own inputs go
+    assert [Path(p).parent.name for p, _ in visible_files(str(loc), *seen)] == [first_output.name]
+    await world.txn.CommitTxn(tpb.CommitTxnRequest(txn_id=reader))
+    assert await world.compactor.clean_once() == 1  # the second entry, now that the reader is gone
+    assert sorted(n.name for n in loc.iterdir()) == [f"delta_0000001_0000003_v{second[1]:07d}"]
+
+
 async def test_history_retention(world: World) -> None:
     await world.write("a")
     for _ in range(5):

@@ -54,6 +54,24 @@ def test_a_minor_compaction_of_statement_deltas_replaces_them(tmp_path: Path) ->
     assert cleaned(tmp_path, 5, txns(10)) == names[1:3]
 
 
+def test_the_cleaner_of_a_compaction_leaves_what_a_later_wider_compaction_covers(tmp_path: Path) -> None:
+    # Write ids 1 and 2 compacted in txn 5 (delta_1_2_v5), then 3 written and all three compacted in txn 7
+    # (delta_1_3_v7). Cleaning the first compaction (up to write id 2) removes its inputs only: a snapshot
+    # from before txn 7 still reads delta_1_2_v5, and once the second is cleaned all of its inputs go at once,
+    # so such a snapshot learns its history is gone (NotEnoughHistory) rather than reading write ids 1 and 2
+    # short. Taking delta_1_3_v7 for covering write ids 1 and 2, the Cleaner removed delta_1_2_v5 first.
+    names = ["delta_0000001_0000001", "delta_0000002_0000002", "delta_0000001_0000002_v0000005",
+             "delta_0000003_0000003", "delta_0000001_0000003_v0000007"]
+    for name in names:
+        (tmp_path / name).mkdir()
+    assert cleaned(tmp_path, 2, txns(8)) == names[:2]
+    before_txn_7 = (writes(3), txns(6))
+    assert chosen(names[2:], *before_txn_7) == ["delta_0000001_0000002_v0000005", "delta_0000003_0000003"]
+    assert cleaned(tmp_path, 3, txns(8)) == sorted(names[:4])
+    with pytest.raises(NotEnoughHistory):
+        chosen(names[4:], *before_txn_7)
+
+
 def test_a_snapshot_older_than_a_cleaned_compaction_is_refused(tmp_path: Path) -> None:
     # Write ids 1 and 2, then a major compaction in txn 9: base_2_v9. A reader whose snapshot
     # predates txn 9's commit reads the deltas while they are there (the compaction running, or

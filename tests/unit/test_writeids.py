@@ -458,3 +458,14 @@ def test_what_hive_writes_still_parses() -> None:
         ValidTxnList.parse(text)
     for text in ("db.t:7:2:2,6,7:4", "db.t:1:2::", "db.t:4:9223372036854775807::"):  # 2nd: the compactor's form
         ValidWriteIdList.parse(text)
+
+
+def test_a_txn_list_before_the_lowest_open_txn_counts_nothing_from_it_on() -> None:
+    """The Cleaner's view (Hive 4's createValidTxnListForCleaner): txns from the lowest open one on are
+    not valid, though committed now; aborted txns below it stay aborted."""
+    now = ValidTxnList(20, 13, (4, 13, 17), frozenset({4, 17}))
+    seen = now.before(13)
+    assert (seen.high_watermark, seen.exceptions, seen.aborted, seen.min_open_txn) == (12, (4,), frozenset({4}),
+                                                                                        LONG_MAX)
+    assert seen.is_txn_valid(12) and not seen.is_txn_valid(15) and seen.is_txn_aborted(4)
+    assert now.before(100) == now

@@ -780,7 +780,11 @@ def _columns_of(table: Table, p: Partition) -> Sequence[FieldSchema]:
 def _unique_names(parts: Sequence[Partition], what: str) -> None:
     repeated = _repeated_names(parts)
     if repeated:
-        raise InvalidArgument(f"partition {repeated[0]} appears twice in one {what} request")
+        raise _appears_twice(repeated[0], what)
+
+
+def _appears_twice(name: str, what: str) -> InvalidArgument:
+    return InvalidArgument(f"partition {name} appears twice in one {what} request")
 
 
 def _repeated_names(parts: Sequence[Partition]) -> list[str]:
@@ -810,9 +814,9 @@ async def add_partitions(
     now = _now_s()
     ctx = await _begin_write(conn, table, txn_id)
     completed = [replace(_complete_partition(table, p), create_time=now, write_id=ctx.write_id) for p in parts]
+    if not if_not_exists:
+        _unique_names(completed, "add")
     repeated = _repeated_names(completed)
-    if repeated and not if_not_exists:
-        raise InvalidArgument(f"partition {repeated[0]} appears twice in one add request")
     first: dict[str, Partition] = {}
     for p in completed:
         first.setdefault(p.name, p)
@@ -826,7 +830,7 @@ async def add_partitions(
         await _check_concurrent_adds(conn, table, [p.name for p in completed], inserted, ctx.txn_id)
     new_repeated = [name for name in repeated if name in inserted]
     if new_repeated:  # rolled back with the rest: a repeat is skipped only where the partition exists
-        raise InvalidArgument(f"partition {new_repeated[0]} appears twice in one add request")
+        raise _appears_twice(new_repeated[0], "add")
     if len(inserted) < len(completed) and not if_not_exists:
         existing = [p.name for p in completed if p.name not in inserted]
         raise AlreadyExists(

@@ -31,13 +31,12 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
 import pytest
-from hmsclient import hmsclient
 from hmsclient.genthrift.hive_metastore import ThriftHiveMetastore
 from hmsclient.genthrift.hive_metastore import ttypes as ht
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from loadtest.hms import hms_server, hms_unavailable_reason, postgres_unavailable_reason
+from loadtest.hms import connect, hms_server, hms_unavailable_reason, postgres_unavailable_reason
 from tests.conftest import PgCluster, running_gateway
 from tests.e2e.test_thrift_differential import _decimal, _normal, _part, _table
 from tests.e2e.test_thrift_stateful_differential import _difference
@@ -301,13 +300,6 @@ def run_example(servers: Servers, seed: int) -> None:
     servers.tally[merged] = servers.tally.get(merged, 0) + 1
 
 
-def _connect(address: str) -> Any:
-    host, _, port = address.rpartition(":")
-    client = hmsclient.HMSClient(host=host, port=int(port))
-    client.open()
-    return client
-
-
 @pytest.fixture(scope="module")
 async def servers(pg_cluster: PgCluster, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Servers]:
     root = tmp_path_factory.mktemp("aggr-differential")
@@ -320,7 +312,7 @@ async def servers(pg_cluster: PgCluster, tmp_path_factory: pytest.TempPathFactor
                                                          backing="postgresql"))
         gw = await stack.enter_async_context(running_gateway(await pg_cluster.fresh_database(),
                                                              **{"hive.metastore.warehouse.dir": warehouse}))
-        clients = [_connect(hms), _connect(f"127.0.0.1:{gw.thrift_port}")]
+        clients = [connect(hms), connect(f"127.0.0.1:{gw.thrift_port}")]
         stack.callback(lambda: [c.close() for c in clients])
         for client in clients:
             await asyncio.to_thread(client.create_database, ht.Database(DB, "", None, {}))

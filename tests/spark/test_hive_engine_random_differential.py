@@ -124,6 +124,14 @@ def _file_statistics(a: dict[str, Any], b: dict[str, Any]) -> bool:
             and _without_file_statistics(a) == _without_file_statistics(b))
 
 
+def _a_new_partition_twice_in_one_add(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    ddl = "FAILED: Execution Error, return code 1 from org.apache.hadoop.hive.ql.exec.DDLTask. "
+    return (" ADD " in a["sql"] and (a["error"] or "").startswith(ddl + "InvalidObjectException(message:partition ")
+            and "appears twice in one add request" in a["error"]
+            and (b["error"] or "").startswith(ddl + "MetaException(message:java.io.IOException: Duplicate partitions "
+                                                    "in the list"))
+
+
 DELIBERATE: dict[str, tuple[Rule, str]] = {
     "file statistics": (
         _file_statistics,
@@ -153,6 +161,12 @@ DELIBERATE: dict[str, tuple[Rule, str]] = {
         "SHOW PARTITIONS by a partial specification lists the partitions with those values; Hive 2.3 matches the "
         "value as a pattern of the name (`.` any character: cat='a.b' lists cat=axb too); the README's partial "
         "specifications, test_hive_sql_random_differential.py's rule of the same name"),
+    "a new partition twice in one add": (
+        _a_new_partition_twice_in_one_add,
+        "ADD PARTITION naming a partition that does not exist twice is refused as a bad request "
+        "(InvalidObjectException), where Hive answers MetaException ('Duplicate partitions in the list'); a "
+        "partition that exists is skipped by both under IF NOT EXISTS (test_thrift_stateful_differential.py's "
+        "'one partition twice in one add')"),
     "error texts": (
         _same_failure,
         "the gateway's exceptions say it in their own words (a table's name with its database, the tables a "

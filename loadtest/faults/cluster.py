@@ -17,7 +17,7 @@ from typing import Awaitable, Sequence, TypeVar
 import grpc
 
 from gateway.embedded_pg import EmbeddedPostgres
-from loadtest.faults.ledger import PhaseStats, Windows, classify
+from loadtest.faults.ledger import ANSWERS_OF_ANY_GATEWAY, PhaseStats, Windows, classify
 from loadtest.harness import Endpoint, GatewayProcess, conf_args
 from protos.metastore.v1 import locks_pb2_grpc
 
@@ -79,6 +79,8 @@ class Calls:
             phase.errors[code.name] += 1
             phase.by_gateway[f"{gateway}/{code.name}"] += 1
             kind = classify(code, details, frozen=self.windows.was_frozen(gateway, started, time.monotonic()))
+            if kind not in ANSWERS_OF_ANY_GATEWAY:
+                phase.not_served[f"{gateway}/{code.name}"] += 1
             if kind is None:
                 phase.violate(f"{what} on {gateway}: {code.name}: {details[:300]}")
             else:

@@ -78,6 +78,8 @@ class PhaseStats:
     errors: Counter[str] = field(default_factory=Counter)  # status code name -> count
     kinds: Counter[str] = field(default_factory=Counter)  # allowed kind -> count
     by_gateway: Counter[str] = field(default_factory=Counter)  # gateway/status -> count
+    # The same, less ANSWERS_OF_ANY_GATEWAY: the errors that say a gateway did not serve.
+    not_served: Counter[str] = field(default_factory=Counter)
     violations: list[str] = field(default_factory=list)
     samples: dict[str, list[str]] = field(default_factory=dict)  # allowed kind -> the first few, in full
     notes: list[str] = field(default_factory=list)  # what a reader of the report should know; not violations
@@ -120,6 +122,13 @@ class Windows:
 
     def was_frozen(self, gateway: str, started: float, ended: float) -> bool:
         return any(s < ended and started < e for s, e in self.frozen.get(gateway, ()))
+
+
+# Allowed errors that are a gateway's answer about the request, not a failure to serve it: any gateway may
+# give them at any time, the faulted one or not. A snapshot outside a txn is too old once a version GC
+# passed it, which can happen between a reader's snapshot and its read (or to a reader that kept its
+# snapshot because taking a new one failed on the faulted gateway: seed 4242's kill9_gateway#2).
+ANSWERS_OF_ANY_GATEWAY = frozenset({"snapshot_too_old"})
 
 
 def classify(code: grpc.StatusCode, details: str, *, frozen: bool) -> str | None:

@@ -5,8 +5,11 @@ errors a client may see during a fault."""
 from __future__ import annotations
 
 import grpc
+import pytest
 
+from loadtest.faults.cluster import Calls
 from loadtest.faults.ledger import ABORTED, COMMITTED, UNKNOWN, Ledger, TxnRecord, Windows, classify
+from loadtest.faults.suite import Suite
 
 C = grpc.StatusCode
 
@@ -65,3 +68,21 @@ def test_a_call_overlapping_a_stop_window_counts_as_frozen() -> None:
     assert w.was_frozen("gw2", 5.0, 11.0) and w.was_frozen("gw2", 19.0, 25.0) and w.was_frozen("gw2", 12.0, 13.0)
     assert not w.was_frozen("gw2", 0.0, 9.0) and not w.was_frozen("gw2", 21.0, 22.0)
     assert not w.was_frozen("gw1", 12.0, 13.0)
+
+
+async def _fail(code: grpc.StatusCode, details: str) -> None:
+    raise grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details)
+
+
+async def test_only_the_faulted_gateway_may_fail_to_serve_but_any_may_say_a_snapshot_is_too_old() -> None:
+    calls = Calls()
+    for gateway, code, details in (("gw1", C.UNAVAILABLE, "connection refused"),
+                                   ("gw3", C.FAILED_PRECONDITION, "snapshot too old for cons.a0: ...")):
+        with pytest.raises(grpc.aio.AioRpcError):
+            await calls(gateway, "GetPartitionsByNames", _fail(code, details))
+    assert calls.phase.by_gateway == {"gw1/UNAVAILABLE": 1, "gw3/FAILED_PRECONDITION": 1}
+    Suite._only_from(calls.phase, "gw1")
+    assert calls.phase.violations == []
+    Suite._only_from(calls.phase, "gw2")
+    assert calls.phase.violations == ["errors from gateways that were not faulted, with the database up: "
+                                      "{'gw1/UNAVAILABLE': 1}"]

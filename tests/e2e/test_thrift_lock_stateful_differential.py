@@ -34,8 +34,8 @@ DELIBERATE (README, Locks and Transactions and snapshots; hive/lock_rules.py; st
   the gateway skips those and goes on checking every earlier request.
 - "commit again": committing a committed txn returns (idempotent, as in Hive 4; store/txns.py
   commit_txn); Hive 2.3's commitTxn heartbeats the txn first: NoSuchTxnException.
-- "two deletes": a txn's DELETE conflicts at commit with another's overlapping DELETE (Hive 3.1's and
-  4's rule; README: "Hive 2.3 let two deletes through").
+- "two deletes": a txn's DELETE conflicts at commit with another's overlapping DELETE (Hive 4's rule;
+  README: Hive 2.3's and 3.1's write-set checks count only pairs with an update).
 - "dynamic writes": an UPDATE or DELETE component with isDynamicPartitionWrite enters the txn's
   write-set as an update of its whole table until add_dynamic_partitions names the partitions (README,
   Transactions and snapshots; hive/lock_rules.write_set_entries), so it conflicts at commit with another

@@ -171,6 +171,11 @@ def _aborted_message(txn_id: int) -> str:
             "hive.txn.timeout without a heartbeat); start a new transaction")
 
 
+async def is_open(conn: asyncpg.Connection, txn_id: int) -> bool:
+    row = await conn.fetchrow(sql.SELECT_TXN_STATES, [txn_id])
+    return row is not None and row["state"] == OPEN
+
+
 async def commit_txn(conn: asyncpg.Connection, txn_id: int) -> Outcome[None]:
     """Commit; no event when it was already committed (commit is idempotent, as in Hive 4). The
     rules (commit id, locks released) are the commit_txn function's (store/schema/0007)."""

@@ -30,6 +30,7 @@ EXCEPTIONS_FOR: dict[type[Exception], tuple[str, ...]] = {
     se.AlreadyExists: ("AlreadyExistsException", "InvalidObjectException", "InvalidOperationException"),
     se.InvalidArgument: ("InvalidObjectException", "InvalidInputException", "InvalidOperationException"),
     se.NeverAllowed: (),  # MetaException, as Hive's
+    se.Unsupported: (),  # MetaException, else TApplicationException INTERNAL_ERROR: no other exception means it
     ValueNotWhitelisted: (),  # MetaException, as Hive's
     se.FailedPrecondition: ("InvalidOperationException", "TxnOpenException", "InvalidObjectException"),
     se.Aborted: ("TxnAbortedException", "InvalidOperationException"),

@@ -469,8 +469,17 @@ struct AbortTxnsRequest {
   1: required list<i64> txn_ids,
 }
 
+// Hive 4's: a table parameter (its key starting with _meta) Hive stores in the commit's own database
+// transaction (HiveStreamingConnection.commitTransaction(partitions, key, value): a source's offsets).
+struct CommitTxnKeyValue {
+  1: required i64 tableId,
+  2: required string key,
+  3: required string value,
+}
+
 struct CommitTxnRequest {
   1: required i64 txnid,
+  5: optional CommitTxnKeyValue keyValue,    // refused, the txn left open (gateway/thrift/txn_methods.py)
 }
 
 struct LockComponent {

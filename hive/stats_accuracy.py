@@ -93,22 +93,31 @@ def truncated(parameters: Mapping[str, str]) -> dict[str, str]:
 # metastore reads from the file system on an alter.
 DO_NOT_UPDATE_STATS = "DO_NOT_UPDATE_STATS"
 STATS_GENERATED = "STATS_GENERATED"
+# hive_metastoreConstants' keys of an alter's EnvironmentContext for a conditional alter (HIVE-26882, in
+# Hive 2.3.10, 3 and 4): how Iceberg's HiveCatalog commits without a lock.
+EXPECTED_PARAMETER_KEY = "expected_parameter_key"
+EXPECTED_PARAMETER_VALUE = "expected_parameter_value"
 FAST_STATS = ("numFiles", "totalSize")
 
 
 @dataclass(frozen=True, slots=True)
 class AlterContext:
-    """What a Thrift alter's EnvironmentContext says about statistics: `keep` when DO_NOT_UPDATE_STATS is
+    """What a Thrift alter's EnvironmentContext says: about statistics, `keep` when DO_NOT_UPDATE_STATS is
     "true" (compared exactly, as Hive does: Spark sends it with every alter), and `generated`, the
-    STATS_GENERATED a statistics task ("TASK") or ALTER ... UPDATE STATISTICS ("USER") sends."""
+    STATS_GENERATED a statistics task ("TASK") or ALTER ... UPDATE STATISTICS ("USER") sends; and
+    `expected`, the (key, value) of a conditional alter: it alters only a table whose parameter `key`
+    holds `value` (both set, or no condition, as Hive reads them)."""
 
     keep: bool = False
     generated: str | None = None
+    expected: tuple[str, str] | None = None
 
     @classmethod
     def of(cls, properties: Mapping[str, str] | None) -> AlterContext:
         properties = properties or {}
-        return cls(keep=properties.get(DO_NOT_UPDATE_STATS) == "true", generated=properties.get(STATS_GENERATED))
+        key, value = properties.get(EXPECTED_PARAMETER_KEY), properties.get(EXPECTED_PARAMETER_VALUE)
+        return cls(keep=properties.get(DO_NOT_UPDATE_STATS) == "true", generated=properties.get(STATS_GENERATED),
+                   expected=(key, value) if key is not None and value is not None else None)
 
 
 NO_CONTEXT = AlterContext()  # an alter sent without an EnvironmentContext: Hive's metastore updates the statistics

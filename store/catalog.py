@@ -29,8 +29,9 @@ from hive import limits
 from hive import names as n
 from hive import column_types, stats_accuracy
 from store import model_checks
-from store.errors import (Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, NeverAllowed, NotFound,
-                          NotPartitioned, PermissionDenied, TableNotFound, WriteConflict)
+from store.errors import (Aborted, AlreadyExists, ExpectedParameterChanged, ExpectedParameterUnset, FailedPrecondition,
+                          InvalidArgument, NeverAllowed, NotFound, NotPartitioned, PermissionDenied, TableNotFound,
+                          WriteConflict)
 from store.events import EventType, NewEvent, Outcome
 from hive.lock_rules import LockScope
 from store.models import Database, FieldSchema, Partition, Table, TableSummary, TableType
@@ -438,6 +439,7 @@ async def alter_table(
     _check_guard(expected_table_id)
     old = await get_table(conn, db_name, table_name, lock="update")
     check_table_id(old, expected_table_id)
+    _check_expected_parameter(old, new, stats)
     new = _with_stats_of_alter(old, new, stats)
     # A move into another database takes that one's row as a create does (its own cannot be dropped
     # meanwhile: a DROP DATABASE waits for this table's row, locked above).
@@ -502,6 +504,22 @@ async def alter_table(
     )))
 
 
+def _check_expected_parameter(old: Table, new: Table, context: stats_accuracy.AlterContext | None) -> None:
+    """Hive's conditional alter (HiveAlterHandler.alterTable with expected_parameter_key and _value): the
+    new table must set the parameter, and the table as locked must hold the expected value, else nothing
+    is altered; in Hive's words, which Iceberg's HiveCatalog matches to tell a concurrent commit."""
+    if context is None or context.expected is None:
+        return
+    key, expected = context.expected
+    if new.parameters.get(key) is None:
+        raise ExpectedParameterUnset(f"New value for expected key {key} is not set")
+    stored = old.parameters.get(key)
+    if stored != expected:
+        shown = "null" if stored is None else stored  # as Java prints it
+        raise ExpectedParameterChanged(f"The table has been modified. The parameter value for key '{key}' is "
+                                       f"'{shown}'. The expected was value was '{expected}'")
+
+
 def _with_stats_of_alter(old: Table, new: Table, stats: stats_accuracy.AlterContext | None) -> Table:
     """`new` with the parameters Hive's metastore stores for an alter of `old` to it (HiveAlterHandler):
     an unpartitioned table's COLUMN_STATS_ACCURATE goes unless the context says otherwise
@@ -532,7 +550,7 @@ def _column_shapes(columns: Sequence[FieldSchema]) -> list[tuple[str, str, str]]
 
 async def alter_table_cascade(
     conn: asyncpg.Connection, db_name: str, table_name: str, new: Table, *, chunk: int, check_column_types: bool = True,
-    caller: str | None = None, stats: stats_accuracy.AlterContext | None = None,
+    caller: str | None = None, stats: stats_accuracy.AlterContext | None = None, txn_id: int = 0,
 ) -> Outcome[Table]:
     """Hive's ALTER TABLE ... CASCADE (HiveAlterHandler.alterTable with cascade, what `ADD COLUMNS ...
     CASCADE` and `CHANGE COLUMN ... CASCADE` send): `alter_table`, and when the table's columns
@@ -540,20 +558,23 @@ async def alter_table_cascade(
     transaction (a partition without columns of its own reads the table's already). Their statistics
     follow alter_partitions' rule (a column lost or retyped loses them); events call-sized (`chunk`)."""
     old = await get_table(conn, db_name, table_name, lock="update")
-    altered = await alter_table(conn, db_name, table_name, new, check_column_types=check_column_types, caller=caller,
-                                stats=stats)
+    altered = await alter_table(conn, db_name, table_name, new, txn_id, check_column_types=check_column_types,
+                                caller=caller, stats=stats)
     table = altered.value
     # As Hive's isCascadeNeededInAlterTable: the columns sent differ from the stored ones in anything, a
     # name's case (the store keeps names lower-cased), a type or a comment (CHANGE COLUMN ... COMMENT ... CASCADE).
     if not table.is_partitioned or _column_shapes(new.columns) == _column_shapes(old.columns):
         return altered
     read = await resolve_table(conn, table.db_name, table.name, ReadSnapshot(latest_committed=True))
+    if txn_id and read.snapshot.write_ids is not None:  # and the partitions the txn itself added
+        read = await resolve_table(conn, table.db_name, table.name, replace(read.snapshot, txn_id=txn_id))
     own = [p for p in await list_partitions(conn, read, _ALL)
            if p.columns is not None and _column_shapes(p.columns) != _column_shapes(table.columns)]
     if not own:
         return altered
     cascaded = await alter_partitions_in_chunks(conn, table.db_name, table.name,
-                                                [replace(p, columns=tuple(table.columns)) for p in own], chunk)
+                                                [replace(p, columns=tuple(table.columns)) for p in own], chunk,
+                                                txn_id=txn_id)
     return Outcome(table, (*altered.events, *cascaded.events))
 
 
@@ -1354,6 +1375,7 @@ async def rename_table_relocating(
     is handed the move (none when the table stays). Transactional tables are renamed in a txn and keep
     their place."""
     current = await get_table(conn, db_name, table_name, lock="update")
+    _check_expected_parameter(current, new, stats)
     new = _with_stats_of_alter(current, new, stats)  # on the location sent, before the move sets the new one
     target = await placement.renamed_table_location(current, new, _database_location_in(conn))
     if target is not None:

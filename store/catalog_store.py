@@ -175,10 +175,12 @@ class CatalogStore:
         return written.value, written.event_id
 
     async def alter_table_cascade(self, db_name: str, table_name: str, table: Table, *, chunk: int,
-                                  caller: str | None = None, stats: AlterContext | None = None) -> tuple[Table, int]:
+                                  caller: str | None = None, stats: AlterContext | None = None,
+                                  txn_id: int = 0) -> tuple[Table, int]:
         """Hive's ALTER TABLE ... CASCADE: the partitions take the table's new columns (catalog.alter_table_cascade)."""
         written = await self._write(catalog.alter_table_cascade, db_name, table_name, table, chunk=chunk,
-                                    check_column_types=self._check_column_types, caller=caller, stats=stats)
+                                    check_column_types=self._check_column_types, caller=caller, stats=stats,
+                                    txn_id=txn_id)
         return written.value, written.event_id
 
     async def rename_table_relocating(self, db_name: str, table_name: str, table: Table,

@@ -67,6 +67,16 @@ class WriteConflict(Aborted):
         self.txn_id = txn_id
 
 
+class ExpectedParameterChanged(Aborted):
+    """A conditional alter (Hive's expected_parameter_key and _value) found the table's parameter holding
+    another value: the table was modified concurrently. Hive's message, which Iceberg's HiveCatalog reads
+    as a failed commit; MetaException over Thrift, ABORTED over gRPC."""
+
+
+class ExpectedParameterUnset(InvalidArgument):
+    """A conditional alter whose new table does not set the expected parameter (Hive: MetaException)."""
+
+
 class ResourceExhausted(StoreError):
     """A limit was reached (batch too large, too many open transactions)."""
 

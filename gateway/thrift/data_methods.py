@@ -122,10 +122,10 @@ class DataMethods:
                                            name=table_name)
         old = await self._table(db_name, table_name)
         caller = thrift_identity.get().limited_to
-        if cascade and not txn_id and not renames(old, table):
+        if cascade and not renames(old, table):
             altered, event_id = await self._catalog.alter_table_cascade(db_name, table_name, table,
                                                                         chunk=self._settings.max_batch_size,
-                                                                        caller=caller, stats=stats)
+                                                                        caller=caller, stats=stats, txn_id=txn_id)
         elif txn_id or not renames(old, table):  # (a transactional table keeps its place)
             altered, event_id = await self._catalog.alter_table(db_name, table_name, table, txn_id, caller=caller,
                                                                 stats=stats)

@@ -30,6 +30,8 @@ EXCEPTIONS_FOR: dict[type[Exception], tuple[str, ...]] = {
     se.AlreadyExists: ("AlreadyExistsException", "InvalidObjectException", "InvalidOperationException"),
     se.InvalidArgument: ("InvalidObjectException", "InvalidInputException", "InvalidOperationException"),
     se.NeverAllowed: (),  # MetaException, as Hive's
+    se.ExpectedParameterChanged: (),  # MetaException, as Hive's (Iceberg's commit matches its message)
+    se.ExpectedParameterUnset: (),  # MetaException, as Hive's
     se.Unsupported: (),  # MetaException, else TApplicationException INTERNAL_ERROR: no other exception means it
     ValueNotWhitelisted: (),  # MetaException, as Hive's
     se.FailedPrecondition: ("InvalidOperationException", "TxnOpenException", "InvalidObjectException"),

@@ -46,7 +46,7 @@ from hive.errors import ValueNotWhitelisted
 from hive.kryo_expr import Expr, NotHive23Expression, decode_expression
 from hive.partition_expr import NotServable, prune
 from hive.partition_filter import HIVE_PARTITION_FILTER
-from hive.stats_accuracy import NO_CONTEXT, AlterContext
+from hive.stats_accuracy import EXPECTED_PARAMETER_KEY, EXPECTED_PARAMETER_VALUE, NO_CONTEXT, AlterContext
 from hive.names import (DEFAULT_PARTITION_NAME, matches_partial_values, normalize_identifier, parse_partition_name,
                         partition_spec_from_name)
 from store.snapshot import ReadSnapshot
@@ -86,10 +86,21 @@ async def _none_if_unpartitioned(read: Awaitable[VersionsHit]) -> VersionsHit:
         return VersionsHit(exc.table, [])
 
 
-def _alter_context(environment_context: Any) -> AlterContext:
+def _alter_context(environment_context: Any, expected: tuple[str | None, str | None] = (None, None)
+                   ) -> AlterContext:
     """What an alter's EnvironmentContext (a call's argument, or a Hive 4 request's field; unset: none)
-    says about statistics."""
-    return AlterContext.of(environment_context.properties if environment_context else None)
+    says about statistics and a condition on a parameter; `expected`: Hive 4's AlterTableRequest
+    expectedParameterKey and expectedParameterValue, which take the context's place when set."""
+    properties = dict((environment_context and environment_context.properties) or {})
+    for name, value in zip((EXPECTED_PARAMETER_KEY, EXPECTED_PARAMETER_VALUE), expected):
+        if value is not None:
+            properties[name] = value
+    return AlterContext.of(properties)
+
+
+def _cascades(environment_context: Any) -> bool:
+    """Hive's ALTER TABLE ... CASCADE, sent as the context's CASCADE=true (StatsSetupConst.CASCADE)."""
+    return str(((environment_context and environment_context.properties) or {}).get("CASCADE", "")).lower() == "true"
 
 
 def _write_id_named(request_write_id: int | None, objects: Sequence[Any], what: str) -> int:
@@ -375,9 +386,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
                                                    environment_context: Any) -> None:
         """Hive 2 and 3's clients send ALTER TABLE ... CASCADE as the context's CASCADE=true; Spark sends
         DO_NOT_UPDATE_STATS=true with every alter (AlterContext)."""
-        properties = (environment_context and environment_context.properties) or {}
-        await self.alter_table(dbname, tbl_name, new_tbl,
-                               cascade=str(properties.get("CASCADE", "")).lower() == "true",
+        await self.alter_table(dbname, tbl_name, new_tbl, cascade=_cascades(environment_context),
                                stats=_alter_context(environment_context))
 
     async def alter_table_with_cascade(self, dbname: str | None, tbl_name: str | None, new_tbl: Any,
@@ -390,7 +399,9 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         req = required(req, "req")
         txn_id = await self._txn_of_request(req, [required(req.table, "table")], "alter_table_req")
         await self.alter_table(req.dbName, req.tableName, req.table, txn_id=txn_id,
-                               stats=_alter_context(req.environmentContext))
+                               cascade=_cascades(req.environmentContext),
+                               stats=_alter_context(req.environmentContext,
+                                                    (req.expectedParameterKey, req.expectedParameterValue)))
         return hms.AlterTableResponse()
 
     # -- partitions: writes -----------------------------------------------------------------------

@@ -668,6 +668,8 @@ struct AlterTableRequest {
   7: string validWriteIdList,
   8: list<string> processorCapabilities,
   9: string processorIdentifier,
+  10: string expectedParameterKey,          // Hive 4's conditional alter, as the context's expected_parameter_key
+  11: string expectedParameterValue,
 }
 
 struct AlterTableResponse {

@@ -798,6 +798,43 @@ def _marked_view() -> ht.Table:
     return view
 
 
+def _expecting(key: str, value: str | None) -> ht.EnvironmentContext:
+    """A conditional alter's context (Hive's expected_parameter_key and _value): how Iceberg's HiveCatalog
+    commits without a lock, its metadata_location from the one it read to the one it wrote."""
+    return ht.EnvironmentContext({"expected_parameter_key": key, **({} if value is None else
+                                                                     {"expected_parameter_value": value})})
+
+
+CONDITIONAL_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
+    ("create an Iceberg-style table", "create_table", (_table("sales", "ice", keys=(), params={
+        "EXTERNAL": "TRUE", "table_type": "ICEBERG", "metadata_location": "s3://w/ice/v1.json"},
+        table_type="EXTERNAL_TABLE"),)),
+    ("commit v2 over v1", "alter_table_with_environment_context", (
+        "sales", "ice", _retagged("ice", metadata_location="s3://w/ice/v2.json",
+                                  previous_metadata_location="s3://w/ice/v1.json"),
+        _expecting("metadata_location", "s3://w/ice/v1.json"))),
+    ("the table at v2", "get_table", ("sales", "ice")),
+    ("a concurrent commit over v1 again: refused", "alter_table_with_environment_context", (
+        "sales", "ice", _retagged("ice", metadata_location="s3://w/ice/v2b.json"),
+        _expecting("metadata_location", "s3://w/ice/v1.json"))),
+    ("still v2", "get_table", ("sales", "ice")),
+    ("a condition on a parameter the table lacks", "alter_table_with_environment_context", (
+        "sales", "ice", _retagged("ice", other="1"), _expecting("other", "0"))),
+    ("a new table without the expected parameter", "alter_table_with_environment_context", (
+        "sales", "ice", Edit("get_table", ("sales", "ice"), {"parameters": {"EXTERNAL": "TRUE",
+                                                                           "table_type": "ICEBERG"}}),
+        _expecting("metadata_location", "s3://w/ice/v2.json"))),
+    ("an expected key without a value: no condition", "alter_table_with_environment_context", (
+        "sales", "ice", _retagged("ice", metadata_location="s3://w/ice/v3.json"),
+        _expecting("metadata_location", None))),
+    ("the table at v3", "get_table", ("sales", "ice")),
+    ("a conditional rename", "alter_table_with_environment_context", (
+        "sales", "ice", Edit("get_table", ("sales", "ice"), {"tableName": "ice2", "parameters+": {
+            "metadata_location": "s3://w/ice/v4.json"}}), _expecting("metadata_location", "s3://w/ice/v3.json"))),
+    ("the renamed table at v4", "get_table", ("sales", "ice2")),
+]
+
+
 MARKS_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("create a marked table", "create_table", (_table("sales", "marked", keys=(), params=MARKED),)),
     ("alter it, keeping its statistics", "alter_table_with_environment_context", (
@@ -1073,6 +1110,7 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
             ht.FieldSchema(c.name, c.type, "the key" if c.name == "id" else c.comment) for c in t.sd.cols]}), True)),
     ("partition after the comment's cascade", "get_partition", ("sales", "cascaded", ["1"])),
     *MARKS_STEPS,
+    *CONDITIONAL_STEPS,
     ("alter a table without a storage descriptor", "alter_table", ("sales", "orders", Edit(
         "get_table", ("sales", "orders"), {"sd": None}))),
     ("the table after the alter without one", "get_table", ("sales", "orders")),

@@ -341,9 +341,10 @@ def drawn_filters(draw: st.DrawFn) -> tuple[str, Drawn]:
     if draw(st.integers(0, 29)) == 0:  # something after a whole filter, which Hive 2.3's parser leaves unread
         drawn = Drawn(drawn.hive + draw(st.sampled_from([" xyz", ")", ' "b"', " s = 1", " ("])), "", drawn.keys,
                       drawn.features | {TRAILING_JUNK})
-    if draw(st.integers(0, 29)) == 0:  # cut short somewhere
+    if draw(st.integers(0, 29)) == 0:  # cut short somewhere: a mistake, or a whole filter and then the start of
+        # its next token (`(a = 1) or (b = 2) o`), which Hive 2.3 leaves unread as it does TRAILING_JUNK
         cut = draw(st.integers(0, max(0, len(drawn.hive) - 1)))
-        drawn = Drawn(drawn.hive[:cut], "", drawn.keys, drawn.features | {MISTAKE})
+        drawn = Drawn(drawn.hive[:cut], "", drawn.keys, drawn.features | {MISTAKE, TRAILING_JUNK})
     return table, drawn
 
 

@@ -782,6 +782,7 @@ struct GetPartitionsPsWithAuthRequest {
   7: list<string> groupNames,
   8: string validWriteIdList,
   9: i64 id = -1,
+  13: list<string> partNames,              // Hive 4's (HIVE-27804): these partitions, by name
 }
 
 struct GetPartitionsPsWithAuthResponse {

@@ -16,6 +16,7 @@ import asyncpg
 import pytest
 from thriftpy2.thrift import TException
 
+from gateway.thrift.idl import hms
 from tests.conftest import running_gateway
 from tests.thrift_client import ThriftClient, client_with_database, thrift_table
 
@@ -92,6 +93,18 @@ async def test_hives_partition_request_limit_refuses_and_never_cuts(limited: Thr
     assert len(await limited("get_partitions_ps", "db", "t", ["", "00"], -1)) == 4
     assert len(await limited("get_partitions_ps_with_auth", "db", "t", ["2024-01-01"], -1, "alice", [])) == 3
     assert len(await limited("get_partitions_by_names", "db", "t", ALL_NAMES[:3])) == 3
+    # Hive 4's get_partitions_ps_with_auth_req, what its Hive.getPartitions sends, is held to it (Hive 4's
+    # rule), but for the partitions it names (partNames: Hive 4's reads by name in batches).
+    for partial in ([], ["2024-01-01"]):
+        request = hms.GetPartitionsPsWithAuthRequest(dbName="db", tblName="t", partVals=partial, maxParts=-1)
+        if partial:
+            assert len((await limited("get_partitions_ps_with_auth_req", request)).partitions) == 3
+        else:
+            with pytest.raises(hms.MetaException, match=r"scanned \(>4\) on table 't' exceeds limit \(=4\)"):
+                await limited("get_partitions_ps_with_auth_req", request)
+    named = await limited("get_partitions_ps_with_auth_req", hms.GetPartitionsPsWithAuthRequest(
+        dbName="db", tblName="t", partNames=[ALL_NAMES[1], ALL_NAMES[10], "ds=2024-02-01/hr=00"]))
+    assert _names(named.partitions) == [ALL_NAMES[1], ALL_NAMES[10]]  # those named that exist, no others
 
 
 async def test_a_partial_specification_answers_from_the_cache_as_from_postgresql(pg_dsn: str) -> None:

@@ -20,7 +20,8 @@ from typing import Any, Collection, Sequence
 
 import asyncpg
 
-from store.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound, StoreError, WriteConflict
+from store.errors import (Aborted, FailedPrecondition, InvalidArgument, NotFound, StoreError, TableNotFound,
+                          WriteConflict)
 from store.events import EventType, NewEvent, Outcome, Written
 from store.models import Table, TableType
 from store.sql import locks as lock_sql
@@ -517,8 +518,12 @@ async def _table_allocated(conn: asyncpg.Connection, request: AllocateRequest, r
         raise Aborted(f"table {request.full_name} changed many times while this write waited for it; retry the write")
     if row["found_table_id"] is None:
         if await conn.fetchrow(catalog_sql.SELECT_DATABASE, request.db_key) is None:
-            raise NotFound(f"database {request.db_key} does not exist")
-        raise NotFound(f"table {request.full_name} does not exist")
+            raise TableNotFound(f"database {request.db_key} does not exist")
+        # Hive 3's and 4's CTAS into a transactional table asks before it creates the table (Hive keeps write
+        # ids by name); here a table's write ids are its own, from its creation on.
+        raise TableNotFound(f"table {request.full_name} does not exist: write ids are allocated for a table that "
+                            "exists (a CTAS into a transactional table, which allocates before it creates, is not "
+                            "supported by this gateway: create the table, then insert)")
     if not (row["transactional"] and row["table_type"] == TableType.MANAGED.value):
         raise _not_transactional(request.full_name)
     return await _allocated(conn, row)

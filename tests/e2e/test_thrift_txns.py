@@ -117,6 +117,21 @@ async def test_a_commit_with_hive_4s_key_value_is_refused_and_leaves_the_txn_ope
         await hms_call("commit_txn", hms.CommitTxnRequest(txnid=txn + 100, keyValue=key_value))
 
 
+async def test_write_ids_of_a_table_that_does_not_exist_are_refused_as_a_meta_exception(env: Any) -> None:
+    """Hive 3's and 4's CTAS into a transactional table allocates its write id before it creates the table
+    (Hive keeps write ids by name); the gateway refuses, saying so, with MetaException: not
+    NoSuchTxnException, which would say the txn is gone."""
+    hms_call, _, _ = env
+    (txn,) = (await hms_call("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids
+    for db, table_name, said in (("db", "ctas_new", "a CTAS into a transactional table"),
+                                 ("nodb", "t", "database nodb does not exist")):
+        with pytest.raises(hms.MetaException) as refused:
+            await hms_call("allocate_table_write_ids", hms.AllocateTableWriteIdsRequest(
+                dbName=db, tableName=table_name, txnIds=[txn]))
+        assert said in refused.value.message
+    assert (await hms_call("get_open_txns")).open_txns == [txn]  # the txn is untouched
+
+
 async def test_write_ids_allocated_and_read_back_as_the_grpc_api_answers(env: Any) -> None:
     hms_call, grpc_client, grpc_txns = env
     t1, t2 = (await hms_call("open_txns", hms.OpenTxnRequest(num_txns=2, user="u", hostname="h"))).txn_ids

@@ -353,6 +353,9 @@ async def create_table(conn: asyncpg.Connection, table: Table,
     db = await get_database(conn, table.db_name, lock="key share")
     t = replace(_normalize_table(table, db.location), create_time=_now_s(), write_id=0)
     await _check_name_not_reserved(conn, t.db_name, t.name, 0)
+    # Before the row: a reservation under the name (txns.reserve_write_ids) either committed before this
+    # lock, and is taken over below, or waits for it and then finds the table.
+    await conn.execute(txn_sql.LOCK_TABLE_NAME, t.db_name, t.name)
     table_id = await conn.fetchval(
         sql.INSERT_TABLE, t.db_name, t.name, t.table_type.value, t.transactional, codec.table_body(t), t.create_time
     )
@@ -361,10 +364,12 @@ async def create_table(conn: asyncpg.Connection, table: Table,
     await _made(make_locations, [t.sd.location] if t.sd.location and t.table_type is not TableType.VIRTUAL_VIEW
                 else [])
     created = replace(t, table_id=table_id)
+    # Write ids a CTAS's txn was given for the name before the table existed (txns.reserve_write_ids).
+    taken = await txns.take_reserved_write_ids(conn, created)
     return Outcome(created, (NewEvent(
         EventType.CREATE_TABLE, db_name=t.db_name, table_name=t.name, table_id=table_id,
         message={"table": codec.table_to_json(created)},
-    ),))
+    ), *taken.events))
 
 
 async def get_table(conn: asyncpg.Connection, db_name: str, table_name: str, *, lock: str = "") -> Table:

@@ -139,7 +139,17 @@ class TxnStore:
         return await self._db.read(txns.get_open_txns, current_txn, exclude_types)
 
     async def allocate_write_ids(self, txn_ids: Sequence[int], db_name: str, table_name: str) -> dict[int, int]:
-        return (await self._allocations.submit(txns.allocate_request(db_name, table_name, txn_ids))).value
+        """Each txn's write id of the table; for a name no table has yet (in a database that exists), of the
+        name: reserved until a table of that name is created (txns.reserve_write_ids), as Hive allocates."""
+        request = txns.allocate_request(db_name, table_name, txn_ids)
+        for _ in range(2):  # a table created between the allocation and the reservation: allocate again
+            try:
+                return (await self._allocations.submit(request)).value
+            except txns.NoTableYet:
+                reserved = await self._db.transact(txns.reserve_write_ids, request)
+                if reserved is not None:
+                    return reserved
+        return (await self._allocations.submit(request)).value
 
     async def get_valid_write_ids(self, full_table_names: Sequence[str], txn_list: ValidTxnList, *,
                                   missing_ok: bool = False) -> list[TableWriteIds]:

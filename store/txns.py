@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Collection, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 import asyncpg
 
@@ -519,14 +519,52 @@ async def _table_allocated(conn: asyncpg.Connection, request: AllocateRequest, r
     if row["found_table_id"] is None:
         if await conn.fetchrow(catalog_sql.SELECT_DATABASE, request.db_key) is None:
             raise TableNotFound(f"database {request.db_key} does not exist")
-        # Hive 3's and 4's CTAS into a transactional table asks before it creates the table (Hive keeps write
-        # ids by name); here a table's write ids are its own, from its creation on.
-        raise TableNotFound(f"table {request.full_name} does not exist: write ids are allocated for a table that "
-                            "exists (a CTAS into a transactional table, which allocates before it creates, is not "
-                            "supported by this gateway: create the table, then insert)")
+        raise NoTableYet(f"table {request.full_name} does not exist")
     if not (row["transactional"] and row["table_type"] == TableType.MANAGED.value):
         raise _not_transactional(request.full_name)
     return await _allocated(conn, row)
+
+
+class NoTableYet(TableNotFound):
+    """An allocation for a name no table has, in a database that exists: the name's write ids are reserved
+    instead (reserve_write_ids)."""
+
+
+async def reserve_write_ids(conn: asyncpg.Connection, request: AllocateRequest) -> dict[int, int] | None:
+    """Write ids for a table name no table has (write_id_reservations, store/schema/0029), as Hive allocates
+    them by name: its CTAS into a transactional table allocates before it creates the table. Numbered from
+    1 per name in txn-id order after those reserved before, each txn's own kept (idempotent); the txns
+    must be open, as for any allocation. None when a table has the name by now (allocate as usual). The
+    table's creation takes them over (catalog.create_table); no event until then: no cache knows the name."""
+    await conn.execute(sql.LOCK_TABLE_NAME, request.db_key, request.tbl_key)
+    if await conn.fetchrow(catalog_sql.SELECT_LATEST_TABLE, request.db_key, request.tbl_key) is not None:
+        return None
+    states = {r["txn_id"]: r["state"] for r in await conn.fetch(sql.TXN_STATES_FOR_SHARE, list(request.txn_ids))}
+    for txn_id in request.txn_ids:
+        if states.get(txn_id) != OPEN:
+            await check_not_refused(conn, {"refused_txn": txn_id, "refused_state": states.get(txn_id)})
+    held = {r["txn_id"]: r["write_id"] for r in await conn.fetch(sql.RESERVED_WRITE_IDS, request.db_key,
+                                                                    request.tbl_key)}
+    fresh = [t for t in request.txn_ids if t not in held]
+    first = max(held.values(), default=0) + 1
+    if fresh:
+        await conn.execute(sql.INSERT_RESERVATIONS, request.db_key, request.tbl_key, fresh, first)
+    return {t: held[t] if t in held else first + fresh.index(t) for t in request.txn_ids}
+
+
+async def take_reserved_write_ids(conn: asyncpg.Connection, table: Table) -> Outcome[None]:
+    """At a table's creation, the write ids reserved under its name (reserve_write_ids) become its own,
+    with the numbers given, and its next write id the one after; for a table that takes no write ids they
+    are dropped. Under the name's lock, so no reservation lands between. The ALLOC_WRITE_ID event."""
+    await conn.execute(sql.LOCK_TABLE_NAME, table.db_name, table.name)
+    taken = sorted((r["write_id"], r["txn_id"]) for r in await conn.fetch(sql.TAKE_RESERVATIONS, table.db_name,
+                                                                          table.name))
+    if not taken or not table.is_acid:
+        return Outcome(None)
+    write_ids, txn_ids = [w for w, _ in taken], [t for _, t in taken]
+    await conn.execute(sql.BIND_RESERVATIONS, table.table_id, txn_ids, write_ids)
+    return Outcome(None, (NewEvent(EventType.ALLOC_WRITE_ID, db_name=table.db_name, table_name=table.name,
+                                   table_id=table.table_id, message={"txn_ids": txn_ids, "write_ids": write_ids}),))
 
 
 def _not_transactional(full_name: str) -> InvalidArgument:
@@ -534,7 +572,7 @@ def _not_transactional(full_name: str) -> InvalidArgument:
                            "'transactional'='true'")
 
 
-async def check_not_refused(conn: asyncpg.Connection, row: asyncpg.Record) -> None:
+async def check_not_refused(conn: asyncpg.Connection, row: asyncpg.Record | Mapping[str, Any]) -> None:
     """Raise for the txn a server-side function found not open (its refused_txn and refused_state
     columns: store/schema/0007, 0009), as require_open would; nothing if none."""
     refused = row["refused_txn"]

@@ -74,8 +74,8 @@ METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
     ("exchange_partition", se.AlreadyExists): "MetaException",
     # a txn that is already committed (Hive: "Transaction ... is already committed")
     ("add_dynamic_partitions", se.FailedPrecondition): "NoSuchTxnException",
-    # a table (or database) that does not exist: not a txn that does not (Hive's MetaException for a
-    # table that is not transactional, say)
+    # a database that does not exist (a table that does not is reserved for: store/txns.py
+    # reserve_write_ids): not a txn that does not
     ("allocate_table_write_ids", se.TableNotFound): "MetaException",
     ("abort_txn", se.FailedPrecondition): "NoSuchTxnException",
     ("abort_txns", se.FailedPrecondition): "NoSuchTxnException",

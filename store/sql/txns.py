@@ -249,3 +249,36 @@ SELECT count(*) AS aborted,
        (SELECT count(*) FROM txn_to_write_id tw JOIN txns a ON a.txn_id = tw.txn_id AND a.state = 'a') AS write_ids
 FROM txns x WHERE x.state = 'a'
 """
+
+# -- write ids of a table name no table has yet (store/schema/0029) -------------------------------
+
+# Serialises a reservation under a name with the creation of a table of that name: the two-key form
+# ("msgw", the name's hash), whose key space is not the one-key form's of the other advisory locks.
+LOCK_TABLE_NAME = "SELECT pg_advisory_xact_lock(1836279671, hashtext($1 || '.' || $2))"
+
+TXN_STATES_FOR_SHARE = """
+SELECT txn_id, CASE WHEN state = 'o' AND txn_type = 2 THEN 'r' ELSE state END AS state
+FROM txns WHERE txn_id = ANY($1::bigint[]) ORDER BY txn_id FOR SHARE
+"""
+
+RESERVED_WRITE_IDS = """
+SELECT txn_id, write_id FROM write_id_reservations WHERE db_name = $1 AND tbl_name = $2 ORDER BY write_id
+"""
+
+INSERT_RESERVATIONS = """
+INSERT INTO write_id_reservations (db_name, tbl_name, txn_id, write_id)
+SELECT $1, $2, x.txn_id, $4 + x.ord - 1 FROM unnest($3::bigint[]) WITH ORDINALITY AS x(txn_id, ord)
+"""
+
+TAKE_RESERVATIONS = """
+DELETE FROM write_id_reservations WHERE db_name = $1 AND tbl_name = $2 RETURNING txn_id, write_id
+"""
+
+BIND_RESERVATIONS = """
+WITH bound AS (
+    INSERT INTO txn_to_write_id (txn_id, table_id, write_id)
+    SELECT x.txn_id, $1, x.write_id FROM unnest($2::bigint[], $3::bigint[]) AS x(txn_id, write_id)
+    RETURNING write_id
+)
+INSERT INTO next_write_id (table_id, next) SELECT $1, max(write_id) + 1 FROM bound
+"""

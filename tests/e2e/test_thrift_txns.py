@@ -16,8 +16,9 @@ from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import table
-from tests.conftest import GatewayClient, connect, gateway_settings, wait_applied
+from tests.conftest import GatewayClient, connect, gateway_settings, running_gateway, wait_applied
 from tests.thrift_client import ThriftClient as Client
+from tests.thrift_client import client_with_database, thrift_table
 
 SHARED_READ, EXCLUSIVE = 1, 3
 TABLE_LEVEL = 2
@@ -117,19 +118,57 @@ async def test_a_commit_with_hive_4s_key_value_is_refused_and_leaves_the_txn_ope
         await hms_call("commit_txn", hms.CommitTxnRequest(txnid=txn + 100, keyValue=key_value))
 
 
-async def test_write_ids_of_a_table_that_does_not_exist_are_refused_as_a_meta_exception(env: Any) -> None:
-    """Hive 3's and 4's CTAS into a transactional table allocates its write id before it creates the table
-    (Hive keeps write ids by name); the gateway refuses, saying so, with MetaException: not
-    NoSuchTxnException, which would say the txn is gone."""
-    hms_call, _, _ = env
-    (txn,) = (await hms_call("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids
-    for db, table_name, said in (("db", "ctas_new", "a CTAS into a transactional table"),
-                                 ("nodb", "t", "database nodb does not exist")):
-        with pytest.raises(hms.MetaException) as refused:
-            await hms_call("allocate_table_write_ids", hms.AllocateTableWriteIdsRequest(
-                dbName=db, tableName=table_name, txnIds=[txn]))
-        assert said in refused.value.message
-    assert (await hms_call("get_open_txns")).open_txns == [txn]  # the txn is untouched
+async def test_hive_4s_ctas_allocates_before_the_table_exists_and_its_creation_takes_the_ids(pg_dsn: str) -> None:
+    """Hive 3's and 4's CTAS into a transactional table: allocate_table_write_ids for a name no table has
+    yet (Hive keeps write ids by name), the files written under that id, then create_table, then the commit.
+    The ids are the name's, in order (an aborted CTAS's stays aborted, so its files are never read), and
+    the table takes them over when it is created; a database that does not exist is MetaException."""
+    async with running_gateway(pg_dsn) as a, running_gateway(pg_dsn) as b, client_with_database(a.thrift_port) as call:
+        other = Client(b.thrift_port)
+        try:
+            opened = await call("open_txns", hms.OpenTxnRequest(num_txns=3, user="u", hostname="h"))
+            ctas, failed, late = opened.txn_ids
+
+            async def allocate(txn: int, table_name: str = "ctas", db: str = "db") -> int:
+                (got,) = (await call("allocate_table_write_ids", hms.AllocateTableWriteIdsRequest(
+                    dbName=db, tableName=table_name, txnIds=[txn]))).txnToWriteIds
+                return int(got.writeId)
+
+            async def write_ids(client: Client) -> tuple[int, list[int], bytes]:
+                txns = await client("get_open_txns")  # its snapshot in Hive's string form (ValidReadTxnList)
+                bits = int.from_bytes(txns.abortedBits or b"", "little")
+                aborted = [t for i, t in enumerate(txns.open_txns) if bits >> i & 1]
+                still_open = [t for t in txns.open_txns if t not in aborted]
+                valid = (f"{txns.txn_high_water_mark}:{min(still_open, default=txns.txn_high_water_mark + 1)}:"
+                         f"{','.join(map(str, still_open))}:{','.join(map(str, aborted))}")
+                (w,) = (await client("get_valid_write_ids", hms.GetValidWriteIdsRequest(
+                    fullTableNames=["db.ctas"], validTxnList=valid))).tblValidWriteIds
+                return w.writeIdHighWaterMark, w.invalidWriteIds, w.abortedBits
+
+            assert await allocate(failed) == 1  # a CTAS that fails: its id stays the name's
+            assert await allocate(ctas) == 2 and await allocate(ctas) == 2  # the same again
+            await call("abort_txn", hms.AbortTxnRequest(txnid=failed))
+            with pytest.raises(hms.MetaException, match="database nodb does not exist"):
+                await allocate(ctas, db="nodb")
+            await call("create_table", thrift_table("ctas", transactional="true"))
+            assert await write_ids(call) == (2, [1, 2], bitset([True, False]))  # 1 aborted, 2 open
+            # The txn writes under its id, as Hive 4's statistics task does after the data.
+            table = await call("get_table", "db", "ctas")
+            table.parameters["numRows"] = "3"
+            await call("alter_table_req", hms.AlterTableRequest(dbName="db", tableName="ctas", table=table, writeId=2))
+            await call("commit_txn", hms.CommitTxnRequest(txnid=ctas))
+            assert await write_ids(call) == (2, [1], bitset([True]))
+            assert await allocate(late) == 3  # the table's next
+            await wait_applied(b)  # another gateway learned it all from the log
+            assert await write_ids(other) == (3, [1, 3], bitset([True, False]))
+            assert (await other("get_table", "db", "ctas")).parameters["numRows"] == "3"
+            # Reserved under a name whose table is then created without write ids: dropped.
+            (plain_txn,) = (await call("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids
+            assert await allocate(plain_txn, "plain") == 1
+            await call("create_table", thrift_table("plain"))
+            await call("commit_txn", hms.CommitTxnRequest(txnid=plain_txn))
+        finally:
+            other.close()
 
 
 async def test_write_ids_allocated_and_read_back_as_the_grpc_api_answers(env: Any) -> None:

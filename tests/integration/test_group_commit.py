@@ -56,18 +56,20 @@ async def test_concurrent_txn_calls_are_batched_and_each_gets_its_own_answer(gat
         shown = {t.txn_id: t.user for t in await store.show_transactions("OPEN")}
         assert all(shown[t] == f"u{i}" for i, (ids, _) in enumerate(opened) for t in ids)
 
-        # Allocations: alternate tables; one aborted txn, one missing table, one plain table, one bad name.
+        # Allocations: alternate tables; one aborted txn, one missing database, one plain table, one bad name
+        # (a missing table of a database that exists has its write ids reserved: test_write_id_reservations.py).
         txns = [ids[0] for ids, _ in opened]
         await store.abort([txns[0]])
         head = await db.read(events.current_event_id)
         targets = ["a" if i % 2 else "b" for i in range(CALLS)]
         targets[1], targets[2] = "missing", "plain"
-        calls = [store.allocate_write_ids([t], "db", name) for t, name in zip(txns, targets)]
+        calls = [store.allocate_write_ids([t], "nodb" if name == "missing" else "db", name)
+                 for t, name in zip(txns, targets)]
         calls.append(store.allocate_write_ids([txns[3]], "db", "bad name!"))
         allocated = await asyncio.gather(*calls, return_exceptions=True)
         assert store.group_commit_stats()["AllocateTableWriteIds"][0] >= 1
         assert isinstance(allocated[0], Aborted) and "was aborted" in str(allocated[0])
-        assert isinstance(allocated[1], NotFound) and "db.missing does not exist" in str(allocated[1])
+        assert isinstance(allocated[1], NotFound) and "database nodb does not exist" in str(allocated[1])
         assert isinstance(allocated[2], InvalidArgument) and "not transactional" in str(allocated[2])
         assert isinstance(allocated[-1], InvalidArgument)
         granted = {(name, t): ids[t] for t, name, ids in zip(txns, targets, allocated)

@@ -1,0 +1,50 @@
+"""Write ids reserved under a table name no table has (store/txns.py reserve_write_ids: Hive 3's and 4's
+CTAS into a transactional table allocates before it creates the table) are taken over by the table's
+creation whatever the two race to: on the real PostgreSQL, an allocation for the name and the creation
+of the table run at once, again and again; every allocated id must end up the table's own, as given,
+never left under the name (the name's advisory lock, store/sql/txns.py LOCK_TABLE_NAME)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+
+from gateway.convert import table_from_pb
+from protos.metastore.v1 import catalog_pb2 as pb
+from store import catalog
+from store.db import Database
+from store.txn_store import TxnLimits, TxnStore
+from tests.builders import table
+from tests.conftest import GatewayClient
+
+ROUNDS = 30
+
+
+async def test_an_allocation_racing_the_tables_creation_is_never_lost(gateway: GatewayClient, pg_dsn: str) -> None:
+    await gateway.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+    db = await Database.connect(pg_dsn)
+    store = TxnStore(db, TxnLimits())
+    try:
+        for i in range(ROUNDS):
+            name = f"ctas{i}"
+            ids, _ = await store.open_txns(2, user="u", host="h", agent_info="")
+            early = await store.allocate_write_ids([ids[0]], "db", name)  # before: reserved
+            created, allocated = await asyncio.gather(
+                db.transact(catalog.create_table, table_from_pb(table("db", name, transactional=True))),
+                store.allocate_write_ids([ids[1]], "db", name))
+            held = {r["txn_id"]: r["write_id"] for r in await db.read(_rows, created.value.table_id)}
+            assert held == {ids[0]: early[ids[0]], ids[1]: allocated[ids[1]]}, (i, held)
+            assert sorted(held.values()) == [1, 2]
+            assert await db.read(_reserved, name) == 0  # nothing left under the name
+            await store.abort(ids)
+    finally:
+        await db.close()
+
+
+async def _rows(conn: asyncpg.Connection, table_id: int) -> list[asyncpg.Record]:
+    return await conn.fetch("SELECT txn_id, write_id FROM txn_to_write_id WHERE table_id = $1", table_id)
+
+
+async def _reserved(conn: asyncpg.Connection, name: str) -> int:
+    return int(await conn.fetchval("SELECT count(*) FROM write_id_reservations WHERE tbl_name = $1", name))

@@ -11,3 +11,5 @@ CREATE TABLE write_id_reservations (
     PRIMARY KEY (db_name, tbl_name, write_id),
     UNIQUE (db_name, tbl_name, txn_id)
 );
+-- Housekeeping keeps an aborted txn that holds a reservation (store/sql/housekeeping.py).
+CREATE INDEX write_id_reservations_txn ON write_id_reservations (txn_id);

@@ -47,10 +47,12 @@ RAISE_T2W_CLEANED_BELOW = "UPDATE txn_housekeeping SET t2w_cleaned_below = GREAT
 DELETE_COMMITTED_TXNS_BELOW = "DELETE FROM txns WHERE state = 'c' AND txn_id < $1"
 
 # Aborted txns that wrote nothing (Hive's cleanEmptyAbortedAndCommittedTxns): no txn_to_write_id
-# row (an aborted txn cannot allocate one any more) and not of a type $1 whose directories are
-# named by its txn id (a compaction's base_N_vT), aborted more than $2 seconds ago, oldest first,
-# at most $3. Rows a commit, abort or heartbeat holds are skipped. Answers how many and the
-# highest id. Index: txns_not_committed; txn_to_write_id (txn_id, table_id) for the probe.
+# row (an aborted txn cannot allocate one any more) nor a write id reserved under a table name (a
+# CTAS's, its files written under it: the table's creation takes the id over, and a txn forgotten would
+# then read as committed), and not of a type $1 whose directories are named by its txn id (a
+# compaction's base_N_vT), aborted more than $2 seconds ago, oldest first, at most $3. Rows a commit,
+# abort or heartbeat holds are skipped. Answers how many and the highest id. Index:
+# txns_not_committed; txn_to_write_id (txn_id, table_id) and write_id_reservations_txn for the probes.
 FORGET_EMPTY_ABORTED_TXNS = """
 WITH gone AS (
     DELETE FROM txns WHERE txn_id IN (
@@ -58,6 +60,7 @@ WITH gone AS (
         WHERE x.state = 'a' AND x.txn_type <> ALL($1::smallint[])
           AND x.finished_at < clock_timestamp() - make_interval(secs => $2)
           AND NOT EXISTS (SELECT 1 FROM txn_to_write_id tw WHERE tw.txn_id = x.txn_id)
+          AND NOT EXISTS (SELECT 1 FROM write_id_reservations r WHERE r.txn_id = x.txn_id)
         ORDER BY x.txn_id
         LIMIT $3
         FOR UPDATE SKIP LOCKED)

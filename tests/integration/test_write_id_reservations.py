@@ -12,7 +12,7 @@ import asyncpg
 
 from gateway.convert import table_from_pb
 from protos.metastore.v1 import catalog_pb2 as pb
-from store import catalog
+from store import catalog, housekeeping
 from store.db import Database
 from store.txn_store import TxnLimits, TxnStore
 from tests.builders import table
@@ -48,3 +48,29 @@ async def _rows(conn: asyncpg.Connection, table_id: int) -> list[asyncpg.Record]
 
 async def _reserved(conn: asyncpg.Connection, name: str) -> int:
     return int(await conn.fetchval("SELECT count(*) FROM write_id_reservations WHERE tbl_name = $1", name))
+
+
+async def test_an_aborted_ctas_keeps_its_txn_so_its_reserved_id_stays_aborted(gateway: GatewayClient,
+                                                                             pg_dsn: str) -> None:
+    """Housekeeping forgets aborted txns that wrote nothing (a forgotten txn reads as committed); one that
+    holds a reserved write id is not forgotten, or the table's creation would take the id over as
+    committed and its files would be read."""
+    await gateway.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+    db = await Database.connect(pg_dsn)
+    store = TxnStore(db, TxnLimits())
+    try:
+        (failed, empty), _ = await store.open_txns(2, user="u", host="h", agent_info="")
+        assert await store.allocate_write_ids([failed], "db", "ctas") == {failed: 1}
+        await store.abort([failed, empty])
+        forgotten = await db.transact(housekeeping.forget_empty_aborted_txns, 0.0)
+        assert forgotten.forgotten == 1  # the one that holds nothing
+        assert await db.read(_state, failed) == "a"
+        await db.transact(catalog.create_table, table_from_pb(table("db", "ctas", transactional=True)))
+        (listed,) = await store.get_valid_write_ids(["db.ctas"], await store.get_open_txns())
+        assert (listed.valid_write_ids.high_watermark, listed.valid_write_ids.is_write_id_aborted(1)) == (1, True)
+    finally:
+        await db.close()
+
+
+async def _state(conn: asyncpg.Connection, txn_id: int) -> str | None:
+    return await conn.fetchval("SELECT state FROM txns WHERE txn_id = $1", txn_id)

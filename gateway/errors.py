@@ -28,7 +28,6 @@ STATUS_OF: dict[type[Exception], grpc.StatusCode] = {
     se.FailedPrecondition: grpc.StatusCode.FAILED_PRECONDITION,
     se.Aborted: grpc.StatusCode.ABORTED,
     se.ResourceExhausted: grpc.StatusCode.RESOURCE_EXHAUSTED,
-    se.Unsupported: grpc.StatusCode.UNIMPLEMENTED,
     se.Unavailable: grpc.StatusCode.UNAVAILABLE,
     se.SchemaMismatch: grpc.StatusCode.FAILED_PRECONDITION,
     se.Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,

@@ -509,6 +509,71 @@ async def alter_table(
     )))
 
 
+# Hive's TxnStore.TXN_KEY_START: the parameters a commit may set (CommitTxnRequest.keyValue).
+COMMIT_KEY_PREFIX = "_meta"
+
+
+async def commit_with_table_parameter(conn: asyncpg.Connection, txn_id: int, table_id: int, key: str,
+                                      value: str) -> Outcome[txns.WrittenTables]:
+    """Hive 4's commit_txn with keyValue (what Hive 4 streaming's commitTransaction(partitions, key, value)
+    sends: a source's offsets kept with the data they ingested): the commit and a table parameter that
+    already exists, set in one transaction, both or neither. A txn that is not open is answered as its
+    commit answers, the parameter left alone (Hive 4 returns before it too).
+
+    Hive updates the parameter in place, outside write ids, so of two streaming txns of one table each
+    commits its own value and the later commit's stays. Here a transactional table's parameters are
+    versioned: the txn's write id of the table (allocated if it has none) gets a version with the value,
+    made visible by this commit, without the write conflict check of an alter (a txn that committed a
+    value since this one began does not conflict: the later commit's value is the latest one, as in
+    Hive). A version of another open txn (an alter it has not committed) is refused: it would end it."""
+    if not txn_id or not await txns.is_open(conn, txn_id):
+        return await _commit(conn, txn_id)
+    if not key.startswith(COMMIT_KEY_PREFIX):
+        raise FailedPrecondition(f"commit_txn's keyValue sets a parameter whose key starts with "
+                                 f"{COMMIT_KEY_PREFIX!r}, as Hive's; got {key[:100]!r}: nothing was committed")
+    row = await conn.fetchrow(sql.SELECT_LATEST_TABLE_BY_ID_FOR_UPDATE, table_id)
+    if row is None:
+        raise FailedPrecondition(f"commit_txn's keyValue names table id {table_id}, which no table has: nothing "
+                                 "was committed")
+    old = codec.table_from_row(row)
+    if key not in old.parameters:
+        raise FailedPrecondition(f"commit_txn's keyValue sets parameter {key[:100]!r} of {old.full_name}, which it "
+                                 "does not have (as Hive's, it updates one; set it first): nothing was committed")
+    new = replace(old, parameters={**old.parameters, key: value})
+    events: list[NewEvent] = []
+    write_id = 0
+    if old.is_acid:
+        allocated = await txns.allocate_write_ids(conn, old, [txn_id])
+        write_id, events = allocated.value[txn_id], list(allocated.events)
+        new = replace(new, write_id=write_id)
+    body = codec.table_body(new)
+    if write_id and old.write_id != write_id:
+        holder = await txns.txn_of_write_id(conn, old.table_id, old.write_id) if old.write_id else None
+        if holder is not None and holder[1] == txns.OPEN:
+            raise FailedPrecondition(f"{old.full_name} is being altered by txn {holder[0]}, still open: commit_txn "
+                                     "with keyValue cannot set its parameter now; retry the commit")
+        await conn.execute(sql.END_LATEST_TABLE_VERSION, old.table_id, write_id)
+        await conn.execute(sql.INSERT_TABLE_VERSION, old.table_id, new.db_name, new.name, new.table_type.value,
+                           new.transactional, body, new.create_time, write_id)
+    else:
+        await conn.execute(sql.UPDATE_LATEST_TABLE_IN_PLACE, new.table_id, new.db_name, new.name,
+                           new.table_type.value, new.transactional, body)
+    events.append(NewEvent(EventType.ALTER_TABLE, db_name=new.db_name, table_name=new.name, table_id=new.table_id,
+                           txn_id=txn_id if write_id else 0, write_id=write_id,
+                           message={"table_before": codec.table_to_json(old), "table": codec.table_to_json(new)}))
+    committed = await _commit(conn, txn_id)
+    written = committed.value if write_id else ((new.db_name, new.name), *committed.value)
+    return Outcome(written, (*events, *committed.events))
+
+
+async def _commit(conn: asyncpg.Connection, txn_id: int) -> Outcome[txns.WrittenTables]:
+    """txns.commit_txn with the tables it made writes visible in."""
+    committed = await txns.commit_txn(conn, txn_id)
+    written = tuple((w["db_name"], w["table_name"]) for e in committed.events
+                    for w in (e.message or {}).get("write_ids", []) if w.get("db_name") and w.get("table_name"))
+    return Outcome(written, committed.events)
+
+
 def _check_expected_parameter(old: Table, new: Table, context: stats_accuracy.AlterContext | None) -> None:
     """Hive's conditional alter (HiveAlterHandler.alterTable with expected_parameter_key and _value): the
     new table must set the parameter, and the table as locked must hold the expected value, else nothing

@@ -17,6 +17,7 @@ from typing import Any, Awaitable, Callable, Generic, Sequence, TypeVar
 import asyncpg
 
 from store import catalog, column_stats, events, functions, privileges, txn_waits
+from store.txns import WrittenTables
 from store.txn_ends import TxnEnds
 from store.db import Database
 from store.errors import StoreError, Unavailable, WriteConflict
@@ -173,6 +174,13 @@ class CatalogStore:
         written = await self._write(catalog.alter_table, db_name, table_name, table, txn_id, expected_table_id,
                                     check_column_types=self._check_column_types, caller=caller, stats=stats)
         return written.value, written.event_id
+
+    async def commit_with_table_parameter(self, txn_id: int, table_id: int, key: str,
+                                          value: str) -> tuple[int, WrittenTables]:
+        """Hive 4's commit_txn with keyValue (catalog.commit_with_table_parameter): the commit's event id and
+        the tables whose writes it made visible; a write-set conflict aborts the txn, as a commit's does."""
+        written = await self._write(catalog.commit_with_table_parameter, txn_id, table_id, key, value)
+        return written.event_id, written.value
 
     async def alter_table_cascade(self, db_name: str, table_name: str, table: Table, *, chunk: int,
                                   caller: str | None = None, stats: AlterContext | None = None,

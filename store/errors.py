@@ -81,12 +81,6 @@ class ResourceExhausted(StoreError):
     """A limit was reached (batch too large, too many open transactions)."""
 
 
-class Unsupported(StoreError):
-    """The request asks for something of Hive's that this gateway does not do (a field it cannot honour):
-    refused whole rather than done in part. UNIMPLEMENTED over gRPC; over Thrift MetaException where the
-    method declares it, else TApplicationException INTERNAL_ERROR, each with the message."""
-
-
 class Unavailable(StoreError):
     """The database cannot be reached, or no connection became free in time; retryable."""
 

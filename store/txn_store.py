@@ -180,9 +180,6 @@ class TxnStore:
         one statement, so one round trip (a Thrift write that names a write id asks it first)."""
         return await self._db.run(txns.txn_of_write_id, table_id, write_id)
 
-    async def is_open(self, txn_id: int) -> bool:
-        return await self._db.run(txns.is_open, txn_id)
-
     async def owners(self, txn_ids: Sequence[int]) -> dict[int, str]:
         """The user each existing txn was opened by (txns already cleaned away are left out); one statement."""
         return await self._db.run(txns.txn_owners, txn_ids)

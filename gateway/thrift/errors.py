@@ -32,7 +32,6 @@ EXCEPTIONS_FOR: dict[type[Exception], tuple[str, ...]] = {
     se.NeverAllowed: (),  # MetaException, as Hive's
     se.ExpectedParameterChanged: (),  # MetaException, as Hive's (Iceberg's commit matches its message)
     se.ExpectedParameterUnset: (),  # MetaException, as Hive's
-    se.Unsupported: (),  # MetaException, else TApplicationException INTERNAL_ERROR: no other exception means it
     ValueNotWhitelisted: (),  # MetaException, as Hive's
     se.FailedPrecondition: ("InvalidOperationException", "TxnOpenException", "InvalidObjectException"),
     se.Aborted: ("TxnAbortedException", "InvalidOperationException"),

@@ -15,11 +15,12 @@ from thriftpy2.thrift import TType
 from gateway.auth import Identity, Ownership, shown, thrift_identity
 from gateway.config import GATEWAY_EVENTS, Settings
 from gateway.thrift import hive_events, wire
+from gateway.thrift.convert import required
 from gateway.thrift.idl import hms
 from gateway.thrift.server import RawValue
 from store.cache.facade import CachedCatalog
 from store.catalog_store import CatalogStore
-from store.errors import InvalidArgument, NotFound, ResourceExhausted, Unsupported
+from store.errors import InvalidArgument, NotFound, ResourceExhausted
 from store.models import Table
 from hive.lock_rules import DataOperationType, LockComponent, LockState, LockType, make_scope
 from store.lock_store import LockStore
@@ -97,15 +98,13 @@ class TxnLockMethods:
         again), where Hive 4 commits its recompiled statement."""
         txn_id = _txn_id(rqst and rqst.txnid, "txnid")
         await self._owners.check_txns(thrift_identity.get(), [txn_id], "commit_txn")
-        if rqst.keyValue is not None and await self._txns.is_open(txn_id):
-            # Hive 4 stores it in the commit's database transaction, not versioned by write ids: an offset
-            # that two streaming writers of one table each commit with their data. The gateway versions a
-            # transactional table's parameters (an alter under a txn conflicts with another txn's), so it
-            # refuses the commit, leaving the txn open, rather than commit without the parameter.
-            raise Unsupported(
-                f"commit_txn of txn {txn_id} with keyValue (table id {rqst.keyValue.tableId}, key "
-                f"{str(rqst.keyValue.key)[:100]!r}) is not supported by this gateway: nothing was committed and the "
-                "txn is still open; commit it without keyValue (the parameter unset) or abort it")
+        if rqst.keyValue is not None:  # Hive 4's: a table parameter set with the commit, both or neither
+            key_value = rqst.keyValue
+            event_id, written = await self._catalog.commit_with_table_parameter(
+                txn_id, required(key_value.tableId, "keyValue.tableId"), required(key_value.key, "keyValue.key"),
+                required(key_value.value, "keyValue.value"))
+            self._cached.ended_txn(txn_id, event_id, written)
+            return
         self._cached.ended_txn(txn_id, *await self._txns.commit(txn_id))
 
     async def abort_txn(self, rqst: Any) -> None:

@@ -479,7 +479,7 @@ struct CommitTxnKeyValue {
 
 struct CommitTxnRequest {
   1: required i64 txnid,
-  5: optional CommitTxnKeyValue keyValue,    // refused, the txn left open (gateway/thrift/txn_methods.py)
+  5: optional CommitTxnKeyValue keyValue,    // store/catalog.py commit_with_table_parameter
 }
 
 struct LockComponent {

@@ -253,10 +253,10 @@ async def world(pg_cluster: PgCluster) -> AsyncIterator[World]:
 # the work themselves (a partition expression: gateway/thrift/errors.py NotServedHere).
 FALLS_BACK = frozenset({"get_partitions_by_expr"})
 
-# Served methods that refuse a request field the gateway does not support (store.errors.Unsupported),
-# none of their declared exceptions meaning it: TApplicationException INTERNAL_ERROR saying so, and
-# nothing changed. The field that draws it, by method.
-UNSUPPORTED_FIELDS = {"commit_txn": "keyValue"}
+# Served methods whose refusal of a request field none of their declared exceptions means: as Hive
+# (whose IllegalArgumentException and IllegalStateException reach the client so), TApplicationException
+# INTERNAL_ERROR, its message naming the field, and nothing changed. The field, by method.
+REFUSED_AS_APPLICATION_ERRORS = {"commit_txn": "keyValue"}
 
 
 async def _check_one_call(world: World, method: str, args: list[Any]) -> None:
@@ -270,10 +270,10 @@ async def _check_one_call(world: World, method: str, args: list[Any]) -> None:
     except TApplicationException as exc:
         message = exc.message or ""
         world.outcomes[f"{method} TApplicationException {exc.type}"] += 1
-        unsupported = UNSUPPORTED_FIELDS.get(method)
-        if unsupported and args and getattr(args[0], unsupported, None) is not None:
-            assert exc.type == TApplicationException.INTERNAL_ERROR and "not supported by this gateway" in message, (
-                f"{method} with {unsupported}: {exc.type} {message[:300]}")
+        field = REFUSED_AS_APPLICATION_ERRORS.get(method)
+        if field and args and getattr(args[0], field, None) is not None:
+            assert exc.type == TApplicationException.INTERNAL_ERROR and field in message, (
+                f"{method} with {field}: {exc.type} {message[:300]}")
         elif hasattr(HiveMetastoreHandler, method) and method not in FALLS_BACK:
             assert not declared(method), f"{method} answered TApplicationException {exc.type}: {message[:300]}"
         else:  # not served: the answer Hive's clients fall back on

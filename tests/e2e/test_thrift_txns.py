@@ -94,30 +94,6 @@ async def test_an_ended_txn_is_answered_with_hives_exceptions(env: Any) -> None:
     assert state.open_txns == [gone, live] and state.abortedBits == bitset([True, True])  # live aborted now
 
 
-async def test_a_commit_with_hive_4s_key_value_is_refused_and_leaves_the_txn_open(env: Any) -> None:
-    """Hive 4 streaming's commitTxnWithKeyValue stores a table parameter (a source's offset) atomically
-    with the commit; the gateway cannot, so it refuses the commit (INTERNAL_ERROR: commit_txn declares only
-    NoSuchTxnException and TxnAbortedException) instead of committing without it, and changes nothing."""
-    hms_call, _, _ = env
-    (txn,) = (await hms_call("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids
-    table_id = (await hms_call("get_table", "db", "t")).id
-    with pytest.raises(TApplicationException) as refused:
-        await hms_call("commit_txn", hms.CommitTxnRequest(txnid=txn, keyValue=hms.CommitTxnKeyValue(
-            tableId=table_id, key="_meta.offset", value="42")))
-    assert f"commit_txn of txn {txn} with keyValue (table id {table_id}, key '_meta.offset')" in refused.value.message
-    assert "txn is still open" in refused.value.message
-    assert (await hms_call("get_open_txns")).open_txns == [txn]
-    assert "_meta.offset" not in (await hms_call("get_table", "db", "t")).parameters
-    await hms_call("commit_txn", hms.CommitTxnRequest(txnid=txn))  # without it, the commit goes through
-    assert (await hms_call("get_open_txns")).open_txns == []
-    # A txn that is not open is answered as without it: committed again OK (Hive 4 returns before the
-    # key), an unknown one NoSuchTxnException.
-    key_value = hms.CommitTxnKeyValue(tableId=table_id, key="_meta.offset", value="43")
-    await hms_call("commit_txn", hms.CommitTxnRequest(txnid=txn, keyValue=key_value))
-    with pytest.raises(hms.NoSuchTxnException):
-        await hms_call("commit_txn", hms.CommitTxnRequest(txnid=txn + 100, keyValue=key_value))
-
-
 async def test_hive_4s_ctas_allocates_before_the_table_exists_and_its_creation_takes_the_ids(pg_dsn: str) -> None:
     """Hive 3's and 4's CTAS into a transactional table: allocate_table_write_ids for a name no table has
     yet (Hive keeps write ids by name), the files written under that id, then create_table, then the commit.

@@ -142,6 +142,8 @@ async def test_hive_4s_ctas_allocates_before_the_table_exists_and_its_creation_t
             (plain_txn,) = (await call("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids
             assert await allocate(plain_txn, "plain") == 1
             await call("create_table", thrift_table("plain"))
+            with pytest.raises(hms.MetaException, match="not transactional"):  # the table's rule from now on
+                await allocate(plain_txn, "plain")
             await call("commit_txn", hms.CommitTxnRequest(txnid=plain_txn))
         finally:
             other.close()

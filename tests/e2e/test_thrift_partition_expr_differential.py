@@ -85,6 +85,11 @@ DELIBERATE = {
         "(PartitionPruner) and to Hive 3's and 4's SQL filter; Hive 2.3's SQL filter, which it runs when the "
         "expression's text parses as a filter, compares its text (`s <> 'a'` selects it there). The same rule as "
         "get_partitions_by_filter's (test_thrift_filter_differential.py KNOWN_DIFFERENCES)"),
+    "= default partition": (
+        "`key = '__HIVE_DEFAULT_PARTITION__'` is `key IS NULL` and `<>` IS NOT NULL (Hive 3's and 4's metastore: "
+        "ExprNodeDescUtils.replaceEqualDefaultPartition, before it evaluates); Hive 2.3's evaluator compares the "
+        "default partition's NULL with the text (NULL: not selected). Checked by Hive 2.3's evaluator on the "
+        "expression so rewritten"),
     "drop count": (
         "drop_partitions_req by expressions refuses, unless ifExists, an expression that selects no partition "
         "(NoSuchObjectException), as Hive 4 does, at that expression; Hive 2.3 only counts the partitions against "
@@ -230,8 +235,23 @@ async def _gateways(world: World, data: bytes, max_parts: int = -1) -> Any:
 def _evaluated_by_hive(expr: Expr) -> Expr:
     """The same expression as one whose text Hive 2.3's filter parser does not read, so that its
     metastore evaluates it (PartitionPruner): `e and d is not null or d is null`: IS [NOT] NULL has no
-    filter syntax, and the added arms select every partition `e` selects, and no other."""
-    return ("and", expr, ("or", ("isnotnull", ("col", "d", "date")), ("isnull", ("col", "d", "date"))))
+    filter syntax, and the added arms select every partition `e` selects, and no other. Its comparisons
+    with the default partition's name first read as Hive 3's and 4's metastore reads them (DELIBERATE
+    "= default partition", which Hive 2.3's does not)."""
+    return ("and", _default_partition_as_null(expr),
+            ("or", ("isnotnull", ("col", "d", "date")), ("isnull", ("col", "d", "date"))))
+
+
+def _default_partition_as_null(expr: Expr) -> Expr:
+    """Hive 3's and 4's ExprNodeDescUtils.replaceEqualDefaultPartition: `key = '__HIVE_DEFAULT_PARTITION__'`
+    (either way round) is `key IS NULL`, `<>` IS NOT NULL, at any depth."""
+    if expr[0] in ("=", "<>") and len(expr) == 3:
+        column = next((e for e in expr[1:] if e[0] == "col"), None)
+        if column is not None and any(e[0] == "const" and e[2] == DEFAULT for e in expr[1:]):
+            return ("isnull" if expr[0] == "=" else "isnotnull", column)
+    if expr[0] in ("and", "or", "not"):
+        return (expr[0], *(_default_partition_as_null(e) for e in expr[1:]))
+    return expr
 
 
 async def check(world: World, expr: Expr) -> None:

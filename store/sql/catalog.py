@@ -50,11 +50,12 @@ SELECT {_TABLE_COLUMNS} FROM tbls WHERE db_name = $1 AND tbl_name = $2 AND dropp
 """
 
 SELECT_LATEST_TABLE_FOR_UPDATE = SELECT_LATEST_TABLE + " FOR UPDATE"
+SELECT_LATEST_TABLE_FOR_SHARE = SELECT_LATEST_TABLE + " FOR SHARE"
 
+# By id (a commit's keyValue names its table so: store/catalog.py commit_with_table_parameter).
 SELECT_LATEST_TABLE_BY_ID_FOR_UPDATE = f"""
 SELECT {_TABLE_COLUMNS} FROM tbls WHERE table_id = $1 AND dropped_wid IS NULL FOR UPDATE
 """
-SELECT_LATEST_TABLE_FOR_SHARE = SELECT_LATEST_TABLE + " FOR SHARE"
 
 # $2: one table type (Hive's get_tables_by_type), or NULL for every type.
 LIST_TABLES = """

@@ -486,27 +486,32 @@ async def alter_table(
         restated = await _restate_column_stats(conn, old.table_id, {_TABLE_LEVEL: (altered.parameters, gone)},
                                                renamed=renamed, txn_id=ctx.txn_id)
         altered = replace(altered, parameters=restated.get(_TABLE_LEVEL, altered.parameters))
-    body = codec.table_body(altered)
     try:
-        if ctx.write_id and old.write_id != ctx.write_id:
-            await conn.execute(sql.END_LATEST_TABLE_VERSION, old.table_id, ctx.write_id)
-            await conn.execute(sql.INSERT_TABLE_VERSION, old.table_id, altered.db_name, altered.name,
-                               altered.table_type.value, altered.transactional, body, altered.create_time,
-                               ctx.write_id)
-        else:
-            await conn.execute(sql.UPDATE_LATEST_TABLE_IN_PLACE, altered.table_id, altered.db_name, altered.name,
-                               altered.table_type.value, altered.transactional, body)
+        written = await _write_table_version(conn, old, altered, ctx.txn_id, ctx.write_id)
     except asyncpg.UniqueViolationError as e:
         # The check above cannot see a table of the new name that another transaction is creating (or
         # renaming to it); the write waits for that one and, once it commits, the name is taken.
         if e.constraint_name != TABLE_NAME_INDEX:
             raise
         raise taken from e
-    return Outcome(altered, (*ctx.events, NewEvent(
-        EventType.ALTER_TABLE, db_name=altered.db_name, table_name=altered.name, table_id=altered.table_id,
-        txn_id=ctx.txn_id, write_id=ctx.write_id,
-        message={"table_before": codec.table_to_json(old), "table": codec.table_to_json(altered)},
-    )))
+    return Outcome(altered, (*ctx.events, written))
+
+
+async def _write_table_version(conn: asyncpg.Connection, old: Table, new: Table, txn_id: int,
+                               write_id: int) -> NewEvent:
+    """`new` as the table's latest version: a version of its own under a write id the latest one was not
+    written under (the older stays for older snapshots), else in place. Its ALTER_TABLE event."""
+    body = codec.table_body(new)
+    if write_id and old.write_id != write_id:
+        await conn.execute(sql.END_LATEST_TABLE_VERSION, old.table_id, write_id)
+        await conn.execute(sql.INSERT_TABLE_VERSION, old.table_id, new.db_name, new.name, new.table_type.value,
+                           new.transactional, body, new.create_time, write_id)
+    else:
+        await conn.execute(sql.UPDATE_LATEST_TABLE_IN_PLACE, new.table_id, new.db_name, new.name,
+                           new.table_type.value, new.transactional, body)
+    return NewEvent(EventType.ALTER_TABLE, db_name=new.db_name, table_name=new.name, table_id=new.table_id,
+                    txn_id=txn_id, write_id=write_id,
+                    message={"table_before": codec.table_to_json(old), "table": codec.table_to_json(new)})
 
 
 # Hive's TxnStore.TXN_KEY_START: the parameters a commit may set (CommitTxnRequest.keyValue).
@@ -527,7 +532,7 @@ async def commit_with_table_parameter(conn: asyncpg.Connection, txn_id: int, tab
     value since this one began does not conflict: the later commit's value is the latest one, as in
     Hive). A version of another open txn (an alter it has not committed) is refused: it would end it."""
     if not txn_id or not await txns.is_open(conn, txn_id):
-        return await _commit(conn, txn_id)
+        return await txns.commit_txn_written(conn, txn_id)
     if not key.startswith(COMMIT_KEY_PREFIX):
         raise FailedPrecondition(f"commit_txn's keyValue sets a parameter whose key starts with "
                                  f"{COMMIT_KEY_PREFIX!r}, as Hive's; got {key[:100]!r}: nothing was committed")
@@ -546,32 +551,15 @@ async def commit_with_table_parameter(conn: asyncpg.Connection, txn_id: int, tab
         allocated = await txns.allocate_write_ids(conn, old, [txn_id])
         write_id, events = allocated.value[txn_id], list(allocated.events)
         new = replace(new, write_id=write_id)
-    body = codec.table_body(new)
-    if write_id and old.write_id != write_id:
-        holder = await txns.txn_of_write_id(conn, old.table_id, old.write_id) if old.write_id else None
+    if write_id and old.write_id and old.write_id != write_id:
+        holder = await txns.txn_of_write_id(conn, old.table_id, old.write_id)
         if holder is not None and holder[1] == txns.OPEN:
             raise FailedPrecondition(f"{old.full_name} is being altered by txn {holder[0]}, still open: commit_txn "
                                      "with keyValue cannot set its parameter now; retry the commit")
-        await conn.execute(sql.END_LATEST_TABLE_VERSION, old.table_id, write_id)
-        await conn.execute(sql.INSERT_TABLE_VERSION, old.table_id, new.db_name, new.name, new.table_type.value,
-                           new.transactional, body, new.create_time, write_id)
-    else:
-        await conn.execute(sql.UPDATE_LATEST_TABLE_IN_PLACE, new.table_id, new.db_name, new.name,
-                           new.table_type.value, new.transactional, body)
-    events.append(NewEvent(EventType.ALTER_TABLE, db_name=new.db_name, table_name=new.name, table_id=new.table_id,
-                           txn_id=txn_id if write_id else 0, write_id=write_id,
-                           message={"table_before": codec.table_to_json(old), "table": codec.table_to_json(new)}))
-    committed = await _commit(conn, txn_id)
+    events.append(await _write_table_version(conn, old, new, txn_id if write_id else 0, write_id))
+    committed = await txns.commit_txn_written(conn, txn_id)
     written = committed.value if write_id else ((new.db_name, new.name), *committed.value)
     return Outcome(written, (*events, *committed.events))
-
-
-async def _commit(conn: asyncpg.Connection, txn_id: int) -> Outcome[txns.WrittenTables]:
-    """txns.commit_txn with the tables it made writes visible in."""
-    committed = await txns.commit_txn(conn, txn_id)
-    written = tuple((w["db_name"], w["table_name"]) for e in committed.events
-                    for w in (e.message or {}).get("write_ids", []) if w.get("db_name") and w.get("table_name"))
-    return Outcome(written, committed.events)
 
 
 def _check_expected_parameter(old: Table, new: Table, context: stats_accuracy.AlterContext | None) -> None:

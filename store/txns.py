@@ -195,7 +195,20 @@ def _written_tables(row: asyncpg.Record) -> WrittenTables:
     written = row["written"]
     if not written or written == "[]":
         return ()
-    return tuple((w["db_name"], w["table_name"]) for w in json.loads(written) if w["db_name"] and w["table_name"])
+    return _written_of(json.loads(written))
+
+
+def _written_of(write_ids: Sequence[dict[str, Any]]) -> WrittenTables:
+    """The tables of a COMMIT_TXN message's write ids ('' for a table dropped since: left out)."""
+    return tuple((w["db_name"], w["table_name"]) for w in write_ids if w.get("db_name") and w.get("table_name"))
+
+
+async def commit_txn_written(conn: asyncpg.Connection, txn_id: int) -> Outcome[WrittenTables]:
+    """commit_txn with the tables whose writes it made visible (commit_txn_logged's, for a commit inside
+    a transaction of more: store/catalog.py commit_with_table_parameter)."""
+    committed = await commit_txn(conn, txn_id)
+    return Outcome(_written_of([w for e in committed.events for w in e.message.get("write_ids", [])]),
+                   committed.events)
 
 
 async def commit_txn_logged(conn: asyncpg.Connection, txn_id: int) -> Written[WrittenTables]:

@@ -155,7 +155,8 @@ class Gateway:
                 except OSError as exc:
                     raise BindError(f"{s.host}:{s.metrics_port}", "metastore.gateway.metrics.port") from exc
             self.cached_catalog = CachedCatalog(self.cache, catalog, on_fallback=self.metrics.fallback)
-            lock_store = self._lock_store = LockStore(self._db, s.txn_group_commit_max)
+            lock_store = self._lock_store = LockStore(self._db, s.txn_group_commit_max,
+                                                      on_granted=self.cached_catalog.lock_granted)
             observer = CallObserver(self.metrics.calls, log_access=s.access_log)
             auth = Authenticator.from_settings(s)
             if not s.tls_cert_file and not is_loopback(s.host):

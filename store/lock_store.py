@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from store import locks
 from store.db import Database
 from store.errors import InvalidArgument
 from store.group_commit import MAX_BATCH, GroupCommit
-from hive.lock_rules import LockScope
+from hive.lock_rules import LockScope, LockState
 from store.locks import LockInfo, LockRequest, LockResult
 
 
@@ -18,9 +18,18 @@ def _lock_id(lock_id: int) -> int:
     return lock_id
 
 
+def _ignore(result: LockResult) -> None:
+    pass
+
+
 class LockStore:
-    def __init__(self, db: Database, group_commit_max: int = MAX_BATCH) -> None:
+    """`on_granted` hears every ACQUIRED answer, with the log head its grant saw (the cache's
+    bookkeeping: store/cache/facade.py lock_granted), before the caller does."""
+
+    def __init__(self, db: Database, group_commit_max: int = MAX_BATCH,
+                 on_granted: Callable[[LockResult], None] = _ignore) -> None:
         self._db = db
+        self._on_granted = on_granted
 
         async def enqueue_many(requests: Sequence[LockRequest]) -> list[LockResult | Exception]:
             return list(await db.run(locks.enqueue_many, requests))
@@ -35,10 +44,15 @@ class LockStore:
         return self._enqueues.batches, self._enqueues.batched_items
 
     async def lock(self, request: LockRequest) -> LockResult:
-        return await self._enqueues.submit(request)
+        return self._granted(await self._enqueues.submit(request))
 
     async def check_lock(self, lock_id: int) -> LockResult:
-        return await self._db.transact(locks.check_lock, _lock_id(lock_id))
+        return self._granted(await self._db.transact(locks.check_lock, _lock_id(lock_id)))
+
+    def _granted(self, result: LockResult) -> LockResult:
+        if result.state is LockState.ACQUIRED:
+            self._on_granted(result)
+        return result
 
     async def unlock(self, lock_id: int, *, missing_ok: bool = False) -> None:
         await self._db.transact(locks.unlock, _lock_id(lock_id), missing_ok=missing_ok)

@@ -39,7 +39,7 @@ from typing import Sequence
 import asyncpg
 
 from hive import limits, names
-from store import codec, txns
+from store import codec, events, txns
 from store.models import Table
 from store.sql import catalog as catalog_sql
 from store.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
@@ -74,6 +74,12 @@ class LockResult:
     lock_id: int
     state: LockState
     blocked_by: tuple[int, int] | None = None  # (ext id, component id) of the first blocker
+    # Of an ACQUIRED answer: the notification log's head in a snapshot no older than the one that
+    # decided the grant, and what the request locks. Every commit that freed the lock (and every
+    # write before it) is at or below the head, so a reader holding the lock must see at least that
+    # state (store/cache/facade.py lock_granted).
+    log_head: int = 0
+    scopes: tuple[LockScope, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,13 +149,15 @@ async def enqueue_many(conn: asyncpg.Connection, requests: Sequence[LockRequest]
     first = answer[0]
     await txns.check_not_refused(conn, first)
     first_id = min(row["lock_ext_id"] for row in answer)
+    log_head = int(first["log_head"])
     blockers: dict[int, tuple[int, int] | None] = {first_id + i: None for i in range(len(requests))}
     for row in answer:
         ext = row["blocked_ext_id"]
         blockers[row["lock_ext_id"]] = blockers[row["lock_ext_id"]] or (
             None if ext is None else (int(ext), int(row["blocked_int_id"])))
-    return [LockResult(ext_id, LockState.WAITING if blocked else LockState.ACQUIRED, blocked)
-            for ext_id, blocked in blockers.items()]
+    return [LockResult(ext_id, LockState.WAITING, blocked) if blocked
+            else LockResult(ext_id, LockState.ACQUIRED, log_head=log_head, scopes=tuple(c.scope for c in components))
+            for (ext_id, blocked), components in zip(blockers.items(), checked, strict=True)]
 
 
 async def _canonical_partitions(conn: asyncpg.Connection,
@@ -219,13 +227,15 @@ async def check_lock(conn: asyncpg.Connection, lock_id: int) -> LockResult:
     if all(r["state"] == LockState.ACQUIRED.value for r in rows):
         if not txn_id:
             await conn.execute(sql.HEARTBEAT_LOCKS, [lock_id])
-        return LockResult(lock_id, LockState.ACQUIRED)
-    blocker = await conn.fetchrow(sql.FIRST_BLOCKER, lock_id, _CONFLICT_KEYS)
-    if blocker is not None:
-        await conn.execute(sql.MARK_WAITING, lock_id, blocker["int_id"], blocker["b_ext"], blocker["b_int"])
-        return LockResult(lock_id, LockState.WAITING, (int(blocker["b_ext"]), int(blocker["b_int"])))
-    await conn.execute(sql.MARK_ACQUIRED, lock_id)
-    return LockResult(lock_id, LockState.ACQUIRED)
+    else:
+        blocker = await conn.fetchrow(sql.FIRST_BLOCKER, lock_id, _CONFLICT_KEYS)
+        if blocker is not None:
+            await conn.execute(sql.MARK_WAITING, lock_id, blocker["int_id"], blocker["b_ext"], blocker["b_int"])
+            return LockResult(lock_id, LockState.WAITING, (int(blocker["b_ext"]), int(blocker["b_int"])))
+        await conn.execute(sql.MARK_ACQUIRED, lock_id)
+    # Read after the decision (or after an earlier one, granted maybe through another gateway): no older.
+    return LockResult(lock_id, LockState.ACQUIRED, log_head=await events.current_event_id(conn),
+                      scopes=tuple(_scope(r) for r in rows))
 
 
 async def unlock(conn: asyncpg.Connection, lock_id: int, *, missing_ok: bool = False) -> None:

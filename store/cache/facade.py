@@ -43,6 +43,7 @@ from store.cache.sharded import PartitionsHit as PartitionsHit
 from store.cache.sharded import VersionsHit as VersionsHit
 from store.cache.sharded import ShardedCache
 from store.catalog_store import CatalogStore, Read
+from store.locks import LockResult
 from store.models import Database, Partition, Table
 from store.snapshot import ReadSnapshot
 
@@ -168,6 +169,18 @@ class CachedCatalog:
             for entry in self.cache.entries():
                 if txn_id in entry.writers:
                     self.cache.hold_until(entry.db_name, entry.name, event_id)
+
+    def lock_granted(self, result: LockResult) -> None:
+        """A lock was granted through this gateway when the log's head was `result.log_head`: reads of
+        what it locks (a table; a database: all its tables) here go to the database until the cache has
+        applied the head. Hive reads every object fresh, so a client that takes a lock and then reads
+        sees every commit made before the grant, the one that freed the lock included: Iceberg's
+        HiveCatalog commits so (lock, read metadata_location, alter, unlock), and with a stale read its
+        commit would silently replace the previous holder's."""
+        if not self.cache.enabled:
+            return
+        for scope in result.scopes:  # names as a lock keeps them: validated and lower-cased, as keys are
+            self.cache.hold_until(scope.db, scope.table or "", result.log_head)
 
     def _hold(self, db_name: str, table_name: str, event_id: int) -> None:
         """After a latest-wins read from PostgreSQL that saw `event_id`: the object's reads here wait for it."""

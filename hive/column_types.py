@@ -14,7 +14,8 @@ from hive.errors import InvalidArgument
 _GROUP = {
     **dict.fromkeys(("tinyint", "smallint", "int", "bigint", "float", "double", "decimal"), "numeric"),
     **dict.fromkeys(("string", "char", "varchar"), "string"),
-    **dict.fromkeys(("date", "timestamp"), "date"),
+    # Hive 3's timestamp with local time zone (spelled without spaces here) is in the date group too.
+    **dict.fromkeys(("date", "timestamp", "timestampwithlocaltimezone"), "date"),
     "boolean": "boolean", "binary": "binary", "void": "void",
     "interval_year_month": "interval", "interval_day_time": "interval",
 }

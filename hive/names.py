@@ -31,10 +31,13 @@ _CHARS_TO_ESCAPE = frozenset(
     [chr(c) for c in range(0x00, 0x20)]
     + ['"', "#", "%", "'", "*", "/", ":", "=", "?", "\\", "\x7f", "{", "[", "]", "^"]
 )
+# Hive 3's TIMESTAMP WITH LOCAL TIME ZONE is kept under its serde name, as Hive 3 and 4 and Iceberg's
+# HiveCatalog (an Iceberg timestamptz column) write it; Hive 2.3's metastore accepts it too (it checks a
+# type's first word only).
 _PRIMITIVE_TYPES = frozenset(
     ["tinyint", "smallint", "int", "integer", "bigint", "float", "double", "double precision", "decimal", "numeric",
-     "boolean", "string", "varchar", "char", "date", "timestamp", "binary", "interval_year_month",
-     "interval_day_time", "void"]
+     "boolean", "string", "varchar", "char", "date", "timestamp", "timestamp with local time zone", "binary",
+     "interval_year_month", "interval_day_time", "void"]
 )
 _PARAMETERISED = re.compile(r"(decimal|numeric|varchar|char)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)")
 _INT_RANGES = {"tinyint": 8, "smallint": 16, "int": 32, "integer": 32, "bigint": 64}

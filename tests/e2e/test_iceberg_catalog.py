@@ -27,10 +27,13 @@ from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
 from pyiceberg.table import Table
 from pyiceberg.transforms import IdentityTransform
-from pyiceberg.types import LongType, NestedField, StringType
+from pyiceberg.types import (BinaryType, BooleanType, DateType, DecimalType, DoubleType, FixedType, FloatType,
+                             IntegerType, ListType, LongType, MapType, NestedField, StringType, StructType,
+                             TimestampType, TimestamptzType, TimeType, UUIDType)
 
 from gateway.app import Gateway
 from tests.conftest import running_gateway, wait_applied
+from tests.thrift_client import ThriftClient
 
 SCHEMA = Schema(NestedField(1, "id", LongType(), required=False),
                 NestedField(2, "region", StringType(), required=False))
@@ -163,3 +166,33 @@ async def test_the_catalog_calls_of_a_data_engineers_script_through_either_gatew
     await run(ice_a.drop_namespace, "lake")
     await wait_applied(b)
     assert ("lake",) not in await run(ice_b.list_namespaces)
+
+
+# Each Iceberg type and the Hive column type Iceberg's HiveCatalog writes for it (pyiceberg's
+# SchemaToHiveConverter, not Hive 2 compatible: a timestamptz is Hive 3's timestamp with local time zone).
+ICEBERG_TYPES = [
+    (BooleanType(), "boolean"), (IntegerType(), "int"), (LongType(), "bigint"), (FloatType(), "float"),
+    (DoubleType(), "double"), (DecimalType(10, 2), "decimal(10,2)"), (DateType(), "date"), (TimeType(), "string"),
+    (TimestampType(), "timestamp"), (TimestamptzType(), "timestamp with local time zone"), (StringType(), "string"),
+    (UUIDType(), "string"), (FixedType(16), "binary"), (BinaryType(), "binary"),
+    (ListType(100, TimestamptzType()), "array<timestamp with local time zone>"),
+    (MapType(101, StringType(), 102, LongType()), "map<string,bigint>"),
+    (StructType(NestedField(103, "a", IntegerType()), NestedField(104, "b", StringType())), "struct<a:int,b:string>"),
+]
+
+
+async def test_a_table_of_every_iceberg_type_is_created_and_read_back_through_the_other_gateway(
+        two_gateways: tuple[Gateway, Gateway], tmp_path: Path) -> None:
+    a, b = two_gateways
+    ice_a, ice_b = _catalog(a, tmp_path), _catalog(b, tmp_path)
+    schema = Schema(*(NestedField(i + 1, f"c{i}", t, required=False) for i, (t, _) in enumerate(ICEBERG_TYPES)))
+    await asyncio.to_thread(ice_a.create_namespace, "lake")
+    created = await asyncio.to_thread(ice_a.create_table, "lake.typed", schema=schema)  # ids assigned afresh
+    await wait_applied(b)
+    assert (await asyncio.to_thread(ice_b.load_table, "lake.typed")).schema() == created.schema()
+    client = ThriftClient(b.thrift_port)
+    try:
+        columns = (await client("get_table", "lake", "typed")).sd.cols
+    finally:
+        client.close()
+    assert [(c.name, c.type) for c in columns] == [(f"c{i}", hive) for i, (_, hive) in enumerate(ICEBERG_TYPES)]

@@ -906,6 +906,12 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("create external", "create_table", (_table("sales", "ext", (), params={"EXTERNAL": "TRUE"},
                                                 table_type="EXTERNAL_TABLE"),)),
     ("create external by type alone", "create_table", (_table("sales", "ext2", (), table_type="EXTERNAL_TABLE"),)),
+    # The column types Iceberg's HiveCatalog writes for an Iceberg schema (pyiceberg's SchemaToHiveConverter).
+    ("create table of iceberg's types", "create_table", (_table("sales", "iceberg_types", (), columns=(
+        ("ts", "timestamp with local time zone"), ("ntz", "timestamp"), ("d", "decimal(10,2)"), ("b", "binary"),
+        ("tags", "array<string>"), ("m", "map<string,bigint>"), ("s", "struct<a:int,t:timestamp with local time zone>"),
+    ), params={"EXTERNAL": "TRUE", "table_type": "ICEBERG"}, table_type="EXTERNAL_TABLE"),)),
+    ("get table of iceberg's types", "get_table", ("sales", "iceberg_types")),
     ("get table", "get_table", ("sales", "orders")),
     ("get table other case", "get_table", ("sales", "ORDERS")),
     ("get missing table", "get_table", ("sales", "missing")),

@@ -69,3 +69,14 @@ def test_an_alter_is_checked_position_by_position() -> None:
                            [("a", "string"), ("c", "boolean")])
     assert "c (double to boolean)" in str(refused.value)
     assert "hive.metastore.disallow.incompatible.col.type.changes" in str(refused.value)
+
+
+def test_timestamp_with_local_time_zone_is_in_hive_3s_date_group() -> None:
+    """Hive 3's type (Hive 2.3 has none such: the pairs are Hive 3's TypeInfoUtils.implicitConvertible, its
+    PrimitiveGrouping putting TIMESTAMPLOCALTZ in DATE_GROUP): it becomes a string, not another date type."""
+    tz = "timestamp with local time zone"
+    assert implicitly_convertible(tz, "TIMESTAMP WITH LOCAL TIME ZONE")
+    assert implicitly_convertible(tz, "string") and implicitly_convertible(tz, "varchar(40)")
+    assert implicitly_convertible("void", tz)
+    assert not implicitly_convertible(tz, "timestamp") and not implicitly_convertible("timestamp", tz)
+    assert not implicitly_convertible("string", tz) and not implicitly_convertible(tz, "bigint")

@@ -82,6 +82,9 @@ METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
     # a lock id with no rows (released, timed out, never given): Hive's checkLock finds no txn for it
     ("check_lock", se.NotFound): "NoSuchLockException",
     ("check_lock", se.InvalidArgument): "NoSuchLockException",  # lockid 0 or negative
+    # a missing table or database: Hive answers every failure of this call with MetaException
+    # (gateway/thrift/partition_value_methods.py), though it declares NoSuchObjectException
+    ("get_partition_values", se.NotFound): "MetaException",
 }
 
 # A client's mistake in a method that declares neither its row above nor MetaException (the txn and

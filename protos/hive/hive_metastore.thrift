@@ -789,6 +789,30 @@ struct GetPartitionsPsWithAuthResponse {
   1: required list<Partition> partitions,
 }
 
+// get_partition_values (Hive 2.3's; catName and validWriteIdList are Hive 3's and 4's): the values of
+// `partitionKeys` of each partition, or with a filter every key's (gateway/thrift/partition_values.py).
+// The defaults are Hive's, and its server applies them: an unset field is its default.
+struct PartitionValuesRequest {
+  1: required string dbName,
+  2: required string tblName,
+  3: required list<FieldSchema> partitionKeys,
+  4: bool applyDistinct = true,
+  5: string filter,
+  6: list<FieldSchema> partitionOrder,    // not read, as Hive reads it nowhere
+  7: bool ascending = true,
+  8: i64 maxParts = -1,
+  9: string catName,
+  10: string validWriteIdList,
+}
+
+struct PartitionValuesRow {
+  1: required list<string> row,
+}
+
+struct PartitionValuesResponse {
+  1: required list<PartitionValuesRow> partitionValues,
+}
+
 // Column statistics (Hive 2.3's; `histogram`, Timestamp and timestampStats are Hive 4's, and so are the
 // requests' engine and validWriteIdList fields, which the gateway accepts and ignores: its statistics
 // are not versioned, as Hive 2.3's). Binary fields are `string` in Hive 2.3: the same bytes on the wire.
@@ -1372,6 +1396,7 @@ service ThriftHiveMetastore extends FacebookService {
   // Hive 4's form of get_partition_names, which HiveMetaStoreClient.listPartitionNames sends after 4.0 (HIVE-26537).
   list<string> fetch_partition_names_req(1: PartitionsRequest partitionReq) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   list<string> get_partition_names_ps(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: i16 max_parts = -1) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  PartitionValuesResponse get_partition_values(1: PartitionValuesRequest request) throws (1: MetaException o1, 2: NoSuchObjectException o2),
 
   // column statistics (gateway/thrift/stats_methods.py)
   bool update_table_column_statistics(1: ColumnStatistics stats_obj) throws (1: NoSuchObjectException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: InvalidInputException o4),

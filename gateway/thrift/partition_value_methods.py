@@ -3,17 +3,19 @@
 The rows are Hive's (hive/partition_values.py has its rules and where this answers otherwise); the
 partitions they come from are read as every other partition listing reads them: through the read
 facade, the cache first, PostgreSQL on a miss, with the filter read as get_partitions_by_filter reads
-it. A request without a snapshot (Hive 2.3's, and Hive 3's and 4's clients send none) reads the latest
-committed state: a transactional table's partitions its open txns add are not among them. With Hive
-4's `validWriteIdList` it reads that snapshot, as the other Hive 4 reads do (Hive 4 itself ignores it
-here). `partitionOrder` is not read, as Hive reads it nowhere. Hive holds this call to no
-hive.metastore.limit.partition.request (it reads no partition objects), nor does the gateway; a reply
-that would not fit hive.metastore.server.max.message.size is refused, saying how to ask for less.
+it, in the latest committed state, as every Thrift read without a snapshot: a transactional table's
+partitions its open txns add are not among them. Hive 4's `validWriteIdList` is not read, as Hive 4
+reads it nowhere here: the request carries no table id, without which a snapshot read of a
+transactional table is refused (the list could be of another table of the name), so honouring it would
+refuse what Hive answers. `partitionOrder` is not read, as Hive reads it nowhere. Hive holds this call
+to no hive.metastore.limit.partition.request (it reads no partition objects), nor does the gateway; a
+reply that would not fit hive.metastore.server.max.message.size is refused, saying how to ask for less.
 
-Every refusal is a MetaException, as Hive answers every failure of this call (its handler declares
-NoSuchObjectException but never raises it; a missing table fails its store with a
-NullPointerException, and Hive 4.1's request handler converts its NoSuchObjectException to a
-MetaException): gateway/thrift/errors.py METHOD_EXCEPTIONS.
+Every refusal is a MetaException, as Hive answers every failure of this call: its handler declares
+NoSuchObjectException but never raises it (a missing table fails Hive 2.3's to 4.0's store with a
+NullPointerException; apache/hive master's GetPartitionsHandler looks the table up first and its
+handler answers the NoSuchObjectException as a MetaException): gateway/thrift/errors.py
+METHOD_EXCEPTIONS.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from gateway.config import Settings
 from gateway.thrift.convert import required
 from gateway.thrift.data_methods import ALL_PARTITIONS
 from gateway.thrift.idl import hms
-from gateway.thrift.snapshots import snapshot_of
+from gateway.thrift.snapshots import LATEST
 from hive.errors import InvalidArgument
 from hive.partition_values import filtered_rows, requested_key_indexes, scan_size, unfiltered_rows
 from store.errors import ResourceExhausted
@@ -66,8 +68,7 @@ class PartitionValueMethods:
         max_parts = -1 if req.maxParts is None else req.maxParts
         scan = scan_size(filtered=bool(filter_text), distinct=distinct, ascending=ascending, max_parts=max_parts)
         found = await self._matching_read(db_name, tbl_name, filter_text,
-                                          ALL_PARTITIONS if scan is None else min(scan, ALL_PARTITIONS),
-                                          snapshot_of(req))
+                                          ALL_PARTITIONS if scan is None else min(scan, ALL_PARTITIONS), LATEST)
         values = [v.values for v in found.versions]
         if filter_text:
             rows = filtered_rows(values, ascending=ascending, max_parts=max_parts)

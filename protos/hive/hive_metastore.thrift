@@ -802,7 +802,7 @@ struct PartitionValuesRequest {
   7: bool ascending = true,
   8: i64 maxParts = -1,
   9: string catName,
-  10: string validWriteIdList,
+  10: string validWriteIdList,          // not read, as Hive 4 reads it nowhere here (and no table id comes with it)
 }
 
 struct PartitionValuesRow {

@@ -455,11 +455,14 @@ class Server:
         self.label, self.port = label, port
         self._client = thriftpy2.rpc.make_client(SERVICE, "127.0.0.1", port, timeout=CALL_TIMEOUT_MS)
 
-    async def call(self, method: str, *args: Any) -> Any:
-        """The answer, or ('raised', exception type name); an answer the client could not read fails."""
+    async def call(self, method: str, *args: Any, application_errors: bool = False) -> Any:
+        """The answer, or ('raised', exception type name); an answer the client could not read fails, and so
+        does a TApplicationException unless `application_errors` (then ('raised', 'TApplicationException'))."""
         try:
             return await asyncio.to_thread(getattr(self._client, method), *args)
         except TApplicationException as exc:
+            if application_errors:
+                return ("raised", "TApplicationException")
             raise AssertionError(f"{self.label} {method}{args!r}: TApplicationException {exc.message}") from exc
         except TException as exc:
             return ("raised", type(exc).__name__)

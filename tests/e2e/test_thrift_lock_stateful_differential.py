@@ -53,6 +53,10 @@ and blocked-by ids (each server names the first blocker its own scan met). get_o
 the gateway's own IDL on its side: it answers Hive 3's list with abortedBits, a binary that hmsclient's
 Python Thrift cannot skip (it decodes it as UTF-8).
 
+test_txn_and_lock_ids_at_the_edges_are_answered_as_hive_metastore_does makes one fixed sequence of calls with
+ids no txn or lock has (0, negative) and requests at hive.txn.max.open.batch on both; where Hive 2.3.10 and the
+gateway answer otherwise on purpose, EDGE_DELIBERATE says why.
+
 Skipped without Java, pyspark's jars or PostgreSQL's JDBC driver. `make test` runs EXAMPLES (12,
 derandomized, about 15 s with the Hive Metastore's start); the `soak` run LOCK_DIFFERENTIAL_SOAK_EXAMPLES
 (300). The module's tally of agreements and partings is printed at its end (-s).
@@ -688,3 +692,65 @@ async def test_commits_part_only_as_documented(servers: Servers) -> None:
     assert theirs == dict.fromkeys(cases)
     assert ours == {"two deletes": aborted, "dynamic writes, first": aborted, "dynamic writes, second": aborted,
                     "table and partition": None}
+
+
+# -- txn and lock ids at the edges: one fixed sequence -----------------------------------------------
+
+# label -> (Hive 2.3.10's answer, the gateway's, why they differ). Each is asserted as written: an answer that
+# changes on either side fails the test, and so does any other difference.
+EDGE_DELIBERATE: dict[str, tuple[Any, Any, str]] = {}
+
+
+def _edge_range(s: Side, got: Any) -> Any:
+    """A heartbeat_txn_range answer: the example's txns by index, ids of no txn (0 or below) as they are,
+    and how many other txns (the module's earlier examples' or none yet) each set holds."""
+    if isinstance(got, dict):
+        return got
+    return {key: {"ours": _ours(s, ids), "not txn ids": sorted(i for i in ids if i <= 0),
+                  "others": sum(1 for i in ids if i > 0 and i not in s.txns)}
+            for key, ids in (("aborted", got.aborted), ("nosuch", got.nosuch))}
+
+
+def edge_steps(s: Side) -> dict[str, Any]:
+    """The txn and lock calls with ids at the edges (0, negative, empty, over hive.txn.max.open.batch) on one
+    server, each answer normalized; the example's txns are aborted at the end."""
+    out: dict[str, Any] = {}
+    opened: list[int] = []  # by open_txns over the batch size: aborted in one call of at most that size
+
+    def step(label: str, call: Callable[[], Any], normal: Callable[[Any], Any] = lambda got: got) -> None:
+        got = s.call(call)
+        out[label] = got if isinstance(got, dict) else normal(got)
+
+    def info(got: Any) -> Any:
+        return sorted((s.txn_index(t.id), ht.TxnState._VALUES_TO_NAMES[t.state]) for t in got.open_txns
+                      if t.id in s.txns)
+
+    s.txns += Client.open_txns(s.client, ht.OpenTxnRequest(2, "alice", "h1")).txn_ids
+    a, b = s.txns
+    try:
+        # abort_txns skips what is no open txn (Hive 2.3 to 4: an UPDATE ... WHERE TXN_ID IN (...) AND
+        # TXN_STATE = 'o'): an id of 0 or below too.
+        step("abort_txns([0])", lambda: Client.abort_txns(s.client, ht.AbortTxnsRequest([0])))
+        step("abort_txns([-1, 0])", lambda: Client.abort_txns(s.client, ht.AbortTxnsRequest([-1, 0])))
+        step("abort_txns([0, a])", lambda: Client.abort_txns(s.client, ht.AbortTxnsRequest([0, a])))
+        step("txns after abort_txns([0, a])", lambda: Client.get_open_txns_info(s.client), info)
+    finally:
+        for chunk in (s.txns, opened):
+            if chunk:
+                Client.abort_txns(s.client, ht.AbortTxnsRequest(list(chunk)))
+    return out
+
+
+async def test_txn_and_lock_ids_at_the_edges_are_answered_as_hive_metastore_does(servers: Servers) -> None:
+    """Ids no txn or lock has (0, negative), empty requests and requests over hive.txn.max.open.batch (1000 on
+    both), each call once on both servers: the same answers but for EDGE_DELIBERATE."""
+    ex = Example(Side(servers.hms, servers.hms_idl), Side(servers.gw, servers.gw_idl))
+    theirs, ours = await asyncio.to_thread(ex.both, edge_steps)
+    assert list(theirs) == list(ours)
+    for label, (hive, gateway, why) in EDGE_DELIBERATE.items():
+        assert (theirs[label], ours[label]) == (hive, gateway), f"{label} ({why}): Hive {theirs[label]}, gateway " \
+                                                                f"{ours[label]}"
+    differing = {label: (theirs[label], ours[label]) for label in theirs
+                 if label not in EDGE_DELIBERATE and theirs[label] != ours[label]}
+    assert not differing, differing
+    assert theirs["txns after abort_txns([0, a])"] == [(0, "ABORTED"), (1, "OPEN")]  # real answers

@@ -175,14 +175,18 @@ class TxnLockMethods:
                 raise hms.NoSuchTxnException(message=f"txn {ids.txnid} does not exist")
 
     async def heartbeat_txn_range(self, txns: Any) -> Any:
+        """Hive's heartbeatTxnRange: each id from min to max heartbeated, those not open answered as
+        aborted or nosuch. As Hive's (2.3 to 4), whose heartbeat of txn 0 returns at once, an id of 0 is in
+        neither set, and one below 0, which no txn has, is nosuch."""
         low, high = (txns.min, txns.max) if txns is not None else (None, None)
-        if low is None or high is None or low <= 0 or high < low:
-            raise InvalidArgument(f"heartbeat_txn_range [{low}, {high}] is not a range of txn ids")
+        if low is None or high is None or high < low:
+            raise InvalidArgument(f"heartbeat_txn_range [{low}, {high}] is not a range of txn ids (min <= max)")
         if high - low >= self._settings.txn_max_open_batch:
             raise ResourceExhausted(f"heartbeat_txn_range covers {high - low + 1} txns, more than "
                                     "hive.txn.max.open.batch")
-        await self._owners.check_txns(thrift_identity.get(), range(low, high + 1), "heartbeat_txn_range")
-        aborted, nosuch = await self._txns.heartbeat(list(range(low, high + 1)))
+        txn_ids = [t for t in range(low, high + 1) if t != 0]
+        await self._owners.check_txns(thrift_identity.get(), txn_ids, "heartbeat_txn_range")
+        aborted, nosuch = await self._txns.heartbeat(txn_ids)
         return hms.HeartbeatTxnRangeResponse(aborted=set(aborted), nosuch=set(nosuch))
 
     async def get_latest_txnid_in_conflict(self, txnId: int | None) -> int:  # noqa: N803 - Hive's argument name

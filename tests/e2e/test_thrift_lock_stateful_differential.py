@@ -734,6 +734,11 @@ def edge_steps(s: Side) -> dict[str, Any]:
         step("abort_txns([-1, 0])", lambda: Client.abort_txns(s.client, ht.AbortTxnsRequest([-1, 0])))
         step("abort_txns([0, a])", lambda: Client.abort_txns(s.client, ht.AbortTxnsRequest([0, a])))
         step("txns after abort_txns([0, a])", lambda: Client.get_open_txns_info(s.client), info)
+        # heartbeat_txn_range heartbeats each id of the range; Hive's heartbeatTxn of txn 0 does nothing, a
+        # negative id is no txn's (nosuch); min above max fails (Hive: an internal error).
+        for label, low, high in (("0, 0", 0, 0), ("-2, 0", -2, 0), ("a, b", a, b), ("b + 5, b + 3", b + 5, b + 3)):
+            step(f"heartbeat_txn_range({label})", lambda: Client.heartbeat_txn_range(  # noqa: B023
+                s.client, ht.HeartbeatTxnRangeRequest(low, high)), lambda got: _edge_range(s, got))  # noqa: B023
     finally:
         for chunk in (s.txns, opened):
             if chunk:

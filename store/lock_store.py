@@ -55,6 +55,10 @@ class LockStore:
         return result
 
     async def unlock(self, lock_id: int, *, missing_ok: bool = False) -> None:
+        """Release request `lock_id` (locks.unlock); `missing_ok`: one that does not exist, as for an id no
+        request can have (0 or below), is nothing to do."""
+        if missing_ok and lock_id <= 0:
+            return
         await self._db.transact(locks.unlock, _lock_id(lock_id), missing_ok=missing_ok)
 
     async def heartbeat(self, lock_ids: Sequence[int]) -> list[int]:

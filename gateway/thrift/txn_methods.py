@@ -287,9 +287,13 @@ class TxnLockMethods:
         return _lock_response(await self._locks.check_lock(_lock_id(rqst)))
 
     async def unlock(self, rqst: Any) -> None:
-        await self._owners.check_locks(thrift_identity.get(), [_lock_id(rqst)], "unlock")
-        # Hive's unlock of a lock that does not exist (released, timed out) returns: it is idempotent.
-        await self._locks.unlock(_lock_id(rqst), missing_ok=True)
+        """Hive's unlock. Of a lock that does not exist (released, timed out, or an id of 0 or below, which no
+        lock has) it returns, as Hive's (2.3 to 4) does "to make the operation idempotent"."""
+        lock_id = rqst.lockid if rqst is not None else None
+        if lock_id is None:
+            raise InvalidArgument("unlock needs lockid")
+        await self._owners.check_locks(thrift_identity.get(), [lock_id], "unlock")
+        await self._locks.unlock(lock_id, missing_ok=True)
 
     async def show_locks(self, rqst: Any) -> Any:
         """Hive's SHOW LOCKS. A name no lock can hold (one make_scope refuses, as every lock's names pass it)

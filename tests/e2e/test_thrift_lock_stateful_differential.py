@@ -739,6 +739,11 @@ def edge_steps(s: Side) -> dict[str, Any]:
         for label, low, high in (("0, 0", 0, 0), ("-2, 0", -2, 0), ("a, b", a, b), ("b + 5, b + 3", b + 5, b + 3)):
             step(f"heartbeat_txn_range({label})", lambda: Client.heartbeat_txn_range(  # noqa: B023
                 s.client, ht.HeartbeatTxnRangeRequest(low, high)), lambda got: _edge_range(s, got))  # noqa: B023
+        # unlock of a lock that does not exist returns (Hive's unlock "to make the operation idempotent"), an id
+        # of 0 or below too; check_lock of one is NoSuchLockException.
+        for lock_id in (0, -1):
+            step(f"unlock({lock_id})", lambda: Client.unlock(s.client, ht.UnlockRequest(lock_id)))  # noqa: B023
+        step("check_lock(0)", lambda: Client.check_lock(s.client, ht.CheckLockRequest(0)))
     finally:
         for chunk in (s.txns, opened):
             if chunk:

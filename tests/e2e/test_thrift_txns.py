@@ -449,10 +449,12 @@ async def test_a_txn_or_lock_id_that_is_not_positive_is_the_declared_no_such_exc
     below (names no txn or lock, as Hive's "No such transaction txnid:0") is their declared NoSuchTxn or
     NoSuchLock exception with the reason, not TApplicationException INTERNAL_ERROR. Where Hive answers such
     an id, so does the gateway (Hive Metastore 2.3.10 answers so; test_thrift_lock_stateful_differential.py
-    compares them): a heartbeat of lock 0 and txn 0 heartbeats nothing and returns; abort_txns skips it."""
+    compares them): a heartbeat of lock 0 and txn 0 heartbeats nothing and returns; abort_txns skips it; an
+    unlock of it returns, as of any lock that does not exist."""
     hms_call, _, _ = env
     assert await hms_call("heartbeat", hms.HeartbeatRequest(lockid=0, txnid=0)) is None
     assert await hms_call("abort_txns", hms.AbortTxnsRequest(txn_ids=[-1, 0])) is None
+    assert await hms_call("unlock", hms.UnlockRequest(lockid=-5)) is None
     refused = [
         (hms.NoSuchTxnException, "abort_txn", hms.AbortTxnRequest(txnid=0)),
         (hms.NoSuchTxnException, "commit_txn", hms.CommitTxnRequest(txnid=0)),
@@ -460,7 +462,6 @@ async def test_a_txn_or_lock_id_that_is_not_positive_is_the_declared_no_such_exc
             txnid=0, writeid=1, dbname="db", tablename="t", partitionnames=["p=1"])),
         (hms.NoSuchTxnException, "lock", hms.LockRequest(component=[], user="u", hostname="h")),
         (hms.NoSuchLockException, "check_lock", hms.CheckLockRequest(lockid=0)),
-        (hms.NoSuchLockException, "unlock", hms.UnlockRequest(lockid=-5)),
         # more ids than one call may carry (hive.txn.max.open.batch)
         (hms.NoSuchTxnException, "abort_txns", hms.AbortTxnsRequest(txn_ids=[1] * 1001)),
         # a method that declares MetaException answers it, as before

@@ -698,7 +698,20 @@ async def test_commits_part_only_as_documented(servers: Servers) -> None:
 
 # label -> (Hive 2.3.10's answer, the gateway's, why they differ). Each is asserted as written: an answer that
 # changes on either side fails the test, and so does any other difference.
-EDGE_DELIBERATE: dict[str, tuple[Any, Any, str]] = {}
+EDGE_DELIBERATE: dict[str, tuple[Any, Any, str]] = {
+    "open_txns(0)": ([], {"raised": "TApplicationException"},
+                     "refused, as Hive 3 and 4 refuse it (TxnHandler.openTxns: MetaException \"Invalid input for number of "
+                     "txns: 0\", which open_txns does not declare: TApplicationException); Hive 2.3 opens none"),
+    "heartbeat_txn_range(b + 1, b + 1001)": (
+        {"aborted": {"ours": [], "not txn ids": [], "others": 0}, "nosuch": {"ours": [], "not txn ids": [], "others": 1001}},
+        {"raised": "TApplicationException"},
+        "a range over more txns than hive.txn.max.open.batch, more than one open_txns gives (Hive's streaming clients "
+        "heartbeat the batch they opened), is refused: a bound on the work of one call; Hive heartbeats any range"),
+    "abort_txns(the txns open_txns(1001) opened, and b)": (
+        None, {"raised": "NoSuchTxnException"},
+        "more txns than hive.txn.max.open.batch in one call are refused (the method's one declared exception), "
+        "nothing aborted: a bound on the work of one call; Hive aborts any number"),
+}
 
 
 def _edge_range(s: Side, got: Any) -> Any:
@@ -744,6 +757,22 @@ def edge_steps(s: Side) -> dict[str, Any]:
         for lock_id in (0, -1):
             step(f"unlock({lock_id})", lambda: Client.unlock(s.client, ht.UnlockRequest(lock_id)))  # noqa: B023
         step("check_lock(0)", lambda: Client.check_lock(s.client, ht.CheckLockRequest(0)))
+        # open_txns opens at most hive.txn.max.open.batch (Hive 2.3's and 4's cap: the first that many; 3.1's
+        # TxnHandler.openTxns caps a variable its inner openTxns does not read), fewer than 1 none; abort_txns and
+        # heartbeat_txn_range over more than that: EDGE_DELIBERATE.
+        step("heartbeat_txn_range(b + 1, b + 1001)", lambda: Client.heartbeat_txn_range(
+            s.client, ht.HeartbeatTxnRangeRequest(b + 1, b + 1001)), lambda got: _edge_range(s, got))
+
+        def open_many() -> Any:
+            ids = Client.open_txns(s.client, ht.OpenTxnRequest(1001, "alice", "h1")).txn_ids
+            opened.extend(ids)
+            return {"opened": len(ids), "consecutive after b": ids == list(range(b + 1, b + 1 + len(ids)))}
+        step("open_txns(1001)", open_many)
+        for n in (0, -1):
+            step(f"open_txns({n})", lambda: Client.open_txns(s.client, ht.OpenTxnRequest(n, "alice", "h1")),  # noqa: B023
+                 lambda got: got.txn_ids)
+        step("abort_txns(the txns open_txns(1001) opened, and b)",
+             lambda: Client.abort_txns(s.client, ht.AbortTxnsRequest([*opened, b])))
     finally:
         for chunk in (s.txns, opened):
             if chunk:

@@ -225,13 +225,20 @@ class TxnLockMethods:
         txn's (what Hive 4's TRUNCATE asks); with neither, the current snapshot. An empty
         validTxnList counts as none, where Hive reads '' as "every txn committed", open ones too. A
         name no table has in the snapshot is answered as Hive's TxnHandler does, finding no write-id
-        rows for it: high-water mark 0, nothing invalid."""
-        names = (rqst.fullTableNames if rqst else None) or []
-        if not names or len(names) > self._settings.max_batch_size:
-            raise InvalidArgument(f"get_valid_write_ids needs 1 to {self._settings.max_batch_size} fullTableNames")
+        rows for it: high-water mark 0, nothing invalid. No names: no tables answered, as in Hive (the
+        snapshot still read, so a txn list it cannot read is refused)."""
+        if rqst is None:
+            raise InvalidArgument("get_valid_write_ids needs a request (GetValidWriteIdsRequest)")
+        names = rqst.fullTableNames or []
+        if len(names) > self._settings.max_batch_size:
+            raise InvalidArgument(f"get_valid_write_ids names {len(names)} tables, more than "
+                                  f"{self._settings.max_batch_size} (metastore.gateway.max.batch.size)")
         if rqst.validTxnList:
             txn_list = ValidTxnList.parse(rqst.validTxnList)
         elif rqst.writeId is not None:
+            if not names:
+                raise InvalidArgument(f"get_valid_write_ids: writeId {rqst.writeId} needs the table it is of, first "
+                                      "in fullTableNames")
             txn_list = await self._txns.txn_list_of_write_id(names[0], rqst.writeId)
         else:
             txn_list = await self._txns.get_open_txns(0, READ_ONLY_TXNS)

@@ -170,6 +170,22 @@ async def test_a_table_no_snapshot_has_answers_no_write_ids_as_in_hive(env: Env)
     assert await env.write_ids(["db.u"]) == [f"db.u:0:{LONG_MAX}::"]
 
 
+async def test_no_table_names_answer_no_write_ids_as_in_hive(env: Env) -> None:
+    """Hive's getValidWriteIds (3.1 TxnHandler, 4 GetValidWriteIdsFunction) reads the snapshot, then one
+    TableValidWriteIds per name in fullTableNames: none for an empty list. A txn list it cannot read is
+    refused all the same (Hive: NumberFormatException, an internal error; here MetaException), and so is
+    a writeId without the table it is of (Hive 4 reads fullTableNames.get(0): an internal error)."""
+    (txn,) = await env.open(1)
+    await env.allocate("t", txn)
+    state = await env.call("get_open_txns")
+    assert await env.write_ids([]) == []
+    assert await env.write_ids([], hive_txn_list(state)) == []
+    with pytest.raises(hms.MetaException, match="not a long"):
+        await env.write_ids([], "abc:1::")
+    with pytest.raises(hms.MetaException, match="writeId 1 needs the table it is of"):
+        await env.write_ids([], writeId=1)
+
+
 async def test_a_write_id_instead_of_a_txn_list_reads_as_its_txn_does(env: Env) -> None:
     """Hive 4's GetValidWriteIdsFunction: a request with writeId and no validTxnList (what Hive 4's
     TRUNCATE of a transactional table sends before truncate_table_req, HiveMetaStoreClient

@@ -465,7 +465,7 @@ async def test_a_txn_or_lock_id_that_is_not_positive_is_the_declared_no_such_exc
         # more ids than one call may carry (hive.txn.max.open.batch)
         (hms.NoSuchTxnException, "abort_txns", hms.AbortTxnsRequest(txn_ids=[1] * 1001)),
         # a method that declares MetaException answers it, as before
-        (hms.MetaException, "get_valid_write_ids", hms.GetValidWriteIdsRequest(fullTableNames=[])),
+        (hms.MetaException, "get_valid_write_ids", hms.GetValidWriteIdsRequest(fullTableNames=[], writeId=0)),
     ]
     for exc_type, method, request in refused:
         with pytest.raises(exc_type) as refusal:

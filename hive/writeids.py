@@ -99,7 +99,7 @@ def _parse_body(values: list[str], *, ranges: bool, legacy: bool) -> tuple[int, 
         # valid. Only the Hive 2.x `hwm:minOpenTxn:e1:e2:...` shape (one id per field) is accepted.
         if not (legacy and all(_LONG_RE.fullmatch(v) for v in lists)):
             raise InvalidSnapshotError("too many ':' fields")
-        ids = [_parse_long(v) for v in lists]
+        ids = _txn_ids_as_read(_parse_long(v) for v in lists)
         # Hive 2.x lists open and aborted txns alike: minOpenTxn is one of them, or none is open.
         _check_written_form("ValidTxnList", hwm, LONG_MAX, [], ids, min_open_above_hwm=False) \
             if min_open == LONG_MAX else _check_written_form("ValidTxnList", hwm, min_open, [min_open], ids,
@@ -112,11 +112,20 @@ def _parse_body(values: list[str], *, ranges: bool, legacy: bool) -> tuple[int, 
     return hwm, min_open, open_ids, aborted_ids
 
 
+def _txn_ids_as_read(ids: Iterable[int]) -> list[int]:
+    """One list of a ValidTxnList string's txn ids as Hive's ValidReadTxnList.readFromString reads it:
+    in ascending order, as it sorts them (their order means nothing), each once, and without ids of 0
+    or below, which no txn has (Hive keeps them as exceptions that match no txn; kept here, one below
+    the cleaner's mark would read as an open txn there, a snapshot too old)."""
+    return sorted({i for i in ids if i > 0})
+
+
 def _check_written_form(what: str, hwm: int, min_open: int, open_ids: list[int], aborted_ids: list[int],
                         *, min_open_above_hwm: bool) -> None:
     """What a Hive writer can produce, checked on strings from clients (the constructors stay as
     lenient as Hive's, for lists built here): a non-negative high-water mark; each list strictly
-    ascending (Hive writes them sorted, so disorder means a hand-made or corrupted string); every id
+    ascending (Hive writes them sorted, so disorder in a write-id list means a hand-made or corrupted
+    string; a txn list's ids come here as Hive reads them, _txn_ids_as_read); every id
     within 1..hwm (an id above the mark is invalid anyway, so listing one is a mistake); and minOpen
     Long.MAX_VALUE (what Hive writes when nothing is open) or an id within 1..hwm, or for a write-id
     list also one above the hwm (the compactor's form, hive-reference section 2.2). So `5:100::` (a
@@ -218,11 +227,13 @@ class ValidTxnList:
         Fields are split with Java semantics (`9:5` and `9:5::` are the same list), Hive 4 `a-b` range
         tokens are expanded, and the Hive 2.x form `hwm:minOpenTxn:e1:e2:e3...` is read when it has more
         than four fields (its ids become open exceptions). A 2.x string with at most two exceptions is
-        read as the Hive 3 form, which gives the same valid set. Raises `InvalidSnapshotError`.
+        read as the Hive 3 form, which gives the same valid set. Each list's ids are read as Hive reads
+        them, in any order and without those of no txn (_txn_ids_as_read). Raises `InvalidSnapshotError`.
         """
         if not text:
             return cls(LONG_MAX)
         hwm, min_open, open_ids, aborted_ids = _parse_body(_java_split(text, ":"), ranges=True, legacy=True)
+        open_ids, aborted_ids = _txn_ids_as_read(open_ids), _txn_ids_as_read(aborted_ids)
         if aborted_ids or len(_java_split(text, ":")) <= 4:  # the Hive 2.x form was checked as it was read
             _check_written_form("ValidTxnList", hwm, min_open, open_ids, aborted_ids, min_open_above_hwm=False)
         return cls(hwm, min_open, tuple(open_ids + aborted_ids), frozenset(aborted_ids))

@@ -170,6 +170,23 @@ async def test_a_table_no_snapshot_has_answers_no_write_ids_as_in_hive(env: Env)
     assert await env.write_ids(["db.u"]) == [f"db.u:0:{LONG_MAX}::"]
 
 
+async def test_txn_lists_are_read_as_hive_reads_them(env: Env) -> None:
+    """Hive's ValidReadTxnList.readFromString sorts the ids of each list (their order means nothing)
+    and keeps an id of 0 or below as an exception no txn matches: such lists are answered as the list
+    Hive writes for the same snapshot. The gateway refused them (MetaException: "not in ascending
+    order", "must lie within 1..hwm")."""
+    a, b, c = await env.open(3)
+    for txn in (a, b, c):
+        await env.allocate("t", txn)
+    await env.abort(b)
+    state = await env.call("get_open_txns")
+    assert hive_txn_list(state) == f"{c}:{a}:{a},{c}:{b}"
+    expected = await env.write_ids(["db.t"], hive_txn_list(state))
+    assert expected == ["db.t:3:1:1,3:2"]
+    for text in (f"{c}:{a}:{c},{a}:{b}", f"{c}:{a}:{a},{c},0:{b}", f"{c}:{a}:{a},{c}:{b},0", f"{c}:{a}:{c},-1,{a}:{b}"):
+        assert await env.write_ids(["db.t"], text) == expected, text
+
+
 async def test_no_table_names_answer_no_write_ids_as_in_hive(env: Env) -> None:
     """Hive's getValidWriteIds (3.1 TxnHandler, 4 GetValidWriteIdsFunction) reads the snapshot, then one
     TableValidWriteIds per name in fullTableNames: none for an empty list. A txn list it cannot read is
@@ -271,10 +288,11 @@ async def test_txn_lists_hive_would_misread_are_refused_with_a_metaexception(env
     """Differences on purpose (hive/writeids.py _check_written_form, store/txns.py
     check_txn_list_not_too_old): where Hive's ValidReadTxnList.readFromString throws (an undeclared
     NumberFormatException: the client sees an internal error), or takes a list no getOpenTxns could
-    have given and answers from it (ids out of order, which Hive sorts; an id above the list's own
-    mark; a mark above every txn, which counts txns opened later as committed; a snapshot older than
-    the rows the cleaner kept, which Hive maps to wrong write ids, HIVE-25346's hazard), the gateway
-    answers the declared MetaException saying what is wrong."""
+    have given and answers from it (an id above the list's own mark; a mark above every txn, which
+    counts txns opened later as committed: a list used again once they write reads their uncommitted
+    write ids; a snapshot older than the rows the cleaner kept, which Hive maps to wrong write ids,
+    HIVE-25346's hazard), the gateway answers the declared MetaException saying what is wrong. Ids in
+    any order, and ids of no txn, are read as Hive reads them (the test below)."""
     (x,) = await env.open(1)
     await env.allocate("t", x)
     old = hive_txn_list(await env.call("get_open_txns"))  # taken outside any txn while x is open
@@ -286,8 +304,7 @@ async def test_txn_lists_hive_would_misread_are_refused_with_a_metaexception(env
         await env.commit(later)
     hwm = (await env.call("get_open_txns")).txn_high_water_mark
     for text, says in (("abc:1::", "not a long"), (f"{hwm}", "expected <hwm>:<minOpen>"),
-                       (f"{hwm}:1:1,,2:", "not a long"), (f"{hwm}:1:2,1:", "not in ascending order"),
-                       (f"1:1:1,{hwm}:", "must lie within 1..1"),
+                       (f"{hwm}:1:1,,2:", "not a long"), (f"1:1:1,{hwm}:", "must lie within 1..1"),
                        (f"{hwm + 1}:{LONG_MAX}::", "beyond the highest txn id allocated")):
         with pytest.raises(hms.MetaException, match=says):
             await env.write_ids(["db.t"], text)

@@ -226,7 +226,14 @@ class TxnLockMethods:
         validTxnList counts as none, where Hive reads '' as "every txn committed", open ones too. A
         name no table has in the snapshot is answered as Hive's TxnHandler does, finding no write-id
         rows for it: high-water mark 0, nothing invalid. No names: no tables answered, as in Hive (the
-        snapshot still read, so a txn list it cannot read is refused)."""
+        snapshot still read, so a txn list it cannot read is refused).
+
+        Each table is answered under its name as sent, as Hive's is (a client finds its answer by the
+        name it asked by). Different from Hive on purpose: a name in other case ("DB.T") is answered
+        with the table's write ids, found as every call finds names; Hive looks its rows up by the
+        name as given, finds none (it stores names lower-cased) and answers high-water mark 0, with
+        which a reader would skip every committed write of the table. Hive's, Trino's and Impala's
+        clients send lower-case names, which both answer alike."""
         if rqst is None:
             raise InvalidArgument("get_valid_write_ids needs a request (GetValidWriteIdsRequest)")
         names = rqst.fullTableNames or []
@@ -244,12 +251,12 @@ class TxnLockMethods:
             txn_list = await self._txns.get_open_txns(0, READ_ONLY_TXNS)
         tables = await self._txns.get_valid_write_ids(list(names), txn_list, missing_ok=True)
         return hms.GetValidWriteIdsResponse(tblValidWriteIds=[hms.TableValidWriteIds(
-            fullTableName=t.full_table_name, writeIdHighWaterMark=t.valid_write_ids.high_watermark,
+            fullTableName=name, writeIdHighWaterMark=t.valid_write_ids.high_watermark,
             invalidWriteIds=list(t.valid_write_ids.exceptions),
             minOpenWriteId=(t.valid_write_ids.min_open_write_id
                             if t.valid_write_ids.min_open_write_id != LONG_MAX else None),
             abortedBits=bitset(w in t.valid_write_ids.aborted for w in t.valid_write_ids.exceptions))
-            for t in tables])
+            for name, t in zip(names, tables, strict=True)])
 
     async def allocate_table_write_ids(self, rqst: Any) -> Any:
         """Hive's allocateTableWriteIds: each txn's write id of the table, reused when it holds one,

@@ -203,6 +203,22 @@ async def test_no_table_names_answer_no_write_ids_as_in_hive(env: Env) -> None:
         await env.write_ids([], writeId=1)
 
 
+async def test_a_name_in_other_case_is_echoed_as_sent_with_the_tables_write_ids(env: Env) -> None:
+    """Hive's getValidWriteIds (3.1 TxnHandler.getValidWriteIdsForTable, 4 GetValidWriteIdsForTableFunction;
+    HMSHandler passes the request on as it came) answers each name as sent in fullTableName and looks its
+    TXN_TO_WRITE_ID and NEXT_WRITE_ID rows up by it as given, while allocateTableWriteIds stores names
+    lower-cased: for "DB.T" it finds no rows and answers high-water mark 0, nothing invalid. The name is
+    echoed as sent here too (a client looks its answer up by the name it asked by). DELIBERATE: the write
+    ids are the table's, found by its name in lower case as every call finds names; Hive's answer would
+    have a reader skip every committed write of the table. Hive's, Trino's and Impala's clients send the
+    names in lower case, where both answer alike."""
+    a, b = await env.open(2)
+    await env.allocate("t", a, b)
+    await env.commit(a)
+    assert await env.write_ids(["DB.T", "db.t", "Db.U", "db.T"]) == [
+        "DB.T:2:2:2:", "db.t:2:2:2:", f"Db.U:0:{LONG_MAX}::", "db.T:2:2:2:"]
+
+
 async def test_a_write_id_instead_of_a_txn_list_reads_as_its_txn_does(env: Env) -> None:
     """Hive 4's GetValidWriteIdsFunction: a request with writeId and no validTxnList (what Hive 4's
     TRUNCATE of a transactional table sends before truncate_table_req, HiveMetaStoreClient

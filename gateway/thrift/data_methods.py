@@ -18,9 +18,11 @@ from gateway.thrift import convert
 from gateway.thrift.convert import required, stamp_ddl_time
 from gateway.thrift.idl import hms
 from gateway.warehouse import Warehouse
-from hive.names import leading_partition_values, make_partition_name, matches_partial_values
+from hive.limits import preview
+from hive.names import (canonical_partition_name, leading_partition_values, make_partition_name,
+                        matches_partial_values)
 from store.cache.facade import CachedCatalog
-from store.catalog import DroppedPartitions, DroppedTable, check_exchangeable
+from store.catalog import DroppedPartitions, DroppedTable, check_exchangeable, require_partitioned
 from store.catalog_store import CatalogStore
 from hive.kryo_expr import decode_expression
 from hive.partition_expr import prune
@@ -231,7 +233,9 @@ class DataMethods:
         (storage descriptor, parameters, create time: what get_partition answered), as Hive's does. As
         Hive 2.3.10's HMSHandler reads them, deleteData and ifExists count only when set and true: a
         request that leaves them unset keeps the files and refuses a missing name (NoSuchObjectException,
-        nothing dropped), whatever the IDL's `ifExists = true` says; needResult counts unless set false."""
+        nothing dropped), whatever the IDL's `ifExists = true` says; needResult counts unless set false. By
+        names, a partition named twice counts as missing too (`_refuse_repeats`); with ifExists it is
+        dropped, and answered, once."""
         req = required(req, "req")
         parts = required(req.parts, "parts")
         table = await self._table(req.dbName, req.tblName)
@@ -246,6 +250,8 @@ class DataMethods:
         if len(names) > self._settings.max_batch_size:
             raise ResourceExhausted(f"drop_partitions_req: {len(names)} partitions in one call, more than "
                                     f"metastore.gateway.max.batch.size ({self._settings.max_batch_size}); split it")
+        if selected is None and names and req.ifExists is not True:
+            _refuse_repeats(table, names)
         need_result = req.needResult is not False
         if not names:
             return hms.DropPartitionsResult(partitions=[] if need_result else None)
@@ -387,6 +393,22 @@ def _check_truncatable(table: Table, write_id: int | None, keep_files: bool) -> 
         raise InvalidArgument(f"truncate table {table.full_name}: {TRUNCATE_SKIP_DATA_DELETION} keeps the files, "
                               f"and only a transactional table's empty base hides them from readers; "
                               f"{table.full_name} is not transactional")
+
+
+def _refuse_repeats(table: Table, names: Sequence[str]) -> None:
+    """Hive's drop_partitions_req by names compares the number of partitions it found with the number of
+    names sent (Hive 2.3.10's HMSHandler, probed; Hive 4's DropPartitionsHandler: `parts.size() !=
+    partNames.size()`): a partition named twice, in any spelling, is found once, so the request is refused
+    as one naming a missing partition (NoSuchObjectException, nothing dropped) unless ifExists."""
+    require_partitioned(table)
+    seen: set[str] = set()
+    for name in names:
+        canonical = canonical_partition_name(table.partition_keys, name)
+        if canonical in seen:
+            raise NotFound(f"Some partitions to drop are missing: {table.full_name}'s partition {preview(canonical)} "
+                           "is named more than once, and each name must find a partition of its own (set ifExists "
+                           "to drop it once); nothing was dropped")
+        seen.add(canonical)
 
 
 def _data_locations(dropped: DroppedTable) -> list[str]:

@@ -757,7 +757,7 @@ UNSET = {"need_result": None, "if_exists": None, "delete_data": None}
 DROPS_REQ_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("create the drops table", "create_table", (_table("sales", "drops"),)),
     *[(f"add drops partition {d}", "add_partition", (_part("sales", "drops", [f"2024-01-0{d}"], {"k": f"v{d}"}),))
-      for d in range(1, 8)],
+      for d in range(1, 10)],
     ("drop partitions by names", "drop_partitions_req", (_drop_req(["ds=2024-01-02", "ds=2024-01-01"]),)),
     ("drop partitions asking no result", "drop_partitions_req", (_drop_req(["ds=2024-01-03"], need_result=False),)),
     ("drop partitions, one missing", "drop_partitions_req", (_drop_req(["ds=2024-01-04", "ds=2099-01-01"]),)),
@@ -769,6 +769,14 @@ DROPS_REQ_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
         _drop_req(["ds=2024-01-05", "ds=2099-01-01"], **UNSET),)),
     ("drop partitions, flags unset", "drop_partitions_req", (_drop_req(["ds=2024-01-06"], **UNSET),)),
     ("drop partitions keeping the files", "drop_partitions_req", (_drop_req(["ds=2024-01-07"], delete_data=False),)),
+    # Hive counts the partitions found against the names sent: one named twice (in any spelling) is a missing one.
+    ("drop partitions, one named twice", "drop_partitions_req", (
+        _drop_req(["ds=2024-01-08", "ds=2024-01-09", "ds=2024-01-08"]),)),
+    ("drop partitions, one named twice, flags unset", "drop_partitions_req", (
+        _drop_req(["ds=2024-01-08", "ds=2024-01-08"], **UNSET),)),
+    ("drops table's names after the repeats", "get_partition_names", ("sales", "drops", -1)),
+    ("drop partitions, one named twice, the repeat skipped", "drop_partitions_req", (
+        _drop_req(["ds=2024-01-08", "DS=2024-01-08", "ds=2024-01-08"], if_exists=True),)),
     ("drops table's partitions after", "get_partitions", ("sales", "drops", -1)),
     ("drops table's directories after", DIRECTORIES, ("sales.db/drops",)),
 ]

@@ -464,8 +464,13 @@ class Model:
     def write_stats(self, me: int, tk: int, writes: Sequence[tuple[str, Mapping[str, StatsValue]]],
                     merge: bool) -> Outcome:
         """One call's statistics writes (all or nothing), in order: per entry the partition ('' the
-        table's own) and column -> statistics. Under txn `me` (0: none) they wait for its commit; a merge
-        merges into the txn's own row, else the committed one unless the txn's drop marked it."""
+        table's own, which comes alone: gateway/thrift/stats_methods.py) and column -> statistics. Under
+        txn `me` (0: none) they wait for its commit; a merge merges into the txn's own row, else the
+        committed one unless the txn's drop marked it."""
+        levels = [part == TABLE_LEVEL for part, _ in writes]
+        if (levels[0] and len(levels) > 1) or (not levels[0] and any(levels)):
+            # Hive reads a request at its first entry's level: a table's own statistics come alone.
+            return Outcome("REFUSED", why="a table's own statistics come alone in a set_aggr_stats_for")
         if me and self.txns[me].state != OPEN:
             return Outcome("REFUSED", why=f"txn {me} is {self.txns[me].state}")
         born = {part: self.stats_incarnation(tk, part) for part, _ in writes}

@@ -74,6 +74,20 @@ def stats_out(stats: ColumnStats) -> Any:
     return hms.ColumnStatisticsObj(colName=stats.column, colType=stats.column_type, statsData=data)
 
 
+def _check_one_level(levels: list[bool]) -> None:
+    """Hive's set_aggr_stats_for takes the first ColumnStatistics' `isTblLevel` for the whole request: a
+    table's own statistics come alone ("Expecting only 1 ColumnStatistics for table's column stats, but find
+    N", MetaException, in Hive 2.3.10, probed, and Hive 4's SetAggrStatsHandler), and after a partition's
+    the others are read as partitions' (Hive 2.3.10 fails on a table's among them, 'Partition name is
+    invalid. null', having written the partitions' before it). Refused whole here, nothing written."""
+    if levels and levels[0] and len(levels) != 1:
+        raise InvalidArgument(f"Expecting only 1 ColumnStatistics for table's column stats, but find {len(levels)} "
+                              "(set_aggr_stats_for: a table's own statistics come alone in a request)")
+    if levels and not levels[0] and any(levels):
+        raise InvalidArgument(f"set_aggr_stats_for: ColumnStatistics {levels.index(True) + 1} of {len(levels)} is a "
+                              "table's own (isTblLevel) among partitions' statistics; send it in a request of its own")
+
+
 class StatsMethods:
     """Mixed into the Thrift handler; needs `_catalog`, `_cached` and `_settings`."""
 
@@ -113,11 +127,14 @@ class StatsMethods:
         """Hive's ANALYZE and INSERT: several tables' or partitions' statistics in one transaction. Each
         one is the table's (`isTblLevel`) or its `partName`'s; `needMerge` merges them into the old ones.
         Hive 3's `writeId`, the write id its txn allocated, writes a transactional table's statistics
-        under that txn: they become visible when it commits, and its abort discards them."""
+        under that txn: they become visible when it commits, and its abort discards them. A request is of
+        one level, the first's (`_check_one_level`)."""
         col_stats = required(request.colStats if request else None, "set_aggr_stats_for: colStats")
         check_batch(len(col_stats), "set_aggr_stats_for", self._settings.max_batch_size)
-        updates = [self._update_of(s, table_level=bool(s and s.statsDesc and s.statsDesc.isTblLevel),
-                                   what="set_aggr_stats_for") for s in col_stats]
+        levels = [bool(s and s.statsDesc and s.statsDesc.isTblLevel) for s in col_stats]
+        _check_one_level(levels)
+        updates = [self._update_of(s, table_level=level, what="set_aggr_stats_for")
+                   for s, level in zip(col_stats, levels)]
         if request.needMerge:  # Hive's INSERT INTO: the new rows' statistics merged into the old
             updates = [replace(u, merge_old=True) for u in updates]
         if request.writeId is not None and request.writeId > 0:

@@ -1050,6 +1050,15 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("merge table stats", "set_aggr_stats_for", (ht.SetPartitionsStatsRequest(
         [_stats("sales", "orders", _long("id", -50, 50, 4, 60))], needMerge=True),)),
     ("read merged table stats", "get_table_statistics_req", (ht.TableStatsRequest("sales", "orders", ["id"]),)),
+    # A request is of its first ColumnStatistics' level: a table's own come alone.
+    ("merge the table's stats twice in one request", "set_aggr_stats_for", (ht.SetPartitionsStatsRequest(
+        [_stats("sales", "orders", _long("id", -60, 60, 1, 61)), _stats("sales", "orders", _long("id", 0, 1))],
+        needMerge=True),)),
+    ("write the table's stats twice in one request", "set_aggr_stats_for", (ht.SetPartitionsStatsRequest(
+        [_stats("sales", "orders", _long("id", -60, 60, 1, 61)), _stats("sales", "orders", _long("id", 0, 1))],
+        needMerge=False),)),
+    ("table stats after the refused pairs", "get_table_statistics_req", (ht.TableStatsRequest("sales", "orders",
+                                                                                               ["id"]),)),
     ("partition stats", "update_partition_column_statistics", (_stats("sales", "orders", _long("id", 1, 9),
                                                                       part="ds=2024-01-01"),)),
     ("more partition stats", "update_partition_column_statistics", (
@@ -1057,6 +1066,13 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("partition after its stats", "get_partition", ("sales", "orders", ["2024-01-01"])),
     ("merge partition stats", "set_aggr_stats_for", (ht.SetPartitionsStatsRequest(
         [_stats("sales", "orders", _double("amount", 0.25, 1.5), part="ds=2024-01-02")], needMerge=True),)),
+    ("a table's stats after a partition's in one request", "set_aggr_stats_for", (ht.SetPartitionsStatsRequest(
+        [_stats("sales", "orders", _long("id", 3, 4), part="ds=2024-01-03"),
+         _stats("sales", "orders", _long("id", 0, 1))], needMerge=False),)),
+    ("the partition's stats after the refused mix", "get_partitions_statistics_req", (ht.PartitionsStatsRequest(
+        "sales", "orders", ["id"], ["ds=2024-01-03"]),)),
+    ("table stats after the refused mix", "get_table_statistics_req", (ht.TableStatsRequest("sales", "orders",
+                                                                                            ["id"]),)),
     ("stats of a missing partition", "update_partition_column_statistics", (
         _stats("sales", "orders", _long("id", 1, 9), part="ds=2099-01-01"),)),
     ("read partition stats", "get_partitions_statistics_req", (ht.PartitionsStatsRequest(
@@ -1192,6 +1208,8 @@ KNOWN_DIFFERENCES = {
                                                  "ignores components that are not its keys",
     "partition names of missing table": "MetaException (declared) where Hive fails with an internal error",
     "partitions by malformed names": "refused (MetaException, saying which name); Hive answers nothing for them",
+    "the partition's stats after the refused mix": "none: the request was refused whole; Hive 2.3 wrote the "
+                                                   "partition's before it failed on the table's",
     "partition stats after rename": "the column statistics go with the renamed partition (its data moves with "
                                     "it), as in Hive 3 and 4; Hive 2.3 deletes them",
     "metaconf: the time-out after the refusals": "a refused time-out is not kept: Hive 2.3 stores a negative one, "

@@ -205,12 +205,23 @@ async def test_bad_statistics_are_refused_with_a_declared_exception_and_write_no
     assert type(missing).__name__ == "NoSuchObjectException"
     # set_aggr_stats_for is all or nothing: the good first write is not kept when the second fails.
     request = hms.SetPartitionsStatsRequest(colStats=[_write("db", "t", _long("n", 1, 2, "int"), part="ds=2024-01-01"),
-                                                      _write("db", "t", wrong_kind)])
+                                                      _write("db", "t", wrong_kind, part="ds=2024-01-01")])
     assert type(await _raises(client, "set_aggr_stats_for", request)).__name__ == "MetaException"
     assert await _rows(dsn) == before
-    good = hms.SetPartitionsStatsRequest(colStats=[_write("db", "t", _long("n", 1, 2, "int"), part="ds=2024-01-01"),
-                                                   _write("db", "t", _long("id", 5, 6))])
-    assert await client("set_aggr_stats_for", good) is True
+    # A request is of its first ColumnStatistics' level, as Hive reads it: a table's own come alone.
+    table_twice = hms.SetPartitionsStatsRequest(colStats=[_write("db", "t", _long("id", 5, 6)),
+                                                          _write("db", "t", _long("id", 7, 8))])
+    mixed = hms.SetPartitionsStatsRequest(colStats=[_write("db", "t", _long("n", 1, 2, "int"), part="ds=2024-01-01"),
+                                                    _write("db", "t", _long("id", 5, 6))])
+    for refused, wanted in ((table_twice, "Expecting only 1 ColumnStatistics for table's column stats, but find 2"),
+                            (mixed, "ColumnStatistics 2 of 2 is a table's own")):
+        exc = await _raises(client, "set_aggr_stats_for", refused)
+        assert type(exc).__name__ == "MetaException" and wanted in exc.message, exc
+    assert await _rows(dsn) == before
+    for good in (hms.SetPartitionsStatsRequest(colStats=[_write("db", "t", _long("n", 1, 2, "int"),
+                                                                part="ds=2024-01-01")]),
+                 hms.SetPartitionsStatsRequest(colStats=[_write("db", "t", _long("id", 5, 6))])):
+        assert await client("set_aggr_stats_for", good) is True
     assert await _rows(dsn) == [("", "id"), ("ds=2024-01-01", "n")]
     assert (await _table_stats(client, ["id"]))["id"] == _long("id", 5, 6)
 
@@ -607,11 +618,12 @@ async def test_statistics_written_under_a_txn_become_visible_at_its_commit(env: 
     await client("update_partition_column_statistics", _write("db", "acid", committed_stats, part="ds=a"))
     before = await _rows(dsn)
 
-    def under(write_id: int, *, merge: bool = False) -> Any:
-        return hms.SetPartitionsStatsRequest(colStats=[
+    def under(write_id: int, *, merge: bool = False) -> list[Any]:
+        """The table's statistics and the partition's, in a request each (a table's own come alone)."""
+        return [hms.SetPartitionsStatsRequest(colStats=[stats], needMerge=merge, writeId=write_id) for stats in (
             _write("db", "acid", _long("id", 5, 50), _obj("name", "string", stringStats=hms.StringColumnStatsData(
                 maxColLen=3, avgColLen=2.0, numNulls=0, numDVs=4))),
-            _write("db", "acid", _long("id", 5, 50), part="ds=a")], needMerge=merge, writeId=write_id)
+            _write("db", "acid", _long("id", 5, 50), part="ds=a"))]
 
     async def seen() -> tuple[dict[str, Any], dict[str, Any]]:
         return (await _table_stats(client, ["id", "name"], "acid"),
@@ -619,13 +631,15 @@ async def test_statistics_written_under_a_txn_become_visible_at_its_commit(env: 
 
     committed_view = ({"id": committed_stats}, {"id": committed_stats})
     aborted, aborted_write_id = await _open_with_write_id(client, "acid")
-    assert await client("set_aggr_stats_for", under(aborted_write_id)) is True
+    for request in under(aborted_write_id):
+        assert await client("set_aggr_stats_for", request) is True
     assert await seen() == committed_view  # open: every reader sees the committed statistics
     await client("abort_txns", hms.AbortTxnsRequest(txn_ids=[aborted]))
     assert await seen() == committed_view and await _rows(dsn) == before
 
     txn, write_id = await _open_with_write_id(client, "acid")
-    assert await client("set_aggr_stats_for", under(write_id, merge=True)) is True
+    for request in under(write_id, merge=True):
+        assert await client("set_aggr_stats_for", request) is True
     assert await seen() == committed_view
     await client("commit_txn", hms.CommitTxnRequest(txnid=txn))
     merged = _long("id", 1, 50)
@@ -641,8 +655,9 @@ async def test_statistics_written_under_a_txn_become_visible_at_its_commit(env: 
 
     after = await _rows(dsn)
     for bad_write_id, wanted in ((write_id, "which is committed"), (999, "no txn holds write id 999")):
-        exc = await _raises(client, "set_aggr_stats_for", under(bad_write_id))
-        assert wanted in exc.message, exc
+        for request in under(bad_write_id):
+            exc = await _raises(client, "set_aggr_stats_for", request)
+            assert wanted in exc.message, exc
     assert await _rows(dsn) == after
 
 
@@ -849,8 +864,9 @@ async def test_a_txn_reads_the_statistics_it_wrote_through_its_own_snapshot(pg_d
             writer, write_id = await _open_with_write_id(client, "acid")
             other, _ = await _open_with_write_id(client, "acid")
             written = _long("id", 5, 50)
-            assert await client("set_aggr_stats_for", hms.SetPartitionsStatsRequest(colStats=[
-                _write("db", "acid", written), _write("db", "acid", written, part="ds=a")], writeId=write_id))
+            for stats in (_write("db", "acid", written), _write("db", "acid", written, part="ds=a")):
+                assert await client("set_aggr_stats_for", hms.SetPartitionsStatsRequest(colStats=[stats],
+                                                                                         writeId=write_id))
             # The writer's drop of ds=b, under its write id (a partition's drop in a txn marks its statistics).
             grpc = await connect(f"127.0.0.1:{cached.port}")
             try:

@@ -850,13 +850,12 @@ class Driver:
         return part.replace("ds=", "DS=").replace("hr=", "Hr=").replace("%2F", "%2f")
 
     def stats_writes(self, tk: int, whole: float = 0.0) -> list[tuple[str, dict[str, StatsValue]]]:
-        """One or two entries; with chance `whole`, as Hive's ANALYZE and INSERT of a partitioned table
-        write them, the table's own and every partition's, so that the statistics of many partitions
-        wait for a txn when other txns drop some."""
-        if self.srng.random() < whole:
+        """One or two entries (a table's own beside another is refused whole, as by Hive); with chance
+        `whole`, as Hive's ANALYZE and INSERT of a partitioned table write them, every partition's, so that
+        the statistics of many partitions wait for a txn when other txns drop some."""
+        if self.srng.random() < whole and self.m.latest(tk)[1]:
             columns = self.srng.sample(sorted(STATS_COLUMNS), self.srng.randint(1, len(STATS_COLUMNS)))
-            return [(part, {c: self.stats_value(c) for c in columns})
-                    for part in [TABLE_LEVEL, *sorted(self.m.latest(tk)[1])]]
+            return [(part, {c: self.stats_value(c) for c in columns}) for part in sorted(self.m.latest(tk)[1])]
         writes = []
         for _ in range(self.srng.choice((1, 1, 2))):
             columns = self.srng.sample(sorted(STATS_COLUMNS), self.srng.randint(1, len(STATS_COLUMNS)))

@@ -190,6 +190,32 @@ def canonical_partition_name(keys: Sequence[FieldSchema], name: str) -> str:
     return make_partition_name(keys, [canonical_value(k.type, v) or v for k, v in zip(keys, values)])
 
 
+def statistics_lookup_name(keys: Sequence[FieldSchema], name: str) -> tuple[str, bool]:
+    """The name a read of column statistics by partition name looks up, and whether it fits a partition of
+    the table. Hive's reads (get_partitions_statistics_req, get_aggr_stats_for) first convert each name
+    (HMSHandler.lowerCaseConvertPartName: Warehouse.makeEscSpecFromName's `key=value` components, the
+    others dropped, keys lower-cased), then match it exactly (Hive 2.3.10, probed: 'ds=4/junk' reads
+    ds=4's statistics, 'junk', '=4' and 'ds=4/x=1' of a table keyed by ds read none). A name that fits the
+    table's keys is answered in its stored form (canonical_partition_name); one that does not finds
+    nothing, and is answered as Hive converted it (get_aggr_stats_for counts it among the partitions
+    asked). '' is refused, as by Hive ('Partition name is invalid').
+    """
+    if not name:
+        raise BadPartitionName("Partition name is invalid: '' (statistics are read by names of the form "
+                               f"'{'/'.join(f'{k.name}=<value>' for k in keys) or 'key=<value>'}')")
+    check_text(name, "partition name", PARTITION_NAME)
+    spec: dict[str, str] = {}
+    for component in name.split("/"):
+        matched = _SPEC_COMPONENT.fullmatch(component)
+        if matched:
+            spec[matched.group(1).lower()] = matched.group(2)
+    converted = "/".join(f"{key}={value}" for key, value in spec.items())
+    try:
+        return canonical_partition_name(keys, converted), True
+    except BadPartitionName:
+        return converted, False
+
+
 def validate_partition_values(keys: Sequence[FieldSchema], values: Sequence[str]) -> tuple[str, ...]:
     """Check each value against its key's type and return the values in canonical form;
     `__HIVE_DEFAULT_PARTITION__` fits every type.

@@ -258,6 +258,15 @@ async def _table_read(conn: asyncpg.Connection, db_name: str, table_name: str, s
     return table
 
 
+def _lookup_names(table: Table, part_names: Sequence[str]) -> list[tuple[str, bool]]:
+    """Each name as a read of statistics by name looks it up, and whether it fits a partition of the table
+    (hive/names.py `statistics_lookup_name`: Hive's conversion; one that fits none finds nothing)."""
+    if not part_names:
+        return []
+    catalog.require_partitioned(table)
+    return [n.statistics_lookup_name(table.partition_keys, name) for name in part_names]
+
+
 async def _rows(conn: asyncpg.Connection, table: Table, part_names: list[str], columns: list[str],
                 snapshot: ReadSnapshot | None) -> list[asyncpg.Record]:
     """The rows a reader sees: with a ValidWriteIdList, by the rule of store/snapshot.py
@@ -281,9 +290,9 @@ async def table_stats(conn: asyncpg.Connection, db_name: str, table_name: str, c
 async def partition_stats(conn: asyncpg.Connection, db_name: str, table_name: str, part_names: Sequence[str],
                           columns: Sequence[str], snapshot: ReadSnapshot | None = None) -> dict[str, list[ColumnStats]]:
     """Partition name -> its statistics of the named columns, for the named partitions that have any,
-    as `snapshot` sees them (None: the committed ones)."""
+    as `snapshot` sees them (None: the committed ones); a name that fits no partition finds none."""
     table = await _table_read(conn, db_name, table_name, snapshot)
-    names = catalog.canonical_names(table, part_names) if part_names else []
+    names = list(dict.fromkeys(name for name, fits in _lookup_names(table, part_names) if fits))
     rows = await _rows(conn, table, names, _columns(columns), snapshot)
     by_partition: dict[str, list[ColumnStats]] = {}
     for row in rows:
@@ -299,8 +308,8 @@ async def aggregate_partition_stats(conn: asyncpg.Connection, db_name: str, tabl
     table = await _table_read(conn, db_name, table_name, snapshot)
     if not part_names or not columns:
         return [], 0
-    catalog.require_partitioned(table)
-    asked = [n.canonical_partition_name(table.partition_keys, name) for name in part_names]  # repeats kept
+    # Repeats kept; a name that fits no partition counts as one asked for that has none (as Hive counts it).
+    asked = [name for name, _ in _lookup_names(table, part_names)]
     asked_columns = [n.normalize_identifier(c, "column") for c in columns]
     rows = await _rows(conn, table, list(dict.fromkeys(asked)), _columns(columns), snapshot)
     by_partition: dict[str, dict[str, ColumnStats]] = {}

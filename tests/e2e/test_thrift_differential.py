@@ -199,6 +199,8 @@ AGGREGATION_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     _aggregate("aggregate, a partition key", ["ds"], DAYS[:2]),
     _aggregate("aggregate, names repeated", ["id", "id"], [DAYS[0], DAYS[0], DAYS[1]]),
     _aggregate("aggregate, missing table", ["id"], DAYS[:2], table="nope"),
+    _aggregate("aggregate, names that fit no partition", ["id"], DAYS[:2] + ["junk", "ds=x/y=1", "=x"]),
+    _aggregate("aggregate, an empty name", ["id"], DAYS[:2] + [""]),
     ("create the ranges table", "create_table", (_table("sales", "ranges", columns=MEASURES),)),
     *[(f"add ranges partition {i}", "add_partition", (_part("sales", "ranges", [f"2024-01-0{i}"],
                                                             columns=MEASURES),)) for i in range(1, 5)],
@@ -1077,6 +1079,15 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
         _stats("sales", "orders", _long("id", 1, 9), part="ds=2099-01-01"),)),
     ("read partition stats", "get_partitions_statistics_req", (ht.PartitionsStatsRequest(
         "sales", "orders", ["id", "amount"], ["ds=2024-01-01", "ds=2024-01-02", "ds=2099-01-01"]),)),
+    # Hive converts each name (lowerCaseConvertPartName: components not key=value dropped, keys lower-cased) and
+    # matches it exactly: one that fits no partition finds nothing, '' is refused.
+    ("read partition stats by names that fit no partition", "get_partitions_statistics_req", (
+        ht.PartitionsStatsRequest("sales", "orders", ["id"], ["junk", "ds=2024-01-01", "=x", "ds=2024-01-01/x=1",
+                                                              "ds", "DS=2024-01-02"]),)),
+    ("read partition stats by an empty name", "get_partitions_statistics_req", (ht.PartitionsStatsRequest(
+        "sales", "orders", ["id"], ["ds=2024-01-01", ""]),)),
+    ("read partition stats by a name with a component not key=value", "get_partitions_statistics_req", (
+        ht.PartitionsStatsRequest("sales", "orders", ["id"], ["ds=2024-01-01/junk"]),)),
     ("read one partition column's stats", "get_partition_column_statistics", ("sales", "orders", "ds=2024-01-02",
                                                                              "amount")),
     ("read partition stats of a column without them", "get_partition_column_statistics", (

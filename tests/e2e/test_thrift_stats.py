@@ -578,11 +578,16 @@ async def test_hives_planner_reads_partition_statistics_aggregated(env: tuple[Th
         "metastore.gateway.max.batch.size": hms.PartitionsStatsRequest(dbName="db", tblName="t", colNames=["id"],
                                               partNames=[f"ds={i}" for i in range(100_001)]),
         "PartitionsStatsRequest.partNames": hms.PartitionsStatsRequest(dbName="db", tblName="t", colNames=["id"]),
-        "partition name": hms.PartitionsStatsRequest(dbName="db", tblName="t", colNames=["id"], partNames=["x=1"]),
+        "Partition name is invalid": hms.PartitionsStatsRequest(dbName="db", tblName="t", colNames=["id"],
+                                                                partNames=["ds=2024-01-01", ""]),
     }
     for wanted, request in bad.items():
         exc = await _raises(client, "get_aggr_stats_for", request)
         assert type(exc).__name__ == "MetaException" and wanted in exc.message, (wanted, exc)
+    # A name that fits no partition finds no statistics, as Hive reads it (hive/names.py statistics_lookup_name).
+    unfit = await client("get_aggr_stats_for", hms.PartitionsStatsRequest(dbName="db", tblName="t", colNames=["id"],
+                                                                          partNames=["x=1"]))
+    assert unfit.colStats == [] and unfit.partsFound == 0
     missing = hms.PartitionsStatsRequest(dbName="db", tblName="nope", colNames=["id"], partNames=["ds=1"])
     assert type(await _raises(client, "get_aggr_stats_for", missing)).__name__ == "NoSuchObjectException"
 

@@ -3,6 +3,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hive import names as n
+from hive.errors import BadPartitionName
 from store.errors import InvalidArgument
 from hive.schema import FieldSchema
 
@@ -203,3 +204,24 @@ def test_a_default_file_system_needs_a_scheme_and_an_authority_only(default_fs: 
 def test_a_location_splits_as_hadoops_path_reads_it(location: str, split: tuple[str, str]) -> None:
     """The path as it is, never URL-decoded: a partition directory Hive escaped is that directory."""
     assert n.split_location(location) == split
+
+
+@pytest.mark.parametrize(("name", "looked_up"), [
+    ("ds=2024-01-01/hr=7", ("ds=2024-01-01/hr=7", True)),
+    ("DS=2024-01-01/Hr=07", ("ds=2024-01-01/hr=7", True)),  # keys lower-cased, a typed value canonical
+    ("ds=2024-01-01/junk/hr=7", ("ds=2024-01-01/hr=7", True)),  # Hive drops a component that is not key=value
+    ("ds=2024-01-01//hr=7/", ("ds=2024-01-01/hr=7", True)),
+    ("ds=2024-01-01", ("ds=2024-01-01", False)),  # a key short: it fits no partition
+    ("hr=7/ds=2024-01-01", ("hr=7/ds=2024-01-01", False)),
+    ("junk", ("", False)),
+    ("=x", ("", False)),
+    ("ds=a=b/hr=1", ("ds=a%3Db/hr=1", True)),  # an unescaped '=' in a value: read as every name is read here
+])
+def test_a_statistics_read_looks_a_name_up_as_hive_converts_it(name: str, looked_up: tuple[str, bool]) -> None:
+    keys = [FieldSchema("ds", "string"), FieldSchema("hr", "int")]
+    assert n.statistics_lookup_name(keys, name) == looked_up
+
+
+def test_a_statistics_read_refuses_an_empty_name_as_hive_does() -> None:
+    with pytest.raises(BadPartitionName, match="Partition name is invalid"):
+        n.statistics_lookup_name([FieldSchema("ds", "string")], "")

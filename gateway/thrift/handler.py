@@ -668,10 +668,12 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
     async def fetch_partition_names_req(self, partitionReq: Any) -> list[str]:
         """Hive 4's form of get_partition_names, for a plain SHOW PARTITIONS: HiveMetaStoreClient's
         listPartitionNames sends it after 4.0 (HIVE-26537 deprecated the flat calls; 4.0's client sends
-        get_partition_names). The names of the table's partitions, at most maxParts of them, as
-        get_partition_names answers."""
+        get_partition_names). The names of the table's partitions, at most maxParts of them, and none for
+        0, as Hive 4 answers it (its HMSHandler reads them with RawStore.listPartitionNames, whose
+        ObjectStore.getPartitionNamesNoTxn answers no name for max 0), where Hive 2.3's get_partition_names
+        answers every name."""
         req = required(partitionReq, "partitionReq")
-        return await self.get_partition_names(req.dbName, req.tblName, req.maxParts)
+        return await self.get_partition_names_ps(req.dbName, req.tblName, [], req.maxParts)
 
     async def get_partition_names_ps(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None,
                                      max_parts: int | None) -> list[str]:

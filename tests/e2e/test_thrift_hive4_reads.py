@@ -108,7 +108,10 @@ async def test_hive4_show_partitions_lists_names_with_fetch_partition_names_req(
     get_partition_names_ps_req with its snapshot for a transactional table); the clients after HIVE-26537
     send fetch_partition_names_req(PartitionsRequest{dbName, tblName, catName, maxParts}) instead, with no
     fallback. The WHERE and ORDER BY forms go by get_partition_names_req with a Kryo expression, which the
-    gateway cannot read and does not serve (UNKNOWN_METHOD)."""
+    gateway cannot read and does not serve (UNKNOWN_METHOD). maxParts 0 answers no name, as Hive 4 answers it
+    (HMSHandler.fetch_partition_names_req -> RawStore.listPartitionNames -> ObjectStore.getPartitionNamesNoTxn,
+    which returns none for max 0; Hive 2.3, which has no fetch_partition_names_req, answers every name to
+    get_partition_names(0), and still does here)."""
     async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as call:
         await call("create_table", thrift_table("t", keys=["ds"]))
         await call("add_partitions", [hms.Partition(values=[d], dbName="db", tableName="t", parameters={})
@@ -120,6 +123,11 @@ async def test_hive4_show_partitions_lists_names_with_fetch_partition_names_req(
 
         assert await fetch(-1) == ["ds=a", "ds=b", "ds=c"]
         assert await fetch(2) == ["ds=a", "ds=b"]
+        # None for 0 (Hive 4's ObjectStore.getPartitionNamesNoTxn); Hive 2.3's get_partition_names answers all.
+        assert await fetch(0) == []
+        assert await call("get_partition_names", "@hive#db", "t", 0) == ["ds=a", "ds=b", "ds=c"]
+        with pytest.raises(hms.NoSuchObjectException, match="db.nope does not exist"):
+            await fetch(0, table="nope")
         assert await fetch(-1, cat=None) == ["ds=a", "ds=b", "ds=c"]
         with pytest.raises(hms.NoSuchObjectException, match="db.nope does not exist"):
             await fetch(-1, table="nope")

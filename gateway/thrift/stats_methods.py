@@ -128,7 +128,10 @@ class StatsMethods:
         one is the table's (`isTblLevel`) or its `partName`'s; `needMerge` merges them into the old ones.
         Hive 3's `writeId`, the write id its txn allocated, writes a transactional table's statistics
         under that txn: they become visible when it commits, and its abort discards them. A request is of
-        one level, the first's (`_check_one_level`)."""
+        one level, the first's (`_check_one_level`). Each ColumnStatistics is written in turn, so a partition
+        named twice gets both: merged into the old ones one after the other with needMerge (Hive 3's and 4's
+        result; Hive 2.3 merges each into the statistics it read before writing any, the last one winning),
+        written over them without (the last one's values kept, as Hive 2.3; Hive 3 and 4 merge the two)."""
         col_stats = required(request.colStats if request else None, "set_aggr_stats_for: colStats")
         check_batch(len(col_stats), "set_aggr_stats_for", self._settings.max_batch_size)
         levels = [bool(s and s.statsDesc and s.statsDesc.isTblLevel) for s in col_stats]

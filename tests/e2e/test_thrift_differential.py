@@ -274,6 +274,18 @@ ACCURACY_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("flags table after partition stats", "get_table", ("sales", "flags")),
     ("flags partition stats merged", "set_aggr_stats_for", (ht.SetPartitionsStatsRequest(
         [_stats("sales", "flags", _long("id", 0, 20), part="ds=2024-01-01")], needMerge=True),)),
+    # One partition twice in one request (Hive's statistics task after an INSERT through a union): merged, each
+    # in turn, into the stored ones, as Hive 3 and 4 merge them; written over them, the last one's values kept.
+    ("flags partition stats merged twice in one request", "set_aggr_stats_for", (ht.SetPartitionsStatsRequest(
+        [_stats("sales", "flags", _long("id", -5, 5, 1, 11), part="ds=2024-01-01"),
+         _stats("sales", "flags", _long("id", 10, 40, 2, 12), part="ds=2024-01-01")], needMerge=True),)),
+    ("flags partition stats after the double merge", "get_partitions_statistics_req", (ht.PartitionsStatsRequest(
+        "sales", "flags", ["id"], ["ds=2024-01-01"]),)),
+    ("flags partition stats written twice in one request", "set_aggr_stats_for", (ht.SetPartitionsStatsRequest(
+        [_stats("sales", "flags", _long("id", -5, 5, 1, 11), part="ds=2024-01-01"),
+         _stats("sales", "flags", _long("id", 10, 40, 2, 12), part="ds=2024-01-01")], needMerge=False),)),
+    ("flags partition stats after the double write", "get_partitions_statistics_req", (ht.PartitionsStatsRequest(
+        "sales", "flags", ["id"], ["ds=2024-01-01"]),)),
     ("flags partition marked again", "get_partition", ("sales", "flags", ["2024-01-01"])),
     ("flags partition delete", "delete_partition_column_statistics", ("sales", "flags", "ds=2024-01-01", "id")),
     ("flags partition after the delete", "get_partition", ("sales", "flags", ["2024-01-01"])),
@@ -1221,6 +1233,11 @@ KNOWN_DIFFERENCES = {
     "partitions by malformed names": "refused (MetaException, saying which name); Hive answers nothing for them",
     "the partition's stats after the refused mix": "none: the request was refused whole; Hive 2.3 wrote the "
                                                    "partition's before it failed on the table's",
+    "flags partition stats after the double merge": "both merged into the old ones, one after the other, as Hive 3 "
+                                                    "and 4 merge a partition named twice (SetAggrStatsHandler: "
+                                                    "mergeColStats of the two, then of the stored); Hive 2.3 merges "
+                                                    "each into the statistics it read before writing any, so the "
+                                                    "last one's merge replaces the first's",
     "partition stats after rename": "the column statistics go with the renamed partition (its data moves with "
                                     "it), as in Hive 3 and 4; Hive 2.3 deletes them",
     "metaconf: the time-out after the refusals": "a refused time-out is not kept: Hive 2.3 stores a negative one, "

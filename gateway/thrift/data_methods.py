@@ -260,8 +260,11 @@ class DataMethods:
                                               whole=need_result)
         if not need_result:
             return hms.DropPartitionsResult(partitions=None)
-        whole = [convert.partition_to_thrift(dropped.table, p) for p in dropped.whole]
-        if selected is not None:  # each expression's partitions in turn, as Hive answers (once per expression)
+        # By names in name order, as Hive answers them (the order its read by names found them in: handler.py
+        # `_by_names`); by expressions each one's in turn, as Hive answers (once per expression).
+        whole = [convert.partition_to_thrift(dropped.table, p)
+                 for p in (dropped.whole if selected is not None else sorted(dropped.whole, key=_name_of))]
+        if selected is not None:
             by_name = dict(zip(dropped.names, whole))
             whole = [by_name[name] for each in selected for name in each if name in by_name]
         return hms.DropPartitionsResult(partitions=whole)
@@ -393,6 +396,10 @@ def _check_truncatable(table: Table, write_id: int | None, keep_files: bool) -> 
         raise InvalidArgument(f"truncate table {table.full_name}: {TRUNCATE_SKIP_DATA_DELETION} keeps the files, "
                               f"and only a transactional table's empty base hides them from readers; "
                               f"{table.full_name} is not transactional")
+
+
+def _name_of(p: Partition) -> str:
+    return p.name
 
 
 def _refuse_repeats(table: Table, names: Sequence[str]) -> None:

@@ -357,19 +357,24 @@ class ShardedCache:
         return PartitionsHit([v.frame for _, v in matched], [name for name, _ in matched])
 
     def read_partition_versions(self, db_name: str, table_name: str, names: Sequence[str], snapshot: ReadSnapshot,
-                                min_event_id: int = 0) -> VersionsHit | Miss:
+                                min_event_id: int = 0, *, in_name_order: bool = False) -> VersionsHit | Miss:
         """The versions the snapshot sees of these partitions, with their table (a protocol that frames
-        them itself)."""
+        them itself): in request order, or with `in_name_order` in the order of their stored names (Hive's
+        answer to a read by names)."""
         found = self._visible_table(db_name, table_name, snapshot, min_event_id, partitioned=True)
         if isinstance(found, Miss):
             return found
         entry, wl, _, table = found
         # Each partition answers once, where the request first names it (in any spelling), as the
         # database's answer does.
-        requested = dict.fromkeys(names)
+        requested = dict.fromkeys(sorted(names) if in_name_order else names)
         self.stats.hits += 1
-        versions = _from_live(entry, wl, requested)
+        versions = _from_live(entry, wl, requested)  # every name in its stored spelling: sorted is name order
         if versions is None:
+            if in_name_order:  # a name in another spelling sorts as its stored one
+                partitions, keys = entry.partitions, table.partition_keys
+                requested = dict.fromkeys(sorted(requested, key=lambda name: name if name in partitions
+                                                 else n.canonical_partition_name(keys, name)))
             versions = _named_versions(entry, wl, table, requested)
         return VersionsHit(table, versions)
 

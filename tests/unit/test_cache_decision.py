@@ -119,6 +119,20 @@ def test_names_are_canonicalised_deduplicated_and_kept_in_request_order() -> Non
     assert isinstance(hit, PartitionsHit) and hit.frames == [b"a", b"b"]  # where each is first named
 
 
+def test_hives_read_by_names_answers_each_partition_once_in_name_order() -> None:
+    """Hive's Thrift API (gateway/thrift/handler.py `_by_names`) asks for name order: the live view's path
+    (every name in its stored spelling) and the general one (another spelling, or a snapshot the live view
+    does not answer) order alike, each partition once."""
+    parts = {name: (Version(1, None, name.encode()),) for name in ("p=a", "p=b", "p=c")}
+    cache = _cache(_entry("db.t:1:9223372036854775807::", parts))
+    snapshot = ReadSnapshot(ValidWriteIdList.parse("db.t:1:9223372036854775807::"), expected_table_id=42)
+    for names in (["p=c", "p=a", "p=b", "p=a"], ["p=c", "P=a", "p=zz", "p=b", "p=a", "P=C"]):
+        hit = cache.read_partition_versions("db", "t", names, snapshot, in_name_order=True)
+        assert isinstance(hit, VersionsHit) and [v.frame for v in hit.versions] == [b"p=a", b"p=b", b"p=c"]
+    hit = cache.read_partition_versions("db", "t", ["p=c", "p=a"], snapshot)
+    assert isinstance(hit, VersionsHit) and [v.frame for v in hit.versions] == [b"p=c", b"p=a"]  # request order
+
+
 def test_memory_bound_evicts_least_recently_used_tables() -> None:
     cache = ShardedCache(shards=2, max_partitions=3)
     for table_id, name in ((1, "t1"), (2, "t2")):

@@ -124,7 +124,7 @@ class StatsMethods:
                                                         what="update_partition_column_statistics")])
 
     async def set_aggr_stats_for(self, request: Any) -> bool:
-        """Hive's ANALYZE and INSERT: several tables' or partitions' statistics in one transaction. Each
+        """Hive's ANALYZE and INSERT: a table's own statistics, or partitions', in one transaction. Each
         one is the table's (`isTblLevel`) or its `partName`'s; `needMerge` merges them into the old ones.
         Hive 3's `writeId`, the write id its txn allocated, writes a transactional table's statistics
         under that txn: they become visible when it commits, and its abort discards them. A request is of

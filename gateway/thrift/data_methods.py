@@ -10,6 +10,7 @@ methods make; the file work is ordered around it as Hive orders it.
 from __future__ import annotations
 
 import functools
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Sequence
 
 from gateway.auth import thrift_identity
@@ -263,7 +264,7 @@ class DataMethods:
         # By names in name order, as Hive answers them (the order its read by names found them in: handler.py
         # `_by_names`); by expressions each one's in turn, as Hive answers (once per expression).
         whole = [convert.partition_to_thrift(dropped.table, p)
-                 for p in (dropped.whole if selected is not None else sorted(dropped.whole, key=_name_of))]
+                 for p in (dropped.whole if selected is not None else sorted(dropped.whole, key=attrgetter("name")))]
         if selected is not None:
             by_name = dict(zip(dropped.names, whole))
             whole = [by_name[name] for each in selected for name in each if name in by_name]
@@ -396,10 +397,6 @@ def _check_truncatable(table: Table, write_id: int | None, keep_files: bool) -> 
         raise InvalidArgument(f"truncate table {table.full_name}: {TRUNCATE_SKIP_DATA_DELETION} keeps the files, "
                               f"and only a transactional table's empty base hides them from readers; "
                               f"{table.full_name} is not transactional")
-
-
-def _name_of(p: Partition) -> str:
-    return p.name
 
 
 def _refuse_repeats(table: Table, names: Sequence[str]) -> None:

@@ -12,6 +12,7 @@ now, never uncommitted versions. Names are case-insensitive, as in Hive; the sto
 from __future__ import annotations
 
 import re
+from operator import attrgetter
 from typing import Any, Awaitable, Sequence
 
 from thriftpy2.thrift import TType
@@ -71,10 +72,6 @@ def _decoded_expression(data: bytes, default_partition_name: str | None) -> Expr
         return decode_expression(data)
     except NotHive23Expression as exc:
         raise NotServedHere(f"get_partitions_by_expr: {exc}; evaluate it over the partition names") from None
-
-
-def _name_of_partition(p: Partition) -> str:
-    return p.name
 
 
 def _wanted(max_parts: int | None) -> int:
@@ -571,7 +568,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         if isinstance(hit, VersionsHit):
             return hit
         table, parts = await self._cached.fetch_partitions_by_names(db_key, table_key, names, snapshot)
-        return VersionsHit(table, [wire.version_of(p) for p in sorted(parts, key=_name_of_partition)])
+        return VersionsHit(table, [wire.version_of(p) for p in sorted(parts, key=attrgetter("name"))])
 
     async def _listed_by_names(self, db_name: str | None, tbl_name: str | None, names: list[str],
                                snapshot: ReadSnapshot = LATEST) -> VersionsHit:

@@ -202,8 +202,10 @@ def grpc_view(method: str, reply: Any) -> tuple[Any, ...]:
         return ("table", t.db_name, t.name, t.table_id, t.sd.location, _params(t.parameters),
                 tuple((c.name, c.type) for c in t.columns), tuple((k.name, k.type) for k in t.partition_keys))
     if method in ("get_partitions_by_names_req", "get_partitions_req"):
-        return ("parts", tuple((p.name, tuple(p.values), p.sd.location, _params(p.parameters))
-                               for p in reply.partitions))
+        # Thrift answers a read by names in name order, as Hive does; gRPC in the request's order.
+        found = sorted(reply.partitions, key=lambda p: p.name) if method == "get_partitions_by_names_req" \
+            else reply.partitions
+        return ("parts", tuple((p.name, tuple(p.values), p.sd.location, _params(p.parameters)) for p in found))
     return ("names", tuple(reply.names))
 
 
@@ -220,10 +222,11 @@ def latest_projection(method: str, request: Any, reply: Any) -> tuple[Any, ...]:
     if method in ("get_table", "get_table_req"):
         table = reply if method == "get_table" else reply.table
         return ("table", (table.parameters or {}).get("tag", ""), cols(table.sd))
+    # A read by names is answered in name order (as Hive answers it), each partition once.
     if method == "get_partitions_by_names":
-        return ("parts", tuple(dict.fromkeys(request[2])), parts(reply))
+        return ("parts", tuple(sorted(dict.fromkeys(request[2]))), parts(reply))
     if method == "get_partitions_by_names_req":
-        return ("parts", tuple(dict.fromkeys(request.names)), parts(reply.partitions))
+        return ("parts", tuple(sorted(dict.fromkeys(request.names))), parts(reply.partitions))
     if method == "get_partition_names":
         return ("ps", (), request[2] if request[2] > 0 else -1, tuple(reply or ()))  # 0: every name (Hive 2.3)
     if method == "get_partition_names_ps_req":

@@ -445,6 +445,7 @@ async def alter_table(
     old = await get_table(conn, db_name, table_name, lock="update")
     check_table_id(old, expected_table_id)
     _check_expected_parameter(old, new, stats)
+    _check_iceberg_base(old, new)
     new = _with_stats_of_alter(old, new, stats)
     # A move into another database takes that one's row as a create does (its own cannot be dropped
     # meanwhile: a DROP DATABASE waits for this table's row, locked above).
@@ -470,7 +471,8 @@ async def alter_table(
         column_types.check_type_changes(old.full_name, [(c.name, c.type) for c in old.columns],
                                         [(c.name, c.type) for c in altered.columns])
     renamed = (altered.db_name, altered.name) != (old.db_name, old.name)
-    taken = AlreadyExists(f"cannot rename {old.full_name} to {altered.full_name}: that table already exists")
+    # Hive's words first: Iceberg's HiveCatalog tells an existing target by "new table <db>.<name> already exists".
+    taken = AlreadyExists(f"new table {altered.full_name} already exists (cannot rename {old.full_name} to it)")
     if renamed and await conn.fetchrow(sql.SELECT_LATEST_TABLE, altered.db_name, altered.name) is not None:
         raise taken
     ctx = await _begin_write(conn, old, txn_id)
@@ -576,6 +578,31 @@ def _check_expected_parameter(old: Table, new: Table, context: stats_accuracy.Al
         shown = "null" if stored is None else stored  # as Java prints it
         raise ExpectedParameterChanged(f"The table has been modified. The parameter value for key '{key}' is "
                                        f"'{shown}'. The expected was value was '{expected}'")
+
+
+_ICEBERG_TABLE_TYPES = frozenset({"ICEBERG", "ICEBERG-VIEW"})  # the table_type parameter of Iceberg's tables
+
+
+def _check_iceberg_base(old: Table, new: Table) -> None:
+    """An alter that moves an Iceberg table's `metadata_location` and names the location it replaces
+    (`previous_metadata_location`, which every Iceberg commit sets: Java's HiveTableOperations, pyiceberg,
+    Trino) must replace the stored one, else nothing is altered, in the words of Hive's conditional alter,
+    which Iceberg reads as a concurrent commit (and retries). Different from Hive on purpose: Hive's reads
+    are always fresh, so a client holding the table's lock never sends such an alter; a read without a
+    snapshot here may come from a gateway whose cache has not yet applied the last commit (the lock taken
+    through another gateway, or the read sent to another one: Trino opens a connection per call, Iceberg
+    pools them), and the alter would silently drop that commit. A client's edit of other parameters from
+    such a read, which would put the old location back, is refused alike."""
+    if (old.parameters.get("table_type") or "").upper() not in _ICEBERG_TABLE_TYPES:
+        return
+    stored, moved_to = old.parameters.get("metadata_location"), new.parameters.get("metadata_location")
+    replaced = new.parameters.get("previous_metadata_location")
+    if stored is None or moved_to is None or moved_to == stored or replaced is None or replaced == stored:
+        return
+    raise ExpectedParameterChanged(f"The table has been modified. The parameter value for key 'metadata_location' is "
+                                   f"'{stored}'. The expected was value was '{replaced}' (the alter's "
+                                   "previous_metadata_location: it was based on an older state of the table; read "
+                                   "the table again and retry)")
 
 
 def _with_stats_of_alter(old: Table, new: Table, stats: stats_accuracy.AlterContext | None) -> Table:
@@ -1434,6 +1461,7 @@ async def rename_table_relocating(
     their place."""
     current = await get_table(conn, db_name, table_name, lock="update")
     _check_expected_parameter(current, new, stats)
+    _check_iceberg_base(current, new)
     new = _with_stats_of_alter(current, new, stats)  # on the location sent, before the move sets the new one
     target = await placement.renamed_table_location(current, new, _database_location_in(conn))
     if target is not None:

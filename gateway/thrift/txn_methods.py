@@ -399,10 +399,12 @@ def _lock_response(result: LockResult) -> Any:
 
 
 def _lock_element(i: LockInfo, identity: Identity) -> Any:
+    """One row of SHOW LOCKS. A lock taken without an agent (a gRPC Lock) shows Hive's default, "Unknown", as
+    Hive's never shows none: Iceberg's client finds its own lost lock by comparing each row's agentInfo."""
     ext, internal = i.blocked_by or (None, None)
     user, host = shown(identity, i.user, i.host)
     return hms.ShowLocksResponseElement(
         lockid=i.lock_id, dbname=i.scope.db, tablename=i.scope.table, partname=i.scope.partition,
         state=LOCK_STATE_IDS[i.state], type=LOCK_TYPE_IDS[i.type], txnid=i.txn_id or None,
         lastheartbeat=i.last_heartbeat_ms, acquiredat=i.acquired_at_ms or None, user=user, hostname=host,
-        agentInfo=i.agent_info or None, blockedByExtId=ext, blockedByIntId=internal, lockIdInternal=i.component_id)
+        agentInfo=i.agent_info or "Unknown", blockedByExtId=ext, blockedByIntId=internal, lockIdInternal=i.component_id)

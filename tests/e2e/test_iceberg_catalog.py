@@ -32,7 +32,10 @@ from pyiceberg.types import (BinaryType, BooleanType, DateType, DecimalType, Dou
                              TimestampType, TimestamptzType, TimeType, UUIDType)
 
 from gateway.app import Gateway
-from tests.conftest import running_gateway, wait_applied
+from gateway.thrift.idl import hms
+from protos.metastore.v1 import locks_pb2 as lpb
+from protos.metastore.v1 import locks_pb2_grpc
+from tests.conftest import connect, running_gateway, wait_applied
 from tests.thrift_client import ThriftClient
 
 SCHEMA = Schema(NestedField(1, "id", LongType(), required=False),
@@ -196,3 +199,30 @@ async def test_a_table_of_every_iceberg_type_is_created_and_read_back_through_th
     finally:
         client.close()
     assert [(c.name, c.type) for c in columns] == [(f"c{i}", hive) for i, (_, hive) in enumerate(ICEBERG_TYPES)]
+
+
+async def test_what_icebergs_java_client_reads_from_answers_is_as_hive_writes_it(
+        two_gateways: tuple[Gateway, Gateway], tmp_path: Path) -> None:
+    """Iceberg's Java HiveCatalog reads two things from answers beyond their types: a rename onto an existing
+    table by its message ("new table <db>.<name> already exists": AlreadyExistsException, else a generic
+    failure), and its own lost lock among SHOW LOCKS rows by comparing each row's agentInfo with equals(),
+    where a row without one (a gRPC lock taken without an agent) would fail it; Hive shows "Unknown"."""
+    a, _ = two_gateways
+    ice = _catalog(a, tmp_path)
+    await asyncio.to_thread(ice.create_namespace, "lake")
+    for name in ("a", "b"):
+        await asyncio.to_thread(ice.create_table, f"lake.{name}", schema=SCHEMA)
+    client = ThriftClient(a.thrift_port)
+    grpc_client = await connect(f"127.0.0.1:{a.port}")
+    try:
+        table = await client("get_table", "lake", "a")
+        table.tableName = "b"
+        with pytest.raises(hms.InvalidOperationException, match="new table lake.b already exists"):
+            await client("alter_table_with_environment_context", "lake", "a", table, None)
+        granted = await locks_pb2_grpc.LocksStub(grpc_client.channel).Lock(lpb.LockRequest(
+            components=[lpb.LockComponent(db_name="lake", table_name="a", type=lpb.SHARED_READ)], user="spark"))
+        rows = (await client("show_locks", hms.ShowLocksRequest(dbname="lake", tablename="a"))).locks
+        assert [(r.lockid, r.agentInfo) for r in rows] == [(granted.lock_id, "Unknown")]
+    finally:
+        client.close()
+        await grpc_client.channel.close()

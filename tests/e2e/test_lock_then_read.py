@@ -138,3 +138,37 @@ async def test_a_grpc_lock_holds_the_grpc_reads_alike(lagging: tuple[ThriftClien
         await locks_pb2_grpc.LocksStub(client.channel).Unlock(lpb.UnlockRequest(lock_id=granted.lock_id))
     finally:
         await client.channel.close()
+
+
+async def test_an_iceberg_commit_built_on_a_lagging_gateways_read_is_refused_not_lost(
+        lagging: tuple[ThriftClient, ThriftClient, Gateway]) -> None:
+    """The lock taken through one gateway, the read through another (Trino opens a connection per call;
+    Iceberg's Java client pools them): the lagging gateway's read is the old table, so the commit built on
+    it names an older previous_metadata_location. It is refused in the words of Hive's conditional alter,
+    which Iceberg reads as a concurrent commit and retries; the other writer's commit stays
+    (store/catalog.py _check_iceberg_base)."""
+    on_a, on_b, b = lagging
+    await on_a("alter_table_with_environment_context", "db", "ice", await _iceberg_commit(on_a, "v2"), None)
+    held = await on_a("lock", _lock(("db", "ice")))  # the second writer's lock, through a
+    assert held.state == hms.LockState.ACQUIRED
+    stale = await _iceberg_commit(on_b, "v3")  # its read, through b: still v1
+    assert stale.parameters["previous_metadata_location"] == "v1"
+    for alter_on in (on_b, on_a):
+        with pytest.raises(hms.MetaException, match="The table has been modified. The parameter value for key "
+                                                    "'metadata_location' is 'v2'. The expected was value was 'v1'"):
+            await alter_on("alter_table_with_environment_context", "db", "ice", stale, None)
+    assert await _location(on_a) == "v2"
+    assert b.poller is not None
+    b.poller.resume()
+    await wait_applied(b)
+    await on_b("alter_table_with_environment_context", "db", "ice", await _iceberg_commit(on_b, "v3"), None)
+    await on_a("unlock", hms.UnlockRequest(lockid=held.lockid))
+    assert await _location(on_b) == "v3"
+
+
+async def _iceberg_commit(client: ThriftClient, location: str) -> hms.Table:
+    """The table as `client` reads it, made an Iceberg table's commit to `location` (what Iceberg sends)."""
+    table = await client("get_table", "db", "ice")
+    table.parameters = {**table.parameters, "table_type": "ICEBERG", "metadata_location": location,
+                        "previous_metadata_location": table.parameters["metadata_location"]}
+    return table

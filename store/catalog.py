@@ -355,7 +355,7 @@ async def create_table(conn: asyncpg.Connection, table: Table,
     await _check_name_not_reserved(conn, t.db_name, t.name, 0)
     # Before the row: a reservation under the name (txns.reserve_write_ids) either committed before this
     # lock, and is taken over below, or waits for it and then finds the table.
-    await conn.execute(txn_sql.LOCK_TABLE_NAME, t.db_name, t.name)
+    await txns.lock_table_name(conn, t.db_name, t.name)
     table_id = await conn.fetchval(
         sql.INSERT_TABLE, t.db_name, t.name, t.table_type.value, t.transactional, codec.table_body(t), t.create_time
     )
@@ -444,8 +444,7 @@ async def alter_table(
     _check_guard(expected_table_id)
     old = await get_table(conn, db_name, table_name, lock="update")
     check_table_id(old, expected_table_id)
-    _check_expected_parameter(old, new, stats)
-    _check_iceberg_base(old, new)
+    _check_alter_conditions(old, new, stats)
     new = _with_stats_of_alter(old, new, stats)
     # A move into another database takes that one's row as a create does (its own cannot be dropped
     # meanwhile: a DROP DATABASE waits for this table's row, locked above).
@@ -564,10 +563,25 @@ async def commit_with_table_parameter(conn: asyncpg.Connection, txn_id: int, tab
     return Outcome(written, (*events, *committed.events))
 
 
+def _check_alter_conditions(old: Table, new: Table, context: stats_accuracy.AlterContext | None) -> None:
+    """What an alter of `old` (as this transaction locked it) to `new` must find before it writes anything:
+    the condition a conditional alter names, and an Iceberg commit's base."""
+    _check_expected_parameter(old, new, context)
+    _check_iceberg_base(old, new)
+
+
+def _table_modified(key: str, stored: str | None, expected: str, why: str = "") -> ExpectedParameterChanged:
+    """Hive's conditional alter's refusal, in its words (Iceberg's HiveCatalog matches them to tell a
+    concurrent commit, and retries)."""
+    shown = "null" if stored is None else stored  # as Java prints it
+    return ExpectedParameterChanged(f"The table has been modified. The parameter value for key '{key}' is "
+                                    f"'{shown}'. The expected was value was '{expected}'{why}")
+
+
 def _check_expected_parameter(old: Table, new: Table, context: stats_accuracy.AlterContext | None) -> None:
     """Hive's conditional alter (HiveAlterHandler.alterTable with expected_parameter_key and _value): the
     new table must set the parameter, and the table as locked must hold the expected value, else nothing
-    is altered; in Hive's words, which Iceberg's HiveCatalog matches to tell a concurrent commit."""
+    is altered."""
     if context is None or context.expected is None:
         return
     key, expected = context.expected
@@ -575,9 +589,7 @@ def _check_expected_parameter(old: Table, new: Table, context: stats_accuracy.Al
         raise ExpectedParameterUnset(f"New value for expected key {key} is not set")
     stored = old.parameters.get(key)
     if stored != expected:
-        shown = "null" if stored is None else stored  # as Java prints it
-        raise ExpectedParameterChanged(f"The table has been modified. The parameter value for key '{key}' is "
-                                       f"'{shown}'. The expected was value was '{expected}'")
+        raise _table_modified(key, stored, expected)
 
 
 _ICEBERG_TABLE_TYPES = frozenset({"ICEBERG", "ICEBERG-VIEW"})  # the table_type parameter of Iceberg's tables
@@ -599,10 +611,9 @@ def _check_iceberg_base(old: Table, new: Table) -> None:
     replaced = new.parameters.get("previous_metadata_location")
     if stored is None or moved_to is None or moved_to == stored or replaced is None or replaced == stored:
         return
-    raise ExpectedParameterChanged(f"The table has been modified. The parameter value for key 'metadata_location' is "
-                                   f"'{stored}'. The expected was value was '{replaced}' (the alter's "
-                                   "previous_metadata_location: it was based on an older state of the table; read "
-                                   "the table again and retry)")
+    raise _table_modified("metadata_location", stored, replaced,
+                          " (the alter's previous_metadata_location: it was based on an older state of the table; "
+                          "read the table again and retry)")
 
 
 def _with_stats_of_alter(old: Table, new: Table, stats: stats_accuracy.AlterContext | None) -> Table:
@@ -1460,8 +1471,7 @@ async def rename_table_relocating(
     is handed the move (none when the table stays). Transactional tables are renamed in a txn and keep
     their place."""
     current = await get_table(conn, db_name, table_name, lock="update")
-    _check_expected_parameter(current, new, stats)
-    _check_iceberg_base(current, new)
+    _check_alter_conditions(current, new, stats)
     new = _with_stats_of_alter(current, new, stats)  # on the location sent, before the move sets the new one
     target = await placement.renamed_table_location(current, new, _database_location_in(conn))
     if target is not None:

@@ -549,7 +549,7 @@ async def reserve_write_ids(conn: asyncpg.Connection, request: AllocateRequest) 
     1 per name in txn-id order after those reserved before, each txn's own kept (idempotent); the txns
     must be open, as for any allocation. None when a table has the name by now (allocate as usual). The
     table's creation takes them over (catalog.create_table); no event until then: no cache knows the name."""
-    await conn.execute(sql.LOCK_TABLE_NAME, request.db_key, request.tbl_key)
+    await lock_table_name(conn, request.db_key, request.tbl_key)
     if await conn.fetchrow(catalog_sql.SELECT_LATEST_TABLE, request.db_key, request.tbl_key) is not None:
         return None
     states = {r["txn_id"]: r["state"] for r in await conn.fetch(sql.TXN_STATES_FOR_SHARE, list(request.txn_ids))}
@@ -565,11 +565,17 @@ async def reserve_write_ids(conn: asyncpg.Connection, request: AllocateRequest) 
     return {t: held[t] if t in held else first + fresh.index(t) for t in request.txn_ids}
 
 
+async def lock_table_name(conn: asyncpg.Connection, db_name: str, table_name: str) -> None:
+    """The name's lock until the transaction ends: a reservation under a name and the creation of a table of
+    that name (which takes the reservations over) happen one after the other."""
+    await conn.execute(sql.LOCK_TABLE_NAME, db_name, table_name)
+
+
 async def take_reserved_write_ids(conn: asyncpg.Connection, table: Table) -> Outcome[None]:
     """At a table's creation, the write ids reserved under its name (reserve_write_ids) become its own,
     with the numbers given, and its next write id the one after; for a table that takes no write ids they
-    are dropped. Under the name's lock, so no reservation lands between. The ALLOC_WRITE_ID event."""
-    await conn.execute(sql.LOCK_TABLE_NAME, table.db_name, table.name)
+    are dropped. The caller holds the name's lock (lock_table_name, taken by catalog.create_table before it
+    inserts the table), so no reservation lands between. The ALLOC_WRITE_ID event."""
     taken = sorted((r["write_id"], r["txn_id"]) for r in await conn.fetch(sql.TAKE_RESERVATIONS, table.db_name,
                                                                           table.name))
     if not taken or not table.is_acid:

@@ -134,7 +134,8 @@ class Driver:
         the ACID tables, the churn tables that exist (by the names they have) and the external tables,
         over gRPC and over Thrift, and the ACID tables over Thrift without a snapshot too (their latest
         committed state). A table a gateway never loaded misses once (unknown_table starts its lazy
-        fill): then the pass is repeated, for up to 10 s, until it has no such miss."""
+        fill), and a commit made after the catch-up makes a fresh snapshot stale: then the pass is repeated
+        (after catching up again), up to 50 times, until it has no such miss."""
         await self.wait_caught_up()
         return list(await asyncio.gather(*(self._sweep(g, random.Random(f"{self.cfg.seed}/final/{g.name}"))
                                            for g in self.gateways)))
@@ -180,10 +181,12 @@ class Driver:
             misses = {k: v - before.misses_by_reason.get(k, 0) for k, v in after.misses_by_reason.items()
                       if v - before.misses_by_reason.get(k, 0)}
             share = GatewayShare(g.name, after.hits - before.hits, misses, g.reads_sent - sent)
-            if set(misses) != {"unknown_table"}:
+            if not misses or set(misses) - _SWEEP_RETRIED:
                 break
             self.counts["final_sweep_refills"] += 1
             await asyncio.sleep(0.2)
+            if "stale" in misses:  # something committed after the catch-up: catch up again, take a new snapshot
+                await self.wait_caught_up()
         return share
 
     async def run(self) -> ConsistencyReport:
@@ -219,6 +222,12 @@ class Driver:
         self.judge.check_observations()
         return ConsistencyReport(self.cfg.seed, run_s, self.counts, self.judge.violations, shares, final,
                                  self.judge.errors)
+
+
+# Misses of the final sweep that a later pass may not have: a table a gateway never loaded (its first read
+# starts the fill), and a snapshot that includes a commit made after the catch-up (the pass waits again):
+# seen in `make test` on a loaded machine, 11 reads of one table stale on all three gateways at once.
+_SWEEP_RETRIED = frozenset({"unknown_table", "stale"})
 
 
 async def _gather_bounded(calls: Sequence[Coroutine[Any, Any, object]], limit: int) -> None:

@@ -7,8 +7,8 @@
 #   make test-bench   the tests marked `bench` or `soak`: the bench_read and bench_txns smoke runs, the Hive
 #                     Metastore target (a JVM), the 20 s multi-gateway consistency run
 #   make lint         ruff check and mypy (configured in pyproject.toml)
-#   make bench, bench-grpcio, bench-txns, bench-all, consistency, faults: the figures and the long runs themselves
-#                     (below)
+#   make bench, bench-grpcio, bench-txns, bench-all, consistency, faults, soak-memory: the figures and the long runs
+#                     themselves (below)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -22,7 +22,7 @@ ARGS ?=
 TEST_WORKERS ?= 2
 
 .PHONY: run test test-bench lint protos protos-check bench bench-grpcio bench-txns bench-all bench-compaction \
-	consistency faults
+	consistency faults soak-memory
 
 # What `make test` leaves to `make test-bench` (markers registered in pyproject.toml).
 LONG_MARKERS := bench or soak
@@ -101,3 +101,8 @@ consistency: $(STAMP)
 ## and SIGSTOP 20 s of a gateway, a vanished client) on three gateways under load (ARGS='--rounds 1 --keep')
 faults: $(STAMP)
 	$(PY) -m loadtest.faults $(ARGS)
+
+## soak-memory: 20 minutes of churn over both protocols on one gateway: fails when its memory or open
+## descriptors keep growing after the warm-up; rewrites its section of docs/benchmarks.md
+soak-memory: $(STAMP)
+	$(PY) -m loadtest.soak_memory --section docs/benchmarks.md $(ARGS)

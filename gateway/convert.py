@@ -101,6 +101,7 @@ def table_from_pb(m: pb.Table) -> Table:
         view_expanded_text=m.view_expanded_text,
         owner_type=m.owner_type or "USER",
         last_access_time=m.last_access_time,
+        retention=m.retention,
     )
 
 
@@ -122,6 +123,7 @@ def table_to_pb(t: Table) -> pb.Table:
         view_expanded_text=t.view_expanded_text,
         owner_type=t.owner_type,
         last_access_time=t.last_access_time,
+        retention=t.retention,
     )
 
 

@@ -98,6 +98,8 @@ def table_body(t: Table) -> Json:
         body["owner_type"] = t.owner_type
     if t.last_access_time:
         body["last_access_time"] = t.last_access_time
+    if t.retention:
+        body["retention"] = t.retention
     return body
 
 
@@ -120,6 +122,7 @@ def table_from_row(row: Mapping[str, Any]) -> Table:
         view_expanded_text=body.get("view_expanded_text", ""),
         owner_type=body.get("owner_type", "USER"),
         last_access_time=int(body.get("last_access_time", 0)),
+        retention=int(body.get("retention", 0)),  # (none in a row or event written before it was kept: 0)
     )
 
 

@@ -85,6 +85,8 @@ class Table:
     view_expanded_text: str = ""
     owner_type: str = "USER"  # Hive's PrincipalType name: USER, ROLE or GROUP
     last_access_time: int = 0
+    # Hive's Table.retention: kept as the client set it (Hive's metastore reads nothing into it).
+    retention: int = 0
 
     @property
     def full_name(self) -> str:

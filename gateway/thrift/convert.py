@@ -171,13 +171,14 @@ def table_from_thrift(t: Any, *, default_fs: str, db_name: str = "", name: str =
         view_expanded_text=_text(t.viewExpandedText),
         owner_type=PRINCIPAL_TYPES.get(t.ownerType or USER_PRINCIPAL, "USER"),
         last_access_time=t.lastAccessTime or 0,
+        retention=t.retention or 0,
     )
 
 
 def table_to_thrift(t: Table) -> Any:
     return hms.Table(
         tableName=t.name, dbName=t.db_name, owner=t.owner, createTime=t.create_time,
-        lastAccessTime=t.last_access_time, retention=0, sd=sd_to_thrift(t.sd, t.columns),
+        lastAccessTime=t.last_access_time, retention=t.retention, sd=sd_to_thrift(t.sd, t.columns),
         partitionKeys=fields_to_thrift(t.partition_keys), parameters=dict(t.parameters),
         viewOriginalText=t.view_original_text or None, viewExpandedText=t.view_expanded_text or None,
         # temporary is left unset, as Hive's metastore leaves it (its client sets it for a session's temporary

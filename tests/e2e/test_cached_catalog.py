@@ -13,12 +13,13 @@ from typing import AsyncIterator
 import pytest
 
 from gateway.app import Gateway
+from gateway.convert import table_from_pb
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2_grpc
 from store.cache.facade import CachedCatalog
 from store.cache.sharded import BEHIND_TOKEN, OWN_WRITES, Miss, PartitionsHit
 from store.catalog_store import CatalogStore
-from store.models import Partition
+from store.models import Partition, Table
 from store.snapshot import ReadSnapshot
 from tests.builders import table
 from tests.conftest import connect, gateway_settings, wait_applied
@@ -211,3 +212,26 @@ async def test_a_commit_taken_here_is_seen_by_reads_here_when_the_txns_writes_we
     g.gw.poller.resume()
     await wait_applied(g.gw)
     assert facade.cached_partition_names("db", "t", "", 100, latest_committed) == (["p=a", "p=b"], None)
+
+
+async def test_a_tables_retention_is_answered_from_the_cache_as_postgresql_holds_it(g: Txns) -> None:
+    """Hive's Table.retention lives in the table's stored document and the log's events, so the cache,
+    filled from the log by another gateway's writes, answers a Thrift read with it as PostgreSQL does."""
+    facade, store = _facade(g), _other_gateway(g)
+    kept, _ = await store.create_table(replace(table_from_pb(table("db", "kept")), retention=30))
+    await wait_applied(g.gw)
+    cached = facade.cached_table_object("db", "kept", LATEST)
+    assert isinstance(cached, Table) and cached.retention == 30
+    assert cached == await facade.fetch_table("db", "kept", LATEST)
+    await store.alter_table("db", "kept", replace(kept, retention=-7))
+    await wait_applied(g.gw)
+    cached = facade.cached_table_object("db", "kept", LATEST)
+    assert isinstance(cached, Table) and cached.retention == -7
+    assert cached == await facade.fetch_table("db", "kept", LATEST)
+    client = ThriftClient(g.gw.thrift_port)
+    try:
+        hits = facade.cache.stats.hits
+        assert (await client("get_table", "db", "kept")).retention == -7
+        assert facade.cache.stats.hits == hits + 1
+    finally:
+        client.close()

@@ -183,6 +183,23 @@ async def test_views_owner_types_and_their_rules(gateway: GatewayClient) -> None
     assert list((await c.ListTables(pb.ListTablesRequest(db_name="db"))).names) == ["v"]
 
 
+async def test_a_tables_retention_is_kept_as_set_and_an_alter_sets_it_as_sent(gateway: GatewayClient) -> None:
+    """Hive's Table.retention, which a Thrift client sets too: a read answers it, an alter that sends back
+    the table it read keeps it, one that sends none (0) clears it, as Hive's alter does."""
+    c = gateway.catalog
+    await c.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+    kept = table("db", "kept")
+    kept.retention = 30
+    assert (await c.CreateTable(pb.CreateTableRequest(table=kept))).table.retention == 30
+    read = (await c.GetTable(pb.GetTableRequest(db_name="db", table_name="kept"))).table
+    assert read.retention == 30
+    read.parameters["k"] = "v"
+    await c.AlterTable(pb.AlterTableRequest(db_name="db", table_name="kept", table=read))
+    assert (await c.GetTable(pb.GetTableRequest(db_name="db", table_name="kept"))).table.retention == 30
+    await c.AlterTable(pb.AlterTableRequest(db_name="db", table_name="kept", table=table("db", "kept")))
+    assert (await c.GetTable(pb.GetTableRequest(db_name="db", table_name="kept"))).table.retention == 0
+
+
 async def test_a_column_only_changes_to_a_type_its_data_converts_to(gateway: GatewayClient, pg_dsn: str) -> None:
     """hive.metastore.disallow.incompatible.col.type.changes (on, as in Hive): bigint may become string
     or decimal, not int; a refused alter changes nothing. Off, any change goes through."""

@@ -53,8 +53,8 @@ def _sd(location: str | None = None, columns: tuple[tuple[str, str], ...] = COLU
 
 def _table(db: str, name: str, keys: tuple[tuple[str, str], ...] = (("ds", "string"),), *,
            params: dict[str, str] | None = None, table_type: str = "MANAGED_TABLE",
-           columns: tuple[tuple[str, str], ...] = COLUMNS) -> ht.Table:
-    return ht.Table(tableName=name, dbName=db, owner="alice", createTime=0, lastAccessTime=0, retention=0,
+           columns: tuple[tuple[str, str], ...] = COLUMNS, retention: int | None = 0) -> ht.Table:
+    return ht.Table(tableName=name, dbName=db, owner="alice", createTime=0, lastAccessTime=0, retention=retention,
                     sd=_sd(columns=columns),
                     partitionKeys=[ht.FieldSchema(k, t, None) for k, t in keys], parameters=dict(params or {}),
                     tableType=table_type)
@@ -950,6 +950,15 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("get table of iceberg's types", "get_table", ("sales", "iceberg_types")),
     ("get table", "get_table", ("sales", "orders")),
     ("get table other case", "get_table", ("sales", "ORDERS")),
+    # Hive keeps a table's retention as the client sends it, on a create and on an alter (unset: 0).
+    ("create a table with a retention", "create_table", (_table("sales", "kept", (), retention=30),)),
+    ("the table's retention", "get_table", ("sales", "kept")),
+    ("alter the retention", "alter_table", ("sales", "kept", Edit("get_table", ("sales", "kept"), {"retention": -7}))),
+    ("the altered retention", "get_table_objects_by_name", ("sales", ["kept"])),
+    ("alter the retention unset", "alter_table", ("sales", "kept", Edit("get_table", ("sales", "kept"),
+                                                                          {"retention": None}))),
+    ("the retention after it was unset", "get_table", ("sales", "kept")),
+    ("drop the retention table", "drop_table", ("sales", "kept", True)),
     ("get missing table", "get_table", ("sales", "missing")),
     ("get external", "get_table", ("sales", "ext")),
     ("get external by type alone", "get_table", ("sales", "ext2")),

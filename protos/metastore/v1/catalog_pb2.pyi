@@ -136,7 +136,7 @@ class Database(_message.Message):
     def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., location: _Optional[str] = ..., owner: _Optional[str] = ..., parameters: _Optional[_Mapping[str, str]] = ..., create_time: _Optional[int] = ..., owner_type: _Optional[str] = ...) -> None: ...
 
 class Table(_message.Message):
-    __slots__ = ("table_id", "db_name", "name", "table_type", "transactional", "owner", "columns", "partition_keys", "sd", "parameters", "create_time", "write_id", "view_original_text", "view_expanded_text", "owner_type", "last_access_time")
+    __slots__ = ("table_id", "db_name", "name", "table_type", "transactional", "owner", "columns", "partition_keys", "sd", "parameters", "create_time", "write_id", "view_original_text", "view_expanded_text", "owner_type", "last_access_time", "retention")
     class ParametersEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -160,6 +160,7 @@ class Table(_message.Message):
     VIEW_EXPANDED_TEXT_FIELD_NUMBER: _ClassVar[int]
     OWNER_TYPE_FIELD_NUMBER: _ClassVar[int]
     LAST_ACCESS_TIME_FIELD_NUMBER: _ClassVar[int]
+    RETENTION_FIELD_NUMBER: _ClassVar[int]
     table_id: int
     db_name: str
     name: str
@@ -176,7 +177,8 @@ class Table(_message.Message):
     view_expanded_text: str
     owner_type: str
     last_access_time: int
-    def __init__(self, table_id: _Optional[int] = ..., db_name: _Optional[str] = ..., name: _Optional[str] = ..., table_type: _Optional[_Union[TableType, str]] = ..., transactional: bool = ..., owner: _Optional[str] = ..., columns: _Optional[_Iterable[_Union[FieldSchema, _Mapping]]] = ..., partition_keys: _Optional[_Iterable[_Union[FieldSchema, _Mapping]]] = ..., sd: _Optional[_Union[StorageDescriptor, _Mapping]] = ..., parameters: _Optional[_Mapping[str, str]] = ..., create_time: _Optional[int] = ..., write_id: _Optional[int] = ..., view_original_text: _Optional[str] = ..., view_expanded_text: _Optional[str] = ..., owner_type: _Optional[str] = ..., last_access_time: _Optional[int] = ...) -> None: ...
+    retention: int
+    def __init__(self, table_id: _Optional[int] = ..., db_name: _Optional[str] = ..., name: _Optional[str] = ..., table_type: _Optional[_Union[TableType, str]] = ..., transactional: bool = ..., owner: _Optional[str] = ..., columns: _Optional[_Iterable[_Union[FieldSchema, _Mapping]]] = ..., partition_keys: _Optional[_Iterable[_Union[FieldSchema, _Mapping]]] = ..., sd: _Optional[_Union[StorageDescriptor, _Mapping]] = ..., parameters: _Optional[_Mapping[str, str]] = ..., create_time: _Optional[int] = ..., write_id: _Optional[int] = ..., view_original_text: _Optional[str] = ..., view_expanded_text: _Optional[str] = ..., owner_type: _Optional[str] = ..., last_access_time: _Optional[int] = ..., retention: _Optional[int] = ...) -> None: ...
 
 class Partition(_message.Message):
     __slots__ = ("db_name", "table_name", "values", "name", "sd", "parameters", "create_time", "write_id", "columns", "last_access_time")

@@ -68,12 +68,13 @@ def _fields(ms: list[pb.FieldSchema]) -> tuple[FieldSchema, ...]:
 
 
 def database_from_pb(m: pb.Database) -> Database:
-    return Database(name=m.name, description=m.description, location=m.location, owner=m.owner,
+    # proto3 tells no unset description from '': either is none, as a Hive client's unset one
+    return Database(name=m.name, description=m.description or None, location=m.location, owner=m.owner,
                     parameters=dict(m.parameters), owner_type=m.owner_type or "USER")
 
 
 def database_to_pb(d: Database) -> pb.Database:
-    return pb.Database(name=d.name, description=d.description, location=d.location, owner=d.owner,
+    return pb.Database(name=d.name, description=d.description or "", location=d.location, owner=d.owner,
                        parameters=d.parameters, create_time=d.create_time, owner_type=d.owner_type)
 
 

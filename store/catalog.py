@@ -20,7 +20,7 @@ from __future__ import annotations
 import base64
 import time
 from dataclasses import dataclass, replace
-from typing import Awaitable, Callable, Mapping, NamedTuple, Sequence
+from typing import Awaitable, Callable, Mapping, NamedTuple, Sequence, TypeVar
 
 import asyncpg
 
@@ -223,9 +223,13 @@ async def list_databases(conn: asyncpg.Connection, pattern: str = "") -> list[st
     return [r["name"] for r in await conn.fetch(sql.LIST_DATABASES) if n.matches_hive_pattern(r["name"], pattern)]
 
 
-def _given(new: str, old: str) -> str:
-    """A text field an alter sets only when it is not blank (Hive's StringUtils.isNotBlank)."""
-    return new if new.strip() else old
+_Text = TypeVar("_Text", str, str | None)
+
+
+def _given(new: str | None, old: _Text) -> str | _Text:
+    """A text field an alter sets only when it is not blank (Hive's StringUtils.isNotBlank): an unset
+    one keeps the old, unset or not."""
+    return new if new and new.strip() else old
 
 
 def check_owner_change(what: str, old: tuple[str, str], new: tuple[str, str], caller: str | None) -> None:

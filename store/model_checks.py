@@ -22,7 +22,7 @@ def check_owner_type(owner_type: str, what: str) -> None:
 def check_database(db: Database) -> None:
     what = f"database {lim.preview(db.name, 40)}"
     lim.check_text(db.name, f"{what}: name", lim.NAME)
-    lim.check_text(db.description, f"{what}: description", lim.DESCRIPTION)
+    lim.check_text(db.description or "", f"{what}: description", lim.DESCRIPTION)
     lim.check_text(db.location, f"{what}: location", lim.LOCATION)
     lim.check_text(db.owner, f"{what}: owner", lim.OWNER)
     check_owner_type(db.owner_type, what)

@@ -59,7 +59,7 @@ class StorageDescriptor:
 @dataclass(frozen=True, slots=True)
 class Database:
     name: str
-    description: str = ""
+    description: str | None = None  # None: created without one (Hive's null), not the same as ''
     location: str = ""
     owner: str = ""
     parameters: Mapping[str, str] = field(default_factory=dict)

@@ -107,14 +107,16 @@ def database_from_thrift(db: Any, *, default_fs: str, altering: bool = False) ->
     one (Hive's alterDatabase sets it only when given: Spark's toHiveDatabase never sets it). The
     location as Hive stores it (qualified_location, by fs.defaultFS), as are the tables' and partitions'."""
     unset = altering and db.ownerType is None
-    return Database(name=_text(db.name), description=_text(db.description),
+    return Database(name=_text(db.name), description=db.description,
                     location=qualified_location(_text(db.locationUri), default_fs),
                     owner=_text(db.ownerName), parameters=dict(db.parameters or {}),
                     owner_type="" if unset else PRINCIPAL_TYPES.get(db.ownerType or USER_PRINCIPAL, "USER"))
 
 
 def database_to_thrift(db: Database) -> Any:
-    """A database created without an owner answers none (null), as Hive's: the store keeps ''."""
+    """A database created without an owner answers none (null), as Hive's: the store keeps ''. One created
+    without a description answers none too, and one created with '' answers '', as Hive's: the store keeps
+    the difference (None, '')."""
     return hms.Database(name=db.name, description=db.description, locationUri=db.location,
                         parameters=dict(db.parameters), ownerName=db.owner or None,
                         ownerType=PRINCIPAL_IDS.get(db.owner_type, USER_PRINCIPAL))

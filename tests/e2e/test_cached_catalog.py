@@ -19,7 +19,7 @@ from protos.metastore.v1 import transactions_pb2_grpc
 from store.cache.facade import CachedCatalog
 from store.cache.sharded import BEHIND_TOKEN, OWN_WRITES, Miss, PartitionsHit
 from store.catalog_store import CatalogStore
-from store.models import Partition, Table
+from store.models import Database, Partition, Table
 from store.snapshot import ReadSnapshot
 from tests.builders import table
 from tests.conftest import connect, gateway_settings, wait_applied
@@ -233,5 +233,26 @@ async def test_a_tables_retention_is_answered_from_the_cache_as_postgresql_holds
         hits = facade.cache.stats.hits
         assert (await client("get_table", "db", "kept")).retention == -7
         assert facade.cache.stats.hits == hits + 1
+    finally:
+        client.close()
+
+
+async def test_a_database_created_without_a_description_is_answered_from_the_cache_without_one(g: Txns) -> None:
+    """Thrift tells a description never sent (null, as Hive answers it) from an empty one: the cache,
+    filled from another gateway's events, answers each as PostgreSQL holds it."""
+    facade, store = _facade(g), _other_gateway(g)
+    await store.create_database(Database("plain"))
+    await store.create_database(Database("empty", description=""))
+    await wait_applied(g.gw)
+    for name, description in (("plain", None), ("empty", "")):
+        cached = facade.cached_database(name)
+        assert isinstance(cached, Database) and cached.description == description
+        assert cached == await facade.fetch_database(name)
+    client = ThriftClient(g.gw.thrift_port)
+    try:
+        hits = facade.cache.stats.hits
+        assert (await client("get_database", "plain")).description is None
+        assert (await client("get_database", "empty")).description == ""
+        assert facade.cache.stats.hits == hits + 2
     finally:
         client.close()

@@ -935,6 +935,17 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("create db again", "create_database", (ht.Database("sales", "", None, {}),)),
     ("get missing db", "get_database", ("nope",)),
     ("default db", "get_database", ("default",)),
+    # Hive keeps a description never sent as none (null) and an empty one as '', and an owner, owner type and
+    # parameters never sent as none, USER and {}; an alter without a description (Spark's) keeps what there was.
+    ("create a db with nothing but its name", "create_database", (ht.Database("plain", None, None, None),)),
+    ("the db without a description", "get_database", ("plain",)),
+    ("alter it without a description", "alter_database", ("plain", ht.Database("plain", None, None, {"k": "v"}))),
+    ("alter it with a blank description", "alter_database", ("plain", ht.Database("plain", " ", None, {"k": "w"}))),
+    ("still without a description", "get_database", ("plain",)),
+    ("create a db with an empty description", "create_database", (ht.Database("empty", "", None, {}),)),
+    ("the db with an empty description", "get_database", ("empty",)),
+    ("drop the db without a description", "drop_database", ("plain", True, True)),
+    ("drop the db with an empty description", "drop_database", ("empty", True, True)),
     ("create table", "create_table", (_table("sales", "orders", params={"a": "1"}),)),
     ("create table again", "create_table", (_table("sales", "orders"),)),
     ("create table in missing db", "create_table", (_table("nope", "orders"),)),

@@ -1025,6 +1025,16 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("partitions by names, out of order and repeated", "get_partitions_by_names", (
         "sales", "orders", ["ds=2024-01-03", "ds=2024-01-02", "ds=2024-01-01", "ds=2024-01-03", "ds=2024-01-02"])),
     ("partitions by malformed names", "get_partitions_by_names", ("sales", "orders", ["bogus", "ds=1/x=1"])),
+    # A name's keys in other case than stored, and its values (the same on PostgreSQL and Derby).
+    ("partitions by names with keys in upper case", "get_partitions_by_names", (
+        "sales", "orders", ["DS=2024-01-01", "Ds=2024-01-02", "ds=2024-01-03"])),
+    ("create a table of lettered values", "create_table", (_table("sales", "lettered", (("Code", "string"),)),)),
+    ("add lettered partitions", "add_partitions", ([_part("sales", "lettered", ["a"]),
+                                                    _part("sales", "lettered", ["B"])],)),
+    ("partitions by names with values in other case", "get_partitions_by_names", (
+        "sales", "lettered", ["code=A", "code=b", "code=B"])),
+    ("partitions by names as the key was declared", "get_partitions_by_names", ("sales", "lettered", ["Code=a"])),
+    ("drop the table of lettered values", "drop_table", ("sales", "lettered", True)),
     ("partitions by filter", "get_partitions_by_filter", ("sales", "orders", 'ds >= "2024-01-02"', -1)),
     ("partitions by two-key filter", "get_partitions_by_filter", ("sales", "multi", 'ds = "2024-01-01" and hr = 2',
                                                                   -1)),
@@ -1275,6 +1285,11 @@ KNOWN_DIFFERENCES = {
                                                  "ignores components that are not its keys",
     "partition names of missing table": "MetaException (declared) where Hive fails with an internal error",
     "partitions by malformed names": "refused (MetaException, saying which name); Hive answers nothing for them",
+    "partitions by names with keys in upper case": "a name's keys match in any case, as every other name here and "
+                                                   "a partition name's keys in every call (`DS=x` is `ds=x`: a "
+                                                   "table's keys differ by more than case), its values exactly; "
+                                                   "Hive 2.3 compares the whole name as stored and finds nothing",
+    "partitions by names as the key was declared": "(a key declared `Code` is stored `code`: found, as above)",
     "the partition's stats after the refused mix": "none: the request was refused whole; Hive 2.3 wrote the "
                                                    "partition's before it failed on the table's",
     "flags partition stats after the double merge": "both merged into the old ones, one after the other, as Hive 3 "

@@ -1120,6 +1120,29 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
         needMerge=False),)),
     ("table stats after the refused pairs", "get_table_statistics_req", (ht.TableStatsRequest("sales", "orders",
                                                                                                ["id"]),)),
+    # A partition twice in one request, not merged: written over, each in turn, so a column only the first
+    # names keeps the first's statistics; a name in other case is the same partition; needMerge unset (Hive
+    # 2.3's INSERT sends none) is false.
+    ("create a table for pairs", "create_table", (_table("sales", "pairs"),)),
+    ("add the pairs' partitions", "add_partitions", ([_part("sales", "pairs", [v]) for v in ("1", "2")],)),
+    ("stats of a pairs partition", "update_partition_column_statistics", (
+        _stats("sales", "pairs", _long("id", 0, 9), _double("amount", 0.0, 9.0), part="ds=1"),)),
+    ("write a partition's stats twice in one request", "set_aggr_stats_for", (ht.SetPartitionsStatsRequest(
+        [_stats("sales", "pairs", _long("id", 1, 10), _double("amount", 1.0, 2.0), part="ds=1"),
+         _stats("sales", "pairs", _long("id", 5, 50), part="DS=1"),
+         _stats("sales", "pairs", _long("id", 2, 20), part="ds=2"),
+         _stats("sales", "pairs", _double("amount", 3.0, 4.0), part="ds=2")], needMerge=False),)),
+    ("the pairs' stats after the double write", "get_partitions_statistics_req", (ht.PartitionsStatsRequest(
+        "sales", "pairs", ["id", "amount"], ["ds=1", "ds=2"]),)),
+    ("the pairs' partitions after the double write", "get_partitions", ("sales", "pairs", -1)),
+    ("write a partition's stats twice, needMerge unset", "set_aggr_stats_for", (ht.SetPartitionsStatsRequest(
+        [_stats("sales", "pairs", _long("id", 6, 60), _double("amount", 6.0, 7.0), part="ds=2"),
+         _stats("sales", "pairs", _long("id", 7, 70), part="ds=2")]),)),
+    ("the pairs' stats after the unset pair", "get_partitions_statistics_req", (ht.PartitionsStatsRequest(
+        "sales", "pairs", ["id", "amount"], ["ds=1", "ds=2"]),)),
+    ("aggregate the pairs' stats", "get_aggr_stats_for", (ht.PartitionsStatsRequest(
+        "sales", "pairs", ["id", "amount"], ["ds=1", "ds=2"]),)),
+    ("drop the table for pairs", "drop_table", ("sales", "pairs", True)),
     ("partition stats", "update_partition_column_statistics", (_stats("sales", "orders", _long("id", 1, 9),
                                                                       part="ds=2024-01-01"),)),
     ("more partition stats", "update_partition_column_statistics", (

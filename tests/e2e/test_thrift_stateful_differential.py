@@ -777,11 +777,21 @@ def _at_default_place(location: str, values: list[str]) -> bool:
 
 
 def _stats_kept(ours: Any, theirs: Any) -> bool:
-    """Whether partitions' statistics differ only by some Hive's answer lacks."""
+    """Whether partitions' statistics differ only by some Hive's answer lacks: a partition's, or a column's
+    of a partition (kept across a rename here, then another column's written on both sides)."""
     if not (isinstance(ours, dict) and isinstance(theirs, dict) and ours.get("type") == "PartitionsStatsResult"
             and theirs.get("type") == "PartitionsStatsResult"):
         return False
-    return all(ours["partStats"].get(name) == stats for name, stats in theirs["partStats"].items())
+
+    def by_column(stats: Any) -> dict[str, Any]:
+        return {s.get("colName"): s for s in stats or ()} if isinstance(stats, list) else {}
+
+    def kept(name: str, stats: Any) -> bool:
+        mine = by_column(ours["partStats"].get(name))
+        return ours["partStats"].get(name) == stats or (
+            isinstance(stats, list) and all(mine.get(s.get("colName")) == s for s in stats))
+
+    return all(kept(name, stats) for name, stats in theirs["partStats"].items())
 
 
 STATS_KEPT = ("a renamed partition, and the partitions of a renamed table, keep their column statistics (as in Hive "

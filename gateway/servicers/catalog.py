@@ -27,7 +27,7 @@ from store.cache.facade import CachedCatalog, EncodedNames, Miss, PartitionsHit,
 from store.catalog import decode_page_token, encode_page_token
 from store.catalog_store import CatalogStore
 from store.errors import InvalidArgument, ResourceExhausted
-from store.snapshot import ReadSnapshot
+from store.snapshot import ReadSnapshot, parse_snapshot
 
 RAW_RESPONSE_METHODS = frozenset({"GetTable", "GetPartitionsByNames", "GetPartitionsByFilter"})
 UNLIMITED = 2**31
@@ -300,17 +300,15 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
         return pb.DropPartitionsResponse(names=dropped.names, event_id=event_id)
 
 
-# A query's snapshot and table name arrive with each of its many reads: parse each form once.
-_parse_snapshot = functools.lru_cache(maxsize=1024)(ReadSnapshot.parse)
-
-
+# A query's table name arrives with each of its many reads: normalise each form once (its snapshot:
+# store.snapshot.parse_snapshot).
 @functools.lru_cache(maxsize=1024)
 def _table_key(db_name: str, table_name: str) -> tuple[str, str]:
     return table_key(require(db_name, "db_name"), require(table_name, "table_name"))
 
 
 def _snapshot(read: pb.ReadContext) -> ReadSnapshot:
-    return _parse_snapshot(read.valid_write_id_list, read.txn_id, read.table_id)
+    return parse_snapshot(read.valid_write_id_list, read.txn_id, read.table_id)
 
 
 

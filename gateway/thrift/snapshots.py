@@ -8,7 +8,7 @@ from typing import Any
 
 from gateway.thrift.convert import required
 from store.cache.facade import table_key as table_key_of
-from store.snapshot import ReadSnapshot
+from store.snapshot import ReadSnapshot, parse_snapshot
 
 LATEST = ReadSnapshot(latest_committed=True)
 
@@ -20,7 +20,7 @@ def snapshot_of(req: Any) -> ReadSnapshot:
     if not req.validWriteIdList:
         return LATEST
     table_id = getattr(req, "id", None)
-    snapshot = ReadSnapshot.parse(req.validWriteIdList, 0, table_id if table_id and table_id > 0 else 0)
+    snapshot = parse_snapshot(req.validWriteIdList, 0, table_id if table_id and table_id > 0 else 0)
     db_name = getattr(req, "dbName", None) or getattr(req, "db_name", None)
     table_name = getattr(req, "tblName", None) or getattr(req, "tbl_name", None)
     snapshot.check_table_name(".".join(table_key_of(required(db_name, "dbName"), required(table_name, "tblName"))))

@@ -67,7 +67,8 @@ class Database:
     owner_type: str = "USER"  # Hive's PrincipalType name: USER, ROLE or GROUP
 
 
-@dataclass(frozen=True, slots=True)
+# weakref_slot: encodings of a table are memoized while it lives (gateway/thrift/wire.py ByIdentity)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class Table:
     db_name: str
     name: str

@@ -13,8 +13,10 @@ so a rename, or a change of the table's columns, needs no re-encoding of its par
 
 from __future__ import annotations
 
+import functools
 import operator
 import struct
+import weakref
 from typing import Any, Callable, Generic, Sequence, TypeVar
 
 from thriftpy2.protocol.cybin import TCyBinaryProtocol
@@ -65,26 +67,35 @@ def _string_field(field_id: int, text: str) -> bytes:
 class ByIdentity(Generic[T]):
     """Encodings of a cached model object, computed once per object: the cache hands out the same
     Table object for as long as that version of the table is current, so a client asking for it
-    many times per statement costs one encoding. Bounded; each item holds its object, so its id
-    cannot be reused by another object while the item is kept."""
+    many times per statement costs one encoding. An item lives as long as its object does (a weak
+    reference, whose end removes it: an id is not reused while its item is kept) and at most `size`
+    are kept. Holding the objects instead kept `size` superseded versions of tables alive, each alter's
+    old Table with its columns, long after the cache had dropped them (`make soak-memory`)."""
 
     def __init__(self, compute: Callable[[Table], T], size: int = 4096) -> None:
         self._compute = compute
         self._size = size
-        self._items: dict[int, tuple[Table, T]] = {}
+        self._items: dict[int, tuple[weakref.ref[Table], T]] = {}
 
     def __len__(self) -> int:
         return len(self._items)
 
     def __call__(self, table: Table) -> T:
-        hit = self._items.get(id(table))
-        if hit is not None and hit[0] is table:
+        key = id(table)
+        hit = self._items.get(key)
+        if hit is not None and hit[0]() is table:
             return hit[1]
         value = self._compute(table)
         if len(self._items) >= self._size:
             del self._items[next(iter(self._items))]
-        self._items[id(table)] = (table, value)
+        self._items[key] = (weakref.ref(table, functools.partial(self._forget, key)), value)
         return value
+
+    def _forget(self, key: int, ref: weakref.ref[Table]) -> None:
+        """The object of `ref` is gone: its item too, unless another object's took the id since."""
+        item = self._items.get(key)
+        if item is not None and item[0] is ref:
+            del self._items[key]
 
 
 def _table_parts(table: Table) -> tuple[bytes, bytes]:

@@ -3,6 +3,8 @@ called now and whatever its columns are: the table's part is added when a reply 
 
 from __future__ import annotations
 
+import gc
+import weakref
 from typing import Any
 
 from thriftpy2.protocol.cybin import TCyBinaryProtocol
@@ -88,3 +90,16 @@ def test_the_identity_memo_is_bounded() -> None:
     tables = [Table("db", f"t{i}") for i in range(5)]
     assert [memo(t) for t in tables] == ["t0", "t1", "t2", "t3", "t4"]
     assert len(memo) == 2
+
+
+def test_the_identity_memo_keeps_no_table_alive() -> None:
+    """A superseded version of a table (an alter's old Table, dropped by the cache) is freed with its
+    encoding: the memo held up to 4096 of them before, each with its columns."""
+    memo = wire.ByIdentity(lambda t: t.name)
+    tables = [Table("db", f"t{i}", parameters={"v": str(i)}) for i in range(100)]
+    assert [memo(t) for t in tables] == [f"t{i}" for i in range(100)]
+    kept = weakref.ref(tables[7])
+    del tables[:50]
+    gc.collect()
+    assert kept() is None and len(memo) == 50
+    assert [memo(t) for t in tables] == [f"t{i}" for i in range(50, 100)] and len(memo) == 50

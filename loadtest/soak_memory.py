@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import datetime as dt
 import shlex
 import statistics
 import sys
@@ -36,7 +37,7 @@ from typing import Any, Callable
 import grpc
 import psutil
 
-from loadtest import report
+from loadtest import probes, report
 from loadtest.gateway_process import GatewayProcess
 from loadtest.harness import workdir
 from loadtest.hms_txns import connect_hive3
@@ -222,7 +223,7 @@ def run(opts: argparse.Namespace) -> tuple[list[Sample], Workload]:
 
 
 def section(opts: argparse.Namespace, samples: list[Sample], work: Workload, rss_growth: float, fd_growth: float,
-            png: str) -> str:
+            png: str, started: str, commit: str) -> str:
     start, end = report.markers("soak-memory")
     command = "python -m loadtest.soak_memory " + shlex.join(sys.argv[1:])
     after = [s for s in samples if s.at_s >= samples[-1].at_s * opts.warmup]
@@ -231,7 +232,7 @@ def section(opts: argparse.Namespace, samples: list[Sample], work: Workload, rss
             for s in (samples[1], after[0], samples[len(samples) // 2], samples[-1])]
     return "\n".join([
         start, "## Memory under a long churn", "", *report.produced_by("soak_memory", command),
-        f"Machine: {report.machine_line()}. {opts.thrift_workers} Thrift workers and one gRPC worker for "
+        f"Run {started} UTC at commit `{commit}`; machine: {report.machine_line()}. {opts.thrift_workers} Thrift workers and one gRPC worker for "
         f"{opts.duration:.0f} s, {sum(work.rounds):,} rounds, {len(work.errors)} failed calls; the gateway sampled "
         f"every {opts.interval:.0f} s.", "",
         *report.table(["at s", "VmRSS MiB", "open fds", "threads", "cached tables", "cached partitions",
@@ -254,6 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     opts = parser.parse_args(argv)
     if not 0 < opts.warmup < 1 or opts.duration <= 0 or opts.interval <= 0 or opts.thrift_workers < 1:
         parser.error("--warmup is a share in (0, 1); --duration, --interval and --thrift-workers are positive")
+    started, commit = f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M}", probes.code_version()["commit"]
     samples, work = run(opts)
     rss_growth = growth(samples, opts.warmup, lambda s: s.rss_mib)
     fd_growth = growth(samples, opts.warmup, lambda s: s.fds)
@@ -269,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
                                 ("VmRSS MiB", [s.at_s for s in samples], [s.rss_mib for s in samples]),
                                 ("open descriptors", [s.at_s for s in samples], [float(s.fds) for s in samples])])
     if opts.section:
-        report.write_section(opts.section, "soak-memory", section(opts, samples, work, rss_growth, fd_growth, png))
+        report.write_section(opts.section, "soak-memory", section(opts, samples, work, rss_growth, fd_growth, png,
+                                                                      started, commit))
     print(f"soak_memory: {sum(work.rounds):,} rounds; after the warm-up VmRSS {rss_growth:+.1f} MiB, "
           f"descriptors {fd_growth:+.0f}; {len(work.errors)} failed calls")
     for error in work.errors:

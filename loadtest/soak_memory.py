@@ -232,7 +232,8 @@ def section(opts: argparse.Namespace, samples: list[Sample], work: Workload, rss
             for s in (samples[1], after[0], samples[len(samples) // 2], samples[-1])]
     return "\n".join([
         start, "## Memory under a long churn", "", *report.produced_by("soak_memory", command),
-        f"Run {started} UTC at commit `{commit}`; machine: {report.machine_line()}. {opts.thrift_workers} Thrift workers and one gRPC worker for "
+        f"Run {started} UTC at commit `{commit}`; machine: {report.machine_line()}. "
+        f"{opts.thrift_workers} Thrift workers and one gRPC worker for "
         f"{opts.duration:.0f} s, {sum(work.rounds):,} rounds, {len(work.errors)} failed calls; the gateway sampled "
         f"every {opts.interval:.0f} s.", "",
         *report.table(["at s", "VmRSS MiB", "open fds", "threads", "cached tables", "cached partitions",

@@ -122,49 +122,47 @@ def _thrift_round(client: Any, hms: Any, worker: int, n: int) -> None:
         client.drop_table(DB, name, True)
 
 
+def _grpc_round(channel: grpc.Channel) -> None:
+    txns, catalog = transactions_pb2_grpc.TransactionsStub(channel), catalog_pb2_grpc.CatalogStub(channel)
+    opened = txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="soak", hostname="soak"), timeout=30)
+    txns.CommitTxn(tpb.CommitTxnRequest(txn_id=opened.txn_ids[0]), timeout=30)
+    snapshot = txns.GetOpenTxns(tpb.GetOpenTxnsRequest(), timeout=30).valid_txn_list
+    ids = txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
+        full_table_names=[f"{DB}.{ACID_TABLE}"], valid_txn_list=snapshot), timeout=30).tables[0]
+    catalog.GetTable(cpb.GetTableRequest(db_name=DB, table_name=ACID_TABLE, read=cpb.ReadContext(
+        valid_write_id_list=ids.valid_write_id_list, table_id=ids.table_id)), timeout=30)
+
+
+def churn(work: Workload, worker: int, what: str, connect: Callable[[], Any], one_round: Callable[[Any, int], None],
+          rounds_per_connection: int) -> None:
+    """Rounds until the deadline, a new connection every `rounds_per_connection` and after a failure."""
+    connection, n = None, 0
+    while work.keep_going():
+        try:
+            if connection is None or n % rounds_per_connection == 0:
+                if connection is not None:
+                    connection.close()
+                connection = connect()
+            one_round(connection, n)
+            work.rounds[worker] += 1
+        except Exception as exc:  # noqa: BLE001 - counted and reported; the soak goes on
+            work.failed(f"{what} {worker}", exc)
+            connection = None
+        n += 1
+    if connection is not None:
+        connection.close()
+
+
 def thrift_worker(work: Workload, worker: int) -> None:
     from gateway.thrift.idl import hms
 
-    client, n = None, 0
-    while work.keep_going():
-        try:
-            if client is None or n % 20 == 0:
-                if client is not None:
-                    client.close()
-                client = connect_hive3(work.thrift_address)
-            _thrift_round(client, hms, worker, n)
-            work.rounds[worker] += 1
-        except Exception as exc:  # noqa: BLE001 - counted and reported; the soak goes on
-            work.failed(f"thrift worker {worker}", exc)
-            client = None
-        n += 1
-    if client is not None:
-        client.close()
+    churn(work, worker, "thrift worker", lambda: connect_hive3(work.thrift_address),
+          lambda client, n: _thrift_round(client, hms, worker, n), 20)
 
 
 def grpc_worker(work: Workload, worker: int) -> None:
-    channel, n = None, 0
-    while work.keep_going():
-        try:
-            if channel is None or n % 50 == 0:
-                if channel is not None:
-                    channel.close()
-                channel = grpc.insecure_channel(work.grpc_address)
-                txns, catalog = transactions_pb2_grpc.TransactionsStub(channel), catalog_pb2_grpc.CatalogStub(channel)
-            opened = txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="soak", hostname="soak"), timeout=30)
-            txns.CommitTxn(tpb.CommitTxnRequest(txn_id=opened.txn_ids[0]), timeout=30)
-            snapshot = txns.GetOpenTxns(tpb.GetOpenTxnsRequest(), timeout=30).valid_txn_list
-            ids = txns.GetValidWriteIds(tpb.GetValidWriteIdsRequest(
-                full_table_names=[f"{DB}.{ACID_TABLE}"], valid_txn_list=snapshot), timeout=30).tables[0]
-            catalog.GetTable(cpb.GetTableRequest(db_name=DB, table_name=ACID_TABLE, read=cpb.ReadContext(
-                valid_write_id_list=ids.valid_write_id_list, table_id=ids.table_id)), timeout=30)
-            work.rounds[worker] += 1
-        except Exception as exc:  # noqa: BLE001 - counted and reported; the soak goes on
-            work.failed(f"gRPC worker {worker}", exc)
-            channel = None
-        n += 1
-    if channel is not None:
-        channel.close()
+    churn(work, worker, "gRPC worker", lambda: grpc.insecure_channel(work.grpc_address),
+          lambda channel, _n: _grpc_round(channel), 50)
 
 
 def sample(pid: int, admin: admin_pb2_grpc.AdminStub, started: float, work: Workload) -> Sample:

@@ -211,7 +211,7 @@ def normalize_partition_name(name: str) -> str:
         if not sep or not value:
             raise InvalidArgument(f"partition name {preview(name)} is not of the form k1=v1/k2=v2 "
                                   f"(segment {preview(segment, 80)})")
-        key = names.normalize_identifier(names.unescape_path_name(key), "partition key")
+        key = names.escape_path_name(names.normalize_partition_key(names.unescape_path_name(key)))
         out.append(f"{key}={names.escape_path_name(names.unescape_path_name(value))}")
     return "/".join(out)
 

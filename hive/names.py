@@ -75,10 +75,29 @@ def split_catalog(name: str) -> tuple[str | None, str | None]:
 
 
 def normalize_column_name(name: str) -> str:
+    """A column's name in lower case. Hive's metastore takes any text as a column's name since quoted
+    identifiers (HIVE-6013: its validateColumnName accepts every name), lower-cased, not trimmed: Spark's
+    data source tables have columns named `a:b`, `c,d` or `my col`, which Hive 2.3.10 stores as sent (a
+    table it refused would be stored in Spark's own form instead, unreadable by Hive). Only an empty name,
+    which Hive stores too, is refused here, and one longer than Hive's COLUMN_NAME (a NUL is refused with
+    every other text: hive/limits.py)."""
     if not name or len(name) > MAX_COLUMN_NAME_LENGTH:
         raise InvalidArgument(f"column name {preview(name, 40)} must have 1 to {MAX_COLUMN_NAME_LENGTH} characters")
-    if any(c in name for c in ",:") or any(ord(c) < 0x20 for c in name):
-        raise InvalidArgument(f"column name {preview(name)} must not contain ',', ':' or control characters")
+    return name.lower()
+
+
+def normalize_partition_key(name: str) -> str:
+    """A partition key's name in lower case: any text, as for columns (normalize_column_name), up to
+    Hive's PARTITION_KEYS.PKEY_NAME width. Spark's data source tables are partitioned by columns named
+    `event date` or `k-1` as readily as by `ds`; Hive 2.3.10 stores them lower-cased and escapes them in
+    partition names and directories (`a%3Ab=x` of key `a:b`, as a value is: make_partition_name). A filter
+    cannot name such a key (its grammar's identifiers are words), as in Hive. Only an empty name, which
+    would make names no `key=value` reading can split, is refused here (Hive stores that too)."""
+    if not name:
+        raise InvalidArgument("partition key name must not be empty")
+    if len(name) > MAX_IDENTIFIER_LENGTH:
+        raise InvalidArgument(f"partition key name {preview(name, 40)} is longer than {MAX_IDENTIFIER_LENGTH} "
+                              "characters")
     return name.lower()
 
 

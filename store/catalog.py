@@ -311,7 +311,7 @@ async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool, i
 def _normalize_fields(fields: Sequence[FieldSchema], *, partition_keys: bool) -> tuple[FieldSchema, ...]:
     out = []
     for f in fields:
-        name = n.normalize_identifier(f.name, "partition key") if partition_keys else n.normalize_column_name(f.name)
+        name = n.normalize_partition_key(f.name) if partition_keys else n.normalize_column_name(f.name)
         out.append(FieldSchema(name, n.normalize_type(f.type, primitive_only=partition_keys), f.comment))
     seen: set[str] = set()
     for f in out:

@@ -152,7 +152,7 @@ async def update(conn: asyncpg.Connection, db_name: str, table_name: str, part_n
     types = {c.name: c.type for c in table.columns}
     stored: dict[str, ColumnStats] = {}  # a column named twice: the last one, as Hive's loop leaves it
     for s in stats:
-        column = n.normalize_identifier(s.column, "column")
+        column = n.normalize_column_name(s.column)
         if column not in types:
             raise InvalidArgument(f"column {column} is not a column of table {table.full_name} (partition keys "
                                   f"have no statistics); its columns: {', '.join(types) or 'none'}")
@@ -233,7 +233,7 @@ async def delete(conn: asyncpg.Connection, db_name: str, table_name: str, part_n
     a table or partition that has none deletes nothing and succeeds, as in Hive 2.3."""
     table = await catalog.get_table(conn, db_name, table_name, lock="share")
     key = TABLE_LEVEL if part_name is None else catalog.canonical_names(table, [part_name])[0]
-    wanted = None if column is None else n.normalize_identifier(column, "column")
+    wanted = None if column is None else n.normalize_column_name(column)
     status = await conn.execute(sql.DELETE, table.table_id, key, wanted)
     if status == "DELETE 0" and wanted is None:
         if part_name is not None:
@@ -247,7 +247,7 @@ async def delete(conn: asyncpg.Connection, db_name: str, table_name: str, part_n
 # -- reads -----------------------------------------------------------------------------------------
 
 def _columns(columns: Sequence[str]) -> list[str]:
-    return list(dict.fromkeys(n.normalize_identifier(c, "column") for c in columns))
+    return list(dict.fromkeys(n.normalize_column_name(c) for c in columns))
 
 
 async def _table_read(conn: asyncpg.Connection, db_name: str, table_name: str, snapshot: ReadSnapshot | None) -> Table:
@@ -310,7 +310,7 @@ async def aggregate_partition_stats(conn: asyncpg.Connection, db_name: str, tabl
         return [], 0
     # Repeats kept; a name that fits no partition counts as one asked for that has none (as Hive counts it).
     asked = [name for name, _ in _lookup_names(table, part_names)]
-    asked_columns = [n.normalize_identifier(c, "column") for c in columns]
+    asked_columns = [n.normalize_column_name(c) for c in columns]
     rows = await _rows(conn, table, list(dict.fromkeys(asked)), _columns(columns), snapshot)
     by_partition: dict[str, dict[str, ColumnStats]] = {}
     for row in rows:

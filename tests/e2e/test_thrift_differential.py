@@ -925,6 +925,33 @@ MARKS_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("the renamed partition with file statistics", "get_partition", ("sales", "pmarked", ["wf2"])),
 ]
 
+# Columns and partition keys are named by any text, lower-cased, as Hive 2.3.10 stores them (its
+# validateColumnName accepts every name): Spark's data source tables have columns named `a:b` or `c,d` and
+# partition columns named `event date` or `k-1`; a key is escaped in partition names as a value is, and no
+# filter can name one that is not a word (Spark sends it as it is; Hive's lexer refuses it).
+ODD_KEYS = (("event date", "string"), ("K-1", "int"), ("a:b", "string"))
+ODD_COLUMNS = (("id", "bigint"), ("a:b2", "string"), ("c,d", "bigint"), ("Ü x", "double"))
+NAMES_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
+    ("create a table of odd names", "create_table", (_table("sales", "odd_names", ODD_KEYS, columns=ODD_COLUMNS),)),
+    ("the table of odd names", "get_table", ("sales", "odd_names")),
+    ("add a partition of odd keys", "add_partitions", ([_part("sales", "odd_names", ["2024-01-01", "1", "x/y"]),
+                                                       _part("sales", "odd_names", ["2024-01-02", "2", "z"])],)),
+    ("partition names of odd keys", "get_partition_names", ("sales", "odd_names", -1)),
+    ("a partition by a name of odd keys", "get_partition_by_name", ("sales", "odd_names",
+                                                                     "event date=2024-01-01/k-1=1/a%3Ab=x%2Fy")),
+    ("names by a partial spec of odd keys", "get_partition_names_ps", ("sales", "odd_names", ["", "2", ""], -1)),
+    ("partitions by a filter naming an odd key", "get_partitions_by_filter", ("sales", "odd_names", "k-1 = 1", -1)),
+    ("add columns of odd names", "alter_table", ("sales", "odd_names", Edit(
+        "get_table", ("sales", "odd_names"), {"sd.cols+": ht.FieldSchema("x:y, z", "string", None)}))),
+    ("the table with a column of an odd name added", "get_fields", ("sales", "odd_names")),
+    ("stats of a column of an odd name", "update_table_column_statistics", (
+        _stats("sales", "odd_names", _long("C,D", 1, 9)),)),
+    ("read the stats of a column of an odd name", "get_table_statistics_req", (
+        ht.TableStatsRequest("sales", "odd_names", ["c,d", "a:b2"]),)),
+    ("drop a partition of odd keys", "drop_partition", ("sales", "odd_names", ["2024-01-02", "2", "z"], True)),
+    ("partition names of odd keys after the drop", "get_partition_names", ("sales", "odd_names", -1)),
+]
+
 STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("create db", "create_database", (ht.Database("sales", "the sales", None, {"team": "a"}, ownerName="alice",
                                                   ownerType=ht.PrincipalType.USER),)),
@@ -1277,6 +1304,7 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     *META_CONF_STEPS,
     *FB303_STEPS,
     *EXCHANGE_STEPS,
+    *NAMES_STEPS,
     ("drop non-empty db", "drop_database", ("sales", True, False)),
     ("drop missing table", "drop_table", ("sales", "missing", True)),
     ("drop table", "drop_table", ("sales", "orders2", True)),

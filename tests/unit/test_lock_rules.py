@@ -112,6 +112,11 @@ def test_requests_are_sorted_lexicographically_and_duplicates_keep_the_strongest
     assert got[-1].operation is DataOperationType.NO_TXN
 
 
+def test_a_partition_of_keys_named_by_any_text_is_a_lock_scope_in_its_stored_form() -> None:
+    # `Event Date` and `a:b` are the keys of a Spark data source table (hive/names.py normalize_partition_key).
+    assert str(make_scope("d", "t", "Event Date=1/a%3ab=x").partition) == "event date=1/a%3Ab=x"
+
+
 @pytest.mark.parametrize("db,table,partition,message", [
     ("", "t", None, "needs a database"),
     ("d", None, "p=1", "has no table"),

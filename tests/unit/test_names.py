@@ -119,6 +119,22 @@ def test_identifiers_follow_hive_rules() -> None:
             n.normalize_identifier(bad, "table")
 
 
+def test_columns_and_partition_keys_are_named_by_any_text_in_lower_case_as_hive_stores_them() -> None:
+    for name in ("a:b", "c,d", "My Col", " x ", "k-1", "Ü", "a=b/c", "tab\there"):
+        assert n.normalize_column_name(name) == name.lower()
+        assert n.normalize_partition_key(name) == name.lower()
+    for bad in ("", "x" * 768):
+        with pytest.raises(InvalidArgument):
+            n.normalize_column_name(bad)
+    for bad in ("", "x" * 129):
+        with pytest.raises(InvalidArgument):
+            n.normalize_partition_key(bad)
+    keys = [FieldSchema("event date", "string"), FieldSchema("a:b", "int")]
+    name = n.make_partition_name(keys, ["2024-01-01", "1"])
+    assert name == "event date=2024-01-01/a%3Ab=1"  # Hive 2.3.10's name of it (Warehouse.makePartName)
+    assert n.parse_partition_name(keys, name) == ("2024-01-01", "1")
+
+
 def test_types() -> None:
     assert n.normalize_type("ARRAY<INT>") == "array<int>"
     assert n.normalize_type("decimal(10, 2)") == "decimal(10, 2)"

@@ -39,6 +39,11 @@ _PRIMITIVE_TYPES = frozenset(
      "boolean", "string", "varchar", "char", "date", "timestamp", "timestamp with local time zone", "binary",
      "interval_year_month", "interval_day_time", "void"]
 )
+# Hive's MetaStoreUtils.TYPE_FROM_DESERIALIZER: the type of a column its serde describes, which Hive's metastore
+# takes as any column's or partition key's type (validateColumnType's one exception to its type names). Spark
+# stores a data source table Hive cannot read with a partition column of a type Hive has not (TIMESTAMP_NTZ)
+# so typed (Hive Metastore 2.3.10 stores it; no filter compares such a key).
+TYPE_FROM_DESERIALIZER = "<derived from deserializer>"
 _PARAMETERISED = re.compile(r"(decimal|numeric|varchar|char)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)")
 _INT_RANGES = {"tinyint": 8, "smallint": 16, "int": 32, "integer": 32, "bigint": 64}
 
@@ -106,7 +111,7 @@ def normalize_type(type_name: str, *, primitive_only: bool = False) -> str:
     t = " ".join(type_name.strip().lower().split())
     if not t:
         raise InvalidArgument("column type must not be empty")
-    if t in _PRIMITIVE_TYPES or _PARAMETERISED.fullmatch(t):
+    if t in _PRIMITIVE_TYPES or t == TYPE_FROM_DESERIALIZER or _PARAMETERISED.fullmatch(t):
         return t
     if not primitive_only and re.fullmatch(r"(array|map|struct|uniontype)<.+>", t) and t.count("<") == t.count(">"):
         return t

@@ -950,6 +950,19 @@ NAMES_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
         ht.TableStatsRequest("sales", "odd_names", ["c,d", "a:b2"]),)),
     ("drop a partition of odd keys", "drop_partition", ("sales", "odd_names", ["2024-01-02", "2", "z"], True)),
     ("partition names of odd keys after the drop", "get_partition_names", ("sales", "odd_names", -1)),
+    # Spark's data source table of a partition column Hive has no type for (TIMESTAMP_NTZ): stored in Spark's
+    # own form, the key typed as Hive's serde-described columns are, which no filter compares.
+    ("create a table keyed by a serde-described type", "create_table", (_table(
+        "sales", "ntz", (("ts", "<derived from deserializer>"), ("s", "string")),
+        columns=(("col", "array<string>"),)),)),
+    ("the table keyed by a serde-described type", "get_table", ("sales", "ntz")),
+    ("add a partition keyed by a serde-described type", "add_partitions", (
+        [_part("sales", "ntz", ["2024-01-01 10:00:00", "a"]), _part("sales", "ntz", ["x", "b"])],)),
+    ("partitions by a filter beside a serde-described key", "get_partitions_by_filter", (
+        "sales", "ntz", 's = "a"', -1)),
+    ("partitions by a filter on a serde-described key", "get_partitions_by_filter", (
+        "sales", "ntz", 'ts = "x"', -1)),
+    ("partition names keyed by a serde-described type", "get_partition_names", ("sales", "ntz", -1)),
 ]
 
 STEPS: list[tuple[str, str, tuple[Any, ...]]] = [

@@ -142,6 +142,9 @@ def test_types() -> None:
         n.normalize_type("array<int>", primitive_only=True)
     with pytest.raises(InvalidArgument):
         n.normalize_type("uuid")
+    # Hive's serde-described type: Spark's partition column of a type Hive has not (TIMESTAMP_NTZ).
+    assert n.normalize_type("<derived from deserializer>", primitive_only=True) == "<derived from deserializer>"
+    assert n.canonical_value("<derived from deserializer>", "2024-01-01 10:00:00") == "2024-01-01 10:00:00"
 
 
 def test_hive_patterns() -> None:

@@ -17,6 +17,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from loadtest import gateway_process
 from pipeline.client import ClientConfig, GatewayClient, close_process_clients
 from protos.metastore.v1 import catalog_pb2 as pb
 from tests.conftest import GatewayProcess
@@ -96,12 +97,15 @@ def gateway_address(pg_dsn: str) -> Iterator[str]:
         proc.stop()
 
 
-def start_gateway(dsn: str, *conf: str) -> GatewayProcess:
-    """`metastore-gateway serve --dsn DSN` with `--conf` settings, as its own process."""
+def start_gateway(dsn: str, *conf: str, log_path: Path | None = None) -> gateway_process.GatewayProcess:
+    """`metastore-gateway serve --dsn DSN` with `--conf` settings, as its own process; its output in
+    `log_path` (kept) at INFO when given, else in a temporary file at WARNING."""
     args = ["--dsn", dsn, "--conf", "metastore.gateway.shutdown.grace=2s"]
     for item in conf:
         args += ["--conf", item]
-    return GatewayProcess(*args)
+    if log_path is None:
+        return GatewayProcess(*args)
+    return gateway_process.GatewayProcess(args, log_path, log_level="INFO")
 
 
 @pytest.fixture

@@ -5,12 +5,18 @@ and the normalization of what differs by nature between the two runs.
 Left out of the comparison: times, locations (each run has its own warehouse), the random part of a data
 file's name in an error, and the file statistics Hive's metastore reads from the file system (numFiles,
 totalSize; the gateway never reads the data files).
+
+To find the metastore call behind a difference, run with SPARK_DIFFERENTIAL_LOGS=1: the work directory
+(pytest's tmp_path, under --basetemp) then keeps gateway.log (INFO, one access-log line per call, in order)
+and hms/hms.log (Hive's log at INFO: its audit line per call, with the call's arguments), beside gw.json
+and hms.json, each statement's answer and time.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -59,9 +65,13 @@ async def run_on_both(pg_dsn: str, workdir: Path, statements: Sequence[str] | No
     metastore and Spark's jobs far more than it computes). Hive's results are None when it is not available
     (hms_unavailable_reason). The warehouses are workdir/gw-warehouse and workdir/hms-warehouse."""
     reason = hms_unavailable_reason()
+    logs = os.environ.get("SPARK_DIFFERENTIAL_LOGS") == "1"
 
     async def on_the_gateway() -> Results:
-        gateway = start_gateway(pg_dsn)
+        if logs:
+            gateway = start_gateway(pg_dsn, "metastore.gateway.access.log=true", log_path=workdir / "gateway.log")
+        else:
+            gateway = start_gateway(pg_dsn)
         try:
             await asyncio.to_thread(gateway.wait_serving)
             assert gateway.thrift_address, gateway.output()[-2000:]
@@ -72,7 +82,8 @@ async def run_on_both(pg_dsn: str, workdir: Path, statements: Sequence[str] | No
 
     async def on_hive_metastore() -> Results:
         # dbcp: pyspark's jars lack BoneCP, Hive 2.3's default pool, which drop_database needs.
-        async with hms_server(jvm_args=["-Ddatanucleus.connectionPoolingType=dbcp"],
+        async with hms_server(workdir=workdir / "hms" if logs else None, log_level="INFO" if logs else "WARN",
+                              jvm_args=["-Ddatanucleus.connectionPoolingType=dbcp"],
                               quick_start=quick_start) as address:
             return await run_script(f"thrift://{address}", workdir / "hms-warehouse", workdir / "hms.json",
                                     statements)

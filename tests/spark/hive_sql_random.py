@@ -1,10 +1,20 @@
 """Random Spark SQL scripts over non-ACID Hive tables, from a seed: the statements a data engineer runs.
 
 `script(seed, steps)` draws `steps` writes (databases, tables, views, inserts, partitions, alters, statistics,
-repairs), each often followed by reads of what it touched (SHOW, DESCRIBE, SELECTs whose partition filters
-Spark pushes down to the metastore). Names come from a small pool, so collisions, renames onto existing
-names and missing objects come up. A model of what the metastore holds steers the draws towards statements
-that mean something; it is a guide, not an oracle (the test compares the two metastores, not the model).
+repairs, permanent functions), each often followed by reads of what it touched (SHOW, DESCRIBE, SELECTs whose
+partition filters Spark pushes down to the metastore). Names come from a small pool, so collisions, renames
+onto existing names and missing objects come up. A model of what the metastore holds steers the draws towards
+statements that mean something; it is a guide, not an oracle (the test compares the two metastores, not the
+model).
+
+Tables are Hive tables (STORED AS, some bucketed, some delimited text) or Spark's data source tables (USING
+parquet, orc, json or csv: their schema kept in table properties, partitions in the metastore), with options,
+a location (LOCATION or the `path` option), bucketing, and now and then a column or partition column named by
+what is not a word (`a:b`, `event day`) or a key of another type (BIGINT, BOOLEAN, TIMESTAMP, and a data
+source table's TIMESTAMP_NTZ, which Hive has no type for). Inserts are static and dynamic, into and over, with
+spark.sql.sources.partitionOverwriteMode static or dynamic; functions are created (also again, replaced),
+dropped, described, listed and called; names are listed by patterns (`*`, `|`, a regular expression's
+characters).
 
 The default database is left alone: its location is each metastore's own warehouse (the gateway's
 `hive.metastore.warehouse.dir`, not the test's), so every table in it would differ by nature.
@@ -20,6 +30,11 @@ ADD of several partitions that fails on one that exists names that one first: Hi
 of those before it in threads of its own and, failing, deletes only those its threads have reported, so a
 directory may stay behind for a later MSCK REPAIR to find (the gateway refuses the ADD before it makes any).
 
+Nor are two differences by design: COMMENT ON DATABASE (alter_database changes the description, where Hive
+2.3 keeps it: the README's deliberate differences), and a table made transactional (TBLPROPERTIES
+('transactional'='true'): the gateway's ACID tables may be of any format, where Hive 2.3 takes only bucketed
+ORC ones and refuses the CREATE or the ALTER).
+
 A rename across databases is drawn now and then, though Spark refuses it before it reaches the metastore.
 Spark's grammar takes no comparison in DROP PARTITION (`PARTITION (hr > 3)` is a PARSE_SYNTAX_ERROR before
 the metastore is asked), so the drops of several partitions at once are partial specifications
@@ -32,14 +47,39 @@ locations are under `{warehouse}`, which hive_sql_script.py fills in.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 
 DATABASES = ("d1", "d2")
 TABLES = ("t1", "t2", "t3")
 VIEWS = ("v1", "v2")
+FUNCTIONS = ("f1", "f2")
 FORMATS = ("PARQUET", "ORC", "TEXTFILE")
+# Spark's data source tables (CREATE TABLE ... USING), with options each provider reads: Spark keeps their
+# schema in table properties (spark.sql.sources.*), their options among the storage's serde parameters, and
+# parquet and orc ones in a form Hive reads too, the others (and bucketed ones) in Spark's own.
+PROVIDERS = {
+    "parquet": "'compression'='snappy'",
+    "orc": "'compression'='zlib'",
+    "json": "'multiLine'='false', 'dateFormat'='yyyy-MM-dd'",
+    "csv": "'header'='true', 'sep'='|'",
+}
+# Classes of Hive's UDFs in pyspark's jars, for permanent functions (and one that is not there).
+UDFS = ("org.apache.hadoop.hive.ql.udf.generic.GenericUDFUpper",
+        "org.apache.hadoop.hive.ql.udf.generic.GenericUDFLower",
+        "org.apache.hadoop.hive.ql.udf.UDFReverse")
+MISSING_UDF = "org.example.NoSuchUDF"
+# Name patterns of SHOW TABLES/VIEWS/TABLE EXTENDED/USER FUNCTIONS ... LIKE and SHOW DATABASES LIKE, which the
+# metastore matches (Hive's: `*` any run, `|` between alternatives, the rest a Java regular expression,
+# ignoring case).
+PATTERNS = ("t*", "*1", "t1|v*", "T*", "*", "t1|t2", "*2|*3", "x*", "v?", "t[12]", "t.", "f*", "F1|v2", "d*",
+            "t1 | v1")
 # Partition keys by type, and the values drawn for each: strings a path escapes, ints, dates.
 KEYS = {"cat": "STRING", "hr": "INT", "ds": "DATE"}
+# Names a data source table's columns and partition columns may have that are not words (Hive 2.3 stores them
+# as sent): written quoted. No filter can name such a key, so a SELECT whose WHERE names it fails on both.
+ODD_COLUMNS = ("`a:b`", "`my col`", "`c,d`")
+ODD_KEY = "`event day`"
 VALUES = {
     # a.b and axb: a partial specification Hive 2.3 matches as a pattern (`.` any character), which Spark
     # works around; the answers through Spark must agree.
@@ -47,6 +87,19 @@ VALUES = {
     "hr": ("1", "2", "3", "10", "-1"),
     "ds": ("2024-01-01", "2024-01-02", "2024-02-29", "2023-12-31"),
 }
+KEYS_OF_ANY_TABLE = sorted(KEYS)
+KEYS[ODD_KEY] = "STRING"
+VALUES[ODD_KEY] = ("x y", "plain", "k=v")
+# Keys of other types, drawn now and then in place of one above: Spark prunes by integral ones only (the rest
+# are read whole and filtered by Spark); a data source table's TIMESTAMP_NTZ key is one Hive has no type for
+# (stored typed '<derived from deserializer>').
+TYPED_KEYS = {"n": "BIGINT", "b": "BOOLEAN", "ts": "TIMESTAMP"}
+SOURCE_TYPED_KEYS = {**TYPED_KEYS, "nt": "TIMESTAMP_NTZ"}
+KEYS.update(SOURCE_TYPED_KEYS)
+VALUES.update({"n": ("5", "-7", "9000000000"), "b": ("true", "false"),
+               "ts": ("2024-01-01 10:00:00", "2024-03-01 00:00:00.5"),
+               "nt": ("2024-01-01 10:00:00", "2023-12-31 23:59:59")})
+BARE = ("INT", "BIGINT", "BOOLEAN")  # types whose values are written bare
 
 Part = tuple[str, ...]
 
@@ -58,6 +111,7 @@ class Table:
     view: bool = False
     parts: set[Part] = field(default_factory=set)
     placed: set[Part] = field(default_factory=set)  # partitions outside their default directory
+    source: str = ""  # a data source table's provider (USING ...); "" for a Hive table
 
 
 @dataclass
@@ -65,6 +119,7 @@ class Model:
     """What the script has made so far, as far as the generator can tell."""
 
     databases: dict[str, dict[str, Table]] = field(default_factory=dict)
+    functions: dict[str, set[str]] = field(default_factory=dict)  # permanent functions by database
 
 
 class Generator:
@@ -73,6 +128,7 @@ class Generator:
         self.model = Model()
         self.out: list[str] = ["SET hive.exec.dynamic.partition.mode=nonstrict"]
         self.counter = 0  # row ids and directory names, unique in the script
+        self.overwrite = "static"  # spark.sql.sources.partitionOverwriteMode
 
     # -- helpers ------------------------------------------------------------------------------------------
 
@@ -109,14 +165,21 @@ class Generator:
 
     def literal(self, key: str, v: str) -> str:
         """The value as an expression (VALUES lists, WHERE)."""
-        if KEYS[key] == "INT":
+        if KEYS[key] in BARE:
             return v
-        if KEYS[key] == "DATE":
-            return f"DATE'{v}'"
+        if KEYS[key] in ("DATE", "TIMESTAMP", "TIMESTAMP_NTZ"):
+            return f"{KEYS[key]}'{v}'"
         return f"'{v}'"
 
     def spec_item(self, key: str, v: str) -> str:
-        return f"{key}={v}" if KEYS[key] == "INT" else f"{key}='{v}'"
+        return f"{key}={v}" if KEYS[key] in BARE else f"{key}='{v}'"
+
+    def typed(self, keys: list[str], spelled: list[str], pool: dict[str, str]) -> tuple[list[str], list[str]]:
+        """Now and then the last key replaced by one of another type from `pool`."""
+        if keys and self.chance(0.12):
+            key = self.rng.choice(sorted(set(pool) - set(keys)))
+            return keys[:-1] + [key], spelled[:-1] + [key]
+        return keys, spelled
 
     def spec(self, keys: list[str], part: Part) -> str:
         return "PARTITION (" + ", ".join(self.spec_item(k, v) for k, v in zip(keys, part)) + ")"
@@ -153,6 +216,8 @@ class Generator:
                    f"SHOW TABLE EXTENDED IN {db} LIKE '{name[0]}*'", f"SHOW TABLES IN {db}", f"SHOW VIEWS IN {db}"]
         if t is not None and not t.view:
             choices += [self.select(full, t)] * 4 + [f"DESCRIBE EXTENDED {full} id"]
+        if t is not None and t.source:
+            choices += [f"SHOW CREATE TABLE {full}"]
         if t is not None and t.keys:
             choices += [f"SHOW PARTITIONS {full}"] * 2
             if t.parts:
@@ -205,7 +270,10 @@ class Generator:
 
     def alter_database(self) -> None:
         db = self.pick_db()
-        self.emit(f"ALTER DATABASE {db} SET DBPROPERTIES ('tier'='{self.next() % 3}', 'note'='ä b')")
+        if self.chance(0.75):
+            self.emit(f"ALTER DATABASE {db} SET DBPROPERTIES ('tier'='{self.next() % 3}', 'note'='ä b')")
+        else:
+            self.emit(f"ALTER DATABASE {db} UNSET DBPROPERTIES ('tier', 'k{self.next() % 3}')")
         self.emit(f"DESCRIBE DATABASE EXTENDED {db}")
 
     def drop_database(self) -> None:
@@ -213,14 +281,25 @@ class Generator:
         cascade = self.chance(0.6)
         if_exists = self.chance(0.3)
         self.emit(f"DROP DATABASE {'IF EXISTS ' if if_exists else ''}{db}{' CASCADE' if cascade else ''}")
-        if db in self.model.databases and (cascade or not self.model.databases[db]):
+        empty = not self.model.databases.get(db) and not self.model.functions.get(db)
+        if db in self.model.databases and (cascade or empty):
             del self.model.databases[db]
+            self.model.functions.pop(db, None)  # Hive drops a database's functions with it
         self.emit("SHOW DATABASES")
 
     def create_table(self) -> None:
         db = self.pick_db()
         name = self.fresh_name(db)
-        keys = self.rng.sample(sorted(KEYS), self.rng.choice((0, 1, 1, 2, 2)))
+        keys = self.rng.sample(KEYS_OF_ANY_TABLE, self.rng.choice((0, 1, 1, 2, 2)))
+        # Now and then declared in upper case: Spark keeps the case (its directories `Cat=x`), the
+        # metastore's names are lower case.
+        spelled = [k.capitalize() if self.chance(0.25) else k for k in keys]
+        if name in self.model.databases.get(db, {}) and self.chance(0.5):  # made again, another way
+            self.emit(f"DROP TABLE IF EXISTS {db}.{name}")
+            del self.model.databases[db][name]
+        if self.chance(0.35):
+            return self.create_source_table(db, name, keys, spelled)
+        keys, spelled = self.typed(keys, spelled, TYPED_KEYS)
         fmt = self.rng.choice(FORMATS)
         external = self.chance(0.3)
         parts = [f"CREATE {'EXTERNAL ' if external else ''}TABLE "]
@@ -230,10 +309,12 @@ class Generator:
         if self.chance(0.4):
             parts.append(f" COMMENT 'table {name}'")
         if keys:
-            # Now and then declared in upper case: Spark keeps the case (its directories `Cat=x`), the
-            # metastore's names are lower case.
-            spelled = [k.capitalize() if self.chance(0.25) else k for k in keys]
             parts.append(" PARTITIONED BY (" + ", ".join(f"{k} {KEYS[k.lower()]}" for k in spelled) + ")")
+        if self.chance(0.15):  # a bucketed Hive table (Spark writes it, or refuses to, alike on both sides)
+            sort = self.rng.choice(("", " SORTED BY (id)", " SORTED BY (id ASC, v)"))  # Spark refuses DESC
+            parts.append(f" CLUSTERED BY (id){sort} INTO {self.rng.choice((2, 4))} BUCKETS")
+        if fmt == "TEXTFILE" and self.chance(0.3):
+            parts.append(" ROW FORMAT DELIMITED FIELDS TERMINATED BY ','")
         parts.append(f" STORED AS {fmt}")
         if external or self.chance(0.1):
             # Two directories a name: a table made again there finds the files (and partition
@@ -242,23 +323,75 @@ class Generator:
         if self.chance(0.4):
             parts.append(f" TBLPROPERTIES ('owner.team'='t{self.next() % 3}', 'note'='n ü')")
         self.emit("".join(parts))
+        self.made(db, name, Table(["id", "v"], keys))
+
+    def create_source_table(self, db: str, name: str, keys: list[str], spelled: list[str]) -> None:
+        """CREATE TABLE ... USING a provider: its partition columns among its columns (Spark puts them
+        last), with options, bucketing, a location (then external) and properties now and then."""
+        provider = self.rng.choice(sorted(PROVIDERS))
+        keys, spelled = self.typed(keys, spelled, SOURCE_TYPED_KEYS)
+        data = ["id", "v"] + ([self.rng.choice(ODD_COLUMNS)] if self.chance(0.15) else [])
+        if keys and len(keys) < 2 and self.chance(0.15):
+            keys, spelled = keys + [ODD_KEY], spelled + [ODD_KEY]
+        columns = [f"{c} {'INT' if c == 'id' else 'STRING'}" + (" COMMENT 'the id'" if c == "id" else "") for c in data]
+        columns += [f"{k} {KEYS[k.lower()]}" for k in spelled]
+        if keys and self.chance(0.3):  # declared first: Spark moves them to the end
+            columns = columns[len(data):] + columns[:len(data)]
+        parts = [f"CREATE TABLE {'IF NOT EXISTS ' if self.chance(0.15) else ''}{db}.{name} ({', '.join(columns)})"
+                 f" USING {provider}"]
+        clauses = []
+        options = [PROVIDERS[provider]] if self.chance(0.4) else []
+        if keys:
+            clauses.append(f" PARTITIONED BY ({', '.join(spelled)})")
+        if self.chance(0.2):
+            sort = self.rng.choice(("", " SORTED BY (id)"))
+            clauses.append(f" CLUSTERED BY (id){sort} INTO {self.rng.choice((2, 4))} BUCKETS")
+        if self.chance(0.25):  # external; now and then by the `path` option, as DataFrame writers give it
+            where = f"{{warehouse}}/src/{name}_{self.rng.choice('ab')}"
+            if self.chance(0.3):
+                options.append(f"'path'='{where}'")
+            else:
+                clauses.append(f" LOCATION '{where}'")
+        if options:
+            clauses.append(f" OPTIONS ({', '.join(options)})")
+        if self.chance(0.3):
+            clauses.append(f" COMMENT 'table {name}'")
+        if self.chance(0.3):
+            clauses.append(f" TBLPROPERTIES ('owner.team'='t{self.next() % 3}', 'note'='n ü')")
+        if self.chance(0.3):
+            self.rng.shuffle(clauses)  # Spark takes them in any order
+        self.emit("".join(parts + clauses))
+        self.made(db, name, Table(data, keys, source=provider))
+
+    def made(self, db: str, name: str, table: Table) -> None:
+        """The model after a CREATE TABLE of `db.name`, then a read of it."""
         tables = self.model.databases.get(db)
         if tables is not None and name not in tables:
-            tables[name] = Table(["id", "v"], keys)
+            tables[name] = table
         self.read(db, name, self.model.databases.get(db, {}).get(name))
 
     def create_table_as(self) -> None:
         src_db, src, t = self.pick_table()
         db = self.pick_db()
         name = self.fresh_name(db)
-        if self.chance(0.5) or t is None:
+        columns = (t.columns + t.keys) if t else ["id", "v"]
+        if self.chance(0.3):  # a data source table, partitioned by one of the source's keys now and then
+            provider = self.rng.choice(sorted(PROVIDERS))
+            key = self.rng.choice(t.keys) if t and t.keys and self.chance(0.6) else ""
+            by = f" PARTITIONED BY ({key})" if key else ""
+            self.emit(f"CREATE TABLE {db}.{name} USING {provider}{by} AS SELECT * FROM {src_db}.{src}")
+            made = Table([c for c in columns if c != key], [key] if key else [], source=provider)
+        elif self.chance(0.5) or t is None:
             fmt = self.rng.choice(FORMATS)
-            self.emit(f"CREATE TABLE {db}.{name} STORED AS {fmt} AS SELECT * FROM {src_db}.{src}")
-            made = Table((t.columns + t.keys) if t else ["id", "v"], [])
+            # Partitioned by the source's last key now and then: a CTAS's partition columns end its query.
+            key = t.keys[-1] if t and t.keys and self.chance(0.3) else ""
+            by = f" PARTITIONED BY ({key})" if key else ""
+            self.emit(f"CREATE TABLE {db}.{name}{by} STORED AS {fmt} AS SELECT * FROM {src_db}.{src}")
+            made = Table([c for c in columns if c != key], [key] if key else [])
         else:
             location = f" LOCATION '{{warehouse}}/ext/{name}_{self.rng.choice('ab')}'" if self.chance(0.3) else ""
             self.emit(f"CREATE TABLE {db}.{name} LIKE {src_db}.{src}{location}")
-            made = Table(list(t.columns), list(t.keys))
+            made = Table(list(t.columns), list(t.keys), source=t.source)
         tables = self.model.databases.get(db)
         if tables is not None and name not in tables and t is not None:
             tables[name] = made
@@ -284,8 +417,10 @@ class Generator:
                 del self.model.databases[db][name]
             self.emit(f"SHOW VIEWS IN {db}")
             return
-        verb = "ALTER VIEW" if kind == "alter" else "CREATE VIEW"
-        self.emit(f"{verb} {db}.{name} AS SELECT {cols} FROM {src_db}.{src}{where}")
+        verb = "ALTER VIEW" if kind == "alter" else self.rng.choice(("CREATE VIEW", "CREATE VIEW",
+                                                                     "CREATE OR REPLACE VIEW"))
+        props = " COMMENT 'a view' TBLPROPERTIES ('tier'='v')" if verb != "ALTER VIEW" and self.chance(0.2) else ""
+        self.emit(f"{verb} {db}.{name}{props} AS SELECT {cols} FROM {src_db}.{src}{where}")
         tables = self.model.databases.get(db)
         if tables is not None and t is not None and name not in tables and kind == "create":
             tables[name] = Table([], [], view=True)
@@ -301,6 +436,11 @@ class Generator:
             self.emit(f"INSERT INTO {db}.{name} VALUES (1, 'x')")
             return
         verb = "INSERT OVERWRITE TABLE" if self.chance(0.3) else "INSERT INTO"
+        if verb.startswith("INSERT OVERWRITE") and t.keys and self.chance(0.3):
+            # Dynamic: an overwrite replaces the partitions it writes; static (the default): every
+            # partition its static values match (a data source table's are then dropped, data kept).
+            self.overwrite = self.rng.choice(("static", "dynamic"))
+            self.emit(f"SET spark.sql.sources.partitionOverwriteMode={self.overwrite}")
         rows = [self.row(t) for _ in range(self.rng.choice((1, 2)))]
         if not t.keys:
             self.emit(f"{verb} {db}.{name} VALUES " + ", ".join(f"({', '.join(r)})" for r in rows))
@@ -309,6 +449,7 @@ class Generator:
             part = self.new_part(t)
             spec = ", ".join(self.spec_item(k, v) if i < static else k for i, (k, v) in enumerate(zip(t.keys, part)))
             values = []
+            written: set[Part] = set()
             for r in rows:
                 dyn = [self.literal(k, self.value(k) if len(rows) > 1 and self.chance(0.5) else v)
                        for k, v in list(zip(t.keys, part))[static:]]
@@ -316,8 +457,14 @@ class Generator:
                     dyn[-1] = "NULL"
                 values.append(f"({', '.join(r + dyn)})")
                 if "NULL" not in dyn:  # a spec cannot name the default partition's value: left out of the model
-                    t.parts.add(tuple(part[:static]) + tuple(d.removeprefix("DATE").strip("'") for d in dyn))
-            self.emit(f"{verb} {db}.{name} PARTITION ({spec}) VALUES " + ", ".join(values))
+                    written.add(tuple(part[:static]) + tuple(re.sub(r"^[A-Z_]+'", "'", d).strip("'") for d in dyn))
+            if verb.startswith("INSERT OVERWRITE") and t.source and self.overwrite == "static":
+                t.parts = {p for p in t.parts if p[:static] != part[:static]}
+            t.parts |= written
+            if static == 0 and self.chance(0.3):  # no PARTITION clause: every key dynamic, last in each row
+                self.emit(f"{verb} {db}.{name} VALUES " + ", ".join(values))
+            else:
+                self.emit(f"{verb} {db}.{name} PARTITION ({spec}) VALUES " + ", ".join(values))
         self.read(db, name, t)
 
     def add_partitions(self) -> None:
@@ -358,7 +505,8 @@ class Generator:
             t.parts = {p for p in t.parts if p[i] != part[i]}
         else:
             specs = [self.spec(t.keys, self.undotted(self.new_part(t))) for _ in range(self.rng.choice((1, 1, 2)))]
-            self.emit(f"ALTER TABLE {db}.{name} DROP {if_exists}{', '.join(specs)}")
+            purge = " PURGE" if self.chance(0.15) else ""
+            self.emit(f"ALTER TABLE {db}.{name} DROP {if_exists}{', '.join(specs)}{purge}")
             for s in specs:
                 t.parts = {p for p in t.parts if self.spec(t.keys, p) != s}
         self.emit(f"SHOW PARTITIONS {db}.{name}")
@@ -431,10 +579,13 @@ class Generator:
             spec = f" {self.spec(t.keys, self.rng.choice(sorted(t.parts)))}"
         elif t is not None and t.keys and self.chance(0.2):
             spec = f" PARTITION ({', '.join(t.keys)})"  # every partition
-        what = self.rng.choice(("", " NOSCAN", " FOR COLUMNS id, v", " FOR COLUMNS id"))
+        what = self.rng.choice(("", " NOSCAN", " FOR COLUMNS id, v", " FOR COLUMNS id", " FOR ALL COLUMNS"))
         if spec and what.startswith(" FOR"):
             what = " FOR COLUMNS id"
-        self.emit(f"ANALYZE TABLE {full}{spec} COMPUTE STATISTICS{what}")
+        if self.chance(0.1):  # every table of the database (Spark 3.2's ANALYZE TABLES)
+            self.emit(f"ANALYZE TABLES IN {db} COMPUTE STATISTICS{self.rng.choice(('', ' NOSCAN'))}")
+        else:
+            self.emit(f"ANALYZE TABLE {full}{spec} COMPUTE STATISTICS{what}")
         if t is not None and self.chance(0.5):
             self.emit(f"DESCRIBE EXTENDED {full} id")
         else:
@@ -447,9 +598,59 @@ class Generator:
                                    f"MSCK REPAIR TABLE {db}.{name} DROP PARTITIONS")))
         self.emit(f"SHOW PARTITIONS {db}.{name}")
 
+    def function(self) -> None:
+        """A permanent function: created (also again, or replaced), dropped, described, listed, called."""
+        db = self.pick_db()
+        known = self.model.functions.setdefault(db, set()) if db in self.model.databases else set()
+        kind = self.rng.choice(("create", "create", "create", "drop", "describe", "call", "call", "show"))
+        name = self.rng.choice(sorted(known) if known and self.chance(0.5 if kind == "create" else 0.85)
+                               else FUNCTIONS)
+        spelled = f"{db}.{name.upper() if self.chance(0.15) else name}"
+        if kind == "create":
+            udf = MISSING_UDF if self.chance(0.05) else self.rng.choice(UDFS)
+            how = self.rng.choice(("", "", "OR REPLACE ", "IF NOT EXISTS "))
+            if how == "IF NOT EXISTS ":
+                self.emit(f"CREATE FUNCTION IF NOT EXISTS {spelled} AS '{udf}'")
+            else:
+                self.emit(f"CREATE {how}FUNCTION {spelled} AS '{udf}'")
+            if db in self.model.databases:
+                known.add(name)
+            kind = self.rng.choice(("describe", "call", "show"))
+        elif kind == "drop":
+            self.emit(f"DROP FUNCTION {'IF EXISTS ' if self.chance(0.4) else ''}{spelled}")
+            known.discard(name)
+            kind = "show"
+        if kind == "describe":
+            self.emit(f"DESCRIBE FUNCTION {'EXTENDED ' if self.chance(0.6) else ''}{spelled}")
+        elif kind == "call":
+            tables = [(d, n, t) for d, n, t in self.tables() if not t.view]
+            if tables and self.chance(0.7):
+                d, n, t = self.rng.choice(tables)
+                self.emit(f"SELECT id, {spelled}(v) FROM {d}.{n} ORDER BY id, 2")
+            else:
+                self.emit(f"SELECT {spelled}('MiXed ü')")
+        else:
+            like = f" LIKE '{self.rng.choice(PATTERNS)}'" if self.chance(0.3) else ""
+            self.emit(f"SHOW USER FUNCTIONS IN {db}{like}")
+
+    def tables(self) -> list[tuple[str, str, Table]]:
+        return sorted(((db, name, t) for db, tables in self.model.databases.items() for name, t in tables.items()),
+                      key=lambda k: (k[0], k[1]))
+
+    def listing(self) -> None:
+        """Names by a pattern the metastore matches (`*`, `|`, and a regular expression's characters)."""
+        db = self.pick_db()
+        pattern = self.rng.choice(PATTERNS)
+        self.emit(self.rng.choice((f"SHOW TABLES IN {db} LIKE '{pattern}'", f"SHOW TABLES IN {db} LIKE '{pattern}'",
+                                   f"SHOW TABLES FROM {db} '{pattern}'", f"SHOW VIEWS IN {db} LIKE '{pattern}'",
+                                   f"SHOW TABLE EXTENDED IN {db} LIKE '{pattern}'",
+                                   f"SHOW USER FUNCTIONS IN {db} LIKE '{pattern}'",
+                                   f"SHOW DATABASES LIKE '{pattern}'")))
+
     def drop_table(self) -> None:
         db, name, t = self.pick_table(existing=0.7)
-        self.emit(f"DROP TABLE {'IF EXISTS ' if self.chance(0.3) else ''}{db}.{name}")
+        purge = " PURGE" if self.chance(0.15) else ""  # Hive's ifPurge: no trash
+        self.emit(f"DROP TABLE {'IF EXISTS ' if self.chance(0.3) else ''}{db}.{name}{purge}")
         if t is not None:
             del self.model.databases[db][name]
         self.emit(f"SHOW TABLES IN {db}")
@@ -464,7 +665,8 @@ class Generator:
         actions = [(self.create_database, 2), (self.drop_database, 1), (self.alter_database, 1), (self.create_table, 6),
                    (self.create_table_as, 2), (self.view, 2), (self.insert, 9), (self.add_partitions, 4),
                    (self.drop_partitions, 3), (self.rename_partition, 2), (self.alter_table, 6),
-                   (self.analyze, 2), (self.repair, 1), (self.drop_table, 2)]
+                   (self.analyze, 2), (self.repair, 1), (self.drop_table, 2), (self.function, 2),
+                   (self.listing, 1)]
         action = self.rng.choices([a for a, _ in actions], [w for _, w in actions])[0]
         action()
 

@@ -3,8 +3,11 @@ function in its database.
 
 Hive's rules (checked against Hive Metastore 2.3.10: tests/e2e/test_thrift_differential.py): a function
 name is a Hive identifier, unique in its database and case-insensitive (stored in lower case; Hive 2.3
-stores a mixed-case name as sent and then finds it by no name, as its lookups lower-case theirs); it
-needs an implementing class; the metastore stamps its create time; a database that has functions is
+stores a mixed-case name as sent and then finds it by no name, as its lookups lower-case theirs); a name
+that is not one is refused with Hive's words ("my-fn is not a valid object name", which Spark shows), and
+a lookup by such a name finds nothing (NotFound, as Hive's, where Spark's CREATE FUNCTION first looks the
+name up); it needs an implementing class, whatever its text (Hive refuses only a null one: the Thrift
+layer's check); the metastore stamps its create time; a database that has functions is
 dropped only with cascade, which drops them with it. Writes are logged as Hive logs them
 (CREATE_FUNCTION, DROP_FUNCTION; an alter, for which Hive has no event, as a drop of the old and a
 create of the new). Functions are neither versioned nor cached: every read is PostgreSQL's.
@@ -29,10 +32,12 @@ from store.sql import functions as sql
 def _checked(f: Function) -> Function:
     """`f` with its names in Hive's normal form, or InvalidArgument saying what is wrong."""
     db_name = n.normalize_identifier(f.db_name, "database")
-    name = n.normalize_identifier(f.name, "function")
+    try:
+        name = n.normalize_identifier(f.name, "function")
+    except InvalidArgument:
+        # Hive's HMSHandler.validateFunctionInfo, word for word: Spark shows it as the statement's error.
+        raise InvalidArgument(f"{f.name} is not a valid object name") from None
     what = f"function {db_name}.{name}"
-    if not f.class_name.strip():
-        raise InvalidArgument(f"{what}: the class that implements it must be named")
     limits.check_text(f.class_name, f"{what}: class name", limits.CLASS_NAME)
     limits.check_text(f.owner, f"{what}: owner", limits.OWNER)
     model_checks.check_owner_type(f.owner_type, what)
@@ -51,7 +56,11 @@ def _checked(f: Function) -> Function:
 
 
 def _key(db_name: str, name: str) -> tuple[str, str]:
-    return n.normalize_identifier(db_name, "database"), n.normalize_identifier(name, "function")
+    """The stored key a lookup names; NotFound for a name no function can have (Hive finds nothing)."""
+    try:
+        return n.normalize_identifier(db_name, "database"), n.normalize_identifier(name, "function")
+    except InvalidArgument:
+        raise NotFound(f"function {db_name}.{name} does not exist") from None
 
 
 def _row_args(f: Function) -> tuple[str, str, str, str, str, str, list[dict[str, str]], int]:

@@ -13,6 +13,16 @@ from gateway.thrift import convert
 from gateway.thrift.convert import matches_none, required
 from gateway.thrift.idl import hms
 from store.catalog_store import CatalogStore
+from store.errors import InvalidArgument
+
+
+def _with_class(func: Any) -> Any:
+    """`func`, or InvalidArgument when it names no class: Hive refuses a null className only (its
+    validateFunctionInfo), and stores '' or ' ' as given (CREATE FUNCTION f AS '' in Spark), which the
+    store cannot tell from null once converted."""
+    if func.className is None:
+        raise InvalidArgument("Function class name cannot be null")
+    return func
 
 
 class FunctionMethods:
@@ -21,7 +31,7 @@ class FunctionMethods:
     _catalog: CatalogStore
 
     async def create_function(self, func: Any) -> None:
-        await self._catalog.create_function(convert.function_from_thrift(required(func, "func")))
+        await self._catalog.create_function(convert.function_from_thrift(_with_class(required(func, "func"))))
 
     async def get_function(self, dbName: str | None, funcName: str | None) -> Any:  # noqa: N803 - Hive's names
         return convert.function_to_thrift(await self._catalog.get_function(required(dbName, "dbName"),
@@ -38,7 +48,7 @@ class FunctionMethods:
 
     async def alter_function(self, dbName: str | None, funcName: str | None, newFunc: Any) -> None:  # noqa: N803
         await self._catalog.alter_function(required(dbName, "dbName"), required(funcName, "funcName"),
-                                           convert.function_from_thrift(required(newFunc, "newFunc")))
+                                           convert.function_from_thrift(_with_class(required(newFunc, "newFunc"))))
 
     async def drop_function(self, dbName: str | None, funcName: str | None) -> None:  # noqa: N803
         await self._catalog.drop_function(required(dbName, "dbName"), required(funcName, "funcName"))

@@ -352,6 +352,14 @@ FUNCTION_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("create a function in a missing db", "create_function", (_fn("nope", "f"),)),
     ("create a function with a bad name", "create_function", (_fn("fns", "to-upper"),)),
     ("create a function without a class", "create_function", (_fn("fns", "no_class", None),)),
+    # Spark's CREATE FUNCTION looks the name up first (get_function): one no function can have is not found, then
+    # refused by the create in Hive's words; a class of any text is stored as sent, only a null one is refused.
+    ("get a function by a bad name", "get_function", ("fns", "to-upper")),
+    ("drop a function by a bad name", "drop_function", ("fns", "to-upper")),
+    ("create a function of an empty class", "create_function", (_fn("fns", "empty_class", ""),)),
+    ("create a function of a blank class", "create_function", (_fn("fns", "blank_class", " "),)),
+    ("get the function of an empty class", "get_function", ("fns", "empty_class")),
+    ("get the function of a blank class", "get_function", ("fns", "blank_class")),
     ("get a function", "get_function", ("fns", "to_upper")),
     ("get a function, other case", "get_function", ("FNS", "To_Upper")),
     ("get a function with three resources", "get_function", ("fns", "to_lower")),

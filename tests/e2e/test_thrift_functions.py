@@ -26,7 +26,7 @@ JAR = 1
 GATEWAY_EVENTS = {"hive.metastore.event.message.factory": "metastore-gateway-json-1"}
 
 
-def _function(name: str, db: str = "db", cls: str = "com.example.udf.Upper", **fields: Any) -> Any:
+def _function(name: str, db: str = "db", cls: str | None = "com.example.udf.Upper", **fields: Any) -> Any:
     return hms.Function(**{"functionName": name, "dbName": db, "className": cls, "ownerName": "alice",
                            "ownerType": 1, "createTime": 0, "functionType": 1,
                            "resourceUris": [hms.ResourceUri(resourceType=JAR, uri="file:///opt/udfs/u.jar")],
@@ -129,7 +129,7 @@ async def test_malformed_functions_are_refused_with_a_declared_exception_and_sto
         env: tuple[Gateway, ThriftClient]) -> None:
     _, client = env
     cases = {
-        "no class": _function("f", cls=""),
+        "no class": _function("f", cls=None),  # a null one: Hive stores '' as sent (Spark's AS '')
         "bad name": _function("to upper"),
         "long name": _function("f" * 129),
         "unknown function type": _function("f", functionType=7),
@@ -146,7 +146,7 @@ async def test_malformed_functions_are_refused_with_a_declared_exception_and_sto
     missing_db = await _refused(client, "create_function", _function("f", db="nope"))
     assert type(missing_db).__name__ == "NoSuchObjectException" and "database nope" in str(missing_db)
     await client("create_function", _function("f"))
-    refused = await _refused(client, "alter_function", "db", "f", _function("f", cls=""))
+    refused = await _refused(client, "alter_function", "db", "f", _function("f", cls=None))
     assert type(refused).__name__ == "InvalidOperationException"
     assert (await client("get_function", "db", "f")).className == "com.example.udf.Upper"
     assert await client("get_functions", "db", "*") == ["f"]

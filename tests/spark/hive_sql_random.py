@@ -68,7 +68,7 @@ PROVIDERS = {
 UDFS = ("org.apache.hadoop.hive.ql.udf.generic.GenericUDFUpper",
         "org.apache.hadoop.hive.ql.udf.generic.GenericUDFLower",
         "org.apache.hadoop.hive.ql.udf.UDFReverse")
-MISSING_UDF = "org.example.NoSuchUDF"
+MISSING_UDF = "org.example.NoSuchUDF"  # (and '', which Hive stores too)
 # Name patterns of SHOW TABLES/VIEWS/TABLE EXTENDED/USER FUNCTIONS ... LIKE and SHOW DATABASES LIKE, which the
 # metastore matches (Hive's: `*` any run, `|` between alternatives, the rest a Java regular expression,
 # ignoring case).
@@ -464,7 +464,11 @@ class Generator:
             if static == 0 and self.chance(0.3):  # no PARTITION clause: every key dynamic, last in each row
                 self.emit(f"{verb} {db}.{name} VALUES " + ", ".join(values))
             else:
-                self.emit(f"{verb} {db}.{name} PARTITION ({spec}) VALUES " + ", ".join(values))
+                # An overwrite of one whole partition only when it is not there yet, now and then; not of a
+                # value with a '.', which Hive 2.3's lookup matches as a pattern (the module's docstring).
+                unless = " IF NOT EXISTS" if verb.startswith("INSERT OVERWRITE") and static == len(t.keys) \
+                    and not any("." in v for v in part) and self.chance(0.2) else ""
+                self.emit(f"{verb} {db}.{name} PARTITION ({spec}){unless} VALUES " + ", ".join(values))
         self.read(db, name, t)
 
     def add_partitions(self) -> None:
@@ -605,15 +609,17 @@ class Generator:
         kind = self.rng.choice(("create", "create", "create", "drop", "describe", "call", "call", "show"))
         name = self.rng.choice(sorted(known) if known and self.chance(0.5 if kind == "create" else 0.85)
                                else FUNCTIONS)
+        if self.chance(0.04):  # a name no function can have: not found, then refused by the create
+            name = "`my-fn`"
         spelled = f"{db}.{name.upper() if self.chance(0.15) else name}"
         if kind == "create":
-            udf = MISSING_UDF if self.chance(0.05) else self.rng.choice(UDFS)
+            udf = self.rng.choice((MISSING_UDF, "")) if self.chance(0.06) else self.rng.choice(UDFS)
             how = self.rng.choice(("", "", "OR REPLACE ", "IF NOT EXISTS "))
             if how == "IF NOT EXISTS ":
                 self.emit(f"CREATE FUNCTION IF NOT EXISTS {spelled} AS '{udf}'")
             else:
                 self.emit(f"CREATE {how}FUNCTION {spelled} AS '{udf}'")
-            if db in self.model.databases:
+            if db in self.model.databases and not name.startswith("`"):
                 known.add(name)
             kind = self.rng.choice(("describe", "call", "show"))
         elif kind == "drop":

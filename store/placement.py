@@ -91,7 +91,8 @@ def _at_default_place(location: str, table_location: str, name: str) -> bool:
     """Whether a partition named `name` at `location` is at its default place, the keys' names in any case:
     Spark keeps a Hive table's partition columns in the case they were declared in and writes `Ds=x` where the
     metastore's name (and default directory) is `ds=x`. Spark's rename of such a partition counts on the
-    metastore moving it to the lower-case default directory, as Hive does, and then renames that to its own."""
+    metastore moving it to the lower-case default directory, as Hive does, and then renames that to its own.
+    A key is lower-cased as a name, not as its escaped text: `A%3AB=x` (key `A:B`) is at `a%3AB`'s place."""
     default = n.default_location(table_location, name)
     if location == default:
         return True
@@ -99,7 +100,8 @@ def _at_default_place(location: str, table_location: str, name: str) -> bool:
     parts = location.split("/")
     if len(parts) <= depth:
         return False
-    lowered = [k.lower() + sep + v for k, sep, v in (part.partition("=") for part in parts[-depth:])]
+    lowered = [n.escape_path_name(n.unescape_path_name(k).lower()) + sep + v
+               for k, sep, v in (part.partition("=") for part in parts[-depth:])]
     return "/".join(parts[:-depth] + lowered) == default
 
 

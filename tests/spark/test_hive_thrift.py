@@ -23,6 +23,9 @@ from tests.spark.hive_sql_differential import normalised, run_on_both
 
 # The statements that fail, on both sides, with Spark's error for what the metastore answered.
 EXPECTED_ERRORS = {
+    "CREATE FUNCTION shop.`my-fn` AS 'org.apache.hadoop.hive.ql.udf.generic.GenericUDFUpper'":
+        "org.apache.hadoop.hive.ql.metadata.HiveException: InvalidObjectException(message:my-fn is not a valid object "
+        "name)",
     "DROP DATABASE lake": "[SCHEMA_NOT_EMPTY]",  # Spark reads the metastore's "Database lake is not empty"
     "ALTER TABLE lake.orders ADD PARTITION (ds='2024-01-01')": "[PARTITIONS_ALREADY_EXIST]",
     "ALTER TABLE lake.orders DROP PARTITION (ds='2024-03-09')": "[PARTITIONS_NOT_FOUND]",
@@ -74,8 +77,9 @@ def test_spark_sql_runs_against_the_gateway_as_against_hive_metastore(spark_read
     assert by_sql["SELECT shop.shout(note) FROM shop.orders WHERE ds = '2024-01-01' ORDER BY id"] == [["A"], ["B"]]
     assert by_sql["SELECT shop.whisper('quiet')"] == [["QUIET"]]  # CREATE OR REPLACE: alter_function
     listed = [r for r in ours if r["sql"] == "SHOW USER FUNCTIONS IN shop"]
-    assert [r["rows"] for r in listed] == [[["spark_catalog.shop.shout"], ["spark_catalog.shop.whisper"]],
-                                           [["spark_catalog.shop.whisper"]]]
+    assert [r["rows"] for r in listed] == [
+        [["spark_catalog.shop.blank"], ["spark_catalog.shop.shout"], ["spark_catalog.shop.whisper"]],
+        [["spark_catalog.shop.blank"], ["spark_catalog.shop.whisper"]]]
 
     # The datasource, schema, property, location and view statements (the `lake` database).
     assert by_sql["DESCRIBE DATABASE EXTENDED lake"][-1] == ["Properties", "((team,sales), (tier,1))"]
@@ -94,6 +98,8 @@ def test_spark_sql_runs_against_the_gateway_as_against_hive_metastore(spark_read
     assert by_sql["SELECT id FROM lake.hits WHERE hr > 9 ORDER BY id"] == [["2"]]  # 10 > 9 as numbers
     assert by_sql["SELECT id FROM lake.hits WHERE hr <> 9 ORDER BY id"] == [["2"], ["3"]]
     assert by_sql["SHOW PARTITIONS lake.upper"] == [["Name=A"], ["Name=b"]]
+    assert by_sql["SELECT * FROM lake.odd"] == [["1", "q", "x y"]]  # the renamed partition's rows moved with it
+    assert by_sql["SELECT id, ts, l FROM lake.ntz WHERE l = 5"] == [["1", "2024-01-01 10:00:00", "5"]]
     assert by_sql["SELECT id, p FROM lake.uni WHERE p = '日本'"] == [["1", "日本"]]
     assert by_sql["SELECT id, hr FROM lake.hits WHERE hr IS NULL"] == [["5", None]]
     assert by_sql["SHOW PARTITIONS lake.paths"] == [["p=a%2Fb%3Ac"], ["p=q%3Dr%23s"], ["p=x y%25z"]]

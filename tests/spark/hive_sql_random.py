@@ -10,8 +10,9 @@ model).
 Tables are Hive tables (STORED AS, some bucketed, some delimited text) or Spark's data source tables (USING
 parquet, orc, json or csv: their schema kept in table properties, partitions in the metastore), with options,
 a location (LOCATION or the `path` option), bucketing, and now and then a column or partition column named by
-what is not a word (`a:b`, `event day`) or a key of another type (BIGINT, BOOLEAN, TIMESTAMP, and a data
-source table's TIMESTAMP_NTZ, which Hive has no type for). Inserts are static and dynamic, into and over, with
+what is not a word (`a:b`, `event day`, `k:v`, the keys also in upper case, which Spark keeps in its
+directories) or a key of another type (BIGINT, BOOLEAN, TIMESTAMP, and a data source table's TIMESTAMP_NTZ,
+which Hive has no type for). Inserts are static and dynamic, into and over, with
 spark.sql.sources.partitionOverwriteMode static or dynamic; functions are created (also again, replaced),
 dropped, described, listed and called; names are listed by patterns (`*`, `|`, a regular expression's
 characters).
@@ -79,7 +80,7 @@ KEYS = {"cat": "STRING", "hr": "INT", "ds": "DATE"}
 # Names a data source table's columns and partition columns may have that are not words (Hive 2.3 stores them
 # as sent): written quoted. No filter can name such a key, so a SELECT whose WHERE names it fails on both.
 ODD_COLUMNS = ("`a:b`", "`my col`", "`c,d`")
-ODD_KEY = "`event day`"
+ODD_KEYS = {"`event day`": "`Event Day`", "`k:v`": "`K:v`"}  # name: its spelling in upper case
 VALUES = {
     # a.b and axb: a partial specification Hive 2.3 matches as a pattern (`.` any character), which Spark
     # works around; the answers through Spark must agree.
@@ -88,8 +89,8 @@ VALUES = {
     "ds": ("2024-01-01", "2024-01-02", "2024-02-29", "2023-12-31"),
 }
 KEYS_OF_ANY_TABLE = sorted(KEYS)
-KEYS[ODD_KEY] = "STRING"
-VALUES[ODD_KEY] = ("x y", "plain", "k=v")
+KEYS.update(dict.fromkeys(ODD_KEYS, "STRING"))
+VALUES.update(dict.fromkeys(ODD_KEYS, ("x y", "plain", "k=v")))
 # Keys of other types, drawn now and then in place of one above: Spark prunes by integral ones only (the rest
 # are read whole and filtered by Spark); a data source table's TIMESTAMP_NTZ key is one Hive has no type for
 # (stored typed '<derived from deserializer>').
@@ -332,7 +333,8 @@ class Generator:
         keys, spelled = self.typed(keys, spelled, SOURCE_TYPED_KEYS)
         data = ["id", "v"] + ([self.rng.choice(ODD_COLUMNS)] if self.chance(0.15) else [])
         if keys and len(keys) < 2 and self.chance(0.15):
-            keys, spelled = keys + [ODD_KEY], spelled + [ODD_KEY]
+            key = self.rng.choice(sorted(ODD_KEYS))
+            keys, spelled = keys + [key], spelled + [ODD_KEYS[key] if self.chance(0.4) else key]
         columns = [f"{c} {'INT' if c == 'id' else 'STRING'}" + (" COMMENT 'the id'" if c == "id" else "") for c in data]
         columns += [f"{k} {KEYS[k.lower()]}" for k in spelled]
         if keys and self.chance(0.3):  # declared first: Spark moves them to the end

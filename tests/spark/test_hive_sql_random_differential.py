@@ -38,7 +38,7 @@ from tests.spark.hive_sql_random import script
 
 pytestmark = pytest.mark.spark
 
-SHORT_SEED = 810
+SHORT_SEED = 803
 SHORT_STATEMENTS = 36
 SOAK_SEEDS = int(os.environ.get("SPARK_RANDOM_SOAK_SEEDS", "20"))
 SOAK_STATEMENTS = int(os.environ.get("SPARK_RANDOM_SOAK_STATEMENTS", "60"))

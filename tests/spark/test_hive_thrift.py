@@ -23,6 +23,8 @@ from tests.spark.hive_sql_differential import normalised, run_on_both
 
 # The statements that fail, on both sides, with Spark's error for what the metastore answered.
 EXPECTED_ERRORS = {
+    "ALTER TABLE lake.ntz SET TBLPROPERTIES ('k'='v')":
+        "org.apache.hadoop.hive.ql.metadata.HiveException: Unable to alter table. partition keys can not be changed.",
     "CREATE FUNCTION shop.`my-fn` AS 'org.apache.hadoop.hive.ql.udf.generic.GenericUDFUpper'":
         "org.apache.hadoop.hive.ql.metadata.HiveException: InvalidObjectException(message:my-fn is not a valid object "
         "name)",

@@ -229,8 +229,16 @@ def _drop_table(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
 
 
 def _alloc(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
+    # A table's creation takes over the ids reserved under its name (store/txns.py take_reserved_write_ids);
+    # of a txn that ended before, the event says how, as that txn's own event could not name the table.
+    committed, aborted = set(m.get("committed", ())), set(m.get("aborted", ()))
     for txn_id, write_id in zip(m.get("txn_ids", []), m.get("write_ids", [])):
-        b.writers()[int(txn_id)] = int(write_id)
+        if write_id in committed or write_id in aborted:
+            b._decided.add(write_id)
+            c = b.committed()
+            b._committed = c.commit(write_id) if write_id in committed else c.abort(write_id)
+        else:
+            b.writers()[int(txn_id)] = int(write_id)
 
 
 def _outcome(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:

@@ -581,9 +581,20 @@ async def take_reserved_write_ids(conn: asyncpg.Connection, table: Table) -> Out
     if not taken or not table.is_acid:
         return Outcome(None)
     write_ids, txn_ids = [w for w, _ in taken], [t for _, t in taken]
+    # The txns' rows locked as an allocation locks them: a commit or abort of one waits for this creation,
+    # and its event then lists the id as this table's. One that ended before had an event that could not:
+    # this event says how it ended, or every cache would count the id open for good (and stale every
+    # snapshot the database counts it committed in). A row gone is a commit: housekeeping keeps an
+    # aborted txn that holds a reservation.
+    states = {r["txn_id"]: r["state"] for r in await conn.fetch(sql.TXN_STATES_FOR_SHARE, sorted(set(txn_ids)))}
     await conn.execute(sql.BIND_RESERVATIONS, table.table_id, txn_ids, write_ids)
+    message: dict[str, list[int]] = {"txn_ids": txn_ids, "write_ids": write_ids}
+    for outcome, state in (("committed", COMMITTED), ("aborted", ABORTED)):
+        ended = [w for w, t in taken if states.get(t, COMMITTED) == state]
+        if ended:
+            message[outcome] = ended
     return Outcome(None, (NewEvent(EventType.ALLOC_WRITE_ID, db_name=table.db_name, table_name=table.name,
-                                   table_id=table.table_id, message={"txn_ids": txn_ids, "write_ids": write_ids}),))
+                                   table_id=table.table_id, message=message),))
 
 
 def _not_transactional(full_name: str) -> InvalidArgument:

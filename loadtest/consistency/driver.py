@@ -225,8 +225,9 @@ class Driver:
 
 
 # Misses of the final sweep that a later pass may not have: a table a gateway never loaded (its first read
-# starts the fill), and a snapshot that includes a commit made after the catch-up (the pass waits again):
-# seen in `make test` on a loaded machine, 11 reads of one table stale on all three gateways at once.
+# starts the fill), and a snapshot that includes a commit made after the catch-up (the pass waits again).
+# A table stale in every pass is a cache that lost a write id's outcome: a churn table made again over an
+# id its name reserved for a txn that had committed (fixed: store/txns.py take_reserved_write_ids).
 _SWEEP_RETRIED = frozenset({"unknown_table", "stale"})
 
 

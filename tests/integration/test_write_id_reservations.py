@@ -42,6 +42,45 @@ async def test_an_allocation_racing_the_tables_creation_is_never_lost(gateway: G
         await db.close()
 
 
+async def test_a_commit_racing_the_tables_creation_is_told_to_caches_once(gateway: GatewayClient, pg_dsn: str) -> None:
+    """The txn that holds a reservation commits while the table of its name is created: the log tells
+    the id's outcome exactly once, in the txn's COMMIT_TXN (the creation went first: the commit waited
+    for it, and found the id the table's) or in the creation's ALLOC_WRITE_ID (the commit went first).
+    Told in neither, every cache would count the id open for good."""
+    await gateway.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+    db = await Database.connect(pg_dsn)
+    store = TxnStore(db, TxnLimits())
+    try:
+        for i in range(ROUNDS):
+            name = f"race{i}"
+            (txn,), _ = await store.open_txns(1, user="u", host="h", agent_info="")
+            assert await store.allocate_write_ids([txn], "db", name) == {txn: 1}
+            created, _ = await asyncio.gather(
+                db.transact(catalog.create_table, table_from_pb(table("db", name, transactional=True))),
+                store.commit(txn))
+            table_id = created.value.table_id
+            told = await db.read(_outcomes_told, table_id, txn)
+            assert told in (["COMMIT_TXN"], ["ALLOC_WRITE_ID_EVENT"]), (i, told)
+    finally:
+        await db.close()
+
+
+async def _outcomes_told(conn: asyncpg.Connection, table_id: int, txn_id: int) -> list[str]:
+    """The events that say txn_id's write id 1 of table_id was committed."""
+    rows = await conn.fetch(
+        "SELECT event_type, message FROM notification_log WHERE (event_type = 'COMMIT_TXN' AND txn_id = $2) "
+        "OR (event_type = 'ALLOC_WRITE_ID_EVENT' AND table_id = $1) ORDER BY event_id", table_id, txn_id)
+    told = []
+    for r in rows:
+        m = r["message"]  # jsonb, decoded by the pool's codec
+        if r["event_type"] == "COMMIT_TXN" and {"table_id": table_id, "write_id": 1} in [
+                {"table_id": w["table_id"], "write_id": w["write_id"]} for w in m["write_ids"]]:
+            told.append(r["event_type"])
+        if r["event_type"] == "ALLOC_WRITE_ID_EVENT" and 1 in m.get("committed", ()):
+            told.append(r["event_type"])
+    return told
+
+
 async def _rows(conn: asyncpg.Connection, table_id: int) -> list[asyncpg.Record]:
     return await conn.fetch("SELECT txn_id, write_id FROM txn_to_write_id WHERE table_id = $1", table_id)
 

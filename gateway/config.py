@@ -90,7 +90,8 @@ class Settings:
     db_idle_in_txn_timeout_s: float = _setting(
         "metastore.gateway.db.idle.in.transaction.timeout", 5.0,
         "PostgreSQL ends a gateway transaction idle this long (a stopped or wedged gateway), releasing the row "
-        "locks every writer needs; 0: never", "duration")
+        "locks every writer needs; a write of 1,000 objects or more may idle 1 ms longer per object; 0: never",
+        "duration")
     max_message_bytes: int = _setting("hive.metastore.server.max.message.size", 104857600,
                                       "largest request or response message, bytes; also sizes the notification "
                                       "log's events: a read answers fewer events than asked rather than more bytes, "

@@ -97,6 +97,22 @@ async def _made(make_locations: MakeLocations | None, locations: Sequence[str]) 
         await make_locations(locations)
 
 
+# A write of this many objects or more may idle longer between its round trips (allow_idle_for), by this
+# much per object.
+LARGE_WRITE_OBJECTS = 1000
+IDLE_PER_OBJECT_MS = 1
+
+
+async def allow_idle_for(conn: asyncpg.Connection, objects: int) -> None:
+    """A write of many objects works on them between its round trips (completing, encoding, sizing its
+    events: about 0.1 ms each on an idle machine, several times that on a busy one), so its transaction
+    may idle IDLE_PER_OBJECT_MS more per object than metastore.gateway.db.idle.in.transaction.timeout,
+    which is there to end a stopped gateway's transaction, not a large write's on a busy one (an add of
+    9,000 partitions idled over a second in one step)."""
+    if objects >= LARGE_WRITE_OBJECTS:
+        await conn.execute(sql.EXTEND_IDLE_IN_TRANSACTION, objects * IDLE_PER_OBJECT_MS)
+
+
 # What an add or alter runs with the partitions it wrote, as it answers them, before anything else it
 # does with them (directories made, rows updated, events appended, commit): the caller encodes its answer
 # there and refuses (raises, rolling the write back) one it could not send, so that no caller is told of a
@@ -928,6 +944,7 @@ async def add_partitions(
     fails it. Returns the partitions added and the event id (0: none added); `check_answer` is handed
     them first (CheckAnswer)."""
     _check_guard(expected_table_id)
+    await allow_idle_for(conn, len(parts))
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
     require_partitioned(table)
@@ -1197,6 +1214,7 @@ async def alter_partitions(
     alter's context), each one's parameters follow Hive's statistics rule against the stored ones
     (stats_accuracy.after_partition_alter); without, as sent."""
     _check_guard(expected_table_id)
+    await allow_idle_for(conn, len(parts))
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
     require_partitioned(table)
@@ -1284,6 +1302,7 @@ async def truncate(
                                  replace(table, parameters=stats_accuracy.truncated(table.parameters)), txn_id)
     read = await resolve_table(conn, table.db_name, table.name, ReadSnapshot(latest_committed=True))
     parts = await list_partitions(conn, read, _ALL)
+    await allow_idle_for(conn, len(parts))
     if part_names is not None:
         wanted = set(canonical_names(table, part_names))
         parts = [p for p in parts if p.name in wanted]
@@ -1306,6 +1325,7 @@ async def drop_partitions(
     partition itself as the drop found it); their column statistics and grants go with them, unless
     `keep_attached` (a rename moves them to the new name)."""
     _check_guard(expected_table_id)
+    await allow_idle_for(conn, len(names))
     table = await get_table(conn, db_name, table_name, lock="share")
     check_table_id(table, expected_table_id)
     wanted = canonical_names(table, names)

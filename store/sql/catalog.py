@@ -259,3 +259,10 @@ LIMIT $2
 # Every partition a read sees, in name order, after $6 / $3, LIMIT $2 (one more than wanted).
 SELECT_VISIBLE_PARTITIONS = SELECT_VISIBLE_PARTITIONS_BY_FILTER.format(filter="TRUE")
 SELECT_LATEST_PARTITIONS = SELECT_LATEST_PARTITIONS_BY_FILTER.format(filter="TRUE")
+
+# -- a large write's transaction (store/catalog.py allow_idle_for) ---------------------------
+# Its idle limit raised by $1 ms for this transaction only (SET LOCAL); nothing when there is none (0).
+EXTEND_IDLE_IN_TRANSACTION = """
+SELECT set_config('idle_in_transaction_session_timeout', (setting::bigint + $1::bigint)::text, true)
+FROM pg_settings WHERE name = 'idle_in_transaction_session_timeout' AND setting <> '0'
+"""

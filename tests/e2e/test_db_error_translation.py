@@ -7,13 +7,17 @@ inside the transaction's function."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any, Callable
 
 import asyncpg
 import pytest
 
+from store import catalog
 from store.db import Database, PoolSettings
 from store.errors import InvalidArgument, Unavailable
+from store.models import Database as HiveDatabase
+from store.models import FieldSchema, Partition, Table
 
 
 def _raising(exc: BaseException) -> Callable[[asyncpg.Connection], Any]:
@@ -125,4 +129,22 @@ async def test_a_transaction_left_idle_is_ended_by_the_server_and_its_locks_free
         assert await db.read(lambda conn: conn.fetchval("SELECT 1")) == 1  # the pool recovers
     finally:
         await other.close()
+        await db.close()
+
+
+async def test_a_large_write_may_idle_longer_than_a_stopped_gateway(pg_dsn: str, tmp_path: Path) -> None:
+    """An add of 9,000 partitions works on them between its round trips for longer than the idle limit
+    ends a stopped gateway's transaction at (here 0.3 s): its transaction may idle longer by its size
+    (catalog.allow_idle_for), so it is not ended for being large on a busy machine; the next
+    transaction on the same connection has the limit as set again."""
+    db = await Database.connect(pg_dsn, PoolSettings(min_size=1, max_size=1, idle_in_transaction_timeout_s=0.3))
+    try:
+        await db.transact(catalog.create_database, HiveDatabase(name="db"), str(tmp_path))
+        await db.transact(catalog.create_table, Table(db_name="db", name="t",
+                                                      partition_keys=(FieldSchema("ds", "string"),)))
+        parts = [Partition(db_name="db", table_name="t", values=(str(i),)) for i in range(9000)]
+        added = await db.transact(catalog.add_partitions, "db", "t", parts, if_not_exists=False)
+        assert len(added.value) == 9000
+        assert await db.read(lambda conn: conn.fetchval("SHOW idle_in_transaction_session_timeout")) == "300ms"
+    finally:
         await db.close()

@@ -7,8 +7,10 @@ never left under the name (the name's advisory lock, store/sql/txns.py LOCK_TABL
 from __future__ import annotations
 
 import asyncio
+from typing import AsyncIterator
 
 import asyncpg
+import pytest
 
 from gateway.convert import table_from_pb
 from protos.metastore.v1 import catalog_pb2 as pb
@@ -21,48 +23,50 @@ from tests.conftest import GatewayClient
 ROUNDS = 30
 
 
-async def test_an_allocation_racing_the_tables_creation_is_never_lost(gateway: GatewayClient, pg_dsn: str) -> None:
+@pytest.fixture
+async def db_and_txns(gateway: GatewayClient, pg_dsn: str) -> AsyncIterator[tuple[Database, TxnStore]]:
+    """The store on the gateway's database, which has the database db."""
     await gateway.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
     db = await Database.connect(pg_dsn)
-    store = TxnStore(db, TxnLimits())
     try:
-        for i in range(ROUNDS):
-            name = f"ctas{i}"
-            ids, _ = await store.open_txns(2, user="u", host="h", agent_info="")
-            early = await store.allocate_write_ids([ids[0]], "db", name)  # before: reserved
-            created, allocated = await asyncio.gather(
-                db.transact(catalog.create_table, table_from_pb(table("db", name, transactional=True))),
-                store.allocate_write_ids([ids[1]], "db", name))
-            held = {r["txn_id"]: r["write_id"] for r in await db.read(_rows, created.value.table_id)}
-            assert held == {ids[0]: early[ids[0]], ids[1]: allocated[ids[1]]}, (i, held)
-            assert sorted(held.values()) == [1, 2]
-            assert await db.read(_reserved, name) == 0  # nothing left under the name
-            await store.abort(ids)
+        yield db, TxnStore(db, TxnLimits())
     finally:
         await db.close()
 
 
-async def test_a_commit_racing_the_tables_creation_is_told_to_caches_once(gateway: GatewayClient, pg_dsn: str) -> None:
+async def test_an_allocation_racing_the_tables_creation_is_never_lost(db_and_txns: tuple[Database, TxnStore]) -> None:
+    db, store = db_and_txns
+    for i in range(ROUNDS):
+        name = f"ctas{i}"
+        ids, _ = await store.open_txns(2, user="u", host="h", agent_info="")
+        early = await store.allocate_write_ids([ids[0]], "db", name)  # before: reserved
+        created, allocated = await asyncio.gather(
+            db.transact(catalog.create_table, table_from_pb(table("db", name, transactional=True))),
+            store.allocate_write_ids([ids[1]], "db", name))
+        held = {r["txn_id"]: r["write_id"] for r in await db.read(_rows, created.value.table_id)}
+        assert held == {ids[0]: early[ids[0]], ids[1]: allocated[ids[1]]}, (i, held)
+        assert sorted(held.values()) == [1, 2]
+        assert await db.read(_reserved, name) == 0  # nothing left under the name
+        await store.abort(ids)
+
+
+async def test_a_commit_racing_the_tables_creation_is_told_to_caches_once(
+        db_and_txns: tuple[Database, TxnStore]) -> None:
     """The txn that holds a reservation commits while the table of its name is created: the log tells
     the id's outcome exactly once, in the txn's COMMIT_TXN (the creation went first: the commit waited
     for it, and found the id the table's) or in the creation's ALLOC_WRITE_ID (the commit went first).
     Told in neither, every cache would count the id open for good."""
-    await gateway.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
-    db = await Database.connect(pg_dsn)
-    store = TxnStore(db, TxnLimits())
-    try:
-        for i in range(ROUNDS):
-            name = f"race{i}"
-            (txn,), _ = await store.open_txns(1, user="u", host="h", agent_info="")
-            assert await store.allocate_write_ids([txn], "db", name) == {txn: 1}
-            created, _ = await asyncio.gather(
-                db.transact(catalog.create_table, table_from_pb(table("db", name, transactional=True))),
-                store.commit(txn))
-            table_id = created.value.table_id
-            told = await db.read(_outcomes_told, table_id, txn)
-            assert told in (["COMMIT_TXN"], ["ALLOC_WRITE_ID_EVENT"]), (i, told)
-    finally:
-        await db.close()
+    db, store = db_and_txns
+    for i in range(ROUNDS):
+        name = f"race{i}"
+        (txn,), _ = await store.open_txns(1, user="u", host="h", agent_info="")
+        assert await store.allocate_write_ids([txn], "db", name) == {txn: 1}
+        created, _ = await asyncio.gather(
+            db.transact(catalog.create_table, table_from_pb(table("db", name, transactional=True))),
+            store.commit(txn))
+        table_id = created.value.table_id
+        told = await db.read(_outcomes_told, table_id, txn)
+        assert told in (["COMMIT_TXN"], ["ALLOC_WRITE_ID_EVENT"]), (i, told)
 
 
 async def _outcomes_told(conn: asyncpg.Connection, table_id: int, txn_id: int) -> list[str]:
@@ -89,26 +93,21 @@ async def _reserved(conn: asyncpg.Connection, name: str) -> int:
     return int(await conn.fetchval("SELECT count(*) FROM write_id_reservations WHERE tbl_name = $1", name))
 
 
-async def test_an_aborted_ctas_keeps_its_txn_so_its_reserved_id_stays_aborted(gateway: GatewayClient,
-                                                                             pg_dsn: str) -> None:
+async def test_an_aborted_ctas_keeps_its_txn_so_its_reserved_id_stays_aborted(
+        db_and_txns: tuple[Database, TxnStore]) -> None:
     """Housekeeping forgets aborted txns that wrote nothing (a forgotten txn reads as committed); one that
     holds a reserved write id is not forgotten, or the table's creation would take the id over as
     committed and its files would be read."""
-    await gateway.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
-    db = await Database.connect(pg_dsn)
-    store = TxnStore(db, TxnLimits())
-    try:
-        (failed, empty), _ = await store.open_txns(2, user="u", host="h", agent_info="")
-        assert await store.allocate_write_ids([failed], "db", "ctas") == {failed: 1}
-        await store.abort([failed, empty])
-        forgotten = await db.transact(housekeeping.forget_empty_aborted_txns, 0.0)
-        assert forgotten.forgotten == 1  # the one that holds nothing
-        assert await db.read(_state, failed) == "a"
-        await db.transact(catalog.create_table, table_from_pb(table("db", "ctas", transactional=True)))
-        (listed,) = await store.get_valid_write_ids(["db.ctas"], await store.get_open_txns())
-        assert (listed.valid_write_ids.high_watermark, listed.valid_write_ids.is_write_id_aborted(1)) == (1, True)
-    finally:
-        await db.close()
+    db, store = db_and_txns
+    (failed, empty), _ = await store.open_txns(2, user="u", host="h", agent_info="")
+    assert await store.allocate_write_ids([failed], "db", "ctas") == {failed: 1}
+    await store.abort([failed, empty])
+    forgotten = await db.transact(housekeeping.forget_empty_aborted_txns, 0.0)
+    assert forgotten.forgotten == 1  # the one that holds nothing
+    assert await db.read(_state, failed) == "a"
+    await db.transact(catalog.create_table, table_from_pb(table("db", "ctas", transactional=True)))
+    (listed,) = await store.get_valid_write_ids(["db.ctas"], await store.get_open_txns())
+    assert (listed.valid_write_ids.high_watermark, listed.valid_write_ids.is_write_id_aborted(1)) == (1, True)
 
 
 async def _state(conn: asyncpg.Connection, txn_id: int) -> str | None:

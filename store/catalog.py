@@ -687,6 +687,7 @@ async def alter_table_cascade(
            if p.columns is not None and _column_shapes(p.columns) != _column_shapes(table.columns)]
     if not own:
         return altered
+    await allow_idle_for(conn, len(own))
     cascaded = await alter_partitions_in_chunks(conn, table.db_name, table.name,
                                                 [replace(p, columns=tuple(table.columns)) for p in own], chunk,
                                                 txn_id=txn_id)

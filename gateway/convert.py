@@ -68,13 +68,13 @@ def _fields(ms: list[pb.FieldSchema]) -> tuple[FieldSchema, ...]:
 
 
 def database_from_pb(m: pb.Database) -> Database:
-    # proto3 tells no unset description from '': either is none, as a Hive client's unset one
-    return Database(name=m.name, description=m.description or None, location=m.location, owner=m.owner,
+    # proto3 tells no unset description or owner from '': either is none, as a Hive client's unset one
+    return Database(name=m.name, description=m.description or None, location=m.location, owner=m.owner or None,
                     parameters=dict(m.parameters), owner_type=m.owner_type or "USER")
 
 
 def database_to_pb(d: Database) -> pb.Database:
-    return pb.Database(name=d.name, description=d.description or "", location=d.location, owner=d.owner,
+    return pb.Database(name=d.name, description=d.description or "", location=d.location, owner=d.owner or "",
                        parameters=d.parameters, create_time=d.create_time, owner_type=d.owner_type)
 
 
@@ -93,7 +93,7 @@ def table_from_pb(m: pb.Table) -> Table:
         name=m.name,
         table_type=table_type_from_pb(m.table_type),
         transactional=m.transactional,
-        owner=m.owner,
+        owner=m.owner or None,  # (as a database's)
         columns=_fields(list(m.columns)),
         partition_keys=_fields(list(m.partition_keys)),
         sd=sd_from_pb(m.sd),
@@ -113,7 +113,7 @@ def table_to_pb(t: Table) -> pb.Table:
         name=t.name,
         table_type=_TABLE_TYPE_TO_PB[t.table_type],
         transactional=t.transactional,
-        owner=t.owner,
+        owner=t.owner or "",
         columns=[pb.FieldSchema(name=f.name, type=f.type, comment=f.comment) for f in t.columns],
         partition_keys=[pb.FieldSchema(name=f.name, type=f.type, comment=f.comment) for f in t.partition_keys],
         sd=sd_to_pb(t.sd),

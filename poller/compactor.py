@@ -181,7 +181,7 @@ class Compactor:
                     f"the cause is fixed. Would have queued: {decision.reason}", self._initiator_id(), VERSION)
                 self.stats["not_initiated"] += 1
                 continue
-            done = await compaction.enqueue(conn, table, part_name, decision.type, run_as=table.owner,
+            done = await compaction.enqueue(conn, table, part_name, decision.type, run_as=table.owner or "",
                                             initiator_id=self._initiator_id(), initiator_version=VERSION,
                                             manual=False)
             if done.accepted:

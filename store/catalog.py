@@ -248,12 +248,14 @@ def _given(new: str | None, old: _Text) -> str | _Text:
     return new if new and new.strip() else old
 
 
-def check_owner_change(what: str, old: tuple[str, str], new: tuple[str, str], caller: str | None) -> None:
+def check_owner_change(what: str, old: tuple[str | None, str], new: tuple[str | None, str],
+                       caller: str | None) -> None:
     """PermissionDenied for an alter that changes an object's (owner, owner type) unless `caller` is None
     (the open mode, or an admin) or the object's USER owner: a non-admin grants and revokes only on what
     it owns (store/privileges.py), and an engine's SQL-standard authorization gives the owner every
-    privilege, so naming itself the owner of another user's object would take it over."""
-    if caller is None or new == old or old == (caller, "USER"):
+    privilege, so naming itself the owner of another user's object would take it over. No owner and ''
+    are the same here (gRPC sends either as ''): neither is anyone's."""
+    if caller is None or (new[0] or "", new[1]) == (old[0] or "", old[1]) or old == (caller, "USER"):
         return
     raise PermissionDenied(f"{what}: {caller} may not change its owner ({old[0] or 'none'}); only its owner or an "
                            "admin (hive.users.in.admin.role) may do that")

@@ -39,7 +39,7 @@ def _checked(f: Function) -> Function:
         raise InvalidArgument(f"{f.name} is not a valid object name") from None
     what = f"function {db_name}.{name}"
     limits.check_text(f.class_name, f"{what}: class name", limits.CLASS_NAME)
-    limits.check_text(f.owner, f"{what}: owner", limits.OWNER)
+    limits.check_text(f.owner or "", f"{what}: owner", limits.OWNER)
     model_checks.check_owner_type(f.owner_type, what)
     if f.function_type not in FUNCTION_TYPES:
         raise InvalidArgument(f"{what}: function type {limits.preview(f.function_type, 40)} is not one of "
@@ -63,7 +63,7 @@ def _key(db_name: str, name: str) -> tuple[str, str]:
         raise NotFound(f"function {db_name}.{name} does not exist") from None
 
 
-def _row_args(f: Function) -> tuple[str, str, str, str, str, str, list[dict[str, str]], int]:
+def _row_args(f: Function) -> tuple[str, str, str, str | None, str, str, list[dict[str, str]], int]:
     return (f.db_name, f.name, f.class_name, f.owner, f.owner_type, f.function_type,
             codec.resource_uris_to_json(f.resource_uris), f.create_time)
 

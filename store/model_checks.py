@@ -24,7 +24,7 @@ def check_database(db: Database) -> None:
     lim.check_text(db.name, f"{what}: name", lim.NAME)
     lim.check_text(db.description or "", f"{what}: description", lim.DESCRIPTION)
     lim.check_text(db.location, f"{what}: location", lim.LOCATION)
-    lim.check_text(db.owner, f"{what}: owner", lim.OWNER)
+    lim.check_text(db.owner or "", f"{what}: owner", lim.OWNER)
     check_owner_type(db.owner_type, what)
     lim.check_params(db.parameters, f"{what}: parameters")
 
@@ -72,7 +72,7 @@ def check_table(t: Table) -> None:
     what = f"table {lim.preview(t.db_name, 40)}.{lim.preview(t.name, 40)}"
     lim.check_text(t.db_name, f"{what}: database name", lim.NAME)
     lim.check_text(t.name, f"{what}: name", lim.NAME)
-    lim.check_text(t.owner, f"{what}: owner", lim.OWNER)
+    lim.check_text(t.owner or "", f"{what}: owner", lim.OWNER)
     check_owner_type(t.owner_type, what)
     check_fields(t.columns, f"{what}: column")
     check_fields(t.partition_keys, f"{what}: partition key")

@@ -61,7 +61,7 @@ class Database:
     name: str
     description: str | None = None  # None: created without one (Hive's null), not the same as ''
     location: str = ""
-    owner: str = ""
+    owner: str | None = None  # None: created without one (Hive's null), not the same as ''
     parameters: Mapping[str, str] = field(default_factory=dict)
     create_time: int = 0
     owner_type: str = "USER"  # Hive's PrincipalType name: USER, ROLE or GROUP
@@ -74,7 +74,7 @@ class Table:
     name: str
     table_type: TableType = TableType.MANAGED
     transactional: bool = False
-    owner: str = ""
+    owner: str | None = None  # None: created without one (Hive's null), not the same as ''
     columns: tuple[FieldSchema, ...] = ()
     partition_keys: tuple[FieldSchema, ...] = ()
     sd: StorageDescriptor = field(default_factory=StorageDescriptor)
@@ -147,7 +147,7 @@ class Function:
     db_name: str
     name: str
     class_name: str
-    owner: str = ""
+    owner: str | None = None  # None: created without one (Hive's null), not the same as ''
     owner_type: str = "USER"  # Hive's PrincipalType name: USER, ROLE or GROUP
     function_type: str = "JAVA"  # one of FUNCTION_TYPES
     resource_uris: tuple[ResourceUri, ...] = ()

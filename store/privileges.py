@@ -239,7 +239,7 @@ async def _check_owner(conn: asyncpg.Connection, obj: ObjectRef, key: _Key, owne
     if owner is None:
         return
     if key.object_type == "GLOBAL":
-        held: tuple[str, str] | None = None
+        held: tuple[str | None, str] | None = None
     elif key.object_type == "DATABASE":
         row = await conn.fetchrow(sql.DATABASE_OWNER, key.db_name)
         held = (row["owner"], row["owner_type"]) if row is not None else None

@@ -109,24 +109,24 @@ def database_from_thrift(db: Any, *, default_fs: str, altering: bool = False) ->
     unset = altering and db.ownerType is None
     return Database(name=_text(db.name), description=db.description,
                     location=qualified_location(_text(db.locationUri), default_fs),
-                    owner=_text(db.ownerName), parameters=dict(db.parameters or {}),
+                    owner=db.ownerName, parameters=dict(db.parameters or {}),
                     owner_type="" if unset else PRINCIPAL_TYPES.get(db.ownerType or USER_PRINCIPAL, "USER"))
 
 
 def database_to_thrift(db: Database) -> Any:
-    """A database created without an owner answers none (null), as Hive's: the store keeps ''. One created
-    without a description answers none too, and one created with '' answers '', as Hive's: the store keeps
-    the difference (None, '')."""
+    """A database created without an owner or a description answers none (null) for it, and one created
+    with '' answers '', as Hive's: the store keeps the difference (None, '')."""
     return hms.Database(name=db.name, description=db.description, locationUri=db.location,
-                        parameters=dict(db.parameters), ownerName=db.owner or None,
+                        parameters=dict(db.parameters), ownerName=db.owner,
                         ownerType=PRINCIPAL_IDS.get(db.owner_type, USER_PRINCIPAL))
 
 
 def function_from_thrift(f: Any) -> Function:
-    """An unset owner type or function type is Hive's only default (USER, JAVA); an id Hive does not
-    define passes on as its number, for the store to refuse."""
+    """An unset owner type or function type is Hive's only default (USER, JAVA; Hive 2.3 fails on an unset
+    owner type); an id Hive does not define passes on as its number, for the store to refuse. The owner as
+    sent: none and '' are kept apart, as Hive keeps them."""
     return Function(
-        db_name=_text(f.dbName), name=_text(f.functionName), class_name=_text(f.className), owner=_text(f.ownerName),
+        db_name=_text(f.dbName), name=_text(f.functionName), class_name=_text(f.className), owner=f.ownerName,
         owner_type=PRINCIPAL_TYPES.get(f.ownerType or USER_PRINCIPAL, str(f.ownerType)),
         function_type=FUNCTION_TYPES.get(f.functionType or JAVA_FUNCTION, str(f.functionType)),
         resource_uris=tuple(ResourceUri(RESOURCE_TYPES.get(u.resourceType, str(u.resourceType)), _text(u.uri))
@@ -135,7 +135,7 @@ def function_from_thrift(f: Any) -> Function:
 
 def function_to_thrift(f: Function) -> Any:
     return hms.Function(
-        functionName=f.name, dbName=f.db_name, className=f.class_name, ownerName=f.owner or None,
+        functionName=f.name, dbName=f.db_name, className=f.class_name, ownerName=f.owner,
         ownerType=PRINCIPAL_IDS[f.owner_type], createTime=f.create_time,
         functionType=FUNCTION_TYPE_IDS[f.function_type],
         resourceUris=[hms.ResourceUri(resourceType=RESOURCE_TYPE_IDS[u.resource_type], uri=u.uri)
@@ -163,7 +163,7 @@ def table_from_thrift(t: Any, *, default_fs: str, db_name: str = "", name: str =
         name=_text(t.tableName) or name,
         table_type=table_type,
         transactional=parameters.get("transactional", "").lower() == "true",
-        owner=_text(t.owner),
+        owner=t.owner,
         columns=fields_from_thrift(t.sd.cols),
         partition_keys=fields_from_thrift(t.partitionKeys),
         sd=sd_from_thrift(t.sd, default_fs),

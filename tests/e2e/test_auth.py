@@ -679,6 +679,10 @@ async def test_only_an_owner_or_an_admin_changes_who_owns_a_table_or_database(
 
         await call(bob, "alter_table", "default", "alices",  # not an owner change: as before
                    thrift_table("alices", "default", "alice", comment="bob was here"))
+        await call(alice, "create_table", thrift_table("nobodys", "default", ""))
+        async with _channel(gw, pki, "bob") as channel:  # gRPC's owner '' (none) is no change of its owner ''
+            await catalog_pb2_grpc.CatalogStub(channel).AlterTable(pb.AlterTableRequest(
+                db_name="default", table_name="nobodys", table=table("default", "nobodys", keys=())))
         await call(alice, "alter_table", "default", "alices", thrift_table("alices", "default", "bob"))  # given
         assert await call(bob, "grant_privileges", grant)
         db.ownerName = "alice"

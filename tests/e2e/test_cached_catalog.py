@@ -256,3 +256,27 @@ async def test_a_database_created_without_a_description_is_answered_from_the_cac
         assert facade.cache.stats.hits == hits + 2
     finally:
         client.close()
+
+
+async def test_an_owner_never_set_and_an_empty_one_are_answered_from_the_cache_apart(g: Txns) -> None:
+    """Thrift tells an owner never sent (null, as Hive answers it) from '', of a database and of a table:
+    the cache, filled from another gateway's events, answers each as PostgreSQL holds it."""
+    facade, store = _facade(g), _other_gateway(g)
+    for name, owner in (("unowned", None), ("owned_empty", "")):
+        await store.create_database(Database(name, owner=owner))
+        await store.create_table(replace(table_from_pb(table("db", name)), owner=owner))
+    await wait_applied(g.gw)
+    client = ThriftClient(g.gw.thrift_port)
+    try:
+        for name, owner in (("unowned", None), ("owned_empty", "")):
+            cached_db, cached_table = facade.cached_database(name), facade.cached_table_object("db", name, LATEST)
+            assert isinstance(cached_db, Database) and cached_db.owner == owner
+            assert isinstance(cached_table, Table) and cached_table.owner == owner
+            assert cached_db == await facade.fetch_database(name)
+            assert cached_table == await facade.fetch_table("db", name, LATEST)
+            hits = facade.cache.stats.hits
+            assert (await client("get_database", name)).ownerName == owner
+            assert (await client("get_table", "db", name)).owner == owner
+            assert facade.cache.stats.hits == hits + 2
+    finally:
+        client.close()

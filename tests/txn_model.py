@@ -626,6 +626,13 @@ class Model:
             for k in self.stats_without_partition({k: p.mark for k, p in x.stats.items()}):
                 del x.stats[k]
                 self._count("waiting, of a partition an abort discarded")
+            # The partition they describe an abort discarded, though an older one of the name is back (its
+            # txn dropped that one and added it again): they go now, as at their own commit.
+            for k in [k for k, p in x.stats.items() if k[1] != TABLE_LEVEL and x.state == OPEN
+                      and not (p.mark and self.txns[p.mark].state == OPEN)
+                      and self._stats_home(k[0], k[1], p.born) is None]:
+                del x.stats[k]
+                self._count("waiting, of a partition added again that an abort discarded")
 
     def stats_without_partition(self, rows: Mapping[StatsKey, int]) -> list[StatsKey]:
         """Of these statistics (key -> the txn that marked them, 0: none), those that must not exist:

@@ -77,6 +77,15 @@ DELETE_WAITING_FOR_PARTITIONS = "DELETE FROM column_stats_by_txn WHERE table_id 
 UNMARK_WAITING_ABORTED = """
 UPDATE column_stats_by_txn SET deleted_by_txn = NULL WHERE deleted_by_txn = ANY($1::bigint[])
 """
+# After an abort discarded partitions its txn added, also again over one it dropped ($1 table ids, $2 names,
+# $3 the write ids that added them, paired): the statistics other txns wrote for them and wait with, but those
+# the aborted txn's drop marked (they describe the partition it dropped, which the abort brings back).
+DELETE_WAITING_FOR_DISCARDED_ADDS = """
+DELETE FROM column_stats_by_txn s
+USING unnest($1::bigint[], $2::text[], $3::bigint[]) AS g(table_id, part_name, write_id)
+JOIN txn_to_write_id tw ON tw.table_id = g.table_id AND tw.write_id = g.write_id
+WHERE s.table_id = g.table_id AND s.part_name = g.part_name AND s.deleted_by_txn IS DISTINCT FROM tw.txn_id
+"""
 # As DELETE_FOR_VANISHED_PARTITIONS below, of the statistics waiting for any txn's commit.
 DELETE_WAITING_FOR_VANISHED_PARTITIONS = """
 DELETE FROM column_stats_by_txn s USING unnest($1::bigint[], $2::text[]) AS g(table_id, part_name)

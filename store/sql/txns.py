@@ -103,7 +103,7 @@ DELETE_MIN_HISTORY = "DELETE FROM min_history_level WHERE txn_id = ANY($1::bigin
 DISCARD_CREATED_PARTITIONS = """
 DELETE FROM partitions p USING unnest($1::bigint[], $2::bigint[]) AS w(table_id, write_id)
 WHERE p.table_id = w.table_id AND p.created_wid = w.write_id
-RETURNING p.table_id, p.part_name
+RETURNING p.table_id, p.part_name, p.created_wid, p.born_wid IS NOT DISTINCT FROM p.created_wid AS added
 """
 RESTORE_DROPPED_PARTITIONS = """
 UPDATE partitions p SET dropped_wid = NULL FROM unnest($1::bigint[], $2::bigint[]) AS w(table_id, write_id)

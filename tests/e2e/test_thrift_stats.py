@@ -1016,3 +1016,41 @@ async def test_statistics_written_without_a_txn_to_a_readded_partition_with_no_o
         assert await _partition_stats(client, ["ds=a"], ["id"], "acid") == new
     finally:
         await grpc.channel.close()
+
+
+async def test_statistics_a_txn_wrote_of_a_partition_another_txn_added_again_go_with_that_txns_abort(
+        gateway: Gateway, env: tuple[ThriftClient, str]) -> None:
+    """Statistics a txn writes for a partition another open txn dropped and added again describe that txn's
+    new partition, as a write without a txn does: that txn's abort takes them, although it brings the old
+    partition back (before, they waited on and went in at the writer's commit, over the old partition's
+    statistics). An alter under a txn is no new partition: another txn's statistics of it stay and go in.
+    Found by the long model test (SLOW=1, seed 1019)."""
+    client, dsn = env
+    await _acid_table(client, (("id", "bigint"),), ("a",))
+    old = _long("id", 1, 9)
+    await client("update_partition_column_statistics", _write("db", "acid", old, part="ds=a"))
+    grpc = await connect(f"127.0.0.1:{gateway.port}")
+    try:
+        txns = transactions_pb2_grpc.TransactionsStub(grpc.channel)
+        for change in ("drop and add again", "alter"):
+            (changer,) = (await txns.OpenTxns(tpb.OpenTxnsRequest(num_txns=1, user="u"))).txn_ids
+            if change == "alter":
+                await grpc.catalog.AlterPartitions(pb.AlterPartitionsRequest(
+                    db_name="db", table_name="acid", txn_id=changer,
+                    partitions=[pb.Partition(values=["a"], parameters={"v": "2"})]))
+            else:
+                await grpc.catalog.DropPartitions(pb.DropPartitionsRequest(db_name="db", table_name="acid",
+                                                                           names=["ds=a"], txn_id=changer))
+                await grpc.catalog.AddPartitions(pb.AddPartitionsRequest(
+                    db_name="db", table_name="acid", txn_id=changer, partitions=[pb.Partition(values=["a"])]))
+            writer, write_id = await _open_with_write_id(client, "acid")
+            new = _long("id", 2, 8)
+            assert await client("set_aggr_stats_for", hms.SetPartitionsStatsRequest(
+                colStats=[_write("db", "acid", new, part="ds=a")], writeId=write_id))
+            await txns.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[changer]))
+            await client("commit_txn", hms.CommitTxnRequest(txnid=writer))
+            expected = old if change != "alter" else new
+            assert await _partition_stats(client, ["ds=a"], ["id"], "acid") == {"ds=a": {"id": expected}}, change
+            old = expected
+    finally:
+        await grpc.channel.close()

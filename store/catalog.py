@@ -1334,6 +1334,7 @@ async def drop_partitions(
     wanted = canonical_names(table, names)
     ctx = await _begin_write(conn, table, txn_id)
     added_here: set[str] = set()  # partitions that existed only in this txn: nothing brings them back
+    readded: set[str] = set()  # partitions it added again over ones it dropped: its abort brings the old back
     if ctx.write_id:
         # Lock first: the statements below must not wait, as one that waited misses a version replaced meanwhile.
         # The rows locked are the versions dropped, whole.
@@ -1345,6 +1346,7 @@ async def drop_partitions(
             names_of_own = [r["part_name"] for r in own]
             restorable = await conn.fetch(sql.PARTITIONS_ENDED_BY_WRITE, table.table_id, names_of_own, ctx.write_id)
             added_here = set(names_of_own) - {r["part_name"] for r in restorable}
+            readded = {r["part_name"] for r in own if r["added"]} - added_here
     else:
         rows = found = await conn.fetch(sql.DELETE_LATEST_PARTITIONS_WHOLE if whole else sql.DELETE_LATEST_PARTITIONS,
                                         table.table_id, wanted)
@@ -1368,6 +1370,9 @@ async def drop_partitions(
     now = [name for name in names if name not in later] if not keep_attached else []
     # Statistics waiting for a txn's commit go with them alike (store/schema/0025); the dropping txn's own
     # describe what it dropped, and go now.
+    if readded and not keep_attached:  # what other txns wrote for the partition it added goes with it
+        await conn.execute(stats_sql.DELETE_OTHERS_WAITING_FOR_READDED_PARTITIONS, table.table_id, sorted(readded),
+                           ctx.txn_id)
     if later:
         await conn.execute(stats_sql.MARK_FOR_PARTITIONS, table.table_id, later, ctx.txn_id)
         await conn.execute(stats_sql.MARK_WAITING_FOR_PARTITIONS, table.table_id, later, ctx.txn_id)

@@ -26,8 +26,9 @@ Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them
   a partition an open txn dropped and added again (store/schema/0028 tells that from an alter), describes
   that txn's version (it replaced the partition, or changed the columns):
   it waits for that txn's commit as the txn's own write would (below), and its abort, which brings the
-  old version back with its marked rows, discards it; so does that abort with what another txn wrote
-  under its own txn for the new partition (store/txns.py discard_versions). A write under another txn
+  old version back with its marked rows, discards it; so do that abort, and that txn's drop of its new
+  partition, with what another txn wrote under its own txn for it (store/txns.py discard_versions,
+  store/catalog.py drop_partitions). A write under another txn
   that replaces its own waiting row marked by a drop keeps the mark (whether it describes the old
   partition or the dropping txn's new one cannot be told; a row lost is rewritten by the next ANALYZE,
   a wrong one would mislead a planner).

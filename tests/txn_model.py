@@ -409,12 +409,18 @@ class Model:
             return Outcome("NOT_FOUND", why=f"{missing} missing")
         dropped = [n for n in wanted if n in cur]
         for n in dropped:
-            added_here = (tk, n) in self.txns[me].pre and self.txns[me].pre[(tk, n)] is None
+            pre = self.txns[me].pre.get((tk, n), cur[n])
+            added_here = (tk, n) in self.txns[me].pre and pre is None
             self._set(me, (tk, n), None, cur[n])
             if added_here:  # exists nowhere now, whatever `me` does: its statistics go at once
                 self._delete_partition_stats(tk, n)
-            else:
-                self._mark_stats(me, tk, n)
+                continue
+            if isinstance(pre, PartState) and pre.born != cur[n].born:  # `me` added it again: others' stats of it go
+                for x, k, pending in self._waiting_stats():
+                    if k[:2] == (tk, n) and x.txn_id != me and pending.born == cur[n].born and not pending.mark:
+                        del x.stats[k]
+                        self._count("waiting, of a partition added again, deleted by the adder's drop")
+            self._mark_stats(me, tk, n)
         return Outcome("OK", tuple(dropped))
 
     def alter_table(self, me: int, tk: int, new_name: str, params: Params) -> Outcome:

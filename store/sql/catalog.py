@@ -208,7 +208,7 @@ RETURNING part_name, body->'sd'->>'location' AS location
 DELETE_OWN_PARTITION_VERSIONS = """
 DELETE FROM partitions
 WHERE table_id = $1 AND part_name = ANY($2::text[]) AND dropped_wid IS NULL AND created_wid = $3
-RETURNING part_name, body->'sd'->>'location' AS location
+RETURNING part_name, body->'sd'->>'location' AS location, born_wid IS NOT DISTINCT FROM created_wid AS added
 """
 
 UPDATE_OWN_PARTITION_VERSIONS = """

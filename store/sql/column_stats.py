@@ -72,6 +72,13 @@ WHERE table_id = $1 AND part_name = ANY($2::text[]) AND txn_id <> $3
 DELETE_OWN_WAITING_FOR_PARTITIONS = """
 DELETE FROM column_stats_by_txn WHERE txn_id = $3 AND table_id = $1 AND part_name = ANY($2::text[])
 """
+# Other txns' waiting statistics of partitions txn $3 added again over ones it dropped and now drops again
+# ($1 table id, $2 names): they describe its new partition, which exists nowhere now (those its first drop
+# marked describe the old one, which its abort would bring back).
+DELETE_OTHERS_WAITING_FOR_READDED_PARTITIONS = """
+DELETE FROM column_stats_by_txn
+WHERE table_id = $1 AND part_name = ANY($2::text[]) AND txn_id <> $3 AND deleted_by_txn IS DISTINCT FROM $3
+"""
 # Every txn's, of partitions that exist nowhere (dropped without a txn, or by the txn that added them).
 DELETE_WAITING_FOR_PARTITIONS = "DELETE FROM column_stats_by_txn WHERE table_id = $1 AND part_name = ANY($2::text[])"
 UNMARK_WAITING_ABORTED = """

@@ -2,8 +2,8 @@
 (tests/spark/hive_sql_script.py) against the gateway and against the real Hive Metastore 2.3.10 at once,
 and the normalization of what differs by nature between the two runs.
 
-Left out of the comparison: times, locations (each run has its own warehouse), the random part of a data
-file's name in an error, and the file statistics Hive's metastore reads from the file system (numFiles,
+Left out of the comparison: times, locations (each run has its own warehouse), the name of a data file
+in an error (its directory kept), and the file statistics Hive's metastore reads from the file system (numFiles,
 totalSize; the gateway never reads the data files).
 
 To find the metastore call behind a difference, run with SPARK_DIFFERENTIAL_LOGS=1: the work directory
@@ -31,9 +31,9 @@ VOLATILE_PARAMETERS = re.compile(r"(, )?\b(transient_lastDdlTime|numFiles|totalS
 # The same inside SHOW TABLE EXTENDED's text (lines) and SHOW CREATE TABLE's (TBLPROPERTIES entries).
 VOLATILE_LINES = re.compile(r"^(Created Time|Last Access): .*\n", re.MULTILINE)
 VOLATILE_PROPERTIES = re.compile(r"(,\n)?\s*'(transient_lastDdlTime|numFiles|totalSize)' = '[^']*'")
-# The name of a data file Spark wrote holds the write's random UUID (part-00000-<uuid>-c000), which an error
-# reading it shows.
-DATA_FILE_ID = re.compile(r"\bpart-(\d+)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+# The name of a data file Spark wrote (part-00000-<uuid>-c000.zstd.orc), which an error reading it shows: its
+# UUID is the write's random one, and of a directory's files the error names the one whose task failed first.
+DATA_FILE = re.compile(r"\bpart-\d+-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?:[-.]\w+)*")
 
 Results = list[dict[str, Any]]
 
@@ -108,7 +108,7 @@ def normalised(results: Results, warehouse: Path) -> Results:
                 continue
             rows.append(cells)
         error = r.get("error")
-        error = error and DATA_FILE_ID.sub(r"part-\1-<uuid>", error.replace(str(warehouse), "<warehouse>"))
+        error = error and DATA_FILE.sub("<a data file>", error.replace(str(warehouse), "<warehouse>"))
         out.append({"sql": r["sql"], "rows": rows, "error": error})
     return out
 

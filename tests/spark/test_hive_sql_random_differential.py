@@ -205,3 +205,22 @@ def test_random_spark_sql_scripts_answer_as_on_hive_metastore(spark_ready: None,
                                                               seed: int) -> None:
     check(seed, SOAK_STATEMENTS, pg_dsn, tmp_path)
 
+
+
+def test_an_error_reading_a_directory_names_any_of_its_unreadable_files(tmp_path: Path) -> None:
+    """Seed 9912: a PARQUET table over a directory of two ORC files failed on both sides, each naming the
+    file its first failing task read (part-00000 on one, part-00001 on the other); another directory differs."""
+    def failed(side: str, directory: str, file: str) -> Results:
+        error = (f"An error occurred while calling o268.collectToPython.\n: org.apache.spark.SparkException: "
+                 f"[FAILED_READ_FILE.NO_HINT] Encountered error while reading file "
+                 f"file://{tmp_path / side}/ext/{directory}/{file}.  SQLSTATE: KD001\n\tat org.apache.spark...")
+        return [{"sql": "SELECT id, v FROM d2.t3 ORDER BY id, v", "rows": [], "error": error}]
+
+    def compared(ours: Results, theirs: Results) -> list[Any]:
+        return differences(ours, theirs, tmp_path / "gw-warehouse", tmp_path / "hms-warehouse")
+
+    mine = failed("gw-warehouse", "t3_a", "part-00000-e3cc0534-8978-4388-93cd-c74a2ce6aa36-c000.zstd.orc")
+    hive = failed("hms-warehouse", "t3_a", "part-00001-a57ae82d-1cac-4310-9d78-591fec25745f-c000.zstd.orc")
+    assert compared(mine, hive) == []
+    elsewhere = failed("hms-warehouse", "t3_b", "part-00001-a57ae82d-1cac-4310-9d78-591fec25745f-c000.zstd.orc")
+    assert len(compared(mine, elsewhere)) == 1

@@ -28,10 +28,10 @@ Rules, Hive 2.3's unless said (tests/e2e/test_thrift_differential.py checks them
   it waits for that txn's commit as the txn's own write would (below), and its abort, which brings the
   old version back with its marked rows, discards it; so do that abort, and that txn's drop of its new
   partition, with what another txn wrote under its own txn for it (store/txns.py discard_versions,
-  store/catalog.py drop_partitions). A write under another txn
-  that replaces its own waiting row marked by a drop keeps the mark (whether it describes the old
-  partition or the dropping txn's new one cannot be told; a row lost is rewritten by the next ANALYZE,
-  a wrong one would mislead a planner).
+  store/catalog.py drop_partitions). A write under another txn that replaces its own waiting row
+  marked by a drop keeps the mark (whether it describes the old partition or the dropping txn's new
+  one cannot be told; a row lost is rewritten by the next ANALYZE, a wrong one would mislead a
+  planner).
 - Statistics a txn writes (Hive 3's set_aggr_stats_for names the write id its txn allocated for the
   table) wait for its commit in column_stats_by_txn (store/schema/0023): a reader whose
   ValidWriteIdList counts the txn's write id as committed (the txn itself) reads them, and not the

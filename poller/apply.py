@@ -234,9 +234,7 @@ def _alloc(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
     committed, aborted = set(m.get("committed", ())), set(m.get("aborted", ()))
     for txn_id, write_id in zip(m.get("txn_ids", []), m.get("write_ids", [])):
         if write_id in committed or write_id in aborted:
-            b._decided.add(write_id)
-            c = b.committed()
-            b._committed = c.commit(write_id) if write_id in committed else c.abort(write_id)
+            _decide(b, int(write_id), committed=write_id in committed)
         else:
             b.writers()[int(txn_id)] = int(write_id)
 
@@ -245,14 +243,18 @@ def _outcome(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
     for w in m.get("write_ids", []):
         if int(w["table_id"]) != b.entry.table_id:
             continue
-        write_id = int(w["write_id"])
-        b._decided.add(write_id)
-        if e.event_type == EventType.COMMIT_TXN:
-            b._committed = b.committed().commit(write_id)
-        else:
-            b._committed = b.committed().abort(write_id)
-            _discard(b, write_id)
+        _decide(b, int(w["write_id"]), committed=e.event_type == EventType.COMMIT_TXN)
         b.writers().pop(e.txn_id, None)
+
+
+def _decide(b: TableBatch, write_id: int, *, committed: bool) -> None:
+    """The write id committed, or aborted (its versions discarded)."""
+    b._decided.add(write_id)
+    if committed:
+        b._committed = b.committed().commit(write_id)
+    else:
+        b._committed = b.committed().abort(write_id)
+        _discard(b, write_id)
 
 
 def _discard(b: TableBatch, write_id: int) -> None:

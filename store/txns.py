@@ -311,7 +311,7 @@ async def discard_versions(conn: asyncpg.Connection, table_write_ids: Sequence[t
         # Other txns' statistics of a partition this txn added again over one it dropped describe the one it
         # added (store/column_stats.py), even though the abort brings the old one back.
         if added := [r for r in discarded if r["added"]]:
-            await conn.execute(stats_sql.DELETE_WAITING_FOR_DISCARDED_ADDS, [r["table_id"] for r in added],
+            await conn.execute(stats_sql.DELETE_WAITING_FOR_ADDS_GONE, [r["table_id"] for r in added],
                                [r["part_name"] for r in added], [r["created_wid"] for r in added])
         await conn.execute(privileges_sql.DELETE_FOR_VANISHED_PARTITIONS, *vanished)
     await conn.execute(sql.DISCARD_CREATED_TABLE_VERSIONS, table_ids, write_ids)

@@ -72,22 +72,16 @@ WHERE table_id = $1 AND part_name = ANY($2::text[]) AND txn_id <> $3
 DELETE_OWN_WAITING_FOR_PARTITIONS = """
 DELETE FROM column_stats_by_txn WHERE txn_id = $3 AND table_id = $1 AND part_name = ANY($2::text[])
 """
-# Other txns' waiting statistics of partitions txn $3 added again over ones it dropped and now drops again
-# ($1 table id, $2 names): they describe its new partition, which exists nowhere now (those its first drop
-# marked describe the old one, which its abort would bring back).
-DELETE_OTHERS_WAITING_FOR_READDED_PARTITIONS = """
-DELETE FROM column_stats_by_txn
-WHERE table_id = $1 AND part_name = ANY($2::text[]) AND txn_id <> $3 AND deleted_by_txn IS DISTINCT FROM $3
-"""
 # Every txn's, of partitions that exist nowhere (dropped without a txn, or by the txn that added them).
 DELETE_WAITING_FOR_PARTITIONS = "DELETE FROM column_stats_by_txn WHERE table_id = $1 AND part_name = ANY($2::text[])"
 UNMARK_WAITING_ABORTED = """
 UPDATE column_stats_by_txn SET deleted_by_txn = NULL WHERE deleted_by_txn = ANY($1::bigint[])
 """
-# After an abort discarded partitions its txn added, also again over one it dropped ($1 table ids, $2 names,
-# $3 the write ids that added them, paired): the statistics other txns wrote for them and wait with, but those
-# the aborted txn's drop marked (they describe the partition it dropped, which the abort brings back).
-DELETE_WAITING_FOR_DISCARDED_ADDS = """
+# Partitions a txn added, also again over ones it dropped, that exist nowhere now (its abort discarded them, or
+# it dropped them again; $1 table ids, $2 names, $3 the write ids that added them, paired): the statistics
+# waiting for any txn's commit that describe them, all but those the adding txn's drop marked (they describe
+# the partition it dropped, which its abort brings back).
+DELETE_WAITING_FOR_ADDS_GONE = """
 DELETE FROM column_stats_by_txn s
 USING unnest($1::bigint[], $2::text[], $3::bigint[]) AS g(table_id, part_name, write_id)
 JOIN txn_to_write_id tw ON tw.table_id = g.table_id AND tw.write_id = g.write_id

@@ -317,6 +317,7 @@ async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool, i
         dropped.append(await _delete_table_rows(conn, table))
         events.append(_drop_table_event(table))
     events.extend(await functions.drop_all_in_database(conn, db.name))
+    await txns.drop_reservations_of_database(conn, db.name)
     await conn.execute(sql.DELETE_DATABASE, db.name)
     await locks.check_no_conflicting_holders(conn, LockScope(db.name), f"drop database {db.name}", caller=caller)
     events.append(NewEvent(EventType.DROP_DATABASE, db_name=db.name, message={"database": codec.database_to_json(db)}))

@@ -555,6 +555,10 @@ async def reserve_write_ids(conn: asyncpg.Connection, request: AllocateRequest) 
     must be open, as for any allocation. None when a table has the name by now (allocate as usual). The
     table's creation takes them over (catalog.create_table); no event until then: no cache knows the name."""
     await lock_table_name(conn, request.db_key, request.tbl_key)
+    # The database's row in KEY SHARE, as a table's creation takes it: a drop of the database, which takes
+    # the reservations under it (drop_reservations_of_database), goes before or after, never between.
+    if await conn.fetchrow(catalog_sql.SELECT_DATABASE_FOR_KEY_SHARE, request.db_key) is None:
+        raise TableNotFound(f"database {request.db_key} does not exist")
     if await conn.fetchrow(catalog_sql.SELECT_LATEST_TABLE, request.db_key, request.tbl_key) is not None:
         return None
     states = {r["txn_id"]: r["state"] for r in await conn.fetch(sql.TXN_STATES_FOR_SHARE, list(request.txn_ids))}
@@ -600,6 +604,16 @@ async def take_reserved_write_ids(conn: asyncpg.Connection, table: Table) -> Out
             message[outcome] = ended
     return Outcome(None, (NewEvent(EventType.ALLOC_WRITE_ID, db_name=table.db_name, table_name=table.name,
                                    table_id=table.table_id, message=message),))
+
+
+async def drop_reservations_of_database(conn: asyncpg.Connection, db_name: str) -> None:
+    """At a database's drop, the write ids reserved under its table names go, as Hive's drop deletes the
+    database's TXN_TO_WRITE_ID and NEXT_WRITE_ID rows (TxnHandler.cleanupRecords): no table can take them
+    over, and an aborted txn that held one can then be forgotten by housekeeping (it stays listed in every
+    snapshot while it holds one). A txn still open that held one writes, if it creates the table in a
+    database made again, with write ids that name nothing, as in Hive; the caller holds the database's row,
+    and a reservation takes it in KEY SHARE (reserve_write_ids), so none lands after this."""
+    await conn.execute(sql.DELETE_RESERVATIONS_OF_DATABASE, db_name)
 
 
 def _not_transactional(full_name: str) -> InvalidArgument:

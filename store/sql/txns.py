@@ -274,6 +274,9 @@ TAKE_RESERVATIONS = """
 DELETE FROM write_id_reservations WHERE db_name = $1 AND tbl_name = $2 RETURNING txn_id, write_id
 """
 
+# Index: write_id_reservations' primary key (db_name first).
+DELETE_RESERVATIONS_OF_DATABASE = "DELETE FROM write_id_reservations WHERE db_name = $1"
+
 BIND_RESERVATIONS = """
 WITH bound AS (
     INSERT INTO txn_to_write_id (txn_id, table_id, write_id)

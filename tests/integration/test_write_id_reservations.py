@@ -16,6 +16,8 @@ from gateway.convert import table_from_pb
 from protos.metastore.v1 import catalog_pb2 as pb
 from store import catalog, housekeeping
 from store.db import Database
+from store.errors import TableNotFound
+from store.migrations import known_migrations
 from store.txn_store import TxnLimits, TxnStore
 from tests.builders import table
 from tests.conftest import GatewayClient
@@ -112,3 +114,61 @@ async def test_an_aborted_ctas_keeps_its_txn_so_its_reserved_id_stays_aborted(
 
 async def _state(conn: asyncpg.Connection, txn_id: int) -> str | None:
     return await conn.fetchval("SELECT state FROM txns WHERE txn_id = $1", txn_id)
+
+
+async def test_a_databases_drop_takes_the_reservations_under_it(db_and_txns: tuple[Database, TxnStore],
+                                                                gateway: GatewayClient) -> None:
+    """As Hive's drop of a database deletes its TXN_TO_WRITE_ID rows: the aborted CTAS's txn, which held
+    the only reservation, can then be forgotten (no longer listed in every snapshot), and a table of the
+    name in a database made again takes nothing over."""
+    db, store = db_and_txns
+    await gateway.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="gone")))
+    (failed,), _ = await store.open_txns(1, user="u", host="h", agent_info="")
+    assert await store.allocate_write_ids([failed], "gone", "ctas") == {failed: 1}
+    await store.abort([failed])
+    await db.transact(catalog.drop_database, "gone", cascade=True, if_exists=False)
+    assert await db.read(_reserved, "ctas") == 0
+    forgotten = await db.transact(housekeeping.forget_empty_aborted_txns, 0.0)
+    assert (forgotten.forgotten, await db.read(_state, failed)) == (1, None)
+    assert failed not in (await store.get_open_txns()).exceptions
+    await gateway.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="gone")))
+    await db.transact(catalog.create_table, table_from_pb(table("gone", "ctas", transactional=True)))
+    (listed,) = await store.get_valid_write_ids(["gone.ctas"], await store.get_open_txns())
+    assert listed.valid_write_ids.high_watermark == 0
+
+
+async def test_no_reservation_outlives_a_drop_of_its_database_it_raced(db_and_txns: tuple[Database, TxnStore],
+                                                                       gateway: GatewayClient) -> None:
+    """An allocation for a name no table has races the drop of the name's database: it is reserved before
+    the drop (which takes it) or refused after it, never left under a database that no longer exists."""
+    db, store = db_and_txns
+    for i in range(ROUNDS):
+        name = f"racing{i}"
+        await gateway.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name=name)))
+        (txn,), _ = await store.open_txns(1, user="u", host="h", agent_info="")
+        _, allocated = await asyncio.gather(
+            db.transact(catalog.drop_database, name, cascade=True, if_exists=False),
+            store.allocate_write_ids([txn], name, "ctas"), return_exceptions=True)
+        assert allocated == {txn: 1} or isinstance(allocated, TableNotFound), (i, allocated)
+        assert await db.read(_reserved_in, name) == 0, i
+        await store.abort([txn])
+
+
+async def test_the_upgrade_drops_the_reservations_of_databases_dropped_before(
+        db_and_txns: tuple[Database, TxnStore]) -> None:
+    db, store = db_and_txns
+    (txn,), _ = await store.open_txns(1, user="u", host="h", agent_info="")
+    await store.allocate_write_ids([txn], "db", "kept")
+    await db.transact(_execute, "INSERT INTO write_id_reservations (db_name, tbl_name, txn_id, write_id) "
+                      "VALUES ('dropped', 't', $1, 1)", txn)
+    (migration,) = [m for m in known_migrations() if m.name == "reservations_of_dropped_databases"]
+    await db.transact(_execute, migration.sql)
+    assert (await db.read(_reserved_in, "dropped"), await db.read(_reserved_in, "db")) == (0, 1)
+
+
+async def _reserved_in(conn: asyncpg.Connection, db_name: str) -> int:
+    return int(await conn.fetchval("SELECT count(*) FROM write_id_reservations WHERE db_name = $1", db_name))
+
+
+async def _execute(conn: asyncpg.Connection, statement: str, *args: object) -> None:
+    await conn.execute(statement, *args)

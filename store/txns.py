@@ -265,14 +265,16 @@ async def abort_txns(conn: asyncpg.Connection, txn_ids: Sequence[int], *, reason
     no-op; a committed or unknown txn fails the whole call, unless `skip_ended` (Hive's abort_txns:
     the open ones are aborted, the others only skipped). The txns aborted, one ABORT_TXN each."""
     rows = {r["txn_id"]: r["state"] for r in await conn.fetch(sql.SELECT_TXNS_FOR_UPDATE, sorted(set(txn_ids)))}
-    for t in set(txn_ids) - rows.keys():
+    missing: dict[int, NotFound] = {}
+    for t in sorted(set(txn_ids) - rows.keys()):
         try:
             rows[t] = await _forgotten_state(conn, t)
-        except NotFound:
-            pass
-    missing = sorted(set(txn_ids) - rows.keys())
+        except NotFound as exc:
+            missing[t] = exc  # never opened, or ended and forgotten: the message says which
     if missing and not skip_ended:
-        raise NotFound(f"txn(s) {', '.join(map(str, missing))} do not exist; nothing was aborted")
+        shown = [str(exc) for exc in list(missing.values())[:3]]
+        more = f"; and {len(missing) - 3} more txn(s) not found" if len(missing) > 3 else ""
+        raise NotFound(f"{'; '.join(shown)}{more}; nothing was aborted")
     committed = sorted(t for t, s in rows.items() if s == COMMITTED)
     if committed and not skip_ended:
         raise FailedPrecondition(f"txn(s) {', '.join(map(str, committed))} already committed; nothing was aborted")

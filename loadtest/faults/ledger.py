@@ -138,6 +138,10 @@ def classify(code: grpc.StatusCode, details: str, *, frozen: bool) -> str | None
     * ABORTED: the txn was aborted (by the time-out reaper once its client stopped heartbeating, as a
       SIGSTOPped gateway makes it) or lost a write conflict (the client starts a new txn), or a write
       met an object that kept changing while it waited (the client retries the write).
+    * NOT_FOUND "ended long ago and is forgotten": the txn was reaped as above and then forgotten (it had
+      written nothing) once hive.txn.timeout passed again, as it does while a stop outlasts both (seed
+      4701's sigstop_gateway#1: a 20 s stop, the suite's time-out 4 s): the calls its client made to the
+      stopped gateway and its abort afterwards are answered so. Any other NOT_FOUND is a violation.
     * FAILED_PRECONDITION "snapshot too old": a read outside a txn whose snapshot version GC (every
       hive.metastore.acid.housekeeper.interval) passed, as it does to a reader that kept its snapshot
       through an outage (readers do, to show the caches answering without the database); the client
@@ -157,6 +161,8 @@ def classify(code: grpc.StatusCode, details: str, *, frozen: bool) -> str | None
         if "retry the write" in details:  # the object kept changing while the write waited for its row lock
             return "write_retry"
         return None
+    if code == C.NOT_FOUND and "ended long ago and is forgotten" in details:
+        return "txn_forgotten"
     if code == C.FAILED_PRECONDITION and "snapshot too old" in details:
         return "snapshot_too_old"
     if code == C.DEADLINE_EXCEEDED and frozen:

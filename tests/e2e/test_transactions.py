@@ -299,6 +299,12 @@ async def test_housekeeping_forgets_aborted_txns_that_wrote_nothing_and_cleans_p
         with pytest.raises(grpc.aio.AioRpcError) as err:
             await call
         assert err.value.code() == C.NOT_FOUND, err.value.details()
+        assert f"txn {empty} ended long ago and is forgotten" in err.value.details()
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await txns.txn.AbortTxns(tpb.AbortTxnsRequest(txn_ids=[empty, 10**9]))
+    assert err.value.details() == (f"txn {empty} ended long ago and is forgotten: it committed, or it was aborted "
+                                   "having written nothing; its outcome is no longer kept (hive.txn.timeout after "
+                                   f"an abort); txn {10**9} does not exist; nothing was aborted")
     await txns.commit(w)  # committed after the forgotten one: still answered as committed (idempotent)
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await txns.commit(recent)

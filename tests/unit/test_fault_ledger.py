@@ -59,6 +59,9 @@ def test_only_unavailable_aborted_txns_old_snapshots_and_deadlines_on_a_stopped_
     assert classify(C.DEADLINE_EXCEEDED, "Deadline Exceeded", frozen=False) is None
     assert classify(C.FAILED_PRECONDITION, "snapshot too old for cons.a0: ...", frozen=False) == "snapshot_too_old"
     assert classify(C.FAILED_PRECONDITION, "txn 5 is already committed", frozen=False) is None
+    assert classify(C.NOT_FOUND, "txn 5 ended long ago and is forgotten: it committed, or it was aborted ...",
+                    frozen=False) == "txn_forgotten"
+    assert classify(C.NOT_FOUND, "txn 5 does not exist", frozen=True) is None
     for code in (C.INTERNAL, C.UNKNOWN, C.FAILED_PRECONDITION, C.NOT_FOUND, C.INVALID_ARGUMENT):
         assert classify(code, "x", frozen=True) is None
 

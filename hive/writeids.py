@@ -513,7 +513,8 @@ def build_valid_write_id_list(
     request-by-`writeId` variant (step 1) and Hive 4's collapse of a list with no valid write id to its
     lowest invalid id (same visible set, different string).
 
-    Beyond Hive 3: `cleaned_high_watermark` is the largest write id whose row the cleaner deleted.
+    Beyond Hive 3: `cleaned_high_watermark` is the largest write id whose row the cleaner deleted (a
+    committed one below the low-water mark, or an aborted one whose files the abort clean-up removed).
     Every such id is committed in any snapshot still allowed to read (the caller refuses older ones),
     so the hwm never drops below it; this closes the out-of-order hazard described at
     `txn_to_write_id_low_water_mark`.

@@ -284,11 +284,21 @@ SELECT txn_id FROM gone
 """
 
 # The write ids of $2 whose txns are aborted lose their rows: from now on no snapshot lists them
-# (an id without a row counts as committed), which is right only once no directory holds them.
+# (an id without a row counts as committed), which is right only once no directory holds them. The
+# table's cleaned_hwm rises to the highest, as for committed rows cleaned away: a list's high-water
+# mark is the highest id it has a row for, so one forgotten at the top of the table's ids would drop
+# out of the lists until a later id's row raised the mark again, and a cache loaded meanwhile would
+# take it, never decided, for one still open (store/cache/entry.py CommittedWriteIds._raise_hwm).
 FORGET_ABORTED_WRITE_IDS = """
-DELETE FROM txn_to_write_id tw USING txns x
-WHERE tw.table_id = $1 AND tw.write_id = ANY($2::bigint[]) AND x.txn_id = tw.txn_id AND x.state = 'a'
-RETURNING tw.write_id
+WITH gone AS (
+    DELETE FROM txn_to_write_id tw USING txns x
+    WHERE tw.table_id = $1 AND tw.write_id = ANY($2::bigint[]) AND x.txn_id = tw.txn_id AND x.state = 'a'
+    RETURNING tw.write_id
+), raised AS (
+    UPDATE next_write_id n SET cleaned_hwm = GREATEST(n.cleaned_hwm, (SELECT max(write_id) FROM gone))
+    WHERE n.table_id = $1 AND EXISTS (SELECT 1 FROM gone)
+)
+SELECT write_id FROM gone
 """
 
 

@@ -31,6 +31,7 @@ from store import compaction, txns
 from store.compaction_policy import MAJOR, MINOR, PartitionFacts, Thresholds, decide, thresholds_for
 from store.db import Database
 from store.events import Written, append_events
+from store.migrations import known_migrations
 from tests.builders import table
 from tests.conftest import connect, gateway_settings, wait_applied
 
@@ -671,6 +672,58 @@ async def test_the_cleaner_deletes_aborted_writes_and_stops_listing_them_once_du
     assert await _fetch(pg_dsn, "SELECT txn_id FROM txns WHERE state = 'a'") == []
     txn_list, write_ids, read = await _read_now(world, "a")
     assert not txn_list.exceptions and write_ids.exceptions == () and read == sorted([first.name, last.name])
+
+
+async def test_a_forgotten_write_id_at_the_top_of_the_tables_ids_stays_committed_for_a_cache_loaded_later(
+        world: World, pg_dsn: str) -> None:
+    """The abort clean-up forgets the table's newest write id: from then on every list counts it committed,
+    not only once a later id's row raises the lists' mark. A cache loaded in between took the mark from the
+    lists, then the next commit raised it past the forgotten id, which it had never seen decided: it counted
+    the id open for good, and missed every new snapshot of the table as stale (the model test, seed 2143)."""
+    await world.write("a")
+    _, forgotten, _ = await world.write("a", commit=False)
+    world.compactor.settings = dataclasses.replace(world.compactor.settings, thresholds=Thresholds(aborted_num=0))
+    await _fetch(pg_dsn, "UPDATE txns SET finished_at = finished_at - interval '1 day' WHERE state = 'a' RETURNING 1")
+    assert await world.compactor.clean_aborted_once() == 1
+    _, write_ids, _ = await _read_now(world, "a")
+    assert (write_ids.high_watermark, write_ids.exceptions) == (forgotten, ())
+
+    late = Gateway(gateway_settings(pg_dsn, **{"hive.compactor.cleaner.on": "false"}))  # its cache loads now
+    await late.start()
+    client = await connect(f"127.0.0.1:{late.port}")
+    try:
+        late_world = dataclasses.replace(world, gw=late, catalog=client.catalog,
+                                         txn=transactions_pb2_grpc.TransactionsStub(client.channel))
+        assert late.cache is not None and late.poller is not None and late.cache.by_name("db", "t") is None
+        assert (await _cached_read(late_world, write_ids, ["p=a"]))[0] == ["p=a"]  # loads the table
+        await late.poller.wait_loaded()
+        await world.write("a")  # the next write id, committed
+        await wait_applied(late)
+        _, write_ids, _ = await _read_now(world, "a")
+        entry = late.cache.by_name("db", "t")
+        assert entry is not None and entry.committed_list.to_string() == write_ids.to_string()
+        assert await _cached_read(late_world, write_ids, ["p=a"]) == (["p=a"], "cache")
+    finally:
+        await client.channel.close()
+        await late.stop()
+
+
+async def test_the_upgrade_counts_committed_the_ids_forgotten_at_the_top_before_it(world: World,
+                                                                                    pg_dsn: str) -> None:
+    await world.write("a")
+    _, forgotten, _ = await world.write("a", commit=False)
+    world.compactor.settings = dataclasses.replace(world.compactor.settings, thresholds=Thresholds(aborted_num=0))
+    await _fetch(pg_dsn, "UPDATE txns SET finished_at = finished_at - interval '1 day' WHERE state = 'a' RETURNING 1")
+    assert await world.compactor.clean_aborted_once() == 1
+    await _fetch(pg_dsn, "UPDATE next_write_id SET cleaned_hwm = 0 RETURNING 1")  # as the clean-up left it before
+    assert (await _read_now(world, "a"))[1].high_watermark == forgotten - 1
+    (migration,) = [m for m in known_migrations() if m.name == "cleaned_hwm_over_forgotten_aborts"]
+    conn = await asyncpg.connect(pg_dsn)
+    try:
+        await conn.execute(migration.sql)
+    finally:
+        await conn.close()
+    assert (await _read_now(world, "a"))[1].high_watermark == forgotten
 
 
 async def test_an_aborted_write_id_in_a_directory_beside_committed_ones_stays_listed(world: World,

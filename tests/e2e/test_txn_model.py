@@ -74,7 +74,7 @@ from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from store.cache.entry import live_view
 from store.compaction_policy import Thresholds
-from hive.writeids import ValidTxnList, ValidWriteIdList, committed_between, covers
+from hive.writeids import ValidTxnList, ValidWriteIdList, same_visible_set
 from tests.builders import table as table_def
 from tests.conftest import connect, gateway_settings, wait_applied
 from tests.e2e.test_thrift_snapshots import hive_txn_list, hive_write_id_list
@@ -1075,11 +1075,10 @@ class Driver:
         return True
 
     async def check_caught_up_caches(self) -> None:
-        """A cache that has applied every event counts committed the write ids the database does now, up
-        to the database's high-water mark: one that lost an outcome would be stale (or worse) for that
-        table from then on. Above that mark it may count more: aborted ids the Cleaner forgot, which
-        the cache counts committed at once and the database once a later id raises its mark (nothing
-        carries them)."""
+        """A cache that has applied every event counts committed exactly the write ids the database does
+        now: one that lost an outcome would be stale (or worse) for that table from then on. An aborted
+        id the Cleaner forgot both count committed at once (the database by the table's cleaned_hwm,
+        store/sql/compaction.py FORGET_ABORTED_WRITE_IDS), also when it is the table's newest."""
         txn_list = await self.txn.GetOpenTxns(tpb.GetOpenTxnsRequest())
         for i, gw in enumerate(self.gws):
             for entry in gw.cache.entries() if gw.cache is not None and i not in self.paused else ():
@@ -1092,7 +1091,7 @@ class Driver:
                 listed = got.reply.tables[0].valid_write_id_list
                 self.stats["caught-up cache lists checked"] += 1
                 now = ValidWriteIdList.parse(listed)
-                if not covers(entry.committed_list, now) or committed_between(entry.committed_list, now):
+                if not same_visible_set(entry.committed_list, now):
                     self.fail(f"gateway {i}: caught up, its cache of {entry.full_name} commits "
                               f"{entry.committed_list.to_string()}, the database {listed}")
 

@@ -162,6 +162,8 @@ class Poller:
                         await self._listen()
                     self._wake.clear()
                     batch, head = await self._read_log()
+                    if not self._running.is_set():
+                        continue  # paused while the batch was read: read again on resume (see pause)
                     if batch and batch[0].event_id != self.position + 1:
                         await self._reload(f"the log continues at {batch[0].event_id} after {self.position} (it was "
                                            "trimmed past this gateway's position)")
@@ -224,8 +226,10 @@ class Poller:
         return await events.next_events_and_head(self._listener, self.position, self._batch_size)
 
     def pause(self) -> None:
-        """Stop applying events after the current batch (operators: freeze a gateway's cache
-        while investigating; tests: hold a gateway at a known log position)."""
+        """Stop applying events at once (operators: freeze a gateway's cache while investigating;
+        tests: hold a gateway at a known log position). A batch being read from the log meanwhile is
+        not applied, and is read again on resume: nothing written after this call reaches the cache
+        until then (a batch already being applied, which has no awaits, has finished)."""
         self._running.clear()
 
     def resume(self) -> None:

@@ -276,7 +276,7 @@ async def _main_async(args: argparse.Namespace) -> int:
     print(f"consistency seed: {cfg.seed}", flush=True)
     with workdir() as root:
         async with fresh_database(args.dsn, "consistency", root) as dsn:
-            common = [f"hive.metastore.acid.housekeeper.interval={args.housekeeping}"]
+            common = [f"hive.metastore.acid.housekeeper.interval={args.housekeeping}", *args.conf]
             procs = [GatewayProcess(["--dsn", dsn, *conf_args(*CACHED_GATEWAY_CONF, *common)], root / f"gw{i + 1}.log")
                      for i in range(args.gateways)]
             procs.append(GatewayProcess(["--dsn", dsn, *conf_args(*ORACLE_CONF, *common)], root / "oracle.log"))
@@ -305,6 +305,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--housekeeping", default="30s",
                         help="hive.metastore.acid.housekeeper.interval of every gateway (default 30s: version GC "
                              "runs during a long run, so snapshots outside txns may become too old)")
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                        help="a setting of every gateway, the oracle's too (repeatable), e.g. the Cleaner's abort "
+                             "clean-up at once: --conf hive.compactor.abortedtxn.threshold=0 --conf "
+                             "hive.compactor.aborted.txn.time.threshold=1s --conf hive.txn.timeout=60s")
     parser.add_argument("--dsn", help="PostgreSQL server to create the run's database in (default: an embedded one)")
     return asyncio.run(_main_async(parser.parse_args(argv)))
 

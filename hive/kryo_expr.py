@@ -13,9 +13,10 @@ the reason (`NotHive23Expression`), never read as something it is not. Pure: no 
 Kryo's wire rules used here (Kryo 3, as shaded in hive-exec 2.3): a class is a varint, 0 null, 1 a
 name (a varint name id, then the name the first time that id is seen), n >= 2 the class registered
 as n - 2 (Kryo's int, String, float, boolean, byte, char, short, long, double, void, then Hive's
-java.sql.Date at 10). An object of a class that uses references is preceded by a varint: 0 null, 1 a
-new object (numbered in the order they are met), n >= 2 the object numbered n - 2 again; the boxed
-primitives use none. A field of a final class (String, an enum) is written without its class.
+java.sql.Date at 10 and java.sql.Timestamp at 11). An object of a class that uses references is
+preceded by a varint: 0 null, 1 a new object (numbered in the order they are met), n >= 2 the object
+numbered n - 2 again; the boxed primitives use none. A field of a final class (String, an enum) is
+written without its class.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ class Call:
     args: tuple["Expr", ...]
 
 
-ConstantValue = Union[str, int, bool, Decimal, _dt.date, None]
+ConstantValue = Union[str, int, bool, Decimal, _dt.date, _dt.datetime, None]
 Expr = Union[Column, Constant, Call]
 
 _PLAN = "org.apache.hadoop.hive.ql.plan."
@@ -69,20 +70,22 @@ FUNCTIONS = {**_COMPARISONS, "GenericUDFOPAnd": "and", "GenericUDFOPOr": "or", "
              "GenericUDFBetween": "between"}
 
 # Kryo's default registrations, then the one of Hive 2.3's SerializationUtilities a constant can hold.
-_INT, _STRING, _BOOLEAN, _BYTE, _SHORT, _LONG, _SQL_DATE = 0, 1, 3, 4, 6, 7, 10
+_INT, _STRING, _BOOLEAN, _BYTE, _SHORT, _LONG, _SQL_DATE, _SQL_TIMESTAMP = 0, 1, 3, 4, 6, 7, 10, 11
 _NULL, _NOT_NULL = 0, 1  # a reference varint (and a class varint's 0)
 _NAME = 1  # a class varint: the class follows by name
 
 _PENDING = object()  # an object whose reading has begun (a reference to it would be a cycle)
 
 
-def decode_expression(data: bytes, *, day_of: Callable[[int], _dt.date] | None = None) -> Expr:
+def decode_expression(data: bytes, *, day_of: Callable[[int], _dt.date] | None = None,
+                      time_of: Callable[[int], _dt.datetime] | None = None) -> Expr:
     """The expression Hive 2.3's client serialized into `data`. `day_of` turns a java.sql.Date's
-    milliseconds into its day; by default the day in this process's time zone, as Hive's metastore
-    reads it in its JVM's (Hive's client made the milliseconds at midnight in its own)."""
+    milliseconds into its day, `time_of` a java.sql.Timestamp's whole seconds since 1970 into its
+    (naive) date and time; by default in this process's time zone, as Hive's metastore reads them in its
+    JVM's (Hive's client made the milliseconds from the date, or the date and time, in its own)."""
     if len(data) > MAX_EXPRESSION_BYTES:
         raise NotHive23Expression(f"the expression has {len(data)} bytes, more than {MAX_EXPRESSION_BYTES}")
-    reader = _Reader(bytes(data), day_of or _local_day)
+    reader = _Reader(bytes(data), day_of or _local_day, time_of or _local_time)
     root = reader.root()
     if reader.pos != len(data):
         reader.fail(f"{len(data) - reader.pos} byte(s) after the expression")
@@ -96,9 +99,17 @@ def _local_day(millis: int) -> _dt.date:
         raise NotHive23Expression(f"a date of {millis} ms since 1970 is out of range") from None
 
 
+def _local_time(seconds: int) -> _dt.datetime:
+    try:
+        return _dt.datetime.fromtimestamp(seconds)
+    except (OverflowError, OSError, ValueError):
+        raise NotHive23Expression(f"a timestamp of {seconds} s since 1970 is out of range") from None
+
+
 class _Reader:
-    def __init__(self, data: bytes, day_of: Callable[[int], _dt.date]) -> None:
-        self.data, self.pos, self._day_of = data, 0, day_of
+    def __init__(self, data: bytes, day_of: Callable[[int], _dt.date],
+                 time_of: Callable[[int], _dt.datetime]) -> None:
+        self.data, self.pos, self._day_of, self._time_of = data, 0, day_of, time_of
         self._names: dict[int, str] = {}
         self._refs: list[object] = []
         self._depth = 0
@@ -260,12 +271,26 @@ class _Reader:
             return self.referenced(self._string_value)
         if cls == _SQL_DATE:
             return self.referenced(lambda: self._day_of(self.fixed(8)))
+        if cls == _SQL_TIMESTAMP:
+            return self.referenced(self._timestamp)
         if isinstance(cls, int):
             self.fail(f"a value of registered class {cls}, which Hive 2.3's expressions do not hold")
         reader = self._objects.get(cls)
         if reader is None:
             self.fail(f"class {cls}, which Hive 2.3's partition expressions do not hold")
         return self.referenced(lambda: reader(self))
+
+    def _timestamp(self) -> _dt.datetime:
+        """java.sql.Timestamp (Hive's TimestampSerializer): getTime()'s milliseconds (writeLong), then
+        getNanos() (writeInt), which replaces the milliseconds' fraction of the second (the seconds are
+        the milliseconds' floor, as Timestamp(long) makes them)."""
+        millis, nanos = self.fixed(8), self.fixed(4)
+        if not 0 <= nanos < 10**9:
+            self.fail(f"a timestamp of {nanos} nanoseconds")
+        if nanos % 1000:  # not a Python datetime: refused, never rounded
+            raise NotHive23Expression(f"a timestamp constant of {nanos} nanoseconds past the second, finer than "
+                                      "the microseconds this gateway compares")
+        return self._time_of(millis // 1000).replace(microsecond=nanos // 1000)
 
     def _string_value(self) -> str:
         text = self.string()

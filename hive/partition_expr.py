@@ -35,7 +35,8 @@ from hive.partition_filter import (And, Between, Comparison, Filter, InList, IsN
 from hive.schema import FieldSchema
 
 _FLIPPED = {"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
-_PYTHON_TYPES: dict[str, type] = {"int": int, "decimal": Decimal, "date": _dt.date, "boolean": bool, "string": str}
+_PYTHON_TYPES: dict[str, type] = {"int": int, "decimal": Decimal, "date": _dt.date, "timestamp": _dt.datetime,
+                                  "boolean": bool, "string": str}
 
 
 class NotServable(InvalidArgument):
@@ -147,7 +148,7 @@ class _Converter:
         for i, key in enumerate(self._keys):
             if key.name.lower() == name:
                 kind = key_kind(key.type)
-                if kind is None or kind == "timestamp":
+                if kind is None:
                     raise NotServable(f"partition key {key.name} has type {key.type}, which this gateway "
                                       "does not evaluate expressions over")
                 if key_kind(expr.type_name) != kind:
@@ -166,6 +167,7 @@ class _Converter:
         if key_kind(expr.type_name) != kind:
             raise NotServable(f"a constant of type {expr.type_name} compared with a key of kind {kind}")
         value = expr.value
-        if isinstance(value, bool) and kind != "boolean" or not isinstance(value, _PYTHON_TYPES[kind]):
+        if (isinstance(value, bool) and kind != "boolean" or isinstance(value, _dt.datetime) and kind != "timestamp"
+                or not isinstance(value, _PYTHON_TYPES[kind])):
             raise NotServable(f"a constant of type {expr.type_name} holding {type(value).__name__}")
         return value

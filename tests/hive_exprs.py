@@ -12,7 +12,8 @@ sends. Expressions are written as small tuples so that tests can draw them with 
 
 Constants: a str for string keys, an int for int keys (py4j sends a Java Integer; smallint, tinyint and
 bigint ones are made a Short, Byte or Long in the JVM), a `datetime.date` for date keys (a java.sql.Date
-at local midnight, as Hive's converter makes it), None for a null constant of any type (what DDLSemanticAnalyzer
+at local midnight, as Hive's converter makes it), a `datetime.datetime` for timestamp keys (a
+java.sql.Timestamp of that local date and time), None for a null constant of any type (what DDLSemanticAnalyzer
 makes of a value its key's type does not accept: DROP PARTITION (hr='1.5') of an int key).
 """
 
@@ -81,6 +82,8 @@ class HiveExprs:
         return self._plan.ExprNodeConstantDesc(self._types.getPrimitiveTypeInfo(type_name), hv)
 
     def _java(self, value: Any) -> Any:
+        if isinstance(value, dt.datetime):  # a java.sql.Timestamp of that local date and time
+            return self._jvm.java.sql.Timestamp.valueOf(value.isoformat(" "))
         if isinstance(value, dt.date):
             return self._jvm.java.sql.Date.valueOf(value.isoformat())
         return value
@@ -106,6 +109,7 @@ def hive_jvm_fixture() -> Iterator[Any]:
 
 
 _DS, _HR, _DAY = ("col", "ds", "string"), ("col", "hr", "int"), ("col", "day", "date")
+_TS = ("col", "ts", "timestamp")
 
 
 def _s(value: str) -> tuple[str, str, str]:
@@ -138,6 +142,8 @@ GOLDENS: dict[str, tuple[Any, ...]] = {
     "vc_is_a_b": ("=", ("col", "vc", "varchar(8)"), ("const", "varchar(8)", "a/b")),
     "hr_ge_null": (">=", _HR, ("const", "int", None)),
     "hr_null_and_ds_a": ("and", ("=", _HR, ("const", "int", None)), ("=", _DS, _s("a"))),
+    "ts_is_2024_03_01_half_past": ("=", _TS, ("const", "timestamp", dt.datetime(2024, 3, 1, 0, 0, 0, 500000))),
+    "ts_ge_1969_12_31_last_second": (">=", _TS, ("const", "timestamp", dt.datetime(1969, 12, 31, 23, 59, 59, 123456))),
 }
 
 

@@ -715,6 +715,7 @@ async def test_partial_specifications_answer_as_hive_metastore_does(world: World
 
 
 @pytest.mark.soak
+@pytest.mark.timeout(0)  # one test for every example, past pyproject's 300 s per test
 @settings(max_examples=SOAK_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), phases=PHASES)
 @given(drawn=drawn_filters(), few=FEW)
 async def test_filters_answer_as_hive_metastore_does_soak(world: World, drawn: tuple[str, Drawn], few: int) -> None:
@@ -722,6 +723,7 @@ async def test_filters_answer_as_hive_metastore_does_soak(world: World, drawn: t
 
 
 @pytest.mark.soak
+@pytest.mark.timeout(0)  # one test for every example, past pyproject's 300 s per test
 @settings(max_examples=SOAK_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), phases=PHASES)
 @given(spec=partial_specs(), few=FEW)
 async def test_partial_specifications_answer_as_hive_metastore_does_soak(world: World, spec: tuple[str, list[str]],

@@ -606,6 +606,7 @@ async def test_txn_and_lock_calls_are_answered_as_hive_metastore_does(servers: S
 
 
 @pytest.mark.soak
+@pytest.mark.timeout(0)  # one test for every example, past pyproject's 300 s per test
 @settings(max_examples=SOAK_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), phases=PHASES)
 @given(data=st.data())
 async def test_txn_and_lock_calls_are_answered_as_hive_metastore_does_soak(servers: Servers, data: Any) -> None:

@@ -367,6 +367,7 @@ async def test_expressions_answer_as_hive_metastore_does(world: World, expr: Exp
 
 
 @pytest.mark.soak
+@pytest.mark.timeout(0)  # one test for every example, past pyproject's 300 s per test
 @settings(max_examples=SOAK_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), phases=PHASES)
 @given(expr=expressions)
 async def test_expressions_answer_as_hive_metastore_does_soak(world: World, expr: Expr) -> None:
@@ -383,6 +384,7 @@ async def test_drops_by_expression_answer_as_hive_metastore_does(world: World, d
 
 
 @pytest.mark.soak
+@pytest.mark.timeout(0)  # one test for every example, past pyproject's 300 s per test
 @settings(max_examples=DROP_SOAK_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), phases=PHASES)
 @given(drop=drops)
 async def test_drops_by_expression_answer_as_hive_metastore_does_soak(world: World,

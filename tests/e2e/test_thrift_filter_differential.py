@@ -261,6 +261,10 @@ def _leaf_text(draw: st.DrawFn, key_type: str, features: set[str]) -> Drawn:
         text = draw(st.sampled_from([f"{shown} = ", f"{shown} >> 1", '= "a"', f"{shown} in (1", '"a" "b"',
                                      f"{shown} = = 1", f"({shown} = 1", f"{shown} like", "and", f"{shown}", "()",
                                      f"{shown} like {shown}", f'{shown} like "a" "b"', f"({shown}) in ()"]))
+        if text == f'{shown} like "a" "b"':
+            # Hive 2.3's parser reads `key like "a"` whole and leaves `"b"` unread (of a string key it answers
+            # that LIKE's partitions: the soak's seed 12011), as it does TRAILING_JUNK; the gateway refuses it
+            return Drawn(text, "", frozenset(), frozenset([MISTAKE, TRAILING_JUNK]))
         return Drawn(text, "", frozenset(), frozenset([MISTAKE]))
     if kind == "like" and key_type == "string":
         pieces = draw(st.lists(st.sampled_from(LIKE_PIECES), max_size=5))

@@ -538,11 +538,16 @@ async def _table_allocated(conn: asyncpg.Connection, request: AllocateRequest, r
         raise Aborted(f"table {request.full_name} changed many times while this write waited for it; retry the write")
     if row["found_table_id"] is None:
         if await conn.fetchrow(catalog_sql.SELECT_DATABASE, request.db_key) is None:
-            raise TableNotFound(f"database {request.db_key} does not exist")
+            raise _no_database(request.db_key)
         raise NoTableYet(f"table {request.full_name} does not exist")
     if not (row["transactional"] and row["table_type"] == TableType.MANAGED.value):
         raise _not_transactional(request.full_name)
     return await _allocated(conn, row)
+
+
+def _no_database(db_key: str) -> TableNotFound:
+    """What an allocation for a table of a database that does not exist answers (Hive: MetaException)."""
+    return TableNotFound(f"database {db_key} does not exist")
 
 
 class NoTableYet(TableNotFound):
@@ -560,7 +565,7 @@ async def reserve_write_ids(conn: asyncpg.Connection, request: AllocateRequest) 
     # The database's row in KEY SHARE, as a table's creation takes it: a drop of the database, which takes
     # the reservations under it (drop_reservations_of_database), goes before or after, never between.
     if await conn.fetchrow(catalog_sql.SELECT_DATABASE_FOR_KEY_SHARE, request.db_key) is None:
-        raise TableNotFound(f"database {request.db_key} does not exist")
+        raise _no_database(request.db_key)
     if await conn.fetchrow(catalog_sql.SELECT_LATEST_TABLE, request.db_key, request.tbl_key) is not None:
         return None
     states = {r["txn_id"]: r["state"] for r in await conn.fetch(sql.TXN_STATES_FOR_SHARE, list(request.txn_ids))}

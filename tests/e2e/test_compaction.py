@@ -674,17 +674,24 @@ async def test_the_cleaner_deletes_aborted_writes_and_stops_listing_them_once_du
     assert not txn_list.exceptions and write_ids.exceptions == () and read == sorted([first.name, last.name])
 
 
+async def _forget_the_newest_write_id(world: World, dsn: str) -> int:
+    """A committed write, then an aborted one that the abort clean-up forgets at once: its write id, the
+    table's newest."""
+    await world.write("a")
+    _, forgotten, _ = await world.write("a", commit=False)
+    world.compactor.settings = dataclasses.replace(world.compactor.settings, thresholds=Thresholds(aborted_num=0))
+    await _fetch(dsn, "UPDATE txns SET finished_at = finished_at - interval '1 day' WHERE state = 'a' RETURNING 1")
+    assert await world.compactor.clean_aborted_once() == 1
+    return forgotten
+
+
 async def test_a_forgotten_write_id_at_the_top_of_the_tables_ids_stays_committed_for_a_cache_loaded_later(
         world: World, pg_dsn: str) -> None:
     """The abort clean-up forgets the table's newest write id: from then on every list counts it committed,
     not only once a later id's row raises the lists' mark. A cache loaded in between took the mark from the
     lists, then the next commit raised it past the forgotten id, which it had never seen decided: it counted
     the id open for good, and missed every new snapshot of the table as stale (the model test, seed 2143)."""
-    await world.write("a")
-    _, forgotten, _ = await world.write("a", commit=False)
-    world.compactor.settings = dataclasses.replace(world.compactor.settings, thresholds=Thresholds(aborted_num=0))
-    await _fetch(pg_dsn, "UPDATE txns SET finished_at = finished_at - interval '1 day' WHERE state = 'a' RETURNING 1")
-    assert await world.compactor.clean_aborted_once() == 1
+    forgotten = await _forget_the_newest_write_id(world, pg_dsn)
     _, write_ids, _ = await _read_now(world, "a")
     assert (write_ids.high_watermark, write_ids.exceptions) == (forgotten, ())
 
@@ -710,11 +717,7 @@ async def test_a_forgotten_write_id_at_the_top_of_the_tables_ids_stays_committed
 
 async def test_the_upgrade_counts_committed_the_ids_forgotten_at_the_top_before_it(world: World,
                                                                                     pg_dsn: str) -> None:
-    await world.write("a")
-    _, forgotten, _ = await world.write("a", commit=False)
-    world.compactor.settings = dataclasses.replace(world.compactor.settings, thresholds=Thresholds(aborted_num=0))
-    await _fetch(pg_dsn, "UPDATE txns SET finished_at = finished_at - interval '1 day' WHERE state = 'a' RETURNING 1")
-    assert await world.compactor.clean_aborted_once() == 1
+    forgotten = await _forget_the_newest_write_id(world, pg_dsn)
     await _fetch(pg_dsn, "UPDATE next_write_id SET cleaned_hwm = 0 RETURNING 1")  # as the clean-up left it before
     assert (await _read_now(world, "a"))[1].high_watermark == forgotten - 1
     (migration,) = [m for m in known_migrations() if m.name == "cleaned_hwm_over_forgotten_aborts"]

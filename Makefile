@@ -22,7 +22,7 @@ ARGS ?=
 TEST_WORKERS ?= 2
 
 .PHONY: run test test-bench lint protos protos-check bench bench-grpcio bench-txns bench-all bench-compaction \
-	consistency faults soak-memory
+	consistency faults soak-memory jdbc-driver
 
 # What `make test` leaves to `make test-bench` (markers registered in pyproject.toml).
 LONG_MARKERS := bench or soak
@@ -34,16 +34,33 @@ $(STAMP): pyproject.toml setup.py store/cache/_frames.c
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+## jdbc-driver: PostgreSQL's JDBC driver for the reference Hive Metastore on PostgreSQL (the lock and statistics
+## differentials, the Hive peer of bench-txns): Debian's /usr/share/java/postgresql.jar when installed, or else the
+## same jar taken from that Debian package into .venv (`apt-get download`, no root needed). Best effort: where
+## neither works, those tests skip and say why.
+JDBC_JAR := $(VENV)/share/java/postgresql.jar
+jdbc-driver: $(STAMP)
+	@if [ -e /usr/share/java/postgresql.jar ] || [ -e $(JDBC_JAR) ]; then exit 0; fi; \
+	tmp=$$(mktemp -d); \
+	if (cd $$tmp && apt-get download libpostgresql-jdbc-java) >$$tmp/log 2>&1 \
+	   && dpkg-deb -x $$tmp/libpostgresql-jdbc-java_*.deb $$tmp/root \
+	   && mkdir -p $(dir $(JDBC_JAR)) && cp $$tmp/root/usr/share/java/postgresql.jar $(JDBC_JAR); then \
+	  echo "PostgreSQL JDBC driver: $(JDBC_JAR) (from Debian's libpostgresql-jdbc-java)"; \
+	else \
+	  echo "no PostgreSQL JDBC driver (apt-get download libpostgresql-jdbc-java failed: $$(tail -n 1 $$tmp/log));" \
+	       "the tests of the Hive Metastore on PostgreSQL will skip"; \
+	fi; rm -rf $$tmp
+
 ## run: set up .venv and serve on embedded PostgreSQL (pass flags with ARGS='--port 50052')
 run: $(STAMP)
 	$(VENV)/bin/metastore-gateway serve $(ARGS)
 
 ## test: set up .venv, lint, check generated code is fresh, run the suite except the `bench` and `soak` tests
-test: $(STAMP) lint protos-check
+test: $(STAMP) lint protos-check jdbc-driver
 	$(PY) -m pytest -q -m 'not ($(LONG_MARKERS))' -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 ## test-bench: the benchmark smoke runs, the Hive Metastore target and the 20 s consistency run
-test-bench: $(STAMP)
+test-bench: $(STAMP) jdbc-driver
 	$(PY) -m pytest -q -m '$(LONG_MARKERS)' $(PYTEST_ARGS)
 
 ## lint: ruff and mypy over the whole tree (generated protos: their .pyi stubs are checked, not the code)
@@ -66,7 +83,7 @@ protos-check: $(STAMP)
 ## bench: the hot read path side by side (gateway cached / cache off / echo floor / Thrift / Hive Metastore on
 ## PostgreSQL), targets one after another; rewrites its section of docs/benchmarks.md and docs/bench-read.png
 ## (a short run: BENCH_ARGS='--duration 5 --rounds 2 --machine-note "what else ran"')
-bench: $(STAMP)
+bench: $(STAMP) jdbc-driver
 	$(PY) -m loadtest.bench_read $(BENCH_ARGS)
 
 ## bench-grpcio: the cached read path and the echo floor served by each grpcio version (the pin's evidence);
@@ -78,7 +95,7 @@ bench-grpcio: $(STAMP)
 ## (durable, 1 and 16 clients, txn manager only and plus 10 partitions), and the commit-to-visible lag across
 ## three gateways under that load, then each transaction RPC's costs alone (loadtest/txn_rpc_costs.py); rewrites
 ## their sections of docs/benchmarks.md (BENCH_TXNS_ARGS='--duration 5')
-bench-txns: $(STAMP)
+bench-txns: $(STAMP) jdbc-driver
 	$(PY) -m loadtest.bench_txns --lag $(BENCH_TXNS_ARGS)
 	$(PY) -m loadtest.txn_rpc_costs --out docs/benchmarks.md
 

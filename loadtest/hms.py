@@ -46,6 +46,7 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -131,7 +132,11 @@ def hms_unavailable_reason() -> str | None:
 # -- the server -------------------------------------------------------------------------------------
 
 
-POSTGRES_JDBC_JAR = Path("/usr/share/java/postgresql.jar")
+# PostgreSQL's JDBC driver, from Debian's libpostgresql-jdbc-java: installed on the machine, or else the
+# same jar `make` takes from that package into the virtualenv (`apt-get download`, no root needed).
+SYSTEM_JDBC_JAR = Path("/usr/share/java/postgresql.jar")
+VENV_JDBC_JAR = Path(sys.prefix) / "share" / "java" / "postgresql.jar"
+POSTGRES_JDBC_JAR = SYSTEM_JDBC_JAR if SYSTEM_JDBC_JAR.exists() or not VENV_JDBC_JAR.exists() else VENV_JDBC_JAR
 
 # For a reference server in tests, where the JVM's start matters and its peak speed does not: the client
 # compiler only and the serial collector start Hive's metastore in about half the time (5 to 6 s against
@@ -144,8 +149,9 @@ def postgres_unavailable_reason() -> str | None:
     driver, which pyspark's jars do not ship."""
     if POSTGRES_JDBC_JAR.exists():
         return None
-    return (f"{POSTGRES_JDBC_JAR} is missing: install Debian's PostgreSQL JDBC driver "
-            "(`apt-get install libpostgresql-jdbc-java`) to run the Hive Metastore on PostgreSQL")
+    return (f"neither {SYSTEM_JDBC_JAR} nor {VENV_JDBC_JAR} exists: `make jdbc-driver` takes it from Debian's "
+            "libpostgresql-jdbc-java (or `apt-get install libpostgresql-jdbc-java`) to run the Hive Metastore "
+            "on PostgreSQL")
 
 
 def hms_command(port: int, workdir: Path, *, log_level: str = "WARN", jvm_args: Sequence[str] = (),

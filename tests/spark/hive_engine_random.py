@@ -4,7 +4,9 @@ MapReduce job: Hive's engine here has none).
 
 `script(seed, steps)` draws `steps` or a few more statements over a small pool of names (hive_sql_random.py's
 databases, tables, views, partition keys and values, with its model of what the metastore holds as a guide):
-databases; managed and external tables partitioned by STRING/INT/DATE keys, in TEXTFILE, ORC and PARQUET;
+databases; managed and external tables partitioned by STRING/INT/DATE keys (now and then a BIGINT, BOOLEAN or
+TIMESTAMP one in place of the last, whose values hive_sql_random.py keeps to the millisecond), in TEXTFILE, ORC
+and PARQUET;
 transactional ORC tables (CLUSTERED BY ... INTO n BUCKETS); CREATE TABLE LIKE; views; partitions added (with
 locations), renamed and moved; columns changed, added and replaced; properties, SerDe properties, renames and
 locations; SHOW TABLES/PARTITIONS (partial specifications)/TBLPROPERTIES/COLUMNS/CREATE TABLE, DESCRIBE
@@ -43,12 +45,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from tests.spark.hive_sql_random import (DATABASES, KEYS, KEYS_OF_ANY_TABLE, TABLES, VIEWS, Generator, Part,
-                                         Table)
+from tests.spark.hive_sql_random import (DATABASES, KEYS, KEYS_OF_ANY_TABLE, TABLES, TYPED_KEYS, VIEWS, Generator,
+                                         Part, Table)
 
 FORMATS = ("TEXTFILE", "ORC", "PARQUET")
-# Values an INT or DATE key cannot hold (Hive's engine checks a spec's values against the key's type).
-BAD_VALUES = {"hr": ("x1", "1.5"), "ds": ("2024-02-30", "yesterday"), "cat": ("",)}
+# Values a key cannot hold (Hive's engine checks a spec's values against the key's type).
+BAD_VALUES = {"hr": ("x1", "1.5"), "ds": ("2024-02-30", "yesterday"), "cat": ("",), "n": ("x",), "b": ("maybe",),
+              "ts": ("2024-13-01 00:00:00",)}
 # Classes of hive-exec a permanent function can name; and one that does not exist.
 UDF_CLASSES = ("org.apache.hadoop.hive.ql.udf.generic.GenericUDFUpper",
                "org.apache.hadoop.hive.ql.udf.UDFRepeat", "org.example.Missing")
@@ -172,9 +175,11 @@ class EngineGenerator(Generator):
         db = self.pick_db()
         name = self.fresh_name(db)
         acid = self.chance(0.25)
-        # The STRING/INT/DATE keys only (BAD_VALUES has values for those): KEYS holds hive_sql_random.py's keys
-        # of data source tables and of other types too.
+        # The STRING/INT/DATE keys, and now and then one of another type in place of the last (BAD_VALUES has
+        # values for each of those): KEYS holds hive_sql_random.py's keys of data source tables too.
         keys = self.rng.sample(KEYS_OF_ANY_TABLE, self.rng.choice((0, 1, 1, 2, 2) if not acid else (0, 0, 1)))
+        if not acid and keys and self.chance(0.3):
+            keys[-1] = self.rng.choice(sorted(TYPED_KEYS))
         external = not acid and self.chance(0.3)
         parts = [f"CREATE {'EXTERNAL ' if external else ''}TABLE "]
         if self.chance(0.15):

@@ -1459,12 +1459,15 @@ def check_exchangeable(source: Table, dest: Table) -> None:
 
 async def exchange_partitions(
     conn: asyncpg.Connection, source_db: str, source_name: str, dest_db: str, dest_name: str,
-    names: Sequence[str], *, relocate: bool, move_locations: MoveLocations | None = None,
+    names: Sequence[str], *, relocate: bool, move_locations: MoveLocations | None = None, specification: str = "",
 ) -> Outcome[list[Partition]]:
     """Hive's exchange_partitions (ALTER TABLE dest EXCHANGE PARTITION (...) WITH TABLE source): the
     source's partitions `names` move to `dest` in one transaction, a drop event on the source and an
     add event on dest, so no reader sees a partition in both tables or in neither. A name dest already
-    has fails the whole exchange, as does one the source no longer has. With `relocate` (the caller
+    has fails the whole exchange, as does one the source no longer has, and so does any partition of dest
+    under `specification` (the name of the values the exchange was asked for, of the first keys: Hive
+    moves that one directory and refuses when dest has it, as its engine refuses an exchange into a
+    table with a partition of that specification). With `relocate` (the caller
     can move the tables' directories: they are on its file system) each takes
     placement.exchanged_location, decided on the tables as this transaction locked them (they move
     only when both are managed); without, each keeps its own. `move_locations` is handed each
@@ -1473,6 +1476,9 @@ async def exchange_partitions(
     source = await get_table(conn, source_db, source_name, lock="share")
     dest = await get_table(conn, dest_db, dest_name, lock="share")
     check_exchangeable(source, dest)
+    if specification and (held := await conn.fetchval(sql.FIRST_PARTITION_UNDER, dest.table_id, specification)):
+        raise AlreadyExists(f"exchange partition: {dest.full_name} already has partition {limits.preview(held)} of the "
+                            f"specification {limits.preview(specification)}; nothing was exchanged")
     # Locked before they are read, so what moves is the version a concurrent writer of a partition
     # leaves (read first, the drop below waited for that writer and deleted its version, while dest
     # got the older copy: a lost update). Not transactional: the latest version is the one.

@@ -359,9 +359,10 @@ class CatalogStore:
 
     async def exchange_partitions(self, source_db: str, source_name: str, dest_db: str, dest_name: str,
                                   names: Sequence[str], *, relocate: bool,
-                                  move_locations: catalog.MoveLocations | None = None) -> tuple[list[Partition], int]:
+                                  move_locations: catalog.MoveLocations | None = None,
+                                  specification: str = "") -> tuple[list[Partition], int]:
         written = await self._write(catalog.exchange_partitions, source_db, source_name, dest_db, dest_name, names,
-                                    relocate=relocate, move_locations=move_locations)
+                                    relocate=relocate, move_locations=move_locations, specification=specification)
         return written.value, written.event_id
 
     # column statistics (store/column_stats.py: not versioned, not cached; a write's events mark them accurate)

@@ -362,9 +362,9 @@ class DataMethods:
         prefix = leading_partition_values(source.partition_keys, spec)
         everything = await self._partitions(source)
         matching = [p for p in everything if matches_partial_values(p.values, prefix)]
+        specification = make_partition_name(source.partition_keys[:len(prefix)], prefix)
         if not matching:
-            shown = make_partition_name(source.partition_keys[:len(prefix)], prefix)
-            raise InvalidArgument(f"exchange partition: {source.full_name} has no partition {shown}")
+            raise InvalidArgument(f"exchange partition: {source.full_name} has no partition {specification}")
         names = [p.name for p in matching]
         _, taken = (await self._catalog.get_partitions_by_names(dest.db_name, dest.name, names, LATEST)).value
         if taken:  # (before any directory moves; the store checks again as it adds them)
@@ -378,7 +378,8 @@ class DataMethods:
         async with self._warehouse.moving(moves, what) as move:
             moved, event_id = await self._catalog.exchange_partitions(source.db_name, source.name, dest.db_name,
                                                                       dest.name, names, relocate=relocate,
-                                                                      move_locations=move)
+                                                                      move_locations=move,
+                                                                      specification=specification)
         self._cached.wrote(source.db_name, source.name, event_id)
         self._cached.wrote(dest.db_name, dest.name, event_id)
         await self._warehouse.delete_empty_parents([old for old, _ in move.done], source.sd.location)

@@ -189,6 +189,13 @@ SELECT version_id, {_PARTITION_COLUMNS} FROM partitions
 WHERE table_id = $1 AND part_name = ANY($2::text[]) AND dropped_wid IS NULL
 FOR UPDATE
 """
+# A table's current partition at or under a name's leading part (an exchange's specification of the first
+# keys: `ds=1` is over `ds=1/hr=2`), if it has one; escaped names hold no bare '/' or '=' of a value.
+FIRST_PARTITION_UNDER = """
+SELECT part_name FROM partitions
+WHERE table_id = $1 AND dropped_wid IS NULL AND (part_name = $2 OR starts_with(part_name, $2 || '/'))
+ORDER BY part_name LIMIT 1
+"""
 CURRENT_PARTITION_VERSIONS = """
 SELECT version_id FROM partitions WHERE table_id = $1 AND part_name = ANY($2::text[]) AND dropped_wid IS NULL
 """

@@ -85,6 +85,27 @@ async def test_a_refused_exchange_moves_nothing(env: tuple[ThriftClient, ThriftC
     assert not (db_dir / "dst" / "ds=1" / "hr=1").exists()
 
 
+async def test_an_exchange_into_a_table_with_another_partition_of_its_specification_is_refused(
+        env: tuple[ThriftClient, ThriftClient, Path, Gateway]) -> None:
+    """Hive 2.3 moves one directory, <source>/ds=1 to <dest>/ds=1, and refuses when dest has it (as its
+    engine refuses an exchange into a table with a partition of that specification): dest's ds=1/hr=7 stops
+    {ds: 1} although no partition of the two has the same name, not {ds: 1, hr: 1}. Checked on Hive
+    Metastore 2.3.10 (MetaException 'The destination path already exists')."""
+    a, b, db_dir, second = env
+    await a("append_partition", "db", "dst", ["1", "7"])
+    with pytest.raises(TException, match=r"db.dst already has partition 'ds=1/hr=7' of the specification 'ds=1'; "
+                                         r"nothing was exchanged"):
+        await a("exchange_partitions", {"ds": "1"}, "db", "src", "db", "dst")
+    await wait_applied(second)
+    assert await b("get_partition_names", "db", "src", -1) == ["ds=1/hr=1", "ds=1/hr=2", "ds=2/hr=1"]
+    assert await b("get_partition_names", "db", "dst", -1) == ["ds=1/hr=7"]
+    assert (db_dir / "src" / "ds=1" / "hr=2" / "part-0").exists()
+    one = await a("exchange_partition", {"ds": "1", "hr": "1"}, "db", "src", "db", "dst")
+    assert (one.values, one.sd.location) == (["1", "1"], f"file:{db_dir / 'dst' / 'ds=1' / 'hr=1'}")
+    await wait_applied(second)
+    assert await b("get_partition_names", "db", "dst", -1) == ["ds=1/hr=1", "ds=1/hr=7"]
+
+
 @pytest.mark.parametrize(("spec", "source", "dest", "says"), [
     ({"ds": "1"}, "src", "src", "a table's partitions cannot be exchanged with itself"),
     ({"hr": "1"}, "src", "dst", "names hr but not the keys before them"),

@@ -9,7 +9,8 @@ or not), tables created (unpartitioned or with one to three string/int keys, man
 dropped, renamed within and across databases, their columns added or replaced, their parameters and
 location changed (with and without CASCADE); partitions added one by one or in batches (duplicates with
 ifNotExists true and false), appended by values and by name, dropped by values and by name, altered one
-by one or in batches, renamed, exchanged between tables; column statistics of tables and partitions
+by one or in batches, renamed, exchanged between tables (mostly two of one schema, which Hive can exchange:
+`_exchange_between_twins`); column statistics of tables and partitions
 written and deleted. Alters are sent with an EnvironmentContext at times (Spark's DO_NOT_UPDATE_STATS, a
 statistics task's STATS_GENERATED, CASCADE, or none), which decides what becomes of COLUMN_STATS_ACCURATE.
 
@@ -33,16 +34,19 @@ to STATEFUL_DIFFERENTIAL_STEPS, 16, steps after the two databases and a table ar
 end (with -s) instead of failing at the first, for triage. Each example uses names of its own (a fresh
 prefix): the servers live for the module. Skipped when Java or pyspark's jars are missing.
 
-Left out of the draws on purpose, each a deliberate difference that every later read would show again:
-an int key's value `01` (stored canonical, `1`, here), one partition twice in one alter_partitions (refused
-here, applied in order by Hive), an exchange between tables of different schemas (Hive's client refuses it
-first; its metastore fails half-way), a table's statistics of `id` and `ID` in one write (one column here; two rows
-in Hive 2.3, whose later rename of the table then fails), a partition's statistics of a column the
-table does not have (refused whole here; Hive 2.3 writes the columns before it, then fails with its
-transaction left unbalanced, after which the same connection's writes are lost), and a rename or move of
-an external table whose partitions have statistics, or of a managed one with such a partition outside its
-directory (Hive 2.3 keeps them under the old name, then fails to drop the partition, the table and its
-database).
+Left out of the draws on purpose, each a deliberate difference that every later read would show again: an int
+key's value `01` (stored canonical, `1`, here), one partition twice in one alter_partitions (refused here,
+applied in order by Hive), an exchange between tables of different schemas (Hive's client refuses it first;
+its metastore fails half-way), an exchange whose directory is not where Hive 2.3 renames it from, `<source
+table's location>/<the specification's name>`, as for partitions placed elsewhere (Hive refuses it,
+FileNotFoundException, where the gateway moves each partition's own directory or leaves it in place: the draw
+makes that directory on Hive's side first, `_exchange_between_twins`), a table's statistics of `id` and `ID`
+in one write (one column here; two rows in Hive 2.3, whose later rename of the table then fails), a
+partition's statistics of a column the table does not have (refused whole here; Hive 2.3 writes the columns
+before it, then fails with its transaction left unbalanced, after which the same connection's writes are
+lost), and a rename or move of an external table whose partitions have statistics, or of a managed one with
+such a partition outside its directory (Hive 2.3 keeps them under the old name, then fails to drop the
+partition, the table and its database).
 """
 
 from __future__ import annotations
@@ -336,7 +340,8 @@ class Example:
     # Tables (database and name, lower case) some of whose partitions were given statistics, on both sides.
     partition_stats: set[tuple[str, str]] = field(default_factory=set)
     # Tables (database and name, lower case) an exchange moved partitions into -> whether one of its two tables
-    # was external (then the gateway left every partition where it was: EXCHANGED_IN_PLACE).
+    # was external, or the source had partitions so exchanged into it (then the gateway left every partition
+    # where it was, or some: EXCHANGED_IN_PLACE).
     exchanged: dict[tuple[str, str], bool] = field(default_factory=dict)
 
     @property
@@ -427,13 +432,20 @@ def create_table(ex: Example) -> Step:
     db, name = ex.db(), ex.table()
     keys = ex.rng.choice(KEY_SETS)
     columns = ex.rng.choice(COLUMN_SETS)
+    table = _new_table(ex, db, name, [ht.FieldSchema(k, KEY_TYPES[k], None) for k in keys], _cols(columns))
+    return "create_table", (table,), [(db, name)]
+
+
+def _new_table(ex: Example, db: str, name: str, keys: list[ht.FieldSchema], columns: list[ht.FieldSchema]) -> ht.Table:
+    """A table of these keys and columns, managed or external, at its default place or not."""
     external = ex.rng.random() < 0.5
     location = f"{LOCATION}/ext/{db}/{name}" if external and ex.rng.random() < 0.5 else None
     params = {"EXTERNAL": "TRUE"} if external else dict(ex.rng.choice(PARAMS[:2]))
-    table = ht.Table(tableName=name, dbName=db, owner="alice", createTime=0, lastAccessTime=0, retention=0,
-                     sd=_sd(columns, location), partitionKeys=[ht.FieldSchema(k, KEY_TYPES[k], None) for k in keys],
-                     parameters=params, tableType="EXTERNAL_TABLE" if external else "MANAGED_TABLE")
-    return "create_table", (table,), [(db, name)]
+    sd = _sd((), location)
+    sd.cols = columns
+    return ht.Table(tableName=name, dbName=db, owner="alice", createTime=0, lastAccessTime=0, retention=0, sd=sd,
+                    partitionKeys=keys, parameters=params,
+                    tableType="EXTERNAL_TABLE" if external else "MANAGED_TABLE")
 
 
 def drop_table(ex: Example) -> Step:
@@ -613,6 +625,91 @@ def rename_partition(ex: Example) -> Step:
 
 
 def exchange_partition(ex: Example) -> Step:
+    if ex.rng.random() < 0.7:
+        step = _exchange_between_twins(ex)
+        if step is not None:
+            return step
+    return _exchange_at_random(ex)
+
+
+def _schema(t: ht.Table) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """What Hive 2.3's exchange compares of two tables (MetaStoreUtils.compareFieldColumns), as the gateway's
+    check_exchangeable does: the columns' and the partition keys' names and types, in order, not comments."""
+    return [(c.name, c.type) for c in t.sd.cols], [(k.name, k.type) for k in t.partitionKeys]
+
+
+def _exchange_between_twins(ex: Example) -> Step | None:
+    """An exchange Hive 2.3 can make, most of the time: from a partitioned table of the pool with partitions
+    to another of the same schema (one made first, as a step of its own, when there is none), of the values
+    of one of the source's partitions (all its keys, or the first ones), which the destination lacks (four
+    times in five; else any, and when the destination has one of them both refuse). One in ten names a key
+    but not the one before it: the gateway refuses that specification, and Hive looks for a directory
+    `<table>/hr=1` that no partition has, and refuses too. None when the pool has no such source (the draw
+    is then a random one)."""
+    tables: list[tuple[str, str, ht.Table]] = []
+    existing_dbs = []
+    for db in ex.dbs[:2]:
+        try:
+            names = ex.run.hms.raw("get_all_tables", db)
+        except Exception:  # noqa: BLE001 - a database dropped by a step
+            continue
+        existing_dbs.append(db)
+        tables += [(db, n, ex.run.hms.raw("get_table", db, n)) for n in sorted(names)]
+    sources = [(db, n, t) for db, n, t in tables if t.partitionKeys and ex.partition_names(db, n)]
+    if not sources:
+        return None
+    db, name, source = ex.rng.choice(sources)
+    twins = [(d, n) for d, n, t in tables if _schema(t) == _schema(source) and (d, n) != (db, name)]
+    free = [(d, n) for d in existing_dbs for n in TABLES[:2] if (d, n) not in {(d2, n2) for d2, n2, _ in tables}]
+    if twins and (not free or ex.rng.random() < 0.7):
+        dest_db, dest = ex.rng.choice(twins)
+    elif free:
+        # A table of the source's schema: a step of its own, compared and read back as any other. The pool's
+        # tables seldom share one (12 shapes), and a random exchange between two that do not Hive refuses.
+        dest_db, dest = ex.rng.choice(free)
+        twin = _new_table(ex, dest_db, dest, list(source.partitionKeys), list(source.sd.cols))
+        check_reads(ex, do_step(ex, ("create_table", (twin,), [(dest_db, dest)])))
+        ex.run.steps += 1
+    else:
+        return None
+    keys = [k.name for k in source.partitionKeys]
+    names = ex.partition_names(db, name)
+    taken = set(ex.partition_names(dest_db, dest))
+
+    def moving(name: str, count: int) -> list[str]:  # the source's partitions a specification names
+        return [n for n in names if n.split("/")[:count] == name.split("/")[:count]]
+    specs = [(n, count) for n in names for count in range(1, len(keys) + 1)]
+    allowed = [(n, count) for n, count in specs if not taken.intersection(moving(n, count))]
+    partition, count = ex.rng.choice(allowed if allowed and ex.rng.random() < 0.8 else specs)
+    values = [unescape(kv.split("=", 1)[1]) for kv in partition.split("/")]
+    spec = dict(zip(keys[:count], values[:count]))
+    if len(keys) > 1 and ex.rng.random() < 0.1:
+        spec = {keys[1]: values[1]}  # not the first keys: refused by both
+    else:
+        # Hive 2.3 moves the files by renaming one directory, <source table's location>/<the specification's
+        # name> (HiveMetaStore.exchange_partitions), and fails when there is none (a FileNotFoundException,
+        # MetaException) after it has checked everything else. Hive's add_partition made that directory for a
+        # partition at its default place, but not for one placed elsewhere, nor under a location the table
+        # was given later: in a real warehouse such a partition's files are not where Hive 2.3 looks either,
+        # and it refuses the exchange that the gateway makes (moving each partition's own directory from its
+        # default place, or leaving it where it is, placed elsewhere: EXCHANGED_IN_PLACE). That refusal is
+        # Hive's, and every later read would show the exchange made on one side only, so it is left out of
+        # the draws (see the module's note): the directory is made here, on Hive's side only, before the
+        # call. Not on the gateway's: it needs none (it moves a partition's directory when there is one, and
+        # exchanges a partition without one all the same), and its directories stay those its own writes
+        # made, so that what it does with them (a move, or its refusal to move onto one that exists) is
+        # compared with what Hive does with its own.
+        local = source.sd.location.removeprefix("file:")
+        directory = os.path.join(local, part_name(tuple(keys[:count]), values[:count]))
+        if not os.path.isdir(directory):
+            os.makedirs(directory)
+            ex.log.append(f"(made Hive's directory {directory.removeprefix(ex.run.hms.warehouse)} first)")
+    if ex.rng.random() < 0.1:
+        db, dest_db = db.upper(), dest_db.upper()
+    return "exchange_partition", (spec, db, name, dest_db, dest), [(db, name), (dest_db, dest)]
+
+
+def _exchange_at_random(ex: Example) -> Step:
     db, name = ex.db_table()
     dest_db, dest = ex.db(), ex.table()
     keys, values = ex.existing_or_new_values(db, name)
@@ -822,11 +919,12 @@ MARK_TAKEN_AWAY = ("an altered or renamed partition (or table) has no COLUMN_STA
                    "files and stored at an earlier alter, and keeps the mark when they are the same; the gateway "
                    "reads no files and stores none, so it takes the mark away (hive/stats_accuracy.py "
                    "after_partition_alter): the safe side, an engine reads the data instead of trusting statistics")
-EXCHANGED_IN_PLACE = ("an exchanged partition of an external table, or one placed outside its default directory, "
-                      "stays where it is (store/placement.py exchanged_location; README: an external table's files "
-                      "are never touched); Hive 2.3 moves the source's directory of the specification's values to "
-                      "the destination's, external tables' too, and records every exchanged partition at its "
-                      "default place there, also one placed elsewhere whose files it did not move")
+EXCHANGED_IN_PLACE = ("an exchanged partition of an external table, or one placed outside its default directory "
+                      "(by a step, or left where it was by an earlier exchange of this kind), stays where it is "
+                      "(store/placement.py exchanged_location; README: an external table's files are never "
+                      "touched); Hive 2.3 moves the source's directory of the specification's values to the "
+                      "destination's, external tables' too, and records every exchanged partition at its default "
+                      "place there, also one placed elsewhere whose files it did not move")
 RENAMED_IN_PLACE = ("a renamed partition of a managed table placed outside its default directory stays where it is "
                     "(store/placement.py renamed_partition_location: the caller placed it); Hive 2.3 moves it to "
                     "the new name's default directory")
@@ -886,8 +984,10 @@ def do_step(ex: Example, step: str | Step) -> list[tuple[str, str]]:
     if method == "exchange_partition" and outcome == "OK":
         _, db, name, dest_db, dest = args
         into = (dest_db.lower(), dest.lower())
-        ex.exchanged[into] = ex.exchanged.get(into, False) or any(
-            _external(ex, d, n) for d, n in ((db, name), (dest_db, dest)))
+        # (or the source's own were exchanged in so before: the gateway left them where they were, which is
+        # not their default place under the source, so they stay there again)
+        ex.exchanged[into] = ex.exchanged.get(into, False) or ex.exchanged.get((db.lower(), name.lower()), False) \
+            or any(_external(ex, d, n) for d, n in ((db, name), (dest_db, dest)))
     return touched
 
 

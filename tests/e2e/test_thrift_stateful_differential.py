@@ -953,7 +953,7 @@ MARK_TAKEN_AWAY = ("an altered or renamed partition (or table) has no COLUMN_STA
                    "after_partition_alter): the safe side, an engine reads the data instead of trusting statistics")
 EXCHANGED_IN_PLACE = ("an exchanged partition of an external table, or one outside its default directory (placed "
                       "by a step, left there by an alter of its table's location or by an earlier exchange of this "
-                      "kind), stays where it is "
+                      "kind), stays where it is, also when its table is renamed later "
                       "(store/placement.py exchanged_location; README: an external table's files are never "
                       "touched); Hive 2.3 moves the source's directory of the specification's values to the "
                       "destination's, external tables' too, and records every exchanged partition at its default "
@@ -1019,6 +1019,13 @@ def do_step(ex: Example, step: str | Step) -> list[tuple[str, str]]:
         _, db, name, dest_db, dest = args
         into = (dest_db.lower(), dest.lower())
         ex.exchanged[into] = ex.exchanged.get(into, False) or in_place
+    if base_method(method) in ("alter_table", "alter_table_with_cascade") and outcome == "OK" \
+            and args[2].what in ("rename", "move") and len(touched) == 2:
+        # The mark goes with a renamed (or moved) table: Hive moves the partitions under the table's directory,
+        # which on its side the exchanged ones are, where the gateway's stay where the exchange left them.
+        old, new = ((d.lower(), n.lower()) for d, n in touched)
+        if old != new and old in ex.exchanged:
+            ex.exchanged[new] = ex.exchanged.pop(old) or ex.exchanged.get(new, False)
     return touched
 
 

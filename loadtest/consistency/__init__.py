@@ -37,9 +37,9 @@ for several seconds; 15% of reads outside txns reuse a snapshot up to ~30 sessio
 caches answer from older versions, or, after version GC, refuse as "snapshot too old" like PostgreSQL).
 Each read goes to every caching gateway (concurrently) and then to the oracle; the parsed responses (or
 the gRPC status code and message) must be equal. Gateways are asked first: a version GC between the
-two can only turn a right gateway answer into an oracle "snapshot too old" (counted as `gc_race`, not a
-violation, and only outside txns); the reverse order would be a violation. Inside reader txns
-"snapshot too old" is always a violation.
+two can only turn a right gateway answer (the objects, or that the snapshot had no table of the name read)
+into an oracle "snapshot too old" (counted as `gc_race`, not a violation, and only outside txns); the
+reverse order would be a violation. Inside reader txns "snapshot too old" is always a violation.
 
 Over Hive's Thrift API too (thrift_side.py). Every gateway process, the oracle included, also serves
 Hive's metastore Thrift API (its "Hive Thrift API on HOST:PORT" line gives the address). A share of

@@ -132,6 +132,11 @@ class ConsistencyReport:
 # -- answers ------------------------------------------------------------------------------------------
 
 
+# store/catalog.py resolve_table's refusal of a name the snapshot's table did not have then (read under
+# the name it is renamed to, say), the same over both protocols.
+NOT_IN_SNAPSHOT = "does not exist in this snapshot"
+
+
 @dataclass(frozen=True)
 class Outcome:
     """A read's answer: the parsed response, or the gRPC status code and message."""
@@ -147,6 +152,12 @@ class Outcome:
     @property
     def too_old(self) -> bool:
         return self.code == C.FAILED_PRECONDITION and "snapshot too old" in self.details
+
+    @property
+    def of_the_snapshot(self) -> bool:
+        """An answer the snapshot's versions decide (its objects, or that it had no table of that name),
+        which a later version GC turns into "snapshot too old"."""
+        return self.ok or (self.code == C.NOT_FOUND and NOT_IN_SNAPSHOT in self.details)
 
     def same(self, other: "Outcome") -> bool:
         if self.ok != other.ok:

@@ -17,7 +17,7 @@ from thriftpy2.thrift import TApplicationException, TException
 from thriftpy2.transport import TTransportException
 
 from gateway.thrift.idl import SERVICE, hms
-from loadtest.consistency.model import DB, DS_VALUES, HOURS, part_name
+from loadtest.consistency.model import DB, DS_VALUES, HOURS, NOT_IN_SNAPSHOT, part_name
 from loadtest.harness import CALL_TIMEOUT_S, Endpoint
 from protos.metastore.v1 import catalog_pb2 as pb
 
@@ -53,6 +53,11 @@ class ThriftOutcome:
     @property
     def too_old(self) -> bool:
         return not self.ok and "snapshot too old" in self.details
+
+    @property
+    def of_the_snapshot(self) -> bool:
+        """As Outcome.of_the_snapshot."""
+        return self.ok or (self.error == "NoSuchObjectException" and NOT_IN_SNAPSHOT in self.details)
 
     def same(self, other: "ThriftOutcome") -> bool:
         if self.ok != other.ok:

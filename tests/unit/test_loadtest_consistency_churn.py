@@ -47,3 +47,17 @@ def test_only_a_racing_drop_excuses_a_disagreement_and_never_a_too_old_in_a_txn(
     assert [v.kind for v in judge.violations] == ["mismatch", "mismatch"]
     judge._judge("churn_reader_txn", "GetTable", "r", ["gw1"], [TOO_OLD], TOO_OLD, in_txn=True, racy=racy)
     assert [v.kind for v in judge.violations][-1] == "too_old_in_txn"
+
+
+def test_a_version_gc_between_the_reads_excuses_an_answer_of_the_snapshot_outside_txns_only() -> None:
+    """The gateways are asked first: a GC then can turn what the snapshot had, objects or no table of that name
+    (read under the name it was renamed to later), into the oracle's "snapshot too old" (consistency seed 113
+    with the abort clean-up settings: all three gateways NOT_FOUND, the oracle too old, for a
+    ListPartitionNames of cons.c0_renamed). Any other refusal, or one in a txn, is still a violation."""
+    judge = _judge()
+    judge._judge("churn_snapshot", "ListPartitionNames", "r", ["gw1", "gw2"], [NOT_FOUND, Outcome(reply=1)], TOO_OLD,
+                 in_txn=False)
+    assert judge.counts["gc_race"] == 2 and not judge.violations
+    judge._judge("churn_snapshot", "GetTable", "r", ["gw1"], [GONE], TOO_OLD, in_txn=False)
+    judge._judge("churn_reader_txn", "GetTable", "r", ["gw1"], [NOT_FOUND], TOO_OLD, in_txn=True)
+    assert [v.kind for v in judge.violations] == ["mismatch", "mismatch"]

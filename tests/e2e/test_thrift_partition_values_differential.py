@@ -47,7 +47,7 @@ from gateway.thrift.idl import hms
 from hive.names import escape_path_name
 from loadtest.hms import hms_unavailable_reason
 from tests.e2e.test_thrift_filter_differential import KEY_CASE as FILTER_KEY_CASE_FEATURE
-from tests.e2e.test_thrift_filter_differential import LIKE
+from tests.e2e.test_thrift_filter_differential import LIKE, TRAILING_SPACE, _is_default_difference
 from tests.e2e.test_thrift_filter_differential import (DB, FEW, PHASES, TABLES, Drawn, World, _both_gateways, _name,
                                                        _note, _raised, _upto, _values, check_filter, drawn_filters,
                                                        world)
@@ -186,6 +186,16 @@ async def check_filtered(world: World, table: str, drawn: Drawn, keys: list[str 
     _note(world, f"values by filter: Hive {outcome}")
     if theirs[0] == their_by_filter or (_raised(theirs[0]) and _raised(their_by_filter)):
         await check_filter(world, table, drawn, few)  # the two servers' get_partitions_by_filter, compared
+        return
+    if TRAILING_SPACE in drawn.features:
+        # Hive's values come from a JDO query of the names, which compares a literal ending with a space
+        # exactly, as the gateway does; its get_partitions_by_filter's Derby pads (`"a "` equals `a` there
+        # only: the filter test's TRAILING_SPACE). So the gateway's values are Hive's values, but for the
+        # partitions with a string key's default partition, which the gateway's filters never select (the
+        # filter test's first listed difference). Found by the soak, seed 14019.
+        assert ours[0] == theirs[0] or _is_default_difference(table, drawn, ours[0], theirs[0]), \
+            f"{text!r}: the gateway's values {ours[0]!r}, Hive's {theirs[0]!r}"
+        _note(world, f"values by filter: {TRAILING_SPACE}, compared with Hive's values")
         return
     # Hive's name query compares `=`, `<>` and IN with the name made of the key as the filter writes it
     # (the filter test's KEY_CASE, there only in a filter with LIKE, here in any): the filter as declared.

@@ -38,6 +38,7 @@ $(STAMP): pyproject.toml setup.py store/cache/_frames.c
 ## differentials, the Hive peer of bench-txns): Debian's /usr/share/java/postgresql.jar when installed, or else the
 ## same jar taken from that Debian package into .venv (`apt-get download`, no root needed). Best effort: where
 ## neither works, those tests skip and say why.
+# (where loadtest/hms.py looks: VENV_JDBC_JAR)
 JDBC_JAR := $(VENV)/share/java/postgresql.jar
 jdbc-driver: $(STAMP)
 	@if [ -e /usr/share/java/postgresql.jar ] || [ -e $(JDBC_JAR) ]; then exit 0; fi; \

@@ -136,7 +136,7 @@ def hms_unavailable_reason() -> str | None:
 # same jar `make` takes from that package into the virtualenv (`apt-get download`, no root needed).
 SYSTEM_JDBC_JAR = Path("/usr/share/java/postgresql.jar")
 VENV_JDBC_JAR = Path(sys.prefix) / "share" / "java" / "postgresql.jar"
-POSTGRES_JDBC_JAR = SYSTEM_JDBC_JAR if SYSTEM_JDBC_JAR.exists() or not VENV_JDBC_JAR.exists() else VENV_JDBC_JAR
+POSTGRES_JDBC_JAR = next((jar for jar in (SYSTEM_JDBC_JAR, VENV_JDBC_JAR) if jar.exists()), SYSTEM_JDBC_JAR)
 
 # For a reference server in tests, where the JVM's start matters and its peak speed does not: the client
 # compiler only and the serial collector start Hive's metastore in about half the time (5 to 6 s against

@@ -683,6 +683,7 @@ def _exchange_between_twins(ex: Example) -> Step | None:
     partition, count = ex.rng.choice(allowed if allowed and ex.rng.random() < 0.8 else specs)
     values = [unescape(kv.split("=", 1)[1]) for kv in partition.split("/")]
     spec = dict(zip(keys[:count], values[:count]))
+    spec_directory = part_name(tuple(keys[:count]), values[:count])  # the one directory Hive 2.3 renames
     if len(keys) > 1 and ex.rng.random() < 0.1:
         spec = {keys[1]: values[1]}  # not the first keys: refused by both
     else:
@@ -691,7 +692,7 @@ def _exchange_between_twins(ex: Example) -> Step | None:
         except Exception:  # noqa: BLE001 - the table made for it was refused (the step's answers were compared)
             return None
         if not taken.intersection(moving(partition, count)) and _exchanged_in_place(ex, spec, db, name, dest_db, dest) \
-                and os.path.isdir(os.path.join(target, part_name(tuple(keys[:count]), values[:count]))):
+                and os.path.isdir(os.path.join(target, spec_directory)):
             # Hive 2.3 renames the source's directory onto <destination's location>/<the specification's name>,
             # external tables' too, and refuses the exchange when that exists (IOException 'The destination path
             # already exists', MetaException), where the gateway, which moves no partition of an external
@@ -714,7 +715,7 @@ def _exchange_between_twins(ex: Example) -> Step | None:
         # made, so that what it does with them (a move, or its refusal to move onto one that exists) is
         # compared with what Hive does with its own.
         local = source.sd.location.removeprefix("file:")
-        directory = os.path.join(local, part_name(tuple(keys[:count]), values[:count]))
+        directory = os.path.join(local, spec_directory)
         if not os.path.isdir(directory):
             os.makedirs(directory)
             ex.log.append(f"(made Hive's directory {directory.removeprefix(ex.run.hms.warehouse)} first)")

@@ -8,6 +8,7 @@ import grpc
 
 from loadtest.consistency.judge import Judge
 from loadtest.consistency.model import Outcome
+from loadtest.consistency.thrift_side import ThriftOutcome
 from loadtest.ddl_race import DdlRace
 
 C = grpc.StatusCode
@@ -61,3 +62,12 @@ def test_a_version_gc_between_the_reads_excuses_an_answer_of_the_snapshot_outsid
     judge._judge("churn_snapshot", "GetTable", "r", ["gw1"], [GONE], TOO_OLD, in_txn=False)
     judge._judge("churn_reader_txn", "GetTable", "r", ["gw1"], [NOT_FOUND], TOO_OLD, in_txn=True)
     assert [v.kind for v in judge.violations] == ["mismatch", "mismatch"]
+
+
+def test_over_thrift_the_snapshots_own_refusal_is_its_no_such_object() -> None:
+    """The same allowance over Hive's Thrift API, where the store's NotFound is a NoSuchObjectException (every
+    read the run makes declares one)."""
+    gone = "table cons.c0_renamed does not exist in this snapshot"
+    assert ThriftOutcome(error="NoSuchObjectException", details=gone).of_the_snapshot
+    assert ThriftOutcome(reply=[]).of_the_snapshot
+    assert not ThriftOutcome(error="MetaException", details="snapshot too old: ...").of_the_snapshot

@@ -19,6 +19,7 @@ from thriftpy2.thrift import TException
 from gateway.app import Gateway
 from store import catalog
 from store.catalog_store import CatalogStore
+from store.models import Partition
 from store.snapshot import ReadSnapshot
 from tests.builders import local_dir
 from tests.conftest import behind_a_held_write, running_gateway, wait_applied
@@ -158,3 +159,39 @@ async def test_an_exchange_moves_the_partition_as_a_concurrent_writer_left_it(
     assert (await exchanged).parameters["numRows"] == "42"
     _, (after,) = (await store.get_partitions_by_names("db", "dst", ["ds=2/hr=1"], latest)).value
     assert after.parameters["numRows"] == "42"
+
+
+async def test_an_exchange_waits_for_a_concurrent_add_under_its_specification_and_then_refuses(
+        env: tuple[ThriftClient, ThriftClient, Path, Gateway]) -> None:
+    """An add of dest's ds=1/hr=7, not yet committed when the exchange of {ds: 1} starts: the exchange
+    waits for it (dest's row, locked for update) and then sees it, as it would one after the other;
+    with both in share mode, both committed, and dest held a state Hive refuses to make."""
+    a, b, _, gw = env
+
+    async def add(conn: asyncpg.Connection) -> Any:
+        return await catalog.add_partitions(conn, "db", "dst", [Partition("db", "dst", ("1", "7"))],
+                                            if_not_exists=False)
+
+    exchanged = await behind_a_held_write(gw, add, lambda: a("exchange_partitions", {"ds": "1"}, "db", "src",
+                                                             "db", "dst"))
+    with pytest.raises(TException, match=r"db.dst already has partition 'ds=1/hr=7' of the specification 'ds=1'"):
+        await exchanged
+    await wait_applied(gw)
+    assert await b("get_partition_names", "db", "src", -1) == ["ds=1/hr=1", "ds=1/hr=2", "ds=2/hr=1"]
+    assert await b("get_partition_names", "db", "dst", -1) == ["ds=1/hr=7"]
+
+
+async def test_an_add_under_the_specification_waits_for_a_concurrent_exchange(
+        env: tuple[ThriftClient, ThriftClient, Path, Gateway]) -> None:
+    """The other order: the exchange of {ds: 1} holds dest, the add of ds=1/hr=7 waits and then lands
+    beside the exchanged partitions (Hive allows adding after an exchange)."""
+    a, b, _, gw = env
+
+    async def exchange(conn: asyncpg.Connection) -> Any:
+        return await catalog.exchange_partitions(conn, "db", "src", "db", "dst", ["ds=1/hr=1", "ds=1/hr=2"],
+                                                 relocate=False, specification="ds=1")
+
+    added = await behind_a_held_write(gw, exchange, lambda: a("append_partition", "db", "dst", ["1", "7"]))
+    assert (await added).values == ["1", "7"]
+    await wait_applied(gw)
+    assert await b("get_partition_names", "db", "dst", -1) == ["ds=1/hr=1", "ds=1/hr=2", "ds=1/hr=7"]

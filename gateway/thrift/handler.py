@@ -242,10 +242,15 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         return RawValue(TType.STRUCT, wire.table_struct(await self._table(dbname, tbl_name)))
 
     async def get_table_req(self, req: Any) -> RawValue:
-        """Hive 4 clients may pass their snapshot: then the write-id-checked read, as over gRPC."""
+        """Hive 4 clients may pass their snapshot: then the write-id-checked read, as over gRPC. With
+        getColumnStats, the table's column statistics as that snapshot sees them go in its colStats."""
         req = required(req, "req")
-        table = await self._table(req.dbName, req.tblName, snapshot_of(req))
-        return RawValue(TType.STRUCT, wire.struct_field(1, wire.table_struct(table)))  # GetTableResult
+        snapshot = snapshot_of(req)
+        table = await self._table(req.dbName, req.tblName, snapshot)
+        body = wire.table_struct(table)
+        if req.getColumnStats and (stats := await self.table_statistics_of(table, snapshot)) is not None:
+            body = body[:-1] + wire.struct_field(21, wire.encode(stats))  # Table.colStats, then the Table's stop
+        return RawValue(TType.STRUCT, wire.struct_field(1, body))  # GetTableResult
 
     async def _columns(self, db_name: str | None, table_name: str | None, *, with_keys: bool) -> list[Any]:
         table = await self._table(db_name, table_name)

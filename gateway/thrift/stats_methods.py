@@ -18,6 +18,7 @@ from gateway.config import Settings
 from gateway.thrift.convert import check_batch, required
 from gateway.thrift.idl import hms
 from gateway.thrift.snapshots import snapshot_of
+from hive import stats_accuracy
 from hive.column_stats import DECIMAL, FIELDS, ColumnStats
 from hive.names import normalize_identifier
 from store.cache.facade import CachedCatalog, table_key
@@ -25,6 +26,7 @@ from store.catalog_store import CatalogStore
 from store.column_stats import StatsUpdate
 from store.errors import InvalidArgument, NotFound
 from store.models import Table
+from store.snapshot import ReadSnapshot
 
 # kind -> (the union member's field name, its struct), read from the IDL: member `longStats` is kind "long".
 _MEMBERS = {spec[1].removesuffix("Stats"): (spec[1], spec[2]) for spec in hms.ColumnStatisticsData.thrift_spec.values()}
@@ -65,6 +67,14 @@ def stats_in(obj: Any) -> ColumnStats:
     member = getattr(data, _MEMBERS[kind][0])
     values = {name: _value_in(kind, name, getattr(member, name)) for name in FIELDS[kind]}
     return ColumnStats(column, obj.colType or "", kind, {k: v for k, v in values.items() if v is not None})
+
+
+def _statistics(db_name: str, table_name: str, part_name: str | None, found: list[ColumnStats]) -> Any:
+    """A ColumnStatistics of one table (`part_name` None) or partition, dated by its first column's
+    analysis, as Hive's ObjectStore dates it."""
+    desc = hms.ColumnStatisticsDesc(isTblLevel=part_name is None, dbName=db_name, tableName=table_name,
+                                    partName=part_name, lastAnalyzed=found[0].last_analyzed)
+    return hms.ColumnStatistics(statsDesc=desc, statsObj=[stats_out(s) for s in found])
 
 
 def stats_out(stats: ColumnStats) -> Any:
@@ -196,10 +206,19 @@ class StatsMethods:
         if not found:
             of = f"partition {part_name} of table" if part_name is not None else "table"
             raise NotFound(f"no statistics for column {column} of {of} {db}.{table}")
-        desc = hms.ColumnStatisticsDesc(isTblLevel=part_name is None, dbName=normalize_identifier(db, "database"),
-                                        tableName=normalize_identifier(table, "table"), partName=name,
-                                        lastAnalyzed=found[0].last_analyzed)
-        return hms.ColumnStatistics(statsDesc=desc, statsObj=[stats_out(found[0])])
+        return _statistics(normalize_identifier(db, "database"), normalize_identifier(table, "table"), name, found[:1])
+
+    async def table_statistics_of(self, table: Table, snapshot: ReadSnapshot) -> Any:
+        """Hive 4's get_table_req with getColumnStats: the table's statistics of the columns its
+        COLUMN_STATS_ACCURATE names (Hive's StatsSetupConst.getColumnsHavingStats), as `snapshot` sees
+        them; None when there are none, and Hive then leaves Table.colStats unset. A transactional
+        table's statistics are versioned by write id instead of marked (store/column_stats.py), so all
+        its columns' are asked for: the snapshot decides which are seen."""
+        _, marked = stats_accuracy.parse(table.parameters.get(stats_accuracy.STATS_ACCURATE))
+        columns = [c.name for c in table.columns] if table.is_acid else list(marked)
+        found = await self._catalog.table_column_stats(table.db_name, table.name, columns,
+                                                       snapshot) if columns else []
+        return _statistics(table.db_name, table.name, None, found) if found else None
 
     async def get_table_column_statistics(self, db_name: str, tbl_name: str, col_name: str) -> Any:
         return await self._one_column(db_name, tbl_name, None, col_name)

@@ -246,6 +246,8 @@ struct Table {
   15: bool rewriteEnabled,
   18: PrincipalType ownerType = 1,
   19: i64 writeId = -1,
+  // Hive 4: set in get_table_req's answer when getColumnStats asks for it.
+  21: ColumnStatistics colStats,
   25: i64 id = -1,
 }
 
@@ -346,6 +348,10 @@ struct GetTableRequest {
   3: ClientCapabilities capabilities,
   4: string catName,
   6: string validWriteIdList,
+  7: bool getColumnStats,
+  8: list<string> processorCapabilities,
+  9: string processorIdentifier,
+  10: string engine = "hive",
   11: i64 id = -1,
 }
 

@@ -4,6 +4,7 @@ its HiveMetaStoreClient sends them (standalone-metastore/metastore-common/.../Hi
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -159,7 +160,8 @@ async def test_hive4_describe_reads_the_table_with_fields_the_idl_does_not_decla
     """Test only. DESCRIBE [EXTENDED|FORMATTED] (DescTableOperation.getTable) reads the table through
     Hive.getTable(db, t, metaRef, false, false, getColumnStats=false) -> HiveMetaStoreClient.getTable
     (GetTableRequest), which also sets processorCapabilities (8) and processorIdentifier (9) and, with
-    getColumnStats, engine (10): fields the gateway's IDL does not declare, which its decoder skips."""
+    getColumnStats, engine (10): the gateway reads getColumnStats only. Its answer's Table may hold
+    fields this client's IDL does not declare (colStats), which its decoder skips."""
     idl = tmp_path / "hive4_get_table.thrift"
     idl.write_text(_HIVE4_GET_TABLE)
     side = thriftpy2.load(str(idl), module_name="hive4_get_table_thrift")
@@ -176,3 +178,30 @@ async def test_hive4_describe_reads_the_table_with_fields_the_idl_does_not_decla
                 assert (got.table.dbName, got.table.tableName) == ("db", "t")
         finally:
             raw.close()
+
+
+async def test_hive4_get_table_req_answers_the_column_statistics_when_asked(pg_dsn: str) -> None:
+    """HiveMetaStoreClient.getTable(db, t, getColumnStats=true, engine) (Hive's TestStats checks it so):
+    the statistics of the columns the table's COLUMN_STATS_ACCURATE names go in Table.colStats, and
+    none are sent when not asked for or when there are none."""
+    async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as call:
+        await call("create_table", thrift_table("t"))
+
+        async def col_stats(asked: bool = True) -> Any:
+            return (await call("get_table_req", hms.GetTableRequest(
+                dbName="db", tblName="t", getColumnStats=asked, engine="hive"))).table.colStats
+
+        assert await col_stats() is None
+        await call("update_table_column_statistics", hms.ColumnStatistics(
+            statsDesc=hms.ColumnStatisticsDesc(isTblLevel=True, dbName="db", tableName="t"),
+            statsObj=[hms.ColumnStatisticsObj(colName="id", colType="bigint", statsData=hms.ColumnStatisticsData(
+                longStats=hms.LongColumnStatsData(lowValue=-3, highValue=70, numNulls=1, numDVs=12)))]))
+        got = await col_stats()
+        assert (got.statsDesc.isTblLevel, got.statsDesc.dbName, got.statsDesc.tableName) == (True, "db", "t")
+        assert got.statsDesc.lastAnalyzed > 0
+        (obj,) = got.statsObj
+        assert (obj.colName, obj.colType, obj.statsData.longStats) == ("id", "bigint", hms.LongColumnStatsData(
+            lowValue=-3, highValue=70, numNulls=1, numDVs=12))
+        assert await col_stats(asked=False) is None
+        await call("delete_table_column_statistics", "db", "t", "id")
+        assert await col_stats() is None

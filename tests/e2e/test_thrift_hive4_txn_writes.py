@@ -228,3 +228,43 @@ async def _allocate_for(call: ThriftClient, txn: int, table_name: str) -> int:
     (allocated,) = (await call("allocate_table_write_ids", hms.AllocateTableWriteIdsRequest(
         dbName="db", tableName=table_name, txnIds=[txn]))).txnToWriteIds
     return int(allocated.writeId)
+
+
+async def test_hive4_get_table_req_with_column_stats_answers_them_as_its_snapshot_sees_them(
+        call: ThriftClient) -> None:
+    """Hive 4's HiveMetaStoreClient.getTable(cat, db, t, validWriteIdList, getColumnStats=true, engine):
+    the table's statistics come in Table.colStats as the snapshot sees them: a txn's own at once,
+    another reader's only once the txn has committed (a transactional table's statistics are versioned
+    by write id, not marked in COLUMN_STATS_ACCURATE)."""
+
+    async def snapshot_of(txn: int) -> str:
+        txns = hive_txn_list(await call("get_open_txns_req", hms.GetOpenTxnsRequest(excludeTxnTypes=[2])), txn)
+        (ids,) = (await call("get_valid_write_ids", hms.GetValidWriteIdsRequest(
+            fullTableNames=["db.t"], validTxnList=txns))).tblValidWriteIds
+        return hive_write_id_list(ids)
+
+    table_id = (await call("get_table_req", hms.GetTableRequest(dbName="db", tblName="t"))).table.id
+
+    async def stats_seen(snapshot: str | None) -> Any:
+        return (await call("get_table_req", hms.GetTableRequest(
+            dbName="db", tblName="t", catName="hive", validWriteIdList=snapshot, getColumnStats=True,
+            engine="hive", id=table_id if snapshot else -1))).table.colStats
+
+    assert await stats_seen(None) is None  # none written: Hive leaves it unset
+    txn = await _open(call)
+    write_id = (await _allocate(call, txn))[txn]
+    own = await snapshot_of(txn)
+    assert await call("set_aggr_stats_for", hms.SetPartitionsStatsRequest(colStats=[hms.ColumnStatistics(
+        statsDesc=hms.ColumnStatisticsDesc(isTblLevel=True, dbName="db", tableName="t"),
+        statsObj=[hms.ColumnStatisticsObj(colName="id", colType="bigint", statsData=hms.ColumnStatisticsData(
+            longStats=hms.LongColumnStatsData(lowValue=1, highValue=9, numNulls=0, numDVs=9)))])],
+        writeId=write_id, validWriteIdList=own, engine="hive"))
+    others = await snapshot_of(0)
+    seen = await stats_seen(own)
+    assert (seen.statsDesc.isTblLevel, seen.statsDesc.dbName, seen.statsDesc.tableName) == (True, "db", "t")
+    assert [(o.colName, o.statsData.longStats.highValue) for o in seen.statsObj] == [("id", 9)]
+    assert await stats_seen(others) is None
+    await call("commit_txn", hms.CommitTxnRequest(txnid=txn))
+    assert [o.colName for o in (await stats_seen(await snapshot_of(0))).statsObj] == ["id"]
+    plain = await call("get_table_req", hms.GetTableRequest(dbName="db", tblName="t", catName="hive"))
+    assert plain.table.colStats is None  # only when asked for

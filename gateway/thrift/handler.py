@@ -696,9 +696,20 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         return self._list(await self._listed_by_names(db_name, tbl_name, names or []))
 
     async def get_partitions_by_names_req(self, req: Any) -> RawValue:
+        """With get_col_stats (Hive 4), each partition's column statistics as the snapshot sees them go
+        in its colStats (StatsMethods.partition_statistics_of)."""
         req = required(req, "req")
-        found = await self._listed_by_names(req.db_name, req.tbl_name, req.names or [], snapshot_of(req))
-        return RawValue(TType.STRUCT, wire.partition_list_field(1, found.table, found.versions))
+        snapshot = snapshot_of(req)
+        found = await self._listed_by_names(req.db_name, req.tbl_name, req.names or [], snapshot)
+        if not (req.get_col_stats and found.versions):
+            return RawValue(TType.STRUCT, wire.partition_list_field(1, found.table, found.versions))
+        elements = [wire.partition_element(found.table, v) for v in found.versions]
+        partitions = [wire.decode(e, hms.Partition()) for e in elements]
+        stats = await self.partition_statistics_of(found.table, partitions, snapshot)
+        names = [convert.partition_name(found.table, v.values) for v in found.versions]
+        return RawValue(TType.STRUCT, wire.list_field(1, wire.struct_list(  # GetPartitionsByNamesResult
+            [e if name not in stats else e[:-1] + wire.struct_field(12, wire.encode(stats[name]))  # Partition.colStats
+             for name, e in zip(names, elements)])))
 
     # Hive 4's request shapes of the reads above: their snapshot, when they carry one, is the
     # write-id-checked read (as over gRPC); without one, the latest committed state.

@@ -12,9 +12,10 @@ numbers (days, seconds, unscaled bytes and scale).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from gateway.config import Settings
+from gateway.thrift import convert
 from gateway.thrift.convert import check_batch, required
 from gateway.thrift.idl import hms
 from gateway.thrift.snapshots import snapshot_of
@@ -67,6 +68,14 @@ def stats_in(obj: Any) -> ColumnStats:
     member = getattr(data, _MEMBERS[kind][0])
     values = {name: _value_in(kind, name, getattr(member, name)) for name in FIELDS[kind]}
     return ColumnStats(column, obj.colType or "", kind, {k: v for k, v in values.items() if v is not None})
+
+
+def _columns_having_stats(table: Table, parameters: Mapping[str, str]) -> set[str]:
+    """The columns whose statistics Hive 4 answers with a table or partition read (its
+    StatsSetupConst.getColumnsHavingStats of these parameters); all of a transactional table's."""
+    if table.is_acid:
+        return {c.name for c in table.columns}
+    return set(stats_accuracy.parse(parameters.get(stats_accuracy.STATS_ACCURATE))[1])
 
 
 def _statistics(db_name: str, table_name: str, part_name: str | None, found: list[ColumnStats]) -> Any:
@@ -208,15 +217,28 @@ class StatsMethods:
             raise NotFound(f"no statistics for column {column} of {of} {db}.{table}")
         return _statistics(normalize_identifier(db, "database"), normalize_identifier(table, "table"), name, found[:1])
 
+    async def partition_statistics_of(self, table: Table, partitions: Sequence[Any],
+                                      snapshot: ReadSnapshot) -> dict[str, Any]:
+        """Hive 4's get_partitions_by_names_req with get_col_stats: partition name -> its statistics (a
+        ColumnStatistics) of the columns its COLUMN_STATS_ACCURATE names, as `snapshot` sees them (all the
+        table's columns for a transactional table, as `table_statistics_of`); a partition without any is
+        left out, as Hive leaves its colStats unset. `partitions` are Thrift Partitions of `table`."""
+        wanted = {convert.partition_name(table, p.values): _columns_having_stats(table, p.parameters or {})
+                  for p in partitions}
+        columns = sorted(set().union(*wanted.values()))
+        found = await self._catalog.partition_column_stats(table.db_name, table.name, list(wanted), columns,
+                                                           snapshot) if columns else {}
+        return {name: _statistics(table.db_name, table.name, name, kept)
+                for name, stats in found.items() if (kept := [s for s in stats if s.column in wanted[name]])}
+
     async def table_statistics_of(self, table: Table, snapshot: ReadSnapshot) -> Any:
         """Hive 4's get_table_req with getColumnStats: the table's statistics of the columns its
         COLUMN_STATS_ACCURATE names (Hive's StatsSetupConst.getColumnsHavingStats), as `snapshot` sees
         them; None when there are none, and Hive then leaves Table.colStats unset. A transactional
         table's statistics are versioned by write id instead of marked (store/column_stats.py), so all
         its columns' are asked for: the snapshot decides which are seen."""
-        _, marked = stats_accuracy.parse(table.parameters.get(stats_accuracy.STATS_ACCURATE))
-        columns = [c.name for c in table.columns] if table.is_acid else list(marked)
-        found = await self._catalog.table_column_stats(table.db_name, table.name, columns,
+        columns = _columns_having_stats(table, table.parameters)
+        found = await self._catalog.table_column_stats(table.db_name, table.name, sorted(columns),
                                                        snapshot) if columns else []
         return _statistics(table.db_name, table.name, None, found) if found else None
 

@@ -47,6 +47,12 @@ def encode(value: Any) -> bytes:
     return bytes(out.getvalue())
 
 
+def decode(data: bytes, into: T) -> T:
+    """The struct `data` holds (stop byte included), read into `into`."""
+    TCyBinaryProtocol(TCyMemoryBuffer(data)).read_struct(into)
+    return into
+
+
 def partition_body(p: Partition) -> tuple[bytes, bool]:
     """`p`'s cached Thrift bytes and whether they hold columns of its own (see the module note)."""
     own = p.columns is not None
@@ -111,9 +117,14 @@ table_parts = ByIdentity(_table_parts)
 table_struct = ByIdentity(lambda table: encode(convert.table_to_thrift(table)))
 
 
+def struct_list(structs: Sequence[bytes]) -> bytes:
+    """A `list<...>` value of these struct values."""
+    return _LIST.pack(TType.STRUCT, len(structs)) + b"".join(structs)
+
+
 def table_list(tables: Sequence[Table]) -> bytes:
     """A `list<Table>` value."""
-    return _LIST.pack(TType.STRUCT, len(tables)) + b"".join(table_struct(t) for t in tables)
+    return struct_list([table_struct(t) for t in tables])
 
 
 def list_field(field_id: int, value: bytes) -> bytes:

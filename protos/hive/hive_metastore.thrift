@@ -261,6 +261,8 @@ struct Partition {
   7: map<string,string> parameters,
   8: PrincipalPrivilegeSet privileges,
   10: i64 writeId = -1,
+  // Hive 4: set in get_partitions_by_names_req's answer when get_col_stats asks for it.
+  12: ColumnStatistics colStats,
 }
 
 struct EnvironmentContext {

@@ -205,3 +205,34 @@ async def test_hive4_get_table_req_answers_the_column_statistics_when_asked(pg_d
         assert await col_stats(asked=False) is None
         await call("delete_table_column_statistics", "db", "t", "id")
         assert await col_stats() is None
+
+
+async def test_hive4_get_partitions_by_names_req_answers_each_partitions_column_statistics_when_asked(
+        pg_dsn: str) -> None:
+    """GetPartitionsByNamesRequest.get_col_stats (Hive's TestStats reads each partition so): each
+    partition's statistics of the columns its own COLUMN_STATS_ACCURATE names go in its colStats; one
+    without any, and every one when not asked, has none."""
+    async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as call:
+        await call("create_table", thrift_table("t", keys=["ds"]))
+        for day in ("1", "2", "3"):
+            await call("append_partition", "db", "t", [day])
+        for day, high in (("1", 10), ("3", 30)):
+            await call("update_partition_column_statistics", hms.ColumnStatistics(
+                statsDesc=hms.ColumnStatisticsDesc(isTblLevel=False, dbName="db", tableName="t", partName=f"ds={day}"),
+                statsObj=[hms.ColumnStatisticsObj(colName="id", colType="bigint", statsData=hms.ColumnStatisticsData(
+                    longStats=hms.LongColumnStatsData(lowValue=0, highValue=high, numNulls=0, numDVs=3)))]))
+        unmarked = await call("get_partition", "db", "t", ["3"])  # its statistics stay, no longer marked
+        unmarked.parameters = {k: v for k, v in unmarked.parameters.items() if k != "COLUMN_STATS_ACCURATE"}
+        await call("alter_partition", "db", "t", unmarked)
+
+        async def col_stats(asked: bool = True) -> list[Any]:
+            got = (await call("get_partitions_by_names_req", hms.GetPartitionsByNamesRequest(
+                db_name="db", tbl_name="t", names=["ds=3", "ds=2", "ds=1"], get_col_stats=asked,
+                engine="hive"))).partitions
+            return [p.colStats for p in sorted(got, key=lambda p: p.values, reverse=True)]
+
+        three, two, one = await col_stats()
+        assert (three, two) == (None, None)
+        assert (one.statsDesc.isTblLevel, one.statsDesc.tableName, one.statsDesc.partName) == (False, "t", "ds=1")
+        assert [(o.colName, o.statsData.longStats.highValue) for o in one.statsObj] == [("id", 10)]
+        assert await col_stats(asked=False) == [None, None, None]

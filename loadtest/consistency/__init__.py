@@ -38,7 +38,8 @@ caches answer from older versions, or, after version GC, refuse as "snapshot too
 Each read goes to every caching gateway (concurrently) and then to the oracle; the parsed responses (or
 the gRPC status code and message) must be equal. Gateways are asked first: a version GC between the
 two can only turn a right gateway answer (the objects, or that the snapshot had no table of the name read)
-into an oracle "snapshot too old" (counted as `gc_race`, not a violation, and only outside txns); the
+into an oracle "snapshot too old" (counted as `gc_race`, not a violation, and only outside txns), or
+move the GC watermark that both sides' "snapshot too old" names further on (the same refusal); the
 reverse order would be a violation. Inside reader txns "snapshot too old" is always a violation.
 
 Over Hive's Thrift API too (thrift_side.py). Every gateway process, the oracle included, also serves

@@ -71,3 +71,23 @@ def test_over_thrift_the_snapshots_own_refusal_is_its_no_such_object() -> None:
     assert ThriftOutcome(error="NoSuchObjectException", details=gone).of_the_snapshot
     assert ThriftOutcome(reply=[]).of_the_snapshot
     assert not ThriftOutcome(error="MetaException", details="snapshot too old: ...").of_the_snapshot
+
+
+def test_a_version_gc_between_the_reads_moves_the_watermark_a_too_old_refusal_names() -> None:
+    """Consistency seed 115 with the abort clean-up settings: the three gateways refused a snapshot of
+    cons.a1 as too old with "versions up to write id 43", the oracle, asked after them, with 45. The same
+    refusal; a gateway naming a later watermark than the oracle's would have seen GC go backwards."""
+    def too_old(mark: int) -> Outcome:
+        return Outcome(code=C.FAILED_PRECONDITION, details=f"snapshot too old for cons.a1: versions up to write id "
+                                                            f"{mark} were garbage-collected after this snapshot")
+
+    judge = _judge()
+    judge._judge("old_snapshot", "GetPartitionsByFilter", "r", ["gw1", "gw2"], [too_old(43), too_old(45)],
+                 too_old(45), in_txn=False)
+    assert judge.counts["too_old_both"] == 2 and not judge.violations
+    thrift_too_old = ThriftOutcome(error="MetaException", details=too_old(43).details)
+    judge._judge("thrift_old_snapshot", "get_partitions_req", "r", ["gw1"], [thrift_too_old],
+                 ThriftOutcome(error="MetaException", details=too_old(45).details), in_txn=False)
+    assert judge.counts["too_old_both"] == 3 and not judge.violations
+    judge._judge("old_snapshot", "GetPartitionsByFilter", "r", ["gw1"], [too_old(46)], too_old(45), in_txn=False)
+    assert [v.kind for v in judge.violations] == ["mismatch"]

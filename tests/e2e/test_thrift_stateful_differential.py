@@ -878,8 +878,8 @@ def _cascaded(ours: Any, theirs: Any, *, renamed: bool, altered: bool, used: set
     gateway does not (collecting the reasons in `used`): a renamed partition placed outside its default
     directory (a step's location) moved to its default one, an exchanged one of an external table, or placed
     elsewhere, given its default one under the destination (`exchanged`: Example.exchanged), an empty
-    COLUMN_STATS_ACCURATE on one side only (EMPTY_MARK), and none on the gateway's side only after an alter
-    (MARK_TAKEN_AWAY)."""
+    COLUMN_STATS_ACCURATE on one side only (EMPTY_MARK), and none on the gateway's side only after an alter, or
+    the columns' flags alone where Hive's mark has BASIC_STATS beside them (MARK_TAKEN_AWAY)."""
     exchanged = exchanged or {}
     if isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
         def order(x: Any) -> str:
@@ -912,7 +912,22 @@ def _cascaded(ours: Any, theirs: Any, *, renamed: bool, altered: bool, used: set
         mine, theirs = ({**x, "parameters": {k: v for k, v in x["parameters"].items() if k != mark}}
                         for x in (mine, theirs))
         used.add(EMPTY_MARK if {ours_mark, hive_mark} == {None, "{}"} else MARK_TAKEN_AWAY)
+    elif altered and _basic_flag_taken_away(ours_mark, hive_mark):
+        # The same mark taken away, then columns' statistics written on both sides: Hive's mark keeps its
+        # BASIC_STATS beside the columns' flags, the gateway's has the columns' flags alone.
+        theirs = {**theirs, "parameters": {**theirs["parameters"], mark: ours_mark}}
+        used.add(MARK_TAKEN_AWAY)
     return bool(mine == theirs)
+
+
+def _basic_flag_taken_away(ours_mark: str | None, hive_mark: str | None) -> bool:
+    """Whether two COLUMN_STATS_ACCURATE marks differ only by Hive's `"BASIC_STATS":"true"`, absent here."""
+    try:
+        ours, hive = json.loads(ours_mark or ""), json.loads(hive_mark or "")
+    except ValueError:
+        return False
+    return (isinstance(ours, dict) and isinstance(hive, dict) and "BASIC_STATS" not in ours
+            and hive.get("BASIC_STATS") == "true" and {k: v for k, v in hive.items() if k != "BASIC_STATS"} == ours)
 
 
 def _at_default_place(location: str, values: list[str]) -> bool:

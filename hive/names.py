@@ -61,6 +61,12 @@ def normalize_identifier(name: str, what: str) -> str:
     return name.lower()
 
 
+def table_key(db_name: str, table_name: str) -> tuple[str, str]:
+    """A table's key, as the cache and the store's row locks order tables: (database, table), validated
+    and lower-cased."""
+    return normalize_identifier(db_name, "database"), normalize_identifier(table_name, "table")
+
+
 def split_catalog(name: str) -> tuple[str | None, str | None]:
     """Hive's MetaStoreUtils.parseDbName: (catalog, database) of a database name as Hive 3's and 4's
     clients send it in the calls whose arguments have no catalog of their own, `@cat#db`

@@ -1477,8 +1477,8 @@ async def exchange_partitions(
     # rename) of another partition under it, which holds the table row in share mode, either commits
     # first and the check sees it, or waits for the exchange: never both. The two rows are locked in
     # name order, so two exchanges between the same tables in opposite directions queue, not deadlock.
-    in_order = sorted([(_table_key(source_db, source_name), "share", "source"),
-                       (_table_key(dest_db, dest_name), "update" if specification else "share", "dest")])
+    in_order = sorted([(n.table_key(source_db, source_name), "share", "source"),
+                       (n.table_key(dest_db, dest_name), "update" if specification else "share", "dest")])
     tables = {role: await get_table(conn, db, name, lock=lock) for (db, name), lock, role in in_order}
     source, dest = tables["source"], tables["dest"]
     check_exchangeable(source, dest)
@@ -1501,10 +1501,6 @@ async def exchange_partitions(
     found_at = {d.name: d.location for d in dropped.value.partitions}
     await _moved(move_locations, [(found_at[p.name], p.sd.location) for p in added.value])
     return Outcome(added.value, (*dropped.events, *added.events))
-
-
-def _table_key(db_name: str, table_name: str) -> tuple[str, str]:
-    return n.normalize_identifier(db_name, "database"), n.normalize_identifier(table_name, "table")
 
 
 async def rename_table_relocating(

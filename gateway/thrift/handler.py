@@ -704,12 +704,11 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         if not (req.get_col_stats and found.versions):
             return RawValue(TType.STRUCT, wire.partition_list_field(1, found.table, found.versions))
         elements = [wire.partition_element(found.table, v) for v in found.versions]
-        partitions = [wire.decode(e, hms.Partition()) for e in elements]
-        stats = await self.partition_statistics_of(found.table, partitions, snapshot)
-        names = [convert.partition_name(found.table, v.values) for v in found.versions]
+        stats = await self.partition_statistics_of(found.table, [wire.decode(e, hms.Partition()) for e in elements],
+                                                   snapshot)
         return RawValue(TType.STRUCT, wire.list_field(1, wire.struct_list(  # GetPartitionsByNamesResult
-            [e if name not in stats else e[:-1] + wire.struct_field(12, wire.encode(stats[name]))  # Partition.colStats
-             for name, e in zip(names, elements)])))
+            [e if s is None else e[:-1] + wire.struct_field(12, wire.encode(s))  # Partition.colStats
+             for e, s in zip(elements, stats, strict=True)])))
 
     # Hive 4's request shapes of the reads above: their snapshot, when they carry one, is the
     # write-id-checked read (as over gRPC); without one, the latest committed state.

@@ -218,18 +218,19 @@ class StatsMethods:
         return _statistics(normalize_identifier(db, "database"), normalize_identifier(table, "table"), name, found[:1])
 
     async def partition_statistics_of(self, table: Table, partitions: Sequence[Any],
-                                      snapshot: ReadSnapshot) -> dict[str, Any]:
-        """Hive 4's get_partitions_by_names_req with get_col_stats: partition name -> its statistics (a
-        ColumnStatistics) of the columns its COLUMN_STATS_ACCURATE names, as `snapshot` sees them (all the
-        table's columns for a transactional table, as `table_statistics_of`); a partition without any is
-        left out, as Hive leaves its colStats unset. `partitions` are Thrift Partitions of `table`."""
-        wanted = {convert.partition_name(table, p.values): _columns_having_stats(table, p.parameters or {})
-                  for p in partitions}
-        columns = sorted(set().union(*wanted.values()))
-        found = await self._catalog.partition_column_stats(table.db_name, table.name, list(wanted), columns,
+                                      snapshot: ReadSnapshot) -> list[Any]:
+        """Hive 4's get_partitions_by_names_req with get_col_stats: each of `partitions` (Thrift Partitions
+        of `table`) with its statistics (a ColumnStatistics) of the columns its COLUMN_STATS_ACCURATE names,
+        as `snapshot` sees them (all the table's columns for a transactional table, as
+        `table_statistics_of`), or None when it has none, as Hive then leaves its colStats unset."""
+        names = [convert.partition_name(table, p.values) for p in partitions]
+        having = [_columns_having_stats(table, p.parameters or {}) for p in partitions]
+        columns = sorted(set().union(*having))
+        found = await self._catalog.partition_column_stats(table.db_name, table.name, sorted(set(names)), columns,
                                                            snapshot) if columns else {}
-        return {name: _statistics(table.db_name, table.name, name, kept)
-                for name, stats in found.items() if (kept := [s for s in stats if s.column in wanted[name]])}
+        return [_statistics(table.db_name, table.name, name, kept)
+                if (kept := [s for s in found.get(name, []) if s.column in columns_of]) else None
+                for name, columns_of in zip(names, having)]
 
     async def table_statistics_of(self, table: Table, snapshot: ReadSnapshot) -> Any:
         """Hive 4's get_table_req with getColumnStats: the table's statistics of the columns its

@@ -25,9 +25,10 @@ poller applies the write's event, this gateway reads the object from the databas
 reads its own writes on the gateway that took them); a write under a txn also sends that txn's
 reads of the table to the database until the poller applies its commit or abort.
 
-Names are normalised once, here, by `table_key` and `database_key`
-(hive.names.normalize_identifier): the bookkeeping normalises whatever it is handed, so a key a
-write marks is the key a read looks up, whatever the spelling of the request.
+Names are normalised once, here, by `table_key` (hive.names's, by which the store's row locks also
+order tables) and `database_key` (hive.names.normalize_identifier): the bookkeeping normalises
+whatever it is handed, so a key a write marks is the key a read looks up, whatever the spelling of
+the request.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import time
 from typing import Awaitable, Callable, Iterable, Sequence, TypeVar
 
 from hive import names
+from hive.names import table_key as table_key  # the cache's key of a table, for servicers
 from hive.partition_filter import PARTITION_FILTER, Dialect
 from store.cache._frames import EncodedNames as EncodedNames  # names read in place, for servicers
 from store.cache.sharded import Miss as Miss  # the answers of the cached step, for servicers
@@ -48,11 +50,6 @@ from store.models import Database, Partition, Table
 from store.snapshot import ReadSnapshot
 
 T = TypeVar("T")
-
-
-def table_key(db_name: str, table_name: str) -> tuple[str, str]:
-    """The cache's key of a table: (database, table), validated and lower-cased."""
-    return names.normalize_identifier(db_name, "database"), names.normalize_identifier(table_name, "table")
 
 
 def database_key(name: str) -> str:

@@ -136,13 +136,18 @@ class CatalogStore:
 
     # tables
     async def create_table(self, table: Table, grants: Sequence[PrivilegeGrant] = (),
-                           make_locations: catalog.MakeLocations | None = None) -> tuple[Table, int]:
-        """The table, with the grants on it its creator sends (store/privileges.py), all or nothing."""
-        if grants:
-            written = await self._write(privileges.create_table_with_grants, table, grants, int(time.time()),
-                                        make_locations)
-        else:
-            written = await self._write(catalog.create_table, table, make_locations)
+                           make_locations: catalog.MakeLocations | None = None,
+                           stats: Sequence[column_stats.StatsUpdate] = ()) -> tuple[Table, int]:
+        """The table, with the grants on it its creator sends (store/privileges.py) and the statistics
+        sent with it, all or nothing."""
+        now_s = int(time.time())
+
+        async def create(conn: asyncpg.Connection) -> Outcome[Table]:
+            created = (await privileges.create_table_with_grants(conn, table, grants, now_s, make_locations)
+                       if grants else await catalog.create_table(conn, table, make_locations))
+            return await column_stats.written_with(conn, created, stats, now_s)
+
+        written = await self._write(create)
         return written.value, written.event_id
 
     async def get_table(self, db_name: str, table_name: str, snapshot: ReadSnapshot) -> Read[Table]:
@@ -210,17 +215,23 @@ class CatalogStore:
     async def add_partitions(
         self, db_name: str, table_name: str, parts: Sequence[Partition], *, if_not_exists: bool,
         expected_table_id: int = 0, txn_id: int = 0, make_locations: catalog.MakeLocations | None = None,
-        check_answer: catalog.CheckAnswer | None = None,
+        check_answer: catalog.CheckAnswer | None = None, stats: Sequence[column_stats.StatsUpdate] = (),
     ) -> tuple[list[Partition], int]:
-        """Add the partitions (all or nothing). An add under a txn that finds one of them added by
-        another txn still open waits for that txn to end (committed: it exists; aborted: this add
-        adds it), as two of Hive's INSERTs into one new partition both commit; past the wait, it is
-        a write conflict (store/catalog.py `_check_concurrent_adds`)."""
+        """Add the partitions, with the statistics sent with them (all or nothing). An add under a txn that
+        finds one of them added by another txn still open waits for that txn to end (committed: it exists;
+        aborted: this add adds it), as two of Hive's INSERTs into one new partition both commit; past the
+        wait, it is a write conflict (store/catalog.py `_check_concurrent_adds`)."""
         for part in parts:
             self.check_partition_values(part.values)
-        written = await self._write(catalog.add_partitions, db_name, table_name, parts,
-                                    if_not_exists=if_not_exists, expected_table_id=expected_table_id,
-                                    txn_id=txn_id, make_locations=make_locations, check_answer=check_answer)
+        now_s = int(time.time())
+
+        async def add(conn: asyncpg.Connection) -> Outcome[list[Partition]]:
+            added = await catalog.add_partitions(conn, db_name, table_name, parts, if_not_exists=if_not_exists,
+                                                 expected_table_id=expected_table_id, txn_id=txn_id,
+                                                 make_locations=make_locations, check_answer=check_answer)
+            return await column_stats.written_with(conn, added, stats, now_s)
+
+        written = await self._write(add)
         return written.value, written.event_id
 
     async def _wait_for_creator(self, busy: catalog.CreatorInFlight, until: float) -> None:

@@ -66,7 +66,7 @@ from __future__ import annotations
 import base64
 import math
 from dataclasses import dataclass, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, TypeVar
 
 import asyncpg
 
@@ -79,6 +79,8 @@ from store.events import NewEvent, Outcome
 from store.models import Partition, Table
 from store.snapshot import ReadSnapshot, sql_params
 from store.sql import column_stats as sql
+
+T = TypeVar("T")
 
 TABLE_LEVEL = ""  # the partition name of a table's own statistics
 
@@ -226,6 +228,16 @@ async def update_all(conn: asyncpg.Connection, updates: Sequence[StatsUpdate],
         events.extend(await update(conn, u.db_name, u.table_name, u.part_name, u.stats, now_s, merge_old=u.merge_old,
                                    txn_id=u.txn_id))
     return Outcome(list(dict.fromkeys((e.db_name, e.table_name) for e in events)), tuple(events))
+
+
+async def written_with(conn: asyncpg.Connection, written: Outcome[T], updates: Sequence[StatsUpdate],
+                       now_s: int) -> Outcome[T]:
+    """A write of tables or partitions and the statistics sent with them (Hive 4's create_table and
+    add_partitions with colStats), in its transaction: statistics refused leave nothing written. The
+    marking's events come after the write's."""
+    if not updates:
+        return written
+    return Outcome(written.value, written.events + (await update_all(conn, updates, now_s)).events)
 
 
 async def delete(conn: asyncpg.Connection, db_name: str, table_name: str, part_name: str | None,

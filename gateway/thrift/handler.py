@@ -377,14 +377,15 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
 
     async def create_table(self, tbl: Any) -> None:
         """Creates the table's directory where it is missing (an external table's too; a view has none),
-        as Hive's metastore does (gateway/warehouse.py)."""
+        as Hive's metastore does (gateway/warehouse.py). Hive 4's colStats on it are written with it."""
         tbl = required(tbl, "tbl")
         tbl.parameters = stamp_ddl_time(tbl.parameters)
         model = convert.table_from_thrift(tbl, default_fs=self._settings.default_fs)
         name = f"{model.db_name}.{model.name}"
         grants = grants_of_privilege_set(tbl.privileges)  # the creator's grants on it, stored with it
+        stats = self._stats_sent_with(tbl.colStats, model, None, "create_table: Table.colStats")
         async with self._warehouse.creating(f"create table {name}") as make_locations:
-            table, event_id = await self._catalog.create_table(model, grants, make_locations)
+            table, event_id = await self._catalog.create_table(model, grants, make_locations, stats)
         self._cached.wrote(table.db_name, table.name, event_id)
 
     async def create_table_with_environment_context(self, tbl: Any, environment_context: Any) -> None:
@@ -433,10 +434,16 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         # Hive 3's and 4's loads into new partitions of a transactional table name their txn by the write id
         # set on each partition; one call is one txn's.
         txn_id = await self._txn_of_write_id(table, _write_id_named(None, parts, "add_partitions"), "add_partitions")
+        # Hive 4's colStats on each, written with them under the same txn (also, as Hive's, a partition's
+        # that `if_not_exists` finds already there).
+        stats = [u for p, m in zip(parts, models)
+                 for u in self._stats_sent_with(p.colStats, table, m.values, "add_partitions: Partition.colStats",
+                                                txn_id)]
         # Each added partition's directory where it is missing, as Hive's metastore does (gateway/warehouse.py).
         async with self._warehouse.creating(f"add partitions to {table.full_name}") as make_locations:
             added, event_id = await self._catalog.add_partitions(db, table_name_, models, if_not_exists=if_not_exists,
-                                                                 txn_id=txn_id, make_locations=make_locations)
+                                                                 txn_id=txn_id, make_locations=make_locations,
+                                                                 stats=stats)
         self._cached.wrote(db, table_name_, event_id, txn_id)
         return table, added
 

@@ -21,7 +21,9 @@ from gateway.thrift.idl import hms
 from gateway.thrift.snapshots import snapshot_of
 from hive import stats_accuracy
 from hive.column_stats import DECIMAL, FIELDS, ColumnStats
-from hive.names import normalize_identifier
+from hive.names import (canonical_partition_name, make_partition_name, normalize_identifier,
+                        validate_partition_values)
+from hive.limits import preview
 from store.cache.facade import CachedCatalog, table_key
 from store.catalog_store import CatalogStore
 from store.column_stats import StatsUpdate
@@ -133,6 +135,37 @@ class StatsMethods:
         return StatsUpdate(required(desc.dbName, f"{what}: statsDesc.dbName"),
                            required(desc.tableName, f"{what}: statsDesc.tableName"), part_name,
                            tuple(stats_in(o) for o in objs))
+
+    def _stats_sent_with(self, stats: Any, table: Table, part_values: Sequence[str] | None,
+                         what: str, txn_id: int = 0) -> list[StatsUpdate]:
+        """Hive 4's Table.colStats on a create_table and Partition.colStats on an add_partitions (what its
+        replication's bootstrap load sends; HMSHandler writes them right after the object, with its write
+        id): the statistics to write with the table (`part_values` None) or that partition, which must be
+        its own. None sent, or none in them: nothing to write."""
+        if stats is None or not stats.statsObj:
+            return []
+        check_batch(len(stats.statsObj), what, self._settings.max_batch_size)
+        desc = stats.statsDesc or hms.ColumnStatisticsDesc()
+        named = table_key(desc.dbName or table.db_name, desc.tableName or table.name)
+        if named != table_key(table.db_name, table.name):
+            raise InvalidArgument(f"{what} names table {'.'.join(named)}, not {table.full_name}, the one it comes "
+                                  "with; send another table's statistics with update_table_column_statistics")
+        part_name = None
+        if part_values is None:
+            if desc.isTblLevel is False or desc.partName:
+                raise InvalidArgument(f"{what} of table {table.full_name} are a partition's (isTblLevel false or a "
+                                      "partName); a table's own statistics come with it")
+        else:
+            keys = table.partition_keys
+            part_name = make_partition_name(keys, validate_partition_values(keys, part_values))
+            if desc.isTblLevel:
+                raise InvalidArgument(f"{what} of partition {part_name} are the table's own (isTblLevel); send "
+                                      "them with update_table_column_statistics")
+            if desc.partName and canonical_partition_name(keys, desc.partName) != part_name:
+                raise InvalidArgument(f"{what} name partition {preview(desc.partName, 80)}, not {part_name}, the "
+                                      "one they come with")
+        return [StatsUpdate(table.db_name, table.name, part_name, tuple(stats_in(o) for o in stats.statsObj),
+                            txn_id=txn_id)]
 
     async def update_table_column_statistics(self, stats_obj: Any) -> bool:
         return await self._write_stats([self._update_of(stats_obj, table_level=True,

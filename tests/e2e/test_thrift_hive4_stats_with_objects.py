@@ -102,11 +102,14 @@ async def test_hive4_add_partitions_with_column_stats_writes_each_with_its_parti
 
 
 async def test_hive4_add_partitions_with_column_stats_under_a_txn_shows_them_at_its_commit(pg_dsn: str) -> None:
-    """A transactional table's partitions added under the txn of their write id: their statistics are
-    that txn's, seen by its own snapshot at once and by other readers once it commits."""
+    """A transactional table's statistics sent with it are written at once (Hive 4 writes them under a
+    write-id list of the one write id the table carries, valid by construction); its partitions' added
+    under the txn of their write id are that txn's, seen by its own snapshot at once and by other readers
+    once it commits."""
     async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as call:
-        await call("create_table", thrift_table("t", keys=["ds"], transactional="true",
-                                                transactional_properties="insert_only"))
+        created = thrift_table("t", keys=["ds"], transactional="true", transactional_properties="insert_only")
+        created.colStats, created.writeId = _stats(5), 1  # the source's write id: no txn of it here
+        await call("create_table", created)
 
         async def snapshot_of(txn: int) -> str:
             txns = hive_txn_list(await call("get_open_txns_req", hms.GetOpenTxnsRequest(excludeTxnTypes=[2])), txn)
@@ -114,6 +117,10 @@ async def test_hive4_add_partitions_with_column_stats_under_a_txn_shows_them_at_
                 fullTableNames=["db.t"], validTxnList=txns))).tblValidWriteIds
             return hive_write_id_list(ids)
 
+        everyone = await snapshot_of(0)
+        (table_stats,) = (await call("get_table_statistics_req", hms.TableStatsRequest(
+            dbName="db", tblName="t", colNames=["id"], engine="hive", validWriteIdList=everyone))).tableStats
+        assert table_stats.statsData.longStats.highValue == 5  # written at once, seen by every snapshot
         (txn,) = (await call("open_txns", hms.OpenTxnRequest(num_txns=1, user="hive", hostname="hs2"))).txn_ids
         (allocated,) = (await call("allocate_table_write_ids", hms.AllocateTableWriteIdsRequest(
             dbName="db", tableName="t", txnIds=[txn]))).txnToWriteIds

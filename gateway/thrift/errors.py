@@ -55,14 +55,18 @@ METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
     ("update_table_column_statistics", se.InvalidArgument): "MetaException",
     ("update_partition_column_statistics", se.InvalidArgument): "MetaException",
     ("set_aggr_stats_for", se.InvalidArgument): "MetaException",
+    ("update_table_column_statistics_req", se.InvalidArgument): "MetaException",  # Hive 4's forms of the two
+    ("update_partition_column_statistics_req", se.InvalidArgument): "MetaException",
     # a partition's statistics of a missing table: Hive 2.3 reads the name's values from the table first
     # (getPartValsFromName: "db.t table not found"); a missing partition stays NoSuchObjectException
     ("update_partition_column_statistics", se.TableNotFound): "InvalidObjectException",
+    ("update_partition_column_statistics_req", se.TableNotFound): "InvalidObjectException",
     ("delete_partition_column_statistics", se.TableNotFound): "InvalidObjectException",
     # a partition's statistics of an unpartitioned table (Hive: "Invalid partition key & values")
     ("delete_partition_column_statistics", se.NotPartitioned): "MetaException",
     # a partition name that does not name the table's keys (Hive: "incomplete partition name - missing ds")
     ("update_partition_column_statistics", BadPartitionName): "InvalidObjectException",
+    ("update_partition_column_statistics_req", BadPartitionName): "InvalidObjectException",
     # a missing function, or a rename onto a name another function has
     ("alter_function", se.NotFound): "MetaException",
     ("alter_function", se.AlreadyExists): "MetaException",

@@ -192,13 +192,40 @@ class StatsMethods:
                    for s, level in zip(col_stats, levels)]
         if request.needMerge:  # Hive's INSERT INTO: the new rows' statistics merged into the old
             updates = [replace(u, merge_old=True) for u in updates]
-        if request.writeId is not None and request.writeId > 0:
-            txn_of: dict[tuple[str, str], int] = {}  # 0 for a table that is not transactional: written at once
-            for key in dict.fromkeys(table_key(u.db_name, u.table_name) for u in updates):
-                txn_of[key] = await self._txn_of_write_id(await self._table_to_write(*key), request.writeId,
-                                                          "set_aggr_stats_for")
-            updates = [replace(u, txn_id=txn_of[table_key(u.db_name, u.table_name)]) for u in updates]
-        return await self._write_stats(updates)
+        return await self._write_stats(await self._under_write_id(updates, request.writeId, "set_aggr_stats_for"))
+
+    async def _under_write_id(self, updates: list[StatsUpdate], write_id: int | None,
+                              what: str) -> list[StatsUpdate]:
+        """The updates under the txn that allocated `write_id` (Hive 3's and 4's SetPartitionsStatsRequest
+        .writeId) where it is set; a table that is not transactional is written at once."""
+        if write_id is None or write_id <= 0:
+            return updates
+        txn_of: dict[tuple[str, str], int] = {}  # 0 for a table that is not transactional: written at once
+        for key in dict.fromkeys(table_key(u.db_name, u.table_name) for u in updates):
+            txn_of[key] = await self._txn_of_write_id(await self._table_to_write(*key), write_id, what)
+        return [replace(u, txn_id=txn_of[table_key(u.db_name, u.table_name)]) for u in updates]
+
+    async def update_table_column_statistics_req(self, req: Any) -> Any:
+        """Hive 4's HiveMetaStoreClient.updateTableColumnStatistics: update_table_column_statistics in a
+        request, with a writeId for a transactional table's (`_one_stats_request`)."""
+        return await self._one_stats_request(req, table_level=True, what="update_table_column_statistics_req")
+
+    async def update_partition_column_statistics_req(self, req: Any) -> Any:
+        return await self._one_stats_request(req, table_level=False, what="update_partition_column_statistics_req")
+
+    async def _one_stats_request(self, req: Any, *, table_level: bool, what: str) -> Any:
+        """One ColumnStatistics (else InvalidInputException, as Hive 4's HMSHandler answers), never merged
+        (that is set_aggr_stats_for's), written under the txn of the request's writeId when set."""
+        col_stats = required(req.colStats if req else None, f"{what}: colStats")
+        if len(col_stats) != 1:
+            raise hms.InvalidInputException(message=f"Only one stats object expected ({what} got {len(col_stats)}); "
+                                                    "send several with set_aggr_stats_for")
+        if req.needMerge:
+            raise hms.InvalidInputException(message=f"Merge is not supported for non-aggregate stats ({what}); "
+                                                    "send needMerge with set_aggr_stats_for")
+        update = self._update_of(col_stats[0], table_level=table_level, what=what)
+        written = await self._write_stats(await self._under_write_id([update], req.writeId, what))
+        return hms.SetPartitionsStatsResponse(result=written)
 
     async def get_table_statistics_req(self, request: Any) -> Any:
         """The table's statistics of the asked columns that have them (none: an empty list), as the request's

@@ -611,6 +611,60 @@ async def _acid_table(client: ThriftClient, columns: tuple[tuple[str, str], ...]
     await client("commit_txn", hms.CommitTxnRequest(txnid=txn))
 
 
+async def test_hive4s_one_statistics_requests_write_as_the_older_calls_and_under_their_write_id(
+        env: tuple[ThriftClient, str]) -> None:
+    """Hive 4's HiveMetaStoreClient.updateTableColumnStatistics and updatePartitionColumnStatistics send
+    update_table_column_statistics_req and update_partition_column_statistics_req: one ColumnStatistics
+    in a SetPartitionsStatsRequest, answered SetPartitionsStatsResponse(result). As Hive 4's HMSHandler,
+    another number of them or needMerge is InvalidInputException; a bad column is MetaException and a
+    missing partition NoSuchObjectException, as from the older calls; a writeId writes them under its txn."""
+    client, dsn = env
+
+    def one(*stats: Any, merge: bool = False, write_id: int = -1) -> Any:
+        return hms.SetPartitionsStatsRequest(colStats=list(stats), needMerge=merge, writeId=write_id, engine="hive")
+
+    answer = await client("update_table_column_statistics_req", one(_write("db", "t", _long("id", 1, 9))))
+    assert answer == hms.SetPartitionsStatsResponse(result=True)
+    answer = await client("update_partition_column_statistics_req",
+                          one(_write("db", "t", _long("id", 2, 8), part="ds=2024-01-01")))
+    assert answer.result is True
+    assert (await _table_stats(client, ["id"]))["id"] == _long("id", 1, 9)
+    assert (await _partition_stats(client, ["ds=2024-01-01"], ["id"])) == {"ds=2024-01-01": {"id": _long("id", 2, 8)}}
+    marked = (await client("get_table", "db", "t")).parameters[STATS_ACCURATE]
+    assert '"id":"true"' in marked  # as update_table_column_statistics marks them
+
+    before = await _rows(dsn)
+    refused = [
+        ("update_table_column_statistics_req", one(), hms.InvalidInputException, "Only one stats object expected"),
+        ("update_table_column_statistics_req", one(_write("db", "t", _long("id", 0, 1)),
+                                                   _write("db", "t", _long("n", 0, 1))),
+         hms.InvalidInputException, "Only one stats object expected"),
+        ("update_table_column_statistics_req", one(_write("db", "t", _long("id", 0, 1)), merge=True),
+         hms.InvalidInputException, "Merge is not supported"),
+        ("update_table_column_statistics_req", one(_write("db", "t", _long("nope", 0, 1))),
+         hms.MetaException, "nope is not a column"),
+        ("update_partition_column_statistics_req", one(_write("db", "t", _long("id", 0, 1), part="ds=9")),
+         hms.NoSuchObjectException, "ds=9"),
+        ("update_partition_column_statistics_req", one(_write("db", "missing", _long("id", 0, 1), part="ds=9")),
+         hms.InvalidObjectException, "missing"),
+    ]
+    for method, request, exc_type, wanted in refused:
+        exc = await _raises(client, method, request)
+        assert isinstance(exc, exc_type) and wanted in exc.message, (method, exc)
+    assert await _rows(dsn) == before
+
+    await _acid_table(client, (("id", "bigint"),), ("a",))
+    txn, write_id = await _open_with_write_id(client, "acid")
+    await client("update_table_column_statistics_req", one(_write("db", "acid", _long("id", 3, 4)), write_id=write_id))
+    await client("update_partition_column_statistics_req",
+                 one(_write("db", "acid", _long("id", 5, 6), part="ds=a"), write_id=write_id))
+    assert await _table_stats(client, ["id"], "acid") == {}  # the txn's, not yet committed
+    assert await _partition_stats(client, ["ds=a"], ["id"], "acid") == {}
+    await client("commit_txn", hms.CommitTxnRequest(txnid=txn))
+    assert await _table_stats(client, ["id"], "acid") == {"id": _long("id", 3, 4)}
+    assert await _partition_stats(client, ["ds=a"], ["id"], "acid") == {"ds=a": {"id": _long("id", 5, 6)}}
+
+
 async def test_statistics_written_under_a_txn_become_visible_at_its_commit(env: tuple[ThriftClient, str]) -> None:
     """Hive 3's INSERT and ANALYZE on a transactional table send set_aggr_stats_for with the write id its
     txn allocated: the statistics are the txn's write. Readers see the committed ones while it is open,

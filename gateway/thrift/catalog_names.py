@@ -33,6 +33,10 @@ _METHOD_ARGUMENTS: dict[str, tuple[str, ...]] = {
 _REQUEST_FIELDS: dict[str, tuple[str, str]] = {
     "truncate_table_req": ("req", "dbName"),                 # HiveMetaStoreClient.truncateTableInternal
     "get_partitions_by_names_req": ("req", "db_name"),       # getPartitionsByNames(cat, db, tbl, names)
+    "alter_database_req": ("req", "oldDbName"),               # alterDatabase(cat, db, newDb)
+    "drop_table_req": ("req", "dbName"),                     # the newest client's dropTable
+    "drop_partition_req": ("req", "dbName"),                 # ... dropPartition
+    "append_partition_req": ("req", "dbName"),               # ... appendPartition
 }
 
 

@@ -155,6 +155,12 @@ class DataMethods:
                                                   deleteData: bool | None, environment_context: Any) -> None:  # noqa: N803
         await self.drop_table(dbname, name, deleteData)
 
+    async def drop_table_req(self, req: Any) -> None:
+        """The newest Hive client's drop_table (it sets dropPartitions always: a table goes with its
+        partitions here in any case)."""
+        req = required(req, "req")
+        await self.drop_table(req.dbName, req.tableName, req.deleteData)
+
     async def truncate_table(self, dbName: str | None, tableName: str | None,  # noqa: N803
                              partNames: list[str] | None) -> None:  # noqa: N803
         """Hive's truncate: empty the table's (or the named partitions') directories, keep the
@@ -227,6 +233,15 @@ class DataMethods:
                                                               part_name: str | None, deleteData: bool | None,  # noqa: N803
                                                               environment_context: Any) -> bool:
         return await self.drop_partition_by_name(db_name, tbl_name, part_name, deleteData)
+
+    async def drop_partition_req(self, req: Any) -> bool:
+        """The newest Hive client's drop_partition and drop_partition_by_name: the partition of `partName`,
+        else of `partVals`."""
+        req = required(req, "req")
+        if req.partName is not None:
+            return await self.drop_partition_by_name(req.dbName, req.tblName, req.partName, req.deleteData)
+        return await self.drop_partition(req.dbName, req.tblName, required(req.partVals, "partName or partVals"),
+                                         req.deleteData)
 
     async def drop_partitions_req(self, req: Any) -> Any:
         """Hive's DropPartitionsRequest by names, or by expressions (Hive 2.3's DROP PARTITION: `_by_exprs`).

@@ -45,6 +45,7 @@ from store.errors import (FailedPrecondition, InvalidArgument, NotFound, NotPart
                           ResourceExhausted)
 from store.models import Database, Partition, Table, TableType
 from hive.errors import ValueNotWhitelisted
+from hive.limits import preview
 from hive.kryo_expr import Expr, NotHive23Expression, decode_expression
 from hive.partition_expr import NotServable, prune
 from hive.partition_filter import HIVE_PARTITION_FILTER
@@ -98,6 +99,9 @@ def _alter_context(environment_context: Any, expected: tuple[str | None, str | N
         if value is not None:
             properties[name] = value
     return AlterContext.of(properties)
+
+
+_REMOTE_DATABASE = 2  # Hive 4's DatabaseType.REMOTE (NATIVE = 1)
 
 
 def _cascades(environment_context: Any) -> bool:
@@ -209,6 +213,24 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         async with self._warehouse.creating(f"create database {name}") as make_locations:
             db, event_id = await self._catalog.create_database(model, make_locations)
         self._cached.wrote(db.name, "", event_id)
+
+    async def create_database_req(self, req: Any) -> None:
+        """The newest Hive client's create_database (HIVE-26537): the database the request describes, in
+        this metastore's one catalog. Its managedLocationUri is not kept, as create_database keeps none of
+        Hive 4's added fields; a remote database (Hive 4's data connectors) is refused."""
+        req = required(req, "req")
+        if req.dataConnectorName or req.type == _REMOTE_DATABASE:
+            raise InvalidArgument(f"database {preview(str(req.databaseName), 80)} is remote (data connector "
+                                  f"{preview(str(req.dataConnectorName), 80)}): this metastore has no data connectors")
+        await self.create_database(hms.Database(
+            name=required(req.databaseName, "databaseName"), description=req.description,
+            locationUri=req.locationUri, parameters=req.parameters, privileges=req.privileges,
+            ownerName=req.ownerName, ownerType=req.ownerType))
+
+    async def alter_database_req(self, req: Any) -> None:
+        """The newest Hive client's alter_database (its oldDbName `@hive#db`, read as the bare name)."""
+        req = required(req, "req")
+        await self.alter_database(required(req.oldDbName, "oldDbName"), required(req.newDb, "newDb"))
 
     async def alter_database(self, dbname: str | None, db: Any) -> None:
         altered, event_id = await self._catalog.alter_database(
@@ -482,6 +504,14 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         new_part = hms.Partition(values=list(part_vals or []), dbName=db_name, tableName=tbl_name, parameters={},
                                  sd=sd)
         return await self._add_one(new_part, db_name=db_name or "", table_name=tbl_name or "")
+
+    async def append_partition_req(self, req: Any) -> Any:
+        """The newest Hive client's append_partition and append_partition_by_name: the partition of
+        `partVals`, else of `name`."""
+        req = required(req, "req")
+        if req.partVals is not None:
+            return await self.append_partition(req.dbName, req.tableName, req.partVals)
+        return await self.append_partition_by_name(req.dbName, req.tableName, required(req.name, "name or partVals"))
 
     async def append_partition_with_environment_context(self, db_name: str | None, tbl_name: str | None,
                                                         part_vals: list[str] | None, environment_context: Any) -> Any:

@@ -411,6 +411,57 @@ struct DropDatabaseRequest {
   8: optional bool deleteManagedDir = true,
 }
 
+// The request forms the newest Hive client (ThriftHiveMetaStoreClient, after HIVE-26537) sends instead of
+// create_database, alter_database, drop_table, drop_partition and append_partition, with Hive's field ids.
+struct CreateDatabaseRequest {
+  1: required string databaseName,
+  2: optional string description,
+  3: optional string locationUri,
+  4: optional map<string,string> parameters,
+  5: optional PrincipalPrivilegeSet privileges,
+  6: optional string ownerName,
+  7: optional i32 ownerType,
+  8: optional string catalogName,
+  9: optional i32 createTime,
+  10: optional string managedLocationUri,
+  11: optional i32 type,
+  12: optional string dataConnectorName,
+  13: optional string remote_dbname,
+}
+
+struct AlterDatabaseRequest {
+  1: required string oldDbName,
+  2: required Database newDb,
+}
+
+struct DropTableRequest {
+  1: optional string catalogName,
+  2: required string dbName,
+  3: required string tableName,
+  4: optional bool deleteData,
+  5: optional EnvironmentContext envContext,
+  6: optional bool dropPartitions,
+}
+
+struct DropPartitionRequest {
+  1: optional string catName,
+  2: required string dbName,
+  3: required string tblName,
+  4: optional string partName,
+  5: optional list<string> partVals,
+  6: optional bool deleteData,
+  7: optional EnvironmentContext environmentContext,
+}
+
+struct AppendPartitionsRequest {
+  1: optional string catalogName,
+  2: required string dbName,
+  3: required string tableName,
+  4: optional string name,
+  5: optional list<string> partVals,
+  6: optional EnvironmentContext environmentContext,
+}
+
 // Hive 4's: HiveMetaStoreClient.getDatabase sends only get_database_req.
 struct GetDatabaseRequest {
   1: optional string name,
@@ -1362,6 +1413,8 @@ service ThriftHiveMetastore extends FacebookService {
   list<string> get_all_databases() throws (1: MetaException o1),
   void create_database(1: Database database) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3),
   void alter_database(1: string dbname, 2: Database db) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  void create_database_req(1: CreateDatabaseRequest req) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3),
+  void alter_database_req(1: AlterDatabaseRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   void drop_database(1: string name, 2: bool deleteData, 3: bool cascade) throws (1: NoSuchObjectException o1, 2: InvalidOperationException o2, 3: MetaException o3),
   void drop_database_req(1: DropDatabaseRequest req) throws (1: NoSuchObjectException o1, 2: InvalidOperationException o2, 3: MetaException o3),
   Table get_table(1: string dbname, 2: string tbl_name) throws (1: MetaException o1, 2: NoSuchObjectException o2),
@@ -1389,12 +1442,14 @@ service ThriftHiveMetastore extends FacebookService {
   TruncateTableResponse truncate_table_req(1: TruncateTableRequest req) throws (1: MetaException o1),
   void drop_table(1: string dbname, 2: string name, 3: bool deleteData) throws (1: NoSuchObjectException o1, 2: MetaException o3),
   void drop_table_with_environment_context(1: string dbname, 2: string name, 3: bool deleteData, 4: EnvironmentContext environment_context) throws (1: NoSuchObjectException o1, 2: MetaException o3),
+  void drop_table_req(1: DropTableRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o3),
   Partition add_partition(1: Partition new_part) throws (1: InvalidObjectException o1, 2: AlreadyExistsException o2, 3: MetaException o3),
   Partition add_partition_with_environment_context(1: Partition new_part, 2: EnvironmentContext environment_context) throws (1: InvalidObjectException o1, 2: AlreadyExistsException o2, 3: MetaException o3),
   i32 add_partitions(1: list<Partition> new_parts) throws (1: InvalidObjectException o1, 2: AlreadyExistsException o2, 3: MetaException o3),
   AddPartitionsResult add_partitions_req(1: AddPartitionsRequest request) throws (1: InvalidObjectException o1, 2: AlreadyExistsException o2, 3: MetaException o3),
   Partition append_partition(1: string db_name, 2: string tbl_name, 3: list<string> part_vals) throws (1: InvalidObjectException o1, 2: AlreadyExistsException o2, 3: MetaException o3),
   Partition append_partition_with_environment_context(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: EnvironmentContext environment_context) throws (1: InvalidObjectException o1, 2: AlreadyExistsException o2, 3: MetaException o3),
+  Partition append_partition_req(1: AppendPartitionsRequest req) throws (1: InvalidObjectException o1, 2: AlreadyExistsException o2, 3: MetaException o3),
   Partition append_partition_by_name(1: string db_name, 2: string tbl_name, 3: string part_name) throws (1: InvalidObjectException o1, 2: AlreadyExistsException o2, 3: MetaException o3),
   Partition append_partition_by_name_with_environment_context(1: string db_name, 2: string tbl_name, 3: string part_name, 4: EnvironmentContext environment_context) throws (1: InvalidObjectException o1, 2: AlreadyExistsException o2, 3: MetaException o3),
   Partition get_partition(1: string db_name, 2: string tbl_name, 3: list<string> part_vals) throws (1: MetaException o1, 2: NoSuchObjectException o2),
@@ -1443,6 +1498,7 @@ service ThriftHiveMetastore extends FacebookService {
   bool drop_partition(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: bool deleteData) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   bool drop_partition_by_name(1: string db_name, 2: string tbl_name, 3: string part_name, 4: bool deleteData) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   bool drop_partition_with_environment_context(1: string db_name, 2: string tbl_name, 3: list<string> part_vals, 4: bool deleteData, 5: EnvironmentContext environment_context) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  bool drop_partition_req(1: DropPartitionRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   bool drop_partition_by_name_with_environment_context(1: string db_name, 2: string tbl_name, 3: string part_name, 4: bool deleteData, 5: EnvironmentContext environment_context) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   DropPartitionsResult drop_partitions_req(1: DropPartitionsRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   Function get_function(1: string dbName, 2: string funcName) throws (1: MetaException o1, 2: NoSuchObjectException o2),

@@ -10,6 +10,7 @@ methods make; the file work is ordered around it as Hive orders it.
 from __future__ import annotations
 
 import functools
+import uuid
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -86,18 +87,22 @@ class DataMethods:
             locations = [dropped.database.location, *(loc for t in dropped.tables for loc in _data_locations(t))]
             await self._warehouse.delete(locations, f"drop database {name}")
 
-    async def drop_database_req(self, req: Any) -> None:
+    async def drop_database_req(self, req: Any) -> Any:
         """Hive 4's DROP DATABASE ... CASCADE (HiveMetaStoreClient.dropDatabase(DropDatabaseRequest), after
         it dropped the tables that have client-side hooks): drop_database of `name` in catalog
         `catalogName`; a database that does not exist is no error with `ignoreUnknownDb`. `softDelete`
         (Hive 4's lockless reads: keep transactional tables' files for its Cleaner) and
-        `deleteManagedDir` are not read: the files go as drop_database's deleteData says."""
+        `deleteManagedDir` are not read: the files go as drop_database's deleteData says. Answered as
+        finished (`_dropped`)."""
         req = required(req, "req")
+        name = required(req.name, "name")
+        _check_synchronous(req.id, f"drop of database {name}")
         try:
-            await self.drop_database(required(req.name, "name"), req.deleteData, req.cascade)
+            await self.drop_database(name, req.deleteData, req.cascade)
         except NotFound:
-            if not req.ignoreUnknownDb or await self._database_exists(req.name):
+            if not req.ignoreUnknownDb or await self._database_exists(name):
                 raise
+        return _dropped(f"database {name}")
 
     async def _database_exists(self, name: str) -> bool:
         try:
@@ -155,11 +160,13 @@ class DataMethods:
                                                   deleteData: bool | None, environment_context: Any) -> None:  # noqa: N803
         await self.drop_table(dbname, name, deleteData)
 
-    async def drop_table_req(self, req: Any) -> None:
+    async def drop_table_req(self, req: Any) -> Any:
         """The newest Hive client's drop_table (it sets dropPartitions always: a table goes with its
-        partitions here in any case)."""
+        partitions here in any case). Answered as finished (`_dropped`)."""
         req = required(req, "req")
+        _check_synchronous(req.id, f"drop of table {req.dbName}.{req.tableName}")
         await self.drop_table(req.dbName, req.tableName, req.deleteData)
+        return _dropped(f"table {req.dbName}.{req.tableName}")
 
     async def truncate_table(self, dbName: str | None, tableName: str | None,  # noqa: N803
                              partNames: list[str] | None) -> None:  # noqa: N803
@@ -399,6 +406,20 @@ class DataMethods:
         self._cached.wrote(dest.db_name, dest.name, event_id)
         await self._warehouse.delete_empty_parents([old for old, _ in move.done], source.sd.location)
         return dest, moved
+
+
+def _dropped(what: str) -> Any:
+    """The newest Hive's answer to a drop it may run asynchronously (drop_database_req, drop_table_req:
+    an operation id the client could poll): here every drop has finished when it is answered, also one
+    asked for with asyncDrop."""
+    return hms.AsyncOperationResp(id=uuid.uuid4().hex, message=f"dropped {what}", finished=True)
+
+
+def _check_synchronous(operation_id: str | None, what: str) -> None:
+    """A request naming an operation id polls or cancels an asynchronous drop: none runs here."""
+    if operation_id is not None:
+        raise InvalidArgument(f"{what}: no operation {preview(operation_id, 40)} to poll or cancel; this "
+                              "metastore drops at once and answers each drop finished")
 
 
 def _check_truncatable(table: Table, write_id: int | None, keep_files: bool) -> None:

@@ -409,6 +409,17 @@ struct DropDatabaseRequest {
   6: optional bool softDelete = false,
   7: optional i64 txnId = 0,
   8: optional bool deleteManagedDir = true,
+  9: optional string id,
+  10: optional bool asyncDrop,
+  11: optional bool cancel,
+}
+
+// The newest Hive's (HIVE-20189's client) answer to drop_database_req and drop_table_req, which may run
+// asynchronously there: an older client, which declares them void, skips it.
+struct AsyncOperationResp {
+  1: required string id,
+  2: optional string message,
+  3: optional bool finished,
 }
 
 // The request forms the newest Hive client (ThriftHiveMetaStoreClient, after HIVE-26537) sends instead of
@@ -441,6 +452,9 @@ struct DropTableRequest {
   4: optional bool deleteData,
   5: optional EnvironmentContext envContext,
   6: optional bool dropPartitions,
+  7: optional string id,
+  8: optional bool asyncDrop,
+  9: optional bool cancel,
 }
 
 struct DropPartitionRequest {
@@ -1416,7 +1430,7 @@ service ThriftHiveMetastore extends FacebookService {
   void create_database_req(1: CreateDatabaseRequest req) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3),
   void alter_database_req(1: AlterDatabaseRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   void drop_database(1: string name, 2: bool deleteData, 3: bool cascade) throws (1: NoSuchObjectException o1, 2: InvalidOperationException o2, 3: MetaException o3),
-  void drop_database_req(1: DropDatabaseRequest req) throws (1: NoSuchObjectException o1, 2: InvalidOperationException o2, 3: MetaException o3),
+  AsyncOperationResp drop_database_req(1: DropDatabaseRequest req) throws (1: NoSuchObjectException o1, 2: InvalidOperationException o2, 3: MetaException o3),
   Table get_table(1: string dbname, 2: string tbl_name) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   list<FieldSchema> get_fields(1: string db_name, 2: string table_name) throws (1: MetaException o1, 2: UnknownTableException o2, 3: UnknownDBException o3),
   list<FieldSchema> get_fields_with_environment_context(1: string db_name, 2: string table_name, 3: EnvironmentContext environment_context) throws (1: MetaException o1, 2: UnknownTableException o2, 3: UnknownDBException o3),
@@ -1442,7 +1456,7 @@ service ThriftHiveMetastore extends FacebookService {
   TruncateTableResponse truncate_table_req(1: TruncateTableRequest req) throws (1: MetaException o1),
   void drop_table(1: string dbname, 2: string name, 3: bool deleteData) throws (1: NoSuchObjectException o1, 2: MetaException o3),
   void drop_table_with_environment_context(1: string dbname, 2: string name, 3: bool deleteData, 4: EnvironmentContext environment_context) throws (1: NoSuchObjectException o1, 2: MetaException o3),
-  void drop_table_req(1: DropTableRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o3),
+  AsyncOperationResp drop_table_req(1: DropTableRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o3),
   Partition add_partition(1: Partition new_part) throws (1: InvalidObjectException o1, 2: AlreadyExistsException o2, 3: MetaException o3),
   Partition add_partition_with_environment_context(1: Partition new_part, 2: EnvironmentContext environment_context) throws (1: InvalidObjectException o1, 2: AlreadyExistsException o2, 3: MetaException o3),
   i32 add_partitions(1: list<Partition> new_parts) throws (1: InvalidObjectException o1, 2: AlreadyExistsException o2, 3: MetaException o3),

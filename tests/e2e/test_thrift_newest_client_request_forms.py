@@ -76,8 +76,12 @@ async def test_append_drop_partition_and_drop_table_requests(pg_dsn: str) -> Non
             await call("drop_partition_req", hms.DropPartitionRequest(dbName="db", tblName="t", partVals=["1", "a"]))
 
         location = _local((await call("get_table", "db", "t")).sd.location)
-        await call("drop_table_req", hms.DropTableRequest(catalogName="hive", dbName="@hive#db", tableName="t",
-                                                          deleteData=True, dropPartitions=True))
+        with pytest.raises(hms.MetaException, match="no operation '7' to poll or cancel"):
+            await call("drop_table_req", hms.DropTableRequest(dbName="db", tableName="t", id="7"))
+        answer = await call("drop_table_req", hms.DropTableRequest(
+            catalogName="hive", dbName="@hive#db", tableName="t", deleteData=True, dropPartitions=True,
+            asyncDrop=True))  # done at once all the same
+        assert answer.finished is True and answer.id
         assert await call("get_tables", "db", "*") == [] and not location.exists()
         with pytest.raises(hms.NoSuchObjectException, match="t"):
             await call("drop_table_req", hms.DropTableRequest(dbName="db", tableName="t", deleteData=True))

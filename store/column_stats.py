@@ -74,7 +74,7 @@ from hive import names as n
 from hive import stats_accuracy, stats_aggregation
 from hive.column_stats import BYTES, DECIMAL, FIELDS, FLOAT, ColumnStats, check, merge, overlay
 from store import catalog, codec, txns
-from store.errors import InvalidArgument, NotFound
+from store.errors import InvalidArgument, NeverAllowed, NotFound
 from store.events import NewEvent, Outcome
 from store.models import Partition, Table
 from store.snapshot import ReadSnapshot, sql_params
@@ -256,6 +256,32 @@ async def delete(conn: asyncpg.Connection, db_name: str, table_name: str, part_n
     if status == "DELETE 0":
         of = f"partition {key} of table {table.full_name}" if part_name is not None else f"table {table.full_name}"
         raise NotFound(f"no column statistics {'for column ' + wanted + ' ' if wanted else ''}of {of}")
+
+
+async def delete_many(conn: asyncpg.Connection, db_name: str, table_name: str, part_names: Sequence[str] | None,
+                      columns: Sequence[str]) -> None:
+    """Hive 4's delete_column_statistics_req, all or nothing: the named columns' statistics (every column's
+    when none are named) of the table's own (`part_names` None) or of the named partitions (every
+    partition's when none are named). A transactional table is refused, as Hive 4 refuses it: its
+    statistics are versioned by write id, and a delete outside a txn would change what open snapshots
+    read. A named partition that does not exist, or a named column that had statistics in none of them,
+    is NotFound, as the older calls answer one such."""
+    table = await catalog.get_table(conn, db_name, table_name, lock="share")
+    if table.is_acid:
+        raise NeverAllowed(f"Cannot delete stats via this API for a transactional table ({table.full_name}): its "
+                           "statistics are versioned by write id; write new ones under a txn instead")
+    keys: list[str] | None = [TABLE_LEVEL]
+    if part_names is not None:
+        keys = catalog.canonical_names(table, part_names) if part_names else None
+        if keys:
+            found = {r["part_name"] for r in await catalog.lock_partitions(conn, table, keys)}
+            if missing := [k for k in keys if k not in found]:
+                raise NotFound(f"partition(s) {', '.join(missing[:5])} of table {table.full_name} do not exist")
+    wanted = _columns(columns) or None
+    deleted = {r["column_name"] for r in await conn.fetch(sql.DELETE_MANY, table.table_id, keys, wanted)}
+    if wanted and (none := [c for c in wanted if c not in deleted]):
+        of = f"table {table.full_name}" if part_names is None else f"the partitions of table {table.full_name} named"
+        raise NotFound(f"no column statistics for column(s) {', '.join(none[:5])} of {of}")
 
 
 # -- reads -----------------------------------------------------------------------------------------

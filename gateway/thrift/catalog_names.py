@@ -40,8 +40,8 @@ _REQUEST_FIELDS: dict[str, tuple[str, str]] = {
 }
 
 
-# The fields that name a catalog in Hive 3's and 4's request structs.
-_CATALOG_FIELDS = ("catName", "catalogName")
+# The fields that name a catalog in Hive 3's and 4's request structs (cat_name: DeleteColumnStatisticsRequest's).
+_CATALOG_FIELDS = ("catName", "catalogName", "cat_name")
 
 
 @dataclass(frozen=True, slots=True)

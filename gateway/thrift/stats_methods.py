@@ -316,6 +316,20 @@ class StatsMethods:
                                                 col_name or None)
         return True
 
+    async def delete_column_statistics_req(self, req: Any) -> bool:
+        """The newest Hive client's deleteColumnStatistics (and its deleteTableColumnStatistics and
+        deletePartitionColumnStatistics): `col_names`' statistics (none named: every column's) of the
+        table's own when `tableLevel` or the table is unpartitioned, else of `part_names` (none named:
+        every partition's), as Hive's HMSHandler reads the request (store/column_stats.py delete_many)."""
+        req = required(req, "req")
+        db_name, tbl_name = required(req.db_name, "db_name"), required(req.tbl_name, "tbl_name")
+        part_names, columns = list(req.part_names or []), list(req.col_names or [])
+        check_batch(len(part_names) + len(columns), "delete_column_statistics_req", self._settings.max_batch_size)
+        table = await self._table_to_write(db_name, tbl_name)
+        table_level = bool(req.tableLevel) or not table.is_partitioned
+        await self._catalog.delete_many_column_stats(db_name, tbl_name, None if table_level else part_names, columns)
+        return True
+
     async def delete_partition_column_statistics(self, db_name: str, tbl_name: str, part_name: str,
                                                  col_name: str | None) -> bool:
         await self._catalog.delete_column_stats(required(db_name, "db_name"), required(tbl_name, "tbl_name"),

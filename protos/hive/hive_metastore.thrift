@@ -1046,6 +1046,17 @@ struct SetPartitionsStatsRequest {
   5: optional string engine,
 }
 
+// The newest Hive client's only call to delete statistics (HIVE-28655).
+struct DeleteColumnStatisticsRequest {
+  1: optional string cat_name,
+  2: required string db_name,
+  3: required string tbl_name,
+  4: optional list<string> part_names,
+  5: optional list<string> col_names,
+  6: optional string engine = "hive",
+  7: optional bool tableLevel = false,
+}
+
 struct SetPartitionsStatsResponse {
   1: required bool result,
 }
@@ -1482,6 +1493,7 @@ service ThriftHiveMetastore extends FacebookService {
   // column statistics (gateway/thrift/stats_methods.py)
   bool update_table_column_statistics(1: ColumnStatistics stats_obj) throws (1: NoSuchObjectException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: InvalidInputException o4),
   bool update_partition_column_statistics(1: ColumnStatistics stats_obj) throws (1: NoSuchObjectException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: InvalidInputException o4),
+  bool delete_column_statistics_req(1: DeleteColumnStatisticsRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o2, 3: InvalidObjectException o3, 4: InvalidInputException o4),
   SetPartitionsStatsResponse update_table_column_statistics_req(1: SetPartitionsStatsRequest req) throws (1: NoSuchObjectException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: InvalidInputException o4),
   SetPartitionsStatsResponse update_partition_column_statistics_req(1: SetPartitionsStatsRequest req) throws (1: NoSuchObjectException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: InvalidInputException o4),
   ColumnStatistics get_table_column_statistics(1: string db_name, 2: string tbl_name, 3: string col_name) throws (1: NoSuchObjectException o1, 2: MetaException o2, 3: InvalidInputException o3, 4: InvalidObjectException o4),

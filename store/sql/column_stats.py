@@ -132,6 +132,14 @@ SELECT_FOR_UPDATE = SELECT + "FOR UPDATE\n"
 DELETE = """
 DELETE FROM column_stats WHERE table_id = $1 AND part_name = $2 AND ($3::text IS NULL OR column_name = $3)
 """
+# Hive 4's delete_column_statistics_req: of the partitions named $2 ('' the table's own; NULL every partition's),
+# of the columns named $3 (NULL every column's); the columns whose statistics went.
+DELETE_MANY = """
+DELETE FROM column_stats
+WHERE table_id = $1 AND ($2::text[] IS NULL AND part_name <> '' OR part_name = ANY($2::text[]))
+  AND ($3::text[] IS NULL OR column_name = ANY($3::text[]))
+RETURNING column_name
+"""
 
 # What goes with the objects they describe (store/catalog.py): a table, some of its partitions, columns
 # its ALTER removed or retyped. Under a txn the rows are marked instead (store/schema/0022): its commit

@@ -665,6 +665,56 @@ async def test_hive4s_one_statistics_requests_write_as_the_older_calls_and_under
     assert await _partition_stats(client, ["ds=a"], ["id"], "acid") == {"ds=a": {"id": _long("id", 5, 6)}}
 
 
+async def test_the_newest_clients_delete_column_statistics_req_deletes_as_hive_reads_it(
+        env: tuple[ThriftClient, str]) -> None:
+    """The newest Hive client's deleteColumnStatistics (HIVE-28655): the named columns' statistics (none
+    named: all) of the table's own with tableLevel or an unpartitioned table, else of the named partitions
+    (none named: all); all or nothing: a missing partition, or a named column with none to delete, is
+    NoSuchObjectException with nothing deleted; a transactional table's are refused, as by Hive 4."""
+    client, dsn = env
+    one, two = "ds=2024-01-01", "ds=2024-01-02"
+    await client("update_table_column_statistics", _write("db", "t", _long("id", 0, 9), _long("n", 0, 9)))
+    for part in (one, two):
+        await client("update_partition_column_statistics", _write("db", "t", _long("id", 0, 9), _long("n", 0, 9),
+                                                                  part=part))
+
+    def delete(**fields: Any) -> Any:
+        return hms.DeleteColumnStatisticsRequest(**{"db_name": "db", "tbl_name": "t", "engine": "hive", **fields})
+
+    before = await _rows(dsn)
+    refused = [(delete(part_names=[one, "ds=2024-09-09"]), hms.NoSuchObjectException, "ds=2024-09-09"),
+               (delete(part_names=[one], col_names=["id", "name"]), hms.NoSuchObjectException, "column(s) name"),
+               (delete(tableLevel=True, col_names=["ratio"]), hms.NoSuchObjectException, "column(s) ratio"),
+               (delete(tbl_name="missing"), hms.NoSuchObjectException, "missing"),
+               (delete(cat_name="spark"), hms.NoSuchObjectException, "catalog 'spark' does not exist")]
+    for request, exc_type, wanted in refused:
+        exc = await _raises(client, "delete_column_statistics_req", request)
+        assert isinstance(exc, exc_type) and wanted in exc.message, exc
+    assert await _rows(dsn) == before  # nothing deleted by a refused request
+
+    assert await client("delete_column_statistics_req", delete(tableLevel=True, col_names=["ID"])) is True
+    assert await _rows(dsn) == [("", "n"), (one, "id"), (one, "n"), (two, "id"), (two, "n")]
+    await client("delete_column_statistics_req", delete(cat_name="hive", part_names=[one]))  # every column
+    assert await _rows(dsn) == [("", "n"), (two, "id"), (two, "n")]
+    await client("delete_column_statistics_req", delete(col_names=["n"]))  # of every partition
+    assert await _rows(dsn) == [("", "n"), (two, "id")]
+    await client("delete_column_statistics_req", delete())  # every partition, every column: ds=2's id
+    assert await _rows(dsn) == [("", "n")]
+    await client("delete_column_statistics_req", delete())  # none left: nothing to do
+    await client("delete_column_statistics_req", delete(tableLevel=True))
+    assert await _rows(dsn) == []
+
+    plain = _table("plain")
+    plain.partitionKeys = []
+    await client("create_table", plain)
+    await client("update_table_column_statistics", _write("db", "plain", _long("id", 0, 9)))
+    await client("delete_column_statistics_req", delete(tbl_name="plain", part_names=[]))  # the table's own
+    assert await _rows(dsn) == []
+    await _acid_table(client, (("id", "bigint"),), ("a",))
+    exc = await _raises(client, "delete_column_statistics_req", delete(tbl_name="acid", tableLevel=True))
+    assert isinstance(exc, hms.MetaException) and "transactional table (db.acid)" in exc.message
+
+
 async def test_statistics_written_under_a_txn_become_visible_at_its_commit(env: tuple[ThriftClient, str]) -> None:
     """Hive 3's INSERT and ANALYZE on a transactional table send set_aggr_stats_for with the write id its
     txn allocated: the statistics are the txn's write. Readers see the committed ones while it is open,

@@ -20,6 +20,14 @@ from store.errors import InvalidArgument, NeverAllowed, NotFound
 _NOT_STORED = "this gateway stores no table constraints"
 
 
+def _refuse_added(columns: list[Any], kind: str) -> None:
+    """ALTER TABLE ... ADD CONSTRAINT of a primary key, or (Hive 3's and 4's) of a unique, not null,
+    default or check constraint: each of their SQL*Constraint structs names its table by table_db and
+    table_name."""
+    of = _table_of(columns[0].table_db, columns[0].table_name) if columns else "the table"
+    raise NeverAllowed(f"{_NOT_STORED}: the {kind} of {of} was not added")
+
+
 def _table_of(db_name: str | None, table_name: str | None) -> str:
     return f"{db_name or '?'}.{table_name or '?'}"
 
@@ -95,14 +103,27 @@ class ConstraintMethods:
             request.notNullConstraints, request.defaultConstraints, request.checkConstraints)
 
     async def add_primary_key(self, req: Any) -> None:
-        columns = required(req.primaryKeyCols if req else None, "AddPrimaryKeyRequest.primaryKeyCols")
-        of = _table_of(columns[0].table_db, columns[0].table_name) if columns else "the table"
-        raise NeverAllowed(f"{_NOT_STORED}: the primary key of {of} was not added")
+        _refuse_added(required(req.primaryKeyCols if req else None, "AddPrimaryKeyRequest.primaryKeyCols"),
+                      "primary key")
 
     async def add_foreign_key(self, req: Any) -> None:
         columns = required(req.foreignKeyCols if req else None, "AddForeignKeyRequest.foreignKeyCols")
         of = _table_of(columns[0].fktable_db, columns[0].fktable_name) if columns else "the table"
         raise NeverAllowed(f"{_NOT_STORED}: the foreign key of {of} was not added")
+
+    async def add_unique_constraint(self, req: Any) -> None:
+        _refuse_added(required(req.uniqueConstraintCols if req else None, "uniqueConstraintCols"), "unique constraint")
+
+    async def add_not_null_constraint(self, req: Any) -> None:
+        _refuse_added(required(req.notNullConstraintCols if req else None, "notNullConstraintCols"),
+                      "not null constraint")
+
+    async def add_default_constraint(self, req: Any) -> None:
+        _refuse_added(required(req.defaultConstraintCols if req else None, "defaultConstraintCols"),
+                      "default constraint")
+
+    async def add_check_constraint(self, req: Any) -> None:
+        _refuse_added(required(req.checkConstraintCols if req else None, "checkConstraintCols"), "check constraint")
 
     async def drop_constraint(self, req: Any) -> None:
         name = required(req.constraintname if req else None, "DropConstraintRequest.constraintname")

@@ -1377,6 +1377,23 @@ struct AddForeignKeyRequest {
   1: required list<SQLForeignKey> foreignKeyCols,
 }
 
+// Hive 3's and 4's ALTER TABLE ... ADD CONSTRAINT of the other kinds.
+struct AddUniqueConstraintRequest {
+  1: required list<SQLUniqueConstraint> uniqueConstraintCols,
+}
+
+struct AddNotNullConstraintRequest {
+  1: required list<SQLNotNullConstraint> notNullConstraintCols,
+}
+
+struct AddDefaultConstraintRequest {
+  1: required list<SQLDefaultConstraint> defaultConstraintCols,
+}
+
+struct AddCheckConstraintRequest {
+  1: required list<SQLCheckConstraint> checkConstraintCols,
+}
+
 // Hive 4's: HiveMetaStoreClient.getFields and getSchema send only these. Hive's server reads neither the
 // snapshot nor the table id (the table's latest columns, as get_fields and get_schema answer).
 struct GetFieldsRequest {
@@ -1545,6 +1562,10 @@ service ThriftHiveMetastore extends FacebookService {
   void create_table_with_constraints(1: Table tbl, 2: list<SQLPrimaryKey> primaryKeys, 3: list<SQLForeignKey> foreignKeys, 4: list<SQLUniqueConstraint> uniqueConstraints, 5: list<SQLNotNullConstraint> notNullConstraints, 6: list<SQLDefaultConstraint> defaultConstraints, 7: list<SQLCheckConstraint> checkConstraints) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: NoSuchObjectException o4),
   void add_primary_key(1: AddPrimaryKeyRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   void add_foreign_key(1: AddForeignKeyRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  void add_unique_constraint(1: AddUniqueConstraintRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  void add_not_null_constraint(1: AddNotNullConstraintRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  void add_default_constraint(1: AddDefaultConstraintRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  void add_check_constraint(1: AddCheckConstraintRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   void drop_constraint(1: DropConstraintRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o3),
   GetAllFunctionsResponse get_all_functions() throws (1: MetaException o1),
   OpenTxnsResponse open_txns(1: OpenTxnRequest rqst),

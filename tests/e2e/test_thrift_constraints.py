@@ -67,3 +67,27 @@ async def test_a_create_with_any_constraint_is_refused_and_creates_nothing(clien
     with pytest.raises(TException) as missing:
         await client("drop_constraint", hms.DropConstraintRequest(dbname="db", tablename="t", constraintname="nn_id"))
     assert type(missing.value).__name__ == "NoSuchObjectException"
+
+
+async def test_hive3s_alter_table_add_constraint_of_every_kind_is_refused(client: ThriftClient) -> None:
+    """Hive 3's and 4's ALTER TABLE t ADD CONSTRAINT ... UNIQUE / NOT NULL / DEFAULT / CHECK send their own
+    calls: each answers MetaException saying no constraint is stored (not an unknown method), and adds none."""
+    await client("create_table", _table("t"))
+    common = {"catName": "hive", "table_db": "db", "table_name": "t", "column_name": "id", "enable_cstr": True,
+              "validate_cstr": False, "rely_cstr": True}
+    for method, request in (
+            ("add_unique_constraint", hms.AddUniqueConstraintRequest(
+                [hms.SQLUniqueConstraint(key_seq=1, uk_name="uk_id", **common)])),
+            ("add_not_null_constraint", hms.AddNotNullConstraintRequest([hms.SQLNotNullConstraint(
+                nn_name="nn_id", **common)])),
+            ("add_default_constraint", hms.AddDefaultConstraintRequest([hms.SQLDefaultConstraint(
+                default_value="0", dc_name="dc_id", **common)])),
+            ("add_check_constraint", hms.AddCheckConstraintRequest([hms.SQLCheckConstraint(
+                check_expression="id > 0", dc_name="ck_id", **common)]))):
+        with pytest.raises(TException) as refused:
+            await client(method, request)
+        assert type(refused.value).__name__ == "MetaException", method
+        assert "stores no table constraints" in str(refused.value) and "of db.t was not added" in str(refused.value)
+    every = await client("get_all_table_constraints", hms.AllTableConstraintsRequest(dbName="db", tblName="t",
+                                                                                    catName="hive"))
+    assert every.allTableConstraints.notNullConstraints == []

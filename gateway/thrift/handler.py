@@ -23,6 +23,7 @@ from gateway.thrift import convert
 from gateway.thrift.convert import check_batch, matches_none, required, stamp_ddl_time
 from gateway.thrift import meta_conf, wire
 from gateway.thrift.idl import hms
+from gateway.thrift.catalog_names import check_catalog
 from gateway.thrift.errors import NotServedHere, bounded
 from gateway.thrift.server import RawValue
 from gateway.thrift.compaction_methods import CompactionMethods
@@ -50,8 +51,8 @@ from hive.kryo_expr import Expr, NotHive23Expression, decode_expression
 from hive.partition_expr import NotServable, prune
 from hive.partition_filter import HIVE_PARTITION_FILTER
 from hive.stats_accuracy import EXPECTED_PARAMETER_KEY, EXPECTED_PARAMETER_VALUE, NO_CONTEXT, AlterContext
-from hive.names import (DEFAULT_PARTITION_NAME, matches_partial_values, normalize_identifier, parse_partition_name,
-                        partition_spec_from_name)
+from hive.names import (DEFAULT_CATALOG_NAME, DEFAULT_PARTITION_NAME, matches_partial_values, normalize_identifier,
+                        parse_partition_name, partition_spec_from_name)
 from store.snapshot import ReadSnapshot
 from store.txn_store import TxnStore
 from gateway.thrift.snapshots import LATEST, snapshot_of
@@ -412,6 +413,17 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
 
     async def create_table_with_environment_context(self, tbl: Any, environment_context: Any) -> None:
         await self.create_table(tbl)
+
+    async def translate_table_dryrun(self, request: Any) -> Any:
+        """Hive 4's CREATE TABLE ... AS SELECT asks first how the metastore would create the table
+        (Hive.getTranslateTableDryrun, from its SemanticAnalyzer and TaskCompiler; an error fails the
+        statement): Hive's HMSHandler answers the table its transformer makes of it, or the table as sent,
+        in its catalog, when none is set (metastore.metadata.transformer.class empty). This metastore has
+        no transformer: it creates a table as sent, so it answers it so. Nothing is created."""
+        tbl = required(required(request, "request").table, "table")
+        check_catalog(tbl.catName)
+        tbl.catName = tbl.catName or DEFAULT_CATALOG_NAME
+        return tbl
 
     async def alter_table_with_environment_context(self, dbname: str | None, tbl_name: str | None, new_tbl: Any,
                                                    environment_context: Any) -> None:

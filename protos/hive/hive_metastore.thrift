@@ -244,11 +244,14 @@ struct Table {
   // No default (Hive's is false): its metastore leaves it unset, and Hive 2.3's DESCRIBE EXTENDED prints it when set.
   14: bool temporary,
   15: bool rewriteEnabled,
+  // Hive 3's and 4's: read (and answered back by translate_table_dryrun), never stored.
+  17: string catName,
   18: PrincipalType ownerType = 1,
   19: i64 writeId = -1,
   // Hive 4: set in get_table_req's answer when getColumnStats asks for it.
   21: ColumnStatistics colStats,
   25: i64 id = -1,
+  28: i64 txnId,
 }
 
 struct Partition {
@@ -1559,6 +1562,7 @@ service ThriftHiveMetastore extends FacebookService {
   CheckConstraintsResponse get_check_constraints(1: CheckConstraintsRequest request) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   AllTableConstraintsResponse get_all_table_constraints(1: AllTableConstraintsRequest request) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   void create_table_req(1: CreateTableRequest request) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: NoSuchObjectException o4),
+  Table translate_table_dryrun(1: CreateTableRequest request) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: NoSuchObjectException o4),
   void create_table_with_constraints(1: Table tbl, 2: list<SQLPrimaryKey> primaryKeys, 3: list<SQLForeignKey> foreignKeys, 4: list<SQLUniqueConstraint> uniqueConstraints, 5: list<SQLNotNullConstraint> notNullConstraints, 6: list<SQLDefaultConstraint> defaultConstraints, 7: list<SQLCheckConstraint> checkConstraints) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3, 4: NoSuchObjectException o4),
   void add_primary_key(1: AddPrimaryKeyRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   void add_foreign_key(1: AddForeignKeyRequest req) throws (1: NoSuchObjectException o1, 2: MetaException o2),

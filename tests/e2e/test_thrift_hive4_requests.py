@@ -83,6 +83,26 @@ async def test_hive4_drops_a_database_cascade_with_drop_database_req(pg_dsn: str
             await call("drop_database_req", drop(id="0f", cancel=True))
 
 
+async def test_hive4s_ctas_asks_how_the_table_would_be_created_with_translate_table_dryrun(pg_dsn: str) -> None:
+    """Hive 4's CREATE TABLE ... AS SELECT (SemanticAnalyzer and TaskCompiler: Hive.getTranslateTableDryrun)
+    sends translate_table_dryrun before it writes any data, and fails the statement on an error: answered
+    the table as this metastore would create it, as sent (it has no transformer), in catalog `hive`, with
+    nothing created."""
+    async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as call:
+        ctas = thrift_table("made", keys=["ds"], transactional="true", transactional_properties="insert_only")
+        ctas.txnId = 12
+        answer = await call("translate_table_dryrun", hms.CreateTableRequest(
+            table=ctas, processorCapabilities=["HIVEMANAGEDINSERTWRITE"], processorIdentifier="HMSClient-@h"))
+        ctas.catName = "hive"
+        assert answer == ctas
+        assert await call("get_all_tables", "db") == []
+        ctas.catName = "spark"
+        with pytest.raises(hms.NoSuchObjectException, match="catalog 'spark' does not exist"):
+            await call("translate_table_dryrun", hms.CreateTableRequest(table=ctas))
+        with pytest.raises(hms.InvalidObjectException, match="table is required"):
+            await call("translate_table_dryrun", hms.CreateTableRequest())
+
+
 _HIVE40_DROP_DATABASE = """
 struct DropDatabaseRequest {
   1: required string name, 2: optional string catalogName, 3: required bool ignoreUnknownDb,

@@ -58,7 +58,8 @@ from store.txn_store import TxnStore
 from gateway.thrift.snapshots import LATEST, snapshot_of
 
 # Hive's TableType names: a listing may name any of them (the gateway holds tables of the first three).
-HIVE_TABLE_TYPES = frozenset({t.value for t in TableType} | {"INDEX_TABLE", "MATERIALIZED_VIEW"})
+_MATERIALIZED_VIEW = "MATERIALIZED_VIEW"  # a Hive table type this metastore refuses to create
+HIVE_TABLE_TYPES = frozenset({t.value for t in TableType} | {"INDEX_TABLE", _MATERIALIZED_VIEW})
 
 
 # Hive's HiveMetaStore.get_config_value: keys outside these families answer ConfigValSecurityException.
@@ -372,6 +373,17 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         if matches_none(pattern):
             return []
         return await self._table_names(db_name, pattern or "", tableType)
+
+    async def get_materialized_views_for_rewriting(self, db_name: str | None) -> list[str]:
+        """Hive 4's planner looks for materialized views to rewrite a query with (its registry at start,
+        and per query): those of the database (none: this metastore creates no materialized view, a
+        table of that type is refused, so Hive's rewriting finds nothing to use)."""
+        return await self._table_names(db_name, "", _MATERIALIZED_VIEW)
+
+    async def get_all_materialized_view_objects_for_rewriting(self) -> list[Any]:
+        """Hive 4's HiveMaterializedViewsRegistry loads every database's at start (as above: none)."""
+        summaries = await self._catalog.list_table_summaries("", "", (_MATERIALIZED_VIEW,))
+        return [convert.table_to_thrift(await self._table(s.db_name, s.name)) for s in summaries]
 
     async def _table_names(self, db_name: str | None, pattern: str, table_type: str | None = None) -> list[str]:
         """A database that does not exist has no tables: Hive 2.3's answer, where gRPC's ListTables says NOT_FOUND."""

@@ -1474,6 +1474,8 @@ service ThriftHiveMetastore extends FacebookService {
   GetTablesResult get_table_objects_by_name_req(1: GetTablesRequest req) throws (1: MetaException o1, 2: InvalidOperationException o2, 3: UnknownDBException o3),
   list<string> get_tables(1: string db_name, 2: string pattern) throws (1: MetaException o1),
   list<string> get_tables_by_type(1: string db_name, 2: string pattern, 3: string tableType) throws (1: MetaException o1),
+  list<string> get_materialized_views_for_rewriting(1: string db_name) throws (1: MetaException o1),
+  list<Table> get_all_materialized_view_objects_for_rewriting() throws (1: MetaException o1),
   list<string> get_table_names_by_filter(1: string dbname, 2: string filter, 3: i16 max_tables = -1) throws (1: MetaException o1, 2: InvalidOperationException o2, 3: UnknownDBException o3),
   list<string> get_all_tables(1: string db_name) throws (1: MetaException o1),
   list<TableMeta> get_table_meta(1: string db_patterns, 2: string tbl_patterns, 3: list<string> tbl_types) throws (1: MetaException o1),

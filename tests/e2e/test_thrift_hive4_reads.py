@@ -236,3 +236,21 @@ async def test_hive4_get_partitions_by_names_req_answers_each_partitions_column_
         assert (one.statsDesc.isTblLevel, one.statsDesc.tableName, one.statsDesc.partName) == (False, "t", "ds=1")
         assert [(o.colName, o.statsData.longStats.highValue) for o in one.statsObj] == [("id", 10)]
         assert await col_stats(asked=False) == [None, None, None]
+
+
+async def test_hive4s_materialized_view_rewriting_finds_none_as_none_can_be_created(pg_dsn: str) -> None:
+    """Hive 4's planner asks for the materialized views it could rewrite a query with (its registry loads
+    them all at start; the planner asks per database): this metastore refuses to create one, so it
+    answers none, with tables and views of other types in place."""
+    async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as call:
+        await call("create_table", thrift_table("t"))
+        view = thrift_table("v", table_type="VIRTUAL_VIEW")
+        view.viewOriginalText = view.viewExpandedText = "select id from db.t"
+        await call("create_table", view)
+        materialized = thrift_table("mv", table_type="MATERIALIZED_VIEW")
+        with pytest.raises(hms.InvalidObjectException, match="MATERIALIZED_VIEW"):
+            await call("create_table", materialized)
+        assert await call("get_materialized_views_for_rewriting", "@hive#db") == []
+        assert await call("get_materialized_views_for_rewriting", "nodb") == []
+        assert await call("get_all_materialized_view_objects_for_rewriting") == []
+        assert sorted(await call("get_all_tables", "db")) == ["t", "v"]

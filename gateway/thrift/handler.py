@@ -31,6 +31,7 @@ from gateway.thrift.constraint_methods import ConstraintMethods
 from gateway.thrift.data_methods import ALL_PARTITIONS, DataMethods
 from gateway.thrift.fb303 import Fb303, Fb303Methods
 from gateway.thrift.function_methods import FunctionMethods
+from gateway.thrift.hs2_service_methods import HiveServiceMethods
 from gateway.thrift.partition_value_methods import PartitionValueMethods
 from gateway.thrift.privilege_methods import PrivilegeMethods, grants_of_privilege_set
 from gateway.thrift.stats_methods import StatsMethods
@@ -128,13 +129,15 @@ def _write_id_named(request_write_id: int | None, objects: Sequence[Any], what: 
 
 
 class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, CompactionMethods, StatsMethods,
-                           ConstraintMethods, FunctionMethods, PrivilegeMethods, PartitionValueMethods):
+                           ConstraintMethods, FunctionMethods, PrivilegeMethods, PartitionValueMethods,
+                           HiveServiceMethods):
     """ThriftHiveMetastore over the gateway's stores; fb303 (status, counters, options) in Fb303Methods,
     drops, truncate and partition renames (which touch a managed table's files) in DataMethods, txns and
     locks in TxnLockMethods, compact2 and show_compact in CompactionMethods, column statistics in
     StatsMethods, table constraints (none are stored) in ConstraintMethods, permanent functions in
     FunctionMethods, roles and privileges in PrivilegeMethods, get_partition_values in
-    PartitionValueMethods."""
+    PartitionValueMethods, HiveServer2's own services (resource plans, scheduled queries: none kept) in
+    HiveServiceMethods."""
 
     def __init__(self, catalog: CatalogStore, cached: CachedCatalog, txns: TxnStore, locks: LockStore,
                  settings: Settings, warehouse: Warehouse | None = None, fb303: Fb303 | None = None) -> None:

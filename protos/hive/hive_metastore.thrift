@@ -479,6 +479,43 @@ struct AppendPartitionsRequest {
   6: optional EnvironmentContext environmentContext,
 }
 
+// A Hive 4 HiveServer2's own services (gateway/thrift/hs2_service_methods.py): workload management's active
+// resource plan and the scheduled queries due. Neither is kept here, so the answers' optional fields are never
+// set and are left out (Hive's: WMGetActiveResourcePlanResponse.resourcePlan, a WMFullResourcePlan;
+// ScheduledQueryPollResponse's scheduleKey, executionId, query and user); ScheduledQuery is read for its key.
+struct WMGetActiveResourcePlanRequest {
+  1: optional string ns,
+}
+
+struct WMGetActiveResourcePlanResponse {
+}
+
+struct ScheduledQueryPollRequest {
+  1: required string clusterNamespace,
+}
+
+struct ScheduledQueryPollResponse {
+}
+
+struct ScheduledQueryKey {
+  1: required string scheduleName,
+  2: required string clusterNamespace,
+}
+
+struct ScheduledQuery {
+  1: required ScheduledQueryKey scheduleKey,
+  2: optional bool enabled,
+  4: optional string schedule,
+  5: optional string user,
+  6: optional string query,
+  7: optional i32 nextExecution,
+}
+
+struct ScheduledQueryMaintenanceRequest {
+  1: required i32 type,
+  2: required ScheduledQuery scheduledQuery,
+}
+
 // Hive 4's: HiveMetaStoreClient.getDatabase sends only get_database_req.
 struct GetDatabaseRequest {
   1: optional string name,
@@ -1475,6 +1512,10 @@ service ThriftHiveMetastore extends FacebookService {
   list<string> get_tables(1: string db_name, 2: string pattern) throws (1: MetaException o1),
   list<string> get_tables_by_type(1: string db_name, 2: string pattern, 3: string tableType) throws (1: MetaException o1),
   list<string> get_materialized_views_for_rewriting(1: string db_name) throws (1: MetaException o1),
+  WMGetActiveResourcePlanResponse get_active_resource_plan(1: WMGetActiveResourcePlanRequest request) throws (1: MetaException o2),
+  ScheduledQueryPollResponse scheduled_query_poll(1: ScheduledQueryPollRequest request) throws (1: MetaException o1),
+  ScheduledQuery get_scheduled_query(1: ScheduledQueryKey scheduleKey) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  void scheduled_query_maintenance(1: ScheduledQueryMaintenanceRequest request) throws (1: MetaException o1, 2: NoSuchObjectException o2, 3: AlreadyExistsException o3, 4: InvalidInputException o4),
   list<Table> get_all_materialized_view_objects_for_rewriting() throws (1: MetaException o1),
   list<string> get_table_names_by_filter(1: string dbname, 2: string filter, 3: i16 max_tables = -1) throws (1: MetaException o1, 2: InvalidOperationException o2, 3: UnknownDBException o3),
   list<string> get_all_tables(1: string db_name) throws (1: MetaException o1),

@@ -51,6 +51,7 @@ from hive.limits import preview
 from hive.kryo_expr import Expr, NotHive23Expression, decode_expression
 from hive.partition_expr import NotServable, prune
 from hive.partition_filter import HIVE_PARTITION_FILTER
+from hive.partition_order import ordered, parse_order
 from hive.stats_accuracy import EXPECTED_PARAMETER_KEY, EXPECTED_PARAMETER_VALUE, NO_CONTEXT, AlterContext
 from hive.names import (DEFAULT_CATALOG_NAME, DEFAULT_PARTITION_NAME, matches_partial_values, normalize_identifier,
                         parse_partition_name, partition_spec_from_name)
@@ -76,6 +77,26 @@ def _decoded_expression(data: bytes, default_partition_name: str | None) -> Expr
         return decode_expression(data)
     except NotHive23Expression as exc:
         raise NotServedHere(f"get_partitions_by_expr: {exc}; evaluate it over the partition names") from None
+
+
+# Hive.getPartitionNames' expression when a SHOW PARTITIONS has no WHERE (ObjectStore: no filter).
+_NO_PARTITION_FILTER = b"\xff"
+
+
+def _selected_by(expr: bytes, default_partition_name: str | None, table: Table,
+                 values: Sequence[Sequence[str]]) -> list[int]:
+    """The positions of the partitions (their `values`) a WHERE's expression keeps, undecided ones among
+    them (as Hive's PartitionPruner keeps them); InvalidArgument for an expression not read here."""
+    if default_partition_name not in (None, "", DEFAULT_PARTITION_NAME):
+        raise InvalidArgument(f"SHOW PARTITIONS ... WHERE: the default partition name "
+                              f"{preview(default_partition_name or '', 60)} is not this metastore's "
+                              f"({DEFAULT_PARTITION_NAME})")
+    try:
+        return list(prune(decode_expression(expr), table.partition_keys, values).selected)
+    except (NotHive23Expression, NotServable) as exc:
+        raise InvalidArgument(f"SHOW PARTITIONS ... WHERE: {exc}. This metastore reads Hive 2.3's serialized "
+                              "expressions only (Hive 4 writes Kryo 5): name the partitions with PARTITION (...), "
+                              "or list them all and filter") from None
 
 
 def _wanted(max_parts: int | None) -> int:
@@ -883,6 +904,25 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         self._check_partition_request(found.table, wanted, len(pruned.selected))
         versions = [found.versions[i] for i in pruned.selected[:wanted]]
         return RawValue(TType.STRUCT, wire.partitions_by_expr_result(found.table, versions, pruned.has_unknown))
+
+    async def get_partition_names_req(self, req: Any) -> list[str]:
+        """Hive 4's SHOW PARTITIONS with a WHERE or an ORDER BY (ShowPartitionsOperation ->
+        Hive.getPartitionNames(Table, expr, order, maxParts), which has no fallback): the names of the
+        partitions the expression keeps (every one for Hive's no-filter byte, -1), in `order` as Hive's
+        metastore sorts them on PostgreSQL (hive/partition_order.py), at most maxParts after the sort, as
+        the request's snapshot sees them. An expression this gateway does not read is refused, saying so,
+        where a wrong list would mislead: Hive 4 writes it with Kryo 5, which hive/kryo_expr.py (Hive 2.3's
+        layout) does not read, so a WHERE from Hive 4 is refused and an ORDER BY or LIMIT alone is served."""
+        req = required(req, "req")
+        expr = required(req.expr, "expr")
+        found = await self._partial(req.dbName, req.tblName, (), ALL_PARTITIONS, snapshot_of(req))
+        table, values = found.table, [v.values for v in found.versions]
+        if expr != _NO_PARTITION_FILTER:
+            values = [values[i] for i in _selected_by(expr, req.defaultPartitionName, table, values)]
+        keys = table.partition_keys
+        names = ordered([convert.partition_name(table, v) for v in values], values, [k.type for k in keys],
+                        parse_order(req.order, len(keys)), req.defaultPartitionName or DEFAULT_PARTITION_NAME)
+        return names[:_wanted(req.maxParts)]
 
     async def get_num_partitions_by_filter(self, db_name: str | None, tbl_name: str | None,
                                            filter: str | None) -> int:  # noqa: A002

@@ -295,6 +295,11 @@ struct PartitionsByExprRequest {
   3: required binary expr,
   4: optional string defaultPartitionName,
   5: optional i16 maxParts = -1,
+  // Hive 3's and 4's (get_partition_names_req reads order and the snapshot).
+  6: optional string catName,
+  7: optional string order,
+  8: optional string validWriteIdList,
+  9: optional i64 id = -1,
 }
 
 struct PartitionsByExprResult {
@@ -1576,6 +1581,7 @@ service ThriftHiveMetastore extends FacebookService {
   list<Partition> get_partitions_by_filter_req(1: GetPartitionsByFilterRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   list<Partition> get_partitions_by_filter(1: string db_name, 2: string tbl_name, 3: string filter, 4: i16 max_parts = -1) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   PartitionsByExprResult get_partitions_by_expr(1: PartitionsByExprRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  list<string> get_partition_names_req(1: PartitionsByExprRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   i32 get_num_partitions_by_filter(1: string db_name, 2: string tbl_name, 3: string filter) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   void alter_partition(1: string db_name, 2: string tbl_name, 3: Partition new_part) throws (1: InvalidOperationException o1, 2: MetaException o2),
   void alter_partition_with_environment_context(1: string db_name, 2: string tbl_name, 3: Partition new_part, 4: EnvironmentContext environment_context) throws (1: InvalidOperationException o1, 2: MetaException o2),

@@ -4,6 +4,7 @@ its HiveMetaStoreClient sends them (standalone-metastore/metastore-common/.../Hi
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 from pathlib import Path
 
@@ -108,8 +109,8 @@ async def test_hive4_show_partitions_lists_names_with_fetch_partition_names_req(
     Hive 4.0's client sends get_partition_names('@hive#db', t, max) (Hive.getPartitionNames sends
     get_partition_names_ps_req with its snapshot for a transactional table); the clients after HIVE-26537
     send fetch_partition_names_req(PartitionsRequest{dbName, tblName, catName, maxParts}) instead, with no
-    fallback. The WHERE and ORDER BY forms go by get_partition_names_req with a Kryo expression, which the
-    gateway cannot read and does not serve (UNKNOWN_METHOD). maxParts 0 answers no name, as Hive 4 answers it
+    fallback. The WHERE and ORDER BY forms go by get_partition_names_req (the test below). maxParts 0
+    answers no name, as Hive 4 answers it
     (HMSHandler.fetch_partition_names_req -> RawStore.listPartitionNames -> ObjectStore.getPartitionNamesNoTxn,
     which returns none for max 0; Hive 2.3, which has no fetch_partition_names_req, answers every name to
     get_partition_names(0), and still does here)."""
@@ -135,6 +136,45 @@ async def test_hive4_show_partitions_lists_names_with_fetch_partition_names_req(
         assert await call("get_partition_names", "@hive#db", "t", -1) == ["ds=a", "ds=b", "ds=c"]  # Hive 4.0
         with pytest.raises(hms.NoSuchObjectException, match="catalog 'spark' does not exist"):
             await fetch(-1, cat="spark")
+
+
+async def test_hive4_show_partitions_with_order_by_where_and_limit_by_get_partition_names_req(pg_dsn: str) -> None:
+    """SHOW PARTITIONS t [WHERE ...] [ORDER BY ...] [LIMIT n] with a WHERE or an ORDER BY: Hive 4's
+    Hive.getPartitionNames(Table, expr, order, maxParts) sends get_partition_names_req, expr one byte -1
+    without a WHERE, order `positions:signs`; Hive's metastore filters, sorts (integral keys as numbers,
+    the default partition as NULL: last ascending, first descending) and cuts after the sort. A WHERE in
+    Hive 2.3's layout is served; one in another (Hive 4 writes Kryo 5) is refused, saying so."""
+    goldens = {name: bytes.fromhex(text) for name, text in json.loads(
+        (Path(__file__).parent / "hive_expr_goldens.json").read_text()).items()}
+    async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as call:
+        table = thrift_table("t")
+        table.partitionKeys = [hms.FieldSchema(name="ds", type="string", comment=""),
+                               hms.FieldSchema(name="hr", type="int", comment="")]
+        await call("create_table", table)
+        rows = [("a", "1"), ("a", "10"), ("a", "9"), ("b", "2"), ("a", "__HIVE_DEFAULT_PARTITION__")]
+        await call("add_partitions", [hms.Partition(values=list(r), dbName="db", tableName="t", parameters={})
+                                      for r in rows])
+
+        async def show(order: str | None = None, expr: bytes = b"\xff", max_parts: int = -1,
+                       table_name: str = "t") -> list[str]:
+            return await call("get_partition_names_req", hms.PartitionsByExprRequest(
+                dbName="db", tblName=table_name, expr=expr, defaultPartitionName="__HIVE_DEFAULT_PARTITION__",
+                maxParts=max_parts, catName="hive", order=order))
+
+        default = "hr=__HIVE_DEFAULT_PARTITION__"
+        assert await show("1:+") == ["ds=a/hr=1", "ds=b/hr=2", "ds=a/hr=9", "ds=a/hr=10", f"ds=a/{default}"]
+        assert await show("0,1:-+", max_parts=3) == ["ds=b/hr=2", "ds=a/hr=1", "ds=a/hr=9"]
+        assert await show() == sorted(f"ds={d}/hr={h}" for d, h in rows)  # no order: by name
+        assert await show("1:-", expr=goldens["ds_is_a"]) == [f"ds=a/{default}", "ds=a/hr=10", "ds=a/hr=9",
+                                                               "ds=a/hr=1"]
+        assert await show("1:+", expr=goldens["hr_gt_1"], max_parts=2) == ["ds=b/hr=2", "ds=a/hr=9"]
+        assert await show("1:+", max_parts=0) == []
+        with pytest.raises(hms.MetaException, match="reads Hive 2.3's serialized expressions only"):
+            await show("1:+", expr=b"\x01\x00kryo5")
+        with pytest.raises(hms.MetaException, match="not one of the table's 2 partition keys"):
+            await show("2:+")
+        with pytest.raises(hms.NoSuchObjectException, match="db.nope does not exist"):
+            await show("0:+", table_name="nope")
 
 
 _HIVE4_GET_TABLE = """

@@ -15,7 +15,10 @@
 // create_table_req, drop_database_req, rename_partition_req, get_fields_req, get_schema_req) and its txn
 // additions (OpenTxnRequest.txn_type, add_write_ids_to_min_history, update_transaction_statistics,
 // ShowCompactRequest's filters) are declared
-// as Hive 4's hive_metastore.thrift declares them, with its field ids.
+// as Hive 4's hive_metastore.thrift declares them, with its field ids; so are the newest client's request forms
+// (create_database_req, drop_table_req, ... after HIVE-26537), the calls a Hive 4 HiveServer2 makes for its own
+// services (get_active_resource_plan, scheduled_query_poll) and those its planner makes (translate_table_dryrun,
+// get_materialized_views_for_rewriting, get_partition_names_req).
 // Column statistics have Hive 2.3's shapes with Hive 4's added fields (histograms, timestamp statistics).
 //
 // A method a client calls that is not declared here is answered with TApplicationException

@@ -37,6 +37,7 @@ _REQUEST_FIELDS: dict[str, tuple[str, str]] = {
     "drop_table_req": ("req", "dbName"),                     # the newest client's dropTable
     "drop_partition_req": ("req", "dbName"),                 # ... dropPartition
     "append_partition_req": ("req", "dbName"),               # ... appendPartition
+    "get_partitions_with_specs": ("request", "dbName"),      # Hive 4's MSCK REPAIR
 }
 
 

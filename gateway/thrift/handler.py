@@ -79,6 +79,9 @@ def _decoded_expression(data: bytes, default_partition_name: str | None) -> Expr
         raise NotServedHere(f"get_partitions_by_expr: {exc}; evaluate it over the partition names") from None
 
 
+# Hive 4's PartitionFilterMode (get_partitions_with_specs).
+_BY_NAMES, _BY_VALUES, _BY_EXPR = 0, 1, 2
+
 # Hive.getPartitionNames' expression when a SHOW PARTITIONS has no WHERE (ObjectStore: no filter).
 _NO_PARTITION_FILTER = b"\xff"
 
@@ -923,6 +926,32 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         names = ordered([convert.partition_name(table, v) for v in values], values, [k.type for k in keys],
                         parse_order(req.order, len(keys)), req.defaultPartitionName or DEFAULT_PARTITION_NAME)
         return names[:_wanted(req.maxParts)]
+
+    async def get_partitions_with_specs(self, request: Any) -> RawValue:
+        """Hive 4's MSCK REPAIR (HiveMetaStoreChecker: the partition names, then batches of them BY_NAMES)
+        and its MetaStoreServerUtils.getPartitionsByProjectSpec: the partitions the filter spec selects, as
+        the request's snapshot sees them, in name order. No filters: every partition; BY_NAMES: by names;
+        BY_VALUES: by values of the leading keys ('' any), as get_partitions_ps; BY_EXPR: by Hive's
+        partition filters, each of which must hold, as get_partitions_by_filter reads one. The projection is
+        not applied: each partition comes whole, which Hive's clients read alike (wire.py
+        partition_specs_response)."""
+        req = required(request, "request")
+        spec = req.filterSpec
+        filters, mode = (list(spec.filters or []), spec.filterMode) if spec else ([], None)
+        snapshot = snapshot_of(req)
+        if not filters:
+            found = await self._partial(req.dbName, req.tblName, (), ALL_PARTITIONS, snapshot)
+        elif mode == _BY_NAMES:
+            found = await self._by_names(req.dbName, req.tblName, filters, snapshot)
+        elif mode == _BY_VALUES:
+            found = await self._partial(req.dbName, req.tblName, filters, ALL_PARTITIONS, snapshot)
+        elif mode == _BY_EXPR:
+            found = await self._matching(req.dbName, req.tblName, " AND ".join(f"({f})" for f in filters),
+                                         ALL_PARTITIONS, snapshot)
+        else:
+            raise InvalidArgument(f"get_partitions_with_specs: filterMode {mode!r} is not one of BY_NAMES (0), "
+                                  "BY_VALUES (1), BY_EXPR (2)")
+        return RawValue(TType.STRUCT, wire.partition_specs_response(found.table, found.versions))
 
     async def get_num_partitions_by_filter(self, db_name: str | None, tbl_name: str | None,
                                            filter: str | None) -> int:  # noqa: A002

@@ -25,6 +25,7 @@ from thriftpy2.transport import TCyMemoryBuffer
 
 from gateway.thrift import convert
 from gateway.thrift.idl import hms
+from hive.names import DEFAULT_CATALOG_NAME
 from store.cache.entry import Version
 from store.models import Partition, Table
 
@@ -167,6 +168,19 @@ def partitions_by_expr_result(table: Table, versions: Sequence[Version], has_unk
     """A PartitionsByExprResult value: its partitions (field 1) and hasUnknownPartitions (field 2), stop included."""
     return [_FIELD.pack(TType.LIST, 1), *partition_list(table, versions), _FIELD.pack(TType.BOOL, 2),
             b"\x01" if has_unknown else b"\x00", STOP]
+
+
+def partition_specs_response(table: Table, versions: Sequence[Version]) -> list[bytes]:
+    """A GetPartitionsResponse value (Hive 4's get_partitions_with_specs), stop included: one PartitionSpec of
+    the table (dbName 1, tableName 2, rootPath 3: its location, catName 6) holding the partitions whole in
+    a PartitionListComposingSpec (5), or no PartitionSpec when there are none."""
+    if not versions:
+        return [_FIELD.pack(TType.LIST, 1), _LIST.pack(TType.STRUCT, 0), STOP]
+    head = (_string_field(1, table.db_name) + _string_field(2, table.name) + _string_field(3, table.sd.location or "")
+            + _FIELD.pack(TType.STRUCT, 5) + _FIELD.pack(TType.LIST, 1))
+    tail = STOP + _string_field(6, DEFAULT_CATALOG_NAME) + STOP  # the composing spec's end, catName, the spec's end
+    return [_FIELD.pack(TType.LIST, 1), _LIST.pack(TType.STRUCT, 1), head, *partition_list(table, versions), tail,
+            STOP]
 
 
 def partition_element(table: Table, version: Version) -> bytes:

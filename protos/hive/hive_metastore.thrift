@@ -380,6 +380,49 @@ struct GetProjectionsSpec {
   3: string excludeParamKeyPattern,
 }
 
+// Hive 4's get_partitions_with_specs (its MSCK REPAIR reads partitions so): the answer holds each partition
+// whole in a PartitionListComposingSpec; Hive's other form, PartitionSpecWithSharedSD, is never sent here.
+enum PartitionFilterMode {
+  BY_NAMES,
+  BY_VALUES,
+  BY_EXPR,
+}
+
+struct GetPartitionsFilterSpec {
+  7: optional PartitionFilterMode filterMode,
+  8: optional list<string> filters,
+}
+
+struct GetPartitionsRequest {
+  1: optional string catName,
+  2: string dbName,
+  3: string tblName,
+  4: optional bool withAuth,
+  5: optional string user,
+  6: optional list<string> groupNames,
+  7: GetProjectionsSpec projectionSpec,
+  8: GetPartitionsFilterSpec filterSpec,
+  9: optional list<string> processorCapabilities,
+  10: optional string processorIdentifier,
+  11: optional string validWriteIdList,
+}
+
+struct PartitionListComposingSpec {
+  1: list<Partition> partitions,
+}
+
+struct PartitionSpec {
+  1: string dbName,
+  2: string tableName,
+  3: string rootPath,
+  5: optional PartitionListComposingSpec partitionList,
+  6: optional string catName,
+}
+
+struct GetPartitionsResponse {
+  1: list<PartitionSpec> partitionSpec,
+}
+
 // Fields 4-8 are Hive 4's: its SHOW TABLES sends tablesPattern and no tblNames.
 struct GetTablesRequest {
   1: required string dbName,
@@ -1585,6 +1628,7 @@ service ThriftHiveMetastore extends FacebookService {
   list<Partition> get_partitions_by_filter(1: string db_name, 2: string tbl_name, 3: string filter, 4: i16 max_parts = -1) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   PartitionsByExprResult get_partitions_by_expr(1: PartitionsByExprRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   list<string> get_partition_names_req(1: PartitionsByExprRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  GetPartitionsResponse get_partitions_with_specs(1: GetPartitionsRequest request) throws (1: MetaException o1),
   i32 get_num_partitions_by_filter(1: string db_name, 2: string tbl_name, 3: string filter) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   void alter_partition(1: string db_name, 2: string tbl_name, 3: Partition new_part) throws (1: InvalidOperationException o1, 2: MetaException o2),
   void alter_partition_with_environment_context(1: string db_name, 2: string tbl_name, 3: Partition new_part, 4: EnvironmentContext environment_context) throws (1: InvalidOperationException o1, 2: MetaException o2),

@@ -294,3 +294,39 @@ async def test_hive4s_materialized_view_rewriting_finds_none_as_none_can_be_crea
         assert await call("get_materialized_views_for_rewriting", "nodb") == []
         assert await call("get_all_materialized_view_objects_for_rewriting") == []
         assert sorted(await call("get_all_tables", "db")) == ["t", "v"]
+
+
+async def test_hive4s_msck_reads_partitions_with_get_partitions_with_specs(pg_dsn: str) -> None:
+    """Hive 4's MSCK REPAIR TABLE (HiveMetaStoreChecker.checkMetastore) lists the partition names, then reads
+    them in batches with get_partitions_with_specs BY_NAMES and a projection (sd.location, createTime,
+    values); MetaStoreServerUtils.getPartitionsByProjectSpec reads each PartitionSpec's partitions. Each
+    partition comes whole, as get_partitions_by_names answers it; BY_VALUES and BY_EXPR select as the
+    older calls; no filters, every partition; a table without partitions, no PartitionSpec."""
+    async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as call:
+        await call("create_table", thrift_table("t", keys=["ds", "hr"]))
+        await call("create_table", thrift_table("empty", keys=["ds"]))
+        rows = [("a", "1"), ("a", "2"), ("b", "1")]
+        await call("add_partitions", [hms.Partition(values=list(r), dbName="db", tableName="t", parameters={})
+                                      for r in rows])
+        projection = hms.GetProjectionsSpec(fieldList=["sd.location", "createTime", "values"])
+
+        async def with_specs(mode: int | None, filters: list[str] | None, table: str = "t") -> list[Any]:
+            response = await call("get_partitions_with_specs", hms.GetPartitionsRequest(
+                catName="hive", dbName="db", tblName=table, projectionSpec=projection,
+                filterSpec=hms.GetPartitionsFilterSpec(filterMode=mode, filters=filters)))
+            return response.partitionSpec
+
+        (spec,) = await with_specs(0, ["ds=b/hr=1", "ds=a/hr=1"])
+        location = (await call("get_table", "db", "t")).sd.location
+        assert (spec.dbName, spec.tableName, spec.rootPath, spec.catName) == ("db", "t", location, "hive")
+        by_names = await call("get_partitions_by_names", "db", "t", ["ds=a/hr=1", "ds=b/hr=1"])
+        assert spec.partitionList.partitions == by_names
+        assert [p.values for p in (await with_specs(None, None))[0].partitionList.partitions] == [list(r) for r in rows]
+        assert [p.values for p in (await with_specs(1, ["a"]))[0].partitionList.partitions] == [["a", "1"], ["a", "2"]]
+        (by_expr,) = await with_specs(2, ["ds = \"a\"", "hr = \"2\""])
+        assert [p.values for p in by_expr.partitionList.partitions] == [["a", "2"]]
+        assert await with_specs(0, ["ds=c/hr=9"]) == [] and await with_specs(None, [], "empty") == []
+        with pytest.raises(hms.MetaException, match="filterMode 7"):
+            await with_specs(7, ["x"])
+        with pytest.raises(hms.MetaException, match="db.nope does not exist"):
+            await with_specs(None, None, "nope")

@@ -207,7 +207,9 @@ class DdlRace:
             g = self.d.any_gateway(rng)
             op = rng.choice(("allocate", "add", "alter", "drop")) if added else rng.choice(("allocate", "add", "drop"))
             window = added_window if op == "alter" else Window(t.epoch, t.disrupted)
-            if op == "add":
+            if op == "add" and not added:
+                # The alter's window opens with the earliest add among those it alters: a table dropped
+                # and re-created after that add, before a later one, lost the earlier add's partitions.
                 added_window = window
             if op == "allocate":
                 call: Awaitable[Any] = g.txns.AllocateTableWriteIds(tpb.AllocateTableWriteIdsRequest(
@@ -237,7 +239,9 @@ class DdlRace:
                 refused = True
                 break
             if op == "add":
-                added += [tuple(p.values) for p in reply.partitions]
+                # Once each: a table dropped and re-created between two adds of one name answers it twice
+                # (the second add made it in the new table), and an alter naming it twice is refused.
+                added += [v for v in dict.fromkeys(tuple(p.values) for p in reply.partitions) if v not in added]
             self.d.counts[f"churn_write_{op}"] += 1
             self.d.counts["churn_writes_judged" if self.throughout(t, window) else "churn_writes_disrupted"] += 1
         outcome = "abort" if refused or rng.random() < 0.2 else "commit"

@@ -181,8 +181,10 @@ class Edit:
     """An argument read from the server first (`get`), then changed (alter calls send the whole object
     back, as clients do); a failed read is the step's answer."""
 
-    def __init__(self, get: str, args: tuple[Any, ...], change: Callable[[Any, Side], Any], what: str = "") -> None:
+    def __init__(self, get: str, args: tuple[Any, ...], change: Callable[[Any, Side], Any], what: str = "",
+                 new_values: list[str] | None = None) -> None:
         self.get, self.args, self.change, self.what = get, args, change, what
+        self.new_values = new_values  # a renamed partition's values (rename_partition)
 
     def build(self, side: Side) -> Any:
         obj = side.raw(self.get, *self.args)
@@ -342,6 +344,9 @@ class Example:
     # Tables (database and name, lower case) an exchange moved partitions into -> whether the gateway left some
     # of them where they were (_exchanged_in_place: EXCHANGED_IN_PLACE).
     exchanged: dict[tuple[str, str], bool] = field(default_factory=dict)
+    # A partition of such a table renamed since (database, table, values, lower case but the values) -> the
+    # values it was exchanged with: Hive 2.3's rename of an external table's partition keeps its location.
+    renamed_from: dict[tuple[str, str, tuple[str, ...]], tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def dbs(self) -> tuple[str, ...]:
@@ -620,7 +625,8 @@ def rename_partition(ex: Example) -> Step:
 
     def change(p: Any, side: Side) -> None:
         p.values = list(new_values)
-    return "rename_partition", (db, name, values, Edit("get_partition", (db, name, values), change)), [(db, name)]
+    edit = Edit("get_partition", (db, name, values), change, f"to {list(new_values)}", new_values=list(new_values))
+    return "rename_partition", (db, name, values, edit), [(db, name)]
 
 
 def exchange_partition(ex: Example) -> Step:
@@ -873,14 +879,16 @@ _PLACED = ("/elsewhere/", "/moved/")  # the locations the steps give partitions
 
 
 def _cascaded(ours: Any, theirs: Any, *, renamed: bool, altered: bool, used: set[str],
-              exchanged: dict[tuple[str, str], bool] | None = None) -> bool:
+              exchanged: dict[tuple[str, str], bool] | None = None,
+              renamed_from: dict[tuple[str, str, tuple[str, ...]], tuple[str, ...]] | None = None) -> bool:
     """Whether the answers differ only by what Hive 2.3's renames and exchanges of partitions change and the
     gateway does not (collecting the reasons in `used`): a renamed partition placed outside its default
     directory (a step's location) moved to its default one, an exchanged one of an external table, or placed
-    elsewhere, given its default one under the destination (`exchanged`: Example.exchanged), an empty
+    elsewhere, given its default one under the destination (`exchanged`: Example.exchanged; of the values it
+    was exchanged with when it was renamed since, where Hive keeps an external table's: `renamed_from`), an empty
     COLUMN_STATS_ACCURATE on one side only (EMPTY_MARK), and none on the gateway's side only after an alter, or
     the columns' flags alone where Hive's mark has BASIC_STATS beside them (MARK_TAKEN_AWAY)."""
-    exchanged = exchanged or {}
+    exchanged, renamed_from = exchanged or {}, renamed_from or {}
     if isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
         def order(x: Any) -> str:
             # Each paired by what names it, a partition by its values, a table by its name: in the order
@@ -889,7 +897,8 @@ def _cascaded(ours: Any, theirs: Any, *, renamed: bool, altered: bool, used: set
             if isinstance(x, dict) and x.get("type") == "Table":
                 return _key([x.get("dbName"), x.get("tableName")])
             return _key(x.get("values")) if isinstance(x, dict) else _key(x)
-        return all(_cascaded(a, b, renamed=renamed, altered=altered, used=used, exchanged=exchanged)
+        return all(_cascaded(a, b, renamed=renamed, altered=altered, used=used, exchanged=exchanged,
+                             renamed_from=renamed_from)
                    for a, b in zip(sorted(ours, key=order), sorted(theirs, key=order)))
     if not (isinstance(ours, dict) and isinstance(theirs, dict) and ours.get("type") in ("Partition", "Table")
             and ours.get("type") == theirs.get("type")):
@@ -902,7 +911,9 @@ def _cascaded(ours: Any, theirs: Any, *, renamed: bool, altered: bool, used: set
             used.add(RENAMED_IN_PLACE)
     if ours["type"] == "Partition" and (into := (ours["dbName"], ours["tableName"])) in exchanged:
         a, b = mine["sd"]["location"], theirs["sd"]["location"]
-        if a != b and _at_default_place(b, ours["values"]) and (exchanged[into] or any(p in a for p in _PLACED)):
+        exchanged_as = list(renamed_from.get((*into, tuple(ours["values"])), ()))
+        if a != b and (_at_default_place(b, ours["values"]) or _at_default_place(b, exchanged_as)) \
+                and (exchanged[into] or any(p in a for p in _PLACED)):
             mine = {**mine, "sd": {**mine["sd"], "location": b}}
             used.add(EXCHANGED_IN_PLACE)
     mark = "COLUMN_STATS_ACCURATE"
@@ -969,7 +980,7 @@ MARK_TAKEN_AWAY = ("an altered or renamed partition (or table) has no COLUMN_STA
                    "after_partition_alter): the safe side, an engine reads the data instead of trusting statistics")
 EXCHANGED_IN_PLACE = ("an exchanged partition of an external table, or one outside its default directory (placed "
                       "by a step, left there by an alter of its table's location or by an earlier exchange of this "
-                      "kind), stays where it is, also when its table is renamed later "
+                      "kind), stays where it is, also when it or its table is renamed later "
                       "(store/placement.py exchanged_location; README: an external table's files are never "
                       "touched); Hive 2.3 moves the source's directory of the specification's values to the "
                       "destination's, external tables' too, and records every exchanged partition at its default "
@@ -990,7 +1001,7 @@ def _compare(ex: Example, method: str, args: tuple[Any, ...], ours: Any, theirs:
                                       "alter_table_with_cascade"))
     used: set[str] = set()
     if reason is None and _cascaded(ours, theirs, renamed=renamed, altered=altered, used=used,
-                                    exchanged=ex.exchanged) and used:
+                                    exchanged=ex.exchanged, renamed_from=ex.renamed_from) and used:
         reason = " / ".join(sorted(used))
     if reason is None and (renamed or "alter_table" in done or "alter_table_with_cascade" in done) \
             and _stats_kept(ours, theirs):
@@ -1035,6 +1046,12 @@ def do_step(ex: Example, step: str | Step) -> list[tuple[str, str]]:
         _, db, name, dest_db, dest = args
         into = (dest_db.lower(), dest.lower())
         ex.exchanged[into] = ex.exchanged.get(into, False) or in_place
+    if method == "rename_partition" and outcome == "OK" and args[2] \
+            and (into := (args[0].lower(), args[1].lower())) in ex.exchanged:
+        # Hive 2.3 renames an external table's partition in place, so its location stays the default one of the
+        # values it was exchanged with (a managed one's moves to the new name's, as the gateway's may not).
+        old, new = tuple(args[2]), tuple(args[3].new_values)
+        ex.renamed_from[(*into, new)] = ex.renamed_from.pop((*into, old), old)
     if base_method(method) in ("alter_table", "alter_table_with_cascade") and outcome == "OK" \
             and args[2].what in ("rename", "move") and len(touched) == 2:
         # The mark goes with a renamed (or moved) table: Hive moves the partitions under the table's directory,
@@ -1042,6 +1059,8 @@ def do_step(ex: Example, step: str | Step) -> list[tuple[str, str]]:
         old, new = ((d.lower(), n.lower()) for d, n in touched)
         if old != new and old in ex.exchanged:
             ex.exchanged[new] = ex.exchanged.pop(old) or ex.exchanged.get(new, False)
+            for key in [k for k in ex.renamed_from if k[:2] == old]:
+                ex.renamed_from[(*new, key[2])] = ex.renamed_from.pop(key)
     return touched
 
 

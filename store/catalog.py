@@ -1470,7 +1470,7 @@ async def exchange_partitions(
     table with a partition of that specification). With `relocate` (the caller
     can move the tables' directories: they are on its file system) each takes
     placement.exchanged_location, decided on the tables as this transaction locked them (they move
-    only when both are managed); without, each keeps its own. `move_locations` is handed each
+    when the source is managed); without, each keeps its own. `move_locations` is handed each
     partition's move, from where the drop found it to where it was placed. Its column statistics and
     grants go with the source's partition, as on a drop (as in Hive)."""
     # Dest is locked for update when the specification is checked, so a concurrent add (or alter, or

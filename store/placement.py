@@ -106,10 +106,12 @@ def _at_default_place(location: str, table_location: str, name: str) -> bool:
 
 
 def exchanged_location(p: Partition, source: Table, dest: Table) -> str:
-    """Where an exchanged partition goes when the caller can move the files: when both tables own
-    their data, from its default place under the source table to its default place under `dest`;
-    otherwise, or when it is placed elsewhere, it stays where it is (an external table's data is not
-    the metastore's to move, nor is a partition moved into one)."""
-    if owns_data(source) and owns_data(dest) and p.sd.location == n.default_location(source.sd.location, p.name):
+    """Where an exchanged partition goes when the caller can move the files: when the source owns its
+    data, from its default place under the source table to its default place under `dest`, an external
+    `dest` too, as Hive moves it (left in the source's directory, a drop of the source, whose data is
+    deleted whole, would take the partition's files with it, and a rename of the source would move them
+    from under it); otherwise, or when it is placed elsewhere, it stays where it is (an external table's
+    data is not the metastore's to move)."""
+    if owns_data(source) and dest.sd.location and p.sd.location == n.default_location(source.sd.location, p.name):
         return n.default_location(dest.sd.location, p.name)
     return p.sd.location

@@ -362,8 +362,9 @@ class DataMethods:
                                   dest_table_name: str | None) -> list[Any]:
         """Hive's ALTER TABLE dest EXCHANGE PARTITION (spec) WITH TABLE source: the source's partitions
         whose first keys have the spec's values move to dest (store/catalog.py has the rules). When
-        both tables are managed, each partition's directory at its default place moves to its default
-        place under dest once the exchanged rows are written and before the change commits, and back
+        the source is managed, each partition's directory at its default place moves to its default
+        place under dest (an external dest's too, as Hive moves it; store/placement.py
+        exchanged_location) once the exchanged rows are written and before the change commits, and back
         when it fails; otherwise the partitions keep their locations."""
         dest, moved = await self._exchange(partitionSpecs, source_db, source_table_name, dest_db, dest_table_name)
         return [convert.partition_to_thrift(dest, p) for p in moved]

@@ -139,6 +139,27 @@ async def test_an_external_tables_partitions_keep_their_locations(
     assert (await b("get_partition", "db", "dst", ["5", "1"])).sd.location == p.sd.location
 
 
+async def test_a_managed_tables_partition_exchanged_into_an_external_table_moves_out_of_its_directory(
+        env: tuple[ThriftClient, ThriftClient, Path, Gateway], tmp_path: Path) -> None:
+    """A managed source's partition goes to its default place under an external destination, as Hive 2.3
+    moves it. Left in the source's directory, a drop of the source with its data deleted the partition's
+    files, which are the external table's since, and a rename of the source moved them from under it."""
+    a, _, db_dir, _ = env
+    lake = tmp_path / "lake"
+    await a("create_table", thrift_table("lake", table_type="EXTERNAL_TABLE", keys=KEYS, location=str(lake),
+                                         EXTERNAL="TRUE"))
+    (moved,) = await a("exchange_partitions", {"ds": "2"}, "db", "src", "db", "lake")
+    assert moved.sd.location == f"file:{lake / 'ds=2' / 'hr=1'}"
+    assert (lake / "ds=2" / "hr=1" / "part-0").read_text() == "2/1"
+    assert not (db_dir / "src" / "ds=2").exists()
+    renamed = await a("get_table", "db", "src")
+    renamed.tableName = "src2"
+    await a("alter_table", "db", "src", renamed)
+    await a("drop_table", "db", "src2", True)
+    assert not (db_dir / "src2").exists() and (lake / "ds=2" / "hr=1" / "part-0").read_text() == "2/1"
+    assert (await a("get_partition", "db", "lake", ["2", "1"])).sd.location == moved.sd.location
+
+
 async def test_an_exchange_moves_the_partition_as_a_concurrent_writer_left_it(
         env: tuple[ThriftClient, ThriftClient, Path, Gateway]) -> None:
     """An exchange that waits for a partition another writer holds (an ALTER PARTITION, committing

@@ -393,19 +393,20 @@ async def test_a_table_rename_from_a_stale_view_of_a_table_made_external_moves_n
         assert (await client("get_table", "db", "u")).sd.location == location and data.exists()
 
 
-async def test_an_exchange_from_a_stale_view_into_a_table_made_external_moves_nothing(
+async def test_an_exchange_from_a_stale_view_of_a_source_made_external_moves_nothing(
         pg_dsn: str, tmp_path: Path) -> None:
     """The gateway plans whether an exchange moves the partitions' directories from the tables it has
-    cached; when another gateway made the destination external meanwhile (not yet applied here), the
-    exchange is refused in its transaction, where the tables are read as they are, with nothing
-    exchanged and nothing moved (it moved the partition into the external table's directory). Once
-    this gateway has caught up, the retry exchanges it and the data stays where it is."""
+    cached (the source's ownership decides: store/placement.py exchanged_location); when another gateway
+    made the source external meanwhile (not yet applied here), its data is no longer the metastore's to
+    move: the exchange is refused in its transaction, where the tables are read as they are, with
+    nothing exchanged and nothing moved (it moved the external table's partition directory). Once this
+    gateway has caught up, the retry exchanges it and the data stays where it is."""
     warehouse = tmp_path / "warehouse"
     async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
             client_with_database(gw.thrift_port) as client:
         p, data = await _source_and_dest(client)
         async with _stale_view(gw, client, "t", "dest") as other_gateway:
-            await _make_external(other_gateway, "dest")
+            await _make_external(other_gateway, "t")
             with pytest.raises(hms.MetaException, match="changed while"):
                 await client("exchange_partition", {"ds": "x"}, "db", "t", "db", "dest")
         assert data.exists() and not (warehouse / "db.db" / "dest" / "ds=x").exists()

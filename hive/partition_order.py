@@ -49,7 +49,7 @@ def parse_order(spec: str | None, key_count: int) -> list[tuple[int, bool]]:
 def _typed(type_name: str) -> Callable[[str], Any]:
     base = type_name.lower().split("(")[0].strip()
     if base in _INTEGRAL:
-        return lambda v: Decimal(v)
+        return Decimal
     if base == "date":
         return dt.date.fromisoformat
     if base == "timestamp":
@@ -66,18 +66,14 @@ def ordered(names: Sequence[str], values: Sequence[Sequence[str]], key_types: Se
         typed = _typed(key_types[position])
 
         def key(row: tuple[str, Sequence[str]], typed: Callable[[str], Any] = typed,
-                position: int = position) -> tuple[bool, Any]:
+                position: int = position) -> tuple[int, Any]:
             value = row[1][position]
             if value == default_partition_name:
-                return (True, 0)  # NULL: last ascending, first descending; alike among themselves
+                return (2, 0)  # NULL: last ascending, first descending; alike among themselves
             try:
-                return (False, typed(value))
-            except (ValueError, ArithmeticError):  # a value its key's type does not read: as text, below
-                return (False, value)
+                return (0, typed(value))
+            except (ValueError, ArithmeticError):  # one its key's type does not read (the store lets none in)
+                return (1, value)  # after the typed ones, as text
 
-        try:
-            rows.sort(key=key, reverse=descending)
-        except TypeError:  # typed and text values mixed in one key: as text
-            rows.sort(key=lambda row: (row[1][position] == default_partition_name, row[1][position]),
-                      reverse=descending)
+        rows.sort(key=key, reverse=descending)
     return [name for name, _ in rows]

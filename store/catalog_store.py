@@ -387,10 +387,10 @@ class CatalogStore:
                                   column: str | None) -> None:
         await self._db.transact(column_stats.delete, db_name, table_name, part_name, column)
 
-    async def delete_many_column_stats(self, db_name: str, table_name: str, part_names: Sequence[str] | None,
-                                       columns: Sequence[str]) -> None:
-        """column_stats.delete_many: `part_names` None the table's own, empty every partition's."""
-        await self._db.transact(column_stats.delete_many, db_name, table_name, part_names, columns)
+    async def delete_many_column_stats(self, db_name: str, table_name: str, part_names: Sequence[str],
+                                       columns: Sequence[str], *, table_level: bool) -> None:
+        await self._db.transact(column_stats.delete_many, db_name, table_name, part_names, columns,
+                                table_level=table_level)
 
     # `snapshot`: the reader's ValidWriteIdList (store/snapshot.py `statistics_seen`); None: the committed ones
     async def table_column_stats(self, db_name: str, table_name: str, columns: Sequence[str],

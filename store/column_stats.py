@@ -258,20 +258,21 @@ async def delete(conn: asyncpg.Connection, db_name: str, table_name: str, part_n
         raise NotFound(f"no column statistics {'for column ' + wanted + ' ' if wanted else ''}of {of}")
 
 
-async def delete_many(conn: asyncpg.Connection, db_name: str, table_name: str, part_names: Sequence[str] | None,
-                      columns: Sequence[str]) -> None:
+async def delete_many(conn: asyncpg.Connection, db_name: str, table_name: str, part_names: Sequence[str],
+                      columns: Sequence[str], *, table_level: bool) -> None:
     """Hive 4's delete_column_statistics_req, all or nothing: the named columns' statistics (every column's
-    when none are named) of the table's own (`part_names` None) or of the named partitions (every
-    partition's when none are named). A transactional table is refused, as Hive 4 refuses it: its
-    statistics are versioned by write id, and a delete outside a txn would change what open snapshots
-    read. A named partition that does not exist, or a named column that had statistics in none of them,
-    is NotFound, as the older calls answer one such."""
+    when none are named) of the table's own (`table_level`, or an unpartitioned table: as Hive's HMSHandler
+    reads the request) or of the named partitions (every partition's when none are named). A transactional
+    table is refused, as Hive 4 refuses it: its statistics are versioned by write id, and a delete outside
+    a txn would change what open snapshots read. A named partition that does not exist, or a named column
+    that had statistics in none of them, is NotFound, as the older calls answer one such."""
     table = await catalog.get_table(conn, db_name, table_name, lock="share")
     if table.is_acid:
         raise NeverAllowed(f"Cannot delete stats via this API for a transactional table ({table.full_name}): its "
                            "statistics are versioned by write id; write new ones under a txn instead")
+    own = table_level or not table.is_partitioned
     keys: list[str] | None = [TABLE_LEVEL]
-    if part_names is not None:
+    if not own:
         keys = catalog.canonical_names(table, part_names) if part_names else None
         if keys:
             found = {r["part_name"] for r in await catalog.lock_partitions(conn, table, keys)}
@@ -280,7 +281,7 @@ async def delete_many(conn: asyncpg.Connection, db_name: str, table_name: str, p
     wanted = _columns(columns) or None
     deleted = {r["column_name"] for r in await conn.fetch(sql.DELETE_MANY, table.table_id, keys, wanted)}
     if wanted and (none := [c for c in wanted if c not in deleted]):
-        of = f"table {table.full_name}" if part_names is None else f"the partitions of table {table.full_name} named"
+        of = f"table {table.full_name}" if own else f"the partitions of table {table.full_name} named"
         raise NotFound(f"no column statistics for column(s) {', '.join(none[:5])} of {of}")
 
 

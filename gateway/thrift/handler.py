@@ -69,14 +69,20 @@ _READABLE_CONFIG = re.compile(r"(hive|hdfs|mapred|metastore).*", re.DOTALL)
 
 
 def _decoded_expression(data: bytes, default_partition_name: str | None) -> Expr:
-    """A partition expression's bytes read (hive/kryo_expr.py), or NotServedHere saying why not."""
+    """A partition expression's bytes read (hive/kryo_expr.py), or NotServable saying why not: a layout
+    other than Hive 2.3's, or a default partition name other than this metastore's."""
     if default_partition_name not in (None, "", DEFAULT_PARTITION_NAME):
-        raise NotServedHere(f"get_partitions_by_expr: the default partition name {bounded(default_partition_name)} "
-                            f"is not this metastore's ({DEFAULT_PARTITION_NAME}); evaluate it over the partition names")
+        raise NotServable(f"the default partition name {bounded(default_partition_name)} is not this "
+                          f"metastore's ({DEFAULT_PARTITION_NAME})")
     try:
         return decode_expression(data)
     except NotHive23Expression as exc:
-        raise NotServedHere(f"get_partitions_by_expr: {exc}; evaluate it over the partition names") from None
+        raise NotServable(str(exc)) from None
+
+
+def _not_served_by_expr(exc: NotServable) -> NotServedHere:
+    """get_partitions_by_expr's answer to an expression it does not read or evaluate: UNKNOWN_METHOD."""
+    return NotServedHere(f"get_partitions_by_expr: {exc}; evaluate it over the partition names")
 
 
 # Hive 4's PartitionFilterMode (get_partitions_with_specs).
@@ -90,13 +96,9 @@ def _selected_by(expr: bytes, default_partition_name: str | None, table: Table,
                  values: Sequence[Sequence[str]]) -> list[int]:
     """The positions of the partitions (their `values`) a WHERE's expression keeps, undecided ones among
     them (as Hive's PartitionPruner keeps them); InvalidArgument for an expression not read here."""
-    if default_partition_name not in (None, "", DEFAULT_PARTITION_NAME):
-        raise InvalidArgument(f"SHOW PARTITIONS ... WHERE: the default partition name "
-                              f"{preview(default_partition_name or '', 60)} is not this metastore's "
-                              f"({DEFAULT_PARTITION_NAME})")
     try:
-        return list(prune(decode_expression(expr), table.partition_keys, values).selected)
-    except (NotHive23Expression, NotServable) as exc:
+        return list(prune(_decoded_expression(expr, default_partition_name), table.partition_keys, values).selected)
+    except NotServable as exc:
         raise InvalidArgument(f"SHOW PARTITIONS ... WHERE: {exc}. This metastore reads Hive 2.3's serialized "
                               "expressions only (Hive 4 writes Kryo 5): name the partitions with PARTITION (...), "
                               "or list them all and filter") from None
@@ -897,12 +899,15 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         answer that keeps each of them right; a partial answer with hasUnknownPartitions fails Hive's
         DROP PARTITION ("Unexpected unknown partitions")."""
         req = required(req, "req")
-        decoded = _decoded_expression(required(req.expr, "expr"), req.defaultPartitionName)
+        try:
+            decoded = _decoded_expression(required(req.expr, "expr"), req.defaultPartitionName)
+        except NotServable as exc:
+            raise _not_served_by_expr(exc) from None
         found = await self._matching(req.dbName, req.tblName, "", ALL_PARTITIONS)
         try:
             pruned = prune(decoded, found.table.partition_keys, [v.values for v in found.versions])
         except NotServable as exc:
-            raise NotServedHere(f"get_partitions_by_expr: {exc}; evaluate it over the partition names") from None
+            raise _not_served_by_expr(exc) from None
         wanted = _wanted(req.maxParts)
         self._check_partition_request(found.table, wanted, len(pruned.selected))
         versions = [found.versions[i] for i in pruned.selected[:wanted]]

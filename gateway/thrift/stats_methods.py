@@ -325,9 +325,8 @@ class StatsMethods:
         db_name, tbl_name = required(req.db_name, "db_name"), required(req.tbl_name, "tbl_name")
         part_names, columns = list(req.part_names or []), list(req.col_names or [])
         check_batch(len(part_names) + len(columns), "delete_column_statistics_req", self._settings.max_batch_size)
-        table = await self._table_to_write(db_name, tbl_name)
-        table_level = bool(req.tableLevel) or not table.is_partitioned
-        await self._catalog.delete_many_column_stats(db_name, tbl_name, None if table_level else part_names, columns)
+        await self._catalog.delete_many_column_stats(db_name, tbl_name, part_names, columns,
+                                                     table_level=bool(req.tableLevel))
         return True
 
     async def delete_partition_column_statistics(self, db_name: str, tbl_name: str, part_name: str,

@@ -18,6 +18,7 @@ from gateway.auth import thrift_identity
 from gateway.config import Settings
 from gateway.thrift import convert
 from gateway.thrift.convert import required, stamp_ddl_time
+from gateway.thrift.expressions import read_expression
 from gateway.thrift.idl import hms
 from gateway.warehouse import Warehouse
 from hive.limits import preview
@@ -26,8 +27,6 @@ from hive.names import (canonical_partition_name, leading_partition_values, make
 from store.cache.facade import CachedCatalog
 from store.catalog import DroppedPartitions, DroppedTable, check_exchangeable, require_partitioned
 from store.catalog_store import CatalogStore
-from hive.kryo_expr import decode_expression
-from hive.partition_expr import prune
 from hive.stats_accuracy import NO_CONTEXT, AlterContext
 from store.errors import (AlreadyExists, FailedPrecondition, InvalidArgument, NeverAllowed, NotFound,
                           ResourceExhausted)
@@ -293,8 +292,9 @@ class DataMethods:
         return hms.DropPartitionsResult(partitions=whole)
 
     async def _by_exprs(self, table: Table, exprs: list[Any], *, if_exists: bool) -> list[list[str]]:
-        """Each DropPartitionsExpr's partitions, as HMSHandler.drop_partitions_req finds them: by
-        PartitionPruner's rule (hive/partition_expr.py), a partition it cannot decide refused ("Unexpected
+        """Each DropPartitionsExpr's partitions, as HMSHandler.drop_partitions_req finds them: as this
+        connection reads expressions (gateway/thrift/expressions.py: Hive's by PartitionPruner's rule;
+        MSCK's, the partitions it names), a partition it cannot decide refused ("Unexpected
         unknown partitions to drop", MetaException), and, unless ifExists, an expression that selects no
         partition refused ("Some partitions to drop are missing", NoSuchObjectException): Hive 4's rule
         (Hive 2.3 only counts partitions against expressions, so an expression matching nothing passes
@@ -307,8 +307,8 @@ class DataMethods:
         selected: list[list[str]] = []
         for item in exprs:
             try:
-                pruned = prune(decode_expression(required(item.expr, "expr")), table.partition_keys, values)
-            except InvalidArgument as exc:  # (NotHive23Expression, NotServable)
+                pruned = read_expression(required(item.expr, "expr"), None)(table.partition_keys, values)
+            except InvalidArgument as exc:  # (NotServable; a missing expr)
                 raise NeverAllowed(f"drop_partitions_req of {table.full_name}: {exc}") from None
             if pruned.has_unknown:
                 raise NeverAllowed("Unexpected unknown partitions to drop")

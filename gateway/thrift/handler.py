@@ -24,7 +24,8 @@ from gateway.thrift.convert import check_batch, matches_none, required, stamp_dd
 from gateway.thrift import meta_conf, wire
 from gateway.thrift.idl import hms
 from gateway.thrift.catalog_names import check_catalog
-from gateway.thrift.errors import NotServedHere, bounded
+from gateway.thrift.errors import NotServedHere
+from gateway.thrift.expressions import read_expression
 from gateway.thrift.server import RawValue
 from gateway.thrift.compaction_methods import CompactionMethods
 from gateway.thrift.constraint_methods import ConstraintMethods
@@ -48,8 +49,7 @@ from store.errors import (FailedPrecondition, InvalidArgument, NotFound, NotPart
 from store.models import Database, Partition, Table, TableType
 from hive.errors import ValueNotWhitelisted
 from hive.limits import preview
-from hive.kryo_expr import Expr, NotHive23Expression, decode_expression
-from hive.partition_expr import NotServable, prune
+from hive.partition_expr import NotServable
 from hive.partition_filter import HIVE_PARTITION_FILTER
 from hive.partition_order import ordered, parse_order
 from hive.stats_accuracy import EXPECTED_PARAMETER_KEY, EXPECTED_PARAMETER_VALUE, NO_CONTEXT, AlterContext
@@ -66,18 +66,6 @@ HIVE_TABLE_TYPES = frozenset({t.value for t in TableType} | {"INDEX_TABLE", _MAT
 
 # Hive's HiveMetaStore.get_config_value: keys outside these families answer ConfigValSecurityException.
 _READABLE_CONFIG = re.compile(r"(hive|hdfs|mapred|metastore).*", re.DOTALL)
-
-
-def _decoded_expression(data: bytes, default_partition_name: str | None) -> Expr:
-    """A partition expression's bytes read (hive/kryo_expr.py), or NotServable saying why not: a layout
-    other than Hive 2.3's, or a default partition name other than this metastore's."""
-    if default_partition_name not in (None, "", DEFAULT_PARTITION_NAME):
-        raise NotServable(f"the default partition name {bounded(default_partition_name)} is not this "
-                          f"metastore's ({DEFAULT_PARTITION_NAME})")
-    try:
-        return decode_expression(data)
-    except NotHive23Expression as exc:
-        raise NotServable(str(exc)) from None
 
 
 def _not_served_by_expr(exc: NotServable) -> NotServedHere:
@@ -97,7 +85,7 @@ def _selected_by(expr: bytes, default_partition_name: str | None, table: Table,
     """The positions of the partitions (their `values`) a WHERE's expression keeps, undecided ones among
     them (as Hive's PartitionPruner keeps them); InvalidArgument for an expression not read here."""
     try:
-        return list(prune(_decoded_expression(expr, default_partition_name), table.partition_keys, values).selected)
+        return list(read_expression(expr, default_partition_name)(table.partition_keys, values).selected)
     except NotServable as exc:
         raise InvalidArgument(f"SHOW PARTITIONS ... WHERE: {exc}. This metastore reads Hive 2.3's serialized "
                               "expressions only (Hive 4 writes Kryo 5): name the partitions with PARTITION (...), "
@@ -900,12 +888,12 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         DROP PARTITION ("Unexpected unknown partitions")."""
         req = required(req, "req")
         try:
-            decoded = _decoded_expression(required(req.expr, "expr"), req.defaultPartitionName)
+            pruning = read_expression(required(req.expr, "expr"), req.defaultPartitionName)
         except NotServable as exc:
             raise _not_served_by_expr(exc) from None
         found = await self._matching(req.dbName, req.tblName, "", ALL_PARTITIONS)
         try:
-            pruned = prune(decoded, found.table.partition_keys, [v.values for v in found.versions])
+            pruned = pruning(found.table.partition_keys, [v.values for v in found.versions])
         except NotServable as exc:
             raise _not_served_by_expr(exc) from None
         wanted = _wanted(req.maxParts)

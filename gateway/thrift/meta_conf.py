@@ -4,7 +4,9 @@ connection (`set metaconf:KEY=VALUE` in Hive's CLI and Beeline; client libraries
 (probed; tests/e2e/test_thrift_differential.py):
 
 - the keys are Hive 2.3's user-settable metastore variables below, by their exact names; any other is
-  a MetaException "Invalid configuration key";
+  a MetaException "Invalid configuration key". As Hive 3's and 4's, each is also taken by its
+  MetastoreConf name (`metastore.try.direct.sql` for `hive.metastore.try.direct.sql`), which is what
+  their clients send, and one more is known: `metastore.expression.proxy` (below);
 - a value set lasts as long as its connection, and no other connection sees it; a read answers the
   connection's value, else the gateway's own setting of that name, else Hive's default;
 - only the socket time-out is checked (a duration of more than 0); the others are kept as sent.
@@ -13,6 +15,12 @@ Setting one changes nothing the gateway does, as in Hive 2.3: the direct-SQL swi
 two ways Hive reads its own database (the gateway has one), the socket time-out and the capability
 check are the client's own, and the partition whitelist Hive checks values against is the server's
 (a connection's pattern is answered back, not applied).
+
+The one setting that changes what the gateway does is Hive 4's `metastore.expression.proxy`: how the
+connection's partition expressions are read. Hive 4's MSCK REPAIR sets it to MsckPartitionExpressionProxy
+before anything else (and fails when it cannot), then names the partitions it drops as text
+(hive/msck_expr.py). This gateway reads that and Hive's own PartitionExpressionForMetastore (the
+default: hive/kryo_expr.py); any other class is refused.
 """
 
 from __future__ import annotations
@@ -21,9 +29,12 @@ import contextvars
 from typing import Callable
 
 from hive import durations
+from hive.msck_expr import MSCK_EXPRESSION_PROXY
 from store.errors import InvalidArgument
 
 SOCKET_TIMEOUT = "hive.metastore.client.socket.timeout"
+EXPRESSION_PROXY = "hive.metastore.expression.proxy"
+_HIVE_EXPRESSION_PROXY = "org.apache.hadoop.hive.ql.optimizer.ppr.PartitionExpressionForMetastore"
 
 # Hive 2.3's metaConfVars and their defaults.
 HIVE_DEFAULTS = {
@@ -32,7 +43,13 @@ HIVE_DEFAULTS = {
     SOCKET_TIMEOUT: "600s",
     "hive.metastore.partition.name.whitelist.pattern": "",
     "hive.metastore.client.capability.check": "false",
+    EXPRESSION_PROXY: _HIVE_EXPRESSION_PROXY,  # Hive 3's and 4's
 }
+_PROXIES_READ = (_HIVE_EXPRESSION_PROXY, MSCK_EXPRESSION_PROXY)
+
+# Hive 3's and 4's MetastoreConf names of the same settings (its varname beside the hiveName above).
+_HIVE_PREFIX = "hive.metastore."
+_BY_METASTORE_NAME = {"metastore." + key[len(_HIVE_PREFIX):]: key for key in HIVE_DEFAULTS}
 
 # The values a connection set; the server gives each connection (its own task) a fresh map.
 _connection_values: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("thrift_meta_conf")
@@ -44,7 +61,7 @@ def begin_connection() -> None:
 
 def get(key: str, gateway_setting: Callable[[str], str | None]) -> str:
     """The connection's value of `key`, else `gateway_setting(key)` when the gateway has one, else Hive's."""
-    _check_key(key)
+    key = _checked_key(key)
     set_here = _connection_values.get().get(key)
     if set_here is not None:
         return set_here
@@ -53,7 +70,7 @@ def get(key: str, gateway_setting: Callable[[str], str | None]) -> str:
 
 
 def set_for_connection(key: str, value: str) -> None:
-    _check_key(key)
+    key = _checked_key(key)
     if key == SOCKET_TIMEOUT:
         try:
             seconds = durations.parse_duration(value)
@@ -62,10 +79,23 @@ def set_for_connection(key: str, value: str) -> None:
         if seconds <= 0:
             raise InvalidArgument(f"Invalid configuration value {value} for key {key}: the time-out must be more "
                                   "than 0")
+    if key == EXPRESSION_PROXY and value not in _PROXIES_READ:
+        raise InvalidArgument(f"Invalid configuration value {value[:200]} for key {key}: this metastore reads "
+                              f"partition expressions with {' or '.join(_PROXIES_READ)} only")
     _connection_values.get()[key] = value
 
 
-def _check_key(key: str) -> None:
-    if key not in HIVE_DEFAULTS:
-        raise InvalidArgument(f"Invalid configuration key {key} (a connection may set only "
-                              f"{', '.join(sorted(HIVE_DEFAULTS))})")
+def reads_msck_expressions() -> bool:
+    """Whether this connection set its expression proxy to MSCK's (hive/msck_expr.py)."""
+    values = _connection_values.get(None)
+    return values is not None and values.get(EXPRESSION_PROXY) == MSCK_EXPRESSION_PROXY
+
+
+def _checked_key(key: str) -> str:
+    """`key` by its Hive name (the one HIVE_DEFAULTS holds), or the refusal."""
+    if key in HIVE_DEFAULTS:
+        return key
+    if key in _BY_METASTORE_NAME:
+        return _BY_METASTORE_NAME[key]
+    raise InvalidArgument(f"Invalid configuration key {key} (a connection may set only "
+                          f"{', '.join(sorted(HIVE_DEFAULTS))}, or their metastore.* names)")

@@ -22,9 +22,9 @@ def _partition(values: list[str]) -> hms.Partition:
 
 def _drop_by_names_text(text: bytes) -> hms.DropPartitionsRequest:
     """Msck.dropPartitionsInBatches: one expression naming the batch, files kept, missing ones no error."""
-    return hms.DropPartitionsRequest(
-        dbName="db", tblName="t", parts=hms.RequestPartsSpec(exprs=[hms.DropPartitionsExpr(expr=text, partArchiveLevel=2)]),
-        deleteData=False, ifExists=True, needResult=False)
+    parts = hms.RequestPartsSpec(exprs=[hms.DropPartitionsExpr(expr=text, partArchiveLevel=2)])
+    return hms.DropPartitionsRequest(dbName="db", tblName="t", parts=parts, deleteData=False, ifExists=True,
+                                     needResult=False)
 
 
 async def test_hive4_msck_repair_sync_partitions(pg_dsn: str) -> None:

@@ -16,7 +16,7 @@ from typing import Any, Awaitable, Callable, Generic, Sequence, TypeVar
 
 import asyncpg
 
-from store import catalog, column_stats, events, functions, privileges, txn_waits
+from store import catalog, column_stats, dml_events, events, functions, privileges, txn_waits
 from store.txns import WrittenTables
 from store.txn_ends import TxnEnds
 from store.db import Database
@@ -430,6 +430,10 @@ class CatalogStore:
         return (await self._db.transact(functions.drop_function, db_name, name)).event_id
 
     # notification log
+    async def log_inserts(self, db_name: str, table_name: str, inserts: Sequence[dml_events.Insert]) -> tuple[int, ...]:
+        """The INSERT events of loads into the table (store/dml_events.py); their ids, in order."""
+        return (await self._db.transact(dml_events.log_inserts, db_name, table_name, inserts)).event_ids
+
     async def current_event_id(self) -> int:
         return await self._db.read(events.current_event_id)
 

@@ -70,6 +70,7 @@ class EventType(StrEnum):
     COMMIT_TXN = "COMMIT_TXN"
     ABORT_TXN = "ABORT_TXN"
     ALLOC_WRITE_ID = "ALLOC_WRITE_ID_EVENT"
+    INSERT = "INSERT"  # files loaded into a table or partition (store/dml_events.py): no metadata changes
     VERSIONS_GC = "VERSIONS_GC"  # the gateway's own: versions no snapshot can see were collected (housekeeping)
     # The gateway's own: aborted write ids no directory holds any more are no longer listed (the Cleaner).
     ABORTED_WRITES_FORGOTTEN = "ABORTED_WRITES_FORGOTTEN"

@@ -24,6 +24,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Iterator, TypeVar
 
 import asyncpg
 import grpc
+import hypothesis
 import pytest
 
 from gateway.app import Gateway, migrate_database
@@ -35,6 +36,12 @@ from protos.metastore.v1 import catalog_pb2_grpc, events_pb2_grpc
 T = TypeVar("T")
 
 REPO = Path(__file__).resolve().parent.parent
+
+# No property test is timed: Hypothesis' default 200 ms deadline per example fails a test on a loaded
+# machine (a pause of the whole process, seen in test_wire under two soaks), and speed is measured by the
+# benchmarks, not by unit tests.
+hypothesis.settings.register_profile("untimed", deadline=None)
+hypothesis.settings.load_profile("untimed")
 TEMPLATE_DB = "metastore_template"
 _db_counter = itertools.count(1)
 

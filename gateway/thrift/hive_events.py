@@ -36,6 +36,12 @@ Where Hive's message holds something the gateway's event does not, the decisions
   any type it does not know (Impala's event processor ignores one; it changes no partition's files).
 - ALTER_DATABASE's database before the change: events logged since it was added to the gateway's
   message carry it (`database_before`); an older event's `dbObjBeforeJson` is its after object.
+- INSERT (fire_listener_event: store/dml_events.py) is Hive 3's and 4's JSONInsertMessage (`replace`
+  as "true" or "false", `ptnObjJson` the partition as it was when the event was fired, null for a
+  table's own insert or a partition not yet added), with Hive 2.3's `partKeyVals` beside it. Each of
+  `files` is written as ReplChangeManager.encodeFileUri writes it on a metastore without a change-
+  management root: the path, `###`, and its ACID sub-directory if any (the checksum is left out, as
+  there). The event's own message keeps the checksums as sent.
 - The gateway's own event types (VERSIONS_GC, ABORTED_WRITES_FORGOTTEN), which Hive has not, keep
   the gateway's message (`messageFormat` "metastore-gateway-json-1"): no Hive client reads them.
 
@@ -179,7 +185,24 @@ async def _hive_fields(event: NotificationEvent, tables: TableLookup) -> tuple[s
     if kind == EventType.ALLOC_WRITE_ID:
         return kind, {**head, "dbName": event.db_name, "tableName": event.table_name, "txnIdList": stored["txn_ids"],
                       "writeIdList": stored["write_ids"]}
+    if kind == EventType.INSERT:
+        return kind, _insert_fields(event, stored, head, await tables.table_of(event))
     return None
+
+
+def _insert_fields(event: NotificationEvent, stored: dict[str, Any], head: dict[str, Any],
+                   of: Table | None) -> dict[str, Any]:
+    """Hive 3's and 4's JSONInsertMessage, with Hive 2.3's partKeyVals beside it (module docstring)."""
+    partition = (codec.partition_from_json(event.db_name, event.table_name, stored["partition"])
+                 if stored.get("partition") else None)
+    values = stored.get("partition_values") or []
+    key_values = ({k.name: v for k, v in zip(of.partition_keys, values)} if of is not None and values
+                  else _key_values(None, partition.name, ()) if partition is not None else {})
+    sub_directories = stored.get("sub_directories") or []
+    # ReplChangeManager.encodeFileUri without a change-management root: file, "##", "#", its sub-directory.
+    files = [f"{f}###{sub_directories[i] if sub_directories else ''}" for i, f in enumerate(stored["files"])]
+    return {**head, **_table_fields(event, of), "ptnObjJson": _partition_json(of, partition) if partition else None,
+            "replace": "true" if stored["replace"] else "false", "files": files, "partKeyVals": key_values}
 
 
 def _partition_json(table: Table | None, p: Partition) -> str:

@@ -42,7 +42,7 @@ from thriftpy2.thrift import TApplicationException, TMessageType, TType
 from thriftpy2.transport import TCyMemoryBuffer, TMemoryBuffer
 
 from gateway.auth import OPEN_AUTHENTICATOR, Authenticator, thrift_identity
-from gateway.thrift import meta_conf
+from gateway.thrift import layouts, meta_conf
 from gateway.thrift.errors import NotServedHere, bounded, declared_exception
 from gateway.thrift.framing import FramingError, MessageScanner
 from store.errors import ON_PURPOSE, Unauthenticated
@@ -287,6 +287,9 @@ class ThriftServer:
                     raise
                 args = getattr(self._service, f"{name}_args")()
                 _read_with_list_keys(message, args)
+            reread = layouts.REREAD.get(name)
+            if reread is not None:
+                args = reread(message, args)
         except Exception as exc:  # noqa: BLE001 - the codec's errors are of several kinds
             return _application_error(name, seqid, TApplicationException.PROTOCOL_ERROR,
                                       f"the arguments of {name} do not decode: {bounded(str(exc))}"

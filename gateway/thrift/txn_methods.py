@@ -20,7 +20,8 @@ from gateway.thrift.idl import hms
 from gateway.thrift.server import RawValue
 from store.cache.facade import CachedCatalog
 from store.catalog_store import CatalogStore
-from store.errors import InvalidArgument, NotFound, ResourceExhausted
+from store.dml_events import Insert
+from store.errors import InvalidArgument, NeverAllowed, NotFound, ResourceExhausted
 from store.models import Table
 from hive.lock_rules import DataOperationType, LockComponent, LockState, LockType, make_scope
 from store.lock_store import LockStore
@@ -350,6 +351,29 @@ class TxnLockMethods:
         except NotFound:
             return None
 
+    async def fire_listener_event(self, rqst: Any) -> Any:
+        """Hive's DML events (hive.metastore.dml.events: Hive.loadTable and loadPartition after an INSERT or
+        a LOAD): one INSERT event per insert in the log, their ids answered (store/dml_events.py). One
+        insert (`insertData`) names its partition by the request's partitionVals; several (`insertDatas`,
+        Hive 4) each by its own partitionVal, which must be set, as Hive's metastore requires. Hive 4's
+        refreshEvent (a RELOAD event for Impala) is refused, saying so: this metastore logs no reloads. A
+        Hive 2.3 client's request arrives in its own layout (gateway/thrift/layouts.py)."""
+        rqst = required(rqst, "rqst")
+        data = required(rqst.data, "data")
+        if data.insertData is not None:
+            inserts = [_insert(data.insertData, rqst.partitionVals, rqst.successful)]
+        elif data.insertDatas is not None:
+            if any(d.partitionVal is None for d in data.insertDatas):
+                raise InvalidArgument("Partition values must be set when firing multiple insert events")
+            inserts = [_insert(d, d.partitionVal, rqst.successful) for d in data.insertDatas]
+        elif data.refreshEvent is not None:
+            raise NeverAllowed("fire_listener_event: this metastore logs no RELOAD (refresh) events; only inserts")
+        else:
+            raise InvalidArgument("fire_listener_event: data sets no event (insertData or insertDatas)")
+        event_ids = await self._catalog.log_inserts(required(rqst.dbName, "dbName"),
+                                                    required(rqst.tableName, "tableName"), inserts)
+        return hms.FireEventResponse(eventIds=list(event_ids))
+
     async def get_notification_events_count(self, rqst: Any) -> Any:
         """Hive's count of a database's events and of those of no database (the txns') after
         `fromEventId` (to `toEventId` when it is set, 0 included; at most `limit`); dbName "*": every
@@ -363,6 +387,14 @@ class TxnLockMethods:
             raise InvalidArgument("get_notification_events_count needs dbName")
         count = await self._catalog.count_events(after, rqst.dbName, to)
         return hms.NotificationEventsCountResponse(eventsCount=count if limit is None else min(count, limit))
+
+
+def _insert(data: Any, partition_values: list[str] | None, successful: bool | None) -> Insert:
+    """An InsertEventRequestData as the store logs it; an unset `replace` is true, as Hive's InsertEvent reads it."""
+    return Insert(partition_values=tuple(partition_values) if partition_values else None,
+                  files=tuple(required(data.filesAdded, "filesAdded")), checksums=tuple(data.filesAddedChecksum or ()),
+                  sub_directories=tuple(data.subDirectoryList or ()), replace=data.replace is not False,
+                  successful=successful is not False)
 
 
 def _open_txns_response(snapshot: ValidTxnList) -> Any:

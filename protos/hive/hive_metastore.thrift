@@ -18,7 +18,8 @@
 // as Hive 4's hive_metastore.thrift declares them, with its field ids; so are the newest client's request forms
 // (create_database_req, drop_table_req, ... after HIVE-26537), the calls a Hive 4 HiveServer2 makes for its own
 // services (get_active_resource_plan, scheduled_query_poll) and those its planner makes (translate_table_dryrun,
-// get_materialized_views_for_rewriting, get_partition_names_req).
+// get_materialized_views_for_rewriting, get_partition_names_req). fire_listener_event has Hive 3's and 4's
+// shapes; a Hive 2.3 client's request is read in 2.3's (hive23_layouts.thrift, gateway/thrift/layouts.py).
 // Column statistics have Hive 2.3's shapes with Hive 4's added fields (histograms, timestamp statistics).
 //
 // A method a client calls that is not declared here is answered with TApplicationException
@@ -808,6 +809,37 @@ struct AddDynamicPartitions {
   4: required string tablename,
   5: required list<string> partitionnames,
   6: i32 operationType = 5,
+}
+
+// fire_listener_event (hive.metastore.dml.events): Hive 3's and 4's shapes. Hive 2.3's InsertEventRequestData
+// has no `replace` (its filesAdded is field 1, its checksums field 2) and its FireEventRequestData only
+// insertData: gateway/thrift/layouts.py reads a 2.3 client's request in that layout.
+struct InsertEventRequestData {
+  1: optional bool replace,
+  2: required list<string> filesAdded,
+  3: optional list<string> filesAddedChecksum,
+  4: optional list<string> subDirectoryList,
+  5: optional list<string> partitionVal,
+}
+
+union FireEventRequestData {
+  1: optional InsertEventRequestData insertData,
+  2: optional list<InsertEventRequestData> insertDatas,
+  3: optional bool refreshEvent,
+}
+
+struct FireEventRequest {
+  1: required bool successful,
+  2: required FireEventRequestData data,
+  3: optional string dbName,
+  4: optional string tableName,
+  5: optional list<string> partitionVals,
+  6: optional string catName,
+  7: optional map<string, string> tblParams,
+}
+
+struct FireEventResponse {
+  1: list<i64> eventIds,
 }
 
 struct NotificationEventsCountRequest {
@@ -1694,6 +1726,7 @@ service ThriftHiveMetastore extends FacebookService {
   CurrentNotificationEventId get_current_notificationEventId(),
   NotificationEventResponse get_next_notification(1: NotificationEventRequest rqst),
   NotificationEventsCountResponse get_notification_events_count(1: NotificationEventsCountRequest rqst),
+  FireEventResponse fire_listener_event(1: FireEventRequest rqst),
   bool create_role(1: Role role) throws (1: MetaException o1),
   bool drop_role(1: string role_name) throws (1: MetaException o1),
   list<string> get_role_names() throws (1: MetaException o1),

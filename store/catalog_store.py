@@ -16,7 +16,8 @@ from typing import Any, Awaitable, Callable, Generic, Sequence, TypeVar
 
 import asyncpg
 
-from store import catalog, column_stats, dml_events, events, functions, privileges, txn_waits
+from store import (catalog, column_stats, dml_events, events, functions, privileges, txn_waits,
+                   write_notifications)
 from store.txns import WrittenTables
 from store.txn_ends import TxnEnds
 from store.db import Database
@@ -433,6 +434,17 @@ class CatalogStore:
     async def log_inserts(self, db_name: str, table_name: str, inserts: Sequence[dml_events.Insert]) -> tuple[int, ...]:
         """The INSERT events of loads into the table (store/dml_events.py); their ids, in order."""
         return (await self._db.transact(dml_events.log_inserts, db_name, table_name, inserts)).event_ids
+
+    async def record_write_notifications(self, db_name: str, table_name: str,
+                                         notifications: Sequence[write_notifications.WriteNotification], *,
+                                         skip_missing_partitions: bool) -> None:
+        """Hive's write notification log (store/write_notifications.py), all or none."""
+        await self._db.transact(write_notifications.record, db_name, table_name, notifications,
+                                skip_missing_partitions=skip_missing_partitions)
+
+    async def write_event_infos(self, txn_id: int, db_name: str | None,
+                                table_name: str | None) -> list[write_notifications.WriteEventInfo]:
+        return await self._db.read(write_notifications.event_infos, txn_id, db_name, table_name)
 
     async def current_event_id(self) -> int:
         return await self._db.read(events.current_event_id)

@@ -16,6 +16,7 @@ from store.compaction import COMPACTION_TXN_TYPE
 from store.events import EventType, NewEvent, Outcome
 from store.sql import housekeeping as sql
 from store.sql import txns as txn_sql
+from store.sql import write_notifications as write_notifications_sql
 
 TIMED_OUT_BATCH = 50000  # Hive's TIMED_OUT_TXN_ABORT_BATCH_SIZE
 FORGET_BATCH = 50000  # aborted txns forgotten per round at most
@@ -102,5 +103,9 @@ async def gc_versions(conn: asyncpg.Connection) -> Outcome[int]:
 
 
 async def trim_event_log(conn: asyncpg.Connection, ttl_s: float) -> int:
+    """Delete the notification log's events older than `ttl_s`, and the write notifications
+    (store/write_notifications.py) as old, as Hive's DbNotificationListener cleaner does; the events
+    deleted."""
+    await conn.execute(write_notifications_sql.DELETE_OLD, ttl_s)
     status = await conn.execute(sql.DELETE_OLD_EVENTS, ttl_s)
     return int(status.split()[-1])

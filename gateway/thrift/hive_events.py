@@ -63,6 +63,7 @@ from gateway.thrift import convert
 from gateway.thrift.idl import hms
 from gateway.thrift.tjson import tjson
 from hive.names import partition_spec_from_name
+from hive.repl_files import encoded_files
 from store import codec
 from store.events import EVENT_ENVELOPE_BYTES, EventType, read_budget
 from store.models import NotificationEvent, Partition, Table
@@ -198,9 +199,7 @@ def _insert_fields(event: NotificationEvent, stored: dict[str, Any], head: dict[
     values = stored.get("partition_values") or []
     key_values = ({k.name: v for k, v in zip(of.partition_keys, values)} if of is not None and values
                   else _key_values(None, partition.name, ()) if partition is not None else {})
-    sub_directories = stored.get("sub_directories") or []
-    # ReplChangeManager.encodeFileUri without a change-management root: file, "##", "#", its sub-directory.
-    files = [f"{f}###{sub_directories[i] if sub_directories else ''}" for i, f in enumerate(stored["files"])]
+    files = encoded_files(stored["files"], stored.get("sub_directories") or [])
     return {**head, **_table_fields(event, of), "ptnObjJson": _partition_json(of, partition) if partition else None,
             "replace": "true" if stored["replace"] else "false", "files": files, "partKeyVals": key_values}
 

@@ -14,13 +14,17 @@ from thriftpy2.thrift import TType
 
 from gateway.auth import Identity, Ownership, shown, thrift_identity
 from gateway.config import GATEWAY_EVENTS, Settings
-from gateway.thrift import hive_events, wire
+from gateway.thrift import convert, hive_events, wire
+from gateway.thrift.catalog_names import check_catalog
+from gateway.thrift.tjson import tjson
+from hive.repl_files import FILE_SEPARATOR, encoded_files
 from gateway.thrift.convert import required
 from gateway.thrift.idl import hms
 from gateway.thrift.server import RawValue
 from store.cache.facade import CachedCatalog
 from store.catalog_store import CatalogStore
 from store.dml_events import Insert
+from store.write_notifications import WriteNotification
 from store.errors import InvalidArgument, NeverAllowed, NotFound, ResourceExhausted
 from store.models import Table
 from hive.lock_rules import DataOperationType, LockComponent, LockState, LockType, make_scope
@@ -373,6 +377,56 @@ class TxnLockMethods:
         event_ids = await self._catalog.log_inserts(required(rqst.dbName, "dbName"),
                                                     required(rqst.tableName, "tableName"), inserts)
         return hms.FireEventResponse(eventIds=list(event_ids))
+
+    async def add_write_notification_log(self, rqst: Any) -> Any:
+        """Hive 3's and 4's loadTable / loadPartition into a transactional table with hive.metastore.dml.events:
+        the files its txn wrote there, kept for get_all_write_event_info (store/write_notifications.py). The
+        caller must own the txn (the gateway's txn ownership, as for its other writes)."""
+        rqst = required(rqst, "rqst")
+        note = await self._write_notification(rqst, "add_write_notification_log")
+        await self._catalog.record_write_notifications(required(rqst.db, "db"), required(rqst.table, "table"), [note],
+                                                       skip_missing_partitions=False)
+        return hms.WriteNotificationLogResponse()
+
+    async def add_write_notification_log_in_batch(self, rqst: Any) -> Any:
+        """Hive 4's loadDynamicPartitions: add_write_notification_log of several loads into one table, all or
+        none; as Hive's, a partition that does not exist is passed over, and an empty list does nothing."""
+        rqst = required(rqst, "rqst")
+        check_catalog(rqst.catalog)
+        requests = required(rqst.requestList, "requestList")
+        if not requests:
+            return hms.WriteNotificationLogBatchResponse()
+        notes = [await self._write_notification(r, "add_write_notification_log_in_batch") for r in requests]
+        await self._catalog.record_write_notifications(required(rqst.db, "db"), required(rqst.table, "table"), notes,
+                                                       skip_missing_partitions=True)
+        return hms.WriteNotificationLogBatchResponse()
+
+    async def _write_notification(self, rqst: Any, what: str) -> WriteNotification:
+        txn_id = _txn_id(rqst.txnId, "txnId")
+        await self._owners.check_txns(thrift_identity.get(), [txn_id], what)
+        info = required(rqst.fileInfo, "fileInfo")
+        files = required(info.filesAdded, "fileInfo.filesAdded")
+        sub_directories = info.subDirectoryList or []
+        if sub_directories and len(sub_directories) != len(files):
+            raise InvalidArgument(f"{what}: fileInfo.subDirectoryList has {len(sub_directories)} entries for "
+                                  f"{len(files)} files: send one per file, or none")
+        return WriteNotification(txn_id, required(rqst.writeId, "writeId"),
+                                 tuple(rqst.partitionVals) if rqst.partitionVals else None,
+                                 tuple(encoded_files(files, sub_directories)))
+
+    async def get_all_write_event_info(self, request: Any) -> list[Any]:
+        """A txn's write notifications (of one database and table when named), by database, table and
+        partition: what Hive's REPL DUMP and Impala's event processor read at each COMMIT_TXN. None logged
+        (or no such txn) is an empty list, as Hive answers. The table and partition objects are as the load
+        found them, in TJSON as Hive keeps them; the files joined by `]` as Hive joins them."""
+        request = required(request, "request")
+        infos = await self._catalog.write_event_infos(required(request.txnId, "txnId"), request.dbName,
+                                                      request.tableName)
+        return [hms.WriteEventInfo(
+            writeId=i.write_id, database=i.db_name, table=i.table_name, files=FILE_SEPARATOR.join(i.files),
+            partition=i.part_name, tableObj=tjson(convert.table_to_thrift(i.table)),
+            partitionObj=tjson(convert.partition_to_thrift(i.table, i.partition)) if i.partition else None)
+            for i in infos]
 
     async def get_notification_events_count(self, rqst: Any) -> Any:
         """Hive's count of a database's events and of those of no database (the txns') after

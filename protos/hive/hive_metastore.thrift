@@ -19,7 +19,8 @@
 // (create_database_req, drop_table_req, ... after HIVE-26537), the calls a Hive 4 HiveServer2 makes for its own
 // services (get_active_resource_plan, scheduled_query_poll) and those its planner makes (translate_table_dryrun,
 // get_materialized_views_for_rewriting, get_partition_names_req). fire_listener_event has Hive 3's and 4's
-// shapes; a Hive 2.3 client's request is read in 2.3's (hive23_layouts.thrift, gateway/thrift/layouts.py).
+// shapes; a Hive 2.3 client's request is read in 2.3's (hive23_layouts.thrift, gateway/thrift/layouts.py);
+// the write notification log's calls (add_write_notification_log, get_all_write_event_info) Hive 4's.
 // Column statistics have Hive 2.3's shapes with Hive 4's added fields (histograms, timestamp statistics).
 //
 // A method a client calls that is not declared here is answered with TApplicationException
@@ -840,6 +841,45 @@ struct FireEventRequest {
 
 struct FireEventResponse {
   1: list<i64> eventIds,
+}
+
+// Hive 3's and 4's write notification log (add_write_notification_log, get_all_write_event_info).
+struct WriteNotificationLogRequest {
+  1: required i64 txnId,
+  2: required i64 writeId,
+  3: required string db,
+  4: required string table,
+  5: required InsertEventRequestData fileInfo,
+  6: optional list<string> partitionVals,
+}
+
+struct WriteNotificationLogResponse {
+}
+
+struct WriteNotificationLogBatchRequest {
+  1: required string catalog,
+  2: required string db,
+  3: required string table,
+  4: required list<WriteNotificationLogRequest> requestList,
+}
+
+struct WriteNotificationLogBatchResponse {
+}
+
+struct GetAllWriteEventInfoRequest {
+  1: required i64 txnId,
+  2: optional string dbName,
+  3: optional string tableName,
+}
+
+struct WriteEventInfo {
+  1: required i64 writeId,
+  2: required string database,
+  3: required string table,
+  4: required string files,
+  5: optional string partition,
+  6: optional string tableObj,
+  7: optional string partitionObj,
 }
 
 struct NotificationEventsCountRequest {
@@ -1727,6 +1767,9 @@ service ThriftHiveMetastore extends FacebookService {
   NotificationEventResponse get_next_notification(1: NotificationEventRequest rqst),
   NotificationEventsCountResponse get_notification_events_count(1: NotificationEventsCountRequest rqst),
   FireEventResponse fire_listener_event(1: FireEventRequest rqst),
+  WriteNotificationLogResponse add_write_notification_log(1: WriteNotificationLogRequest rqst),
+  WriteNotificationLogBatchResponse add_write_notification_log_in_batch(1: WriteNotificationLogBatchRequest rqst),
+  list<WriteEventInfo> get_all_write_event_info(1: GetAllWriteEventInfoRequest request) throws (1: MetaException o1),
   bool create_role(1: Role role) throws (1: MetaException o1),
   bool drop_role(1: string role_name) throws (1: MetaException o1),
   list<string> get_role_names() throws (1: MetaException o1),

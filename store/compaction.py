@@ -396,3 +396,30 @@ async def show(conn: asyncpg.Connection, *, db_name: str | None = None, table_na
         r["enqueue_ms"] or 0, r["start_ms"] or 0, r["end_ms"] or 0, r["run_as"], r["highest_write_id"] or 0,
         r["error_message"] or "", r["next_txn_id"] or 0, r["txn_id"] or 0, r["commit_ms"] or 0, r["initiator_id"],
         r["initiator_version"], r["worker_version"] or "", r["pool_name"], r["manual"]) for r in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class CommittedCompaction:
+    id: int
+    partition_name: str | None  # None: the table's own
+    type: str  # MAJOR or MINOR (a TYPE_NAMES key)
+
+
+async def latest_committed(conn: asyncpg.Connection, db_name: str, table_name: str,
+                           partition_names: Sequence[str] | None, after_id: int | None) -> list[CommittedCompaction]:
+    """Hive's get_latest_committed_compaction_info: of each partition (of those named; none named: of every
+    one, and of the table's own), the newest compaction whose files a reader may use now, succeeded or
+    waiting for the Cleaner, with an id above `after_id` when it is set; newest first. A table that does
+    not exist has none, as Hive answers."""
+    try:
+        table = await catalog.get_table(conn, db_name, table_name)
+    except NotFound:
+        return []
+    seen: set[str | None] = set()
+    latest = []
+    for r in await conn.fetch(sql.LATEST_COMMITTED, table.table_id, list(partition_names) if partition_names else None,
+                              after_id):
+        if r["part"] not in seen:
+            seen.add(r["part"])
+            latest.append(CommittedCompaction(r["id"], r["part"], TYPE_NAMES[r["type"]]))
+    return latest

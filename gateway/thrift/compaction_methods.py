@@ -12,6 +12,7 @@ from typing import Any
 import asyncpg
 
 from gateway.auth import thrift_identity
+from gateway.thrift.convert import required
 from gateway.thrift.idl import hms
 from store import compaction
 from store.db import Database
@@ -67,6 +68,22 @@ class CompactionMethods:
             pool_name=rqst.poolName or None,
             limit=rqst.limit if rqst.limit and 0 < rqst.limit < compaction.MAX_SHOW else compaction.MAX_SHOW)
         return hms.ShowCompactResponse(compacts=[_element(c) for c in rows])
+
+
+    async def get_latest_committed_compaction_info(self, rqst: Any) -> Any:
+        """Hive 4's: of each partition named (none named: every one, and the table's own), the newest
+        compaction whose files readers may use now (succeeded, or waiting for the Cleaner), above
+        `lastCompactionId` when it is set, newest first (store/compaction.py latest_committed). Impala's
+        catalog asks it before it reloads a transactional table's files."""
+        rqst = required(rqst, "rqst")
+        if rqst.dbname is None or rqst.tablename is None:
+            raise InvalidArgument("Database name and table name cannot be null.")
+        db_name, table_name = rqst.dbname, rqst.tablename
+        latest = await self._compaction_db.read(compaction.latest_committed, db_name, table_name,
+                                                rqst.partitionnames, rqst.lastCompactionId)
+        return hms.GetLatestCommittedCompactionInfoResponse(compactions=[hms.CompactionInfoStruct(
+            id=c.id, dbname=db_name.lower(), tablename=table_name.lower(), partitionname=c.partition_name,
+            type=_TYPE_IDS[c.type]) for c in latest])
 
 
 def _element(c: compaction.CompactionInfo) -> Any:

@@ -1319,6 +1319,40 @@ struct ShowCompactRequest {
   9: optional string order,
 }
 
+// Hive 4's get_latest_committed_compaction_info (Impala's catalog reads it to reload a compacted table's files).
+struct GetLatestCommittedCompactionInfoRequest {
+  1: required string dbname,
+  2: required string tablename,
+  3: optional list<string> partitionnames,
+  4: optional i64 lastCompactionId,
+}
+
+struct CompactionInfoStruct {
+  1: required i64 id,
+  2: required string dbname,
+  3: required string tablename,
+  4: optional string partitionname,
+  5: required i32 type,
+  6: optional string runas,
+  7: optional string properties,
+  8: optional bool toomanyaborts,
+  9: optional string state,
+  10: optional string workerId,
+  11: optional i64 start,
+  12: optional i64 highestWriteId,
+  13: optional string errorMessage,
+  14: optional bool hasoldabort,
+  15: optional i64 enqueueTime,
+  16: optional i64 retryRetention,
+  17: optional string poolname,
+  18: optional i32 numberOfBuckets,
+  19: optional string orderByClause,
+}
+
+struct GetLatestCommittedCompactionInfoResponse {
+  1: required list<CompactionInfoStruct> compactions,
+}
+
 struct ShowCompactResponseElement {
   1: required string dbname,
   2: required string tablename,
@@ -1763,6 +1797,7 @@ service ThriftHiveMetastore extends FacebookService {
   CompactionResponse compact2(1: CompactionRequest rqst),
   void compact(1: CompactionRequest rqst),
   ShowCompactResponse show_compact(1: ShowCompactRequest rqst),
+  GetLatestCommittedCompactionInfoResponse get_latest_committed_compaction_info(1: GetLatestCommittedCompactionInfoRequest rqst),
   CurrentNotificationEventId get_current_notificationEventId(),
   NotificationEventResponse get_next_notification(1: NotificationEventRequest rqst),
   NotificationEventsCountResponse get_notification_events_count(1: NotificationEventsCountRequest rqst),

@@ -309,3 +309,17 @@ SELECT write_id FROM gone
 # completed_compactions_entity.
 DELETE_QUEUE_OF_TABLE = "DELETE FROM compaction_queue WHERE cq_table_id = $1"
 DELETE_HISTORY_OF_TABLE = "DELETE FROM completed_compactions WHERE cc_table_id = $1"
+
+# Hive's GetLatestCommittedCompactionInfoHandler: the compactions whose files readers may use (succeeded, or
+# waiting for the Cleaner), newest first; by the table's id, so a renamed table keeps its own. Indexes: the
+# queue's and the history's by table id (0006).
+LATEST_COMMITTED = """
+SELECT id, part, type FROM (
+    SELECT cc_id AS id, cc_partition AS part, cc_type AS type FROM completed_compactions
+    WHERE cc_table_id = $1 AND cc_state = 's'
+    UNION ALL
+    SELECT cq_id, cq_partition, cq_type FROM compaction_queue WHERE cq_table_id = $1 AND cq_state = 'r'
+) AS c
+WHERE ($2::text[] IS NULL OR part = ANY($2)) AND ($3::bigint IS NULL OR id > $3)
+ORDER BY id DESC
+"""

@@ -769,3 +769,54 @@ async def test_a_gateways_cleaner_loop_ends_aborted_writes_by_its_settings(pg_ds
     finally:
         await client.channel.close()
         await gw.stop()
+
+
+async def test_thrift_latest_committed_compaction_info(world: World) -> None:
+    """Hive 4's get_latest_committed_compaction_info (what Impala's catalog asks before it reloads a
+    transactional table's files): per partition the newest compaction a reader may use (succeeded, or
+    ready for cleaning), newest first; initiated, working and failed ones are not."""
+    import thriftpy2.rpc
+    from thriftpy2.thrift import TApplicationException
+
+    from gateway.thrift.idl import SERVICE, hms
+
+    async def run(part: str, kind: cpb.CompactionType, *, fail: bool = False) -> int:
+        queued = await world.comp.Compact(cpb.CompactRequest(db_name="db", table_name="t", partition_name=part,
+                                                             type=kind))
+        await world.comp.ClaimCompaction(cpb.ClaimCompactionRequest(worker_id="w-1"))
+        started = await world.comp.StartCompaction(cpb.StartCompactionRequest(id=queued.id, worker_id="w-1"))
+        if fail:
+            await world.comp.FailCompaction(cpb.FailCompactionRequest(id=queued.id, worker_id="w-1",
+                                                                      error_message="boom"))
+        else:
+            await world.comp.CompleteCompaction(cpb.CompleteCompactionRequest(
+                id=queued.id, worker_id="w-1", txn_id=started.txn_id, highest_write_id=1))
+        return queued.id
+
+    for part in "abcd":
+        await world.write(part)
+    first_a = await run("p=a", cpb.MAJOR)  # ready for cleaning
+    b = await run("p=b", cpb.MINOR)
+    assert await world.compactor.clean_once() == 2  # both succeeded
+    second_a = await run("p=a", cpb.MINOR)  # ready for cleaning, newer than the first
+    await run("p=c", cpb.MAJOR, fail=True)  # failed: never read
+    await world.comp.Compact(cpb.CompactRequest(db_name="db", table_name="t", partition_name="p=d", type=cpb.MAJOR))
+
+    client = thriftpy2.rpc.make_client(SERVICE, "127.0.0.1", world.gw.thrift_port, timeout=30_000)
+    try:
+        async def latest(**fields: Any) -> list[tuple[int, str, str, str | None, int]]:
+            request = hms.GetLatestCommittedCompactionInfoRequest(**{"dbname": "db", "tablename": "t", **fields})
+            answer = await asyncio.to_thread(client.get_latest_committed_compaction_info, request)
+            return [(c.id, c.dbname, c.tablename, c.partitionname, c.type) for c in answer.compactions]
+
+        assert first_a < b < second_a
+        assert await latest() == [(second_a, "db", "t", "p=a", 1), (b, "db", "t", "p=b", 1)]
+        assert await latest(partitionnames=["p=b", "p=c"]) == [(b, "db", "t", "p=b", 1)]
+        assert await latest(lastCompactionId=b) == [(second_a, "db", "t", "p=a", 1)]
+        assert await latest(tablename="T") == await latest()
+        assert await latest(tablename="nosuch") == []  # as Hive answers: none
+        with pytest.raises(TApplicationException, match="Database name and table name cannot be null"):
+            await asyncio.to_thread(client.get_latest_committed_compaction_info,
+                                    hms.GetLatestCommittedCompactionInfoRequest(dbname="db"))
+    finally:
+        client.close()

@@ -12,7 +12,11 @@ floors the cap at 15 s; here the setting is the cap, so short waits can be confi
 Unlock. Locks under a txn are neither heartbeated nor unlocked here: the txn's own heartbeat keeps
 them, and its commit or abort releases them.
 
-The clock (`hive.clock.Clock`: monotonic time and sleep) is injectable so tests never really wait.
+`BlockingLockClient.acquire` is the same wait for synchronous code over a blocking stub (the PySpark
+client's `GatewayClient.lock`), sleeping in the caller's thread.
+
+The clock (`hive.clock.Clock`: monotonic time and sleep; `ThreadClock` for the blocking client) is
+injectable so tests never really wait.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Iterator
 
@@ -30,7 +35,7 @@ from protos.metastore.v1 import locks_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from hive.backoff import Backoff
-from hive.clock import SYSTEM_CLOCK, Clock
+from hive.clock import SYSTEM_CLOCK, Clock, ThreadClock
 from hive.lock_rules import DataOperationType, LockPlan, LockPolicy, LockType
 
 _log = logging.getLogger(__name__)
@@ -90,6 +95,16 @@ def to_request(plan: LockPlan, *, txn_id: int = 0, user: str = "", hostname: str
         txn_id=txn_id, user=user, hostname=hostname, agent_info=agent_info)
 
 
+def _gave_up(policy: RetryPolicy, response: lpb.LockResponse, retries: int, waited: float) -> LockAcquireTimeout:
+    lock_id = response.lock_id
+    blocked_by = f"{response.blocked_by_lock_id}.{response.blocked_by_component_id}"
+    return LockAcquireTimeout(
+        f"could not acquire lock {lock_id}: still waiting (for lock {blocked_by}) after {retries} retries over "
+        f"{waited:.1f}s (hive.lock.numretries={policy.num_retries}, hive.lock.sleep.between.retries="
+        f"{policy.max_sleep_s:g}s); the request was released. Locks.ShowLocks names the holders.",
+        lock_id=lock_id, retries=retries, waited_s=waited, blocked_by=blocked_by)
+
+
 class LockClient:
     """Lock, CheckLock and Unlock with Hive's waiting rules. `call_timeout_s` bounds each call (a
     job's client passes its call deadline, so a gateway that stops answering ends the wait with an
@@ -128,13 +143,7 @@ class LockClient:
         if response.state == lpb.ACQUIRED:
             return response
         await self._release_quietly(lock_id)
-        waited = self._clock.monotonic() - started
-        blocked_by = f"{response.blocked_by_lock_id}.{response.blocked_by_component_id}"
-        raise LockAcquireTimeout(
-            f"could not acquire lock {lock_id}: still waiting (for lock {blocked_by}) after {retries} retries over "
-            f"{waited:.1f}s (hive.lock.numretries={self.policy.num_retries}, hive.lock.sleep.between.retries="
-            f"{self.policy.max_sleep_s:g}s); the request was released. Locks.ShowLocks names the holders.",
-            lock_id=lock_id, retries=retries, waited_s=waited, blocked_by=blocked_by)
+        raise _gave_up(self.policy, response, retries, self._clock.monotonic() - started)
 
     async def release(self, lock_id: int) -> None:
         await self._locks.Unlock(lpb.UnlockRequest(lock_id=lock_id), timeout=self.call_timeout_s)
@@ -177,3 +186,56 @@ class LockClient:
             if lock_id in reply.nosuch_lock_ids:
                 _log.error("lock %d is gone (timed out?) while still held by this client", lock_id)
                 return
+
+
+class BlockingLockClient:
+    """`LockClient.acquire` for synchronous code, over a blocking stub (a `grpc.Channel`'s): the same
+    rules (Lock, CheckLock with Hive's back-off, Unlock when giving up or interrupted), each call
+    bounded by `call_timeout_s`, the back-off slept in the caller's thread. The PySpark client's
+    `GatewayClient.lock` uses it on its own channel: no event loop, no grpc.aio (see that module's
+    design note for why not)."""
+
+    def __init__(
+        self,
+        locks: locks_pb2_grpc.LocksStub,
+        policy: RetryPolicy = RetryPolicy(),
+        *,
+        clock: ThreadClock = SYSTEM_CLOCK,
+        call_timeout_s: float | None = None,
+    ) -> None:
+        self._locks = locks
+        self.policy = policy
+        self._clock = clock
+        self.call_timeout_s = call_timeout_s
+        self._never = threading.Event()  # the back-off sleeps its whole time; an interrupt still ends it
+
+    def acquire(self, request: lpb.LockRequest) -> lpb.LockResponse:
+        """Lock, waiting with Hive's back-off; ACQUIRED or `LockAcquireTimeout` (request released).
+        An exception while waiting (an RPC error, KeyboardInterrupt) releases the request, then is raised."""
+        started = self._clock.monotonic()
+        response = self._locks.Lock(request, timeout=self.call_timeout_s)
+        lock_id = response.lock_id
+        retries = 0
+        try:
+            for delay in self.policy.sleeps():
+                if response.state == lpb.ACQUIRED:
+                    return response
+                self._clock.wait(self._never, delay)
+                retries += 1
+                response = self._locks.CheckLock(lpb.CheckLockRequest(lock_id=lock_id), timeout=self.call_timeout_s)
+        except BaseException:
+            self._release_quietly(lock_id)
+            raise
+        if response.state == lpb.ACQUIRED:
+            return response
+        self._release_quietly(lock_id)
+        raise _gave_up(self.policy, response, retries, self._clock.monotonic() - started)
+
+    def release(self, lock_id: int) -> None:
+        self._locks.Unlock(lpb.UnlockRequest(lock_id=lock_id), timeout=self.call_timeout_s)
+
+    def _release_quietly(self, lock_id: int) -> None:
+        try:
+            self.release(lock_id)
+        except grpc.RpcError as exc:  # gone already (timed out), or acquired under a txn
+            _log.info("releasing lock %d: %s", lock_id, exc.details() if isinstance(exc, grpc.Call) else exc)

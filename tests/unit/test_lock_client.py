@@ -1,21 +1,24 @@
 """The client-side waiting helper with a fake stub and a fake clock: Hive's back-off, the give-up
-path that releases the request, release on cancellation, the heartbeat of a held lock. Nothing
-really waits."""
+path that releases the request, release on cancellation, the heartbeat of a held lock; and the same
+rules in the blocking client the PySpark client uses. Nothing really waits."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from dataclasses import dataclass, field
 
 import grpc
 import pytest
 
 from gateway.config import load_settings
-from pipeline.locking import LockAcquireTimeout, LockClient, RetryPolicy, lock_policy_from_settings, to_request
+from pipeline.locking import (BlockingLockClient, LockAcquireTimeout, LockClient, RetryPolicy,
+                              lock_policy_from_settings, to_request)
 from protos.metastore.v1 import locks_pb2 as lpb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from hive.lock_rules import LockPolicy, Statement, TableRef, statement_locks
 from tests.clock import FakeClock
+from tests.rpc_errors import RpcFailure
 
 
 @dataclass
@@ -169,3 +172,100 @@ def test_plans_become_grpc_requests() -> None:
     assert [(c.table_name, c.partition_name, c.type, c.operation) for c in request.components] == [
         ("t1", "", lpb.SHARED_READ, lpb.DATA_OPERATION_SELECT), ("t2", "p=2", lpb.EXCLUSIVE, lpb.DATA_OPERATION_INSERT)]
     assert (request.txn_id, request.user, request.hostname, request.agent_info) == (4, "u", "h", "a")
+
+
+@dataclass
+class BlockingFakeLocks(FakeLocks):
+    """FakeLocks for the blocking client: the same answers, from plain methods."""
+
+    def Lock(self, request: lpb.LockRequest, timeout: float | None = None) -> lpb.LockResponse:  # type: ignore[override]
+        self.calls.append("Lock")
+        self.timeouts.add(timeout)
+        return self._answer()
+
+    def CheckLock(self, request: lpb.CheckLockRequest,  # type: ignore[override]
+                  timeout: float | None = None) -> lpb.LockResponse:
+        self.calls.append("CheckLock")
+        self.timeouts.add(timeout)
+        return self._answer()
+
+    def Unlock(self, request: lpb.UnlockRequest, timeout: float | None = None) -> lpb.UnlockResponse:  # type: ignore[override]
+        self.unlocked.append(request.lock_id)
+        self.timeouts.add(timeout)
+        return lpb.UnlockResponse()
+
+
+@dataclass
+class JumpingThreadClock:
+    """A ThreadClock whose wait() moves time to its end at once; `interrupt_after` waits, it raises
+    KeyboardInterrupt instead (a Ctrl-C in the driver while it waits for a lock)."""
+
+    now: float = 0.0
+    sleeps: list[float] = field(default_factory=list)
+    interrupt_after: int | None = None
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def wait(self, stop: threading.Event, seconds: float) -> bool:
+        if self.interrupt_after is not None and len(self.sleeps) == self.interrupt_after:
+            raise KeyboardInterrupt
+        self.sleeps.append(seconds)
+        self.now += seconds
+        return stop.is_set()
+
+
+def _blocking(locks: BlockingFakeLocks, clock: JumpingThreadClock, **policy: float) -> BlockingLockClient:
+    return BlockingLockClient(locks, RetryPolicy(**policy), clock=clock)  # type: ignore[arg-type]
+
+
+def test_blocking_client_backs_off_as_the_async_one() -> None:
+    locks, clock = BlockingFakeLocks(waits=9), JumpingThreadClock()
+    assert _blocking(locks, clock, max_sleep_s=3.0).acquire(REQUEST).state == lpb.ACQUIRED
+    assert clock.sleeps == pytest.approx([0.1, 0.2, 0.4, 0.8, 1.6, 3.0, 3.0, 3.0, 3.0])
+    assert locks.calls == ["Lock"] + ["CheckLock"] * 9 and locks.unlocked == []
+    at_once = BlockingFakeLocks(waits=0)
+    assert _blocking(at_once, JumpingThreadClock()).acquire(REQUEST).state == lpb.ACQUIRED
+    assert at_once.calls == ["Lock"]
+
+
+async def test_blocking_client_gives_up_releases_and_says_what_the_async_one_says() -> None:
+    locks, clock = BlockingFakeLocks(waits=1000), JumpingThreadClock()
+    with pytest.raises(LockAcquireTimeout) as err:
+        _blocking(locks, clock, num_retries=5, max_sleep_s=0.25).acquire(REQUEST)
+    assert clock.sleeps == pytest.approx([0.1, 0.2, 0.25, 0.25, 0.25])
+    assert locks.calls.count("CheckLock") == 5 and locks.unlocked == [7]
+    with pytest.raises(LockAcquireTimeout) as async_err:
+        await _client(FakeLocks(waits=1000), FakeClock(autojump=True), num_retries=5, max_sleep_s=0.25).acquire(REQUEST)
+    assert str(err.value) == str(async_err.value)
+    assert (err.value.lock_id, err.value.retries, err.value.blocked_by) == (7, 5, "3.1")
+    assert err.value.waited_s == pytest.approx(1.05)
+    zero = BlockingFakeLocks(waits=1)
+    with pytest.raises(LockAcquireTimeout):
+        _blocking(zero, JumpingThreadClock(), num_retries=0).acquire(REQUEST)
+    assert zero.calls == ["Lock"] and zero.unlocked == [7]
+
+
+def test_blocking_client_bounds_every_call_by_the_clients_deadline() -> None:
+    locks = BlockingFakeLocks(waits=3)
+    client = BlockingLockClient(locks, RetryPolicy(num_retries=1), clock=JumpingThreadClock(),  # type: ignore[arg-type]
+                                call_timeout_s=7.5)
+    with pytest.raises(LockAcquireTimeout):
+        client.acquire(REQUEST)
+    assert locks.calls == ["Lock", "CheckLock"] and locks.unlocked == [7] and locks.timeouts == {7.5}
+
+
+def test_an_interrupted_blocking_waiter_withdraws_its_request() -> None:
+    locks, clock = BlockingFakeLocks(waits=1000), JumpingThreadClock(interrupt_after=5)
+    with pytest.raises(KeyboardInterrupt):
+        _blocking(locks, clock).acquire(REQUEST)
+    assert locks.calls == ["Lock"] + ["CheckLock"] * 5 and locks.unlocked == [7]
+
+
+def test_blocking_release_errors_while_giving_up_do_not_hide_the_timeout() -> None:
+    class GoneLocks(BlockingFakeLocks):
+        def Unlock(self, request: lpb.UnlockRequest, timeout: float | None = None) -> lpb.UnlockResponse:  # type: ignore[override]
+            raise RpcFailure(grpc.StatusCode.NOT_FOUND, "gone")
+
+    with pytest.raises(LockAcquireTimeout):
+        _blocking(GoneLocks(waits=1000), JumpingThreadClock(), num_retries=2).acquire(REQUEST)

@@ -11,21 +11,25 @@ to share between threads, so one client serves every task of an executor process
 Every call goes through `call_with_retry` (UNAVAILABLE only, bounded backoff) and errors come out
 as `GatewayError` subclasses carrying the gateway's message.
 
-The lock helper, `pipeline.locking.LockClient`, is asyncio code shared with the gateway's tests; a
-lock is taken once per job on the driver, so `lock()` runs it on a short-lived grpc.aio channel in
-a private event loop (a worker thread when the caller's thread already runs a loop, as in Jupyter).
+Locks wait as Hive's client does (`pipeline.locking`: the asyncio `LockClient` the gateway's tests
+use, and `BlockingLockClient`, its synchronous twin, here): `lock()` runs the blocking one on the
+client's own channel, in the caller's thread. Not a grpc.aio channel in an event loop of its own, as
+before: gRPC's asyncio layer (grpcio 1.75) has one poller per process that wakes, through one
+non-blocking socket, every loop that made a grpc.aio object while any is alive, and keeps those loops
+(closed ones too) until the last is gone; so two such loops alive at once (two threads locking, or a
+gateway's or a notebook's grpc.aio code in the same process) race for each wake-up byte, the loser
+logging `BlockingIOError: [Errno 11]` from PollerCompletionQueue._handle_events (grpc/grpc#25364),
+and each lock paid for a new loop, channel and TCP connection.
 """
 
 from __future__ import annotations
 
-import asyncio
 import collections
-import concurrent.futures
 import functools
 import logging
 import os
 import time
-from typing import Any, Callable, Coroutine, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 import grpc
 
@@ -35,7 +39,7 @@ from pipeline.client.errors import GatewayError, TxnAborted
 from pipeline.client.retry import Backoff, call_with_retry, translate
 from pipeline.client.snapshot import Snapshot, TableSnapshot, full_table_name
 from pipeline.client.txn import Transaction
-from pipeline.locking import LockClient, RetryPolicy, to_request
+from pipeline.locking import BlockingLockClient, RetryPolicy, to_request
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc, locks_pb2_grpc
 from protos.metastore.v1 import locks_pb2 as lpb
@@ -165,15 +169,9 @@ class GatewayClient:
         still waiting then. Not retried on UNAVAILABLE: a retried Lock could enqueue twice."""
         policy = RetryPolicy(num_retries=self.config.lock_num_retries,
                              max_sleep_s=self.config.lock_sleep_between_retries_s)
-
-        async def acquire() -> lpb.LockResponse:
-            async with open_channel(self.config, asynchronous=True) as channel:
-                return await LockClient(locks_pb2_grpc.LocksStub(channel), policy,
-                                        call_timeout_s=self.config.call_timeout_s).acquire(request)
-
         self.stats["Lock"] += 1
         try:
-            return _run_coroutine(acquire)
+            return BlockingLockClient(self.locks, policy, call_timeout_s=self.config.call_timeout_s).acquire(request)
         except grpc.RpcError as exc:
             raise translate(exc, "Lock", self.config.address) from exc
 
@@ -328,12 +326,3 @@ class GatewayClient:
     def table_snapshot(self, db: str, table: str, txn_id: int = 0) -> TableSnapshot:
         return self.snapshot([full_table_name(db, table)], txn_id).tables[0]
 
-
-def _run_coroutine(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """Run a coroutine to completion from sync code, also when this thread already runs a loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(factory())
-    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="gateway-lock") as pool:
-        return pool.submit(lambda: asyncio.run(factory())).result()

@@ -4,7 +4,11 @@ helper, and one channel per process rebuilt after a fork."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
+import logging
+import os
 import socket
 import subprocess
 import sys
@@ -328,7 +332,6 @@ def test_one_stalled_heartbeat_does_not_let_the_reaper_abort_the_txn(pg_dsn: str
 def test_a_lock_wait_on_a_gateway_that_stops_answering_ends_in_an_error(pg_dsn: str, tmp_path: Path) -> None:
     """Lock, CheckLock and Unlock carry the client's call deadline like every other call: before, a
     job waiting for a lock hung for as long as the gateway did (a stop-the-world pause, a wedged host)."""
-    import os
     import signal
 
     proc = start_gateway(pg_dsn)
@@ -389,6 +392,64 @@ def test_lock_helper_waits_with_hive_retries_then_gives_up_and_releases(gateway_
         waiter.join(10)
         assert waiter_result and waiter_result[0].state == lpb.ACQUIRED
         reader.commit()
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def _event_loops() -> int:
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if isinstance(o, asyncio.AbstractEventLoop))
+
+
+def test_lock_calls_leave_nothing_behind_and_log_no_event_loop_errors(
+        gateway_address: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Locks from sync code, from inside a running event loop (a notebook) and from two threads at
+    once: no thread, file descriptor or event loop is left behind per call, and nothing is logged as an
+    unhandled exception in an event loop. Before, every lock ran on a new grpc.aio channel in a new
+    event loop: gRPC kept each loop (its process-wide poller binds every loop that uses grpc.aio and
+    never lets go), and two loops alive at once (two threads locking; a gateway in the same process)
+    raced for its wake-up byte, the loser logging `BlockingIOError: [Errno 11]` from
+    PollerCompletionQueue._handle_events."""
+    rounds = 20
+    config = ClientConfig(gateway_address, lock_num_retries=1000, lock_sleep_between_retries_s=0.02)
+    with GatewayClient(config) as client:
+        create_table(client, tmp_path / "t")
+        create_table(client, tmp_path / "u", table="other")
+
+        def lock_once(table: str = "events") -> None:
+            with client.transaction(heartbeat=False) as txn:
+                assert txn.lock(Statement.SELECT, "lake", table).state == lpb.ACQUIRED
+
+        lock_once()  # gRPC's one-time state (its threads, the channel's connection) is made now
+        fds, threads, loops = _open_fds(), threading.active_count(), _event_loops()
+        caplog.set_level(logging.ERROR, logger="asyncio")
+        for _ in range(rounds):
+            lock_once()
+
+        async def in_a_running_loop() -> None:
+            for _ in range(rounds):
+                lock_once()
+
+        asyncio.run(in_a_running_loop())
+
+        holder = client.transaction(heartbeat=False)
+        holder.lock(Statement.INSERT_OVERWRITE, "lake", "events")  # EXCLUSIVE: the waiter polls CheckLock
+        waiter = client.transaction(heartbeat=False)
+        waited: list[object] = []
+        thread = threading.Thread(target=lambda: waited.append(waiter.lock(Statement.SELECT, "lake", "events")))
+        thread.start()
+        for _ in range(rounds):  # meanwhile, this thread's locks on another table
+            lock_once("other")
+        holder.commit()
+        thread.join(30)
+        assert not thread.is_alive() and waited and waited[0].state == lpb.ACQUIRED  # type: ignore[attr-defined]
+        waiter.commit()
+        assert not [r for r in caplog.records if r.name == "asyncio"], caplog.text
+        assert threading.active_count() <= threads, threading.enumerate()
+        assert _open_fds() <= fds + 2, sorted(os.listdir("/proc/self/fd"))
+        assert _event_loops() <= loops
 
 
 _FORK_SCRIPT = r"""

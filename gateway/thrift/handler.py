@@ -32,6 +32,7 @@ from gateway.thrift.constraint_methods import ConstraintMethods
 from gateway.thrift.data_methods import ALL_PARTITIONS, DataMethods
 from gateway.thrift.fb303 import Fb303, Fb303Methods
 from gateway.thrift.function_methods import FunctionMethods
+from gateway.thrift.data_connector_methods import DataConnectorMethods
 from gateway.thrift.hs2_service_methods import HiveServiceMethods
 from gateway.thrift.partition_value_methods import PartitionValueMethods
 from gateway.thrift.privilege_methods import PrivilegeMethods, grants_of_privilege_set
@@ -66,6 +67,21 @@ HIVE_TABLE_TYPES = frozenset({t.value for t in TableType} | {"INDEX_TABLE", _MAT
 
 # Hive's HiveMetaStore.get_config_value: keys outside these families answer ConfigValSecurityException.
 _READABLE_CONFIG = re.compile(r"(hive|hdfs|mapred|metastore).*", re.DOTALL)
+
+
+# What the gateway does, always, in the words of Hive's settings that choose it in Hive's metastore: clients
+# read these to check a metastore is set up for them. Impala's event processor will not start unless the
+# first three read so (EventProcessorConfigValidator); Kudu's HMS integration checks the listener.
+_FIXED_BEHAVIOUR = {
+    # Hive's messages carry the objects (tableObjJson, partitionListJson, ...: gateway/thrift/hive_events.py).
+    "hive.metastore.notifications.add.thrift.objects": "true",
+    # Every alter is logged, not only those that change what Hive calls basic.
+    "hive.metastore.alter.notifications.basic": "false",
+    # The DML events clients fire are logged (fire_listener_event, add_write_notification_log).
+    "hive.metastore.dml.events": "true",
+    # The log is written in each change's own transaction, as DbNotificationListener writes Hive's.
+    "hive.metastore.transactional.event.listeners": "org.apache.hive.hcatalog.listener.DbNotificationListener",
+}
 
 
 def _not_served_by_expr(exc: NotServable) -> NotServedHere:
@@ -144,14 +160,14 @@ def _write_id_named(request_write_id: int | None, objects: Sequence[Any], what: 
 
 class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, CompactionMethods, StatsMethods,
                            ConstraintMethods, FunctionMethods, PrivilegeMethods, PartitionValueMethods,
-                           HiveServiceMethods):
+                           HiveServiceMethods, DataConnectorMethods):
     """ThriftHiveMetastore over the gateway's stores; fb303 (status, counters, options) in Fb303Methods,
     drops, truncate and partition renames (which touch a managed table's files) in DataMethods, txns and
     locks in TxnLockMethods, compact2 and show_compact in CompactionMethods, column statistics in
     StatsMethods, table constraints (none are stored) in ConstraintMethods, permanent functions in
     FunctionMethods, roles and privileges in PrivilegeMethods, get_partition_values in
     PartitionValueMethods, HiveServer2's own services (resource plans, scheduled queries: none kept) in
-    HiveServiceMethods."""
+    HiveServiceMethods, data connectors (none kept) in DataConnectorMethods."""
 
     def __init__(self, catalog: CatalogStore, cached: CachedCatalog, txns: TxnStore, locks: LockStore,
                  settings: Settings, warehouse: Warehouse | None = None, fb303: Fb303 | None = None) -> None:
@@ -178,12 +194,16 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, Compaction
         return list(group_names or [])
 
     async def get_config_value(self, name: str | None, defaultValue: str | None) -> str:  # noqa: N803
-        """A setting of this gateway by Hive's name, else `defaultValue`; as Hive's, only keys of Hive's
-        own families may be read (a client could otherwise read any secret the server's config holds)."""
+        """A setting of this gateway by Hive's name, else what the gateway does in the terms of one of
+        Hive's settings it has no setting for (_FIXED_BEHAVIOUR), else `defaultValue`; as Hive's, only keys
+        of Hive's own families may be read (a client could otherwise read any secret the server's config
+        holds)."""
         key: str = required(name, "name")
         if not _READABLE_CONFIG.match(key) or key in secret_keys():
             raise PermissionDenied(f"For security reasons, the config key {key} cannot be accessed")
         value = self._setting_by_key(key)
+        if value is None:
+            value = _FIXED_BEHAVIOUR.get(key)
         return (defaultValue or "") if value is None else value
 
     async def getMetaConf(self, key: str | None) -> str:  # noqa: N802

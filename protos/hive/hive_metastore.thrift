@@ -543,6 +543,40 @@ struct WMGetActiveResourcePlanRequest {
 struct WMGetActiveResourcePlanResponse {
 }
 
+// Hive 4's data connectors (remote databases): none are kept here (gateway/thrift/data_connector_methods.py).
+// Hive 4.0's drop_dataconnector(name, ifNotExists, checkReferences) is not declared: its last two arguments
+// carry no field ids in Hive's IDL, so their ids on the wire are the Thrift compiler's; its newer client sends
+// drop_dataconnector_req.
+struct DataConnector {
+  1: string name,
+  2: string type,
+  3: string url,
+  4: optional string description,
+  5: optional map<string, string> parameters,
+  6: optional string ownerName,
+  7: optional i32 ownerType,
+  8: optional i32 createTime,
+}
+
+struct CreateDataConnectorRequest {
+  1: required DataConnector connector,
+}
+
+struct GetDataConnectorRequest {
+  1: required string connectorName,
+}
+
+struct AlterDataConnectorRequest {
+  1: required string connectorName,
+  2: required DataConnector newConnector,
+}
+
+struct DropDataConnectorRequest {
+  1: required string connectorName,
+  2: optional bool ifNotExists,
+  3: optional bool checkReferences,
+}
+
 struct ScheduledQueryPollRequest {
   1: required string clusterNamespace,
 }
@@ -1671,6 +1705,13 @@ service ThriftHiveMetastore extends FacebookService {
   list<string> get_materialized_views_for_rewriting(1: string db_name) throws (1: MetaException o1),
   WMGetActiveResourcePlanResponse get_active_resource_plan(1: WMGetActiveResourcePlanRequest request) throws (1: MetaException o2),
   ScheduledQueryPollResponse scheduled_query_poll(1: ScheduledQueryPollRequest request) throws (1: MetaException o1),
+  list<string> get_dataconnectors() throws (1: MetaException o1),
+  DataConnector get_dataconnector_req(1: GetDataConnectorRequest request) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  void create_dataconnector(1: DataConnector connector) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3),
+  void create_dataconnector_req(1: CreateDataConnectorRequest connectorReq) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3),
+  void alter_dataconnector(1: string name, 2: DataConnector connector) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  void alter_dataconnector_req(1: AlterDataConnectorRequest alterReq) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  void drop_dataconnector_req(1: DropDataConnectorRequest dropDcReq) throws (1: NoSuchObjectException o1, 2: InvalidOperationException o2, 3: MetaException o3),
   ScheduledQuery get_scheduled_query(1: ScheduledQueryKey scheduleKey) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   void scheduled_query_maintenance(1: ScheduledQueryMaintenanceRequest request) throws (1: MetaException o1, 2: NoSuchObjectException o2, 3: AlreadyExistsException o3, 4: InvalidInputException o4),
   list<Table> get_all_materialized_view_objects_for_rewriting() throws (1: MetaException o1),

@@ -452,7 +452,7 @@ class CatalogStore:
     async def count_events(self, after_event_id: int, db_name: str, up_to_event_id: int | None = None) -> int:
         return await self._db.read(events.count_events, after_event_id, db_name, up_to_event_id)
 
-    async def next_events(self, last_event_id: int, max_events: int, db_name: str, table_name: str, *,
-                          max_message_bytes: int) -> list[NotificationEvent]:
-        return await self._db.read(events.next_events, last_event_id, max_events, db_name, table_name,
+    async def next_events(self, last_event_id: int, max_events: int, which: events.EventFilter = events.EVERY_EVENT,
+                          *, max_message_bytes: int) -> list[NotificationEvent]:
+        return await self._db.read(events.next_events, last_event_id, max_events, which,
                                    max_message_bytes=max_message_bytes)

@@ -226,20 +226,43 @@ async def oldest_event_id(conn: asyncpg.Connection) -> int:
     return int(await conn.fetchval(sql.OLDEST_EVENT_ID))
 
 
+@dataclass(frozen=True, slots=True)
+class EventFilter:
+    """Which events a read of the log answers (Hive 4's NotificationEventRequest): of one database ('':
+    any), of some tables (none: any), of no type in `skip_types`, of a type in `only_types` (None: any).
+    Events of no database (the txns') are of none: a database or table filter leaves them out, as Hive's."""
+
+    db_name: str = ""
+    table_names: tuple[str, ...] = ()
+    skip_types: tuple[str, ...] = ()
+    only_types: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        check_text(self.db_name, "db_name", NAME)
+        for name in self.table_names:
+            check_text(name, "table_name", NAME)
+        for kind in (*self.skip_types, *(self.only_types or ())):
+            check_text(kind, "event type", NAME)
+
+
+EVERY_EVENT = EventFilter()
+
+
 async def next_events(
-    conn: asyncpg.Connection, last_event_id: int, max_events: int, db_name: str = "", table_name: str = "", *,
+    conn: asyncpg.Connection, last_event_id: int, max_events: int, which: EventFilter = EVERY_EVENT, *,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> list[NotificationEvent]:
-    """At most `max_events` events after `last_event_id` (and never more than MAX_EVENTS_PER_READ:
-    Hive's metastore.max.event.response defaults to no limit, which lets one call return the whole
-    log), and no more than a response of `max_message_bytes` carries (`read_budget`), though always
-    one when there is one. Callers page by event id, so a shorter answer only means another call."""
+    """At most `max_events` events after `last_event_id` that `which` keeps (and never more than
+    MAX_EVENTS_PER_READ: Hive's metastore.max.event.response defaults to no limit, which lets one call
+    return the whole log), and no more than a response of `max_message_bytes` carries (`read_budget`),
+    though always one when there is one. Callers page by event id, so a shorter answer only means another
+    call; a filtered one has gaps between its ids, as Hive's."""
     _check_cursor(last_event_id, max_events)
-    check_text(db_name, "db_name", NAME)
-    check_text(table_name, "table_name", NAME)
     max_events = min(max_events, MAX_EVENTS_PER_READ)
-    rows = await conn.fetch(sql.NEXT_EVENTS, last_event_id, max_events, db_name.lower(), table_name.lower(),
-                            read_budget(max_message_bytes), EVENT_ENVELOPE_BYTES)
+    rows = await conn.fetch(sql.NEXT_EVENTS, last_event_id, max_events, which.db_name.lower(),
+                            [t.lower() for t in which.table_names], read_budget(max_message_bytes),
+                            EVENT_ENVELOPE_BYTES, list(which.skip_types),
+                            list(which.only_types) if which.only_types is not None else None)
     return [_event(r) for r in rows]
 
 

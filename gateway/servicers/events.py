@@ -13,6 +13,7 @@ from protos.metastore.v1 import events_pb2 as pb
 from protos.metastore.v1 import events_pb2_grpc
 from store.catalog_store import CatalogStore
 from store.errors import InvalidArgument
+from store.events import EventFilter
 
 Ctx: TypeAlias = grpc.aio.ServicerContext
 
@@ -34,6 +35,7 @@ class EventsServicer(events_pb2_grpc.EventsServicer):
         if request.max_events < 0 or request.last_event_id < 0:
             raise InvalidArgument("last_event_id and max_events must not be negative")
         limit = min(request.max_events or self._settings.default_event_batch, self._settings.max_event_response)
-        events = await self._store.next_events(request.last_event_id, limit, request.db_name, request.table_name,
+        which = EventFilter(request.db_name, (request.table_name,) if request.table_name else ())
+        events = await self._store.next_events(request.last_event_id, limit, which,
                                                max_message_bytes=self._settings.max_message_bytes)
         return pb.GetNextNotificationResponse(events=[convert.event_to_pb(e) for e in events])

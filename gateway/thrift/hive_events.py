@@ -204,6 +204,24 @@ def _insert_fields(event: NotificationEvent, stored: dict[str, Any], head: dict[
             "replace": "true" if stored["replace"] else "false", "files": files, "partKeyVals": key_values}
 
 
+def stored_type_filter(skip: tuple[str, ...], only: tuple[str, ...] | None
+                       ) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+    """A request's event type filters (Hive's names, as answered) as filters of the log's stored types, so
+    the log is read for no event the answer leaves out but ALTER_PARTITION's: one type is answered as two,
+    ALTER_PARTITION or, of several partitions, ALTER_PARTITIONS, so it is filtered out in the log only when
+    both are skipped, and kept in when either is wanted; `kept` then decides by the type answered."""
+    both = {EventType.ALTER_PARTITION.value, ALTER_PARTITIONS}
+    stored_skip = tuple(t for t in skip if t not in both) + ((EventType.ALTER_PARTITION,) if both <= set(skip) else ())
+    stored_only = None if only is None else tuple(
+        dict.fromkeys(EventType.ALTER_PARTITION.value if t == ALTER_PARTITIONS else t for t in only))
+    return stored_skip, stored_only
+
+
+def kept(answered_type: str, skip: tuple[str, ...], only: tuple[str, ...] | None) -> bool:
+    """Whether an event answered as `answered_type` passes a request's type filters."""
+    return answered_type not in skip and (only is None or answered_type in only)
+
+
 def _partition_json(table: Table | None, p: Partition) -> str:
     """A partition's Thrift struct; without its table, one whose own columns are what it stores."""
     if table is None:

@@ -24,6 +24,7 @@ from gateway.thrift.server import RawValue
 from store.cache.facade import CachedCatalog
 from store.catalog_store import CatalogStore
 from store.dml_events import Insert
+from store.events import EventFilter
 from store.write_notifications import WriteNotification
 from store.errors import InvalidArgument, NeverAllowed, NotFound, ResourceExhausted
 from store.models import Table
@@ -337,16 +338,25 @@ class TxnLockMethods:
         return hms.CurrentNotificationEventId(eventId=await self._catalog.current_event_id())
 
     async def get_next_notification(self, rqst: Any) -> Any:
+        """The log after lastEvent, at most maxEvents, within what one response carries. Hive 4's filters,
+        each that is set, keep only the events of its database, of its tables, of no type in its skip list
+        and of a type in its type list, as Hive 4's metastore filters them (the answer then has gaps in its
+        ids, which its clients allow when they filter); a catalog other than this metastore's is refused
+        by the catalog check every request passes (catalog_names.py)."""
         last = rqst.lastEvent if rqst is not None and rqst.lastEvent is not None else -1
         if last < 0 or (rqst.maxEvents is not None and rqst.maxEvents < 0):
             raise InvalidArgument("get_next_notification needs lastEvent and maxEvents that are not negative")
         limit = min(rqst.maxEvents or self._settings.default_event_batch, self._settings.max_event_response)
-        events = await self._catalog.next_events(last, limit, "", "",
-                                                 max_message_bytes=self._settings.max_message_bytes)
-        if self._settings.event_message_factory == GATEWAY_EVENTS:
+        skip = tuple(rqst.eventTypeSkipList or ())
+        only = tuple(rqst.eventTypeList) if rqst.eventTypeList is not None else None
+        hive_format = self._settings.event_message_factory != GATEWAY_EVENTS
+        stored_skip, stored_only = hive_events.stored_type_filter(skip, only) if hive_format else (skip, only)
+        which = EventFilter(rqst.dbName or "", tuple(rqst.tableNames or ()), stored_skip, stored_only)
+        events = await self._catalog.next_events(last, limit, which, max_message_bytes=self._settings.max_message_bytes)
+        if not hive_format:
             return hms.NotificationEventResponse(events=hive_events.gateway_events(events))
-        return hms.NotificationEventResponse(events=await hive_events.hive_events(
-            events, self._event_table, self._settings.max_message_bytes))
+        answered = await hive_events.hive_events(events, self._event_table, self._settings.max_message_bytes)
+        return hms.NotificationEventResponse(events=[e for e in answered if hive_events.kept(e.eventType, skip, only)])
 
     async def _event_table(self, db_name: str, table_name: str) -> Table | None:
         """The table a partition event names, as it is now (gateway/thrift/hive_events.py); None: none."""

@@ -761,9 +761,15 @@ struct HeartbeatTxnRangeResponse {
   2: required set<i64> nosuch,
 }
 
+// Fields 3 to 7 are Hive 4's filters (Impala sends a skip list).
 struct NotificationEventRequest {
   1: required i64 lastEvent,
   2: i32 maxEvents,
+  3: optional list<string> eventTypeSkipList,
+  4: optional string catName,
+  5: optional string dbName,
+  6: optional list<string> tableNames,
+  7: optional list<string> eventTypeList,
 }
 
 struct NotificationEvent {

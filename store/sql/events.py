@@ -47,7 +47,8 @@ CURRENT_EVENT_ID = "SELECT next_event_id - 1 FROM notification_sequence WHERE id
 _EVENT_COLUMNS = """event_id, (extract(epoch FROM event_time) * 1000)::bigint AS event_time_ms, event_type,
        db_name, tbl_name, table_id, txn_id, write_id, message::text AS message"""
 
-# The first $2 events after $1 (of database $3 and table $4 when not ''), cut where their size passes
+# The first $2 events after $1 (of database $3 when not '', of the tables $4 when not empty, of no type in
+# $7, of a type in $8 when not NULL: Hive 4's NotificationEventRequest filters), cut where their size passes
 # $5 bytes, the first always kept: each costs its message (message_bytes, store/schema/0019; measured
 # when an older event has none) and $6 bytes besides. The sizes come from the rows, so only the events
 # kept have their messages read and rendered.
@@ -59,7 +60,8 @@ FROM (
            row_number() OVER (ORDER BY event_id) AS nth,
            sum(coalesce(message_bytes, octet_length(message::text)) + $6) OVER (ORDER BY event_id) AS read_bytes
     FROM notification_log
-    WHERE event_id > $1 AND ($3 = '' OR db_name = $3) AND ($4 = '' OR tbl_name = $4)
+    WHERE event_id > $1 AND ($3 = '' OR db_name = $3) AND (cardinality($4::text[]) = 0 OR tbl_name = ANY($4))
+      AND NOT event_type = ANY($7::text[]) AND ($8::text[] IS NULL OR event_type = ANY($8))
     ORDER BY event_id
     LIMIT $2
 ) AS e

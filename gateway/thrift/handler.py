@@ -33,6 +33,7 @@ from gateway.thrift.data_methods import ALL_PARTITIONS, DataMethods
 from gateway.thrift.fb303 import Fb303, Fb303Methods
 from gateway.thrift.function_methods import FunctionMethods
 from gateway.thrift.data_connector_methods import DataConnectorMethods
+from gateway.thrift.event_methods import EventLogMethods
 from gateway.thrift.hs2_service_methods import HiveServiceMethods
 from gateway.thrift.partition_value_methods import PartitionValueMethods
 from gateway.thrift.privilege_methods import PrivilegeMethods, grants_of_privilege_set
@@ -158,12 +159,13 @@ def _write_id_named(request_write_id: int | None, objects: Sequence[Any], what: 
     return write_ids[0] if write_ids else 0
 
 
-class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, CompactionMethods, StatsMethods,
-                           ConstraintMethods, FunctionMethods, PrivilegeMethods, PartitionValueMethods,
+class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMethods, CompactionMethods,
+                           StatsMethods, ConstraintMethods, FunctionMethods, PrivilegeMethods, PartitionValueMethods,
                            HiveServiceMethods, DataConnectorMethods):
     """ThriftHiveMetastore over the gateway's stores; fb303 (status, counters, options) in Fb303Methods,
     drops, truncate and partition renames (which touch a managed table's files) in DataMethods, txns and
-    locks in TxnLockMethods, compact2 and show_compact in CompactionMethods, column statistics in
+    locks in TxnLockMethods, the notification log (reads, DML events, write notifications) in EventLogMethods,
+    compact2 and show_compact in CompactionMethods, column statistics in
     StatsMethods, table constraints (none are stored) in ConstraintMethods, permanent functions in
     FunctionMethods, roles and privileges in PrivilegeMethods, get_partition_values in
     PartitionValueMethods, HiveServer2's own services (resource plans, scheduled queries: none kept) in

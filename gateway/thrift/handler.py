@@ -32,6 +32,7 @@ from gateway.thrift.constraint_methods import ConstraintMethods
 from gateway.thrift.data_methods import ALL_PARTITIONS, DataMethods
 from gateway.thrift.fb303 import Fb303, Fb303Methods
 from gateway.thrift.function_methods import FunctionMethods
+from gateway.thrift.catalog_methods import CatalogMethods
 from gateway.thrift.data_connector_methods import DataConnectorMethods
 from gateway.thrift.event_methods import EventLogMethods
 from gateway.thrift.hs2_service_methods import HiveServiceMethods
@@ -161,7 +162,7 @@ def _write_id_named(request_write_id: int | None, objects: Sequence[Any], what: 
 
 class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMethods, CompactionMethods,
                            StatsMethods, ConstraintMethods, FunctionMethods, PrivilegeMethods, PartitionValueMethods,
-                           HiveServiceMethods, DataConnectorMethods):
+                           HiveServiceMethods, DataConnectorMethods, CatalogMethods):
     """ThriftHiveMetastore over the gateway's stores; fb303 (status, counters, options) in Fb303Methods,
     drops, truncate and partition renames (which touch a managed table's files) in DataMethods, txns and
     locks in TxnLockMethods, the notification log (reads, DML events, write notifications) in EventLogMethods,
@@ -169,7 +170,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMe
     StatsMethods, table constraints (none are stored) in ConstraintMethods, permanent functions in
     FunctionMethods, roles and privileges in PrivilegeMethods, get_partition_values in
     PartitionValueMethods, HiveServer2's own services (resource plans, scheduled queries: none kept) in
-    HiveServiceMethods, data connectors (none kept) in DataConnectorMethods."""
+    HiveServiceMethods, data connectors (none kept) in DataConnectorMethods, the one catalog in CatalogMethods."""
 
     def __init__(self, catalog: CatalogStore, cached: CachedCatalog, txns: TxnStore, locks: LockStore,
                  settings: Settings, warehouse: Warehouse | None = None, fb303: Fb303 | None = None) -> None:
@@ -757,6 +758,21 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMe
 
     async def get_partitions(self, db_name: str | None, tbl_name: str | None, max_parts: int | None) -> RawValue:
         return self._list(await self._partial(db_name, tbl_name, (), max_parts, limited=True))
+
+    async def get_partitions_pspec(self, db_name: str | None, tbl_name: str | None, max_parts: int | None
+                                   ) -> RawValue:
+        """Hive's listPartitionSpecs: get_partitions' partitions in one PartitionSpec (wire.partition_spec_list)."""
+        found = await self._partial(db_name, tbl_name, (), max_parts, limited=True)
+        return RawValue(TType.LIST, wire.partition_spec_list(found.table, found.versions))
+
+    async def get_part_specs_by_filter(self, db_name: str | None, tbl_name: str | None, filter: str | None,  # noqa: A002
+                                       max_parts: int | None) -> RawValue:
+        """Hive's listPartitionSpecsByFilter (Flink's HiveCatalog prunes partitions with it; it falls back to
+        every name on an error): get_partitions_by_filter's partitions in one PartitionSpec."""
+        wanted = _wanted(max_parts)
+        found = await self._matching(db_name, tbl_name, filter or "", self._scan_for(wanted))
+        self._check_partition_request(found.table, wanted, len(found.versions))
+        return RawValue(TType.LIST, wire.partition_spec_list(found.table, found.versions[:wanted]))
 
     async def get_partitions_with_auth(self, db_name: str | None, tbl_name: str | None, max_parts: int | None,
                                        user_name: str | None, group_names: list[str] | None) -> RawValue:

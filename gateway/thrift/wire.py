@@ -170,17 +170,23 @@ def partitions_by_expr_result(table: Table, versions: Sequence[Version], has_unk
             b"\x01" if has_unknown else b"\x00", STOP]
 
 
-def partition_specs_response(table: Table, versions: Sequence[Version]) -> list[bytes]:
-    """A GetPartitionsResponse value (Hive 4's get_partitions_with_specs), stop included: one PartitionSpec of
-    the table (dbName 1, tableName 2, rootPath 3: its location, catName 6) holding the partitions whole in
-    a PartitionListComposingSpec (5), or no PartitionSpec when there are none."""
-    if not versions:
-        return [_FIELD.pack(TType.LIST, 1), _LIST.pack(TType.STRUCT, 0), STOP]
+def partition_spec_list(table: Table, versions: Sequence[Version]) -> list[bytes]:
+    """A list<PartitionSpec> value (get_part_specs_by_filter, get_partitions_pspec): one PartitionSpec of the
+    table (dbName 1, tableName 2, rootPath 3: its location, catName 6) holding the partitions whole in a
+    PartitionListComposingSpec (5), empty when there are none, as Hive's HMSHandler builds it (without
+    hive.hcatalog.partition.spec.grouping.enabled, which groups by storage descriptor)."""
     head = (_string_field(1, table.db_name) + _string_field(2, table.name) + _string_field(3, table.sd.location or "")
             + _FIELD.pack(TType.STRUCT, 5) + _FIELD.pack(TType.LIST, 1))
     tail = STOP + _string_field(6, DEFAULT_CATALOG_NAME) + STOP  # the composing spec's end, catName, the spec's end
-    return [_FIELD.pack(TType.LIST, 1), _LIST.pack(TType.STRUCT, 1), head, *partition_list(table, versions), tail,
-            STOP]
+    return [_LIST.pack(TType.STRUCT, 1), head, *partition_list(table, versions), tail]
+
+
+def partition_specs_response(table: Table, versions: Sequence[Version]) -> list[bytes]:
+    """A GetPartitionsResponse value (Hive 4's get_partitions_with_specs), stop included: its list as
+    `partition_spec_list`'s, or no PartitionSpec when there are no partitions."""
+    if not versions:
+        return [_FIELD.pack(TType.LIST, 1), _LIST.pack(TType.STRUCT, 0), STOP]
+    return [_FIELD.pack(TType.LIST, 1), *partition_spec_list(table, versions), STOP]
 
 
 def partition_element(table: Table, version: Version) -> bytes:

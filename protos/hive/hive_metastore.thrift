@@ -413,6 +413,34 @@ struct PartitionListComposingSpec {
   1: list<Partition> partitions,
 }
 
+// Hive 3's catalogs: this metastore has one, hive (gateway/thrift/catalog_names.py).
+struct Catalog {
+  1: string name,
+  2: optional string description,
+  3: string locationUri,
+  4: optional i32 createTime,
+}
+
+struct GetCatalogRequest {
+  1: string name,
+}
+
+struct GetCatalogResponse {
+  1: Catalog catalog,
+}
+
+struct GetCatalogsResponse {
+  1: list<string> names,
+}
+
+struct CreateCatalogRequest {
+  1: Catalog catalog,
+}
+
+struct DropCatalogRequest {
+  1: string name,
+}
+
 struct PartitionSpec {
   1: string dbName,
   2: string tableName,
@@ -1711,6 +1739,10 @@ service ThriftHiveMetastore extends FacebookService {
   list<string> get_materialized_views_for_rewriting(1: string db_name) throws (1: MetaException o1),
   WMGetActiveResourcePlanResponse get_active_resource_plan(1: WMGetActiveResourcePlanRequest request) throws (1: MetaException o2),
   ScheduledQueryPollResponse scheduled_query_poll(1: ScheduledQueryPollRequest request) throws (1: MetaException o1),
+  GetCatalogResponse get_catalog(1: GetCatalogRequest catName) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  GetCatalogsResponse get_catalogs() throws (1: MetaException o1),
+  void create_catalog(1: CreateCatalogRequest catalog) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3),
+  void drop_catalog(1: DropCatalogRequest catName) throws (1: NoSuchObjectException o1, 2: InvalidOperationException o2, 3: MetaException o3),
   list<string> get_dataconnectors() throws (1: MetaException o1),
   DataConnector get_dataconnector_req(1: GetDataConnectorRequest request) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   void create_dataconnector(1: DataConnector connector) throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3),
@@ -1779,6 +1811,8 @@ service ThriftHiveMetastore extends FacebookService {
   GetPartitionNamesPsResponse get_partition_names_ps_req(1: GetPartitionNamesPsRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   list<Partition> get_partitions_by_filter_req(1: GetPartitionsByFilterRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   list<Partition> get_partitions_by_filter(1: string db_name, 2: string tbl_name, 3: string filter, 4: i16 max_parts = -1) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  list<PartitionSpec> get_part_specs_by_filter(1: string db_name, 2: string tbl_name, 3: string filter, 4: i32 max_parts = -1) throws (1: MetaException o1, 2: NoSuchObjectException o2),
+  list<PartitionSpec> get_partitions_pspec(1: string db_name, 2: string tbl_name, 3: i32 max_parts = -1) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   PartitionsByExprResult get_partitions_by_expr(1: PartitionsByExprRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   list<string> get_partition_names_req(1: PartitionsByExprRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   GetPartitionsResponse get_partitions_with_specs(1: GetPartitionsRequest request) throws (1: MetaException o1),

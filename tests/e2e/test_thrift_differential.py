@@ -1149,6 +1149,15 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("partitions by two-key filter", "get_partitions_by_filter", ("sales", "multi", 'ds = "2024-01-01" and hr = 2',
                                                                   -1)),
     ("partitions by bad filter", "get_partitions_by_filter", ("sales", "orders", "ds >>> 3", -1)),
+    # Flink's HiveCatalog prunes with the spec forms (Hive's listPartitionSpecsByFilter, listPartitionSpecs).
+    ("partition specs by filter", "get_part_specs_by_filter", ("sales", "orders", 'ds >= "2024-01-02"', -1)),
+    ("partition specs by filter, at most 1", "get_part_specs_by_filter", ("sales", "orders", 'ds >= "2024-01-02"', 1)),
+    ("partition specs by a filter matching none", "get_part_specs_by_filter", ("sales", "orders", 'ds = "2099"', -1)),
+    ("partition specs by bad filter", "get_part_specs_by_filter", ("sales", "orders", "ds >>> 3", -1)),
+    ("partition specs by filter of missing table", "get_part_specs_by_filter", ("sales", "missing", 'ds = "x"', -1)),
+    ("partition specs", "get_partitions_pspec", ("sales", "multi", -1)),
+    ("partition specs, at most 2", "get_partitions_pspec", ("sales", "orders", 2)),
+    ("partition specs of missing table", "get_partitions_pspec", ("sales", "missing", -1)),
     # Spark SQL's IN lists (its Hive 2.3 client, Shim_v2_0.convertFilters): the key in parentheses.
     ("partitions by Spark's IN", "get_partitions_by_filter", ("sales", "orders", '(ds) in ("2024-01-01", "2024-01-03")',
                                                               -1)),

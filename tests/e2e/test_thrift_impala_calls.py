@@ -55,3 +55,31 @@ async def test_no_data_connectors_are_kept_and_none_can_be_made(pg_dsn: str) -> 
             assert await client("get_dataconnectors") == []
         finally:
             client.close()
+
+
+async def test_the_one_catalog(pg_dsn: str) -> None:
+    """Hive 3's catalogs (Doris' Iceberg catalog on HMS reads hive's location with get_catalog): one, hive,
+    at the warehouse root; no other can be made, and it cannot be dropped."""
+    async with running_gateway(pg_dsn) as gw:
+        client = ThriftClient(gw.thrift_port)
+        try:
+            assert (await client("get_catalogs")).names == ["hive"]
+            for name in ("hive", "HIVE"):
+                catalog = (await client("get_catalog", hms.GetCatalogRequest(name=name))).catalog
+                assert (catalog.name, catalog.description) == ("hive", "Default catalog for Hive")
+                assert catalog.locationUri == gw.settings.warehouse_root
+            with pytest.raises(hms.NoSuchObjectException, match="catalog 'spark' does not exist"):
+                await client("get_catalog", hms.GetCatalogRequest(name="spark"))
+            def create(name: str) -> hms.CreateCatalogRequest:
+                return hms.CreateCatalogRequest(catalog=hms.Catalog(name=name, locationUri="/x"))
+
+            with pytest.raises(hms.AlreadyExistsException, match="Catalog hive already exists"):
+                await client("create_catalog", create("hive"))
+            with pytest.raises(hms.MetaException, match="one catalog, hive: catalog 'spark' was not created"):
+                await client("create_catalog", create("spark"))
+            with pytest.raises(hms.MetaException, match="Can not drop hive catalog"):
+                await client("drop_catalog", hms.DropCatalogRequest(name="hive"))
+            with pytest.raises(hms.NoSuchObjectException, match="catalog 'spark' does not exist"):
+                await client("drop_catalog", hms.DropCatalogRequest(name="spark"))
+        finally:
+            client.close()

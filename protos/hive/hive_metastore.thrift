@@ -20,7 +20,9 @@
 // services (get_active_resource_plan, scheduled_query_poll) and those its planner makes (translate_table_dryrun,
 // get_materialized_views_for_rewriting, get_partition_names_req). fire_listener_event has Hive 3's and 4's
 // shapes; a Hive 2.3 client's request is read in 2.3's (hive23_layouts.thrift, gateway/thrift/layouts.py);
-// the write notification log's calls (add_write_notification_log, get_all_write_event_info) Hive 4's.
+// the write notification log's calls (add_write_notification_log, get_all_write_event_info), the data
+// connectors', the catalogs' (Hive 3) and get_latest_committed_compaction_info are Hive 4's, as are
+// NotificationEventRequest's filters.
 // Column statistics have Hive 2.3's shapes with Hive 4's added fields (histograms, timestamp statistics).
 //
 // A method a client calls that is not declared here is answered with TApplicationException

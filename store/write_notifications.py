@@ -61,8 +61,9 @@ async def record(conn: asyncpg.Connection, db_name: str, table_name: str, notifi
     if not table.is_acid:
         raise InvalidArgument(f"{table.full_name} is not transactional: its loads are fired as insert events "
                               "(fire_listener_event), not written to the write notification log")
+    for txn_id, write_id in dict.fromkeys((note.txn_id, note.write_id) for note in notifications):
+        await _check_txn(conn, table, txn_id, write_id)
     for note in notifications:
-        await _check_txn(conn, table, note)
         partition = None
         part_name = ""
         if table.partition_keys:
@@ -80,13 +81,13 @@ async def record(conn: asyncpg.Connection, db_name: str, table_name: str, notifi
     return Outcome(None)
 
 
-async def _check_txn(conn: asyncpg.Connection, table: Table, note: WriteNotification) -> None:
-    holder = await txns.txn_of_write_id(conn, table.table_id, note.write_id)
-    if holder is None or holder[0] != note.txn_id:
-        raise InvalidArgument(f"write id {note.write_id} of {table.full_name} is not txn {note.txn_id}'s "
+async def _check_txn(conn: asyncpg.Connection, table: Table, txn_id: int, write_id: int) -> None:
+    holder = await txns.txn_of_write_id(conn, table.table_id, write_id)
+    if holder is None or holder[0] != txn_id:
+        raise InvalidArgument(f"write id {write_id} of {table.full_name} is not txn {txn_id}'s "
                               "(allocate_table_write_ids allocates one)")
     if holder[1] != txns.OPEN:
-        raise FailedPrecondition(f"txn {note.txn_id} is no longer open: its write notification was not kept")
+        raise FailedPrecondition(f"txn {txn_id} is no longer open: its write notification was not kept")
 
 
 async def event_infos(conn: asyncpg.Connection, txn_id: int, db_name: str | None,

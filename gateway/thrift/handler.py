@@ -769,10 +769,8 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMe
                                        max_parts: int | None) -> RawValue:
         """Hive's listPartitionSpecsByFilter (Flink's HiveCatalog prunes partitions with it; it falls back to
         every name on an error): get_partitions_by_filter's partitions in one PartitionSpec."""
-        wanted = _wanted(max_parts)
-        found = await self._matching(db_name, tbl_name, filter or "", self._scan_for(wanted))
-        self._check_partition_request(found.table, wanted, len(found.versions))
-        return RawValue(TType.LIST, wire.partition_spec_list(found.table, found.versions[:wanted]))
+        found = await self._by_filter(db_name, tbl_name, filter, max_parts)
+        return RawValue(TType.LIST, wire.partition_spec_list(found.table, found.versions))
 
     async def get_partitions_with_auth(self, db_name: str | None, tbl_name: str | None, max_parts: int | None,
                                        user_name: str | None, group_names: list[str] | None) -> RawValue:
@@ -909,10 +907,16 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMe
 
     async def get_partitions_by_filter(self, db_name: str | None, tbl_name: str | None, filter: str | None,  # noqa: A002
                                        max_parts: int | None) -> RawValue:
+        return self._list(await self._by_filter(db_name, tbl_name, filter, max_parts))
+
+    async def _by_filter(self, db_name: str | None, tbl_name: str | None, filter: str | None,  # noqa: A002
+                         max_parts: int | None) -> VersionsHit:
+        """The partitions Hive's partition filter `filter` selects, at most `max_parts`, under Hive's
+        hive.metastore.limit.partition.request."""
         wanted = _wanted(max_parts)
         found = await self._matching(db_name, tbl_name, filter or "", self._scan_for(wanted))
         self._check_partition_request(found.table, wanted, len(found.versions))
-        return self._list(VersionsHit(found.table, found.versions[:wanted]))
+        return VersionsHit(found.table, found.versions[:wanted])
 
     async def get_partitions_by_expr(self, req: Any) -> RawValue:
         """Hive 2.3's partition pruning and DROP PARTITION: the partitions a Kryo-serialized expression

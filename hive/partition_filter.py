@@ -311,6 +311,8 @@ def parse_filter(text: str, keys: Sequence[FieldSchema], dialect: Dialect = PART
 _TOKEN = re.compile(
     r"""(?P<ws>\s+)
       | (?P<str>'([^'\\]|\\.)*'|"([^"\\]|\\.)*")
+      | (?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})(?![A-Za-z0-9_.:-])
+      | (?P<baddate>[0-9]+-[0-9]+-[^\s(),]*)
       | (?P<num>[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?)(?![A-Za-z0-9_])
       | (?P<word>[A-Za-z0-9_]+)
       | `(?P<quoted>[^`]*)`
@@ -327,7 +329,7 @@ _NOT_KEYS = _KEYWORDS | {"TRUE", "FALSE"}  # words that never name a key
 
 @dataclass(frozen=True, slots=True)
 class _Token:
-    kind: str  # num, word, quoted, str, op, punct, eof
+    kind: str  # num, date, word, quoted, str, op, punct, eof
     text: str  # source text, or for str/quoted the decoded content
     pos: int  # 0-based offset in the filter text
 
@@ -341,6 +343,43 @@ class _Token:
         return "the end of the filter" if self.kind == "eof" else f"'{self.text}'"
 
 
+@dataclass
+class _Group:
+    """A parenthesised group being read (the whole filter: `opening` None), with the NOTs before it. Its
+    terms are kept with how deep NOT, AND and OR nest in each (a condition: 0)."""
+
+    opening: _Token | None
+    nots: int
+    or_terms: list[tuple[Node, int]] = field(default_factory=list)
+    and_terms: list[tuple[Node, int]] = field(default_factory=list)
+
+    def end_and(self) -> None:
+        """An OR: the conditions ANDed so far are one of the group's ORed terms."""
+        self.or_terms.append(_joined(And, self.and_terms))
+        self.and_terms = []
+
+    def node(self) -> tuple[Node, int]:
+        self.end_and()
+        return _joined(Or, self.or_terms)
+
+
+def _joined(kind: type[And] | type[Or], terms: list[tuple[Node, int]]) -> tuple[Node, int]:
+    """`terms` joined by AND or OR, a term of the same kind merged into it (its operands are one level less
+    deep than it); a single term as it is."""
+    if len(terms) == 1:
+        return terms[0]
+    flat: list[Node] = []
+    deepest = 0
+    for term, depth in terms:
+        if isinstance(term, kind):
+            flat.extend(term.operands)
+            depth -= 1
+        else:
+            flat.append(term)
+        deepest = max(deepest, depth)
+    return kind(tuple(flat)), deepest + 1
+
+
 class _Parser:
     """Recursive descent over the token list; literals are converted as soon as their key is known."""
 
@@ -351,15 +390,17 @@ class _Parser:
         self._noun = dialect.key_noun
         self._tokens = self._lex()
         self._i = 0
-        self._depth = 0
+        # Where the run of '(' at each token ends (itself, if not '('): one pass, where scanning each run from
+        # each of its tokens would cost the square of a deep filter's length.
+        self._run_end = list(range(len(self._tokens)))
+        for i in range(len(self._tokens) - 2, -1, -1):
+            if self._tokens[i].is_punct("("):
+                self._run_end[i] = self._run_end[i + 1]
 
     def parse(self) -> Node:
         if self._peek().kind == "eof":
             self._fail(self._peek(), "the filter is empty")
-        node = self._or()
-        if self._peek().kind != "eof":
-            self._fail(self._peek(), f"expected AND, OR or the end of the filter, found {self._peek().show()}")
-        return node
+        return self._expression()
 
     def _fail(self, tok: _Token, message: str) -> NoReturn:
         line = "".join(" " if c.isspace() else c for c in self._text)  # one line, columns kept
@@ -378,6 +419,9 @@ class _Parser:
                     f"unexpected character {text[i]!r}"
                 self._fail(_Token("char", text[i], i), problem)
             kind = m.lastgroup
+            if kind == "baddate":
+                self._fail(_Token("char", m.group(), i), f"'{m.group()}' is not a date as a filter writes one "
+                                                          "unquoted (yyyy-mm-dd); quote a value that is not")
             if kind == "ws" and self._dialect.hive_whitespace:
                 other = _NOT_HIVE_WHITESPACE.search(m.group())
                 if other is not None:
@@ -402,46 +446,55 @@ class _Parser:
         self._i += tok.kind != "eof"
         return tok
 
-    def _or(self) -> Node:
-        nodes = [self._and()]
-        while self._peek().is_kw("OR"):
-            self._next()
-            nodes.append(self._and())
-        return nodes[0] if len(nodes) == 1 else Or(tuple(nodes))
+    def _expression(self) -> Node:
+        """The whole filter: conditions joined by AND (binding first) and OR, under NOT and parentheses.
 
-    def _and(self) -> Node:
-        nodes = [self._not()]
-        while self._peek().is_kw("AND"):
-            self._next()
-            nodes.append(self._not())
-        return nodes[0] if len(nodes) == 1 else And(tuple(nodes))
+        Read with a stack of open groups, not by recursion: a filter may be nested as deep as it is long
+        (Hudi's Hive sync writes its partitions as `((((p = 'a') OR (p = 'b')) OR (p = 'c')) ...)`, one level
+        per partition, which Hive's parser takes). A group's ORs (and ANDs) are merged into the enclosing
+        ones, which mean the same (both are associative, in SQL's three-valued logic too); what remains nested
+        after that, NOT under AND under OR and so on, is bounded (MAX_FILTER_DEPTH), since the compiler and
+        the SQL writer walk it by recursion."""
+        groups = [_Group(None, 0)]
+        while True:
+            nots = 0
+            while self._peek().is_kw("NOT"):
+                self._next()
+                nots += 1
+            if self._peek().is_punct("(") and not self._parenthesised_key():
+                groups.append(_Group(self._next(), nots))
+                continue
+            node, depth = self._predicate(), 0
+            while True:  # the operand is done: NOTs before it, then operators, or the end of its groups
+                for _ in range(nots):
+                    node, depth = Not(node), depth + 1
+                if depth > MAX_FILTER_DEPTH:
+                    self._fail(self._peek(), f"the filter nests NOT, AND and OR more than {MAX_FILTER_DEPTH} deep")
+                groups[-1].and_terms.append((node, depth))
+                tok = self._peek()
+                if tok.is_kw("AND") or tok.is_kw("OR"):
+                    self._next()
+                    if tok.is_kw("OR"):
+                        groups[-1].end_and()
+                    break
+                group = groups[-1]
+                if group.opening is None:
+                    if tok.kind != "eof":
+                        self._fail(tok, f"expected AND, OR or the end of the filter, found {tok.show()}")
+                    return self._bounded(group.node())
+                self._next()
+                if not tok.is_punct(")"):
+                    self._fail(tok, f"expected ')' to close the '(' at position {group.opening.pos + 1}, found "
+                                    f"{tok.show()}")
+                groups.pop()
+                node, depth = group.node()
+                nots = group.nots
 
-    def _not(self) -> Node:
-        if self._peek().is_kw("NOT"):
-            self._deeper(self._next())
-            try:
-                return Not(self._not())
-            finally:
-                self._depth -= 1
-        if self._peek().is_punct("(") and not self._parenthesised_key():
-            opening = self._next()
-            self._deeper(opening)
-            try:
-                node = self._or()
-            finally:
-                self._depth -= 1
-            tok = self._next()
-            if not tok.is_punct(")"):
-                self._fail(tok, f"expected ')' to close the '(' at position {opening.pos + 1}, found {tok.show()}")
-            return node
-        return self._predicate()
-
-    def _deeper(self, tok: _Token) -> None:
-        """Every nesting level is a frame of this parser and of the walks over its tree (the
-        compiler, the SQL writer): a bound here keeps all of them far from Python's recursion limit."""
-        self._depth += 1
-        if self._depth > MAX_FILTER_DEPTH:
-            self._fail(tok, f"the filter nests NOT and parentheses more than {MAX_FILTER_DEPTH} deep")
+    def _bounded(self, node_depth: tuple[Node, int]) -> Node:
+        node, depth = node_depth
+        if depth > MAX_FILTER_DEPTH:
+            self._fail(self._peek(), f"the filter nests NOT, AND and OR more than {MAX_FILTER_DEPTH} deep")
+        return node
 
     def _key_index(self, name: str) -> int | None:
         for index, key in enumerate(self.keys):
@@ -459,9 +512,7 @@ class _Parser:
         A key alone is no condition, so `(key)` cannot start a sub-expression: reading it as the key
         leaves nothing ambiguous. Any parentheses beyond the ones closing right after the key open a
         sub-expression, as in `((ds) IN ('a') OR ds = 'b')`."""
-        opening = self._i
-        while self._tokens[opening].is_punct("("):
-            opening += 1
+        opening = self._run_end[self._i]
         depth, tok = opening - self._i, self._tokens[opening]
         if depth == 0 or not (tok.kind == "quoted" or tok.kind == "word" and tok.text.upper() not in _NOT_KEYS):
             return 0
@@ -492,7 +543,7 @@ class _Parser:
                     names = ", ".join(k.name for k in self.keys) or "none: the table is not partitioned"
                     hint = f"the keys are {names}"
                 self._fail(tok, f"unknown {self._noun} '{tok.text}' ({hint})")
-        elif tok.kind in ("str", "num"):
+        elif tok.kind in ("str", "num", "date"):
             return None, tok
         self._fail(tok, f"expected {what} {where}, found {tok.show()}")
 
@@ -536,10 +587,13 @@ class _Parser:
         if word == "IN":
             node = InList(left, self._in_list(left, tok))
         elif word == "BETWEEN":
+            dates = self._peek().kind == "date"
             low = self._literal(left, "after BETWEEN")
             and_tok = self._next()
             if not and_tok.is_kw("AND"):
                 self._fail(and_tok, f"expected AND between the bounds of BETWEEN, found {and_tok.show()}")
+            if (self._peek().kind == "date") != dates:  # Filter.g's BETWEEN takes two of one kind of literal
+                self._fail(self._peek(), "BETWEEN's bounds are both unquoted dates or neither is (Hive's grammar)")
             node = Between(left, low, self._literal(left, "after BETWEEN ... AND"))
         else:
             pattern = self._next()
@@ -576,6 +630,7 @@ class _Parser:
         tok = self._next()
         if not tok.is_punct("("):
             self._fail(tok, f"expected '(' after IN, found {tok.show()}")
+        dates = self._peek().kind == "date"
         values = [self._literal(key, "in the IN list")]
         while True:
             tok = self._next()
@@ -583,6 +638,8 @@ class _Parser:
                 return tuple(values)
             if not tok.is_punct(","):
                 self._fail(tok, f"expected ',' or ')' in the IN list at position {in_tok.pos + 1}, found {tok.show()}")
+            if (self._peek().kind == "date") != dates:  # Filter.g's IN takes a list of one kind of literal
+                self._fail(self._peek(), "an IN list's values are all unquoted dates or none is (Hive's grammar)")
             values.append(self._literal(key, "after ','"))
 
     def _long(self, tok: _Token) -> int:
@@ -601,6 +658,14 @@ class _Parser:
         kt = _filterable_type(fs)
         if tok.kind == "num" and self._dialect.integral_numbers and (kt is not _STRING or self._dialect.text_numbers):
             tok = _Token("num", str(self._long(tok)), tok.pos)  # (against a string key: refused below, as written)
+        if tok.kind == "date":
+            # Hive's filter grammar has date literals, unquoted (Filter.g's DateLiteral, since Hive 0.13): Hudi's
+            # Hive sync and some Spark versions write a date key's value so. Hive reads one against a date key
+            # as that date and against a string key as its text, and refuses one that is no date (2024-02-30).
+            if kt is _STRING:
+                return tok.text
+            if kt is not _DATE:
+                self._fail(tok, f"{tok.text} is a date, but key '{fs.name}' has type {fs.type}")
         if tok.kind == "word":  # TRUE or FALSE
             if kt is not _BOOLEAN:
                 self._fail(tok, f"{tok.text} is a boolean, but key '{fs.name}' has type {fs.type}")

@@ -65,6 +65,56 @@ def test_and_binds_tighter_than_or_and_not_tighter_than_and() -> None:
     assert hours("(hr = 1 OR hr = 5) AND hr = 9", HRS) == []
 
 
+def test_a_group_of_the_same_junction_merges_into_it_so_parentheses_do_not_nest_it() -> None:
+    """(a OR b) OR c is a OR b OR c (and alike for AND), in SQL's three-valued logic too. Hudi's Hive sync
+    writes the partitions it names one level deeper each, `((((p = 'a') OR (p = 'b')) OR (p = 'c')) ...)`,
+    up to 1,000 of them (hoodie.datasource.hive_sync.filter_pushdown_max_size), which Hive's parser takes."""
+    a, b, c = (Comparison(1, "=", n) for n in (1, 2, 3))
+    assert parse_filter("(hr = 1 OR hr = 2) OR hr = 3", KEYS).root == Or((a, b, c))
+    assert parse_filter("hr = 1 AND (hr = 2 AND (hr = 3))", KEYS).root == And((a, b, c))
+    assert parse_filter("(hr = 1 OR hr = 2) AND hr = 3", KEYS).root == And((Or((a, b)), c))
+    assert parse_filter("NOT (hr = 1 OR hr = 2) OR hr = 3", KEYS).root == Or((Not(Or((a, b))), c))
+    assert parse_filter("(" * 500 + "hr = 1" + ")" * 500, KEYS).root == a
+    hudi = "(" * 999 + "(hr = 0)" + "".join(f" OR (hr = {n}))" for n in range(1, 1000))
+    for dialect in (HIVE_PARTITION_FILTER, PARTITION_FILTER):
+        f = parse_filter(hudi, KEYS, dialect)
+        assert f.root == Or(tuple(Comparison(1, "=", n) for n in range(1000)))
+        assert hours(hudi, ["5", "999", "1000", DEFAULT]) == ["5", "999"]
+        assert len(f.to_sql(1)[1]) == 1000
+
+
+def test_what_stays_nested_is_bounded() -> None:
+    ok, deep = ("(hr = 1 OR (hr = 2 AND " * n + "hr = 3" + "))" * n for n in (32, 33))
+    assert parse_filter(ok, KEYS).root is not None  # 64 levels, alternating OR and AND
+    with pytest.raises(InvalidArgument, match="nests NOT, AND and OR more than 64 deep"):
+        parse_filter(deep, KEYS)
+    assert parse_filter("NOT " * 64 + "hr = 1", KEYS).root is not None
+    with pytest.raises(InvalidArgument, match="more than 64 deep"):
+        parse_filter("NOT " * 5000 + "hr = 1", KEYS)
+    with pytest.raises(InvalidArgument, match=r"expected '\)' to close the '\(' at position 1"):
+        parse_filter("(" * 3 + "hr = 1" + ")" * 2, KEYS)
+    with pytest.raises(InvalidArgument, match=r"expected AND, OR or the end of the filter, found '\)'"):
+        parse_filter("(hr = 1))", KEYS)
+
+
+@pytest.mark.parametrize("dialect", [HIVE_PARTITION_FILTER, PARTITION_FILTER])
+def test_an_unquoted_date_is_a_date_literal_as_in_hives_grammar(dialect: Dialect) -> None:
+    """Filter.g's DateLiteral (Hive 0.13 on; Hudi's Hive sync writes a date key's value so): a date against a
+    date key, its text against a string key (Hive Metastore 2.3.10 answers both so); not a date: refused."""
+    rows = [("2024-01-15", "1", "2024-01-15"), ("2024-02-01", "1", "x")]
+    keys = KEYS
+    assert [r[0] for r in rows if parse_filter("ds = 2024-01-15", keys, dialect).matches(r)] == ["2024-01-15"]
+    assert [r[0] for r in rows if parse_filter("ds > 2024-01-15", keys, dialect).matches(r)] == ["2024-02-01"]
+    between = parse_filter("ds BETWEEN 2024-01-01 AND 2024-01-31 OR (ds) IN (2024-02-01)", keys, dialect)
+    assert [r[0] for r in rows if between.matches(r)] == ["2024-01-15", "2024-02-01"]
+    assert [r[0] for r in rows if parse_filter("region = 2024-01-15", keys, dialect).matches(r)] == ["2024-01-15"]
+    assert parse_filter("ds = 2024-01-15", keys, dialect).root == parse_filter("ds = '2024-01-15'", keys, dialect).root
+    for text, message in (("ds = 2024-02-30", "not a valid date"), ("hr = 2024-01-15", "is a date, but key 'hr'"),
+                          ("ds = 2024-1-5", "'2024-1-5' is not a date"), ("ds = 2024-01-15x", "is not a date")):
+        with pytest.raises(InvalidArgument, match=message):
+            parse_filter(text, keys, dialect)
+
+
 def test_keywords_and_key_names_are_case_insensitive() -> None:
     lower = parse_filter("hr in (1) and not hr between 2 and 3 or region like 'u%'", KEYS).root
     mixed = parse_filter("HR In (1) AnD NoT Hr BETWEEN 2 aNd 3 oR REGION LiKe 'u%'", KEYS).root

@@ -156,6 +156,9 @@ class Settings:
                                   "how long notification events are kept", "duration")
     event_clean_interval_s: float = _setting("hive.metastore.event.db.listener.clean.interval", 7200.0,
                                              "time between notification log clean-ups", "duration")
+    partition_event_expiry_s: float = _setting("hive.metastore.event.expiry.duration", 0.0,
+                                               "how long a partition's mark (markPartitionForEvent) counts; 0: "
+                                               "always", "duration")
     cache_enabled: bool = _setting("metastore.gateway.cache.enabled", True,
                                    "serve reads from the write-id-checked cache (false: every read goes to PostgreSQL)")
     cache_shards: int = _setting("metastore.gateway.cache.shards", 16, "cache shards (by table id)")

@@ -35,7 +35,7 @@ RENAME_REFRAME_MAX = 20_000
 
 TABLE_EVENTS = frozenset({EventType.CREATE_TABLE, EventType.ALTER_TABLE, EventType.DROP_TABLE, EventType.ADD_PARTITION,
                           EventType.ALTER_PARTITION, EventType.DROP_PARTITION, EventType.ALLOC_WRITE_ID,
-                          EventType.VERSIONS_GC, EventType.ABORTED_WRITES_FORGOTTEN})
+                          EventType.VERSIONS_GC, EventType.ABORTED_WRITES_FORGOTTEN, EventType.WRITE_IDS_SEEDED})
 TXN_OUTCOME_EVENTS = frozenset({EventType.COMMIT_TXN, EventType.ABORT_TXN})
 DATABASE_EVENTS = frozenset({EventType.CREATE_DATABASE, EventType.ALTER_DATABASE, EventType.DROP_DATABASE})
 
@@ -288,6 +288,10 @@ def _forget_aborted(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> N
         b._committed = b.committed().forget_aborted(int(w))
 
 
+def _seeded(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
+    b._committed = b.committed().seeded(int(m["seed_write_id"]))
+
+
 _HANDLERS: dict[str, Callable[[TableBatch, NotificationEvent, dict[str, Any]], None]] = {
     EventType.ADD_PARTITION: _add_partitions,
     EventType.ALTER_PARTITION: _add_partitions,  # same shape: the new objects replace the latest versions
@@ -299,6 +303,7 @@ _HANDLERS: dict[str, Callable[[TableBatch, NotificationEvent, dict[str, Any]], N
     EventType.ABORT_TXN: _outcome,
     EventType.VERSIONS_GC: _gc,
     EventType.ABORTED_WRITES_FORGOTTEN: _forget_aborted,
+    EventType.WRITE_IDS_SEEDED: _seeded,
 }
 
 

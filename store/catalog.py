@@ -42,6 +42,7 @@ from hive.writeids import ValidWriteIdList
 from store.sql import catalog as sql
 from store.sql import column_stats as stats_sql
 from store.sql import compaction as compaction_sql
+from store.sql import partition_events as partition_events_sql
 from store.sql import privileges as privileges_sql
 from store.sql import txns as txn_sql
 
@@ -746,6 +747,7 @@ async def _delete_table_rows(conn: asyncpg.Connection, table: Table) -> DroppedT
     """Delete a table locked for update, with everything attached to it."""
     await conn.execute(stats_sql.DELETE_FOR_TABLE, table.table_id)
     await conn.execute(privileges_sql.DELETE_FOR_TABLE, table.table_id)
+    await conn.execute(partition_events_sql.DELETE_FOR_TABLE, table.table_id)
     outside = await conn.fetch(sql.DELETE_TABLE_PARTITIONS, table.table_id, table.sd.location)
     await conn.execute(sql.DELETE_TABLE_VERSIONS, table.table_id)
     if table.is_acid:

@@ -12,11 +12,11 @@ import contextlib
 import re
 import time
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Generic, Sequence, TypeVar
+from typing import Any, Awaitable, Callable, Generic, Mapping, Sequence, TypeVar
 
 import asyncpg
 
-from store import (catalog, column_stats, dml_events, events, functions, privileges, txn_waits,
+from store import (catalog, column_stats, dml_events, events, functions, partition_events, privileges, txn_waits,
                    write_notifications)
 from store.txns import WrittenTables
 from store.txn_ends import TxnEnds
@@ -441,6 +441,13 @@ class CatalogStore:
         """Hive's write notification log (store/write_notifications.py), all or none."""
         await self._db.transact(write_notifications.record, db_name, table_name, notifications,
                                 skip_missing_partitions=skip_missing_partitions)
+
+    async def mark_partition(self, db_name: str, table_name: str, spec: Mapping[str, str], event_type: int) -> None:
+        await self._db.transact(partition_events.mark, db_name, table_name, spec, event_type)
+
+    async def is_partition_marked(self, db_name: str, table_name: str, spec: Mapping[str, str], event_type: int,
+                                  expiry_s: float) -> bool:
+        return await self._db.read(partition_events.is_marked, db_name, table_name, spec, event_type, expiry_s)
 
     async def write_event_infos(self, txn_id: int, db_name: str | None,
                                 table_name: str | None) -> list[write_notifications.WriteEventInfo]:

@@ -74,6 +74,8 @@ class EventType(StrEnum):
     VERSIONS_GC = "VERSIONS_GC"  # the gateway's own: versions no snapshot can see were collected (housekeeping)
     # The gateway's own: aborted write ids no directory holds any more are no longer listed (the Cleaner).
     ABORTED_WRITES_FORGOTTEN = "ABORTED_WRITES_FORGOTTEN"
+    # The gateway's own: a table's write ids up to a seed count as committed (Hive's seed_write_id, store/txns.py).
+    WRITE_IDS_SEEDED = "WRITE_IDS_SEEDED"
 
 
 @dataclass(frozen=True, slots=True)

@@ -175,6 +175,16 @@ class TxnStore:
     async def show_transactions(self, state: str = "") -> list[TxnInfo]:
         return await self._db.read(txns.show_transactions, state)
 
+    async def max_allocated_write_id(self, db_name: str, table_name: str) -> int:
+        return await self._db.read(txns.max_allocated_write_id, db_name, table_name)
+
+    async def seed_write_id(self, db_name: str, table_name: str, seed: int) -> int:
+        """The WRITE_IDS_SEEDED event's id (txns.seed_write_id)."""
+        return (await self._db.transact(txns.seed_write_id, db_name, table_name, seed)).event_id
+
+    async def seed_txn_id(self, seed: int) -> None:
+        await self._db.transact(txns.seed_txn_id, seed)
+
     async def txn_of_write_id(self, table_id: int, write_id: int) -> tuple[int, str | None] | None:
         """The txn holding a table's write id and its state (Hive 4's writes name the write id, not the txn):
         one statement, so one round trip (a Thrift write that names a write id asks it first)."""

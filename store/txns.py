@@ -665,3 +665,66 @@ async def txn_of_write_id(conn: asyncpg.Connection, table_id: int, write_id: int
 
 async def txn_owners(conn: asyncpg.Connection, txn_ids: Sequence[int]) -> dict[int, str]:
     return {r["txn_id"]: r["user_name"] for r in await conn.fetch(sql.TXN_OWNERS, list(txn_ids))}
+
+
+# -- seeding ------------------------------------------------------------------------------------
+# Hive 4's MSCK REPAIR of a transactional table whose files were written elsewhere (a restored backup, a
+# table re-created over its directory) reads the largest write id its delta directories name, seeds the table
+# with it when the metastore has allocated none, and seeds the txn sequence past the visibility txn ids of
+# compacted directories (standalone-metastore's Msck.validateAndAddMaxTxnIdAndWriteId); replication's
+# bootstrap load seeds the same way.
+
+
+async def _latest_acid_table(conn: asyncpg.Connection, db_key: str, tbl_key: str, *,
+                             lock: bool) -> asyncpg.Record | None:
+    """The latest version of the table of this name (locked FOR SHARE if `lock`), None when there is none;
+    raises for a table that is not transactional."""
+    row = await conn.fetchrow(catalog_sql.SELECT_LATEST_TABLE_FOR_SHARE if lock else catalog_sql.SELECT_LATEST_TABLE,
+                              db_key, tbl_key)
+    if row is not None and not (row["transactional"] and row["table_type"] == TableType.MANAGED.value):
+        raise _not_transactional(f"{db_key}.{tbl_key}")
+    return row
+
+
+async def max_allocated_write_id(conn: asyncpg.Connection, db_name: str, table_name: str) -> int:
+    """Hive's getMaxAllocatedTableWriteId: the largest write id allocated for the table of this name, 0 when
+    none was (Hive reads NEXT_WRITE_ID by name: a name no table has answers the ids reserved under it,
+    store/schema/0029, else 0, as a name Hive has no row for)."""
+    db_key, tbl_key = names.normalize_identifier(db_name, "database"), names.normalize_identifier(table_name, "table")
+    row = await _latest_acid_table(conn, db_key, tbl_key, lock=False)
+    if row is None:
+        return int(await conn.fetchval(sql.MAX_RESERVED_WRITE_ID, db_key, tbl_key) or 0)
+    return int(await conn.fetchval(sql.MAX_ALLOCATED_WRITE_ID, row["table_id"]) or 0)
+
+
+async def seed_write_id(conn: asyncpg.Connection, db_name: str, table_name: str, seed: int) -> Outcome[None]:
+    """Hive's seedWriteId: the table's write ids 1..`seed` count as committed in every snapshot from now
+    on (no txn ever held them: a ValidWriteIdList's high-water mark is the table's largest allocated id
+    when no txn's row says otherwise, hive/writeids.py build_valid_write_id_list) and its next one is
+    `seed` + 1. Only a transactional table that has had no write ids, as Hive's INSERT of its NEXT_WRITE_ID
+    row fails on one that has; its WRITE_IDS_SEEDED event tells every cache so."""
+    if seed < 1:
+        raise InvalidArgument(f"seed_write_id: seedWriteId must be at least 1, got {seed}")
+    db_key, tbl_key = names.normalize_identifier(db_name, "database"), names.normalize_identifier(table_name, "table")
+    row = await _latest_acid_table(conn, db_key, tbl_key, lock=True)
+    if row is None:
+        raise TableNotFound(f"seed_write_id: table {db_key}.{tbl_key} does not exist")
+    if await conn.fetchval(sql.SEED_WRITE_ID, row["table_id"], seed) is None:
+        allocated = int(await conn.fetchval(sql.MAX_ALLOCATED_WRITE_ID, row["table_id"]) or 0)
+        raise FailedPrecondition(
+            f"seed_write_id: table {db_key}.{tbl_key} has had write ids already (up to {allocated}); only a table "
+            "that has had none can be seeded")
+    return Outcome(None, (NewEvent(EventType.WRITE_IDS_SEEDED, db_name=db_key, table_name=tbl_key,
+                                   table_id=row["table_id"],
+                                   message={"table_id": row["table_id"], "seed_write_id": seed}),))
+
+
+async def seed_txn_id(conn: asyncpg.Connection, seed: int) -> None:
+    """Hive's seedTxnId: the next txn opened gets id `seed` at least. Refused, as Hive refuses it ("Invalid
+    txnId seed"), when txns up to `seed` were opened already: ids never go back. The ids skipped belong to no
+    txn, so every snapshot counts them committed, as Hive's do."""
+    if seed < 1:
+        raise InvalidArgument(f"seed_txn_id: seedTxnId must be at least 1, got {seed}")
+    before = int(await conn.fetchval(sql.SEED_TXN_ID, seed))
+    if before - 1 >= seed:
+        raise InvalidArgument(f"Invalid txnId seed {seed}, the highWaterMark is {before - 1}")

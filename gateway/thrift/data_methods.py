@@ -20,6 +20,7 @@ from gateway.thrift import convert
 from gateway.thrift.convert import required, stamp_ddl_time
 from gateway.thrift.expressions import read_expression
 from gateway.thrift.idl import hms
+from gateway.thrift.own_txn import OwnTxns
 from gateway.warehouse import Warehouse
 from hive.limits import preview
 from hive.names import (canonical_partition_name, leading_partition_values, make_partition_name,
@@ -44,18 +45,22 @@ TRUNCATE_SKIP_DATA_DELETION = "truncateSkipDataDeletion"
 
 
 class DataMethods:
-    """Mixed into the Thrift handler; needs `_catalog`, `_cached`, `_settings`, `_warehouse` and `_table`."""
+    """Mixed into the Thrift handler; needs `_catalog`, `_cached`, `_settings`, `_warehouse`, `_own_txns` and
+    `_table`."""
 
     _catalog: CatalogStore
     _cached: CachedCatalog
     _settings: Settings
     _warehouse: Warehouse
+    _own_txns: OwnTxns
 
     if TYPE_CHECKING:  # the handler's
         async def _table(self, db_name: str | None, table_name: str | None,
                          snapshot: ReadSnapshot = LATEST) -> Table: ...
 
         async def _table_to_write(self, db_name: str, table_name: str) -> Table: ...
+
+        async def _table_if_any(self, db_name: str, table_name: str) -> Table | None: ...
 
         async def _txn_of_write_id(self, table: Table, write_id: int | None, what: str) -> int: ...
 
@@ -129,20 +134,22 @@ class DataMethods:
                                            name=table_name)
         old = await self._table(db_name, table_name)
         caller = thrift_identity.get().limited_to
-        if cascade and not renames(old, table):
-            altered, event_id = await self._catalog.alter_table_cascade(db_name, table_name, table,
-                                                                        chunk=self._settings.max_batch_size,
-                                                                        caller=caller, stats=stats, txn_id=txn_id)
-        elif txn_id or not renames(old, table):  # (a transactional table keeps its place)
-            altered, event_id = await self._catalog.alter_table(db_name, table_name, table, txn_id, caller=caller,
-                                                                stats=stats)
-        else:
-            target = await renamed_table_location(old, table, self._database_location)
-            what = f"rename of {old.full_name} to {table.db_name}.{table.name}"
-            async with self._warehouse.moving([] if target is None else [(old.sd.location, target)], what) as move:
-                altered, event_id = await self._catalog.rename_table_relocating(db_name, table_name, table, move,
-                                                                                caller=caller, stats=stats)
-        self._cached.wrote(db_name, table_name, event_id, txn_id, renamed_to=(altered.db_name, altered.name))
+        async with self._own_txns.around(old, txn_id, f"alter table {old.full_name}") as txn_id:
+            if cascade and not renames(old, table):
+                altered, event_id = await self._catalog.alter_table_cascade(db_name, table_name, table,
+                                                                            chunk=self._settings.max_batch_size,
+                                                                            caller=caller, stats=stats, txn_id=txn_id)
+            elif txn_id or not renames(old, table):  # (a transactional table keeps its place)
+                altered, event_id = await self._catalog.alter_table(db_name, table_name, table, txn_id, caller=caller,
+                                                                    stats=stats)
+            else:
+                target = await renamed_table_location(old, table, self._database_location)
+                what = f"rename of {old.full_name} to {table.db_name}.{table.name}"
+                async with self._warehouse.moving([] if target is None else [(old.sd.location, target)],
+                                                  what) as move:
+                    altered, event_id = await self._catalog.rename_table_relocating(db_name, table_name, table, move,
+                                                                                    caller=caller, stats=stats)
+            self._cached.wrote(db_name, table_name, event_id, txn_id, renamed_to=(altered.db_name, altered.name))
 
     async def _database_location(self, name: str) -> str:
         return (await self._cached.fetch_database(name)).location
@@ -210,10 +217,12 @@ class DataMethods:
     async def _drop_partitions(self, db_name: str | None, tbl_name: str | None, names: Sequence[str],
                                delete_data: bool, if_exists: bool, whole: bool = False) -> DroppedPartitions:
         db_name, tbl_name = required(db_name, "db_name"), required(tbl_name, "tbl_name")
-        dropped, event_id = await self._catalog.drop_partitions(db_name, tbl_name, list(names), if_exists=if_exists,
-                                                                whole=whole)
-        table = dropped.table
-        self._cached.wrote(table.db_name, table.name, event_id)
+        acid = await self._table_if_any(db_name, tbl_name)
+        async with self._own_txns.around(acid, 0, f"drop partitions of {db_name}.{tbl_name}") as txn_id:
+            dropped, event_id = await self._catalog.drop_partitions(db_name, tbl_name, list(names),
+                                                                    if_exists=if_exists, whole=whole, txn_id=txn_id)
+            table = dropped.table
+            self._cached.wrote(table.db_name, table.name, event_id, txn_id)
         if delete_data and owns_data(table):
             locations = [p.location for p in dropped.partitions if p.location]
             await self._warehouse.delete(locations, f"drop partition(s) of {table.full_name}")

@@ -14,6 +14,7 @@ from typing import Any
 from hive import limits
 from hive.errors import BadPartitionName, ValueNotWhitelisted
 from store import errors as se
+from store.partition_events import UnknownEventType
 
 MAX_MESSAGE_CHARS = limits.MAX_MESSAGE_CHARS
 
@@ -89,6 +90,12 @@ METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
     # a missing table or database: Hive answers every failure of this call with MetaException
     # (gateway/thrift/partition_value_methods.py), though it declares NoSuchObjectException
     ("get_partition_values", se.NotFound): "MetaException",
+    ("markPartitionForEvent", se.NotFound): "UnknownTableException",  # ObjectStore's "Table: t is not found."
+    ("isPartitionMarkedForEvent", se.NotFound): "UnknownTableException",
+    ("markPartitionForEvent", se.InvalidArgument): "InvalidPartitionException",  # a specification not the keys'
+    ("isPartitionMarkedForEvent", se.InvalidArgument): "InvalidPartitionException",
+    ("markPartitionForEvent", UnknownEventType): "MetaException",  # Hive's fails on a type it has not
+    ("isPartitionMarkedForEvent", UnknownEventType): "MetaException",
 }
 
 # A client's mistake in a method that declares neither its row above nor MetaException (the txn and

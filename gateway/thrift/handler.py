@@ -26,6 +26,7 @@ from gateway.thrift.idl import hms
 from gateway.thrift.catalog_names import check_catalog
 from gateway.thrift.errors import NotServedHere
 from gateway.thrift.expressions import read_expression
+from gateway.thrift.own_txn import OwnTxns
 from gateway.thrift.server import RawValue
 from gateway.thrift.compaction_methods import CompactionMethods
 from gateway.thrift.constraint_methods import ConstraintMethods
@@ -36,6 +37,7 @@ from gateway.thrift.catalog_methods import CatalogMethods
 from gateway.thrift.data_connector_methods import DataConnectorMethods
 from gateway.thrift.event_methods import EventLogMethods
 from gateway.thrift.hs2_service_methods import HiveServiceMethods
+from gateway.thrift.partition_event_methods import PartitionEventMethods
 from gateway.thrift.partition_value_methods import PartitionValueMethods
 from gateway.thrift.privilege_methods import PrivilegeMethods, grants_of_privilege_set
 from gateway.thrift.stats_methods import StatsMethods
@@ -162,7 +164,7 @@ def _write_id_named(request_write_id: int | None, objects: Sequence[Any], what: 
 
 class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMethods, CompactionMethods,
                            StatsMethods, ConstraintMethods, FunctionMethods, PrivilegeMethods, PartitionValueMethods,
-                           HiveServiceMethods, DataConnectorMethods, CatalogMethods):
+                           HiveServiceMethods, DataConnectorMethods, CatalogMethods, PartitionEventMethods):
     """ThriftHiveMetastore over the gateway's stores; fb303 (status, counters, options) in Fb303Methods,
     drops, truncate and partition renames (which touch a managed table's files) in DataMethods, txns and
     locks in TxnLockMethods, the notification log (reads, DML events, write notifications) in EventLogMethods,
@@ -170,7 +172,8 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMe
     StatsMethods, table constraints (none are stored) in ConstraintMethods, permanent functions in
     FunctionMethods, roles and privileges in PrivilegeMethods, get_partition_values in
     PartitionValueMethods, HiveServer2's own services (resource plans, scheduled queries: none kept) in
-    HiveServiceMethods, data connectors (none kept) in DataConnectorMethods, the one catalog in CatalogMethods."""
+    HiveServiceMethods, data connectors (none kept) in DataConnectorMethods, the one catalog in CatalogMethods,
+    partitions marked for events in PartitionEventMethods."""
 
     def __init__(self, catalog: CatalogStore, cached: CachedCatalog, txns: TxnStore, locks: LockStore,
                  settings: Settings, warehouse: Warehouse | None = None, fb303: Fb303 | None = None) -> None:
@@ -180,6 +183,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMe
         self._txns = txns
         self._locks = locks
         self._owners = Ownership(txns, locks)
+        self._own_txns = OwnTxns(txns, cached)  # a transactional table's write outside a txn (own_txn.py)
         self._settings = settings
         self._fb303 = fb303 or Fb303()
         self._compaction_db = catalog.database  # compact2 / show_compact (gateway/thrift/compaction_methods.py)
@@ -294,6 +298,14 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMe
         if isinstance(cached, Table):
             return cached
         return await self._cached.fetch_table(db_key, table_key, snapshot)
+
+    async def _table_if_any(self, db_name: str, table_name: str) -> Table | None:
+        """`_table`, or None when there is no such table: for a write that would rather the store said so,
+        in its own words, than this read."""
+        try:
+            return await self._table(db_name, table_name)
+        except NotFound:
+            return None
 
     async def _table_to_write(self, db_name: str, table_name: str) -> Table:
         """The table a write prepares with (the txn of its write id, the shape of its answer): its latest
@@ -519,18 +531,21 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMe
         table = await self._table_to_write(db, table_name_)
         # Hive 3's and 4's loads into new partitions of a transactional table name their txn by the write id
         # set on each partition; one call is one txn's.
-        txn_id = await self._txn_of_write_id(table, _write_id_named(None, parts, "add_partitions"), "add_partitions")
-        # Hive 4's colStats on each, written with them under the same txn (also, as Hive's, a partition's
-        # that `if_not_exists` finds already there).
-        stats = [u for p, m in zip(parts, models)
-                 for u in self._stats_sent_with(p.colStats, table, m.values, "add_partitions: Partition.colStats",
-                                                txn_id)]
-        # Each added partition's directory where it is missing, as Hive's metastore does (gateway/warehouse.py).
-        async with self._warehouse.creating(f"add partitions to {table.full_name}") as make_locations:
-            added, event_id = await self._catalog.add_partitions(db, table_name_, models, if_not_exists=if_not_exists,
-                                                                 txn_id=txn_id, make_locations=make_locations,
-                                                                 stats=stats)
-        self._cached.wrote(db, table_name_, event_id, txn_id)
+        named = await self._txn_of_write_id(table, _write_id_named(None, parts, "add_partitions"), "add_partitions",
+                                            table_stamp=True)
+        what = f"add partitions to {table.full_name}"
+        async with self._own_txns.around(table, named, what) as txn_id:
+            # Hive 4's colStats on each, written with them under the same txn (also, as Hive's, a partition's
+            # that `if_not_exists` finds already there).
+            stats = [u for p, m in zip(parts, models)
+                     for u in self._stats_sent_with(p.colStats, table, m.values,
+                                                    "add_partitions: Partition.colStats", txn_id)]
+            # Each added partition's directory where it is missing, as Hive's metastore does (gateway/warehouse.py).
+            async with self._warehouse.creating(what) as make_locations:
+                added, event_id = await self._catalog.add_partitions(
+                    db, table_name_, models, if_not_exists=if_not_exists, txn_id=txn_id,
+                    make_locations=make_locations, stats=stats)
+            self._cached.wrote(db, table_name_, event_id, txn_id)
         return table, added
 
     async def _add_one(self, new_part: Any, *, db_name: str = "", table_name: str = "") -> Any:
@@ -606,13 +621,14 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMe
         differ from the stored ones, unless `stats`, what the call's EnvironmentContext says, keeps it
         (hive/stats_accuracy.py after_partition_alter)."""
         check_batch(len(new_parts or []), "alter_partitions", self._settings.max_batch_size)
+        db_name, tbl_name = required(db_name, "db_name"), required(tbl_name, "tbl_name")
         for p in new_parts or []:
             p.parameters = stamp_ddl_time(p.parameters)
-        _, event_id = await self._catalog.alter_partitions(
-            required(db_name, "db_name"), required(tbl_name, "tbl_name"),
-            [convert.partition_from_thrift(p, default_fs=self._settings.default_fs) for p in new_parts or []],
-            txn_id=txn_id, stats=stats)
-        self._cached.wrote(db_name or "", tbl_name or "", event_id, txn_id)
+        models = [convert.partition_from_thrift(p, default_fs=self._settings.default_fs) for p in new_parts or []]
+        table = None if txn_id else await self._table_if_any(db_name, tbl_name)
+        async with self._own_txns.around(table, txn_id, f"alter partitions of {db_name}.{tbl_name}") as txn_id:
+            _, event_id = await self._catalog.alter_partitions(db_name, tbl_name, models, txn_id=txn_id, stats=stats)
+            self._cached.wrote(db_name, tbl_name, event_id, txn_id)
 
     async def alter_partitions_with_environment_context(self, db_name: str | None, tbl_name: str | None,
                                                         new_parts: list[Any] | None, environment_context: Any) -> None:
@@ -639,13 +655,20 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMe
         table = await self._table_to_write(required(req.dbName, "dbName"), required(req.tableName, "tableName"))
         return await self._txn_of_write_id(table, write_id, what)
 
-    async def _txn_of_write_id(self, table: Table, write_id: int | None, what: str) -> int:
+    async def _txn_of_write_id(self, table: Table, write_id: int | None, what: str, *,
+                               table_stamp: bool = False) -> int:
         """The open txn a Hive 4 write names by the write id it allocated for `table` (Hive's writes carry
         the write id, not the txn), checked to be the caller's; 0 when the table is not transactional (its
-        writes take no write id) or no write id is given (the store then refuses a transactional one)."""
+        writes take no write id) or no write id is given (a write outside a txn: own_txn.py). With
+        `table_stamp`, the table's own write id, of a txn that ended, names no txn either (Hive 4's MSCK)."""
         if not table.is_acid or not write_id or write_id <= 0:
             return 0
         found = await self._txns.txn_of_write_id(table.table_id, write_id)
+        if table_stamp and write_id == table.write_id and (found is None or found[1] != "o"):
+            # The table's own write id, of a txn that ended: Hive 4's MSCK REPAIR stamps the partitions it
+            # adds so (Msck.createPartitionsInBatches: partition.setWriteId(table.getWriteId())), outside
+            # any txn. A write outside a txn, then (gateway/thrift/own_txn.py).
+            return 0
         if found is None:
             raise InvalidArgument(f"{what}: no txn holds write id {write_id} of {table.full_name} "
                                   f"(allocate_table_write_ids allocates one)")

@@ -42,7 +42,7 @@ Where Hive's message holds something the gateway's event does not, the decisions
   `files` is written as ReplChangeManager.encodeFileUri writes it on a metastore without a change-
   management root: the path, `###`, and its ACID sub-directory if any (the checksum is left out, as
   there). The event's own message keeps the checksums as sent.
-- The gateway's own event types (VERSIONS_GC, ABORTED_WRITES_FORGOTTEN), which Hive has not, keep
+- The gateway's own event types (VERSIONS_GC, ABORTED_WRITES_FORGOTTEN, WRITE_IDS_SEEDED), which Hive has not, keep
   the gateway's message (`messageFormat` "metastore-gateway-json-1"): no Hive client reads them.
 
 Transactions (OPEN_TXN, COMMIT_TXN, ABORT_TXN, ALLOC_WRITE_ID_EVENT) are Hive 3's messages: Hive 2.3

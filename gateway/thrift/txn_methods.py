@@ -20,7 +20,7 @@ from gateway.thrift.idl import hms
 from gateway.thrift.server import RawValue
 from store.cache.facade import CachedCatalog
 from store.catalog_store import CatalogStore
-from store.errors import InvalidArgument, ResourceExhausted
+from store.errors import InvalidArgument, PermissionDenied, ResourceExhausted
 from hive.lock_rules import DataOperationType, LockComponent, LockState, LockType, make_scope
 from store.lock_store import LockStore
 from store.locks import LockInfo, LockRequest, LockResult
@@ -53,6 +53,13 @@ def txn_id_of(value: int | None, what: str) -> int:
     if value is None or value <= 0:
         raise InvalidArgument(f"{what} must be a txn id (positive), got {value}")
     return value
+
+
+def _check_admin(what: str) -> None:
+    identity = thrift_identity.get()
+    if identity.limited_to is not None:
+        raise PermissionDenied(f"{what}: {identity.user} may not seed write or txn ids; only an admin "
+                               "(hive.users.in.admin.role) may")
 
 
 class TxnLockMethods:
@@ -273,6 +280,31 @@ class TxnLockMethods:
         ids = await self._txns.allocate_write_ids(txn_ids, rqst.dbName or "", rqst.tableName or "")
         return hms.AllocateTableWriteIdsResponse(
             txnToWriteIds=[hms.TxnToWriteId(txnId=t, writeId=w) for t, w in sorted(ids.items())])
+
+    async def get_max_allocated_table_write_id(self, rqst: Any) -> Any:
+        """Hive's getMaxAllocatedTableWriteId, which Hive 4's MSCK REPAIR asks before it adds partitions to a
+        transactional table (store/txns.py max_allocated_write_id)."""
+        rqst = required(rqst, "rqst")
+        allocated = await self._txns.max_allocated_write_id(required(rqst.dbName, "dbName"),
+                                                            required(rqst.tableName, "tableName"))
+        return hms.MaxAllocatedTableWriteIdResponse(maxWriteId=allocated)
+
+    async def seed_write_id(self, rqst: Any) -> None:
+        """Hive's seedWriteId (store/txns.py seed_write_id): Hive 4's MSCK REPAIR seeds a transactional table
+        that has had no write ids with the largest one its files name. With authentication on, an admin's
+        call only: it decides what every later snapshot of the table reads."""
+        rqst = required(rqst, "rqst")
+        _check_admin("seed_write_id")
+        db_name, table_name = required(rqst.dbName, "dbName"), required(rqst.tableName, "tableName")
+        event_id = await self._txns.seed_write_id(db_name, table_name, required(rqst.seedWriteId, "seedWriteId"))
+        self._cached.wrote(db_name, table_name, event_id)
+
+    async def seed_txn_id(self, rqst: Any) -> None:
+        """Hive's seedTxnId (store/txns.py seed_txn_id): Hive 4's MSCK REPAIR moves the txn ids past those its
+        compacted directories name. With authentication on, an admin's call only."""
+        rqst = required(rqst, "rqst")
+        _check_admin("seed_txn_id")
+        await self._txns.seed_txn_id(required(rqst.seedTxnId, "seedTxnId"))
 
     # -- locks -----------------------------------------------------------------------------------
 

@@ -21,8 +21,9 @@
 // get_materialized_views_for_rewriting, get_partition_names_req). fire_listener_event has Hive 3's and 4's
 // shapes; a Hive 2.3 client's request is read in 2.3's (hive23_layouts.thrift, gateway/thrift/layouts.py);
 // the write notification log's calls (add_write_notification_log, get_all_write_event_info), the data
-// connectors', the catalogs' (Hive 3) and get_latest_committed_compaction_info are Hive 4's, as are
-// NotificationEventRequest's filters.
+// connectors', the catalogs' (Hive 3), get_latest_committed_compaction_info and the seeding calls Hive 4's
+// MSCK REPAIR makes (get_max_allocated_table_write_id, seed_write_id, seed_txn_id) are Hive 4's, as are
+// NotificationEventRequest's filters. markPartitionForEvent and isPartitionMarkedForEvent are Hive 2.3's.
 // Column statistics have Hive 2.3's shapes with Hive 4's added fields (histograms, timestamp statistics).
 //
 // A method a client calls that is not declared here is answered with TApplicationException
@@ -872,6 +873,25 @@ struct AllocateTableWriteIdsResponse {
   1: required list<TxnToWriteId> txnToWriteIds,
 }
 
+struct MaxAllocatedTableWriteIdRequest {
+  1: required string dbName,
+  2: required string tableName,
+}
+
+struct MaxAllocatedTableWriteIdResponse {
+  1: required i64 maxWriteId,
+}
+
+struct SeedTableWriteIdsRequest {
+  1: required string dbName,
+  2: required string tableName,
+  3: required i64 seedWriteId,
+}
+
+struct SeedTxnIdRequest {
+  1: required i64 seedTxnId,
+}
+
 // Hive 3's (with writeid; Hive 2.3's has no field 2, and its names sit one id lower).
 struct AddDynamicPartitions {
   1: required i64 txnid,
@@ -1716,6 +1736,8 @@ service ThriftHiveMetastore extends FacebookService {
   bool partition_name_has_valid_characters(1: list<string> part_vals, 2: bool throw_exception) throws (1: MetaException o1),
   list<string> partition_name_to_vals(1: string part_name) throws (1: MetaException o1),
   map<string, string> partition_name_to_spec(1: string part_name) throws (1: MetaException o1),
+  void markPartitionForEvent(1: string db_name, 2: string tbl_name, 3: map<string, string> part_vals, 4: i32 eventType) throws (1: MetaException o1, 2: NoSuchObjectException o2, 3: UnknownDBException o3, 4: UnknownTableException o4, 5: UnknownPartitionException o5, 6: InvalidPartitionException o6),
+  bool isPartitionMarkedForEvent(1: string db_name, 2: string tbl_name, 3: map<string, string> part_vals, 4: i32 eventType) throws (1: MetaException o1, 2: NoSuchObjectException o2, 3: UnknownDBException o3, 4: UnknownTableException o4, 5: UnknownPartitionException o5, 6: InvalidPartitionException o6),
   Database get_database(1: string name) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   Database get_database_req(1: GetDatabaseRequest request) throws (1: NoSuchObjectException o1, 2: MetaException o2),
   list<string> get_databases(1: string pattern) throws (1: MetaException o1),
@@ -1870,6 +1892,9 @@ service ThriftHiveMetastore extends FacebookService {
   void add_write_ids_to_min_history(1: i64 txnId, 2: map<string, i64> writeIds) throws (1: MetaException o2),
   GetValidWriteIdsResponse get_valid_write_ids(1: GetValidWriteIdsRequest rqst) throws (1: NoSuchTxnException o1, 2: MetaException o2),
   AllocateTableWriteIdsResponse allocate_table_write_ids(1: AllocateTableWriteIdsRequest rqst) throws (1: NoSuchTxnException o1, 2: TxnAbortedException o2, 3: MetaException o3),
+  MaxAllocatedTableWriteIdResponse get_max_allocated_table_write_id(1: MaxAllocatedTableWriteIdRequest rqst) throws (1: MetaException o1),
+  void seed_write_id(1: SeedTableWriteIdsRequest rqst) throws (1: MetaException o1),
+  void seed_txn_id(1: SeedTxnIdRequest rqst) throws (1: MetaException o1),
   void heartbeat(1: HeartbeatRequest ids) throws (1: NoSuchLockException o1, 2: NoSuchTxnException o2, 3: TxnAbortedException o3),
   HeartbeatTxnRangeResponse heartbeat_txn_range(1: HeartbeatTxnRangeRequest txns),
   LockResponse lock(1: LockRequest rqst) throws (1: NoSuchTxnException o1, 2: TxnAbortedException o2),

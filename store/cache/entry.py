@@ -137,6 +137,13 @@ class CommittedWriteIds:
         hwm, exceptions = self._raise_hwm(w)
         return CommittedWriteIds(hwm, exceptions | {w}, self.aborted | {w})
 
+    def seeded(self, seed: int) -> "CommittedWriteIds":
+        """Write ids 1..`seed` committed, no txn ever having held them (store/txns.py seed_write_id, which only
+        a table that has had no write ids takes): a view loaded after the seed has it already."""
+        if self.hwm >= seed:
+            return self
+        return CommittedWriteIds(seed, self.open_or_aborted, self.aborted)
+
     def forget_aborted(self, w: int) -> "CommittedWriteIds":
         """An aborted write id no directory holds any more is no longer listed (store/aborted_writes.py):
         the database's lists count it committed from now on, and so does this view, to still cover them."""

@@ -285,3 +285,19 @@ WITH bound AS (
 )
 INSERT INTO next_write_id (table_id, next) SELECT $1, max(write_id) + 1 FROM bound
 """
+
+# -- seeding (Hive's seed_write_id and seed_txn_id, for MSCK REPAIR of a transactional table's files and
+# replication's bootstrap) --------------------------------------------------------------------------
+# The largest write id allocated for table $1; NULL: none. Index: next_write_id's primary key.
+MAX_ALLOCATED_WRITE_ID = "SELECT next - 1 FROM next_write_id WHERE table_id = $1"
+# The largest write id reserved under a name no table has yet (store/schema/0029).
+MAX_RESERVED_WRITE_ID = "SELECT max(write_id) FROM write_id_reservations WHERE db_name = $1 AND tbl_name = $2"
+# Table $1's first write id will be $2 + 1; no row when the table has had write ids (its row exists).
+SEED_WRITE_ID = "INSERT INTO next_write_id (table_id, next) VALUES ($1, $2 + 1) ON CONFLICT DO NOTHING RETURNING next"
+# The next txn id becomes $1, unless txns up to $1 were opened already: then the current next, unchanged.
+# The row lock orders it with open_txns (which locks the same row).
+SEED_TXN_ID = """
+WITH cur AS (SELECT next FROM next_txn_id WHERE id = 1 FOR UPDATE)
+UPDATE next_txn_id n SET next = GREATEST(cur.next, $1) FROM cur WHERE n.id = 1
+RETURNING cur.next AS before
+"""

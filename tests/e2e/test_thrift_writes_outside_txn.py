@@ -198,3 +198,38 @@ async def test_a_seeded_table_is_read_from_the_caches_at_once(env: Env) -> None:
         assert await env.names(snapshot, client, "r") == ["p=a"]
         # Two hits (the table's id, then its partitions), no miss.
         assert (stats.hits, sum(stats.misses.values())) == (hits + 2, misses)
+
+
+async def test_hive_streaming_adds_its_partitions_outside_its_txn_batch(env: Env) -> None:
+    """Hive 3's and 4's streaming API (HiveStreamingConnection, what NiFi's PutHive3Streaming and Flink's Hive
+    sink drive): a batch of txns and their write ids, a SHARED_READ lock of a dynamic-partition INSERT, each new
+    partition added with add_partition and no write id (createPartitionIfNotExists, which takes
+    AlreadyExistsException as 'there already'), add_dynamic_partitions, heartbeats, the commits, and an abort of
+    what is left of the batch when the connection closes."""
+    batch = list((await env.call("open_txns", hms.OpenTxnRequest(num_txns=3, user="nifi", hostname="n1"))).txn_ids)
+    ids = (await env.call("allocate_table_write_ids", hms.AllocateTableWriteIdsRequest(
+        dbName="db", tableName="t", txnIds=batch))).txnToWriteIds
+    write_id = {a.txnId: a.writeId for a in ids}
+    first = batch[0]
+    lock = await env.call("lock", hms.LockRequest(component=[hms.LockComponent(
+        type=1, level=2, dbname="db", tablename="t", operationType=2, isAcid=True, isDynamicPartitionWrite=True)],
+        txnid=first, user="nifi", hostname="n1", agentInfo="streaming"))
+    assert lock.state == 1  # ACQUIRED (SHARED_READ, TABLE, INSERT: DataOperationType 2)
+    for value in ("a", "b", "a"):  # a second record of p=a finds it there
+        try:
+            await env.call("add_partition", _partition(value))
+        except hms.AlreadyExistsException:
+            assert value == "a"
+    await env.call("add_dynamic_partitions", hms.AddDynamicPartitions(
+        txnid=first, writeid=write_id[first], dbname="db", tablename="t", partitionnames=["p=a", "p=b"],
+        operationType=2))
+    heartbeat = await env.call("heartbeat_txn_range", hms.HeartbeatTxnRangeRequest(min=batch[0], max=batch[-1]))
+    assert not heartbeat.aborted and not heartbeat.nosuch
+    # The partitions are there for every reader at once; the batch's own writes (its data) wait for its commits.
+    snapshot = await env.snapshot()
+    assert await env.names(snapshot) == ["p=a", "p=b"]
+    assert ",".join(str(write_id[t]) for t in batch) in snapshot  # the batch's write ids still open
+    await env.call("commit_txn", hms.CommitTxnRequest(txnid=first))
+    await env.call("abort_txns", hms.AbortTxnsRequest(txn_ids=batch[1:]))
+    assert [t for t, state in await env.open_txns() if state == OPEN] == []
+    assert await env.names(await env.snapshot(env.other)) == ["p=a", "p=b"]

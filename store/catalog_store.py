@@ -174,11 +174,18 @@ class CatalogStore:
     async def list_table_names_by_filter(self, db_name: str, filter_text: str, limit: int | None) -> list[str]:
         return await self._db.read(catalog.list_table_names_by_filter, db_name, parse_table_filter(filter_text), limit)
 
+    @property
+    def check_column_types(self) -> bool:
+        """hive.metastore.disallow.incompatible.col.type.changes, the alters' default (a call may say otherwise)."""
+        return self._check_column_types
+
     async def alter_table(self, db_name: str, table_name: str, table: Table, txn_id: int = 0,
                           expected_table_id: int = 0, *, caller: str | None = None,
-                          stats: AlterContext | None = None) -> tuple[Table, int]:
+                          stats: AlterContext | None = None,
+                          check_column_types: bool | None = None) -> tuple[Table, int]:
         written = await self._write(catalog.alter_table, db_name, table_name, table, txn_id, expected_table_id,
-                                    check_column_types=self._check_column_types, caller=caller, stats=stats)
+                                    check_column_types=self._column_check(check_column_types), caller=caller,
+                                    stats=stats)
         return written.value, written.event_id
 
     async def commit_with_table_parameter(self, txn_id: int, table_id: int, key: str,
@@ -190,21 +197,24 @@ class CatalogStore:
 
     async def alter_table_cascade(self, db_name: str, table_name: str, table: Table, *, chunk: int,
                                   caller: str | None = None, stats: AlterContext | None = None,
-                                  txn_id: int = 0) -> tuple[Table, int]:
+                                  txn_id: int = 0, check_column_types: bool | None = None) -> tuple[Table, int]:
         """Hive's ALTER TABLE ... CASCADE: the partitions take the table's new columns (catalog.alter_table_cascade)."""
         written = await self._write(catalog.alter_table_cascade, db_name, table_name, table, chunk=chunk,
-                                    check_column_types=self._check_column_types, caller=caller, stats=stats,
-                                    txn_id=txn_id)
+                                    check_column_types=self._column_check(check_column_types), caller=caller,
+                                    stats=stats, txn_id=txn_id)
         return written.value, written.event_id
 
     async def rename_table_relocating(self, db_name: str, table_name: str, table: Table,
                                       move_locations: catalog.MoveLocations | None = None, *,
-                                      caller: str | None = None,
-                                      stats: AlterContext | None = None) -> tuple[Table, int]:
+                                      caller: str | None = None, stats: AlterContext | None = None,
+                                      check_column_types: bool | None = None) -> tuple[Table, int]:
         written = await self._write(catalog.rename_table_relocating, db_name, table_name, table,
-                                    check_column_types=self._check_column_types, move_locations=move_locations,
-                                    caller=caller, stats=stats)
+                                    check_column_types=self._column_check(check_column_types),
+                                    move_locations=move_locations, caller=caller, stats=stats)
         return written.value, written.event_id
+
+    def _column_check(self, check_column_types: bool | None) -> bool:
+        return self._check_column_types if check_column_types is None else check_column_types
 
     async def drop_table(self, db_name: str, table_name: str, *, if_exists: bool, expected_table_id: int = 0,
                          caller: str | None = None) -> tuple[catalog.DroppedTable | None, int]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from gateway.auth import thrift_identity
 from gateway.config import Settings
-from gateway.thrift import convert
+from gateway.thrift import convert, meta_conf
 from gateway.thrift.convert import required, stamp_ddl_time
 from gateway.thrift.expressions import read_expression
 from gateway.thrift.idl import hms
@@ -134,21 +134,22 @@ class DataMethods:
                                            name=table_name)
         old = await self._table(db_name, table_name)
         caller = thrift_identity.get().limited_to
+        check = meta_conf.column_type_check(self._catalog.check_column_types)  # the connection's setting
         async with self._own_txns.around(old, txn_id, f"alter table {old.full_name}") as txn_id:
             if cascade and not renames(old, table):
-                altered, event_id = await self._catalog.alter_table_cascade(db_name, table_name, table,
-                                                                            chunk=self._settings.max_batch_size,
-                                                                            caller=caller, stats=stats, txn_id=txn_id)
+                altered, event_id = await self._catalog.alter_table_cascade(
+                    db_name, table_name, table, chunk=self._settings.max_batch_size, caller=caller, stats=stats,
+                    txn_id=txn_id, check_column_types=check)
             elif txn_id or not renames(old, table):  # (a transactional table keeps its place)
                 altered, event_id = await self._catalog.alter_table(db_name, table_name, table, txn_id, caller=caller,
-                                                                    stats=stats)
+                                                                    stats=stats, check_column_types=check)
             else:
                 target = await renamed_table_location(old, table, self._database_location)
                 what = f"rename of {old.full_name} to {table.db_name}.{table.name}"
                 async with self._warehouse.moving([] if target is None else [(old.sd.location, target)],
                                                   what) as move:
-                    altered, event_id = await self._catalog.rename_table_relocating(db_name, table_name, table, move,
-                                                                                    caller=caller, stats=stats)
+                    altered, event_id = await self._catalog.rename_table_relocating(
+                        db_name, table_name, table, move, caller=caller, stats=stats, check_column_types=check)
             self._cached.wrote(db_name, table_name, event_id, txn_id, renamed_to=(altered.db_name, altered.name))
 
     async def _database_location(self, name: str) -> str:

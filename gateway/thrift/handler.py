@@ -58,8 +58,8 @@ from hive.partition_expr import NotServable
 from hive.partition_filter import HIVE_PARTITION_FILTER
 from hive.partition_order import ordered, parse_order
 from hive.stats_accuracy import EXPECTED_PARAMETER_KEY, EXPECTED_PARAMETER_VALUE, NO_CONTEXT, AlterContext
-from hive.names import (DEFAULT_CATALOG_NAME, DEFAULT_PARTITION_NAME, matches_partial_values, normalize_identifier,
-                        parse_partition_name, partition_spec_from_name)
+from hive.names import (DEFAULT_CATALOG_NAME, DEFAULT_PARTITION_NAME, make_partition_name, matches_partial_values,
+                        normalize_identifier, parse_partition_name, partition_spec_from_name)
 from store.snapshot import ReadSnapshot
 from store.txn_store import TxnStore
 from gateway.thrift.snapshots import LATEST, snapshot_of
@@ -906,7 +906,18 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMe
 
     async def get_partition_by_name(self, db_name: str | None, tbl_name: str | None,
                                     part_name: str | None) -> RawValue:
-        return await self._one(db_name, tbl_name, required(part_name, "part_name"))
+        """Hive's get_partition_by_name reads the name as a specification (getPartValsFromName: its `key=value`
+        components, in any order, the others left out, each of the table's keys taken by its name as stored),
+        so `hr=1/ds=2024-01-01` names ds=2024-01-01/hr=1 (Airflow's NamedHivePartitionSensor sends names so)."""
+        name = required(part_name, "part_name")
+        table = await self._table(db_name, tbl_name)
+        if table.partition_keys and name:  # ('' is no name: refused as such)
+            spec = partition_spec_from_name(name)
+            missing = [k.name for k in table.partition_keys if k.name not in spec]
+            if missing:
+                raise InvalidArgument(f"incomplete partition name - missing {missing[0]}")
+            name = make_partition_name(table.partition_keys, [spec[k.name] for k in table.partition_keys])
+        return await self._one(db_name, tbl_name, name)
 
     # Hive's parsing of a partition name, without a table (the rule in hive/names.py).
 

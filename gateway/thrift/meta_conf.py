@@ -6,19 +6,23 @@ connection (`set metaconf:KEY=VALUE` in Hive's CLI and Beeline; client libraries
 - the keys are Hive 2.3's user-settable metastore variables below, by their exact names; any other is
   a MetaException "Invalid configuration key". As Hive 3's and 4's, each is also taken by its
   MetastoreConf name (`metastore.try.direct.sql` for `hive.metastore.try.direct.sql`), which is what
-  their clients send, and one more is known: `metastore.expression.proxy` (below);
+  their clients send, and two more are known: `metastore.expression.proxy` and
+  `hive.metastore.disallow.incompatible.col.type.changes` (below);
 - a value set lasts as long as its connection, and no other connection sees it; a read answers the
   connection's value, else the gateway's own setting of that name, else Hive's default;
 - only the socket time-out is checked (a duration of more than 0); the others are kept as sent.
 
-Setting one changes nothing the gateway does, as in Hive 2.3: the direct-SQL switches choose between
+Setting one of Hive 2.3's changes nothing the gateway does, as in Hive 2.3: the direct-SQL switches choose between
 two ways Hive reads its own database (the gateway has one), the socket time-out and the capability
 check are the client's own, and the partition whitelist Hive checks values against is the server's
 (a connection's pattern is answered back, not applied).
 
-The one setting that changes what the gateway does is Hive 4's `metastore.expression.proxy`: how the
-connection's partition expressions are read. Hive 4's MSCK REPAIR sets it to MsckPartitionExpressionProxy
-before anything else (and fails when it cannot), then names the partitions it drops as text
+Two settings change what the gateway does. Hive 3's and 4's
+`hive.metastore.disallow.incompatible.col.type.changes` decides, for the connection's alters, whether a column
+may change to a type its data does not convert to (Hive 2.3 refuses the key). And Hive 4's
+`metastore.expression.proxy`: how the connection's partition expressions are read. Hive 4's MSCK REPAIR
+sets it to MsckPartitionExpressionProxy before anything else (and fails when it cannot), then names the
+partitions it drops as text
 (hive/msck_expr.py). This gateway reads that and Hive's own PartitionExpressionForMetastore (the
 default: hive/kryo_expr.py); any other class is refused.
 """
@@ -34,6 +38,7 @@ from store.errors import InvalidArgument
 
 SOCKET_TIMEOUT = "hive.metastore.client.socket.timeout"
 EXPRESSION_PROXY = "hive.metastore.expression.proxy"
+COLUMN_TYPE_CHECK = "hive.metastore.disallow.incompatible.col.type.changes"
 _HIVE_EXPRESSION_PROXY = "org.apache.hadoop.hive.ql.optimizer.ppr.PartitionExpressionForMetastore"
 
 # Hive 2.3's metaConfVars and their defaults.
@@ -44,6 +49,7 @@ HIVE_DEFAULTS = {
     "hive.metastore.partition.name.whitelist.pattern": "",
     "hive.metastore.client.capability.check": "false",
     EXPRESSION_PROXY: _HIVE_EXPRESSION_PROXY,  # Hive 3's and 4's
+    COLUMN_TYPE_CHECK: "true",  # Hive 3's and 4's
 }
 _PROXIES_READ = (_HIVE_EXPRESSION_PROXY, MSCK_EXPRESSION_PROXY)
 
@@ -89,6 +95,17 @@ def reads_msck_expressions() -> bool:
     """Whether this connection set its expression proxy to MSCK's (hive/msck_expr.py)."""
     values = _connection_values.get(None)
     return values is not None and values.get(EXPRESSION_PROXY) == MSCK_EXPRESSION_PROXY
+
+
+def column_type_check(gateway_default: bool) -> bool:
+    """Whether this connection's alters may not change a column to a type its data does not convert to: its
+    own value of hive.metastore.disallow.incompatible.col.type.changes, read as Hive's Configuration.getBoolean
+    reads it (only "false" turns the check off), else the gateway's setting. hive-metastore-client (PyPI) sets
+    it to false before it drops columns, and failed when the key was refused."""
+    set_here = _connection_values.get({}).get(COLUMN_TYPE_CHECK)
+    if set_here is None:
+        return gateway_default
+    return set_here.strip().lower() != "false"
 
 
 def _checked_key(key: str) -> str:

@@ -10,6 +10,7 @@ from typing import AsyncIterator
 import pytest
 from thriftpy2.thrift import TException
 
+from gateway.thrift.idl import hms
 from tests.conftest import running_gateway
 from tests.thrift_client import ThriftClient, client_with_database, thrift_table
 
@@ -51,6 +52,34 @@ async def test_a_connections_whitelist_is_answered_back_and_the_servers_is_appli
         with pytest.raises(TException, match="whitelist"):
             await client("append_partition", "db", "t", ["a#b"])
         assert await client("get_partition_names", "db", "t", -1) == ["ds=2024-01-01"]
+
+
+async def test_a_connection_may_turn_off_the_column_type_check_for_its_own_alters(port: int) -> None:
+    """hive-metastore-client's drop_columns_from_table (PyPI): get_table, setMetaConf of Hive 3's and 4's
+    hive.metastore.disallow.incompatible.col.type.changes to false, then alter_table without the column; a
+    column dropped from the middle moves the next one into its place, a type its data does not convert to."""
+    async with client_with_database(port) as client:
+        table = thrift_table("t")
+        table.sd.cols = [hms.FieldSchema(name=n, type=t, comment="") for n, t in
+                         (("id", "bigint"), ("name", "string"), ("n", "int"))]
+        await client("create_table", table)
+        dropped = await client("get_table", "db", "t")
+        dropped.sd.cols = [c for c in dropped.sd.cols if c.name != "name"]
+        other = ThriftClient(port)
+        try:
+            with pytest.raises(hms.InvalidOperationException, match=r"n \(string to int\)"):
+                await client("alter_table", "db", "t", dropped)  # the check on: refused
+            await client("setMetaConf", "metastore.disallow.incompatible.col.type.changes", "false")
+            assert await client("getMetaConf", "hive.metastore.disallow.incompatible.col.type.changes") == "false"
+            assert await other("getMetaConf", "hive.metastore.disallow.incompatible.col.type.changes") == "true"
+            widened = await other("get_table", "db", "t")
+            widened.sd.cols[2].type = "boolean"  # int to boolean on the other connection: still refused there
+            with pytest.raises(hms.InvalidOperationException):
+                await other("alter_table", "db", "t", widened)
+            await client("alter_table", "db", "t", dropped)
+            assert [c.name for c in (await other("get_table", "db", "t")).sd.cols] == ["id", "n"]
+        finally:
+            other.close()
 
 
 @pytest.mark.parametrize(("key", "value", "says"), [

@@ -231,6 +231,9 @@ class Dialect:
     # Whitespace between tokens is Hive 2.3's lexer's (Filter.g's WS): space, tab, CR and LF; any other space
     # character is refused there, as Hive refuses it. Otherwise any Unicode whitespace.
     hive_whitespace: bool = False
+    # An IN list's values and BETWEEN's bounds are all unquoted dates or none is, as Hive's grammar (Filter.g)
+    # takes a list of one kind of literal. Otherwise they may be mixed.
+    one_kind_lists: bool = False
     admit: Callable[[str], FieldSchema | None] | None = None  # a key named beyond the given ones, or None
     refuse: Callable[[FieldSchema, str], str | None] | None = None  # why a key may not take an operator
     keys_hint: Callable[[Sequence[FieldSchema]], str] | None = None  # what may be named, for "unknown key"
@@ -239,7 +242,7 @@ class Dialect:
 PARTITION_FILTER = Dialect("partition filter", "partition key")
 """The gateway's own partition filter (gRPC's GetPartitionsByFilter): LIKE is SQL's."""
 HIVE_PARTITION_FILTER = Dialect("partition filter", "partition key", hive_like=True, verbatim_strings=True,
-                                integral_numbers=True, hive_whitespace=True)
+                                integral_numbers=True, hive_whitespace=True, one_kind_lists=True)
 """Hive 2.3's partition filter (Thrift's get_partitions_by_filter, which Spark SQL's Hive client sends
 `ds like "2024.*"` for StartsWith): LIKE is what Hive 2.3.10 makes of a Java regular expression, and a
 number is its grammar's, a Java long (`+5`, `1.5` and 99999999999999999999 are refused, as Hive refuses them)."""
@@ -592,7 +595,7 @@ class _Parser:
             and_tok = self._next()
             if not and_tok.is_kw("AND"):
                 self._fail(and_tok, f"expected AND between the bounds of BETWEEN, found {and_tok.show()}")
-            if (self._peek().kind == "date") != dates:  # Filter.g's BETWEEN takes two of one kind of literal
+            if self._dialect.one_kind_lists and (self._peek().kind == "date") != dates:
                 self._fail(self._peek(), "BETWEEN's bounds are both unquoted dates or neither is (Hive's grammar)")
             node = Between(left, low, self._literal(left, "after BETWEEN ... AND"))
         else:
@@ -638,7 +641,7 @@ class _Parser:
                 return tuple(values)
             if not tok.is_punct(","):
                 self._fail(tok, f"expected ',' or ')' in the IN list at position {in_tok.pos + 1}, found {tok.show()}")
-            if (self._peek().kind == "date") != dates:  # Filter.g's IN takes a list of one kind of literal
+            if self._dialect.one_kind_lists and (self._peek().kind == "date") != dates:
                 self._fail(self._peek(), "an IN list's values are all unquoted dates or none is (Hive's grammar)")
             values.append(self._literal(key, "after ','"))
 

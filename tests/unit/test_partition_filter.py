@@ -113,6 +113,14 @@ def test_an_unquoted_date_is_a_date_literal_as_in_hives_grammar(dialect: Dialect
                           ("ds = 2024-1-5", "'2024-1-5' is not a date"), ("ds = 2024-01-15x", "is not a date")):
         with pytest.raises(InvalidArgument, match=message):
             parse_filter(text, keys, dialect)
+    mixed = {"(ds) IN (2024-01-15, '2024-02-01')": ["2024-01-15", "2024-02-01"],
+             "ds BETWEEN '2024-01-01' AND 2024-01-31": ["2024-01-15"]}
+    for text, selects in mixed.items():  # Hive's grammar takes one kind of literal in a list; the gateway's own, any
+        if dialect is HIVE_PARTITION_FILTER:
+            with pytest.raises(InvalidArgument, match="unquoted dates"):
+                parse_filter(text, keys, dialect)
+        else:
+            assert [r[0] for r in rows if parse_filter(text, keys, dialect).matches(r)] == selects
 
 
 def test_keywords_and_key_names_are_case_insensitive() -> None:

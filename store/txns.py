@@ -540,8 +540,7 @@ async def _table_allocated(conn: asyncpg.Connection, request: AllocateRequest, r
         if await conn.fetchrow(catalog_sql.SELECT_DATABASE, request.db_key) is None:
             raise _no_database(request.db_key)
         raise NoTableYet(f"table {request.full_name} does not exist")
-    if not (row["transactional"] and row["table_type"] == TableType.MANAGED.value):
-        raise _not_transactional(request.full_name)
+    _check_takes_write_ids(row, request.full_name)
     return await _allocated(conn, row)
 
 
@@ -628,6 +627,12 @@ def _not_transactional(full_name: str) -> InvalidArgument:
                            "'transactional'='true'")
 
 
+def _check_takes_write_ids(row: asyncpg.Record, full_name: str) -> None:
+    """A table row's `transactional` and `table_type` say it has write ids (Table.is_acid's rule), or the refusal."""
+    if not (row["transactional"] and row["table_type"] == TableType.MANAGED.value):
+        raise _not_transactional(full_name)
+
+
 async def check_not_refused(conn: asyncpg.Connection, row: asyncpg.Record | Mapping[str, Any]) -> None:
     """Raise for the txn a server-side function found not open (its refused_txn and refused_state
     columns: store/schema/0007, 0009), as require_open would; nothing if none."""
@@ -681,8 +686,8 @@ async def _latest_acid_table(conn: asyncpg.Connection, db_key: str, tbl_key: str
     raises for a table that is not transactional."""
     row = await conn.fetchrow(catalog_sql.SELECT_LATEST_TABLE_FOR_SHARE if lock else catalog_sql.SELECT_LATEST_TABLE,
                               db_key, tbl_key)
-    if row is not None and not (row["transactional"] and row["table_type"] == TableType.MANAGED.value):
-        raise _not_transactional(f"{db_key}.{tbl_key}")
+    if row is not None:
+        _check_takes_write_ids(row, f"{db_key}.{tbl_key}")
     return row
 
 

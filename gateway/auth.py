@@ -30,12 +30,13 @@ import ipaddress
 import os
 import ssl
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Awaitable, Callable, Iterable, Mapping
 
 import grpc
 
 from gateway.config import ConfigError, Settings
+from hive import limits
 from store.errors import PermissionDenied, Unauthenticated
 from store.lock_store import LockStore
 from store.txn_store import TxnStore
@@ -48,6 +49,9 @@ class Identity:
     user: str            # "" when nobody is authenticated
     authenticated: bool
     admin: bool
+    # Who an unauthenticated Thrift connection says it is (set_ugi): trusted for nothing, only recorded as
+    # the user of the txns the gateway opens on the caller's behalf (gateway/thrift/own_txn.py).
+    claimed: str = ""
 
     @property
     def limited_to(self) -> str | None:
@@ -62,6 +66,11 @@ class Identity:
     def user_or(self, requested: str) -> str:
         """The user a new txn or lock is recorded under: the authenticated one, else the request's."""
         return self.user if self.authenticated else requested
+
+    def claiming(self, user: str) -> "Identity":
+        """This identity with `user` as what an unauthenticated connection claims (an authenticated one's
+        user is its certificate's, whatever it claims)."""
+        return self if self.authenticated else replace(self, claimed=user[:limits.NAME])
 
     def run_as(self, requested: str) -> str:
         """The user a compaction is queued to run as: an admin's (or, open, anyone's) choice, else the

@@ -198,6 +198,10 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMe
         it would turn every query's reads into misses. Answered at once."""
 
     async def set_ugi(self, user_name: str | None, group_names: list[str] | None) -> list[str]:
+        """Hive's first call of an unsecured connection: the user it runs as. Authorizes nothing here; it
+        names the txns the gateway opens for this connection's writes (gateway/thrift/own_txn.py), as Hive
+        names the caller's own txns. Each connection is one task, so the name lasts as long as it does."""
+        thrift_identity.set(thrift_identity.get().claiming(user_name or ""))
         return list(group_names or [])
 
     async def get_config_value(self, name: str | None, defaultValue: str | None) -> str:  # noqa: N803

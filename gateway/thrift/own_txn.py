@@ -9,9 +9,10 @@ opened for it, the write under it, and the commit once it is written, each step 
 txn calls take; a write that fails aborts it. A snapshot sees the whole write or none of it, and the pollers
 apply it as any committed txn's.
 
-The txn is opened as the caller (shown by SHOW TRANSACTIONS with the write in its agent info). If the gateway
-stops between the write and the commit, the txn is left open and times out (hive.txn.timeout), its versions
-discarded by the abort, as a client's would be.
+The txn is opened as the caller (the authenticated user, else the one its connection's set_ugi named;
+shown by SHOW TRANSACTIONS with the write in its agent info). If the gateway stops between the write and
+the commit, the txn is left open and times out (hive.txn.timeout), its versions discarded by the abort, as
+a client's would be.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ class OwnTxns:
         if txn_id or table is None or not table.is_acid:
             yield txn_id
             return
-        user = thrift_identity.get().user_or("")
+        identity = thrift_identity.get()
+        user = identity.user_or(identity.claimed)
         (own,), _ = await self._txns.open_txns(1, user=user, host="", agent_info=(AGENT + what)[:limits.AGENT_INFO])
         try:
             yield own

@@ -233,3 +233,22 @@ async def test_hive_streaming_adds_its_partitions_outside_its_txn_batch(env: Env
     await env.call("abort_txns", hms.AbortTxnsRequest(txn_ids=batch[1:]))
     assert [t for t, state in await env.open_txns() if state == OPEN] == []
     assert await env.names(await env.snapshot(env.other)) == ["p=a", "p=b"]
+
+
+async def test_the_own_txn_is_the_user_the_connection_set_ugi_named(env: Env) -> None:
+    """SHOW TRANSACTIONS names a failed write's txn after the connection's user (Hive's engine sends set_ugi
+    first on an unsecured connection), not a blank; a later set_ugi on another connection does not change it."""
+    hive = ThriftClient(env.gateways[0].thrift_port)
+    try:
+        assert await hive("set_ugi", "etl", ["etl"]) == ["etl"]
+        await env.other("set_ugi", "someone_else", [])
+        await hive("add_partition", _partition("a"))
+        with pytest.raises(hms.AlreadyExistsException):
+            await hive("add_partition", _partition("a"))
+        with pytest.raises(hms.AlreadyExistsException):
+            await env.call("add_partition", _partition("a"))  # a connection that named no user
+    finally:
+        hive.close()
+    aborted = [(t.user, t.agentInfo) for t in (await env.call("get_open_txns_info")).open_txns]
+    assert aborted == [("etl", "metastore gateway, for a write outside a txn: add partitions to db.t"),
+                       ("", "metastore gateway, for a write outside a txn: add partitions to db.t")]

@@ -6,6 +6,7 @@ what the store does not keep with Hive's own defaults (sort columns, skew, store
 
 from __future__ import annotations
 
+import copy
 import time
 from typing import Any, Iterable
 
@@ -203,6 +204,32 @@ def partition_to_thrift(table: Table, p: Partition) -> Any:
     return hms.Partition(values=list(p.values), dbName=p.db_name, tableName=p.table_name, createTime=p.create_time,
                          lastAccessTime=p.last_access_time, sd=sd_to_thrift(p.sd, columns),
                          parameters=dict(p.parameters), writeId=p.write_id)
+
+
+def partitions_of_spec(spec: Any) -> list[Any]:
+    """The partitions a PartitionSpec holds, whole, as Hive's PartitionSpecProxy yields them to
+    add_partitions_pspec: a PartitionListComposingSpec's as they are; a PartitionSpecWithSharedSD's each
+    with a copy of the shared storage descriptor at its location followed by the partition's relativePath
+    (joined as text, as Hive joins them: 'file:/t' and '/p=1'), of the spec's database and table."""
+    if spec is None:
+        raise InvalidArgument("a PartitionSpec of add_partitions_pspec is unset")
+    if spec.partitionList is not None:
+        return list(spec.partitionList.partitions or [])
+    shared = spec.sharedSDPartitionSpec
+    if shared is None:
+        raise InvalidArgument("a PartitionSpec needs partitionList or sharedSDPartitionSpec")
+    sd = required(shared.sd, "sharedSDPartitionSpec.sd")
+    parts = []
+    for p in shared.partitions or []:
+        if p is None:
+            raise InvalidArgument("a partition of sharedSDPartitionSpec is unset")
+        own_sd = copy.copy(sd)
+        if sd.location is not None or p.relativePath is not None:
+            own_sd.location = (sd.location or "") + (p.relativePath or "")
+        parts.append(hms.Partition(values=p.values, dbName=spec.dbName, tableName=spec.tableName,
+                                   createTime=p.createTime, lastAccessTime=p.lastAccessTime, sd=own_sd,
+                                   parameters=p.parameters))
+    return parts
 
 
 def partition_name(table: Table, values: Iterable[str]) -> str:

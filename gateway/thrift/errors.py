@@ -68,6 +68,8 @@ METHOD_EXCEPTIONS: dict[tuple[str, type[Exception]], str] = {
     # a partition name that does not name the table's keys (Hive: "incomplete partition name - missing ds")
     ("update_partition_column_statistics", BadPartitionName): "InvalidObjectException",
     ("update_partition_column_statistics_req", BadPartitionName): "InvalidObjectException",
+    # a partition of another table in the specs, or one Hive's own checks refuse (too many values, one twice)
+    ("add_partitions_pspec", se.InvalidArgument): "MetaException",
     # a missing function, or a rename onto a name another function has
     ("alter_function", se.NotFound): "MetaException",
     ("alter_function", se.AlreadyExists): "MetaException",

@@ -578,6 +578,26 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMe
             return hms.AddPartitionsResult(partitions=None)
         return hms.AddPartitionsResult(partitions=[convert.partition_to_thrift(table, p) for p in added])
 
+    async def add_partitions_pspec(self, new_parts: list[Any] | None) -> int:
+        """Hive's add_partitions_pspec (HCatalog's HCatClient.addPartitionSpec): the specs' partitions
+        (convert.partitions_of_spec) added to the first spec's table as add_partitions adds them, all or
+        none, a partition that exists AlreadyExistsException; one of another table is refused, as Hive's
+        'Partition does not belong to target table'. No specs: 0, as Hive answers."""
+        specs = new_parts or []
+        if not specs:
+            return 0
+        first = required(specs[0], "new_parts[0]")
+        db = normalize_identifier(required(first.dbName, "dbName"), "database")
+        name = normalize_identifier(required(first.tableName, "tableName"), "table")
+        parts = [p for spec in specs for p in convert.partitions_of_spec(spec)]
+        for p in parts:
+            if p is not None and (normalize_identifier(p.dbName or db, "database"),
+                                  normalize_identifier(p.tableName or name, "table")) != (db, name):
+                raise InvalidArgument(f"a partition of {p.dbName}.{p.tableName} does not belong to target table "
+                                      f"{db}.{name} (the first PartitionSpec's)")
+        _, added = await self._add(parts, if_not_exists=False, db_name=db, table_name=name)
+        return len(added)
+
     async def append_partition(self, db_name: str | None, tbl_name: str | None, part_vals: list[str] | None) -> Any:
         """Add the partition with these values, its storage descriptor the table's (as Hive's): a copy, so
         the partition keeps the columns the table has now when the table's change without CASCADE."""

@@ -386,7 +386,8 @@ struct GetProjectionsSpec {
 }
 
 // Hive 4's get_partitions_with_specs (its MSCK REPAIR reads partitions so): the answer holds each partition
-// whole in a PartitionListComposingSpec; Hive's other form, PartitionSpecWithSharedSD, is never sent here.
+// whole in a PartitionListComposingSpec; Hive's other form, PartitionSpecWithSharedSD, is never answered here,
+// only taken by add_partitions_pspec (HCatalog's HCatClient.addPartitionSpec sends it).
 enum PartitionFilterMode {
   BY_NAMES,
   BY_VALUES,
@@ -444,12 +445,31 @@ struct DropCatalogRequest {
   1: string name,
 }
 
+// A partition of a PartitionSpecWithSharedSD: its storage descriptor is the shared one, at that one's
+// location followed by relativePath.
+struct PartitionWithoutSD {
+  1: list<string> values,
+  2: i32 createTime,
+  3: i32 lastAccessTime,
+  4: string relativePath,
+  5: map<string, string> parameters,
+  6: optional PrincipalPrivilegeSet privileges,
+}
+
+struct PartitionSpecWithSharedSD {
+  1: list<PartitionWithoutSD> partitions,
+  2: StorageDescriptor sd,
+}
+
 struct PartitionSpec {
   1: string dbName,
   2: string tableName,
   3: string rootPath,
+  4: optional PartitionSpecWithSharedSD sharedSDPartitionSpec,
   5: optional PartitionListComposingSpec partitionList,
   6: optional string catName,
+  7: optional i64 writeId = -1,
+  8: optional bool isStatsCompliant,
 }
 
 struct GetPartitionsResponse {
@@ -1837,6 +1857,7 @@ service ThriftHiveMetastore extends FacebookService {
   list<Partition> get_partitions_by_filter(1: string db_name, 2: string tbl_name, 3: string filter, 4: i16 max_parts = -1) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   list<PartitionSpec> get_part_specs_by_filter(1: string db_name, 2: string tbl_name, 3: string filter, 4: i32 max_parts = -1) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   list<PartitionSpec> get_partitions_pspec(1: string db_name, 2: string tbl_name, 3: i32 max_parts = -1) throws (1: NoSuchObjectException o1, 2: MetaException o2),
+  i32 add_partitions_pspec(1: list<PartitionSpec> new_parts) throws (1: InvalidObjectException o1, 2: AlreadyExistsException o2, 3: MetaException o3),
   PartitionsByExprResult get_partitions_by_expr(1: PartitionsByExprRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   list<string> get_partition_names_req(1: PartitionsByExprRequest req) throws (1: MetaException o1, 2: NoSuchObjectException o2),
   GetPartitionsResponse get_partitions_with_specs(1: GetPartitionsRequest request) throws (1: MetaException o1),

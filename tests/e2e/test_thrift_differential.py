@@ -1000,6 +1000,48 @@ MARKS_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
 # filter can name one that is not a word (Spark sends it as it is; Hive's lexer refuses it).
 ODD_KEYS = (("event date", "string"), ("K-1", "int"), ("a:b", "string"))
 ODD_COLUMNS = (("id", "bigint"), ("a:b2", "string"), ("c,d", "bigint"), ("Ü x", "double"))
+class _SharedSDSpec(Edit):
+    """HCatalog's HCatClient.addPartitionSpec: a PartitionSpecWithSharedSD of partitions at relative paths
+    under the table's own location (read first, as HCatPartitionSpec takes it from the table)."""
+
+    def __init__(self, db: str, table: str, values: list[str]) -> None:
+        super().__init__("get_table", (db, table), {})
+        self.values = values
+
+    def build(self, client: Any) -> Any:
+        table = super().build(client)
+        return ht.PartitionSpec(table.dbName, table.tableName, table.sd.location, ht.PartitionSpecWithSharedSD(
+            [ht.PartitionWithoutSD([v], 0, 0, f"/ds={v}", {"by": "hcat"}) for v in self.values],
+            _sd(location=table.sd.location)))
+
+
+def _list_spec(db: str, table: str, *parts: ht.Partition) -> ht.PartitionSpec:
+    return ht.PartitionSpec(db, table, None, None, ht.PartitionListComposingSpec(list(parts)))
+
+
+PSPEC_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
+    ("create a table for partition specs", "create_table", (_table("sales", "specs"),)),
+    ("add partitions by a shared storage descriptor", "add_partitions_pspec",
+     ([_SharedSDSpec("sales", "specs", ["2024-03-01", "2024-03-02"])],)),
+    ("the partitions of the shared storage descriptor", "get_partitions", ("sales", "specs", -1)),
+    ("add partitions by a list spec and a shared one", "add_partitions_pspec",
+     ([_list_spec("sales", "specs", _part("sales", "specs", ["2024-03-03"], {"by": "list"})),
+       _SharedSDSpec("sales", "specs", ["2024-03-04"])],)),
+    ("the partitions of both specs", "get_partitions_by_names", ("sales", "specs", ["ds=2024-03-03", "ds=2024-03-04"])),
+    ("add no partition specs", "add_partitions_pspec", ([],)),
+    ("add a spec of no partitions", "add_partitions_pspec", ([_list_spec("sales", "specs")],)),
+    ("add a spec of a partition that exists", "add_partitions_pspec",
+     ([_list_spec("sales", "specs", _part("sales", "specs", ["2024-03-05"]),
+                  _part("sales", "specs", ["2024-03-01"]))],)),
+    ("add a spec of another table's partition", "add_partitions_pspec",
+     ([_list_spec("sales", "specs", _part("sales", "orders", ["2024-03-06"]))],)),
+    ("add a spec of a missing table", "add_partitions_pspec", ([_list_spec("sales", "nope", _part("sales", "nope",
+                                                                                                   ["x"]))],)),
+    ("add a spec of a partition with too many values", "add_partitions_pspec",
+     ([_list_spec("sales", "specs", _part("sales", "specs", ["2024-03-07", "1"]))],)),
+    ("nothing added by the failed specs", "get_partition_names", ("sales", "specs", -1)),
+]
+
 NAMES_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("create a table of odd names", "create_table", (_table("sales", "odd_names", ODD_KEYS, columns=ODD_COLUMNS),)),
     ("the table of odd names", "get_table", ("sales", "odd_names")),
@@ -1164,6 +1206,7 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("partition specs", "get_partitions_pspec", ("sales", "multi", -1)),
     ("partition specs, at most 2", "get_partitions_pspec", ("sales", "orders", 2)),
     ("partition specs of missing table", "get_partitions_pspec", ("sales", "missing", -1)),
+    *PSPEC_STEPS,
     # Spark SQL's IN lists (its Hive 2.3 client, Shim_v2_0.convertFilters): the key in parentheses.
     ("partitions by Spark's IN", "get_partitions_by_filter", ("sales", "orders", '(ds) in ("2024-01-01", "2024-01-03")',
                                                               -1)),
@@ -1530,7 +1573,7 @@ def run_steps(address: str, warehouse: str) -> dict[str, Any]:
                 if method == DIRECTORIES:
                     answers[label] = sorted(os.listdir(Path(warehouse, *args)))
                     continue
-                built = [[x.build(client) for x in a] if isinstance(a, list) and a and isinstance(a[0], Edit)
+                built = [[x.build(client) if isinstance(x, Edit) else x for x in a] if isinstance(a, list)
                          else a.build(client) if isinstance(a, Edit) else a for a in args]
                 got = _normal(getattr(ThriftHiveMetastore.Client, method)(client, *built), warehouse)
                 if method == "get_table_objects_by_name":

@@ -52,6 +52,7 @@ from store.privilege_store import PrivilegeStore
 from store.errors import (FailedPrecondition, InvalidArgument, NotFound, NotPartitioned, PermissionDenied,
                           ResourceExhausted)
 from store.models import Database, Partition, Table, TableType
+from hive import serde_schema
 from hive.errors import ValueNotWhitelisted
 from hive.limits import preview
 from hive.partition_expr import NotServable
@@ -333,11 +334,23 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMe
         return RawValue(TType.STRUCT, wire.struct_field(1, body))  # GetTableResult
 
     async def _columns(self, db_name: str | None, table_name: str | None, *, with_keys: bool) -> list[Any]:
-        table = await self._table(db_name, table_name)
-        return convert.fields_to_thrift((*table.columns, *table.partition_keys) if with_keys else table.columns)
+        """The columns as the table's SerDe reads them (hive/serde_schema.py), then with `with_keys` its
+        partition keys; `table.component` names a column's fields, as in Hive, where get_schema reads only
+        the table's name."""
+        base, _, component = required(table_name, "table_name").partition(".")
+        component = "" if with_keys else component
+        table = await self._table(db_name, base)
+        keys = convert.fields_to_thrift(table.partition_keys) if with_keys else []
+        lib = table.sd.serde.serialization_lib
+        if not component and (not lib or lib in serde_schema.METASTORE_SCHEMA_SERDES):
+            return convert.fields_to_thrift(table.columns) + keys
+        stored = [serde_schema.Column(c.name, c.type, c.comment or None) for c in table.columns]
+        columns = serde_schema.serde_columns(lib, dict(table.sd.serde.parameters), dict(table.parameters), stored,
+                                             component)
+        return [hms.FieldSchema(name=c.name, type=c.type, comment=c.comment) for c in columns] + keys
 
     async def get_fields(self, db_name: str | None, table_name: str | None) -> list[Any]:
-        """The table's columns."""
+        """The table's columns, as its SerDe reads them."""
         return await self._columns(db_name, table_name, with_keys=False)
 
     async def get_fields_with_environment_context(self, db_name: str | None, table_name: str | None,
@@ -345,7 +358,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMe
         return await self.get_fields(db_name, table_name)
 
     async def get_schema(self, db_name: str | None, table_name: str | None) -> list[Any]:
-        """The table's columns, then its partition keys."""
+        """The table's columns, as its SerDe reads them, then its partition keys."""
         return await self._columns(db_name, table_name, with_keys=True)
 
     async def get_schema_with_environment_context(self, db_name: str | None, table_name: str | None,

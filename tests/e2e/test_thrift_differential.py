@@ -1042,6 +1042,76 @@ PSPEC_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("nothing added by the failed specs", "get_partition_names", ("sales", "specs", -1)),
 ]
 
+AVRO_SERDE = "org.apache.hadoop.hive.serde2.avro.AvroSerDe"
+
+
+def _avro_record(*fields: dict[str, Any], name: str = "r") -> str:
+    return json.dumps({"type": "record", "name": name, "fields": list(fields)})
+
+
+# Every Avro type Hive's SchemaToTypeInfo converts, logical types and unions included.
+AVRO_SCHEMA = _avro_record(
+    {"name": "id", "type": "long"}, {"name": "s", "type": "string", "doc": "a doc"},
+    {"name": "m", "type": {"type": "map", "values": "int"}},
+    {"name": "a", "type": {"type": "array", "items": "string"}},
+    {"name": "n", "type": ["null", "string"]}, {"name": "n2", "type": ["string", "null"]},
+    {"name": "u", "type": ["int", "string"]}, {"name": "u3", "type": ["null", "int", "string"]},
+    {"name": "only_null", "type": ["null"]}, {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A"]}},
+    {"name": "f", "type": {"type": "fixed", "name": "F", "size": 4}},
+    {"name": "dec", "type": {"type": "bytes", "logicalType": "decimal", "precision": 10, "scale": 2}},
+    {"name": "dec0", "type": {"type": "bytes", "logicalType": "decimal", "precision": 5}},
+    {"name": "fdec", "type": {"type": "fixed", "name": "FD", "size": 8, "logicalType": "decimal", "precision": 12}},
+    {"name": "d", "type": {"type": "int", "logicalType": "date"}},
+    {"name": "ts", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+    {"name": "tsu", "type": {"type": "long", "logicalType": "timestamp-micros"}},
+    {"name": "vc", "type": {"type": "string", "logicalType": "varchar", "maxLength": 5}},
+    {"name": "ch", "type": {"type": "string", "logicalType": "char", "maxLength": 3}},
+    {"name": "r", "type": {"type": "record", "name": "Inner", "fields": [
+        {"name": "x", "type": "int", "doc": "inner"}, {"name": "Y", "type": "F"}]}},
+    {"name": "again", "type": "Inner"}, {"name": "MixedCase", "type": "int"}, {"name": "b", "type": "boolean"},
+    {"name": "fl", "type": "float"}, {"name": "db", "type": "double"}, {"name": "by", "type": "bytes"},
+    {"name": "nul", "type": "null"},
+    {"name": "an", "type": {"type": "array", "items": ["null", {"type": "map", "values": "long"}]}})
+
+
+def _serde_table(name: str, lib: str, serde_params: dict[str, str], table_params: dict[str, str] | None = None
+                 ) -> ht.Table:
+    """An external table of SerDe `lib`, its stored columns stale (what its schema no longer says)."""
+    table = _table("sales", name, params={"EXTERNAL": "TRUE", **(table_params or {})}, table_type="EXTERNAL_TABLE",
+                   columns=(("stale", "int"), ("other", "bigint")))
+    table.sd.serdeInfo = ht.SerDeInfo(None, lib, serde_params)
+    return table
+
+
+# get_fields and get_schema answer as the table's SerDe reads its columns (hive/serde_schema.py).
+SERDE_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
+    ("create an avro table", "create_table", (_serde_table("avro", AVRO_SERDE, {"avro.schema.literal": AVRO_SCHEMA}),)),
+    ("create an avro table, the schema a table parameter", "create_table", (_serde_table(
+        "avro_tp", AVRO_SERDE, {"avro.schema.literal": _avro_record({"name": "serde", "type": "int"})},
+        {"avro.schema.literal": _avro_record({"name": "table", "type": "int"})}),)),
+    ("create an avro table without a schema", "create_table", (_serde_table("avro_none", AVRO_SERDE, {}),)),
+    ("create an avro table whose schema is none", "create_table",
+     (_serde_table("avro_nil", AVRO_SERDE, {"avro.schema.literal": "none"}),)),
+    ("create an avro table of no record", "create_table",
+     (_serde_table("avro_int", AVRO_SERDE, {"avro.schema.literal": '"int"'}),)),
+    ("create an avro table of bad json", "create_table",
+     (_serde_table("avro_bad", AVRO_SERDE, {"avro.schema.literal": '{"type": "record", '}),)),
+    ("create an avro table of a recursive record", "create_table", (_serde_table(
+        "avro_rec", AVRO_SERDE, {"avro.schema.literal": _avro_record({"name": "next", "type": ["null", "r"]})}),)),
+    ("create an avro table of an empty record", "create_table",
+     (_serde_table("avro_empty", AVRO_SERDE, {"avro.schema.literal": _avro_record()}),)),
+    ("create a csv table", "create_table", (_serde_table("csv", "org.apache.hadoop.hive.serde2.OpenCSVSerde", {}),)),
+    ("create a regex table", "create_table",
+     (_serde_table("regex", "org.apache.hadoop.hive.serde2.RegexSerDe", {"input.regex": "(.*) (.*)"}),)),
+    *[(f"{m} of {t}", m, ("sales", t)) for t in ("avro", "avro_tp", "avro_none", "avro_nil", "avro_int", "avro_bad",
+                                                   "avro_rec", "avro_empty", "csv", "regex")
+      for m in ("get_fields", "get_schema")],
+    *[(f"get_fields of {t}", "get_fields", ("sales", t)) for t in (
+        "avro.r", "avro.R.x", "avro.id", "avro.nope", "avro.r.nope", "avro.id.x", "avro.again", "avro.m",
+        "csv.stale", "regex.other", "orders.whatever", "orders.ds.x", "nope.x")],
+    ("get_schema of a column", "get_schema", ("sales", "avro.r")),
+]
+
 NAMES_STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("create a table of odd names", "create_table", (_table("sales", "odd_names", ODD_KEYS, columns=ODD_COLUMNS),)),
     ("the table of odd names", "get_table", ("sales", "odd_names")),
@@ -1207,6 +1277,7 @@ STEPS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("partition specs, at most 2", "get_partitions_pspec", ("sales", "orders", 2)),
     ("partition specs of missing table", "get_partitions_pspec", ("sales", "missing", -1)),
     *PSPEC_STEPS,
+    *SERDE_STEPS,
     # Spark SQL's IN lists (its Hive 2.3 client, Shim_v2_0.convertFilters): the key in parentheses.
     ("partitions by Spark's IN", "get_partitions_by_filter", ("sales", "orders", '(ds) in ("2024-01-01", "2024-01-03")',
                                                               -1)),
@@ -1619,7 +1690,9 @@ async def test_the_gateway_answers_hive_clients_as_hive_metastore_does(gateway_a
     # dbcp: pyspark's jars lack BoneCP, Hive 2.3's default pool, which drop_database needs. Hive's aggregate
     # statistics cache answers get_aggr_stats_for from an earlier request's partitions when they are close
     # enough (an approximation by design); off, Hive computes each answer, as the gateway does.
+    # The opens: Hive's AvroSerDe (get_fields of an Avro table) reaches into java.base by reflection.
     jvm_args = ["-Ddatanucleus.connectionPoolingType=dbcp", "-Dhive.metastore.aggregate.stats.cache.enabled=false",
+                *(f"--add-opens=java.base/{p}=ALL-UNNAMED" for p in ("java.net", "java.lang", "java.util")),
                 f"-Dhive.metastore.partition.name.whitelist.pattern={WHITELIST}"]
     async with hms_server(workdir=tmp_path / "hms", jvm_args=jvm_args, quick_start=True) as hms:
         theirs = await asyncio.to_thread(run_steps, hms, str((tmp_path / "hms" / "warehouse").resolve()))

@@ -80,6 +80,12 @@ class Settings:
                              "the gateway starts in")
     warehouse_dir: str = _setting("hive.metastore.warehouse.dir", "/user/hive/warehouse",
                                   "default root of database locations")
+    data_roots: str = _setting(
+        "metastore.gateway.data.roots", "",
+        "local directories (paths or file: URIs, comma-separated) inside which the gateway makes, moves, empties "
+        "and deletes data directories for DDL (gateway/warehouse.py); a location elsewhere is left as it is: a drop "
+        "leaves its files, a create makes no directory, a truncate or a move is refused (empty: "
+        "hive.metastore.warehouse.dir; *: anywhere the gateway's OS user may write)")
     default_fs: str = _setting("fs.defaultFS", "file:///",
                                "the default file system (Hadoop's key): a location a Thrift client sends as a path "
                                "without a scheme, and hive.metastore.warehouse.dir given as one, take its scheme and "
@@ -251,6 +257,12 @@ class Settings:
         """hive.metastore.warehouse.dir as Hive's Warehouse roots default locations at it (getWhRoot: a
         bare path qualified by fs.defaultFS), so a default location is stored as Hive stores one."""
         return qualified_location(self.warehouse_dir, self.default_fs)
+
+    @property
+    def data_root_list(self) -> list[str]:
+        """metastore.gateway.data.roots as a list; the warehouse's root when it names none."""
+        roots = [r.strip() for r in self.data_roots.split(",") if r.strip()]
+        return roots or [self.warehouse_root]
 
     @property
     def admin_user_names(self) -> list[str]:

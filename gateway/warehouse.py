@@ -24,6 +24,13 @@ The gateway reaches local file systems only (a bare path or a `file:` URI). A lo
 file system (hdfs://, s3a://, ...) is left as it is, with one warning per scheme: an engine on such
 a warehouse must manage the data itself (a limit of a metastore without Hadoop's file systems).
 Every operation runs in a worker thread with a bound, so the event loop never blocks on a disk.
+
+It works only inside its data roots (metastore.gateway.data.roots: by default the warehouse directory),
+checked on the path with its symbolic links resolved; a root itself is never deleted, emptied or
+moved. A location the caller chose anywhere else (a database's, a managed table's or a partition's) is
+not the gateway's to touch, as a path Hive's metastore may not write is not Hive's: a drop leaves its
+files (logged), a create makes no directory there, and a truncate or a move of it is refused before
+anything changes. Without this, any caller could have the gateway delete whatever its OS user may.
 """
 
 from __future__ import annotations
@@ -54,11 +61,51 @@ ACID_METADATA_FILE = "_metadata_acid"
 TRUNCATED_BASE_METADATA = {"thisFileVersion": "0", "dataFormat": "truncated"}
 
 
+ANYWHERE = "*"  # metastore.gateway.data.roots: no bound but the OS user's
+MAX_WARNED_PATHS = 10_000
+
+
 class Warehouse:
-    def __init__(self) -> None:
+    def __init__(self, roots: Sequence[str] = (ANYWHERE,)) -> None:
+        """`roots`: the local directories (paths or file: URIs) the gateway's file work stays inside;
+        ANYWHERE for no bound."""
         self._warned_schemes: set[str] = set()
+        self._warned_paths: set[str] = set()  # each path left outside the roots is logged once (bounded)
+        self._anywhere = ANYWHERE in roots
+        self._roots = tuple(os.path.realpath(p) for p in map(self._local, (r for r in roots if r != ANYWHERE))
+                            if p is not None)
 
     def local_path(self, location: str) -> str | None:
+        """The local path of `location` inside the data roots, or None when it is not on a local file
+        system (`_local`) or lies outside the roots (logged)."""
+        path = self._local(location)
+        if path is None or self._inside(path, root_too=True):
+            return path
+        if path not in self._warned_paths and len(self._warned_paths) < MAX_WARNED_PATHS:
+            self._warned_paths.add(path)
+            log.warning("left %s as it is: outside the gateway's data roots (metastore.gateway.data.roots: %s)",
+                        path, ", ".join(self._roots) or "none")
+        return None
+
+    def _inside(self, path: str, *, root_too: bool = False) -> bool:
+        """Whether `path`, its symbolic links resolved, lies in a data root (or is one, with `root_too`)."""
+        if self._anywhere:
+            return True
+        real = os.path.realpath(path)
+        return any(real.startswith(root.rstrip(os.sep) + os.sep) or (root_too and real == root)
+                   for root in self._roots)
+
+    def _changeable(self, location: str, what: str) -> str | None:
+        """The local path of a location a truncate or a move changes: None when it is not local;
+        FailedPrecondition, before anything changes, when it is outside the data roots or is one."""
+        path = self._local(location)
+        if path is not None and not self._inside(path):
+            raise FailedPrecondition(f"{what}: {path} is outside the gateway's data roots "
+                                     f"(metastore.gateway.data.roots), or is one; the gateway changes no files "
+                                     f"there, so nothing was changed")
+        return path
+
+    def _local(self, location: str) -> str | None:
         """The local path of `location`, or None when it is not on a local file system (or names no
         path a file system can hold: a NUL, which the store refuses in any location).
 
@@ -77,8 +124,9 @@ class Warehouse:
         return None
 
     async def delete(self, locations: Iterable[str], what: str) -> None:
-        """Delete each location's tree after a drop committed; failures are logged, never raised."""
-        paths = sorted({p for p in map(self.local_path, locations) if p is not None})
+        """Delete each location's tree after a drop committed; failures are logged, never raised. A data
+        root itself is not deleted (a database placed at the warehouse's root leaves the root)."""
+        paths = sorted({p for p in map(self.local_path, locations) if p is not None and self._inside(p)})
         # A partition's directory under the table's is removed with it: delete the outermost only.
         outermost = [p for p in paths if not any(p != q and p.startswith(q + os.sep) for q in paths)]
         for path in outermost:
@@ -98,7 +146,10 @@ class Warehouse:
 
     async def empty(self, locations: Iterable[str], what: str) -> None:
         """Hive's truncate: remove what each directory holds and keep the directory itself."""
-        for path in sorted({p for p in map(self.local_path, locations) if p is not None}):
+        locations = list(locations)
+        for location in locations:  # all checked before any is emptied
+            self._changeable(location, what)
+        for path in sorted({p for p in map(self._local, locations) if p is not None}):
             try:
                 await self._run(what, _empty_dir, path)
             except OSError as e:
@@ -110,7 +161,10 @@ class Warehouse:
         snapshot holds the write id reads nothing older; the files stay for the cleaner, and the base of
         a write id whose txn aborts is read by no one, so this runs before the metadata change commits."""
         base = base_dir_name(write_id)
-        for path in sorted({p for p in map(self.local_path, locations) if p is not None}):
+        locations = list(locations)
+        for location in locations:
+            self._changeable(location, what)
+        for path in sorted({p for p in map(self._local, locations) if p is not None}):
             try:
                 await self._run(what, _write_truncating_base, os.path.join(path, base))
             except OSError as e:
@@ -119,7 +173,7 @@ class Warehouse:
     async def move(self, source: str, target: str, what: str) -> bool:
         """Move a directory before its metadata change commits. False when there is nothing to move
         (the source does not exist or is not local); FailedPrecondition when the target exists."""
-        src, dst = self.local_path(source), self.local_path(target)
+        src, dst = self._changeable(source, what), self._changeable(target, what)
         if src is None or dst is None or src == dst or not os.path.exists(src):
             return False
         if os.path.exists(dst):

@@ -179,7 +179,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMe
     def __init__(self, catalog: CatalogStore, cached: CachedCatalog, txns: TxnStore, locks: LockStore,
                  settings: Settings, warehouse: Warehouse | None = None, fb303: Fb303 | None = None) -> None:
         self._catalog = catalog
-        self._warehouse = warehouse or Warehouse()
+        self._warehouse = warehouse or Warehouse(settings.data_root_list)
         self._cached = cached
         self._txns = txns
         self._locks = locks

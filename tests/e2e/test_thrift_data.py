@@ -35,10 +35,16 @@ PARQUET = ("org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
            "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe")
 
 
+def _conf(tmp_path: Path) -> dict[str, str]:
+    """The warehouse under `tmp_path`, whose other directories the tests place tables and partitions in:
+    all the gateway's to change (metastore.gateway.data.roots)."""
+    return {"hive.metastore.warehouse.dir": str(tmp_path / "warehouse"), "metastore.gateway.data.roots": str(tmp_path)}
+
+
 @pytest.fixture
 async def env(pg_dsn: str, tmp_path: Path) -> AsyncIterator[tuple[ThriftClient, Path]]:
     warehouse = tmp_path / "warehouse"
-    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
+    async with running_gateway(pg_dsn, **_conf(tmp_path)) as gw, \
             client_with_database(gw.thrift_port) as client:
         yield client, warehouse
 
@@ -139,7 +145,7 @@ async def test_concurrent_creates_of_one_name_leave_the_winners_directory(pg_dsn
     metastore (made before it, a loser that had made the directory removed it on losing, under the
     winner's partition: 138 of 300 rounds of four clients)."""
     warehouse = tmp_path / "warehouse"
-    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
+    async with running_gateway(pg_dsn, **_conf(tmp_path)) as gw, \
             client_with_database(gw.thrift_port) as client:
         await client("create_table", _table("t"))
         clients = [ThriftClient(gw.thrift_port) for _ in range(4)]
@@ -171,8 +177,7 @@ async def test_concurrent_renames_of_one_object_leave_the_winners_files_where_it
     once the moved rows are written, inside the transaction, as in Hive's metastore: the loser waits
     on those rows, finds the old name gone and moves nothing (moved before, a loser's move, undone
     when it lost, could leave the winner pointing at a directory that was never made)."""
-    warehouse = tmp_path / "warehouse"
-    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
+    async with running_gateway(pg_dsn, **_conf(tmp_path)) as gw, \
             client_with_database(gw.thrift_port) as client:
         clients = [ThriftClient(gw.thrift_port) for _ in range(2)]
         try:
@@ -243,7 +248,7 @@ async def test_writes_that_wait_for_a_concurrent_drop_or_create_answer_as_if_it_
     database gone (InvalidObjectException and InvalidOperationException, as when the drop came first),
     and a rename onto a name another transaction is creating finds it taken (InvalidOperationException):
     declared exceptions, not an internal error from the foreign key or the unique index; nothing changed."""
-    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(tmp_path / "warehouse")}) as gw, \
+    async with running_gateway(pg_dsn, **_conf(tmp_path)) as gw, \
             client_with_database(gw.thrift_port) as client:
         placed = tmp_path / "placed"
         await client("create_table", _table("t", location=str(placed)))
@@ -283,7 +288,7 @@ async def test_a_rename_or_exchange_from_a_stale_view_of_the_tables_moves_nothin
     lived there; the exchange moved the files where the stale table was, not where the partition
     was recorded)."""
     warehouse = tmp_path / "warehouse"
-    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
+    async with running_gateway(pg_dsn, **_conf(tmp_path)) as gw, \
             client_with_database(gw.thrift_port) as client:
         p, data = await _source_and_dest(client)
         async with _stale_view(gw, client, "t", "dest") as other_gateway:
@@ -345,7 +350,7 @@ async def test_a_partition_rename_from_a_stale_view_of_a_table_made_external_mov
     as it is, with nothing renamed and nothing moved (it moved the external table's directory). Once
     this gateway has caught up, the retry renames it and the data stays."""
     warehouse = tmp_path / "warehouse"
-    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
+    async with running_gateway(pg_dsn, **_conf(tmp_path)) as gw, \
             client_with_database(gw.thrift_port) as client:
         await client("create_table", _table("t"))
         (p,) = await _add(client, "t", ["x"])
@@ -372,7 +377,7 @@ async def test_a_table_rename_from_a_stale_view_of_a_table_made_external_moves_n
     moved the external table's directory to the new name's, the client's object saying EXTERNAL
     too). Once this gateway has caught up, the retry renames it and the data stays."""
     warehouse = tmp_path / "warehouse"
-    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
+    async with running_gateway(pg_dsn, **_conf(tmp_path)) as gw, \
             client_with_database(gw.thrift_port) as client:
         await client("create_table", _table("t", ()))
         location = (await client("get_table", "db", "t")).sd.location
@@ -402,7 +407,7 @@ async def test_an_exchange_from_a_stale_view_of_a_source_made_external_moves_not
     nothing exchanged and nothing moved (it moved the external table's partition directory). Once this
     gateway has caught up, the retry exchanges it and the data stays where it is."""
     warehouse = tmp_path / "warehouse"
-    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
+    async with running_gateway(pg_dsn, **_conf(tmp_path)) as gw, \
             client_with_database(gw.thrift_port) as client:
         p, data = await _source_and_dest(client)
         async with _stale_view(gw, client, "t", "dest") as other_gateway:
@@ -427,7 +432,7 @@ async def test_a_partition_moved_while_a_rename_or_exchange_waits_for_it_moves_n
     moved (the rename moved the old directory to the new name's and left the data the committed ALTER
     pointed at orphaned; the exchange, likewise, into the destination)."""
     warehouse = tmp_path / "warehouse"
-    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
+    async with running_gateway(pg_dsn, **_conf(tmp_path)) as gw, \
             client_with_database(gw.thrift_port) as client:
         p, old_file = await _source_and_dest(client, "old.parquet")
         store = CatalogStore(gw.database, warehouse_dir=gw.settings.warehouse_dir)
@@ -459,8 +464,7 @@ async def test_a_drop_from_a_stale_view_deletes_where_the_objects_are_not_where_
     """A drop with deleteData deletes the locations its own transaction found: when another gateway
     moved the table or the database (SET LOCATION, not yet applied here), the new directory goes and
     the old one, no longer theirs, stays (the gateway's cached view deleted the old and left the new)."""
-    warehouse = tmp_path / "warehouse"
-    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
+    async with running_gateway(pg_dsn, **_conf(tmp_path)) as gw, \
             client_with_database(gw.thrift_port) as client:
         await client("create_table", _table("t"))
         old_file = _write_file((await client("get_table", "db", "t")).sd.location)
@@ -488,8 +492,7 @@ async def test_a_truncate_from_a_stale_view_empties_the_table_where_it_is_and_ke
     and a parameter, not yet applied here), the new directory is emptied, the old one is left alone,
     and the other's change stays (the gateway's cached copy emptied the old directory and wrote its
     stale table back over the change)."""
-    warehouse = tmp_path / "warehouse"
-    async with running_gateway(pg_dsn, **{"hive.metastore.warehouse.dir": str(warehouse)}) as gw, \
+    async with running_gateway(pg_dsn, **_conf(tmp_path)) as gw, \
             client_with_database(gw.thrift_port) as client:
         await client("create_table", _table("t", (), params={"numRows": "5"}))
         old_file = _write_file((await client("get_table", "db", "t")).sd.location)
@@ -644,7 +647,7 @@ async def test_truncate_of_partition_names_on_an_unpartitioned_table_empties_not
 async def test_truncate_empties_every_partition_of_a_table_larger_than_one_batch(pg_dsn: str, tmp_path: Path) -> None:
     """Hive truncates every partition: a table with more than metastore.gateway.max.batch.size of them is
     truncated whole, in one transaction whose ALTER_PARTITION events each carry at most a batch."""
-    conf = {"hive.metastore.warehouse.dir": str(tmp_path / "warehouse"), "metastore.gateway.max.batch.size": "3",
+    conf = {**_conf(tmp_path), "metastore.gateway.max.batch.size": "3",
             "hive.metastore.event.message.factory": "metastore-gateway-json-1"}  # the log's events, as stored
     async with running_gateway(pg_dsn, **conf) as gw, client_with_database(gw.thrift_port) as client:
         await client("create_table", _table("big", params={"numRows": "5"}))

@@ -33,7 +33,7 @@ KEYS = ("ds", "hr")
 async def env(pg_dsn: str, tmp_path: Path) -> AsyncIterator[tuple[ThriftClient, ThriftClient, Path, Gateway]]:
     """Two gateways on one database and warehouse; a client of each, and the second gateway (to wait for
     its poller before a read there)."""
-    conf = {"hive.metastore.warehouse.dir": str(tmp_path / "warehouse")}
+    conf = {"hive.metastore.warehouse.dir": str(tmp_path / "warehouse"), "metastore.gateway.data.roots": str(tmp_path)}
     async with running_gateway(pg_dsn, **conf) as first, running_gateway(pg_dsn, **conf) as second, \
             client_with_database(first.thrift_port) as a:
         b = ThriftClient(second.thrift_port)

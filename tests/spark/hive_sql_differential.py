@@ -68,10 +68,13 @@ async def run_on_both(pg_dsn: str, workdir: Path, statements: Sequence[str] | No
     logs = os.environ.get("SPARK_DIFFERENTIAL_LOGS") == "1"
 
     async def on_the_gateway() -> Results:
+        # Spark's warehouse (spark.sql.warehouse.dir) is the gateway's to change: the locations Spark sends lie there.
+        roots = f"metastore.gateway.data.roots={workdir / 'gw-warehouse'}"
         if logs:
-            gateway = start_gateway(pg_dsn, "metastore.gateway.access.log=true", log_path=workdir / "gateway.log")
+            gateway = start_gateway(pg_dsn, roots, "metastore.gateway.access.log=true",
+                                    log_path=workdir / "gateway.log")
         else:
-            gateway = start_gateway(pg_dsn)
+            gateway = start_gateway(pg_dsn, roots)
         try:
             await asyncio.to_thread(gateway.wait_serving)
             assert gateway.thrift_address, gateway.output()[-2000:]

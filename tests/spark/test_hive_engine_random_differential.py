@@ -247,7 +247,9 @@ async def run_scripts(pg_dsn: str, tmp: Path, seeds: list[int], statements: int)
     # Directories of one length on both sides: a parse error's column counts the statement's LOCATION.
     gw_side = Side(tmp / "gwy", tmp / "gw-warehouse")
     hms_side = Side(tmp / "hms", tmp / "hms-server" / "warehouse")
-    gateway = start_gateway(pg_dsn, f"hive.metastore.warehouse.dir=file:{gw_side.warehouse}")
+    # The scripts' LOCATIONs lie in the side's own directories: the gateway's to change, as its warehouse.
+    gateway = start_gateway(pg_dsn, f"hive.metastore.warehouse.dir=file:{gw_side.warehouse}",
+                            f"metastore.gateway.data.roots={gw_side.warehouse},{gw_side.root}")
     # Hive's metastore evaluates a partition expression it cannot turn into a filter with hive-exec's function
     # registry, which needs the LlapSigner stand-in too (without it the call fails with NoClassDefFoundError and
     # the connection is lost); javac writes it there while the JVM starts, which reads it when first needed.

@@ -11,7 +11,7 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import grpc
 from cryptography import x509
@@ -68,17 +68,18 @@ def make_pki(directory: Path, tokens: Mapping[str, str], *, ca_name: str = "test
     return out
 
 
-def start_tls_gateway(dsn: str, pki: Pki, *conf: str, client: str | None = None,
-                      timeout_s: float = 120.0) -> tuple[GatewayProcess, str]:
-    """`metastore-gateway serve` with TLS (the pki's server certificate) and `conf` as its own process,
-    once its health service answers SERVING over TLS (as `client`'s certificate when the gateway wants
-    mutual TLS): (the process, its address). Its own process, not this one: a grpc.aio client (the
-    pipeline's lock channel runs one in a private loop) beside a grpc.aio server on another loop of
-    the same process trips over gRPC's shared completion queue."""
+def start_tls_gateway(dsn: str, pki: Pki, *conf: str, client: str | None = None, timeout_s: float = 120.0,
+                      serve_args: Sequence[str] = ()) -> tuple[GatewayProcess, str]:
+    """`metastore-gateway serve` with TLS (the pki's server certificate), `conf` and `serve_args` (more
+    options of serve: `--loop asyncio`) as its own process, once its health service answers SERVING
+    over TLS (as `client`'s certificate when the gateway wants mutual TLS): (the process, its address).
+    Its own process, not this one: a grpc.aio client (the pipeline's lock channel runs one in a private
+    loop) beside a grpc.aio server on another loop of the same process trips over gRPC's shared
+    completion queue."""
     args = ["--dsn", dsn, "--conf", "metastore.gateway.shutdown.grace=2s",
             "--conf", f"metastore.gateway.tls.cert.file={pki['server'][0]}",
             "--conf", f"metastore.gateway.tls.key.file={pki['server'][1]}",
-            "--conf", f"hive.metastore.warehouse.dir={TEST_WAREHOUSE}"]
+            "--conf", f"hive.metastore.warehouse.dir={TEST_WAREHOUSE}", *serve_args]
     for item in conf:
         args += ["--conf", item]
     proc = GatewayProcess(args)

@@ -19,16 +19,21 @@ full: a client that sends calls and never reads the answers would otherwise hold
 the reply, for good). Connections over `hive.metastore.server.max.threads` are
 closed at once, so memory stays bounded (each holds at most one message).
 
-With TLS, the server accepts plain TCP and upgrades each connection itself (`start_tls`) only after
-counting it against that limit, within `metastore.gateway.thrift.tls.handshake.timeout`: asyncio's own
-TLS listener handshakes before the connection reaches this code, so connections that never finish a
-handshake would each hold a descriptor for asyncio's 60 s, uncounted and unauthenticated.
+With TLS, the server accepts each connection's socket itself and hands it to the loop's TLS layer
+(`connect_accepted_socket`) only after counting it against that limit, the handshake bounded by
+`metastore.gateway.thrift.tls.handshake.timeout`: asyncio's own TLS listener handshakes before the
+connection reaches this code, so connections that never finish a handshake would each hold a
+descriptor for asyncio's 60 s, uncounted and unauthenticated. No byte is read from a connection before
+the TLS layer owns it: a plain TCP listener whose stream reads first and upgrades later
+(`start_tls`) loses a ClientHello read before the upgrade (uvloop reads at once, even when the
+protocol pauses reading in connection_made), and that handshake hangs until its time-out.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import ssl
 import struct
 import time
@@ -51,6 +56,8 @@ _log = logging.getLogger(__name__)
 _FRAME = struct.Struct("!i")
 _STOP = bytes([TType.STOP])
 READ_CHUNK = 256 * 1024
+LISTEN_BACKLOG = 100  # asyncio's own listener's
+ACCEPT_RETRY_S = 1.0  # after accept failed for want of descriptors or memory, as asyncio's listener waits
 
 
 class ReplyNotRead(Exception):
@@ -97,7 +104,8 @@ class ThriftServer:
         self._prepare_arguments = prepare_arguments
         self._methods: dict[str, Method] = {
             name: getattr(handler, name) for name in service.thrift_services if hasattr(handler, name)}
-        self._server: asyncio.base_events.Server | None = None
+        self._listeners: list[socket.socket] = []
+        self._acceptors: list[asyncio.Task[None]] = []  # one accept loop per listening socket
         self._connections: set[asyncio.Task[None]] = set()
         self._busy: set[asyncio.Task[None]] = set()  # connections with a call under way
         self._stopping = False  # stop() began: no new connection, no new call
@@ -108,19 +116,28 @@ class ThriftServer:
         return frozenset(self._methods)
 
     async def start(self) -> None:
-        # Plain TCP even with TLS: _accept counts the connection, then upgrades it (the module's note).
-        self._server = await asyncio.start_server(self._accept, self._settings.host, self._settings.port,
-                                                  limit=READ_CHUNK)
-        self.port = self._server.sockets[0].getsockname()[1]
+        # Sockets accepted here, not by a loop's listener: _accept counts a connection before the loop's
+        # transport (and TLS layer) takes its socket (the module's note).
+        self._listeners = await _listen(self._settings.host, self._settings.port)
+        self.port = self._listeners[0].getsockname()[1]
+        self._acceptors = [asyncio.create_task(self._accept_on(listener), name=f"thrift accept {i}")
+                           for i, listener in enumerate(self._listeners)]
 
     async def stop(self, grace_s: float = 2.0) -> None:
         """Refuse new connections and new calls, close idle connections at once, and return as soon
         as the calls under way are answered (each connection closes after its reply), or after
         `grace_s`, when the rest are cancelled."""
-        if self._server is None:
+        if not self._listeners:
             return
         self._stopping = True
-        self._server.close()
+        try:
+            for acceptor in self._acceptors:
+                acceptor.cancel()
+            # Closed once the accept loops have ended, so that no reader is left on a closed descriptor.
+            await asyncio.gather(*self._acceptors, return_exceptions=True)
+        finally:
+            for listener in self._listeners:
+                listener.close()
         for task in self._connections - self._busy:
             task.cancel()
         tasks = list(self._connections)
@@ -136,30 +153,49 @@ class ThriftServer:
                 if not task.done():
                     task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-        await self._server.wait_closed()
-        self._server = None
+        self._listeners, self._acceptors = [], []
 
     def stats(self) -> dict[str, int]:
         return {"connections": len(self._connections)}
 
     # -- connections ------------------------------------------------------------------------------
 
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _accept_on(self, listener: socket.socket) -> None:
+        """Accept connections on `listener` until cancelled, each served by its own task (_accept)."""
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                conn, peer = await loop.sock_accept(listener)
+            except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+                continue  # gone before it was accepted
+            except OSError as exc:  # out of descriptors (EMFILE) or memory: the backlog waits meanwhile
+                _log.error("thrift: cannot accept connections: %s; trying again in %.0fs", exc, ACCEPT_RETRY_S)
+                await asyncio.sleep(ACCEPT_RETRY_S)
+                continue
+            conn.setblocking(False)  # (TCP_NODELAY: the loop's transport sets it, as on its own listener)
+            # Referenced by the loop until it runs, then by _connections (or done at once: refused).
+            asyncio.create_task(self._accept(conn, peer))
+            await asyncio.sleep(0)  # other callbacks run between accepts, also when the backlog is long
+
+    async def _accept(self, conn: socket.socket, peer: Any) -> None:
         task = asyncio.current_task()
         assert task is not None
-        if self._stopping:  # accepted by the kernel before stop() closed the listener
-            writer.close()
+        if self._stopping:  # accepted just before stop() closed the listener
+            conn.close()
             return
         if len(self._connections) >= self._settings.max_connections:
             _log.warning("thrift: refused a connection from %s: %d connections open "
-                         "(hive.metastore.server.max.threads)",
-                         writer.get_extra_info("peername"), len(self._connections))
-            writer.close()
+                         "(hive.metastore.server.max.threads)", peer, len(self._connections))
+            conn.close()
             return
         self._connections.add(task)
+        writer: asyncio.StreamWriter | None = None
         try:
-            if self._settings.ssl_context is not None and not await self._handshake(writer):
+            # From here the loop's transport owns the socket (and closes it), also when this fails.
+            streams = await self._open(conn, peer)
+            if streams is None:
                 return
+            reader, writer = streams
             # This task serves only this connection, so the caller holds for every call made on it.
             thrift_identity.set(self._settings.authenticator.peer_identity(writer.get_extra_info("peercert")))
             meta_conf.begin_connection()
@@ -167,33 +203,39 @@ class ThriftServer:
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
             pass  # the client went away, or the server is stopping
         except (FramingError, Unauthenticated, ReplyNotRead) as exc:
-            _log.info("thrift: closed a connection from %s: %s", writer.get_extra_info("peername"), exc)
+            _log.info("thrift: closed a connection from %s: %s", peer, exc)
         except TimeoutError:
             _log.info("thrift: closed a connection from %s: half a message and no more bytes for %.0fs "
-                      "(metastore.gateway.thrift.read.timeout)", writer.get_extra_info("peername"),
-                      self._settings.read_timeout_s)
+                      "(metastore.gateway.thrift.read.timeout)", peer, self._settings.read_timeout_s)
         finally:
             self._connections.discard(task)
-            writer.close()
+            if writer is not None:
+                writer.close()
 
-    async def _handshake(self, writer: asyncio.StreamWriter) -> bool:
-        """Upgrade the connection to TLS within the handshake time-out; False (logged) when it failed."""
-        assert self._settings.ssl_context is not None
-        peer = writer.get_extra_info("peername")
+    async def _open(self, conn: socket.socket, peer: Any) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
+        """The accepted socket as streams: with TLS, once the handshake is done within its time-out (None,
+        logged, when it failed: the socket is closed). The TLS layer is the transport's protocol from the
+        start, so it reads the client's first byte (the ClientHello sent with the connect)."""
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=READ_CHUNK)
+        protocol = asyncio.StreamReaderProtocol(reader)
+        context = self._settings.ssl_context
+        if context is None:
+            transport, _ = await loop.connect_accepted_socket(lambda: protocol, conn)
+            return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
+        timeout_s = self._settings.tls_handshake_timeout_s
         try:
-            async with asyncio.timeout(self._settings.tls_handshake_timeout_s):
-                await writer.start_tls(self._settings.ssl_context,
-                                       ssl_handshake_timeout=self._settings.tls_handshake_timeout_s)
+            async with asyncio.timeout(timeout_s):  # the loop closes the transport when this ends the wait
+                transport, _ = await loop.connect_accepted_socket(lambda: protocol, conn, ssl=context,
+                                                                  ssl_handshake_timeout=timeout_s)
         except TimeoutError:
             _log.info("thrift: closed a connection from %s: no TLS handshake within %.0fs "
-                      "(metastore.gateway.thrift.tls.handshake.timeout)", peer, self._settings.tls_handshake_timeout_s)
-            writer.transport.abort()
-            return False
+                      "(metastore.gateway.thrift.tls.handshake.timeout)", peer, timeout_s)
+            return None
         except (ssl.SSLError, OSError) as exc:
             _log.info("thrift: closed a connection from %s: TLS handshake failed: %s", peer, exc)
-            writer.transport.abort()
-            return False
-        return True
+            return None
+        return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         buffer = bytearray()
@@ -329,6 +371,31 @@ class ThriftServer:
         request_id = uuid.uuid4().hex[:12]
         _log.error("internal error in thrift %s (request id %s)", name, request_id, exc_info=exc)
         return f"internal error (request id {request_id}); see the gateway log"
+
+
+async def _listen(host: str, port: int) -> list[socket.socket]:
+    """Listening sockets on each address of `host` (every interface when empty), as asyncio's
+    create_server binds them; with port 0, all on the port the first one got."""
+    infos = await asyncio.get_running_loop().getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
+                                                         flags=socket.AI_PASSIVE)
+    listeners: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in dict.fromkeys(infos):
+            listener = socket.socket(family, kind, proto)
+            listeners.append(listener)
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                listener.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)  # the IPv4 one is its own
+            if port == 0 and len(listeners) > 1:
+                address = (address[0], listeners[0].getsockname()[1], *address[2:])
+            listener.bind(address)  # OSError: the caller names the setting (gateway/app.py)
+            listener.listen(LISTEN_BACKLOG)
+            listener.setblocking(False)
+    except BaseException:
+        for listener in listeners:
+            listener.close()
+        raise
+    return listeners
 
 
 def _as_declared(result_spec: dict[int, Any], exc: BaseException) -> tuple[str, Any] | None:

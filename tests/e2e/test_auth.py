@@ -9,7 +9,11 @@ import io
 import json
 import logging
 import os
+import re
 import ssl
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, AsyncIterator
 
@@ -32,7 +36,7 @@ from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import table
 from tests.conftest import gateway_settings
-from tests.pki import Pki, make_pki
+from tests.pki import Pki, make_pki, start_tls_gateway
 from tests.thrift_client import thrift_table
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
@@ -462,6 +466,45 @@ async def test_thrift_connections_count_before_their_tls_handshake(pg_dsn: str,
             alice.close()
     finally:
         await gw.stop()
+
+
+@pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
+def test_concurrent_thrift_tls_handshakes_all_complete_on_either_event_loop(pg_dsn: str, pki: Pki, loop: str) -> None:
+    """Clients that send their ClientHello as soon as they connect, 20 at once, are all served, each
+    within a bound, by `metastore-gateway serve` on uvloop (its default) and on asyncio: no byte of a TLS
+    connection is read before the TLS layer owns it. Under uvloop the connection's stream reader once took
+    a ClientHello before the upgrade to TLS, and that handshake hung until the handshake time-out."""
+    proc, _ = start_tls_gateway(pg_dsn, pki, f"metastore.gateway.tls.client.ca.file={pki['ca'][0]}",
+                                client="alice", serve_args=("--loop", loop))
+    try:
+        found = re.search(r"Hive Thrift API on ([\d.]+):(\d+)", proc.output())
+        assert found, proc.output()[-4000:]
+        host, port = found.group(1), int(found.group(2))
+        clients = 20
+        ready = threading.Barrier(clients)
+
+        def call(user: str) -> tuple[str, Any, float]:
+            context = ssl.create_default_context(cafile=pki["ca"][0])
+            context.load_cert_chain(*pki[user])
+            ready.wait(30)
+            started = time.monotonic()
+            try:  # connect, then the handshake at once (the ClientHello follows the connect), then a call
+                client = thriftpy2.rpc.make_client(SERVICE, host, port, ssl_context=context, timeout=5000)
+                try:
+                    answer = client.get_open_txns_info()  # answered for the certificate's user
+                finally:
+                    client.close()
+            except Exception as exc:  # noqa: BLE001 - reported below, with every other client's outcome
+                return user, repr(exc), time.monotonic() - started
+            return user, answer.txn_high_water_mark, time.monotonic() - started
+
+        with ThreadPoolExecutor(clients) as pool:
+            outcomes = list(pool.map(call, [("alice", "bob", "root")[i % 3] for i in range(clients)]))
+        failed = [outcome for outcome in outcomes if not isinstance(outcome[1], int)]
+        assert not failed, f"{len(failed)} of {clients} TLS clients failed on {loop}: {failed}"
+        assert max(seconds for *_, seconds in outcomes) < 5.0, outcomes
+    finally:
+        proc.stop()
 
 
 async def test_the_access_log_names_the_authenticated_user(pg_dsn: str, pki: dict[str, tuple[str, str]],

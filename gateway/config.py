@@ -59,8 +59,9 @@ GATEWAY_EVENTS = "metastore-gateway-json-1"
 
 
 def _setting(key: str, default: Any, doc: str, kind: str = "", *, secret: bool = False, unit: str = "s") -> Any:
-    """A setting: its Hive-style key, default and help text; `secret` ones may hold a credential and are
-    never shown to a client (Thrift's get_config_value). A duration's `unit` is what a bare number
+    """A setting: its Hive-style key, default and help text; `secret` ones are never shown to a client
+    (Thrift's get_config_value): they may hold a credential, or say where the gateway keeps its own
+    files and keys, or who its admins are. A duration's `unit` is what a bare number
     means (hive/durations.py UNITS): Hive's for its keys, where the Hive Metastore reads the key (its
     MetastoreConf, Hive 3.0 on) or else HiveConf gives it one; seconds for the gateway's own keys."""
     assert unit in durations.UNITS, unit
@@ -77,7 +78,7 @@ class Settings:
     data_dir: str = _setting("metastore.gateway.data.dir", "",
                              "where the embedded PostgreSQL keeps its data (empty: ~/.local/share/metastore-gateway, "
                              "as root /var/lib/metastore-gateway/data); a relative path is taken from the directory "
-                             "the gateway starts in")
+                             "the gateway starts in", secret=True)
     warehouse_dir: str = _setting("hive.metastore.warehouse.dir", "/user/hive/warehouse",
                                   "default root of database locations")
     data_roots: str = _setting(
@@ -85,7 +86,7 @@ class Settings:
         "local directories (paths or file: URIs, comma-separated) inside which the gateway makes, moves, empties "
         "and deletes data directories for DDL (gateway/warehouse.py); a location elsewhere is left as it is: a drop "
         "leaves its files, a create makes no directory, a truncate or a move is refused (empty: "
-        "hive.metastore.warehouse.dir; *: anywhere the gateway's OS user may write)")
+        "hive.metastore.warehouse.dir; *: anywhere the gateway's OS user may write)", secret=True)
     default_fs: str = _setting("fs.defaultFS", "file:///",
                                "the default file system (Hadoop's key): a location a Thrift client sends as a path "
                                "without a scheme, and hive.metastore.warehouse.dir given as one, take its scheme and "
@@ -228,17 +229,20 @@ class Settings:
                                                    "minutes)", "duration", unit="m")
     tls_cert_file: str = _setting("metastore.gateway.tls.cert.file", "",
                                   "PEM server certificate (chain): TLS on gRPC and on the Thrift port when set, with "
-                                  "metastore.gateway.tls.key.file")
-    tls_key_file: str = _setting("metastore.gateway.tls.key.file", "", "PEM private key of the server certificate")
+                                  "metastore.gateway.tls.key.file", secret=True)
+    tls_key_file: str = _setting("metastore.gateway.tls.key.file", "", "PEM private key of the server certificate",
+                                 secret=True)
     tls_client_ca_file: str = _setting("metastore.gateway.tls.client.ca.file", "",
                                        "PEM CA bundle: when set, clients must present a certificate it signed (mutual "
-                                       "TLS), and its common name is the client's user")
+                                       "TLS), and its common name is the client's user", secret=True)
     auth_token_file: str = _setting("metastore.gateway.auth.token.file", "",
                                     "bearer tokens for gRPC, one 'token,user' per line (kept 0600): when set, every "
-                                    "gRPC call must carry 'authorization: Bearer <token>' or a client certificate")
+                                    "gRPC call must carry 'authorization: Bearer <token>' or a client certificate",
+                                    secret=True)
     admin_users: str = _setting("hive.users.in.admin.role", "",
                                 "comma-separated users who hold Hive's admin role (granted at start) and may commit, "
-                                "abort, heartbeat or unlock other users' txns and locks, and see their user and host")
+                                "abort, heartbeat or unlock other users' txns and locks, and see their user and host",
+                                secret=True)
     access_log: bool = _setting("metastore.gateway.access.log", False,
                                 "log one line per call (protocol, method, status, duration, peer, user) on the "
                                 "metastore.access logger")
@@ -374,7 +378,7 @@ def settings_keys() -> dict[str, str]:
 
 
 def secret_keys() -> frozenset[str]:
-    """The keys of settings that may hold a credential (the DSN's password)."""
+    """The keys of settings never shown to a client (`_setting`'s `secret`)."""
     return frozenset(f.metadata["key"] for f in fields(Settings) if f.metadata["secret"])
 
 

@@ -110,7 +110,10 @@ async def test_fb303_and_session_start_as_spark_does(hms: Thrift) -> None:
     assert await hms.call("get_config_value", "hive.txn.timeout", "x") == "300s"  # with its unit, as Hive
     assert await hms.call("get_config_value", "hive.no.such.key", "fallback") == "fallback"
     # As Hive's: only keys of Hive's families are readable, and never a setting that holds a credential.
-    for hidden in ("no.such.key", "javax.jdo.option.ConnectionPassword", "metastore.gateway.dsn"):
+    # Nor where the gateway keeps its files and keys, or who its admins are (a security audit read them).
+    for hidden in ("no.such.key", "javax.jdo.option.ConnectionPassword", "metastore.gateway.dsn",
+                   "metastore.gateway.data.dir", "metastore.gateway.tls.key.file", "metastore.gateway.auth.token.file",
+                   "hive.users.in.admin.role", "metastore.gateway.data.roots"):
         refused = await hms.raises(ht.ConfigValSecurityException, "get_config_value", hidden, "x")
         assert f"the config key {hidden} cannot be accessed" in refused.message
 

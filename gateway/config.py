@@ -188,8 +188,9 @@ class Settings:
     thrift_max_connections: int = _setting("hive.metastore.server.max.threads", 1000,
                                            "Thrift connections served at once; more are closed at once")
     thrift_read_timeout_s: float = _setting("metastore.gateway.thrift.read.timeout", 60.0,
-                                            "a Thrift connection that sent part of a message and then nothing for "
-                                            "this long, or left a reply unread as long, is closed", "duration")
+                                            "a Thrift connection whose message is not whole this long after it "
+                                            "began to arrive, or that left a reply unread as long, is closed",
+                                            "duration")
     thrift_tls_handshake_timeout_s: float = _setting(
         "metastore.gateway.thrift.tls.handshake.timeout", 10.0,
         "a Thrift connection whose TLS handshake has not finished this long after it connected is closed "

@@ -13,8 +13,8 @@ What a client can get wrong is answered, never a dropped connection or a traceba
 * a store error, or a bug: an exception the method declares (gateway/thrift/errors.py), with a request
   id in the log for a bug.
 What cannot be answered closes the connection: bytes that are not a Thrift message, a message over
-`hive.metastore.server.max.message.size`, half a message and then silence for
-`metastore.gateway.thrift.read.timeout`, a reply the client leaves unread for as long (its socket
+`hive.metastore.server.max.message.size`, a message not whole `metastore.gateway.thrift.read.timeout`
+after the gateway began waiting for its rest, a reply the client leaves unread for as long (its socket
 full: a client that sends calls and never reads the answers would otherwise hold its connection, and
 the reply, for good). Connections over `hive.metastore.server.max.threads` are
 closed at once, so memory stays bounded (each holds at most one message).
@@ -205,7 +205,7 @@ class ThriftServer:
         except (FramingError, Unauthenticated, ReplyNotRead) as exc:
             _log.info("thrift: closed a connection from %s: %s", peer, exc)
         except TimeoutError:
-            _log.info("thrift: closed a connection from %s: half a message and no more bytes for %.0fs "
+            _log.info("thrift: closed a connection from %s: a message not whole %.0fs after its first byte "
                       "(metastore.gateway.thrift.read.timeout)", peer, self._settings.read_timeout_s)
         finally:
             self._connections.discard(task)
@@ -240,14 +240,23 @@ class ThriftServer:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         buffer = bytearray()
         scanner = MessageScanner(self._settings.max_message_bytes)
+        loop = asyncio.get_running_loop()
+        deadline: float | None = None  # by when the message begun in `buffer` must have arrived whole
         while True:
             length = self._complete(buffer, scanner)
             if length is None:
-                chunk = await self._read(reader, partial=bool(buffer))
+                if not buffer:
+                    chunk = await reader.read(READ_CHUNK)  # idle between calls: as long as the client likes
+                else:  # a message arrives whole within the read time-out of its first byte, however it trickles
+                    if deadline is None:
+                        deadline = loop.time() + self._settings.read_timeout_s
+                    async with asyncio.timeout_at(deadline):
+                        chunk = await reader.read(READ_CHUNK)
                 if not chunk:
                     return  # the client closed the connection
                 buffer += chunk
                 continue
+            deadline = None
             if self._stopping:
                 return  # a whole message but stop() began: refused, as on a new connection
             start = 4 if self._settings.framed else 0
@@ -299,12 +308,6 @@ class ThriftServer:
             writer.transport.abort()  # close() would wait for the unread bytes to be sent
             raise ReplyNotRead(f"a reply left unread for {self._settings.read_timeout_s:.0f}s "
                                "(metastore.gateway.thrift.read.timeout)") from None
-
-    async def _read(self, reader: asyncio.StreamReader, *, partial: bool) -> bytes:
-        if not partial:  # an idle connection between calls may stay open as long as the client likes
-            return await reader.read(READ_CHUNK)
-        async with asyncio.timeout(self._settings.read_timeout_s):
-            return await reader.read(READ_CHUNK)
 
     # -- calls ------------------------------------------------------------------------------------
 

@@ -285,6 +285,34 @@ async def test_half_a_message_then_silence_is_closed_after_the_read_timeout(hms:
     assert await hms.call("get_all_databases") == ["default"]
 
 
+async def test_a_message_trickled_slower_than_the_read_timeout_is_closed(hms: Thrift) -> None:
+    """One byte each 0.4 s keeps every read under the time-out (1s here); the message as a whole must still
+    arrive within it (a security audit held 8 connections of 90 MB each open this way, 926 MB)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", hms.port)
+    header = _call_header("get_all_databases")
+    started = asyncio.get_running_loop().time()
+    try:
+        for byte in header[:-1]:
+            writer.write(bytes([byte]))
+            await writer.drain()
+            if reader.at_eof() or await _closed(reader, 0.4):
+                break
+        elapsed = asyncio.get_running_loop().time() - started
+    finally:
+        writer.close()
+    assert elapsed < 3.0, f"still open after {elapsed:.1f} s of a trickled message"
+    assert await hms.call("get_all_databases") == ["default"]
+
+
+async def _closed(reader: asyncio.StreamReader, wait_s: float) -> bool:
+    """Whether the server closed the connection within `wait_s` (it sends nothing before a whole call)."""
+    try:
+        async with asyncio.timeout(wait_s):
+            return await reader.read(1) == b""
+    except TimeoutError:
+        return False
+
+
 async def test_a_client_that_never_reads_its_replies_is_closed_after_the_read_timeout(gw: Gateway,
                                                                                        hms: Thrift) -> None:
     """Calls sent and their replies never read: once the sockets are full the reply waits, and after the

@@ -11,7 +11,7 @@ from thriftpy2.protocol.binary import TBinaryProtocol
 from thriftpy2.thrift import TMessageType
 from thriftpy2.transport import TMemoryBuffer
 
-from gateway.thrift.framing import MAX_DEPTH, FramingError, MessageScanner
+from gateway.thrift.framing import MAX_DEPTH, MAX_ELEMENTS, FramingError, MessageScanner
 from gateway.thrift.idl import hms
 
 SERVICE = hms.ThriftHiveMetastore
@@ -81,6 +81,19 @@ def _header(method: str = "get_table") -> bytes:
 def test_hostile_bodies_are_refused_before_they_arrive(body: bytes, error: str) -> None:
     with pytest.raises(FramingError, match=error):
         MessageScanner(1 << 20).scan(_header() + body)
+
+
+def test_more_elements_than_a_message_may_hold_are_refused_before_they_arrive() -> None:
+    """20 million empty names fit in 100 MB; decoding them held the event loop for seconds (a security audit)."""
+    names = b"\x0f\x00\x03\x0b" + struct.pack("!i", MAX_ELEMENTS + 1)
+    with pytest.raises(FramingError, match="list, set or map elements in one message"):
+        MessageScanner(1 << 30).scan(_header("get_partitions_by_names") + names)
+    # In all, across containers: two lists of half as many and one more.
+    half = b"\x0f\x00\x03\x03" + struct.pack("!i", MAX_ELEMENTS // 2) + b"\x00" * (MAX_ELEMENTS // 2)
+    with pytest.raises(FramingError, match="list, set or map elements in one message"):
+        MessageScanner(1 << 30).scan(_header() + half + half + b"\x0f\x00\x04\x03" + struct.pack("!i", 1))
+    ok = b"\x0f\x00\x03\x03" + struct.pack("!i", MAX_ELEMENTS) + b"\x00" * MAX_ELEMENTS + b"\x00"
+    assert MessageScanner(1 << 30).scan(_header() + ok) == len(_header() + ok)
 
 
 def test_bad_headers_are_refused() -> None:

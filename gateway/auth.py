@@ -80,6 +80,16 @@ class Identity:
 
 OPEN = Identity("", authenticated=False, admin=True)
 
+
+def check_notification_reader(identity: Identity, restricted: bool, what: str) -> None:
+    """Hive 3's and 4's hive.metastore.event.db.notification.api.auth (`restricted`, on by default): the
+    notification log, which holds every database's and table's objects whole, is read only by the users
+    Hive trusts as proxies, here the admins; PermissionDenied for an authenticated non-admin."""
+    if restricted and identity.limited_to is not None:
+        raise PermissionDenied(f"User {identity.user} is not allowed to perform this API call ({what}): only an "
+                               f"admin (hive.users.in.admin.role) reads the notification log while "
+                               f"hive.metastore.event.db.notification.api.auth is on")
+
 # The Thrift endpoint's caller, set per connection (each connection is one task).
 thrift_identity: contextvars.ContextVar[Identity] = contextvars.ContextVar("thrift_identity", default=OPEN)
 

@@ -115,6 +115,10 @@ class Settings:
         "hive.metastore.partition.name.whitelist.pattern", "",
         "a regular expression each partition value must match whole when a partition is added or renamed "
         "(empty: any value)")
+    notification_api_auth: bool = _setting(
+        "hive.metastore.event.db.notification.api.auth", True,
+        "with authentication on, only admins (hive.users.in.admin.role) read the notification log (its current id, "
+        "its events, their count), as Hive 3 and 4 let only proxy users; false: every authenticated user")
     max_event_response: int = _setting("metastore.max.event.response", 2147483647,
                                        "most events one GetNextNotification answers")
     default_event_batch: int = _setting("metastore.gateway.event.batch.default", 1000,

@@ -121,7 +121,7 @@ class GrpcServer:
         catalog_servicer.register(CatalogServicer(catalog, settings, cached, Ownership(txn_store, lock_store), auth),
                                   self.server)
         admin_pb2_grpc.add_AdminServicer_to_server(AdminServicer(stats), self.server)
-        events_pb2_grpc.add_EventsServicer_to_server(EventsServicer(catalog, settings), self.server)
+        events_pb2_grpc.add_EventsServicer_to_server(EventsServicer(catalog, settings, auth), self.server)
         transactions_pb2_grpc.add_TransactionsServicer_to_server(
             TransactionsServicer(txn_store, settings, lock_store, cached, auth), self.server)
         if lock_store is not None:

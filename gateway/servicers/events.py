@@ -7,6 +7,7 @@ from typing import TypeAlias
 import grpc
 
 from gateway import convert
+from gateway.auth import OPEN_AUTHENTICATOR, Authenticator, check_notification_reader
 from gateway.config import Settings
 from gateway.errors import rpc_methods
 from protos.metastore.v1 import events_pb2 as pb
@@ -20,18 +21,24 @@ Ctx: TypeAlias = grpc.aio.ServicerContext
 
 @rpc_methods
 class EventsServicer(events_pb2_grpc.EventsServicer):
-    def __init__(self, store: CatalogStore, settings: Settings) -> None:
+    def __init__(self, store: CatalogStore, settings: Settings, auth: Authenticator = OPEN_AUTHENTICATOR) -> None:
         self._store = store
         self._settings = settings
+        self._auth = auth
+
+    def _check_reader(self, context: Ctx, what: str) -> None:
+        check_notification_reader(self._auth.context_identity(context), self._settings.notification_api_auth, what)
 
     async def GetCurrentNotificationEventId(
         self, request: pb.GetCurrentNotificationEventIdRequest, context: Ctx
     ) -> pb.GetCurrentNotificationEventIdResponse:
+        self._check_reader(context, "GetCurrentNotificationEventId")
         return pb.GetCurrentNotificationEventIdResponse(event_id=await self._store.current_event_id())
 
     async def GetNextNotification(
         self, request: pb.GetNextNotificationRequest, context: Ctx
     ) -> pb.GetNextNotificationResponse:
+        self._check_reader(context, "GetNextNotification")
         if request.max_events < 0 or request.last_event_id < 0:
             raise InvalidArgument("last_event_id and max_events must not be negative")
         limit = min(request.max_events or self._settings.default_event_batch, self._settings.max_event_response)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.auth import Ownership, thrift_identity
+from gateway.auth import Ownership, check_notification_reader, thrift_identity
 from gateway.config import GATEWAY_EVENTS, Settings
 from gateway.thrift import convert, hive_events
 from gateway.thrift.catalog_names import check_catalog
@@ -31,7 +31,11 @@ class EventLogMethods:
     _catalog: CatalogStore
     _settings: Settings
 
+    def _check_reader(self, what: str) -> None:
+        check_notification_reader(thrift_identity.get(), self._settings.notification_api_auth, what)
+
     async def get_current_notificationEventId(self) -> Any:  # noqa: N802 - Hive's method name
+        self._check_reader("get_current_notificationEventId")
         return hms.CurrentNotificationEventId(eventId=await self._catalog.current_event_id())
 
     async def get_next_notification(self, rqst: Any) -> Any:
@@ -40,6 +44,7 @@ class EventLogMethods:
         and of a type in its type list, as Hive 4's metastore filters them (the answer then has gaps in its
         ids, which its clients allow when they filter); a catalog other than this metastore's is refused
         by the catalog check every request passes (catalog_names.py)."""
+        self._check_reader("get_next_notification")
         last = rqst.lastEvent if rqst is not None and rqst.lastEvent is not None else -1
         if last < 0 or (rqst.maxEvents is not None and rqst.maxEvents < 0):
             raise InvalidArgument("get_next_notification needs lastEvent and maxEvents that are not negative")
@@ -139,6 +144,7 @@ class EventLogMethods:
         """Hive's count of a database's events and of those of no database (the txns') after
         `fromEventId` (to `toEventId` when it is set, 0 included; at most `limit`); dbName "*": every
         database's."""
+        self._check_reader("get_notification_events_count")
         rqst = rqst if rqst is not None else hms.NotificationEventsCountRequest()
         after, to, limit = rqst.fromEventId, rqst.toEventId, rqst.limit
         if after is None or after < 0 or (to is not None and to < 0) or (limit is not None and limit < 0):

@@ -32,6 +32,8 @@ from gateway.thrift.idl import SERVICE, hms
 from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import catalog_pb2_grpc, compaction_pb2_grpc, locks_pb2, locks_pb2_grpc
 from protos.metastore.v1 import compaction_pb2 as cpb
+from protos.metastore.v1 import events_pb2 as epb
+from protos.metastore.v1 import events_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import table
@@ -735,3 +737,43 @@ async def test_only_an_owner_or_an_admin_changes_who_owns_a_table_or_database(
         for client in (alice, bob, root):
             client.close()
         await gw.stop()
+
+
+async def test_only_an_admin_reads_the_notification_log(pg_dsn: str, pki: dict[str, tuple[str, str]]) -> None:
+    """Hive 3's and 4's hive.metastore.event.db.notification.api.auth (on by default): the log holds every
+    table's objects whole, so a non-admin may not read it, over either protocol (a security audit read
+    10,000 events of every user as alice); false lets every authenticated user read it."""
+    for restricted in (True, False):
+        gw = Gateway(gateway_settings(pg_dsn, **_mutual_tls(pki), **{
+            "hive.users.in.admin.role": "root",
+            "hive.metastore.event.db.notification.api.auth": str(restricted).lower()}))
+        await gw.start()
+        try:
+            for user in ("alice", "root"):
+                client = await asyncio.to_thread(_thrift_as, gw, pki, user)
+                try:
+                    calls = [("get_current_notificationEventId", ()),
+                             ("get_next_notification", (hms.NotificationEventRequest(lastEvent=0, maxEvents=5),)),
+                             ("get_notification_events_count",
+                              (hms.NotificationEventsCountRequest(fromEventId=0, dbName="default"),))]
+                    for method, args in calls:
+                        if restricted and user == "alice":
+                            with pytest.raises(TApplicationException, match="User alice is not allowed"):
+                                await asyncio.to_thread(getattr(client, method), *args)
+                        else:
+                            await asyncio.to_thread(getattr(client, method), *args)
+                finally:
+                    client.close()
+                async with _channel(gw, pki, user) as channel:
+                    events = events_pb2_grpc.EventsStub(channel)
+                    for rpc, request in ((events.GetCurrentNotificationEventId,
+                                          epb.GetCurrentNotificationEventIdRequest()),
+                                         (events.GetNextNotification, epb.GetNextNotificationRequest(max_events=5))):
+                        if restricted and user == "alice":
+                            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                                await rpc(request)
+                            assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+                        else:
+                            await rpc(request)
+        finally:
+            await gw.stop()

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import re
 
-_DURATION = re.compile(r"\s*(\d*\.?\d+)\s*(ms|msec|s|sec|m|min|h|d)?\s*", re.IGNORECASE)
+# Possessive (`*+`, `++`): no run of digits or spaces is ever given back, which a match never needs (what
+# follows a run cannot start with its character). A client's setMetaConf value is matched here on the event
+# loop, and the backtracking of `\d*\.?\d+` took 6 s over 5,000 digits and a letter; now linear.
+_DURATION = re.compile(r"\s*+(\d++(?:\.\d++)?+|\.\d++)\s*+(?:(ms|msec|s|sec|m|min|h|d)\s*+)?", re.IGNORECASE)
 _UNIT_S = {"ms": 0.001, "msec": 0.001, "s": 1.0, "sec": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
 UNITS = frozenset(_UNIT_S)
 EXAMPLES = "300s, 5m, 150ms, 1d"

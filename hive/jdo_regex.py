@@ -4,12 +4,12 @@ Hive's ObjectStore matches names and filter patterns with JDOQL's `String.matche
 DataNucleus runs that as SQL LIKE (its RegularExpressionConverter): so what Hive documents as a
 regular expression is matched by a much smaller language, the one `like_of_java_regex` gives. Used by
 the partition and table filters' LIKE (hive/partition_filter.py) and by the name patterns of
-get_tables, get_databases, get_functions and their kin (hive/names.py `matches_hive_pattern`).
+get_tables, get_databases, get_functions and their kin (hive/names.py `matches_hive_pattern`). The LIKE
+pattern is matched by hive/wildcard.py, in time linear in the text (never by a Python regular expression,
+whose backtracking is exponential in the pattern's wildcards).
 """
 
 from __future__ import annotations
-
-import re
 
 
 def like_of_java_regex(regex: str) -> str:
@@ -37,17 +37,3 @@ def like_of_java_regex(regex: str) -> str:
             i += 1
     return "".join(out)
 
-
-def like_regex(pattern: str) -> str:
-    """A Python regular expression matching what the SQL LIKE `pattern` (backslash the escape
-    character) matches."""
-    out, i = [], 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\" and i + 1 < len(pattern):
-            i += 1
-            out.append(re.escape(pattern[i]))
-        else:
-            out.append(".*" if c == "%" else "." if c == "_" else re.escape(c))
-        i += 1
-    return "".join(out)

@@ -15,9 +15,10 @@ from decimal import Decimal, InvalidOperation
 from typing import Mapping, Protocol, Sequence
 
 from hive.errors import BadPartitionName, InvalidArgument, ValueNotWhitelisted
-from hive.jdo_regex import like_of_java_regex, like_regex
+from hive.jdo_regex import like_of_java_regex
 from hive.limits import PARTITION_NAME, check_text, preview
 from hive.schema import FieldSchema
+from hive.wildcard import LikePattern
 
 DEFAULT_PARTITION_NAME = "__HIVE_DEFAULT_PARTITION__"
 DEFAULT_DATABASE_NAME = "default"  # always there: created at start, never dropped (Hive's HMSHandler)
@@ -431,13 +432,14 @@ def matches_hive_pattern(name: str, pattern: str) -> bool:
     `|` separates alternatives, each has its `*` made `.*` and is then matched by JDOQL's String.matches,
     which DataNucleus runs as SQL LIKE (hive/jdo_regex.py): `*` and `.*` match any run, `.` one
     character, every other character itself; case-insensitive. So Hive 4's default pattern `.*` (which
-    becomes `..*`) matches every name. An empty pattern matches everything."""
+    becomes `..*`) matches every name. An empty pattern matches everything. Linear in the name for each
+    alternative (hive/wildcard.py), whatever the pattern."""
     if not pattern or pattern == "*":
         return True
-    return _pattern_regex(pattern).fullmatch(name.lower()) is not None
+    lowered = name.lower()
+    return any(alternative.fullmatch(lowered) for alternative in _pattern_alternatives(pattern))
 
 
 @functools.lru_cache(maxsize=256)  # a listing matches every name against one pattern: translate it once
-def _pattern_regex(pattern: str) -> re.Pattern[str]:
-    alternatives = (like_regex(like_of_java_regex(a.strip().replace("*", ".*"))) for a in pattern.lower().split("|"))
-    return re.compile("|".join(f"(?:{a})" for a in alternatives), re.DOTALL)
+def _pattern_alternatives(pattern: str) -> tuple[LikePattern, ...]:
+    return tuple(LikePattern(like_of_java_regex(a.strip().replace("*", ".*"))) for a in pattern.lower().split("|"))

@@ -60,8 +60,9 @@ from typing import Any, Callable, NoReturn, Sequence, Union
 from hive.errors import InvalidArgument
 from hive.limits import FILTER, check_text
 from hive.schema import FieldSchema
-from hive.jdo_regex import like_of_java_regex as _hive_like, like_regex as _like_regex
+from hive.jdo_regex import like_of_java_regex as _hive_like
 from hive.names import DEFAULT_PARTITION_NAME
+from hive.wildcard import LikePattern
 
 Value = Union[bool, int, Decimal, _dt.date, _dt.datetime, str]
 Tri = Union[bool, None]  # True, False, or unknown (SQL NULL)
@@ -766,14 +767,14 @@ class _Compiler:
         if isinstance(node, Between):
             lo, hi = node.low, node.high
             return lambda values: None if (v := read(values)) is None else lo <= v <= hi  # type: ignore[operator]
-        fullmatch = re.compile(_like_regex(node.pattern), re.DOTALL).fullmatch
+        fullmatch = LikePattern(node.pattern).fullmatch  # linear in the value (hive/wildcard.py)
         case_blind = node.ascii_case_blind
 
         def like(values: Sequence[str | None]) -> Tri:
             s = values[i]
             if s is None or read(values) is None:
                 return None
-            return fullmatch(s.translate(_ASCII_LOWER) if case_blind else s) is not None
+            return fullmatch(s.translate(_ASCII_LOWER) if case_blind else s)
 
         return like
 

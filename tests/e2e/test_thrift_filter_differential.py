@@ -35,7 +35,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Sequence
@@ -47,11 +46,12 @@ from hypothesis import strategies as st
 from thriftpy2.thrift import TApplicationException, TException
 
 from gateway.thrift.idl import SERVICE, hms
-from hive.jdo_regex import like_of_java_regex, like_regex
+from hive.jdo_regex import like_of_java_regex
 from hive.names import DEFAULT_PARTITION_NAME as DEFAULT
 from hive.names import escape_path_name
 from loadtest.hms import hms_server, hms_unavailable_reason
 from tests.conftest import PgCluster, running_gateway, wait_applied
+from tests.like_oracle import like_fullmatch
 from tests.thrift_client import thrift_table
 
 _REASON = hms_unavailable_reason()
@@ -395,7 +395,7 @@ def hive_partial(keys: Sequence[tuple[str, str]], row: Sequence[str], spec: Sequ
     if len(spec) < len(keys):
         pattern += ".*"
     name = "/".join(f"{k}={escape_path_name(v)}" for (k, _), v in zip(keys, row))
-    return re.fullmatch(like_regex(like_of_java_regex(pattern)), name, re.DOTALL) is not None
+    return like_fullmatch(like_of_java_regex(pattern), name)
 
 
 # -- the listed differences ----------------------------------------------------------------------------

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hive.backoff import Backoff
 from hive.durations import DurationError, parse_duration
@@ -48,3 +51,21 @@ def test_durations_take_hive_suffixes_and_a_bare_number_is_seconds(text: str | f
 def test_what_is_not_a_duration_is_refused(text: str) -> None:
     with pytest.raises(DurationError, match="not a duration"):
         parse_duration(text)
+
+
+# The expression the parser used before its runs were made possessive (linear time; tests/unit/test_pattern_time.py).
+_BACKTRACKING_DURATION = re.compile(r"\s*(\d*\.?\d+)\s*(ms|msec|s|sec|m|min|h|d)?\s*", re.IGNORECASE)
+
+
+@settings(max_examples=3000)
+@given(st.text(st.sampled_from("1.0 \t\nsmMSecinhdx\u0663"), max_size=12))
+def test_durations_read_as_the_backtracking_expression_did(text: str) -> None:
+    before = _BACKTRACKING_DURATION.fullmatch(text)
+    try:
+        seconds = parse_duration(text)
+    except DurationError:
+        assert before is None, text
+    else:
+        assert before is not None and seconds == float(before.group(1)) * {
+            "ms": 0.001, "msec": 0.001, "s": 1.0, "sec": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0,
+        }[(before.group(2) or "s").lower()], text

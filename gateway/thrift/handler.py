@@ -337,9 +337,9 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMe
         """The columns as the table's SerDe reads them (hive/serde_schema.py), then with `with_keys` its
         partition keys; `table.component` names a column's fields, as in Hive, where get_schema reads only
         the table's name."""
-        base, _, component = required(table_name, "table_name").partition(".")
+        base, _, component = (table_name or "").partition(".")
         component = "" if with_keys else component
-        table = await self._table(db_name, base)
+        table = await self._table(db_name, base if table_name is not None else None)
         keys = convert.fields_to_thrift(table.partition_keys) if with_keys else []
         lib = table.sd.serde.serialization_lib
         if not component and (not lib or lib in serde_schema.METASTORE_SCHEMA_SERDES):

@@ -58,7 +58,9 @@ class Env:
 
 @pytest.fixture
 async def env(pg_dsn: str, tmp_path: Path) -> AsyncIterator[Env]:
-    gw = Gateway(gateway_settings(pg_dsn, **{"hive.metastore.warehouse.dir": str(tmp_path / "warehouse")}))
+    # The tests move tables beside the warehouse: the gateway's to change (metastore.gateway.data.roots).
+    gw = Gateway(gateway_settings(pg_dsn, **{"hive.metastore.warehouse.dir": str(tmp_path / "warehouse"),
+                                             "metastore.gateway.data.roots": str(tmp_path)}))
     await gw.start()
     grpc_client = await connect(f"127.0.0.1:{gw.port}")
     client = ThriftClient(gw.thrift_port)

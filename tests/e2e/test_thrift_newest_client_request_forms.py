@@ -20,7 +20,7 @@ def _local(location: str) -> Path:
 
 
 async def test_create_and_alter_database_requests(pg_dsn: str, tmp_path: Path) -> None:
-    async with running_gateway(pg_dsn) as gw:
+    async with running_gateway(pg_dsn, **{"metastore.gateway.data.roots": str(tmp_path)}) as gw:
         call = ThriftClient(gw.thrift_port)
         try:
             await call("create_database_req", hms.CreateDatabaseRequest(

@@ -15,6 +15,7 @@ from gateway import cli_postgres
 from gateway.admin import commands as admin_commands
 from gateway.cli_startup import explain
 from gateway.config import ConfigError, Settings, data_dir_of, effective_settings, load_settings, redact_dsn
+from gateway.hms_import import command as import_hms
 
 
 def _parse_conf(items: Sequence[str]) -> dict[str, str]:
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     settings.add_argument("--json", action="store_true", help="print JSON")
     cli_postgres.register(sub)
     admin_commands.register(sub)
+    import_hms.register(sub)
     return parser
 
 
@@ -89,6 +91,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command in admin_commands.COMMANDS:
         return admin_commands.run(args)
+    if args.command == import_hms.COMMAND:
+        return import_hms.run(args)
     if args.command == "postgres":
         return cli_postgres.run(args)
     if args.command == "settings":

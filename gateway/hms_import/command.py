@@ -18,12 +18,12 @@ import sys
 import time
 from typing import TextIO
 
+from typing import TYPE_CHECKING
+
 from gateway.config import ConfigError, load_settings
-from gateway.hms_import.copier import Copier, CopyOptions
-from gateway.hms_import.endpoint import (BadEndpoint, EndpointAddress, HmsImportError, RetryPolicy, ThriftEndpoint,
-                                         parse_thrift_url)
-from gateway.hms_import.report import Progress, Summary
-from gateway.hms_import.verify import Verifier
+
+if TYPE_CHECKING:
+    from gateway.hms_import.endpoint import EndpointAddress
 
 COMMAND = "import-hms"
 MAX_BATCH = 10_000  # the gateway's default metastore.gateway.max.batch.size
@@ -63,6 +63,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _default_target(args: argparse.Namespace) -> EndpointAddress:
+    from gateway.hms_import.endpoint import EndpointAddress
+
     overrides = {}
     for item in args.conf:
         key, sep, value = item.partition("=")
@@ -75,6 +77,8 @@ def _default_target(args: argparse.Namespace) -> EndpointAddress:
 
 
 def _tls(args: argparse.Namespace) -> ssl.SSLContext | None:
+    from gateway.hms_import.endpoint import BadEndpoint
+
     if not args.to_tls_ca:
         if args.to_tls_cert or args.to_tls_key:
             raise BadEndpoint("--to-tls-cert and --to-tls-key need --to-tls-ca")
@@ -90,6 +94,13 @@ def _tls(args: argparse.Namespace) -> ssl.SSLContext | None:
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """One import (the module's docstring); its exit status."""
+    # Imported here: parsing the Thrift IDL takes most of a second, which the other subcommands need not wait.
+    from gateway.hms_import.copier import Copier, CopyOptions
+    from gateway.hms_import.endpoint import (BadEndpoint, HmsImportError, RetryPolicy, ThriftEndpoint,
+                                             parse_thrift_url)
+    from gateway.hms_import.report import Progress, Summary
+    from gateway.hms_import.verify import Verifier
+
     logging.basicConfig(level=getattr(logging, str(args.log_level).upper(), logging.WARNING), stream=err,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:

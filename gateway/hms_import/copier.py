@@ -26,6 +26,9 @@ from gateway.hms_import.write_ids import WriteIdSeeder, is_transactional
 from gateway.thrift.idl import hms
 
 VIEW = "VIRTUAL_VIEW"
+# A replaced table or partition takes the source's parameters as they are, its statistics markers
+# (COLUMN_STATS_ACCURATE, numRows) included: Hive's alter would otherwise judge them stale and drop them.
+AS_THEY_ARE = hms.EnvironmentContext(properties={"DO_NOT_UPDATE_STATS": "true"})
 
 
 @dataclass(frozen=True)
@@ -195,7 +198,8 @@ class Copier:
         there = _missing(self._gateway, "get_table", db, name)
         outcome = self._settle("tables", full, table, there,
                                lambda: self._gateway.call("create_table", table),
-                               lambda: self._gateway.call("alter_table", db, name, table))
+                               lambda: self._gateway.call("alter_table_with_environment_context", db, name, table,
+                                                          AS_THEY_ARE))
         usable = outcome in ("copied", "identical", "replaced", "would copy", "would replace")
         state = TableState(db, name, table, usable=usable, new_in_dry_run=outcome == "would copy",
                            reason="" if usable else f"the table is {outcome}")
@@ -258,7 +262,7 @@ class Copier:
                                   reason="; ".join(diff[:5]) + " (--replace-differing writes it over)")
         if replace:
             try:
-                self._gateway.call("alter_partitions", t.db, t.name, replace)
+                self._gateway.call("alter_partitions_with_environment_context", t.db, t.name, replace, AS_THEY_ARE)
                 self._summary.add("partitions", "replaced", len(replace))
             except (hms.MetaException, hms.InvalidOperationException) as exc:
                 for p in replace:

@@ -1,0 +1,269 @@
+"""`metastore-gateway import-hms` run as a user runs it (the CLI in a subprocess) from a real Hive Metastore
+2.3.10 (pyspark's jars, Derby, Hive's txns on) into a real gateway, both over Thrift.
+
+The source holds a varied catalog (tests/e2e/hms_catalog.py). Checked: a dry run writes nothing and lists
+what it would copy; one database, then all (the copy killed in the middle of the big table's partitions)
+complete on the next run; every object then reads the same from both, compared with the Thrift
+differential's own normalisation and client; a further run copies nothing and exits 0; the transactional
+table's write ids are seeded with the source's txn high-water mark and the gateway's txn ids raised past
+it; a table an open txn writes is refused until the txn ends; --verify reports a planted difference and
+--replace-differing mends it. An unreachable source is one clear line and exit status 1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable
+
+import pytest
+import thriftpy2.rpc
+from hmsclient import hmsclient
+from hmsclient.genthrift.hive_metastore import ttypes as ht
+
+from gateway.app import Gateway
+from gateway.thrift.idl import SERVICE, hms
+from loadtest.hms import hms_server, hms_unavailable_reason
+from tests.conftest import gateway_settings
+from tests.thrift_client import ThriftClient
+from tests.e2e.hms_catalog import Catalog, fill
+from tests.e2e.test_thrift_differential import _normal
+
+_REASON = hms_unavailable_reason()
+_NEEDS_HMS = pytest.mark.skipif(_REASON is not None, reason=f"Hive Metastore reference: {_REASON}")
+
+# Hive 2.3's txns on Derby (hive.in.test makes its TxnHandler create its tables), no compactor threads;
+# DBCP, since pyspark's jars lack BoneCP, Hive 2.3's default pool.
+HMS_ARGS = ["-Dhive.in.test=true", "-Dhive.support.concurrency=true",
+            "-Dhive.txn.manager=org.apache.hadoop.hive.ql.lockmgr.DbTxnManager",
+            "-Dhive.compactor.initiator.on=false", "-Dhive.compactor.worker.threads=0",
+            "-Ddatanucleus.connectionPoolingType=dbcp"]
+CATALOG = "sales|web|odd*"  # all but `busy`, whose table an open txn writes
+BATCH = "100"
+
+
+def _command() -> list[str]:
+    script = Path(sys.executable).with_name("metastore-gateway")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "import sys; from gateway.cli import main; sys.exit(main())"]
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+    def __str__(self) -> str:  # whole, for an assertion's message
+        return f"exit status {self.code}\nstdout:\n{self.out}\nstderr:\n{self.err}"
+
+    def summary(self) -> dict[str, Any]:
+        return json.loads(self.out[self.out.index("{"):])
+
+    def copied(self) -> dict[str, int]:
+        return {kind: n["copied"] for kind, n in self.summary()["counts"].items() if n["copied"]}
+
+
+async def import_hms(source: str, gateway: str, *args: str,
+                     kill_when: Callable[[str], bool] | None = None) -> Run:
+    """The CLI in a subprocess, from `source` to `gateway` (host:port; the test's event loop keeps serving the
+    gateway meanwhile); `kill_when` a progress line on stderr: SIGKILL then, as a crash."""
+    return await _cli("import-hms", "--from", f"thrift://{source}", "--to", f"thrift://{gateway}", *args,
+                      kill_when=kill_when)
+
+
+async def _cli(*args: str, kill_when: Callable[[str], bool] | None = None) -> Run:
+    proc = await asyncio.create_subprocess_exec(
+        *_command(), *args,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert proc.stdout is not None and proc.stderr is not None
+    err_lines = []
+    while line := (await asyncio.wait_for(proc.stderr.readline(), 60)).decode():
+        err_lines.append(line)
+        if kill_when is not None and kill_when(line):
+            proc.send_signal(signal.SIGKILL)
+            break
+    out = await asyncio.wait_for(proc.stdout.read(), 60)
+    code = await asyncio.wait_for(proc.wait(), 60)
+    return Run(code, out.decode(), "".join(err_lines))
+
+
+def _thrift(address: str) -> Any:
+    host, _, port = address.rpartition(":")
+    return thriftpy2.rpc.make_client(SERVICE, host, int(port), timeout=60_000)
+
+
+def _read_all(address: str, databases: list[str]) -> dict[str, Any]:
+    """Every object of `databases` as Hive 2.3's client reads it (the differential's hmsclient), made plain
+    by the differential's `_normal`: databases, tables, partitions, functions, column statistics."""
+    host, _, port = address.rpartition(":")
+    client = hmsclient.HMSClient(host=host, port=int(port))
+    client.open()
+    seen: dict[str, Any] = {}
+    try:
+        for db in databases:
+            seen[db] = _normal(client.get_database(db), "/nowhere")
+            for fn in sorted(client.get_functions(db, "*")):
+                seen[f"{db} function {fn}"] = _normal(client.get_function(db, fn), "/nowhere")
+            for name in sorted(client.get_all_tables(db)):
+                table = client.get_table(db, name)
+                seen[f"{db}.{name}"] = _normal(table, "/nowhere")
+                columns = [c.name for c in table.sd.cols]
+                seen[f"{db}.{name} stats"] = sorted(_normal(client.get_table_statistics_req(
+                    ht.TableStatsRequest(db, name, columns)).tableStats, "/nowhere"), key=lambda s: s["colName"])
+                parts = client.get_partitions(db, name, -1)
+                for p in parts:
+                    seen[f"{db}.{name} {p.values}"] = _normal(p, "/nowhere")
+                names = client.get_partition_names(db, name, -1)
+                if names and table.tableType != "VIRTUAL_VIEW":
+                    stats = client.get_partitions_statistics_req(ht.PartitionsStatsRequest(db, name, columns, names))
+                    for part_name, objs in stats.partStats.items():
+                        seen[f"{db}.{name} {part_name} stats"] = sorted(_normal(objs, "/nowhere"),
+                                                                        key=lambda s: s["colName"])
+    finally:
+        client.close()
+    return seen
+
+
+@pytest.fixture
+async def gateway(pg_dsn: str, tmp_path: Path) -> AsyncIterator[Gateway]:
+    gw = Gateway(gateway_settings(pg_dsn, **{"hive.metastore.warehouse.dir": str(tmp_path / "gateway-warehouse")}))
+    await gw.start()
+    try:
+        yield gw
+    finally:
+        await gw.stop()
+
+
+@_NEEDS_HMS
+async def test_an_import_copies_the_catalog_resumes_after_a_crash_and_verifies(gateway: Gateway,
+                                                                              tmp_path: Path) -> None:
+    started = time.monotonic()
+    to = f"127.0.0.1:{gateway.thrift_port}"
+    ours = ThriftClient(gateway.thrift_port)  # each call in a thread: the gateway serves on this loop
+    async with hms_server(workdir=tmp_path / "hms", jvm_args=HMS_ARGS, quick_start=True) as source:
+        theirs = _thrift(source)
+        catalog: Catalog = await asyncio.to_thread(fill, lambda m, *a: getattr(theirs, m)(*a), tmp_path / "lake")
+        big_db, big_table = catalog.big_table
+        filled = time.monotonic()
+
+        # A dry run lists what it would copy and writes nothing.
+        dry = await import_hms(source, to, "--databases", CATALOG, "--dry-run")
+        assert dry.code == 0, str(dry)
+        assert f"would add {catalog.big_partitions} partitions to {big_db}.{big_table}" in dry.out, dry.out
+        assert f"would seed the write ids of sales.acid_parts with {catalog.txn_high_water_mark}" in dry.out
+        assert "would copy function web.to_upper" in dry.out
+        assert await ours("get_all_databases") == ["default"]
+
+        # One database first, then all of them, the second run killed amid the big table's partitions.
+        one = await import_hms(source, to, "--databases", "web", "--json")
+        assert one.code == 0, str(one)
+        assert one.copied() == {"databases": 1, "tables": 1, "partitions": 10, "functions": 1,
+                                "partition statistics": 10}
+        assert sorted(await ours("get_all_databases")) == ["default", "web"]
+
+        def deep_into_the_big_table(line: str) -> bool:
+            return line.startswith("import: partitions: ") and big_table in line and int(
+                line.split()[2].split("/")[0]) >= 300
+
+        crashed = await import_hms(source, to, "--databases", CATALOG, "--batch-size", BATCH,
+                                   "--progress-interval", "0", kill_when=deep_into_the_big_table)
+        assert crashed.code == -signal.SIGKILL, str(crashed)
+        on_gateway = 0
+        for db in ("odd_names_1", "sales", "web"):
+            for table in await ours("get_all_tables", db):
+                on_gateway += len(await ours("get_partition_names", db, table, -1))
+        copied_before = len(await ours("get_partition_names", big_db, big_table, -1))
+        assert 0 < copied_before < catalog.big_partitions, copied_before
+
+        resumed = await import_hms(source, to, "--databases", CATALOG, "--batch-size", BATCH, "--json")
+        assert resumed.code == 0, str(resumed)
+        partitions = resumed.summary()["counts"]["partitions"]
+        assert partitions["copied"] == catalog.partitions - on_gateway, (partitions, on_gateway)
+        assert partitions["identical"] == on_gateway, (partitions, on_gateway)
+
+        # Every object reads the same through the gateway as from the Hive Metastore.
+        databases = ["odd_names_1", "sales", "web"]
+        seen_there, seen_here = await asyncio.gather(asyncio.to_thread(_read_all, source, databases),
+                                                     asyncio.to_thread(_read_all, to, databases))
+        assert seen_there.keys() == seen_here.keys()
+        differing = {k: (seen_there[k], seen_here[k]) for k in seen_there if seen_there[k] != seen_here[k]}
+        assert not differing, json.dumps(differing, indent=1, default=str)[:6000]
+        assert len(seen_here) > catalog.partitions + 200
+
+        # Run again: nothing to copy, every object identical, and --verify agrees.
+        again = await import_hms(source, to, "--databases", CATALOG, "--verify", "--json")
+        assert again.code == 0, str(again)
+        assert again.copied() == {}, again.copied()
+
+        # The transactional table's write ids: its files carry Hive 2.3 txn ids up to the high-water mark.
+        hwm = catalog.txn_high_water_mark
+        allocated = (await ours("get_max_allocated_table_write_id", hms.MaxAllocatedTableWriteIdRequest(
+            dbName="sales", tableName="acid_parts"))).maxWriteId
+        assert allocated >= hwm
+        txn_list = f"{(await ours('get_open_txns')).txn_high_water_mark}:{2**63 - 1}::"
+        (valid,) = (await ours("get_valid_write_ids", hms.GetValidWriteIdsRequest(
+            fullTableNames=["sales.acid_parts"], validTxnList=txn_list))).tblValidWriteIds
+        assert valid.writeIdHighWaterMark >= hwm and all(w > hwm for w in valid.invalidWriteIds), valid
+        (next_txn,) = (await ours("open_txns", hms.OpenTxnRequest(num_txns=1, user="test", hostname="h"))).txn_ids
+        assert next_txn > hwm
+        await ours("abort_txn", hms.AbortTxnRequest(txnid=next_txn))
+
+        # A table an open txn of the source writes is refused, named, until that txn ends.
+        busy = await import_hms(source, to, "--databases", "busy")
+        assert busy.code == 1, str(busy)
+        assert "busy.locked" in busy.out and "open txns of the source write it" in busy.out, busy.out
+        assert await ours("get_all_tables", "busy") == ["calm"]
+        theirs.commit_txn(hms.CommitTxnRequest(txnid=catalog.busy_txn))
+        calm = await import_hms(source, to, "--databases", "busy", "--json")
+        assert calm.code == 0, str(calm)
+        assert calm.copied() == {"tables": 1, "write ids": 1}, calm.copied()
+        assert (await ours("get_max_allocated_table_write_id", hms.MaxAllocatedTableWriteIdRequest(
+            dbName="busy", tableName="locked"))).maxWriteId >= hwm
+
+        # A difference planted on the gateway: --verify names it, a copy leaves it and says so,
+        # --replace-differing writes the source's over it.
+        events = await ours("get_table", "web", "events")
+        events.parameters["quote"] = "planted"
+        await ours("alter_table", "web", "events", events)
+        (part,) = await ours("get_partitions_by_names", "web", "events", ["country=a%2Fb/ds=2024-01-01/hr=0"])
+        part.parameters["source"] = "planted too"
+        await ours("alter_partitions", "web", "events", [part])
+        verify = await import_hms(source, to, "--databases", CATALOG, "--verify-only")
+        assert verify.code == 1, str(verify)
+        assert "differing: table web.events: parameters.quote: source 'it\\'s \"quoted\"', gateway 'planted'" in (
+            verify.out), verify.out
+        assert "parameters.source: source 'a/b', gateway 'planted too'" in verify.out, verify.out
+        kept = await import_hms(source, to, "--databases", "web")
+        assert kept.code == 1 and "--replace-differing" in kept.out, str(kept)
+        assert (await ours("get_table", "web", "events")).parameters["quote"] == "planted"
+        mended = await import_hms(source, to, "--databases", "web", "--replace-differing", "--verify", "--json")
+        assert mended.code == 0, str(mended)
+        assert mended.summary()["counts"]["tables"]["replaced"] == 1
+        assert (await ours("get_table", "web", "events")).parameters["quote"] == 'it\'s "quoted"'
+        theirs.close()
+    ours.close()
+    print(f"fill {filled - started:.1f} s, imports and checks {time.monotonic() - filled:.1f} s")
+
+
+async def test_an_unreachable_source_is_one_clear_line_and_exit_status_1(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    run = await import_hms(f"127.0.0.1:{port}", "127.0.0.1:1", "--retries", "2", "--timeout", "2")
+    assert run.code == 1, str(run)
+    assert f"the source metastore at thrift://127.0.0.1:{port} did not answer getVersion (3 tries" in run.err, run.err
+    assert "Traceback" not in run.err
+    bad = await _cli("import-hms", "--from", "http://hms:9083", "--to", "thrift://127.0.0.1:1")
+    assert bad.code == 2, str(bad)
+    assert bad.err == "metastore-gateway import-hms: --from 'http://hms:9083': the scheme must be thrift:// " \
+                      "(thrift://host:port)\n", bad.err

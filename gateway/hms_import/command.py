@@ -118,7 +118,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     if source_address == target_address:
         print(f"metastore-gateway {COMMAND}: --from and --to are the same endpoint ({source_address})", file=err)
         return 2
-    summary = Summary()
+    summary = Summary(verify_only=args.verify_only)
     progress = Progress(err, interval_s=args.progress_interval)
     started = time.monotonic()
     try:

@@ -194,15 +194,17 @@ class Copier:
             busy = self._seeder.writers(db, name)
             if busy is not None:
                 self._summary.add("tables", "failed", name=full, reason=busy)
-                return TableState(db, name, table, usable=False, reason="the table was not imported")
+                return TableState(db, name, table, usable=False, reason="the table was refused (above)")
         there = _missing(self._gateway, "get_table", db, name)
         outcome = self._settle("tables", full, table, there,
                                lambda: self._gateway.call("create_table", table),
                                lambda: self._gateway.call("alter_table_with_environment_context", db, name, table,
                                                           AS_THEY_ARE))
         usable = outcome in ("copied", "identical", "replaced", "would copy", "would replace")
+        reasons = {"differing": "the table differs from the source's and was kept (--replace-differing)",
+                   "failed": "the gateway refused the table (above)"}
         state = TableState(db, name, table, usable=usable, new_in_dry_run=outcome == "would copy",
-                           reason="" if usable else f"the table is {outcome}")
+                           reason=reasons.get(outcome, ""))
         if usable and acid and not self._seeder.seed(db, name, table_is_new=state.new_in_dry_run):
             state.usable, state.reason = False, "its write ids could not be seeded"
         return state
@@ -213,7 +215,8 @@ class Copier:
         partitioned = [t for t in tables if t.table.partitionKeys and t.table.tableType != VIEW]
         for t in partitioned:
             if not t.usable:
-                self._summary.add("partitions", "skipped", name=t.full_name, reason=f"not compared: {t.reason}")
+                self._summary.add("partitions", "skipped", name=f"{t.full_name} (all)",
+                                  reason=f"neither copied nor compared: {t.reason}")
         work = [(t, len(self._source.call("get_partition_names", t.db, t.name, -1))) for t in partitioned if t.usable]
         self._progress.start("partitions", sum(count for _, count in work))
         for t, _ in work:

@@ -39,6 +39,7 @@ class Summary:
     counts: Counter[tuple[str, str]] = field(default_factory=Counter)
     problems: list[Problem] = field(default_factory=list)
     would_copy: Counter[str] = field(default_factory=Counter)  # a dry run's
+    verify_only: bool = False
 
     def add(self, kind: str, outcome: str, count: int = 1, *, name: str = "", reason: str = "") -> None:
         self.counts[kind, outcome] += count
@@ -63,8 +64,13 @@ class Summary:
                 lines.append(f"{outcome}: {p.kind[:-1] if p.kind.endswith('s') else p.kind} {p.name}: {p.reason}")
             if len(listed) > _LISTED:
                 lines.append(f"{outcome}: ... and {len(listed) - _LISTED} more (--json lists all)")
-        lines.append("import: " + ("complete: everything copied or already identical" if self.ok
-                                   else f"NOT complete: {len(self.problems)} objects differing, skipped or failed"))
+        if self.verify_only:
+            lines.append("verify: " + ("every object the same on both sides" if self.ok
+                                       else f"{len(self.problems)} objects differ"))
+        else:
+            lines.append("import: " + ("complete: everything copied or already identical" if self.ok
+                                       else f"NOT complete: {len(self.problems)} objects differing, skipped or "
+                                            "failed"))
         return "\n".join(lines)
 
     def json(self) -> str:

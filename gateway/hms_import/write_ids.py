@@ -6,7 +6,9 @@ add `_v<txn id>`. The gateway counts a table's write ids 1..seed as committed on
 (store/txns.py seed_write_id), so seeding it, after the table is created and before any partition is added
 under a write id of the gateway's own, makes every existing directory committed and keeps new ones above:
 
-- a Hive 3+ source: the table's largest allocated write id (get_max_allocated_table_write_id);
+- a Hive 4 source: the table's largest allocated write id (get_max_allocated_table_write_id);
+- a Hive 3 source, which lacks that call: the write-id high-water mark of the table's ValidWriteIdList under
+  a txn list counting every txn up to the high-water mark (get_valid_write_ids), the same number;
 - a Hive 2.3 source: the source's txn high-water mark (get_open_txns().txn_high_water_mark), as Hive 3's
   upgrade seeds NEXT_WRITE_ID from NEXT_TXN_ID, since its directories carry txn ids.
 
@@ -47,7 +49,7 @@ class WriteIdSeeder:
         self._dry_run = dry_run
         self._out = out
         self._source_hwm: int | None = None
-        self._source_has_write_ids: bool | None = None
+        self._write_id_call: str | None = None  # the source's way to its tables' largest write id; "" none
         self._txn_ids_raised = False
 
     def source_txn_high_water_mark(self) -> int:
@@ -68,12 +70,20 @@ class WriteIdSeeder:
 
     def expected_seed(self, db: str, table: str) -> int:
         """The write id the gateway's copy must have allocated at least (0: none needed)."""
-        if self._source_has_write_ids is None or self._source_has_write_ids:
+        if self._write_id_call in (None, "get_max_allocated_table_write_id"):
             served, answer = self._source.has_method(
                 "get_max_allocated_table_write_id", hms.MaxAllocatedTableWriteIdRequest(dbName=db, tableName=table))
-            self._source_has_write_ids = served
             if served:
+                self._write_id_call = "get_max_allocated_table_write_id"
                 return int(answer.maxWriteId or 0)
+            self._write_id_call = "get_valid_write_ids"
+        if self._write_id_call == "get_valid_write_ids":
+            every_txn = f"{self.source_txn_high_water_mark()}:{2**63 - 1}::"
+            served, answer = self._source.has_method("get_valid_write_ids", hms.GetValidWriteIdsRequest(
+                fullTableNames=[f"{db}.{table}"], validTxnList=every_txn))
+            if served:
+                return max((int(t.writeIdHighWaterMark or 0) for t in answer.tblValidWriteIds or []), default=0)
+            self._write_id_call = ""  # Hive 2.3: no write ids; its directories carry txn ids
         return self.source_txn_high_water_mark()
 
     def gateway_max(self, db: str, table: str) -> int:

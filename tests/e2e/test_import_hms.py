@@ -31,7 +31,7 @@ from gateway.app import Gateway
 from gateway.thrift.idl import SERVICE, hms
 from loadtest.hms import hms_server, hms_unavailable_reason
 from tests.conftest import gateway_settings
-from tests.thrift_client import ThriftClient
+from tests.thrift_client import ThriftClient, thrift_table
 from tests.e2e.hms_catalog import Catalog, fill
 from tests.e2e.test_thrift_differential import _normal
 
@@ -251,6 +251,50 @@ async def test_an_import_copies_the_catalog_resumes_after_a_crash_and_verifies(g
         theirs.close()
     ours.close()
     print(f"fill {filled - started:.1f} s, imports and checks {time.monotonic() - filled:.1f} s")
+
+
+async def test_a_source_with_write_ids_seeds_each_table_with_its_own(pg_dsn: str, pg_cluster: Any,
+                                                                    tmp_path: Path) -> None:
+    """A Hive 4 source (here another gateway, which serves Hive 4's get_max_allocated_table_write_id): the
+    copy's write ids are seeded with the table's own largest, not the txn high-water mark."""
+    source_gw = Gateway(gateway_settings(await pg_cluster.fresh_database(),
+                                         **{"hive.metastore.warehouse.dir": str(tmp_path / "source-warehouse")}))
+    target_gw = Gateway(gateway_settings(pg_dsn, **{"hive.metastore.warehouse.dir": str(tmp_path / "warehouse")}))
+    await source_gw.start()
+    await target_gw.start()
+    try:
+        theirs, ours = ThriftClient(source_gw.thrift_port), ThriftClient(target_gw.thrift_port)
+        await theirs("create_database", hms.Database(name="lake", description="", parameters={},
+                                                     locationUri=f"file:{tmp_path}/lake"))
+        acid = thrift_table("acid", "lake", keys=["ds"], transactional="true")
+        await theirs("create_table", acid)
+        (txn,) = (await theirs("open_txns", hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))).txn_ids
+        await theirs("allocate_table_write_ids", hms.AllocateTableWriteIdsRequest(
+            dbName="lake", tableName="acid", txnIds=[txn]))
+        await theirs("commit_txn", hms.CommitTxnRequest(txnid=txn))
+        acid = await theirs("get_table", "lake", "acid")
+        for day in ("2024-01-01", "2024-01-02"):  # each in a txn of its own: write ids 2 and 3
+            await theirs("add_partition", hms.Partition(values=[day], dbName="lake", tableName="acid",
+                                                         sd=acid.sd, parameters={}))
+        others = (await theirs("open_txns", hms.OpenTxnRequest(num_txns=20, user="u", hostname="h"))).txn_ids
+        await theirs("abort_txns", hms.AbortTxnsRequest(txn_ids=others))
+        source_hwm = (await theirs("get_open_txns")).txn_high_water_mark
+        assert source_hwm >= 23
+
+        run = await import_hms(f"127.0.0.1:{source_gw.thrift_port}", f"127.0.0.1:{target_gw.thrift_port}",
+                               "--databases", "lake", "--verify", "--json")
+        assert run.code == 0, str(run)
+        assert run.copied() == {"databases": 1, "tables": 1, "partitions": 2, "write ids": 1}, run.copied()
+        # Seeded with the table's 3 (the partitions then added under the gateway's own txn: 4), the txn ids
+        # raised past the source's.
+        assert (await ours("get_max_allocated_table_write_id", hms.MaxAllocatedTableWriteIdRequest(
+            dbName="lake", tableName="acid"))).maxWriteId == 4
+        assert (await ours("get_open_txns")).txn_high_water_mark > source_hwm
+        theirs.close()
+        ours.close()
+    finally:
+        await target_gw.stop()
+        await source_gw.stop()
 
 
 async def test_an_unreachable_source_is_one_clear_line_and_exit_status_1(tmp_path: Path) -> None:

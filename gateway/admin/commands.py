@@ -12,6 +12,8 @@
     metastore-gateway cache-stats
 
 Each takes `--address HOST:PORT` (default 127.0.0.1:50051, or MSGW_ADDRESS), `--json` and `--timeout`.
+`metastore-gateway import-hms --from thrift://HOST:PORT` (gateway/hms_import/command.py), which copies a Hive
+Metastore into a gateway, talks to both over Thrift instead.
 Exit status: 0 done, 1 the gateway refused or could not be reached (one line on stderr naming the
 status and what to do), 2 a usage error.
 """

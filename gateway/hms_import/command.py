@@ -139,8 +139,10 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
         return 1
     except KeyboardInterrupt:
         print(f"metastore-gateway {COMMAND}: interrupted; run it again to complete the copy", file=err)
+        if summary.counts:
+            print(summary.text(), file=err)
         return 130
     print(summary.json() if args.json else summary.text(), file=out)
-    print(f"import: {time.monotonic() - started:.1f} s, {source.calls} calls to the source, {gateway.calls} to the "
-          "gateway", file=err)
+    print(f"import: {time.monotonic() - started:.1f} s; {source.calls} calls to the source ({source.seconds:.1f} s), "
+          f"{gateway.calls} to the gateway ({gateway.seconds:.1f} s)", file=err)
     return 0 if summary.ok else 1

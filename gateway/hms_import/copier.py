@@ -17,7 +17,8 @@ get_partitions_by_names of one batch at a time), and only the names of one table
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence, TextIO
+from functools import partial
+from typing import Any, Callable, Iterator, Sequence, TextIO
 
 from gateway.hms_import import compare
 from gateway.hms_import.endpoint import ThriftEndpoint
@@ -102,10 +103,13 @@ class Copier:
 
     # -- one object: write it, or compare it with what the gateway has -------------------------------
 
-    def _settle(self, kind: str, name: str, source_obj: Any, gateway_obj: Any, create: Any, replace: Any) -> str:
-        """Write `source_obj` when the gateway has none (`create()`), else compare and, when they differ,
-        replace it or report it. The outcome, counted: copied, identical, replaced, differing or failed."""
+    def _settle(self, kind: str, name: str, source_obj: Any, read_there: Callable[[], Any],
+                create: Callable[[], Any], replace: Callable[[], Any]) -> str:
+        """Write `source_obj` when the gateway has none (`read_there()` answers None: `create()`), else compare
+        and, when they differ, replace it or report it. The outcome, counted: copied, identical, replaced,
+        differing or failed (a dry run's: would copy, would replace)."""
         try:
+            gateway_obj = read_there()
             if gateway_obj is None:
                 if self._options.dry_run:
                     self._summary.would_copy[kind] += 1
@@ -116,7 +120,7 @@ class Copier:
                     self._summary.add(kind, "copied")
                     return "copied"
                 except hms.AlreadyExistsException:  # made meanwhile (a retried create that did arrive): compare
-                    gateway_obj = self._reread(kind, name)
+                    gateway_obj = read_there()
             diff = compare.differences(compare.plain(source_obj), compare.plain(gateway_obj))
             if not diff:
                 self._summary.add(kind, "identical")
@@ -137,14 +141,6 @@ class Copier:
             self._summary.add(kind, "failed", name=name, reason=_reason(exc))
             return "failed"
 
-    def _reread(self, kind: str, name: str) -> Any:
-        db, _, rest = name.partition(".")
-        if kind == "databases":
-            return self._gateway.call("get_database", name)
-        if kind == "tables":
-            return self._gateway.call("get_table", db, rest)
-        return self._gateway.call("get_function", db, rest)
-
     # -- databases ------------------------------------------------------------------------------------
 
     def copy_databases(self, names: list[str]) -> list[str]:
@@ -158,10 +154,9 @@ class Copier:
                 continue
             db.privileges = None
             db.catalogName = None
-            there = _missing(self._gateway, "get_database", name)
-            outcome = self._settle("databases", name, db, there,
-                                   lambda db=db: self._gateway.call("create_database", db),
-                                   lambda db=db: self._gateway.call("alter_database", db.name, db))
+            outcome = self._settle("databases", name, db, partial(_missing, self._gateway, "get_database", name),
+                                   partial(self._gateway.call, "create_database", db),
+                                   partial(self._gateway.call, "alter_database", name, db))
             if outcome != "failed":  # a differing description does not make its tables differ: they are compared
                 usable.append(name)
             self._progress.advance()
@@ -195,11 +190,10 @@ class Copier:
             if busy is not None:
                 self._summary.add("tables", "failed", name=full, reason=busy)
                 return TableState(db, name, table, usable=False, reason="the table was refused (above)")
-        there = _missing(self._gateway, "get_table", db, name)
-        outcome = self._settle("tables", full, table, there,
-                               lambda: self._gateway.call("create_table", table),
-                               lambda: self._gateway.call("alter_table_with_environment_context", db, name, table,
-                                                          AS_THEY_ARE))
+        outcome = self._settle("tables", full, table, partial(_missing, self._gateway, "get_table", db, name),
+                               partial(self._gateway.call, "create_table", table),
+                               partial(self._gateway.call, "alter_table_with_environment_context", db, name, table,
+                                       AS_THEY_ARE))
         usable = outcome in ("copied", "identical", "replaced", "would copy", "would replace")
         reasons = {"differing": "the table differs from the source's and was kept (--replace-differing)",
                    "failed": "the gateway refused the table (above)"}
@@ -345,10 +339,10 @@ class Copier:
             function = _missing(self._source, "get_function", db, name)
             if function is not None:
                 function.catName = None
-                there = _missing(self._gateway, "get_function", db, name)
-                self._settle("functions", f"{db}.{name}", function, there,
-                             lambda f=function: self._gateway.call("create_function", f),
-                             lambda f=function, db=db, name=name: self._gateway.call("alter_function", db, name, f))
+                self._settle("functions", f"{db}.{name}", function,
+                             partial(_missing, self._gateway, "get_function", db, name),
+                             partial(self._gateway.call, "create_function", function),
+                             partial(self._gateway.call, "alter_function", db, name, function))
             self._progress.advance()
         self._progress.finish()
 

@@ -97,6 +97,7 @@ class ThriftEndpoint:
         self._sleep = sleep
         self._client: Any = None
         self.calls = 0
+        self.seconds = 0.0  # spent waiting for answers, retries' waits included: where an import's time goes
 
     def __enter__(self) -> ThriftEndpoint:
         return self
@@ -129,6 +130,7 @@ class ThriftEndpoint:
                 log.info("%s %s: %s failed (%s); again in %.1f s (%d of %d)", self.role, self.address, method,
                          _describe(last), wait, attempt, self._policy.retries)
                 self._sleep(wait)
+            started = time.monotonic()
             try:
                 client = self._connected()
                 self.calls += 1
@@ -138,6 +140,8 @@ class ThriftEndpoint:
             except CONNECTION_ERRORS as exc:
                 last = exc
                 self.close()  # the connection is in an unknown state: mid-message or gone
+            finally:
+                self.seconds += time.monotonic() - started
         raise EndpointUnreachable(
             f"the {self.role} metastore at {self.address} did not answer {method} "
             f"({self._policy.retries + 1} tries, each within {self._policy.call_timeout_s:g} s): {_describe(last)}")

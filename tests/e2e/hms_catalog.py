@@ -169,6 +169,9 @@ def fill(call: Callable[..., Any], lake: Path) -> Catalog:
         call("commit_txn", hms.CommitTxnRequest(txnid=txn))
     acid = call("get_table", "sales", "acid_parts")
     call("add_partitions", [_partition(acid, [f"2024-02-{d:02d}"]) for d in (1, 2, 3)])
+    call("set_aggr_stats_for", hms.SetPartitionsStatsRequest(colStats=[
+        _part_stats("sales", "acid_parts", f"ds=2024-02-{d:02d}", long_stats("id", d, 100 * d, 10 * d))
+        for d in (1, 2)], needMerge=False))
 
     # A transactional table an open txn is writing: refused until its writer ends.
     call("create_table", _table("busy", "locked", _sd(_cols(("id", "bigint")), ORC, loc("busy.db", "locked"),
@@ -183,3 +186,22 @@ def fill(call: Callable[..., Any], lake: Path) -> Catalog:
     hwm = call("get_open_txns").txn_high_water_mark
     return Catalog(big_table=("sales", "orders"), big_partitions=BIG_PARTITIONS,
                    partitions=BIG_PARTITIONS + len(ODD_VALUES) + 3 + 3, txn_high_water_mark=hwm, busy_txn=open_txn)
+
+
+def fill_big_table(call: Callable[..., Any], lake: Path, count: int) -> None:
+    """Database `big`, table `events` of `count` partitions (ds, hr), every tenth with a column's statistics
+    (Hive 2.3 on Derby writes them at about 20 ms a partition)."""
+    call("create_database", hms.Database(name="big", description="", locationUri="file:" + str(lake / "big.db"),
+                                         parameters={}))
+    sd = _sd(_cols(("id", "bigint"), ("payload", "string")), PARQUET, "file:" + str(lake / "big.db" / "events"))
+    table = _table("big", "events", sd, _cols(("ds", "string"), ("hr", "int")))
+    call("create_table", table)
+    values = [[f"d{i // 24:05d}", str(i % 24)] for i in range(count)]
+    for start in range(0, count, 2000):
+        batch = values[start:start + 2000]
+        call("add_partitions_req", hms.AddPartitionsRequest(
+            dbName="big", tblName="events", parts=[_partition(table, v, {"numRows": "1000"}) for v in batch],
+            ifNotExists=False, needResult=False))
+        call("set_aggr_stats_for", hms.SetPartitionsStatsRequest(colStats=[
+            _part_stats("big", "events", f"ds={v[0]}/hr={v[1]}", long_stats("id", 1, 100, 50)) for v in batch[::10]],
+            needMerge=False))

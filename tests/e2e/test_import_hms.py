@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import resource
 import signal
 import sys
 import time
@@ -32,7 +33,7 @@ from gateway.thrift.idl import SERVICE, hms
 from loadtest.hms import hms_server, hms_unavailable_reason
 from tests.conftest import gateway_settings
 from tests.thrift_client import ThriftClient, thrift_table
-from tests.e2e.hms_catalog import Catalog, fill
+from tests.e2e.hms_catalog import Catalog, fill, fill_big_table
 from tests.e2e.test_thrift_differential import _normal
 
 _REASON = hms_unavailable_reason()
@@ -295,6 +296,29 @@ async def test_a_source_with_write_ids_seeds_each_table_with_its_own(pg_dsn: str
     finally:
         await target_gw.stop()
         await source_gw.stop()
+
+
+@_NEEDS_HMS
+@pytest.mark.soak
+async def test_a_table_of_many_partitions_imports_in_bounded_memory(gateway: Gateway, tmp_path: Path) -> None:
+    """IMPORT_SOAK_PARTITIONS (20,000) partitions, a tenth with statistics: all copied, at a rate printed for
+    docs, and the importer's peak memory far below what holding them all would take."""
+    count = int(os.environ.get("IMPORT_SOAK_PARTITIONS", "20000"))
+    to = f"127.0.0.1:{gateway.thrift_port}"
+    async with hms_server(workdir=tmp_path / "hms", jvm_args=HMS_ARGS, quick_start=True) as source:
+        theirs = _thrift(source)
+        await asyncio.to_thread(fill_big_table, lambda m, *a: getattr(theirs, m)(*a), tmp_path / "lake", count)
+        theirs.close()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        started = time.monotonic()
+        run = await import_hms(source, to, "--databases", "big", "--json")
+        took = time.monotonic() - started
+    assert run.code == 0, str(run)
+    assert run.copied() == {"databases": 1, "tables": 1, "partitions": count, "partition statistics": count // 10}
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    print(f"{count} partitions in {took:.1f} s ({count / took:.0f}/s), importer peak RSS "
+          f"{max(peak_kib, before) / 1024:.0f} MiB; {run.err.splitlines()[-1]}")
+    assert peak_kib < 400 * 1024, peak_kib  # a batch of 500 at a time, not the table
 
 
 async def test_an_unreachable_source_is_one_clear_line_and_exit_status_1(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import resource
 import ssl
 import sys
 import time
@@ -77,26 +78,28 @@ def _default_target(args: argparse.Namespace) -> EndpointAddress:
 
 
 def _tls(args: argparse.Namespace) -> ssl.SSLContext | None:
-    from gateway.hms_import.endpoint import BadEndpoint
+    from gateway.hms_import.endpoint import ImportUsageError
 
     if not args.to_tls_ca:
         if args.to_tls_cert or args.to_tls_key:
-            raise BadEndpoint("--to-tls-cert and --to-tls-key need --to-tls-ca")
+            raise ImportUsageError("--to-tls-cert and --to-tls-key need --to-tls-ca")
         return None
     try:
         context = ssl.create_default_context(cafile=args.to_tls_ca)
         if args.to_tls_cert:
             context.load_cert_chain(args.to_tls_cert, args.to_tls_key or None)
     except (OSError, ssl.SSLError) as exc:
-        raise BadEndpoint(f"--to-tls-*: {exc}") from None
+        raise ImportUsageError(f"--to-tls-*: {exc}") from None
     return context
 
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """One import (the module's docstring); its exit status."""
     # Imported here: parsing the Thrift IDL takes most of a second, which the other subcommands need not wait.
+    from thriftpy2.thrift import TException
+
     from gateway.hms_import.copier import Copier, CopyOptions
-    from gateway.hms_import.endpoint import (BadEndpoint, HmsImportError, RetryPolicy, ThriftEndpoint,
+    from gateway.hms_import.endpoint import (ImportUsageError, HmsImportError, RetryPolicy, ThriftEndpoint,
                                              parse_thrift_url)
     from gateway.hms_import.report import Progress, Summary
     from gateway.hms_import.verify import Verifier
@@ -105,14 +108,14 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         if not 1 <= args.batch_size <= MAX_BATCH:
-            raise BadEndpoint(f"--batch-size must be between 1 and {MAX_BATCH}, got {args.batch_size}")
+            raise ImportUsageError(f"--batch-size must be between 1 and {MAX_BATCH}, got {args.batch_size}")
         if args.progress_interval < 0:
-            raise BadEndpoint(f"--progress-interval must not be negative, got {args.progress_interval}")
+            raise ImportUsageError(f"--progress-interval must not be negative, got {args.progress_interval}")
         source_address = parse_thrift_url(args.source, "--from")
         target_address = parse_thrift_url(args.target, "--to") if args.target else _default_target(args)
         policy = RetryPolicy(call_timeout_s=args.timeout, retries=args.retries)
         context = _tls(args)
-    except (BadEndpoint, ConfigError) as exc:
+    except (ImportUsageError, ConfigError) as exc:
         print(f"metastore-gateway {COMMAND}: {exc}", file=err)
         return 2
     if source_address == target_address:
@@ -137,12 +140,19 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
         if summary.counts:
             print(summary.text(), file=err)
         return 1
+    except TException as exc:  # an answer no phase expects (an internal error of either side): said, not a trace
+        print(f"metastore-gateway {COMMAND}: stopped on an unexpected answer: {type(exc).__name__}: "
+              f"{getattr(exc, 'message', None) or exc}; what was done so far stays done: run it again", file=err)
+        if summary.counts:
+            print(summary.text(), file=err)
+        return 1
     except KeyboardInterrupt:
         print(f"metastore-gateway {COMMAND}: interrupted; run it again to complete the copy", file=err)
         if summary.counts:
             print(summary.text(), file=err)
         return 130
     print(summary.json() if args.json else summary.text(), file=out)
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     print(f"import: {time.monotonic() - started:.1f} s; {source.calls} calls to the source ({source.seconds:.1f} s), "
-          f"{gateway.calls} to the gateway ({gateway.seconds:.1f} s)", file=err)
+          f"{gateway.calls} to the gateway ({gateway.seconds:.1f} s); peak memory {peak_mib:.0f} MiB", file=err)
     return 0 if summary.ok else 1

@@ -40,8 +40,8 @@ class EndpointUnreachable(HmsImportError):
     """An endpoint did not answer within the retries."""
 
 
-class BadEndpoint(HmsImportError):
-    """A `thrift://host:port` that is not one (a usage error)."""
+class ImportUsageError(HmsImportError):
+    """A usage error: an endpoint that is no `thrift://host:port`, a bound out of range."""
 
 
 @dataclass(frozen=True)
@@ -54,19 +54,19 @@ class EndpointAddress:
 
 
 def parse_thrift_url(text: str, what: str) -> EndpointAddress:
-    """`thrift://host:port` (the scheme may be left out) as an address; BadEndpoint saying what is wrong."""
+    """`thrift://host:port` (the scheme may be left out) as an address; ImportUsageError saying what is wrong."""
     raw = text.strip()
     url = urlsplit(raw if "://" in raw else f"thrift://{raw}")
     if url.scheme != "thrift":
-        raise BadEndpoint(f"{what} {text!r}: the scheme must be thrift:// (thrift://host:port)")
+        raise ImportUsageError(f"{what} {text!r}: the scheme must be thrift:// (thrift://host:port)")
     try:
         port = url.port
     except ValueError:
-        raise BadEndpoint(f"{what} {text!r}: the port must be a number from 1 to 65535") from None
+        raise ImportUsageError(f"{what} {text!r}: the port must be a number from 1 to 65535") from None
     if not url.hostname or port is None or port == 0:
-        raise BadEndpoint(f"{what} {text!r}: expected thrift://host:port")
+        raise ImportUsageError(f"{what} {text!r}: expected thrift://host:port")
     if url.path not in ("", "/") or url.query:
-        raise BadEndpoint(f"{what} {text!r}: expected thrift://host:port, with no path or query")
+        raise ImportUsageError(f"{what} {text!r}: expected thrift://host:port, with no path or query")
     return EndpointAddress(url.hostname, port)
 
 
@@ -80,9 +80,9 @@ class RetryPolicy:
 
     def __post_init__(self) -> None:
         if not 0 < self.call_timeout_s <= 3600:
-            raise BadEndpoint(f"--timeout must be above 0 and at most 3600 seconds, got {self.call_timeout_s}")
+            raise ImportUsageError(f"--timeout must be above 0 and at most 3600 seconds, got {self.call_timeout_s}")
         if not 0 <= self.retries <= 100:
-            raise BadEndpoint(f"--retries must be between 0 and 100, got {self.retries}")
+            raise ImportUsageError(f"--retries must be between 0 and 100, got {self.retries}")
 
 
 class ThriftEndpoint:

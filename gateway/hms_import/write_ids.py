@@ -101,12 +101,12 @@ class WriteIdSeeder:
         have = 0 if (self._dry_run and table_is_new) else self.gateway_max(db, table)
         if have >= want:
             self._summary.add(KIND, "identical")
-            return True
+            return self.raise_txn_ids()  # also after a run that seeded the table and stopped before this
         if have > 0:
             self._summary.add(KIND, "failed", name=name, reason=(
-                f"the gateway's table has write ids up to {have} of its own, below the source's {want}: it cannot be "
-                "seeded any more; its existing files would read as uncommitted. Drop it on the gateway and import "
-                "it again"))
+                f"the gateway's table has write ids up to {have} of its own, below the source's {want} (was the "
+                "source written after an earlier import?): it cannot be seeded any more, and the files of the "
+                "ids between would read as uncommitted. Drop it on the gateway and import it again"))
             return False
         if self._dry_run:
             self._summary.would_copy[KIND] += 1
@@ -120,20 +120,22 @@ class WriteIdSeeder:
                 self._summary.add(KIND, "failed", name=name, reason=f"seed_write_id {want}: {exc.message}")
                 return False
         self._summary.add(KIND, "copied")
-        self.raise_txn_ids()
-        return True
+        return self.raise_txn_ids()
 
-    def raise_txn_ids(self) -> None:
-        """The gateway's next txn id above the source's high-water mark (once per import)."""
-        if self._txn_ids_raised:
-            return
-        self._txn_ids_raised = True
+    def raise_txn_ids(self) -> bool:
+        """The gateway's next txn id above the source's high-water mark (checked once per import, not in a dry
+        run); False when the gateway refuses it (then no partition is added: its own txn would take an id
+        below)."""
+        if self._dry_run or self._txn_ids_raised:
+            return True
         hwm = self.source_txn_high_water_mark()
-        have = int(self._gateway.call("get_open_txns").txn_high_water_mark or 0)
-        if have >= hwm:
-            return
         try:
-            self._gateway.call("seed_txn_id", hms.SeedTxnIdRequest(seedTxnId=hwm + 1))
-        except hms.MetaException:  # a retry of a seed that did arrive, or another import's seed: then it is past
             if int(self._gateway.call("get_open_txns").txn_high_water_mark or 0) < hwm:
-                raise
+                self._gateway.call("seed_txn_id", hms.SeedTxnIdRequest(seedTxnId=hwm + 1))
+        except hms.MetaException as exc:  # a retry of a seed that did arrive, or another import's: then it is past
+            if int(self._gateway.call("get_open_txns").txn_high_water_mark or 0) < hwm:
+                self._summary.add(KIND, "failed", name="(the gateway's txn ids)",
+                                  reason=f"seed_txn_id {hwm + 1}: {exc.message}")
+                return False
+        self._txn_ids_raised = True
+        return True

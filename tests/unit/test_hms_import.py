@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from gateway.hms_import.compare import differences, plain
-from gateway.hms_import.endpoint import (BadEndpoint, EndpointAddress, EndpointUnreachable, RetryPolicy,
+from gateway.hms_import.endpoint import (ImportUsageError, EndpointAddress, EndpointUnreachable, RetryPolicy,
                                          ThriftEndpoint, parse_thrift_url)
 from gateway.hms_import.report import Progress, Summary
 from gateway.thrift.idl import hms
@@ -28,7 +28,7 @@ def test_an_endpoint_is_host_and_port(text: str, host: str, port: int) -> None:
                                         ("thrift://h:99999", "port must be a number"),
                                         ("thrift://h:1/db", "no path or query"), ("thrift://:1", "host:port")])
 def test_a_bad_endpoint_says_what_is_wrong(text: str, says: str) -> None:
-    with pytest.raises(BadEndpoint, match=says):
+    with pytest.raises(ImportUsageError, match=says):
         parse_thrift_url(text, "--from")
 
 

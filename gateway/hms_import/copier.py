@@ -16,6 +16,7 @@ get_partitions_by_names of one batch at a time), and only the names of one table
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Callable, Iterator, Sequence, TextIO
@@ -156,12 +157,18 @@ class Copier:
             db.catalogName = None
             outcome = self._settle("databases", name, db, partial(_missing, self._gateway, "get_database", name),
                                    partial(self._gateway.call, "create_database", db),
-                                   partial(self._gateway.call, "alter_database", name, db))
+                                   partial(self._replace_database, db))
             if outcome != "failed":  # a differing description does not make its tables differ: they are compared
                 usable.append(name)
             self._progress.advance()
         self._progress.finish()
         return usable
+
+    def _replace_database(self, db: Any) -> None:
+        if db.name.lower() == "default":  # each metastore's `default` lives at its own warehouse root: kept
+            db = copy.copy(db)
+            db.locationUri = self._gateway.call("get_database", db.name).locationUri
+        self._gateway.call("alter_database", db.name, db)
 
     # -- tables ---------------------------------------------------------------------------------------
 
@@ -209,7 +216,7 @@ class Copier:
         partitioned = [t for t in tables if t.table.partitionKeys and t.table.tableType != VIEW]
         for t in partitioned:
             if not t.usable:
-                self._summary.add("partitions", "skipped", name=f"{t.full_name} (all)",
+                self._summary.add("partitions", "skipped", name=f"{t.full_name} (every partition)",
                                   reason=f"neither copied nor compared: {t.reason}")
         work = [(t, len(self._source.call("get_partition_names", t.db, t.name, -1))) for t in partitioned if t.usable]
         self._progress.start("partitions", sum(count for _, count in work))

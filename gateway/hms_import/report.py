@@ -21,6 +21,9 @@ KINDS = ("databases", "tables", "partitions", "functions", "table statistics", "
 OUTCOMES = ("copied", "identical", "replaced", "differing", "skipped", "failed")
 # Outcomes that do not make the exit status non-zero (a dry run's "would copy" is `skipped` with dry=True).
 GOOD = frozenset({"copied", "identical", "replaced"})
+_ONE = {"databases": "database", "tables": "table", "partitions": "partition", "functions": "function",
+        "table statistics": "statistics of table", "partition statistics": "statistics of partition",
+        "write ids": "write ids of"}  # how one object of a kind is named in a problem's line
 _LISTED = 50  # problems listed per outcome in the text summary; all of them in --json
 
 
@@ -61,7 +64,7 @@ class Summary:
         for outcome in ("differing", "skipped", "failed"):
             listed = [p for p in self.problems if p.outcome == outcome]
             for p in listed[:_LISTED]:
-                lines.append(f"{outcome}: {p.kind[:-1] if p.kind.endswith('s') else p.kind} {p.name}: {p.reason}")
+                lines.append(f"{outcome}: {_ONE.get(p.kind, p.kind)} {p.name}: {p.reason}")
             if len(listed) > _LISTED:
                 lines.append(f"{outcome}: ... and {len(listed) - _LISTED} more (--json lists all)")
         if self.verify_only:

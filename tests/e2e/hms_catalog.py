@@ -158,6 +158,14 @@ def fill(call: Callable[..., Any], lake: Path) -> Catalog:
     odd = call("get_table", "odd_names_1", "t_1_")
     call("add_partitions", [_partition(odd, [v]) for v in ("%", "a b/c", "__HIVE_DEFAULT_PARTITION__")])
 
+    # What Hive 2.3 takes and the gateway refuses: a parameter with an empty key.
+    call("create_database", hms.Database(name="refused", description="", locationUri=loc("refused.db"),
+                                         parameters={}))
+    empty_key = _table("refused", "empty_key", _sd(_cols(("id", "bigint")), TEXT, loc("refused.db", "empty_key")),
+                       _cols(("p", "string")), params={"": "no name"})
+    call("create_table", empty_key)
+    call("add_partitions", [_partition(empty_key, [v]) for v in ("1", "2")])
+
     # A transactional table with partitions, after txns that committed: Hive 2.3 names its delta
     # directories by txn ids, so the gateway must count them committed.
     acid_sd = _sd(_cols(("id", "bigint"), ("v", "string")), ORC, loc("sales.db", "acid_parts"), buckets=2,

@@ -44,7 +44,7 @@ HMS_ARGS = ["-Dhive.in.test=true", "-Dhive.support.concurrency=true",
             "-Dhive.txn.manager=org.apache.hadoop.hive.ql.lockmgr.DbTxnManager",
             "-Dhive.compactor.initiator.on=false", "-Dhive.compactor.worker.threads=0",
             "-Ddatanucleus.connectionPoolingType=dbcp"]
-CATALOG = "sales|web|odd*"  # all but `busy`, whose table an open txn writes
+CATALOG = "sales|web|odd*"  # all but `busy`, whose table an open txn writes, and `refused`
 BATCH = "100"
 
 
@@ -154,13 +154,15 @@ async def test_an_import_copies_the_catalog_resumes_after_a_crash_and_verifies(g
         big_db, big_table = catalog.big_table
         filled = time.monotonic()
 
-        # A dry run lists what it would copy and writes nothing.
+        # A dry run lists what it would copy and writes nothing: not one event in the gateway's log.
+        events_before = (await ours("get_current_notificationEventId")).eventId
         dry = await import_hms(source, to, "--databases", CATALOG, "--dry-run")
         assert dry.code == 0, str(dry)
         assert f"would add {catalog.big_partitions} partitions to {big_db}.{big_table}" in dry.out, dry.out
         assert f"would seed the write ids of sales.acid_parts with {catalog.txn_high_water_mark}" in dry.out
         assert "would copy function web.to_upper" in dry.out
         assert await ours("get_all_databases") == ["default"]
+        assert (await ours("get_current_notificationEventId")).eventId == events_before
 
         # One database first, then all of them, the second run killed amid the big table's partitions.
         one = await import_hms(source, to, "--databases", "web", "--json")
@@ -227,6 +229,14 @@ async def test_an_import_copies_the_catalog_resumes_after_a_crash_and_verifies(g
         assert calm.copied() == {"tables": 1, "write ids": 1}, calm.copied()
         assert (await ours("get_max_allocated_table_write_id", hms.MaxAllocatedTableWriteIdRequest(
             dbName="busy", tableName="locked"))).maxWriteId >= hwm
+
+        # What the gateway refuses is named with its reason; its partitions are left alone, and said so.
+        refused = await import_hms(source, to, "--databases", "refused")
+        assert refused.code == 1, str(refused)
+        assert "failed: table refused.empty_key: InvalidObjectException: " in refused.out, refused.out
+        assert "a parameter key must not be empty" in refused.out, refused.out
+        assert ("skipped: partition refused.empty_key (every partition): neither copied nor compared: the gateway "
+                "refused the table (above)") in refused.out, refused.out
 
         # A difference planted on the gateway: --verify names it, a copy leaves it and says so,
         # --replace-differing writes the source's over it.

@@ -26,6 +26,8 @@ from gateway.hms_import.endpoint import ThriftEndpoint
 from gateway.hms_import.report import Progress, Summary
 from gateway.hms_import.write_ids import WriteIdSeeder, is_transactional
 from gateway.thrift.idl import hms
+from hive.errors import InvalidArgument
+from hive.names import make_partition_name
 
 VIEW = "VIRTUAL_VIEW"
 # A replaced table or partition takes the source's parameters as they are, its statistics markers
@@ -202,7 +204,7 @@ class Copier:
                                partial(self._gateway.call, "alter_table_with_environment_context", db, name, table,
                                        AS_THEY_ARE))
         usable = outcome in ("copied", "identical", "replaced", "would copy", "would replace")
-        reasons = {"differing": "the table differs from the source's and was kept (--replace-differing)",
+        reasons = {"differing": "the table differs from the source's and was kept (--replace-differing replaces it)",
                    "failed": "the gateway refused the table (above)"}
         state = TableState(db, name, table, usable=usable, new_in_dry_run=outcome == "would copy",
                            reason=reasons.get(outcome, ""))
@@ -239,6 +241,7 @@ class Copier:
         there = {} if t.new_in_dry_run else {
             tuple(p.values): p for p in self._gateway.call("get_partitions_by_names", t.db, t.name, names)}
         missing = [p for p in parts if tuple(p.values) not in there]
+        not_added: set[str] = set()  # their statistics are not written either
         if missing:
             if self._options.dry_run:
                 self._summary.would_copy["partitions"] += len(missing)
@@ -247,8 +250,8 @@ class Copier:
                     self._gateway.call("add_partitions_req", hms.AddPartitionsRequest(
                         dbName=t.db, tblName=t.name, parts=missing, ifNotExists=True, needResult=False))
                     self._summary.add("partitions", "copied", len(missing))
-                except (hms.MetaException, hms.InvalidObjectException, hms.AlreadyExistsException) as exc:
-                    self._add_one_by_one(t, missing, exc)
+                except (hms.MetaException, hms.InvalidObjectException, hms.AlreadyExistsException):
+                    not_added = self._add_one_by_one(t, missing)
         replace = []
         for p in parts:
             have = there.get(tuple(p.values))
@@ -272,19 +275,21 @@ class Copier:
                 for p in replace:
                     self._summary.add("partitions", "failed", name=f"{t.full_name} {_name_of(t, p)}",
                                       reason=_reason(exc))
-        self._copy_partition_statistics(t, names)
+        self._copy_partition_statistics(t, [n for n in names if n not in not_added])
 
-    def _add_one_by_one(self, t: TableState, parts: list[Any], batch_error: BaseException) -> None:
+    def _add_one_by_one(self, t: TableState, parts: list[Any]) -> set[str]:
         """A refused batch: each partition alone, so one bad partition does not hold back the others and is
-        named in the summary."""
+        named in the summary. The names of those refused."""
+        refused = set()
         for p in parts:
             try:
                 self._gateway.call("add_partitions_req", hms.AddPartitionsRequest(
                     dbName=t.db, tblName=t.name, parts=[p], ifNotExists=True, needResult=False))
                 self._summary.add("partitions", "copied")
             except (hms.MetaException, hms.InvalidObjectException, hms.AlreadyExistsException) as exc:
-                self._summary.add("partitions", "failed", name=f"{t.full_name} {_name_of(t, p)}",
-                                  reason=_reason(exc) if str(exc) else _reason(batch_error))
+                refused.add(_name_of(t, p))
+                self._summary.add("partitions", "failed", name=f"{t.full_name} {_name_of(t, p)}", reason=_reason(exc))
+        return refused
 
     def _stat_columns(self, t: TableState) -> list[str]:
         return [c.name for c in (t.table.sd.cols if t.table.sd else None) or []]
@@ -389,5 +394,12 @@ def _by_column(objs: list[Any]) -> Any:
 
 
 def _name_of(t: TableState, partition: Any) -> str:
-    keys = [k.name for k in t.table.partitionKeys]
-    return "/".join(f"{k}={v}" for k, v in zip(keys, partition.values or []))
+    return partition_name(t.table.partitionKeys, partition.values)
+
+
+def partition_name(keys: Sequence[Any], values: Sequence[str] | None) -> str:
+    """A partition's name as Hive makes it (its keys and escaped values), as get_partition_names lists it."""
+    try:
+        return make_partition_name(keys, values or [])
+    except InvalidArgument:  # values that do not fit the keys: shown as they are
+        return "/".join(values or [])

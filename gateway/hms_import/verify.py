@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from gateway.hms_import import compare
-from gateway.hms_import.copier import VIEW, chunks, source_databases
+from gateway.hms_import.copier import VIEW, chunks, partition_name, source_databases
 from gateway.hms_import.endpoint import ThriftEndpoint
 from gateway.hms_import.report import Progress, Summary
 from gateway.hms_import.write_ids import WriteIdSeeder, is_transactional
@@ -110,7 +110,8 @@ class Verifier:
             source_parts = {tuple(p.values): p for p in self._source.call("get_partitions_by_names", db, name, names)}
             gateway_parts = {tuple(p.values): p for p in self._gateway.call("get_partitions_by_names", db, name, names)}
             for values, p in source_parts.items():
-                self._same("partitions", f"{full} {'/'.join(values)}", p, gateway_parts.get(values))
+                self._same("partitions", f"{full} {partition_name(theirs.partitionKeys, values)}", p,
+                           gateway_parts.get(values))
             if columns:
                 request = hms.PartitionsStatsRequest(dbName=db, tblName=name, colNames=columns, partNames=names)
                 source_stats = self._source.call("get_partitions_statistics_req", request).partStats or {}

@@ -5,15 +5,18 @@ from __future__ import annotations
 import io
 import itertools
 import socket
+import threading
+import time
 from typing import Any
 
 import pytest
+import thriftpy2.rpc
 
 from gateway.hms_import.compare import differences, plain
 from gateway.hms_import.endpoint import (ImportUsageError, EndpointAddress, EndpointUnreachable, RetryPolicy,
                                          ThriftEndpoint, parse_thrift_url)
 from gateway.hms_import.report import Progress, Summary
-from gateway.thrift.idl import hms
+from gateway.thrift.idl import SERVICE, hms
 from hive.backoff import Backoff
 
 
@@ -75,6 +78,41 @@ def test_a_lost_connection_is_tried_a_bounded_number_of_times_with_back_off() ->
                                                   r"getVersion \(4 tries, each within 1 s\)"):
         endpoint.call("getVersion")
     assert waits == [0.5, 1.0, 1.0]
+
+
+def test_a_server_that_comes_back_within_the_retries_is_answered_on_a_new_connection() -> None:
+    """Nothing listens for the first two tries; a real Thrift server is started during the second wait."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+
+    class Handler:
+        def getVersion(self) -> str:  # noqa: N802 - Thrift's name
+            return "2.3.10"
+
+    server = thriftpy2.rpc.make_server(SERVICE, Handler(), "127.0.0.1", port)
+    waits: list[float] = []
+
+    def wait(seconds: float) -> None:
+        waits.append(seconds)
+        if len(waits) == 2:
+            threading.Thread(target=server.serve, daemon=True).start()  # it listens first
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    return
+                except OSError:
+                    time.sleep(0.01)
+
+    policy = RetryPolicy(call_timeout_s=5, retries=5, backoff=Backoff(initial_s=0.1, max_s=1.0))
+    endpoint = ThriftEndpoint("source", EndpointAddress("127.0.0.1", port), policy, sleep=wait)
+    try:
+        assert endpoint.call("getVersion") == "2.3.10"
+        assert waits == [0.1, 0.2] and endpoint.calls == 1  # the two tries before found no one to call
+    finally:
+        endpoint.close()
+        server.close()
 
 
 def test_the_summary_is_complete_only_without_problems() -> None:

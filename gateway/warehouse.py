@@ -28,9 +28,11 @@ Every operation runs in a worker thread with a bound, so the event loop never bl
 It works only inside its data roots (metastore.gateway.data.roots: by default the warehouse directory),
 checked on the path with its symbolic links resolved; a root itself is never deleted, emptied or
 moved. A location the caller chose anywhere else (a database's, a managed table's or a partition's) is
-not the gateway's to touch, as a path Hive's metastore may not write is not Hive's: a drop leaves its
-files (logged), a create makes no directory there, and a truncate or a move of it is refused before
-anything changes. Without this, any caller could have the gateway delete whatever its OS user may.
+not the gateway's to touch, as a path Hive's metastore may not write is not Hive's: a drop with
+deleteData of such a database or managed table, or of partitions of such a table, is refused before
+anything changes (`check_deletable`), as Hive refuses one it may not delete; a partition placed there
+by itself is dropped and its files left (logged); a create makes no directory there; a truncate or a
+move is refused. Without this, any caller could have the gateway delete whatever its OS user may.
 """
 
 from __future__ import annotations
@@ -94,6 +96,17 @@ class Warehouse:
         real = os.path.realpath(path)
         return any(real.startswith(root.rstrip(os.sep) + os.sep) or (root_too and real == root)
                    for root in self._roots)
+
+    def check_deletable(self, location: str, what: str) -> None:
+        """Before a drop with deleteData: FailedPrecondition, so that nothing is dropped, when the object's
+        local data lies outside the data roots (or is one), as Hive's metastore refuses to drop what it may
+        not delete ("metadata not deleted since ... is not writable"); dropped, the metadata would go and the
+        files stay, and a table or partition made again under the name would read them."""
+        path = self._local(location)
+        if path is not None and not self._inside(path):
+            raise FailedPrecondition(f"{what}: its data at {path} is outside the gateway's data roots "
+                                     f"(metastore.gateway.data.roots), or is one; nothing was dropped: list that "
+                                     f"directory there, or drop it without its data (deleteData false)")
 
     def _changeable(self, location: str, what: str) -> str | None:
         """The local path of a location a truncate or a move changes: None when it is not local;

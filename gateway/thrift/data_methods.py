@@ -9,6 +9,7 @@ methods make; the file work is ordered around it as Hive orders it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import uuid
 from operator import attrgetter
@@ -73,6 +74,11 @@ class DataMethods:
         as `snapshot` sees it (a read's snapshot may see a table that has since been renamed or dropped)."""
         return convert.partition_name(await self._table(db_name, tbl_name, snapshot), required(part_vals, "part_vals"))
 
+    def _check_deletable(self, table: Table | None, what: str) -> None:
+        """A managed table's data outside the data roots: its drop, or its partitions', is refused (Warehouse)."""
+        if table is not None and owns_data(table):
+            self._warehouse.check_deletable(table.sd.location, f"{what} {table.full_name}")
+
     async def _partitions(self, table: Table) -> list[Partition]:
         """Every partition of `table` now."""
         _, parts = (await self._catalog.list_partitions(table.db_name, table.name, ALL_PARTITIONS, LATEST)).value
@@ -84,6 +90,10 @@ class DataMethods:
 
     async def drop_database(self, name: str | None, deleteData: bool | None, cascade: bool | None) -> None:  # noqa: N803
         name = required(name, "name")
+        if deleteData:
+            with contextlib.suppress(NotFound):  # (the drop says so)
+                database = await self._cached.fetch_database(name)
+                self._warehouse.check_deletable(database.location, f"drop database {name}")
         dropped, event_id = await self._catalog.drop_database(name, cascade=bool(cascade), if_exists=False,
                                                               caller=thrift_identity.get().limited_to)
         self._cached.wrote(name, "", event_id)
@@ -157,6 +167,8 @@ class DataMethods:
 
     async def drop_table(self, dbname: str | None, name: str | None, deleteData: bool | None) -> None:  # noqa: N803
         db_name, table_name = required(dbname, "dbname"), required(name, "name")
+        if deleteData:
+            self._check_deletable(await self._table_if_any(db_name, table_name), "drop table")
         dropped, event_id = await self._catalog.drop_table(db_name, table_name, if_exists=False,
                                                            caller=thrift_identity.get().limited_to)
         self._cached.wrote(db_name, table_name, event_id)
@@ -219,6 +231,8 @@ class DataMethods:
                                delete_data: bool, if_exists: bool, whole: bool = False) -> DroppedPartitions:
         db_name, tbl_name = required(db_name, "db_name"), required(tbl_name, "tbl_name")
         acid = await self._table_if_any(db_name, tbl_name)
+        if delete_data:
+            self._check_deletable(acid, "drop partitions of")
         async with self._own_txns.around(acid, 0, f"drop partitions of {db_name}.{tbl_name}") as txn_id:
             dropped, event_id = await self._catalog.drop_partitions(db_name, tbl_name, list(names),
                                                                     if_exists=if_exists, whole=whole, txn_id=txn_id)

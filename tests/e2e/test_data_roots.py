@@ -1,10 +1,11 @@
 """The gateway's file work stays inside its data roots (metastore.gateway.data.roots; by default the
 warehouse directory, gateway/warehouse.py): a client that places a database, a managed table or a
-partition anywhere else cannot have the gateway delete, empty or move what is there. A drop leaves the
-files (the metadata goes), a create makes no directory, a truncate or a rename that would move them is
-refused with nothing changed; a symbolic link out of the warehouse and the warehouse's root itself count
-as outside. Inside the roots the gateway deletes as before. (Found by a security audit: every call below
-deleted or moved the canary's directory.)"""
+partition anywhere else cannot have the gateway delete, empty or move what is there. A drop with deleteData
+of such a database or table (or of its partitions), a truncate or a rename that would move it is refused
+with nothing changed; a partition placed outside by itself is dropped and its files left; a create makes
+no directory; a symbolic link out of the warehouse and the warehouse's root itself count as outside.
+Inside the roots the gateway deletes as before. (Found by a security audit: every call below deleted or
+moved the canary's directory.)"""
 
 from __future__ import annotations
 
@@ -58,40 +59,49 @@ async def env(pg_dsn: str, tmp_path: Path) -> AsyncIterator[Env]:
             client.close()
 
 
-async def test_drops_leave_files_outside_the_data_roots(env: Env) -> None:
+async def test_drops_of_data_outside_the_data_roots_are_refused_with_nothing_changed(env: Env) -> None:
+    """As Hive's metastore refuses to drop what it may not delete: dropped, the metadata would go and the files
+    stay, and a table made again under the name would read them."""
     db_file = _canary(env.victims / "db_dir")
     await env.call("create_database", hms.Database(name="evil", locationUri=f"file:{db_file.parent}", parameters={}))
-    await env.call("drop_database", "evil", True, True)
+    with pytest.raises(hms.InvalidOperationException, match="outside the gateway's data roots"):
+        await env.call("drop_database", "evil", True, True)
+    assert db_file.exists() and (await env.call("get_database", "evil")).name == "evil"
+    await env.call("drop_database", "evil", False, True)  # without its data: the files are not the gateway's
     assert db_file.exists()
-    with pytest.raises(hms.NoSuchObjectException):
-        await env.call("get_database", "evil")  # the metadata went
 
-    # A location that climbs out of the warehouse with `..`.
+    # A location that climbs out of the warehouse with `..`, and its partitions.
     table_file = _canary(env.victims / "table_dir")
-    await env.call("create_table", _table("db", "climber", f"file:{env.warehouse}/../victims/table_dir"))
-    await env.call("drop_table", "db", "climber", True)
-    assert table_file.exists()
+    await env.call("create_table", _table("db", "climber", f"file:{env.warehouse}/../victims/table_dir", ("ds",)))
+    await env.call("add_partition", hms.Partition(dbName="db", tableName="climber", values=["a"], parameters={}))
+    with pytest.raises(hms.MetaException, match="outside the gateway's data roots"):
+        await env.call("drop_partition", "db", "climber", ["a"], True)
+    with pytest.raises(hms.MetaException, match="outside the gateway's data roots"):
+        await env.call("drop_table", "db", "climber", True)
+    assert table_file.exists() and await env.call("get_partition_names", "db", "climber", -1) == ["ds=a"]
 
-    # A partition of a managed table placed outside.
+    # A symbolic link inside the warehouse to a directory outside.
+    linked_file = _canary(env.victims / "linked")
+    os.symlink(linked_file.parent, env.warehouse / "link")
+    await env.call("create_table", _table("db", "linked", f"file:{env.warehouse}/link"))
+    with pytest.raises(hms.MetaException, match="outside the gateway's data roots"):
+        await env.call("drop_table", "db", "linked", True)
+    assert linked_file.exists()
+
+    # The warehouse's root itself, as a database's location: the other database's files stay.
+    inside = _canary(env.warehouse / "db.db" / "kept")
+    await env.call("create_database", hms.Database(name="rooted", locationUri=f"file:{env.warehouse}", parameters={}))
+    with pytest.raises(hms.InvalidOperationException, match="outside the gateway's data roots"):
+        await env.call("drop_database", "rooted", True, True)
+    assert inside.exists() and env.warehouse.is_dir()
+
+    # A partition of a table inside the roots placed outside by itself: dropped, its files left (logged).
     part_file = _canary(env.victims / "part_dir")
     await env.call("create_table", _table("db", "parted", keys=("ds",)))
     await env.call("add_partition", hms.Partition(dbName="db", tableName="parted", values=["a"], parameters={},
                                                   sd=hms.StorageDescriptor(location=str(part_file.parent))))
     assert await env.call("drop_partition", "db", "parted", ["a"], True)
     assert part_file.exists()
-
-    # A symbolic link inside the warehouse to a directory outside.
-    linked_file = _canary(env.victims / "linked")
-    os.symlink(linked_file.parent, env.warehouse / "link")
-    await env.call("create_table", _table("db", "linked", f"file:{env.warehouse}/link"))
-    await env.call("drop_table", "db", "linked", True)
-    assert linked_file.exists()
-
-    # The warehouse's root itself, as a database's location: the other database's files stay.
-    inside = _canary(env.warehouse / "db.db" / "kept")
-    await env.call("create_database", hms.Database(name="rooted", locationUri=f"file:{env.warehouse}", parameters={}))
-    await env.call("drop_database", "rooted", True, True)
-    assert inside.exists() and env.warehouse.is_dir()
 
     # Inside the roots, a managed table's data goes with it, as before.
     await env.call("create_table", _table("db", "plain"))

@@ -24,8 +24,8 @@ from gateway.thrift.idl import hms
 from gateway.thrift.own_txn import OwnTxns
 from gateway.warehouse import Warehouse
 from hive.limits import preview
-from hive.names import (canonical_partition_name, leading_partition_values, make_partition_name,
-                        matches_partial_values)
+from hive.names import (DEFAULT_DATABASE_NAME, canonical_partition_name, leading_partition_values,
+                        make_partition_name, matches_partial_values, normalize_identifier)
 from store.cache.facade import CachedCatalog
 from store.catalog import DroppedPartitions, DroppedTable, check_exchangeable, require_partitioned
 from store.catalog_store import CatalogStore
@@ -90,8 +90,9 @@ class DataMethods:
 
     async def drop_database(self, name: str | None, deleteData: bool | None, cascade: bool | None) -> None:  # noqa: N803
         name = required(name, "name")
-        if deleteData:
-            with contextlib.suppress(NotFound):  # (the drop says so)
+        # (a missing database, and default, which is never dropped, are the drop's to refuse)
+        if deleteData and normalize_identifier(name, "database") != DEFAULT_DATABASE_NAME:
+            with contextlib.suppress(NotFound):
                 database = await self._cached.fetch_database(name)
                 self._warehouse.check_deletable(database.location, f"drop database {name}")
         dropped, event_id = await self._catalog.drop_database(name, cascade=bool(cascade), if_exists=False,

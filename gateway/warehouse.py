@@ -102,20 +102,18 @@ class Warehouse:
         local data lies outside the data roots (or is one), as Hive's metastore refuses to drop what it may
         not delete ("metadata not deleted since ... is not writable"); dropped, the metadata would go and the
         files stay, and a table or partition made again under the name would read them."""
-        path = self._local(location)
-        if path is not None and not self._inside(path):
-            raise FailedPrecondition(f"{what}: its data at {path} is outside the gateway's data roots "
-                                     f"(metastore.gateway.data.roots), or is one; nothing was dropped: list that "
-                                     f"directory there, or drop it without its data (deleteData false)")
+        self._changeable(location, what, subject="its data at ",
+                         remedy="nothing was dropped: list that directory there, or drop it without its data "
+                                "(deleteData false)")
 
-    def _changeable(self, location: str, what: str) -> str | None:
-        """The local path of a location a truncate or a move changes: None when it is not local;
+    def _changeable(self, location: str, what: str, *, subject: str = "",
+                    remedy: str = "the gateway changes no files there, so nothing was changed") -> str | None:
+        """The local path of a location a truncate, a move or a drop changes: None when it is not local;
         FailedPrecondition, before anything changes, when it is outside the data roots or is one."""
         path = self._local(location)
         if path is not None and not self._inside(path):
-            raise FailedPrecondition(f"{what}: {path} is outside the gateway's data roots "
-                                     f"(metastore.gateway.data.roots), or is one; the gateway changes no files "
-                                     f"there, so nothing was changed")
+            raise FailedPrecondition(f"{what}: {subject}{path} is outside the gateway's data roots "
+                                     f"(metastore.gateway.data.roots), or is one; {remedy}")
         return path
 
     def _local(self, location: str) -> str | None:

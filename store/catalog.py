@@ -285,12 +285,17 @@ async def alter_database(conn: asyncpg.Connection, name: str, new: Database, *,
                                                                       "database": codec.database_to_json(altered)}),))
 
 
-async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool, if_exists: bool,
-                        caller: str | None = None) -> Outcome[DroppedDatabase | None]:
-    """Drop the database; `caller`: whose EXCLUSIVE lock it may drop under (locks.check_no_conflicting_holders)."""
+def check_database_droppable(name: str) -> None:
+    """NeverAllowed for default, which Hive's metastore keeps always."""
     if n.normalize_identifier(name, "database") == n.DEFAULT_DATABASE_NAME:
         raise NeverAllowed("Can not drop default database: Hive's metastore keeps it always (drop its tables "
                            "instead)")
+
+
+async def drop_database(conn: asyncpg.Connection, name: str, *, cascade: bool, if_exists: bool,
+                        caller: str | None = None) -> Outcome[DroppedDatabase | None]:
+    """Drop the database; `caller`: whose EXCLUSIVE lock it may drop under (locks.check_no_conflicting_holders)."""
+    check_database_droppable(name)
     try:
         db = await get_database(conn, name, lock="update")
     except NotFound:

@@ -24,10 +24,11 @@ from gateway.thrift.idl import hms
 from gateway.thrift.own_txn import OwnTxns
 from gateway.warehouse import Warehouse
 from hive.limits import preview
-from hive.names import (DEFAULT_DATABASE_NAME, canonical_partition_name, leading_partition_values,
-                        make_partition_name, matches_partial_values, normalize_identifier)
+from hive.names import (canonical_partition_name, leading_partition_values, make_partition_name,
+                        matches_partial_values)
 from store.cache.facade import CachedCatalog
-from store.catalog import DroppedPartitions, DroppedTable, check_exchangeable, require_partitioned
+from store.catalog import (DroppedPartitions, DroppedTable, check_database_droppable, check_exchangeable,
+                           require_partitioned)
 from store.catalog_store import CatalogStore
 from hive.stats_accuracy import NO_CONTEXT, AlterContext
 from store.errors import (AlreadyExists, FailedPrecondition, InvalidArgument, NeverAllowed, NotFound,
@@ -90,9 +91,9 @@ class DataMethods:
 
     async def drop_database(self, name: str | None, deleteData: bool | None, cascade: bool | None) -> None:  # noqa: N803
         name = required(name, "name")
-        # (a missing database, and default, which is never dropped, are the drop's to refuse)
-        if deleteData and normalize_identifier(name, "database") != DEFAULT_DATABASE_NAME:
-            with contextlib.suppress(NotFound):
+        check_database_droppable(name)  # the store's refusal first: default sits at the warehouse's root
+        if deleteData:
+            with contextlib.suppress(NotFound):  # (a missing database is the drop's to refuse)
                 database = await self._cached.fetch_database(name)
                 self._warehouse.check_deletable(database.location, f"drop database {name}")
         dropped, event_id = await self._catalog.drop_database(name, cascade=bool(cascade), if_exists=False,

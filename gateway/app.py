@@ -45,6 +45,7 @@ from gateway.thrift.idl import SERVICE as THRIFT_SERVICE
 from gateway.thrift import wire as thrift_wire
 from gateway.thrift.server import ThriftServer, ThriftSettings
 from gateway.threads import DaemonThreadExecutor
+from gateway.warehouse import Warehouse
 from hive.backoff import Backoff
 from hive.names import whitelist_pattern
 from poller.compactor import Compactor
@@ -131,7 +132,8 @@ class Gateway:
                 event_clean_interval_s=s.event_clean_interval_s,
                 count_open_txns_interval_s=s.count_open_txns_interval_s))
             self._background.append(asyncio.create_task(self.housekeeper.run(), name="housekeeping"))
-            self.compactor = Compactor(self._db, compactor_settings(s))
+            warehouse = Warehouse(s.data_root_list)  # the file work of the Thrift DDL and of the Cleaner
+            self.compactor = Compactor(self._db, compactor_settings(s), outside_data_roots=warehouse.is_outside_roots)
             self._background.append(asyncio.create_task(self.compactor.run(), name="compactor"))
             quiet_pool_reconnects()
             probe = self.probe = DatabaseProbe(self.dsn, interval_s=s.db_check_interval_s,
@@ -170,7 +172,7 @@ class Gateway:
             await self._server.set_serving(False)  # open, and says so: warming up
             if s.thrift_enabled:
                 handler = HiveMetastoreHandler(catalog, self.cached_catalog, txn_store, lock_store, s,
-                                               fb303=Fb303(self.metrics.calls))
+                                               warehouse=warehouse, fb303=Fb303(self.metrics.calls))
                 self._thrift = ThriftServer(THRIFT_SERVICE, handler, ThriftSettings(
                     host=s.host, port=s.thrift_port, framed=s.thrift_framed, max_message_bytes=s.max_message_bytes,
                     max_connections=s.thrift_max_connections, read_timeout_s=s.thrift_read_timeout_s,

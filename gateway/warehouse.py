@@ -97,6 +97,13 @@ class Warehouse:
         return any(real.startswith(root.rstrip(os.sep) + os.sep) or (root_too and real == root)
                    for root in self._roots)
 
+    def is_outside_roots(self, location: str) -> bool:
+        """Whether `location` is a local directory outside the data roots, where the gateway changes no
+        file (a root itself, and whatever is below one, is inside). The compactor's Cleaner asks this
+        before deleting what a compaction made obsolete below a table's or a partition's location."""
+        path = self._local(location)
+        return path is not None and not self._inside(path, root_too=True)
+
     def check_deletable(self, location: str, what: str) -> None:
         """Before a drop with deleteData: FailedPrecondition, so that nothing is dropped, when the object's
         local data lies outside the data roots (or is one), as Hive's metastore refuses to drop what it may

@@ -94,6 +94,9 @@ class CompactorSettings:
 class Compactor:
     db: Database
     settings: CompactorSettings
+    # Whether a local directory lies outside metastore.gateway.data.roots (gateway/warehouse.py), where
+    # the Cleaner deletes nothing: a caller may place a transactional table anywhere its OS user can write.
+    outside_data_roots: Callable[[str], bool] = field(kw_only=True)
     clock: Clock = field(default=SYSTEM_CLOCK, kw_only=True)
     host: str = field(default_factory=socket.gethostname, kw_only=True)
     stats: dict[str, int] = field(default_factory=lambda: {
@@ -222,6 +225,14 @@ class Compactor:
         except NotFound:
             await compaction.mark_cleaned(conn, entry.id)  # nothing left to clean (Hive does the same)
             return 1
+        if self.outside_data_roots(location):
+            _log.warning("compaction %d: %s is outside the gateway's data roots; its obsolete directories were left",
+                         entry.id, location)
+            await compaction.mark_clean_failed(
+                conn, entry.id, f"cleaning {location} refused: it is outside the gateway's data roots "
+                "(metastore.gateway.data.roots), where it deletes nothing; the compacted input directories were left "
+                "(readers skip them): delete them by hand, or list the directory as a data root")
+            return 0
         current = await txns.table_write_ids(conn, table.full_name, table.table_id, txn_list)
         view = files.cleaner_view(current, entry.highest_write_id)
         if view is None:
@@ -275,6 +286,14 @@ class Compactor:
                 and now - last[1] < self.settings.check_interval_s):
             return Outcome([])
         roots = await aborted_writes.roots(conn, table.table_id)
+        outside = sorted({r.location for r in roots if self.outside_data_roots(r.location)})
+        if outside:  # what those directories hold is unknown, so none of the ids may be forgotten
+            if table.table_id not in self._held:
+                _log.warning("aborted writes to table id %d not cleaned: %s%s outside the gateway's data roots "
+                             "(metastore.gateway.data.roots), where it deletes nothing", table.table_id,
+                             outside[0], f" and {len(outside) - 1} more are" if len(outside) > 1 else " is")
+            self._held[table.table_id] = (table.write_ids, now)
+            return Outcome([])
         try:
             sweep = await asyncio.to_thread(files.sweep_aborted, roots, table.write_ids, table.compaction_txns)
         except (OSError, ValueError) as exc:

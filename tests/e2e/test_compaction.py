@@ -8,6 +8,7 @@ round by round (`initiate_once`, `clean_once`) so each step is observable.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 from pathlib import Path
@@ -76,15 +77,24 @@ class World:
 
 @pytest.fixture
 async def world(pg_dsn: str, tmp_path: Path) -> AsyncIterator[World]:
+    async with _world(pg_dsn, tmp_path, data_roots=str(tmp_path)) as w:
+        yield w
+
+
+@contextlib.asynccontextmanager
+async def _world(pg_dsn: str, tmp_path: Path, *, data_roots: str) -> AsyncIterator[World]:
+    """A gateway whose loops are driven by hand, with db.t (transactional, partitioned by p) at tmp_path/t."""
     gw = Gateway(gateway_settings(pg_dsn, **{"hive.compactor.cleaner.on": "false",
-                                             "hive.compactor.initiator.on": "false"}))
+                                             "hive.compactor.initiator.on": "false",
+                                             "metastore.gateway.data.roots": data_roots}))
     await gw.start()
     client = await connect(f"127.0.0.1:{gw.port}")
-    await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
-    t = table("db", "t", keys=(("p", "string"),), transactional=True, location=f"file://{tmp_path}/t")
-    t.parameters["compactorthreshold.hive.compactor.delta.num.threshold"] = "3"
-    await client.catalog.CreateTable(pb.CreateTableRequest(table=t))
     try:
+        with contextlib.suppress(grpc.aio.AioRpcError):  # a second gateway on the database finds them
+            await client.catalog.CreateDatabase(pb.CreateDatabaseRequest(database=pb.Database(name="db")))
+            t = table("db", "t", keys=(("p", "string"),), transactional=True, location=f"file://{tmp_path}/t")
+            t.parameters["compactorthreshold.hive.compactor.delta.num.threshold"] = "3"
+            await client.catalog.CreateTable(pb.CreateTableRequest(table=t))
         yield World(gw, client.catalog, transactions_pb2_grpc.TransactionsStub(client.channel),
                     compaction_pb2_grpc.CompactorStub(client.channel), tmp_path)
     finally:
@@ -457,6 +467,38 @@ async def test_the_cleaner_keeps_what_a_reader_reads_though_a_newer_compaction_i
     assert sorted(n.name for n in loc.iterdir()) == [f"delta_0000001_0000003_v{second[1]:07d}"]
 
 
+async def test_the_cleaner_deletes_nothing_outside_the_data_roots(pg_dsn: str, tmp_path: Path) -> None:
+    """A transactional table placed outside metastore.gateway.data.roots: a compaction of it commits, but
+    its Cleaner deletes neither the compacted deltas (the entry fails, saying why, in SHOW COMPACTIONS)
+    nor an aborted write's delta (its write id stays listed), as the gateway's DDL deletes nothing there
+    (tests/e2e/test_data_roots.py). Without the bound, any caller could place a table on a directory of
+    someone else's and have the Cleaner delete its delta_ and base_ directories."""
+    async with _world(pg_dsn, tmp_path, data_roots=str(tmp_path / "warehouse")) as world:
+        deltas = [(await world.write("a"))[2] for _ in range(2)]
+        loc = world.root / "t" / "p=a"
+        compaction = await _start_compaction(world, cpb.MAJOR)
+        await _complete_compaction(world, compaction, loc / f"base_0000002_v{compaction[1]:07d}", 2)
+        assert await world.compactor.clean_once() == 0
+        shown = (await world.show())[0]
+        assert shown.state == "failed" and "outside the gateway's data roots" in shown.error_message
+        assert all(d.exists() for d in deltas) and world.compactor.stats["dirs_removed"] == 0
+
+        _, aborted_w, aborted_dir = await world.write("a", commit=False)
+        await asyncio.sleep(0.01)
+        assert await _clean_aborted_now(world) == 0
+        assert aborted_dir.exists() and (await _read_now(world, "a"))[1].is_write_id_aborted(aborted_w)
+    async with _world(pg_dsn, tmp_path, data_roots=str(tmp_path)) as world:  # inside the roots: cleaned
+        assert await _clean_aborted_now(world) == 1 and not aborted_dir.exists()
+        assert await world.compactor.clean_once() == 0  # the failed entry is history, not retried
+
+
+async def _clean_aborted_now(world: World) -> int | None:
+    """One abort clean-up round that finds every aborted write due (any count, ended 1 ms ago or more)."""
+    world.compactor.settings = dataclasses.replace(world.compactor.settings, thresholds=Thresholds(aborted_num=0),
+                                                   txn_timeout_s=0.001)
+    return await world.compactor.clean_aborted_once()
+
+
 async def test_history_retention(world: World) -> None:
     await world.write("a")
     for _ in range(5):
@@ -751,7 +793,8 @@ async def test_a_gateways_cleaner_loop_ends_aborted_writes_by_its_settings(pg_ds
     delta goes and its write id stops being listed, with nothing called by hand."""
     gw = Gateway(gateway_settings(pg_dsn, **{
         "hive.compactor.initiator.on": "false", "hive.compactor.cleaner.run.interval": "100ms",
-        "hive.compactor.abortedtxn.threshold": "0", "hive.txn.timeout": "1s"}))
+        "hive.compactor.abortedtxn.threshold": "0", "hive.txn.timeout": "1s",
+        "metastore.gateway.data.roots": str(tmp_path)}))
     await gw.start()
     client = await connect(f"127.0.0.1:{gw.port}")
     try:

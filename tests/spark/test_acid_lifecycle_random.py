@@ -254,8 +254,8 @@ class Lifecycle:
 
 
 @pytest.fixture
-def gateway_in_thread(pg_dsn: str) -> Iterator[ThreadGateway]:
-    gw = ThreadGateway(pg_dsn)
+def gateway_in_thread(pg_dsn: str, tmp_path: Path) -> Iterator[ThreadGateway]:
+    gw = ThreadGateway(pg_dsn, data_roots=str(tmp_path))
     try:
         yield gw
     finally:

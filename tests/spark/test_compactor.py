@@ -77,7 +77,7 @@ class Lake:
 
 @pytest.fixture
 def lake(spark: Any, pg_dsn: str, tmp_path: Path) -> Iterator[Lake]:
-    gw = ThreadGateway(pg_dsn)
+    gw = ThreadGateway(pg_dsn, data_roots=str(tmp_path))
     config = ClientConfig(gw.address, unavailable_retries=2, backoff_initial_s=0.05)
     client = GatewayClient(config)
     import grpc

@@ -17,13 +17,16 @@ T = TypeVar("T")
 class ThreadGateway:
     """A Gateway on an event loop of its own thread; `run` awaits a coroutine there."""
 
-    def __init__(self, dsn: str) -> None:
+    def __init__(self, dsn: str, data_roots: str) -> None:
+        """`data_roots`: metastore.gateway.data.roots, the directories holding the test's tables (the
+        Cleaner deletes nothing outside them)."""
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="gateway-loop", daemon=True)
         self._thread.start()
         # The loops are driven by the test; the Cleaner's own loop is off so it cannot race a round.
         self.gw = Gateway(gateway_settings(dsn, **{"hive.compactor.initiator.on": "false",
-                                                   "hive.compactor.cleaner.on": "false"}))
+                                                   "hive.compactor.cleaner.on": "false",
+                                                   "metastore.gateway.data.roots": data_roots}))
         self.run(self.gw.start())
         self.address = f"127.0.0.1:{self.gw.port}"
 

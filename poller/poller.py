@@ -14,9 +14,13 @@ so no event is lost or applied twice. A miss does not call into the poller: read
 they missed in the cache's `fill_requests`, which a companion task of `run` drains, one load per name
 at a time. The poller changes the cache only through its methods (`advance`, `install`, `replace`,
 `put_database`, `drop_database`, `clear`), each one synchronous step on the event loop.
-Database outages are survived: the LISTEN connection's loss wakes the loop at once, errors back off
-(at most a second apart) and the loop resumes from its cursor. A batch the cache cannot take
-(APPLY_ATTEMPTS times in a row) makes it reload past it instead of stopping the cursor for good.
+A database restored from a backup, or failed over to a copy without its last commits, has a log
+rewritten from some event on, whose ids new writes take again: each read also answers the time of the
+event at the cursor, and one other than the event applied (or a head below the cursor) makes the cache
+reload from the log's new head. Database outages are survived: the LISTEN connection's loss wakes the
+loop at once, errors back off (at most a second apart) and the loop resumes from its cursor. A batch
+the cache cannot take (APPLY_ATTEMPTS times in a row) makes it reload past it instead of stopping the
+cursor for good.
 """
 
 from __future__ import annotations
@@ -95,6 +99,7 @@ class Poller:
         self._running.set()
         self._listener: asyncpg.Connection | None = None
         self._listener_lost = False
+        self._cursor_time_ms: int | None = None  # the time of the event at `position`, once known
         self._loading: dict[tuple[str, str], asyncio.Task[None]] = {}
         self.txn_ends = txn_ends  # told of each COMMIT_TXN / ABORT_TXN applied (a write waiting on one)
 
@@ -161,9 +166,15 @@ class Poller:
                             await self._db.expire_connections()
                         await self._listen()
                     self._wake.clear()
-                    batch, head = await self._read_log()
+                    read = await self._read_log()
                     if not self._running.is_set():
                         continue  # paused while the batch was read: read again on resume (see pause)
+                    rewritten = self._rewritten(read)
+                    if rewritten:
+                        await self._reload(f"{rewritten}: the database was restored, or failed over to a copy "
+                                           "without its last commits", rewind=True)
+                        continue
+                    batch, head = read.events, read.head
                     if batch and batch[0].event_id != self.position + 1:
                         await self._reload(f"the log continues at {batch[0].event_id} after {self.position} (it was "
                                            "trimmed past this gateway's position)")
@@ -219,11 +230,25 @@ class Poller:
             for task in self._loading.values():
                 task.cancel()
 
-    async def _read_log(self) -> tuple[list[NotificationEvent], int]:
+    async def _read_log(self) -> events.LogRead:
         """The next batch after the cursor and the log's head, on the LISTEN connection (a statement
         past the command time-out raises TimeoutError: the loop replaces the connection)."""
         assert self._listener is not None
         return await events.next_events_and_head(self._listener, self.position, self._batch_size)
+
+    def _rewritten(self, read: events.LogRead) -> str | None:
+        """Why the log no longer holds the history this cache applied, or None. Its head is below the
+        cursor, or the event at the cursor is another than the one applied (its time differs: the ids
+        after a restore are taken again by new writes, so the head alone cannot tell once they pass the
+        cursor). The cursor's event is learnt from the first read after a (re)load."""
+        if read.head < self.position:
+            return f"the log ends at event {read.head}, before this gateway's position {self.position}"
+        if self._cursor_time_ms is None or read.cursor_time_ms is None:  # not known yet, or trimmed
+            self._cursor_time_ms = self._cursor_time_ms or read.cursor_time_ms
+            return None
+        if read.cursor_time_ms != self._cursor_time_ms:
+            return f"event {self.position} in the log is not the one this gateway applied"
+        return None
 
     def pause(self) -> None:
         """Stop applying events at once (operators: freeze a gateway's cache while investigating;
@@ -274,6 +299,7 @@ class Poller:
             self.txn_ends.ended(e.txn_id for e in batch if e.event_type in TXN_OUTCOME_EVENTS)
         last = batch[-1]
         self.position = last.event_id
+        self._cursor_time_ms = last.event_time_ms
         self.cache.advance(last.event_id)
         self.stats.batches += 1
         self.stats.events_applied += len(batch)
@@ -288,10 +314,17 @@ class Poller:
             self.cache.replace(table_id, working.finish())
         batches.clear()
 
-    async def _reload(self, why: str) -> None:
+    async def _reload(self, why: str, *, rewind: bool = False) -> None:
+        """Drop the cache and load it again at the log's head; with `rewind`, a head that may be below
+        the cursor. Loads under way are cancelled: they may have read what the log no longer holds."""
         _log.warning("poller: %s: reloading the cache from the database", why)
         self.stats.reloads += 1
-        self.cache.clear()
+        for task in list(self._loading.values()):
+            task.cancel()
+        self.cache.clear(rewind=rewind)
+        self._cursor_time_ms = None
+        if rewind:
+            self.stats.head_event_id = 0
         if self._prewarm == "eager":
             await self.prewarm()
         else:

@@ -288,17 +288,26 @@ def _event(r: asyncpg.Record) -> NotificationEvent:
     )
 
 
-async def next_events_and_head(
-    conn: asyncpg.Connection, last_event_id: int, max_events: int
-) -> tuple[list[NotificationEvent], int]:
-    """Events after `last_event_id` and the newest committed id, from one statement's snapshot (one
-    round trip, no transaction needed): at most `max_events` (and MAX_EVENTS_PER_READ), except that a
-    batch never ends inside one write's events, so a reader that applies it whole never shows half a
-    write. An empty batch below the head means a gap."""
+@dataclass(frozen=True, slots=True)
+class LogRead:
+    """A poller's read of the log: the next events, the newest committed id, and the time of the
+    event at the reader's cursor (None when the log no longer holds it), by which the reader knows
+    the log still holds the event it applied last."""
+
+    events: list[NotificationEvent]
+    head: int
+    cursor_time_ms: int | None
+
+
+async def next_events_and_head(conn: asyncpg.Connection, last_event_id: int, max_events: int) -> LogRead:
+    """Events after `last_event_id`, the newest committed id and the cursor's event time, from one
+    statement's snapshot (one round trip, no transaction needed): at most `max_events` (and
+    MAX_EVENTS_PER_READ), except that a batch never ends inside one write's events, so a reader that
+    applies it whole never shows half a write. An empty batch below the head means a gap."""
     _check_cursor(last_event_id, max_events)
     rows = await conn.fetch(sql.NEXT_EVENTS_AND_HEAD, last_event_id, min(max_events, MAX_EVENTS_PER_READ))
     batch = [_event(r) for r in rows if r["event_id"] is not None]
     last = rows[-1]
     if batch and (last["last_of_write"] or 0) > last["event_id"]:  # the batch's end splits a write: read on
         batch += [_event(r) for r in await conn.fetch(sql.REST_OF_WRITE, last["event_id"], last["last_of_write"])]
-    return batch, int(rows[0]["head"])
+    return LogRead(batch, int(rows[0]["head"]), rows[0]["cursor_time_ms"])

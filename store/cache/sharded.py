@@ -110,7 +110,7 @@ class ShardedCache:
 
     @property
     def applied_event_id(self) -> int:
-        """Every event up to this one is reflected (moved only by `advance`)."""
+        """Every event up to this one is reflected (moved only by `advance`, and back by `clear(rewind=True)`)."""
         return self._applied_event_id
 
     @property
@@ -189,13 +189,18 @@ class ShardedCache:
         if self._database_reads:
             self._database_reads = {k: v for k, v in self._database_reads.items() if v > event_id}
 
-    def clear(self) -> None:
-        """Drop every table and database (a reload follows); the position and read holds stay."""
+    def clear(self, *, rewind: bool = False) -> None:
+        """Drop every table and database (a reload follows); the read holds stay, and so does the
+        position unless `rewind`: the log was rewritten below it (a database restored, or failed over
+        to a copy without its last commits), so the reload's `advance` starts it again lower. Holds
+        that name events of the lost history only send more reads to the database until passed."""
         for s in self._shards:
             s.clear()
         self._by_name.clear()
         self._last_used.clear()
         self._databases.clear()
+        if rewind:
+            self._applied_event_id = 0
 
     def enforce_memory_bound(self, keep: int = 0) -> list[int]:
         """Evict least recently used whole tables until the partition count fits."""

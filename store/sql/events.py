@@ -71,10 +71,14 @@ ORDER BY event_id
 
 # The poller's read, one round trip: the events after $1 (no filter) with the newest committed id
 # beside each, in one statement and so one snapshot: a row with a NULL event_id when there is none.
-# Each carries the last event of its write (last_of_write, store/schema/0015; NULL before it).
+# Each carries the last event of its write (last_of_write, store/schema/0015; NULL before it). Beside
+# them, the time of event $1 itself (NULL once trimmed): the reader checks it is the event it applied.
 NEXT_EVENTS_AND_HEAD = f"""
-SELECT h.head, e.*
-FROM (SELECT next_event_id - 1 AS head FROM notification_sequence WHERE id = 1) AS h
+SELECT h.head, h.cursor_time_ms, e.*
+FROM (SELECT next_event_id - 1 AS head,
+             (SELECT (extract(epoch FROM event_time) * 1000)::bigint FROM notification_log
+              WHERE event_id = $1) AS cursor_time_ms
+      FROM notification_sequence WHERE id = 1) AS h
 LEFT JOIN LATERAL (
     SELECT {_EVENT_COLUMNS}, last_of_write
     FROM notification_log WHERE event_id > $1 ORDER BY event_id LIMIT $2

@@ -19,7 +19,7 @@ from protos.metastore.v1 import catalog_pb2 as pb
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from store.cache import loader
-from store.models import NotificationEvent
+from store.events import LogRead
 from store.cache.entry import live_view
 from tests.builders import table
 from tests.conftest import connect, gateway_settings, wait_applied
@@ -117,12 +117,12 @@ async def test_a_poller_paused_while_it_reads_the_log_applies_nothing_it_read(tw
     position = poller.position
     read_log, read_with_the_commit = poller._read_log, asyncio.Event()
 
-    async def pause_while_reading() -> tuple[list[NotificationEvent], int]:
-        batch, head = await read_log()
-        if batch:
+    async def pause_while_reading() -> LogRead:
+        read = await read_log()
+        if read.events:
             poller.pause()  # the pause lands while this read is out
             read_with_the_commit.set()
-        return batch, head
+        return read
 
     poller._read_log = pause_while_reading  # type: ignore[method-assign]
     (w,) = await g1.open()

@@ -55,7 +55,7 @@ async def test_a_batch_runs_on_to_the_end_of_the_write_it_would_have_split(pg_ds
             await other_gateway.add_partitions("db", "other", [Partition("db", "other", ("x",))], if_not_exists=False)
             _, exchange_end = await other_gateway.exchange_partitions("db", "src", "db", "dst", ["p=a"],
                                                                       relocate=False)
-            batch, _ = await gw.database.read(events.next_events_and_head, poller.position, 2)
+            batch = (await gw.database.read(events.next_events_and_head, poller.position, 2)).events
             assert [e.event_id for e in batch] == [exchange_end - 2, exchange_end - 1, exchange_end]
 
             seen = {state()}

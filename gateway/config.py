@@ -106,6 +106,10 @@ class Settings:
                                       "refused")
     max_batch_size: int = _setting("metastore.gateway.max.batch.size", 10000,
                                    "most partitions or names one request may carry")
+    max_lock_components: int = _setting("metastore.gateway.max.lock.components", 100000,
+                                        "most components one lock request may carry (Hive 2.3 and 3 lock each "
+                                        "partition a query reads or writes), and most partitions one "
+                                        "add_dynamic_partitions may name")
     partition_request_limit: int = _setting("hive.metastore.limit.partition.request", -1,
                                             "most partitions a filter read may match (-1: no limit)")
     disallow_incompatible_col_type_changes: bool = _setting(
@@ -289,9 +293,9 @@ class Settings:
         if self.thrift_tls_handshake_timeout_s <= 0:
             raise ConfigError("metastore.gateway.thrift.tls.handshake.timeout must be a positive duration, got "
                               f"{self.thrift_tls_handshake_timeout_s}")
-        for name in ("pool_max_size", "max_batch_size", "max_event_response", "default_event_batch",
-                     "max_concurrent_rpcs", "max_message_bytes", "txn_max_open_batch", "max_open_txns",
-                     "txn_group_commit_max"):
+        for name in ("pool_max_size", "max_batch_size", "max_lock_components", "max_event_response",
+                     "default_event_batch", "max_concurrent_rpcs", "max_message_bytes", "txn_max_open_batch",
+                     "max_open_txns", "txn_group_commit_max"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{key_of(name)}: must be at least 1, got {getattr(self, name)}")
         if self.max_message_bytes < MIN_MESSAGE_BYTES:

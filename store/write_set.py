@@ -50,7 +50,8 @@ async def add_dynamic_partitions(conn: asyncpg.Connection, request: DynamicParti
     clients add them before or after). Returns the canonical names recorded."""
     if len(request.partition_names) > max_partitions:
         raise InvalidArgument(f"add_dynamic_partitions names {len(request.partition_names)} partitions, more than "
-                              f"metastore.gateway.max.batch.size ({max_partitions}); send them in several calls")
+                              f"metastore.gateway.max.lock.components ({max_partitions}); send them in several "
+                              "calls")
     if request.operation in (DataOperationType.SELECT, DataOperationType.NO_TXN):
         raise InvalidArgument(f"add_dynamic_partitions records writes: its operation must be INSERT, UPDATE or "
                               f"DELETE, not {request.operation.value}")

@@ -49,7 +49,8 @@ class LocksServicer(locks_pb2_grpc.LocksServicer):
             await self._owners.check_locks(self._auth.context_identity(context), [lock_id], what)
 
     async def Lock(self, request: pb.LockRequest, context: Ctx) -> pb.LockResponse:
-        check_batch(len(request.components), "Lock (components)", self._settings.max_batch_size)
+        check_batch(len(request.components), "Lock (components)", self._settings.max_lock_components,
+                    setting="metastore.gateway.max.lock.components")
         identity = self._auth.context_identity(context)
         if request.txn_id and self._owners is not None:
             await self._owners.check_txns(identity, [request.txn_id], "Lock")

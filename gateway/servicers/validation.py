@@ -30,15 +30,15 @@ def require(value: str, what: str) -> str:
     return value
 
 
-def check_batch(count: int, what: str, limit: int, *, allow_empty: bool = False) -> None:
-    """At most `limit` items in one request; none only where the API allows it (Hive's Thrift calls do)."""
+def check_batch(count: int, what: str, limit: int, *, allow_empty: bool = False,
+                setting: str = "metastore.gateway.max.batch.size") -> None:
+    """At most `limit` items in one request (the `setting`); none only where the API allows it (Hive's
+    Thrift calls do)."""
     if count == 0 and not allow_empty:
         raise InvalidArgument(f"{what}: the batch is empty")
     if count > limit:
-        raise ResourceExhausted(
-            f"{what}: {count} items in one request, more than metastore.gateway.max.batch.size ({limit}); "
-            "split the request into batches"
-        )
+        raise ResourceExhausted(f"{what}: {count} items in one request, more than {setting} ({limit}); "
+                                "split the request into batches")
 
 
 def within_reply_budget(rows: Sequence[M], max_rows: int, budget: int = REPLY_BUDGET) -> tuple[list[M], bool]:

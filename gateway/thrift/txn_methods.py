@@ -310,8 +310,9 @@ class TxnLockMethods:
 
     async def lock(self, rqst: Any) -> Any:
         components = (rqst.component if rqst else None) or []
-        if not components or len(components) > self._settings.max_batch_size:
-            raise InvalidArgument(f"lock needs 1 to {self._settings.max_batch_size} components")
+        if not components or len(components) > self._settings.max_lock_components:
+            raise InvalidArgument(f"lock needs 1 to {self._settings.max_lock_components} components "
+                                  "(metastore.gateway.max.lock.components)")
         identity = thrift_identity.get()
         if rqst.txnid:
             await self._owners.check_txns(identity, [rqst.txnid], "lock")
@@ -329,7 +330,7 @@ class TxnLockMethods:
         await self._owners.check_txns(thrift_identity.get(), [txn_id], "add_dynamic_partitions")
         await self._txns.add_dynamic_partitions(DynamicPartitions(
             txn_id, rqst.writeid or 0, rqst.dbname, rqst.tablename, tuple(rqst.partitionnames),
-            _operation(rqst.operationType, "operationType")), self._settings.max_batch_size)
+            _operation(rqst.operationType, "operationType")), self._settings.max_lock_components)
 
     async def check_lock(self, rqst: Any) -> Any:
         await self._owners.check_locks(thrift_identity.get(), [_lock_id(rqst)], "check_lock")

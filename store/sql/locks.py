@@ -8,8 +8,9 @@ next_lock_id is what makes ext ids visible in id order (see store/locks.py).
 
 # -- the enqueue and the conflict rule ------------------------------------------------------------
 # A Lock call, or a group-commit batch of them, in one statement: the function enqueue_locks
-# (store/schema/0021_lock_missing_objects.sql) checks the txns, takes the ext ids and inserts the
-# requests, each checked against every earlier one with the conflict rule lock_blocks; $12 is
+# (store/schema/0037_lock_conflict_lookups.sql) checks the txns, takes the ext ids and inserts the
+# requests, each checked against every earlier one it can meet (first_lock_blocker, by index) with the
+# conflict rule lock_blocks; $12 is
 # `conflict_keys()` (hive/lock_rules.py). A row per component, or one naming the txn refused. It
 # checks no database, table or partition: a lock names them, as Hive's does (store/locks.py).
 _ENQUEUE_CALL = """enqueue_locks($1, $2::bigint[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[],
@@ -42,16 +43,9 @@ FROM hive_locks WHERE ext_id = $1 ORDER BY int_id FOR UPDATE
 
 TXN_OF_REQUEST = "SELECT txn_id FROM hive_locks WHERE ext_id = $1 LIMIT 1"
 
-# The first earlier component blocking any component of request $1 (keys: $2).
-FIRST_BLOCKER = """
-SELECT r.int_id, ex.ext_id AS b_ext, ex.int_id AS b_int
-FROM hive_locks r JOIN hive_locks ex ON ex.db_name = r.db_name AND ex.ext_id < r.ext_id
-WHERE r.ext_id = $1 AND (r.txn_id = 0 OR ex.txn_id <> r.txn_id)
-  AND lock_blocks(r.tbl_name, r.part_name, r.lock_type, r.lock_level, ex.tbl_name, ex.part_name, ex.lock_type,
-                  ex.lock_level, $2::text[])
-ORDER BY ex.ext_id, ex.int_id
-LIMIT 1
-"""
+# The first earlier component blocking any component of request $1 (keys: $2), and the component it
+# blocks (store/schema/0037's first_blocker_of_request).
+FIRST_BLOCKER = "SELECT int_id, b_ext, b_int FROM first_blocker_of_request($1, $2::text[])"
 
 MARK_WAITING = """
 UPDATE hive_locks SET blocked_by_ext_id = CASE WHEN int_id = $2 THEN $3::bigint END,

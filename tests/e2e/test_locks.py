@@ -79,7 +79,7 @@ class Api:
 @pytest.fixture(scope="module")
 async def api(pg_cluster: PgCluster) -> AsyncIterator[Api]:
     dsn = await pg_cluster.fresh_database()
-    gw = Gateway(gateway_settings(dsn, **{"metastore.gateway.max.batch.size": "50"}))
+    gw = Gateway(gateway_settings(dsn, **{"metastore.gateway.max.lock.components": "50"}))
     await gw.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{gw.port}")
     try:
@@ -400,7 +400,7 @@ async def test_client_helper_waits_its_turn_or_gives_up_and_withdraws(api: Api) 
      "unknown operation"),
     (lpb.LockRequest(components=[comp("d.t/p", SR)]), C.INVALID_ARGUMENT, "k1=v1/k2=v2"),
     (lpb.LockRequest(components=[comp("d.t", SR)], txn_id=-1), C.INVALID_ARGUMENT, "must not be negative"),
-    (lpb.LockRequest(components=[comp(f"d.t{i}", SR) for i in range(51)]), C.RESOURCE_EXHAUSTED, "max.batch.size"),
+    (lpb.LockRequest(components=[comp(f"d.t{i}", SR) for i in range(51)]), C.RESOURCE_EXHAUSTED, "max.lock.components"),
 ])
 async def test_bad_lock_requests_get_clear_statuses(api: Api, request_: lpb.LockRequest, code: grpc.StatusCode,
                                                     text: str) -> None:

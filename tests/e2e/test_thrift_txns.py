@@ -512,3 +512,23 @@ async def test_show_locks_of_a_name_no_lock_can_hold_is_empty(env: Any) -> None:
                     hms.ShowLocksRequest(dbname="db", tablename="t", partname="no such=/=name")):
         assert (await hms_call("show_locks", request)).locks == []
     assert len((await hms_call("show_locks", hms.ShowLocksRequest(dbname="db", tablename="t"))).locks) == 1
+
+
+async def test_a_query_reading_twenty_thousand_partitions_takes_its_lock(env: Any) -> None:
+    """Hive 2.3's and 3's DbTxnManager lock each partition a query reads, one SHARED_READ component
+    apiece, in one lock call: a year of hourly partitions is 8,760 of them. Past
+    metastore.gateway.max.batch.size (10,000), where such a lock was refused, it is granted, conflicts
+    as any other, and is released by the commit."""
+    hms_call, _, _ = env
+    reader, writer = (await hms_call("open_txns", hms.OpenTxnRequest(num_txns=2, user="hive", hostname="h"))).txn_ids
+    read = await hms_call("lock", hms.LockRequest(txnid=reader, user="hive", hostname="h", component=[
+        hms.LockComponent(type=SHARED_READ, level=3, dbname="db", tablename="t", partitionname=f"p={i}",
+                          operationType=1) for i in range(20_000)]))
+    assert read.state == ACQUIRED
+    overwrite = await hms_call("lock", hms.LockRequest(txnid=writer, user="hive", hostname="h", component=[
+        hms.LockComponent(type=EXCLUSIVE, level=3, dbname="db", tablename="t", partitionname="p=19999",
+                          operationType=5)]))
+    assert overwrite.state == WAITING
+    await hms_call("commit_txn", hms.CommitTxnRequest(txnid=reader))
+    assert (await hms_call("check_lock", hms.CheckLockRequest(lockid=overwrite.lockid))).state == ACQUIRED
+    await hms_call("commit_txn", hms.CommitTxnRequest(txnid=writer))

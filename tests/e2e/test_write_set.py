@@ -184,7 +184,8 @@ async def test_add_dynamic_partitions_refuses_bad_input_and_records_nothing(env:
         ({"partitionnames": ["p=b/q=c"]}, hms.NoSuchTxnException, "has 2 components"),
         ({"operationType": SELECT}, hms.NoSuchTxnException, "must be INSERT, UPDATE or DELETE"),
         ({"operationType": 42}, hms.NoSuchTxnException, "unknown DataOperationType 42"),
-        ({"partitionnames": ["p=x"] * 10_001}, hms.NoSuchTxnException, "more than metastore.gateway.max.batch.size"),
+        ({"partitionnames": ["p=x"] * 100_001}, hms.NoSuchTxnException,
+         "more than metastore.gateway.max.lock.components"),
         ({"dbname": None}, hms.NoSuchTxnException, "needs dbname, tablename and partitionnames"),
     ]
     for change, error, text in cases:

@@ -32,7 +32,8 @@ MAX_BATCH = 10_000  # the gateway's default metastore.gateway.max.batch.size
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(COMMAND, help="copy a running Hive Metastore's metadata into a running gateway over Thrift "
-                                     "(databases, tables, views, partitions, functions, column statistics; "
+                                     "(databases, tables, views, partitions, functions, column statistics, roles, "
+                                     "role grants, privileges, constraints; "
                                      "idempotent and resumable; --verify compares both)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--from", dest="source", required=True, metavar="thrift://HOST:PORT",

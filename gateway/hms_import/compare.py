@@ -9,7 +9,8 @@ Left out of the comparison (as tests/e2e/test_thrift_differential.py's `_normal`
 - an unset skewedInfo against an empty one;
 - fields the source leaves unset (None): an older Hive does not know them (Hive 2.3 has no catName, writeId,
   ownerType of a table, ...), so the gateway's value of them says nothing about the copy;
-- privileges carried on databases, tables and partitions: grants are not copied (the README says so);
+- the privileges a Database, Table or Partition carries (Hive fills them in for one caller only, and the
+  grants are compared on their own: grants.py);
 - what each metastore numbers or names for itself: a table's id, write id and txn id (their IDL default, -1,
   when a source leaves them unset), the catalog name (this gateway has the one catalog `hive`), and whether
   statistics are compliant with a snapshot (computed per read);

@@ -1,6 +1,7 @@
 """The copy: a Hive metastore's databases, tables, partitions, functions and column statistics written into
 the gateway through its Thrift API, phase by phase, so every write passes the gateway's own validation,
-events and caches.
+events and caches; then its roles, role grants and privileges (grants.py) and its tables' constraints
+(constraints.py), by the same rules.
 
 Each object is read from the gateway first. Missing: written (partitions in batches of `batch_size`,
 add_partitions with ifNotExists). There: compared (compare.py); the same is `identical`, another is
@@ -22,7 +23,9 @@ from functools import partial
 from typing import Any, Callable, Iterator, Sequence, TextIO
 
 from gateway.hms_import import compare
+from gateway.hms_import.constraints import ConstraintCopier
 from gateway.hms_import.endpoint import ThriftEndpoint
+from gateway.hms_import.grants import GrantCopier, SourceTable
 from gateway.hms_import.report import Progress, Summary
 from gateway.hms_import.write_ids import WriteIdSeeder, is_transactional
 from gateway.thrift.idl import hms
@@ -103,6 +106,12 @@ class Copier:
         self.copy_partitions(tables)
         self.copy_functions(usable_dbs)
         self.copy_table_statistics(tables)
+        source_tables = [SourceTable(t.db, t.name, t.table, t.usable, t.reason) for t in tables]
+        rules = {"dry_run": self._options.dry_run, "replace_differing": self._options.replace_differing}
+        GrantCopier(self._source, self._gateway, self._summary, self._progress, self._out, **rules).run(
+            usable_dbs, source_tables)
+        ConstraintCopier(self._source, self._gateway, self._summary, self._progress, self._out, **rules).run(
+            source_tables)
 
     # -- one object: write it, or compare it with what the gateway has -------------------------------
 

@@ -5,7 +5,9 @@ its reason).
 Outcomes: `copied` (written to the gateway), `identical` (already there, the same), `differing` (already
 there, not the same, left as it is), `replaced` (was differing, written over with --replace-differing),
 `skipped` (not attempted, for a reason: its table differs, a dry run), `failed` (attempted, refused or
-not answered). An import succeeded when nothing is differing, skipped for a refusal, or failed.
+not answered). An import succeeded when nothing is differing, skipped for a refusal, or failed. Notes say
+what was left out on purpose (a Hive 2.3 source has no unique, not-null, default or check constraints to
+read) or what to do (connect as an admin): they do not make an import incomplete.
 """
 
 from __future__ import annotations
@@ -17,14 +19,20 @@ from dataclasses import dataclass, field
 from typing import Callable, TextIO
 
 KINDS = ("databases", "tables", "partitions", "functions", "table statistics", "partition statistics",
-         "write ids")
+         "write ids", "roles", "role grants", "privileges", "constraints")
 OUTCOMES = ("copied", "identical", "replaced", "differing", "skipped", "failed")
 # Outcomes that do not make the exit status non-zero (a dry run's "would copy" is `skipped` with dry=True).
 GOOD = frozenset({"copied", "identical", "replaced"})
 _ONE = {"databases": "database", "tables": "table", "partitions": "partition", "functions": "function",
         "table statistics": "statistics of table", "partition statistics": "statistics of partition",
-        "write ids": "write ids of"}  # how one object of a kind is named in a problem's line
+        "write ids": "write ids of", "roles": "role", "role grants": "grant of role", "privileges": "privilege",
+        "constraints": "constraint"}  # how one object of a kind is named in a problem's line
 _LISTED = 50  # problems listed per outcome in the text summary; all of them in --json
+
+
+def one(kind: str) -> str:
+    """How one object of `kind` is named in a line."""
+    return _ONE.get(kind, kind)
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,11 @@ class Summary:
     problems: list[Problem] = field(default_factory=list)
     would_copy: Counter[str] = field(default_factory=Counter)  # a dry run's
     verify_only: bool = False
+    notes: list[str] = field(default_factory=list)  # what was left out on purpose, and why (not a problem)
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
 
     def add(self, kind: str, outcome: str, count: int = 1, *, name: str = "", reason: str = "") -> None:
         self.counts[kind, outcome] += count
@@ -61,6 +74,7 @@ class Summary:
                 lines.append(f"{kind:22}" + "".join(f"{n:>11}" for n in row))
         if self.would_copy:
             lines.append("dry run, would copy: " + ", ".join(f"{n} {k}" for k, n in self.would_copy.items()))
+        lines.extend(f"note: {text}" for text in self.notes)
         for outcome in ("differing", "skipped", "failed"):
             listed = [p for p in self.problems if p.outcome == outcome]
             for p in listed[:_LISTED]:
@@ -82,6 +96,7 @@ class Summary:
             "counts": {kind: {o: self.counts[kind, o] for o in OUTCOMES} for kind in KINDS},
             "would_copy": dict(self.would_copy),
             "problems": [vars(p) for p in self.problems],
+            "notes": self.notes,
         }, indent=2)
 
 

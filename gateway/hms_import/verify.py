@@ -5,6 +5,8 @@ reads them), its functions, the tables' and partitions' column statistics, and a
 ids (the gateway's copy must have allocated at least what the source's files name: write_ids.py). An object
 the gateway lacks, or has otherwise (compare.py: what differs by nature left out), is `differing` with each
 difference named; a table, partition or function only the gateway has in those databases is reported too.
+Then the roles, role grants and privileges (grants.py) and the tables' constraints (constraints.py), each
+compared by the same rules, what only the gateway has reported too.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from typing import Any, TextIO
 
 from gateway.hms_import import compare
 from gateway.hms_import.copier import VIEW, chunks, partition_name, source_databases
+from gateway.hms_import.constraints import ConstraintCopier
 from gateway.hms_import.endpoint import ThriftEndpoint
+from gateway.hms_import.grants import GrantCopier, SourceTable
 from gateway.hms_import.report import Progress, Summary
 from gateway.hms_import.write_ids import WriteIdSeeder, is_transactional
 from gateway.thrift.idl import hms
@@ -36,6 +40,9 @@ class Verifier:
         self._summary = summary
         self._progress = progress
         self._seeder = WriteIdSeeder(source, gateway, summary, dry_run=True, out=out)
+        self._out = out
+        self._databases: list[str] = []  # those on both sides: their grants and tables' constraints compared too
+        self._tables: list[SourceTable] = []
 
     def _same(self, kind: str, name: str, theirs: Any, ours: Any) -> bool:
         if ours is None:
@@ -60,10 +67,17 @@ class Verifier:
             self._verify_database(db)
             self._progress.advance(note=db)
         self._progress.finish()
+        GrantCopier(self._source, self._gateway, self._summary, self._progress, self._out, verify=True).run(
+            self._databases, self._tables)
+        ConstraintCopier(self._source, self._gateway, self._summary, self._progress, self._out, verify=True).run(
+            self._tables)
 
     def _verify_database(self, db: str) -> None:
         theirs = _get(self._source, "get_database", db)
-        if theirs is None or not self._same("databases", db, theirs, _get(self._gateway, "get_database", db)):
+        ours = _get(self._gateway, "get_database", db)
+        if theirs is not None and ours is not None:
+            self._databases.append(db)
+        if theirs is None or not self._same("databases", db, theirs, ours):
             return
         source_tables = sorted(self._source.call("get_all_tables", db))
         gateway_tables = set(self._gateway.call("get_all_tables", db))
@@ -84,6 +98,8 @@ class Verifier:
         if theirs is None:
             return
         ours = _get(self._gateway, "get_table", db, name)
+        if ours is not None:
+            self._tables.append(SourceTable(db, name, theirs))
         if not self._same("tables", full, theirs, ours) and ours is None:
             return  # a table that differs still has its partitions and statistics compared
         if theirs.tableType == VIEW:

@@ -7,7 +7,11 @@ complete on the next run; every object then reads the same from both, compared w
 differential's own normalisation and client; a further run copies nothing and exits 0; the transactional
 table's write ids are seeded with the source's txn high-water mark and the gateway's txn ids raised past
 it; a table an open txn writes is refused until the txn ends; --verify reports a planted difference and
---replace-differing mends it. An unreachable source is one clear line and exit status 1.
+--replace-differing mends it. Then roles (nested, held by users, groups and roles), role grants and
+privileges on every kind of object (tests/e2e/hms_authz.py): a dry run writes none, the copy makes every read
+call answer as Hive's does, a second run copies nothing; the source's primary and foreign keys are each
+refused by the gateway, which stores no constraints, and named. An unreachable source is one clear line and
+exit status 1.
 """
 
 from __future__ import annotations
@@ -28,10 +32,12 @@ from hmsclient import hmsclient
 from hmsclient.genthrift.hive_metastore import ttypes as ht
 
 from gateway.app import Gateway
+from gateway.hms_import.constraints import HIVE3_NOTE
 from gateway.thrift.idl import SERVICE, hms
 from loadtest.hms import hms_server, hms_unavailable_reason
 from tests.conftest import gateway_settings
 from tests.thrift_client import ThriftClient, thrift_table
+from tests.e2e.hms_authz import FACTS, fill_authz, read_constraints, read_grants
 from tests.e2e.hms_catalog import Catalog, fill, fill_big_table
 from tests.e2e.test_thrift_differential import _normal
 
@@ -151,24 +157,28 @@ async def test_an_import_copies_the_catalog_resumes_after_a_crash_and_verifies(g
     async with hms_server(workdir=tmp_path / "hms", jvm_args=HMS_ARGS, quick_start=True) as source:
         theirs = _thrift(source)
         catalog: Catalog = await asyncio.to_thread(fill, lambda m, *a: getattr(theirs, m)(*a), tmp_path / "lake")
+        await asyncio.to_thread(fill_authz, lambda m, *a: getattr(theirs, m)(*a), str(tmp_path / "lake"))
         big_db, big_table = catalog.big_table
         filled = time.monotonic()
 
-        # A dry run lists what it would copy and writes nothing: not one event in the gateway's log.
+        # A dry run lists what it would copy and writes nothing: not one event in the gateway's log, no role
+        # and no grant.
         events_before = (await ours("get_current_notificationEventId")).eventId
-        dry = await import_hms(source, to, "--databases", CATALOG, "--dry-run")
+        dry = await import_hms(source, to, "--databases", f"{CATALOG}|authz|keys", "--dry-run")
         assert dry.code == 0, str(dry)
         assert f"would add {catalog.big_partitions} partitions to {big_db}.{big_table}" in dry.out, dry.out
         assert f"would seed the write ids of sales.acid_parts with {catalog.txn_high_water_mark}" in dry.out
         assert "would copy function web.to_upper" in dry.out
+        await _nothing_granted_by_a_dry_run(dry, ours)
         assert await ours("get_all_databases") == ["default"]
         assert (await ours("get_current_notificationEventId")).eventId == events_before
 
         # One database first, then all of them, the second run killed amid the big table's partitions.
         one = await import_hms(source, to, "--databases", "web", "--json")
         assert one.code == 0, str(one)
+        # (roles, their grants and GLOBAL privileges are the metastore's: copied by a run of any databases)
         assert one.copied() == {"databases": 1, "tables": 1, "partitions": 10, "functions": 1,
-                                "partition statistics": 10}
+                                "partition statistics": 10, "roles": 3, "role grants": 5, "privileges": 1}
         assert sorted(await ours("get_all_databases")) == ["default", "web"]
 
         def deep_into_the_big_table(line: str) -> bool:
@@ -260,9 +270,93 @@ async def test_an_import_copies_the_catalog_resumes_after_a_crash_and_verifies(g
         assert mended.code == 0, str(mended)
         assert mended.summary()["counts"]["tables"]["replaced"] == 1
         assert (await ours("get_table", "web", "events")).parameters["quote"] == 'it\'s "quoted"'
+
+        await _grants_and_constraints(source, to, ours)
         theirs.close()
     ours.close()
     print(f"fill {filled - started:.1f} s, imports and checks {time.monotonic() - filled:.1f} s")
+
+
+def _plain(answer: Any) -> Any:
+    # Each metastore stamps its own create and grant times (Hive 2.3 stamps a grant's time itself, whatever the
+    # request says): those, and only those, are left out (the differential's normalisation).
+    return _normal(answer, "/nowhere")
+
+
+async def _nothing_granted_by_a_dry_run(dry: Run, ours: ThriftClient) -> None:
+    """The dry run of the source's roles, role grants, privileges and constraints (tests/e2e/hms_authz.py)."""
+    for line in ("would copy role analysts", "would copy role loners", "would copy grant of role readers to role "
+                 "analysts", "would copy grant of role admin to user ops", "would copy grant of role analysts to "
+                 "group etl", "would copy privilege SELECT on GLOBAL to user alice",
+                 "would copy privilege SELECT on partition authz.facts ds=2024-01-01 to user dave",
+                 "would copy privilege SELECT on column authz.facts.amount of partition ds=2024-01-02 to user erin",
+                 "would copy constraint primary key pk_dim of keys.dim",
+                 "would copy constraint foreign key fk_fact_dim of keys.fact"):
+        assert line in dry.out, (line, dry.out)
+    assert await ours("get_role_names") == ["admin", "public"]
+    on_global = await ours("list_privileges", None, None, hms.HiveObjectRef(objectType=hms.HiveObjectType.GLOBAL))
+    assert [(p.principalName, p.grantInfo.privilege) for p in on_global] == [("admin", "All")]  # the gateway's own
+
+
+async def _grants_and_constraints(source: str, to: str, ours: ThriftClient) -> None:
+    """The source's roles, role grants and privileges (tests/e2e/hms_authz.py; the roles, their grants and the
+    GLOBAL privilege came with the first run): the copy makes every read call answer as the source's does; a
+    second run copies nothing and replaces only what was planted. Its constraints: the gateway stores none, so
+    each is named as refused, primary keys before the foreign key."""
+    started = time.monotonic()
+    # The copy: every read call then answers on the gateway as on the source. The gateway stores no
+    # constraints: each is refused, named, primary keys before the foreign key that refers to them.
+    run = await import_hms(source, to, "--databases", "authz|keys", "--json")
+    assert run.code == 1, str(run)
+    assert run.copied() == {"databases": 2, "tables": 4, "partitions": 2, "privileges": 10}, run.copied()
+    refused = [(p["kind"], p["name"], p["outcome"], p["reason"]) for p in run.summary()["problems"]]
+    assert [name for _, name, _, _ in refused] == [
+        "primary key pk_dim of keys.dim", "primary key pk_fact of keys.fact", "foreign key fk_fact_dim of keys.fact"]
+    assert all(kind == "constraints" and outcome == "failed" and "this gateway stores no table constraints" in reason
+               for kind, _, outcome, reason in refused), refused
+    assert run.summary()["notes"] == [HIVE3_NOTE]
+    there, here = await asyncio.gather(asyncio.to_thread(_read, source, read_grants),
+                                       asyncio.to_thread(_read, to, read_grants))
+    differing = {k: (there[k], here[k]) for k in there if there[k] != here[k]}
+    assert not differing, json.dumps(differing, indent=1, default=str)[:6000]
+    assert sum(len(v) for v in there.values() if isinstance(v, list)) > 50  # answers, not empty lists alike
+    keys_there, keys_here = await asyncio.gather(asyncio.to_thread(_read, source, read_constraints),
+                                                 asyncio.to_thread(_read, to, read_constraints))
+    assert sum(map(len, keys_there.values())) == 2 + 1 + 2, keys_there  # the rows: one per key column
+    assert keys_here == {k: [] for k in keys_there}, keys_here
+
+    # Two differences planted on the gateway: a privilege and a role grant without their grant options. Run
+    # again with --replace-differing and --verify: nothing is copied, the two are written over (revoked and
+    # granted as the source has them), and every other role, grant and privilege is identical, in the copy and
+    # in the verification; the constraints are refused again and reported missing.
+    carols = await ours("list_privileges", "carol", hms.PrincipalType.USER, FACTS)
+    carol_select = hms.PrivilegeBag(privileges=[p for p in carols if p.grantInfo.privilege == "SELECT"])
+    await ours("grant_revoke_privileges", hms.GrantRevokePrivilegeRequest(
+        requestType=hms.GrantRevokeType.REVOKE, privileges=carol_select, revokeGrantOption=True))
+    await ours("grant_revoke_role", hms.GrantRevokeRoleRequest(
+        requestType=hms.GrantRevokeType.REVOKE, roleName="analysts", principalName="alice",
+        principalType=hms.PrincipalType.USER, grantOption=True))
+    again = await import_hms(source, to, "--databases", "authz|keys", "--replace-differing", "--verify", "--json")
+    assert again.code == 1, str(again)
+    assert again.copied() == {}, again.copied()
+    counts = again.summary()["counts"]
+    assert {kind: (counts[kind]["identical"], counts[kind]["replaced"]) for kind in ("roles", "role grants",
+                                                                                    "privileges")} == {
+        "roles": (2 * 3, 0), "role grants": (2 * 5 - 1, 1), "privileges": (2 * 11 - 1, 1)}, counts
+    assert {(p["kind"], p["outcome"]) for p in again.summary()["problems"]} == {("constraints", "failed"),
+                                                                               ("constraints", "differing")}
+    mended = await asyncio.to_thread(_read, to, read_grants)
+    assert {k: mended[k] for k in there if mended[k] != there[k]} == {}
+    print(f"roles, grants and constraints {time.monotonic() - started:.1f} s")
+
+
+def _read(address: str, read: Callable[..., dict[str, Any]]) -> dict[str, Any]:
+    """`read` (hms_authz's read_grants or read_constraints) of one side, over one connection."""
+    client = _thrift(address)
+    try:
+        return read(lambda m, *a: getattr(client, m)(*a), _plain)
+    finally:
+        client.close()
 
 
 async def test_a_source_with_write_ids_seeds_each_table_with_its_own(pg_dsn: str, pg_cluster: Any,

@@ -28,10 +28,15 @@ WHERE commit_id < coalesce((SELECT min(txn_id) FROM txns WHERE state = 'o'),
 # txn $1's update and delete components (the same table and partition, or any partition of a table
 # it writes whole) and committed after $1 began, the largest id; NULL when none.
 # Index: txn_components_by_txn, then write_set_by_target.
+# Partitions are joined by equality and whole tables apart: an OR of the two would answer no index.
 LATEST_TXN_IN_CONFLICT = """
-SELECT max(w.txn_id)
-FROM (SELECT DISTINCT db_name, tbl_name, part_name FROM txn_components WHERE txn_id = $1) AS c
-JOIN write_set w ON w.db_name = c.db_name AND w.tbl_name = c.tbl_name
-                AND (w.part_name = c.part_name OR c.part_name IS NULL)
-WHERE w.commit_id >= $1
+WITH c AS (SELECT DISTINCT db_name, tbl_name, part_name FROM txn_components WHERE txn_id = $1)
+SELECT max(t) FROM (
+    SELECT w.txn_id AS t FROM c
+    JOIN write_set w ON w.db_name = c.db_name AND w.tbl_name = c.tbl_name AND w.part_name = c.part_name
+    WHERE c.part_name IS NOT NULL AND w.commit_id >= $1
+    UNION ALL
+    SELECT w.txn_id FROM c JOIN write_set w ON w.db_name = c.db_name AND w.tbl_name = c.tbl_name
+    WHERE c.part_name IS NULL AND w.commit_id >= $1
+) AS x
 """

@@ -113,7 +113,10 @@ class Writer:
                     break
             if outcome == "commit":
                 await self.own_reads(rng, table, txn, ctx, wrote)
-                if rng.random() < self.d.cfg.abort_share:
+                # Drawn always (a seed's choices stay the same); a run that has committed 3 txns and aborted none
+                # aborts this one, so that even a short run on a loaded machine judges an abort.
+                drawn_abort = rng.random() < self.d.cfg.abort_share
+                if drawn_abort or (self.judge.counts["txns_committed"] >= 3 and not self.judge.counts["txns_aborted"]):
                     outcome = "abort"
             if outcome == "commit":
                 await self.commit(rng, table, txn)

@@ -137,7 +137,8 @@ async def test_a_client_that_dies_loses_its_locks_after_the_timeout_on_any_gatew
 
     alive = await a.lock(comp("dies.kept", X), user="alive")  # heartbeated: must survive the time-out
     waiter = await b.lock(comp("dies.t", SR), user="waiter")
-    assert waiter.state == lpb.WAITING and waiter.blocked_by_lock_id == dead.lock_id
+    if time.monotonic() - locked_at < 0.9:  # else a slow stop (a loaded machine) let the reaper be first
+        assert waiter.state == lpb.WAITING and waiter.blocked_by_lock_id == dead.lock_id
     while (await b.check(waiter.lock_id)).state != lpb.ACQUIRED:  # CheckLock keeps the waiter alive
         assert time.monotonic() - locked_at < 10, "the dead client's lock was never timed out"
         await a.txns.Heartbeat(tpb.HeartbeatRequest(lock_ids=[alive.lock_id]))

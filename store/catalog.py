@@ -30,8 +30,8 @@ from hive import names as n
 from hive import column_types, stats_accuracy
 from store import model_checks
 from store.errors import (Aborted, AlreadyExists, ExpectedParameterChanged, ExpectedParameterUnset, FailedPrecondition,
-                          InvalidArgument, NeverAllowed, NotFound, NotPartitioned, PermissionDenied, TableNotFound,
-                          WriteConflict)
+                          ConstraintRefused, InvalidArgument, NeverAllowed, NotFound, NotPartitioned, PermissionDenied,
+                          TableNotFound, WriteConflict)
 from store.events import EventType, NewEvent, Outcome
 from hive.lock_rules import LockScope
 from store.models import Database, FieldSchema, Partition, Table, TableSummary, TableType
@@ -41,6 +41,7 @@ from store.snapshot import ReadSnapshot, check_not_too_old, is_visible, sql_para
 from hive.writeids import ValidWriteIdList
 from store.sql import catalog as sql
 from store.sql import column_stats as stats_sql
+from store.sql import constraints as constraints_sql
 from store.sql import compaction as compaction_sql
 from store.sql import partition_events as partition_events_sql
 from store.sql import privileges as privileges_sql
@@ -508,6 +509,7 @@ async def alter_table(
         if renamed:
             await _check_name_not_reserved(conn, altered.db_name, altered.name, ctx.txn_id)
         altered = replace(altered, write_id=ctx.write_id)
+    await _check_constraints_of_alter(conn, old, altered)
     gone = lost_columns(old.columns, altered.columns)
     # A rename lists the kept statistics as accurate again, but a transactional table's parameters are
     # never marked (store/column_stats.py): its rename leaves them as the caller sent them.
@@ -524,6 +526,27 @@ async def alter_table(
             raise
         raise taken from e
     return Outcome(altered, (*ctx.events, written))
+
+
+async def _check_constraints_of_alter(conn: asyncpg.Connection, old: Table, new: Table) -> None:
+    """An alter may not drop or rename a column a constraint names (store/constraints.py: Hive 2.3 refuses
+    every column change of a table with constraints, as its datastore cannot flush it); a table that moves to
+    another database takes its constraints' names there, where they must be free."""
+    kept = {c.name for c in new.columns}
+    gone = [c.name for c in old.columns if c.name not in kept]
+    if gone:
+        naming = await conn.fetch(constraints_sql.NAMING_COLUMNS, old.table_id, gone)
+        if naming:
+            named = ", ".join(f"{r['column_name']} by {r['constraint_name']}" for r in naming)
+            raise ConstraintRefused(f"cannot drop or rename columns of {old.full_name} that constraints name "
+                                    f"({named}): drop those constraints first (ALTER TABLE ... DROP CONSTRAINT)")
+    if new.db_name != old.db_name:
+        clash = await conn.fetch(constraints_sql.NAMES_IN_DATABASE_OF, old.table_id, new.db_name)
+        if clash:
+            raise ConstraintRefused(f"cannot move {old.full_name} to database {new.db_name}: its constraint "
+                                    f"{clash[0]['constraint_name']} has the name of one there (constraint names "
+                                    "are unique in a database)")
+        await conn.execute(constraints_sql.MOVE_TO_DATABASE, old.table_id, new.db_name)
 
 
 async def _write_table_version(conn: asyncpg.Connection, old: Table, new: Table, txn_id: int,
@@ -751,6 +774,7 @@ def _drop_table_event(table: Table) -> NewEvent:
 async def _delete_table_rows(conn: asyncpg.Connection, table: Table) -> DroppedTable:
     """Delete a table locked for update, with everything attached to it."""
     await conn.execute(stats_sql.DELETE_FOR_TABLE, table.table_id)
+    await conn.execute(constraints_sql.DELETE_FOR_TABLE, table.table_id)
     await conn.execute(privileges_sql.DELETE_FOR_TABLE, table.table_id)
     await conn.execute(partition_events_sql.DELETE_FOR_TABLE, table.table_id)
     outside = await conn.fetch(sql.DELETE_TABLE_PARTITIONS, table.table_id, table.sd.location)

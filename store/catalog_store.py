@@ -16,8 +16,8 @@ from typing import Any, Awaitable, Callable, Generic, Mapping, Sequence, TypeVar
 
 import asyncpg
 
-from store import (catalog, column_stats, dml_events, events, functions, partition_events, privileges, txn_waits,
-                   write_notifications)
+from store import (catalog, column_stats, constraints, dml_events, events, functions, partition_events, privileges,
+                   txn_waits, write_notifications)
 from store.txns import WrittenTables
 from store.txn_ends import TxnEnds
 from store.db import Database
@@ -138,14 +138,18 @@ class CatalogStore:
     # tables
     async def create_table(self, table: Table, grants: Sequence[PrivilegeGrant] = (),
                            make_locations: catalog.MakeLocations | None = None,
-                           stats: Sequence[column_stats.StatsUpdate] = ()) -> tuple[Table, int]:
-        """The table, with the grants on it its creator sends (store/privileges.py) and the statistics
-        sent with it, all or nothing."""
+                           stats: Sequence[column_stats.StatsUpdate] = (),
+                           constraints_sent: Sequence[constraints.ConstraintColumn] = ()) -> tuple[Table, int]:
+        """The table, with the grants on it its creator sends (store/privileges.py), the statistics and the
+        constraints (store/constraints.py) sent with it, all or nothing."""
         now_s = int(time.time())
 
         async def create(conn: asyncpg.Connection) -> Outcome[Table]:
             created = (await privileges.create_table_with_grants(conn, table, grants, now_s, make_locations)
                        if grants else await catalog.create_table(conn, table, make_locations))
+            if constraints_sent:
+                added = await constraints.add_constraints(conn, constraints_sent, created=created.value)
+                created = Outcome(created.value, (*created.events, *added.events))
             return await column_stats.written_with(conn, created, stats, now_s)
 
         written = await self._write(create)
@@ -418,6 +422,21 @@ class CatalogStore:
                                                ) -> tuple[list[ColumnStats], int]:
         return await self._db.read(column_stats.aggregate_partition_stats, db_name, table_name, part_names, columns,
                                    snapshot)
+
+    # table constraints (store/constraints.py: not versioned, not cached)
+    async def add_constraints(self, rows: Sequence[constraints.ConstraintColumn]) -> int:
+        return (await self._db.transact(constraints.add_constraints, rows)).event_id
+
+    async def drop_constraint(self, db_name: str, table_name: str, name: str) -> int:
+        return (await self._db.transact(constraints.drop_constraint, db_name, table_name, name)).event_id
+
+    async def table_constraints(self, db_name: str, table_name: str,
+                                kinds: Sequence[constraints.Kind]) -> list[constraints.ConstraintColumn]:
+        return await self._db.read(constraints.table_constraints, db_name, table_name, kinds)
+
+    async def foreign_keys(self, parent_db: str | None, parent_table: str | None, foreign_db: str | None,
+                           foreign_table: str | None) -> list[constraints.ConstraintColumn]:
+        return await self._db.read(constraints.foreign_keys, parent_db, parent_table, foreign_db, foreign_table)
 
     # permanent functions (store/functions.py: not versioned, not cached)
     async def create_function(self, function: FunctionModel) -> tuple[FunctionModel, int]:

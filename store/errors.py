@@ -52,6 +52,12 @@ class NeverAllowed(FailedPrecondition):
     precondition over gRPC, a MetaException over Thrift, as Hive answers it."""
 
 
+class ConstraintRefused(NeverAllowed):
+    """A table constraint Hive's metastore refuses as MetaException (store/constraints.py): its name is
+    taken, its table has a primary key already, a foreign key refers to no key of its parent, or an alter
+    would drop a column a constraint names. A failed precondition over gRPC."""
+
+
 class Aborted(StoreError):
     """A conflict with a concurrent transaction, or the transaction was aborted; retry the whole txn."""
 

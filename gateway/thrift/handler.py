@@ -47,6 +47,7 @@ from store.cache.facade import CachedCatalog, VersionsHit
 from store.cache.facade import database_key
 from store.cache.facade import table_key as table_key_of
 from store.catalog_store import CatalogStore
+from store.constraints import ConstraintColumn
 from store.lock_store import LockStore
 from store.privilege_store import PrivilegeStore
 from store.errors import (FailedPrecondition, InvalidArgument, NotFound, NotPartitioned, PermissionDenied,
@@ -170,7 +171,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMe
     drops, truncate and partition renames (which touch a managed table's files) in DataMethods, txns and
     locks in TxnLockMethods, the notification log (reads, DML events, write notifications) in EventLogMethods,
     compact2 and show_compact in CompactionMethods, column statistics in
-    StatsMethods, table constraints (none are stored) in ConstraintMethods, permanent functions in
+    StatsMethods, table constraints in ConstraintMethods, permanent functions in
     FunctionMethods, roles and privileges in PrivilegeMethods, get_partition_values in
     PartitionValueMethods, HiveServer2's own services (resource plans, scheduled queries: none kept) in
     HiveServiceMethods, data connectors (none kept) in DataConnectorMethods, the one catalog in CatalogMethods,
@@ -479,9 +480,10 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMe
                 for t in await self._catalog.list_table_summaries(db_patterns or "", tbl_patterns or "",
                                                                   tbl_types or ())]
 
-    async def create_table(self, tbl: Any) -> None:
+    async def create_table(self, tbl: Any, constraints: Sequence[ConstraintColumn] = ()) -> None:
         """Creates the table's directory where it is missing (an external table's too; a view has none),
-        as Hive's metastore does (gateway/warehouse.py). Hive 4's colStats on it are written with it."""
+        as Hive's metastore does (gateway/warehouse.py). Hive 4's colStats on it are written with it, and
+        the constraints of a create_table_with_constraints (ConstraintMethods)."""
         tbl = required(tbl, "tbl")
         tbl.parameters = stamp_ddl_time(tbl.parameters)
         model = convert.table_from_thrift(tbl, default_fs=self._settings.default_fs)
@@ -489,7 +491,7 @@ class HiveMetastoreHandler(Fb303Methods, DataMethods, TxnLockMethods, EventLogMe
         grants = grants_of_privilege_set(tbl.privileges)  # the creator's grants on it, stored with it
         stats = self._stats_sent_with(tbl.colStats, model, None, "create_table: Table.colStats")
         async with self._warehouse.creating(f"create table {name}") as make_locations:
-            table, event_id = await self._catalog.create_table(model, grants, make_locations, stats)
+            table, event_id = await self._catalog.create_table(model, grants, make_locations, stats, constraints)
         self._cached.wrote(table.db_name, table.name, event_id)
 
     async def create_table_with_environment_context(self, tbl: Any, environment_context: Any) -> None:

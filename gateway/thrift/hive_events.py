@@ -42,6 +42,10 @@ Where Hive's message holds something the gateway's event does not, the decisions
   `files` is written as ReplChangeManager.encodeFileUri writes it on a metastore without a change-
   management root: the path, `###`, and its ACID sub-directory if any (the checksum is left out, as
   there). The event's own message keeps the checksums as sent.
+- Table constraints' events (ADD_PRIMARYKEY, ADD_FOREIGNKEY, ADD_UNIQUECONSTRAINT, ADD_NOTNULLCONSTRAINT: Hive 3's;
+  ADD_DEFAULTCONSTRAINT, ADD_CHECKCONSTRAINT: Hive 4's; DROP_CONSTRAINT) are Hive's JSONAdd...Message (the
+  constraints' structs, `primaryKeyListJson` ...) and JSONDropConstraintMessage (dbName, tableName,
+  constraintName). Hive 2.3's deserializer has readers for the primary and foreign keys' and the drop's.
 - The gateway's own event types (VERSIONS_GC, ABORTED_WRITES_FORGOTTEN, WRITE_IDS_SEEDED), which Hive has not, keep
   the gateway's message (`messageFormat` "metastore-gateway-json-1"): no Hive client reads them.
 
@@ -59,12 +63,14 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Sequence
 
 from gateway.config import GATEWAY_EVENTS
-from gateway.thrift import convert
+from gateway.thrift import constraint_methods, convert
 from gateway.thrift.idl import hms
 from gateway.thrift.tjson import tjson
 from hive.names import partition_spec_from_name
 from hive.repl_files import encoded_files
 from store import codec
+from store import constraints
+from store.constraints import KIND_OF_EVENT
 from store.events import EVENT_ENVELOPE_BYTES, EventType, read_budget
 from store.models import NotificationEvent, Partition, Table
 
@@ -115,6 +121,13 @@ def _table_fields(event: NotificationEvent, table: Table | None) -> dict[str, An
     return {"db": event.db_name, "table": event.table_name,
             "tableType": table.table_type.value if table is not None else None,
             "tableObjJson": tjson(convert.table_to_thrift(table)) if table is not None else None}
+
+
+_CONSTRAINT_LISTS = {EventType.ADD_PRIMARYKEY: "primaryKeyListJson", EventType.ADD_FOREIGNKEY: "foreignKeyListJson",
+                     EventType.ADD_UNIQUECONSTRAINT: "uniqueConstraintListJson",
+                     EventType.ADD_NOTNULLCONSTRAINT: "notNullConstraintListJson",
+                     EventType.ADD_DEFAULTCONSTRAINT: "defaultConstraintListJson",
+                     EventType.ADD_CHECKCONSTRAINT: "checkConstraintListJson"}
 
 
 async def hive_message(event: NotificationEvent, tables: TableLookup) -> tuple[str, str] | None:
@@ -176,6 +189,12 @@ async def _hive_fields(event: NotificationEvent, tables: TableLookup) -> tuple[s
     if kind == EventType.DROP_FUNCTION:
         function = codec.function_from_json(stored["function"])
         return kind, {**head, "db": function.db_name, "functionName": function.name}
+    if kind in KIND_OF_EVENT:  # JSONAddPrimaryKeyMessage and its kin (Hive 3; default and check: Hive 4)
+        rows = [constraint_methods.to_thrift(constraints.from_json(r)) for r in stored["constraints"]]
+        return kind, {**head, _CONSTRAINT_LISTS[EventType(kind)]: [tjson(r) for r in rows]}
+    if kind == EventType.DROP_CONSTRAINT:
+        return kind, {**head, "dbName": stored["db_name"], "tableName": stored["table_name"],
+                      "constraintName": stored["constraint_name"]}
     if kind == EventType.OPEN_TXN:
         return kind, {**head, "txnIds": None, "fromTxnId": min(stored["txn_ids"]), "toTxnId": max(stored["txn_ids"])}
     if kind == EventType.COMMIT_TXN:

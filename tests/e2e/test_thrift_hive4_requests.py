@@ -31,8 +31,8 @@ async def test_hive4_reads_a_database_with_get_database_req(pg_dsn: str) -> None
 
 async def test_hive4_creates_a_transactional_table_with_create_table_req(pg_dsn: str) -> None:
     """What Hive 4's CREATE TABLE t (id bigint) STORED AS ORC TBLPROPERTIES ('transactional'='true')
-    sends: create_table_req with the table and no constraints; one that declares a constraint is refused
-    as create_table_with_constraints refuses it (this gateway stores none)."""
+    sends: create_table_req with the table and no constraints; one that declares a constraint is stored
+    with it, as create_table_with_constraints stores it."""
     async with running_gateway(pg_dsn) as gw, client_with_database(gw.thrift_port) as call:
         table = thrift_table("acid", transactional="true", transactional_properties="default")
         await call("create_table_req", hms.CreateTableRequest(
@@ -46,13 +46,14 @@ async def test_hive4_creates_a_transactional_table_with_create_table_req(pg_dsn:
 
         with pytest.raises(hms.AlreadyExistsException):
             await call("create_table_req", hms.CreateTableRequest(table=thrift_table("acid")))
-        with pytest.raises(hms.InvalidObjectException, match="stores no table constraints"):
-            await call("create_table_req", hms.CreateTableRequest(
-                table=thrift_table("keyed"), primaryKeys=[hms.SQLPrimaryKey(
-                    table_db="db", table_name="keyed", column_name="id", key_seq=1, pk_name="pk")]))
+        await call("create_table_req", hms.CreateTableRequest(
+            table=thrift_table("keyed"), primaryKeys=[hms.SQLPrimaryKey(
+                table_db="db", table_name="keyed", column_name="id", key_seq=1, pk_name="pk")]))
+        keys = (await call("get_primary_keys", hms.PrimaryKeysRequest(db_name="db", tbl_name="keyed"))).primaryKeys
+        assert [(k.pk_name, k.column_name) for k in keys] == [("pk", "id")]
         with pytest.raises(hms.InvalidObjectException, match="nodb"):
             await call("create_table_req", hms.CreateTableRequest(table=thrift_table("t", db="nodb")))
-        assert sorted(await call("get_all_tables", "db")) == ["acid"]
+        assert sorted(await call("get_all_tables", "db")) == ["acid", "keyed"]
 
 
 async def test_hive4_drops_a_database_cascade_with_drop_database_req(pg_dsn: str) -> None:

@@ -11,7 +11,9 @@ add_check_constraint and add_foreign_key, in that order over every table of the 
 comes after the key it refers to, in another table or another database of the same run (a key of a
 database the run does not select must be on the gateway already, or the foreign key is refused, named).
 A differing constraint is reported, or with --replace-differing dropped (drop_constraint) and added again.
-Views have none.
+Views have none. The gateway applies Hive 3's rules (store/constraints.py): it keeps names in lower case (a
+Hive 2.3 source's name in other case reads as differing) and refuses a foreign key that refers to no key of
+its parent (Hive 2.3 stores one, reported failed here with the gateway's words).
 """
 
 from __future__ import annotations

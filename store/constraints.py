@@ -390,7 +390,7 @@ async def drop_constraint(conn: asyncpg.Connection, db_name: str, table_name: st
     """Drop the constraint `name` of the table, or the foreign key `name` that refers to it (as Hive)."""
     table = await catalog.get_table(conn, db_name, table_name, lock="update")
     key = name.strip().lower() if name else ""
-    rows = await conn.fetch(sql.DROP, table.db_name, table.table_id, key) if key else []
+    rows = await conn.fetch(sql.DROP, table.table_id, key) if key else []
     if not rows:
         raise NotFound(f"The constraint: {key or name!r} does not exist for the associated table: {table.full_name}")
     return Outcome(None, (NewEvent(EventType.DROP_CONSTRAINT, db_name=table.db_name, table_name=table.name,

@@ -61,11 +61,12 @@ FROM jsonb_to_recordset($1::jsonb) AS r(db_name text, constraint_name text, posi
 ON CONFLICT (db_name, constraint_name, position) DO NOTHING
 """
 
-# drop_constraint: the constraint $3 of database $1 whose table, or (a foreign key) whose parent, is table $2
-# (Hive drops a foreign key named with either table). Returns its kind and the child table's id.
+# drop_constraint: the constraint $2 whose table, or (a foreign key, maybe of another database) whose parent, is
+# table $1 (Hive drops a foreign key named with either table, every one of the name it finds so). Returns its
+# kind and the child table's id.
 DROP = """
 DELETE FROM table_constraints
-WHERE db_name = $1 AND constraint_name = $3 AND (table_id = $2 OR parent_table_id = $2)
+WHERE constraint_name = $2 AND (table_id = $1 OR parent_table_id = $1)
 RETURNING kind, table_id
 """
 

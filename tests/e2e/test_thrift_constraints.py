@@ -186,9 +186,16 @@ async def test_keys_added_and_dropped_by_alter_table_add_and_drop_constraint(
     assert await _pks(client, "parent") == [] and await _fks(client, "child") == []
     await client(add_pk, hms.AddPrimaryKeyRequest([_pk("parent", "id", "pk_q"), _pk("parent", "amount", "pk_q", 2)]))
     assert [k[3] for k in await _fks(client, "child")] == ["pk_q", "pk_q"]
-    # A foreign key is dropped by its name and its table, or the table it refers to (as Hive).
+    # A foreign key is dropped by its name and its table, or the table it refers to (as Hive), in any database.
     await client("drop_constraint", hms.DropConstraintRequest(dbname="db", tablename="parent", constraintname="fk_c"))
     assert await _fks(client, "child") == []
+    await client("create_table", _table("kid", "other"))
+    await client(add_fk, hms.AddForeignKeyRequest([_fk("kid", "id", "parent", "id", "fk_kid", db="other"),
+                                                   _fk("kid", "amount", "parent", "amount", "fk_kid", 2, db="other")]))
+    assert [k[2] for k in await _fks(client, "kid", db="other")] == ["db.parent.id", "db.parent.amount"]
+    await client("drop_constraint", hms.DropConstraintRequest(dbname="db", tablename="parent",
+                                                              constraintname="fk_kid"))
+    assert await _fks(client, "kid", db="other") == []
     assert await _pks(client, "parent", "other") == [("pk_p", "id", 1)]
 
 

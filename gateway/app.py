@@ -359,16 +359,27 @@ class Gateway:
             await asyncio.to_thread(self._pg.stop)
 
 
+def stop_signals() -> tuple[signal.Signals, ...]:
+    """The signals that stop the gateway in order: SIGINT, SIGTERM and SIGHUP (the terminal or SSH session
+    of a gateway run in the foreground closing; the JVM, so Hive's metastore, stops on it with its
+    shutdown hooks as on SIGTERM). Left at Python's default, SIGHUP killed the process on the spot: calls
+    under way cut off, and the embedded PostgreSQL left running with no gateway attached. A SIGHUP this
+    process was started ignoring (`nohup`) stays ignored: that is what the operator asked for."""
+    ignored = signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    return (signal.SIGINT, signal.SIGTERM) if ignored else (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 async def serve(settings: Settings) -> None:
-    """Run until SIGINT or SIGTERM, then shut down in order. A signal during start-up (a long eager
-    prewarm, say) is honoured at once: the start is cancelled and everything started is stopped.
+    """Run until SIGINT, SIGTERM or SIGHUP (`stop_signals`), then shut down in order. A signal during
+    start-up (a long eager prewarm, say) is honoured at once: the start is cancelled and everything
+    started is stopped.
     Worker threads are daemons (gateway/threads.py): one blocked for good, a file operation on a hung
     mount, does not keep the process from exiting."""
     gateway = Gateway(settings)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     loop.set_default_executor(DaemonThreadExecutor())
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in stop_signals():
         loop.add_signal_handler(sig, stop.set)
     starting = asyncio.create_task(gateway.start(wait_ready=False))
     stopping = asyncio.create_task(stop.wait())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import time
 from pathlib import Path
 
@@ -38,7 +39,10 @@ async def test_reflection_lists_the_services(gateway: GatewayClient) -> None:
     assert {"metastore.v1.Catalog", "metastore.v1.Events", "grpc.health.v1.Health"} <= names
 
 
-def test_embedded_default_serves_then_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_embedded_default_serves_then_stops_cleanly_on_sigterm(tmp_path: Path, stop_signal: signal.Signals) -> None:
+    """SIGHUP too (a closed terminal or SSH session): left at Python's default it killed the process on the
+    spot, calls cut off and the embedded PostgreSQL left running with no gateway attached."""
     tmp_path.chmod(0o755)
     data_dir = tmp_path / "data"
     proc = GatewayProcess("--data-dir", str(data_dir), "--conf", "metastore.gateway.embedded.unsafe.fast=true")
@@ -52,9 +56,27 @@ def test_embedded_default_serves_then_stops_cleanly_on_sigterm(tmp_path: Path) -
         await client.channel.close()
 
     asyncio.run(check())
+    proc.proc.send_signal(stop_signal)
+    proc.proc.wait(30)
     assert proc.stop() == 0
     assert "metastore gateway stopped" in proc.output()
     assert not (data_dir / "pgdata" / "postmaster.pid").exists(), "the PostgreSQL it started is still running"
+
+
+def test_a_gateway_started_under_nohup_keeps_ignoring_sighup(pg_dsn: str) -> None:
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # what nohup does; the child inherits it
+    try:
+        proc = GatewayProcess("--dsn", pg_dsn)
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+    try:
+        proc.wait_serving()
+        proc.proc.send_signal(signal.SIGHUP)
+        time.sleep(1.0)
+        assert proc.proc.poll() is None, proc.output()
+    finally:
+        assert proc.stop() == 0
+    assert "metastore gateway stopped" in proc.output()
 
 
 async def test_a_schema_newer_than_the_code_is_refused(pg_dsn: str) -> None:

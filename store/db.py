@@ -4,7 +4,8 @@
 a bounded number of times on serialization failures and deadlocks, the only errors for which a
 blind retry is correct. Connection loss becomes `Unavailable` (retryable by the caller), and so do
 a database that cannot serve (read-only, or out of disk space, memory or connections:
-`DatabaseCannotServe`, logged once a minute at most rather than a traceback per call), and the two
+`DatabaseCannotServe`, logged once a minute at most rather than a traceback per call), a statement
+PostgreSQL cancelled (its statement_timeout, pg_cancel_backend: `StatementCancelled`, logged alike), and the two
 time-outs, each named for what it is: no connection became free within the acquire
 time-out (the pool is busy), or a statement ran past asyncpg's `command_timeout`
 (`CommandTimeout`; asyncpg cancels the statement, the transaction rolls back).
@@ -24,7 +25,7 @@ import asyncpg
 
 from hive.backoff import Backoff
 from hive.limits import bounded_message
-from store.errors import CommandTimeout, DatabaseCannotServe, InvalidArgument, Unavailable
+from store.errors import CommandTimeout, DatabaseCannotServe, InvalidArgument, StatementCancelled, Unavailable
 from store.events import DEFAULT_MAX_MESSAGE_BYTES, Outcome, Written, append_events
 
 _log = logging.getLogger(__name__)
@@ -55,7 +56,7 @@ CONNECTION_LOST = (
     # statement started in between raises this (tests/e2e/test_poller_lost_listener.py shows it).
     asyncpg.InternalClientError,
     asyncpg.CannotConnectNowError,
-    asyncpg.OperatorInterventionError,  # admin/crash shutdown, and statements cancelled by a shutdown
+    asyncpg.OperatorInterventionError,  # admin/crash shutdown (its QueryCanceledError is _CANCELLED, below)
     # The server ended a transaction this gateway left idle too long (PoolSettings below) and closed
     # the connection: the gateway was stopped or starved mid-call; nothing of the call was written.
     asyncpg.exceptions.IdleInTransactionSessionTimeoutError,
@@ -65,6 +66,11 @@ CONNECTION_LOST = (
 # The database answers but cannot do the work, whatever the call: an operator must fix the database
 # (SQLSTATE 25006, and class 53: disk full, out of memory, too many connections).
 CANNOT_SERVE = (asyncpg.ReadOnlySQLTransactionError, asyncpg.InsufficientResourcesError)
+# PostgreSQL cancelled the statement (statement_timeout on the server, pg_cancel_backend): an
+# OperatorInterventionError by its SQLSTATE class (57), but the connection is sound. Caught before
+# CONNECTION_LOST, so that it is not called a lost connection nor makes the pool replace every connection.
+_CANCELLED = asyncpg.QueryCanceledError
+_CANCELLED_CAUSE = "the database cancelled a statement (statement_timeout set on the server, or pg_cancel_backend)"
 # The same cause is logged again at most this often while it lasts (each call answers it anyway).
 _CANNOT_SERVE_LOG_INTERVAL_S = 60.0
 
@@ -250,6 +256,8 @@ class Database:
                 raise _bad_value(exc) from exc
             except CANNOT_SERVE as exc:
                 raise self._cannot_serve(exc) from exc
+            except _CANCELLED as exc:
+                raise self._cancelled(exc) from exc
             except CONNECTION_LOST as exc:
                 if _own_deadline(exc):
                     raise
@@ -270,6 +278,8 @@ class Database:
             raise _bad_value(exc) from exc
         except CANNOT_SERVE as exc:
             raise self._cannot_serve(exc) from exc
+        except _CANCELLED as exc:
+            raise self._cancelled(exc) from exc
         except CONNECTION_LOST as exc:
             if _own_deadline(exc):
                 raise
@@ -279,12 +289,23 @@ class Database:
         """What a `CANNOT_SERVE` error becomes; its cause logged once a minute at most, not with a
         traceback per call: every call answers it, and the fix is the database's, not the gateway's."""
         cause = cannot_serve_cause(exc)
+        self._log_now_and_then(cause, "calls answer UNAVAILABLE until it is fixed", exc)
+        return DatabaseCannotServe(f"{cause} ({_short(exc)}); retry once it is fixed")
+
+    def _cancelled(self, exc: BaseException) -> StatementCancelled:
+        """What a statement PostgreSQL cancelled becomes: UNAVAILABLE saying so, logged as `_cannot_serve`
+        logs (an operator who set statement_timeout learns that it cuts the gateway's statements)."""
+        self._log_now_and_then(_CANCELLED_CAUSE, "the calls it cut answer UNAVAILABLE", exc)
+        return StatementCancelled(f"{_CANCELLED_CAUSE} ({_short(exc)}); its transaction was rolled back and "
+                                  "nothing was written: retry the call")
+
+    def _log_now_and_then(self, cause: str, consequence: str, exc: BaseException) -> None:
+        """A warning for `cause`, again at most once a minute while it lasts."""
         now = time.monotonic()
         last = self._cannot_serve_logged.get(cause)
         if last is None or now - last >= _CANNOT_SERVE_LOG_INTERVAL_S:
             self._cannot_serve_logged[cause] = now
-            _log.warning("%s: calls answer UNAVAILABLE until it is fixed (%s)", cause, _short(exc))
-        return DatabaseCannotServe(f"{cause} ({_short(exc)}); retry once it is fixed")
+            _log.warning("%s: %s (%s)", cause, consequence, _short(exc))
 
     async def _lost(self, exc: BaseException) -> Unavailable:
         """What a connection error becomes: Unavailable, the pool's connections expired (the server

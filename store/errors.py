@@ -102,6 +102,13 @@ class CommandTimeout(Unavailable):
     message names the time-out instead."""
 
 
+class StatementCancelled(Unavailable):
+    """PostgreSQL cancelled a statement (SQLSTATE 57014): a statement_timeout set on the server for the
+    gateway's user or database ran out (a long lock wait, say), or an administrator's pg_cancel_backend.
+    The connection is sound and the transaction rolled back, nothing written: retryable, as
+    CommandTimeout is, and not a lost connection (the pool is left as it is)."""
+
+
 class DatabaseCannotServe(Unavailable):
     """The database answers but cannot do the work: it is read-only (a standby, or
     default_transaction_read_only) or out of disk space, memory or connections. Unavailable, so

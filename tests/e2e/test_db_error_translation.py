@@ -7,6 +7,7 @@ inside the transaction's function."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 from typing import Any, Callable
 
@@ -15,7 +16,7 @@ import pytest
 
 from store import catalog
 from store.db import Database, PoolSettings
-from store.errors import InvalidArgument, Unavailable
+from store.errors import InvalidArgument, StatementCancelled, Unavailable
 from store.models import Database as HiveDatabase
 from store.models import FieldSchema, Partition, Table
 
@@ -45,17 +46,33 @@ async def test_connection_state_errors_are_unavailable(pg_dsn: str, exc: BaseExc
         await db.close()
 
 
-async def test_a_statement_cancelled_by_the_server_is_unavailable(pg_dsn: str) -> None:
+async def test_a_statement_cancelled_by_the_server_is_unavailable(
+        pg_dsn: str, caplog: pytest.LogCaptureFixture) -> None:
+    """A statement PostgreSQL cancels (a statement_timeout set on the server for the gateway's user or
+    database, pg_cancel_backend) is UNAVAILABLE saying so, logged once, not a lost connection: the
+    connection is sound, so the pool keeps its connections (it used to replace every one of them at
+    each cancellation, and the answer said "lost the connection to PostgreSQL")."""
     async def cancelled(conn: asyncpg.Connection) -> None:
         await conn.execute("SET LOCAL statement_timeout = 50")
-        await conn.execute("SELECT pg_sleep(5)")  # QueryCanceledError, as when a shutdown cancels statements
+        await conn.execute("SELECT pg_sleep(5)")  # QueryCanceledError
+
+    async def backend(conn: asyncpg.Connection) -> int:
+        return int(await conn.fetchval("SELECT pg_backend_pid()"))
 
     db = await Database.connect(pg_dsn, PoolSettings(min_size=1, max_size=1))
+    caplog.set_level(logging.WARNING, logger="store.db")
     try:
-        with pytest.raises(Unavailable, match="QueryCanceledError"):
-            await db.transact(cancelled)
+        before = await db.read(backend)
+        for run in (db.transact, db.read, db.transact):
+            with pytest.raises(StatementCancelled, match="QueryCanceledError") as refused:
+                await run(cancelled)
+            assert "the database cancelled a statement" in str(refused.value)
+            assert "lost the connection" not in str(refused.value)
+        assert await db.read(backend) == before  # the same connection: nothing was expired
     finally:
         await db.close()
+    said = [r for r in caplog.records if "cancelled a statement" in r.getMessage()]
+    assert len(said) == 1 and said[0].exc_info is None, [r.getMessage() for r in caplog.records]
 
 
 async def test_a_terminated_backend_is_unavailable_and_the_pool_recovers(pg_dsn: str) -> None:

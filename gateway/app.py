@@ -29,7 +29,7 @@ from typing import Any, Awaitable
 import asyncpg
 
 from gateway.auth import Authenticator, is_loopback, thrift_ssl_context
-from gateway.config import Settings, data_dir_of, redact_dsn
+from gateway.config import ConfigError, Settings, data_dir_of, redact_dsn
 from gateway.db_health import DatabaseProbe, quiet_pool_reconnects
 from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
 from gateway import wire
@@ -68,8 +68,32 @@ _BOOTSTRAP_BACKOFF = Backoff(initial_s=0.5, max_s=10.0)
 CLEANUP_WAIT_S = 5.0  # how long a stop waits for cancelled calls' clean-ups before it closes the pool
 
 
+# What PostgreSQL answers at connect to a parameter of the DSN's query string it does not take (asyncpg
+# sends the ones it does not know itself as run-time settings: `?statment_timeout=5s`, `?search_path=`).
+_DSN_PARAMETER_REFUSED = (asyncpg.UndefinedObjectError, asyncpg.InvalidParameterValueError,
+                          asyncpg.CantChangeRuntimeParamError)
+
+
+async def connect_dsn(dsn: str, timeout_s: float = 15.0) -> asyncpg.Connection:
+    """A connection to `dsn`, the gateway's first; a DSN that cannot be used as written is a bad setting
+    (ConfigError naming metastore.gateway.dsn, one line and exit status 2), never a traceback. Its
+    message never quotes the DSN: asyncpg's error for a URL it cannot read may quote part of the
+    password (`postgresql://u:p#ss@host/db` reads `p` as the port)."""
+    try:
+        return await asyncpg.connect(dsn, timeout=timeout_s)
+    except asyncpg.ClientConfigurationError as exc:  # its messages name parameters, never their secrets
+        raise ConfigError(f"metastore.gateway.dsn (--dsn): {exc}") from None
+    except ValueError:  # asyncpg's URL parsing (ClientConfigurationError, a ValueError too, is above)
+        raise ConfigError("metastore.gateway.dsn (--dsn): not a PostgreSQL URL asyncpg can read (a port that is not a "
+                          "number, or a user name or password holding one of @ : / ? # [ ] not percent-encoded, e.g. "
+                          "%23 for #)") from None
+    except _DSN_PARAMETER_REFUSED as exc:
+        raise ConfigError(f"metastore.gateway.dsn (--dsn): PostgreSQL refused a parameter of its query string "
+                          f"({type(exc).__name__}: {exc}); correct or remove it") from None
+
+
 async def migrate_database(dsn: str) -> list[int]:
-    conn = await asyncpg.connect(dsn, timeout=15)
+    conn = await connect_dsn(dsn)
     try:
         return await migrations.migrate(conn)
     finally:

@@ -1,8 +1,9 @@
 """Start-up failures as one line naming the cause and the fix, instead of a traceback.
 
 Only failures an operator causes and can fix are explained (a port in use, a database that does
-not answer, refuses the credentials, is read-only or is out of disk space, memory or connections, a
-bad setting, the embedded PostgreSQL failing); anything
+not answer, refuses the credentials, is read-only or is out of disk space, memory or connections, refuses
+the gateway's user the rights to its tables, cancels a statement (statement_timeout), a bad setting (a
+DSN that cannot be used as written too: gateway/app.py connect_dsn), the embedded PostgreSQL failing); anything
 else is a bug and keeps its traceback.
 """
 
@@ -16,7 +17,7 @@ from gateway.config import ConfigError, Settings, redact_dsn
 from gateway.embedded_pg import EmbeddedPostgresError
 from gateway.server import BindError
 from store.db import CANNOT_SERVE, cannot_serve_cause
-from store.errors import DatabaseCannotServe, SchemaMismatch, Unavailable
+from store.errors import DatabaseCannotServe, SchemaMismatch, StatementCancelled, Unavailable
 
 
 def where(dsn: str) -> str:
@@ -46,12 +47,32 @@ def explain(exc: BaseException, settings: Settings | None) -> str | None:
     if isinstance(cannot_serve, CANNOT_SERVE):
         return (f"{cannot_serve_cause(cannot_serve)} ({database}): {_short(cannot_serve)}; point --dsn at a primary "
                 "with default_transaction_read_only off, or free disk space, memory or connections there")
+    if isinstance(exc, asyncpg.InsufficientPrivilegeError):
+        user = f" {_user(dsn)}" if _user(dsn) else ""
+        return (f"{database} refused the gateway's user{user} a step of its start-up ({_short(exc)}): the gateway "
+                "creates and changes its own tables; make the user the database's owner (ALTER DATABASE ... OWNER TO "
+                "...), or let it create in schema public (GRANT CREATE ON SCHEMA public TO ...: PostgreSQL 15 and "
+                "later no longer let every user), and own the gateway's tables")
+    cancelled = exc.__cause__ if isinstance(exc, StatementCancelled) else exc
+    if isinstance(cancelled, asyncpg.QueryCanceledError):
+        return (f"{database} cancelled a statement of the gateway's start-up ({_short(cancelled)}): a "
+                "statement_timeout set for the gateway's user or database (ALTER ROLE or ALTER DATABASE ... SET "
+                "statement_timeout) shorter than the schema migration, the cache's load or a lock wait take, or an "
+                "administrator's pg_cancel_backend; raise it, or set it to 0 for the gateway's user, and start again")
     if isinstance(exc, asyncpg.InvalidCatalogNameError):
         return f"{database}: {_short(exc)}; create it (CREATE DATABASE) or name an existing one in --dsn"
     if isinstance(exc, (Unavailable, OSError, TimeoutError, asyncpg.CannotConnectNowError,
                         asyncpg.PostgresConnectionError)):
         return f"cannot connect to {database}: {_short(exc)}; {fix_dsn}"
     return None
+
+
+def _user(dsn: str) -> str:
+    """The user name a DSN's URL names ("" when it names none, or cannot be read)."""
+    try:
+        return urlsplit(dsn).username or ""
+    except ValueError:
+        return ""
 
 
 def _short(exc: BaseException) -> str:

@@ -511,7 +511,7 @@ def _resolve(
         path = Path(config_file)
         try:
             data = _flatten("", tomllib.loads(path.read_text()))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:  # TOML is UTF-8
             raise ConfigError(f"cannot read config file {path}: {exc}") from exc
         for key, raw in data.items():
             if key not in keys:

@@ -4,6 +4,7 @@ values with their source, and the data directory does not depend on the current 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -11,9 +12,12 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
+
+import asyncpg
 
 from gateway.config import default_data_dir, load_settings, data_dir_of
-from tests.conftest import REPO, GatewayProcess
+from tests.conftest import REPO, GatewayProcess, PgCluster
 
 
 def cli(*argv: str, env: dict[str, str] | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
@@ -207,3 +211,68 @@ def test_settings_read_a_bare_number_in_the_unit_hive_gives_the_key() -> None:
     assert shown.returncode == 0, shown.stderr
     rows = {r["key"]: r["value"] for r in json.loads(shown.stdout)}
     assert (rows["hive.compactor.cleaner.run.interval"], rows["hive.txn.timeout"]) == (5.0, 300.0)
+
+
+def test_a_dsn_that_cannot_be_used_as_written_is_a_bad_setting(pg_dsn: str, tmp_path: Path) -> None:
+    """A DSN asyncpg cannot read (a password with an unescaped `#`, a port that is not a number), a
+    parameter it refuses (sslmode) or one PostgreSQL refuses at connect was a 40-line traceback, the
+    first quoting part of the password (`invalid literal for int() with base 10: 'pw'`); now one line
+    naming metastore.gateway.dsn, exit status 2. So is a config file that is not UTF-8 (TOML is)."""
+    for dsn, named in (("postgresql://app:pw#Xyzzy42@127.0.0.1:5432/meta", "not a PostgreSQL URL asyncpg can read"),
+                       ("postgresql://app:pwXyzzy42@127.0.0.1:54x32/meta", "not a PostgreSQL URL asyncpg can read"),
+                       (f"{pg_dsn}&sslmode=bogus", "`sslmode` parameter must be one of"),
+                       (f"{pg_dsn}&no_such_setting=1", 'unrecognized configuration parameter "no_such_setting"')):
+        refused = cli("serve", "--dsn", dsn, "--port", "0", "--conf", "hive.metastore.port=0")
+        assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+        [line] = our_lines(refused.stderr)
+        assert line.startswith("metastore-gateway: cannot serve: metastore.gateway.dsn (--dsn): ") and named in line
+        assert "Xyzzy42" not in refused.stderr and "'pw'" not in refused.stderr
+    config = tmp_path / "gateway.toml"
+    config.write_bytes(b"\xff\xfemetastore.gateway.port = 1\n")
+    unreadable = cli("serve", "--config", str(config))
+    assert unreadable.returncode == 2 and "Traceback" not in unreadable.stderr, unreadable.stderr
+    [line] = our_lines(unreadable.stderr)
+    assert f"cannot read config file {config}" in line
+
+
+async def test_a_database_user_without_the_rights_to_its_tables_is_one_line(pg_cluster: PgCluster) -> None:
+    """A user that may connect but not create tables (PostgreSQL 15 and later no longer let every user
+    create in schema public) was a traceback from the schema migration."""
+    role, database = f"nocreate{os.getpid()}", f"nocreate{os.getpid()}"
+    admin = await asyncpg.connect(pg_cluster.dsn("postgres"))
+    try:
+        await admin.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'rolepw'")
+        await admin.execute(f"CREATE DATABASE {database}")
+        query = urlsplit(pg_cluster.dsn(database)).query
+        started = await asyncio.to_thread(cli, "serve", "--dsn", f"postgresql://{role}:rolepw@/{database}?{query}",
+                                          "--port", "0", "--conf", "hive.metastore.port=0")
+    finally:
+        await admin.execute(f"DROP DATABASE IF EXISTS {database}")
+        await admin.execute(f"DROP ROLE IF EXISTS {role}")
+        await admin.close()
+    assert started.returncode == 1 and "Traceback" not in started.stderr, started.stderr
+    [line] = our_lines(started.stderr)
+    assert f"refused the gateway's user {role} a step of its start-up (permission denied for schema public)" in line
+    assert "GRANT CREATE ON SCHEMA public" in line and "rolepw" not in started.stderr
+
+
+async def test_a_statement_timeout_that_cuts_the_start_up_is_one_line(pg_cluster: PgCluster, pg_dsn: str) -> None:
+    """A statement_timeout set on the database (here 200 ms, the migration's read of the schema version
+    waiting on a lock a DBA holds) was a traceback."""
+    database = urlsplit(pg_dsn).path.lstrip("/")
+    admin = await asyncpg.connect(pg_cluster.dsn("postgres"))
+    holder = await asyncpg.connect(pg_dsn)
+    try:
+        await admin.execute(f"ALTER DATABASE {database} SET statement_timeout = '200ms'")
+        async with holder.transaction():
+            await holder.execute("LOCK TABLE schema_version IN ACCESS EXCLUSIVE MODE")
+            started = await asyncio.to_thread(cli, "serve", "--dsn", pg_dsn, "--port", "0", "--conf",
+                                              "hive.metastore.port=0")
+    finally:
+        await holder.close()
+        await admin.execute(f"ALTER DATABASE {database} RESET statement_timeout")
+        await admin.close()
+    assert started.returncode == 1 and "Traceback" not in started.stderr, started.stderr
+    [line] = our_lines(started.stderr)
+    assert "cancelled a statement of the gateway's start-up (canceling statement due to statement timeout)" in line
+    assert "statement_timeout" in line.split("):", 1)[1]

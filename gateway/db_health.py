@@ -19,7 +19,7 @@ from typing import Callable
 
 import asyncpg
 
-from store.db import CONNECTION_LOST
+from store.db import CONNECT_REFUSED, CONNECTION_LOST
 from store.sql import locks as lock_sql
 from store.sql import txns as txn_sql
 
@@ -28,13 +28,14 @@ _log = logging.getLogger(__name__)
 
 class QuietPoolReconnects(logging.Filter):
     """asyncpg's pool logs a warning with a traceback each time it fails to reconnect its minimum
-    connections (every 1, 2, 4 ... 60 s while the database is away). That failure is the outage the
-    probe already reported in one line: keep the record at DEBUG, without the traceback. Other
-    records pass unchanged."""
+    connections (every 1, 2, 4 ... 60 s while the database is away, or refuses its connections: new
+    credentials, the database gone). That failure is the outage the probe already reported in one
+    line: keep the record at DEBUG, without the traceback. Other records pass unchanged."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        if isinstance(exc, CONNECTION_LOST) and record.getMessage().startswith("Failed to restore the pool"):
+        if isinstance(exc, (*CONNECTION_LOST, *CONNECT_REFUSED)) and record.getMessage().startswith(
+                "Failed to restore the pool"):
             record.msg, record.args = f"{record.getMessage()}: {exc}", None
             record.exc_info, record.exc_text = None, None
             record.levelno, record.levelname = logging.DEBUG, "DEBUG"

@@ -3,7 +3,8 @@
 `Database.transact(fn, *args)` runs `fn(conn, *args)` in one database transaction and retries it
 a bounded number of times on serialization failures and deadlocks, the only errors for which a
 blind retry is correct. Connection loss becomes `Unavailable` (retryable by the caller), and so do
-a database that cannot serve (read-only, or out of disk space, memory or connections:
+a database that cannot serve (read-only, or out of disk space, memory or connections, or refusing the
+pool's new connections: credentials changed, database gone or closed to connections:
 `DatabaseCannotServe`, logged once a minute at most rather than a traceback per call), a statement
 PostgreSQL cancelled (its statement_timeout, pg_cancel_backend: `StatementCancelled`, logged alike), and the two
 time-outs, each named for what it is: no connection became free within the acquire
@@ -66,6 +67,14 @@ CONNECTION_LOST = (
 # The database answers but cannot do the work, whatever the call: an operator must fix the database
 # (SQLSTATE 25006, and class 53: disk full, out of memory, too many connections).
 CANNOT_SERVE = (asyncpg.ReadOnlySQLTransactionError, asyncpg.InsufficientResourcesError)
+# What PostgreSQL answers a new connection of the pool it refuses while the gateway serves (asyncpg's
+# pool opens them as it needs them, and anew after a restart or a lost connection): the user's password
+# changed or its login was taken away, or pg_hba.conf rejects it (class 28), the database was dropped or
+# renamed (3D000), or it takes no connections (ALTER DATABASE ... ALLOW_CONNECTIONS false: 55000). Each
+# was an untranslated error, so INTERNAL with a traceback per call. Caught only where a connection is
+# acquired: 55000 from a statement means something else.
+CONNECT_REFUSED = (asyncpg.InvalidAuthorizationSpecificationError, asyncpg.InvalidCatalogNameError,
+                   asyncpg.ObjectNotInPrerequisiteStateError)
 # PostgreSQL cancelled the statement (statement_timeout on the server, pg_cancel_backend): an
 # OperatorInterventionError by its SQLSTATE class (57), but the connection is sound. Caught before
 # CONNECTION_LOST, so that it is not called a lost connection nor makes the pool replace every connection.
@@ -124,6 +133,16 @@ def cannot_serve_cause(exc: BaseException) -> str:
     if isinstance(exc, asyncpg.TooManyConnectionsError):
         return "the database is out of connections (max_connections)"
     return "the database is out of disk space/memory/connections"
+
+
+def connect_refused_cause(exc: BaseException) -> str:
+    """What a `CONNECT_REFUSED` error says of the database, for a person."""
+    if isinstance(exc, asyncpg.InvalidCatalogNameError):
+        return "the database refuses the gateway's new connections: the database no longer exists (dropped or renamed)"
+    if isinstance(exc, asyncpg.ObjectNotInPrerequisiteStateError):
+        return "the database refuses the gateway's new connections (ALTER DATABASE ... ALLOW_CONNECTIONS false?)"
+    return ("the database refuses the gateway's credentials for new connections (the user's password changed, its "
+            "login was revoked, or pg_hba.conf rejects it: fix the database or --dsn)")
 
 
 def _lost(exc: BaseException) -> Unavailable:
@@ -327,6 +346,10 @@ class Database:
         s = self._settings
         try:
             conn = await self._pool.acquire(timeout=s.acquire_timeout_s)
+        except CONNECT_REFUSED as exc:
+            cause = connect_refused_cause(exc)
+            self._log_now_and_then(cause, "calls answer UNAVAILABLE until it is fixed", exc)
+            raise DatabaseCannotServe(f"{cause} ({_short(exc)}); retry once it is fixed") from exc
         except asyncio.TimeoutError as exc:
             if _cancelling():
                 raise

@@ -4,7 +4,9 @@ traceback per call (store/db.py), and at start-up one line (gateway/cli_startup.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from urllib.parse import urlsplit
@@ -86,3 +88,48 @@ async def test_a_database_out_of_resources_is_unavailable(pg_dsn: str, exc: Base
         assert await db.read(lambda conn: conn.fetchval("SELECT 1")) == 1
     finally:
         await db.close()
+
+
+@pytest.mark.parametrize("refusal, cause", [
+    ("ALTER ROLE {role} PASSWORD 'rotated'", "the database refuses the gateway's credentials for new connections"),
+    ("ALTER DATABASE {database} ALLOW_CONNECTIONS false", "the database refuses the gateway's new connections"),
+], ids=["password-rotated", "connections-not-allowed"])
+async def test_a_database_refusing_new_connections_while_serving_is_unavailable(
+        pg_cluster: PgCluster, caplog: pytest.LogCaptureFixture, refusal: str, cause: str) -> None:
+    """The gateway's user's password rotated (or its login revoked, pg_hba.conf), or the database closed to
+    connections, then its sessions ended (a restart, a DBA): the pool's new connections are refused. Every
+    call answered INTERNAL with a traceback per call, and asyncpg's pool and the housekeeping loops logged
+    tracebacks too; now UNAVAILABLE naming the cause, logged once, and calls work again once it is undone."""
+    role = database = f"refused{uuid.uuid4().hex[:8]}"
+    admin = await asyncpg.connect(pg_cluster.dsn("postgres"))
+    await admin.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'rolepw'")
+    await admin.execute(f"CREATE DATABASE {database} OWNER {role}")
+    dsn = f"postgresql://{role}:rolepw@/{database}?{urlsplit(pg_cluster.dsn(database)).query}"
+    try:
+        async with running_gateway(dsn) as gw:
+            client = await connect(f"127.0.0.1:{gw.port}")
+            try:
+                caplog.set_level(logging.WARNING)
+                await admin.execute(refusal.format(role=role, database=database))
+                await admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1", role)
+                answers = []
+                for _ in range(10):  # a pooled connection the server ended may first answer "lost the connection"
+                    with pytest.raises(grpc.aio.AioRpcError) as refused:
+                        await client.catalog.ListDatabases(pb.ListDatabasesRequest())
+                    assert refused.value.code() == grpc.StatusCode.UNAVAILABLE, refused.value.details()
+                    answers.append(refused.value.details() or "")
+                    await asyncio.sleep(0.05)
+                assert all(cause in a or "lost the connection" in a for a in answers), answers
+                assert all(cause in a for a in answers[-3:]), answers
+                await admin.execute(f"ALTER ROLE {role} PASSWORD 'rolepw'")
+                await admin.execute(f"ALTER DATABASE {database} ALLOW_CONNECTIONS true")
+                await client.catalog.ListDatabases(pb.ListDatabasesRequest())
+            finally:
+                await client.channel.close()
+    finally:
+        await admin.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
+        await admin.execute(f"DROP ROLE IF EXISTS {role}")
+        await admin.close()
+    said = [r for r in caplog.records if r.name == "store.db" and cause in r.getMessage()]
+    assert len(said) == 1 and said[0].levelno == logging.WARNING, [r.getMessage() for r in caplog.records]
+    assert not [r.getMessage() for r in caplog.records if r.exc_info]  # no traceback

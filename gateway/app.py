@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable
@@ -320,6 +321,7 @@ class Gateway:
             "fills": poller.stats.fills,
             "reloads": poller.stats.reloads,
             "poller_errors": poller.stats.errors,
+            "failing_s": poller.stats.failing_s(time.monotonic()),
             "resident_bytes": resident_bytes(),
         }
 

@@ -164,6 +164,9 @@ class _Collector(Collector):
             ("metastore_poller_position", "position", "last notification event applied"),
             ("metastore_poller_lag_events", "lag_events", "events committed but not applied yet"),
             ("metastore_poller_lag_ms", "lag_ms", "commit-to-apply delay of the last applied event, ms"),
+            ("metastore_poller_failing_seconds", "failing_s",
+             "how long the poller has failed to read the notification log, 0 while it reads it (meanwhile the "
+             "cache answers what it held, and the lags above do not move)"),
         ):
             g = GaugeMetricFamily(name, doc)
             g.add_metric([], s[key])

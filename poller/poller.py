@@ -75,6 +75,14 @@ class PollerStats:
     head_event_id: int = 0
     last_apply_lag_ms: float = 0.0
     lag_samples_ms: list[float] = field(default_factory=list)
+    # time.monotonic() of the first of the failures in a row to read the log, 0.0 while it reads it: how
+    # long the cache has been left as it was (the lags above only move when events are applied, so they
+    # read as "no lag" all the while the poller cannot read: a LISTEN connection it cannot reopen).
+    failing_since: float = 0.0
+
+    def failing_s(self, now: float) -> float:
+        """Seconds the poller has failed to read the log without a success (0.0 while it reads it)."""
+        return now - self.failing_since if self.failing_since else 0.0
 
 
 class Poller:
@@ -197,6 +205,7 @@ class Poller:
                         await self._reload("a batch could not be applied")
                         continue
                     apply_failures = 0
+                    self.stats.failing_since = 0.0
                     if failures:
                         _log.log(logging.DEBUG if outage else logging.INFO,
                                  "poller: reading the log again after %d failed attempt(s), at event %d", failures,
@@ -213,6 +222,8 @@ class Poller:
                 except Exception as exc:  # noqa: BLE001 - survive database restarts; keep the cursor
                     failures += 1
                     self.stats.errors += 1
+                    if not self.stats.failing_since:
+                        self.stats.failing_since = time.monotonic()
                     # One line when the trouble starts (and one when it ends, above), not one per retry; none
                     # for a database outage, which the gateway's probe reports (gateway/db_health.py).
                     # The store's list (store/db.py), which also holds what a read on a connection the

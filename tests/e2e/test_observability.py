@@ -9,6 +9,7 @@ import re
 import urllib.request
 from typing import AsyncIterator
 
+import asyncpg
 import grpc
 import pytest
 from grpc_reflection.v1alpha import reflection_pb2
@@ -25,7 +26,7 @@ from protos.metastore.v1 import locks_pb2_grpc
 from protos.metastore.v1 import transactions_pb2 as tpb
 from protos.metastore.v1 import transactions_pb2_grpc
 from tests.builders import table
-from tests.conftest import connect, gateway_settings
+from tests.conftest import PgCluster, connect, gateway_settings
 
 
 @pytest.fixture
@@ -189,3 +190,31 @@ async def test_stop_closes_the_metrics_port(pg_dsn: str) -> None:
     await gateway.stop()
     with pytest.raises(OSError):
         await asyncio.to_thread(scrape, port)
+
+
+async def test_the_poller_failing_to_read_the_log_shows_in_a_metric(pg_cluster: PgCluster, gw: Gateway) -> None:
+    """The poller's LISTEN connection lost while the database takes no new connections (max_connections
+    taken by others, ALLOW_CONNECTIONS false): the cache answers what it held, and the lag gauges, which
+    move only when events are applied, read 0 all the while. metastore_poller_failing_seconds says how
+    long the poller has failed to read the log, and is 0 again once it reads it."""
+    assert gw.poller is not None
+    async with asyncio.timeout(10):
+        while gw.poller._listener is None:  # the poller opens it once the cache is bootstrapped
+            await asyncio.sleep(0.01)
+    database = gw.dsn.split("?", 1)[0].rsplit("/", 1)[1]
+    admin = await asyncpg.connect(pg_cluster.dsn("postgres"))
+    try:
+        assert sample(await asyncio.to_thread(scrape, gw.metrics_port), "metastore_poller_failing_seconds") == 0
+        await admin.execute(f"ALTER DATABASE {database} ALLOW_CONNECTIONS false")
+        try:
+            await admin.execute("SELECT pg_terminate_backend($1)", gw.poller._listener.get_server_pid())
+            await asyncio.sleep(2.5)
+            failing = sample(await asyncio.to_thread(scrape, gw.metrics_port), "metastore_poller_failing_seconds")
+            assert 1.5 <= failing <= 10, failing
+        finally:
+            await admin.execute(f"ALTER DATABASE {database} ALLOW_CONNECTIONS true")
+        async with asyncio.timeout(10):
+            while sample(await asyncio.to_thread(scrape, gw.metrics_port), "metastore_poller_failing_seconds"):
+                await asyncio.sleep(0.1)
+    finally:
+        await admin.close()

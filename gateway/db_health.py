@@ -39,6 +39,9 @@ class QuietPoolReconnects(logging.Filter):
             record.msg, record.args = f"{record.getMessage()}: {exc}", None
             record.exc_info, record.exc_text = None, None
             record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            # Demoted after its logger let it through at WARNING: let handlers see it only where DEBUG is on
+            # (a handler without a level of its own, as logging.basicConfig's, would print it at INFO).
+            return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
         return True
 
 

@@ -18,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 from typing import AsyncIterator
+from urllib.parse import urlsplit
 
 import asyncpg
 import grpc
@@ -26,9 +27,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gateway.app import Gateway, startup_line
 from gateway.config import load_settings
+from loadtest import gateway_process
 from protos.metastore.v1 import catalog_pb2 as pb
 from tests.builders import table
-from tests.conftest import GatewayProcess, connect, gateway_settings
+from tests.conftest import GatewayProcess, PgCluster, connect, gateway_settings
 
 SERVING, NOT_SERVING = health_pb2.HealthCheckResponse.SERVING, health_pb2.HealthCheckResponse.NOT_SERVING
 
@@ -179,3 +181,28 @@ async def test_a_database_outage_flips_health_with_one_line_each_way(caplog: pyt
         await gw.stop()
         shutil.rmtree(root, ignore_errors=True)
     assert not (root / "data" / "pgdata" / "postmaster.pid").exists()
+
+
+async def test_the_pools_failed_reconnects_stay_out_of_an_info_log(pg_cluster: PgCluster, pg_dsn: str) -> None:
+    """asyncpg's pool's failed reconnects are demoted to DEBUG (the probe reports the outage in one line),
+    but a gateway run at INFO printed them anyway, every 1, 2, 4 ... s, each as a 'DEBUG asyncpg.pool' line:
+    the demotion came after its logger's level check, and logging.basicConfig's handler has no level."""
+    database = urlsplit(pg_dsn).path.lstrip("/")
+    proc = gateway_process.GatewayProcess(("--dsn", pg_dsn, "--conf", "metastore.gateway.db.check.interval=100ms"),
+                                          log_level="INFO")
+    admin = await asyncpg.connect(pg_cluster.dsn("postgres"))
+    try:
+        await asyncio.to_thread(proc.wait_serving)
+        await admin.execute(f"ALTER DATABASE {database} ALLOW_CONNECTIONS false")
+        await admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", database)
+        await _wait_health(proc.address, NOT_SERVING, 10)
+        await asyncio.sleep(4)  # the pool's floor is restored after 1, 2 ... s: it failed a few times meanwhile
+        await admin.execute(f"ALTER DATABASE {database} ALLOW_CONNECTIONS true")
+        await _wait_health(proc.address, SERVING, 20)
+    finally:
+        await admin.execute(f"ALTER DATABASE {database} ALLOW_CONNECTIONS true")
+        await admin.close()
+        assert proc.stop() == 0
+    output = proc.output()
+    assert "database unreachable" in output and "database reachable again" in output, output
+    assert " DEBUG " not in output and "Failed to restore the pool" not in output, output

@@ -353,20 +353,22 @@ class Database:
         except asyncio.TimeoutError as exc:
             if _cancelling():
                 raise
-            raise Unavailable(
-                f"no database connection became free in time: all {s.max_size} connections of the pool stayed busy "
-                f"for {s.acquire_timeout_s:g}s (metastore.gateway.pool.acquire.timeout); retry, or raise "
-                "datanucleus.connectionPool.maxPoolSize"
-            ) from exc
+            busy = (f"no database connection became free in time: all {s.max_size} connections of the pool stayed "
+                    f"busy for {s.acquire_timeout_s:g}s (metastore.gateway.pool.acquire.timeout)")
+            self._log_now_and_then(busy, "the calls it held up answer UNAVAILABLE", exc)
+            raise Unavailable(f"{busy}; retry, or raise datanucleus.connectionPool.maxPoolSize") from exc
         try:
             yield conn
         except asyncio.TimeoutError as exc:
             if _cancelling():
                 raise
+            ran_long = (f"a database statement ran longer than the command time-out ({s.command_timeout_s:g}s) and "
+                        "was cancelled")
+            self._log_now_and_then(ran_long, "the database is overloaded or a statement waits on a lock held "
+                                   "elsewhere (pg_locks); the calls it cut answer UNAVAILABLE", exc)
             raise CommandTimeout(
-                f"a database statement ran longer than the command time-out ({s.command_timeout_s:g}s) and was "
-                "cancelled, its transaction rolled back. Retry; if it keeps happening the database is overloaded or "
-                "a statement waits on a lock held elsewhere"
+                f"{ran_long}, its transaction rolled back. Retry; if it keeps happening the database is overloaded "
+                "or a statement waits on a lock held elsewhere"
             ) from exc
         finally:
             await self._pool.release(conn)

@@ -67,6 +67,7 @@ from store.txn_store import TxnLimits, TxnStore
 _log = logging.getLogger(__name__)
 _BOOTSTRAP_BACKOFF = Backoff(initial_s=0.5, max_s=10.0)
 CLEANUP_WAIT_S = 5.0  # how long a stop waits for cancelled calls' clean-ups before it closes the pool
+STOP_SLACK_S = 1.0  # past the grace, how long a stop waits for the calls it cut before it looks at the database
 
 
 # What PostgreSQL answers at connect to a parameter of the DSN's query string it does not take (asyncpg
@@ -370,7 +371,16 @@ class Gateway:
             servers_stopping.append(self._server.stop(grace_s))
         if self._thrift is not None:
             servers_stopping.append(self._thrift.stop(grace_s))
-        await asyncio.gather(*servers_stopping)
+        stopped = asyncio.ensure_future(asyncio.gather(*servers_stopping))
+        _, late = await asyncio.wait([stopped], timeout=grace_s + STOP_SLACK_S)
+        if late and self._db is not None and self.probe is not None and not self.probe.up:
+            # Calls cut at the grace's end are still waiting on a database that does not answer (frozen, or
+            # cut off without a reset): asyncpg's cancel request and the release's rollback would wait on it
+            # for up to the command time-out. Its connections cannot be closed in order: drop them.
+            _log.warning("calls cut by the stop still wait on the database, which does not answer; dropping the "
+                         "pool's connections")
+            self._db.terminate()
+        await stopped
         for task in self._background:
             task.cancel()
         if self._background:

@@ -381,5 +381,9 @@ class Database:
             _log.warning("pool did not close within %.1fs; terminating connections", timeout_s)
             self._pool.terminate()
 
+    def terminate(self) -> None:
+        """Drop every connection at once, without a word to the server (one that does not answer)."""
+        self._pool.terminate()
+
     def stats(self) -> dict[str, Any]:
         return {"size": self._pool.get_size(), "idle": self._pool.get_idle_size(), "max": self._pool.get_max_size()}

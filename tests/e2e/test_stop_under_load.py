@@ -23,11 +23,14 @@ from typing import Awaitable, Callable
 
 import asyncpg
 import grpc
+import psutil
 import pytest
 import thriftpy2.transport
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from gateway.app import migrate_database
+from gateway.embedded_pg import UNSAFE_FAST_SETTINGS, EmbeddedPostgres
 from gateway.thrift.idl import hms
 from gateway.warehouse import ACID_METADATA_FILE
 from pipeline.acid import base_dir_name
@@ -311,3 +314,45 @@ async def test_calls_arriving_as_the_stop_begins_are_refused_unavailable_not_can
             await asyncio.gather(*load)
         await channel.close()
     assert codes and set(codes) == {grpc.StatusCode.UNAVAILABLE}, codes
+
+
+async def test_a_stop_while_the_database_is_frozen_ends_in_bound(tmp_path: Path) -> None:
+    """PostgreSQL frozen (SIGSTOP: a paused VM, a network cut without a reset) with calls under way on both
+    protocols and more waiting for a connection: the stop cuts them at the grace's end, but their
+    connections' clean-up (asyncpg's cancel request, the release's rollback) waited on the frozen server,
+    10 s and more past the grace (found by an ops probe: 27 s with the default 10 s grace). Once the
+    probe says the database does not answer, the stop drops the pool's connections instead."""
+    tmp_path.chmod(0o755)
+    server = EmbeddedPostgres(tmp_path / "pg", settings=dict(UNSAFE_FAST_SETTINGS))
+    dsn = server.start()
+    frozen: list[psutil.Process] = []
+    try:
+        await migrate_database(dsn)
+        async with running_gateway(dsn, **{"metastore.gateway.db.check.interval": "200ms"}) as gw:
+            client = await connect(f"127.0.0.1:{gw.port}")
+            thrift = ThriftClient(gw.thrift_port)
+            postmaster = psutil.Process(server._postmaster_pid() or 0)
+            frozen = [postmaster, *postmaster.children()]
+            for process in frozen:
+                process.suspend()
+            calls = [asyncio.ensure_future(client.catalog.CreateDatabase(
+                         pb.CreateDatabaseRequest(database=pb.Database(name=f"d{i}")), timeout=120))
+                     for i in range(12)]  # more than the pool's 10 connections: some wait for one
+            calls.append(asyncio.ensure_future(thrift("get_all_databases")))
+            async with asyncio.timeout(15):
+                while gw.probe is None or gw.probe.up:  # the probe's own time-out (5 s) tells
+                    await asyncio.sleep(0.1)
+            started = time.monotonic()
+            await gw.stop()
+            took = time.monotonic() - started
+            for call in calls:
+                call.cancel()  # (they ended, refused or cut, with the stop; the thrift one in its thread)
+            await asyncio.gather(*calls, return_exceptions=True)
+            thrift.close()
+            await client.channel.close()
+        assert took < STOP_BOUND_S, f"the stop took {took:.1f}s with the database frozen"
+    finally:
+        for process in frozen:
+            with contextlib.suppress(psutil.Error):
+                process.resume()
+        server.stop()

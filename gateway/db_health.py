@@ -87,15 +87,24 @@ class DatabaseProbe:
     async def check_once(self) -> bool:
         try:
             async with asyncio.timeout(self.timeout_s):
-                if self._conn is None or self._conn.is_closed():
-                    self._conn = await asyncpg.connect(self.dsn, timeout=self.timeout_s)
-                rows = await self._conn.fetch(lock_sql.COUNT_LOCKS_BY_STATE)
-                aborted = await self._conn.fetchrow(txn_sql.ABORTED_TXN_STATS)
+                reused = self._conn is not None and not self._conn.is_closed()
+                try:
+                    rows, aborted = await self._round()
+                except CONNECTION_LOST:
+                    if not reused:
+                        raise
+                    # The connection kept since the last round died meanwhile (the server ended it while idle:
+                    # idle_session_timeout, pg_terminate_backend, a proxy's idle cut), which asyncpg may tell only
+                    # by failing the next statement: whether the database answers is a new connection's question.
+                    # Without this, one such round said NOT_SERVING for a database that was up.
+                    await self._close()
+                    rows, aborted = await self._round()
         except asyncio.CancelledError:
             raise
         except (*CONNECTION_LOST, asyncpg.PostgresError) as exc:
             await self._close()
-            self._set(False, f"{type(exc).__name__}: {exc}"[:300])
+            said = str(exc) or (f"no answer within {self.timeout_s:g}s" if isinstance(exc, TimeoutError) else "")
+            self._set(False, f"{type(exc).__name__}: {said}"[:300])
             return False
         counts = {r["state"]: r["count"] for r in rows}
         self.locks_held, self.locks_waiting = counts.get("a", 0), counts.get("w", 0)
@@ -103,6 +112,14 @@ class DatabaseProbe:
         self.oldest_aborted_txn_age_s = float(aborted["oldest_s"])
         self._set(True, "")
         return True
+
+    async def _round(self) -> tuple[list[asyncpg.Record], asyncpg.Record]:
+        """The round's two queries, on the probe's connection (opened when it has none)."""
+        if self._conn is None or self._conn.is_closed():
+            self._conn = await asyncpg.connect(self.dsn, timeout=self.timeout_s)
+        rows = await self._conn.fetch(lock_sql.COUNT_LOCKS_BY_STATE)
+        aborted = await self._conn.fetchrow(txn_sql.ABORTED_TXN_STATS)
+        return rows, aborted
 
     def _set(self, up: bool, why: str) -> None:
         if up == self.up:

@@ -10,6 +10,7 @@ never reporting the database down while the poller logged that error)."""
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Callable
 
 import asyncpg
@@ -52,3 +53,28 @@ async def test_the_probe_reports_an_unexpected_failure_as_down_and_goes_on(pg_ds
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_a_probe_connection_the_server_ended_while_idle_is_not_an_outage(pg_dsn: str) -> None:
+    """The probe keeps one connection between rounds. When the server ends it while idle (idle_session_timeout,
+    pg_terminate_backend, a proxy's idle cut) just before a round, asyncpg tells only by failing that round's
+    statement, and the probe reported the database down: health NOT_SERVING for a round, a database that was
+    up (found by an ops probe: idle_session_timeout = 2s, the probe's interval, flipped health every 4 s). The
+    test puts the round exactly there, as tests/e2e/test_poller_lost_listener.py does the poller's read."""
+    changes: list[bool] = []
+    probe = DatabaseProbe(pg_dsn, on_change=changes.append)
+    other = await asyncpg.connect(pg_dsn)
+    try:
+        assert await probe.check_once()
+        assert probe._conn is not None
+        end_it = await other.prepare("SELECT pg_terminate_backend($1) FROM pg_sleep($2)")
+        ended = asyncio.create_task(end_it.fetchval(probe._conn.get_server_pid(), 0.2))
+        await asyncio.sleep(0)  # the statement goes out
+        time.sleep(0.8)  # blocks the loop: the server's goodbye waits in the probe's socket
+        await asyncio.sleep(0)  # this pass reads its ErrorResponse; the EOF is read a pass later ...
+        assert await probe.check_once()  # ... and the round runs before that
+        assert await ended
+        assert changes == [] and probe.up
+    finally:
+        await other.close()
+        await probe._close()

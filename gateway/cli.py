@@ -129,13 +129,13 @@ def _settings(args: argparse.Namespace) -> int:
         print(f"metastore-gateway: {exc}", file=sys.stderr)
         return 2
     docs = {f.metadata["key"]: f.metadata["doc"] for f in fields(Settings)}
+    # Never print a password, in either form (--json printed the DSN as it was given).
+    rows = [(k, redact_dsn(str(v)) if k == "metastore.gateway.dsn" and v else v, src) for k, v, src in rows]
     if args.json:
         print(json.dumps([{"key": k, "value": v, "source": src, "doc": docs[k]} for k, v, src in rows], indent=2))
         return 0
     for key, value, source in rows:
         shown = value if value != "" else '""'
-        if key == "metastore.gateway.dsn" and value:
-            shown = redact_dsn(str(value))  # never print a password
         print(f"{key:48} {str(shown):26} {source:28} {docs[key]}")
     return 0
 

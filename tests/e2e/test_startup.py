@@ -84,6 +84,10 @@ def test_settings_show_effective_values_and_sources(tmp_path: Path) -> None:
     text = cli("settings", "--dsn", "postgresql://app:secret@db.example:5433/meta")
     dsn_line = next(line for line in text.stdout.splitlines() if line.startswith("metastore.gateway.dsn"))
     assert "db.example:5433/meta" in dsn_line and "secret" not in text.stdout
+    # --json too (it printed the DSN with its password), from any source
+    as_json = cli("settings", "--json", env={"MSGW_METASTORE_GATEWAY_DSN": "postgresql://app:secret@db.example/meta"})
+    [dsn_row] = [r for r in json.loads(as_json.stdout) if r["key"] == "metastore.gateway.dsn"]
+    assert dsn_row["value"] == "postgresql://app:***@db.example/meta" and "secret" not in as_json.stdout
 
 
 def test_the_data_directory_does_not_depend_on_the_current_directory(tmp_path: Path) -> None:

@@ -81,6 +81,9 @@ async def connect_dsn(dsn: str, timeout_s: float = 15.0) -> asyncpg.Connection:
     (ConfigError naming metastore.gateway.dsn, one line and exit status 2), never a traceback. Its
     message never quotes the DSN: asyncpg's error for a URL it cannot read may quote part of the
     password (`postgresql://u:p#ss@host/db` reads `p` as the port)."""
+    if _authority_ats(dsn) > 1:  # asyncpg splits at the first `@` and names part of the password as the host
+        raise ConfigError("metastore.gateway.dsn (--dsn): its user name or password holds an @ that is not "
+                          "percent-encoded (write %40 for @)")
     try:
         return await asyncpg.connect(dsn, timeout=timeout_s)
     except asyncpg.ClientConfigurationError as exc:  # its messages name parameters, never their secrets
@@ -92,6 +95,16 @@ async def connect_dsn(dsn: str, timeout_s: float = 15.0) -> asyncpg.Connection:
     except _DSN_PARAMETER_REFUSED as exc:
         raise ConfigError(f"metastore.gateway.dsn (--dsn): PostgreSQL refused a parameter of its query string "
                           f"({type(exc).__name__}: {exc}); correct or remove it") from None
+
+
+def _authority_ats(dsn: str) -> int:
+    """How many `@` the authority of a URL DSN holds (`postgresql://user:pass@host:port/...`); 0 for a
+    DSN that is not a URL."""
+    scheme, sep, rest = dsn.partition("://")
+    if not sep or scheme not in ("postgresql", "postgres"):
+        return 0
+    end = min((i for i in (rest.find("/"), rest.find("?")) if i >= 0), default=len(rest))
+    return rest[:end].count("@")
 
 
 async def migrate_database(dsn: str) -> list[int]:

@@ -218,12 +218,13 @@ def test_settings_read_a_bare_number_in_the_unit_hive_gives_the_key() -> None:
 
 
 def test_a_dsn_that_cannot_be_used_as_written_is_a_bad_setting(pg_dsn: str, tmp_path: Path) -> None:
-    """A DSN asyncpg cannot read (a password with an unescaped `#`, a port that is not a number), a
+    """A DSN asyncpg cannot read (a password with an unescaped `#` or `@`, a port that is not a number), a
     parameter it refuses (sslmode) or one PostgreSQL refuses at connect was a 40-line traceback, the
     first quoting part of the password (`invalid literal for int() with base 10: 'pw'`); now one line
     naming metastore.gateway.dsn, exit status 2. So is a config file that is not UTF-8 (TOML is)."""
     for dsn, named in (("postgresql://app:pw#Xyzzy42@127.0.0.1:5432/meta", "not a PostgreSQL URL asyncpg can read"),
                        ("postgresql://app:pwXyzzy42@127.0.0.1:54x32/meta", "not a PostgreSQL URL asyncpg can read"),
+                       ("postgresql://app:pw@Xyzzy42@127.0.0.1:5432/meta", "holds an @ that is not percent-encoded"),
                        (f"{pg_dsn}&sslmode=bogus", "`sslmode` parameter must be one of"),
                        (f"{pg_dsn}&no_such_setting=1", 'unrecognized configuration parameter "no_such_setting"')):
         refused = cli("serve", "--dsn", dsn, "--port", "0", "--conf", "hive.metastore.port=0")

@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable
+from urllib.parse import urlsplit
 
 import asyncpg
 
@@ -99,12 +100,13 @@ async def connect_dsn(dsn: str, timeout_s: float = 15.0) -> asyncpg.Connection:
 
 def _authority_ats(dsn: str) -> int:
     """How many `@` the authority of a URL DSN holds (`postgresql://user:pass@host:port/...`); 0 for a
-    DSN that is not a URL."""
-    scheme, sep, rest = dsn.partition("://")
-    if not sep or scheme not in ("postgresql", "postgres"):
+    DSN that is not a URL (asyncpg's own parsing then says what is wrong)."""
+    if not dsn.startswith(("postgresql://", "postgres://")):
         return 0
-    end = min((i for i in (rest.find("/"), rest.find("?")) if i >= 0), default=len(rest))
-    return rest[:end].count("@")
+    try:
+        return urlsplit(dsn).netloc.count("@")
+    except ValueError:
+        return 0
 
 
 async def migrate_database(dsn: str) -> list[int]:

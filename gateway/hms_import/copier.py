@@ -27,6 +27,7 @@ from gateway.hms_import.constraints import ConstraintCopier
 from gateway.hms_import.endpoint import ThriftEndpoint
 from gateway.hms_import.grants import GrantCopier, SourceTable
 from gateway.hms_import.report import Progress, Summary
+from gateway.hms_import.settle import reason_of
 from gateway.hms_import.write_ids import WriteIdSeeder, is_transactional
 from gateway.thrift.idl import hms
 from hive.errors import InvalidArgument
@@ -71,19 +72,6 @@ def source_databases(source: ThriftEndpoint, pattern: str) -> list[str]:
     """The source's databases the pattern selects (Hive matches it: `*` any run, `|` alternatives)."""
     names = source.call("get_all_databases") if pattern in ("", "*") else source.call("get_databases", pattern)
     return sorted(names)
-
-
-def _missing(endpoint: ThriftEndpoint, method: str, *args: Any) -> Any:
-    """The answer, or None when the endpoint has no such object."""
-    try:
-        return endpoint.call(method, *args)
-    except hms.NoSuchObjectException:
-        return None
-
-
-def _reason(exc: BaseException) -> str:
-    message = getattr(exc, "message", None) or str(exc) or ""
-    return f"{type(exc).__name__}: {message}"[:500]
 
 
 class Copier:
@@ -150,7 +138,7 @@ class Copier:
             return "replaced"
         except (hms.MetaException, hms.InvalidObjectException, hms.InvalidOperationException,
                 hms.NoSuchObjectException, hms.AlreadyExistsException) as exc:
-            self._summary.add(kind, "failed", name=name, reason=_reason(exc))
+            self._summary.add(kind, "failed", name=name, reason=reason_of(exc))
             return "failed"
 
     # -- databases ------------------------------------------------------------------------------------
@@ -160,13 +148,13 @@ class Copier:
         self._progress.start("databases", len(names))
         usable = []
         for name in names:
-            db = _missing(self._source, "get_database", name)
+            db = self._source.get("get_database", name)
             if db is None:  # dropped since it was listed
                 self._progress.advance()
                 continue
             db.privileges = None
             db.catalogName = None
-            outcome = self._settle("databases", name, db, partial(_missing, self._gateway, "get_database", name),
+            outcome = self._settle("databases", name, db, partial(self._gateway.get, "get_database", name),
                                    partial(self._gateway.call, "create_database", db),
                                    partial(self._replace_database, db))
             if outcome != "failed":  # a differing description does not make its tables differ: they are compared
@@ -196,7 +184,7 @@ class Copier:
         return states
 
     def _copy_table(self, db: str, name: str) -> TableState | None:
-        table = _missing(self._source, "get_table", db, name)
+        table = self._source.get("get_table", db, name)
         if table is None:  # dropped since it was listed
             return None
         for attr in ("privileges", "colStats", "id", "writeId", "catName", "txnId"):
@@ -208,7 +196,7 @@ class Copier:
             if busy is not None:
                 self._summary.add("tables", "failed", name=full, reason=busy)
                 return TableState(db, name, table, usable=False, reason="the table was refused (above)")
-        outcome = self._settle("tables", full, table, partial(_missing, self._gateway, "get_table", db, name),
+        outcome = self._settle("tables", full, table, partial(self._gateway.get, "get_table", db, name),
                                partial(self._gateway.call, "create_table", table),
                                partial(self._gateway.call, "alter_table_with_environment_context", db, name, table,
                                        AS_THEY_ARE))
@@ -283,7 +271,7 @@ class Copier:
             except (hms.MetaException, hms.InvalidOperationException) as exc:
                 for p in replace:
                     self._summary.add("partitions", "failed", name=f"{t.full_name} {_name_of(t, p)}",
-                                      reason=_reason(exc))
+                                      reason=reason_of(exc))
         self._copy_partition_statistics(t, [n for n in names if n not in not_added])
 
     def _add_one_by_one(self, t: TableState, parts: list[Any]) -> set[str]:
@@ -297,7 +285,7 @@ class Copier:
                 self._summary.add("partitions", "copied")
             except (hms.MetaException, hms.InvalidObjectException, hms.AlreadyExistsException) as exc:
                 refused.add(_name_of(t, p))
-                self._summary.add("partitions", "failed", name=f"{t.full_name} {_name_of(t, p)}", reason=_reason(exc))
+                self._summary.add("partitions", "failed", name=f"{t.full_name} {_name_of(t, p)}", reason=reason_of(exc))
         return refused
 
     def _stat_columns(self, t: TableState) -> list[str]:
@@ -335,7 +323,7 @@ class Copier:
                 hms.InvalidInputException) as exc:
             for stats in to_write:
                 self._summary.add("partition statistics", "failed", name=f"{t.full_name} {stats.statsDesc.partName}",
-                                  reason=_reason(exc))
+                                  reason=reason_of(exc))
 
     def _stats_outcome(self, kind: str, name: str, source_objs: list[Any], gateway_objs: list[Any]) -> str:
         """'write' when the statistics are to be written (none there, or replacing), else counted here."""
@@ -357,11 +345,11 @@ class Copier:
         listed = [(db, name) for db in databases for name in sorted(self._source.call("get_functions", db, "*"))]
         self._progress.start("functions", len(listed))
         for db, name in listed:
-            function = _missing(self._source, "get_function", db, name)
+            function = self._source.get("get_function", db, name)
             if function is not None:
                 function.catName = None
                 self._settle("functions", f"{db}.{name}", function,
-                             partial(_missing, self._gateway, "get_function", db, name),
+                             partial(self._gateway.get, "get_function", db, name),
                              partial(self._gateway.call, "create_function", function),
                              partial(self._gateway.call, "alter_function", db, name, function))
             self._progress.advance()
@@ -395,7 +383,7 @@ class Copier:
             self._summary.add("table statistics", "copied")
         except (hms.MetaException, hms.InvalidObjectException, hms.NoSuchObjectException,
                 hms.InvalidInputException) as exc:
-            self._summary.add("table statistics", "failed", name=t.full_name, reason=_reason(exc))
+            self._summary.add("table statistics", "failed", name=t.full_name, reason=reason_of(exc))
 
 
 def _by_column(objs: list[Any]) -> Any:

@@ -23,7 +23,7 @@ import thriftpy2.rpc
 from thriftpy2.thrift import TApplicationException
 from thriftpy2.transport import TTransportException
 
-from gateway.thrift.idl import SERVICE
+from gateway.thrift.idl import SERVICE, hms
 from hive.backoff import Backoff
 
 log = logging.getLogger(__name__)
@@ -119,6 +119,13 @@ class ThriftEndpoint:
                 SERVICE, self.address.host, self.address.port, timeout=int(self._policy.call_timeout_s * 1000),
                 ssl_context=self._ssl_context)
         return self._client
+
+    def get(self, method: str, *args: Any) -> Any:
+        """`call`'s answer, or None when the server has no such object (NoSuchObjectException)."""
+        try:
+            return self.call(method, *args)
+        except hms.NoSuchObjectException:
+            return None
 
     def call(self, method: str, *args: Any) -> Any:
         """The server's answer to `method(*args)`; its declared exceptions raised as they come.

@@ -23,13 +23,6 @@ from gateway.hms_import.write_ids import WriteIdSeeder, is_transactional
 from gateway.thrift.idl import hms
 
 
-def _get(endpoint: ThriftEndpoint, method: str, *args: Any) -> Any:
-    try:
-        return endpoint.call(method, *args)
-    except hms.NoSuchObjectException:
-        return None
-
-
 class Verifier:
     def __init__(self, source: ThriftEndpoint, gateway: ThriftEndpoint, pattern: str, batch_size: int,
                  summary: Summary, progress: Progress, out: TextIO) -> None:
@@ -73,8 +66,8 @@ class Verifier:
             self._tables)
 
     def _verify_database(self, db: str) -> None:
-        theirs = _get(self._source, "get_database", db)
-        ours = _get(self._gateway, "get_database", db)
+        theirs = self._source.get("get_database", db)
+        ours = self._gateway.get("get_database", db)
         if theirs is not None and ours is not None:
             self._databases.append(db)
         if theirs is None or not self._same("databases", db, theirs, ours):
@@ -88,16 +81,16 @@ class Verifier:
         gateway_functions = set(self._gateway.call("get_functions", db, "*"))
         self._only_on_gateway("functions", [f"{db}.{f}" for f in sorted(gateway_functions - set(source_functions))])
         for name in source_functions:
-            fn = _get(self._source, "get_function", db, name)
+            fn = self._source.get("get_function", db, name)
             if fn is not None:
-                self._same("functions", f"{db}.{name}", fn, _get(self._gateway, "get_function", db, name))
+                self._same("functions", f"{db}.{name}", fn, self._gateway.get("get_function", db, name))
 
     def _verify_table(self, db: str, name: str) -> None:
         full = f"{db}.{name}"
-        theirs = _get(self._source, "get_table", db, name)
+        theirs = self._source.get("get_table", db, name)
         if theirs is None:
             return
-        ours = _get(self._gateway, "get_table", db, name)
+        ours = self._gateway.get("get_table", db, name)
         if ours is not None:
             self._tables.append(SourceTable(db, name, theirs))
         if not self._same("tables", full, theirs, ours) and ours is None:

@@ -156,7 +156,9 @@ class Gateway:
                 _log.info("schema migrated to version %d", applied[-1])
             self._db = await Database.connect(self.dsn, PoolSettings(
                 max_size=s.pool_max_size, acquire_timeout_s=s.pool_acquire_timeout_s,
-                idle_in_transaction_timeout_s=s.db_idle_in_txn_timeout_s, max_message_bytes=s.max_message_bytes))
+                idle_in_transaction_timeout_s=s.db_idle_in_txn_timeout_s, max_message_bytes=s.max_message_bytes,
+                outage_retries=s.hmshandler_retry_attempts, outage_retry_interval_s=s.hmshandler_retry_interval_s))
+            background_db = self._db.without_outage_retries()  # for the loops that wait on their own terms
             catalog = self._catalog_store = CatalogStore(
                 self._db, warehouse_dir=s.warehouse_root, check_column_types=s.disallow_incompatible_col_type_changes,
                 partition_values=whitelist_pattern(s.partition_name_whitelist_pattern), creator_wait_s=s.txn_timeout_s)
@@ -167,14 +169,15 @@ class Gateway:
             txn_store = self._txn_store = TxnStore(self._db, TxnLimits(max_open_batch=s.txn_max_open_batch,
                                                                        max_open_txns=s.max_open_txns,
                                                                        group_commit_max=s.txn_group_commit_max))
-            self.housekeeper = Housekeeper(self._db, txn_store, HousekeepingSettings(
+            self.housekeeper = Housekeeper(background_db, txn_store, HousekeepingSettings(
                 txn_timeout_s=s.txn_timeout_s, reaper_start_s=s.reaper_start_s, reaper_interval_s=s.reaper_interval_s,
                 housekeeper_interval_s=s.housekeeper_interval_s, event_ttl_s=s.event_ttl_s,
                 event_clean_interval_s=s.event_clean_interval_s,
                 count_open_txns_interval_s=s.count_open_txns_interval_s))
             self._background.append(asyncio.create_task(self.housekeeper.run(), name="housekeeping"))
             warehouse = Warehouse(s.data_root_list)  # the file work of the Thrift DDL and of the Cleaner
-            self.compactor = Compactor(self._db, compactor_settings(s), outside_data_roots=warehouse.is_outside_roots)
+            self.compactor = Compactor(background_db, compactor_settings(s),
+                                       outside_data_roots=warehouse.is_outside_roots)
             self._background.append(asyncio.create_task(self.compactor.run(), name="compactor"))
             quiet_pool_reconnects()
             probe = self.probe = DatabaseProbe(self.dsn, interval_s=s.db_check_interval_s,
@@ -188,7 +191,7 @@ class Gateway:
             codec = Codec(partition=wire.partition_element, rename_partition=wire.partition_renamer,
                           thrift_partition=thrift_wire.partition_body if s.thrift_enabled else None,
                           table=wire.table_message)
-            self.poller = Poller(self._db, self.dsn, self.cache, codec,
+            self.poller = Poller(background_db, self.dsn, self.cache, codec,
                                  interval_s=s.poller_interval_s, batch_size=s.poller_batch_size,
                                  prewarm=s.cache_prewarm, txn_ends=catalog.txn_ends)
             self.metrics.watch(self)
@@ -280,7 +283,7 @@ class Gateway:
 
     def ops_stats(self) -> dict[str, object]:
         """Txns, locks, the pool, the database and readiness, for metrics."""
-        pool = self._db.stats() if self._db is not None else {"size": 0, "idle": 0, "max": 0}
+        pool = self._db.stats() if self._db is not None else {"size": 0, "idle": 0, "max": 0, "outage_retries": 0}
         probe = self.probe
         return {
             "open_txns": self._txn_store.open_counter.count if self._txn_store is not None else 0,
@@ -292,6 +295,7 @@ class Gateway:
             "pool_busy": pool["size"] - pool["idle"], "pool_idle": pool["idle"], "pool_max": pool["max"],
             "database_up": int(probe is None or probe.up), "ready": int(self.serving),
             "embedded_restarts": self.supervisor.restarts if self.supervisor is not None else 0,
+            "db_outage_retries": pool["outage_retries"],
             "group_commit": self._group_commit_stats(),
         }
 

@@ -99,6 +99,15 @@ class Settings:
         "PostgreSQL ends a gateway transaction idle this long (a stopped or wedged gateway), releasing the row "
         "locks every writer needs; a write of 1,000 objects or more may idle 1 ms longer per object; 0: never",
         "duration")
+    hmshandler_retry_attempts: int = _setting(
+        "hive.hmshandler.retry.attempts", 10,
+        "how often a call that met the database unreachable (a restart, a failover) is tried again before it "
+        "answers UNAVAILABLE (MetaException); a write whose commit was sent when its connection was lost is not "
+        "(it may have been committed); 0: never")
+    hmshandler_retry_interval_s: float = _setting(
+        "hive.hmshandler.retry.interval", 2.0,
+        "longest wait between two such tries (the waits double from 50 ms up to it): 10 tries wait about 11 s in "
+        "all", "duration", unit="ms")
     max_message_bytes: int = _setting("hive.metastore.server.max.message.size", 104857600,
                                       "largest request or response message, bytes; also sizes the notification "
                                       "log's events: a read answers fewer events than asked rather than more bytes, "
@@ -309,7 +318,7 @@ class Settings:
                      "compactor_worker_timeout_s", "compactor_aborted_time_s", "compactor_history_interval_s"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{key_of(name)}: must be a positive duration, got {getattr(self, name):g}s")
-        for name in ("shutdown_grace_s", "reaper_start_s"):  # 0: at once
+        for name in ("shutdown_grace_s", "reaper_start_s", "hmshandler_retry_interval_s"):  # 0: at once
             if getattr(self, name) < 0:
                 raise ConfigError(f"{key_of(name)}: must not be negative, got {getattr(self, name):g}s")
         if not -1 <= self.metrics_port <= 65535:
@@ -323,8 +332,8 @@ class Settings:
         if self.compactor_delta_pct_threshold <= 0:
             raise ConfigError(f"hive.compactor.delta.pct.threshold: must be above 0, got "
                               f"{self.compactor_delta_pct_threshold}")
-        for name in ("compactor_aborted_threshold", "compactor_failed_threshold", "compactor_retention_succeeded",
-                     "compactor_retention_failed", "compactor_retention_attempted"):
+        for name in ("hmshandler_retry_attempts", "compactor_aborted_threshold", "compactor_failed_threshold",
+                     "compactor_retention_succeeded", "compactor_retention_failed", "compactor_retention_attempted"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"{key_of(name)}: must not be negative, got {getattr(self, name)}")
         if self.db_idle_in_txn_timeout_s < 0:

@@ -128,8 +128,8 @@ class DatabaseProbe:
         if up:
             _log.warning("database reachable again; health SERVING")
         else:
-            _log.warning("database unreachable (%s); health NOT_SERVING, calls answer UNAVAILABLE until it is back",
-                         why)
+            _log.warning("database unreachable (%s); health NOT_SERVING, calls wait for it (hive.hmshandler.retry.*), "
+                         "then answer UNAVAILABLE", why)
         self.on_change(up)
 
     async def _close(self) -> None:

@@ -192,6 +192,11 @@ class _Collector(Collector):
                                        "died")
         restarts.add_metric([], ops["embedded_restarts"])
         yield restarts
+        outage_retries = CounterMetricFamily("metastore_db_outage_retries",
+                                             "times a call met the database unreachable and waited to try again "
+                                             "(hive.hmshandler.retry.attempts)")
+        outage_retries.add_metric([], ops["db_outage_retries"])
+        yield outage_retries
         locks = GaugeMetricFamily("metastore_locks", "lock components (all gateways), by state", labels=["state"])
         locks.add_metric(["held"], ops["locks_held"])
         locks.add_metric(["waiting"], ops["locks_waiting"])

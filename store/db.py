@@ -10,6 +10,16 @@ PostgreSQL cancelled (its statement_timeout, pg_cancel_backend: `StatementCancel
 time-outs, each named for what it is: no connection became free within the acquire
 time-out (the pool is busy), or a statement ran past asyncpg's `command_timeout`
 (`CommandTimeout`; asyncpg cancels the statement, the transaction rolls back).
+
+A call that could not reach the database, or lost its connection before anything of it could have
+been committed, waits for the database and is tried again, as Hive's RetryingHMSHandler retries a
+call on a JDO connection failure: up to `outage_retries` times (hive.hmshandler.retry.attempts),
+the waits doubling from 50 ms up to `outage_retry_interval_s` (hive.hmshandler.retry.interval), so a
+database restart or a short failover is a slower call, not a failed query. "Before anything could
+have been committed" is: the connection was never had (refused, the server starting up), the call
+is a read, or a transaction's statements ran but its COMMIT was not sent. A connection lost after a
+write's COMMIT (or its single autocommitted statement) was sent is not retried: the write may have
+been committed, and only the caller can tell whether doing it again is right.
 """
 
 from __future__ import annotations
@@ -19,7 +29,7 @@ import json
 import logging
 import time
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, AsyncIterator, Awaitable, Callable, Concatenate, ParamSpec, TypeVar, overload
 
 import asyncpg
@@ -39,6 +49,11 @@ T = TypeVar("T")
 _CONFLICT_BACKOFF = Backoff(initial_s=0.005, max_s=1.0, jitter=1.0)
 
 _RETRYABLE = (asyncpg.SerializationError, asyncpg.DeadlockDetectedError)
+# Between attempts while the database is away: 50 ms doubling up to hive.hmshandler.retry.interval, each
+# jittered by half, so the calls that waited out a restart do not all reconnect in the same instant.
+_OUTAGE_FIRST_WAIT_S = 0.05
+_OUTAGE_JITTER = 0.5
+_OUTAGE_CAUSE = "the database could not be reached"
 # A value PostgreSQL refused (class 22: a NUL in text, a string too long for an index, a number out
 # of range) or that asyncpg could not encode: the request's mistake, caught before the connection
 # errors since asyncpg's encoding DataError is an InterfaceError. Validation (store/model_checks.py)
@@ -145,8 +160,21 @@ def connect_refused_cause(exc: BaseException) -> str:
             "login was revoked, or pg_hba.conf rejects it: fix the database or --dsn)")
 
 
-def _lost(exc: BaseException) -> Unavailable:
+def _lost(exc: BaseException, *, maybe_committed: bool) -> Unavailable:
+    if maybe_committed:
+        return Unavailable(f"lost the connection to PostgreSQL after the write was sent ({_short(exc)}): it may "
+                           "have been committed; retry the call if it was not")
     return Unavailable(f"lost the connection to PostgreSQL ({_short(exc)}); retry the call")
+
+
+class _Attempt:
+    """One attempt of a call: whether it has sent what may commit (a write's COMMIT, or its one autocommitted
+    statement). A connection lost after that leaves the call's outcome unknown, so it is not retried."""
+
+    __slots__ = ("maybe_committed",)
+
+    def __init__(self) -> None:
+        self.maybe_committed = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +192,11 @@ class PoolSettings:
     # hive.metastore.server.max.message.size: the events a transaction appends are sized so that a
     # read of the notification log can answer each of them (store/events.py).
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    # hive.hmshandler.retry.attempts and .interval (module docstring): how often a call that met the database
+    # away is tried again, and the longest wait between two tries. 0: it answers UNAVAILABLE at once (the
+    # store's own default; the gateway passes Hive's, 10 and 2 s).
+    outage_retries: int = 0
+    outage_retry_interval_s: float = 2.0
 
 
 class Database:
@@ -173,6 +206,16 @@ class Database:
         self._pool = pool
         self._settings = settings
         self._cannot_serve_logged: dict[str, float] = {}  # cause -> time.monotonic() it was last logged
+        self._outage_backoff = Backoff(initial_s=min(_OUTAGE_FIRST_WAIT_S, settings.outage_retry_interval_s),
+                                       max_s=settings.outage_retry_interval_s, jitter=_OUTAGE_JITTER)
+        self._counts = {"outage_retries": 0}  # shared with the views of `without_outage_retries`
+
+    def without_outage_retries(self) -> "Database":
+        """This pool with calls that answer an outage at once: for the loops that wait on their own terms
+        (the poller, housekeeping, the compactor), whose back-off and failure metrics must see it as it is."""
+        view = Database(self._pool, replace(self._settings, outage_retries=0))
+        view._cannot_serve_logged, view._counts = self._cannot_serve_logged, self._counts
+        return view
 
     @classmethod
     async def connect(cls, dsn: str, settings: PoolSettings = PoolSettings()) -> "Database":
@@ -231,13 +274,14 @@ class Database:
         step (after `fn` returned, right before commit: the event ids are allocated last) and the
         answer is `Written(value, event ids)`; otherwise `fn`'s result as it is."""
 
-        async def in_transaction(conn: asyncpg.Connection) -> Any:
+        async def in_transaction(conn: asyncpg.Connection, attempt: _Attempt) -> Any:
             async with conn.transaction():
                 result = await fn(conn, *args, **kwargs)
                 if isinstance(result, Outcome):
-                    return Written(result.value, tuple(await append_events(conn, result.events,
-                                                                           self._settings.max_message_bytes)))
-                return result
+                    result = Written(result.value, tuple(await append_events(conn, result.events,
+                                                                             self._settings.max_message_bytes)))
+                attempt.maybe_committed = True  # leaving the block sends COMMIT
+            return result
 
         return await self._attempts(in_transaction)
 
@@ -253,24 +297,44 @@ class Database:
         the server executes and flushes it, never while a BEGIN or COMMIT waits on the gateway.
         Retries and errors as `transact`. A later read `fn` may send (to word an error) runs in a
         transaction of its own."""
-        return await self._attempts(lambda conn: fn(conn, *args, **kwargs))
 
-    async def _attempts(self, attempt_once: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:
-        """`attempt_once(conn)` on a pooled connection, again after a conflict (bounded); database
-        errors become store errors."""
-        attempt = 0
+        def autocommitted(conn: asyncpg.Connection, attempt: _Attempt) -> Awaitable[T]:
+            attempt.maybe_committed = True  # the statement commits itself
+            return fn(conn, *args, **kwargs)
+
+        return await self._attempts(autocommitted)
+
+    async def read(
+        self,
+        fn: Callable[Concatenate[asyncpg.Connection, P], Awaitable[T]],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> T:
+        """Run a read-only `fn(conn, ...)` in one REPEATABLE READ snapshot (consistent multi-query reads)."""
+
+        async def in_snapshot(conn: asyncpg.Connection, attempt: _Attempt) -> T:
+            async with conn.transaction(isolation="repeatable_read", readonly=True):
+                return await fn(conn, *args, **kwargs)
+
+        return await self._attempts(in_snapshot)
+
+    async def _attempts(self, attempt_once: Callable[[asyncpg.Connection, _Attempt], Awaitable[T]]) -> T:
+        """`attempt_once(conn, attempt)` on a pooled connection, again after a conflict (bounded) and
+        while the database is away (bounded, module docstring); database errors become store errors."""
+        conflicts = outages = 0
         while True:
-            attempt += 1
+            attempt = _Attempt()
             try:
                 async with self._connection() as conn:
-                    return await attempt_once(conn)
+                    return await attempt_once(conn, attempt)
             except _RETRYABLE as exc:
-                if attempt > self._settings.max_retries:
+                conflicts += 1
+                if conflicts > self._settings.max_retries:
                     # Nothing was written and the call may simply be repeated: the status that says so.
                     raise Unavailable(
-                        f"gave up after {attempt} attempts, each rolled back by a conflict with concurrent writers "
+                        f"gave up after {conflicts} attempts, each rolled back by a conflict with concurrent writers "
                         f"({_short(exc)}); nothing was written, retry the call") from exc
-                await asyncio.sleep(_CONFLICT_BACKOFF.delay(attempt))
+                await asyncio.sleep(_CONFLICT_BACKOFF.delay(conflicts))
             except _BAD_VALUE as exc:
                 raise _bad_value(exc) from exc
             except CANNOT_SERVE as exc:
@@ -280,29 +344,14 @@ class Database:
             except CONNECTION_LOST as exc:
                 if _own_deadline(exc):
                     raise
-                raise await self._lost(exc) from exc
-
-    async def read(
-        self,
-        fn: Callable[Concatenate[asyncpg.Connection, P], Awaitable[T]],
-        *args: P.args,
-        **kwargs: P.kwargs,
-    ) -> T:
-        """Run a read-only `fn(conn, ...)` in one REPEATABLE READ snapshot (consistent multi-query reads)."""
-        try:
-            async with self._connection() as conn:
-                async with conn.transaction(isolation="repeatable_read", readonly=True):
-                    return await fn(conn, *args, **kwargs)
-        except _BAD_VALUE as exc:
-            raise _bad_value(exc) from exc
-        except CANNOT_SERVE as exc:
-            raise self._cannot_serve(exc) from exc
-        except _CANCELLED as exc:
-            raise self._cancelled(exc) from exc
-        except CONNECTION_LOST as exc:
-            if _own_deadline(exc):
-                raise
-            raise await self._lost(exc) from exc
+                await self.expire_connections()  # the server likely restarted: the idle connections are dead too
+                if attempt.maybe_committed or outages >= self._settings.outage_retries:
+                    raise _lost(exc, maybe_committed=attempt.maybe_committed) from exc
+                outages += 1
+                self._counts["outage_retries"] += 1
+                self._log_now_and_then(_OUTAGE_CAUSE, f"calls wait for it, each retried up to "
+                                       f"{self._settings.outage_retries} times (hive.hmshandler.retry.attempts)", exc)
+                await asyncio.sleep(self._outage_backoff.delay(outages - 1))
 
     def _cannot_serve(self, exc: BaseException) -> DatabaseCannotServe:
         """What a `CANNOT_SERVE` error becomes; its cause logged once a minute at most, not with a
@@ -325,12 +374,6 @@ class Database:
         if last is None or now - last >= _CANNOT_SERVE_LOG_INTERVAL_S:
             self._cannot_serve_logged[cause] = now
             _log.warning("%s: %s (%s)", cause, consequence, _short(exc))
-
-    async def _lost(self, exc: BaseException) -> Unavailable:
-        """What a connection error becomes: Unavailable, the pool's connections expired (the server
-        likely restarted)."""
-        await self.expire_connections()
-        return _lost(exc)
 
     async def expire_connections(self) -> None:
         """Replace every pooled connection at its next acquire. A lost connection usually means the
@@ -386,4 +429,5 @@ class Database:
         self._pool.terminate()
 
     def stats(self) -> dict[str, Any]:
-        return {"size": self._pool.get_size(), "idle": self._pool.get_idle_size(), "max": self._pool.get_max_size()}
+        return {"size": self._pool.get_size(), "idle": self._pool.get_idle_size(), "max": self._pool.get_max_size(),
+                "outage_retries": self._counts["outage_retries"]}

@@ -15,7 +15,9 @@ the database's once it is back; the vanished client's or dead gateway's txns and
 hive.txn.timeout plus the reaper's interval; a commit made after the database's return (or the SIGCONT,
 or the kill) is applied by every live gateway within 2 s (`recovery_s`); every error a client saw is
 UNAVAILABLE, or ABORTED for a txn the reaper aborted, or (only for a call to the stopped gateway while
-it was stopped) the client's own DEADLINE_EXCEEDED; anything else (INTERNAL, UNKNOWN ...) fails.
+it was stopped) the client's own DEADLINE_EXCEEDED; anything else (INTERNAL, UNKNOWN ...) fails. Calls made
+while PostgreSQL is down wait for it and are answered once it is back (`calls_waited_out_the_database`);
+the only ones it fails are writes whose commit was in flight when it stopped (UNAVAILABLE, "maybe_committed").
 
     python -m loadtest.faults                      # each fault 3 times, SIGSTOP 20 s (`make faults`)
     python -m loadtest.faults --rounds 1 --faults sigstop_gateway --sigstop 5

@@ -73,7 +73,10 @@ class Calls:
         phase, started = self.phase, time.monotonic()
         phase.calls += 1
         try:
-            return await call
+            answer = await call
+            if self.windows.waited_out_the_database(started, time.monotonic()):
+                phase.counts["calls_waited_out_the_database"] += 1
+            return answer
         except grpc.aio.AioRpcError as exc:
             code, details = exc.code(), exc.details() or ""
             phase.errors[code.name] += 1
@@ -146,9 +149,11 @@ class Cluster:
 
     async def restart_postgres(self, mode: str, pause_s: float) -> float:
         """pg_ctl stop -m MODE, wait, start; the monotonic time at which it accepts connections again."""
+        self.calls.windows.database_stopping()
         await asyncio.to_thread(self.pg.pg_ctl_stop, 60, mode)
         await asyncio.sleep(pause_s)
         await asyncio.to_thread(self.pg.pg_ctl_start)
+        self.calls.windows.database_back()
         return time.monotonic()
 
     def kill(self, name: str) -> None:

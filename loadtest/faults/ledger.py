@@ -123,6 +123,20 @@ class Windows:
     def was_frozen(self, gateway: str, started: float, ended: float) -> bool:
         return any(s < ended and started < e for s, e in self.frozen.get(gateway, ()))
 
+    # When PostgreSQL was stopped (from its pg_ctl stop to its start's return): a call that began then and was
+    # answered after it waited the outage out (store/db.py tries it again while the database is away).
+    database_down: list[tuple[float, float]] = field(default_factory=list)
+
+    def database_stopping(self) -> None:
+        self.database_down.append((time.monotonic(), float("inf")))
+
+    def database_back(self) -> None:
+        start, _ = self.database_down[-1]
+        self.database_down[-1] = (start, time.monotonic())
+
+    def waited_out_the_database(self, started: float, ended: float) -> bool:
+        return any(s <= started < e <= ended for s, e in self.database_down)
+
 
 # Allowed errors that are a gateway's answer about the request, not a failure to serve it: any gateway may
 # give them at any time, the faulted one or not. A snapshot outside a txn is too old once a version GC
@@ -134,7 +148,9 @@ ANSWERS_OF_ANY_GATEWAY = frozenset({"snapshot_too_old"})
 def classify(code: grpc.StatusCode, details: str, *, frozen: bool) -> str | None:
     """The kind of an allowed error, or None for a violation.
 
-    * UNAVAILABLE: the database or the gateway is away; the client may retry.
+    * UNAVAILABLE: the gateway is away, or the database went away while a write's commit was in flight (it
+      may have been committed: "maybe_committed"; a call that met it away otherwise waits for it), or stayed
+      away longer than the gateway waits; the client may retry.
     * ABORTED: the txn was aborted (by the time-out reaper once its client stopped heartbeating, as a
       SIGSTOPped gateway makes it) or lost a write conflict (the client starts a new txn), or a write
       met an object that kept changing while it waited (the client retries the write).
@@ -152,7 +168,7 @@ def classify(code: grpc.StatusCode, details: str, *, frozen: bool) -> str | None
     Everything else (INTERNAL, UNKNOWN, any other FAILED_PRECONDITION, NOT_FOUND ...) is a violation: no
     client mistake is made by this workload."""
     if code == C.UNAVAILABLE:
-        return "unavailable"
+        return "maybe_committed" if "may have been committed" in details else "unavailable"
     if code == C.ABORTED:
         if details.startswith("write conflict"):  # before "was aborted": it says its txn was aborted too
             return "write_conflict"

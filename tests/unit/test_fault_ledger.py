@@ -49,6 +49,8 @@ def test_a_partly_visible_txn_is_reported() -> None:
 
 def test_only_unavailable_aborted_txns_old_snapshots_and_deadlines_on_a_stopped_gateway_are_allowed() -> None:
     assert classify(C.UNAVAILABLE, "cannot connect to PostgreSQL", frozen=False) == "unavailable"
+    assert classify(C.UNAVAILABLE, "lost the connection to PostgreSQL after the write was sent (...): it may have "
+                    "been committed; retry the call if it was not", frozen=False) == "maybe_committed"
     assert classify(C.ABORTED, "txn 5 was aborted (by AbortTxns, a write conflict, or the time-out reaper ...)",
                     frozen=False) == "txn_aborted"
     assert classify(C.ABORTED, "write conflict: ...; txn 4 was aborted", frozen=False) == "write_conflict"

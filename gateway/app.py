@@ -38,7 +38,8 @@ from gateway import wire
 from gateway.interceptors import CallObserver
 from gateway.metrics import GatewayMetrics, resident_bytes
 from gateway.pg_supervisor import PostgresSupervisor
-from gateway.server import BindError, GrpcServer
+from gateway.server import (GRPC_PORT_SETTING, METRICS_PORT_SETTING, THRIFT_PORT_SETTING, BindError, GrpcServer,
+                            check_port_free)
 from gateway.servicers.compaction import CompactorServicer, compactor_settings
 from gateway.thrift.catalog_names import unqualify_database_names
 from gateway.thrift.fb303 import Fb303
@@ -150,6 +151,7 @@ class Gateway:
         included) and health is SERVING, else as soon as the ports are open."""
         s = self.settings
         try:
+            self._check_ports_free()
             self.dsn = s.dsn or await self._start_embedded()
             applied = await migrate_database(self.dsn)
             if applied:
@@ -199,7 +201,7 @@ class Gateway:
                 try:
                     self.metrics_port = self.metrics.serve(s.host, s.metrics_port)
                 except OSError as exc:
-                    raise BindError(f"{s.host}:{s.metrics_port}", "metastore.gateway.metrics.port") from exc
+                    raise BindError(f"{s.host}:{s.metrics_port}", METRICS_PORT_SETTING) from exc
             self.cached_catalog = CachedCatalog(self.cache, catalog, on_fallback=self.metrics.fallback)
             lock_store = self._lock_store = LockStore(self._db, s.txn_group_commit_max,
                                                       on_granted=self.cached_catalog.lock_granted)
@@ -226,8 +228,7 @@ class Gateway:
                 try:
                     await self._thrift.start()
                 except OSError as exc:
-                    raise BindError(f"{s.host}:{s.thrift_port}", "hive.metastore.port (--conf hive.metastore.port=N)"
-                                    ) from exc
+                    raise BindError(f"{s.host}:{s.thrift_port}", THRIFT_PORT_SETTING) from exc
                 self.thrift_port = self._thrift.port
             warmup = asyncio.create_task(self._warm_up(retry=not wait_ready), name="cache bootstrap")
             self._background.append(warmup)
@@ -236,6 +237,18 @@ class Gateway:
         except BaseException:
             await self.stop()
             raise
+
+    def _check_ports_free(self) -> None:
+        """Each port this gateway will listen on is free, checked before anything starts (each is bound for
+        good later, and checked again then): a port in use found only after the embedded PostgreSQL was
+        started, or the shared database's schema migrated under gateways still running the old version,
+        would have done that for nothing."""
+        s = self.settings
+        check_port_free(s.host, s.port, GRPC_PORT_SETTING, reuse_port=s.so_reuseport)
+        if s.thrift_enabled:
+            check_port_free(s.host, s.thrift_port, THRIFT_PORT_SETTING)
+        if s.metrics_port > 0:
+            check_port_free(s.host, s.metrics_port, METRICS_PORT_SETTING)
 
     async def _warm_up(self, *, retry: bool) -> None:
         """Bootstrap the cache (an eager prewarm loads everything), then start the poller and say

@@ -67,6 +67,10 @@ REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 # REFUSAL_WINDOW_S (or the grace, when that is shorter) however the calls come.
 REFUSAL_QUIET_S = 0.05
 REFUSAL_WINDOW_S = 1.0
+# The settings a port-in-use error names, with the flag that sets each.
+GRPC_PORT_SETTING = "metastore.gateway.port (--port)"
+THRIFT_PORT_SETTING = "hive.metastore.port (--conf hive.metastore.port=N)"
+METRICS_PORT_SETTING = "metastore.gateway.metrics.port"
 STOPPING_MESSAGE = "the metastore gateway is stopping; retry the call (on another gateway, or once this one is back)"
 
 
@@ -141,7 +145,7 @@ class GrpcServer:
 
     async def start(self) -> int:
         address = f"{self._settings.host}:{self._settings.port}"
-        check_port_free(self._settings.host, self._settings.port, "metastore.gateway.port (--port)",
+        check_port_free(self._settings.host, self._settings.port, GRPC_PORT_SETTING,
                         reuse_port=self._settings.so_reuseport)
         credentials = grpc_server_credentials(self._settings)
         try:
@@ -150,9 +154,9 @@ class GrpcServer:
             else:
                 self.port = self.server.add_secure_port(address, credentials)
         except RuntimeError as exc:  # grpcio raises RuntimeError("Failed to bind to address ...")
-            raise BindError(address, "metastore.gateway.port (--port)") from exc
+            raise BindError(address, GRPC_PORT_SETTING) from exc
         if self.port == 0:
-            raise BindError(address, "metastore.gateway.port (--port)")
+            raise BindError(address, GRPC_PORT_SETTING)
         await self.server.start()
         return self.port
 

@@ -47,6 +47,47 @@ def test_port_in_use_is_one_line(pg_dsn: str) -> None:
     assert len(our_lines(thrift_taken.stderr)) == 1 and "hive.metastore.port" in thrift_taken.stderr
 
 
+async def _empty_database(dsn: str) -> str:
+    """A database beside `dsn`'s with no tables (not migrated)."""
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute("CREATE DATABASE not_migrated")
+    finally:
+        await conn.close()
+    return urlsplit(dsn)._replace(path="/not_migrated").geturl()
+
+
+async def _tables(dsn: str) -> list[str]:
+    conn = await asyncpg.connect(dsn)
+    try:
+        return [r["tablename"] for r in await conn.fetch("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")]
+    finally:
+        await conn.close()
+
+
+def test_a_port_in_use_is_found_before_the_database_is_touched(pg_dsn: str, tmp_path: Path) -> None:
+    """Every port is checked before anything starts. Before, the shared database's schema was migrated (under
+    gateways still running the old version, in an upgrade) and the embedded PostgreSQL started, and only
+    then did the Thrift or metrics port turn out to be taken."""
+    empty = asyncio.run(_empty_database(pg_dsn))
+    tmp_path.chmod(0o755)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        shared = cli("serve", "--dsn", empty, "--port", "0", "--conf", f"hive.metastore.port={port}")
+        embedded = cli("serve", "--data-dir", str(tmp_path / "data"), "--port", "0", "--conf", "hive.metastore.port=0",
+                       "--conf", f"metastore.gateway.metrics.port={port}")
+    assert shared.returncode == 1 and "hive.metastore.port" in " ".join(our_lines(shared.stderr)), shared.stderr
+    assert asyncio.run(_tables(empty)) == []  # not migrated
+    assert embedded.returncode == 1, embedded.stderr
+    assert our_lines(embedded.stderr) == [
+        f"metastore-gateway: cannot serve: cannot listen on 127.0.0.1:{port}: the port is in use (another gateway?) "
+        "or the address is not one of this host's; stop the other process or choose another port with "
+        "metastore.gateway.metrics.port"]
+    assert not list((tmp_path / "data").rglob("PG_VERSION"))  # no PostgreSQL was made, let alone started
+
+
 def test_unreachable_dsn_and_bad_config_are_one_line(tmp_path: Path) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

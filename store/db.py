@@ -53,7 +53,7 @@ _RETRYABLE = (asyncpg.SerializationError, asyncpg.DeadlockDetectedError)
 # jittered by half, so the calls that waited out a restart do not all reconnect in the same instant.
 _OUTAGE_FIRST_WAIT_S = 0.05
 _OUTAGE_JITTER = 0.5
-_OUTAGE_CAUSE = "the database could not be reached"
+_OUTAGE_CAUSE = "a call could not reach the database, or lost its connection before its commit"
 # A value PostgreSQL refused (class 22: a NUL in text, a string too long for an index, a number out
 # of range) or that asyncpg could not encode: the request's mistake, caught before the connection
 # errors since asyncpg's encoding DataError is an InterfaceError. Validation (store/model_checks.py)
@@ -349,7 +349,7 @@ class Database:
                     raise _lost(exc, maybe_committed=attempt.maybe_committed) from exc
                 outages += 1
                 self._counts["outage_retries"] += 1
-                self._log_now_and_then(_OUTAGE_CAUSE, f"calls wait for it, each retried up to "
+                self._log_now_and_then(_OUTAGE_CAUSE, f"such calls wait and are tried again, up to "
                                        f"{self._settings.outage_retries} times (hive.hmshandler.retry.attempts)", exc)
                 await asyncio.sleep(self._outage_backoff.delay(outages - 1))
 

@@ -59,6 +59,13 @@ def explain(exc: BaseException, settings: Settings | None) -> str | None:
                 "statement_timeout set for the gateway's user or database (ALTER ROLE or ALTER DATABASE ... SET "
                 "statement_timeout) shorter than the schema migration, the cache's load or a lock wait take, or an "
                 "administrator's pg_cancel_backend; raise it, or set it to 0 for the gateway's user, and start again")
+    if isinstance(exc, (asyncpg.DuplicatePreparedStatementError, asyncpg.InvalidSQLStatementNameError)):
+        # asyncpg's prepared statements met on another server connection than the one that made them
+        return (f"{database} is reached through a connection pooler in transaction or statement mode (PgBouncer's "
+                "pool_mode = transaction), which hands each transaction another server connection "
+                f"({str(exc).splitlines()[0][:200]}): "
+                "the gateway keeps state in its sessions (prepared statements, the poller's LISTEN, the migrations' "
+                "lock); give its database pool_mode = session in the pooler, or point --dsn at PostgreSQL itself")
     if isinstance(exc, asyncpg.InvalidCatalogNameError):
         return f"{database}: {_short(exc)}; create it (CREATE DATABASE) or name an existing one in --dsn"
     if isinstance(exc, (Unavailable, OSError, TimeoutError, asyncpg.CannotConnectNowError,

@@ -47,7 +47,7 @@ from store.cache import loader
 from store.cache.entry import Codec, TableEntry
 from store.cache.sharded import ShardedCache
 from hive.backoff import Backoff
-from store.db import CONNECTION_LOST, Database
+from store.db import CONNECTION_LOST, Database, set_session
 from store.errors import Unavailable
 from store.models import NotificationEvent
 from store.sql.events import EVENT_CHANNEL
@@ -404,8 +404,12 @@ class Poller:
     # -- LISTEN/NOTIFY -------------------------------------------------------------------------
 
     async def _listen(self) -> None:
-        conn = await asyncpg.connect(self._dsn, timeout=10, command_timeout=self._db.command_timeout_s,
-                                     server_settings=events.LOG_READER_SETTINGS)
+        conn = await asyncpg.connect(self._dsn, timeout=10, command_timeout=self._db.command_timeout_s)
+        try:
+            await set_session(conn, events.LOG_READER_SETTINGS)
+        except BaseException:
+            conn.terminate()
+            raise
 
         def notified(_conn: object, _pid: int, _channel: str, payload: str) -> None:
             try:

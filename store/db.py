@@ -30,7 +30,7 @@ import logging
 import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
-from typing import Any, AsyncIterator, Awaitable, Callable, Concatenate, ParamSpec, TypeVar, overload
+from typing import Any, AsyncIterator, Awaitable, Callable, Concatenate, Mapping, ParamSpec, TypeVar, overload
 
 import asyncpg
 
@@ -38,6 +38,7 @@ from hive.backoff import Backoff
 from hive.limits import bounded_message
 from store.errors import CommandTimeout, DatabaseCannotServe, InvalidArgument, StatementCancelled, Unavailable
 from store.events import DEFAULT_MAX_MESSAGE_BYTES, Outcome, Written, append_events
+from store.sql import session as session_sql
 
 _log = logging.getLogger(__name__)
 
@@ -111,8 +112,23 @@ def _own_deadline(exc: BaseException) -> bool:
     return isinstance(exc, TimeoutError) and _cancelling()
 
 
-async def _init_connection(conn: asyncpg.Connection) -> None:
-    await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
+async def set_session(conn: asyncpg.Connection, settings: Mapping[str, str]) -> None:
+    """Apply `settings` to `conn`'s session with one statement, not as startup parameters: a connection
+    pooler in between, as PgBouncer, refuses to connect a client that sends a startup parameter it does
+    not know ("unsupported startup parameter: idle_in_transaction_session_timeout"), so the gateway could
+    not start behind one."""
+    if settings:
+        await conn.execute(session_sql.SET_SESSION, list(settings), list(settings.values()))
+
+
+def _connection_init(session: Mapping[str, str]) -> Callable[[asyncpg.Connection], Awaitable[None]]:
+    """What the pool runs on each new connection: the jsonb codec, and `session`'s settings."""
+
+    async def init(conn: asyncpg.Connection) -> None:
+        await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
+        await set_session(conn, session)
+
+    return init
 
 
 async def _keep_session(conn: asyncpg.Connection) -> None:
@@ -226,9 +242,8 @@ class Database:
                 min_size=min(settings.min_size, settings.max_size),
                 max_size=settings.max_size,
                 command_timeout=settings.command_timeout_s,
-                init=_init_connection,
+                init=_connection_init(_session_settings(settings)),
                 reset=_keep_session,
-                server_settings=_session_settings(settings),
             )
         except CONNECTION_LOST as exc:
             raise Unavailable(f"cannot connect to PostgreSQL: {_short(exc)}") from exc

@@ -1,0 +1,7 @@
+"""Query text for a connection's session settings."""
+
+# Set the session's settings $1 (names) to $2 (values), in one statement: a SET reaches the server as any
+# statement does, where a startup parameter does not always (store/db.py set_session).
+SET_SESSION = """
+SELECT set_config(name, value, false) FROM unnest($1::text[], $2::text[]) AS s(name, value)
+"""

@@ -22,7 +22,7 @@ ARGS ?=
 TEST_WORKERS ?= 2
 
 .PHONY: run test test-bench lint protos protos-check bench bench-grpcio bench-txns bench-all bench-compaction \
-	consistency faults soak-memory jdbc-driver
+	consistency faults soak-memory jdbc-driver pgbouncer
 
 # What `make test` leaves to `make test-bench` (markers registered in pyproject.toml).
 LONG_MARKERS := bench or soak
@@ -52,12 +52,28 @@ jdbc-driver: $(STAMP)
 	       "the tests of the Hive Metastore on PostgreSQL will skip"; \
 	fi; rm -rf $$tmp
 
+## pgbouncer: PgBouncer for the test that runs the gateway behind it (tests/e2e/test_pgbouncer.py): the one on
+## PATH, or Debian's package with the two libraries it needs that a machine may lack, unpacked into .venv
+## (`apt-get download`, no root needed). Best effort: where neither works, that test skips and says why.
+PGBOUNCER_ROOT := $(VENV)/pgbouncer
+pgbouncer: $(STAMP)
+	@if command -v pgbouncer >/dev/null || [ -x $(PGBOUNCER_ROOT)/usr/sbin/pgbouncer ]; then exit 0; fi; \
+	tmp=$$(mktemp -d); \
+	if (cd $$tmp && apt-get download pgbouncer libc-ares2 libevent-2.1-7) >$$tmp/log 2>&1 \
+	   && for deb in $$tmp/*.deb; do dpkg-deb -x $$deb $$tmp/root; done \
+	   && [ -x $$tmp/root/usr/sbin/pgbouncer ] && rm -rf $(PGBOUNCER_ROOT) && mv $$tmp/root $(PGBOUNCER_ROOT); then \
+	  echo "PgBouncer: $(PGBOUNCER_ROOT)/usr/sbin/pgbouncer (from Debian's pgbouncer)"; \
+	else \
+	  echo "no PgBouncer (apt-get download pgbouncer failed: $$(tail -n 1 $$tmp/log)); tests/e2e/test_pgbouncer.py" \
+	       "will skip"; \
+	fi; rm -rf $$tmp
+
 ## run: set up .venv and serve on embedded PostgreSQL (pass flags with ARGS='--port 50052')
 run: $(STAMP)
 	$(VENV)/bin/metastore-gateway serve $(ARGS)
 
 ## test: set up .venv, lint, check generated code is fresh, run the suite except the `bench` and `soak` tests
-test: $(STAMP) lint protos-check jdbc-driver
+test: $(STAMP) lint protos-check jdbc-driver pgbouncer
 	$(PY) -m pytest -q -m 'not ($(LONG_MARKERS))' -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 ## test-bench: the benchmark smoke runs, the Hive Metastore target and the 20 s consistency run

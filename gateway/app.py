@@ -61,8 +61,8 @@ from store.cache.sharded import ShardedCache
 from store import migrations
 from store.catalog_store import CatalogStore
 from store.privilege_store import PrivilegeStore
-from store.db import Database, PoolSettings
-from store.errors import Unavailable
+from store.db import Database, PoolSettings, sessions_kept
+from store.errors import SessionsNotKept, Unavailable
 from store.lock_store import LockStore
 from store.txn_store import TxnLimits, TxnStore
 
@@ -78,7 +78,7 @@ _DSN_PARAMETER_REFUSED = (asyncpg.UndefinedObjectError, asyncpg.InvalidParameter
                           asyncpg.CantChangeRuntimeParamError)
 
 
-async def connect_dsn(dsn: str, timeout_s: float = 15.0) -> asyncpg.Connection:
+async def connect_dsn(dsn: str, timeout_s: float = 15.0, **options: Any) -> asyncpg.Connection:
     """A connection to `dsn`, the gateway's first; a DSN that cannot be used as written is a bad setting
     (ConfigError naming metastore.gateway.dsn, one line and exit status 2), never a traceback. Its
     message never quotes the DSN: asyncpg's error for a URL it cannot read may quote part of the
@@ -87,7 +87,7 @@ async def connect_dsn(dsn: str, timeout_s: float = 15.0) -> asyncpg.Connection:
         raise ConfigError("metastore.gateway.dsn (--dsn): its user name or password holds an @ that is not "
                           "percent-encoded (write %40 for @)")
     try:
-        return await asyncpg.connect(dsn, timeout=timeout_s)
+        return await asyncpg.connect(dsn, timeout=timeout_s, **options)
     except asyncpg.ClientConfigurationError as exc:  # its messages name parameters, never their secrets
         raise ConfigError(f"metastore.gateway.dsn (--dsn): {exc}") from None
     except ValueError:  # asyncpg's URL parsing (ClientConfigurationError, a ValueError too, is above)
@@ -111,11 +111,28 @@ def _authority_ats(dsn: str) -> int:
 
 
 async def migrate_database(dsn: str) -> list[int]:
+    await check_sessions_kept(dsn)  # before the migrations, whose lock is a session's
     conn = await connect_dsn(dsn)
     try:
         return await migrations.migrate(conn)
     finally:
         await conn.close()
+
+
+async def check_sessions_kept(dsn: str) -> None:
+    """SessionsNotKept when `dsn` reaches the database through a pooler in transaction or statement mode:
+    the gateway would start, then fail now and then (a prepared statement met on another server connection)
+    and its poller would hear no NOTIFY (store/db.py sessions_kept)."""
+    first = await connect_dsn(dsn, statement_cache_size=0)
+    try:
+        second = await connect_dsn(dsn, statement_cache_size=0)
+        try:
+            if not await sessions_kept(first, second):
+                raise SessionsNotKept("a connection's statements ran on different server processes")
+        finally:
+            await second.close()
+    finally:
+        await first.close()
 
 
 @dataclass

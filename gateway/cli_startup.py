@@ -17,7 +17,7 @@ from gateway.config import ConfigError, Settings, redact_dsn
 from gateway.embedded_pg import EmbeddedPostgresError
 from gateway.server import BindError
 from store.db import CANNOT_SERVE, cannot_serve_cause
-from store.errors import DatabaseCannotServe, SchemaMismatch, StatementCancelled, Unavailable
+from store.errors import DatabaseCannotServe, SchemaMismatch, SessionsNotKept, StatementCancelled, Unavailable
 
 
 def where(dsn: str) -> str:
@@ -59,8 +59,9 @@ def explain(exc: BaseException, settings: Settings | None) -> str | None:
                 "statement_timeout set for the gateway's user or database (ALTER ROLE or ALTER DATABASE ... SET "
                 "statement_timeout) shorter than the schema migration, the cache's load or a lock wait take, or an "
                 "administrator's pg_cancel_backend; raise it, or set it to 0 for the gateway's user, and start again")
-    if isinstance(exc, (asyncpg.DuplicatePreparedStatementError, asyncpg.InvalidSQLStatementNameError)):
-        # asyncpg's prepared statements met on another server connection than the one that made them
+    if isinstance(exc, (SessionsNotKept, asyncpg.DuplicatePreparedStatementError,
+                        asyncpg.InvalidSQLStatementNameError)):
+        # found by the start-up's check, or asyncpg's prepared statements met on another server connection
         return (f"{database} is reached through a connection pooler in transaction or statement mode (PgBouncer's "
                 "pool_mode = transaction), which hands each transaction another server connection "
                 f"({str(exc).splitlines()[0][:200]}): "

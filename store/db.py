@@ -121,6 +121,20 @@ async def set_session(conn: asyncpg.Connection, settings: Mapping[str, str]) -> 
         await conn.execute(session_sql.SET_SESSION, list(settings), list(settings.values()))
 
 
+async def sessions_kept(first: asyncpg.Connection, second: asyncpg.Connection) -> bool:
+    """Whether `first`'s session stays on one server process across its statements while `second` holds a
+    transaction open. Never false for connections to PostgreSQL itself, or through a pooler in session mode;
+    false behind one in transaction mode (PgBouncer's pool_mode = transaction), which lends the server
+    connection `first` had to `second`'s transaction and gives `first` another. The gateway keeps state in
+    its sessions (prepared statements, the poller's LISTEN, the migrations' lock), so it cannot work so.
+    Pass connections without a statement cache: a named prepared statement would itself collide there."""
+    before = await first.fetchval(session_sql.BACKEND_PID)
+    async with second.transaction():
+        await second.fetchval(session_sql.BACKEND_PID)
+        after = await first.fetchval(session_sql.BACKEND_PID)
+    return bool(before == after)
+
+
 def _connection_init(session: Mapping[str, str]) -> Callable[[asyncpg.Connection], Awaitable[None]]:
     """What the pool runs on each new connection: the jsonb codec, and `session`'s settings."""
 

@@ -127,5 +127,10 @@ class SchemaMismatch(StoreError):
     """The database schema is newer than this gateway understands, or was never migrated."""
 
 
+class SessionsNotKept(StoreError):
+    """The database is reached through a connection pooler that does not keep a client's session on one
+    server connection (transaction or statement pooling): found at start-up (store/db.py sessions_kept)."""
+
+
 # Every error raised on purpose below the gateway, for the one place each protocol maps them.
 ON_PURPOSE: tuple[type[Exception], ...] = (StoreError, HiveError)

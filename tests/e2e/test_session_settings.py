@@ -3,7 +3,8 @@ parameters: a connection pooler in between, PgBouncer among them, refuses to con
 startup packet carries a parameter it does not know ("unsupported startup parameter:
 idle_in_transaction_session_timeout"), so the gateway could not start behind one even in session mode.
 PostgreSQL tells the two apart (pg_settings.source: "client" for a startup parameter, "session" for a SET).
-Behind a pooler in transaction mode, the gateway's start-up says so in one line."""
+Behind a pooler in transaction mode, the gateway's start-up says so in one line (tests/e2e/test_pgbouncer.py
+runs both behind a real PgBouncer)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from gateway.app import Gateway
 from gateway.cli_startup import explain
 from gateway.config import load_settings
 from store.db import Database, PoolSettings
+from store.errors import SessionsNotKept
 
 SOURCE = "SELECT setting, source FROM pg_settings WHERE name = $1"
 
@@ -54,7 +56,8 @@ def test_a_pooler_in_transaction_mode_is_named_at_start_up() -> None:
     settings = load_settings(environ={}, overrides={"metastore.gateway.dsn": "postgresql://u@pooler:6432/meta"})
     for exc in (asyncpg.DuplicatePreparedStatementError('prepared statement "__asyncpg_stmt_1__" already exists\n'
                                                         "HINT: NOTE: pgbouncer with pool_mode set to ..."),
-                asyncpg.InvalidSQLStatementNameError('prepared statement "__asyncpg_stmt_a__" does not exist')):
+                asyncpg.InvalidSQLStatementNameError('prepared statement "__asyncpg_stmt_a__" does not exist'),
+                SessionsNotKept("a connection's statements ran on different server processes")):
         line = explain(exc, settings)
         assert line is not None and "\n" not in line and "HINT" not in line, line
         assert "the database at pooler:6432/meta" in line and "pool_mode = session" in line, line

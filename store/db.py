@@ -238,7 +238,9 @@ class Database:
         self._cannot_serve_logged: dict[str, float] = {}  # cause -> time.monotonic() it was last logged
         self._outage_backoff = Backoff(initial_s=min(_OUTAGE_FIRST_WAIT_S, settings.outage_retry_interval_s),
                                        max_s=settings.outage_retry_interval_s, jitter=_OUTAGE_JITTER)
-        self._counts = {"outage_retries": 0}  # shared with the views of `without_outage_retries`
+        # Shared with the views of `without_outage_retries`: the waits for the database, and the connections
+        # checked out of the pool now.
+        self._counts = {"outage_retries": 0, "in_use": 0}
 
     def without_outage_retries(self) -> "Database":
         """This pool with calls that answer an outage at once: for the loops that wait on their own terms
@@ -425,10 +427,18 @@ class Database:
         except asyncio.TimeoutError as exc:
             if _cancelling():
                 raise
+            if self._counts["in_use"] < s.max_size:
+                # A connection was free to open, and opening it took the whole time: the server does not answer.
+                silent = (f"no database connection could be opened within {s.acquire_timeout_s:g}s "
+                          "(metastore.gateway.pool.acquire.timeout): the database host does not answer (down, a "
+                          "network partition, a failover under way)")
+                self._log_now_and_then(silent, "the calls it held up answer UNAVAILABLE", exc)
+                raise Unavailable(f"{silent}; retry the call") from exc
             busy = (f"no database connection became free in time: all {s.max_size} connections of the pool stayed "
                     f"busy for {s.acquire_timeout_s:g}s (metastore.gateway.pool.acquire.timeout)")
             self._log_now_and_then(busy, "the calls it held up answer UNAVAILABLE", exc)
             raise Unavailable(f"{busy}; retry, or raise datanucleus.connectionPool.maxPoolSize") from exc
+        self._counts["in_use"] += 1
         try:
             yield conn
         except asyncio.TimeoutError as exc:
@@ -443,6 +453,7 @@ class Database:
                 "or a statement waits on a lock held elsewhere"
             ) from exc
         finally:
+            self._counts["in_use"] -= 1
             await self._pool.release(conn)
 
     async def close(self, timeout_s: float = 10.0) -> None:

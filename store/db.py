@@ -121,17 +121,22 @@ async def set_session(conn: asyncpg.Connection, settings: Mapping[str, str]) -> 
         await conn.execute(session_sql.SET_SESSION, list(settings), list(settings.values()))
 
 
-async def sessions_kept(first: asyncpg.Connection, second: asyncpg.Connection) -> bool:
+async def sessions_kept(first: asyncpg.Connection, second: asyncpg.Connection, timeout_s: float = 10.0) -> bool:
     """Whether `first`'s session stays on one server process across its statements while `second` holds a
     transaction open. Never false for connections to PostgreSQL itself, or through a pooler in session mode;
     false behind one in transaction mode (PgBouncer's pool_mode = transaction), which lends the server
     connection `first` had to `second`'s transaction and gives `first` another. The gateway keeps state in
     its sessions (prepared statements, the poller's LISTEN, the migrations' lock), so it cannot work so.
-    Pass connections without a statement cache: a named prepared statement would itself collide there."""
-    before = await first.fetchval(session_sql.BACKEND_PID)
+    Pass connections without a statement cache: a named prepared statement would itself collide there.
+    `first` waiting for a server connection while `second` holds one (a pool of one) is the same finding:
+    a session's own never waits."""
+    before = await first.fetchval(session_sql.BACKEND_PID, timeout=timeout_s)
     async with second.transaction():
-        await second.fetchval(session_sql.BACKEND_PID)
-        after = await first.fetchval(session_sql.BACKEND_PID)
+        await second.fetchval(session_sql.BACKEND_PID, timeout=timeout_s)
+        try:
+            after = await first.fetchval(session_sql.BACKEND_PID, timeout=timeout_s)
+        except asyncio.TimeoutError:
+            return False
     return bool(before == after)
 
 

@@ -39,6 +39,7 @@ module drives `initdb` and `pg_ctl` from the wheel directly:
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import importlib.metadata
@@ -435,6 +436,9 @@ class EmbeddedPostgres:
         _log.info("stopping PostgreSQL on %s (-m %s)", self.pgdata, mode)
         self._run(["pg_ctl", "-D", str(self.pgdata), "-m", mode, "-w", "-t", str(timeout_s), "stop"],
                   timeout=timeout_s + 5, check=False)
+        if not self._is_running():  # its socket directory in /tmp goes with it; the next start makes it again
+            with contextlib.suppress(OSError):  # not empty (a crash's lock file): left
+                self.socket_dir.rmdir()
 
     # -- internals ---------------------------------------------------------------------------
 

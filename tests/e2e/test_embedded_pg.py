@@ -158,6 +158,7 @@ async def test_the_last_gateway_out_stops_it(data_dir: Path) -> None:
     second.stop()
     status = second.status()
     assert status["running"] is False and status["gateways_attached"] is False
+    assert not second.socket_dir.exists()  # no empty directory left in /tmp for each data directory
     first.stop()  # idempotent
 
 

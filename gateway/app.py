@@ -294,9 +294,21 @@ class Gateway:
         await self._update_health()
 
     def _database_changed(self, up: bool) -> None:
-        task = asyncio.get_running_loop().create_task(self._update_health())
-        self._background.append(task)
-        task.add_done_callback(self._forget)
+        """The probe found the database unreachable, or reachable again: health says so, and the connections
+        opened before are dropped (the pool's idle ones at their next use; once it is back, the poller's
+        LISTEN at once). A partition, or a failover that took the old server away, leaves those silent rather
+        than closed: each call on one waited out the command time-out (a write took 70 s after a failover, by
+        hand), and the poller heard nothing until its timer's read timed out on one (117 s)."""
+        if up and self.poller is not None:
+            self.poller.restart_listener()
+        for work in (self._update_health(), self._expire_connections()):
+            task = asyncio.get_running_loop().create_task(work)
+            self._background.append(task)
+            task.add_done_callback(self._forget)
+
+    async def _expire_connections(self) -> None:
+        if self._db is not None:
+            await self._db.expire_connections()
 
     def _forget(self, task: asyncio.Task[None]) -> None:
         if task in self._background:

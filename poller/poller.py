@@ -422,6 +422,17 @@ class Poller:
         await conn.add_listener(EVENT_CHANNEL, notified)
         self._listener = conn
 
+    def restart_listener(self) -> None:
+        """Drop the LISTEN connection; the loop opens a new one and reads the log from its position. For
+        when the database was found unreachable, or reachable again: a partition, or a failover that took
+        the old server away, leaves a connection silent rather than closed, and the poller would hear no
+        NOTIFY until its timer's read on it ran past the command time-out (117 s after a failover, by hand)."""
+        listener = self._listener
+        if listener is not None and not listener.is_closed():
+            listener.terminate()  # its termination listener wakes the loop
+        self._listener_lost = True
+        self._wake.set()
+
     def _listener_terminated(self, _conn: object) -> None:
         """The LISTEN connection died (a database restart, a terminated backend): notifications stop,
         and without this the loop would sleep until its timer. Wake it: it sees the closed listener

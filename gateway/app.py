@@ -162,6 +162,7 @@ class Gateway:
     _txn_store: TxnStore | None = field(default=None, init=False)
     _lock_store: LockStore | None = field(default=None, init=False)
     _stopped: bool = field(default=False, init=False)
+    _unreachable_since: float = field(default=0.0, init=False)  # when the probe last found the database away
 
     async def start(self, *, wait_ready: bool = True) -> None:
         """Start everything; with `wait_ready` return once the cache is bootstrapped (prewarm
@@ -295,14 +296,19 @@ class Gateway:
 
     def _database_changed(self, up: bool) -> None:
         """The probe found the database unreachable, or reachable again: health says so, and the connections
-        opened before are dropped (the pool's idle ones at their next use; once it is back, the poller's
-        LISTEN at once). A partition, or a failover that took the old server away, leaves those silent rather
-        than closed: each call on one waited out the command time-out (a write took 70 s after a failover, by
-        hand), and the poller heard nothing until its timer's read timed out on one (117 s)."""
-        if up and self.poller is not None:
-            self.poller.restart_listener()
-        for work in (self._update_health(), self._expire_connections()):
-            task = asyncio.get_running_loop().create_task(work)
+        opened before the outage are dropped: the pool's as the outage is found (each at its next use, or its
+        release), the poller's LISTEN once the database is back (when it was opened before). A partition, or a
+        failover that took the old server away, leaves those silent rather than closed: each call on one
+        waited out the command time-out (a write took 70 s after a failover, by hand), and the poller heard
+        nothing until its timer's read timed out on one (117 s). Connections opened since are kept."""
+        work: list[Awaitable[None]] = [self._update_health()]
+        if not up:
+            self._unreachable_since = time.monotonic()
+            work.append(self._expire_connections())
+        elif self.poller is not None:
+            self.poller.restart_listener(opened_before=self._unreachable_since)
+        for step in work:
+            task = asyncio.ensure_future(step)
             self._background.append(task)
             task.add_done_callback(self._forget)
 

@@ -107,6 +107,7 @@ class Poller:
         self._running.set()
         self._listener: asyncpg.Connection | None = None
         self._listener_lost = False
+        self._listener_opened_at = 0.0  # time.monotonic() when the LISTEN connection was opened
         self._cursor_time_ms: int | None = None  # the time of the event at `position`, once known
         self._loading: dict[tuple[str, str], asyncio.Task[None]] = {}
         self.txn_ends = txn_ends  # told of each COMMIT_TXN / ABORT_TXN applied (a write waiting on one)
@@ -420,16 +421,18 @@ class Poller:
 
         conn.add_termination_listener(self._listener_terminated)
         await conn.add_listener(EVENT_CHANNEL, notified)
-        self._listener = conn
+        self._listener, self._listener_opened_at = conn, time.monotonic()
 
-    def restart_listener(self) -> None:
-        """Drop the LISTEN connection; the loop opens a new one and reads the log from its position. For
-        when the database was found unreachable, or reachable again: a partition, or a failover that took
-        the old server away, leaves a connection silent rather than closed, and the poller would hear no
-        NOTIFY until its timer's read on it ran past the command time-out (117 s after a failover, by hand)."""
+    def restart_listener(self, opened_before: float) -> None:
+        """Drop the LISTEN connection if it was opened before `opened_before` (time.monotonic()); the loop
+        opens a new one and reads the log from its position. For when the database is reachable again after
+        it was not since `opened_before`: a partition, or a failover that took the old server away, leaves a
+        connection silent rather than closed, and the poller would hear no NOTIFY until its timer's read on
+        it ran past the command time-out (117 s after a failover, by hand). One opened since works: kept."""
         listener = self._listener
-        if listener is not None and not listener.is_closed():
-            listener.terminate()  # its termination listener wakes the loop
+        if listener is None or listener.is_closed() or self._listener_opened_at >= opened_before:
+            return
+        listener.terminate()  # its termination listener wakes the loop
         self._listener_lost = True
         self._wake.set()
 

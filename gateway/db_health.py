@@ -68,6 +68,9 @@ class DatabaseProbe:
     oldest_aborted_txn_age_s: float = 0.0
     aborted_write_ids: int = 0
     _conn: asyncpg.Connection | None = field(default=None, init=False, repr=False)
+    # One round at a time on the one connection: a check_once of the caller's own (the tests', to see the
+    # counts now) beside the loop's failed with "another operation is in progress" and said NOT_SERVING.
+    _one_round: asyncio.Lock = field(default_factory=asyncio.Lock, init=False, repr=False)
 
     async def run(self) -> None:
         """Probe until cancelled. A round that fails in a way check_once does not expect counts as the
@@ -85,6 +88,10 @@ class DatabaseProbe:
             await self._close()
 
     async def check_once(self) -> bool:
+        async with self._one_round:
+            return await self._check()
+
+    async def _check(self) -> bool:
         try:
             async with asyncio.timeout(self.timeout_s):
                 reused = self._conn is not None and not self._conn.is_closed()

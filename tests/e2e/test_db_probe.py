@@ -78,3 +78,15 @@ async def test_a_probe_connection_the_server_ended_while_idle_is_not_an_outage(p
     finally:
         await other.close()
         await probe._close()
+
+
+async def test_rounds_at_the_same_time_take_turns_on_the_probes_connection(pg_dsn: str) -> None:
+    """A check_once of a caller's own beside the loop's round (tests/e2e/test_observability.py reads the counts
+    so) failed with "another operation is in progress" on the one connection, and said NOT_SERVING."""
+    changes: list[bool] = []
+    probe = DatabaseProbe(pg_dsn, on_change=changes.append)
+    try:
+        assert await asyncio.gather(*(probe.check_once() for _ in range(4))) == [True] * 4
+        assert changes == [] and probe.up
+    finally:
+        await probe._close()

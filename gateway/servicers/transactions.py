@@ -56,8 +56,7 @@ class TransactionsServicer(transactions_pb2_grpc.TransactionsServicer):
         await self._owners.check_txns(self._auth.context_identity(context), request.txn_ids, "AbortTxns")
         event_ids = await self._store.abort(list(request.txn_ids))
         if self._cached is not None and event_ids:
-            for t in request.txn_ids:
-                self._cached.ended_txn(t, max(event_ids))
+            self._cached.ended_txns(request.txn_ids, max(event_ids))
         return pb.AbortTxnsResponse(event_ids=event_ids)
 
     async def Heartbeat(self, request: pb.HeartbeatRequest, context: Ctx) -> pb.HeartbeatResponse:

@@ -133,8 +133,7 @@ class TxnLockMethods:
             raise ResourceExhausted(f"{method} of {len(txn_ids)} txns: more than hive.txn.max.open.batch")
         await self._owners.check_txns(thrift_identity.get(), txn_ids, method)
         event_ids = await self._txns.abort(txn_ids, skip_ended=skip_ended)
-        for txn_id in txn_ids:
-            self._cached.ended_txn(txn_id, max(event_ids, default=0))
+        self._cached.ended_txns(txn_ids, max(event_ids, default=0))
 
     async def get_open_txns(self) -> RawValue:
         """Hive's getOpenTxns: without READ_ONLY txns, which write nothing (Hive 4's TxnHandler.getOpenTxns

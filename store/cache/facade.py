@@ -159,12 +159,18 @@ class CachedCatalog:
         to apply): reads of the tables it wrote, also without a snapshot, see the outcome at once here.
         `written`: the tables the store says it wrote (a commit's), which this cache may not know yet
         (the txn's writes went through another gateway, whose events it has not applied)."""
+        self.ended_txns((txn_id,), event_id, written)
+
+    def ended_txns(self, txn_ids: Iterable[int], event_id: int, written: Iterable[tuple[str, str]] = ()) -> None:
+        """ended_txn of each of `txn_ids`, all ended by event `event_id` at the latest (an abort of many):
+        one pass over the cached tables, however many txns."""
         if self.cache.enabled and event_id > self.cache.applied_event_id:
             for db_name, table_name in written:
                 self.cache.hold_until(*table_key(db_name, table_name), event_id)
-            # The tables this cache knows the txn wrote (its own writes here, or ALLOC events applied).
+            # The tables this cache knows the txns wrote (their own writes here, or ALLOC events applied).
+            ended = set(txn_ids)
             for entry in self.cache.entries():
-                if txn_id in entry.writers:
+                if not ended.isdisjoint(entry.writers):
                     self.cache.hold_until(entry.db_name, entry.name, event_id)
 
     def lock_granted(self, result: LockResult) -> None:

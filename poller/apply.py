@@ -18,6 +18,7 @@ from store.events import EventType
 from store.cache.entry import Codec as Codec  # lives beside the entries; still importable from here
 from store.cache.entry import (
     CommittedWriteIds,
+    CommittedWriteIdsChanges,
     TableEntry,
     Version,
     build_entry,
@@ -66,7 +67,7 @@ class TableBatch:
     dropped: bool = False
     _parts: dict[str, tuple[Version, ...]] | None = None  # a re-framed copy after a rename, else the entry's
     _tables: list[tuple[Version, Table]] | None = None
-    _committed: CommittedWriteIds | None = None
+    _committed: CommittedWriteIdsChanges | None = None
     _writers: dict[int, int] | None = None
     _gc: int | None = None
     _applied: int = field(default=0)
@@ -91,8 +92,10 @@ class TableBatch:
             self._writers = dict(self.entry.writers)
         return self._writers
 
-    def committed(self) -> CommittedWriteIds:
-        return self._committed if self._committed is not None else self.entry.committed
+    def committed(self) -> CommittedWriteIdsChanges:
+        if self._committed is None:
+            self._committed = CommittedWriteIdsChanges.of(self.entry.committed)
+        return self._committed
 
     def apply(self, event: NotificationEvent, message: dict[str, Any]) -> None:
         if event.event_id <= self._applied or self.dropped:
@@ -124,7 +127,7 @@ class TableBatch:
         elif self._size_delta:
             changes["size_bytes"] = self.entry.size_bytes + self._size_delta
         if self._committed is not None:
-            changes["committed"] = self._committed
+            changes["committed"] = self._committed.frozen()
         if self._writers is not None:
             changes["writers"] = self._writers
         if self._gc is not None:
@@ -251,9 +254,9 @@ def _decide(b: TableBatch, write_id: int, *, committed: bool) -> None:
     """The write id committed, or aborted (its versions discarded)."""
     b._decided.add(write_id)
     if committed:
-        b._committed = b.committed().commit(write_id)
+        b.committed().commit(write_id)
     else:
-        b._committed = b.committed().abort(write_id)
+        b.committed().abort(write_id)
         _discard(b, write_id)
 
 
@@ -285,11 +288,11 @@ def _gc(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
 
 def _forget_aborted(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
     for w in m.get("write_ids", []):
-        b._committed = b.committed().forget_aborted(int(w))
+        b.committed().forget_aborted(int(w))
 
 
 def _seeded(b: TableBatch, e: NotificationEvent, m: dict[str, Any]) -> None:
-    b._committed = b.committed().seeded(int(m["seed_write_id"]))
+    b.committed().seeded(int(m["seed_write_id"]))
 
 
 _HANDLERS: dict[str, Callable[[TableBatch, NotificationEvent, dict[str, Any]], None]] = {

@@ -152,6 +152,48 @@ class CommittedWriteIds:
         return CommittedWriteIds(self.hwm, self.open_or_aborted - {w}, self.aborted - {w})
 
 
+@dataclass(slots=True)
+class CommittedWriteIdsChanges:
+    """A CommittedWriteIds being changed by one poller batch, in place: each commit or abort costs one
+    set operation, where CommittedWriteIds' own (a new frozen copy each) cost its size, so a batch
+    deciding n write ids of a table with many aborted ones was quadratic. The same rules; `frozen()`
+    once, when the batch ends."""
+
+    hwm: int
+    open_or_aborted: set[int]
+    aborted: set[int]
+
+    @classmethod
+    def of(cls, committed: CommittedWriteIds) -> "CommittedWriteIdsChanges":
+        return cls(committed.hwm, set(committed.open_or_aborted), set(committed.aborted))
+
+    def frozen(self) -> CommittedWriteIds:
+        return CommittedWriteIds(self.hwm, frozenset(self.open_or_aborted), frozenset(self.aborted))
+
+    def _raise_hwm(self, w: int) -> None:
+        if w > self.hwm:  # as CommittedWriteIds._raise_hwm
+            self.open_or_aborted.update(range(self.hwm + 1, w))
+            self.hwm = w
+
+    def commit(self, w: int) -> None:
+        self._raise_hwm(w)
+        self.open_or_aborted.discard(w)
+        self.aborted.discard(w)
+
+    def abort(self, w: int) -> None:
+        self._raise_hwm(w)
+        self.open_or_aborted.add(w)
+        self.aborted.add(w)
+
+    def seeded(self, seed: int) -> None:
+        self.hwm = max(self.hwm, seed)
+
+    def forget_aborted(self, w: int) -> None:
+        if w in self.aborted:
+            self.open_or_aborted.discard(w)
+            self.aborted.discard(w)
+
+
 @dataclass(frozen=True, slots=True)
 class LiveView:
     """Each partition's version as this cache's own committed view sees it, kept up to date by the

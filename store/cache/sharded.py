@@ -94,6 +94,12 @@ class ShardedCache:
         self._by_name: dict[tuple[str, str], int] = {}
         self._evicted_names: set[tuple[str, str]] = set()
         self._last_used: dict[int, int] = {}
+        # Each entry's partition count when it was last put, and their sum: the memory bound is checked
+        # after every CREATE_TABLE and every batch, which summing over the entries made quadratic in the
+        # tables cached. The poller changes an entry's partitions in place only in a batch that then
+        # puts (or removes) it, in the same synchronous step, so the sum is exact between steps.
+        self._counted: dict[int, int] = {}
+        self._partition_total = 0
         self._clock = itertools.count()
         self._databases: dict[str, Database] = {}
         # Writes through this gateway not yet applied by the poller: (db, table or "") -> event id. A
@@ -132,7 +138,7 @@ class ShardedCache:
         return [e for s in self._shards for e in s.values()]
 
     def partition_count(self) -> int:
-        return sum(e.partition_count for e in self.entries())
+        return self._partition_total
 
     def size_bytes(self) -> int:
         return sum(e.size_bytes for e in self.entries())
@@ -145,6 +151,8 @@ class ShardedCache:
         if old is not None and self._by_name.get((old.db_name, old.name)) == old.table_id:
             del self._by_name[(old.db_name, old.name)]
         self._shard(entry.table_id)[entry.table_id] = entry
+        self._partition_total += entry.partition_count - self._counted.get(entry.table_id, 0)
+        self._counted[entry.table_id] = entry.partition_count
         self._by_name[(entry.db_name, entry.name)] = entry.table_id
         self._evicted_names.discard((entry.db_name, entry.name))
         self._last_used[entry.table_id] = next(self._clock)
@@ -152,6 +160,7 @@ class ShardedCache:
     def remove(self, table_id: int) -> None:
         old = self._shard(table_id).pop(table_id, None)
         self._last_used.pop(table_id, None)
+        self._partition_total -= self._counted.pop(table_id, 0)
         if old is not None and self._by_name.get((old.db_name, old.name)) == table_id:
             del self._by_name[(old.db_name, old.name)]
 
@@ -198,6 +207,8 @@ class ShardedCache:
             s.clear()
         self._by_name.clear()
         self._last_used.clear()
+        self._counted.clear()
+        self._partition_total = 0
         self._databases.clear()
         if rewind:
             self._applied_event_id = 0

@@ -162,15 +162,14 @@ class CachedCatalog:
         self.ended_txns((txn_id,), event_id, written)
 
     def ended_txns(self, txn_ids: Iterable[int], event_id: int, written: Iterable[tuple[str, str]] = ()) -> None:
-        """ended_txn of each of `txn_ids`, all ended by event `event_id` at the latest (an abort of many):
-        one pass over the cached tables, however many txns."""
+        """ended_txn of each of `txn_ids`, all ended by event `event_id` at the latest (an abort of many).
+        The tables each wrote come from the cache's index of writers, not a pass over every cached table."""
         if self.cache.enabled and event_id > self.cache.applied_event_id:
             for db_name, table_name in written:
                 self.cache.hold_until(*table_key(db_name, table_name), event_id)
             # The tables this cache knows the txns wrote (their own writes here, or ALLOC events applied).
-            ended = set(txn_ids)
-            for entry in self.cache.entries():
-                if not ended.isdisjoint(entry.writers):
+            for txn_id in set(txn_ids):
+                for entry in self.cache.tables_written_by(txn_id):
                     self.cache.hold_until(entry.db_name, entry.name, event_id)
 
     def lock_granted(self, result: LockResult) -> None:

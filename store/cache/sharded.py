@@ -100,6 +100,9 @@ class ShardedCache:
         # puts (or removes) it, in the same synchronous step, so the sum is exact between steps.
         self._counted: dict[int, int] = {}
         self._partition_total = 0
+        # The cached tables each open txn writes (the keys of their entries' `writers`), so a commit finds
+        # the tables it wrote without a pass over every cached table (store/cache/facade.py ended_txns).
+        self._written_by: dict[int, set[int]] = {}
         self._clock = itertools.count()
         self._databases: dict[str, Database] = {}
         # Writes through this gateway not yet applied by the poller: (db, table or "") -> event id. A
@@ -140,6 +143,20 @@ class ShardedCache:
     def partition_count(self) -> int:
         return self._partition_total
 
+    def tables_written_by(self, txn_id: int) -> list[TableEntry]:
+        """The cached tables whose entries list `txn_id` among their writers."""
+        return [e for table_id in self._written_by.get(txn_id, ()) if (e := self.get(table_id)) is not None]
+
+    def _index_writers(self, table_id: int, before: Mapping[int, int], after: Mapping[int, int]) -> None:
+        for txn_id in before.keys() - after.keys():
+            tables = self._written_by.get(txn_id)
+            if tables is not None:
+                tables.discard(table_id)
+                if not tables:
+                    del self._written_by[txn_id]
+        for txn_id in after.keys() - before.keys():
+            self._written_by.setdefault(txn_id, set()).add(table_id)
+
     def size_bytes(self) -> int:
         return sum(e.size_bytes for e in self.entries())
 
@@ -150,6 +167,8 @@ class ShardedCache:
         old = self.get(entry.table_id)
         if old is not None and self._by_name.get((old.db_name, old.name)) == old.table_id:
             del self._by_name[(old.db_name, old.name)]
+        if old is None or old.writers is not entry.writers:
+            self._index_writers(entry.table_id, old.writers if old is not None else {}, entry.writers)
         self._shard(entry.table_id)[entry.table_id] = entry
         self._partition_total += entry.partition_count - self._counted.get(entry.table_id, 0)
         self._counted[entry.table_id] = entry.partition_count
@@ -161,6 +180,8 @@ class ShardedCache:
         old = self._shard(table_id).pop(table_id, None)
         self._last_used.pop(table_id, None)
         self._partition_total -= self._counted.pop(table_id, 0)
+        if old is not None:
+            self._index_writers(table_id, old.writers, {})
         if old is not None and self._by_name.get((old.db_name, old.name)) == table_id:
             del self._by_name[(old.db_name, old.name)]
 
@@ -209,6 +230,7 @@ class ShardedCache:
         self._last_used.clear()
         self._counted.clear()
         self._partition_total = 0
+        self._written_by.clear()
         self._databases.clear()
         if rewind:
             self._applied_event_id = 0

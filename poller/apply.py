@@ -73,6 +73,9 @@ class TableBatch:
     _applied: int = field(default=0)
     _size_delta: int = 0  # frame bytes added minus removed
     _touched: set[str] = field(default_factory=set)  # partitions whose versions changed
+    # Of those, the ones whose versions, as this batch set them, carry each write id: an abort looks
+    # only at these (and at the live view's pending ones), not at every partition the batch touched.
+    _touched_by: dict[int, set[str]] = field(default_factory=dict)
     _decided: set[int] = field(default_factory=set)  # write ids committed or aborted
 
     def __post_init__(self) -> None:
@@ -181,6 +184,10 @@ class TableBatch:
             del parts[name]
             self.entry.names.remove(name)
         self._touched.add(name)
+        for v in versions:
+            for w in (v.created_wid, v.dropped_wid):
+                if w:
+                    self._touched_by.setdefault(w, set()).add(name)
 
     def _write(self, name: str, new: Version | None, write_id: int) -> None:
         """Replace (new) or drop (None) the latest version of `name`, as the database did."""
@@ -263,9 +270,11 @@ def _decide(b: TableBatch, write_id: int, *, committed: bool) -> None:
 def _discard(b: TableBatch, write_id: int) -> None:
     """Abort: drop versions the write id created, reopen versions it ended (store.txns.discard_versions).
     The partitions it wrote are those the live view lists as waiting for its outcome, or written
-    in this batch (a transactional table's write ids are never decided before their writes)."""
+    in this batch (a transactional table's write ids are never decided before their writes): of
+    these, those this batch left carrying the write id (`_touched_by`; a pass over every partition
+    the batch touched made a batch of many writes and aborts quadratic)."""
     parts = b.parts()
-    for name in b.entry.live.pending.get(write_id, set()) | b._touched:
+    for name in b.entry.live.pending.get(write_id, set()) | b._touched_by.get(write_id, set()):
         versions = parts.get(name, ())
         if any(v.created_wid == write_id or v.dropped_wid == write_id for v in versions):
             b._put(name, tuple(replace(v, dropped_wid=None if v.dropped_wid == write_id else v.dropped_wid)

@@ -162,12 +162,15 @@ class ShardedCache:
 
     # -- writes (the poller's: batches, fills, prewarm; each one synchronous step) ------------
 
-    def put(self, entry: TableEntry) -> None:
-        """Install or replace an entry, unconditionally."""
+    def put(self, entry: TableEntry, *, added_writer: int = 0) -> None:
+        """Install or replace an entry, unconditionally. `added_writer`: the entry's writers are the old
+        entry's and this txn (note_writer), indexed without comparing the two."""
         old = self.get(entry.table_id)
         if old is not None and self._by_name.get((old.db_name, old.name)) == old.table_id:
             del self._by_name[(old.db_name, old.name)]
-        if old is None or old.writers is not entry.writers:
+        if added_writer and old is not None:
+            self._written_by.setdefault(added_writer, set()).add(entry.table_id)
+        elif old is None or old.writers is not entry.writers:
             self._index_writers(entry.table_id, old.writers if old is not None else {}, entry.writers)
         self._shard(entry.table_id)[entry.table_id] = entry
         self._partition_total += entry.partition_count - self._counted.get(entry.table_id, 0)
@@ -263,7 +266,7 @@ class ShardedCache:
         the table go to the database (the ALLOC event may not have been applied yet)."""
         entry = self.by_name(db_name, table_name)
         if entry is not None and txn_id not in entry.writers:
-            self.put(with_changes(entry, writers={**entry.writers, txn_id: -1}))
+            self.put(with_changes(entry, writers={**entry.writers, txn_id: -1}), added_writer=txn_id)
 
     def hold_until(self, db_name: str, table_name: str, event_id: int) -> None:
         """Reads of this table ("" for the database itself) on this gateway go to the database until

@@ -130,13 +130,22 @@ def _file_statistics(a: dict[str, Any], b: dict[str, Any]) -> bool:
             and _without_file_statistics(a) == _without_file_statistics(b))
 
 
+_TWICE = re.compile(r"InvalidObjectException\(message:partition (\S+) appears twice in one add request\)")
+# Hive 2.3's add_partitions_core makes each new partition's directory on a thread pool and finds a copy there; its
+# rollback then deletes the directories it made, and when a copy's thread makes the one directory again after that
+# deletion (three copies or more of one partition), the rollback's own failure replaces 'Duplicate partitions'.
+_UNDELETED = "MetaException(message:Got exception: org.apache.hadoop.hive.metastore.api.MetaException Unable to " \
+             "delete directory: "
+
+
 def _a_partition_twice_in_one_add(a: dict[str, Any], b: dict[str, Any]) -> bool:
     ddl = "FAILED: Execution Error, return code 1 from org.apache.hadoop.hive.ql.exec.DDLTask. "
     hive = b["error"] or ""
-    return (" ADD " in a["sql"] and (a["error"] or "").startswith(ddl + "InvalidObjectException(message:partition ")
-            and "appears twice in one add request" in a["error"] and a["rows"] == b["rows"]
+    twice = _TWICE.fullmatch((a["error"] or "").removeprefix(ddl))
+    return (" ADD " in a["sql"] and (a["error"] or "").startswith(ddl) and twice is not None and a["rows"] == b["rows"]
             and (hive.startswith(ddl + "MetaException(message:java.io.IOException: Duplicate partitions in the list")
-                 or hive.startswith(ddl + "AlreadyExistsException(message:Partition already exists: ")))
+                 or hive.startswith(ddl + "AlreadyExistsException(message:Partition already exists: ")
+                 or (hive.startswith(ddl + _UNDELETED) and hive.endswith(f"/{twice[1]})"))))
 
 
 DELIBERATE: dict[str, tuple[Rule, str]] = {
@@ -175,7 +184,9 @@ DELIBERATE: dict[str, tuple[Rule, str]] = {
         "ADD PARTITION naming one partition twice is refused as a bad request (InvalidObjectException; README), "
         "where Hive answers MetaException ('Duplicate partitions in the list') for a new one and, without IF NOT "
         "EXISTS, AlreadyExistsException for one that exists (or for an earlier one of the list that exists: "
-        "Hive 2.3's add_partitions_core looks each up before it looks for copies); under IF NOT EXISTS one that "
+        "Hive 2.3's add_partitions_core looks each up before it looks for copies), or, for a new one named three "
+        "times or more, the failure of its own rollback to delete that partition's directory (a copy's thread "
+        "made it again after the deletion: 'Unable to delete directory: .../b=true'); under IF NOT EXISTS one that "
         "exists is skipped by both (test_thrift_stateful_differential.py's 'one partition twice in one add'). "
         "The generator sends no partition twice by its model, but Hive 2.3's engine reads any non-empty value "
         "of a BOOLEAN key as true: (b='false') PARTITION (b='true') is b=true twice"),
@@ -319,3 +330,21 @@ def test_a_partition_twice_in_one_add_that_exists_differs_as_listed() -> None:
     other = {**exists, "error": ddl + "MetaException(message:Unable to add partition)"}
     assert len(differences([ours], [added])) == 1 and len(differences([ours], [other])) == 1
     assert len(differences([{**ours, "error": ddl + "InvalidObjectException(message:bad)"}], [exists])) == 1
+
+
+def test_a_new_partition_three_times_in_one_add_differs_as_listed() -> None:
+    """Soak seed 5092+7 (5099): ADD IF NOT EXISTS PARTITION (b='false') PARTITION (b='false') PARTITION (b='maybe')
+    of a BOOLEAN key is a new b=true three times; the gateway refuses the copy, Hive 2.3's metastore makes the
+    directory on a thread per copy, fails on a copy, and its rollback's deletion of that directory fails (the third
+    copy's thread made it again), which is the answer it gives. Listed (DELIBERATE 'a partition twice in one add');
+    the rollback's failure for another partition's directory is not."""
+    ddl = "FAILED: Execution Error, return code 1 from org.apache.hadoop.hive.ql.exec.DDLTask. "
+    sql = "ALTER TABLE d2.t3 ADD IF NOT EXISTS PARTITION (b='false') PARTITION (b='false') PARTITION (b='maybe')"
+    ours = {"sql": sql, "rows": [],
+            "error": ddl + "InvalidObjectException(message:partition b=true appears twice in one add request)"}
+    undeleted = ddl + ("MetaException(message:Got exception: org.apache.hadoop.hive.metastore.api.MetaException "
+                       "Unable to delete directory: FILE:<data>/moved/t3_8/{})")
+    assert differences([ours], [{**ours, "error": undeleted.format("b=true")}]) == []
+    assert len(differences([ours], [{**ours, "error": undeleted.format("b=false")}])) == 1
+    assert len(differences([{**ours, "error": ddl + "InvalidObjectException(message:bad)"}],
+                           [{**ours, "error": undeleted.format("b=true")}])) == 1

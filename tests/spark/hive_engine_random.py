@@ -20,12 +20,15 @@ Locations are under `{warehouse}`, each side's own directory, which the test fil
 releasing what it holds (the other client's txn aborted) and dropping its databases, so the soak can
 run one script after another on the same two metastores.
 
-A transactional table's partitions are added, dropped, renamed and repaired, and it is altered, as any other
+A transactional table's partitions are added, dropped and repaired, and it is altered, as any other
 table's: Hive 2.3's DDLTask sends those writes without a txn, and the gateway runs each in a txn of its own
 (gateway/thrift/own_txn.py). One that fails aborts that txn, which SHOW TRANSACTIONS then lists until
 housekeeping forgets it, where Hive has no txn to list (the test's DELIBERATE rules).
 
 Left out, each for its reason:
+- A rename of a transactional table's partition: Hive 2.3 renames it, the gateway refuses it (README: a rename
+  under a txn is not supported, and Thrift's rename_partition is not among the writes run in a txn of their
+  own), and every later read of the table would differ (found by seed 1003 of the soak).
 - A transactional table's rename: it leaves the table's directory where it is (README), where Hive 2.3 moves it,
   a difference in every later DESCRIBE FORMATTED.
 - Data (LOAD DATA, INSERT): INSERT needs a MapReduce job, and a table with files gets file statistics from Hive's
@@ -294,7 +297,7 @@ class EngineGenerator(Generator):
         self.emit(f"SHOW PARTITIONS {db}.{name}")
 
     def rename_partition(self) -> None:
-        db, name, t = self.table(partitioned=True)
+        db, name, t = self.table(partitioned=True, acid=False)  # a transactional one's: the module's docstring
         if t is None or not t.keys or not t.parts - t.placed:
             return self.add_partitions()
         old = self.rng.choice(sorted(t.parts - t.placed))  # one placed elsewhere: see the module's docstring

@@ -2,89 +2,32 @@
 database again, but the ones opened before stay silent for good (the old server is gone; nothing closes
 them). Until the fix, each call that took one of those from the pool waited out the 60 s command time-out
 (a write: 70 s), and the poller, whose LISTEN connection was one of them, heard no NOTIFY and applied
-another gateway's write only when its 60 s timer's read timed out too (117 s). Now the probe's "reachable
-again" drops them all (gateway/app.py `_database_changed`): both within seconds."""
+another gateway's write only when its 60 s timer's read timed out too (117 s). Now the connections opened
+before the outage are dropped as the probe finds it, and the LISTEN once the database is back (gateway/app.py
+`_database_changed`): both within seconds. The front is tests/pg_front.py's."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from pathlib import Path
-from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 from gateway.app import Gateway
 from gateway.config import load_settings
 from protos.metastore.v1 import catalog_pb2 as pb
 from tests.conftest import connect
+from tests.pg_front import FailingOverFront
 
 BOUND_S = 10.0  # after the failover, for the poller's apply and for a write
-
-
-class FailingOverFront:
-    """TCP in front of the test's PostgreSQL (its Unix socket). `partition()`: from then on nothing passes on
-    any connection, old or new, and nothing is closed. `fail_over()`: new connections pass again; the ones
-    opened before stay silent."""
-
-    def __init__(self, dsn: str) -> None:
-        query = parse_qs(urlsplit(dsn).query)
-        self.socket = f"{query['host'][0]}/.s.PGSQL.{query['port'][0]}"
-        self.generation = 0
-        self.blocked = False
-        self.tasks: set[asyncio.Task[Any]] = set()
-
-    def partition(self) -> None:
-        self.generation += 1
-        self.blocked = True
-
-    def fail_over(self) -> None:
-        self.blocked = False
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        born = self.generation
-        task = asyncio.current_task()
-        assert task is not None
-        self.tasks.add(task)
-        up_reader, up_writer = await asyncio.open_unix_connection(self.socket)
-
-        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
-            with contextlib.suppress(OSError):
-                while data := await src.read(65536):
-                    if not self.blocked and born == self.generation:
-                        dst.write(data)
-                        await dst.drain()
-            dst.close()
-
-        try:
-            await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
-        except asyncio.CancelledError:  # close(): the connections the failover left silent end here
-            writer.close()
-            up_writer.close()
-        finally:
-            self.tasks.discard(task)
-
-    async def start(self) -> asyncio.Server:
-        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        return self.server
-
-    async def close(self) -> None:
-        self.server.close()
-        for task in list(self.tasks):
-            task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
 async def test_after_a_partition_and_a_failover_calls_and_the_poller_recover_within_seconds(
         pg_dsn: str, tmp_path: Path) -> None:
     front = FailingOverFront(pg_dsn)
-    server = await front.start()
-    parts = urlsplit(pg_dsn)
     # sslmode=disable: asyncpg's TLS negotiation (sslmode=prefer, its default over TCP) leaves a future with
     # an exception nobody retrieves when a connect attempt through the partition times out, which this
     # suite's loop check would count as the test's.
-    via_front = f"postgresql://{parts.username}:{parts.password}@127.0.0.1:{server.sockets[0].getsockname()[1]}" \
-                f"{parts.path}?sslmode=disable"
+    via_front = await front.start("sslmode=disable")
 
     def gateway(dsn: str) -> Gateway:
         return Gateway(load_settings(environ={}, overrides={

@@ -5,15 +5,14 @@ does not answer a new connection."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from urllib.parse import parse_qs, urlsplit
 
 import asyncpg
 import pytest
 
 from store.db import Database, PoolSettings
 from store.errors import CommandTimeout, Unavailable
+from tests.pg_front import FailingOverFront
 
 
 async def _sleep(conn: asyncpg.Connection, seconds: float) -> None:
@@ -56,50 +55,17 @@ async def test_no_free_connection_is_not_a_command_timeout(pg_dsn: str, caplog: 
     assert len(said) == 1 and "no database connection became free in time" in said[0], said
 
 
-class _SilentHost:
-    """TCP to the test's PostgreSQL (its Unix socket), until `silent`: then a new connection is accepted and
-    never answered, as a host behind a network partition, or the old address of a failed-over server."""
-
-    def __init__(self, dsn: str) -> None:
-        query = parse_qs(urlsplit(dsn).query)
-        self.socket = f"{query['host'][0]}/.s.PGSQL.{query['port'][0]}"
-        self.silent = False
-        self._tasks: set[asyncio.Task[None]] = set()
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if self.silent:
-            await reader.read()  # the client's startup packet, never answered; until it gives up
-            writer.close()
-            return
-        up_reader, up_writer = await asyncio.open_unix_connection(self.socket)
-
-        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
-            with contextlib.suppress(OSError):
-                while data := await src.read(65536):
-                    dst.write(data)
-                    await dst.drain()
-            dst.close()
-
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
-
-    async def start(self) -> asyncio.Server:
-        return await asyncio.start_server(self._serve, "127.0.0.1", 0)
-
-
 async def test_a_database_host_that_does_not_answer_is_not_a_busy_pool(
         pg_dsn: str, caplog: pytest.LogCaptureFixture) -> None:
     """A new connection that the server never answers used to be reported as a pool whose every connection
     stayed busy, with the advice to raise datanucleus.connectionPool.maxPoolSize."""
     caplog.set_level(logging.WARNING, logger="store.db")
-    host = _SilentHost(pg_dsn)
-    server = await host.start()
-    port = server.sockets[0].getsockname()[1]
-    parts = urlsplit(pg_dsn)
-    dsn = f"postgresql://{parts.username}:{parts.password}@127.0.0.1:{port}{parts.path}"
+    front = FailingOverFront(pg_dsn)
+    dsn = await front.start()
     db = await Database.connect(dsn, PoolSettings(min_size=1, max_size=2, acquire_timeout_s=0.5))
     try:
         assert await db.read(lambda conn: conn.fetchval("SELECT 1")) == 1
-        host.silent = True
+        front.partition()
         await db.expire_connections()  # as after a failover: the next call opens a new connection
         silent = r"no database connection could be opened within 0\.5s .* does not answer"
         with pytest.raises(Unavailable, match=silent) as err:
@@ -107,6 +73,6 @@ async def test_a_database_host_that_does_not_answer_is_not_a_busy_pool(
         assert "became free" not in str(err.value) and "maxPoolSize" not in str(err.value)
     finally:
         db.terminate()
-        server.close()
+        await front.close()
     said = [r.getMessage() for r in caplog.records if r.name == "store.db"]
     assert len(said) == 1 and "the database host does not answer" in said[0], said

@@ -432,9 +432,11 @@ class Poller:
         listener = self._listener
         if listener is None or listener.is_closed() or self._listener_opened_at >= opened_before:
             return
-        listener.terminate()  # its termination listener wakes the loop
-        self._listener_lost = True
-        self._wake.set()
+        # Dropped on purpose, not lost: the pool's connections were expired when the outage was found, and those
+        # opened since are sound (a lost listener's loop would expire them all again).
+        listener.remove_termination_listener(self._listener_terminated)
+        listener.terminate()
+        self._wake.set()  # the loop finds it closed and opens a new one
 
     def _listener_terminated(self, _conn: object) -> None:
         """The LISTEN connection died (a database restart, a terminated backend): notifications stop,
